@@ -1,0 +1,68 @@
+// Lint rules: typescript-eslint's recommended set, plus the import direction of DESIGN.md and the
+// syntax k6's JavaScript engine (Sobek) lacks, for the code that is bundled into k6 scripts.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const K6_CODE = ['lib/**/*.ts', 'thresholds/**/*.ts', 'scenarios/**/*.ts'];
+const NODE_CODE = ['scripts/**/*.ts', 'report/**/*.ts', 'sim/**/*.ts', 'runner/**/*.ts', 'tokenizer/**/*.ts', 'bench/**/*.ts'];
+
+// Syntax k6 cannot run and esbuild cannot lower (shared/reference/k6.md, section 7).
+const sobekGaps = [
+  { selector: 'Literal[regex.pattern=/\\(\\?<[^=!]/]', message: 'k6 (Sobek) has no regex named groups.' },
+  { selector: 'Literal[regex.flags=/[uvd]/]', message: 'k6 (Sobek) lacks unicode property escapes and match indices: avoid the u, v and d flags.' },
+  { selector: "CallExpression[callee.property.name='replaceAll']", message: 'k6 (Sobek) has no String.prototype.replaceAll; use replace with a /g regex.' },
+  { selector: 'ForOfStatement[await=true]', message: 'k6 (Sobek) has no for await.' },
+  { selector: 'ImportExpression', message: 'k6 (Sobek) has no dynamic import().' },
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'results/**', 'coverage/**', '.cache/**', 'test-output/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    files: K6_CODE,
+    rules: {
+      'no-restricted-syntax': ['error', ...sobekGaps],
+    },
+  },
+  {
+    files: ['lib/**/*.ts', 'thresholds/**/*.ts'],
+    ignores: ['lib/k6/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['node:*', 'fs', 'path', 'http', 'os', 'child_process', 'worker_threads'], message: 'lib/ is pure: it runs in k6 and Node, so no Node modules.' },
+          { group: ['k6', 'k6/*'], message: 'lib/ is pure: k6 modules belong in lib/k6/.' },
+          { group: ['**/k6/**', '../scenarios/**', '../runner/**', '../report/**', '../sim/**', '../scripts/**'], message: 'lib/ imports only lib/ and thresholds/.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['lib/k6/**/*.ts', 'scenarios/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['node:*', 'fs', 'path', 'http', 'os', 'child_process'], message: 'k6 code cannot use Node modules.' },
+          { group: ['../runner/**', '../report/**', '../sim/**', '../scripts/**', '../../runner/**', '../../report/**', '../../sim/**', '../../scripts/**'], message: 'k6 code imports only lib/ and thresholds/.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: NODE_CODE,
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/lib/k6/**', '**/lib/k6', '**/scenarios/**'], message: 'Node code never imports lib/k6/ or scenarios/ (they run in k6).' },
+        ],
+      }],
+    },
+  },
+);

@@ -1,0 +1,240 @@
+// The metric table: every k6 metric the suite emits, defined once (name, kind, unit, formula). Runs in k6 and Node.
+//
+// Scenarios create their k6 metric objects from this table, thresholds refer to its keys, and the
+// report reads k6's output through it, so no metric name is written as a literal anywhere else.
+
+export type MetricKind = 'trend' | 'counter' | 'rate' | 'gauge';
+export type MetricUnit = 'ms' | 'tokens/s' | 'tokens' | 'requests' | 'ratio' | 'count' | 'watts' | 'seconds' | 'bytes';
+
+export interface MetricDefinition {
+  /** The k6 metric name (matches ^[a-zA-Z_][a-zA-Z0-9_]{1,128}$). */
+  readonly name: string;
+  readonly kind: MetricKind;
+  /** True for time Trends: created with isTime so k6 formats them and Prometheus remote write converts them to seconds. */
+  readonly isTime: boolean;
+  readonly unit: MetricUnit;
+  /** What one sample is and how it is computed. */
+  readonly description: string;
+}
+
+/** Per-request client-side measurements (DESIGN.md, "Measurement definitions"). */
+export const REQUEST_METRICS = {
+  ttft: {
+    name: 'llm_ttft',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description: 'Time to first token: request start to the first generated token of any kind (content, reasoning or tool-call delta); the role-only chunk is not a token.',
+  },
+  ttfc: {
+    name: 'llm_ttfc',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description: 'Time to first content token: request start to the first content delta; differs from TTFT when the model reasons first.',
+  },
+  itl: {
+    name: 'llm_itl',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description: 'Inter-token latency: one sample per generated token after the first; a chunk carrying k tokens spreads its gap over k samples.',
+  },
+  tpot: {
+    name: 'llm_tpot',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description: 'Time per output token: (e2e - ttft) / (output_tokens - 1); undefined (no sample) for fewer than 2 output tokens.',
+  },
+  e2e: {
+    name: 'llm_e2e',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description: 'End-to-end latency: request start to the end of the stream.',
+  },
+  decodeSpeed: {
+    name: 'llm_decode_speed',
+    kind: 'trend',
+    isTime: false,
+    unit: 'tokens/s',
+    description: 'Per-user decode speed: (output_tokens - 1) / (e2e - ttft) in tokens per second.',
+  },
+  prefillSpeed: {
+    name: 'llm_prefill_speed',
+    kind: 'trend',
+    isTime: false,
+    unit: 'tokens/s',
+    description: 'Per-user prefill speed: input_tokens / ttft in tokens per second (includes queue wait, as a user sees it).',
+  },
+  inputTokens: {
+    name: 'llm_input_tokens',
+    kind: 'counter',
+    isTime: false,
+    unit: 'tokens',
+    description: "Prompt tokens of completed requests (usage.prompt_tokens, else the requested length; tag token_source says which).",
+  },
+  outputTokens: {
+    name: 'llm_output_tokens',
+    kind: 'counter',
+    isTime: false,
+    unit: 'tokens',
+    description: "Generated tokens of completed requests (usage.completion_tokens, else counted deltas; tag token_source says which).",
+  },
+  requestOk: {
+    name: 'llm_request_ok',
+    kind: 'rate',
+    isTime: false,
+    unit: 'ratio',
+    description: 'One sample per request: 1 when the stream completed with at least one token, 0 when it errored or was cut.',
+  },
+  errors: {
+    name: 'llm_errors',
+    kind: 'counter',
+    isTime: false,
+    unit: 'requests',
+    description: 'Failed requests, tagged error_kind (see ErrorKind in lib/record.ts).',
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
+/**
+ * Server-side samples taken by the monitor scenario from the target's /metrics endpoint.
+ * Counters and histogram sums/counts are sampled as cumulative values (Gauges): the report takes
+ * differences across a cell's time window, so a scrape interval never biases a cell's figures.
+ */
+export const SERVER_METRICS = {
+  running: {
+    name: 'llm_server_running',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'requests',
+    description: 'Requests the engine is running (vllm:num_requests_running, sglang:num_running_reqs).',
+  },
+  waiting: {
+    name: 'llm_server_waiting',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'requests',
+    description: 'Requests waiting in the engine queue (vllm:num_requests_waiting, sglang:num_queue_reqs).',
+  },
+  kvCacheUsage: {
+    name: 'llm_server_kv_cache_usage',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'ratio',
+    description: 'KV-cache usage 0..1 (vllm:kv_cache_usage_perc, sglang:token_usage).',
+  },
+  powerWatts: {
+    name: 'llm_server_power_watts',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'watts',
+    description: 'GPU power draw summed over GPUs (DCGM_FI_DEV_POWER_USAGE).',
+  },
+  promptTokensTotal: {
+    name: 'llm_server_prompt_tokens_total',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'tokens',
+    description: 'Cumulative prompt tokens processed by the server (vllm:prompt_tokens_total).',
+  },
+  generationTokensTotal: {
+    name: 'llm_server_generation_tokens_total',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'tokens',
+    description: 'Cumulative generated tokens (vllm:generation_tokens_total).',
+  },
+  preemptionsTotal: {
+    name: 'llm_server_preemptions_total',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'count',
+    description: 'Cumulative preemptions (vllm:num_preemptions_total).',
+  },
+  queueTimeSum: {
+    name: 'llm_server_queue_time_sum',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'seconds',
+    description: 'Cumulative sum of request queue time in seconds (vllm:request_queue_time_seconds_sum).',
+  },
+  queueTimeCount: {
+    name: 'llm_server_queue_time_count',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'requests',
+    description: 'Cumulative count of requests with a queue time (vllm:request_queue_time_seconds_count).',
+  },
+  prefillTimeSum: {
+    name: 'llm_server_prefill_time_sum',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'seconds',
+    description: 'Cumulative sum of request prefill time in seconds (vllm:request_prefill_time_seconds_sum).',
+  },
+  prefillTimeCount: {
+    name: 'llm_server_prefill_time_count',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'requests',
+    description: 'Cumulative count of requests with a prefill time (vllm:request_prefill_time_seconds_count).',
+  },
+  serverTtftSum: {
+    name: 'llm_server_ttft_sum',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'seconds',
+    description: 'Cumulative server-side TTFT sum in seconds (vllm:time_to_first_token_seconds_sum).',
+  },
+  serverTtftCount: {
+    name: 'llm_server_ttft_count',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'requests',
+    description: 'Cumulative server-side TTFT count (vllm:time_to_first_token_seconds_count).',
+  },
+  scrapeOk: {
+    name: 'llm_server_scrape_ok',
+    kind: 'rate',
+    isTime: false,
+    unit: 'ratio',
+    description: 'One sample per scrape of the metrics endpoint: 1 when it answered 200 with parseable text.',
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
+export const METRICS = { ...REQUEST_METRICS, ...SERVER_METRICS } as const;
+export type MetricKey = keyof typeof METRICS;
+export type RequestMetricKey = keyof typeof REQUEST_METRICS;
+export type ServerMetricKey = keyof typeof SERVER_METRICS;
+
+/** The k6 metric name for a key, e.g. metricName('ttft') === 'llm_ttft'. */
+export function metricName(key: MetricKey): string {
+  return METRICS[key].name;
+}
+
+const BY_NAME: ReadonlyMap<string, MetricKey> = new Map(
+  (Object.keys(METRICS) as MetricKey[]).map((key) => [METRICS[key].name, key]),
+);
+
+/** The table key for a k6 metric name, or undefined for a metric the suite does not define (k6 built-ins). */
+export function metricKeyOf(name: string): MetricKey | undefined {
+  return BY_NAME.get(name);
+}
+
+/**
+ * Tags every request sample carries (DESIGN.md). They are set on each cell's scenario, so k6 puts
+ * them on every sample of that scenario (CSV: in extra_tags) and they become Prometheus labels.
+ */
+export const CELL_TAGS = ['cell', 'script', 'context', 'output', 'concurrency', 'use_case', 'profile'] as const;
+export type CellTag = (typeof CELL_TAGS)[number];
+
+/** Tags set per sample rather than per scenario. */
+export const SAMPLE_TAGS = {
+  errorKind: 'error_kind',
+  tokenSource: 'token_source',
+} as const;
+
+/** Trend statistics every summary carries: the report and the thresholds need p50..p99 and count. */
+export const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'] as const;

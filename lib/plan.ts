@@ -1,0 +1,430 @@
+// The plan: what a run measures (target, cells, limits, schedule), validated once and resolved into sequential cells. Runs in k6 and Node.
+//
+// The plan is the single source of truth: the k6 options, the local runner and the report all read
+// the same resolved plan (written as plan.json beside the results), so a report can say exactly what ran.
+
+import { BURST_DEPTHS, BURST_TTFT_LIMIT_MS, CONTEXT_GRID, MIX_PROFILES, USE_CASES, findMixProfile, findUseCase, type UseCase } from '../thresholds/use-cases';
+import { SUMMARY_TREND_STATS } from './metrics';
+
+export const PLAN_SCHEMA_VERSION = 1;
+
+export const SCRIPT_NAMES = ['sweep', 'capacity', 'burst', 'mix', 'gate'] as const;
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
+
+export const API_STYLES = ['chat', 'completions'] as const;
+export type ApiStyle = (typeof API_STYLES)[number];
+
+export const PROMPT_MODES = ['unique', 'shared-prefix'] as const;
+/** unique: every request gets a unique prefix so prefix caching cannot hide prefill; shared-prefix: identical prompts, to measure caching. */
+export type PromptMode = (typeof PROMPT_MODES)[number];
+
+export const LIMIT_STATS = ['avg', 'med', 'p(90)', 'p(95)', 'p(99)'] as const;
+/** Which per-cell statistic a use-case limit is checked on. The reference reports use the average. */
+export type LimitStat = (typeof LIMIT_STATS)[number];
+
+export interface TargetConfig {
+  /** OpenAI-compatible base URL ending in /v1, e.g. http://127.0.0.1:8000/v1. */
+  readonly baseUrl: string;
+  readonly model: string;
+  readonly api: ApiStyle;
+  /** Send ignore_eos: true (vLLM, SGLang) so the output length is exactly max_tokens. */
+  readonly ignoreEos: boolean;
+  /** Send min_tokens = max_tokens (vLLM) as a second way of forcing the length. */
+  readonly minTokens: boolean;
+  readonly temperature: number;
+  /** Sampling seed sent with each request; null sends none. */
+  readonly seed: number | null;
+  /** Whole-stream timeout per request, seconds. */
+  readonly requestTimeoutSeconds: number;
+  /** Prometheus endpoint of the server (vLLM/SGLang /metrics); null disables server metrics. */
+  readonly metricsUrl: string | null;
+  /** Extra Prometheus endpoint for GPU power (a DCGM exporter); null when the server's own endpoint has it or there is none. */
+  readonly powerMetricsUrl: string | null;
+}
+
+/** One measurement cell: one k6 scenario, N concurrent closed-loop users for `rounds` requests each. */
+export interface Cell {
+  /** Scenario name and `cell` tag; matches ^[0-9a-zA-Z_-]+$. */
+  readonly id: string;
+  readonly script: ScriptName;
+  readonly contextTokens: number;
+  readonly outputTokens: number;
+  readonly concurrency: number;
+  /** Requests per user (k6 per-vu-iterations `iterations`). */
+  readonly rounds: number;
+  readonly useCase: string | null;
+  readonly profile: string | null;
+  /** Scenario startTime, seconds from test start. */
+  readonly startSeconds: number;
+  /** Scenario maxDuration, seconds. */
+  readonly maxDurationSeconds: number;
+  /** Scenario gracefulStop, seconds: how long in-flight requests may finish after maxDuration. */
+  readonly gracefulStopSeconds: number;
+}
+
+export interface ScheduleConfig {
+  /** Idle seconds between cells, so one cell's tail never overlaps the next. */
+  readonly gapSeconds: number;
+  /** Expected prefill speed of the target (tokens/s, one request alone), used only to size cell time slots. */
+  readonly prefillTokensPerSecond: number;
+  /** Expected single-user decode speed (tokens/s), used only to size cell time slots. */
+  readonly decodeTokensPerSecond: number;
+  /** Multiplier on the estimate, so a slower server still finishes inside its slot. */
+  readonly safetyFactor: number;
+  readonly minCellSeconds: number;
+  /** Fixed slot for every cell, overriding the estimate; null to estimate. */
+  readonly cellSeconds: number | null;
+}
+
+export interface MonitorConfig {
+  readonly enabled: boolean;
+  readonly intervalSeconds: number;
+}
+
+export interface GateConfig {
+  readonly useCase: string;
+  readonly concurrency: number;
+  readonly rounds: number;
+  /** Minimum fraction of successful requests. */
+  readonly minSuccessRate: number;
+}
+
+export interface Plan {
+  readonly schemaVersion: typeof PLAN_SCHEMA_VERSION;
+  readonly name: string;
+  readonly script: ScriptName;
+  readonly target: TargetConfig;
+  readonly prompts: { readonly mode: PromptMode; readonly file: string | null };
+  readonly limitStat: LimitStat;
+  /** The use cases this plan refers to, copied in full so a report never depends on code defaults. */
+  readonly useCases: readonly UseCase[];
+  readonly burstTtftLimitMs: number;
+  readonly gate: GateConfig | null;
+  readonly schedule: ScheduleConfig;
+  readonly monitor: MonitorConfig;
+  readonly summaryTrendStats: readonly string[];
+  readonly cells: readonly Cell[];
+  /** End of the last cell's slot, seconds from test start. */
+  readonly totalSeconds: number;
+}
+
+/** The part of a plan a user writes (JSON file or env); everything is optional and has a default. */
+export interface PlanInput {
+  name?: string;
+  target?: Partial<TargetConfig>;
+  prompts?: { mode?: PromptMode; file?: string | null };
+  limitStat?: LimitStat;
+  sweep?: { contexts?: number[]; concurrencies?: number[]; rounds?: number; outputTokens?: number };
+  capacity?: { useCases?: string[]; concurrencies?: Record<string, number[]>; rounds?: number; outputTokens?: Record<string, number> };
+  burst?: { profiles?: string[]; depths?: number[]; ttftLimitMs?: number };
+  mix?: { profiles?: string[]; concurrencies?: number[]; rounds?: number };
+  gate?: Partial<GateConfig>;
+  schedule?: Partial<ScheduleConfig>;
+  monitor?: Partial<MonitorConfig>;
+  useCases?: UseCase[];
+}
+
+export class PlanError extends Error {
+  override name = 'PlanError';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation: each reader names the field it rejects, so the one-line error says what to fix.
+
+type Json = unknown;
+
+function isObject(v: Json): v is Record<string, Json> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function fail(field: string, message: string): never {
+  throw new PlanError(`plan field "${field}" ${message}`);
+}
+
+function readObject(v: Json, field: string, allowed: readonly string[]): Record<string, Json> {
+  if (v === undefined) return {};
+  if (!isObject(v)) fail(field, 'must be an object');
+  for (const key of Object.keys(v)) {
+    if (!allowed.includes(key)) fail(field ? `${field}.${key}` : key, `is not a known field (known: ${allowed.join(', ')})`);
+  }
+  return v;
+}
+
+function readString(v: Json, field: string, fallback: string): string {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'string' || v.trim() === '') fail(field, 'must be a non-empty string');
+  return v;
+}
+
+function readNullableString(v: Json, field: string, fallback: string | null): string | null {
+  if (v === undefined) return fallback;
+  if (v === null) return null;
+  return readString(v, field, '');
+}
+
+function readNumber(v: Json, field: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !isFinite(v)) fail(field, `must be a number, got ${JSON.stringify(v)}`);
+  if (v < min || v > max) fail(field, `must be between ${min} and ${max}, got ${v}`);
+  return v;
+}
+
+function readInteger(v: Json, field: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = readNumber(v, field, fallback, min, max);
+  if (!Number.isInteger(n)) fail(field, `must be a whole number, got ${n}`);
+  return n;
+}
+
+function readBoolean(v: Json, field: string, fallback: boolean): boolean {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'boolean') fail(field, 'must be true or false');
+  return v;
+}
+
+function readEnum<T extends string>(v: Json, field: string, allowed: readonly T[], fallback: T): T {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
+    fail(field, `is ${JSON.stringify(v)}, not one of: ${allowed.join(', ')}`);
+  }
+  return v as T;
+}
+
+function readIntegerList(v: Json, field: string, fallback: readonly number[], min: number, max: number): number[] {
+  if (v === undefined) return [...fallback];
+  if (!Array.isArray(v) || v.length === 0) fail(field, 'must be a non-empty list of whole numbers');
+  return v.map((item, i) => readInteger(item, `${field}[${i}]`, 0, min, max));
+}
+
+function readStringList(v: Json, field: string, fallback: readonly string[], allowed: readonly string[]): string[] {
+  if (v === undefined) return [...fallback];
+  if (!Array.isArray(v) || v.length === 0) fail(field, 'must be a non-empty list');
+  return v.map((item, i) => readEnum(item, `${field}[${i}]`, allowed, allowed[0] as string));
+}
+
+function readUrl(v: Json, field: string, fallback: string): string {
+  const s = readString(v, field, fallback);
+  if (!/^https?:\/\/[^\s/]+/.test(s)) fail(field, `must be an http(s) URL, got "${s}"`);
+  return s.replace(/\/+$/, '');
+}
+
+function readUseCases(v: Json): UseCase[] {
+  if (v === undefined) return [...USE_CASES];
+  if (!Array.isArray(v) || v.length === 0) fail('useCases', 'must be a non-empty list');
+  return v.map((raw, i) => {
+    const f = `useCases[${i}]`;
+    const o = readObject(raw, f, ['id', 'title', 'description', 'contextTokens', 'outputTokens', 'limits', 'concurrencies']);
+    if (!Array.isArray(o.limits) || o.limits.length === 0) fail(`${f}.limits`, 'must be a non-empty list');
+    return {
+      id: readName(o.id, `${f}.id`),
+      title: readString(o.title, `${f}.title`, String(o.id)),
+      description: readString(o.description, `${f}.description`, ''),
+      contextTokens: readInteger(o.contextTokens, `${f}.contextTokens`, 0, 1, 10_000_000),
+      outputTokens: readInteger(o.outputTokens, `${f}.outputTokens`, 0, 1, 1_000_000),
+      concurrencies: readIntegerList(o.concurrencies, `${f}.concurrencies`, [1, 2, 4, 8], 1, 4096),
+      limits: o.limits.map((lr, j) => {
+        const lf = `${f}.limits[${j}]`;
+        const l = readObject(lr, lf, ['metric', 'operator', 'value', 'label']);
+        const metric = readEnum(l.metric, `${lf}.metric`, ['ttft', 'e2e', 'decodeSpeed', 'itl', 'tpot'] as const, 'ttft');
+        const operator = readEnum(l.operator, `${lf}.operator`, ['<', '<=', '>', '>='] as const, '<');
+        const value = readNumber(l.value, `${lf}.value`, 0, 0);
+        return { metric, operator, value, label: readString(l.label, `${lf}.label`, `${metric} ${operator} ${value}`) };
+      }),
+    };
+  });
+}
+
+function readName(v: Json, field: string): string {
+  const s = readString(v, field, '');
+  if (!/^[0-9a-zA-Z_-]+$/.test(s)) fail(field, `must use only letters, digits, "_" and "-", got "${s}"`);
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cells and schedule.
+
+/** "1k", "32k", "1.5k" for token counts in cell ids and labels. */
+export function formatTokens(tokens: number): string {
+  if (tokens >= 1024 && tokens % 1024 === 0) return `${tokens / 1024}k`;
+  if (tokens >= 1000) return `${Math.round(tokens / 100) / 10}k`.replace('.', '_');
+  return String(tokens);
+}
+
+type CellDraft = Omit<Cell, 'startSeconds' | 'maxDurationSeconds' | 'gracefulStopSeconds'>;
+
+/**
+ * Estimated seconds for one request of a cell, from the expected single-request speeds:
+ * all N prefills may run back to back (worst case for the last one), and per-user decode slows
+ * roughly with the square root of the batch for the memory-bound MoE models of the reports.
+ */
+export function estimateRequestSeconds(draft: Pick<Cell, 'contextTokens' | 'outputTokens' | 'concurrency'>, s: ScheduleConfig): number {
+  const prefill = (draft.contextTokens * draft.concurrency) / s.prefillTokensPerSecond;
+  const decode = draft.outputTokens / (s.decodeTokensPerSecond / Math.sqrt(draft.concurrency));
+  return prefill + decode;
+}
+
+function scheduleCells(drafts: readonly CellDraft[], s: ScheduleConfig): { cells: Cell[]; totalSeconds: number } {
+  let start = 0;
+  const cells: Cell[] = [];
+  for (const d of drafts) {
+    const perRequest = estimateRequestSeconds(d, s);
+    const slot = s.cellSeconds ?? Math.max(s.minCellSeconds, Math.ceil(perRequest * d.rounds * s.safetyFactor));
+    // In-flight requests may finish for up to one more estimated request after the slot ends.
+    const graceful = Math.max(5, Math.ceil(perRequest * s.safetyFactor));
+    cells.push({ ...d, startSeconds: start, maxDurationSeconds: slot, gracefulStopSeconds: graceful });
+    start += slot + graceful + s.gapSeconds;
+  }
+  return { cells, totalSeconds: Math.max(0, start - s.gapSeconds) };
+}
+
+function buildDrafts(script: ScriptName, input: Record<string, Json>, useCases: readonly UseCase[], gate: GateConfig | null): CellDraft[] {
+  const drafts: CellDraft[] = [];
+  switch (script) {
+    case 'sweep': {
+      const o = readObject(input.sweep, 'sweep', ['contexts', 'concurrencies', 'rounds', 'outputTokens']);
+      const contexts = readIntegerList(o.contexts, 'sweep.contexts', CONTEXT_GRID, 1, 10_000_000);
+      const concurrencies = readIntegerList(o.concurrencies, 'sweep.concurrencies', [1, 2, 4, 6], 1, 4096);
+      const rounds = readInteger(o.rounds, 'sweep.rounds', 3, 1, 10_000);
+      const outputTokens = readInteger(o.outputTokens, 'sweep.outputTokens', 1024, 1, 1_000_000);
+      for (const contextTokens of contexts) {
+        for (const concurrency of concurrencies) {
+          drafts.push({ id: `sweep_c${formatTokens(contextTokens)}_o${formatTokens(outputTokens)}_n${concurrency}`, script, contextTokens, outputTokens, concurrency, rounds, useCase: null, profile: null });
+        }
+      }
+      break;
+    }
+    case 'capacity': {
+      const o = readObject(input.capacity, 'capacity', ['useCases', 'concurrencies', 'rounds', 'outputTokens']);
+      const ids = readStringList(o.useCases, 'capacity.useCases', useCases.map((u) => u.id), useCases.map((u) => u.id));
+      const rounds = readInteger(o.rounds, 'capacity.rounds', 2, 1, 10_000);
+      const ladders = readObject(o.concurrencies, 'capacity.concurrencies', ids);
+      const outputs = readObject(o.outputTokens, 'capacity.outputTokens', ids);
+      for (const id of ids) {
+        const uc = useCases.find((u) => u.id === id) as UseCase;
+        const ladder = readIntegerList(ladders[id], `capacity.concurrencies.${id}`, uc.concurrencies, 1, 4096);
+        const outputTokens = readInteger(outputs[id], `capacity.outputTokens.${id}`, uc.outputTokens, 1, 1_000_000);
+        for (const concurrency of ladder) {
+          drafts.push({ id: `capacity_${id}_n${concurrency}`, script, contextTokens: uc.contextTokens, outputTokens, concurrency, rounds, useCase: id, profile: null });
+        }
+      }
+      break;
+    }
+    case 'burst': {
+      const o = readObject(input.burst, 'burst', ['profiles', 'depths', 'ttftLimitMs']);
+      const profiles = readStringList(o.profiles, 'burst.profiles', ['chatbot', 'rag', 'agentic', 'tool_calling'], MIX_PROFILES.map((p) => p.id));
+      const depths = readIntegerList(o.depths, 'burst.depths', BURST_DEPTHS, 1, 4096);
+      for (const pid of profiles) {
+        const p = findMixProfile(pid)!;
+        for (const depth of depths) {
+          drafts.push({ id: `burst_${pid}_q${depth}`, script, contextTokens: p.contextTokens, outputTokens: p.outputTokens, concurrency: depth, rounds: 1, useCase: null, profile: pid });
+        }
+      }
+      break;
+    }
+    case 'mix': {
+      const o = readObject(input.mix, 'mix', ['profiles', 'concurrencies', 'rounds']);
+      const profiles = readStringList(o.profiles, 'mix.profiles', ['chatbot', 'rag', 'agentic', 'tool_calling'], MIX_PROFILES.map((p) => p.id));
+      const concurrencies = readIntegerList(o.concurrencies, 'mix.concurrencies', [1, 2, 4, 8, 16, 32], 1, 4096);
+      const rounds = readInteger(o.rounds, 'mix.rounds', 2, 1, 10_000);
+      for (const pid of profiles) {
+        const p = findMixProfile(pid)!;
+        for (const concurrency of concurrencies) {
+          drafts.push({ id: `mix_${pid}_n${concurrency}`, script, contextTokens: p.contextTokens, outputTokens: p.outputTokens, concurrency, rounds, useCase: null, profile: pid });
+        }
+      }
+      break;
+    }
+    case 'gate': {
+      const g = gate as GateConfig;
+      const uc = useCases.find((u) => u.id === g.useCase) as UseCase;
+      drafts.push({ id: `gate_${uc.id}_n${g.concurrency}`, script, contextTokens: uc.contextTokens, outputTokens: uc.outputTokens, concurrency: g.concurrency, rounds: g.rounds, useCase: uc.id, profile: null });
+      break;
+    }
+  }
+  return drafts;
+}
+
+const TOP_LEVEL_FIELDS = ['name', 'target', 'prompts', 'limitStat', 'sweep', 'capacity', 'burst', 'mix', 'gate', 'schedule', 'monitor', 'useCases', 'summaryTrendStats'];
+
+/**
+ * Validates a plan input (parsed JSON) for one entry script and resolves it into sequential cells.
+ * Throws PlanError with a one-line message naming the bad field.
+ */
+export function resolvePlan(raw: Json, script: ScriptName): Plan {
+  const input = readObject(raw ?? {}, '', TOP_LEVEL_FIELDS);
+  const t = readObject(input.target, 'target', ['baseUrl', 'model', 'api', 'ignoreEos', 'minTokens', 'temperature', 'seed', 'requestTimeoutSeconds', 'metricsUrl', 'powerMetricsUrl']);
+  const baseUrl = readUrl(t.baseUrl, 'target.baseUrl', 'http://127.0.0.1:8000/v1');
+  const origin = /^https?:\/\/[^/]+/.exec(baseUrl)?.[0] ?? baseUrl;
+  const target: TargetConfig = {
+    baseUrl,
+    model: readString(t.model, 'target.model', 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8'),
+    api: readEnum(t.api, 'target.api', API_STYLES, 'chat'),
+    ignoreEos: readBoolean(t.ignoreEos, 'target.ignoreEos', true),
+    minTokens: readBoolean(t.minTokens, 'target.minTokens', false),
+    temperature: readNumber(t.temperature, 'target.temperature', 0, 0, 2),
+    seed: t.seed === null ? null : readInteger(t.seed, 'target.seed', 42, 0),
+    requestTimeoutSeconds: readInteger(t.requestTimeoutSeconds, 'target.requestTimeoutSeconds', 600, 1, 86_400),
+    metricsUrl: t.metricsUrl === undefined ? `${origin}/metrics` : readNullableString(t.metricsUrl, 'target.metricsUrl', null),
+    powerMetricsUrl: readNullableString(t.powerMetricsUrl, 'target.powerMetricsUrl', null),
+  };
+  const p = readObject(input.prompts, 'prompts', ['mode', 'file']);
+  const prompts = { mode: readEnum(p.mode, 'prompts.mode', PROMPT_MODES, 'unique'), file: readNullableString(p.file, 'prompts.file', null) };
+  const useCases = readUseCases(input.useCases);
+  const s = readObject(input.schedule, 'schedule', ['gapSeconds', 'prefillTokensPerSecond', 'decodeTokensPerSecond', 'safetyFactor', 'minCellSeconds', 'cellSeconds']);
+  const schedule: ScheduleConfig = {
+    gapSeconds: readNumber(s.gapSeconds, 'schedule.gapSeconds', 2, 0, 3600),
+    prefillTokensPerSecond: readNumber(s.prefillTokensPerSecond, 'schedule.prefillTokensPerSecond', 5000, 1),
+    decodeTokensPerSecond: readNumber(s.decodeTokensPerSecond, 'schedule.decodeTokensPerSecond', 50, 0.1),
+    safetyFactor: readNumber(s.safetyFactor, 'schedule.safetyFactor', 2, 1, 100),
+    minCellSeconds: readInteger(s.minCellSeconds, 'schedule.minCellSeconds', 10, 1, 86_400),
+    cellSeconds: s.cellSeconds === undefined || s.cellSeconds === null ? null : readInteger(s.cellSeconds, 'schedule.cellSeconds', 60, 1, 86_400),
+  };
+  const m = readObject(input.monitor, 'monitor', ['enabled', 'intervalSeconds']);
+  const monitor: MonitorConfig = {
+    enabled: readBoolean(m.enabled, 'monitor.enabled', target.metricsUrl !== null),
+    intervalSeconds: readNumber(m.intervalSeconds, 'monitor.intervalSeconds', 1, 0.1, 3600),
+  };
+  let gate: GateConfig | null = null;
+  if (script === 'gate' || input.gate !== undefined) {
+    const g = readObject(input.gate, 'gate', ['useCase', 'concurrency', 'rounds', 'minSuccessRate']);
+    const useCase = readEnum(g.useCase, 'gate.useCase', useCases.map((u) => u.id), 'general_chatbot');
+    gate = {
+      useCase,
+      concurrency: readInteger(g.concurrency, 'gate.concurrency', 4, 1, 4096),
+      rounds: readInteger(g.rounds, 'gate.rounds', 2, 1, 10_000),
+      minSuccessRate: readNumber(g.minSuccessRate, 'gate.minSuccessRate', 0.99, 0, 1),
+    };
+  }
+  const trendStats = input.summaryTrendStats === undefined ? [...SUMMARY_TREND_STATS] : readStringList(input.summaryTrendStats, 'summaryTrendStats', [], input.summaryTrendStats as string[]);
+  for (const required of SUMMARY_TREND_STATS) {
+    if (!trendStats.includes(required)) fail('summaryTrendStats', `must include "${required}" (the report reads it)`);
+  }
+  const drafts = buildDrafts(script, input, useCases, gate);
+  const { cells, totalSeconds } = scheduleCells(drafts, schedule);
+  const burst = readObject(input.burst, 'burst', ['profiles', 'depths', 'ttftLimitMs']);
+  return {
+    schemaVersion: PLAN_SCHEMA_VERSION,
+    name: input.name === undefined ? script : readName(input.name, 'name'),
+    script,
+    target,
+    prompts,
+    limitStat: readEnum(input.limitStat, 'limitStat', LIMIT_STATS, 'avg'),
+    useCases,
+    burstTtftLimitMs: readNumber(burst.ttftLimitMs, 'burst.ttftLimitMs', BURST_TTFT_LIMIT_MS, 1),
+    gate,
+    schedule,
+    monitor,
+    summaryTrendStats: trendStats,
+    cells,
+    totalSeconds,
+  };
+}
+
+/** Reads a resolved plan back (plan.json), checking its schema version. */
+export function readResolvedPlan(raw: Json): Plan {
+  if (!isObject(raw) || raw.schemaVersion !== PLAN_SCHEMA_VERSION || !Array.isArray(raw.cells)) {
+    throw new PlanError(`plan.json: not a resolved plan of schema version ${PLAN_SCHEMA_VERSION} (was it written by this suite?)`);
+  }
+  return raw as unknown as Plan;
+}
+
+export { findUseCase };

@@ -1,0 +1,121 @@
+// Use cases and their limits as data (the five use cases of the reference reports), plus the mix profiles and the context grid. Runs in k6 and Node.
+
+import type { MetricKey } from '../lib/metrics';
+
+/** One limit of a use case: "the per-request <metric> averaged over a cell must satisfy <op> <value>". */
+export interface UseCaseLimit {
+  /** Which request metric the limit is on. */
+  readonly metric: Extract<MetricKey, 'ttft' | 'e2e' | 'decodeSpeed' | 'itl' | 'tpot'>;
+  readonly operator: '<' | '<=' | '>' | '>=';
+  /** In the metric's unit: ms for times, tokens/s for speeds. */
+  readonly value: number;
+  /** Short human label, e.g. "TTFT < 8 s". */
+  readonly label: string;
+}
+
+export interface UseCase {
+  readonly id: string;
+  readonly title: string;
+  readonly description: string;
+  readonly contextTokens: number;
+  readonly outputTokens: number;
+  readonly limits: readonly UseCaseLimit[];
+  /** The concurrency ladder the capacity script climbs by default. */
+  readonly concurrencies: readonly number[];
+}
+
+export const USE_CASES: readonly UseCase[] = [
+  {
+    id: 'code_completion',
+    title: 'Code Completion',
+    description: 'Inline code suggestions in IDEs. 128 output tokens; the key metric is end-to-end latency, not TTFT.',
+    contextTokens: 1024,
+    outputTokens: 128,
+    limits: [{ metric: 'e2e', operator: '<', value: 2000, label: 'e2e < 2 s' }],
+    concurrencies: [1, 2, 4, 8, 16, 24, 32, 48, 64, 100],
+  },
+  {
+    id: 'short_chatbot',
+    title: 'Short-form Chatbot',
+    description: 'Quick conversational exchanges: support queries, simple Q&A. 10+ tok/s is acceptable for reading streamed replies.',
+    contextTokens: 8192,
+    outputTokens: 1024,
+    limits: [
+      { metric: 'ttft', operator: '<', value: 10_000, label: 'TTFT < 10 s' },
+      { metric: 'decodeSpeed', operator: '>', value: 10, label: 'speed > 10 tok/s' },
+    ],
+    concurrencies: [1, 8, 16, 32, 48, 64, 100, 125],
+  },
+  {
+    id: 'general_chatbot',
+    title: 'General Chatbot',
+    description: 'ChatGPT-style multi-turn chat with 32K context.',
+    contextTokens: 32_768,
+    outputTokens: 1024,
+    limits: [
+      { metric: 'ttft', operator: '<', value: 8000, label: 'TTFT < 8 s' },
+      { metric: 'decodeSpeed', operator: '>', value: 15, label: 'speed > 15 tok/s' },
+    ],
+    concurrencies: [1, 2, 4, 8, 12, 15, 21, 32],
+  },
+  {
+    id: 'long_document',
+    title: 'Long Document Processing',
+    description: 'Summarising reports and contracts: 64K context. Users tolerate slower TTFT but speed must stay above reading speed.',
+    contextTokens: 65_536,
+    outputTokens: 1024,
+    limits: [
+      { metric: 'ttft', operator: '<', value: 12_000, label: 'TTFT < 12 s' },
+      { metric: 'decodeSpeed', operator: '>', value: 15, label: 'speed > 15 tok/s' },
+    ],
+    concurrencies: [1, 2, 3, 5, 7, 10],
+  },
+  {
+    id: 'coding_assistant',
+    title: 'Automated Coding Assistant',
+    description: 'Agentic coding over a large slice of a repository: 96K context.',
+    contextTokens: 98_304,
+    outputTokens: 1024,
+    limits: [
+      { metric: 'ttft', operator: '<', value: 12_000, label: 'TTFT < 12 s' },
+      { metric: 'decodeSpeed', operator: '>', value: 20, label: 'speed > 20 tok/s' },
+    ],
+    concurrencies: [1, 2, 4, 6, 8],
+  },
+];
+
+/** Fixed input/output profiles of the "mix" and "burst" scripts (the Qwen3.5 / H100 reports). */
+export interface MixProfile {
+  readonly id: string;
+  readonly title: string;
+  readonly contextTokens: number;
+  readonly outputTokens: number;
+}
+
+export const MIX_PROFILES: readonly MixProfile[] = [
+  { id: 'chatbot', title: 'Chatbot', contextTokens: 1024, outputTokens: 256 },
+  { id: 'rag', title: 'RAG / QA', contextTokens: 4096, outputTokens: 256 },
+  { id: 'agentic', title: 'Agentic', contextTokens: 16_384, outputTokens: 256 },
+  { id: 'tool_calling', title: 'Tool Calling Agentic', contextTokens: 32_768, outputTokens: 256 },
+  { id: 'chatbot_short', title: 'Chatbot (short reply)', contextTokens: 1024, outputTokens: 128 },
+  { id: 'rag_long', title: 'RAG / QA (long answer)', contextTokens: 4096, outputTokens: 512 },
+  { id: 'agentic_long', title: 'Agentic (long output)', contextTokens: 16_384, outputTokens: 2048 },
+  { id: 'tool_calling_long', title: 'Tool Calling Agentic (long output)', contextTokens: 32_768, outputTokens: 4096 },
+];
+
+/** The context grid of the sweep reports: 1K..256K tokens. */
+export const CONTEXT_GRID: readonly number[] = [1024, 8192, 32_768, 65_536, 98_304, 131_072, 262_144];
+
+/** Burst queue depths ("when to scale up"), up to 256 simultaneous requests. */
+export const BURST_DEPTHS: readonly number[] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+/** Default TTFT limit for the max safe queue depth of a burst (the reports use 3 s). */
+export const BURST_TTFT_LIMIT_MS = 3000;
+
+export function findUseCase(id: string): UseCase | undefined {
+  return USE_CASES.find((u) => u.id === id);
+}
+
+export function findMixProfile(id: string): MixProfile | undefined {
+  return MIX_PROFILES.find((p) => p.id === id);
+}
