@@ -111,16 +111,16 @@ export interface Plan {
 /** The part of a plan a user writes (JSON file or env); everything is optional and has a default. */
 export interface PlanInput {
   name?: string;
-  target?: Partial<TargetConfig>;
+  target?: { -readonly [K in keyof TargetConfig]?: TargetConfig[K] };
   prompts?: { mode?: PromptMode; file?: string | null };
   limitStat?: LimitStat;
   sweep?: { contexts?: number[]; concurrencies?: number[]; rounds?: number; outputTokens?: number };
   capacity?: { useCases?: string[]; concurrencies?: Record<string, number[]>; rounds?: number; outputTokens?: Record<string, number> };
   burst?: { profiles?: string[]; depths?: number[]; ttftLimitMs?: number };
   mix?: { profiles?: string[]; concurrencies?: number[]; rounds?: number };
-  gate?: Partial<GateConfig>;
-  schedule?: Partial<ScheduleConfig>;
-  monitor?: Partial<MonitorConfig>;
+  gate?: { useCase?: string; concurrency?: number; rounds?: number; minSuccessRate?: number };
+  schedule?: { -readonly [K in keyof ScheduleConfig]?: ScheduleConfig[K] };
+  monitor?: { enabled?: boolean; intervalSeconds?: number };
   useCases?: UseCase[];
 }
 

@@ -1,0 +1,120 @@
+// Environment values (k6 __ENV / process.env) parsed once into plan overrides and run settings, with errors that name the variable. Runs in k6 and Node.
+
+import { API_STYLES, PROMPT_MODES, type PlanInput, PlanError } from './plan';
+
+/** Every variable the entry scripts read, with what it does (printed by the README and `bench --help`). */
+export const ENV_VARS: Readonly<Record<string, string>> = {
+  PLAN: 'Path of a plan JSON file (absolute, or relative to the bundle as k6 open() resolves it).',
+  BASE_URL: 'OpenAI-compatible base URL ending in /v1 (plan target.baseUrl).',
+  MODEL: 'Model name sent in requests (plan target.model).',
+  API: 'chat or completions (plan target.api).',
+  API_KEY: 'Bearer token for the endpoint; read from the environment only, never written to any output.',
+  METRICS_URL: 'Prometheus endpoint of the server, or "none" (plan target.metricsUrl).',
+  CONTEXTS: 'Comma-separated context lengths in tokens for sweep (plan sweep.contexts).',
+  CONCURRENCIES: 'Comma-separated concurrency levels for sweep and mix.',
+  ROUNDS: 'Requests per user per cell.',
+  OUTPUT_TOKENS: 'Output tokens per request for sweep (plan sweep.outputTokens).',
+  USE_CASES: 'Comma-separated use-case ids for capacity (plan capacity.useCases).',
+  PROFILES: 'Comma-separated profile ids for mix and burst.',
+  DEPTHS: 'Comma-separated queue depths for burst.',
+  GATE_USE_CASE: 'Use case whose limits the gate script enforces.',
+  GATE_CONCURRENCY: 'Concurrent users of the gate script.',
+  PROMPTS: 'Path of a prepared prompt set (npm run prepare-prompts); without it prompts are approximate.',
+  PROMPT_MODE: 'unique (default: no prefix-cache hits) or shared-prefix (measures caching).',
+  CELL_SECONDS: 'Fixed time slot per cell in seconds, instead of the estimate from the plan schedule.',
+  RESULTS_DIR: 'Folder where handleSummary writes summary.json and plan.json (default results/latest).',
+};
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function listOfIntegers(env: Env, name: string): number[] | undefined {
+  const v = env[name];
+  if (v === undefined || v.trim() === '') return undefined;
+  return v.split(',').map((part) => {
+    const t = part.trim().toLowerCase();
+    const m = /^(\d+(?:\.\d+)?)(k?)$/.exec(t);
+    if (!m) throw new PlanError(`${name} "${v}": "${part.trim()}" is not a whole number (1024 or 1k)`);
+    const n = Number(m[1]) * (m[2] === 'k' ? 1024 : 1);
+    if (!Number.isInteger(n) || n < 1) throw new PlanError(`${name} "${v}": "${part.trim()}" must be a whole number of at least 1`);
+    return n;
+  });
+}
+
+function integer(env: Env, name: string): number | undefined {
+  const list = listOfIntegers(env, name);
+  if (list === undefined) return undefined;
+  if (list.length !== 1) throw new PlanError(`${name} "${env[name]}" must be a single whole number`);
+  return list[0];
+}
+
+function listOfStrings(env: Env, name: string): string[] | undefined {
+  const v = env[name];
+  if (v === undefined || v.trim() === '') return undefined;
+  return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]): T | undefined {
+  const v = env[name];
+  if (v === undefined || v === '') return undefined;
+  if (!(allowed as readonly string[]).includes(v)) throw new PlanError(`${name} "${v}" is not one of: ${allowed.join(', ')}`);
+  return v as T;
+}
+
+/** Applies environment overrides on top of a plan file's content (env wins). */
+export function applyEnvToPlan(base: PlanInput, env: Env): PlanInput {
+  const plan: PlanInput = JSON.parse(JSON.stringify(base ?? {})) as PlanInput;
+  const target = { ...(plan.target ?? {}) };
+  if (env.BASE_URL) target.baseUrl = env.BASE_URL;
+  if (env.MODEL) target.model = env.MODEL;
+  const api = oneOf(env, 'API', API_STYLES);
+  if (api) target.api = api;
+  if (env.METRICS_URL) target.metricsUrl = env.METRICS_URL === 'none' ? null : env.METRICS_URL;
+  plan.target = target;
+
+  const rounds = integer(env, 'ROUNDS');
+  const contexts = listOfIntegers(env, 'CONTEXTS');
+  const concurrencies = listOfIntegers(env, 'CONCURRENCIES');
+  const outputTokens = integer(env, 'OUTPUT_TOKENS');
+  if (contexts || concurrencies || rounds || outputTokens) {
+    plan.sweep = { ...(plan.sweep ?? {}) };
+    if (contexts) plan.sweep.contexts = contexts;
+    if (concurrencies) plan.sweep.concurrencies = concurrencies;
+    if (rounds) plan.sweep.rounds = rounds;
+    if (outputTokens) plan.sweep.outputTokens = outputTokens;
+  }
+  const useCases = listOfStrings(env, 'USE_CASES');
+  if (useCases || rounds) {
+    plan.capacity = { ...(plan.capacity ?? {}) };
+    if (useCases) plan.capacity.useCases = useCases;
+    if (rounds) plan.capacity.rounds = rounds;
+  }
+  const profiles = listOfStrings(env, 'PROFILES');
+  if (profiles || concurrencies || rounds) {
+    plan.mix = { ...(plan.mix ?? {}) };
+    if (profiles) plan.mix.profiles = profiles;
+    if (concurrencies) plan.mix.concurrencies = concurrencies;
+    if (rounds) plan.mix.rounds = rounds;
+  }
+  const depths = listOfIntegers(env, 'DEPTHS');
+  if (profiles || depths) {
+    plan.burst = { ...(plan.burst ?? {}) };
+    if (profiles) plan.burst.profiles = profiles;
+    if (depths) plan.burst.depths = depths;
+  }
+  const gateUseCase = env.GATE_USE_CASE;
+  const gateConcurrency = integer(env, 'GATE_CONCURRENCY');
+  if (gateUseCase || gateConcurrency) {
+    plan.gate = { ...(plan.gate ?? {}) };
+    if (gateUseCase) plan.gate.useCase = gateUseCase;
+    if (gateConcurrency) plan.gate.concurrency = gateConcurrency;
+  }
+  const mode = oneOf(env, 'PROMPT_MODE', PROMPT_MODES);
+  if (mode || env.PROMPTS) {
+    plan.prompts = { ...(plan.prompts ?? {}) };
+    if (mode) plan.prompts.mode = mode;
+    if (env.PROMPTS) plan.prompts.file = env.PROMPTS;
+  }
+  const cellSeconds = integer(env, 'CELL_SECONDS');
+  if (cellSeconds) plan.schedule = { ...(plan.schedule ?? {}), cellSeconds };
+  return plan;
+}

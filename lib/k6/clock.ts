@@ -1,0 +1,14 @@
+// The run clock for k6 code: float milliseconds since the test started. Runs in k6 (bundled).
+
+import exec from 'k6/execution';
+import { setTimeout } from 'k6/timers';
+
+/** exec.instance.currentTestRunDuration: float ms, unlike Date.now(), whose resolution in k6 is 1 ms. */
+export function nowMs(): number {
+  return exec.instance.currentTestRunDuration;
+}
+
+/** Waits without blocking other VUs' timers: k6's sleep() would block the event loop of the local runner. */
+export function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}

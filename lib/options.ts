@@ -1,0 +1,118 @@
+// k6 options from a resolved plan: one scenario per cell (strictly sequential), the monitor scenario, and thresholds. Runs in k6 and Node.
+
+import { REQUEST_METRICS, type CellTag } from './metrics';
+import type { Cell, Plan } from './plan';
+import type { UseCase, UseCaseLimit } from '../thresholds/use-cases';
+
+export const MONITOR_SCENARIO = 'monitor';
+
+/**
+ * Threshold expressions that always hold. k6 computes per-tag statistics only for sub-metrics named
+ * in thresholds, so each cell gets these on its sub-metrics: they keep the cell's figures in the
+ * end-of-test summary and decide nothing.
+ */
+export const KEEP_TREND_STATS = 'max>=0';
+export const KEEP_RATE_STATS = 'rate>=0';
+export const INFORMATIONAL_THRESHOLDS: readonly string[] = [KEEP_TREND_STATS, KEEP_RATE_STATS];
+
+/** A k6 scenario as the suite writes it (a subset of k6's scenario keys). */
+export interface ScenarioOptions {
+  executor: 'per-vu-iterations';
+  vus: number;
+  iterations: number;
+  startTime: string;
+  maxDuration: string;
+  gracefulStop: string;
+  exec: string;
+  tags?: Record<string, string>;
+}
+
+export type ThresholdSpec = string | { threshold: string; abortOnFail?: boolean; delayAbortEval?: string };
+
+export interface SuiteOptions {
+  scenarios: Record<string, ScenarioOptions>;
+  thresholds: Record<string, ThresholdSpec[]>;
+  summaryTrendStats: string[];
+  /** Sample-level tags the suite needs in outputs; k6's defaults plus none removed. */
+  setupTimeout: string;
+  teardownTimeout: string;
+}
+
+function seconds(s: number): string {
+  return `${Math.max(0, Math.round(s * 1000) / 1000)}s`;
+}
+
+/** The tags a cell's scenario puts on every sample (DESIGN.md "Metric names"). */
+export function cellTags(cell: Cell): Record<CellTag, string> | Record<string, string> {
+  const tags: Record<string, string> = {
+    cell: cell.id,
+    script: cell.script,
+    context: String(cell.contextTokens),
+    output: String(cell.outputTokens),
+    concurrency: String(cell.concurrency),
+  };
+  if (cell.useCase) tags.use_case = cell.useCase;
+  if (cell.profile) tags.profile = cell.profile;
+  return tags;
+}
+
+/** A use-case limit as a k6 threshold expression on the plan's statistic, e.g. "avg<8000". */
+export function limitExpression(limit: UseCaseLimit, stat: string): string {
+  return `${stat}${limit.operator}${limit.value}`;
+}
+
+/** Metrics whose per-cell statistics the summary carries. */
+const PER_CELL_TRENDS = [REQUEST_METRICS.ttft, REQUEST_METRICS.e2e, REQUEST_METRICS.itl, REQUEST_METRICS.tpot, REQUEST_METRICS.decodeSpeed, REQUEST_METRICS.prefillSpeed] as const;
+
+/**
+ * Builds the k6 options for a plan. Cells run one after another: each starts after the previous
+ * one's maxDuration + gracefulStop + gap (k6 has no "after the previous scenario" start), so no two
+ * cells ever overlap. The monitor runs alongside, from the start to the end of the last cell.
+ */
+export function buildOptions(plan: Plan): SuiteOptions {
+  const scenarios: Record<string, ScenarioOptions> = {};
+  const thresholds: Record<string, ThresholdSpec[]> = {};
+  for (const cell of plan.cells) {
+    scenarios[cell.id] = {
+      executor: 'per-vu-iterations',
+      vus: cell.concurrency,
+      iterations: cell.rounds,
+      startTime: seconds(cell.startSeconds),
+      maxDuration: seconds(cell.maxDurationSeconds),
+      gracefulStop: seconds(cell.gracefulStopSeconds),
+      exec: 'default',
+      tags: cellTags(cell) as Record<string, string>,
+    };
+    const gated = plan.script === 'gate' && plan.gate !== null;
+    const useCase: UseCase | undefined = cell.useCase ? plan.useCases.find((u) => u.id === cell.useCase) : undefined;
+    for (const def of PER_CELL_TRENDS) {
+      const key = `${def.name}{cell:${cell.id}}`;
+      const gates = gated && useCase ? useCase.limits.filter((l) => REQUEST_METRICS[l.metric].name === def.name).map((l) => limitExpression(l, plan.limitStat)) : [];
+      thresholds[key] = gates.length > 0 ? gates : [KEEP_TREND_STATS];
+    }
+    thresholds[`${REQUEST_METRICS.requestOk.name}{cell:${cell.id}}`] = gated ? [`rate>=${plan.gate!.minSuccessRate}`] : [KEEP_RATE_STATS];
+  }
+  if (plan.monitor.enabled && plan.target.metricsUrl !== null) {
+    scenarios[MONITOR_SCENARIO] = {
+      executor: 'per-vu-iterations',
+      vus: 1,
+      iterations: 1,
+      startTime: '0s',
+      maxDuration: seconds(plan.totalSeconds + 5),
+      gracefulStop: '5s',
+      exec: 'monitor',
+    };
+  }
+  return {
+    scenarios,
+    thresholds,
+    summaryTrendStats: [...plan.summaryTrendStats],
+    setupTimeout: '120s',
+    teardownTimeout: '60s',
+  };
+}
+
+/** Requests the plan's cells will send in total: the monitor stops once this many iterations ended. */
+export function plannedRequests(plan: Plan): number {
+  return plan.cells.reduce((n, c) => n + c.concurrency * c.rounds, 0);
+}

@@ -1,0 +1,69 @@
+// The prepared prompt set (prompts.json): prompt bodies of exact token lengths per context, written by `npm run prepare-prompts`, read by the k6 scripts in init. Runs in k6 and Node.
+
+import type { ApiStyle } from './plan';
+import { approximateWordsForTokens, fillerText, requestPrefix } from './prompt-text';
+
+export const PROMPT_SET_SCHEMA_VERSION = 1;
+
+export interface PreparedPrompt {
+  /** Target prompt tokens as the server counts them (chat template included for the chat API). */
+  readonly contextTokens: number;
+  /** The body after the per-request prefix line. */
+  readonly body: string;
+  /** Prompt tokens counted for prefix + body at preparation time; equals contextTokens when exact. */
+  readonly measuredTokens: number;
+}
+
+export interface PromptSet {
+  readonly schemaVersion: typeof PROMPT_SET_SCHEMA_VERSION;
+  readonly model: string;
+  readonly api: ApiStyle;
+  /** How tokens were counted: a tokenizer package, the server's /tokenize, or "approximate". */
+  readonly tokenizer: string;
+  readonly exact: boolean;
+  readonly prompts: readonly PreparedPrompt[];
+}
+
+/** Reads prompts.json content, checking its shape once; throws with a message naming the problem. */
+export function readPromptSet(raw: unknown, source: string): PromptSet {
+  const o = raw as Partial<PromptSet> | null;
+  if (!o || o.schemaVersion !== PROMPT_SET_SCHEMA_VERSION || !Array.isArray(o.prompts)) {
+    throw new Error(`${source}: not a prompt set of schema version ${PROMPT_SET_SCHEMA_VERSION}; run npm run prepare-prompts`);
+  }
+  for (const p of o.prompts) {
+    if (typeof p.contextTokens !== 'number' || typeof p.body !== 'string') throw new Error(`${source}: a prompt lacks contextTokens or body`);
+  }
+  return o as PromptSet;
+}
+
+/** The prepared body for a context length; throws when the set was prepared for other lengths. */
+export function findPrompt(set: PromptSet, contextTokens: number): PreparedPrompt {
+  const p = set.prompts.find((x) => x.contextTokens === contextTokens);
+  if (!p) {
+    throw new Error(`no prepared prompt of ${contextTokens} tokens (prepared: ${set.prompts.map((x) => x.contextTokens).join(', ')}); run npm run prepare-prompts for this plan`);
+  }
+  return p;
+}
+
+/** A prompt set built without a tokenizer: lengths are approximate and every record says so. */
+export function approximatePromptSet(model: string, api: ApiStyle, contexts: readonly number[]): PromptSet {
+  return {
+    schemaVersion: PROMPT_SET_SCHEMA_VERSION,
+    model,
+    api,
+    tokenizer: 'approximate (about one token per word; no tokenizer)',
+    exact: false,
+    prompts: contexts.map((contextTokens, i) => ({
+      contextTokens,
+      body: fillerText(approximateWordsForTokens(contextTokens) - 20, 1000 + i),
+      measuredTokens: contextTokens,
+    })),
+  };
+}
+
+/** The full prompt text of one request. */
+export function promptText(prompt: PreparedPrompt, prefix: string): string {
+  return prefix + prompt.body;
+}
+
+export { requestPrefix };

@@ -1,0 +1,60 @@
+// Deterministic prompt text and per-request unique prefixes, so prompts have exact lengths and prefix caching cannot hide prefill. Runs in k6 and Node.
+
+import type { PromptMode } from './plan';
+
+/** Common English words: about one token each for BPE tokenizers, so text length tracks token count. */
+const WORDS = (
+  'the of and to in is was that for on as with by at from his her they this which are be or an had not but what all were when ' +
+  'we there can been has more if will one no other would their time so about out up into them some could its than two then ' +
+  'first only new these may any each after most also made over did many before must through back years where much your way ' +
+  'well down should because long just used such people state world between both life being under never day same another know ' +
+  'while last might us great old year off come since against go came right take three small large next early young important ' +
+  'few public bad same able system program question during work play government point hand part child eye woman place week case'
+).split(' ');
+
+/** A small linear congruential generator: deterministic across k6 and Node for a seed. */
+function lcg(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 4294967296;
+  };
+}
+
+/** About `words` words of deterministic filler text, in sentences, for a seed. */
+export function fillerText(words: number, seed = 1): string {
+  const next = lcg(seed);
+  const parts: string[] = [];
+  let sentence = 0;
+  for (let i = 0; i < words; i++) {
+    let w = WORDS[Math.floor(next() * WORDS.length)]!;
+    if (sentence === 0) w = w.charAt(0).toUpperCase() + w.slice(1);
+    sentence++;
+    if (sentence > 8 && next() < 0.15) {
+      w += '.';
+      sentence = 0;
+    }
+    parts.push(w);
+  }
+  return parts.join(' ');
+}
+
+function pad(n: number, width: number): string {
+  const s = String(Math.abs(Math.floor(n)) % Math.pow(10, width));
+  return s.length >= width ? s : '0'.repeat(width - s.length) + s;
+}
+
+/**
+ * The first line of a prompt. In "unique" mode it differs for every request of a run but always has
+ * the same token count (fixed-width digits), so the exact length holds; in "shared-prefix" mode it
+ * is the same for every request, so a server with prefix caching can reuse the whole prompt.
+ */
+export function requestPrefix(mode: PromptMode, runNonce: number, vu: number, iteration: number): string {
+  if (mode === 'shared-prefix') return `[${pad(0, 6)}-${pad(0, 5)}-${pad(0, 6)}] Read the text and continue it.\n`;
+  return `[${pad(runNonce, 6)}-${pad(vu, 5)}-${pad(iteration, 6)}] Read the text and continue it.\n`;
+}
+
+/** Rough word count for a token target when no tokenizer is at hand (about 1.0 token per word here). */
+export function approximateWordsForTokens(tokens: number): number {
+  return Math.max(1, Math.round(tokens * 0.95));
+}

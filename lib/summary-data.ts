@@ -1,0 +1,51 @@
+// The shape of k6's handleSummary data (reference/k6-golden/handle-summary-data.json), typed once for everything that reads it. Runs in k6 and Node.
+
+import type { MetricKind } from './metrics';
+
+export interface SummaryMetric {
+  readonly type: MetricKind;
+  readonly contains: 'default' | 'time' | 'data';
+  /** counter: count, rate; gauge: value, min, max; rate: rate, passes, fails; trend: one key per summaryTrendStats entry. */
+  readonly values: Readonly<Record<string, number>>;
+  /** Expression -> {ok}. */
+  readonly thresholds?: Readonly<Record<string, { readonly ok: boolean }>>;
+}
+
+export interface SummaryCheck {
+  readonly name: string;
+  readonly path: string;
+  readonly id: string;
+  readonly passes: number;
+  readonly fails: number;
+}
+
+export interface SummaryGroup {
+  readonly name: string;
+  readonly path: string;
+  readonly id: string;
+  readonly groups: readonly SummaryGroup[];
+  readonly checks: readonly SummaryCheck[];
+}
+
+export interface SummaryData {
+  readonly metrics: Readonly<Record<string, SummaryMetric>>;
+  readonly root_group: SummaryGroup;
+  readonly options: { readonly summaryTrendStats: readonly string[]; readonly summaryTimeUnit: string; readonly noColor: boolean };
+  readonly state: { readonly isStdOutTTY: boolean; readonly isStdErrTTY: boolean; readonly testRunDurationMs: number };
+  readonly setup_data?: unknown;
+}
+
+/** Checks the top-level shape of handleSummary data; throws naming what is missing. */
+export function readSummaryData(raw: unknown, source: string): SummaryData {
+  const o = raw as Partial<SummaryData> | null;
+  if (!o || typeof o !== 'object') throw new Error(`${source}: not a JSON object`);
+  for (const key of ['metrics', 'root_group', 'state'] as const) {
+    if (!o[key] || typeof o[key] !== 'object') throw new Error(`${source}: missing "${key}" (is this k6 handleSummary data, not --summary-export?)`);
+  }
+  return o as SummaryData;
+}
+
+/** The sub-metric key k6 uses for a metric filtered by cell. */
+export function cellMetricKey(metricName: string, cellId: string): string {
+  return `${metricName}{cell:${cellId}}`;
+}

@@ -1,0 +1,75 @@
+// The end-of-test text summary of a suite run: one line per cell and the thresholds that decide pass or fail. Runs in k6 and Node (pure renderer).
+
+import { REQUEST_METRICS } from './metrics';
+import { INFORMATIONAL_THRESHOLDS } from './options';
+import type { Plan } from './plan';
+import { cellMetricKey, type SummaryData } from './summary-data';
+
+function fmtMs(ms: number | undefined): string {
+  if (ms === undefined || !isFinite(ms)) return '-';
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : `${ms.toFixed(0)}ms`;
+}
+
+function fmtNum(n: number | undefined, digits = 1): string {
+  return n === undefined || !isFinite(n) ? '-' : n.toFixed(digits);
+}
+
+function padEnd(s: string, width: number): string {
+  return s.length >= width ? s : s + ' '.repeat(width - s.length);
+}
+
+function padStart(s: string, width: number): string {
+  return s.length >= width ? s : ' '.repeat(width - s.length) + s;
+}
+
+/** Threshold lines worth showing: the always-true 'max>=0' only keeps per-cell statistics and decides nothing. */
+function decidingThresholds(data: SummaryData): { key: string; expr: string; ok: boolean }[] {
+  const out: { key: string; expr: string; ok: boolean }[] = [];
+  for (const key of Object.keys(data.metrics).sort()) {
+    const t = data.metrics[key]!.thresholds;
+    if (!t) continue;
+    for (const expr of Object.keys(t)) {
+      if (INFORMATIONAL_THRESHOLDS.includes(expr.replace(/\s/g, ''))) continue;
+      out.push({ key, expr, ok: t[expr]!.ok });
+    }
+  }
+  return out;
+}
+
+/** Renders the per-cell summary as plain text (no colour codes). */
+export function renderTextSummary(data: SummaryData, plan: Plan, resultsDir: string): string {
+  const lines: string[] = [];
+  lines.push('', `k6-llm-capacity: ${plan.script} "${plan.name}" against ${plan.target.baseUrl} (model ${plan.target.model})`, '');
+  const header = ['cell', 'ok/req', 'TTFT avg', 'TTFT p95', 'e2e avg', 'ITL avg', 'tok/s/user', 'prefill tok/s'];
+  const rows: string[][] = [];
+  const reqOk = (id: string) => data.metrics[cellMetricKey(REQUEST_METRICS.requestOk.name, id)]?.values;
+  for (const cell of plan.cells) {
+    const v = (metric: string) => data.metrics[cellMetricKey(metric, cell.id)]?.values;
+    const ttft = v(REQUEST_METRICS.ttft.name);
+    const ok = reqOk(cell.id);
+    const count = ttft?.count ?? 0;
+    const requested = cell.concurrency * cell.rounds;
+    rows.push([
+      cell.id,
+      ok ? `${ok.passes ?? 0}/${(ok.passes ?? 0) + (ok.fails ?? 0)}` : `${count}/${requested}`,
+      fmtMs(ttft?.avg),
+      fmtMs(ttft?.['p(95)']),
+      fmtMs(v(REQUEST_METRICS.e2e.name)?.avg),
+      fmtMs(v(REQUEST_METRICS.itl.name)?.avg),
+      fmtNum(v(REQUEST_METRICS.decodeSpeed.name)?.avg),
+      fmtNum(v(REQUEST_METRICS.prefillSpeed.name)?.avg, 0),
+    ]);
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  lines.push(header.map((h, i) => (i === 0 ? padEnd(h, widths[i]!) : padStart(h, widths[i]!))).join('  '));
+  for (const r of rows) lines.push(r.map((c, i) => (i === 0 ? padEnd(c, widths[i]!) : padStart(c, widths[i]!))).join('  '));
+  const total = data.metrics[REQUEST_METRICS.requestOk.name]?.values;
+  if (total) lines.push('', `requests: ${total.passes ?? 0} succeeded, ${total.fails ?? 0} failed`);
+  const deciding = decidingThresholds(data);
+  if (deciding.length > 0) {
+    lines.push('', 'thresholds:');
+    for (const t of deciding) lines.push(`  ${t.ok ? '✓' : '✗'} ${t.key} ${t.expr}`);
+  }
+  lines.push('', `results: ${resultsDir}/summary.json, ${resultsDir}/plan.json`, '');
+  return lines.join('\n');
+}
