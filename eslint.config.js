@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const K6_CODE = ['lib/**/*.ts', 'thresholds/**/*.ts', 'scenarios/**/*.ts'];
-const NODE_CODE = ['scripts/**/*.ts', 'report/**/*.ts', 'sim/**/*.ts', 'runner/**/*.ts', 'tokenizer/**/*.ts', 'bench/**/*.ts'];
+const NODE_CODE = ['scripts/**/*.ts', 'orchestrator/**/*.ts', 'report/**/*.ts', 'sim/**/*.ts', 'runner/**/*.ts', 'tokenizer/**/*.ts', 'bench/**/*.ts'];
 
 const NODE_BUILTINS = ['fs', 'path', 'http', 'https', 'os', 'child_process', 'worker_threads', 'url', 'crypto', 'stream', 'events', 'util'];
 

@@ -252,13 +252,19 @@ export function formatTokens(tokens: number): string {
 type CellDraft = Omit<Cell, 'startSeconds' | 'maxDurationSeconds' | 'gracefulStopSeconds'>;
 
 /**
- * Estimated seconds for one request of a cell, from the expected single-request speeds:
- * all N prefills may run back to back (worst case for the last one), and per-user decode slows
- * roughly with the square root of the batch for the memory-bound MoE models of the reports.
+ * How per-user decode speed falls with concurrency N: speed(N) = speed(1) / N^0.4. Fitted to the
+ * published Qwen3-Coder-30B-A3B / H200 points (165 tok/s alone, 100 at 6 users, 25 at 75, 21 at 125).
+ */
+export const DECODE_SLOWDOWN_EXPONENT = 0.4;
+
+/**
+ * Estimated seconds for one request of a cell, from the expected single-request speeds: all N
+ * prefills may run back to back (the worst case, for the last request), then decode at the
+ * per-user speed of N concurrent users. Only sizes time slots; never used as a measurement.
  */
 export function estimateRequestSeconds(draft: Pick<Cell, 'contextTokens' | 'outputTokens' | 'concurrency'>, s: ScheduleConfig): number {
   const prefill = (draft.contextTokens * draft.concurrency) / s.prefillTokensPerSecond;
-  const decode = draft.outputTokens / (s.decodeTokensPerSecond / Math.sqrt(draft.concurrency));
+  const decode = draft.outputTokens / (s.decodeTokensPerSecond / Math.pow(draft.concurrency, DECODE_SLOWDOWN_EXPONENT));
   return prefill + decode;
 }
 

@@ -1,6 +1,6 @@
 // Builds one k6 bundle per entry script (scenarios/<name>.ts -> dist/<name>.js) with esbuild. Runs in Node.
 
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -12,7 +12,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * automatic extension resolution sees `import 'k6/x/sse'`; k6 modules external; ES2020 so esbuild
  * lowers syntax Sobek lacks (logical assignment, class fields); platform neutral: no Node shims.
  */
-export const K6_BUILD_OPTIONS = {
+export const K6_BUILD_OPTIONS: BuildOptions = {
   bundle: true,
   format: 'esm',
   platform: 'neutral',
@@ -22,7 +22,7 @@ export const K6_BUILD_OPTIONS = {
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
-} as const;
+};
 
 export function entryScripts(): string[] {
   return readdirSync(path.join(root, 'scenarios'))

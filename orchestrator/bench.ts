@@ -1,0 +1,249 @@
+// The main job: start the simulator when no URL is given, prepare prompts, build, run each entry script with k6 or the local runner, then the report. Runs in Node.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EventEmitter } from 'node:events';
+import { applyEnvToPlan } from '../lib/env';
+import { EXIT } from '../lib/exit-codes';
+import { resolvePlan, type ApiStyle, type Plan, type PlanInput, type ScriptName } from '../lib/plan';
+import { redactSecret } from '../lib/request';
+import { readSummaryData } from '../lib/summary-data';
+import { renderTextSummary } from '../lib/summary-text';
+import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
+import { buildBundles } from '../scripts/build';
+import { startSim } from '../sim/server';
+import { chooseEngine, runArguments, type Engine } from './engine';
+import { applyRequest, CsvTail, initialProgress, type ProgressState } from './progress';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface BenchOptions {
+  /** Target base URL (/v1); null starts the built-in simulator. */
+  readonly url: string | null;
+  readonly model: string | null;
+  readonly apiKey: string | null;
+  readonly api: ApiStyle;
+  readonly planInput: PlanInput;
+  readonly planLabel: string;
+  readonly scripts: readonly ScriptName[];
+  readonly simProfile: string | null;
+  readonly engine: 'auto' | 'k6' | 'runner';
+  readonly resultsRoot: string;
+  readonly runId: string;
+  readonly tokenizer: TokenizerChoice;
+  readonly report: boolean;
+}
+
+export interface BenchEvents {
+  log: [line: string];
+  progress: [state: ProgressState];
+}
+
+export interface BenchOutcome {
+  readonly runDir: string;
+  readonly exitCode: number;
+  readonly interrupted: boolean;
+  readonly requests: number;
+}
+
+/** A run id that sorts by time and is safe in paths: 2026-11-22T08-40-05Z. */
+export function newRunId(now = new Date()): string {
+  return now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+}
+
+async function discoverModel(baseUrl: string, apiKey: string | null): Promise<string> {
+  const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+  let res: Response;
+  try {
+    res = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(15_000) });
+  } catch (e) {
+    throw new Error(`cannot reach ${baseUrl}/models (${(e as Error).message}); check --url or pass --model`);
+  }
+  if (!res.ok) throw new Error(`${baseUrl}/models answered HTTP ${res.status}; pass --model (and --api-key if the server needs one)`);
+  const body = (await res.json()) as { data?: { id?: string }[] };
+  const id = body.data?.[0]?.id;
+  if (!id) throw new Error(`${baseUrl}/models lists no model; pass --model`);
+  return id;
+}
+
+/**
+ * Runs the bench. Emits 'log' lines and 'progress' states; prints nothing itself. SIGINT/SIGTERM
+ * stop the engine gracefully (it still writes its summary), the report is made from what was
+ * measured, and the outcome says the run was interrupted.
+ */
+export class Bench extends EventEmitter<BenchEvents> {
+  private child: ChildProcess | null = null;
+  private stopping = false;
+
+  constructor(private readonly options: BenchOptions) {
+    super();
+  }
+
+  /** First call: stop gracefully (the engine keeps and writes what it measured). Second: kill. */
+  interrupt(): void {
+    if (!this.stopping) {
+      this.stopping = true;
+      this.emit('log', 'stopping: the engine finishes writing what was measured (press Ctrl-C again to kill it)');
+      this.child?.kill('SIGINT');
+    } else {
+      this.child?.kill('SIGKILL');
+    }
+  }
+
+  async run(): Promise<BenchOutcome> {
+    const o = this.options;
+    const runDir = path.resolve(o.resultsRoot, o.runId);
+    mkdirSync(runDir, { recursive: true });
+    const startedAt = new Date().toISOString();
+
+    let sim: Awaited<ReturnType<typeof startSim>> | null = null;
+    let baseUrl = o.url;
+    if (!baseUrl) {
+      sim = await startSim({ profile: o.simProfile ?? undefined, port: 0, host: '127.0.0.1' });
+      baseUrl = sim.url;
+      this.emit('log', `simulator (${o.simProfile ?? 'default profile'}) listening at ${baseUrl}`);
+    }
+    try {
+      const model = o.model ?? (await discoverModel(baseUrl, o.apiKey));
+      const planInput = applyEnvToPlan(o.planInput, { BASE_URL: baseUrl, MODEL: model, API: o.api });
+      const plans = o.scripts.map((s) => resolvePlan(planInput, s));
+      const planFile = path.join(runDir, 'plan-input.json');
+      writeFileSync(planFile, JSON.stringify(planInput, null, 2));
+
+      const contexts = [...new Set(plans.flatMap((p) => p.cells.map((c) => c.contextTokens)))].sort((a, b) => a - b);
+      this.emit('log', `preparing prompts for ${contexts.length} context lengths (${contexts.join(', ')} tokens)`);
+      const prompts = await preparePrompts({ model, api: o.api, contexts, tokenizer: o.tokenizer, baseUrl, apiKey: o.apiKey });
+      const promptsFile = path.join(runDir, 'prompts.json');
+      writeFileSync(promptsFile, JSON.stringify(prompts));
+      this.emit('log', `prompts: ${prompts.tokenizer}${prompts.exact ? ' (exact lengths)' : ' (approximate lengths)'}`);
+
+      const bundles = await buildBundles();
+      const engine = chooseEngine(o.engine);
+      this.emit('log', engine.kind === 'k6' ? `engine: ${engine.version} (${engine.command[0]})` : `engine: local runner (k6 not found; ${engine.version})`);
+
+      const runInfo = {
+        schemaVersion: 1,
+        runId: o.runId,
+        engine: engine.kind,
+        engineVersion: engine.version,
+        startedAt,
+        endedAt: null as string | null,
+        interrupted: false,
+        target: { baseUrl, model, simulated: sim !== null, simProfile: sim ? (o.simProfile ?? 'default') : null, api: o.api },
+        tokenizer: prompts.tokenizer,
+        promptsExact: prompts.exact,
+        plan: o.planLabel,
+        command: process.argv.slice(1).map((a) => (o.apiKey ? redactSecret(a, o.apiKey) : a)),
+        parts: [] as string[],
+        exitCodes: {} as Record<string, number>,
+      };
+      const writeRunInfo = () => writeFileSync(path.join(runDir, 'run.json'), JSON.stringify(runInfo, null, 2));
+      writeRunInfo();
+
+      let worst = 0;
+      let requests = 0;
+      for (const [i, plan] of plans.entries()) {
+        if (this.stopping) break;
+        const partDir = path.join(runDir, plan.script);
+        mkdirSync(partDir, { recursive: true });
+        const bundle = bundles.find((b) => path.basename(b) === `${plan.script}.js`)!;
+        const code = await this.runPart(engine, plan, i, plans.length, {
+          bundle,
+          partDir,
+          env: { PLAN: planFile, PROMPTS: promptsFile, RESULTS_DIR: partDir, BASE_URL: baseUrl, MODEL: model, API: o.api },
+          tags: { testid: o.runId },
+        });
+        runInfo.parts.push(plan.script);
+        runInfo.exitCodes[plan.script] = code;
+        writeRunInfo();
+        requests += this.lastRequests;
+        if (code === EXIT.interrupted) this.stopping = true;
+        else if (code !== EXIT.ok && code !== EXIT.thresholdsFailed) this.emit('log', `${plan.script}: ${engine.kind} exited with code ${code}; see ${path.join(partDir, 'engine-stderr.txt')}`);
+        worst = Math.max(worst, code === EXIT.interrupted ? 0 : code);
+      }
+      runInfo.interrupted = this.stopping;
+      runInfo.endedAt = new Date().toISOString();
+      writeRunInfo();
+
+      if (o.report && runInfo.parts.some((p) => existsSync(path.join(runDir, p, 'summary.json')))) {
+        const reportCode = await this.runReport(runDir);
+        if (reportCode !== EXIT.ok) this.emit('log', `report exited with code ${reportCode}`);
+      }
+      return { runDir, exitCode: this.stopping ? EXIT.interrupted : worst, interrupted: this.stopping, requests };
+    } finally {
+      await sim?.close();
+    }
+  }
+
+  private lastRequests = 0;
+
+  private runPart(engine: Engine, plan: Plan, index: number, count: number, part: Parameters<typeof runArguments>[1]): Promise<number> {
+    const args = runArguments(engine, part);
+    const [program, ...lead] = engine.command;
+    const env: NodeJS.ProcessEnv = { ...process.env, K6_ENABLE_COMMUNITY_EXTENSIONS: 'true' };
+    // The key reaches the script through the environment (k6 run copies it into __ENV), never the command line.
+    if (this.options.apiKey) env.API_KEY = this.options.apiKey;
+    else delete env.API_KEY;
+    const stdout = createWriteStream(path.join(part.partDir, 'engine-stdout.txt'));
+    const stderr = createWriteStream(path.join(part.partDir, 'engine-stderr.txt'));
+    const state = initialProgress(plan, index, count);
+    const tail = new CsvTail(path.join(part.partDir, 'samples.csv'));
+    const started = Date.now();
+    this.emit('log', `${plan.script}: ${plan.cells.length} cells, ${state.cells.reduce((n, c) => n + c.planned, 0)} requests, at most ${Math.ceil(plan.totalSeconds / 60)} min`);
+    return new Promise((resolve) => {
+      // Own process group: a terminal's Ctrl-C reaches the bench only, which forwards it once.
+      const child = spawn(program!, [...lead, ...args], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      this.child = child;
+      child.stdout!.pipe(stdout);
+      child.stderr!.pipe(stderr);
+      const timer = setInterval(() => {
+        tail.poll((scenario, ok) => applyRequest(state, scenario, ok));
+        state.elapsedSeconds = (Date.now() - started) / 1000;
+        this.emit('progress', state);
+      }, 500);
+      child.on('error', (e) => {
+        clearInterval(timer);
+        this.emit('log', `cannot start ${program}: ${e.message}`);
+        resolve(EXIT.internal);
+      });
+      child.on('close', (code, signal) => {
+        clearInterval(timer);
+        tail.poll((scenario, ok) => applyRequest(state, scenario, ok));
+        state.elapsedSeconds = (Date.now() - started) / 1000;
+        this.emit('progress', state);
+        this.child = null;
+        this.lastRequests = state.cells.reduce((n, c) => n + c.done, 0);
+        stdout.end();
+        stderr.end();
+        const summary = readIfExists(path.join(part.partDir, 'summary.json'));
+        if (summary) {
+          try {
+            this.emit('log', renderTextSummary(readSummaryData(JSON.parse(summary), 'summary.json'), plan, part.partDir));
+          } catch {
+            // A partial or foreign summary: the report says what is missing.
+          }
+        }
+        resolve(code ?? (signal ? EXIT.interrupted : EXIT.internal));
+      });
+    });
+  }
+
+  private runReport(runDir: string): Promise<number> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'report.ts'), runDir], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+      child.on('error', () => resolve(EXIT.internal));
+      child.on('close', (code) => resolve(code ?? EXIT.internal));
+    });
+  }
+}
+
+function readIfExists(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+

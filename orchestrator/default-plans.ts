@@ -1,0 +1,37 @@
+// The plans `npm run bench` runs when given none: a quick one sized for a 2-core machine and the simulator, and the full grid of the reports. Runs in Node.
+
+import type { PlanInput } from '../lib/plan';
+
+/**
+ * Quick: a few minutes against the default simulator profile. Output lengths are cut to 256 tokens
+ * (128 for code completion, as in the reports) and ladders are short but straddle each use case's
+ * published limit, so the capacity figures mean something. Schedule speeds are those of the
+ * default profile (Qwen3-Coder-30B-A3B on an H200: ~27K tok/s prefill at 32K, 165 tok/s decode).
+ */
+export const QUICK_PLAN: PlanInput = {
+  name: 'quick',
+  sweep: { contexts: [1024, 8192, 32_768], concurrencies: [1, 2, 4, 8], rounds: 2, outputTokens: 256 },
+  capacity: {
+    useCases: ['code_completion', 'short_chatbot', 'general_chatbot', 'long_document', 'coding_assistant'],
+    rounds: 1,
+    concurrencies: {
+      code_completion: [1, 16, 32, 48, 64],
+      short_chatbot: [1, 32, 64, 100],
+      general_chatbot: [1, 8, 15, 21],
+      long_document: [1, 3, 5, 7],
+      coding_assistant: [1, 2, 4, 6],
+    },
+    outputTokens: { short_chatbot: 256, general_chatbot: 256, long_document: 256, coding_assistant: 256 },
+  },
+  schedule: { prefillTokensPerSecond: 27_000, decodeTokensPerSecond: 165, safetyFactor: 1.5, minCellSeconds: 5, gapSeconds: 1 },
+};
+
+/** Full: the grid and ladders of the reference reports (hours on real hardware). */
+export const FULL_PLAN: PlanInput = {
+  name: 'full',
+  sweep: { contexts: [1024, 8192, 32_768, 65_536, 98_304, 131_072, 262_144], concurrencies: [1, 2, 4, 6], rounds: 3, outputTokens: 1024 },
+  capacity: { rounds: 2 },
+  schedule: { prefillTokensPerSecond: 27_000, decodeTokensPerSecond: 165, safetyFactor: 1.5 },
+};
+
+export const DEFAULT_PLANS: Readonly<Record<string, PlanInput>> = { quick: QUICK_PLAN, full: FULL_PLAN };

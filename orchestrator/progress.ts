@@ -1,0 +1,106 @@
+// Run progress from the growing k6 CSV (works the same for k6 and the local runner): per-cell request counts, and renderers that return strings. Runs in Node.
+
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { REQUEST_METRICS } from '../lib/metrics';
+import type { Plan } from '../lib/plan';
+
+export interface CellProgress {
+  readonly id: string;
+  readonly planned: number;
+  done: number;
+  failed: number;
+}
+
+export interface ProgressState {
+  readonly part: string;
+  readonly partIndex: number;
+  readonly partCount: number;
+  readonly cells: CellProgress[];
+  /** Seconds since the part's engine started. */
+  elapsedSeconds: number;
+  readonly totalSeconds: number;
+}
+
+export function initialProgress(plan: Plan, partIndex: number, partCount: number): ProgressState {
+  return {
+    part: plan.script,
+    partIndex,
+    partCount,
+    cells: plan.cells.map((c) => ({ id: c.id, planned: c.concurrency * c.rounds, done: 0, failed: 0 })),
+    elapsedSeconds: 0,
+    totalSeconds: plan.totalSeconds,
+  };
+}
+
+/**
+ * Reads the lines appended to a CSV since the last call and counts llm_request_ok samples per
+ * scenario (one per request). Only whole lines are consumed; a partial last line waits.
+ */
+export class CsvTail {
+  private offset = 0;
+  private carry = '';
+  private scenarioColumn = -1;
+
+  constructor(private readonly file: string) {}
+
+  poll(onRequest: (scenario: string, ok: boolean) => void): void {
+    let size: number;
+    try {
+      size = statSync(this.file).size;
+    } catch {
+      return; // Not created yet.
+    }
+    if (size <= this.offset) return;
+    const fd = openSync(this.file, 'r');
+    try {
+      const buffer = Buffer.alloc(size - this.offset);
+      readSync(fd, buffer, 0, buffer.length, this.offset);
+      this.offset = size;
+      const text = this.carry + buffer.toString('utf8');
+      const lines = text.split('\n');
+      this.carry = lines.pop() ?? '';
+      for (const line of lines) {
+        if (this.scenarioColumn < 0) {
+          this.scenarioColumn = line.split(',').indexOf('scenario');
+          continue;
+        }
+        if (!line.startsWith(REQUEST_METRICS.requestOk.name + ',')) continue;
+        const fields = line.split(',');
+        const scenario = fields[this.scenarioColumn];
+        if (scenario) onRequest(scenario, Number(fields[2]) !== 0);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+export function applyRequest(state: ProgressState, scenario: string, ok: boolean): void {
+  const cell = state.cells.find((c) => c.id === scenario);
+  if (!cell) return;
+  cell.done++;
+  if (!ok) cell.failed++;
+}
+
+function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const m = Math.floor(s / 60);
+  return m > 0 ? `${m}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+}
+
+/** The cell in progress: the first one not yet complete. */
+export function currentCell(state: ProgressState): { index: number; cell: CellProgress } | null {
+  const index = state.cells.findIndex((c) => c.done < c.planned);
+  return index < 0 ? null : { index, cell: state.cells[index]! };
+}
+
+/** One status line, e.g. "capacity 2/2  cell 3/12 capacity_general_chatbot_n8  4/8 requests  elapsed 1m12s  ETA <= 2m30s". */
+export function renderProgressLine(state: ProgressState): string {
+  const done = state.cells.reduce((n, c) => n + c.done, 0);
+  const planned = state.cells.reduce((n, c) => n + c.planned, 0);
+  const failed = state.cells.reduce((n, c) => n + c.failed, 0);
+  const current = currentCell(state);
+  const where = current ? `cell ${current.index + 1}/${state.cells.length} ${current.cell.id} ${current.cell.done}/${current.cell.planned}` : `all ${state.cells.length} cells done`;
+  const eta = state.totalSeconds - state.elapsedSeconds;
+  return `[${state.part} ${state.partIndex + 1}/${state.partCount}] ${where} | ${done}/${planned} requests${failed ? `, ${failed} failed` : ''} | elapsed ${duration(state.elapsedSeconds)}${current ? ` | ETA <= ${duration(eta)}` : ''}`;
+}

@@ -1,0 +1,99 @@
+// `npm run bench`: the main job. Parses flags, runs the bench (simulator by default), shows progress, says where the results are. Runs in Node.
+
+import { Command, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { API_STYLES, SCRIPT_NAMES, type ApiStyle, type PlanInput, type ScriptName } from '../lib/plan';
+import { EXIT } from '../lib/exit-codes';
+import { Bench, newRunId } from '../orchestrator/bench';
+import { DEFAULT_PLANS } from '../orchestrator/default-plans';
+import { renderProgressLine } from '../orchestrator/progress';
+import { runMain, UserError } from './cli';
+
+runMain('bench', async () => {
+  const program = new Command('bench')
+    .description('Measure how many concurrent users an OpenAI-compatible endpoint serves per use case (default: the built-in simulator).')
+    .option('--url <baseUrl>', 'target base URL ending in /v1 (env LLM_BASE_URL); without it the simulator is started')
+    .option('--model <name>', 'model name (env LLM_MODEL; default: the first of GET /v1/models)')
+    .option('--api-key <key>', 'bearer token (prefer env LLM_API_KEY: flags show in process lists)')
+    .addOption(new Option('--api <style>', 'API style').choices([...API_STYLES]).default('chat'))
+    .option('--plan <file|quick|full>', 'plan JSON file, or a built-in plan', 'quick')
+    .option('--scripts <list>', `entry scripts to run, in order (${SCRIPT_NAMES.join(', ')})`, 'sweep,capacity')
+    .option('--profile <name>', 'simulator profile (npm run sim -- --list-profiles)')
+    .addOption(new Option('--engine <engine>', 'k6 when installed, else the local runner').choices(['auto', 'k6', 'runner']).default('auto'))
+    .option('--results <dir>', 'results root folder', 'results')
+    .option('--run-id <id>', 'results/<run-id> folder name (default: the start time)')
+    .addOption(new Option('--tokenizer <kind>', 'how prompt lengths are made exact').choices(['auto', 'qwen3', 'server', 'approximate']).default('auto'))
+    .option('--no-report', 'skip the report at the end')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) });
+  try {
+    program.parse();
+  } catch (e) {
+    const err = e as { code?: string; exitCode?: number; message: string };
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
+    throw new UserError(err.message.replace(/^error: /, ''), EXIT.usage);
+  }
+  const o = program.opts<{ url?: string; model?: string; apiKey?: string; api: ApiStyle; plan: string; scripts: string; profile?: string; engine: 'auto' | 'k6' | 'runner'; results: string; runId?: string; tokenizer: 'auto'; report: boolean }>();
+
+  const scripts = o.scripts.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
+  for (const s of scripts) if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`, EXIT.usage);
+  let planInput: PlanInput;
+  const builtIn = DEFAULT_PLANS[o.plan];
+  if (builtIn) planInput = builtIn;
+  else {
+    try {
+      planInput = JSON.parse(readFileSync(o.plan, 'utf8')) as PlanInput;
+    } catch (e) {
+      throw new UserError(`--plan ${o.plan}: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+  const url = o.url ?? process.env.LLM_BASE_URL ?? null;
+  if (!url && scripts.length === 0) throw new UserError('--scripts is empty', EXIT.usage);
+
+  const bench = new Bench({
+    url: url ? url.replace(/\/+$/, '') : null,
+    model: o.model ?? process.env.LLM_MODEL ?? null,
+    apiKey: o.apiKey ?? process.env.LLM_API_KEY ?? null,
+    api: o.api,
+    planInput,
+    planLabel: builtIn ? `built-in "${o.plan}"` : o.plan,
+    scripts,
+    simProfile: o.profile ?? null,
+    engine: o.engine,
+    resultsRoot: o.results,
+    runId: o.runId ?? newRunId(),
+    tokenizer: o.tokenizer,
+    report: o.report,
+  });
+
+  const tty = process.stderr.isTTY === true;
+  let lastPlain = '';
+  let lastPlainAt = 0;
+  bench.on('log', (line) => {
+    if (tty) process.stderr.write('\r\x1b[2K');
+    process.stderr.write(line + '\n');
+  });
+  bench.on('progress', (state) => {
+    const line = renderProgressLine(state);
+    if (tty) {
+      process.stderr.write('\r\x1b[2K' + line.slice(0, (process.stderr.columns ?? 120) - 1));
+      return;
+    }
+    // Without a terminal: a plain line when the cell changes, and at most every 15 s otherwise.
+    const cellPart = line.split('|')[0] ?? line;
+    if (cellPart !== lastPlain || Date.now() - lastPlainAt > 15_000) {
+      process.stderr.write(line + '\n');
+      lastPlain = cellPart;
+      lastPlainAt = Date.now();
+    }
+  });
+  const onSignal = () => bench.interrupt();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const outcome = await bench.run();
+  if (tty) process.stderr.write('\r\x1b[2K');
+  if (outcome.interrupted) process.stderr.write(`bench: interrupted; kept ${outcome.requests} measured requests in ${outcome.runDir}\n`);
+  process.stdout.write(`results: ${outcome.runDir}\n`);
+  return outcome.exitCode;
+});

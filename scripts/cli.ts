@@ -1,0 +1,47 @@
+// Shared plumbing of the Node command-line entry points: one-line errors, exit codes from one table. Runs in Node.
+
+import { EXIT, type ExitCode } from '../lib/exit-codes';
+import { PlanError } from '../lib/plan';
+
+/** An error the user can fix; its message is printed as is, with this exit code. */
+export class UserError extends Error {
+  constructor(message: string, readonly exitCode: ExitCode = EXIT.badInput) {
+    super(message);
+    this.name = 'UserError';
+  }
+}
+
+/** The one line printed for an error: the message's first line, never a stack trace. */
+export function errorLine(command: string, e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  return `${command}: ${message.split('\n')[0]}`;
+}
+
+export function exitCodeOf(e: unknown): ExitCode {
+  if (e instanceof UserError) return e.exitCode;
+  if (e instanceof PlanError) return EXIT.badInput;
+  if (e instanceof Error && (e as { code?: string }).code === 'commander.error') return EXIT.usage;
+  return EXIT.internal;
+}
+
+/** Runs a command's main function; errors become one line on stderr and an exit code. */
+export function runMain(command: string, main: () => Promise<number | void>): void {
+  main().then(
+    (code) => {
+      process.exitCode = code ?? EXIT.ok;
+    },
+    (e: unknown) => {
+      process.stderr.write(errorLine(command, e) + '\n');
+      process.exitCode = exitCodeOf(e);
+    },
+  );
+}
+
+/** Parses "1024,8k,32K" into token counts. */
+export function parseTokenList(value: string, flag: string): number[] {
+  return value.split(',').map((part) => {
+    const m = /^\s*(\d+)\s*([kK]?)\s*$/.exec(part);
+    if (!m) throw new UserError(`${flag} "${value}": "${part}" is not a whole number (1024 or 1k)`, EXIT.usage);
+    return Number(m[1]) * (m[2] ? 1024 : 1);
+  });
+}

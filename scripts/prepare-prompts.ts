@@ -1,0 +1,48 @@
+// `npm run prepare-prompts`: writes a prompt set of exact token lengths for the k6 scripts (PROMPTS=...). Runs in Node.
+
+import { Command, Option } from 'commander';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { API_STYLES, SCRIPT_NAMES, resolvePlan, type ApiStyle, type ScriptName } from '../lib/plan';
+import { applyEnvToPlan } from '../lib/env';
+import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
+import { parseTokenList, runMain, UserError } from './cli';
+
+/** Contexts a plan file needs, over the given scripts. */
+export function contextsOfPlan(planFile: string | undefined, scripts: readonly ScriptName[]): number[] {
+  let input: unknown = {};
+  if (planFile) {
+    try {
+      input = JSON.parse(readFileSync(planFile, 'utf8'));
+    } catch (e) {
+      throw new UserError(`--plan ${planFile}: ${(e as Error).message}`);
+    }
+  }
+  const contexts = new Set<number>();
+  for (const script of scripts) for (const c of resolvePlan(applyEnvToPlan(input as object, {}), script).cells) contexts.add(c.contextTokens);
+  return [...contexts].sort((a, b) => a - b);
+}
+
+runMain('prepare-prompts', async () => {
+  const program = new Command('prepare-prompts')
+    .description('Build prompts of exact token lengths (one per context) for the k6 scripts; pass the file as PROMPTS=...')
+    .requiredOption('--out <file>', 'where to write the prompt set (JSON)')
+    .option('--contexts <list>', 'context lengths, e.g. 1k,8k,32k (default: those of --plan)')
+    .option('--plan <file>', 'a plan JSON file whose cells give the contexts')
+    .option('--scripts <list>', 'entry scripts of the plan to cover', 'sweep,capacity')
+    .option('--model <name>', 'model name (selects the tokenizer; sent to /tokenize)', 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8')
+    .addOption(new Option('--api <style>', 'API style').choices([...API_STYLES]).default('chat'))
+    .addOption(new Option('--tokenizer <kind>', 'how to count tokens').choices(['auto', 'qwen3', 'server', 'approximate']).default('auto'))
+    .option('--url <baseUrl>', 'server base URL (/v1) whose /tokenize counts tokens')
+    .exitOverride()
+    .configureOutput({ writeErr: () => {} });
+  program.parse();
+  const o = program.opts<{ out: string; contexts?: string; plan?: string; scripts: string; model: string; api: ApiStyle; tokenizer: TokenizerChoice; url?: string }>();
+  const scripts = o.scripts.split(',').map((s) => s.trim()) as ScriptName[];
+  for (const s of scripts) if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`);
+  const contexts = o.contexts ? parseTokenList(o.contexts, '--contexts') : contextsOfPlan(o.plan, scripts);
+  const set = await preparePrompts({ model: o.model, api: o.api, contexts, tokenizer: o.tokenizer, baseUrl: o.url, apiKey: process.env.API_KEY ?? null });
+  mkdirSync(path.dirname(path.resolve(o.out)), { recursive: true });
+  writeFileSync(o.out, JSON.stringify(set));
+  process.stderr.write(`prepare-prompts: ${set.prompts.length} prompts (${contexts.join(', ')} tokens) with ${set.tokenizer}${set.exact ? ', exact' : ', NOT exact'} -> ${o.out}\n`);
+});
