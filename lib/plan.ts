@@ -275,7 +275,7 @@ function scheduleCells(drafts: readonly CellDraft[], s: ScheduleConfig): { cells
     const perRequest = estimateRequestSeconds(d, s);
     const slot = s.cellSeconds ?? Math.max(s.minCellSeconds, Math.ceil(perRequest * d.rounds * s.safetyFactor));
     // In-flight requests may finish for up to one more estimated request after the slot ends.
-    const graceful = Math.max(5, Math.ceil(perRequest * s.safetyFactor));
+    const graceful = Math.max(1, Math.ceil(perRequest * s.safetyFactor));
     cells.push({ ...d, startSeconds: start, maxDurationSeconds: slot, gracefulStopSeconds: graceful });
     start += slot + graceful + s.gapSeconds;
   }
@@ -405,6 +405,12 @@ export function resolvePlan(raw: Json, script: ScriptName): Plan {
     if (!trendStats.includes(required)) fail('summaryTrendStats', `must include "${required}" (the report reads it)`);
   }
   const drafts = buildDrafts(script, input, useCases, gate);
+  // A cell id is a k6 scenario name: two cells with one id would silently become one scenario.
+  const ids = new Set<string>();
+  for (const d of drafts) {
+    if (ids.has(d.id)) fail(script, `gives two cells the id "${d.id}": remove the repeated value (ids round token counts, so 1000 and 1024 are both "1k")`);
+    ids.add(d.id);
+  }
   const { cells, totalSeconds } = scheduleCells(drafts, schedule);
   const burst = readObject(input.burst, 'burst', ['profiles', 'depths', 'ttftLimitMs']);
   return {

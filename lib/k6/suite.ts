@@ -6,7 +6,7 @@ import { SharedArray } from 'k6/data';
 import { applyEnvToPlan } from '../env';
 import { buildOptions, plannedRequests, type SuiteOptions } from '../options';
 import { resolvePlan, type Cell, type Plan, type PlanInput, type ScriptName } from '../plan';
-import { approximatePromptSet, findPrompt, promptText, readPromptSet, requestPrefix, type PromptSet } from '../prompt-set';
+import { approximatePromptSet, findPrompt, promptText, readPromptSet, requestPrefix, type PreparedPrompt } from '../prompt-set';
 import { parsePrometheusText, readServerSnapshot } from '../prometheus';
 import { buildStreamingRequest, redactSecret } from '../request';
 import { readSummaryData } from '../summary-data';
@@ -49,17 +49,31 @@ function loadPlan(script: ScriptName): Plan {
   return resolvePlan(applyEnvToPlan(file, __ENV), script);
 }
 
-function loadPrompts(plan: Plan): PromptSet {
+interface PromptStore {
+  readonly tokenizer: string;
+  readonly exact: boolean;
+  /** The prompt for a context length; SharedArray hands out a copy per access, so only the one needed is copied. */
+  get(contextTokens: number): PreparedPrompt;
+}
+
+function loadPrompts(plan: Plan): PromptStore {
   const contexts = Array.from(new Set(plan.cells.map((c) => c.contextTokens)));
   const file = plan.prompts.file;
-  // SharedArray keeps one copy of the (large) prompt bodies for all VUs.
-  const shared = new SharedArray('prompt-set', () => {
+  // Element 0 describes the set; elements 1.. are the prompts in `contexts` order. VUs share one copy
+  // of the (large) bodies, and a request copies only the element it reads.
+  const shared = new SharedArray('prompts', () => {
     const set = file ? readPromptSet(readJsonFile(file, 'PROMPTS'), file) : approximatePromptSet(plan.target.model, plan.target.api, contexts);
-    return [set];
+    const info = { tokenizer: set.tokenizer, exact: set.exact };
+    return [info, ...contexts.map((c) => findPrompt(set, c))];
   });
-  const set = shared[0] as PromptSet;
-  for (const c of contexts) findPrompt(set, c);
-  return set;
+  const info = shared[0] as { tokenizer: string; exact: boolean };
+  return {
+    tokenizer: info.tokenizer,
+    exact: info.exact,
+    get(contextTokens: number): PreparedPrompt {
+      return shared[contexts.indexOf(contextTokens) + 1] as PreparedPrompt;
+    },
+  };
 }
 
 /** Creates the suite for one entry script. Must be called in the init context. */
@@ -86,7 +100,7 @@ export function createSuite(script: ScriptName): Suite {
         exec.test.abort(`scenario "${exec.scenario.name}" is not a cell of the plan`);
         return;
       }
-      const prompt = findPrompt(prompts, cell.contextTokens);
+      const prompt = prompts.get(cell.contextTokens);
       const prefix = requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, exec.vu.iterationInInstance);
       const spec = buildStreamingRequest(plan.target, { prompt: promptText(prompt, prefix), maxTokens: cell.outputTokens }, apiKey);
       const record = await streamRequest(
