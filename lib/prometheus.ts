@@ -116,7 +116,7 @@ export interface ServerSnapshot {
 }
 
 /** Where each figure is read from, first name found wins: vLLM (V1 names, then older ones), then SGLang. */
-const SOURCES: Readonly<Record<keyof ServerSnapshot, readonly string[]>> = {
+export const SERVER_METRIC_SOURCES: Readonly<Record<keyof ServerSnapshot, readonly string[]>> = {
   running: ['vllm:num_requests_running', 'sglang:num_running_reqs'],
   waiting: ['vllm:num_requests_waiting', 'sglang:num_queue_reqs'],
   kvCacheUsage: ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc', 'sglang:token_usage'],
@@ -135,9 +135,9 @@ const SOURCES: Readonly<Record<keyof ServerSnapshot, readonly string[]>> = {
 /** Reads the tracked figures from parsed samples; a figure the server does not expose is null. */
 export function readServerSnapshot(samples: readonly PromSample[]): ServerSnapshot {
   const snapshot = {} as ServerSnapshot;
-  for (const key of Object.keys(SOURCES) as (keyof ServerSnapshot)[]) {
+  for (const key of Object.keys(SERVER_METRIC_SOURCES) as (keyof ServerSnapshot)[]) {
     let value: number | null = null;
-    for (const name of SOURCES[key]) {
+    for (const name of SERVER_METRIC_SOURCES[key]) {
       value = sumSamples(samples, name);
       if (value !== null) break;
     }

@@ -27,9 +27,10 @@ for (const key of Object.keys(METRICS) as MetricKey[]) objects[key] = create(MET
 /** Emits the samples of one request. Errored requests go to llm_errors and llm_request_ok only, never into latency Trends. */
 export function recordRequest(record: RequestRecord): void {
   if (record.outcome === 'errored') {
-    const tags = { [SAMPLE_TAGS.errorKind]: record.errorKind };
-    objects.requestOk.add(0, tags);
-    objects.errors.add(1, tags);
+    // error_kind goes on llm_errors only: on the Rate it would split each cell's success ratio into
+    // one always-zero series per kind once remote write turns tags into labels.
+    objects.requestOk.add(0);
+    objects.errors.add(1, { [SAMPLE_TAGS.errorKind]: record.errorKind });
     return;
   }
   objects.requestOk.add(1);

@@ -1,0 +1,919 @@
+// The Grafana dashboard for k6 -> Prometheus remote write -> Grafana, built as data from lib/metrics.ts and thresholds/use-cases.ts (no metric name is written here). Runs in Node (build-dashboard.ts and the tests).
+
+import { SERVER_METRIC_SOURCES } from '../../lib/prometheus';
+import { REQUEST_METRICS, SAMPLE_TAGS, SERVER_METRICS, type MetricDefinition, type ServerMetricKey } from '../../lib/metrics';
+import { USE_CASES, type UseCase, type UseCaseLimit } from '../../thresholds/use-cases';
+import {
+  cellMatchers,
+  histogramQuantile,
+  orZerosLike,
+  ratePerSecond,
+  series,
+  testidMatchers,
+  totalOverRange,
+  trendMean,
+  trendPercentile,
+  FILTER_TAGS,
+  RATE_WINDOW,
+  TESTID_TAG,
+  type Matcher,
+  type Read,
+} from './promql';
+import { counterSeries, gaugeSeries, grafanaUnit, nativeHistogramSeries, rateSeries, toRemoteWriteUnit, RW_TREND_STATS_ENV, type RwTrendStat } from './remote-write';
+
+// ---------------------------------------------------------------------------------------------
+// k6 built-in metrics the dashboard reads (k6 names them; they are not in lib/metrics.ts).
+
+/** k6 built-ins, already in their remote-write form. */
+export const K6_BUILTIN_SERIES = {
+  /** Gauge: VUs running, per runner. */
+  vus: 'k6_vus',
+  /** Counter: one per HTTP request or SSE stream, pushed when it ends (xk6-sse pushes it at stream end). */
+  httpReqs: 'k6_http_reqs_total',
+  /** Counter: iterations an arrival-rate executor could not start. */
+  droppedIterations: 'k6_dropped_iterations_total',
+} as const;
+
+/** Prometheus' own per-target series, used to list scrape jobs. */
+export const PROMETHEUS_UP = 'up';
+
+/** The datasource every panel and query uses: a dashboard input on import, a datasource variable when provisioned. */
+export const DATASOURCE = { type: 'prometheus', uid: '${DS_PROMETHEUS}' } as const;
+export const DASHBOARD_UID = 'k6-llm-capacity';
+
+// ---------------------------------------------------------------------------------------------
+// The subset of Grafana's dashboard model (schemaVersion 39) the generator writes.
+
+export interface GridPos {
+  h: number;
+  w: number;
+  x: number;
+  y: number;
+}
+
+export interface Target {
+  refId: string;
+  datasource: typeof DATASOURCE;
+  expr: string;
+  legendFormat: string;
+  range: boolean;
+  instant: boolean;
+  format?: 'time_series' | 'table';
+}
+
+export interface ThresholdStep {
+  color: string;
+  value: number | null;
+}
+
+export interface Panel {
+  id: number;
+  type: 'row' | 'timeseries' | 'stat' | 'table' | 'bargauge';
+  title: string;
+  description?: string;
+  datasource: typeof DATASOURCE;
+  gridPos: GridPos;
+  targets?: Target[];
+  fieldConfig?: unknown;
+  options?: unknown;
+  transformations?: unknown[];
+  collapsed?: boolean;
+  panels?: Panel[];
+}
+
+export interface TemplateVariable {
+  type: 'datasource' | 'query';
+  name: string;
+  label: string;
+  description?: string;
+  datasource?: typeof DATASOURCE;
+  query: string;
+  definition?: string;
+  regex?: string;
+  refresh?: number;
+  sort?: number;
+  multi: boolean;
+  includeAll: boolean;
+  allValue?: string;
+  current: Record<string, never>;
+  options: never[];
+  hide: number;
+  skipUrlSync: boolean;
+}
+
+export interface Dashboard {
+  __inputs: unknown[];
+  __requires: unknown[];
+  annotations: unknown;
+  description: string;
+  editable: boolean;
+  fiscalYearStartMonth: number;
+  graphTooltip: number;
+  id: null;
+  links: unknown[];
+  panels: Panel[];
+  refresh: string;
+  schemaVersion: number;
+  tags: string[];
+  templating: { list: TemplateVariable[] };
+  time: { from: string; to: string };
+  timepicker: Record<string, never>;
+  timezone: string;
+  title: string;
+  uid: string;
+  version: number;
+  weekStart: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Panel specs: a panel without id and position; the layout assigns both.
+
+interface QuerySpec {
+  expr: string;
+  legend: string;
+  /** Instant table query (tables, bar gauges) rather than a range query. */
+  table?: boolean;
+  instant?: boolean;
+}
+
+interface PanelSpec {
+  type: Exclude<Panel['type'], 'row'>;
+  title: string;
+  description: string;
+  queries: QuerySpec[];
+  unit: string;
+  w: number;
+  h: number;
+  min?: number;
+  max?: number;
+  thresholds?: { steps: ThresholdStep[]; dashed: boolean };
+  stack?: boolean;
+  /** Tables: value column names, in query order, and their units. */
+  columns?: { name: string; unit: string }[];
+  decimals?: number;
+}
+
+interface RowSpec {
+  title: string;
+  collapsed: boolean;
+  panels: PanelSpec[];
+}
+
+const HALF = 12;
+const THIRD = 8;
+const QUARTER = 6;
+const FULL = 24;
+
+// ---------------------------------------------------------------------------------------------
+// Use-case limits as threshold lines.
+
+/** The metric definition a use-case limit is on (lib/metrics.ts REQUEST_METRICS). */
+function limitMetric(limit: UseCaseLimit): MetricDefinition {
+  return REQUEST_METRICS[limit.metric];
+}
+
+/** Distinct limit values of one metric over all use cases, in the unit Prometheus holds (s for times). */
+export function limitValues(metric: UseCaseLimit['metric'], useCases: readonly UseCase[] = USE_CASES): number[] {
+  const def = REQUEST_METRICS[metric];
+  const values = new Set<number>();
+  for (const uc of useCases) for (const l of uc.limits) if (l.metric === metric) values.add(toRemoteWriteUnit(def, l.value));
+  return [...values].sort((a, b) => a - b);
+}
+
+function lowerIsBetter(limit: Pick<UseCaseLimit, 'operator'>): boolean {
+  return limit.operator === '<' || limit.operator === '<=';
+}
+
+/**
+ * Threshold steps that draw each value as a dashed line. For "lower is better" limits (TTFT, e2e) the
+ * colour worsens above each line; for "higher is better" ones (speed) it improves above each line.
+ */
+export function thresholdSteps(values: readonly number[], lowerBetter: boolean): ThresholdStep[] {
+  const worsening = ['yellow', 'orange', 'red', 'dark-red'];
+  const improving = ['orange', 'yellow', 'green', 'dark-green'];
+  const ramp = lowerBetter ? worsening : improving;
+  const steps: ThresholdStep[] = [{ color: lowerBetter ? 'green' : 'red', value: null }];
+  // A lone limit is the pass/fail line (red or green); several are graded from mild to strong.
+  const offset = values.length === 1 ? 2 : 0;
+  values.forEach((v, i) => {
+    steps.push({ color: ramp[Math.min(i + offset, ramp.length - 1)]!, value: v });
+  });
+  return steps;
+}
+
+function allLimitsOf(metric: UseCaseLimit['metric']): { steps: ThresholdStep[]; dashed: boolean } | undefined {
+  const values = limitValues(metric);
+  if (values.length === 0) return undefined;
+  const sample = USE_CASES.flatMap((u) => u.limits).find((l) => l.metric === metric)!;
+  return { steps: thresholdSteps(values, lowerIsBetter(sample)), dashed: true };
+}
+
+function limitsNote(metric: UseCaseLimit['metric']): string {
+  const labels = USE_CASES.flatMap((u) => u.limits.filter((l) => l.metric === metric).map((l) => `${u.title}: ${l.label}`));
+  return labels.length > 0 ? ` Dashed lines: the use-case limits (${labels.join('; ')}).` : '';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows.
+
+const BY_CELL = ['cell'];
+const TABLE_LABELS = ['cell', 'context', 'concurrency', 'use_case'];
+
+function describe(def: MetricDefinition, extra = ''): string {
+  const unitNote = def.isTime ? ' Sent by k6 in ms, stored by remote write in seconds.' : '';
+  return `${def.name}: ${def.description}${unitNote}${extra}`;
+}
+
+const MULTI_RUNNER_NOTE =
+  ' Several runners (k6-operator) send one series each: percentiles shown are the worst runner\'s (a bound on the merged one); means are weighted by sample count (exact).';
+
+function overviewRow(): RowSpec {
+  const cells = cellMatchers();
+  const errors = counterSeries(REQUEST_METRICS.errors);
+  const reqs = K6_BUILTIN_SERIES.httpReqs;
+  const finished = totalOverRange(reqs, cells);
+  const failed = totalOverRange(errors, cells);
+  const outputTokens = counterSeries(REQUEST_METRICS.outputTokens);
+  return {
+    title: 'Overview',
+    collapsed: false,
+    panels: [
+      {
+        type: 'stat',
+        title: 'Requests finished',
+        description: `Streams that ended in the selected cells (k6 built-in http_reqs: xk6-sse counts a stream when it ends). ${REQUEST_METRICS.requestOk.name} arrives through remote write as a ratio per tag set, not a count, so counts come from counters.`,
+        queries: [{ expr: finished, legend: 'requests', instant: true }],
+        unit: 'short',
+        w: QUARTER,
+        h: 4,
+      },
+      {
+        type: 'stat',
+        title: 'Failed requests',
+        description: describe(REQUEST_METRICS.errors),
+        queries: [{ expr: `${failed} or vector(0)`, legend: 'failed', instant: true }],
+        unit: 'short',
+        w: QUARTER,
+        h: 4,
+        thresholds: { steps: [{ color: 'green', value: null }, { color: 'red', value: 1 }], dashed: false },
+      },
+      {
+        type: 'stat',
+        title: 'Success rate',
+        description: `1 - ${REQUEST_METRICS.errors.name} / http_reqs over the selected cells and time range.`,
+        queries: [{ expr: `1 - ((${failed} or vector(0)) / ${finished})`, legend: 'success', instant: true }],
+        unit: 'percentunit',
+        decimals: 2,
+        w: QUARTER,
+        h: 4,
+        thresholds: { steps: [{ color: 'red', value: null }, { color: 'orange', value: 0.95 }, { color: 'green', value: 0.99 }], dashed: false },
+      },
+      {
+        type: 'stat',
+        title: 'Output tokens',
+        description: describe(REQUEST_METRICS.outputTokens),
+        queries: [{ expr: totalOverRange(outputTokens, cells), legend: 'tokens', instant: true }],
+        unit: 'short',
+        w: QUARTER,
+        h: 4,
+      },
+      {
+        type: 'timeseries',
+        title: 'Requests per second',
+        description: `Finished streams/s (k6 http_reqs) and failed requests/s (${REQUEST_METRICS.errors.name}, all error kinds).`,
+        queries: [
+          { expr: ratePerSecond(reqs, cells), legend: 'finished/s' },
+          { expr: ratePerSecond(errors, cells), legend: 'failed/s' },
+        ],
+        unit: 'reqps',
+        min: 0,
+        w: THIRD,
+        h: 8,
+      },
+      {
+        type: 'timeseries',
+        title: 'Success rate by cell',
+        description: `Per cell since its start: 1 - ${REQUEST_METRICS.errors.name} / http_reqs (both cumulative from test start).`,
+        queries: [
+          {
+            expr: `1 - (${orZerosLike(`sum by (cell) (${series(errors, cells)})`, `sum by (cell) (${series(reqs, cells)})`)} / sum by (cell) (${series(reqs, cells)}))`,
+            legend: '{{cell}}',
+          },
+        ],
+        unit: 'percentunit',
+        min: 0,
+        max: 1,
+        w: THIRD,
+        h: 8,
+      },
+      {
+        type: 'timeseries',
+        title: 'Active VUs',
+        description: 'k6 built-in vus summed over runners: one VU is one user with at most one open stream.',
+        queries: [{ expr: `sum(${series(K6_BUILTIN_SERIES.vus, testidMatchers())})`, legend: 'VUs' }],
+        unit: 'short',
+        min: 0,
+        w: THIRD,
+        h: 8,
+      },
+    ],
+  };
+}
+
+const LATENCY_STATS: readonly RwTrendStat[] = ['p(50)', 'p(95)', 'p(99)'];
+
+function percentileQueries(def: MetricDefinition, stats: readonly RwTrendStat[], how: Read = 'live'): QuerySpec[] {
+  return stats.map((stat) => ({ expr: trendPercentile(def, stat, cellMatchers(), BY_CELL, how), legend: `{{cell}} ${stat.replace(/[()]/g, '')}` }));
+}
+
+function latencyRow(): RowSpec {
+  const m = REQUEST_METRICS;
+  const panel = (def: MetricDefinition, title: string, limits?: UseCaseLimit['metric']): PanelSpec => ({
+    type: 'timeseries',
+    title,
+    description: describe(def, (limits ? limitsNote(limits) : '') + MULTI_RUNNER_NOTE),
+    queries: percentileQueries(def, LATENCY_STATS),
+    unit: grafanaUnit(def),
+    min: 0,
+    w: HALF,
+    h: 8,
+    ...(limits ? { thresholds: allLimitsOf(limits) } : {}),
+  });
+  return {
+    title: 'Latency',
+    collapsed: false,
+    panels: [
+      panel(m.ttft, 'TTFT p50 / p95 / p99', 'ttft'),
+      panel(m.ttfc, 'Time to first content token p50 / p95 / p99'),
+      panel(m.itl, 'Inter-token latency p50 / p95 / p99'),
+      panel(m.tpot, 'Time per output token p50 / p95 / p99'),
+      panel(m.e2e, 'End-to-end latency p50 / p95 / p99', 'e2e'),
+      {
+        type: 'timeseries',
+        title: 'TTFT mean by cell',
+        description: describe(m.ttft, ` The use-case limits are checked on the per-cell mean by default (plan limitStat).${limitsNote('ttft')}`),
+        queries: [{ expr: trendMean(m.ttft, cellMatchers(), BY_CELL, 'live'), legend: '{{cell}}' }],
+        unit: grafanaUnit(m.ttft),
+        min: 0,
+        w: HALF,
+        h: 8,
+        thresholds: allLimitsOf('ttft'),
+      },
+    ],
+  };
+}
+
+function speedRow(): RowSpec {
+  const m = REQUEST_METRICS;
+  const cells = cellMatchers();
+  const speedPanel = (def: MetricDefinition, title: string, limits?: UseCaseLimit['metric']): PanelSpec => ({
+    type: 'timeseries',
+    title,
+    description: describe(def, (limits ? limitsNote(limits) : '') + MULTI_RUNNER_NOTE),
+    queries: [{ expr: trendMean(def, cells, BY_CELL, 'live'), legend: '{{cell}} mean' }, ...percentileQueries(def, ['p(50)'])],
+    unit: grafanaUnit(def),
+    min: 0,
+    w: HALF,
+    h: 8,
+    ...(limits ? { thresholds: allLimitsOf(limits) } : {}),
+  });
+  const tokensPanel = (def: MetricDefinition, title: string): PanelSpec => ({
+    type: 'timeseries',
+    title,
+    description: describe(def, ' Per-second increase of the counter: the system throughput while a cell runs.'),
+    queries: [
+      { expr: ratePerSecond(counterSeries(def), cells), legend: 'all cells' },
+      { expr: ratePerSecond(counterSeries(def), cells, BY_CELL), legend: '{{cell}}' },
+    ],
+    unit: 'suffix: tok/s',
+    min: 0,
+    w: HALF,
+    h: 8,
+  });
+  return {
+    title: 'Speed',
+    collapsed: false,
+    panels: [
+      speedPanel(m.decodeSpeed, 'Per-user decode speed (mean, p50)', 'decodeSpeed'),
+      speedPanel(m.prefillSpeed, 'Per-user prefill speed (mean, p50)'),
+      tokensPanel(m.outputTokens, 'Output tokens/s (system throughput)'),
+      tokensPanel(m.inputTokens, 'Input tokens/s (prefill throughput)'),
+    ],
+  };
+}
+
+function perCellRow(): RowSpec {
+  const m = REQUEST_METRICS;
+  const cells = cellMatchers();
+  const columns: { name: string; unit: string; expr: string }[] = [
+    { name: 'TTFT mean', unit: grafanaUnit(m.ttft), expr: trendMean(m.ttft, cells, TABLE_LABELS, 'final') },
+    ...(['p(50)', 'p(95)', 'p(99)'] as const).map((stat) => ({
+      name: `TTFT ${stat.replace(/[()]/g, '')}`,
+      unit: grafanaUnit(m.ttft),
+      expr: trendPercentile(m.ttft, stat, cells, TABLE_LABELS, 'final'),
+    })),
+    { name: 'ITL p95', unit: grafanaUnit(m.itl), expr: trendPercentile(m.itl, 'p(95)', cells, TABLE_LABELS, 'final') },
+    { name: 'TPOT mean', unit: grafanaUnit(m.tpot), expr: trendMean(m.tpot, cells, TABLE_LABELS, 'final') },
+    { name: 'E2E p95', unit: grafanaUnit(m.e2e), expr: trendPercentile(m.e2e, 'p(95)', cells, TABLE_LABELS, 'final') },
+    { name: 'Decode mean', unit: grafanaUnit(m.decodeSpeed), expr: trendMean(m.decodeSpeed, cells, TABLE_LABELS, 'final') },
+    { name: 'Prefill mean', unit: grafanaUnit(m.prefillSpeed), expr: trendMean(m.prefillSpeed, cells, TABLE_LABELS, 'final') },
+    { name: 'Output tokens', unit: 'short', expr: totalOverRange(counterSeries(m.outputTokens), cells, TABLE_LABELS) },
+    { name: 'Requests', unit: 'short', expr: totalOverRange(K6_BUILTIN_SERIES.httpReqs, cells, TABLE_LABELS) },
+    { name: 'Failed', unit: 'short', expr: totalOverRange(counterSeries(m.errors), cells, TABLE_LABELS) },
+  ];
+  return {
+    title: 'Per cell',
+    collapsed: false,
+    panels: [
+      {
+        type: 'table',
+        title: 'Cells (final values over the time range)',
+        description: `One row per cell (context x concurrency). Times in seconds, speeds in tok/s. Percentiles are the worst runner's; means are exact.${MULTI_RUNNER_NOTE}`,
+        queries: columns.map((c) => ({ expr: c.expr, legend: c.name, table: true })),
+        columns: columns.map((c) => ({ name: c.name, unit: c.unit })),
+        unit: 'short',
+        decimals: 3,
+        w: FULL,
+        h: 12,
+      },
+    ],
+  };
+}
+
+function useCaseRow(): RowSpec {
+  const panels: PanelSpec[] = [];
+  for (const uc of USE_CASES) {
+    for (const limit of uc.limits) {
+      const def = limitMetric(limit);
+      const value = toRemoteWriteUnit(def, limit.value);
+      panels.push({
+        type: 'timeseries',
+        title: `${uc.title}: ${limit.label}`,
+        description: `${uc.description} Per-cell mean of ${def.name} (use_case="${uc.id}") against the limit ${limit.label}, drawn dashed. The plan checks the mean by default (limitStat); a cell whose line stays on the good side passes.`,
+        queries: [{ expr: trendMean(def, cellMatchers({ use_case: uc.id }), ['cell', 'concurrency'], 'live'), legend: '{{concurrency}} users' }],
+        unit: grafanaUnit(def),
+        min: 0,
+        w: THIRD,
+        h: 8,
+        thresholds: { steps: thresholdSteps([value], lowerIsBetter(limit)), dashed: true },
+      });
+    }
+  }
+  return { title: 'Use-case limits', collapsed: false, panels };
+}
+
+/** Raw server metric names a server figure is read from, as lib/metrics.ts documents them (vllm:, sglang:, DCGM_). */
+export function rawServerNames(key: ServerMetricKey): string[] {
+  return key in SERVER_METRIC_SOURCES ? [...SERVER_METRIC_SOURCES[key as keyof typeof SERVER_METRIC_SOURCES]] : [];
+}
+
+type ServerPanelSpec =
+  | { kind: 'level'; key: ServerMetricKey; title: string; agg: 'sum' | 'avg' }
+  | { kind: 'rate'; key: ServerMetricKey; title: string; unit: string }
+  | { kind: 'mean'; sum: ServerMetricKey; count: ServerMetricKey; title: string };
+
+const SERVER_PANELS: readonly ServerPanelSpec[] = [
+  { kind: 'level', key: 'running', title: 'Running requests', agg: 'sum' },
+  { kind: 'level', key: 'waiting', title: 'Waiting requests (queue)', agg: 'sum' },
+  { kind: 'level', key: 'kvCacheUsage', title: 'KV-cache usage', agg: 'avg' },
+  { kind: 'level', key: 'powerWatts', title: 'GPU power', agg: 'sum' },
+  { kind: 'rate', key: 'generationTokensTotal', title: 'Server generation tokens/s', unit: 'suffix: tok/s' },
+  { kind: 'rate', key: 'preemptionsTotal', title: 'Preemptions/s', unit: 'short' },
+  { kind: 'mean', sum: 'queueTimeSum', count: 'queueTimeCount', title: 'Server queue time (mean)' },
+  { kind: 'mean', sum: 'serverTtftSum', count: 'serverTtftCount', title: 'Server-side TTFT (mean)' },
+];
+
+const SERVER_JOB_VAR = 'server_job';
+
+function serverPanel(spec: ServerPanelSpec): PanelSpec {
+  const mon = testidMatchers();
+  const raw: Matcher[] = [{ label: 'job', op: '=~', value: `$${SERVER_JOB_VAR}` }];
+  const monitorNote = ' "k6 monitor" lines are the llm_server_* gauges the suite\'s monitor scenario samples from the server\'s /metrics during the run; the others are the raw series when Prometheus scrapes the server (prometheus.yml), filtered by the server_job variable.';
+  if (spec.kind === 'level') {
+    const def = SERVER_METRICS[spec.key];
+    return {
+      type: 'timeseries',
+      title: spec.title,
+      description: describe(def, monitorNote),
+      queries: [
+        // max, not sum: should two runners both monitor the server, they read the same value.
+        { expr: `max(${series(gaugeSeries(def), mon)})`, legend: 'k6 monitor' },
+        ...rawServerNames(spec.key).map((name) => ({ expr: `${spec.agg}(${series(name, raw)})`, legend: name })),
+      ],
+      unit: grafanaUnit(def),
+      min: 0,
+      ...(def.unit === 'ratio' ? { max: 1 } : {}),
+      w: QUARTER,
+      h: 8,
+    };
+  }
+  if (spec.kind === 'rate') {
+    const def = SERVER_METRICS[spec.key];
+    return {
+      type: 'timeseries',
+      title: spec.title,
+      description: describe(def, ` Per-second increase of the cumulative value.${monitorNote}`),
+      queries: [
+        { expr: `max(rate(${series(gaugeSeries(def), mon)}[${RATE_WINDOW}]))`, legend: 'k6 monitor' },
+        ...rawServerNames(spec.key).map((name) => ({ expr: ratePerSecond(name, raw), legend: name })),
+      ],
+      unit: spec.unit,
+      min: 0,
+      w: QUARTER,
+      h: 8,
+    };
+  }
+  const sum = SERVER_METRICS[spec.sum];
+  const count = SERVER_METRICS[spec.count];
+  const rawSums = rawServerNames(spec.sum);
+  const rawCounts = rawServerNames(spec.count);
+  const rawQueries: QuerySpec[] = [];
+  rawSums.forEach((name, i) => {
+    const countName = rawCounts[i];
+    if (countName !== undefined) rawQueries.push({ expr: `${ratePerSecond(name, raw)} / ${ratePerSecond(countName, raw)}`, legend: name.replace(/_sum$/, '') });
+  });
+  return {
+    type: 'timeseries',
+    title: spec.title,
+    description: describe(sum, ` Mean over the rate window: increase of the sum / increase of the count.${monitorNote}`),
+    queries: [
+      {
+        expr: `max(rate(${series(gaugeSeries(sum), mon)}[${RATE_WINDOW}])) / max(rate(${series(gaugeSeries(count), mon)}[${RATE_WINDOW}]))`,
+        legend: 'k6 monitor',
+      },
+      ...rawQueries,
+    ],
+    unit: 's',
+    min: 0,
+    w: QUARTER,
+    h: 8,
+  };
+}
+
+function serverRow(): RowSpec {
+  return { title: 'Server', collapsed: false, panels: SERVER_PANELS.map(serverPanel) };
+}
+
+function errorsRow(): RowSpec {
+  const cells = cellMatchers();
+  const errors = counterSeries(REQUEST_METRICS.errors);
+  const kind = SAMPLE_TAGS.errorKind;
+  return {
+    title: 'Errors',
+    collapsed: false,
+    panels: [
+      {
+        type: 'timeseries',
+        title: `Failed requests/s by ${kind}`,
+        description: describe(REQUEST_METRICS.errors),
+        queries: [{ expr: ratePerSecond(errors, cells, [kind]), legend: `{{${kind}}}` }],
+        unit: 'reqps',
+        min: 0,
+        stack: true,
+        w: HALF,
+        h: 8,
+      },
+      {
+        type: 'bargauge',
+        title: `Failed requests by ${kind} and cell`,
+        description: `${describe(REQUEST_METRICS.errors)} Totals over the time range.`,
+        queries: [{ expr: totalOverRange(errors, cells, ['cell', kind]), legend: `{{cell}} {{${kind}}}`, instant: true }],
+        unit: 'short',
+        min: 0,
+        w: HALF,
+        h: 8,
+      },
+      {
+        type: 'timeseries',
+        title: 'Finished streams/s by HTTP status',
+        description: 'k6 built-in http_reqs by status: 0 means no HTTP response (connection failure or timeout before headers).',
+        queries: [{ expr: ratePerSecond(K6_BUILTIN_SERIES.httpReqs, cells, ['status']), legend: '{{status}}' }],
+        unit: 'reqps',
+        min: 0,
+        w: THIRD,
+        h: 8,
+      },
+      {
+        type: 'timeseries',
+        title: 'Dropped iterations/s',
+        description: 'k6 built-in dropped_iterations: requests an arrival-rate executor could not start for lack of VUs. Non-zero means the client, not the server, limited the load.',
+        queries: [{ expr: ratePerSecond(K6_BUILTIN_SERIES.droppedIterations, testidMatchers()), legend: 'dropped/s' }],
+        unit: 'short',
+        min: 0,
+        w: THIRD,
+        h: 8,
+      },
+      {
+        type: 'timeseries',
+        title: 'Server metrics scrape success',
+        description: describe(SERVER_METRICS.scrapeOk),
+        queries: [{ expr: `min(${series(rateSeries(SERVER_METRICS.scrapeOk), testidMatchers())})`, legend: 'scrape ok' }],
+        unit: 'percentunit',
+        min: 0,
+        max: 1,
+        w: THIRD,
+        h: 8,
+      },
+    ],
+  };
+}
+
+function nativeHistogramRow(): RowSpec {
+  const trends = Object.values(REQUEST_METRICS).filter((d: MetricDefinition) => d.kind === 'trend');
+  return {
+    title: 'Native histograms (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true)',
+    collapsed: true,
+    panels: trends.map((def) => ({
+      type: 'timeseries',
+      title: `${def.name} p50 / p95 / p99 (native histogram)`,
+      description: describe(def, ' Quantiles merged exactly across runners over the rate window. Empty unless k6 sends Trends as native histograms and Prometheus runs with native histograms enabled.'),
+      queries: [0.5, 0.95, 0.99].map((q) => ({
+        expr: histogramQuantile(q, nativeHistogramSeries(def), cellMatchers(), BY_CELL),
+        legend: `{{cell}} p${Math.round(q * 100)}`,
+      })),
+      unit: grafanaUnit(def),
+      min: 0,
+      w: HALF,
+      h: 8,
+    })),
+  };
+}
+
+/** The rows of the dashboard, top to bottom. */
+export function dashboardRows(): RowSpec[] {
+  return [overviewRow(), latencyRow(), speedRow(), perCellRow(), useCaseRow(), serverRow(), errorsRow(), nativeHistogramRow()];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering specs into Grafana's model.
+
+function refId(i: number): string {
+  return String.fromCharCode('A'.charCodeAt(0) + i);
+}
+
+function targets(spec: PanelSpec): Target[] {
+  return spec.queries.map((q, i) => {
+    const instant = q.table === true || q.instant === true;
+    return {
+      refId: refId(i),
+      datasource: DATASOURCE,
+      expr: q.expr,
+      legendFormat: q.legend,
+      range: !instant,
+      instant,
+      ...(q.table ? { format: 'table' as const } : {}),
+    };
+  });
+}
+
+function baseFieldDefaults(spec: PanelSpec): Record<string, unknown> {
+  return {
+    unit: spec.unit,
+    ...(spec.min !== undefined ? { min: spec.min } : {}),
+    ...(spec.max !== undefined ? { max: spec.max } : {}),
+    ...(spec.decimals !== undefined ? { decimals: spec.decimals } : {}),
+    color: { mode: spec.type === 'stat' ? 'thresholds' : 'palette-classic' },
+    thresholds: { mode: 'absolute', steps: spec.thresholds?.steps ?? [{ color: 'green', value: null }] },
+  };
+}
+
+function renderPanel(spec: PanelSpec, id: number, gridPos: GridPos): Panel {
+  const common = { id, title: spec.title, description: spec.description, datasource: DATASOURCE, gridPos, targets: targets(spec) };
+  switch (spec.type) {
+    case 'timeseries':
+      return {
+        ...common,
+        type: 'timeseries',
+        fieldConfig: {
+          defaults: {
+            ...baseFieldDefaults(spec),
+            custom: {
+              drawStyle: 'line',
+              lineWidth: 1,
+              fillOpacity: spec.stack ? 30 : 0,
+              showPoints: 'never',
+              spanNulls: false,
+              stacking: { mode: spec.stack ? 'normal' : 'none', group: 'A' },
+              thresholdsStyle: { mode: spec.thresholds?.dashed ? 'dashed' : 'off' },
+            },
+          },
+          overrides: [],
+        },
+        options: {
+          legend: { displayMode: 'table', placement: 'bottom', showLegend: true, calcs: ['lastNotNull', 'max'] },
+          tooltip: { mode: 'multi', sort: 'desc' },
+        },
+      };
+    case 'stat':
+      return {
+        ...common,
+        type: 'stat',
+        fieldConfig: { defaults: baseFieldDefaults(spec), overrides: [] },
+        options: {
+          reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
+          colorMode: 'value',
+          graphMode: 'none',
+          justifyMode: 'auto',
+          orientation: 'auto',
+          textMode: 'auto',
+        },
+      };
+    case 'bargauge':
+      return {
+        ...common,
+        type: 'bargauge',
+        fieldConfig: { defaults: baseFieldDefaults(spec), overrides: [] },
+        options: {
+          reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
+          displayMode: 'basic',
+          orientation: 'horizontal',
+          showUnfilled: true,
+          minVizHeight: 10,
+          minVizWidth: 0,
+          valueMode: 'color',
+        },
+      };
+    case 'table': {
+      const columns = spec.columns ?? [];
+      // Instant table queries give one frame per query with a "Value #<refId>" column; merge joins them on the labels.
+      const renameByName: Record<string, string> = {};
+      columns.forEach((c, i) => {
+        renameByName[`Value #${refId(i)}`] = c.name;
+      });
+      const indexByName: Record<string, number> = {};
+      [...TABLE_LABELS, ...columns.map((c) => c.name)].forEach((name, i) => {
+        indexByName[name] = i;
+      });
+      return {
+        ...common,
+        type: 'table',
+        fieldConfig: {
+          defaults: { ...baseFieldDefaults(spec), custom: { align: 'auto', cellOptions: { type: 'auto' }, inspect: false } },
+          overrides: columns.map((c) => ({ matcher: { id: 'byName', options: c.name }, properties: [{ id: 'unit', value: c.unit }] })),
+        },
+        options: { showHeader: true, cellHeight: 'sm', footer: { show: false, reducer: ['sum'], fields: '' }, sortBy: [{ displayName: 'context', desc: false }] },
+        transformations: [
+          { id: 'merge', options: {} },
+          { id: 'organize', options: { excludeByName: { Time: true, [TESTID_TAG]: true }, indexByName, renameByName } },
+          {
+            id: 'convertFieldType',
+            options: { conversions: [{ targetField: 'context', destinationType: 'number' }, { targetField: 'concurrency', destinationType: 'number' }], fields: {} },
+          },
+        ],
+      };
+    }
+  }
+}
+
+/** Places rows and panels left to right, top to bottom on Grafana's 24-column grid and numbers them. */
+export function layout(rows: readonly RowSpec[]): Panel[] {
+  const out: Panel[] = [];
+  let id = 1;
+  let y = 0;
+  for (const row of rows) {
+    const rowPanel: Panel = { id: id++, type: 'row', title: row.title, datasource: DATASOURCE, gridPos: { h: 1, w: FULL, x: 0, y }, collapsed: row.collapsed, panels: [] };
+    out.push(rowPanel);
+    y += 1;
+    let x = 0;
+    let rowHeight = 0;
+    for (const spec of row.panels) {
+      if (x + spec.w > FULL) {
+        y += rowHeight;
+        x = 0;
+        rowHeight = 0;
+      }
+      const panel = renderPanel(spec, id++, { h: spec.h, w: spec.w, x, y });
+      // A collapsed row carries its panels inside it; an open row is followed by them.
+      if (row.collapsed) rowPanel.panels!.push(panel);
+      else out.push(panel);
+      x += spec.w;
+      rowHeight = Math.max(rowHeight, spec.h);
+    }
+    y += rowHeight;
+  }
+  return out;
+}
+
+function queryVariable(name: string, label: string, query: string, opts: { multi: boolean; allValue?: string; sort: number; description: string }): TemplateVariable {
+  return {
+    type: 'query',
+    name,
+    label,
+    description: opts.description,
+    datasource: DATASOURCE,
+    query,
+    definition: query,
+    regex: '',
+    refresh: 2,
+    sort: opts.sort,
+    multi: opts.multi,
+    includeAll: opts.allValue !== undefined,
+    ...(opts.allValue !== undefined ? { allValue: opts.allValue } : {}),
+    current: {},
+    options: [],
+    hide: 0,
+    skipUrlSync: false,
+  };
+}
+
+/** The template variables: the datasource, testid, the cell-tag filters and the scrape job of the server. */
+export function templateVariables(): TemplateVariable[] {
+  const anchor = rateSeries(REQUEST_METRICS.requestOk);
+  const anchorInRun = series(anchor, testidMatchers());
+  const vars: TemplateVariable[] = [
+    {
+      type: 'datasource',
+      name: 'DS_PROMETHEUS',
+      label: 'Prometheus',
+      description: 'The Prometheus that receives k6 remote write (and scrapes the server).',
+      query: 'prometheus',
+      regex: '',
+      multi: false,
+      includeAll: false,
+      current: {},
+      options: [],
+      hide: 0,
+      skipUrlSync: false,
+    },
+    queryVariable(TESTID_TAG, 'Test id', `label_values(${anchor}, ${TESTID_TAG})`, {
+      multi: false,
+      sort: 2,
+      description: 'The --tag testid=... of the run; newest first when test ids start with a timestamp.',
+    }),
+  ];
+  // cell is on every request sample, so "All" may require it ('.+'); use_case and the others may be absent on some cells ('.*').
+  const allValues: Partial<Record<(typeof FILTER_TAGS)[number], string>> = { cell: '.+' };
+  const numeric = new Set(['context', 'concurrency']);
+  for (const tag of FILTER_TAGS) {
+    vars.push(
+      queryVariable(tag, tag.replace('_', ' ').replace(/^./, (c) => c.toUpperCase()), `label_values(${anchorInRun}, ${tag})`, {
+        multi: true,
+        allValue: allValues[tag] ?? '.*',
+        sort: numeric.has(tag) ? 3 : 1,
+        description: `Cell tag ${tag}.`,
+      }),
+    );
+  }
+  vars.push(
+    queryVariable(SERVER_JOB_VAR, 'Server scrape job', `label_values(${PROMETHEUS_UP}, job)`, {
+      multi: true,
+      allValue: '.*',
+      sort: 1,
+      description: 'Prometheus scrape job(s) of the inference server and DCGM exporter, for the raw vllm:/sglang:/DCGM_ panels.',
+    }),
+  );
+  return vars;
+}
+
+/** The whole dashboard. Pure: the same inputs give the same JSON, which the tests compare with the committed file. */
+export function buildDashboard(): Dashboard {
+  return {
+    __inputs: [
+      { name: 'DS_PROMETHEUS', label: 'Prometheus', description: 'Prometheus receiving k6 remote write', type: 'datasource', pluginId: 'prometheus', pluginName: 'Prometheus' },
+    ],
+    __requires: [
+      { type: 'grafana', id: 'grafana', name: 'Grafana', version: '10.4.0' },
+      { type: 'datasource', id: 'prometheus', name: 'Prometheus', version: '1.0.0' },
+      { type: 'panel', id: 'timeseries', name: 'Time series', version: '' },
+      { type: 'panel', id: 'stat', name: 'Stat', version: '' },
+      { type: 'panel', id: 'table', name: 'Table', version: '' },
+      { type: 'panel', id: 'bargauge', name: 'Bar gauge', version: '' },
+    ],
+    annotations: {
+      list: [
+        {
+          builtIn: 1,
+          datasource: { type: 'grafana', uid: '-- Grafana --' },
+          enable: true,
+          hide: true,
+          iconColor: 'rgba(0, 211, 255, 1)',
+          name: 'Annotations & Alerts',
+          type: 'dashboard',
+        },
+      ],
+    },
+    description: `k6-llm-capacity: LLM endpoint load tests through k6 -o experimental-prometheus-rw with K6_PROMETHEUS_RW_TREND_STATS=${RW_TREND_STATS_ENV} and --tag testid=<run>. Generated by deploy/grafana/build-dashboard.ts (npm run dashboard); do not edit by hand.`,
+    editable: true,
+    fiscalYearStartMonth: 0,
+    graphTooltip: 1,
+    id: null,
+    links: [],
+    panels: layout(dashboardRows()),
+    refresh: '10s',
+    schemaVersion: 39,
+    tags: ['k6', 'llm', 'load-testing', 'k6-llm-capacity'],
+    templating: { list: templateVariables() },
+    time: { from: 'now-1h', to: 'now' },
+    timepicker: {},
+    timezone: '',
+    title: 'k6 LLM capacity',
+    uid: DASHBOARD_UID,
+    version: 1,
+    weekStart: '',
+  };
+}
+
+/** The dashboard as the committed file holds it: two-space JSON and a final newline. */
+export function renderDashboardJson(): string {
+  return `${JSON.stringify(buildDashboard(), null, 2)}\n`;
+}
