@@ -64,7 +64,10 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]):
 export function applyEnvToPlan(base: PlanInput, env: Env): PlanInput {
   const plan: PlanInput = JSON.parse(JSON.stringify(base ?? {})) as PlanInput;
   const target = { ...(plan.target ?? {}) };
-  if (env.BASE_URL) target.baseUrl = env.BASE_URL;
+  if (env.BASE_URL) {
+    if (!/^https?:\/\/[^\s/]+/.test(env.BASE_URL)) throw new PlanError(`BASE_URL "${env.BASE_URL}" is not an http(s) URL such as http://127.0.0.1:8000/v1`);
+    target.baseUrl = env.BASE_URL;
+  }
   if (env.MODEL) target.model = env.MODEL;
   const api = oneOf(env, 'API', API_STYLES);
   if (api) target.api = api;
@@ -103,8 +106,9 @@ export function applyEnvToPlan(base: PlanInput, env: Env): PlanInput {
   }
   const gateUseCase = env.GATE_USE_CASE;
   const gateConcurrency = integer(env, 'GATE_CONCURRENCY');
-  if (gateUseCase || gateConcurrency) {
+  if (gateUseCase || gateConcurrency || (rounds && plan.gate)) {
     plan.gate = { ...(plan.gate ?? {}) };
+    if (rounds) plan.gate.rounds = rounds;
     if (gateUseCase) plan.gate.useCase = gateUseCase;
     if (gateConcurrency) plan.gate.concurrency = gateConcurrency;
   }

@@ -132,13 +132,21 @@ export const SERVER_METRIC_SOURCES: Readonly<Record<keyof ServerSnapshot, readon
   serverTtftCount: ['vllm:time_to_first_token_seconds_count', 'sglang:time_to_first_token_seconds_count'],
 };
 
+/** Figures that are fractions per engine: averaged over label sets (data-parallel engines), not summed. */
+const AVERAGED: ReadonlySet<keyof ServerSnapshot> = new Set(['kvCacheUsage']);
+
+function meanSamples(samples: readonly PromSample[], name: string): number | null {
+  const values = samples.filter((s) => s.name === name && isFinite(s.value)).map((s) => s.value);
+  return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
 /** Reads the tracked figures from parsed samples; a figure the server does not expose is null. */
 export function readServerSnapshot(samples: readonly PromSample[]): ServerSnapshot {
   const snapshot = {} as ServerSnapshot;
   for (const key of Object.keys(SERVER_METRIC_SOURCES) as (keyof ServerSnapshot)[]) {
     let value: number | null = null;
     for (const name of SERVER_METRIC_SOURCES[key]) {
-      value = sumSamples(samples, name);
+      value = AVERAGED.has(key) ? meanSamples(samples, name) : sumSamples(samples, name);
       if (value !== null) break;
     }
     snapshot[key] = value;

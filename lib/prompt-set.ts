@@ -31,7 +31,7 @@ export function readPromptSet(raw: unknown, source: string): PromptSet {
     throw new Error(`${source}: not a prompt set of schema version ${PROMPT_SET_SCHEMA_VERSION}; run npm run prepare-prompts`);
   }
   for (const p of o.prompts) {
-    if (typeof p.contextTokens !== 'number' || typeof p.body !== 'string') throw new Error(`${source}: a prompt lacks contextTokens or body`);
+    if (!p || typeof p.contextTokens !== 'number' || typeof p.body !== 'string') throw new Error(`${source}: a prompt lacks contextTokens or body`);
   }
   return o as PromptSet;
 }

@@ -7,11 +7,12 @@ export const ERROR_KINDS = [
   'http_429', // the server refused for load
   'http_4xx', // any other client error status
   'http_5xx', // server error status
-  'server_error', // an error object inside a 200 stream, or an error body after the headers
+  'http_other', // a status that is neither 2xx nor an error class (1xx, 3xx)
+  'server_error', // an error object inside a 200 stream, or a non-SSE error body (k6/x/sse: "unknown event: {...}")
   'malformed_chunk', // a data line that is not JSON
   'truncated', // the stream ended with neither finish_reason nor [DONE]
   'no_tokens', // the stream completed without a single generated token
-  'stream_error', // the transport reported an error mid-stream (reset, unknown SSE field)
+  'stream_error', // the transport reported an error mid-stream (connection reset, read error)
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 

@@ -116,14 +116,15 @@ function messageFromTransportError(message: string): string {
     try {
       const parsed: unknown = JSON.parse(message.slice(at));
       if (isObject(parsed)) {
-        const m = errorMessageOf(parsed);
+        // vLLM/OpenAI: {"error": {...}} or {"object":"error",...}; llama.cpp: {"code","message","type"}.
+        const m = errorMessageOf(parsed) ?? (typeof parsed.message === 'string' ? parsed.message : null);
         if (m) return m;
       }
     } catch {
       // Not JSON after all: keep the transport's own words.
     }
   }
-  return message;
+  return message.trim();
 }
 
 function classifyStatus(status: number): ErrorKind | null {
@@ -131,7 +132,7 @@ function classifyStatus(status: number): ErrorKind | null {
   if (status === 429) return 'http_429';
   if (status >= 400 && status < 500) return 'http_4xx';
   if (status >= 500) return 'http_5xx';
-  if (status < 200 || status >= 300) return 'http_4xx';
+  if (status < 200 || status >= 300) return 'http_other';
   return null;
 }
 
@@ -189,7 +190,9 @@ export class StreamObserver {
   }
 
   /** An error the transport reported while the stream was open (k6/x/sse 'error' handler). */
-  onTransportError(message: string): void {
+  onTransportError(rawMessage: string): void {
+    // xk6-sse ends "unknown event: <line>" with the line's own newline.
+    const message = rawMessage.trim();
     if (message.startsWith('unknown event')) {
       // A non-SSE line: usually a JSON error body, sometimes on a 200 response.
       this.noteError('server_error', messageFromTransportError(message));

@@ -90,7 +90,9 @@ export function compare(actual: number, operator: ThresholdOperator, bound: numb
  * for a sub-metric that got no samples (Trend statistics all 0, Counter 0); a Rate with no samples passes.
  */
 export function evaluateThreshold(threshold: ParsedThreshold, values: Readonly<Record<string, number>>, kind: MetricKind): boolean {
-  if (kind === 'rate' && (values.passes ?? 0) + (values.fails ?? 0) === 0 && values.rate === undefined) return true;
+  // k6 writes an empty Rate as {rate: 0, passes: 0, fails: 0}: with counts present, they decide emptiness.
+  const counted = values.passes !== undefined || values.fails !== undefined;
+  if (kind === 'rate' && (counted ? (values.passes ?? 0) + (values.fails ?? 0) === 0 : values.rate === undefined)) return true;
   const actual = values[threshold.aggregation] ?? 0;
   return compare(actual, threshold.operator, threshold.value);
 }

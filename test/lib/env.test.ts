@@ -1,0 +1,125 @@
+// Tests for lib/env.ts: every environment variable as a plan override, "1k" lists, and one-line errors naming the variable. Runs in Node (vitest).
+
+import { describe, expect, it } from 'vitest';
+import { ENV_VARS, applyEnvToPlan } from '../../lib/env';
+import { PlanError, SCRIPT_NAMES, resolvePlan, type PlanInput } from '../../lib/plan';
+
+function envError(env: Record<string, string>): string {
+  try {
+    applyEnvToPlan({}, env);
+  } catch (e) {
+    expect(e).toBeInstanceOf(PlanError);
+    const message = (e as Error).message;
+    expect(message).not.toContain('\n');
+    return message;
+  }
+  throw new Error('applyEnvToPlan accepted the environment');
+}
+
+describe('applyEnvToPlan', () => {
+  it('without variables returns a copy of the base (plus an empty target)', () => {
+    const base: PlanInput = { name: 'x', sweep: { rounds: 2 } };
+    const out = applyEnvToPlan(base, {});
+    expect(out).toEqual({ name: 'x', sweep: { rounds: 2 }, target: {} });
+    expect(out.sweep).not.toBe(base.sweep);
+    expect(base).toEqual({ name: 'x', sweep: { rounds: 2 } });
+  });
+
+  it('sets the target: BASE_URL, MODEL, API, METRICS_URL ("none" disables)', () => {
+    const env = { BASE_URL: 'http://gpu:8000/v1', MODEL: 'qwen', API: 'completions', METRICS_URL: 'http://gpu:8000/metrics' };
+    expect(applyEnvToPlan({ target: { temperature: 0.5 } }, env).target).toEqual({ temperature: 0.5, baseUrl: 'http://gpu:8000/v1', model: 'qwen', api: 'completions', metricsUrl: 'http://gpu:8000/metrics' });
+    expect(applyEnvToPlan({}, { METRICS_URL: 'none' }).target).toEqual({ metricsUrl: null });
+  });
+
+  it('reads number lists with k suffixes: CONTEXTS, CONCURRENCIES, DEPTHS', () => {
+    const out = applyEnvToPlan({}, { CONTEXTS: '1k, 8K,32k,1.5k,1000', CONCURRENCIES: '1,2,4', DEPTHS: '1,256' });
+    expect(out.sweep).toEqual({ contexts: [1024, 8192, 32768, 1536, 1000], concurrencies: [1, 2, 4] });
+    expect(out.mix).toEqual({ concurrencies: [1, 2, 4] });
+    expect(out.burst).toEqual({ depths: [1, 256] });
+  });
+
+  it('ROUNDS goes to sweep, capacity and mix; OUTPUT_TOKENS to sweep', () => {
+    const out = applyEnvToPlan({ sweep: { contexts: [1024] } }, { ROUNDS: '5', OUTPUT_TOKENS: '2k' });
+    expect(out.sweep).toEqual({ contexts: [1024], rounds: 5, outputTokens: 2048 });
+    expect(out.capacity).toEqual({ rounds: 5 });
+    expect(out.mix).toEqual({ rounds: 5 });
+  });
+
+  it('string lists: USE_CASES for capacity, PROFILES for mix and burst (blanks dropped)', () => {
+    const out = applyEnvToPlan({}, { USE_CASES: 'general_chatbot, long_document,', PROFILES: 'rag ,agentic' });
+    expect(out.capacity).toEqual({ useCases: ['general_chatbot', 'long_document'] });
+    expect(out.mix).toEqual({ profiles: ['rag', 'agentic'] });
+    expect(out.burst).toEqual({ profiles: ['rag', 'agentic'] });
+  });
+
+  it('GATE_USE_CASE and GATE_CONCURRENCY, PROMPTS and PROMPT_MODE, CELL_SECONDS', () => {
+    const out = applyEnvToPlan({ gate: { rounds: 3 }, schedule: { gapSeconds: 1 } }, { GATE_USE_CASE: 'code_completion', GATE_CONCURRENCY: '16', PROMPTS: 'prompts.json', PROMPT_MODE: 'shared-prefix', CELL_SECONDS: '90' });
+    expect(out.gate).toEqual({ rounds: 3, useCase: 'code_completion', concurrency: 16 });
+    expect(out.prompts).toEqual({ mode: 'shared-prefix', file: 'prompts.json' });
+    expect(out.schedule).toEqual({ gapSeconds: 1, cellSeconds: 90 });
+  });
+
+  it('the environment wins over the plan file, and empty values are ignored', () => {
+    const base: PlanInput = { target: { model: 'file-model' }, sweep: { contexts: [4096] } };
+    expect(applyEnvToPlan(base, { MODEL: 'env-model', CONTEXTS: '1k' })).toMatchObject({ target: { model: 'env-model' }, sweep: { contexts: [1024] } });
+    expect(applyEnvToPlan(base, { MODEL: '', CONTEXTS: ' ', API: '' })).toEqual({ target: { model: 'file-model' }, sweep: { contexts: [4096] } });
+  });
+
+  it.each(SCRIPT_NAMES)('%s: a plan from every override resolves', (script) => {
+    const env = { BASE_URL: 'http://h:1/v1', CONTEXTS: '1k', CONCURRENCIES: '1', ROUNDS: '1', OUTPUT_TOKENS: '16', USE_CASES: 'code_completion', PROFILES: 'chatbot', DEPTHS: '2', GATE_USE_CASE: 'code_completion', GATE_CONCURRENCY: '2', PROMPT_MODE: 'unique', CELL_SECONDS: '5' };
+    const plan = resolvePlan(applyEnvToPlan({}, env), script);
+    // capacity keeps the use case's own concurrency ladder (CONCURRENCIES is for sweep and mix).
+    expect(plan.cells.length).toBe(script === 'capacity' ? 10 : 1);
+    for (const c of plan.cells) expect(c.maxDurationSeconds).toBe(5);
+    expect(plan.target.baseUrl).toBe('http://h:1/v1');
+  });
+
+  it('reads only variables that ENV_VARS documents', () => {
+    const read = new Set<string>();
+    const env = new Proxy({} as Record<string, string | undefined>, {
+      get(_t, key) {
+        if (typeof key === 'string') read.add(key);
+        return undefined;
+      },
+    });
+    applyEnvToPlan({}, env);
+    for (const name of read) expect(Object.keys(ENV_VARS), name).toContain(name);
+    expect([...read].sort()).toEqual(['API', 'BASE_URL', 'CELL_SECONDS', 'CONCURRENCIES', 'CONTEXTS', 'DEPTHS', 'GATE_CONCURRENCY', 'GATE_USE_CASE', 'METRICS_URL', 'MODEL', 'OUTPUT_TOKENS', 'PROFILES', 'PROMPTS', 'PROMPT_MODE', 'ROUNDS', 'USE_CASES']);
+    // The others are read by the k6 side, not as plan overrides.
+    expect(Object.keys(ENV_VARS).filter((k) => !read.has(k)).sort()).toEqual(['API_KEY', 'PLAN', 'RESULTS_DIR']);
+  });
+});
+
+describe('applyEnvToPlan errors', () => {
+  it('names the variable, its value and the bad part', () => {
+    expect(envError({ CONTEXTS: '1k,abc' })).toBe('CONTEXTS "1k,abc": "abc" is not a whole number (1024 or 1k)');
+    expect(envError({ CONCURRENCIES: '1,-2' })).toBe('CONCURRENCIES "1,-2": "-2" is not a whole number (1024 or 1k)');
+    expect(envError({ DEPTHS: '0' })).toBe('DEPTHS "0": "0" must be a whole number of at least 1');
+    expect(envError({ CONTEXTS: '0.5' })).toBe('CONTEXTS "0.5": "0.5" must be a whole number of at least 1');
+    expect(envError({ CONTEXTS: '1.1k' })).toBe('CONTEXTS "1.1k": "1.1k" must be a whole number of at least 1');
+    expect(envError({ CONTEXTS: '1k,,2k' })).toBe('CONTEXTS "1k,,2k": "" is not a whole number (1024 or 1k)');
+  });
+
+  it('single numbers must be single', () => {
+    expect(envError({ ROUNDS: '2,3' })).toBe('ROUNDS "2,3" must be a single whole number');
+    expect(envError({ CELL_SECONDS: 'ten' })).toBe('CELL_SECONDS "ten": "ten" is not a whole number (1024 or 1k)');
+    expect(envError({ GATE_CONCURRENCY: '1,2' })).toBe('GATE_CONCURRENCY "1,2" must be a single whole number');
+    expect(envError({ OUTPUT_TOKENS: '1m' })).toContain('OUTPUT_TOKENS "1m"');
+  });
+
+  it('enums list the allowed values', () => {
+    expect(envError({ API: 'grpc' })).toBe('API "grpc" is not one of: chat, completions');
+    expect(envError({ PROMPT_MODE: 'cached' })).toBe('PROMPT_MODE "cached" is not one of: unique, shared-prefix');
+  });
+});
+
+describe('applyEnvToPlan edge cases', () => {
+  it('names BASE_URL when it is not a URL', () => {
+    expect(() => applyEnvToPlan({}, { BASE_URL: 'localhost:8000' })).toThrow(/^BASE_URL "localhost:8000" is not an http\(s\) URL/);
+  });
+
+  it('applies ROUNDS to a plan that has a gate', () => {
+    const plan = resolvePlan(applyEnvToPlan({ gate: { useCase: 'general_chatbot' } }, { ROUNDS: '5' }), 'gate');
+    expect(plan.cells[0]!.rounds).toBe(5);
+  });
+});

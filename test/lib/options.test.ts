@@ -1,0 +1,130 @@
+// Tests for lib/options.ts: k6 scenarios, tags, the monitor scenario and thresholds built from a plan. Runs in Node (vitest).
+
+import { describe, expect, it } from 'vitest';
+import { METRICS, metricKeyOf } from '../../lib/metrics';
+import { INFORMATIONAL_THRESHOLDS, MONITOR_SCENARIO, buildOptions, cellTags, limitExpression, plannedRequests, type ThresholdSpec } from '../../lib/options';
+import { SCRIPT_NAMES, resolvePlan } from '../../lib/plan';
+import { aggregationAllowed, parseMetricKey, parseThreshold } from '../../lib/thresholds';
+
+function expressions(specs: readonly ThresholdSpec[]): string[] {
+  return specs.map((s) => (typeof s === 'string' ? s : s.threshold));
+}
+
+describe('buildOptions scenarios', () => {
+  const plan = resolvePlan(
+    {
+      capacity: { useCases: ['code_completion'], concurrencies: { code_completion: [1, 2] }, rounds: 3 },
+      schedule: { cellSeconds: 30, gapSeconds: 2.5, prefillTokensPerSecond: 1024, decodeTokensPerSecond: 16, safetyFactor: 1 },
+    },
+    'capacity',
+  );
+  const options = buildOptions(plan);
+
+  it('one per-vu-iterations scenario per cell: vus = concurrency, iterations = rounds, times as strings', () => {
+    // One user: 1024 tok / 1024 tok/s + 128 tok / 16 tok/s = 9 s per request, so gracefulStop is 9 s.
+    const [a, b] = plan.cells;
+    expect(a!.gracefulStopSeconds).toBe(9);
+    expect(options.scenarios['capacity_code_completion_n1']).toEqual({
+      executor: 'per-vu-iterations',
+      vus: 1,
+      iterations: 3,
+      startTime: '0s',
+      maxDuration: '30s',
+      gracefulStop: '9s',
+      exec: 'default',
+      tags: { cell: 'capacity_code_completion_n1', script: 'capacity', context: '1024', output: '128', concurrency: '1', use_case: 'code_completion' },
+    });
+    // Second cell starts after 30 + 9 + 2.5 s.
+    expect(options.scenarios['capacity_code_completion_n2']).toMatchObject({ vus: 2, iterations: 3, startTime: '41.5s', maxDuration: '30s', gracefulStop: `${b!.gracefulStopSeconds}s` });
+  });
+
+  it('adds the monitor scenario over the whole run when a metrics URL is set and monitoring is on', () => {
+    expect(Object.keys(options.scenarios)).toEqual(['capacity_code_completion_n1', 'capacity_code_completion_n2', MONITOR_SCENARIO]);
+    expect(options.scenarios[MONITOR_SCENARIO]).toEqual({ executor: 'per-vu-iterations', vus: 1, iterations: 1, startTime: '0s', maxDuration: `${plan.totalSeconds + 5}s`, gracefulStop: '5s', exec: 'monitor' });
+    expect(buildOptions(resolvePlan({ monitor: { enabled: false } }, 'gate')).scenarios[MONITOR_SCENARIO]).toBeUndefined();
+    expect(buildOptions(resolvePlan({ target: { metricsUrl: null } }, 'gate')).scenarios[MONITOR_SCENARIO]).toBeUndefined();
+    expect(buildOptions(resolvePlan({ target: { metricsUrl: null }, monitor: { enabled: true } }, 'gate')).scenarios[MONITOR_SCENARIO]).toBeUndefined();
+  });
+
+  it('copies the trend stats and sets the setup and teardown timeouts', () => {
+    expect(options.summaryTrendStats).toEqual([...plan.summaryTrendStats]);
+    expect(options.summaryTrendStats).not.toBe(plan.summaryTrendStats);
+    expect([options.setupTimeout, options.teardownTimeout]).toEqual(['120s', '60s']);
+  });
+});
+
+describe('cellTags', () => {
+  it('sets use_case and profile only when the cell has one', () => {
+    const sweep = resolvePlan({ sweep: { contexts: [8192], concurrencies: [4], outputTokens: 256 } }, 'sweep').cells[0]!;
+    expect(cellTags(sweep)).toEqual({ cell: 'sweep_c8k_o256_n4', script: 'sweep', context: '8192', output: '256', concurrency: '4' });
+    const mix = resolvePlan({ mix: { profiles: ['rag'], concurrencies: [2] } }, 'mix').cells[0]!;
+    expect(cellTags(mix)).toEqual({ cell: 'mix_rag_n2', script: 'mix', context: '4096', output: '256', concurrency: '2', profile: 'rag' });
+  });
+});
+
+describe('buildOptions thresholds', () => {
+  it('non-gate plans: informational thresholds on every cell sub-metric, deciding nothing', () => {
+    const plan = resolvePlan({ sweep: { contexts: [1024], concurrencies: [1] } }, 'sweep');
+    const cell = 'sweep_c1k_o1k_n1';
+    expect(buildOptions(plan).thresholds).toEqual({
+      [`llm_ttft{cell:${cell}}`]: ['max>=0'],
+      [`llm_e2e{cell:${cell}}`]: ['max>=0'],
+      [`llm_itl{cell:${cell}}`]: ['max>=0'],
+      [`llm_tpot{cell:${cell}}`]: ['max>=0'],
+      [`llm_decode_speed{cell:${cell}}`]: ['max>=0'],
+      [`llm_prefill_speed{cell:${cell}}`]: ['max>=0'],
+      [`llm_request_ok{cell:${cell}}`]: ['rate>=0'],
+    });
+    // A capacity plan has use cases but is not a gate: its limits are for the report, not thresholds.
+    const capacity = buildOptions(resolvePlan({ capacity: { useCases: ['general_chatbot'], concurrencies: { general_chatbot: [1] } } }, 'capacity'));
+    expect(capacity.thresholds['llm_ttft{cell:capacity_general_chatbot_n1}']).toEqual(['max>=0']);
+  });
+
+  it('gate plans: the use-case limits on the plan statistic, and the success rate', () => {
+    const t = buildOptions(resolvePlan({}, 'gate')).thresholds;
+    const cell = 'gate_general_chatbot_n4';
+    expect(t[`llm_ttft{cell:${cell}}`]).toEqual(['avg<8000']);
+    expect(t[`llm_decode_speed{cell:${cell}}`]).toEqual(['avg>15']);
+    expect(t[`llm_e2e{cell:${cell}}`]).toEqual(['max>=0']);
+    expect(t[`llm_request_ok{cell:${cell}}`]).toEqual(['rate>=0.99']);
+
+    const p95 = buildOptions(resolvePlan({ limitStat: 'p(95)', gate: { useCase: 'code_completion', concurrency: 8, minSuccessRate: 0.95 } }, 'gate')).thresholds;
+    expect(p95['llm_e2e{cell:gate_code_completion_n8}']).toEqual(['p(95)<2000']);
+    expect(p95['llm_ttft{cell:gate_code_completion_n8}']).toEqual(['max>=0']);
+    expect(p95['llm_request_ok{cell:gate_code_completion_n8}']).toEqual(['rate>=0.95']);
+  });
+
+  it('limitExpression writes "<stat><op><value>"', () => {
+    expect(limitExpression({ metric: 'ttft', operator: '<', value: 12000, label: 'TTFT < 12 s' }, 'p(99)')).toBe('p(99)<12000');
+    expect(limitExpression({ metric: 'decodeSpeed', operator: '>=', value: 20, label: '' }, 'avg')).toBe('avg>=20');
+  });
+
+  it.each(SCRIPT_NAMES)('%s: every key and expression parses, on a known metric, with an aggregation its kind allows', (script) => {
+    const options = buildOptions(resolvePlan({}, script));
+    for (const [key, specs] of Object.entries(options.thresholds)) {
+      const k = parseMetricKey(key);
+      if (!k.ok) throw new Error(k.error);
+      const metricKey = metricKeyOf(k.value.metric);
+      expect(metricKey, key).toBeDefined();
+      expect(Object.keys(k.value.tags)).toEqual(['cell']);
+      expect(options.scenarios[k.value.tags.cell!], key).toBeDefined();
+      for (const expr of expressions(specs)) {
+        const t = parseThreshold(expr);
+        if (!t.ok) throw new Error(t.error);
+        expect(aggregationAllowed(METRICS[metricKey!].kind, t.value.aggregation), `${key} ${expr}`).toBe(true);
+      }
+    }
+  });
+
+  it('the informational expressions are the ones the summary hides', () => {
+    expect(INFORMATIONAL_THRESHOLDS).toEqual(['max>=0', 'rate>=0']);
+  });
+});
+
+describe('plannedRequests', () => {
+  it('sums users x rounds over the cells', () => {
+    expect(plannedRequests(resolvePlan({}, 'gate'))).toBe(8); // 4 users x 2 rounds
+    expect(plannedRequests(resolvePlan({}, 'sweep'))).toBe(7 * (1 + 2 + 4 + 6) * 3);
+    expect(plannedRequests(resolvePlan({ burst: { profiles: ['rag'], depths: [1, 64] } }, 'burst'))).toBe(65);
+  });
+});

@@ -1,0 +1,246 @@
+// Tests for lib/plan.ts: defaults per script, cell ids, the sequential schedule, validation errors and readResolvedPlan. Runs in Node (vitest).
+
+import { describe, expect, it } from 'vitest';
+import { SUMMARY_TREND_STATS } from '../../lib/metrics';
+import { PlanError, SCRIPT_NAMES, estimateRequestSeconds, formatTokens, readResolvedPlan, resolvePlan, type Plan, type ScriptName } from '../../lib/plan';
+import { BURST_DEPTHS, CONTEXT_GRID, USE_CASES } from '../../thresholds/use-cases';
+
+function planError(raw: unknown, script: ScriptName = 'sweep'): string {
+  try {
+    resolvePlan(raw, script);
+  } catch (e) {
+    expect(e).toBeInstanceOf(PlanError);
+    const message = (e as Error).message;
+    expect(message).not.toContain('\n');
+    return message;
+  }
+  throw new Error('resolvePlan accepted the plan');
+}
+
+const USE_CASE_IDS = 'code_completion, short_chatbot, general_chatbot, long_document, coding_assistant';
+
+describe('resolvePlan defaults', () => {
+  it('sweep: the 1K..256K context grid x concurrency 1, 2, 4, 6, 3 rounds of 1024 output tokens', () => {
+    const plan = resolvePlan({}, 'sweep');
+    expect(plan.cells).toHaveLength(CONTEXT_GRID.length * 4);
+    expect(plan.cells.map((c) => [c.contextTokens, c.concurrency])).toEqual(CONTEXT_GRID.flatMap((ctx) => [1, 2, 4, 6].map((n) => [ctx, n])));
+    expect(plan.cells[0]).toMatchObject({ id: 'sweep_c1k_o1k_n1', script: 'sweep', contextTokens: 1024, outputTokens: 1024, concurrency: 1, rounds: 3, useCase: null, profile: null, startSeconds: 0 });
+    expect(plan.cells.at(-1)!.id).toBe('sweep_c256k_o1k_n6');
+    expect(plan.cells.map((c) => c.id)).toContain('sweep_c96k_o1k_n4');
+  });
+
+  it('capacity: every use case with its own ladder, context and output, 2 rounds', () => {
+    const plan = resolvePlan({}, 'capacity');
+    expect(plan.cells).toHaveLength(USE_CASES.reduce((n, u) => n + u.concurrencies.length, 0));
+    for (const uc of USE_CASES) {
+      const cells = plan.cells.filter((c) => c.useCase === uc.id);
+      expect(cells.map((c) => c.concurrency)).toEqual(uc.concurrencies);
+      for (const c of cells) expect(c).toMatchObject({ id: `capacity_${uc.id}_n${c.concurrency}`, contextTokens: uc.contextTokens, outputTokens: uc.outputTokens, rounds: 2, profile: null });
+    }
+    expect(plan.cells[0]!.id).toBe('capacity_code_completion_n1');
+  });
+
+  it('burst: four profiles x queue depths 1..256, one request per user', () => {
+    const plan = resolvePlan({}, 'burst');
+    expect(plan.cells).toHaveLength(4 * BURST_DEPTHS.length);
+    expect(plan.cells[0]).toMatchObject({ id: 'burst_chatbot_q1', contextTokens: 1024, outputTokens: 256, concurrency: 1, rounds: 1, profile: 'chatbot', useCase: null });
+    expect(plan.cells.at(-1)).toMatchObject({ id: 'burst_tool_calling_q256', contextTokens: 32768, concurrency: 256, profile: 'tool_calling' });
+    expect(plan.burstTtftLimitMs).toBe(3000);
+  });
+
+  it('mix: four profiles x concurrency 1..32, 2 rounds', () => {
+    const plan = resolvePlan({}, 'mix');
+    expect(plan.cells.map((c) => c.id)).toEqual(['chatbot', 'rag', 'agentic', 'tool_calling'].flatMap((p) => [1, 2, 4, 8, 16, 32].map((n) => `mix_${p}_n${n}`)));
+    expect(plan.cells[6]).toMatchObject({ contextTokens: 4096, outputTokens: 256, rounds: 2, profile: 'rag' });
+  });
+
+  it('gate: one cell of general_chatbot at 4 users, 2 rounds, 99% success', () => {
+    const plan = resolvePlan({}, 'gate');
+    expect(plan.gate).toEqual({ useCase: 'general_chatbot', concurrency: 4, rounds: 2, minSuccessRate: 0.99 });
+    expect(plan.cells).toEqual([
+      expect.objectContaining({ id: 'gate_general_chatbot_n4', script: 'gate', contextTokens: 32768, outputTokens: 1024, concurrency: 4, rounds: 2, useCase: 'general_chatbot', profile: null, startSeconds: 0 }),
+    ]);
+  });
+
+  it('the shared defaults: target, prompts, limit statistic, trend stats, monitor, use cases', () => {
+    const plan = resolvePlan(undefined, 'sweep');
+    expect(plan.schemaVersion).toBe(1);
+    expect(plan.name).toBe('sweep');
+    expect(plan.target).toEqual({
+      baseUrl: 'http://127.0.0.1:8000/v1',
+      model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8',
+      api: 'chat',
+      ignoreEos: true,
+      minTokens: false,
+      temperature: 0,
+      seed: 42,
+      requestTimeoutSeconds: 600,
+      metricsUrl: 'http://127.0.0.1:8000/metrics',
+      powerMetricsUrl: null,
+    });
+    expect(plan.prompts).toEqual({ mode: 'unique', file: null });
+    expect(plan.limitStat).toBe('avg');
+    expect(plan.summaryTrendStats).toEqual([...SUMMARY_TREND_STATS]);
+    expect(plan.monitor).toEqual({ enabled: true, intervalSeconds: 1 });
+    expect(plan.useCases).toEqual(USE_CASES);
+    expect(plan.gate).toBeNull();
+    expect(plan.schedule).toEqual({ gapSeconds: 2, prefillTokensPerSecond: 5000, decodeTokensPerSecond: 50, safetyFactor: 2, minCellSeconds: 10, cellSeconds: null });
+  });
+
+  it('derives the metrics URL from the base URL origin, drops trailing slashes, and disables the monitor without one', () => {
+    const a = resolvePlan({ target: { baseUrl: 'https://llm.example.com:8443/v1/' } }, 'sweep');
+    expect(a.target.baseUrl).toBe('https://llm.example.com:8443/v1');
+    expect(a.target.metricsUrl).toBe('https://llm.example.com:8443/metrics');
+    const b = resolvePlan({ target: { metricsUrl: null, seed: null } }, 'sweep');
+    expect(b.target.metricsUrl).toBeNull();
+    expect(b.target.seed).toBeNull();
+    expect(b.monitor.enabled).toBe(false);
+  });
+
+  it('takes custom use cases, and resolves a gate section in any script', () => {
+    const useCases = [{ id: 'tiny', contextTokens: 128, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 500 }], concurrencies: [1, 3] }];
+    const plan = resolvePlan({ useCases, gate: { useCase: 'tiny', concurrency: 2 } }, 'capacity');
+    expect(plan.useCases).toEqual([{ id: 'tiny', title: 'tiny', description: '', contextTokens: 128, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 500, label: 'ttft < 500' }], concurrencies: [1, 3] }]);
+    expect(plan.cells.map((c) => c.id)).toEqual(['capacity_tiny_n1', 'capacity_tiny_n3']);
+    expect(plan.gate).toEqual({ useCase: 'tiny', concurrency: 2, rounds: 2, minSuccessRate: 0.99 });
+  });
+});
+
+describe('cell ids', () => {
+  it.each(SCRIPT_NAMES)('%s: unique and made of [0-9a-zA-Z_-]', (script) => {
+    const ids = resolvePlan({}, script).cells.map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-zA-Z_-]+$/);
+  });
+
+  it('formatTokens writes k for multiples of 1024 and rounds other large counts', () => {
+    expect([formatTokens(512), formatTokens(1024), formatTokens(32768), formatTokens(1536), formatTokens(1000), formatTokens(999)]).toEqual(['512', '1k', '32k', '1_5k', '1k', '999']);
+  });
+
+  it('rejects a plan that would give two cells one id (repeated values, or 1000 and 1024 both "1k")', () => {
+    expect(planError({ sweep: { concurrencies: [1, 1] } })).toBe('plan field "sweep" gives two cells the id "sweep_c1k_o1k_n1": remove the repeated value (ids round token counts, so 1000 and 1024 are both "1k")');
+    expect(planError({ sweep: { contexts: [1000, 1024], concurrencies: [2] } })).toContain('gives two cells the id "sweep_c1k_o1k_n2"');
+    expect(planError({ capacity: { useCases: ['code_completion', 'code_completion'] } }, 'capacity')).toContain('plan field "capacity" gives two cells the id "capacity_code_completion_n1"');
+  });
+});
+
+describe('schedule', () => {
+  function expectSequential(plan: Plan): void {
+    for (let i = 1; i < plan.cells.length; i++) {
+      const prev = plan.cells[i - 1]!;
+      expect(plan.cells[i]!.startSeconds).toBeGreaterThanOrEqual(prev.startSeconds + prev.maxDurationSeconds + prev.gracefulStopSeconds + plan.schedule.gapSeconds);
+    }
+    const last = plan.cells.at(-1)!;
+    expect(plan.totalSeconds).toBe(last.startSeconds + last.maxDurationSeconds + last.gracefulStopSeconds);
+  }
+
+  it.each(SCRIPT_NAMES)('%s: cells run strictly one after another', (script) => {
+    expectSequential(resolvePlan({}, script));
+  });
+
+  it('sizes slots from the estimate: hand-worked single-user cells', () => {
+    // One user: prefill 1000 tok / 1000 tok/s = 1 s, decode 100 tok / 10 tok/s = 10 s -> 11 s per request.
+    // Slot = ceil(11 s x 2 rounds x 1.5) = 33 s; gracefulStop = ceil(11 x 1.5) = 17 s; next start 33 + 17 + 3 = 53.
+    // Second cell: 2 + 10 = 12 s -> slot 36 s, gracefulStop 18 s; total 53 + 36 + 18 = 107.
+    const plan = resolvePlan(
+      { sweep: { contexts: [1000, 2000], concurrencies: [1], rounds: 2, outputTokens: 100 }, schedule: { prefillTokensPerSecond: 1000, decodeTokensPerSecond: 10, safetyFactor: 1.5, minCellSeconds: 1, gapSeconds: 3 } },
+      'sweep',
+    );
+    expect(plan.cells.map((c) => [c.id, c.startSeconds, c.maxDurationSeconds, c.gracefulStopSeconds])).toEqual([
+      ['sweep_c1k_o100_n1', 0, 33, 17],
+      ['sweep_c2k_o100_n1', 53, 36, 18],
+    ]);
+    expect(plan.totalSeconds).toBe(107);
+  });
+
+  it('uses estimateRequestSeconds for larger batches, and at least minCellSeconds per slot', () => {
+    const schedule = { prefillTokensPerSecond: 1000, decodeTokensPerSecond: 10, safetyFactor: 1, minCellSeconds: 1, gapSeconds: 0, cellSeconds: null };
+    const plan = resolvePlan({ sweep: { contexts: [1000], concurrencies: [4], rounds: 1, outputTokens: 100 }, schedule }, 'sweep');
+    const estimate = estimateRequestSeconds({ contextTokens: 1000, outputTokens: 100, concurrency: 4 }, plan.schedule);
+    expect(estimate).toBeGreaterThan(4 + 10); // 4 prefills back to back, and slower decode than one user alone
+    expect(plan.cells[0]).toMatchObject({ maxDurationSeconds: Math.ceil(estimate), gracefulStopSeconds: Math.ceil(estimate) });
+    const tiny = resolvePlan({ sweep: { contexts: [10], concurrencies: [1], rounds: 1, outputTokens: 1 }, schedule: { minCellSeconds: 60 } }, 'sweep');
+    expect(tiny.cells[0]!.maxDurationSeconds).toBe(60);
+    expect(tiny.cells[0]!.gracefulStopSeconds).toBeGreaterThanOrEqual(1);
+  });
+
+  it('cellSeconds overrides every slot; gracefulStop stays estimated', () => {
+    const plan = resolvePlan({ sweep: { contexts: [1000, 2000], concurrencies: [1], rounds: 2, outputTokens: 100 }, schedule: { cellSeconds: 30, prefillTokensPerSecond: 1000, decodeTokensPerSecond: 10, safetyFactor: 1.5, gapSeconds: 3 } }, 'sweep');
+    expect(plan.cells.map((c) => [c.startSeconds, c.maxDurationSeconds, c.gracefulStopSeconds])).toEqual([
+      [0, 30, 17],
+      [50, 30, 18],
+    ]);
+    expect(plan.totalSeconds).toBe(98);
+    expectSequential(plan);
+    expect(resolvePlan({ schedule: { cellSeconds: null } }, 'gate').schedule.cellSeconds).toBeNull();
+  });
+});
+
+describe('validation errors: one line naming the field', () => {
+  it('unknown fields, top-level and nested', () => {
+    expect(planError({ foo: 1 })).toBe('plan field "foo" is not a known field (known: name, target, prompts, limitStat, sweep, capacity, burst, mix, gate, schedule, monitor, useCases, summaryTrendStats)');
+    expect(planError({ target: { url: 'http://x' } })).toBe('plan field "target.url" is not a known field (known: baseUrl, model, api, ignoreEos, minTokens, temperature, seed, requestTimeoutSeconds, metricsUrl, powerMetricsUrl)');
+    expect(planError({ capacity: { useCases: ['code_completion'], concurrencies: { general_chatbot: [1] } } }, 'capacity')).toBe('plan field "capacity.concurrencies.general_chatbot" is not a known field (known: code_completion)');
+  });
+
+  it('wrong types', () => {
+    expect(planError({ target: { temperature: 'hot' } })).toBe('plan field "target.temperature" must be a number, got "hot"');
+    expect(planError({ target: { ignoreEos: 'yes' } })).toBe('plan field "target.ignoreEos" must be true or false');
+    expect(planError({ target: { model: '' } })).toBe('plan field "target.model" must be a non-empty string');
+    expect(planError({ target: 'http://x' })).toBe('plan field "target" must be an object');
+    expect(planError({ sweep: { contexts: 1024 } })).toBe('plan field "sweep.contexts" must be a non-empty list of whole numbers');
+    expect(planError({ target: { baseUrl: 'localhost:8000/v1' } })).toBe('plan field "target.baseUrl" must be an http(s) URL, got "localhost:8000/v1"');
+    expect(planError({ name: 'my run' })).toBe('plan field "name" must use only letters, digits, "_" and "-", got "my run"');
+  });
+
+  it('out of range and not whole', () => {
+    expect(planError({ target: { temperature: 3 } })).toBe('plan field "target.temperature" must be between 0 and 2, got 3');
+    expect(planError({ sweep: { concurrencies: [1, 0] } })).toBe('plan field "sweep.concurrencies[1]" must be between 1 and 4096, got 0');
+    expect(planError({ sweep: { rounds: 1.5 } })).toBe('plan field "sweep.rounds" must be a whole number, got 1.5');
+    expect(planError({ gate: { minSuccessRate: 1.5 } }, 'gate')).toBe('plan field "gate.minSuccessRate" must be between 0 and 1, got 1.5');
+    expect(planError({ schedule: { safetyFactor: 0.5 } })).toContain('plan field "schedule.safetyFactor" must be between 1 and 100');
+  });
+
+  it('bad enums list the allowed values', () => {
+    expect(planError({ target: { api: 'responses' } })).toBe('plan field "target.api" is "responses", not one of: chat, completions');
+    expect(planError({ limitStat: 'p(50)' })).toBe('plan field "limitStat" is "p(50)", not one of: avg, med, p(90), p(95), p(99)');
+    expect(planError({ prompts: { mode: 'cached' } })).toBe('plan field "prompts.mode" is "cached", not one of: unique, shared-prefix');
+    expect(planError({ mix: { profiles: ['chat'] } }, 'mix')).toContain('plan field "mix.profiles[0]" is "chat", not one of: chatbot, rag, agentic, tool_calling, chatbot_short');
+  });
+
+  it('a bad use case in capacity.useCases or gate.useCase', () => {
+    expect(planError({ capacity: { useCases: ['general_chatbot', 'chat'] } }, 'capacity')).toBe(`plan field "capacity.useCases[1]" is "chat", not one of: ${USE_CASE_IDS}`);
+    expect(planError({ gate: { useCase: 'chat' } }, 'gate')).toBe(`plan field "gate.useCase" is "chat", not one of: ${USE_CASE_IDS}`);
+  });
+
+  it('summaryTrendStats must keep what the report reads', () => {
+    expect(planError({ summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'count'] })).toBe('plan field "summaryTrendStats" must include "p(99)" (the report reads it)');
+    expect(resolvePlan({ summaryTrendStats: [...SUMMARY_TREND_STATS, 'p(99.9)'] }, 'sweep').summaryTrendStats).toContain('p(99.9)');
+  });
+
+  it('custom use cases are checked field by field', () => {
+    expect(planError({ useCases: [{ id: 'x', contextTokens: 1, outputTokens: 1, limits: [] }] })).toBe('plan field "useCases[0].limits" must be a non-empty list');
+    expect(planError({ useCases: [{ id: 'x', contextTokens: 1, outputTokens: 1, limits: [{ metric: 'latency', operator: '<', value: 1 }] }] })).toBe(
+      'plan field "useCases[0].limits[0].metric" is "latency", not one of: ttft, e2e, decodeSpeed, itl, tpot',
+    );
+  });
+
+  it('a plan that is not an object', () => {
+    expect(planError(5)).toContain('must be an object');
+    expect(planError(['sweep'])).toContain('must be an object');
+  });
+});
+
+describe('readResolvedPlan', () => {
+  it('reads back a resolved plan written as JSON', () => {
+    const plan = resolvePlan({}, 'gate');
+    expect(readResolvedPlan(JSON.parse(JSON.stringify(plan)))).toEqual(plan);
+  });
+
+  it('rejects other shapes', () => {
+    const message = 'plan.json: not a resolved plan of schema version 1 (was it written by this suite?)';
+    for (const raw of [null, 'plan', [], {}, { schemaVersion: 2, cells: [] }, { schemaVersion: 1 }, { schemaVersion: '1', cells: [] }, { schemaVersion: 1, cells: {} }]) {
+      expect(() => readResolvedPlan(raw)).toThrow(message);
+    }
+  });
+});
