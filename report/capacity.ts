@@ -1,0 +1,239 @@
+// Capacity per use case and max safe burst depth: limits evaluated with lib/thresholds.ts, crossings interpolated between steps. Runs in Node.
+//
+// A ladder is a list of steps (cells) of rising concurrency. Every limit is turned into a k6
+// threshold expression ("<limitStat><op><value>", e.g. "avg<8000") and evaluated with the suite's
+// one threshold implementation against the step's distribution, so a limit means here exactly what
+// it means to k6. Capacity is the last passing step before the first failing one; when the next
+// step fails, the crossing is estimated by linear interpolation of each broken limit's statistic
+// between the two steps (shown "~N"); when no step fails, capacity is "more than N".
+
+import type { UseCase, UseCaseLimit } from '../thresholds/use-cases';
+import { evaluateThreshold, parseThreshold, type ParsedThreshold } from '../lib/thresholds';
+import { METRICS, type MetricKey } from '../lib/metrics';
+import type { LimitStat } from '../lib/plan';
+import type { CellStats } from './cells';
+import { crossingX, toK6Values, valueAt } from './stats';
+
+/** One limit, resolved to a threshold expression. metric "successRate" checks the share of successful requests. */
+export interface LadderLimit {
+  readonly metric: UseCaseLimit['metric'] | 'successRate';
+  readonly operator: UseCaseLimit['operator'];
+  readonly value: number;
+  readonly label: string;
+  /** The k6 threshold expression evaluated, e.g. "avg<8000" or "rate>=0.99". */
+  readonly expression: string;
+}
+
+export interface LimitCheck {
+  readonly metric: LadderLimit['metric'];
+  readonly label: string;
+  readonly expression: string;
+  /** The statistic compared (e.g. the average TTFT in ms); null when the metric had no samples. */
+  readonly actual: number | null;
+  readonly ok: boolean;
+}
+
+export interface LadderStep {
+  readonly cellId: string;
+  readonly concurrency: number;
+  readonly checks: readonly LimitCheck[];
+  readonly ok: boolean;
+}
+
+export type CapacityKind = 'untested' | 'below' | 'within' | 'beyond';
+
+export interface LadderResult {
+  readonly steps: readonly LadderStep[];
+  /**
+   * untested: no step ran; below: even the first step breaks a limit; within: a limit breaks between
+   * lastPass and firstFail; beyond: no tested step breaks a limit (capacity is more than the largest step).
+   */
+  readonly kind: CapacityKind;
+  readonly lastPass: number | null;
+  readonly firstFail: number | null;
+  /** Largest concurrency estimated to be within every limit (an integer); null for untested/below. */
+  readonly estimate: number | null;
+  /** True when estimate lies strictly between tested steps (interpolated: shown "~N"). */
+  readonly interpolated: boolean;
+  /** The limit that broke first (lowest estimated crossing); null when none broke. */
+  readonly brokenBy: LadderLimit | null;
+  /** How the result is written: "~42", "5", "more than 125" (compact "125+"), "below 1", "not measured". */
+  readonly display: string;
+  readonly displayShort: string;
+}
+
+const SUCCESS_METRIC = 'successRate';
+
+/** Builds the threshold expression of a limit for a limit statistic: "avg<8000". */
+export function limitExpression(limit: Pick<UseCaseLimit, 'operator' | 'value'>, stat: LimitStat | 'rate'): string {
+  return `${stat}${limit.operator}${limit.value}`;
+}
+
+export function ladderLimits(limits: readonly UseCaseLimit[], stat: LimitStat, minSuccessRate: number | null): LadderLimit[] {
+  const out: LadderLimit[] = limits.map((l) => ({ metric: l.metric, operator: l.operator, value: l.value, label: l.label, expression: limitExpression(l, stat) }));
+  if (minSuccessRate !== null && minSuccessRate > 0) {
+    out.push({ metric: SUCCESS_METRIC, operator: '>=', value: minSuccessRate, label: `success >= ${(minSuccessRate * 100).toFixed(minSuccessRate >= 0.999 ? 1 : 0)}%`, expression: limitExpression({ operator: '>=', value: minSuccessRate }, 'rate') });
+  }
+  return out;
+}
+
+function parsed(expression: string): ParsedThreshold {
+  const r = parseThreshold(expression);
+  if (!r.ok) throw new Error(r.error);
+  return r.value;
+}
+
+/** The statistic a limit is checked on, for one cell; null when there were no samples. */
+export function limitActual(cell: CellStats, limit: LadderLimit): number | null {
+  if (limit.metric === SUCCESS_METRIC) return cell.successRate;
+  const d = cell.metrics[limit.metric];
+  if (d === null) return null;
+  return toK6Values(d)[parsed(limit.expression).aggregation] ?? null;
+}
+
+/** Evaluates one limit on one cell with lib/thresholds.ts. */
+export function checkLimit(cell: CellStats, limit: LadderLimit): LimitCheck {
+  const t = parsed(limit.expression);
+  if (limit.metric === SUCCESS_METRIC) {
+    const rate = cell.successRate;
+    const ok = rate === null ? false : evaluateThreshold(t, { rate, passes: cell.succeeded, fails: cell.failed }, 'rate');
+    return { metric: limit.metric, label: limit.label, expression: limit.expression, actual: rate, ok };
+  }
+  const key: MetricKey = limit.metric;
+  const d = cell.metrics[limit.metric];
+  // A step with no samples of the metric (every request failed) cannot be within the limit.
+  const ok = d === null ? false : evaluateThreshold(t, toK6Values(d), METRICS[key].kind);
+  return { metric: limit.metric, label: limit.label, expression: limit.expression, actual: limitActual(cell, limit), ok };
+}
+
+function isStrict(op: LadderLimit['operator']): boolean {
+  return op === '<' || op === '>';
+}
+
+/**
+ * Evaluates a ladder of cells (any order; sorted by concurrency here) against limits.
+ * Cells without requests are left out (they never ran).
+ */
+export function evaluateLadder(cells: readonly CellStats[], limits: readonly LadderLimit[]): LadderResult {
+  const ran = cells.filter((c) => c.requests > 0).sort((a, b) => a.concurrency - b.concurrency);
+  const steps: LadderStep[] = ran.map((c) => {
+    const checks = limits.map((l) => checkLimit(c, l));
+    return { cellId: c.id, concurrency: c.concurrency, checks, ok: checks.every((k) => k.ok) };
+  });
+  if (steps.length === 0) {
+    return { steps, kind: 'untested', lastPass: null, firstFail: null, estimate: null, interpolated: false, brokenBy: null, display: 'not measured', displayShort: 'n/a' };
+  }
+  const failAt = steps.findIndex((s) => !s.ok);
+  if (failAt < 0) {
+    const top = steps[steps.length - 1]!.concurrency;
+    return { steps, kind: 'beyond', lastPass: top, firstFail: null, estimate: top, interpolated: false, brokenBy: null, display: `more than ${top}`, displayShort: `${top}+` };
+  }
+  const fail = steps[failAt]!;
+  const broken = limits.filter((_, i) => !fail.checks[i]!.ok);
+  if (failAt === 0) {
+    return { steps, kind: 'below', lastPass: null, firstFail: fail.concurrency, estimate: null, interpolated: false, brokenBy: broken[0] ?? null, display: `below ${fail.concurrency}`, displayShort: `<${fail.concurrency}` };
+  }
+  const pass = steps[failAt - 1]!;
+  const n0 = pass.concurrency;
+  const n1 = fail.concurrency;
+  let best = n1;
+  let brokenBy: LadderLimit | null = broken[0] ?? null;
+  for (const l of broken) {
+    const i = limits.indexOf(l);
+    const v0 = pass.checks[i]!.actual;
+    const v1 = fail.checks[i]!.actual;
+    let x: number = n0;
+    if (v0 !== null && v1 !== null) {
+      const c = crossingX(n0, v0, n1, v1, l.value);
+      if (c !== null && isFinite(c)) x = Math.min(Math.max(c, n0), n1);
+    }
+    // The largest whole concurrency still within the limit: at an exact crossing a strict limit already fails.
+    let est = Math.floor(x);
+    if (est === x && isStrict(l.operator) && est > n0) est -= 1;
+    est = Math.max(n0, Math.min(est, n1 - 1));
+    if (est < best) {
+      best = est;
+      brokenBy = l;
+    }
+  }
+  const interpolated = best > n0;
+  return {
+    steps,
+    kind: 'within',
+    lastPass: n0,
+    firstFail: n1,
+    estimate: best,
+    interpolated,
+    brokenBy,
+    display: interpolated ? `~${best}` : `${best}`,
+    displayShort: interpolated ? `~${best}` : `${best}`,
+  };
+}
+
+/** A metric's value at a (possibly interpolated) concurrency on a ladder of cells: exact at a step, linear between steps. */
+export function interpolateMetric(cells: readonly CellStats[], concurrency: number, get: (c: CellStats) => number | null): number | null {
+  const pts = cells
+    .map((c) => ({ n: c.concurrency, v: get(c) }))
+    .filter((p): p is { n: number; v: number } => p.v !== null)
+    .sort((a, b) => a.n - b.n);
+  const exact = pts.find((p) => p.n === concurrency);
+  if (exact) return exact.v;
+  for (let i = 1; i < pts.length; i++) {
+    const a = pts[i - 1]!;
+    const b = pts[i]!;
+    if (a.n < concurrency && concurrency < b.n) return valueAt(a.n, a.v, b.n, b.v, concurrency);
+  }
+  return null;
+}
+
+export interface UseCaseCapacity {
+  readonly useCase: UseCase;
+  /** Which cells were used: the capacity part, else sweep cells of the same context and output length, else the gate. */
+  readonly source: 'capacity' | 'sweep' | 'gate' | null;
+  readonly cellIds: readonly string[];
+  readonly limits: readonly LadderLimit[];
+  readonly result: LadderResult;
+}
+
+/** Picks the cells that measure a use case, in order of preference. */
+export function cellsForUseCase(uc: UseCase, cells: readonly CellStats[]): { source: UseCaseCapacity['source']; cells: CellStats[] } {
+  const capacity = cells.filter((c) => c.script === 'capacity' && c.useCase === uc.id);
+  if (capacity.length > 0) return { source: 'capacity', cells: capacity };
+  const sweep = cells.filter((c) => c.script === 'sweep' && c.contextTokens === uc.contextTokens && c.outputTokens === uc.outputTokens);
+  if (sweep.length > 0) return { source: 'sweep', cells: sweep };
+  const gate = cells.filter((c) => c.script === 'gate' && c.useCase === uc.id);
+  if (gate.length > 0) return { source: 'gate', cells: gate };
+  return { source: null, cells: [] };
+}
+
+export function useCaseCapacity(uc: UseCase, cells: readonly CellStats[], stat: LimitStat, minSuccessRate: number | null): UseCaseCapacity {
+  const picked = cellsForUseCase(uc, cells);
+  const limits = ladderLimits(uc.limits, stat, minSuccessRate);
+  return { useCase: uc, source: picked.source, cellIds: picked.cells.map((c) => c.id), limits, result: evaluateLadder(picked.cells, limits) };
+}
+
+export interface BurstCapacity {
+  readonly profile: string;
+  readonly title: string;
+  readonly contextTokens: number;
+  readonly outputTokens: number;
+  readonly cellIds: readonly string[];
+  readonly limit: LadderLimit;
+  readonly result: LadderResult;
+}
+
+/** Max safe queue depth of a burst profile: the deepest burst whose TTFT statistic stays <= the limit (plan.burstTtftLimitMs). */
+export function burstCapacity(profile: string, title: string, cells: readonly CellStats[], stat: LimitStat, ttftLimitMs: number): BurstCapacity {
+  const mine = cells.filter((c) => c.script === 'burst' && c.profile === profile);
+  const limit: LadderLimit = { metric: 'ttft', operator: '<=', value: ttftLimitMs, label: `TTFT <= ${ttftLimitMs / 1000} s`, expression: limitExpression({ operator: '<=', value: ttftLimitMs }, stat) };
+  const first = mine[0];
+  return {
+    profile,
+    title,
+    contextTokens: first?.contextTokens ?? 0,
+    outputTokens: first?.outputTokens ?? 0,
+    cellIds: mine.map((c) => c.id),
+    limit,
+    result: evaluateLadder(mine, [limit]),
+  };
+}

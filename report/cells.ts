@@ -1,0 +1,137 @@
+// Per-cell statistics: requests, success, errors, latency distributions, speeds, throughput, efficiency, server and power figures. Runs in Node.
+//
+// Formulas (DESIGN.md, "Measurement definitions"):
+//   system throughput = output tokens / cell wall time (first request start to last request end), tok/s
+//   tokens per hour   = throughput x 3600
+//   scaling efficiency = throughput(N) / (N x throughput(1)), same part, context and output length
+
+import type { Cell, ScriptName } from '../lib/plan';
+import type { ServerMetricKey } from '../lib/metrics';
+import type { ScenarioHealth } from './inputs';
+import type { CellAccumulator, Series, TrendKey } from './read-samples';
+import { TREND_KEYS } from './read-samples';
+import { summarize, type Distribution } from './stats';
+import { serverFigures, type ServerFigures } from './server-metrics';
+import { powerFigures, type CostOptions, type PowerFigures } from './power';
+
+export interface CellStats {
+  readonly id: string;
+  /** The part (entry script) the cell belongs to. */
+  readonly script: ScriptName;
+  readonly contextTokens: number;
+  readonly outputTokens: number;
+  readonly concurrency: number;
+  readonly rounds: number;
+  readonly useCase: string | null;
+  readonly profile: string | null;
+  /** Requests that reported an outcome (llm_request_ok samples). */
+  readonly requests: number;
+  readonly succeeded: number;
+  readonly failed: number;
+  /** succeeded / requests; null with no requests. */
+  readonly successRate: number | null;
+  readonly errorsByKind: Readonly<Record<string, number>>;
+  /** Distributions in ms (times) or tok/s (speeds); null when the metric has no samples. */
+  readonly metrics: Readonly<Record<TrendKey, Distribution | null>>;
+  readonly inputTokensTotal: number;
+  readonly outputTokensTotal: number;
+  /** Where output token counts came from: "usage", "chunks" or "mixed"; null without samples. */
+  readonly tokenSource: string | null;
+  readonly windowStartMs: number | null;
+  readonly windowEndMs: number | null;
+  readonly wallSeconds: number | null;
+  /** Output tokens per second over the cell's wall time. */
+  readonly throughput: number | null;
+  readonly tokensPerHour: number | null;
+  /** Filled by applyScalingEfficiency; 0..1. */
+  scalingEfficiency: number | null;
+  readonly server: ServerFigures | null;
+  readonly power: PowerFigures | null;
+  /** The local runner's verdict that the client, not the server, limited this cell. */
+  readonly clientBound: { readonly reason: string } | null;
+}
+
+function tokenSourceOf(sources: Readonly<Record<string, number>>): string | null {
+  const keys = Object.keys(sources).filter((k) => (sources[k] ?? 0) > 0);
+  if (keys.length === 0) return null;
+  if (keys.length === 1) return keys[0]!;
+  return 'mixed';
+}
+
+/**
+ * Builds a cell's statistics from its plan entry and what the CSV held for it (acc may be undefined
+ * when the cell never ran, e.g. an interrupted run: the cell is kept with zero requests).
+ */
+export function buildCellStats(
+  cell: Cell,
+  acc: CellAccumulator | undefined,
+  monitor: Partial<Record<ServerMetricKey, Series>>,
+  health: ScenarioHealth | undefined,
+  cost: CostOptions,
+  monitorIntervalMs = 1000,
+): CellStats {
+  const metrics = {} as Record<TrendKey, Distribution | null>;
+  for (const k of TREND_KEYS) metrics[k] = acc ? summarize(acc.trends[k].sorted()) : null;
+  const ok = acc?.okCount ?? 0;
+  const fail = acc?.failCount ?? 0;
+  // Requests that never reported llm_request_ok but did report e2e still count as requests.
+  const requests = Math.max(ok + fail, metrics.e2e?.count ?? 0);
+  const succeeded = ok + fail === 0 ? requests : ok;
+  const errorsByKind = acc && Object.keys(acc.errorsByKind).length > 0 ? acc.errorsByKind : (acc?.failedByKind ?? {});
+  const hasWindow = acc !== undefined && isFinite(acc.windowStartMs) && isFinite(acc.windowEndMs) && acc.windowEndMs > acc.windowStartMs;
+  const window = hasWindow ? { startMs: acc.windowStartMs, endMs: acc.windowEndMs } : null;
+  const wallSeconds = window ? (window.endMs - window.startMs) / 1000 : null;
+  const outputTokensTotal = acc?.outputTokens ?? 0;
+  const throughput = wallSeconds && wallSeconds > 0 ? outputTokensTotal / wallSeconds : null;
+  return {
+    id: cell.id,
+    script: cell.script,
+    contextTokens: cell.contextTokens,
+    outputTokens: cell.outputTokens,
+    concurrency: cell.concurrency,
+    rounds: cell.rounds,
+    useCase: cell.useCase,
+    profile: cell.profile,
+    requests,
+    succeeded,
+    failed: requests - succeeded,
+    successRate: requests > 0 ? succeeded / requests : null,
+    errorsByKind,
+    metrics,
+    inputTokensTotal: acc?.inputTokens ?? 0,
+    outputTokensTotal,
+    tokenSource: acc ? tokenSourceOf(acc.tokenSources) : null,
+    windowStartMs: window?.startMs ?? null,
+    windowEndMs: window?.endMs ?? null,
+    wallSeconds,
+    throughput,
+    tokensPerHour: throughput === null ? null : throughput * 3600,
+    scalingEfficiency: null,
+    // A cell shorter than the scrape interval takes the nearest gauge sample (within one interval).
+    server: window ? serverFigures(monitor, window, monitorIntervalMs) : null,
+    power: window ? powerFigures(monitor.powerWatts, window, outputTokensTotal, throughput ?? 0, cost, monitorIntervalMs) : null,
+    clientBound: health?.clientBound ? { reason: health.reason ?? 'the load generator, not the server, limited this cell' } : null,
+  };
+}
+
+/** The group a cell's efficiency is measured within: same part, context, output length and profile. */
+function scalingGroup(c: CellStats): string {
+  return `${c.script}|${c.contextTokens}|${c.outputTokens}|${c.profile ?? ''}|${c.useCase ?? ''}`;
+}
+
+/**
+ * scaling efficiency = throughput(N) / (N x throughput(1)) against the concurrency-1 cell of the
+ * same group; null when the group has no concurrency-1 cell with a throughput.
+ */
+export function scalingEfficiency(throughputN: number, n: number, throughput1: number): number {
+  return throughputN / (n * throughput1);
+}
+
+export function applyScalingEfficiency(cells: CellStats[]): void {
+  const base = new Map<string, number>();
+  for (const c of cells) if (c.concurrency === 1 && c.throughput !== null && c.throughput > 0) base.set(scalingGroup(c), c.throughput);
+  for (const c of cells) {
+    const t1 = base.get(scalingGroup(c));
+    c.scalingEfficiency = t1 !== undefined && c.throughput !== null ? scalingEfficiency(c.throughput, c.concurrency, t1) : null;
+  }
+}

@@ -1,0 +1,57 @@
+// A renderer-neutral document (headings, paragraphs, tables, charts) that the Markdown and HTML renderers serialise. Runs in Node.
+
+export type Block =
+  | { readonly kind: 'h'; readonly level: 1 | 2 | 3; readonly text: string; readonly id: string }
+  | { readonly kind: 'p'; readonly text: string }
+  | { readonly kind: 'note'; readonly text: string }
+  | { readonly kind: 'list'; readonly items: readonly string[] }
+  | { readonly kind: 'table'; readonly head: readonly string[]; readonly rows: readonly (readonly string[])[]; readonly caption?: string }
+  | { readonly kind: 'chart'; readonly id: string }
+  | { readonly kind: 'kpis'; readonly items: readonly { readonly value: string; readonly label: string }[] };
+
+/** Stable anchor id of a heading: "Use Case Guidance" -> "use-case-guidance". */
+export function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+export class DocBuilder {
+  readonly blocks: Block[] = [];
+
+  h(level: 1 | 2 | 3, text: string): this {
+    this.blocks.push({ kind: 'h', level, text, id: slug(text) });
+    return this;
+  }
+
+  p(text: string | null | undefined): this {
+    if (text) this.blocks.push({ kind: 'p', text });
+    return this;
+  }
+
+  note(text: string): this {
+    if (text) this.blocks.push({ kind: 'note', text });
+    return this;
+  }
+
+  list(items: readonly string[]): this {
+    if (items.length > 0) this.blocks.push({ kind: 'list', items });
+    return this;
+  }
+
+  table(head: readonly string[], rows: readonly (readonly string[])[], caption?: string): this {
+    if (rows.length > 0) this.blocks.push(caption === undefined ? { kind: 'table', head, rows } : { kind: 'table', head, rows, caption });
+    return this;
+  }
+
+  chart(id: string, available: ReadonlySet<string>): this {
+    if (available.has(id)) this.blocks.push({ kind: 'chart', id });
+    return this;
+  }
+
+  kpis(items: readonly { value: string; label: string }[]): this {
+    if (items.length > 0) this.blocks.push({ kind: 'kpis', items });
+    return this;
+  }
+}

@@ -1,0 +1,101 @@
+// Orchestrates a report: load the run folder, stream each part's samples, build the report object, render, and write the files. Runs in Node.
+
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadRun } from './inputs';
+import { readSamples, type SamplesData } from './read-samples';
+import { buildReport, DEFAULT_REPORT_OPTIONS, type Report, type ReportOptions } from './model';
+import { buildCharts, renderChartSvg, type ChartSpec } from './charts';
+import { buildDocument } from './sections';
+import { renderMarkdown } from './render-md';
+import { renderHtml } from './render-html';
+import { renderCapacityCsv, renderCellsCsv } from './render-csv';
+import { compareReports, type Comparison } from './compare';
+
+/** Reads a run folder (or part folder) and builds its report object, without writing anything. */
+export async function analyzeRun(folder: string, options: ReportOptions = DEFAULT_REPORT_OPTIONS): Promise<Report> {
+  const input = loadRun(folder);
+  const samples: SamplesData[] = [];
+  // One part at a time: memory holds one CSV's accumulators at most (plus the finished cells).
+  for (const part of input.parts) samples.push(await readSamples(part.samplesPath));
+  return buildReport(input, samples, options);
+}
+
+export interface RenderedReport {
+  readonly markdown: string;
+  readonly html: string;
+  readonly json: string;
+  readonly cellsCsv: string;
+  readonly capacityCsv: string;
+  readonly compareJson: string | null;
+  readonly charts: readonly ChartSpec[];
+  readonly svgs: ReadonlyMap<string, string>;
+}
+
+/** Renders every output of a report as strings. */
+export function renderReport(report: Report): RenderedReport {
+  const charts = buildCharts(report);
+  const ids = new Set(charts.map((c) => c.id));
+  const blocks = buildDocument(report, ids);
+  const svgs = new Map(charts.map((c) => [c.id, renderChartSvg(c)]));
+  return {
+    markdown: renderMarkdown(blocks, charts),
+    html: renderHtml(blocks, charts, report.title),
+    json: `${JSON.stringify(report, null, 1)}\n`,
+    cellsCsv: renderCellsCsv(report),
+    capacityCsv: renderCapacityCsv(report),
+    compareJson: report.comparison ? `${JSON.stringify({ schemaVersion: report.schemaVersion, ...report.comparison }, null, 1)}\n` : null,
+    charts,
+    svgs,
+  };
+}
+
+/** Writes the rendered report into a folder (report.md, report.html, report.json, cells.csv, capacity.csv, charts/*.svg, compare.json). */
+export function writeReportFiles(dir: string, r: RenderedReport): string[] {
+  const chartsDir = join(dir, 'charts');
+  mkdirSync(chartsDir, { recursive: true });
+  // Old charts of a previous report would be misleading: clear the folder's SVGs first.
+  for (const f of readdirSync(chartsDir)) if (f.endsWith('.svg')) rmSync(join(chartsDir, f));
+  const written: string[] = [];
+  const put = (name: string, text: string): void => {
+    writeFileSync(join(dir, name), text);
+    written.push(name);
+  };
+  put('report.md', r.markdown);
+  put('report.html', r.html);
+  put('report.json', r.json);
+  put('cells.csv', r.cellsCsv);
+  put('capacity.csv', r.capacityCsv);
+  if (r.compareJson) put('compare.json', r.compareJson);
+  else rmSync(join(dir, 'compare.json'), { force: true });
+  for (const [id, svg] of r.svgs) put(join('charts', `${id}.svg`), svg);
+  return written;
+}
+
+export interface GenerateOptions extends ReportOptions {
+  readonly baseline: string | null;
+  /** Relative tolerance of the baseline comparison (0.1 = 10%). */
+  readonly tolerance: number;
+  /** Where to write; defaults to the run folder. */
+  readonly outDir: string | null;
+}
+
+export interface GenerateResult {
+  readonly report: Report;
+  readonly outDir: string;
+  readonly files: readonly string[];
+  readonly comparison: Comparison | null;
+}
+
+/** The whole command: analyse, compare with a baseline when given, render, write. */
+export async function generateReport(folder: string, options: GenerateOptions): Promise<GenerateResult> {
+  const report = await analyzeRun(folder, options);
+  if (options.baseline) {
+    const baseline = await analyzeRun(options.baseline, options);
+    report.comparison = compareReports(report, baseline, options.tolerance);
+  }
+  const outDir = options.outDir ?? report.runDir;
+  mkdirSync(outDir, { recursive: true });
+  const files = writeReportFiles(outDir, renderReport(report));
+  return { report, outDir, files, comparison: report.comparison };
+}

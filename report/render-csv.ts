@@ -1,0 +1,115 @@
+// Renders cells.csv (one row per cell, every figure) and capacity.csv (one row per use case and burst profile); returns strings. Runs in Node.
+
+import Papa from 'papaparse';
+import type { Report } from './model';
+import { TREND_KEYS } from './read-samples';
+
+type Cell = string | number | boolean | null;
+
+function r(v: number | null | undefined, digits = 3): Cell {
+  if (v === null || v === undefined || !isFinite(v)) return null;
+  const f = 10 ** digits;
+  return Math.round(v * f) / f;
+}
+
+const SNAKE: Record<string, string> = { ttft: 'ttft_ms', ttfc: 'ttfc_ms', itl: 'itl_ms', tpot: 'tpot_ms', e2e: 'e2e_ms', decodeSpeed: 'decode_speed_tok_s', prefillSpeed: 'prefill_speed_tok_s' };
+
+export function renderCellsCsv(report: Report): string {
+  const rows = report.cells.map((c) => {
+    const row: Record<string, Cell> = {
+      part: c.script,
+      cell: c.id,
+      context_tokens: c.contextTokens,
+      output_tokens: c.outputTokens,
+      concurrency: c.concurrency,
+      use_case: c.useCase,
+      profile: c.profile,
+      requests: c.requests,
+      succeeded: c.succeeded,
+      failed: c.failed,
+      success_rate: r(c.successRate, 5),
+      errors: Object.entries(c.errorsByKind).map(([k, n]) => `${k}:${n}`).join(';'),
+    };
+    for (const k of TREND_KEYS) {
+      const d = c.metrics[k];
+      const name = SNAKE[k]!;
+      row[`${name}_count`] = d?.count ?? 0;
+      row[`${name}_mean`] = r(d?.mean);
+      row[`${name}_p50`] = r(d?.p50);
+      row[`${name}_p90`] = r(d?.p90);
+      row[`${name}_p95`] = r(d?.p95);
+      row[`${name}_p99`] = r(d?.p99);
+      row[`${name}_max`] = r(d?.max);
+    }
+    Object.assign(row, {
+      input_tokens_total: c.inputTokensTotal,
+      output_tokens_total: c.outputTokensTotal,
+      token_source: c.tokenSource,
+      window_start_ms: c.windowStartMs,
+      window_end_ms: c.windowEndMs,
+      wall_seconds: r(c.wallSeconds),
+      throughput_tok_s: r(c.throughput),
+      tokens_per_hour: r(c.tokensPerHour, 0),
+      scaling_efficiency: r(c.scalingEfficiency, 4),
+      server_queue_wait_ms: r(c.server?.queueWaitMs),
+      server_prefill_time_ms: r(c.server?.prefillTimeMs),
+      server_ttft_ms: r(c.server?.serverTtftMs),
+      server_preemptions: r(c.server?.preemptions, 0),
+      server_max_waiting: r(c.server?.maxWaiting, 0),
+      server_max_kv_cache_usage: r(c.server?.maxKvCacheUsage, 4),
+      power_mean_w: r(c.power?.meanWatts, 1),
+      power_peak_w: r(c.power?.peakWatts, 1),
+      joules_per_output_token: r(c.power?.joulesPerOutputToken, 4),
+      electricity_usd_per_hour: r(c.power?.electricityUsdPerHour, 4),
+      total_usd_per_hour: r(c.power?.totalUsdPerHour, 4),
+      usd_per_million_tokens: r(c.power?.usdPerMillionTokens, 4),
+      client_bound: c.clientBound !== null,
+    });
+    return row;
+  });
+  return `${Papa.unparse(rows)}\n`;
+}
+
+export function renderCapacityCsv(report: Report): string {
+  const rows: Record<string, Cell>[] = [];
+  for (const u of report.useCases) {
+    rows.push({
+      kind: 'use_case',
+      id: u.useCase.id,
+      title: u.useCase.title,
+      context_tokens: u.useCase.contextTokens,
+      output_tokens: report.cells.find((c) => u.cellIds.includes(c.id))?.outputTokens ?? u.useCase.outputTokens,
+      limits: u.limits.map((l) => `${l.metric}:${l.expression}`).join(';'),
+      source: u.source,
+      result: u.result.kind,
+      capacity: u.result.display,
+      estimate: u.result.estimate,
+      interpolated: u.result.interpolated,
+      last_pass: u.result.lastPass,
+      first_fail: u.result.firstFail,
+      broken_by: u.result.brokenBy?.label ?? null,
+      tested: u.result.steps.map((s) => `${s.concurrency}:${s.ok ? 'pass' : 'fail'}`).join(';'),
+    });
+  }
+  for (const b of report.bursts) {
+    rows.push({
+      kind: 'burst',
+      id: b.profile,
+      title: b.title,
+      context_tokens: b.contextTokens,
+      output_tokens: b.outputTokens,
+      limits: `ttft:${b.limit.expression}`,
+      source: 'burst',
+      result: b.result.kind,
+      capacity: b.result.display,
+      estimate: b.result.estimate,
+      interpolated: b.result.interpolated,
+      last_pass: b.result.lastPass,
+      first_fail: b.result.firstFail,
+      broken_by: b.result.brokenBy?.label ?? null,
+      tested: b.result.steps.map((s) => `${s.concurrency}:${s.ok ? 'pass' : 'fail'}`).join(';'),
+    });
+  }
+  if (rows.length === 0) return 'kind,id,title,context_tokens,output_tokens,limits,source,result,capacity,estimate,interpolated,last_pass,first_fail,broken_by,tested\n';
+  return `${Papa.unparse(rows)}\n`;
+}

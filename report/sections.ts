@@ -1,0 +1,501 @@
+// The report's sections and sentences, generated from the report object into a neutral document (report/document.ts). Runs in Node.
+//
+// Every sentence is built from measured data; a section whose data is absent is left out or says
+// plainly that it was not measured. The wording follows the reference reports.
+
+import type { CellStats } from './cells';
+import type { LadderResult, UseCaseCapacity } from './capacity';
+import { DocBuilder, type Block } from './document';
+import { gridCells, valueAtCapacity, type Report } from './model';
+import type { TrendKey } from './read-samples';
+import { compare } from '../lib/thresholds';
+import { fmtCount, fmtInt, fmtJoules, fmtLimitValue, fmtMillions, fmtMs, fmtMsFine, fmtPct, fmtSec, fmtTokS, fmtTokS0, fmtTokens, fmtUsd, fmtWatts, plural } from './format';
+
+type Num = number | null;
+
+function maxBy<T>(xs: readonly T[], f: (x: T) => Num): T | null {
+  let best: T | null = null;
+  let bv = -Infinity;
+  for (const x of xs) {
+    const v = f(x);
+    if (v !== null && v > bv) {
+      bv = v;
+      best = x;
+    }
+  }
+  return best;
+}
+
+function minBy<T>(xs: readonly T[], f: (x: T) => Num): T | null {
+  return maxBy(xs, (x) => {
+    const v = f(x);
+    return v === null ? null : -v;
+  });
+}
+
+const meanOf = (k: TrendKey) => (c: CellStats): Num => c.metrics[k]?.mean ?? null;
+
+function where(c: CellStats): string {
+  return `${fmtTokens(c.contextTokens)} context, ${plural(c.concurrency, 'concurrent request')}`;
+}
+
+function statName(stat: string): string {
+  switch (stat) {
+    case 'avg':
+      return 'average';
+    case 'med':
+      return 'median';
+    default:
+      return stat.replace('p(', 'P').replace(')', '');
+  }
+}
+
+function statOf(c: CellStats, k: TrendKey, stat: string): Num {
+  const d = c.metrics[k];
+  if (!d) return null;
+  return stat === 'med' ? d.p50 : stat === 'p(90)' ? d.p90 : stat === 'p(95)' ? d.p95 : stat === 'p(99)' ? d.p99 : d.mean;
+}
+
+/** A capacity-table metric of a cell: a Trend at the limit statistic, or the success rate, or the system throughput. */
+function metricValue(c: CellStats, m: string, stat: string): Num {
+  if (m === 'successRate') return c.successRate;
+  if (m === 'throughput') return c.throughput;
+  return statOf(c, m as TrendKey, stat);
+}
+
+function clientBoundNote(cells: readonly CellStats[]): string | null {
+  const bound = cells.filter((c) => c.clientBound);
+  if (bound.length === 0) return null;
+  return `⚠ Client-bound: ${bound.map((c) => `${c.id} (${c.clientBound!.reason})`).join('; ')}. The load generator limited these cells, so their figures understate what the server can do.`;
+}
+
+function thresholdColumn(u: UseCaseCapacity, metrics: readonly string[]): string {
+  const l = u.useCase.limits.find((x) => metrics.includes(x.metric));
+  if (!l) return 'N/A';
+  const v = fmtLimitValue(l.metric, l.value);
+  return l.metric === 'e2e' ? `${+(l.value / 1000).toFixed(2)}s e2e` : l.metric === 'ttft' ? v : `${v}${l.metric === 'decodeSpeed' ? '' : ` ${l.metric}`}`;
+}
+
+function guidanceSentence(u: UseCaseCapacity): string {
+  const r = u.result;
+  switch (r.kind) {
+    case 'within':
+      return `Supports ${r.display} concurrent requests within accepted thresholds; ${r.brokenBy?.label ?? 'a limit'} is the first limit to break (at ${r.firstFail} requests).`;
+    case 'beyond':
+      return `Supports ${r.displayShort} concurrent requests: no tested step (up to ${r.estimate}) broke a limit. Additional capacity likely available.`;
+    case 'below':
+      return `Does not meet the thresholds even at ${plural(r.firstFail ?? 1, 'concurrent request')}: ${r.brokenBy?.label ?? 'a limit'} is already broken.`;
+    case 'untested':
+      return 'Not measured in this run.';
+  }
+}
+
+function metricLabel(m: string): string {
+  switch (m) {
+    case 'ttft':
+      return 'TTFT';
+    case 'e2e':
+      return 'End-to-end latency';
+    case 'decodeSpeed':
+      return 'Generation speed';
+    case 'itl':
+      return 'Inter-token latency';
+    case 'tpot':
+      return 'Time per output token';
+    case 'successRate':
+      return 'Success rate';
+    default:
+      return m;
+  }
+}
+
+/** The label inside a sentence: lower case, except acronyms (TTFT). */
+function labelInSentence(m: string): string {
+  const l = metricLabel(m);
+  return /^[A-Z]{2,}/.test(l) ? l : l.toLowerCase();
+}
+
+function fmtMetric(m: string, v: Num): string {
+  if (v === null) return 'n/a';
+  switch (m) {
+    case 'ttft':
+      return fmtSec(v);
+    case 'e2e':
+      return `${Math.round(v)}ms`;
+    case 'decodeSpeed':
+    case 'throughput':
+      return fmtTokS0(v);
+    case 'successRate':
+      return fmtPct(v);
+    default:
+      return fmtMsFine(v);
+  }
+}
+
+function capacitySection(d: DocBuilder, r: Report, u: UseCaseCapacity, charts: ReadonlySet<string>): void {
+  const uc = u.useCase;
+  const st = r.limitStat;
+  d.h(3, `${uc.title} (${fmtTokens(uc.contextTokens)} Context)`);
+  d.p(uc.description);
+  const success = u.limits.find((l) => l.metric === 'successRate');
+  d.p(`${uc.limits.length === 1 ? 'Threshold' : 'Thresholds'}: ${uc.limits.map((l) => l.label).join(', ')} (${statName(st)} per step)${success ? `, and ${success.label} of requests` : ''}. ${fmtTokens(uc.contextTokens)} input and ${fmtInt(r.cells.find((c) => u.cellIds.includes(c.id))?.outputTokens ?? uc.outputTokens)} output tokens per request.${u.source === 'sweep' ? ' Measured on the sweep cells of the same context and output length (no capacity part in this run).' : u.source === 'gate' ? ' Measured by the gate run only (one step).' : ''}`);
+  d.chart(`usecase_${uc.id}`, charts);
+  const ladder = r.cells.filter((c) => u.cellIds.includes(c.id) && c.requests > 0).sort((a, b) => a.concurrency - b.concurrency);
+  const res = u.result;
+  if (ladder.length === 0) {
+    d.p('No step of this use case produced samples: capacity was not measured.');
+    return;
+  }
+  const cols: { n: number; label: string; exceeded: (m: string) => boolean }[] = [];
+  const first = ladder[0]!;
+  const exceededAt = (n: number) => (m: string): boolean => {
+    const step = res.steps.find((s) => s.concurrency === n);
+    const chk = step?.checks.find((c) => c.metric === m);
+    if (chk) return !chk.ok;
+    // Interpolated point: exceeded if the interpolated value breaks the limit.
+    const lim = u.limits.find((l) => l.metric === m);
+    if (!lim) return false;
+    const v = valueAtCapacity(r, u, (c) => metricValue(c, m, st));
+    if (v === null) return false;
+    return !compare(v, lim.operator, lim.value);
+  };
+  cols.push({ n: first.concurrency, label: `@ ${plural(first.concurrency, 'request')}`, exceeded: exceededAt(first.concurrency) });
+  if (res.estimate !== null && res.estimate !== first.concurrency) cols.push({ n: res.estimate, label: `@ ${res.interpolated ? '~' : ''}${plural(res.estimate, 'request')}`, exceeded: exceededAt(res.estimate) });
+  const tail = res.firstFail ?? ladder[ladder.length - 1]!.concurrency;
+  if (!cols.some((c) => c.n === tail)) cols.push({ n: tail, label: `@ ${plural(tail, 'request')}`, exceeded: exceededAt(tail) });
+  const metrics = [...new Set([...uc.limits.map((l) => l.metric as string), uc.limits.some((l) => l.metric === 'decodeSpeed') ? '' : 'throughput', 'decodeSpeed'].filter((m) => m !== ''))];
+  const rows = metrics.map((m) => [
+    m === 'throughput' ? 'Throughput' : metricLabel(m),
+    ...cols.map((col) => {
+      const get = (c: CellStats): Num => metricValue(c, m, st);
+      const exact = ladder.find((c) => c.concurrency === col.n);
+      const v = exact ? get(exact) : valueAtCapacity(r, u, get);
+      const approx = !exact ? '~' : '';
+      return `${approx}${fmtMetric(m, v)}${col.exceeded(m) ? ' (threshold exceeded)' : ''}`;
+    }),
+  ]);
+  d.table(['METRIC', ...cols.map((c) => c.label)], rows);
+  const steps = res.steps.map((s) => `${s.concurrency}: ${s.ok ? 'pass' : `fail (${s.checks.filter((c) => !c.ok).map((c) => c.label).join(', ')})`}`);
+  d.p(`Tested steps (concurrency: verdict): ${steps.join('; ')}.`);
+  d.p(`**Capacity limit: ${res.kind === 'beyond' ? `${res.displayShort} concurrent requests` : res.kind === 'below' ? `below ${plural(res.firstFail ?? 1, 'concurrent request')}` : `${res.display} concurrent requests`}**`);
+  d.p(capacityNarrative(r, u, res));
+  d.note(clientBoundNote(ladder) ?? '');
+}
+
+function capacityNarrative(r: Report, u: UseCaseCapacity, res: LadderResult): string {
+  const st = r.limitStat;
+  const valueAt = (m: string): Num => valueAtCapacity(r, u, (c) => metricValue(c, m, st));
+  if (res.kind === 'beyond') {
+    const parts = u.useCase.limits.map((l) => `${labelInSentence(l.metric)} is ${fmtMetric(l.metric, valueAt(l.metric))}`);
+    return `At ${plural(res.estimate ?? 0, 'concurrent request')} (the largest tested), ${parts.join(' and ')}, all within the thresholds. Capacity likely extends higher.`;
+  }
+  if (res.kind === 'below') {
+    const b = res.brokenBy;
+    const step = res.steps[0];
+    const chk = step?.checks.find((c) => c.metric === b?.metric);
+    return `Even at ${plural(res.firstFail ?? 1, 'concurrent request')}, ${labelInSentence(b?.metric ?? '')} is ${fmtMetric(b?.metric ?? '', chk?.actual ?? null)}, breaking ${b?.label ?? 'the limit'}.`;
+  }
+  if (res.kind === 'untested') return 'Not measured in this run.';
+  const b = res.brokenBy!;
+  const n = res.estimate!;
+  const tilde = res.interpolated ? '~' : '';
+  const bv = valueAt(b.metric);
+  const first = `At ${tilde}${plural(n, 'concurrent request')}, ${labelInSentence(b.metric)} reaches ${tilde}${fmtMetric(b.metric, bv)}, within the ${fmtLimitValue(b.metric, b.value)} threshold; at ${plural(res.firstFail ?? 0, 'request')} it breaks ${b.label}${res.interpolated ? ` (the crossing is interpolated between the tested ${res.lastPass} and ${res.firstFail} requests)` : ''}.`;
+  const others = u.useCase.limits.filter((l) => l.metric !== b.metric).map((l) => `${metricLabel(l.metric)} at this concurrency is ${tilde}${fmtMetric(l.metric, valueAt(l.metric))}, ${l.operator.startsWith('>') ? 'above' : 'below'} the ${fmtLimitValue(l.metric, l.value)} ${l.operator.startsWith('>') ? 'minimum' : 'maximum'}.`);
+  return [first, ...others].join(' ');
+}
+
+/** Builds the full document of the report. */
+export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[] {
+  const d = new DocBuilder();
+  const grid = gridCells(r);
+  const st = r.limitStat;
+  const run = r.run;
+  d.h(1, r.title);
+  const engineText = run ? `${run.engine === 'k6' ? 'k6' : 'the local runner'} ${run.engineVersion}` : 'an unrecorded engine (no run.json)';
+  d.p(`Performance analysis of **${r.model}** at ${r.parts[0]?.target.baseUrl ?? 'an unknown endpoint'}${run?.target.simulated ? ` (simulated server${run.target.simProfile ? `, profile ${run.target.simProfile}` : ''})` : ''}, measured with ${engineText}${run ? `, run ${run.runId} started ${run.startedAt}` : ''}. Parts: ${r.parts.map((p) => `${p.name} (${plural(p.cellsWithData, 'cell')})`).join(', ')}.`);
+  for (const w of r.warnings) d.note(`⚠ ${w}`);
+
+  if (r.highlights.length > 0) {
+    d.h(2, 'Highlights');
+    d.kpis(r.highlights.map((h) => ({ value: h.value, label: h.label })));
+  }
+
+  d.h(2, 'Key Findings');
+  d.table(['FINDING', 'VALUE'], r.keyFindings.map((f) => [f.label, f.value]));
+  if (r.keyFindings.length === 0) d.p('No findings: the run holds no request samples.');
+  if (grid.length > 0) d.p('Throughout this report, "**concurrent requests**" refers to simultaneous active requests. For applications with natural user pauses (chat interfaces, coding assistants), each request slot typically serves several active users.');
+
+  if (r.useCases.length > 0) {
+    d.h(2, 'Use Case Guidance');
+    d.p(`The table below maps this configuration's measured performance to common deployment scenarios. Capacity limits are where TTFT or generation speed (the ${statName(st)} of each tested step) breaks the use case's threshold${r.options.minSuccessRate ? `, or fewer than ${fmtPct(r.options.minSuccessRate)} of requests succeed` : ''}. "~N" is interpolated between the last passing and the first failing step; "N+" means no tested step broke a limit.`);
+    d.table(
+      ['USE CASE', 'CONTEXT', 'TTFT THRESHOLD', 'SPEED THRESHOLD', 'CAPACITY', 'ANALYSIS'],
+      r.useCases.map((u) => [u.useCase.title, fmtTokens(u.useCase.contextTokens), thresholdColumn(u, ['ttft', 'e2e']), thresholdColumn(u, ['decodeSpeed', 'itl', 'tpot']), u.result.displayShort, guidanceSentence(u)]),
+    );
+    d.p('The limits shown are conservative. Beyond these points, the system continues functioning with slower response times that may still be acceptable for your specific use case.');
+  }
+
+  if (grid.length > 0) {
+    d.h(2, 'Performance Analysis');
+    d.h(3, 'System Throughput');
+    d.p('Aggregate token generation across all concurrent requests: output tokens of a cell divided by its wall time (first request start to last request end). Prompt tokens processed during prefill are excluded.');
+    d.chart('throughput', chartIds);
+    const peak = maxBy(grid, (c) => c.throughput);
+    const maxN = Math.max(...grid.map((c) => c.concurrency));
+    const contexts = [...new Set(grid.map((c) => c.contextTokens))].sort((a, b) => a - b);
+    const rows: string[][] = [];
+    if (peak) rows.push([`Peak (${fmtTokens(peak.contextTokens)} context, ${plural(peak.concurrency, 'request')})`, fmtTokS(peak.throughput), fmtMillions(peak.tokensPerHour)]);
+    for (const ctx of contexts) {
+      const c = grid.find((x) => x.contextTokens === ctx && x.concurrency === maxN);
+      if (c && c !== peak) rows.push([`${fmtTokens(ctx)} context, ${plural(maxN, 'request')}`, fmtTokS(c.throughput), fmtMillions(c.tokensPerHour)]);
+    }
+    d.table(['CONDITION', 'THROUGHPUT', 'TOKENS/HOUR'], rows);
+    if (peak?.tokensPerHour) d.p(`At peak throughput, this configuration produces approximately **${fmtMillions(peak.tokensPerHour)}** tokens per hour (${fmtTokS(peak.throughput)} at ${where(peak)}). This is relevant for batch workloads like document processing, synthetic data generation, or offline analysis.${peak.concurrency === maxN ? ' The peak is at the highest tested concurrency, so higher concurrency may increase it further.' : ''}`);
+    d.note(clientBoundNote(grid) ?? '');
+
+    d.h(3, 'Per-User Generation Speed');
+    d.p('Token generation rate experienced by each individual user: (output tokens - 1) / (e2e - TTFT), the speed at which text streams into their response ("decode speed"). As concurrency increases, per-user speed decreases since GPU resources are shared across requests.');
+    d.chart('decode_speed', chartIds);
+    d.table(['SPEED', 'USER EXPERIENCE'], [['< 15 tok/s', 'Slow; may be slower than reading speed'], ['15–25 tok/s', 'Acceptable; keeps pace with reading'], ['25–50 tok/s', 'Fast; exceeds reading speed'], ['> 50 tok/s', 'Very fast; text appears nearly instantly']], 'How Fast is This?');
+    const slow = minBy(grid, meanOf('decodeSpeed'));
+    const fastest = maxBy(grid.filter((c) => c.concurrency === Math.min(...grid.map((x) => x.concurrency))), meanOf('decodeSpeed'));
+    if (slow?.metrics.decodeSpeed && fastest?.metrics.decodeSpeed) {
+      const v = slow.metrics.decodeSpeed.mean;
+      const verdict = v < 15 ? 'slows below reading speed in the most demanding scenarios' : v < 25 ? 'keeps pace with reading even in the most demanding scenario' : v < 50 ? 'remains fast across all tested scenarios' : 'is very fast, even under maximum load';
+      d.p(`At **${fmtTokS(v)}** (the lowest measured point: ${where(slow)}), this configuration ${verdict}. ${fastest.concurrency === 1 ? 'Single-user' : `${fastest.concurrency}-user`} performance at ${fmtTokens(fastest.contextTokens)} context reaches **${fmtTokS(fastest.metrics.decodeSpeed.mean)}**.`);
+    }
+
+    d.h(3, 'Time to First Token');
+    d.p('Time from request submission to the first generated token of any kind (content, reasoning or tool call). The primary metric for perceived responsiveness. TTFT has two components: **queue wait** (time waiting for GPU availability, increases with concurrency) and **prefill** (time to process input context, increases with context length).');
+    d.chart('ttft', chartIds);
+    d.table(['TTFT', 'USER EXPERIENCE'], [['< 500ms', 'Feels instant'], ['500ms–2s', 'Feels responsive'], ['2–5s', 'Noticeable but still acceptable'], ['5–10s', 'Feels slow; generally acceptable at higher context lengths'], ['> 10s', 'Can be frustrating; users may retry or abandon']], 'How Responsive is This?');
+    const bestT = minBy(grid, meanOf('ttft'));
+    const worstT = maxBy(grid, meanOf('ttft'));
+    if (bestT?.metrics.ttft && worstT?.metrics.ttft) d.p(`Best TTFT is ${fmtMs(bestT.metrics.ttft.mean)} (${where(bestT)}); worst is ${fmtMs(worstT.metrics.ttft.mean)} (${where(worstT)}).`);
+    const modes = [...new Set(r.parts.map((p) => p.promptMode))];
+    if (modes.includes('unique')) d.p('**Important note about caching.** Every request carried a unique prompt prefix, so prefix caching could not shorten prefill: these results represent worst-case TTFT. In production with caching enabled, only new tokens require processing: a 64K conversation where you add 1K of new context would have a TTFT similar to the 1K results, not the 64K results.');
+    if (modes.includes('shared-prefix')) d.p('**Note about caching.** Prompts shared a prefix, so the server could reuse its prefix cache: TTFT here reflects cached prefill, not fresh context.');
+  }
+
+  if (r.useCases.length > 0) {
+    d.h(2, 'Capacity Analysis');
+    d.p(`How many concurrent requests can this configuration handle for different workloads? Each section below shows performance metrics as concurrency increases at a specific context length. Dashed lines indicate quality thresholds. The "capacity limit" is the largest tested or interpolated concurrency at which every limit holds (limits checked on the ${statName(st)} of each step with the suite's threshold code, expressions such as "${r.useCases[0]!.limits[0]?.expression ?? 'avg<8000'}").`);
+    for (const u of r.useCases) capacitySection(d, r, u, chartIds);
+  }
+
+  if (r.bursts.length > 0) {
+    d.h(2, 'When to Scale Up');
+    d.p('What do users experience when requests pile up? Each burst sends N requests at once, so new requests queue behind in-progress work. Use these numbers for SLA planning and capacity decisions.');
+    d.chart('burst_ttft', chartIds);
+    d.table(['SCENARIO', 'INPUT / OUTPUT', 'MAX SAFE QUEUE DEPTH', 'TESTED DEPTHS'], r.bursts.map((b) => [b.title, `${fmtTokens(b.contextTokens)} / ${fmtTokens(b.outputTokens)}`, b.result.kind === 'below' ? `below ${b.result.firstFail}` : `${b.result.displayShort} reqs`, b.result.steps.map((s) => String(s.concurrency)).join(', ')]), `Max safe queue depth: the deepest burst whose ${statName(st)} TTFT stays at or under ${fmtSec(r.burstTtftLimitMs)}.`);
+    const burstCells = r.cells.filter((c) => c.script === 'burst' && c.requests > 0);
+    const bestB = minBy(burstCells, meanOf('ttft'));
+    const worstB = maxBy(burstCells, meanOf('ttft'));
+    const titleOf = (c: CellStats): string => r.bursts.find((b) => b.cellIds.includes(c.id))?.title ?? c.id;
+    if (bestB && worstB) d.p(`TTFT under queue saturation: best case ${fmtSec(bestB.metrics.ttft?.mean)} (${titleOf(bestB)}, queue depth ${bestB.concurrency}), worst case ${fmtSec(worstB.metrics.ttft?.mean)} (${titleOf(worstB)}, queue depth ${worstB.concurrency}).`);
+    d.chart('burst_itl', chartIds);
+    const worstItl = maxBy(burstCells, meanOf('itl'));
+    if (worstItl?.metrics.itl) d.p(`The highest inter-token latency under burst load was ${fmtMsFine(worstItl.metrics.itl.mean)} (${titleOf(worstItl)}, queue depth ${worstItl.concurrency}).`);
+    d.chart('burst_decode', chartIds);
+    d.note(clientBoundNote(burstCells) ?? '');
+  }
+
+  if (r.mixProfiles.length > 0) {
+    d.h(2, 'When Am I the Fastest?');
+    d.p('Each scenario runs exactly N requests at the same time with fixed input and output lengths, isolating the hardware\'s capability at each concurrency level.');
+    d.table(['SCENARIO', 'INPUT / OUTPUT', 'CONCURRENCY TESTED'], r.mixProfiles.map((m) => [m.title, `${fmtInt(m.contextTokens)} in / ${fmtInt(m.outputTokens)} out`, r.cells.filter((c) => m.cellIds.includes(c.id) && c.requests > 0).map((c) => c.concurrency).join(', ')]));
+    const mixCells = r.cells.filter((c) => c.script === 'mix' && c.requests > 0);
+    const titleOf = (c: CellStats): string => r.mixProfiles.find((m) => m.cellIds.includes(c.id))?.title ?? c.id;
+    d.chart('mix_decode', chartIds);
+    const fast = maxBy(mixCells, meanOf('decodeSpeed'));
+    const slow = minBy(mixCells, meanOf('decodeSpeed'));
+    if (fast && slow) d.p(`Per-user decode speed ranges from ${fmtTokS(fast.metrics.decodeSpeed?.mean)} (${titleOf(fast)}, ${plural(fast.concurrency, 'user')}) down to ${fmtTokS(slow.metrics.decodeSpeed?.mean)} (${titleOf(slow)}, ${slow.concurrency} concurrent).`);
+    d.chart('mix_itl', chartIds);
+    const lowI = minBy(mixCells, meanOf('itl'));
+    const highI = maxBy(mixCells, meanOf('itl'));
+    if (lowI && highI) d.p(`Best inter-token latency is ${fmtMsFine(lowI.metrics.itl?.mean)} (${titleOf(lowI)}, ${plural(lowI.concurrency, 'user')}), rising to ${fmtMsFine(highI.metrics.itl?.mean)} (${titleOf(highI)}, ${highI.concurrency} concurrent).`);
+    d.chart('mix_ttft', chartIds);
+    d.chart('mix_throughput', chartIds);
+    const peakMix = maxBy(mixCells, (c) => c.throughput);
+    if (peakMix) d.p(`Peak system throughput is ${fmtTokS(peakMix.throughput)} (${titleOf(peakMix)}, ${peakMix.concurrency} concurrent), about ${fmtMillions(peakMix.tokensPerHour)} tokens per hour.`);
+    d.chart('mix_efficiency', chartIds);
+    const topN = Math.max(...mixCells.map((c) => c.concurrency));
+    const atTop = mixCells.filter((c) => c.concurrency === topN && c.scalingEfficiency !== null);
+    const hiE = maxBy(atTop, (c) => c.scalingEfficiency);
+    const loE = minBy(atTop, (c) => c.scalingEfficiency);
+    d.note(clientBoundNote(mixCells) ?? '');
+    if (hiE && loE && topN > 1) d.p(`At ${topN} concurrent, scaling efficiency ranges from ${fmtPct(hiE.scalingEfficiency, 0)} (${titleOf(hiE)}) to ${fmtPct(loE.scalingEfficiency, 0)} (${titleOf(loE)}).`);
+  }
+
+  if (grid.length > 0) {
+    d.h(2, 'Technical Analysis');
+    d.p('Infrastructure-level metrics that explain user-facing performance: queue wait, prefill throughput, token-level latency, scaling efficiency and power.');
+    d.h(3, 'Queue Wait Times');
+    const withQ = grid.filter((c) => c.server?.queueWaitMs !== null && c.server?.queueWaitMs !== undefined);
+    if (withQ.length === 0) {
+      d.p('Server-side queue wait was not measured in this run (no monitor samples of the engine\'s queue-time histogram).');
+    } else {
+      d.p('Time a request waits in the engine\'s queue before processing begins, from the server\'s queue-time histogram: the increase of its sum divided by the increase of its count over each cell\'s time window. Queue wait is included in TTFT.');
+      d.chart('queue_wait', chartIds);
+      const maxQ = maxBy(withQ, (c) => c.server!.queueWaitMs);
+      const ones = withQ.filter((c) => c.concurrency === 1);
+      const maxOne = maxBy(ones, (c) => c.server!.queueWaitMs);
+      if (maxOne) d.p(`At single concurrency, queue wait is at most ${fmtMs(maxOne.server!.queueWaitMs)} across context lengths.`);
+      if (maxQ) d.p(`At **${plural(maxQ.concurrency, 'concurrent request')}** with **${fmtTokens(maxQ.contextTokens)} context**, queue wait reaches **${fmtMs(maxQ.server!.queueWaitMs)}**.${(maxQ.server!.queueWaitMs ?? 0) > 1000 ? ' Rising queue times signal GPU saturation: requests wait for resources rather than being processed immediately.' : ''}`);
+      d.p('Interpretation: queue wait and prefill time are measured independently by the server and may not sum exactly to TTFT. Use queue wait for capacity planning and TTFT for the user\'s actual wait.');
+    }
+    d.h(3, 'Per-User Prefill Speed');
+    d.p('Rate at which the model processes input context before generating output, per request: input tokens / TTFT (so it includes queue wait, as the user sees it).');
+    d.chart('prefill_speed', chartIds);
+    const concs = [...new Set(grid.map((c) => c.concurrency))].sort((a, b) => a - b);
+    const peakRows = concs
+      .map((n) => {
+        const best = maxBy(grid.filter((c) => c.concurrency === n), meanOf('prefillSpeed'));
+        return best ? [String(n), `${fmtTokens(best.contextTokens)} context`, `${fmtInt(best.metrics.prefillSpeed?.mean)} tok/s`] : null;
+      })
+      .filter((x): x is string[] => x !== null);
+    d.table(['CONCURRENT REQUESTS', 'PEAKS AT', 'PEAK SPEED'], peakRows);
+    const serverPrefill = grid.filter((c) => c.server?.prefillTimeMs != null);
+    if (serverPrefill.length > 0) {
+      const worst = maxBy(serverPrefill, (c) => c.server!.prefillTimeMs);
+      if (worst) d.p(`The server's own prefill-time histogram peaks at ${fmtMs(worst.server!.prefillTimeMs)} per request (${where(worst)}).`);
+    }
+    d.h(3, 'Inter-Token Latency');
+    d.p('Time between consecutive tokens during generation; a chunk that carries several tokens spreads its gap over them. Determines the smoothness of responses.');
+    d.chart('itl', chartIds);
+    const lowItl = minBy(grid, meanOf('itl'));
+    const highItl = maxBy(grid, meanOf('itl'));
+    if (lowItl?.metrics.itl && highItl?.metrics.itl) {
+      const hv = highItl.metrics.itl.mean;
+      d.p(`The lowest inter-token latency is **${fmtMsFine(lowItl.metrics.itl.mean)}** (${where(lowItl)}). The highest observed was **${fmtMsFine(hv)}** at **${fmtTokens(highItl.contextTokens)}** context with **${plural(highItl.concurrency, 'concurrent request')}**, ${hv < 20 ? 'still imperceptible to users' : hv < 70 ? 'noticeable but acceptable' : 'where individual tokens become visible as they stream'}.`);
+    }
+    d.h(3, 'Scaling Efficiency');
+    d.p('Percentage of ideal linear scaling: throughput(N) / (N x throughput(1)) at the same context and output length. 100% means doubling concurrent requests doubles total throughput.');
+    d.chart('efficiency', chartIds);
+    const topN = Math.max(...grid.map((c) => c.concurrency));
+    const effTop = grid.filter((c) => c.concurrency === topN && c.scalingEfficiency !== null);
+    const hiE = maxBy(effTop, (c) => c.scalingEfficiency);
+    const loE = minBy(effTop, (c) => c.scalingEfficiency);
+    if (hiE && loE && topN > 1) d.p(`At ${topN} concurrent requests, scaling efficiency ranges from ${fmtPct(hiE.scalingEfficiency, 0)} (${fmtTokens(hiE.contextTokens)} context) to ${fmtPct(loE.scalingEfficiency, 0)} (${fmtTokens(loE.contextTokens)} context).${(loE.scalingEfficiency ?? 1) < 0.5 ? ' Below 50% signals severe contention for shared resources: adding requests brings diminishing returns.' : ''}`);
+    else d.p('Scaling efficiency needs a concurrency-1 cell at the same context length; this run has none.');
+
+    d.h(3, 'Power & Efficiency');
+    const powered = r.cells.filter((c) => c.power !== null && c.requests > 0);
+    if (powered.length === 0) {
+      d.p('GPU power was not measured in this run (no power samples from the monitor): energy per token and electricity cost are not reported.');
+    } else {
+      const o = r.options;
+      d.p(`GPU power draw under varying load, from the monitor's power gauge (summed over GPUs). Cost figures use **${fmtUsd(o.usdPerKwh)}/kWh** electricity and **${fmtUsd(o.usdPerGpuHour)}/GPU-hour** for ${plural(o.gpuCount, 'GPU')} (flags --usd-per-kwh, --usd-per-gpu-hour, --gpus).`);
+      d.chart('power', chartIds);
+      d.chart('power_vs_concurrency', chartIds);
+      const peakP = maxBy(powered, (c) => c.power!.peakWatts);
+      const bestJ = minBy(powered, (c) => c.power!.joulesPerOutputToken);
+      if (peakP) d.p(`The highest power draw observed was **${fmtWatts(peakP.power!.peakWatts)}** at **${fmtTokens(peakP.contextTokens)}** context with **${plural(peakP.concurrency, 'concurrent request')}**, costing approximately **${fmtUsd((peakP.power!.peakWatts / 1000) * o.usdPerKwh)}/hour** in electricity at ${fmtUsd(o.usdPerKwh)}/kWh. For infrastructure planning, budget for peak power draw.`);
+      if (bestJ?.power?.joulesPerOutputToken != null) d.p(`The most energy-efficient cell is ${bestJ.id} (${where(bestJ)}) at ${fmtJoules(bestJ.power.joulesPerOutputToken)} per output token, or ${fmtUsd(bestJ.power.usdPerMillionTokens)} per million output tokens including GPU time.`);
+      const powerRows = grid.filter((c) => c.power !== null);
+      d.table(['CELL', 'MEAN POWER', 'PEAK POWER', 'ENERGY / TOKEN', 'COST / HOUR', 'COST / 1M TOKENS'], (powerRows.length > 0 ? powerRows : powered).map((c) => [c.id, fmtWatts(c.power!.meanWatts), fmtWatts(c.power!.peakWatts), fmtJoules(c.power!.joulesPerOutputToken), fmtUsd(c.power!.totalUsdPerHour), fmtUsd(c.power!.usdPerMillionTokens)]));
+    }
+  }
+
+  const ran = r.cells.filter((c) => c.requests > 0);
+  if (ran.length > 0) {
+    d.h(2, 'Latency Percentiles');
+    d.p('Full percentile breakdowns per cell (k6\'s method: linear interpolation between closest ranks). Times in ms.');
+    const pct = (k: TrendKey, title: string): void => {
+      d.h(3, title);
+      d.table(['CELL', 'N', 'MEAN', 'P50', 'P90', 'P95', 'P99', 'MAX'], ran.filter((c) => c.metrics[k] !== null).map((c) => {
+        const m = c.metrics[k]!;
+        return [c.id, String(c.concurrency), m.mean.toFixed(1), m.p50.toFixed(1), m.p90.toFixed(1), m.p95.toFixed(1), m.p99.toFixed(1), m.max.toFixed(1)];
+      }));
+    };
+    pct('ttft', 'TTFT (ms)');
+    pct('itl', 'Inter-Token Latency (ms)');
+    pct('tpot', 'Time per Output Token (ms)');
+    pct('e2e', 'End-to-End Latency (ms)');
+
+    d.h(2, 'Success Rate and Errors');
+    const kinds = Object.entries(r.totals.errorsByKind).filter(([, n]) => n > 0);
+    d.p(`${fmtPct(r.totals.successRate)} of ${fmtCount(r.totals.requests)} requests succeeded${kinds.length > 0 ? `; failures by kind: ${kinds.map(([k, n]) => `${k} ${n}`).join(', ')}` : ' (no errors)'}.`);
+    d.table(['CELL', 'REQUESTS', 'SUCCESS RATE', 'ERRORS', 'TOKEN COUNTS FROM'], ran.map((c) => [c.id, String(c.requests), fmtPct(c.successRate), Object.entries(c.errorsByKind).filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`).join(', ') || '-', c.tokenSource ?? 'n/a']));
+
+    d.h(2, 'All Cells');
+    d.p('Every measured cell (also in cells.csv). Times are means; throughput is output tokens / cell wall time.');
+    d.table(
+      ['CELL', 'CONTEXT', 'OUTPUT', 'N', 'REQ', 'TTFT', 'ITL', 'DECODE', 'PREFILL', 'THROUGHPUT', 'EFFICIENCY', 'QUEUE WAIT', 'POWER'],
+      ran.map((c) => [`${c.id}${c.clientBound ? ' ⚠ client-bound' : ''}`, fmtTokens(c.contextTokens), fmtTokens(c.outputTokens), String(c.concurrency), String(c.requests), fmtMs(c.metrics.ttft?.mean), fmtMsFine(c.metrics.itl?.mean), fmtTokS(c.metrics.decodeSpeed?.mean), fmtTokS0(c.metrics.prefillSpeed?.mean), fmtTokS(c.throughput), fmtPct(c.scalingEfficiency, 0), fmtMs(c.server?.queueWaitMs), fmtWatts(c.power?.meanWatts)]),
+    );
+  }
+
+  if (r.gates.length > 0) {
+    d.h(2, 'Deploy Gate');
+    for (const g of r.gates) {
+      if (!g.measured) {
+        d.p(`Gate ${g.cellId} (${g.title}, ${plural(g.concurrency, 'concurrent request')}) produced no samples: the gate was not measured.`);
+        continue;
+      }
+      d.p(`**${g.ok ? '✓ Passed' : '✗ Failed'}**: ${g.title} at ${plural(g.concurrency, 'concurrent request')} (cell ${g.cellId}).`);
+      d.table(['LIMIT', 'EXPRESSION', 'MEASURED', 'VERDICT'], g.checks.map((c) => [c.label, c.expression, fmtMetric(c.metric, c.actual), c.ok ? '✓ pass' : '✗ fail']));
+    }
+  }
+
+  const gates = r.parts.filter((p) => p.thresholds.length > 0);
+  if (gates.length > 0) {
+    d.h(2, 'k6 Thresholds');
+    for (const p of gates) {
+      const failed = p.thresholds.filter((t) => !t.ok);
+      d.p(`${p.name}: ${p.thresholds.length - failed.length} of ${p.thresholds.length} thresholds passed${failed.length > 0 ? `; failed: ${failed.map((t) => `${t.metric} ${t.expression}`).join(', ')}` : ''}.`);
+    }
+  }
+
+  if (r.comparison) {
+    const c = r.comparison;
+    d.h(2, 'Comparison with Baseline');
+    d.p(`Baseline: ${c.baselineRunId ?? c.baselineDir}. Tolerance: ${(c.tolerance * 100).toFixed(0)}% relative change in the bad direction. Gated: capacities, max safe queue depths, success rates and the use-case limit metrics of the capacity steps.`);
+    d.p(c.gatedRegression ? `**${plural(c.regressions.length, 'gated regression')} found** (exit code 99):` : '**No gated regression** beyond the tolerance.');
+    d.list(c.regressions);
+    d.table(['USE CASE / BURST', 'BASELINE', 'CURRENT', 'CHANGE', 'VERDICT'], c.capacities.map((x) => [x.title, x.baseline, x.current, x.change === null ? 'n/a' : `${x.change > 0 ? '+' : ''}${(x.change * 100).toFixed(1)}%`, x.regression ? '✗ regression' : '✓']));
+    const rows: string[][] = [];
+    for (const cell of c.cells) for (const dl of cell.deltas) if (dl.change !== null && Math.abs(dl.change) > c.tolerance) rows.push([cell.cellId, dl.label, fmtNum(dl.baseline), fmtNum(dl.current), `${dl.change > 0 ? '+' : ''}${(dl.change * 100).toFixed(1)}%`, dl.regression ? (dl.gated ? '✗ gated regression' : '✗ regression') : '✓ improvement']);
+    if (rows.length > 0) d.table(['CELL', 'METRIC', 'BASELINE', 'CURRENT', 'CHANGE', 'VERDICT'], rows, `Cell metrics that moved more than ${(c.tolerance * 100).toFixed(0)}%.`);
+    else d.p(`No cell metric moved more than ${(c.tolerance * 100).toFixed(0)}% across ${plural(c.cells.length, 'matched cell')}.`);
+    if (c.onlyInBaseline.length > 0) d.p(`Cells only in the baseline: ${c.onlyInBaseline.join(', ')}.`);
+    if (c.onlyInCurrent.length > 0) d.p(`Cells only in this run: ${c.onlyInCurrent.join(', ')}.`);
+  }
+
+  d.h(2, 'Methodology');
+  const t = r.parts[0]!.target;
+  const items: string[] = [];
+  if (run) {
+    items.push(`Engine: ${run.engine === 'k6' ? `k6 ${run.engineVersion}` : `the suite's local runner ${run.engineVersion} (k6 bundles on Node)`}; run ${run.runId} from ${run.startedAt} to ${run.endedAt}${run.interrupted ? ' (interrupted)' : ''}.`);
+    items.push(`Target: ${run.target.model} at ${run.target.baseUrl}${run.target.simulated ? ` — the suite's simulated server${run.target.simProfile ? ` (profile ${run.target.simProfile})` : ''}, not real hardware` : ''}.`);
+    items.push(`Tokenizer used to build exact-length prompts: ${run.tokenizer}.`);
+    if (run.command.length > 0) items.push(`Command: \`${run.command.join(' ')}\`.`);
+  } else {
+    items.push(`Target: ${t.model} at ${t.baseUrl}. No run.json was found, so the engine, its version and the tokenizer are not recorded.`);
+  }
+  items.push(`API: ${t.api === 'chat' ? '/v1/chat/completions' : '/v1/completions'}, streaming, temperature ${t.temperature}${t.seed !== null ? `, seed ${t.seed}` : ''}, request timeout ${t.requestTimeoutSeconds}s.`);
+  items.push(`Output length forcing: max_tokens${t.ignoreEos ? ' + ignore_eos' : ''}${t.minTokens ? ' + min_tokens' : ''}${!t.ignoreEos && !t.minTokens ? ' only (the model may stop early)' : ''}. Output token counts ${describeTokenSources(r)}.`);
+  const modes = [...new Set(r.parts.map((p) => p.promptMode))];
+  items.push(`Prompt mode: ${modes.map((m) => (m === 'unique' ? 'unique prefix per request (prefix caching cannot hide prefill)' : 'shared prefix (measures a warm prefix cache)')).join('; ')}.`);
+  items.push(`Limit statistic: the ${statName(st)} of each cell ("${st}" in k6 threshold expressions); burst limit TTFT <= ${fmtSec(r.burstTtftLimitMs)}${r.options.minSuccessRate ? `; capacity steps also need ${fmtPct(r.options.minSuccessRate)} successful requests` : ''}.`);
+  for (const p of r.parts) {
+    items.push(`Part ${p.name} (${p.script}, plan "${p.planName}"): ${p.cellsWithData} of ${p.cells} cells measured, planned ${Math.round(p.plannedSeconds)}s${p.testRunDurationMs !== null ? `, ran ${(p.testRunDurationMs / 1000).toFixed(0)}s` : ''}; ${fmtInt(p.csvRows)} CSV rows; server monitor ${p.monitorEnabled ? `every ${p.monitorIntervalSeconds}s` : 'off'}${p.hasSummary ? '' : '; no summary.json'}${p.hasRunnerHealth ? '; runner health recorded' : ''}.`);
+  }
+  items.push('Definitions: TTFT = request start to first generated token; ITL = one sample per token after the first; TPOT = (e2e - TTFT) / (output tokens - 1); decode speed = (output tokens - 1) / (e2e - TTFT); prefill speed = input tokens / TTFT; system throughput = output tokens / cell wall time; scaling efficiency = throughput(N) / (N x throughput(1)); server queue wait = Δ histogram sum / Δ histogram count over the cell window.');
+  d.list(items);
+  d.p(`Generated ${r.generatedAt} by k6-llm-capacity report (report.json schema version ${r.schemaVersion}).`);
+  return d.blocks;
+}
+
+function describeTokenSources(r: Report): string {
+  const srcs = new Set(r.cells.map((c) => c.tokenSource).filter((s): s is string => s !== null));
+  if (srcs.size === 0) return 'were not recorded (no token samples)';
+  const names = [...srcs].map((s) => (s === 'usage' ? "the server's usage field" : s === 'chunks' ? 'counting stream chunks (the server sent no usage)' : s === 'mixed' ? 'usage in some requests and chunk counts in others' : s));
+  return `came from ${names.join('; ')}`;
+}
+
+function fmtNum(v: number | null): string {
+  if (v === null) return 'n/a';
+  return Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2);
+}

@@ -1,0 +1,131 @@
+// Server-side figures of a cell from the monitor's cumulative samples: histogram sum/count deltas across the cell's window. Runs in Node.
+//
+// The monitor samples the engine's counters and histogram _sum/_count as cumulative gauges. A
+// cell's mean server queue wait is (sum(t1) - sum(t0)) / (count(t1) - count(t0)), where t0 is the
+// last sample at or before the window start and t1 the first sample at or after the window end, so
+// the window is covered in full and scrape timing never cuts a request off.
+
+import type { ServerMetricKey } from '../lib/metrics';
+import type { Series } from './read-samples';
+
+/** A time window in epoch milliseconds. */
+export interface Window {
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+/** The value of a cumulative series just before (at or before) time t; the first value if none is that early. */
+export function valueAtOrBefore(s: Series, t: number): number | null {
+  const times = s.times.values();
+  const values = s.values.values();
+  if (times.length === 0) return null;
+  let best = -1;
+  for (let i = 0; i < times.length; i++) {
+    if (times[i]! <= t && (best < 0 || times[i]! >= times[best]!)) best = i;
+  }
+  if (best < 0) {
+    let first = 0;
+    for (let i = 1; i < times.length; i++) if (times[i]! < times[first]!) first = i;
+    return values[first]!;
+  }
+  return values[best]!;
+}
+
+/** The value of a cumulative series just after (at or after) time t; the last value if none is that late. */
+export function valueAtOrAfter(s: Series, t: number): number | null {
+  const times = s.times.values();
+  const values = s.values.values();
+  if (times.length === 0) return null;
+  let best = -1;
+  for (let i = 0; i < times.length; i++) {
+    if (times[i]! >= t && (best < 0 || times[i]! <= times[best]!)) best = i;
+  }
+  if (best < 0) {
+    let last = 0;
+    for (let i = 1; i < times.length; i++) if (times[i]! > times[last]!) last = i;
+    return values[last]!;
+  }
+  return values[best]!;
+}
+
+/** Increase of a cumulative series over a window; null without samples. Counter resets (a negative delta) give null. */
+export function deltaOver(s: Series | undefined, w: Window): number | null {
+  if (!s) return null;
+  const a = valueAtOrBefore(s, w.startMs);
+  const b = valueAtOrAfter(s, w.endMs);
+  if (a === null || b === null) return null;
+  const d = b - a;
+  return d < 0 ? null : d;
+}
+
+/**
+ * Mean of a Prometheus histogram over a window, in ms: delta(sum seconds) / delta(count) x 1000.
+ * Null when the series are missing or no request was counted in the window.
+ */
+export function histogramMeanMs(sum: Series | undefined, count: Series | undefined, w: Window): number | null {
+  const ds = deltaOver(sum, w);
+  const dc = deltaOver(count, w);
+  if (ds === null || dc === null || dc <= 0) return null;
+  return (ds / dc) * 1000;
+}
+
+/** Samples of a gauge inside a window. */
+export function samplesIn(s: Series | undefined, w: Window): number[] {
+  if (!s) return [];
+  const times = s.times.values();
+  const values = s.values.values();
+  const out: number[] = [];
+  for (let i = 0; i < times.length; i++) if (times[i]! >= w.startMs && times[i]! <= w.endMs) out.push(values[i]!);
+  return out;
+}
+
+/**
+ * Samples of a gauge inside a window; when none falls inside (a window shorter than the scrape
+ * interval), the one sample nearest to the window within toleranceMs of its edges.
+ */
+export function samplesNear(s: Series | undefined, w: Window, toleranceMs: number): number[] {
+  const inside = samplesIn(s, w);
+  if (inside.length > 0 || !s || toleranceMs <= 0) return inside;
+  const times = s.times.values();
+  const values = s.values.values();
+  let best = -1;
+  let bestD = Infinity;
+  for (let i = 0; i < times.length; i++) {
+    const t = times[i]!;
+    const d = t < w.startMs ? w.startMs - t : t > w.endMs ? t - w.endMs : 0;
+    if (d < bestD) {
+      bestD = d;
+      best = i;
+    }
+  }
+  return best >= 0 && bestD <= toleranceMs ? [values[best]!] : [];
+}
+
+/** Server-side figures of one cell (null fields: not measured). */
+export interface ServerFigures {
+  /** Mean engine queue wait per request, ms. */
+  readonly queueWaitMs: number | null;
+  /** Mean engine prefill time per request, ms. */
+  readonly prefillTimeMs: number | null;
+  /** Mean server-side TTFT, ms. */
+  readonly serverTtftMs: number | null;
+  /** Preemptions during the window. */
+  readonly preemptions: number | null;
+  /** Largest engine queue length seen in the window. */
+  readonly maxWaiting: number | null;
+  /** Largest KV-cache usage seen in the window, 0..1. */
+  readonly maxKvCacheUsage: number | null;
+}
+
+export function serverFigures(monitor: Partial<Record<ServerMetricKey, Series>>, w: Window, toleranceMs = 0): ServerFigures | null {
+  const max = (xs: number[]): number | null => (xs.length === 0 ? null : Math.max(...xs));
+  const f: ServerFigures = {
+    queueWaitMs: histogramMeanMs(monitor.queueTimeSum, monitor.queueTimeCount, w),
+    prefillTimeMs: histogramMeanMs(monitor.prefillTimeSum, monitor.prefillTimeCount, w),
+    serverTtftMs: histogramMeanMs(monitor.serverTtftSum, monitor.serverTtftCount, w),
+    preemptions: deltaOver(monitor.preemptionsTotal, w),
+    maxWaiting: max(samplesNear(monitor.waiting, w, toleranceMs)),
+    maxKvCacheUsage: max(samplesNear(monitor.kvCacheUsage, w, toleranceMs)),
+  };
+  return Object.values(f).every((v) => v === null) ? null : f;
+}

@@ -1,0 +1,122 @@
+// Pure statistics for the report: k6-compatible percentiles, distributions, linear interpolation. Runs in Node.
+//
+// Percentiles follow k6's Trend sink (metrics/sink.go, TrendSink.P): sort the values, take the
+// fractional rank i = p x (count - 1) and interpolate linearly between the values at floor(i) and
+// ceil(i). Using k6's method means a report figure and k6's summary of the same samples agree.
+
+/** A growable array of float64 values: stores millions of samples without boxing numbers. */
+export class FloatList {
+  private buf: Float64Array;
+  length = 0;
+
+  constructor(initialCapacity = 64) {
+    this.buf = new Float64Array(initialCapacity);
+  }
+
+  push(v: number): void {
+    if (this.length === this.buf.length) {
+      const next = new Float64Array(this.buf.length * 2);
+      next.set(this.buf);
+      this.buf = next;
+    }
+    this.buf[this.length++] = v;
+  }
+
+  /** A sorted copy of the values (ascending). */
+  sorted(): SortedValues {
+    const copy = this.buf.slice(0, this.length);
+    copy.sort();
+    return copy as SortedValues;
+  }
+
+  values(): Float64Array {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+/** Values sorted ascending; produced only by sortValues / FloatList.sorted so percentile never sees unsorted input. */
+export type SortedValues = Float64Array & { readonly __sorted: true };
+
+export function sortValues(values: ArrayLike<number>): SortedValues {
+  const copy = Float64Array.from(values);
+  copy.sort();
+  return copy as SortedValues;
+}
+
+/**
+ * k6's percentile: p in 0..1; i = p x (n - 1); value = v[floor(i)] + (v[ceil(i)] - v[floor(i)]) x frac(i).
+ * 0 for no values (as k6 reports an empty Trend), the value itself for one.
+ */
+export function percentile(sorted: SortedValues, p: number): number {
+  const n = sorted.length;
+  if (n === 0) return 0;
+  if (n === 1) return sorted[0]!;
+  const i = p * (n - 1);
+  const lo = Math.floor(i);
+  const hi = Math.ceil(i);
+  const a = sorted[lo]!;
+  const b = sorted[hi]!;
+  return a + (b - a) * (i - lo);
+}
+
+/** Summary of one metric in one cell, in the metric's unit (ms or tokens/s). */
+export interface Distribution {
+  readonly count: number;
+  readonly mean: number;
+  readonly min: number;
+  readonly max: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p95: number;
+  readonly p99: number;
+}
+
+/** Summarises values; null when there are none (a metric with no samples has no statistics). */
+export function summarize(sorted: SortedValues): Distribution | null {
+  const n = sorted.length;
+  if (n === 0) return null;
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += sorted[i]!;
+  return {
+    count: n,
+    mean: sum / n,
+    min: sorted[0]!,
+    max: sorted[n - 1]!,
+    p50: percentile(sorted, 0.5),
+    p90: percentile(sorted, 0.9),
+    p95: percentile(sorted, 0.95),
+    p99: percentile(sorted, 0.99),
+  };
+}
+
+/**
+ * A distribution as k6's summary `values` object ({avg, med, "p(95)", ...}), so the threshold code of
+ * lib/thresholds.ts evaluates a use-case limit against report figures exactly as k6 would.
+ */
+export function toK6Values(d: Distribution | null): Record<string, number> {
+  if (d === null) return { avg: 0, min: 0, max: 0, med: 0, 'p(90)': 0, 'p(95)': 0, 'p(99)': 0, count: 0 };
+  return { avg: d.mean, min: d.min, max: d.max, med: d.p50, 'p(50)': d.p50, 'p(90)': d.p90, 'p(95)': d.p95, 'p(99)': d.p99, count: d.count };
+}
+
+/**
+ * Linear interpolation: the x at which the line through (x0, y0) and (x1, y1) reaches y.
+ * Returns null when the segment is flat (y0 === y1) or x0 === x1.
+ */
+export function crossingX(x0: number, y0: number, x1: number, y1: number, y: number): number | null {
+  if (y1 === y0 || x1 === x0) return null;
+  return x0 + ((y - y0) * (x1 - x0)) / (y1 - y0);
+}
+
+/** Linear interpolation: the y of the line through (x0, y0) and (x1, y1) at x. */
+export function valueAt(x0: number, y0: number, x1: number, y1: number, x: number): number {
+  if (x1 === x0) return y0;
+  return y0 + ((x - x0) * (y1 - y0)) / (x1 - x0);
+}
+
+/** Mean of numbers, null when empty. */
+export function mean(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  let s = 0;
+  for (const v of values) s += v;
+  return s / values.length;
+}

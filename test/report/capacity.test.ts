@@ -1,0 +1,108 @@
+// Tests report/capacity.ts: capacity per use case with "~N", "more than N", "below", which limit broke first, burst depth. Runs in Node (vitest).
+import { describe, expect, it } from 'vitest';
+import { burstCapacity, evaluateLadder, interpolateMetric, ladderLimits, limitExpression, useCaseCapacity } from '../../report/capacity';
+import { USE_CASES } from '../../thresholds/use-cases';
+import { cell, flat } from './helpers';
+
+const chat = USE_CASES.find((u) => u.id === 'general_chatbot')!; // TTFT < 8000 ms, speed > 15 tok/s
+const code = USE_CASES.find((u) => u.id === 'code_completion')!; // e2e < 2000 ms
+
+function step(n: number, ttft: number, speed: number) {
+  return cell({ id: `capacity_general_chatbot_n${n}`, useCase: 'general_chatbot', concurrency: n, metrics: { ttft: flat(ttft), decodeSpeed: flat(speed) } });
+}
+
+describe('limit expressions', () => {
+  it('builds k6 threshold expressions from a use-case limit and the limit statistic', () => {
+    expect(limitExpression({ operator: '<', value: 8000 }, 'avg')).toBe('avg<8000');
+    expect(limitExpression({ operator: '>', value: 15 }, 'p(95)')).toBe('p(95)>15');
+    expect(ladderLimits(chat.limits, 'avg', 0.99).map((l) => l.expression)).toEqual(['avg<8000', 'avg>15', 'rate>=0.99']);
+  });
+});
+
+describe('evaluateLadder', () => {
+  it('interpolates the crossing between the last passing and first failing step ("~N")', () => {
+    // TTFT 5756 at 8 and 10427 at 16: 8000 is crossed at 8 + 2244 x 8 / 4671 = 11.84 -> ~11
+    const ladder = [step(1, 1200, 140), step(4, 3400, 90), step(8, 5756, 70), step(16, 10427, 40)];
+    const r = useCaseCapacity(chat, ladder, 'avg', null).result;
+    expect(r.kind).toBe('within');
+    expect(r.lastPass).toBe(8);
+    expect(r.firstFail).toBe(16);
+    expect(r.estimate).toBe(11);
+    expect(r.interpolated).toBe(true);
+    expect(r.display).toBe('~11');
+    expect(r.brokenBy?.metric).toBe('ttft');
+  });
+
+  it('reports "more than N" when no step breaks a limit', () => {
+    const r = useCaseCapacity(chat, [step(1, 1000, 150), step(2, 1500, 120)], 'avg', 0.99).result;
+    expect(r.kind).toBe('beyond');
+    expect(r.display).toBe('more than 2');
+    expect(r.displayShort).toBe('2+');
+    expect(r.brokenBy).toBeNull();
+  });
+
+  it('reports "below N" when the first step already fails', () => {
+    const r = useCaseCapacity(chat, [step(1, 9000, 150), step(2, 12000, 120)], 'avg', null).result;
+    expect(r.kind).toBe('below');
+    expect(r.display).toBe('below 1');
+    expect(r.estimate).toBeNull();
+  });
+
+  it('names the limit that broke first when two break in the same step', () => {
+    // speed 30 -> 10 between 4 and 8 crosses 15 at 4 + 15/20 x 4 = 7; TTFT 6000 -> 9000 crosses 8000 at 4 + 2/3 x 4 = 6.67 -> 6
+    const r = useCaseCapacity(chat, [step(1, 1000, 150), step(4, 6000, 30), step(8, 9000, 10)], 'avg', null).result;
+    expect(r.estimate).toBe(6);
+    expect(r.brokenBy?.metric).toBe('ttft');
+    const r2 = useCaseCapacity(chat, [step(1, 1000, 150), step(4, 6000, 30), step(8, 8500, 10)], 'avg', null).result;
+    // TTFT now crosses at 4 + 2000/2500 x 4 = 7.2 -> 7; speed crosses at exactly 7.0, strict ">" fails there -> 6
+    expect(r2.estimate).toBe(6);
+    expect(r2.brokenBy?.metric).toBe('decodeSpeed');
+  });
+
+  it('shows a tested step without "~" when the crossing is right after it', () => {
+    const ladder = [1, 2, 4].map((n, i) => cell({ concurrency: n, useCase: 'code_completion', metrics: { e2e: flat([900, 1990, 4000][i]!) } }));
+    const r = useCaseCapacity(code, ladder, 'avg', null).result;
+    // 2000 is crossed at 2 + 10 x 2 / 2010 = 2.01 -> 2 (tested)
+    expect(r.estimate).toBe(2);
+    expect(r.interpolated).toBe(false);
+    expect(r.display).toBe('2');
+  });
+
+  it('fails a step on the success-rate limit and one with no samples of the metric', () => {
+    const ladder = [step(1, 1000, 150), cell({ concurrency: 2, useCase: 'general_chatbot', successRate: 0.9, succeeded: 9, failed: 1, metrics: { ttft: flat(1500), decodeSpeed: flat(120) } })];
+    const r = useCaseCapacity(chat, ladder, 'avg', 0.99).result;
+    expect(r.kind).toBe('within');
+    expect(r.brokenBy?.metric).toBe('successRate');
+    expect(r.estimate).toBe(1);
+    const noSamples = [step(1, 1000, 150), cell({ concurrency: 2, metrics: {} })];
+    expect(evaluateLadder(noSamples, ladderLimits(chat.limits, 'avg', null)).firstFail).toBe(2);
+  });
+
+  it('uses the limit statistic: p(95) reads the P95, not the mean', () => {
+    const d = { count: 10, mean: 5000, min: 1000, max: 12000, p50: 4000, p90: 8500, p95: 9000, p99: 11000 };
+    const ladder = [cell({ concurrency: 1, useCase: 'general_chatbot', metrics: { ttft: d, decodeSpeed: flat(100) } })];
+    expect(useCaseCapacity(chat, ladder, 'avg', null).result.kind).toBe('beyond');
+    expect(useCaseCapacity(chat, ladder, 'p(95)', null).result.kind).toBe('below');
+  });
+
+  it('leaves out cells that never ran and reports untested ladders', () => {
+    expect(evaluateLadder([cell({ requests: 0 })], []).kind).toBe('untested');
+  });
+});
+
+describe('burst and interpolation helpers', () => {
+  it('finds the max safe queue depth at TTFT <= 3 s', () => {
+    const cells = [1, 64, 128, 256].map((q, i) => cell({ id: `burst_chatbot_q${q}`, script: 'burst', profile: 'chatbot', concurrency: q, metrics: { ttft: flat([190, 1500, 2900, 8250][i]!) } }));
+    const b = burstCapacity('chatbot', 'Chatbot', cells, 'avg', 3000);
+    // 3000 between (128, 2900) and (256, 8250): 128 + 100 x 128 / 5350 = 130.4 -> ~130
+    expect(b.result.display).toBe('~130');
+    expect(b.limit.expression).toBe('avg<=3000');
+  });
+
+  it('interpolates a metric at a concurrency between steps', () => {
+    const cells = [cell({ concurrency: 8, throughput: 200 }), cell({ concurrency: 16, throughput: 300 })];
+    expect(interpolateMetric(cells, 12, (c) => c.throughput)).toBe(250);
+    expect(interpolateMetric(cells, 8, (c) => c.throughput)).toBe(200);
+    expect(interpolateMetric(cells, 40, (c) => c.throughput)).toBeNull();
+  });
+});

@@ -1,0 +1,71 @@
+// Tests report/cells.ts: throughput, scaling efficiency, success and error counts from accumulators. Runs in Node (vitest).
+import { describe, expect, it } from 'vitest';
+import { applyScalingEfficiency, buildCellStats, scalingEfficiency } from '../../report/cells';
+import { FloatList } from '../../report/stats';
+import { TREND_KEYS, type CellAccumulator, type TrendKey } from '../../report/read-samples';
+import { DEFAULT_COST } from '../../report/power';
+import type { Cell } from '../../lib/plan';
+import { cell } from './helpers';
+
+function planCell(over: Partial<Cell>): Cell {
+  return { id: 'sweep_c1k_o64_n2', script: 'sweep', contextTokens: 1024, outputTokens: 64, concurrency: 2, rounds: 1, useCase: null, profile: null, startSeconds: 0, maxDurationSeconds: 10, gracefulStopSeconds: 5, ...over };
+}
+
+describe('buildCellStats', () => {
+  it('computes requests, success, errors, throughput and the window', () => {
+    const trends = {} as Record<TrendKey, FloatList>;
+    for (const k of TREND_KEYS) trends[k] = new FloatList();
+    for (const v of [100, 200]) trends.ttft.push(v);
+    for (const v of [1000, 2000]) trends.e2e.push(v);
+    const acc: CellAccumulator = {
+      id: 'sweep_c1k_o64_n2',
+      tags: {},
+      trends,
+      inputTokens: 2048,
+      outputTokens: 128,
+      tokenSources: { usage: 2 },
+      okCount: 2,
+      failCount: 1,
+      errorsByKind: { timeout: 1 },
+      failedByKind: { timeout: 1 },
+      windowStartMs: 10_000,
+      windowEndMs: 12_000,
+    };
+    const s = buildCellStats(planCell({}), acc, {}, undefined, DEFAULT_COST);
+    expect(s.requests).toBe(3);
+    expect(s.succeeded).toBe(2);
+    expect(s.successRate).toBeCloseTo(2 / 3, 10);
+    expect(s.errorsByKind).toEqual({ timeout: 1 });
+    expect(s.metrics.ttft?.mean).toBe(150);
+    expect(s.wallSeconds).toBe(2);
+    // 128 output tokens over 2 s
+    expect(s.throughput).toBe(64);
+    expect(s.tokensPerHour).toBe(64 * 3600);
+    expect(s.tokenSource).toBe('usage');
+    expect(s.power).toBeNull();
+  });
+
+  it('keeps a planned cell without samples, with zero requests', () => {
+    const s = buildCellStats(planCell({}), undefined, {}, { eventLoopLagMs: { p50: 1, p99: 300, max: 400 }, cpuPercent: 99, deliveryBacklogMs: { p99: 50, max: 60 }, clientBound: true, reason: 'CPU 99%' }, DEFAULT_COST);
+    expect(s.requests).toBe(0);
+    expect(s.successRate).toBeNull();
+    expect(s.throughput).toBeNull();
+    expect(s.clientBound).toEqual({ reason: 'CPU 99%' });
+  });
+});
+
+describe('scaling efficiency', () => {
+  it('is throughput(N) / (N x throughput(1)) within the same context and output length', () => {
+    expect(scalingEfficiency(400, 4, 150)).toBeCloseTo(400 / 600, 10);
+    const cells = [
+      cell({ id: 'a1', script: 'sweep', contextTokens: 1024, concurrency: 1, throughput: 150 }),
+      cell({ id: 'a4', script: 'sweep', contextTokens: 1024, concurrency: 4, throughput: 450 }),
+      cell({ id: 'b4', script: 'sweep', contextTokens: 8192, concurrency: 4, throughput: 300 }),
+    ];
+    applyScalingEfficiency(cells);
+    expect(cells[0]!.scalingEfficiency).toBe(1);
+    expect(cells[1]!.scalingEfficiency).toBe(0.75);
+    // No concurrency-1 cell at 8K: not defined.
+    expect(cells[2]!.scalingEfficiency).toBeNull();
+  });
+});

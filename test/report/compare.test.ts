@@ -1,0 +1,70 @@
+// Tests report/compare.ts: relative changes, regression direction, gated metrics and capacity regressions. Runs in Node (vitest).
+import { describe, expect, it } from 'vitest';
+import { compareReports, isRegression, relativeChange } from '../../report/compare';
+import { useCaseCapacity } from '../../report/capacity';
+import type { Report } from '../../report/model';
+import { USE_CASES } from '../../thresholds/use-cases';
+import type { CellStats } from '../../report/cells';
+import { cell, flat } from './helpers';
+
+const chat = USE_CASES.find((u) => u.id === 'general_chatbot')!;
+
+function fakeReport(cells: CellStats[]): Report {
+  return {
+    cells,
+    useCases: [useCaseCapacity(chat, cells, 'avg', null)],
+    bursts: [],
+    limitStat: 'avg',
+    runDir: '/tmp/x',
+    run: null,
+  } as unknown as Report;
+}
+
+function ladder(ttftAt8: number, speed = 100, throughput = 300): CellStats[] {
+  return [
+    cell({ id: 'capacity_general_chatbot_n1', useCase: 'general_chatbot', concurrency: 1, throughput: 100, metrics: { ttft: flat(1000), decodeSpeed: flat(150) } }),
+    cell({ id: 'capacity_general_chatbot_n8', useCase: 'general_chatbot', concurrency: 8, throughput, metrics: { ttft: flat(ttftAt8), decodeSpeed: flat(speed) } }),
+    cell({ id: 'capacity_general_chatbot_n16', useCase: 'general_chatbot', concurrency: 16, throughput: 320, metrics: { ttft: flat(12000), decodeSpeed: flat(50) } }),
+  ];
+}
+
+describe('relative change and regression direction', () => {
+  it('flags only moves in the bad direction beyond the tolerance', () => {
+    expect(relativeChange(100, 89)).toBeCloseTo(-0.11, 10);
+    expect(isRegression(-0.11, 'higher', 0.1)).toBe(true);
+    expect(isRegression(-0.09, 'higher', 0.1)).toBe(false);
+    expect(isRegression(0.11, 'lower', 0.1)).toBe(true);
+    expect(isRegression(-0.5, 'lower', 0.1)).toBe(false);
+    expect(relativeChange(0, 5)).toBeNull();
+    expect(isRegression(null, 'lower', 0.1)).toBe(false);
+  });
+});
+
+describe('compareReports', () => {
+  it('finds no regression between identical runs', () => {
+    const c = compareReports(fakeReport(ladder(4000)), fakeReport(ladder(4000)), 0.1);
+    expect(c.gatedRegression).toBe(false);
+    expect(c.cells.length).toBe(3);
+  });
+
+  it('gates on a use-case limit metric and on capacity', () => {
+    // Baseline: TTFT 4000 at 8 -> crossing of 8000 at 8 + 4000 x 8 / 8000 = 12 -> ~12 (strict: 11).
+    // Current: TTFT 7000 at 8 -> 8 + 1000 x 8 / 5000 = 9.6 -> ~9: capacity falls 25%.
+    const c = compareReports(fakeReport(ladder(7000)), fakeReport(ladder(4000)), 0.1);
+    expect(c.gatedRegression).toBe(true);
+    const cap = c.capacities.find((x) => x.id === 'general_chatbot')!;
+    expect(cap.baseline).toBe('~11');
+    expect(cap.current).toBe('~9');
+    expect(cap.regression).toBe(true);
+    const n8 = c.cells.find((x) => x.cellId === 'capacity_general_chatbot_n8')!;
+    expect(n8.deltas.find((d) => d.metric === 'ttft')).toMatchObject({ regression: true, gated: true });
+    expect(c.regressions.some((r) => /TTFT/.test(r))).toBe(true);
+  });
+
+  it('marks but does not gate a non-limit metric', () => {
+    const c = compareReports(fakeReport(ladder(4000, 100, 200)), fakeReport(ladder(4000, 100, 300)), 0.1);
+    const n8 = c.cells.find((x) => x.cellId === 'capacity_general_chatbot_n8')!;
+    expect(n8.deltas.find((d) => d.metric === 'throughput')).toMatchObject({ regression: true, gated: false });
+    expect(c.gatedRegression).toBe(false);
+  });
+});

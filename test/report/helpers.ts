@@ -1,0 +1,43 @@
+// Test helpers: hand-made CellStats with known figures. Runs in Node (vitest).
+import type { CellStats } from '../../report/cells';
+import type { Distribution } from '../../report/stats';
+import { TREND_KEYS, type TrendKey } from '../../report/read-samples';
+
+/** A distribution whose every statistic equals v (so avg, med and p(95) all read v). */
+export function flat(v: number, count = 10): Distribution {
+  return { count, mean: v, min: v, max: v, p50: v, p90: v, p95: v, p99: v };
+}
+
+export function cell(over: Partial<Omit<CellStats, 'metrics'>> & { metrics?: Partial<Record<TrendKey, Distribution | null>> }): CellStats {
+  const metrics = {} as Record<TrendKey, Distribution | null>;
+  for (const k of TREND_KEYS) metrics[k] = over.metrics?.[k] ?? null;
+  const n = over.concurrency ?? 1;
+  return {
+    id: over.id ?? `c_n${n}`,
+    script: over.script ?? 'capacity',
+    contextTokens: over.contextTokens ?? 32768,
+    outputTokens: over.outputTokens ?? 1024,
+    concurrency: n,
+    rounds: 1,
+    useCase: over.useCase ?? null,
+    profile: over.profile ?? null,
+    requests: over.requests ?? 10,
+    succeeded: over.succeeded ?? over.requests ?? 10,
+    failed: over.failed ?? 0,
+    successRate: over.successRate === undefined ? 1 : over.successRate,
+    errorsByKind: over.errorsByKind ?? {},
+    metrics,
+    inputTokensTotal: 0,
+    outputTokensTotal: over.outputTokensTotal ?? 0,
+    tokenSource: 'usage',
+    windowStartMs: 0,
+    windowEndMs: 1000,
+    wallSeconds: over.wallSeconds ?? 1,
+    throughput: over.throughput === undefined ? 100 : over.throughput,
+    tokensPerHour: over.throughput === undefined ? 360000 : over.throughput === null ? null : over.throughput * 3600,
+    scalingEfficiency: null,
+    server: null,
+    power: null,
+    clientBound: over.clientBound ?? null,
+  };
+}

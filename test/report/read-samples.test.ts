@@ -1,0 +1,72 @@
+// Tests report/read-samples.ts: the golden k6 CSV, extra_tags in any order, and the one-line input errors. Runs in Node (vitest).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseExtraTags, readSamples } from '../../report/read-samples';
+import { ReportInputError } from '../../report/inputs';
+import { CSV_HEADER } from './fixtures/make-run';
+
+const GOLDEN = '/work/shared/reference/k6-golden';
+
+describe('parseExtraTags', () => {
+  it('parses k=v pairs in any order and decodes escapes', () => {
+    expect(parseExtraTags('context=1024&concurrency=2&cell=ctx1k_c2')).toEqual({ context: '1024', concurrency: '2', cell: 'ctx1k_c2' });
+    expect(parseExtraTags('cell=ctx1k_c2&context=1024&concurrency=2')).toEqual({ context: '1024', concurrency: '2', cell: 'ctx1k_c2' });
+    expect(parseExtraTags('')).toEqual({});
+    expect(parseExtraTags('name=a%20b&x=1')).toEqual({ name: 'a b', x: '1' });
+  });
+});
+
+describe('readSamples on the golden k6 output (timeFormat=unix_milli)', () => {
+  it('groups request samples by cell and keeps monitor gauges', async () => {
+    const data = await readSamples(`${GOLDEN}/samples-unix-milli.csv`);
+    expect([...data.cells.keys()].sort()).toEqual(['ctx1k_c2', 'ctx1k_c4', 'failing', 'steady']);
+    const c2 = data.cells.get('ctx1k_c2')!;
+    expect(c2.trends.ttft.length).toBe(4);
+    expect(c2.tags).toEqual({ cell: 'ctx1k_c2', context: '1024', concurrency: '2' });
+    expect(c2.okCount).toBe(4);
+    const c4 = data.cells.get('ctx1k_c4')!;
+    expect(c4.trends.ttft.length).toBe(6);
+    const total = [...data.cells.values()].reduce((n, c) => n + c.trends.ttft.length, 0);
+    expect(total).toBe(41);
+    const failing = data.cells.get('failing')!;
+    expect(failing.failCount).toBe(1);
+    expect(failing.failedByKind).toEqual({ http_5xx: 1 });
+    expect(data.monitor.running?.values.length).toBe(7);
+    // Timestamps are epoch milliseconds.
+    expect(data.monitor.running!.times.values()[0]).toBeGreaterThan(1.7e12);
+    // k6 built-ins (http_req_*, sse_event, data_*, vus, ...) are skipped.
+    expect(data.skippedRows).toBeGreaterThan(600);
+    const outTokens = [...data.cells.values()].reduce((n, c) => n + c.outputTokens, 0);
+    expect(outTokens).toBe(205);
+  });
+
+  it('rejects whole-second timestamps with a one-line hint to use unix_milli', async () => {
+    await expect(readSamples(`${GOLDEN}/samples.csv`)).rejects.toThrow(/whole seconds.*timeFormat=unix_milli/);
+    await expect(readSamples(`${GOLDEN}/samples.csv`)).rejects.toBeInstanceOf(ReportInputError);
+  });
+
+  it('rejects a CSV without k6 header, and RFC3339 timestamps', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'report-read-'));
+    const bad = join(dir, 'bad.csv');
+    writeFileSync(bad, 'a,b,c\n1,2,3\n');
+    await expect(readSamples(bad)).rejects.toThrow(/no k6 CSV header/);
+    const rfc = join(dir, 'rfc.csv');
+    writeFileSync(rfc, `${CSV_HEADER}\nllm_ttft,2026-11-22T10:00:00Z,5.0,,,,,,,,,c1,,,,,,cell=c1,\n`);
+    await expect(readSamples(rfc)).rejects.toThrow(/RFC3339/);
+    const empty = join(dir, 'empty.csv');
+    writeFileSync(empty, '');
+    await expect(readSamples(empty)).rejects.toThrow(/empty/);
+  });
+
+  it('accepts unix_micro timestamps by scaling them to ms, and quoted fields', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'report-read-'));
+    const p = join(dir, 's.csv');
+    writeFileSync(p, `${CSV_HEADER}\nllm_e2e,1795324657507000,100.5,,"a, quoted error",,,,,,,c1,,,,,,cell=c1&context=1024,\n`);
+    const data = await readSamples(p);
+    const c = data.cells.get('c1')!;
+    expect(c.windowEndMs).toBe(1795324657507);
+    expect(c.windowStartMs).toBeCloseTo(1795324657507 - 100.5, 6);
+  });
+});

@@ -1,0 +1,149 @@
+// End-to-end tests of the report on a synthetic run folder: files, sections, JSON schema, CSVs, the CLI's exit codes and the baseline gate. Runs in Node (vitest).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Papa from 'papaparse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateReport } from '../../report/generate';
+import { DEFAULT_REPORT_OPTIONS, REPORT_SCHEMA_VERSION, type Report } from '../../report/model';
+import { EXIT } from '../../lib/exit-codes';
+import { smallRunParts, writeRunFixture } from './fixtures/make-run';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+let tmp: string;
+let runDir: string;
+let report: Report;
+
+function cli(args: string[]): { code: number | null; stderr: string; stdout: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'report.ts'), ...args], { cwd: ROOT, encoding: 'utf8' });
+  return { code: r.status, stderr: r.stderr, stdout: r.stdout };
+}
+
+const OPTS = { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null };
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'report-e2e-'));
+  runDir = join(tmp, 'run-a');
+  writeRunFixture({ dir: runDir, parts: smallRunParts(), failEvery: 37, jitter: 0.05, clientBound: ['sweep_c1k_o32_n4'] });
+  report = (await generateReport(runDir, OPTS)).report;
+});
+
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('report on a synthetic run', () => {
+  it('writes every file of the contract', () => {
+    for (const f of ['report.md', 'report.html', 'report.json', 'cells.csv', 'capacity.csv']) expect(existsSync(join(runDir, f))).toBe(true);
+    const svgs = readdirSync(join(runDir, 'charts'));
+    expect(svgs).toContain('throughput.svg');
+    expect(svgs).toContain('usecase_general_chatbot.svg');
+    expect(svgs).toContain('burst_ttft.svg');
+    expect(readFileSync(join(runDir, 'charts', 'throughput.svg'), 'utf8')).toMatch(/^<svg/);
+    // Every chart the Markdown references exists.
+    const md = readFileSync(join(runDir, 'report.md'), 'utf8');
+    for (const m of md.matchAll(/\]\((charts\/[^)]+\.svg)\)/g)) expect(existsSync(join(runDir, m[1]!))).toBe(true);
+  });
+
+  it('merges all parts and measures every planned cell', () => {
+    expect(report.parts.map((p) => p.name)).toEqual(['sweep', 'capacity', 'burst', 'mix', 'gate']);
+    expect(report.cells.length).toBe(9 + 11 + 8 + 6 + 1);
+    expect(report.cells.every((c) => c.requests > 0)).toBe(true);
+    expect(report.totals.failed).toBeGreaterThan(0);
+    expect(Object.keys(report.totals.errorsByKind).sort()).toEqual(['http_5xx', 'timeout']);
+  });
+
+  it('puts Key Findings and Use Case Guidance first, then the reference sections', () => {
+    const md = readFileSync(join(runDir, 'report.md'), 'utf8');
+    const order = ['## Highlights', '## Key Findings', '## Use Case Guidance', '### System Throughput', '### Per-User Generation Speed', '### Time to First Token', '## Capacity Analysis', '## When to Scale Up', '## When Am I the Fastest?', '### Queue Wait Times', '### Per-User Prefill Speed', '### Inter-Token Latency', '### Scaling Efficiency', '### Power & Efficiency', '## Latency Percentiles', '## Success Rate and Errors', '## Deploy Gate', '## Methodology'];
+    let at = -1;
+    for (const h of order) {
+      const i = md.indexOf(h);
+      expect(i, h).toBeGreaterThan(at);
+      at = i;
+    }
+    expect(md).toMatch(/tokens per hour/);
+    expect(md).toMatch(/client-bound/);
+    expect(md).not.toMatch(/undefined|NaN|\[object/);
+    expect(md).toMatch(/Engine: k6 v1\.3\.0/);
+    expect(md).toMatch(/Limit statistic: the average/);
+    expect(md).toMatch(/General Chatbot at 2 concurrent requests \(cell gate_general_chatbot_n2\)/);
+    expect(report.gates[0]!.checks.map((c) => c.expression)).toEqual(['avg<8000', 'avg>15', 'rate>=0.9']);
+  });
+
+  it('finds the capacities of the timing model', () => {
+    const chat = report.useCases.find((u) => u.useCase.id === 'general_chatbot')!;
+    // Success drops below 99% at 8 (one failed request in the fixture), before TTFT crosses 8 s.
+    expect(chat.result.kind).toBe('within');
+    expect(chat.result.lastPass).toBe(4);
+    const code = report.useCases.find((u) => u.useCase.id === 'code_completion')!;
+    expect(code.result.display).toBe('more than 16');
+    const agentic = report.bursts.find((b) => b.profile === 'agentic')!;
+    expect(agentic.result.display).toMatch(/^~\d+$/);
+  });
+
+  it('writes report.json with a schemaVersion and parseable CSVs', () => {
+    const json = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as { schemaVersion: number; cells: unknown[] };
+    expect(json.schemaVersion).toBe(REPORT_SCHEMA_VERSION);
+    expect(json.cells.length).toBe(report.cells.length);
+    const cells = Papa.parse<Record<string, string>>(readFileSync(join(runDir, 'cells.csv'), 'utf8'), { header: true, skipEmptyLines: true }).data;
+    expect(cells.length).toBe(report.cells.length);
+    expect(Number(cells[0]!.ttft_ms_p99)).toBeGreaterThan(0);
+    const cap = Papa.parse<Record<string, string>>(readFileSync(join(runDir, 'capacity.csv'), 'utf8'), { header: true, skipEmptyLines: true }).data;
+    expect(cap.map((r) => r.id)).toEqual(['code_completion', 'short_chatbot', 'general_chatbot', 'chatbot', 'agentic']);
+  });
+
+  it('reads a single part folder, and says plainly what was not measured', async () => {
+    const partDir = join(tmp, 'part-only');
+    writeRunFixture({ dir: partDir, parts: { sweep: smallRunParts().sweep! }, runJson: false, monitor: false });
+    const r = await generateReport(join(partDir, 'sweep'), OPTS);
+    expect(r.report.parts.length).toBe(1);
+    const md = readFileSync(join(partDir, 'sweep', 'report.md'), 'utf8');
+    expect(md).toMatch(/GPU power was not measured/);
+    expect(md).toMatch(/queue wait was not measured/);
+    expect(md).toMatch(/No run\.json was found/);
+    expect(md).not.toMatch(/## When to Scale Up/);
+  });
+});
+
+describe('CLI', () => {
+  it('exits 3 with one line for a folder without plan.json', () => {
+    const empty = mkdtempSync(join(tmp, 'empty-'));
+    const r = cli([empty]);
+    expect(r.code).toBe(EXIT.badInput);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/no plan\.json/);
+  });
+
+  it('exits 3 for whole-second timestamps, telling to use unix_milli', () => {
+    const dir = join(tmp, 'coarse');
+    writeRunFixture({ dir, parts: { sweep: smallRunParts().sweep! } });
+    const csv = join(dir, 'sweep', 'samples.csv');
+    const text = readFileSync(csv, 'utf8').replace(/^([a-z_]+),(\d{10})\d{3},/gm, '$1,$2,');
+    writeFileSync(csv, text);
+    const r = cli([dir]);
+    expect(r.code).toBe(EXIT.badInput);
+    expect(r.stderr).toMatch(/timeFormat=unix_milli/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('exits 2 on a bad flag', () => {
+    const r = cli([runDir, '--tolerance', 'abc']);
+    expect(r.code).toBe(EXIT.usage);
+  });
+
+  it('gates on a baseline: 0 against itself, 99 when latency regresses', () => {
+    const same = cli([runDir, '--baseline', runDir]);
+    expect(same.code).toBe(EXIT.ok);
+    expect(existsSync(join(runDir, 'compare.json'))).toBe(true);
+    const slowDir = join(tmp, 'run-slow');
+    writeRunFixture({ dir: slowDir, parts: smallRunParts(), failEvery: 37, jitter: 0.05, slowdown: 1.6 });
+    const r = cli([slowDir, '--baseline', runDir, '--tolerance', '10']);
+    expect(r.code).toBe(EXIT.thresholdsFailed);
+    expect(r.stderr).toMatch(/regression/);
+    const cmp = JSON.parse(readFileSync(join(slowDir, 'compare.json'), 'utf8')) as { gatedRegression: boolean; capacities: { id: string; regression: boolean }[] };
+    expect(cmp.gatedRegression).toBe(true);
+    const md = readFileSync(join(slowDir, 'report.md'), 'utf8');
+    expect(md).toMatch(/## Comparison with Baseline/);
+    expect(md).toMatch(/gated regression/);
+  });
+});
