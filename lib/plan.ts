@@ -74,6 +74,11 @@ export interface ScheduleConfig {
   readonly minCellSeconds: number;
   /** Fixed slot for every cell, overriding the estimate; null to estimate. */
   readonly cellSeconds: number | null;
+  /**
+   * Predicted seconds for all of a cell's requests, by cell id, from a model of the target (the bench
+   * fills it from the simulator's own engine when it targets the simulator); replaces the estimate.
+   */
+  readonly predictedCellSeconds: Readonly<Record<string, number>> | null;
 }
 
 export interface MonitorConfig {
@@ -119,7 +124,7 @@ export interface PlanInput {
   burst?: { profiles?: string[]; depths?: number[]; ttftLimitMs?: number };
   mix?: { profiles?: string[]; concurrencies?: number[]; rounds?: number };
   gate?: { useCase?: string; concurrency?: number; rounds?: number; minSuccessRate?: number };
-  schedule?: { -readonly [K in keyof ScheduleConfig]?: ScheduleConfig[K] };
+  schedule?: { -readonly [K in keyof ScheduleConfig]?: ScheduleConfig[K] | null };
   monitor?: { enabled?: boolean; intervalSeconds?: number };
   useCases?: UseCase[];
 }
@@ -272,10 +277,12 @@ function scheduleCells(drafts: readonly CellDraft[], s: ScheduleConfig): { cells
   let start = 0;
   const cells: Cell[] = [];
   for (const d of drafts) {
-    const perRequest = estimateRequestSeconds(d, s);
+    const predicted = s.predictedCellSeconds?.[d.id];
+    const perRequest = predicted !== undefined ? predicted / d.rounds : estimateRequestSeconds(d, s);
     const slot = s.cellSeconds ?? Math.max(s.minCellSeconds, Math.ceil(perRequest * d.rounds * s.safetyFactor));
-    // In-flight requests may finish for up to one more estimated request after the slot ends.
-    const graceful = Math.max(1, Math.ceil(perRequest * s.safetyFactor));
+    // In-flight requests may finish after the slot ends: for up to one more estimated request, or,
+    // when a model predicted the cell, for the share of one request the safety factor allows.
+    const graceful = predicted !== undefined ? Math.max(1, Math.ceil(perRequest * (s.safetyFactor - 1)) + 1) : Math.max(1, Math.ceil(perRequest * s.safetyFactor));
     cells.push({ ...d, startSeconds: start, maxDurationSeconds: slot, gracefulStopSeconds: graceful });
     start += slot + graceful + s.gapSeconds;
   }
@@ -375,7 +382,8 @@ export function resolvePlan(raw: Json, script: ScriptName): Plan {
   const p = readObject(input.prompts, 'prompts', ['mode', 'file']);
   const prompts = { mode: readEnum(p.mode, 'prompts.mode', PROMPT_MODES, 'unique'), file: readNullableString(p.file, 'prompts.file', null) };
   const useCases = readUseCases(input.useCases);
-  const s = readObject(input.schedule, 'schedule', ['gapSeconds', 'prefillTokensPerSecond', 'decodeTokensPerSecond', 'safetyFactor', 'minCellSeconds', 'cellSeconds']);
+  const s = readObject(input.schedule, 'schedule', ['gapSeconds', 'prefillTokensPerSecond', 'decodeTokensPerSecond', 'safetyFactor', 'minCellSeconds', 'cellSeconds', 'predictedCellSeconds']);
+  const predicted = s.predictedCellSeconds === null ? {} : readObject(s.predictedCellSeconds, 'schedule.predictedCellSeconds', Object.keys(isObject(s.predictedCellSeconds) ? s.predictedCellSeconds : {}));
   const schedule: ScheduleConfig = {
     gapSeconds: readNumber(s.gapSeconds, 'schedule.gapSeconds', 2, 0, 3600),
     prefillTokensPerSecond: readNumber(s.prefillTokensPerSecond, 'schedule.prefillTokensPerSecond', 5000, 1),
@@ -383,6 +391,9 @@ export function resolvePlan(raw: Json, script: ScriptName): Plan {
     safetyFactor: readNumber(s.safetyFactor, 'schedule.safetyFactor', 2, 1, 100),
     minCellSeconds: readInteger(s.minCellSeconds, 'schedule.minCellSeconds', 10, 1, 86_400),
     cellSeconds: s.cellSeconds === undefined || s.cellSeconds === null ? null : readInteger(s.cellSeconds, 'schedule.cellSeconds', 60, 1, 86_400),
+    predictedCellSeconds: s.predictedCellSeconds === undefined || s.predictedCellSeconds === null
+      ? null
+      : Object.fromEntries(Object.keys(predicted).map((id) => [id, readNumber(predicted[id], `schedule.predictedCellSeconds.${id}`, 0, 0)])),
   };
   const m = readObject(input.monitor, 'monitor', ['enabled', 'intervalSeconds']);
   const monitor: MonitorConfig = {

@@ -49,6 +49,12 @@ export function renderTextSummary(data: SummaryData, plan: Plan, resultsDir: str
     const ok = reqOk(cell.id);
     const count = ttft?.count ?? 0;
     const requested = cell.concurrency * cell.rounds;
+    const attempted = ok ? (ok.passes ?? 0) + (ok.fails ?? 0) : count;
+    if (attempted === 0) {
+      // k6 reports an empty sub-metric as zeros; a cell that sent nothing says so instead.
+      rows.push([cell.id, `0/${requested}`, 'not run', '-', '-', '-', '-', '-']);
+      continue;
+    }
     rows.push([
       cell.id,
       ok ? `${ok.passes ?? 0}/${(ok.passes ?? 0) + (ok.fails ?? 0)}` : `${count}/${requested}`,

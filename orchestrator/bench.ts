@@ -14,6 +14,8 @@ import { renderTextSummary } from '../lib/summary-text';
 import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
 import { buildBundles } from '../scripts/build';
 import { startSim } from '../sim/server';
+import { resolveProfile } from '../sim/profiles';
+import { predictCellSeconds } from './sim-schedule';
 import { chooseEngine, runArguments, type Engine } from './engine';
 import { applyRequest, CsvTail, initialProgress, type ProgressState } from './progress';
 
@@ -107,8 +109,14 @@ export class Bench extends EventEmitter<BenchEvents> {
     }
     try {
       const model = o.model ?? (await discoverModel(baseUrl, o.apiKey));
-      const planInput = applyEnvToPlan(o.planInput, { BASE_URL: baseUrl, MODEL: model, API: o.api });
-      const plans = o.scripts.map((s) => resolvePlan(planInput, s));
+      let planInput = applyEnvToPlan(o.planInput, { BASE_URL: baseUrl, MODEL: model, API: o.api });
+      let plans = o.scripts.map((s) => resolvePlan(planInput, s));
+      if (sim && !planInput.schedule?.cellSeconds) {
+        // Against the simulator its own engine predicts each cell, so slots can be tight.
+        const predictedCellSeconds = predictCellSeconds(plans, resolveProfile(o.simProfile ?? undefined));
+        planInput = { ...planInput, schedule: { ...planInput.schedule, predictedCellSeconds, safetyFactor: 1.25, minCellSeconds: 2, gapSeconds: 0.5 } };
+        plans = o.scripts.map((s) => resolvePlan(planInput, s));
+      }
       const planFile = path.join(runDir, 'plan-input.json');
       writeFileSync(planFile, JSON.stringify(planInput, null, 2));
 

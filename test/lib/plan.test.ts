@@ -84,7 +84,7 @@ describe('resolvePlan defaults', () => {
     expect(plan.monitor).toEqual({ enabled: true, intervalSeconds: 1 });
     expect(plan.useCases).toEqual(USE_CASES);
     expect(plan.gate).toBeNull();
-    expect(plan.schedule).toEqual({ gapSeconds: 2, prefillTokensPerSecond: 5000, decodeTokensPerSecond: 50, safetyFactor: 2, minCellSeconds: 10, cellSeconds: null });
+    expect(plan.schedule).toEqual({ gapSeconds: 2, prefillTokensPerSecond: 5000, decodeTokensPerSecond: 50, safetyFactor: 2, minCellSeconds: 10, cellSeconds: null, predictedCellSeconds: null });
   });
 
   it('derives the metrics URL from the base URL origin, drops trailing slashes, and disables the monitor without one', () => {
@@ -154,7 +154,7 @@ describe('schedule', () => {
   });
 
   it('uses estimateRequestSeconds for larger batches, and at least minCellSeconds per slot', () => {
-    const schedule = { prefillTokensPerSecond: 1000, decodeTokensPerSecond: 10, safetyFactor: 1, minCellSeconds: 1, gapSeconds: 0, cellSeconds: null };
+    const schedule = { prefillTokensPerSecond: 1000, decodeTokensPerSecond: 10, safetyFactor: 1, minCellSeconds: 1, gapSeconds: 0, cellSeconds: null, predictedCellSeconds: null };
     const plan = resolvePlan({ sweep: { contexts: [1000], concurrencies: [4], rounds: 1, outputTokens: 100 }, schedule }, 'sweep');
     const estimate = estimateRequestSeconds({ contextTokens: 1000, outputTokens: 100, concurrency: 4 }, plan.schedule);
     expect(estimate).toBeGreaterThan(4 + 10); // 4 prefills back to back, and slower decode than one user alone
@@ -242,5 +242,19 @@ describe('readResolvedPlan', () => {
     for (const raw of [null, 'plan', [], {}, { schemaVersion: 2, cells: [] }, { schemaVersion: 1 }, { schemaVersion: '1', cells: [] }, { schemaVersion: 1, cells: {} }]) {
       expect(() => readResolvedPlan(raw)).toThrow(message);
     }
+  });
+});
+
+describe('predicted cell seconds', () => {
+  it('replace the estimate for the cells they name, with the safety factor applied', () => {
+    const plan = resolvePlan({ sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 2 }, schedule: { safetyFactor: 1.5, minCellSeconds: 1, gapSeconds: 0, predictedCellSeconds: { sweep_c1k_o1k_n2: 10 } } }, 'sweep');
+    const [c1, c2] = plan.cells;
+    expect(c2!.maxDurationSeconds).toBe(15);
+    expect(c2!.gracefulStopSeconds).toBe(Math.ceil(5 * 0.5) + 1);
+    expect(c1!.maxDurationSeconds).not.toBe(15);
+  });
+
+  it('reject a value that is not a number, naming the cell', () => {
+    expect(() => resolvePlan({ schedule: { predictedCellSeconds: { x: 'soon' } } } as never, 'sweep')).toThrow('schedule.predictedCellSeconds.x');
   });
 });

@@ -62,7 +62,7 @@ describe('renderTextSummary', () => {
   it('without a request_ok sub-metric, counts TTFT samples against the planned requests; no thresholds section when none decide', () => {
     const bare: SummaryData = { ...data, metrics: { 'llm_ttft{cell:sweep_c1k_o128_n2}': trend({ avg: 50, 'p(95)': 60, count: 1 }) } };
     const lines = renderTextSummary(bare, plan, 'out').split('\n');
-    expect(lines[4]).toBe('sweep_c1k_o128_n1     0/1         -         -        -        -           -              -');
+    expect(lines[4]).toBe('sweep_c1k_o128_n1     0/1   not run         -        -        -           -              -');
     expect(lines[5]).toBe('sweep_c1k_o128_n2     1/2      50ms      60ms        -        -           -              -');
     expect(lines).not.toContain('thresholds:');
     expect(lines.some((l) => l.startsWith('requests:'))).toBe(false);
