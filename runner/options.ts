@@ -1,0 +1,262 @@
+// Turns a script's exported options plus CLI flags into validated scenario configs (k6 lib/executor/*_config.go). Runs in Node.
+import { parseDurationMs } from './durations';
+import { EXIT, RunnerError } from './exit-codes';
+
+export type ExecutorName = 'per-vu-iterations' | 'shared-iterations' | 'constant-vus' | 'constant-arrival-rate' | 'ramping-arrival-rate';
+
+interface ScenarioBase {
+  readonly name: string;
+  readonly executor: ExecutorName;
+  readonly startTimeMs: number;
+  readonly gracefulStopMs: number;
+  readonly exec: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+export type ScenarioConfig =
+  | (ScenarioBase & { executor: 'per-vu-iterations' | 'shared-iterations'; vus: number; iterations: number; maxDurationMs: number })
+  | (ScenarioBase & { executor: 'constant-vus'; vus: number; durationMs: number })
+  | (ScenarioBase & { executor: 'constant-arrival-rate'; rate: number; timeUnitMs: number; durationMs: number; preAllocatedVUs: number; maxVUs: number })
+  | (ScenarioBase & {
+      executor: 'ramping-arrival-rate';
+      startRate: number;
+      timeUnitMs: number;
+      stages: readonly { durationMs: number; target: number }[];
+      preAllocatedVUs: number;
+      maxVUs: number;
+    });
+
+export interface ThresholdSpec {
+  readonly threshold: string;
+  readonly abortOnFail: boolean;
+  readonly delayAbortEvalMs: number;
+}
+
+export interface RunOptions {
+  readonly scenarios: readonly ScenarioConfig[];
+  readonly thresholds: Readonly<Record<string, readonly ThresholdSpec[]>>;
+  readonly summaryTrendStats: readonly string[];
+  readonly summaryTimeUnit: string;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly setupTimeoutMs: number;
+  readonly teardownTimeoutMs: number;
+  /** The options object as the script sees it through exec.test.options (after CLI overrides). */
+  readonly raw: Record<string, unknown>;
+}
+
+export interface CliOverrides {
+  vus?: number;
+  iterations?: number;
+  duration?: string;
+}
+
+const DEFAULT_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)'];
+const SCENARIO_NAME = /^[0-9a-zA-Z_-]+$/;
+
+const COMMON_KEYS = ['executor', 'startTime', 'gracefulStop', 'exec', 'env', 'tags', 'options'];
+const KEYS: Record<string, string[]> = {
+  'per-vu-iterations': ['vus', 'iterations', 'maxDuration'],
+  'shared-iterations': ['vus', 'iterations', 'maxDuration'],
+  'constant-vus': ['vus', 'duration'],
+  'constant-arrival-rate': ['rate', 'timeUnit', 'duration', 'preAllocatedVUs', 'maxVUs'],
+  'ramping-arrival-rate': ['startRate', 'timeUnit', 'stages', 'preAllocatedVUs', 'maxVUs'],
+};
+
+function bad(message: string): never {
+  throw new RunnerError(message, EXIT.invalidConfig);
+}
+
+function dur(v: unknown, what: string, fallback?: number): number {
+  if (v === undefined || v === null) {
+    if (fallback === undefined) bad(`${what} is required`);
+    return fallback;
+  }
+  try {
+    return parseDurationMs(v, what);
+  } catch (e) {
+    return bad((e as Error).message);
+  }
+}
+
+function int(v: unknown, what: string, fallback?: number, min = 0): number {
+  if (v === undefined || v === null) {
+    if (fallback === undefined) bad(`${what} is required`);
+    return fallback;
+  }
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) bad(`${what} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function stringMap(v: unknown, what: string): Record<string, string> {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'object') bad(`${what} must be an object`);
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(v as Record<string, unknown>)) out[k] = String(val);
+  return out;
+}
+
+function parseScenario(name: string, raw: Record<string, unknown>): ScenarioConfig {
+  if (!SCENARIO_NAME.test(name)) bad(`scenario name "${name}" must match ^[0-9a-zA-Z_-]+$`);
+  const executor = raw.executor;
+  if (typeof executor !== 'string') bad(`scenario "${name}": executor is required`);
+  const own = KEYS[executor];
+  if (!own) {
+    bad(`scenario "${name}": executor "${executor}" is not supported by the local runner (supported: ${Object.keys(KEYS).join(', ')})`);
+  }
+  for (const key of Object.keys(raw)) {
+    if (!COMMON_KEYS.includes(key) && !own.includes(key)) bad(`scenario "${name}": unknown field "${key}" for executor ${executor}`);
+  }
+  const base = {
+    name,
+    startTimeMs: dur(raw.startTime, `scenario "${name}" startTime`, 0),
+    gracefulStopMs: dur(raw.gracefulStop, `scenario "${name}" gracefulStop`, 30_000),
+    exec: raw.exec === undefined ? 'default' : String(raw.exec),
+    env: stringMap(raw.env, `scenario "${name}" env`),
+    tags: stringMap(raw.tags, `scenario "${name}" tags`),
+  };
+  switch (executor) {
+    case 'per-vu-iterations':
+    case 'shared-iterations': {
+      const vus = int(raw.vus, `scenario "${name}" vus`, 1, 1);
+      const iterations = int(raw.iterations, `scenario "${name}" iterations`, 1, 1);
+      if (executor === 'shared-iterations' && iterations < vus) bad(`scenario "${name}": iterations (${iterations}) must be >= vus (${vus})`);
+      return { ...base, executor, vus, iterations, maxDurationMs: dur(raw.maxDuration, `scenario "${name}" maxDuration`, 600_000) };
+    }
+    case 'constant-vus':
+      return { ...base, executor, vus: int(raw.vus, `scenario "${name}" vus`, 1, 1), durationMs: dur(raw.duration, `scenario "${name}" duration`) };
+    case 'constant-arrival-rate': {
+      const preAllocatedVUs = int(raw.preAllocatedVUs, `scenario "${name}" preAllocatedVUs`);
+      return {
+        ...base,
+        executor,
+        rate: int(raw.rate, `scenario "${name}" rate`, undefined, 1),
+        timeUnitMs: dur(raw.timeUnit, `scenario "${name}" timeUnit`, 1000),
+        durationMs: dur(raw.duration, `scenario "${name}" duration`),
+        preAllocatedVUs,
+        maxVUs: Math.max(preAllocatedVUs, int(raw.maxVUs, `scenario "${name}" maxVUs`, preAllocatedVUs)),
+      };
+    }
+    case 'ramping-arrival-rate': {
+      const preAllocatedVUs = int(raw.preAllocatedVUs, `scenario "${name}" preAllocatedVUs`);
+      if (!Array.isArray(raw.stages) || raw.stages.length === 0) bad(`scenario "${name}": stages must be a non-empty array`);
+      const stages = (raw.stages as Record<string, unknown>[]).map((s, i) => ({
+        durationMs: dur(s.duration, `scenario "${name}" stages[${i}].duration`),
+        target: int(s.target, `scenario "${name}" stages[${i}].target`),
+      }));
+      return {
+        ...base,
+        executor,
+        startRate: int(raw.startRate, `scenario "${name}" startRate`, 0),
+        timeUnitMs: dur(raw.timeUnit, `scenario "${name}" timeUnit`, 1000),
+        stages,
+        preAllocatedVUs,
+        maxVUs: Math.max(preAllocatedVUs, int(raw.maxVUs, `scenario "${name}" maxVUs`, preAllocatedVUs)),
+      };
+    }
+    default:
+      return bad(`scenario "${name}": unsupported executor ${executor}`);
+  }
+}
+
+function parseThresholds(raw: unknown): Record<string, ThresholdSpec[]> {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== 'object') bad('options.thresholds must be an object');
+  const out: Record<string, ThresholdSpec[]> = {};
+  for (const [key, list] of Object.entries(raw as Record<string, unknown>)) {
+    const items = Array.isArray(list) ? list : [list];
+    out[key] = items.map((item) => {
+      if (typeof item === 'string') return { threshold: item, abortOnFail: false, delayAbortEvalMs: 0 };
+      if (item && typeof item === 'object' && typeof (item as { threshold?: unknown }).threshold === 'string') {
+        const o = item as { threshold: string; abortOnFail?: unknown; delayAbortEval?: unknown };
+        return { threshold: o.threshold, abortOnFail: o.abortOnFail === true, delayAbortEvalMs: dur(o.delayAbortEval, `threshold "${o.threshold}" delayAbortEval`, 0) };
+      }
+      return bad(`thresholds "${key}": each entry must be a string or {threshold, abortOnFail, delayAbortEval}`);
+    });
+  }
+  return out;
+}
+
+/** Builds the run's options: CLI shortcuts override the script; shortcuts with scenarios are an error, as in k6. */
+export function resolveOptions(scriptOptions: unknown, cli: CliOverrides): RunOptions {
+  const raw: Record<string, unknown> = scriptOptions && typeof scriptOptions === 'object' ? { ...(scriptOptions as Record<string, unknown>) } : {};
+  if (cli.vus !== undefined) raw.vus = cli.vus;
+  if (cli.iterations !== undefined) raw.iterations = cli.iterations;
+  if (cli.duration !== undefined) raw.duration = cli.duration;
+  const scenariosRaw = raw.scenarios as Record<string, Record<string, unknown>> | undefined;
+  let scenarios: ScenarioConfig[];
+  if (raw.stages !== undefined) bad('options.stages (ramping-vus) is not supported by the local runner; use scenarios');
+  if (scenariosRaw && typeof scenariosRaw === 'object' && Object.keys(scenariosRaw).length > 0) {
+    if (raw.duration !== undefined || raw.iterations !== undefined) {
+      bad('using multiple execution config shortcuts (duration, iterations) simultaneously with scenarios is not allowed');
+    }
+    scenarios = Object.entries(scenariosRaw).map(([name, sc]) => parseScenario(name, sc));
+  } else {
+    const vus = int(raw.vus, 'vus', 1, 1);
+    if (raw.iterations !== undefined) {
+      scenarios = [parseScenario('default', { executor: 'shared-iterations', vus, iterations: raw.iterations, ...(raw.duration !== undefined ? { maxDuration: raw.duration } : {}) })];
+    } else if (raw.duration !== undefined) {
+      scenarios = [parseScenario('default', { executor: 'constant-vus', vus, duration: raw.duration })];
+    } else {
+      scenarios = [parseScenario('default', { executor: 'per-vu-iterations', vus, iterations: 1 })];
+    }
+  }
+  const stats = raw.summaryTrendStats;
+  if (stats !== undefined && (!Array.isArray(stats) || stats.some((s) => typeof s !== 'string' || !/^(avg|min|med|max|count|p\(\d+(\.\d+)?\))$/.test(s)))) {
+    bad(`summaryTrendStats: ${JSON.stringify(stats)} (allowed: avg, min, med, max, count, p(N))`);
+  }
+  return {
+    scenarios,
+    thresholds: parseThresholds(raw.thresholds),
+    summaryTrendStats: (stats as string[] | undefined) ?? DEFAULT_TREND_STATS,
+    summaryTimeUnit: typeof raw.summaryTimeUnit === 'string' ? raw.summaryTimeUnit : '',
+    tags: stringMap(raw.tags, 'options.tags'),
+    setupTimeoutMs: dur(raw.setupTimeout, 'setupTimeout', 60_000),
+    teardownTimeoutMs: dur(raw.teardownTimeout, 'teardownTimeout', 60_000),
+    raw,
+  };
+}
+
+/** How long a scenario can run at most, without gracefulStop (k6 GetMaxDuration minus the stop). */
+export function scenarioMaxDurationMs(sc: ScenarioConfig): number {
+  switch (sc.executor) {
+    case 'per-vu-iterations':
+    case 'shared-iterations':
+      return sc.maxDurationMs;
+    case 'constant-vus':
+    case 'constant-arrival-rate':
+      return sc.durationMs;
+    case 'ramping-arrival-rate':
+      return sc.stages.reduce((a, s) => a + s.durationMs, 0);
+  }
+}
+
+export function scenarioMaxVUs(sc: ScenarioConfig): number {
+  switch (sc.executor) {
+    case 'per-vu-iterations':
+    case 'shared-iterations':
+    case 'constant-vus':
+      return sc.vus;
+    case 'constant-arrival-rate':
+    case 'ramping-arrival-rate':
+      return sc.maxVUs;
+  }
+}
+
+/** VUs to initialise: the peak over time of the VUs that overlapping scenarios need (windows include gracefulStop). */
+export function totalVUsNeeded(scenarios: readonly ScenarioConfig[]): number {
+  const points: [number, number][] = [];
+  for (const sc of scenarios) {
+    const start = sc.startTimeMs;
+    const end = start + scenarioMaxDurationMs(sc) + sc.gracefulStopMs;
+    points.push([start, scenarioMaxVUs(sc)], [end, -scenarioMaxVUs(sc)]);
+  }
+  points.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let cur = 0;
+  let peak = 0;
+  for (const [, d] of points) {
+    cur += d;
+    peak = Math.max(peak, cur);
+  }
+  return peak;
+}
