@@ -1,0 +1,439 @@
+// Fidelity benchmark of the simulator: runs the calibration points of simulator-model.md over real HTTP streams and prints predicted vs published values. Runs in Node.
+//
+// The simulator runs as a child process (the CLI), so the measuring client below has its own event loop.
+// Every figure is measured from the client side, as the suite measures it (DESIGN.md definitions):
+// TTFT = request start -> first content token; per-user decode = (tokens - 1) / (e2e - ttft);
+// system throughput = output tokens / (first start -> last end). Load points send N requests at once.
+//
+// Usage: npm run bench:sim-fidelity [-- --only A-load] [--quick]
+//   --quick      skip the points that take more than ~30 s each (256K single, 8K x 125, 96K x 6, ...)
+//   --only TEXT  run only the points whose label contains TEXT
+//   --json FILE  also write the rows as JSON
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { parsePrometheusText, readServerSnapshot } from '../lib/prometheus';
+import { findProfile } from '../sim/profiles';
+import { mean, runVirtualBatch } from '../sim/virtual-run';
+
+const K = 1024;
+const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+
+interface Measured {
+  readonly ttftMs: number;
+  readonly e2eMs: number;
+  readonly outputTokens: number;
+  readonly decodeTps: number;
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly itlMs: number[];
+}
+
+/** Streams one chat completion and measures it from the client side. */
+function streamChat(base: string, model: string, content: string, maxTokens: number): Promise<Measured> {
+  const payload = JSON.stringify({
+    model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true, stream_options: { include_usage: true },
+  });
+  const startMs = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+      if (res.statusCode !== 200) {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => reject(new Error(`HTTP ${res.statusCode}: ${body}`)));
+        return;
+      }
+      res.setEncoding('utf8');
+      let buf = '';
+      let first = -1;
+      let last = -1;
+      let tokens = 0;
+      let usageTokens = -1;
+      const itl: number[] = [];
+      res.on('data', (s: string) => {
+        const now = performance.now();
+        buf += s;
+        let i: number;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const line = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
+          const j = JSON.parse(line.slice(6)) as { choices: { delta?: { content?: string } }[]; usage?: { completion_tokens: number } | null };
+          if (j.usage) usageTokens = j.usage.completion_tokens;
+          const content = j.choices[0]?.delta?.content;
+          if (content) {
+            if (first < 0) first = now;
+            else itl.push(now - last);
+            last = now;
+            tokens++;
+          }
+        }
+      });
+      res.on('end', () => {
+        const endMs = performance.now();
+        const n = usageTokens >= 0 ? usageTokens : tokens;
+        const ttftMs = first - startMs;
+        const e2eMs = endMs - startMs;
+        resolve({ ttftMs, e2eMs, outputTokens: n, decodeTps: n > 1 ? ((n - 1) * 1000) / (e2eMs - ttftMs) : 0, startMs, endMs, itlMs: itl });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/**
+ * A lighter client for the fixed-timing capacity check: counts content chunks by their text pattern
+ * instead of parsing JSON, so the client (sharing the machine's two cores) takes less CPU from the server.
+ */
+function streamChatLight(base: string, model: string, content: string, maxTokens: number): Promise<{ tokens: number; itlMs: number[] }> {
+  const payload = JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+      res.setEncoding('utf8');
+      let tokens = 0;
+      let last = -1;
+      const itlMs: number[] = [];
+      res.on('data', (s: string) => {
+        const now = performance.now();
+        let i = -1;
+        let n = 0;
+        while ((i = s.indexOf('"delta":{"content":"', i + 1)) >= 0) n++;
+        if (n === 0) return;
+        if (last >= 0) itlMs.push((now - last) / n);
+        last = now;
+        tokens += n;
+      });
+      res.on('end', () => resolve({ tokens, itlMs }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function postJson(url: string, body: unknown): Promise<unknown> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/**
+ * Prompts of exactly `tokens` chat tokens that differ only in their first line (no prefix caching to hide
+ * prefill), built from one-token words and trimmed with the server's /tokenize (which also warms its cache).
+ */
+async function makePrompts(base: string, model: string, tokens: number, count: number): Promise<string[]> {
+  const firstLine = (i: number) => `Request ${String(i).padStart(4, '0')} of this cell, answer at length.`;
+  const words = ['the', 'of', 'and', 'time', 'people', 'water', 'system', 'number'];
+  const body = (n: number) => {
+    let s = 'Document follows.';
+    for (let i = 0; i < n; i++) s += ' ' + words[(i * 7) % words.length];
+    return s;
+  };
+  const countOf = async (content: string) => ((await postJson(`${base}/tokenize`, { model, messages: [{ role: 'user', content }] })) as { count: number }).count;
+  let n = tokens;
+  const overhead = (await countOf(`${firstLine(0)}\n${body(0)}`)) - 0;
+  n = tokens - overhead;
+  if (n < 0) throw new Error(`prompt of ${tokens} tokens is shorter than its template`);
+  const got = await countOf(`${firstLine(0)}\n${body(n)}`);
+  if (got !== tokens) throw new Error(`prompt builder: wanted ${tokens} tokens, got ${got}`);
+  const rest = body(n);
+  return Array.from({ length: count }, (_, i) => `${firstLine(i + 1)}\n${rest}`);
+}
+
+type Kind = 'ttft_s' | 'decode_tps' | 'system_tps' | 'e2e_ms' | 'itl_ms' | 'power_w';
+
+interface Row {
+  readonly label: string;
+  readonly metric: string;
+  readonly kind: Kind;
+  readonly published: number;
+  /** The performance model's own prediction in virtual time (no HTTP). */
+  readonly model: number | null;
+  readonly measured: number;
+  readonly errorPct: number;
+  readonly group: 'A-single' | 'A-load' | 'D-single' | 'D-load';
+  readonly note: string;
+}
+
+interface Point {
+  readonly group: Row['group'];
+  readonly label: string;
+  readonly context: number;
+  readonly concurrency: number;
+  readonly output: number;
+  readonly targets: { kind: Kind; published: number; note?: string }[];
+  readonly slow?: boolean;
+  readonly note?: string;
+  /** Rounds run one after the other (averaged), for short single-request points. */
+  readonly rounds?: number;
+}
+
+/** Published figures (simulator-model.md, "Calibration targets"). */
+const POINTS_A: Point[] = [
+  { group: 'A-single', label: 'A 1K x1', context: K, concurrency: 1, output: 256, rounds: 3, targets: [{ kind: 'decode_tps', published: 164.9 }, { kind: 'ttft_s', published: 0.076 }, { kind: 'itl_ms', published: 6 }], note: '256 of 1024 output tokens' },
+  { group: 'A-single', label: 'A 8K x1', context: 8 * K, concurrency: 1, output: 256, rounds: 3, targets: [{ kind: 'decode_tps', published: 149 }], note: '256 of 1024 output tokens; see (a)' },
+  { group: 'A-single', label: 'A 32K x1', context: 32 * K, concurrency: 1, output: 16, targets: [{ kind: 'ttft_s', published: 1.2 }], note: '16 output tokens' },
+  { group: 'A-single', label: 'A 64K x1', context: 64 * K, concurrency: 1, output: 16, targets: [{ kind: 'ttft_s', published: 3.8 }], note: '16 output tokens' },
+  { group: 'A-single', label: 'A 96K x1', context: 96 * K, concurrency: 1, output: 16, targets: [{ kind: 'ttft_s', published: 7.8 }], note: '16 output tokens' },
+  { group: 'A-single', label: 'A 256K x1', context: 256 * K - K, concurrency: 1, output: 256, slow: true, targets: [{ kind: 'ttft_s', published: 47.6 }, { kind: 'decode_tps', published: 79.9 }, { kind: 'power_w', published: 610, note: 'published peak is at 256K x4; here the peak of a 256K prefill' }], note: 'prompt 261120 = 256K - 1024 so 1024 outputs fit the window; 256 output tokens' },
+  { group: 'A-single', label: 'A code 1K/128 x1', context: K, concurrency: 1, output: 128, rounds: 3, targets: [{ kind: 'e2e_ms', published: 852 }] },
+  { group: 'A-load', label: 'A 1K x6', context: K, concurrency: 6, output: 1024, targets: [{ kind: 'system_tps', published: 599.6 }] },
+  { group: 'A-load', label: 'A 32K x6', context: 32 * K, concurrency: 6, output: 1024, targets: [{ kind: 'system_tps', published: 238.4 }], note: 'see (c)' },
+  { group: 'A-load', label: 'A 8K x75', context: 8 * K, concurrency: 75, output: 1024, targets: [{ kind: 'ttft_s', published: 3.0, note: 'see (b)' }, { kind: 'decode_tps', published: 25 }] },
+  { group: 'A-load', label: 'A 8K x125', context: 8 * K, concurrency: 125, output: 1024, slow: true, targets: [{ kind: 'ttft_s', published: 4.0, note: 'see (b)' }, { kind: 'decode_tps', published: 21 }] },
+  { group: 'A-load', label: 'A 32K x15', context: 32 * K, concurrency: 15, output: 1024, targets: [{ kind: 'ttft_s', published: 8.1 }, { kind: 'decode_tps', published: 33 }] },
+  { group: 'A-load', label: 'A 32K x21', context: 32 * K, concurrency: 21, output: 1024, slow: true, targets: [{ kind: 'ttft_s', published: 9.5 }, { kind: 'decode_tps', published: 25 }] },
+  { group: 'A-load', label: 'A 64K x5', context: 64 * K, concurrency: 5, output: 1024, targets: [{ kind: 'ttft_s', published: 10.2 }, { kind: 'decode_tps', published: 44 }] },
+  { group: 'A-load', label: 'A 96K x2', context: 96 * K, concurrency: 2, output: 1024, targets: [{ kind: 'ttft_s', published: 11.4 }, { kind: 'decode_tps', published: 70 }] },
+  { group: 'A-load', label: 'A 96K x6', context: 96 * K, concurrency: 6, output: 1024, slow: true, targets: [{ kind: 'ttft_s', published: 26.6 }, { kind: 'decode_tps', published: 25 }] },
+  { group: 'A-load', label: 'A code 1K/128 x42', context: K, concurrency: 42, output: 128, targets: [{ kind: 'e2e_ms', published: 2009 }] },
+  { group: 'A-load', label: 'A code 1K/128 x100', context: K, concurrency: 100, output: 128, targets: [{ kind: 'e2e_ms', published: 3491 }] },
+];
+
+const POINTS_D: Point[] = [
+  { group: 'D-single', label: 'D 1K x1', context: K, concurrency: 1, output: 256, rounds: 3, targets: [{ kind: 'decode_tps', published: 210.8 }, { kind: 'ttft_s', published: 0.379 }], note: '256 of 1024 output tokens' },
+  { group: 'D-single', label: 'D 256K x1', context: 256 * K - K, concurrency: 1, output: 256, targets: [{ kind: 'ttft_s', published: 20.4 }, { kind: 'decode_tps', published: 152.8 }], note: 'prompt 261120; 256 output tokens' },
+  { group: 'D-load', label: 'D 1K x10', context: K, concurrency: 10, output: 1024, targets: [{ kind: 'system_tps', published: 852.6 }] },
+];
+
+function metricName(kind: Kind): string {
+  switch (kind) {
+    case 'ttft_s':
+      return 'TTFT (s)';
+    case 'decode_tps':
+      return 'decode (tok/s per user)';
+    case 'system_tps':
+      return 'system throughput (tok/s)';
+    case 'e2e_ms':
+      return 'end-to-end (ms)';
+    case 'itl_ms':
+      return 'ITL (ms)';
+    case 'power_w':
+      return 'peak power (W)';
+  }
+}
+
+interface SimChild {
+  readonly base: string;
+  readonly child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function startSimChild(args: string[]): Promise<SimChild> {
+  const script = fileURLToPath(new URL('../scripts/sim.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /(http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`simulator exited with ${code} before listening`)));
+  });
+  return {
+    base,
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function scrapePower(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return readServerSnapshot(parsePrometheusText(text)).powerWatts ?? 0;
+}
+
+async function runPoint(base: string, modelId: string, profileLetter: string, p: Point): Promise<Row[]> {
+  const rounds = p.rounds ?? 1;
+  const prompts = await makePrompts(base, modelId, p.context, p.concurrency * rounds);
+  let peakPower = 0;
+  const poll = p.targets.some((t) => t.kind === 'power_w')
+    ? setInterval(() => {
+        scrapePower(base).then((w) => (peakPower = Math.max(peakPower, w)), () => undefined);
+      }, 500)
+    : null;
+  const results: Measured[] = [];
+  let wallMs = 0;
+  for (let r = 0; r < rounds; r++) {
+    const round = await Promise.all(prompts.slice(r * p.concurrency, (r + 1) * p.concurrency).map((c) => streamChat(base, modelId, c, p.output)));
+    wallMs += Math.max(...round.map((x) => x.endMs)) - Math.min(...round.map((x) => x.startMs));
+    results.push(...round);
+  }
+  if (poll) clearInterval(poll);
+  const total = results.reduce((s, r) => s + r.outputTokens, 0);
+  const virtual = runVirtualBatch(findProfile(profileLetter)!, p.context, p.output, p.concurrency);
+  return p.targets.map((t) => {
+    let measured: number;
+    let model: number | null;
+    switch (t.kind) {
+      case 'ttft_s':
+        measured = mean(results.map((r) => r.ttftMs)) / 1000;
+        model = mean(virtual.requests.map((r) => r.ttftMs)) / 1000;
+        break;
+      case 'decode_tps':
+        measured = mean(results.map((r) => r.decodeTps));
+        model = mean(virtual.requests.map((r) => r.decodeTokensPerSecond));
+        break;
+      case 'system_tps':
+        measured = (total * 1000) / wallMs;
+        model = virtual.systemTokensPerSecond;
+        break;
+      case 'e2e_ms':
+        measured = mean(results.map((r) => r.e2eMs));
+        model = mean(virtual.requests.map((r) => r.e2eMs));
+        break;
+      case 'itl_ms':
+        measured = mean(results.flatMap((r) => r.itlMs));
+        model = mean(virtual.requests.map((r) => (r.e2eMs - r.ttftMs) / (r.outputTokens - 1)));
+        break;
+      case 'power_w':
+        measured = peakPower;
+        model = null;
+        break;
+    }
+    const errorPct = ((measured - t.published) / t.published) * 100;
+    return { label: p.label, metric: metricName(t.kind), kind: t.kind, published: t.published, model, measured, errorPct, group: p.group, note: [p.note, t.note].filter(Boolean).join('; ') };
+  });
+}
+
+function fmt(v: number, kind: Kind): string {
+  switch (kind) {
+    case 'ttft_s':
+      return v < 1 ? v.toFixed(3) : v.toFixed(2);
+    case 'itl_ms':
+      return v.toFixed(2);
+    default:
+      return v.toFixed(1);
+  }
+}
+
+/** The table as markdown. */
+export function renderTable(rows: readonly Row[]): string {
+  const lines = ['| point | metric | published | model (virtual time) | measured over HTTP | error | note |', '|---|---|---:|---:|---:|---:|---|'];
+  for (const r of rows) {
+    const err = `${r.errorPct >= 0 ? '+' : ''}${r.errorPct.toFixed(1)}%`;
+    lines.push(`| ${r.label} | ${r.metric} | ${fmt(r.published, r.kind)} | ${r.model === null ? '' : fmt(r.model, r.kind)} | ${fmt(r.measured, r.kind)} | ${err} | ${r.note} |`);
+  }
+  return lines.join('\n');
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length === 0 ? NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Acceptance summary per group, as the issue states it. */
+export function renderVerdict(rows: readonly Row[]): string {
+  const abs = (g: Row['group']) => rows.filter((r) => r.group === g && r.kind !== 'power_w').map((r) => Math.abs(r.errorPct));
+  const out: string[] = [];
+  const single = (g: Row['group'], name: string) => {
+    const e = abs(g);
+    if (e.length === 0) return;
+    const over = rows.filter((r) => r.group === g && r.kind !== 'power_w' && Math.abs(r.errorPct) > 5).map((r) => `${r.label} ${r.metric}`);
+    out.push(`${name} single-request figures: max error ${Math.max(...e).toFixed(1)}% (target <= 5%)${over.length ? `; over 5%: ${over.join(', ')}` : ''}`);
+  };
+  single('A-single', 'A');
+  const load = abs('A-load');
+  if (load.length) out.push(`A load points: median error ${median(load).toFixed(1)}% (target < 10%), max ${Math.max(...load).toFixed(1)}% (target < 30%)`);
+  single('D-single', 'D');
+  const dl = abs('D-load');
+  if (dl.length) out.push(`D load point: error ${Math.max(...dl).toFixed(1)}%`);
+  return out.join('\n');
+}
+
+/** Fixed-timing capacity: many streams at 100 tok/s, server lateness from the ground truth. */
+async function fixedModeCapacity(streams: number, tokens: number): Promise<string> {
+  const sim = await startSimChild(['--fixed-ttft-ms', '50', '--fixed-itl-ms', '10', '--ground-truth', '--tokenizer-workers', '1']);
+  try {
+    const model = findProfile('A')!.model;
+    const c0 = processCpuMs(sim.child.pid!);
+    const t0 = performance.now();
+    const results = await Promise.all(Array.from({ length: streams }, (_, i) => streamChatLight(sim.base, model, `stream ${i}`, tokens)));
+    const wall = performance.now() - t0;
+    const serverCpuMs = processCpuMs(sim.child.pid!) - c0;
+    const gt = (await (await fetch(`${sim.base}/debug/ground-truth`)).json()) as { records: { arrivalEpochMs: number; tokenEpochMs: number[] }[] };
+    const lateness: number[] = [];
+    const steady: number[] = [];
+    for (const r of gt.records) {
+      r.tokenEpochMs.forEach((t, k) => {
+        const late = t - (r.arrivalEpochMs + 50 + k * 10);
+        lateness.push(late);
+        if (k >= tokens / 2) steady.push(late);
+      });
+    }
+    lateness.sort((a, b) => a - b);
+    steady.sort((a, b) => a - b);
+    const q = (p: number, xs = lateness) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+    const itl = results.flatMap((r) => r.itlMs);
+    const ok = results.filter((r) => r.tokens === tokens).length;
+    return [
+      `Fixed timing (TTFT 50 ms, ITL 10 ms): ${streams} concurrent streams x ${tokens} tokens (${(streams * 100).toLocaleString('en')} tokens/s), ${ok}/${streams} complete, wall ${(wall / 1000).toFixed(2)} s.`,
+      `Server emission lateness vs the absolute schedule (ground truth), all tokens: p50 ${q(0.5).toFixed(2)} ms, p99 ${q(0.99).toFixed(2)} ms, max ${lateness.at(-1)!.toFixed(2)} ms; ` +
+        `second half of each stream (after the arrival burst): p50 ${q(0.5, steady).toFixed(2)} ms, p99 ${q(0.99, steady).toFixed(2)} ms, max ${steady.at(-1)!.toFixed(2)} ms.`,
+      `Client-side ITL: mean ${mean(itl).toFixed(2)} ms. Simulator CPU: ${Number.isFinite(serverCpuMs) ? `${((serverCpuMs / wall) * 100).toFixed(0)}% of one core` : 'n/a'}.`,
+    ].join('\n');
+  } finally {
+    await sim.stop();
+  }
+}
+
+/** CPU time (user + system) of a process in ms, from /proc (Linux); NaN elsewhere. */
+function processCpuMs(pid: number): number {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start after the last ')': state is field 3, utime 14, stime 15.
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10; // clock ticks at 100 Hz
+  } catch {
+    return NaN;
+  }
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const quick = argv.includes('--quick');
+  const onlyIdx = argv.indexOf('--only');
+  const only = onlyIdx >= 0 ? argv[onlyIdx + 1] : undefined;
+  const jsonIdx = argv.indexOf('--json');
+  const jsonFile = jsonIdx >= 0 ? argv[jsonIdx + 1] : undefined;
+  const pick = (ps: Point[]) => ps.filter((p) => (!quick || !p.slow) && (only === undefined || p.label.includes(only) || p.group.includes(only)));
+  const t0 = performance.now();
+  const rows: Row[] = [];
+  for (const [letter, points] of [['A', pick(POINTS_A)], ['D', pick(POINTS_D)]] as const) {
+    if (points.length === 0) continue;
+    const profile = findProfile(letter)!;
+    const sim = await startSimChild(['--profile', profile.name]);
+    try {
+      // Warm-up (JIT, connections, tokenizer): real benchmarks discard their first requests too.
+      const warm = await makePrompts(sim.base, profile.model, 512, 3);
+      for (const c of warm) await streamChat(sim.base, profile.model, c, 8);
+      for (const p of points) {
+        const s = performance.now();
+        const r = await runPoint(sim.base, profile.model, letter, p);
+        rows.push(...r);
+        process.stderr.write(`${p.label}: ${r.map((x) => `${x.metric} ${fmt(x.measured, x.kind)} (published ${fmt(x.published, x.kind)}, ${x.errorPct.toFixed(1)}%)`).join('; ')} [${((performance.now() - s) / 1000).toFixed(1)} s]\n`);
+      }
+    } finally {
+      await sim.stop();
+    }
+  }
+  let fixed = '';
+  if (only === undefined || 'fixed'.includes(only)) fixed = await fixedModeCapacity(512, 200);
+  process.stdout.write(`${renderTable(rows)}\n\n${renderVerdict(rows)}\n\n${fixed}\n\nTotal wall time ${((performance.now() - t0) / 1000).toFixed(0)} s.\n`);
+  if (jsonFile) writeFileSync(jsonFile, JSON.stringify({ rows, fixed }, null, 2));
+  agent.destroy();
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`sim-fidelity: ${(e as Error).message}\n`);
+  process.exitCode = 1;
+});

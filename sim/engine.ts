@@ -1,0 +1,271 @@
+// The continuous-batching step loop of the simulator (simulator-model.md, "One scheduling step"): pure state, no I/O, no clock. Runs in Node.
+//
+// The caller (engine-loop.ts, or a test with a fake clock) calls beginStep(startMs) to schedule a
+// batch, learns its duration, and calls endStep() at the step's deadline to sample tokens.
+
+import { KvCache } from './kv-cache';
+import type { Profile } from './profiles';
+import { stepTime, type StepEntry, type StepTime } from './step-time';
+
+export type FinishReason = 'length' | 'stop' | 'abort';
+
+export interface EngineRequest {
+  readonly id: string;
+  readonly promptTokens: number;
+  /** Tokens to sample before finishing (>= 1). */
+  readonly outputTokens: number;
+  /** Reason reported when outputTokens have been sampled. */
+  readonly finishReason: 'length' | 'stop';
+  /** When the request reached the server (HTTP arrival), ms on the engine clock. */
+  readonly arrivalMs: number;
+  /** When it entered the waiting queue (arrival + per-request overhead), ms. */
+  readonly queuedMs: number;
+}
+
+/** One sampled token: `index` is the 1-based count of tokens the request has sampled. */
+export interface TokenEvent {
+  readonly id: string;
+  readonly index: number;
+  /** Time since the request's previous token, ms (null for the first token). */
+  readonly gapMs: number | null;
+  readonly finished: 'length' | 'stop' | null;
+}
+
+export interface FinishedEvent {
+  readonly id: string;
+  readonly reason: FinishReason;
+  readonly promptTokens: number;
+  readonly generatedTokens: number;
+  readonly arrivalMs: number;
+  readonly queuedMs: number;
+  readonly firstScheduledMs: number | null;
+  readonly firstTokenMs: number | null;
+  readonly lastTokenMs: number | null;
+  readonly endMs: number;
+  readonly preemptions: number;
+}
+
+export interface StepPlan {
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly time: StepTime;
+  readonly sequences: number;
+  readonly tokens: number;
+  readonly preempted: number;
+}
+
+export interface StepResult {
+  readonly endMs: number;
+  readonly tokens: TokenEvent[];
+  readonly finished: FinishedEvent[];
+}
+
+interface Seq {
+  readonly req: EngineRequest;
+  generated: number;
+  computed: number;
+  firstScheduledMs: number | null;
+  firstTokenMs: number | null;
+  lastTokenMs: number | null;
+  preemptions: number;
+  done: boolean;
+}
+
+interface Scheduled {
+  readonly seq: Seq;
+  readonly newTokens: number;
+}
+
+/** Blocks a hybrid-attention sequence holds for its recurrent state: half of the r+w bytes, in KV-token units. */
+export function stateBlocksPerSeq(profile: Profile): number {
+  const hw = profile.hardware;
+  if (hw.stateBytesPerSeq <= 0) return 0;
+  return Math.ceil(hw.stateBytesPerSeq / 2 / hw.kvBytesPerToken / profile.scheduler.blockSize);
+}
+
+export class Engine {
+  readonly kv: KvCache;
+  private readonly waiting: Seq[] = [];
+  private running: Seq[] = [];
+  private readonly byId = new Map<string, Seq>();
+  private inFlight: { plan: StepPlan; batch: Scheduled[] } | null = null;
+  /** Cumulative counters for /metrics. */
+  preemptionsTotal = 0;
+  promptTokensTotal = 0;
+  generationTokensTotal = 0;
+
+  constructor(readonly profile: Profile) {
+    const s = profile.scheduler;
+    this.kv = new KvCache(Math.floor(s.kvCapacityTokens / s.blockSize), s.blockSize, stateBlocksPerSeq(profile));
+  }
+
+  get runningCount(): number {
+    return this.running.length;
+  }
+
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  get stepInFlight(): boolean {
+    return this.inFlight !== null;
+  }
+
+  hasWork(): boolean {
+    return this.running.length > 0 || this.waiting.length > 0;
+  }
+
+  /** True when a sequence of this many tokens (prompt + output) can ever fit in the whole KV cache. */
+  fitsCapacity(tokens: number): boolean {
+    return this.kv.blocksFor(tokens) <= this.kv.totalBlocks;
+  }
+
+  add(req: EngineRequest): void {
+    if (this.byId.has(req.id)) throw new Error(`duplicate request id ${req.id}`);
+    if (req.outputTokens < 1) throw new Error('outputTokens must be >= 1');
+    if (!this.fitsCapacity(req.promptTokens + req.outputTokens)) throw new Error(`request ${req.id} cannot fit in the KV cache`);
+    const seq: Seq = { req, generated: 0, computed: 0, firstScheduledMs: null, firstTokenMs: null, lastTokenMs: null, preemptions: 0, done: false };
+    this.byId.set(req.id, seq);
+    this.waiting.push(seq);
+  }
+
+  /** Client disconnect: frees the request's blocks at once; returns its finished event (reason abort), or undefined if unknown. */
+  abort(id: string, nowMs: number): FinishedEvent | undefined {
+    const seq = this.byId.get(id);
+    if (!seq || seq.done) return undefined;
+    seq.done = true;
+    this.byId.delete(id);
+    this.kv.free(id);
+    const wi = this.waiting.indexOf(seq);
+    if (wi >= 0) this.waiting.splice(wi, 1);
+    const ri = this.running.indexOf(seq);
+    if (ri >= 0) this.running.splice(ri, 1);
+    return this.finishedEvent(seq, 'abort', nowMs);
+  }
+
+  /** Schedules one step starting at startMs; null when there is nothing to run. Must be followed by endStep(). */
+  beginStep(startMs: number): StepPlan | null {
+    if (this.inFlight) throw new Error('beginStep called while a step is in flight');
+    const { chunkTokens, maxNumSeqs } = this.profile.scheduler;
+    let budget = chunkTokens;
+    const batch: Scheduled[] = [];
+    let preempted = 0;
+
+    // 1-2. Running requests, oldest first; on KV exhaustion preempt the newest running request.
+    for (let i = 0; i < this.running.length && budget > 0; ) {
+      const seq = this.running[i]!;
+      const need = Math.min(seqLength(seq) - seq.computed, budget);
+      let ok = this.kv.tryAllocate(seq.req.id, seq.computed + need);
+      let selfPreempted = false;
+      while (!ok) {
+        const victim = this.running.pop()!;
+        this.preempt(victim);
+        preempted++;
+        if (victim === seq) {
+          selfPreempted = true;
+          break;
+        }
+        ok = this.kv.tryAllocate(seq.req.id, seq.computed + need);
+      }
+      if (selfPreempted) break;
+      batch.push({ seq, newTokens: need });
+      budget -= need;
+      i++;
+    }
+
+    // 3. Admission, only when nothing was preempted: whole current sequence must fit in free blocks.
+    // (If preemption left the batch empty, admit anyway rather than idle with work waiting.)
+    if (preempted === 0 || batch.length === 0) {
+      while (this.waiting.length > 0 && budget > 0 && this.running.length < maxNumSeqs) {
+        const seq = this.waiting[0]!;
+        const length = seqLength(seq);
+        if (!this.kv.fits(length)) break;
+        const need = Math.min(length, budget);
+        this.kv.tryAllocate(seq.req.id, need);
+        this.waiting.shift();
+        this.running.push(seq);
+        if (seq.firstScheduledMs === null) seq.firstScheduledMs = startMs;
+        batch.push({ seq, newTokens: need });
+        budget -= need;
+      }
+    }
+
+    if (batch.length === 0) return null;
+    const entries: StepEntry[] = batch.map((b) => ({ newTokens: b.newTokens, cachedTokens: b.seq.computed }));
+    const time = stepTime(this.profile.hardware, entries);
+    const plan: StepPlan = {
+      startMs,
+      endMs: startMs + time.totalMs,
+      time,
+      sequences: batch.length,
+      tokens: chunkTokens - budget,
+      preempted,
+    };
+    this.inFlight = { plan, batch };
+    return plan;
+  }
+
+  /** Completes the step in flight at its deadline: requests whose sequence is fully computed sample one token. */
+  endStep(): StepResult {
+    if (!this.inFlight) throw new Error('endStep called with no step in flight');
+    const { plan, batch } = this.inFlight;
+    this.inFlight = null;
+    const endMs = plan.endMs;
+    const tokens: TokenEvent[] = [];
+    const finished: FinishedEvent[] = [];
+    let anyDone = false;
+    for (const { seq, newTokens } of batch) {
+      if (seq.done) continue; // aborted during the step
+      seq.computed += newTokens;
+      if (seq.computed < seqLength(seq)) continue; // prefill chunk, more to come
+      seq.generated++;
+      this.generationTokensTotal++;
+      const gapMs = seq.lastTokenMs === null ? null : endMs - seq.lastTokenMs;
+      if (seq.firstTokenMs === null) {
+        seq.firstTokenMs = endMs;
+        this.promptTokensTotal += seq.req.promptTokens;
+      }
+      seq.lastTokenMs = endMs;
+      const isLast = seq.generated >= seq.req.outputTokens;
+      tokens.push({ id: seq.req.id, index: seq.generated, gapMs, finished: isLast ? seq.req.finishReason : null });
+      if (isLast) {
+        seq.done = true;
+        anyDone = true;
+        this.kv.free(seq.req.id);
+        this.byId.delete(seq.req.id);
+        finished.push(this.finishedEvent(seq, seq.req.finishReason, endMs));
+      }
+    }
+    if (anyDone) this.running = this.running.filter((s) => !s.done);
+    return { endMs, tokens, finished };
+  }
+
+  private preempt(seq: Seq): void {
+    this.kv.free(seq.req.id);
+    seq.computed = 0;
+    seq.preemptions++;
+    this.preemptionsTotal++;
+    this.waiting.unshift(seq);
+  }
+
+  private finishedEvent(seq: Seq, reason: FinishReason, endMs: number): FinishedEvent {
+    return {
+      id: seq.req.id,
+      reason,
+      promptTokens: seq.req.promptTokens,
+      generatedTokens: seq.generated,
+      arrivalMs: seq.req.arrivalMs,
+      queuedMs: seq.req.queuedMs,
+      firstScheduledMs: seq.firstScheduledMs,
+      firstTokenMs: seq.firstTokenMs,
+      lastTokenMs: seq.lastTokenMs,
+      endMs,
+      preemptions: seq.preemptions,
+    };
+  }
+}
+
+/** Tokens of a sequence's current length: prompt plus tokens sampled so far. */
+function seqLength(seq: Seq): number {
+  return seq.req.promptTokens + seq.generated;
+}

@@ -1,0 +1,44 @@
+// Ground truth of the simulator: per request, when each token was written to the socket (epoch ms as float). Runs in Node.
+
+/** Epoch ms as a float: performance.timeOrigin + performance.now() (the contract's clock). */
+export function epochMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+export interface GroundTruthRecord {
+  /** The response header x-request-id. */
+  readonly requestId: string;
+  readonly endpoint: 'chat' | 'completion';
+  readonly stream: boolean;
+  readonly promptTokens: number;
+  /** Content tokens the server planned to send (= usage.completion_tokens). */
+  readonly completionTokens: number;
+  /** When the request's headers were read, epoch ms. */
+  readonly arrivalEpochMs: number;
+  /** When each content token was written, epoch ms; a multi-token chunk gives its tokens the same time. */
+  readonly tokenEpochMs: number[];
+  /** When the response ended (or was cut), epoch ms; null while in flight. */
+  endEpochMs: number | null;
+  finishReason: 'length' | 'stop' | null;
+  /** completed; aborted (client went away); faulted (an injected fault ended or broke the stream). */
+  outcome: 'in-flight' | 'completed' | 'aborted' | 'faulted';
+  /** Injected faults, by kind. */
+  readonly faults: string[];
+}
+
+export class GroundTruthStore {
+  private records: GroundTruthRecord[] = [];
+
+  add(r: GroundTruthRecord): void {
+    this.records.push(r);
+  }
+
+  /** A snapshot (copies) of every record so far. */
+  all(): GroundTruthRecord[] {
+    return this.records.map((r) => ({ ...r, tokenEpochMs: [...r.tokenEpochMs], faults: [...r.faults] }));
+  }
+
+  clear(): void {
+    this.records = [];
+  }
+}

@@ -1,0 +1,177 @@
+// Parsing and validation of the simulator's HTTP requests, and OpenAI-style error bodies. Runs in Node, pure.
+
+import type { ChatMessage } from '../lib/chat-template';
+import type { Endpoint } from './sse';
+
+/** An error answered as {"error":{"message","type","param","code"}} with this HTTP status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly param: string | null = null,
+    readonly type = errorType(status),
+  ) {
+    super(message);
+  }
+
+  body(): string {
+    return JSON.stringify({ error: { message: this.message, type: this.type, param: this.param, code: this.status } });
+  }
+}
+
+function errorType(status: number): string {
+  switch (status) {
+    case 400:
+      return 'BadRequestError';
+    case 401:
+      return 'AuthenticationError';
+    case 404:
+      return 'NotFoundError';
+    case 413:
+      return 'RequestEntityTooLarge';
+    case 429:
+      return 'RateLimitError';
+    case 503:
+      return 'ServiceUnavailableError';
+    default:
+      return status >= 500 ? 'InternalServerError' : 'BadRequestError';
+  }
+}
+
+export interface GenerationRequest {
+  readonly endpoint: Endpoint;
+  readonly model: string;
+  readonly stream: boolean;
+  readonly includeUsage: boolean;
+  /** null: as many as the context window allows (vLLM's default). */
+  readonly maxTokens: number | null;
+  readonly minTokens: number;
+  readonly ignoreEos: boolean;
+  readonly stop: readonly string[];
+  readonly seed: number | null;
+  /** Chat requests. */
+  readonly messages: readonly ChatMessage[] | null;
+  /** Completions requests. */
+  readonly prompt: string | null;
+}
+
+export interface TokenizeRequest {
+  readonly model: string | null;
+  readonly messages: readonly ChatMessage[] | null;
+  readonly prompt: string | null;
+  readonly addGenerationPrompt: boolean;
+}
+
+type Obj = Record<string, unknown>;
+
+/** Parses a JSON body text; bad JSON and non-objects are 400s. */
+export function parseJsonBody(text: string): Obj {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new ApiError(400, `Invalid JSON body: ${(e as Error).message}`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ApiError(400, 'The request body must be a JSON object.');
+  return raw as Obj;
+}
+
+function optInt(o: Obj, key: string, min: number): number | null {
+  const v = o[key];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new ApiError(400, `${key} must be an integer >= ${min}, got ${JSON.stringify(v)}.`, key);
+  return v;
+}
+
+function optBool(o: Obj, key: string, d: boolean): boolean {
+  const v = o[key];
+  if (v === undefined || v === null) return d;
+  if (typeof v !== 'boolean') throw new ApiError(400, `${key} must be a boolean.`, key);
+  return v;
+}
+
+function parseMessages(v: unknown): ChatMessage[] {
+  if (!Array.isArray(v) || v.length === 0) throw new ApiError(400, 'messages must be a non-empty array.', 'messages');
+  return v.map((m, i) => {
+    if (typeof m !== 'object' || m === null) throw new ApiError(400, `messages[${i}] must be an object.`, 'messages');
+    const { role, content } = m as Obj;
+    const r = role === 'developer' ? 'system' : role;
+    if (r !== 'system' && r !== 'user' && r !== 'assistant') throw new ApiError(400, `messages[${i}].role must be one of system, user, assistant.`, 'messages');
+    let text: string;
+    if (typeof content === 'string') text = content;
+    else if (Array.isArray(content)) {
+      text = content
+        .map((p, j) => {
+          const part = p as Obj;
+          if (typeof p !== 'object' || p === null || part.type !== 'text' || typeof part.text !== 'string') {
+            throw new ApiError(400, `messages[${i}].content[${j}] must be a text part {"type":"text","text":...}.`, 'messages');
+          }
+          return part.text;
+        })
+        .join('');
+    } else if (content === null && r === 'assistant') text = '';
+    else throw new ApiError(400, `messages[${i}].content must be a string or an array of text parts.`, 'messages');
+    return { role: r, content: text };
+  });
+}
+
+function parsePrompt(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v) && v.length === 1 && typeof v[0] === 'string') return v[0];
+  if (v === undefined) throw new ApiError(400, 'prompt is required.', 'prompt');
+  throw new ApiError(400, 'prompt must be a string (or an array holding one string).', 'prompt');
+}
+
+/** Validates a /v1/chat/completions or /v1/completions body. */
+export function parseGenerationRequest(o: Obj, endpoint: Endpoint): GenerationRequest {
+  if (typeof o.model !== 'string' || o.model === '') throw new ApiError(400, 'model is required and must be a string.', 'model');
+  const stream = optBool(o, 'stream', false);
+  let includeUsage = false;
+  if (o.stream_options !== undefined && o.stream_options !== null) {
+    if (typeof o.stream_options !== 'object') throw new ApiError(400, 'stream_options must be an object.', 'stream_options');
+    includeUsage = optBool(o.stream_options as Obj, 'include_usage', false);
+  }
+  const maxTokens = optInt(o, 'max_tokens', 1) ?? (endpoint === 'chat' ? optInt(o, 'max_completion_tokens', 1) : null);
+  const minTokens = optInt(o, 'min_tokens', 0) ?? 0;
+  if (maxTokens !== null && minTokens > maxTokens) throw new ApiError(400, `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens}).`, 'min_tokens');
+  let stop: string[] = [];
+  if (typeof o.stop === 'string') stop = [o.stop];
+  else if (Array.isArray(o.stop) && o.stop.every((s) => typeof s === 'string')) stop = o.stop as string[];
+  else if (o.stop !== undefined && o.stop !== null) throw new ApiError(400, 'stop must be a string or an array of strings.', 'stop');
+  const seedRaw = o.seed;
+  if (seedRaw !== undefined && seedRaw !== null && (typeof seedRaw !== 'number' || !Number.isInteger(seedRaw))) throw new ApiError(400, 'seed must be an integer.', 'seed');
+  const n = optInt(o, 'n', 1);
+  if (n !== null && n !== 1) throw new ApiError(400, 'n > 1 is not supported by the simulator.', 'n');
+  return {
+    endpoint,
+    model: o.model,
+    stream,
+    includeUsage,
+    maxTokens,
+    minTokens,
+    ignoreEos: optBool(o, 'ignore_eos', false),
+    stop,
+    seed: typeof seedRaw === 'number' ? seedRaw : null,
+    messages: endpoint === 'chat' ? parseMessages(o.messages) : null,
+    prompt: endpoint === 'completion' ? parsePrompt(o.prompt) : null,
+  };
+}
+
+/** Validates a vLLM /tokenize body: {model?, prompt} or {model?, messages, add_generation_prompt?}. */
+export function parseTokenizeRequest(o: Obj): TokenizeRequest {
+  const model = typeof o.model === 'string' ? o.model : null;
+  if (o.messages !== undefined) {
+    return { model, messages: parseMessages(o.messages), prompt: null, addGenerationPrompt: optBool(o, 'add_generation_prompt', true) };
+  }
+  return { model, messages: null, prompt: parsePrompt(o.prompt), addGenerationPrompt: false };
+}
+
+/** The 400 vLLM answers when prompt + max_tokens exceed the context window. */
+export function contextLengthError(maxModelLen: number, promptTokens: number, maxTokens: number): ApiError {
+  return new ApiError(
+    400,
+    `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${promptTokens + maxTokens} tokens ` +
+      `(${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+    'max_tokens',
+  );
+}

@@ -1,0 +1,194 @@
+// Writes one request's response as tokens arrive from the scheduler: SSE chunks (vLLM or SGLang style) or a JSON body, with injected faults. Runs in Node.
+
+import type { ServerResponse } from 'node:http';
+import type { TokenEvent } from './engine';
+import { faultPoint, type Fault } from './faults';
+import { epochMs, type GroundTruthRecord } from './ground-truth';
+import { completionBody, contentChunk, DONE_EVENT, finishChunk, makeUsage, roleChunk, streamErrorEvent, usageChunk, type StreamIdentity } from './sse';
+import { TokenText } from './text';
+
+export interface OutputOptions {
+  readonly res: ServerResponse;
+  readonly identity: StreamIdentity;
+  readonly stream: boolean;
+  readonly includeUsage: boolean;
+  readonly promptTokens: number;
+  /** Content tokens to send; the stream ends with finishReason after them. */
+  readonly contentTokens: number;
+  readonly seed: number;
+  /** Tokens per chunk (SGLang stream interval); 1 for vLLM. */
+  readonly streamInterval: number;
+  readonly faults: readonly Fault[];
+  readonly record: GroundTruthRecord | null;
+  /** Called when a fault ends the response early, so the scheduler frees the request. */
+  readonly onCut: () => void;
+}
+
+export class RequestOutput {
+  private readonly text: TokenText;
+  private readonly queue: string[] = [];
+  private finish: 'length' | 'stop' | null = null;
+  private sent = 0;
+  private roleSent = false;
+  private body = '';
+  private stalledUntil = 0;
+  private stallTimer: NodeJS.Timeout | null = null;
+  private readonly fired = new Set<Fault>();
+  /** True once the response is over (completed, cut by a fault, or the client left). */
+  done = false;
+
+  constructor(private readonly o: OutputOptions) {
+    this.text = new TokenText(o.seed);
+  }
+
+  get promptTokens(): number {
+    return this.o.promptTokens;
+  }
+
+  /** A token sampled by the scheduler: tokens beyond contentTokens carry no text (a stop ended the content). */
+  onToken(ev: TokenEvent): void {
+    if (this.done) return;
+    if (ev.index <= this.o.contentTokens) this.queue.push(this.text.token());
+    if (ev.finished) this.finish = ev.finished;
+    this.drain();
+  }
+
+  /** The client went away: nothing more is written. */
+  clientGone(): void {
+    if (this.done) return;
+    this.done = true;
+    this.clearStall();
+    if (this.o.record) {
+      this.o.record.outcome = 'aborted';
+      this.o.record.endEpochMs = epochMs();
+    }
+  }
+
+  private has(kind: Fault['kind']): boolean {
+    return this.o.faults.some((f) => f.kind === kind);
+  }
+
+  private drain(): void {
+    const res = this.o.res;
+    while (!this.done && (this.queue.length > 0 || this.finish !== null)) {
+      if (this.o.stream && this.o.identity.endpoint === 'chat' && !this.roleSent) {
+        res.write(roleChunk(this.o.identity));
+        this.roleSent = true;
+      }
+      if (this.fireFaults()) return;
+      const stallLeft = this.stalledUntil - performance.now();
+      if (stallLeft > 0) {
+        // Timers may fire a fraction of a millisecond early: re-arm for what is left of the stall.
+        if (!this.stallTimer) this.armStall(stallLeft);
+        return;
+      }
+      if (this.queue.length === 0) {
+        this.end();
+        return;
+      }
+      const final = this.finish !== null;
+      if (!final && this.queue.length < this.o.streamInterval) return;
+      // vLLM flavour: one chunk per token. SGLang flavour: everything pending goes in one chunk, so a
+      // stream that fell behind (a stall, a busy server) catches up in multi-token chunks as SGLang's does.
+      let take = this.o.identity.flavour === 'sglang' ? this.queue.length : 1;
+      // Stop at the next fault point so the fault strikes after exactly `after` tokens.
+      for (const f of this.o.faults) {
+        const point = faultPoint(f, this.o.contentTokens);
+        if (!this.fired.has(f) && point > this.sent) take = Math.min(take, point - this.sent);
+      }
+      const text = this.queue.splice(0, take).join('');
+      const last = final && this.queue.length === 0;
+      if (this.o.stream) {
+        const vllmFinish = last && this.o.identity.flavour === 'vllm' ? this.finish : null;
+        res.write(contentChunk(this.o.identity, text, vllmFinish));
+      } else {
+        this.body += text;
+      }
+      this.sent += take;
+      if (this.o.record) {
+        const t = epochMs();
+        for (let i = 0; i < take; i++) this.o.record.tokenEpochMs.push(t);
+      }
+      if (last) {
+        this.end(this.o.identity.flavour === 'vllm');
+        return;
+      }
+    }
+  }
+
+  /** Fires the faults due at the current point; true when the response is over. */
+  private fireFaults(): boolean {
+    for (const f of this.o.faults) {
+      if (this.fired.has(f) || f.kind === 'error-status' || f.kind === 'no-done' || f.kind === 'no-usage') continue;
+      if (faultPoint(f, this.o.contentTokens) !== this.sent) continue;
+      this.fired.add(f);
+      switch (f.kind) {
+        case 'reset-mid-stream':
+          this.cut();
+          // Close the connection without ending the chunked body: the client sees the stream cut. A FIN after
+          // the data already written (not an RST, which would make the client's kernel drop unread chunks).
+          this.o.res.socket?.end();
+          return true;
+        case 'error-in-stream':
+          if (!this.o.stream) break;
+          this.o.res.write(streamErrorEvent('Injected fault: error-in-stream'));
+          this.o.res.end(DONE_EVENT);
+          this.cut();
+          return true;
+        case 'malformed-chunk':
+          if (this.o.stream) this.o.res.write('data: {"id":"malformed","choices":[{"index":0,"delta":{"content":\n\n');
+          break;
+        case 'stall':
+          this.stalledUntil = performance.now() + f.stallMs;
+          this.armStall(f.stallMs);
+          break;
+      }
+    }
+    return false;
+  }
+
+  private armStall(ms: number): void {
+    this.clearStall();
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = null;
+      this.drain();
+    }, Math.ceil(ms));
+  }
+
+  private cut(): void {
+    this.done = true;
+    this.clearStall();
+    if (this.o.record) {
+      this.o.record.outcome = 'faulted';
+      this.o.record.endEpochMs = epochMs();
+    }
+    this.o.onCut();
+  }
+
+  private clearStall(): void {
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = null;
+  }
+
+  /** Final chunk (unless already carried by the last token), usage, [DONE]; or the JSON body. */
+  private end(finishAlreadySent = false): void {
+    const res = this.o.res;
+    const finish = this.finish ?? 'length';
+    const usage = makeUsage(this.o.promptTokens, this.o.contentTokens);
+    this.done = true;
+    if (this.o.record) {
+      this.o.record.finishReason = finish;
+      this.o.record.outcome = this.o.faults.length > 0 ? 'faulted' : 'completed';
+    }
+    if (this.o.stream) {
+      let out = finishAlreadySent ? '' : finishChunk(this.o.identity, finish);
+      if (this.o.includeUsage && !this.has('no-usage')) out += usageChunk(this.o.identity, usage);
+      if (!this.has('no-done')) out += DONE_EVENT;
+      res.end(out);
+    } else {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(completionBody(this.o.identity, this.body, finish, usage));
+    }
+    if (this.o.record) this.o.record.endEpochMs = epochMs();
+  }
+}

@@ -1,0 +1,271 @@
+// The two token schedulers behind the HTTP layer: the physics engine driven on absolute deadlines, and fixed timing. Runs in Node.
+//
+// Both call the sink at each emission time with the tokens sampled then. Deadlines are absolute on
+// the monotonic clock (performance.now()), so timer lateness delays one emission but never accumulates.
+
+import { Engine, type EngineRequest, type FinishedEvent, type TokenEvent } from './engine';
+import type { Profile } from './profiles';
+import { stepPowerWatts } from './step-time';
+import { PowerMeter } from './server-metrics';
+
+export interface TokenSink {
+  onTokens(tokens: readonly TokenEvent[], nowMs: number): void;
+  onFinished(ev: FinishedEvent): void;
+  onPreemptions(n: number): void;
+}
+
+export interface Scheduler {
+  /** Adds a request; for the engine it enters the waiting queue at req.queuedMs (the caller waits until then). */
+  submit(req: EngineRequest): void;
+  /** Client gone: frees the request (reports a finished event with reason abort). */
+  abort(id: string): void;
+  running(): number;
+  waiting(): number;
+  kvUsage(): number;
+  powerWatts(): number;
+  close(): void;
+}
+
+export type Clock = () => number;
+export const monotonicMs: Clock = () => performance.now();
+
+/** If emissions fall this far behind their deadlines (a blocked event loop), restart the schedule from now. */
+const MAX_CATCH_UP_MS = 250;
+
+/** The continuous-batching engine on real time: one timer per step, steps back to back on absolute deadlines. */
+export class EngineScheduler implements Scheduler {
+  readonly engine: Engine;
+  private readonly power: PowerMeter;
+  private timer: NodeJS.Timeout | null = null;
+  private lastEndMs = -Infinity;
+  private closed = false;
+
+  constructor(readonly profile: Profile, private readonly sink: TokenSink, private readonly clock: Clock = monotonicMs) {
+    this.engine = new Engine(profile);
+    this.power = new PowerMeter(profile.powerIdleWatts, clock());
+  }
+
+  submit(req: EngineRequest): void {
+    this.engine.add(req);
+    if (this.engine.stepInFlight || this.closed) return;
+    // Idle engine: start at the request's queue time (absolute), so a timer that brought it here late or
+    // early does not shift its schedule; after a long event-loop stall start from now instead.
+    const now = this.clock();
+    const start = now - req.queuedMs > MAX_CATCH_UP_MS ? now : req.queuedMs;
+    this.startStep(Math.max(this.lastEndMs, start));
+  }
+
+  abort(id: string): void {
+    const ev = this.engine.abort(id, this.clock());
+    if (ev) this.sink.onFinished(ev);
+  }
+
+  running(): number {
+    return this.engine.runningCount;
+  }
+
+  waiting(): number {
+    return this.engine.waitingCount;
+  }
+
+  kvUsage(): number {
+    return this.engine.kv.usage;
+  }
+
+  powerWatts(): number {
+    return this.power.read(this.clock());
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private startStep(startMs: number): void {
+    const plan = this.engine.beginStep(startMs);
+    if (!plan) {
+      this.power.setTarget(this.profile.powerIdleWatts, startMs);
+      return;
+    }
+    if (plan.preempted > 0) this.sink.onPreemptions(plan.preempted);
+    this.power.setTarget(stepPowerWatts(plan.time, this.profile.powerIdleWatts, this.profile.powerMaxWatts), startMs);
+    this.timer = setTimeout(() => this.fire(), Math.max(0, plan.endMs - this.clock()));
+  }
+
+  private fire(): void {
+    this.timer = null;
+    if (this.closed) return;
+    const res = this.engine.endStep();
+    this.lastEndMs = res.endMs;
+    const now = this.clock();
+    if (res.tokens.length > 0) this.sink.onTokens(res.tokens, now);
+    for (const f of res.finished) this.sink.onFinished(f);
+    if (this.closed) return;
+    if (this.engine.hasWork()) {
+      const start = now - res.endMs > MAX_CATCH_UP_MS ? now : res.endMs;
+      this.startStep(start);
+    } else {
+      this.power.setTarget(this.profile.powerIdleWatts, res.endMs);
+    }
+  }
+}
+
+interface FixedEntry {
+  readonly req: EngineRequest;
+  index: number;
+  nextMs: number;
+  prevMs: number | null;
+  firstMs: number | null;
+  dead: boolean;
+}
+
+/**
+ * Fixed timing: every request gets exactly ttftMs and then one token per itlMs, whatever the load.
+ * One min-heap of deadlines and one timer for all streams, so hundreds of streams cost one wake-up per
+ * distinct deadline rather than a timer per token per stream.
+ */
+export class FixedScheduler implements Scheduler {
+  private readonly heap: FixedEntry[] = [];
+  private readonly live = new Map<string, FixedEntry>();
+  private timer: NodeJS.Timeout | null = null;
+  private armedFor = Infinity;
+  private closed = false;
+
+  constructor(
+    readonly ttftMs: number,
+    readonly itlMs: number,
+    private readonly sink: TokenSink,
+    private readonly idleWatts: number,
+    private readonly clock: Clock = monotonicMs,
+  ) {}
+
+  submit(req: EngineRequest): void {
+    const e: FixedEntry = { req, index: 0, nextMs: req.arrivalMs + this.ttftMs, prevMs: null, firstMs: null, dead: false };
+    this.live.set(req.id, e);
+    this.push(e);
+    this.arm();
+  }
+
+  abort(id: string): void {
+    const e = this.live.get(id);
+    if (!e) return;
+    e.dead = true;
+    this.live.delete(id);
+    this.sink.onFinished(this.finished(e, 'abort', this.clock()));
+  }
+
+  running(): number {
+    return this.live.size;
+  }
+
+  waiting(): number {
+    return 0;
+  }
+
+  kvUsage(): number {
+    return 0;
+  }
+
+  powerWatts(): number {
+    return this.idleWatts;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private arm(): void {
+    if (this.closed) return;
+    const top = this.heap[0];
+    if (!top) return;
+    if (this.timer && this.armedFor <= top.nextMs) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.armedFor = top.nextMs;
+    this.timer = setTimeout(() => this.fire(), Math.max(0, top.nextMs - this.clock()));
+  }
+
+  private fire(): void {
+    this.timer = null;
+    this.armedFor = Infinity;
+    if (this.closed) return;
+    const now = this.clock();
+    const tokens: TokenEvent[] = [];
+    const finished: FinishedEvent[] = [];
+    // Everything due now (or within a fraction of a millisecond: timers have 1 ms resolution).
+    while (this.heap.length > 0 && this.heap[0]!.nextMs <= now + 0.5) {
+      const e = this.pop()!;
+      if (e.dead) continue;
+      e.index++;
+      const at = e.nextMs;
+      const gapMs = e.prevMs === null ? null : at - e.prevMs;
+      if (e.firstMs === null) e.firstMs = at;
+      e.prevMs = at;
+      const last = e.index >= e.req.outputTokens;
+      tokens.push({ id: e.req.id, index: e.index, gapMs, finished: last ? e.req.finishReason : null });
+      if (last) {
+        e.dead = true;
+        this.live.delete(e.req.id);
+        finished.push(this.finished(e, e.req.finishReason, at));
+      } else {
+        // Absolute schedule: token k at arrival + ttft + (k-1)*itl.
+        e.nextMs = e.req.arrivalMs + this.ttftMs + e.index * this.itlMs;
+        this.push(e);
+      }
+    }
+    if (tokens.length > 0) this.sink.onTokens(tokens, now);
+    for (const f of finished) this.sink.onFinished(f);
+    this.arm();
+  }
+
+  private finished(e: FixedEntry, reason: FinishedEvent['reason'], endMs: number): FinishedEvent {
+    return {
+      id: e.req.id,
+      reason,
+      promptTokens: e.req.promptTokens,
+      generatedTokens: e.index,
+      arrivalMs: e.req.arrivalMs,
+      queuedMs: e.req.arrivalMs,
+      firstScheduledMs: e.req.arrivalMs,
+      firstTokenMs: e.firstMs,
+      lastTokenMs: e.prevMs,
+      endMs,
+      preemptions: 0,
+    };
+  }
+
+  private push(e: FixedEntry): void {
+    const h = this.heap;
+    h.push(e);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (h[p]!.nextMs <= h[i]!.nextMs) break;
+      [h[p], h[i]] = [h[i]!, h[p]!];
+      i = p;
+    }
+  }
+
+  private pop(): FixedEntry | undefined {
+    const h = this.heap;
+    const top = h[0];
+    const last = h.pop();
+    if (h.length > 0 && last) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && h[l]!.nextMs < h[m]!.nextMs) m = l;
+        if (r < h.length && h[r]!.nextMs < h[m]!.nextMs) m = r;
+        if (m === i) break;
+        [h[m], h[i]] = [h[i]!, h[m]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}

@@ -1,0 +1,346 @@
+// The simulated OpenAI-compatible inference server: HTTP routes, request admission, and wiring of scheduler, metrics and ground truth. Runs in Node.
+
+import { randomBytes, randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FinishedEvent, TokenEvent } from './engine';
+import { FAULT_HEADER, parseFaultSpec, pickFaults, type Fault } from './faults';
+import { GroundTruthStore, epochMs, type GroundTruthRecord } from './ground-truth';
+import { ApiError, contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest } from './http';
+import { resolveProfile, type Flavour, type Profile, type ProfileOverrides } from './profiles';
+import { RequestOutput } from './request-output';
+import { EngineScheduler, FixedScheduler, type Scheduler, type TokenSink } from './scheduler';
+import { createSimMetrics } from './server-metrics';
+import { planOutput } from './text';
+import { TokenizePool } from './tokenize-pool';
+import { renderChatMl } from '../lib/chat-template';
+
+export type { GroundTruthRecord } from './ground-truth';
+
+export interface FixedTiming {
+  /** Time to first token from request arrival, ms. */
+  readonly ttftMs: number;
+  /** Gap between tokens, ms. */
+  readonly itlMs: number;
+}
+
+export interface SimOptions {
+  /** Built-in profile name or letter, path to a JSON profile, a Profile, or overrides of a base profile; default profile A. */
+  readonly profile?: string | Profile | ProfileOverrides;
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  readonly host?: string;
+  /** When set, /v1/* requires `Authorization: Bearer <apiKey>`. */
+  readonly apiKey?: string;
+  /** Waiting requests beyond this are refused with 429 and Retry-After. */
+  readonly maxQueue?: number;
+  /** Response and metric style; default: the profile's. */
+  readonly flavour?: Flavour;
+  /** Record per-token emission times (GET /debug/ground-truth, groundTruth()). */
+  readonly groundTruth?: boolean;
+  /** Server-wide faults (each with its probability), as parsed faults or a spec string. */
+  readonly faults?: readonly Fault[] | string;
+  /** Fixed timing instead of the performance model. */
+  readonly fixed?: FixedTiming;
+  /** Tokens per SSE chunk (SGLang stream interval); default: the profile's (1). */
+  readonly streamInterval?: number;
+  /** Tokenizer worker threads (default 2). */
+  readonly tokenizerWorkers?: number;
+}
+
+/** Typed events for progress displays and tests. */
+export interface SimEvents {
+  request: [{ requestId: string; promptTokens: number; contentTokens: number }];
+  finished: [FinishedEvent & { requestId: string }];
+}
+
+export interface SimServer {
+  /** http://127.0.0.1:<port>/v1 */
+  readonly url: string;
+  readonly port: number;
+  readonly profile: Profile;
+  readonly flavour: Flavour;
+  readonly events: EventEmitter<SimEvents>;
+  /** Snapshot of ground-truth records (empty unless groundTruth was enabled). */
+  groundTruth(): GroundTruthRecord[];
+  clearGroundTruth(): void;
+  /** Resolves once the tokenizer workers have loaded (requests wait for them anyway). */
+  tokenizerReady(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+export async function startSim(options: SimOptions = {}): Promise<SimServer> {
+  const profile = resolveProfile(options.profile);
+  const flavour = options.flavour ?? profile.flavour;
+  const streamInterval = Math.max(1, Math.round(options.streamInterval ?? profile.streamInterval));
+  const serverFaults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : [...(options.faults ?? [])];
+  if (options.fixed && (!(options.fixed.ttftMs >= 0) || !(options.fixed.itlMs >= 0))) throw new Error('fixed timing needs ttftMs >= 0 and itlMs >= 0');
+  if (options.maxQueue !== undefined && !(options.maxQueue >= 0)) throw new Error('maxQueue must be >= 0');
+  const pool = new TokenizePool(options.tokenizerWorkers ?? 2);
+  const truth = new GroundTruthStore();
+  const events = new EventEmitter<SimEvents>();
+  const outputs = new Map<string, RequestOutput & { requestId?: string }>();
+  const requestIds = new Map<string, string>();
+  let pendingOverhead = 0;
+  let nextInternal = 1;
+
+  const sink: TokenSink = {
+    onTokens(tokens: readonly TokenEvent[]) {
+      for (const t of tokens) outputs.get(t.id)?.onToken(t);
+      metrics.onTokens(tokens, (id) => outputs.get(id)?.promptTokens ?? 0);
+      for (const t of tokens) if (t.finished) outputs.delete(t.id);
+    },
+    onFinished(ev) {
+      metrics.onFinished(ev);
+      outputs.delete(ev.id);
+      events.emit('finished', { ...ev, requestId: requestIds.get(ev.id) ?? ev.id });
+      requestIds.delete(ev.id);
+    },
+    onPreemptions(n) {
+      metrics.onPreemptions(n);
+    },
+  };
+  const engineScheduler = options.fixed ? null : new EngineScheduler(profile, sink);
+  const scheduler: Scheduler = engineScheduler ?? new FixedScheduler(options.fixed!.ttftMs, options.fixed!.itlMs, sink, profile.powerIdleWatts);
+  const metrics = createSimMetrics(flavour, profile.model, {
+    running: () => scheduler.running(),
+    waiting: () => scheduler.waiting() + pendingOverhead,
+    kvUsage: () => scheduler.kvUsage(),
+    powerWatts: () => scheduler.powerWatts(),
+  }, { blockSize: profile.scheduler.blockSize, numGpuBlocks: engineScheduler?.engine.kv.totalBlocks ?? Math.floor(profile.scheduler.kvCapacityTokens / profile.scheduler.blockSize) });
+
+  const modelOk = (m: string): boolean => m === profile.model || m === profile.name;
+
+  function checkAuth(req: IncomingMessage): void {
+    if (options.apiKey === undefined) return;
+    const h = req.headers.authorization;
+    if (h !== `Bearer ${options.apiKey}`) throw new ApiError(401, h ? 'Invalid API key.' : 'Missing API key: send Authorization: Bearer <key>.', null, 'AuthenticationError');
+  }
+
+  async function handleGeneration(req: IncomingMessage, res: ServerResponse, endpoint: 'chat' | 'completion'): Promise<void> {
+    const arrivalMs = performance.now();
+    const arrivalEpochMs = performance.timeOrigin + arrivalMs;
+    // A request stream is destroyed once read; the response's close tells that the client went away.
+    let clientGone = false;
+    res.once('close', () => {
+      clientGone = true;
+    });
+    checkAuth(req);
+    const body = parseJsonBody(await readBody(req));
+    const g = parseGenerationRequest(body, endpoint);
+    if (!modelOk(g.model)) throw new ApiError(404, `The model \`${g.model}\` does not exist.`, 'model');
+    const headerSpec = req.headers[FAULT_HEADER];
+    let headerFaults: Fault[] = [];
+    if (typeof headerSpec === 'string') {
+      try {
+        headerFaults = parseFaultSpec(headerSpec);
+      } catch (e) {
+        throw new ApiError(400, `${FAULT_HEADER}: ${(e as Error).message}`);
+      }
+    }
+    const faults = pickFaults(serverFaults, headerFaults, Math.random);
+    const statusFault = faults.find((f) => f.kind === 'error-status');
+    if (statusFault) throw new ApiError(statusFault.status, `Injected fault: error-status ${statusFault.status}.`);
+
+    const promptTokens = g.messages ? await pool.countChat(g.messages) : await pool.countText(g.prompt!);
+    if (clientGone) return;
+    const maxTokens = g.maxTokens ?? profile.maxModelLen - promptTokens;
+    if (maxTokens < 1 || promptTokens + maxTokens > profile.maxModelLen) throw contextLengthError(profile.maxModelLen, promptTokens, Math.max(maxTokens, 1));
+    if (engineScheduler && !engineScheduler.engine.fitsCapacity(promptTokens + maxTokens)) {
+      throw new ApiError(400, `The request needs ${promptTokens + maxTokens} tokens of KV cache but the cache holds ${profile.scheduler.kvCapacityTokens}.`, 'max_tokens');
+    }
+    if (options.maxQueue !== undefined && scheduler.waiting() + pendingOverhead >= options.maxQueue) {
+      res.setHeader('retry-after', '1');
+      throw new ApiError(429, `The server queue is full (${options.maxQueue} waiting requests); retry later.`);
+    }
+
+    const seed = g.seed ?? randomBytes(4).readUInt32LE(0);
+    const plan = planOutput({ seed, maxTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos, stop: g.stop });
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && given !== '' ? given : randomUUID();
+    const id = `${nextInternal++}`;
+    const hex = randomBytes(16).toString('hex');
+    const identity = {
+      id: endpoint === 'chat' ? `chatcmpl-${hex}` : `cmpl-${hex}`,
+      created: Math.floor(Date.now() / 1000),
+      model: g.model,
+      endpoint,
+      flavour,
+    } as const;
+    let record: GroundTruthRecord | null = null;
+    if (options.groundTruth) {
+      record = {
+        requestId, endpoint, stream: g.stream, promptTokens, completionTokens: plan.contentTokens, arrivalEpochMs,
+        tokenEpochMs: [], endEpochMs: null, finishReason: null, outcome: 'in-flight', faults: faults.map((f) => f.kind),
+      };
+      truth.add(record);
+    }
+    const output = new RequestOutput({
+      res, identity, stream: g.stream, includeUsage: g.includeUsage, promptTokens, contentTokens: plan.contentTokens, seed,
+      streamInterval: flavour === 'sglang' ? streamInterval : 1, faults, record,
+      onCut: () => scheduler.abort(id),
+    });
+    res.setHeader('x-request-id', requestId);
+    if (g.stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      res.flushHeaders();
+    }
+    outputs.set(id, output);
+    requestIds.set(id, requestId);
+    events.emit('request', { requestId, promptTokens, contentTokens: plan.contentTokens });
+
+    let submitted = false;
+    res.on('close', () => {
+      if (output.done) return;
+      output.clientGone();
+      if (submitted) scheduler.abort(id);
+      else outputs.delete(id);
+    });
+    const queuedMs = options.fixed ? arrivalMs : Math.max(arrivalMs + profile.hardware.requestOverheadMs, performance.now());
+    const engineReq = { id, promptTokens, outputTokens: Math.max(1, plan.contentTokens), finishReason: plan.finishReason, arrivalMs, queuedMs };
+    const submit = (): void => {
+      if (output.done) return;
+      submitted = true;
+      scheduler.submit(engineReq);
+    };
+    const delay = queuedMs - performance.now();
+    if (delay <= 0) submit();
+    else {
+      // The per-request overhead (o_req) runs beside the engine, never holding up other requests.
+      pendingOverhead++;
+      setTimeout(() => {
+        pendingOverhead--;
+        submit();
+      }, delay);
+    }
+  }
+
+  async function handleTokenize(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const t = parseTokenizeRequest(parseJsonBody(await readBody(req)));
+    if (t.model !== null && !modelOk(t.model)) throw new ApiError(404, `The model \`${t.model}\` does not exist.`, 'model');
+    let text: string;
+    if (t.messages) {
+      text = renderChatMl(t.messages);
+      if (!t.addGenerationPrompt) text = text.slice(0, text.length - '<|im_start|>assistant\n'.length);
+    } else text = t.prompt!;
+    // The count goes through the cached path (warming it for generation requests); the ids as vLLM returns them.
+    const [count, tokens] = await Promise.all([pool.countText(text), pool.encode(text)]);
+    sendJson(res, 200, { count, max_model_len: profile.maxModelLen, tokens });
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const method = req.method ?? 'GET';
+    if (method === 'POST' && path === '/v1/chat/completions') return handleGeneration(req, res, 'chat');
+    if (method === 'POST' && path === '/v1/completions') return handleGeneration(req, res, 'completion');
+    if (method === 'POST' && (path === '/tokenize' || path === '/v1/tokenize')) return handleTokenize(req, res);
+    if (method === 'GET' && path === '/health') {
+      res.writeHead(200).end();
+      return;
+    }
+    if (method === 'GET' && path === '/metrics') {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(metrics.render());
+      return;
+    }
+    if (method === 'GET' && path === '/v1/models') {
+      checkAuth(req);
+      sendJson(res, 200, {
+        object: 'list',
+        data: [{ id: profile.model, object: 'model', created: Math.floor(startedEpochMs / 1000), owned_by: flavour, root: profile.model, parent: null, max_model_len: profile.maxModelLen, permission: [] }],
+      });
+      return;
+    }
+    if (path === '/debug/ground-truth') {
+      if (!options.groundTruth) throw new ApiError(404, 'Ground truth is not enabled: start the simulator with --ground-truth.');
+      if (method === 'DELETE') {
+        truth.clear();
+        res.writeHead(204).end();
+        return;
+      }
+      if (method === 'GET') {
+        sendJson(res, 200, { records: truth.all() });
+        return;
+      }
+    }
+    throw new ApiError(404, `Not found: ${method} ${path}`);
+  }
+
+  const startedEpochMs = epochMs();
+  const server = createServer((req, res) => {
+    route(req, res).catch((e: unknown) => {
+      const err = e instanceof ApiError ? e : new ApiError(500, `Internal error: ${(e as Error).message}`);
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendJson(res, err.status, JSON.parse(err.body()) as unknown);
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  const host = options.host ?? '127.0.0.1';
+  // Like a real server, listen only once the tokenizer is loaded, so the first request is not slow.
+  try {
+    await pool.ready();
+  } catch (e) {
+    await pool.close();
+    throw new Error(`tokenizer workers failed to start: ${(e as Error).message}`);
+  }
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${urlHost}:${port}/v1`,
+    port,
+    profile,
+    flavour,
+    events,
+    groundTruth: () => truth.all(),
+    clearGroundTruth: () => truth.clear(),
+    tokenizerReady: () => pool.ready(),
+    close() {
+      closing ??= (async () => {
+        scheduler.close();
+        for (const o of outputs.values()) o.clientGone();
+        outputs.clear();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await pool.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new ApiError(413, `Request body larger than ${MAX_BODY_BYTES} bytes.`));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

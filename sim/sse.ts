@@ -1,0 +1,107 @@
+// Builds the response bodies of the simulator: SSE chunks as vLLM and SGLang stream them, and non-streaming bodies. Runs in Node, pure.
+
+import type { Flavour } from './profiles';
+
+export type Endpoint = 'chat' | 'completion';
+
+export interface Usage {
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+  readonly total_tokens: number;
+}
+
+export interface StreamIdentity {
+  readonly id: string;
+  readonly created: number;
+  readonly model: string;
+  readonly endpoint: Endpoint;
+  readonly flavour: Flavour;
+}
+
+export const DONE_EVENT = 'data: [DONE]\n\n';
+
+/** One SSE event carrying a JSON payload. */
+export function sseEvent(payload: string): string {
+  return `data: ${payload}\n\n`;
+}
+
+const heads = new WeakMap<StreamIdentity, string>();
+
+/** The JSON prefix shared by every chunk of a stream, built once per stream (chunks are written per token). */
+function head(s: StreamIdentity): string {
+  let h = heads.get(s);
+  if (h === undefined) {
+    const object = s.endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion';
+    h = `{"id":${JSON.stringify(s.id)},"object":"${object}","created":${s.created},"model":${JSON.stringify(s.model)}`;
+    heads.set(s, h);
+  }
+  return h;
+}
+
+function finishJson(finish: string | null): string {
+  return finish === null ? 'null' : `"${finish}"`;
+}
+
+/** The role-only first chunk of a chat stream (not a token). Completions have none. */
+export function roleChunk(s: StreamIdentity): string {
+  const extra = s.flavour === 'sglang' ? ',"matched_stop":null' : '';
+  return sseEvent(`${head(s)},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null${extra}}]}`);
+}
+
+/**
+ * A content chunk carrying `text` (one or more tokens). vLLM puts finish_reason on the chunk of the
+ * last token; SGLang sends it in a separate chunk (see finishChunk).
+ */
+export function contentChunk(s: StreamIdentity, text: string, finish: string | null = null): string {
+  const t = JSON.stringify(text);
+  const tail = s.flavour === 'sglang' ? ',"matched_stop":null' : finish === null ? '' : ',"stop_reason":null';
+  if (s.endpoint === 'chat') {
+    return sseEvent(`${head(s)},"choices":[{"index":0,"delta":{"content":${t}},"logprobs":null,"finish_reason":${finishJson(finish)}${tail}}]}`);
+  }
+  return sseEvent(`${head(s)},"choices":[{"index":0,"text":${t},"logprobs":null,"finish_reason":${finishJson(finish)}${tail}}]}`);
+}
+
+/** A final chunk with no content: SGLang's finish chunk, or vLLM's when a stop ended the stream with no content left. */
+export function finishChunk(s: StreamIdentity, finish: string): string {
+  const tail = s.flavour === 'sglang' ? ',"matched_stop":null' : ',"stop_reason":null';
+  if (s.endpoint === 'chat') {
+    return sseEvent(`${head(s)},"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"${tail}}]}`);
+  }
+  return sseEvent(`${head(s)},"choices":[{"index":0,"text":"","logprobs":null,"finish_reason":"${finish}"${tail}}]}`);
+}
+
+/** The usage chunk sent when stream_options.include_usage is set: no choices. */
+export function usageChunk(s: StreamIdentity, usage: Usage): string {
+  return sseEvent(`${head(s)},"choices":[],"usage":${JSON.stringify(usage)}}`);
+}
+
+/** An OpenAI-style error object sent inside a 200 stream (fault injection, or a server error mid-stream). */
+export function streamErrorEvent(message: string, code = 500): string {
+  return sseEvent(JSON.stringify({ error: { message, type: 'InternalServerError', param: null, code } }));
+}
+
+export function makeUsage(promptTokens: number, completionTokens: number): Usage {
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+}
+
+/** The non-streaming response body. */
+export function completionBody(s: StreamIdentity, text: string, finish: string, usage: Usage): string {
+  if (s.endpoint === 'chat') {
+    return JSON.stringify({
+      id: s.id,
+      object: 'chat.completion',
+      created: s.created,
+      model: s.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: text, tool_calls: [] }, logprobs: null, finish_reason: finish, stop_reason: null }],
+      usage,
+    });
+  }
+  return JSON.stringify({
+    id: s.id,
+    object: 'text_completion',
+    created: s.created,
+    model: s.model,
+    choices: [{ index: 0, text, logprobs: null, finish_reason: finish, stop_reason: null }],
+    usage,
+  });
+}

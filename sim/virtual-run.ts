@@ -1,0 +1,59 @@
+// Runs the engine in virtual time (no timers, no HTTP) for a batch of simultaneous requests: what the model predicts. Runs in Node, pure.
+//
+// Used by the fidelity bench (to show the model's own prediction next to what a client measured)
+// and by unit tests; the HTTP server should reproduce these numbers within timer and network noise.
+
+import { Engine } from './engine';
+import type { Profile } from './profiles';
+
+export interface VirtualRequestResult {
+  readonly ttftMs: number;
+  readonly e2eMs: number;
+  readonly outputTokens: number;
+  /** (output - 1) / (e2e - ttft), tokens per second (DESIGN.md per-user decode speed). */
+  readonly decodeTokensPerSecond: number;
+}
+
+export interface VirtualRunResult {
+  readonly requests: VirtualRequestResult[];
+  /** Wall time from the first arrival to the last token, ms. */
+  readonly wallMs: number;
+  /** Output tokens / wall time, tokens per second. */
+  readonly systemTokensPerSecond: number;
+  readonly preemptions: number;
+}
+
+/** N requests arriving together at t=0, each of promptTokens with exactly outputTokens generated. */
+export function runVirtualBatch(profile: Profile, promptTokens: number, outputTokens: number, concurrency: number): VirtualRunResult {
+  const engine = new Engine(profile);
+  const overhead = profile.hardware.requestOverheadMs;
+  for (let i = 0; i < concurrency; i++) {
+    engine.add({ id: `r${i}`, promptTokens, outputTokens, finishReason: 'length', arrivalMs: 0, queuedMs: overhead });
+  }
+  const first = new Map<string, number>();
+  const requests: VirtualRequestResult[] = [];
+  let now = overhead;
+  while (engine.hasWork()) {
+    const plan = engine.beginStep(now);
+    if (!plan) throw new Error('engine stalled with work pending');
+    const res = engine.endStep();
+    now = res.endMs;
+    for (const t of res.tokens) if (t.index === 1) first.set(t.id, res.endMs);
+    for (const f of res.finished) {
+      const ttft = first.get(f.id)! - f.arrivalMs;
+      const e2e = f.endMs - f.arrivalMs;
+      requests.push({
+        ttftMs: ttft,
+        e2eMs: e2e,
+        outputTokens: f.generatedTokens,
+        decodeTokensPerSecond: f.generatedTokens > 1 ? ((f.generatedTokens - 1) * 1000) / (e2e - ttft) : 0,
+      });
+    }
+  }
+  const total = requests.reduce((s, r) => s + r.outputTokens, 0);
+  return { requests, wallMs: now, systemTokensPerSecond: (total * 1000) / now, preemptions: engine.preemptionsTotal };
+}
+
+export function mean(xs: readonly number[]): number {
+  return xs.length === 0 ? 0 : xs.reduce((s, x) => s + x, 0) / xs.length;
+}

@@ -1,0 +1,44 @@
+// The sim command line: --list-profiles, bad flags (exit 2, one line), start-up line with the URL, clean stop on SIGTERM. Runs in Node (vitest).
+import { spawn, spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { PROFILES } from '../../sim/profiles';
+
+const TSX = ['--import', 'tsx', 'scripts/sim.ts'];
+
+describe('scripts/sim.ts', () => {
+  it('--list-profiles prints every profile, A marked default', () => {
+    const r = spawnSync(process.execPath, [...TSX, '--list-profiles'], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    for (const p of PROFILES) expect(r.stdout).toContain(p.name);
+    expect(r.stdout).toMatch(/qwen3-coder-30b-a3b-h200-vllm \(default\)/);
+  });
+
+  it('rejects a bad flag with one line on stderr and exit code 2', () => {
+    for (const args of [['--port', 'abc'], ['--bogus'], ['--profile', 'nope'], ['--fault', 'explode'], ['--fixed-ttft-ms', '5']]) {
+      const r = spawnSync(process.execPath, [...TSX, ...args], { encoding: 'utf8' });
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('prints the URL once listening, serves, and stops cleanly on SIGTERM', async () => {
+    const child = spawn(process.execPath, [...TSX, '--port', '0', '--fixed-ttft-ms', '5', '--fixed-itl-ms', '1', '--tokenizer-workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /http:\/\/127\.0\.0\.1:\d+\/v1/.exec(out);
+        if (m) resolve(m[0]);
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code} before listening: ${out}`)));
+    });
+    const models = (await (await fetch(`${url}/models`)).json()) as { data: { id: string }[] };
+    expect(models.data[0]!.id).toBe(PROFILES[0]!.model);
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('exit', (c) => resolve(c));
+      child.kill('SIGTERM');
+    });
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,76 @@
+// Timing over loopback: a client's measured decode speed and TTFT match the profile; fixed timing is exact; ground truth matches the client. Runs in Node (vitest).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findProfile } from '../../sim/profiles';
+import { startSim, type SimServer } from '../../sim/server';
+import { runVirtualBatch } from '../../sim/virtual-run';
+import { contentEvents, MODEL_A, postStream, usageOf, wordsPrompt } from './helpers';
+
+describe('profile A physics, one stream', () => {
+  let sim: SimServer;
+  beforeAll(async () => {
+    sim = await startSim({ profile: 'qwen3-coder-30b-a3b-h200-vllm', groundTruth: true, tokenizerWorkers: 1 });
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
+
+  it('decode speed measured by the client is within 3% of the model, TTFT within 15%', async () => {
+    const prompt = wordsPrompt(1000);
+    const body = { model: MODEL_A, prompt, max_tokens: 300, ignore_eos: true, stream: true, stream_options: { include_usage: true } };
+    // Warm the tokenizer cache so tokenizing does not count (o_req stands for it).
+    await postStream(`${sim.url}/completions`, { ...body, max_tokens: 1 });
+    const r = await postStream(`${sim.url}/completions`, body, { 'x-request-id': 'timing-1' });
+    const c = contentEvents(r);
+    const u = usageOf(r)!;
+    expect(c).toHaveLength(300);
+    const decodeTps = ((c.length - 1) * 1000) / (c.at(-1)!.atMs - c[0]!.atMs);
+    const ttftMs = c[0]!.atMs - r.startMs;
+    const model = runVirtualBatch(findProfile('A')!, u.prompt_tokens, 300, 1).requests[0]!;
+    expect(Math.abs(decodeTps / model.decodeTokensPerSecond - 1)).toBeLessThan(0.03);
+    expect(Math.abs(ttftMs / model.ttftMs - 1)).toBeLessThan(0.15);
+    // Ground truth: the server's emission times agree with what the client saw (same machine, loopback).
+    const rec = sim.groundTruth().find((g) => g.requestId === 'timing-1')!;
+    expect(rec.tokenEpochMs).toHaveLength(300);
+    const truthSpan = rec.tokenEpochMs.at(-1)! - rec.tokenEpochMs[0]!;
+    const clientSpan = c.at(-1)!.atMs - c[0]!.atMs;
+    expect(Math.abs(truthSpan - clientSpan)).toBeLessThan(25);
+  });
+});
+
+describe('fixed timing', () => {
+  let sim: SimServer;
+  beforeAll(async () => {
+    sim = await startSim({ fixed: { ttftMs: 50, itlMs: 10 }, groundTruth: true, tokenizerWorkers: 1 });
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
+
+  it('gives 50 ms TTFT and 10 ms ITL over 20 tokens', async () => {
+    const r = await postStream(`${sim.url}/chat/completions`, { model: MODEL_A, messages: [{ role: 'user', content: 'hi' }], max_tokens: 20, ignore_eos: true, stream: true }, { 'x-request-id': 'fixed-1' });
+    const c = contentEvents(r);
+    expect(c).toHaveLength(20);
+    const rec = sim.groundTruth().find((g) => g.requestId === 'fixed-1')!;
+    // Server truth: first token 50 ms after arrival, then exactly 10 ms apart on average (absolute deadlines).
+    expect(rec.tokenEpochMs[0]! - rec.arrivalEpochMs).toBeGreaterThanOrEqual(49.5);
+    expect(rec.tokenEpochMs[0]! - rec.arrivalEpochMs).toBeLessThan(60);
+    expect((rec.tokenEpochMs[19]! - rec.tokenEpochMs[0]!) / 19).toBeCloseTo(10, 0);
+    const clientTtft = c[0]!.atMs - r.startMs;
+    expect(clientTtft).toBeGreaterThanOrEqual(49);
+    expect(clientTtft).toBeLessThan(70);
+  });
+
+  it('keeps the schedule for 100 concurrent streams (no accumulated lateness)', async () => {
+    const body = { model: MODEL_A, messages: [{ role: 'user', content: 'hi' }], max_tokens: 20, ignore_eos: true, stream: true };
+    sim.clearGroundTruth();
+    const rs = await Promise.all(Array.from({ length: 100 }, () => postStream(`${sim.url}/chat/completions`, body)));
+    expect(rs.every((r) => contentEvents(r).length === 20)).toBe(true);
+    for (const rec of sim.groundTruth()) {
+      const last = rec.tokenEpochMs[19]! - rec.arrivalEpochMs;
+      // Token 20 is due at 50 + 19*10 = 240 ms; allow timer and CPU-contention jitter, but no drift
+      // (a relative schedule would add each token's lateness to the next).
+      expect(last).toBeGreaterThanOrEqual(239.5);
+      expect(last).toBeLessThan(340);
+    }
+  });
+});

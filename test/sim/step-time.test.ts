@@ -1,0 +1,82 @@
+// Unit tests of the step-time and power formulas against hand-worked numbers for profile A. Runs in Node (vitest).
+import { describe, expect, it } from 'vitest';
+import { findProfile } from '../../sim/profiles';
+import { singleDecodeItlMs, smoothTowards, stepPowerWatts, stepTime, weightReadMs } from '../../sim/step-time';
+
+const A = findProfile('A')!.hardware;
+
+describe('weightReadMs', () => {
+  it('one decode token on profile A: dense 0.376506 ms + experts 0.888480 ms', () => {
+    // cov = 1 - (1 - 8/128)^1 = 0.0625; m = 8 / max(8, 8) = 1; eta_moe = 0.85 * 1/2 = 0.425
+    // dense = 1.5e9 / (4.8e12 * 0.83) = 0.376506 ms; experts = 29e9 * 0.0625 / (4.8e12 * 0.425) = 0.888480 ms
+    expect(weightReadMs(A, 1)).toBeCloseTo(1.264986, 5);
+  });
+
+  it('a 1024-token step touches every expert: m = 64, eta_moe = 0.85*64/65', () => {
+    // experts = 29e9 / (4.8e12 * 0.836923) = 7.218900 ms
+    expect(weightReadMs(A, 1024)).toBeCloseTo(7.595406, 4);
+  });
+
+  it('an empty step reads nothing', () => {
+    expect(weightReadMs(A, 0)).toBe(0);
+  });
+});
+
+describe('stepTime', () => {
+  it('single decode at 1K context: t0 4.75 + t_w 1.264986 + t_kv 0.025267 = 6.040253 ms (165.6 tok/s)', () => {
+    const t = stepTime(A, [{ newTokens: 1, cachedTokens: 1023 }]);
+    // t_kv = 1024 * 98304 B / (4.8e12 * 0.83) B/s = 0.0252669 ms
+    expect(t.kvMs).toBeCloseTo(0.0252669, 6);
+    expect(t.totalMs).toBeCloseTo(6.040253, 5);
+    expect(t.attentionMs).toBe(0);
+    expect(t.computeMs).toBe(0);
+    expect(singleDecodeItlMs(A, 1024)).toBeCloseTo(6.040253, 5);
+  });
+
+  it('a fresh 1024-token prefill chunk is compute-bound: lambda*T 9.9328 + attention 0.723517 ms', () => {
+    const t = stepTime(A, [{ newTokens: 1024, cachedTokens: 0 }]);
+    // pairs = 1024 * (0 + 512) = 524288; 524288 * 1.38e-9 s = 0.723517 ms
+    expect(t.attentionMs).toBeCloseTo(0.723517, 5);
+    expect(t.linearMs).toBeCloseTo(9.9328, 6);
+    expect(t.totalMs).toBeCloseTo(4.75 + 9.9328 + 0.0252669 + 0.723517, 4);
+    expect(t.computeMs).toBeCloseTo(9.9328 + 0.723517, 4);
+    expect(t.memoryMs).toBeCloseTo(0.0252669, 6);
+  });
+
+  it('chunked prefill attention sums to alpha*L^2/2 over the chunks', () => {
+    const L = 32768;
+    let attn = 0;
+    for (let p = 0; p < L; p += 8192) attn += stepTime(A, [{ newTokens: 8192, cachedTokens: p }]).attentionMs;
+    expect(attn).toBeCloseTo((1.38e-9 * L * L * 1000) / 2, 6);
+  });
+
+  it('hybrid models read recurrent state per sequence (profile D: 151 MB per step)', () => {
+    const D = findProfile('D')!.hardware;
+    const one = stepTime(D, [{ newTokens: 1, cachedTokens: 0 }]);
+    // 151e6 + 1*24576 bytes / (4.8e12 * 0.74) = 0.0425 ms
+    expect(one.kvMs).toBeCloseTo(((151e6 + 24576) / (4.8e12 * 0.74)) * 1000, 6);
+  });
+
+  it('an empty batch costs nothing', () => {
+    expect(stepTime(A, []).totalMs).toBe(0);
+  });
+});
+
+describe('power', () => {
+  it('decode step of profile A: 90 + 610 * (0.05 + 0.45 * 0.213609) = 179.14 W', () => {
+    const t = stepTime(A, [{ newTokens: 1, cachedTokens: 1023 }]);
+    expect(stepPowerWatts(t, 90, 700)).toBeCloseTo(179.136, 2);
+  });
+
+  it('a long prefill approaches the cap but never exceeds max', () => {
+    const t = stepTime(A, [{ newTokens: 8192, cachedTokens: 200_000 }]);
+    const p = stepPowerWatts(t, 90, 700);
+    expect(p).toBeGreaterThan(600);
+    expect(p).toBeLessThanOrEqual(700);
+  });
+
+  it('first-order lag with a 0.5 s time constant', () => {
+    expect(smoothTowards(100, 200, 500)).toBeCloseTo(200 - 100 * Math.exp(-1), 9);
+    expect(smoothTowards(100, 200, 0)).toBe(100);
+  });
+});

@@ -1,0 +1,77 @@
+// Tests of the tokenizer pool: worker-thread counting equals the in-process tokenizer, including split-and-cache of long prompts. Runs in Node (vitest).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderChatMl } from '../../lib/chat-template';
+import { safeCut, splitPoint, TokenizePool } from '../../sim/tokenize-pool';
+import { loadQwen3Tokenizer } from '../../tokenizer/qwen3';
+
+let pool: TokenizePool;
+beforeAll(async () => {
+  pool = new TokenizePool(1);
+  await pool.ready();
+});
+afterAll(async () => {
+  await pool.close();
+});
+
+const BODY = [
+  'def fibonacci(n):\n    if n < 2:\n        return n\n    return fibonacci(n - 1) + fibonacci(n - 2)\n',
+  'The quick brown fox jumps over the lazy dog. ',
+  '  indented line with   spaces\n\n\nthree newlines and a tab\there.\r\nWindows line end.\n',
+  'Unicode: naïve café — 漢字 かな 😀 emoji.\n',
+  '12345 67890 3.14159 x=42; y += 7;\n',
+];
+
+function longText(seed: number, chars: number): string {
+  let s = '';
+  let i = seed;
+  while (s.length < chars) s += BODY[i++ % BODY.length];
+  return s;
+}
+
+describe('safeCut / splitPoint', () => {
+  it('cuts after a newline followed by a non-space character', () => {
+    expect(safeCut('abc\n  x\ny', 0)).toBe(8);
+    expect(safeCut('abc\n\n', 0)).toBe(-1);
+  });
+
+  it('does not split short texts', () => {
+    expect(splitPoint('short\ntext')).toBe(-1);
+  });
+});
+
+describe('TokenizePool', () => {
+  it('counts exactly as tokenizer/qwen3.ts does, for texts split at their first line and not', async () => {
+    const tok = loadQwen3Tokenizer();
+    for (let seed = 0; seed < 12; seed++) {
+      const firstLine = [`Request ${seed} of run abc: answer briefly.\n`, `req-${seed}  \n`, `#${seed}:\n`, `${seed}. `][seed % 4]!;
+      const text = firstLine + longText(seed, 6000 + seed * 97);
+      expect(await pool.countText(text), `seed ${seed}`).toBe(tok.countText(text));
+      const messages = [{ role: 'system' as const, content: 'You are helpful.' }, { role: 'user' as const, content: text }];
+      expect(await pool.countChat(messages), `chat seed ${seed}`).toBe(tok.countChat(messages));
+    }
+  });
+
+  it('answers repeated long texts from the cache: the second count of a new first line is much faster', async () => {
+    const rest = longText(3, 400_000);
+    const t0 = performance.now();
+    const a = await pool.countChat([{ role: 'user', content: `first line A\n${rest}` }]);
+    const cold = performance.now() - t0;
+    const t1 = performance.now();
+    const b = await pool.countChat([{ role: 'user', content: `first line BB\n${rest}` }]);
+    const warm = performance.now() - t1;
+    expect(b - a).toBe(loadQwen3Tokenizer().countText(renderChatMl([{ role: 'user', content: 'first line BB\nx' }])) - loadQwen3Tokenizer().countText(renderChatMl([{ role: 'user', content: 'first line A\nx' }])));
+    expect(warm).toBeLessThan(cold / 5);
+  });
+
+  it('keeps the event loop free while a long text is counted', async () => {
+    const text = longText(1, 600_000) + 'unique';
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const t0 = performance.now();
+    await pool.countText(text);
+    const elapsed = performance.now() - t0;
+    clearInterval(timer);
+    // The 5 ms interval kept firing during the count (at least half as often as it could).
+    expect(ticks).toBeGreaterThan(elapsed / 5 / 2);
+  });
+});
