@@ -404,9 +404,9 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
     d.p('Full percentile breakdowns per cell (k6\'s method: linear interpolation between closest ranks). Times in ms.');
     const pct = (k: TrendKey, title: string): void => {
       d.h(3, title);
-      d.table(['CELL', 'N', 'MEAN', 'P50', 'P90', 'P95', 'P99', 'MAX'], ran.filter((c) => c.metrics[k] !== null).map((c) => {
+      d.table(['CELL', 'USERS', 'SAMPLES', 'MEAN', 'P50', 'P90', 'P95', 'P99', 'MAX'], ran.filter((c) => c.metrics[k] !== null).map((c) => {
         const m = c.metrics[k]!;
-        return [c.id, String(c.concurrency), m.mean.toFixed(1), m.p50.toFixed(1), m.p90.toFixed(1), m.p95.toFixed(1), m.p99.toFixed(1), m.max.toFixed(1)];
+        return [c.id, String(c.concurrency), String(m.count), m.mean.toFixed(1), m.p50.toFixed(1), m.p90.toFixed(1), m.p95.toFixed(1), m.p99.toFixed(1), m.max.toFixed(1)];
       }));
     };
     pct('ttft', 'TTFT (ms)');
@@ -422,7 +422,7 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
     d.h(2, 'All Cells');
     d.p('Every measured cell (also in cells.csv). Times are means; throughput is output tokens / cell wall time.');
     d.table(
-      ['CELL', 'CONTEXT', 'OUTPUT', 'N', 'REQ', 'TTFT', 'ITL', 'DECODE', 'PREFILL', 'THROUGHPUT', 'EFFICIENCY', 'QUEUE WAIT', 'POWER'],
+      ['CELL', 'CONTEXT', 'OUTPUT', 'USERS', 'REQ', 'TTFT', 'ITL', 'DECODE', 'PREFILL', 'THROUGHPUT', 'EFFICIENCY', 'QUEUE WAIT', 'POWER'],
       ran.map((c) => [`${c.id}${c.clientBound ? ' ⚠ client-bound' : ''}`, fmtTokens(c.contextTokens), fmtTokens(c.outputTokens), String(c.concurrency), String(c.requests), fmtMs(c.metrics.ttft?.mean), fmtMsFine(c.metrics.itl?.mean), fmtTokS(c.metrics.decodeSpeed?.mean), fmtTokS0(c.metrics.prefillSpeed?.mean), fmtTokS(c.throughput), fmtPct(c.scalingEfficiency, 0), fmtMs(c.server?.queueWaitMs), fmtWatts(c.power?.meanWatts)]),
     );
   }
