@@ -18,7 +18,7 @@ const sobekGaps = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'results/**', 'coverage/**', '.cache/**', 'test-output/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'results/**', 'coverage/**', '.cache/**', 'test-output/**', 'test/fixtures/k6-golden/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { MetricKind } from '../../lib/metrics';
 import { aggregationAllowed, compare, evaluateThreshold, formatMetricKey, parseMetricKey, parseThreshold, type ParsedThreshold } from '../../lib/thresholds';
+import path from 'node:path';
+import { GOLDEN_DIR } from '../fixtures/golden';
 
 function parsed(source: string): ParsedThreshold {
   const r = parseThreshold(source);
@@ -141,7 +143,7 @@ describe('the golden k6 summary (reference/k6-golden/handle-summary-data.json)',
     values: Record<string, number>;
     thresholds?: Record<string, { ok: boolean }>;
   }
-  const golden = JSON.parse(readFileSync('/work/shared/reference/k6-golden/handle-summary-data.json', 'utf8')) as { metrics: Record<string, GoldenMetric> };
+  const golden = JSON.parse(readFileSync(path.join(GOLDEN_DIR, 'handle-summary-data.json'), 'utf8')) as { metrics: Record<string, GoldenMetric> };
 
   it('evaluating each threshold from its values gives the ok flag k6 wrote', () => {
     const seen: string[] = [];

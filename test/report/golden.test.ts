@@ -6,8 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { resolvePlan } from '../../lib/plan';
 import { generateReport } from '../../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { GOLDEN_DIR } from '../fixtures/golden';
 
-const GOLDEN = '/work/shared/reference/k6-golden';
+const GOLDEN = GOLDEN_DIR;
 const tmp = mkdtempSync(join(tmpdir(), 'report-golden-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { parseExtraTags, readSamples } from '../../report/read-samples';
 import { ReportInputError } from '../../report/inputs';
 import { CSV_HEADER } from './fixtures/make-run';
+import { GOLDEN_DIR } from '../fixtures/golden';
 
-const GOLDEN = '/work/shared/reference/k6-golden';
+const GOLDEN = GOLDEN_DIR;
 
 describe('parseExtraTags', () => {
   it('parses k=v pairs in any order and decodes escapes', () => {

@@ -4,8 +4,9 @@ import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
 import { crossingX, FloatList, percentile, sortValues, summarize, toK6Values, valueAt } from '../../report/stats';
 import { metricName } from '../../lib/metrics';
+import { GOLDEN_DIR } from '../fixtures/golden';
 
-const GOLDEN = '/work/shared/reference/k6-golden';
+const GOLDEN = GOLDEN_DIR;
 
 describe('percentile (k6 method)', () => {
   it('interpolates linearly between closest ranks', () => {

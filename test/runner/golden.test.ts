@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir, type CliResult } from './helpers';
+import { GOLDEN_DIR } from '../fixtures/golden';
 
-const GOLDEN = '/work/shared/reference/k6-golden';
+const GOLDEN = GOLDEN_DIR;
 
 type Row = Record<string, string>;
 type Json = Record<string, unknown>;

@@ -2,8 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CounterSink, GaugeSink, MetricsEngine, RateSink, sinkValues, TrendSink } from '../../runner/metrics-engine';
+import { GOLDEN_DIR } from '../fixtures/golden';
 
-const GOLDEN = '/work/shared/reference/k6-golden';
+const GOLDEN = GOLDEN_DIR;
 
 describe('TrendSink', () => {
   it('computes percentiles as k6 does: linear interpolation at p * (count - 1)', () => {

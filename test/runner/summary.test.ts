@@ -2,8 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { formatTimeMs, renderSummaryExport, renderTextSummary, type SummaryData } from '../../runner/summary';
+import { GOLDEN_DIR } from '../fixtures/golden';
 
-const GOLDEN = '/work/shared/reference/k6-golden';
+const GOLDEN = GOLDEN_DIR;
 const data = JSON.parse(readFileSync(`${GOLDEN}/handle-summary-data.json`, 'utf8')) as SummaryData;
 
 describe('renderSummaryExport', () => {
