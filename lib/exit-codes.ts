@@ -23,3 +23,11 @@ export const EXIT = {
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** An error the user can fix; entry points print its message as one line and exit with its code. */
+export class UserError extends Error {
+  constructor(message: string, readonly exitCode: ExitCode = EXIT.badInput) {
+    super(message);
+    this.name = 'UserError';
+  }
+}

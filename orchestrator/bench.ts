@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EventEmitter } from 'node:events';
 import { applyEnvToPlan } from '../lib/env';
-import { EXIT } from '../lib/exit-codes';
+import { EXIT, UserError } from '../lib/exit-codes';
 import { resolvePlan, type ApiStyle, type Plan, type PlanInput, type ScriptName } from '../lib/plan';
 import { redactSecret } from '../lib/request';
 import { readSummaryData } from '../lib/summary-data';
@@ -61,12 +61,12 @@ async function discoverModel(baseUrl: string, apiKey: string | null): Promise<st
   try {
     res = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(15_000) });
   } catch (e) {
-    throw new Error(`cannot reach ${baseUrl}/models (${(e as Error).message}); check --url or pass --model`);
+    throw new UserError(`cannot reach ${baseUrl}/models (${(e as Error).message}); check --url or pass --model`, EXIT.unreachable);
   }
-  if (!res.ok) throw new Error(`${baseUrl}/models answered HTTP ${res.status}; pass --model (and --api-key if the server needs one)`);
+  if (!res.ok) throw new UserError(`${baseUrl}/models answered HTTP ${res.status}; pass --model (and an API key in LLM_API_KEY if the server needs one)`, EXIT.unreachable);
   const body = (await res.json()) as { data?: { id?: string }[] };
   const id = body.data?.[0]?.id;
-  if (!id) throw new Error(`${baseUrl}/models lists no model; pass --model`);
+  if (!id) throw new UserError(`${baseUrl}/models lists no model; pass --model`, EXIT.unreachable);
   return id;
 }
 
@@ -96,6 +96,8 @@ export class Bench extends EventEmitter<BenchEvents> {
 
   async run(): Promise<BenchOutcome> {
     const o = this.options;
+    // Validate the plan before creating or starting anything: a bad field costs no simulator start-up.
+    for (const s of o.scripts) resolvePlan(applyEnvToPlan(o.planInput, {}), s);
     const runDir = path.resolve(o.resultsRoot, o.runId);
     mkdirSync(runDir, { recursive: true });
     const startedAt = new Date().toISOString();

@@ -5,7 +5,7 @@
 //   tokens per hour   = throughput x 3600
 //   scaling efficiency = throughput(N) / (N x throughput(1)), same part, context and output length
 
-import type { Cell, ScriptName } from '../lib/plan';
+import type { Cell } from '../lib/plan';
 import type { ServerMetricKey } from '../lib/metrics';
 import type { ScenarioHealth } from './inputs';
 import type { CellAccumulator, Series, TrendKey } from './read-samples';
@@ -14,16 +14,8 @@ import { summarize, type Distribution } from './stats';
 import { serverFigures, type ServerFigures } from './server-metrics';
 import { powerFigures, type CostOptions, type PowerFigures } from './power';
 
-export interface CellStats {
-  readonly id: string;
-  /** The part (entry script) the cell belongs to. */
-  readonly script: ScriptName;
-  readonly contextTokens: number;
-  readonly outputTokens: number;
-  readonly concurrency: number;
-  readonly rounds: number;
-  readonly useCase: string | null;
-  readonly profile: string | null;
+/** The plan's description of a cell (its part, lengths, concurrency, use case), plus what was measured. */
+export interface CellStats extends Pick<Cell, 'id' | 'script' | 'contextTokens' | 'outputTokens' | 'concurrency' | 'rounds' | 'useCase' | 'profile'> {
   /** Requests that reported an outcome (llm_request_ok samples). */
   readonly requests: number;
   readonly succeeded: number;

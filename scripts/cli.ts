@@ -1,15 +1,9 @@
 // Shared plumbing of the Node command-line entry points: one-line errors, exit codes from one table. Runs in Node.
 
-import { EXIT, type ExitCode } from '../lib/exit-codes';
+import { EXIT, UserError, type ExitCode } from '../lib/exit-codes';
 import { PlanError } from '../lib/plan';
 
-/** An error the user can fix; its message is printed as is, with this exit code. */
-export class UserError extends Error {
-  constructor(message: string, readonly exitCode: ExitCode = EXIT.badInput) {
-    super(message);
-    this.name = 'UserError';
-  }
-}
+export { UserError };
 
 /** The one line printed for an error: the message's first line, never a stack trace. */
 export function errorLine(command: string, e: unknown): string {

@@ -1,0 +1,143 @@
+// End to end: `npm run bench` (scripts/bench.ts) as a user runs it: built-in simulator, run folder, report, Ctrl-C, API key hygiene, bad input. Runs in Node (vitest).
+
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METRICS } from '../../lib/metrics';
+import { startSim } from '../../sim/server';
+import { readJson, ROOT, tempDir } from './helpers';
+
+interface BenchRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts the bench CLI; `onStart` may signal it while it runs. */
+function bench(args: string[], env: Record<string, string> = {}, onStart?: (pid: number) => void): Promise<BenchRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ exitCode: code ?? -1, stdout, stderr }));
+    if (onStart && child.pid) onStart(child.pid);
+  });
+}
+
+function writePlan(dir: string, plan: object): string {
+  const file = path.join(dir, 'plan.json');
+  writeFileSync(file, JSON.stringify(plan));
+  return file;
+}
+
+/** Every file below a folder, recursively. */
+function filesBelow(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = path.join(dir, name);
+    return statSync(p).isDirectory() ? filesBelow(p) : [p];
+  });
+}
+
+const TINY = { sweep: { contexts: [512], concurrencies: [1, 2], rounds: 1, outputTokens: 16 } };
+
+describe('npm run bench against the built-in simulator', () => {
+  it('runs the plan with the local runner and writes the run folder and the report', async () => {
+    const dir = tempDir('bench');
+    const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'tiny']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const runDir = path.join(dir, 'tiny');
+    expect(r.stdout).toContain(`results: ${runDir}`);
+    expect(r.stderr).toContain('engine: local runner');
+    expect(r.stderr).toMatch(/simulator .* listening at http:\/\/127\.0\.0\.1:\d+\/v1/);
+    const run = readJson<{ engine: string; target: { simulated: boolean }; parts: string[]; interrupted: boolean; promptsExact: boolean }>(path.join(runDir, 'run.json'));
+    expect(run).toMatchObject({ engine: 'runner', target: { simulated: true }, parts: ['sweep'], interrupted: false, promptsExact: true });
+    for (const f of ['sweep/summary.json', 'sweep/plan.json', 'sweep/samples.csv', 'sweep/runner-health.json', 'report.md', 'report.html', 'report.json', 'cells.csv']) {
+      expect(existsSync(path.join(runDir, f)), f).toBe(true);
+    }
+    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
+    expect(summary.metrics[METRICS.requestOk.name]!.values).toMatchObject({ passes: 3, fails: 0 });
+    // Exact prompt lengths reach the server: usage.prompt_tokens equals the requested context.
+    expect(summary.metrics[METRICS.inputTokens.name]!.values.count).toBe(3 * 512);
+    expect(readFileSync(path.join(runDir, 'report.md'), 'utf8')).toContain('## Key Findings');
+  }, 180_000);
+
+  it('keeps what it measured when interrupted with Ctrl-C', async () => {
+    const dir = tempDir('bench-int');
+    const plan = { sweep: { contexts: [512], concurrencies: [1, 2, 4], rounds: 4, outputTokens: 200 } };
+    const csv = path.join(dir, 'int', 'sweep', 'samples.csv');
+    const r = await bench(['--plan', writePlan(dir, plan), '--scripts', 'sweep', '--results', dir, '--run-id', 'int'], {}, (pid) => {
+      // Interrupt once the first request has been measured.
+      const poll = setInterval(() => {
+        if (existsSync(csv) && readFileSync(csv, 'utf8').includes(`\n${METRICS.requestOk.name},`)) {
+          clearInterval(poll);
+          process.kill(pid, 'SIGINT');
+        }
+      }, 100);
+    });
+    expect(r.exitCode).toBe(105);
+    expect(r.stderr).toMatch(/interrupted; kept \d+ measured requests/);
+    const runDir = path.join(dir, 'int');
+    expect(readJson<{ interrupted: boolean }>(path.join(runDir, 'run.json')).interrupted).toBe(true);
+    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
+    expect(summary.metrics[METRICS.requestOk.name]!.values.passes).toBeGreaterThan(0);
+    expect(existsSync(path.join(runDir, 'report.md'))).toBe(true);
+  }, 180_000);
+});
+
+describe('npm run bench against a URL with an API key', () => {
+  const KEY = 'sk-test-3f9c1d7e5b2a4c68';
+  let sim: Awaited<ReturnType<typeof startSim>>;
+  beforeAll(async () => {
+    sim = await startSim({ port: 0, apiKey: KEY, fixed: { ttftMs: 20, itlMs: 5 } });
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it('authenticates every request and never writes the key anywhere', async () => {
+    const dir = tempDir('bench-key');
+    const r = await bench(['--url', sim.url, '--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'key'], { LLM_API_KEY: KEY });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const runDir = path.join(dir, 'key');
+    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
+    expect(summary.metrics[METRICS.requestOk.name]!.values).toMatchObject({ passes: 3, fails: 0 });
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+    for (const file of filesBelow(runDir)) expect(readFileSync(file, 'utf8').includes(KEY), file).toBe(false);
+  }, 180_000);
+
+  it('records failed requests, not a crash, when the key is wrong', async () => {
+    const dir = tempDir('bench-badkey');
+    const r = await bench(['--url', sim.url, '--model', 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', '--tokenizer', 'qwen3', '--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'bad'], { LLM_API_KEY: 'wrong' });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(dir, 'bad', 'sweep', 'summary.json'));
+    expect(summary.metrics[METRICS.requestOk.name]!.values).toMatchObject({ passes: 0, fails: 3 });
+    expect(summary.metrics[`${METRICS.errors.name}`]!.values.count).toBe(3);
+  }, 180_000);
+});
+
+describe('npm run bench with bad input', () => {
+  it('names a plan file that does not exist, in one line, exit 3', async () => {
+    const r = await bench(['--plan', '/nonexistent/plan.json']);
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('--plan /nonexistent/plan.json');
+  }, 60_000);
+
+  it('rejects an unknown script name, exit 2', async () => {
+    const r = await bench(['--scripts', 'sweep,soak']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('"soak" is not one of');
+  }, 60_000);
+
+  it('names the bad field of an invalid plan', async () => {
+    const dir = tempDir('bench-badplan');
+    const r = await bench(['--plan', writePlan(dir, { sweep: { rounds: 0 } }), '--results', dir]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toContain('sweep.rounds');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
+});
