@@ -50,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
     outDir: o.out ?? null,
   });
   const r = result.report;
-  process.stderr.write(`report: ${r.cells.filter((c) => c.requests > 0).length} cells, ${r.useCases.length} use cases -> ${result.outDir}/report.md (+ ${result.files.length - 1} files)\n`);
+  process.stderr.write(`report: ${r.cells.filter((c) => c.requests > 0).length} cells, ${r.useCases.length} use case${r.useCases.length === 1 ? "" : "s"} -> ${result.outDir}/report.md (+ ${result.files.length - 1} files)\n`);
   if (result.comparison?.gatedRegression) {
     process.stderr.write(`report: ${result.comparison.regressions.length} regression(s) against the baseline: ${result.comparison.regressions[0]}\n`);
     return EXIT.thresholdsFailed;
