@@ -94,13 +94,22 @@ export function currentCell(state: ProgressState): { index: number; cell: CellPr
   return index < 0 ? null : { index, cell: state.cells[index]! };
 }
 
-/** One status line, e.g. "capacity 2/2  cell 3/12 capacity_general_chatbot_n8  4/8 requests  elapsed 1m12s  ETA <= 2m30s". */
+/**
+ * One status line, most important first so a narrow terminal cuts only the cell name:
+ * "[capacity 2/2] cell 3/12 | 12/40 requests | elapsed 1m12s | ETA <= 2m30s | capacity_general_chatbot_n8 4/8".
+ */
 export function renderProgressLine(state: ProgressState): string {
   const done = state.cells.reduce((n, c) => n + c.done, 0);
   const planned = state.cells.reduce((n, c) => n + c.planned, 0);
   const failed = state.cells.reduce((n, c) => n + c.failed, 0);
   const current = currentCell(state);
-  const where = current ? `cell ${current.index + 1}/${state.cells.length} ${current.cell.id} ${current.cell.done}/${current.cell.planned}` : `all ${state.cells.length} cells done`;
+  const where = current ? `cell ${current.index + 1}/${state.cells.length}` : `all ${state.cells.length} cells done`;
   const eta = state.totalSeconds - state.elapsedSeconds;
-  return `[${state.part} ${state.partIndex + 1}/${state.partCount}] ${where} | ${done}/${planned} requests${failed ? `, ${failed} failed` : ''} | elapsed ${duration(state.elapsedSeconds)}${current ? ` | ETA <= ${duration(eta)}` : ''}`;
+  const parts = [
+    `[${state.part} ${state.partIndex + 1}/${state.partCount}] ${where}`,
+    `${done}/${planned} requests${failed ? `, ${failed} failed` : ''}`,
+    `elapsed ${duration(state.elapsedSeconds)}`,
+  ];
+  if (current) parts.push(`ETA <= ${duration(eta)}`, `${current.cell.id} ${current.cell.done}/${current.cell.planned}`);
+  return parts.join(' | ');
 }

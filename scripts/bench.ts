@@ -80,7 +80,7 @@ runMain('bench', async () => {
       return;
     }
     // Without a terminal: a plain line when the cell changes, and at most every 15 s otherwise.
-    const cellPart = line.split('|')[0] ?? line;
+    const cellPart = line.split(' | ')[0] ?? line;
     if (cellPart !== lastPlain || Date.now() - lastPlainAt > 15_000) {
       process.stderr.write(line + '\n');
       lastPlain = cellPart;

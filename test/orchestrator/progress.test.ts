@@ -1,0 +1,41 @@
+// Bench progress from a growing k6 CSV, and the status line it renders. Runs in Node (vitest).
+
+import { appendFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolvePlan } from '../../lib/plan';
+import { applyRequest, CsvTail, initialProgress, renderProgressLine } from '../../orchestrator/progress';
+import { tempDir } from '../e2e/helpers';
+
+const HEADER = 'metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata\n';
+const row = (metric: string, scenario: string, value: number) => `${metric},1795324657507,${value.toFixed(6)},,,,,,,chat,,${scenario},,200,,,http://x/v1/chat/completions,cell=${scenario}&context=1024,\n`;
+
+describe('CsvTail', () => {
+  it('counts one request per llm_request_ok row, consuming only whole lines', () => {
+    const file = path.join(tempDir('tail'), 'samples.csv');
+    const seen: [string, boolean][] = [];
+    const tail = new CsvTail(file);
+    tail.poll((s, ok) => seen.push([s, ok])); // no file yet: nothing
+    writeFileSync(file, HEADER + row('llm_ttft', 'a', 50) + row('llm_request_ok', 'a', 1));
+    appendFileSync(file, 'llm_request_ok,1795324657507,0.000000,,,,,,,chat,,a'); // partial line
+    tail.poll((s, ok) => seen.push([s, ok]));
+    expect(seen).toEqual([['a', true]]);
+    appendFileSync(file, ',,200,,,http://x,cell=a,\n' + row('llm_request_ok', 'b', 1));
+    tail.poll((s, ok) => seen.push([s, ok]));
+    expect(seen).toEqual([['a', true], ['a', false], ['b', true]]);
+  });
+});
+
+describe('renderProgressLine', () => {
+  it('puts the part, cell number, requests and times before the cell name', () => {
+    const plan = resolvePlan({ sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 2 }, schedule: { cellSeconds: 60, gapSeconds: 0 } }, 'sweep');
+    const state = initialProgress(plan, 0, 2);
+    applyRequest(state, 'sweep_c1k_o1k_n1', true);
+    applyRequest(state, 'sweep_c1k_o1k_n1', true);
+    applyRequest(state, 'sweep_c1k_o1k_n2', false);
+    state.elapsedSeconds = 75;
+    expect(renderProgressLine(state)).toBe(`[sweep 1/2] cell 2/2 | 3/6 requests, 1 failed | elapsed 1m15s | ETA <= ${Math.floor((plan.totalSeconds - 75) / 60)}m${String(Math.round(plan.totalSeconds - 75) % 60).padStart(2, '0')}s | sweep_c1k_o1k_n2 1/4`);
+    for (let i = 0; i < 3; i++) applyRequest(state, 'sweep_c1k_o1k_n2', true);
+    expect(renderProgressLine(state)).toBe('[sweep 1/2] all 2 cells done | 6/6 requests, 1 failed | elapsed 1m15s');
+  });
+});
