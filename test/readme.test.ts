@@ -1,0 +1,27 @@
+// The README stays true to the code: every environment variable and npm script it names exists, and every one the scripts read is documented. Runs in Node (vitest).
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ENV_VARS } from '../lib/env';
+
+const root = path.resolve(import.meta.dirname, '..');
+const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+const scripts = Object.keys((JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
+
+describe('README.md', () => {
+  it('documents every environment variable the k6 scripts read', () => {
+    for (const name of Object.keys(ENV_VARS)) expect(readme, name).toContain(`| \`${name}\` | ${ENV_VARS[name]} |`);
+  });
+
+  it('names only npm scripts that exist', () => {
+    const named = [...readme.matchAll(/npm run ([a-z0-9:-]+)/g)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(5);
+    for (const name of new Set(named)) expect(scripts, `npm run ${name}`).toContain(name);
+  });
+
+  it('shows the two one-line commands', () => {
+    expect(readme).toContain('npm ci && npm run bench');
+    expect(readme).toContain('npm ci && npm test');
+  });
+});
