@@ -107,7 +107,7 @@ export class Bench extends EventEmitter<BenchEvents> {
     if (!baseUrl) {
       sim = await startSim({ profile: o.simProfile ?? undefined, port: 0, host: '127.0.0.1' });
       baseUrl = sim.url;
-      this.emit('log', `simulator (${o.simProfile ?? 'default profile'}) listening at ${baseUrl}`);
+      this.emit('log', `simulator (profile ${sim.profile.name}) listening at ${baseUrl}`);
     }
     try {
       const model = o.model ?? (await discoverModel(baseUrl, o.apiKey));
@@ -141,11 +141,11 @@ export class Bench extends EventEmitter<BenchEvents> {
         startedAt,
         endedAt: null as string | null,
         interrupted: false,
-        target: { baseUrl, model, simulated: sim !== null, simProfile: sim ? (o.simProfile ?? 'default') : null, api: o.api },
+        target: { baseUrl, model, simulated: sim !== null, simProfile: sim ? sim.profile.name : null, api: o.api },
         tokenizer: prompts.tokenizer,
         promptsExact: prompts.exact,
         plan: o.planLabel,
-        command: process.argv.slice(1).map((a) => (o.apiKey ? redactSecret(a, o.apiKey) : a)),
+        command: ['npm', 'run', 'bench', '--', ...process.argv.slice(2).map((a) => (o.apiKey ? redactSecret(a, o.apiKey) : a))],
         parts: [] as string[],
         exitCodes: {} as Record<string, number>,
       };

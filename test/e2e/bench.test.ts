@@ -119,6 +119,35 @@ describe('npm run bench against a URL with an API key', () => {
   }, 180_000);
 });
 
+describe('npm run bench with k6 installed', () => {
+  it('runs k6 (K6_BIN) with the CSV, summary-export and tag arguments, the key only in its environment', async () => {
+    const dir = tempDir('bench-k6');
+    // A stand-in k6: answers `version`, records how it was called, then runs the bundle on the runner.
+    const log = path.join(dir, 'k6-calls.json');
+    const fake = path.join(dir, 'k6');
+    writeFileSync(fake, [
+      '#!/bin/sh',
+      'if [ "$1" = "version" ]; then echo "k6 v1.3.0 (stand-in)"; exit 0; fi',
+      `node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({ args: process.argv.slice(2), community: process.env.K6_ENABLE_COMMUNITY_EXTENSIONS, key: process.env.API_KEY || null }))' ${log} "$@"`,
+      `exec ${process.execPath} --import tsx ${path.join(ROOT, 'runner', 'cli.ts')} "$@"`,
+      '',
+    ].join('\n'), { mode: 0o755 });
+    const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'k6run', '--no-report'], { K6_BIN: fake, LLM_API_KEY: 'sk-k6-env-only' });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('engine: k6 v1.3.0 (stand-in)');
+    const call = readJson<{ args: string[]; community: string; key: string | null }>(log);
+    const partDir = path.join(dir, 'k6run', 'sweep');
+    expect(call.args[0]).toBe('run');
+    expect(call.args).toContain(`csv=fileName=${path.join(partDir, 'samples.csv')},timeFormat=unix_milli`);
+    expect(call.args).toContain('testid=k6run');
+    expect(call.args.at(-1)).toBe(path.join(ROOT, 'dist', 'sweep.js'));
+    expect(call.args).not.toContain('--health-out');
+    expect(call.args.join(' ')).not.toContain('sk-k6-env-only');
+    expect(call).toMatchObject({ community: 'true', key: 'sk-k6-env-only' });
+    expect(readJson<{ engine: string; engineVersion: string }>(path.join(dir, 'k6run', 'run.json'))).toMatchObject({ engine: 'k6', engineVersion: 'k6 v1.3.0 (stand-in)' });
+  }, 180_000);
+});
+
 describe('npm run bench with bad input', () => {
   it('names a plan file that does not exist, in one line, exit 3', async () => {
     const r = await bench(['--plan', '/nonexistent/plan.json']);
