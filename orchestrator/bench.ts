@@ -14,7 +14,6 @@ import { renderTextSummary } from '../lib/summary-text';
 import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
 import { buildBundles } from '../scripts/build';
 import { startSim } from '../sim/server';
-import { resolveProfile } from '../sim/profiles';
 import { predictCellSeconds } from './sim-schedule';
 import { chooseEngine, runArguments, type Engine } from './engine';
 import { applyRequest, CsvTail, initialProgress, type ProgressState } from './progress';
@@ -115,7 +114,7 @@ export class Bench extends EventEmitter<BenchEvents> {
       let plans = o.scripts.map((s) => resolvePlan(planInput, s));
       if (sim && !planInput.schedule?.cellSeconds) {
         // Against the simulator its own engine predicts each cell, so slots can be tight.
-        const predictedCellSeconds = predictCellSeconds(plans, resolveProfile(o.simProfile ?? undefined));
+        const predictedCellSeconds = predictCellSeconds(plans, sim.profile);
         planInput = { ...planInput, schedule: { ...planInput.schedule, predictedCellSeconds, safetyFactor: 1.25, minCellSeconds: 2, gapSeconds: 0.5 } };
         plans = o.scripts.map((s) => resolvePlan(planInput, s));
       }
@@ -159,7 +158,7 @@ export class Bench extends EventEmitter<BenchEvents> {
         const partDir = path.join(runDir, plan.script);
         mkdirSync(partDir, { recursive: true });
         const bundle = bundles.find((b) => path.basename(b) === `${plan.script}.js`)!;
-        const code = await this.runPart(engine, plan, i, plans.length, {
+        const { code, requests: measured } = await this.runPart(engine, plan, i, plans.length, {
           bundle,
           partDir,
           env: { PLAN: planFile, PROMPTS: promptsFile, RESULTS_DIR: partDir, BASE_URL: baseUrl, MODEL: model, API: o.api },
@@ -168,7 +167,7 @@ export class Bench extends EventEmitter<BenchEvents> {
         runInfo.parts.push(plan.script);
         runInfo.exitCodes[plan.script] = code;
         writeRunInfo();
-        requests += this.lastRequests;
+        requests += measured;
         if (code === EXIT.interrupted) this.stopping = true;
         else if (code !== EXIT.ok && code !== EXIT.thresholdsFailed) this.emit('log', `${plan.script}: ${engine.kind} exited with code ${code}; see ${path.join(partDir, 'engine-stderr.txt')}`);
         worst = Math.max(worst, code === EXIT.interrupted ? 0 : code);
@@ -187,9 +186,8 @@ export class Bench extends EventEmitter<BenchEvents> {
     }
   }
 
-  private lastRequests = 0;
-
-  private runPart(engine: Engine, plan: Plan, index: number, count: number, part: Parameters<typeof runArguments>[1]): Promise<number> {
+  /** Runs one entry script; resolves to the engine's exit code and the requests it measured. */
+  private runPart(engine: Engine, plan: Plan, index: number, count: number, part: Parameters<typeof runArguments>[1]): Promise<{ code: number; requests: number }> {
     const args = runArguments(engine, part);
     const [program, ...lead] = engine.command;
     const env: NodeJS.ProcessEnv = { ...process.env, K6_ENABLE_COMMUNITY_EXTENSIONS: 'true' };
@@ -216,7 +214,7 @@ export class Bench extends EventEmitter<BenchEvents> {
       child.on('error', (e) => {
         clearInterval(timer);
         this.emit('log', `cannot start ${program}: ${e.message}`);
-        resolve(EXIT.internal);
+        resolve({ code: EXIT.internal, requests: 0 });
       });
       child.on('close', (code, signal) => {
         clearInterval(timer);
@@ -224,7 +222,6 @@ export class Bench extends EventEmitter<BenchEvents> {
         state.elapsedSeconds = (Date.now() - started) / 1000;
         this.emit('progress', state);
         this.child = null;
-        this.lastRequests = state.cells.reduce((n, c) => n + c.done, 0);
         stdout.end();
         stderr.end();
         const summary = readIfExists(path.join(part.partDir, 'summary.json'));
@@ -235,7 +232,7 @@ export class Bench extends EventEmitter<BenchEvents> {
             // A partial or foreign summary: the report says what is missing.
           }
         }
-        resolve(code ?? (signal ? EXIT.interrupted : EXIT.internal));
+        resolve({ code: code ?? (signal ? EXIT.interrupted : EXIT.internal), requests: state.cells.reduce((n, c) => n + c.done, 0) });
       });
     });
   }
