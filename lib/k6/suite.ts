@@ -63,6 +63,8 @@ function loadPrompts(plan: Plan): PromptStore {
   // of the (large) bodies, and a request copies only the element it reads.
   const shared = new SharedArray('prompts', () => {
     const set = file ? readPromptSet(readJsonFile(file, 'PROMPTS'), file) : approximatePromptSet(plan.target.model, plan.target.api, contexts);
+    // Chat prompts are counted with the chat template around them: the other API would be off by its length.
+    if (set.api !== plan.target.api) throw new Error(`PROMPTS "${file}" were prepared for the ${set.api} API but the plan uses ${plan.target.api}; run npm run prepare-prompts -- --api ${plan.target.api}`);
     const info = { tokenizer: set.tokenizer, exact: set.exact };
     return [info, ...contexts.map((c) => findPrompt(set, c))];
   });

@@ -1,6 +1,6 @@
 // End to end: every entry script's real bundle on the local runner against the real simulator over loopback (fixed timing: 50 ms TTFT, 10 ms ITL). Runs in Node (vitest).
 
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
@@ -8,7 +8,8 @@ import { readResolvedPlan } from '../../lib/plan';
 import { readSummaryData, cellMetricKey, type SummaryData } from '../../lib/summary-data';
 import { buildBundles } from '../../scripts/build';
 import { startSim } from '../../sim/server';
-import { extraTags, readCsv, readJson, runScript } from './helpers';
+import { extraTags, readCsv, readJson, runScript, tempDir } from './helpers';
+import { preparePrompts } from '../../tokenizer/prepare-prompts';
 
 const K6_CSV_HEADER = 'metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata'.split(',');
 const TTFT_MS = 50;
@@ -140,6 +141,15 @@ describe('capacity, burst and mix', () => {
 });
 
 describe('bad input', () => {
+  it('refuses prompts prepared for the other API style (exit 107, one clear line)', async () => {
+    const dir = tempDir('prompts');
+    const file = path.join(dir, 'prompts.json');
+    writeFileSync(file, JSON.stringify(await preparePrompts({ model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', api: 'completions', contexts: [256], tokenizer: 'qwen3' })));
+    const r = await runScript('sweep', { sweep: { contexts: [256], concurrencies: [1], rounds: 1, outputTokens: 4 }, schedule: FAST_SCHEDULE }, { ...env, PROMPTS: file });
+    expect(r.exitCode).toBe(107);
+    expect(r.stderr).toContain('were prepared for the completions API but the plan uses chat');
+  }, 60_000);
+
   it('a plan with an unknown field fails with a one-line error naming it', async () => {
     const r = await runScript('sweep', { sweep: { contexts: [256], concurency: [1] } }, env);
     expect(r.exitCode).not.toBe(0);
