@@ -5,6 +5,7 @@ import { epochMs, monoMs } from './clock';
 import { RunContext } from './context';
 import { EXIT, RunnerError, type ExitCode } from './exit-codes';
 import { runExecutor } from './executors/index';
+import { collectGarbage } from './gc';
 import { HealthRecorder } from './health';
 import { loadBundle } from './load-bundle';
 import { formatLogLine } from './log';
@@ -128,6 +129,8 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
     rc.vusInitialized = id;
   }
 
+  // Before any iteration runs: see gc.ts.
+  collectGarbage();
   const runtimes = options.scenarios.map((c) => new ScenarioRuntime(c));
   let resolveAbort!: () => void;
   const aborted = new Promise<void>((r) => (resolveAbort = r));

@@ -8,6 +8,7 @@
 // - "retry:" is ignored; any other line fires an error "unknown event: <line incl. newline>";
 // - an unterminated last line is dropped at EOF.
 // The real build also dispatches on a CRLF blank line (shared/reference/k6.md section 9), so "\r\n" counts as blank.
+import { bufIndexOf, bufToString } from './buffers';
 
 /** One event as the script sees it; k6 exposes Go's fields snake_cased. */
 export interface SseEvent {
@@ -54,7 +55,7 @@ export class SseParser {
     let start = 0;
     const len = buf.length;
     while (start < len && !this.stopped) {
-      const nl = buf.indexOf(LF, start);
+      const nl = bufIndexOf.call(buf, LF, start);
       if (nl < 0) break;
       this.line(buf, start, nl);
       start = nl + 1;
@@ -77,27 +78,27 @@ export class SseParser {
     }
     const c0 = buf[start];
     if (c0 === 0x3a /* ':' */) {
-      this.comment = buf.toString('utf8', start + (buf[start + 1] === 0x20 ? 2 : 1), end);
+      this.comment = bufToString.call(buf, 'utf8', start + (buf[start + 1] === 0x20 ? 2 : 1), end);
       return;
     }
     if (c0 === 0x64 /* d */ && startsWith(buf, start, end, 'data:')) {
       const from = start + (buf[start + 5] === 0x20 ? 6 : 5);
       // Keep the line ending, as bytes.Buffer.Write(line[6:]) does.
-      const part = buf.toString('utf8', from, end + 1);
+      const part = bufToString.call(buf, 'utf8', from, end + 1);
       this.data = this.hasData ? this.data + part : part;
       this.hasData = true;
       return;
     }
     if (c0 === 0x69 /* i */ && startsWith(buf, start, end, 'id:')) {
-      this.id = buf.toString('utf8', start + (buf[start + 3] === 0x20 ? 4 : 3), end);
+      this.id = bufToString.call(buf, 'utf8', start + (buf[start + 3] === 0x20 ? 4 : 3), end);
       return;
     }
     if (c0 === 0x65 /* e */ && startsWith(buf, start, end, 'event:')) {
-      this.name = buf.toString('utf8', start + (buf[start + 6] === 0x20 ? 7 : 6), end);
+      this.name = bufToString.call(buf, 'utf8', start + (buf[start + 6] === 0x20 ? 7 : 6), end);
       return;
     }
     if (c0 === 0x72 /* r */ && startsWith(buf, start, end, 'retry:')) return;
-    this.sink.error('unknown event: ' + buf.toString('utf8', start, end + 1));
+    this.sink.error('unknown event: ' + bufToString.call(buf, 'utf8', start, end + 1));
   }
 
   private dispatch(): void {

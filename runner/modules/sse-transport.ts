@@ -1,6 +1,7 @@
 // The byte transport under k6/x/sse: a lean HTTP/1.1 client for plain http (one read callback, no stream objects) and Node's https for TLS. Runs in Node.
 import https from 'node:https';
 import net from 'node:net';
+import { bufIndexOf, bufToString } from '../buffers';
 
 export interface StreamCallbacks {
   /** Status line and headers read; rawHeaders alternates names and values as received. */
@@ -28,6 +29,28 @@ const LF = 0x0a;
 
 type Framing = 'chunked' | 'length' | 'close';
 type ChunkState = 'size' | 'data' | 'data-crlf' | 'trailer' | 'done';
+
+/**
+ * The size of a chunk-size line made only of hex digits (and the CR before `end`, the LF), read
+ * without building a string; -1 for anything else (extensions, spaces, a line split across reads),
+ * which goes through parseInt as before. One such line precedes every SSE event.
+ */
+export function plainHexSize(buf: Buffer, start: number, end: number): number {
+  let e = end;
+  if (e > start && buf[e - 1] === CR) e--;
+  if (e === start || e - start > 12) return -1;
+  let v = 0;
+  for (let i = start; i < e; i++) {
+    const c = buf[i]!;
+    let d: number;
+    if (c >= 0x30 && c <= 0x39) d = c - 0x30;
+    else if (c >= 0x61 && c <= 0x66) d = c - 0x57;
+    else if (c >= 0x41 && c <= 0x46) d = c - 0x37;
+    else return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
 
 /**
  * Plain-http stream over net.Socket's `onread` mode: every socket read lands in one callback that
@@ -70,15 +93,18 @@ export function openPlainStream(url: URL, method: string, headers: Record<string
     while (i < end && !finished) {
       switch (chunkState) {
         case 'size': {
-          const nl = buf.indexOf(LF, i);
+          const nl = bufIndexOf.call(buf, LF, i);
           if (nl < 0 || nl >= end) {
-            sizeLine += buf.toString('latin1', i, end);
+            sizeLine += bufToString.call(buf, 'latin1', i, end);
             i = end;
             break;
           }
-          sizeLine += buf.toString('latin1', i, nl);
+          let size = sizeLine === '' ? plainHexSize(buf, i, nl) : -1;
+          if (size < 0) {
+            sizeLine += bufToString.call(buf, 'latin1', i, nl);
+            size = parseInt(sizeLine, 16);
+          }
           i = nl + 1;
-          const size = parseInt(sizeLine, 16);
           sizeLine = '';
           if (!Number.isFinite(size) || size < 0) {
             cb.error(Object.assign(new Error('malformed chunked encoding'), { code: 'EPROTO' }), true);
