@@ -15,6 +15,7 @@ import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-promp
 import { buildBundles } from '../scripts/build';
 import { startSim } from '../sim/server';
 import { predictCellSeconds } from './sim-schedule';
+import { probeSpeeds } from './probe';
 import { chooseEngine, runArguments, type Engine } from './engine';
 import { applyRequest, CsvTail, initialProgress, type ProgressState } from './progress';
 
@@ -127,6 +128,21 @@ export class Bench extends EventEmitter<BenchEvents> {
       const promptsFile = path.join(runDir, 'prompts.json');
       writeFileSync(promptsFile, JSON.stringify(prompts));
       this.emit('log', `prompts: ${prompts.tokenizer}${prompts.exact ? ' (exact lengths)' : ' (approximate lengths)'}`);
+
+      const given = o.planInput.schedule ?? {};
+      if (!sim && given.prefillTokensPerSecond == null && given.decodeTokensPerSecond == null && given.cellSeconds == null) {
+        // A real target of unknown speed: measure it once so cell slots are neither cut short nor idle.
+        try {
+          const speeds = await probeSpeeds(plans[0]!.target, prompts, o.apiKey);
+          this.emit('log', `probe: prefill ${Math.round(speeds.prefillTokensPerSecond)} tok/s at ${speeds.prefillContextTokens} tokens, decode ${speeds.decodeTokensPerSecond.toFixed(1)} tok/s; cell slots sized from these`);
+          planInput = { ...planInput, schedule: { ...planInput.schedule, prefillTokensPerSecond: Math.round(speeds.prefillTokensPerSecond), decodeTokensPerSecond: Math.round(speeds.decodeTokensPerSecond * 10) / 10 } };
+          plans = o.scripts.map((s) => resolvePlan(planInput, s));
+          writeFileSync(planFile, JSON.stringify(planInput, null, 2));
+        } catch (e) {
+          // The run records failures request by request; a failed probe only leaves the default slot sizes.
+          this.emit('log', `probe failed (${redactSecret((e as Error).message, o.apiKey).slice(0, 200)}); cell slots use the plan's default speeds`);
+        }
+      }
 
       const bundles = await buildBundles();
       const engine = chooseEngine(o.engine);

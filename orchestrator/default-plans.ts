@@ -6,9 +6,8 @@ import type { PlanInput } from '../lib/plan';
  * Quick: about six minutes against the default simulator profile on a 2-core machine. Outputs are
  * cut to 128 tokens (what code completion uses anyway: TTFT and decode speed are measured well
  * within it) and ladders are short but straddle each use case's published limit, so the capacity
- * figures mean something. Schedule speeds are those of the default profile (Qwen3-Coder-30B-A3B on
- * an H200: ~27K tok/s prefill at 32K, 165 tok/s decode); against the simulator the bench replaces
- * them with the engine's own prediction of every cell.
+ * figures mean something. Neither plan sets the target's speeds: against the simulator the bench
+ * sizes every cell from the engine's own prediction, against a URL from a probe of the target.
  */
 export const QUICK_PLAN: PlanInput = {
   name: 'quick',
@@ -25,7 +24,7 @@ export const QUICK_PLAN: PlanInput = {
     },
     outputTokens: { short_chatbot: 128, general_chatbot: 128, long_document: 128, coding_assistant: 128 },
   },
-  schedule: { prefillTokensPerSecond: 27_000, decodeTokensPerSecond: 165, safetyFactor: 1.5, minCellSeconds: 5, gapSeconds: 1 },
+  schedule: { safetyFactor: 1.5, minCellSeconds: 5, gapSeconds: 1 },
 };
 
 /** Full: the grid and ladders of the reference reports (hours on real hardware). */
@@ -33,7 +32,7 @@ export const FULL_PLAN: PlanInput = {
   name: 'full',
   sweep: { contexts: [1024, 8192, 32_768, 65_536, 98_304, 131_072, 262_144], concurrencies: [1, 2, 4, 6], rounds: 3, outputTokens: 1024 },
   capacity: { rounds: 2 },
-  schedule: { prefillTokensPerSecond: 27_000, decodeTokensPerSecond: 165, safetyFactor: 1.5 },
+  schedule: { safetyFactor: 1.5 },
 };
 
 export const DEFAULT_PLANS: Readonly<Record<string, PlanInput>> = { quick: QUICK_PLAN, full: FULL_PLAN };

@@ -102,7 +102,13 @@ describe('npm run bench against a URL with an API key', () => {
     const dir = tempDir('bench-key');
     const r = await bench(['--url', sim.url, '--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'key'], { LLM_API_KEY: KEY });
     expect(r.exitCode, r.stderr).toBe(0);
+    // A target of unknown speed is probed first, and the slots follow: 5 ms per token here is 200 tok/s.
+    const probe = /probe: prefill (\d+) tok\/s at 512 tokens, decode ([\d.]+) tok\/s/.exec(r.stderr);
+    expect(probe, r.stderr).not.toBeNull();
+    expect(Number(probe![2])).toBeGreaterThan(150);
+    expect(Number(probe![2])).toBeLessThan(210);
     const runDir = path.join(dir, 'key');
+    expect(readJson<{ schedule: { decodeTokensPerSecond: number } }>(path.join(runDir, 'plan-input.json')).schedule.decodeTokensPerSecond).toBe(Number(probe![2]));
     const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
     expect(summary.metrics[METRICS.requestOk.name]!.values).toMatchObject({ passes: 3, fails: 0 });
     expect(r.stdout + r.stderr).not.toContain(KEY);
@@ -113,6 +119,7 @@ describe('npm run bench against a URL with an API key', () => {
     const dir = tempDir('bench-badkey');
     const r = await bench(['--url', sim.url, '--model', 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', '--tokenizer', 'qwen3', '--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'bad'], { LLM_API_KEY: 'wrong' });
     expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/probe failed \(.*http_4xx.*\); cell slots use the plan's default speeds/);
     const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(dir, 'bad', 'sweep', 'summary.json'));
     expect(summary.metrics[METRICS.requestOk.name]!.values).toMatchObject({ passes: 0, fails: 3 });
     expect(summary.metrics[`${METRICS.errors.name}`]!.values.count).toBe(3);
