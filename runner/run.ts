@@ -276,9 +276,11 @@ function writeOut(path: string, content: string | Buffer): void {
 
 async function runScenario(rc: RunContext, sc: ScenarioRuntime, pool: VUPool, aborted: Promise<void>, stoppers: Map<ScenarioRuntime, () => void>): Promise<void> {
   const cfg = sc.config;
-  if (cfg.startTimeMs > 0) {
+  // Node timers may fire up to a millisecond early against the monotonic run clock; a scenario must
+  // never start before its startTime, so wait again for whatever is left.
+  while (cfg.startTimeMs > rc.elapsedMs() && !rc.aborted) {
     let t: NodeJS.Timeout;
-    await Promise.race([new Promise<void>((r) => (t = setTimeout(r, cfg.startTimeMs - rc.elapsedMs()))), aborted]).finally(() => clearTimeout(t));
+    await Promise.race([new Promise<void>((r) => (t = setTimeout(r, Math.max(1, Math.ceil(cfg.startTimeMs - rc.elapsedMs()))))), aborted]).finally(() => clearTimeout(t));
   }
   if (rc.aborted) return;
   sc.started = true;
