@@ -56,8 +56,11 @@ export function cellTags(cell: Cell): Record<CellTag, string> | Record<string, s
   return tags;
 }
 
-/** A use-case limit as a k6 threshold expression on the plan's statistic, e.g. "avg<8000". */
-export function limitExpression(limit: UseCaseLimit, stat: string): string {
+/**
+ * A limit as a k6 threshold expression on a statistic, e.g. "avg<8000": the one spelling the gate's
+ * thresholds and the report's capacity checks share.
+ */
+export function limitExpression(limit: Pick<UseCaseLimit, 'operator' | 'value'>, stat: string): string {
   return `${stat}${limit.operator}${limit.value}`;
 }
 

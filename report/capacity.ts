@@ -13,6 +13,7 @@ import { METRICS, type MetricKey } from '../lib/metrics';
 import type { LimitStat } from '../lib/plan';
 import type { CellStats } from './cells';
 import { crossingX, toK6Values, valueAt } from './stats';
+import { limitExpression } from '../lib/options';
 
 /** One limit, resolved to a threshold expression. metric "successRate" checks the share of successful requests. */
 export interface LadderLimit {
@@ -64,10 +65,7 @@ export interface LadderResult {
 
 const SUCCESS_METRIC = 'successRate';
 
-/** Builds the threshold expression of a limit for a limit statistic: "avg<8000". */
-export function limitExpression(limit: Pick<UseCaseLimit, 'operator' | 'value'>, stat: LimitStat | 'rate'): string {
-  return `${stat}${limit.operator}${limit.value}`;
-}
+export { limitExpression };
 
 export function ladderLimits(limits: readonly UseCaseLimit[], stat: LimitStat, minSuccessRate: number | null): LadderLimit[] {
   const out: LadderLimit[] = limits.map((l) => ({ metric: l.metric, operator: l.operator, value: l.value, label: l.label, expression: limitExpression(l, stat) }));

@@ -4,6 +4,8 @@
 // fractional rank i = p x (count - 1) and interpolate linearly between the values at floor(i) and
 // ceil(i). Using k6's method means a report figure and k6's summary of the same samples agree.
 
+import { k6Percentile } from '../lib/percentile';
+
 /** A growable array of float64 values: stores millions of samples without boxing numbers. */
 export class FloatList {
   private buf: Float64Array;
@@ -43,20 +45,9 @@ export function sortValues(values: ArrayLike<number>): SortedValues {
   return copy as SortedValues;
 }
 
-/**
- * k6's percentile: p in 0..1; i = p x (n - 1); value = v[floor(i)] + (v[ceil(i)] - v[floor(i)]) x frac(i).
- * 0 for no values (as k6 reports an empty Trend), the value itself for one.
- */
+/** k6's percentile (lib/percentile.ts) of sorted values; p in 0..1. */
 export function percentile(sorted: SortedValues, p: number): number {
-  const n = sorted.length;
-  if (n === 0) return 0;
-  if (n === 1) return sorted[0]!;
-  const i = p * (n - 1);
-  const lo = Math.floor(i);
-  const hi = Math.ceil(i);
-  const a = sorted[lo]!;
-  const b = sorted[hi]!;
-  return a + (b - a) * (i - lo);
+  return k6Percentile(sorted, sorted.length, p);
 }
 
 /** Summary of one metric in one cell, in the metric's unit (ms or tokens/s). */

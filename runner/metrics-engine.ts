@@ -1,6 +1,7 @@
 // Metric registry, sinks and sample dispatch with k6's semantics (metrics/registry.go, sink.go). Runs in Node.
 
 import type { MetricKind } from '../lib/metrics';
+import { k6Percentile } from '../lib/percentile';
 
 export type Tags = Record<string, string>;
 export type Contains = 'default' | 'time' | 'data';
@@ -40,12 +41,7 @@ export class TrendSink {
     if (this.count === 0) return 0;
     if (this.count === 1) return this.values[0]!;
     if (this.sortedCount < this.count) this.sortTail();
-    const i = pct * (this.count - 1);
-    const lo = Math.floor(i);
-    const hi = Math.ceil(i);
-    const j = this.values[lo]!;
-    const k = this.values[hi]!;
-    return j + (k - j) * (i - lo);
+    return k6Percentile(this.values, this.count, pct);
   }
 
   /**

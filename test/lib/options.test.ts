@@ -5,6 +5,7 @@ import { METRICS, metricKeyOf } from '../../lib/metrics';
 import { INFORMATIONAL_THRESHOLDS, MONITOR_SCENARIO, buildOptions, cellTags, limitExpression, plannedRequests, type ThresholdSpec } from '../../lib/options';
 import { SCRIPT_NAMES, resolvePlan } from '../../lib/plan';
 import { aggregationAllowed, parseMetricKey, parseThreshold } from '../../lib/thresholds';
+import type { UseCaseLimit } from '../../thresholds/use-cases';
 
 function expressions(specs: readonly ThresholdSpec[]): string[] {
   return specs.map((s) => (typeof s === 'string' ? s : s.threshold));
@@ -95,8 +96,10 @@ describe('buildOptions thresholds', () => {
   });
 
   it('limitExpression writes "<stat><op><value>"', () => {
-    expect(limitExpression({ metric: 'ttft', operator: '<', value: 12000, label: 'TTFT < 12 s' }, 'p(99)')).toBe('p(99)<12000');
-    expect(limitExpression({ metric: 'decodeSpeed', operator: '>=', value: 20, label: '' }, 'avg')).toBe('avg>=20');
+    const ttft: UseCaseLimit = { metric: 'ttft', operator: '<', value: 12000, label: 'TTFT < 12 s' };
+    const speed: UseCaseLimit = { metric: 'decodeSpeed', operator: '>=', value: 20, label: '' };
+    expect(limitExpression(ttft, 'p(99)')).toBe('p(99)<12000');
+    expect(limitExpression(speed, 'avg')).toBe('avg>=20');
   });
 
   it.each(SCRIPT_NAMES)('%s: every key and expression parses, on a known metric, with an aggregation its kind allows', (script) => {

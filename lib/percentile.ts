@@ -1,0 +1,17 @@
+// k6's percentile of a Trend, the one definition the runner's summaries and the report share. Runs in k6 and Node (pure).
+
+/**
+ * k6's TrendSink.P: over the first `count` values of an ascending array, i = p x (count - 1) and the
+ * value is v[floor(i)] + (v[ceil(i)] - v[floor(i)]) x frac(i) (linear interpolation between the
+ * closest ranks); p in 0..1; 0 for no values, as k6 reports an empty Trend.
+ */
+export function k6Percentile(sorted: ArrayLike<number>, count: number, p: number): number {
+  if (count === 0) return 0;
+  if (count === 1) return sorted[0]!;
+  const i = p * (count - 1);
+  const lo = Math.floor(i);
+  const hi = Math.ceil(i);
+  const a = sorted[lo]!;
+  const b = sorted[hi]!;
+  return a + (b - a) * (i - lo);
+}
