@@ -6,6 +6,7 @@ import type { TargetConfig } from '../lib/plan';
 import type { PromptSet } from '../lib/prompt-set';
 import { requestPrefix } from '../lib/prompt-text';
 import type { RequestRecord } from '../lib/record';
+import { SseParser } from '../runner/sse-parser';
 
 export interface ProbedSpeeds {
   /** Single-request prefill speed at `prefillContextTokens`, tokens/s (input tokens / TTFT). */
@@ -15,26 +16,13 @@ export interface ProbedSpeeds {
   readonly decodeTokensPerSecond: number;
 }
 
-/** Feeds an SSE byte stream to a StreamObserver: events split on blank lines, data lines joined. */
-async function observe(body: ReadableStream<Uint8Array>, observer: StreamObserver, now: () => number): Promise<string> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let data: string[] = [];
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline).replace(/\r$/, '');
-      buffer = buffer.slice(newline + 1);
-      if (line === '') {
-        if (data.length > 0) observer.onEvent(data.join('\n'), now());
-        data = [];
-      } else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-      else if (!line.startsWith(':') && !/^(event|id|retry):/.test(line)) return `unexpected line: ${line.slice(0, 200)}`;
-    }
-  }
-  if (data.length > 0) observer.onEvent(data.join('\n'), now());
-  return '';
+/** Feeds an SSE body to a StreamObserver through the runner's parser, so events arrive as k6/x/sse delivers them. */
+async function observe(body: ReadableStream<Uint8Array>, observer: StreamObserver, now: () => number): Promise<void> {
+  const parser = new SseParser({
+    event: (ev) => observer.onEvent(ev.data, now()),
+    error: (message) => observer.onTransportError(message),
+  });
+  for await (const chunk of body) parser.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
 }
 
 /** One streaming request, measured with the suite's own stream observer. */
@@ -47,7 +35,7 @@ async function probeRequest(target: TargetConfig, prompt: string, requestedInput
   try {
     const res = await fetch(spec.url, { method: 'POST', headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(target.requestTimeoutSeconds * 1000) });
     status = res.status;
-    if (res.body) transportError = await observe(res.body, observer, () => performance.now());
+    if (res.body) await observe(res.body, observer, () => performance.now());
   } catch (e) {
     transportError = (e as Error).message;
   }
