@@ -12,6 +12,9 @@ export const EXIT = {
   unreachable: 4,
   /** A deploy gate failed: thresholds crossed (as k6), or a baseline comparison found a regression. */
   thresholdsFailed: 99,
+  /** k6: setup() / teardown() ran past their timeout. */
+  setupTimeout: 100,
+  teardownTimeout: 101,
   /** k6: invalid configuration (bad threshold expression, unknown metric). */
   invalidConfig: 104,
   /** k6: interrupted by SIGINT/SIGTERM; what was measured is kept. */
@@ -20,6 +23,8 @@ export const EXIT = {
   scriptError: 107,
   /** k6: exec.test.abort() was called. */
   scriptAborted: 108,
+  /** k6: exec.test.fail() was called; the run went on to the end. */
+  testFailed: 110,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -82,7 +82,7 @@ async function main(argv: string[]): Promise<number> {
           const onSignal = (sig: NodeJS.Signals): void => {
             signals++;
             // A second signal force-exits, as in k6.
-            if (signals > 1) process.exit(EXIT.externalAbort);
+            if (signals > 1) process.exit(EXIT.interrupted);
             run.interrupt(sig === 'SIGINT' ? 'interrupt' : 'terminated');
           };
           process.on('SIGINT', onSignal);
@@ -101,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
       return e.exitCode;
     }
     process.stderr.write(`level=error msg=${JSON.stringify((e as Error).stack ?? String(e))}\n`);
-    return EXIT.scriptException;
+    return EXIT.scriptError;
   }
   return exitCode;
 }
@@ -114,6 +114,6 @@ main(process.argv).then(
   },
   (e: unknown) => {
     process.stderr.write(`${String(e)}\n`);
-    process.exit(EXIT.scriptException);
+    process.exit(EXIT.scriptError);
   },
 );

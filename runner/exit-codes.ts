@@ -1,18 +1,8 @@
-// The runner's exit codes, one table, the same numbers k6 uses (errext/exitcodes/codes.go). Runs in Node.
+// The runner's error carrying an exit code; the codes are the project's one table (lib/exit-codes.ts, k6's numbers). Runs in Node.
 
-export const EXIT = {
-  ok: 0,
-  thresholdsFailed: 99,
-  setupTimeout: 100,
-  teardownTimeout: 101,
-  invalidConfig: 104,
-  externalAbort: 105,
-  scriptException: 107,
-  scriptAborted: 108,
-  testFailed: 110,
-} as const;
+import { EXIT, type ExitCode } from '../lib/exit-codes';
 
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+export { EXIT, type ExitCode };
 
 /** An error that carries the exit code the process must end with; the CLI prints its message on one line. */
 export class RunnerError extends Error {

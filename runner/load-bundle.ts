@@ -30,13 +30,13 @@ export function loadBundle(file: string): LoadedBundle {
   try {
     source = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new RunnerError(`cannot read script ${file}: ${(e as Error).message}`, EXIT.scriptException);
+    throw new RunnerError(`cannot read script ${file}: ${(e as Error).message}`, EXIT.scriptError);
   }
   let code: string;
   try {
     code = transformSync(source, { format: 'cjs', loader: 'js', target: 'es2022', sourcefile: path, platform: 'neutral' }).code;
   } catch (e) {
-    throw new RunnerError(`script ${file} does not parse: ${(e as Error).message.split('\n')[0]}`, EXIT.scriptException);
+    throw new RunnerError(`script ${file} does not parse: ${(e as Error).message.split('\n')[0]}`, EXIT.scriptError);
   }
   // Imports became require("k6/...") calls; route them to the VU's loader under a private name so the
   // script sees no `require`, as in k6.
@@ -50,7 +50,7 @@ export function loadBundle(file: string): LoadedBundle {
   try {
     script = new vm.Script(wrapped, { filename: path });
   } catch (e) {
-    throw new RunnerError(`script ${file} does not compile: ${(e as Error).message}`, EXIT.scriptException);
+    throw new RunnerError(`script ${file} does not compile: ${(e as Error).message}`, EXIT.scriptError);
   }
   return { path, dir: dirname(path), script };
 }

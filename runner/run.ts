@@ -87,7 +87,7 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
     vu0.init();
   } catch (e) {
     log('error', errorText(e), { hint: 'script exception' });
-    return { exitCode: EXIT.scriptException, summary: null };
+    return { exitCode: EXIT.scriptError, summary: null };
   }
   const options = resolveOptions(vu0.exports.options, cfg.cli);
   rc.options = options;
@@ -123,7 +123,7 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
     } catch (e) {
       log('error', errorText(e), { hint: 'script exception' });
       await rc.engine.closeOutputs();
-      return { exitCode: EXIT.scriptException, summary: null };
+      return { exitCode: EXIT.scriptError, summary: null };
     }
     vus.push(vu);
     rc.vusInitialized = id;
@@ -148,7 +148,7 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
     vusMax: () => vusMax,
     elapsedMs: () => rc.elapsedMs(),
     iterations: () => ({ completed: rc.iterationsCompleted, interrupted: rc.iterationsInterrupted }),
-    interrupt: (signal) => rc.abort(EXIT.externalAbort, `test run was aborted because k6 received a '${signal}' signal`),
+    interrupt: (signal) => rc.abort(EXIT.interrupted, `test run was aborted because k6 received a '${signal}' signal`),
   };
   cfg.onEvents?.(rc.events, handle);
 
@@ -190,7 +190,7 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
         exitCode = e.exitCode;
       } else {
         log('error', errorText(e), { hint: 'script exception' });
-        exitCode = EXIT.scriptException;
+        exitCode = EXIT.scriptError;
       }
     }
   }
@@ -212,7 +212,7 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
         exitCode ??= e.exitCode;
       } else {
         log('error', errorText(e), { hint: 'script exception' });
-        exitCode ??= EXIT.scriptException;
+        exitCode ??= EXIT.scriptError;
       }
     }
   }
@@ -231,7 +231,7 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
     if (typeof exported.handleSummary === 'function') {
       vu0.phase = 'summary';
       try {
-        const result = await withTimeout(Promise.resolve((exported.handleSummary as (d: unknown) => unknown)(vu0.parseJson(JSON.stringify(summary)))), 120_000, 'handleSummary()', EXIT.scriptException);
+        const result = await withTimeout(Promise.resolve((exported.handleSummary as (d: unknown) => unknown)(vu0.parseJson(JSON.stringify(summary)))), 120_000, 'handleSummary()', EXIT.scriptError);
         if (result && typeof result === 'object') {
           for (const [key, value] of Object.entries(result as Record<string, unknown>)) {
             const text = typeof value === 'string' ? value : value instanceof ArrayBuffer || ArrayBuffer.isView(value) ? Buffer.from(value as ArrayBuffer) : String(value);
@@ -265,7 +265,7 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
   // The last progress block first, then k6's closing error lines.
   rc.events.emit('testEnd', { exitCode: code, durationMs });
   if (crossed.length > 0 && !thresholdsAborted) log('error', `thresholds on metrics '${crossed.join(', ')}' have been crossed`);
-  if (rc.aborted && rc.aborted.exitCode !== EXIT.thresholdsFailed && rc.aborted.exitCode !== EXIT.externalAbort) log('error', rc.aborted.message);
+  if (rc.aborted && rc.aborted.exitCode !== EXIT.thresholdsFailed && rc.aborted.exitCode !== EXIT.interrupted) log('error', rc.aborted.message);
   return { exitCode: code, summary };
 }
 

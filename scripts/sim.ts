@@ -4,9 +4,9 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { parseFaultSpec } from '../sim/faults';
 import { DEFAULT_PROFILE_NAME, renderProfileList, resolveProfile } from '../sim/profiles';
 import { startSim, type SimOptions } from '../sim/server';
+import { EXIT } from '../lib/exit-codes';
 
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage (as commander and most CLIs). */
-const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
 function intArg(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -131,6 +131,6 @@ main(process.argv.slice(2)).then(
   },
   (e: unknown) => {
     process.stderr.write(`sim: ${(e as Error).message}\n`);
-    process.exitCode = EXIT.failure;
+    process.exitCode = EXIT.internal;
   },
 );
