@@ -5,9 +5,11 @@
 
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { UserError } from '../lib/exit-codes';
 import { PlanError, readResolvedPlan, SCRIPT_NAMES, type Plan } from '../lib/plan';
 
-export class ReportInputError extends Error {
+/** Bad input to the report (exit EXIT.badInput through the CLI). */
+export class ReportInputError extends UserError {
   override name = 'ReportInputError';
 }
 

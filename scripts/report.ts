@@ -5,8 +5,8 @@
 
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { EXIT } from '../lib/exit-codes';
+import { runMain } from './cli';
 import { generateReport } from '../report/generate';
-import { ReportInputError } from '../report/inputs';
 import { DEFAULT_REPORT_OPTIONS } from '../report/model';
 
 function number(name: string, min: number, max: number) {
@@ -50,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
     outDir: o.out ?? null,
   });
   const r = result.report;
-  process.stderr.write(`report: ${r.cells.filter((c) => c.requests > 0).length} cells, ${r.useCases.length} use case${r.useCases.length === 1 ? "" : "s"} -> ${result.outDir}/report.md (+ ${result.files.length - 1} files)\n`);
+  process.stderr.write(`report: ${r.cells.filter((c) => c.requests > 0).length} cells, ${r.useCases.length} use case${r.useCases.length === 1 ? '' : 's'} -> ${result.outDir}/report.md (+ ${result.files.length - 1} files)\n`);
   if (result.comparison?.gatedRegression) {
     process.stderr.write(`report: ${result.comparison.regressions.length} regression(s) against the baseline: ${result.comparison.regressions[0]}\n`);
     return EXIT.thresholdsFailed;
@@ -58,11 +58,4 @@ async function main(argv: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    const message = e instanceof Error ? e.message.split('\n')[0] : String(e);
-    process.stderr.write(`report: ${message}\n`);
-    process.exit(e instanceof ReportInputError ? EXIT.badInput : EXIT.internal);
-  },
-);
+runMain('report', () => main(process.argv.slice(2)));
