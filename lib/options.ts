@@ -43,8 +43,8 @@ function seconds(s: number): string {
 }
 
 /** The tags a cell's scenario puts on every sample (DESIGN.md "Metric names"). */
-export function cellTags(cell: Cell): Record<CellTag, string> | Record<string, string> {
-  const tags: Record<string, string> = {
+export function cellTags(cell: Cell): Partial<Record<CellTag, string>> {
+  const tags: Partial<Record<CellTag, string>> = {
     cell: cell.id,
     script: cell.script,
     context: String(cell.contextTokens),
