@@ -34,8 +34,14 @@ export interface TargetConfig {
   readonly temperature: number;
   /** Sampling seed sent with each request; null sends none. */
   readonly seed: number | null;
-  /** Whole-stream timeout per request, seconds. */
+  /** Whole-request timeout, connect to end of stream, seconds. */
   readonly requestTimeoutSeconds: number;
+  /** Until the connection is ready (TCP and TLS), seconds; 0 = only the whole-request limit. k6/x/llm only. */
+  readonly connectTimeoutSeconds: number;
+  /** Request written to response head, seconds; 0 = none. k6/x/llm only. */
+  readonly firstByteTimeoutSeconds: number;
+  /** No byte for this long while the stream is open ends the request as `stalled`, seconds; 0 = none. k6/x/llm only. */
+  readonly idleTimeoutSeconds: number;
   /** Prometheus endpoint of the server (vLLM/SGLang /metrics); null disables server metrics. */
   readonly metricsUrl: string | null;
   /** Extra Prometheus endpoint for GPU power (a DCGM exporter); null when the server's own endpoint has it or there is none. */
@@ -364,7 +370,7 @@ const TOP_LEVEL_FIELDS = ['name', 'target', 'prompts', 'limitStat', 'sweep', 'ca
  */
 export function resolvePlan(raw: Json, script: ScriptName): Plan {
   const input = readObject(raw ?? {}, '', TOP_LEVEL_FIELDS);
-  const t = readObject(input.target, 'target', ['baseUrl', 'model', 'api', 'ignoreEos', 'minTokens', 'temperature', 'seed', 'requestTimeoutSeconds', 'metricsUrl', 'powerMetricsUrl']);
+  const t = readObject(input.target, 'target', ['baseUrl', 'model', 'api', 'ignoreEos', 'minTokens', 'temperature', 'seed', 'requestTimeoutSeconds', 'connectTimeoutSeconds', 'firstByteTimeoutSeconds', 'idleTimeoutSeconds', 'metricsUrl', 'powerMetricsUrl']);
   const baseUrl = readUrl(t.baseUrl, 'target.baseUrl', 'http://127.0.0.1:8000/v1');
   const origin = /^https?:\/\/[^/]+/.exec(baseUrl)?.[0] ?? baseUrl;
   const target: TargetConfig = {
@@ -376,6 +382,11 @@ export function resolvePlan(raw: Json, script: ScriptName): Plan {
     temperature: readNumber(t.temperature, 'target.temperature', 0, 0, 2),
     seed: t.seed === null ? null : readInteger(t.seed, 'target.seed', 42, 0),
     requestTimeoutSeconds: readInteger(t.requestTimeoutSeconds, 'target.requestTimeoutSeconds', 600, 1, 86_400),
+    // A loaded server can queue a request for minutes before its first token, but it sends the
+    // response head as soon as it accepts the request, and vLLM/SGLang write a chunk per decode step.
+    connectTimeoutSeconds: readNumber(t.connectTimeoutSeconds, 'target.connectTimeoutSeconds', 10, 0, 3600),
+    firstByteTimeoutSeconds: readNumber(t.firstByteTimeoutSeconds, 'target.firstByteTimeoutSeconds', 60, 0, 86_400),
+    idleTimeoutSeconds: readNumber(t.idleTimeoutSeconds, 'target.idleTimeoutSeconds', 120, 0, 86_400),
     metricsUrl: t.metricsUrl === undefined ? `${origin}/metrics` : readNullableString(t.metricsUrl, 'target.metricsUrl', null),
     powerMetricsUrl: readNullableString(t.powerMetricsUrl, 'target.powerMetricsUrl', null),
   };

@@ -3,7 +3,10 @@
 /** Why a request failed; becomes the error_kind tag of llm_errors. */
 export const ERROR_KINDS = [
   'connection', // no HTTP response at all (refused, reset before headers, DNS)
-  'timeout', // the whole-stream timeout fired
+  'timeout', // the whole-request timeout fired
+  'connect_timeout', // no connection within target.connectTimeoutSeconds (k6/x/llm)
+  'ttfb_timeout', // no response head within target.firstByteTimeoutSeconds (k6/x/llm)
+  'stalled', // no byte for target.idleTimeoutSeconds while the stream was open (k6/x/llm)
   'http_429', // the server refused for load
   'http_4xx', // any other client error status
   'http_5xx', // server error status

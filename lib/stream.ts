@@ -1,8 +1,10 @@
 // Stream interpretation: turns the timestamped SSE events of one OpenAI-style streaming response into a RequestRecord. Runs in k6 and Node.
 //
-// Fed the way k6/x/sse delivers a stream (reference/k6.md, section 9): every event's data as a
-// string (comment-only blocks arrive with empty data; [DONE] as ordinary data), transport errors
-// as messages (a bare JSON error body arrives as "unknown event: {...}"), then the response status.
+// Fed by either transport (lib/k6/transport-llm.ts, lib/k6/transport-sse.ts): every event's data
+// (and `event:` name, where the transport gives it) with the time it arrived, transport errors as
+// messages, then how the response ended. k6/x/sse delivers comment-only blocks as events with empty
+// data and a bare JSON error body as the error "unknown event: {...}" (docs/k6-observed.md);
+// k6/x/llm keeps such lines and non-2xx bodies and hands them to finish() (docs/k6-x-llm.md).
 
 import {
   decodeTokensPerSecond,
@@ -20,12 +22,23 @@ export interface StreamRequestInfo {
   readonly requestedOutputTokens: number;
 }
 
+/** Why a transport ended a request early (k6/x/llm's errorCode); '' when the response ended normally. */
+export type TransportErrorCode = '' | 'connect' | 'connect_timeout' | 'header_timeout' | 'idle_timeout' | 'timeout' | 'reset' | 'read' | 'line_too_long' | 'cancelled' | 'invalid_request';
+
 export interface StreamEnd {
   /** HTTP status; 0 when the connection failed. */
   readonly status: number;
   /** The transport's error string ('' when none), e.g. k6's response.error. */
   readonly transportError: string;
   readonly endMs: number;
+  /** The request's start as the transport stamped it (k6/x/llm); replaces the start given to the constructor. */
+  readonly startMs?: number;
+  /** What ended the request, when the transport says (k6/x/llm); absent: read it from the message. */
+  readonly errorCode?: TransportErrorCode;
+  /** The first bytes of a non-2xx or non-event-stream body (k6/x/llm). */
+  readonly body?: string;
+  /** The first line of an event stream that is not SSE (k6/x/llm), often a bare JSON error. */
+  readonly firstInvalidLine?: string;
 }
 
 interface TokenChunk {
@@ -109,22 +122,47 @@ export function readChunk(json: unknown): ChunkFacts {
   return { generatedChars, hasToken, hasContent, finishReason, usage, error };
 }
 
-/** Extracts the message of a JSON error body that k6/x/sse reported as "unknown event: {...}". */
-function messageFromTransportError(message: string): string {
-  const at = message.indexOf('{');
+/** The message of a JSON error body (or a text carrying one, as xk6-sse's "unknown event: {...}"); the text itself when there is none. */
+export function serverMessageOf(text: string): string {
+  const at = text.indexOf('{');
   if (at >= 0) {
     try {
-      const parsed: unknown = JSON.parse(message.slice(at));
+      const parsed: unknown = JSON.parse(text.slice(at));
       if (isObject(parsed)) {
         // vLLM/OpenAI: {"error": {...}} or {"object":"error",...}; llama.cpp: {"code","message","type"}.
         const m = errorMessageOf(parsed) ?? (typeof parsed.message === 'string' ? parsed.message : null);
         if (m) return m;
       }
     } catch {
-      // Not JSON after all: keep the transport's own words.
+      // Not JSON after all: keep the text's own words.
     }
   }
-  return message.trim();
+  return text.trim();
+}
+
+/** The error kind for how a k6/x/llm request ended, when that alone decides it. */
+function kindOfTransportCode(code: TransportErrorCode): ErrorKind | null {
+  switch (code) {
+    case 'connect':
+    case 'invalid_request':
+      return 'connection';
+    case 'connect_timeout':
+      return 'connect_timeout';
+    case 'header_timeout':
+      return 'ttfb_timeout';
+    case 'idle_timeout':
+      return 'stalled';
+    case 'timeout':
+      return 'timeout';
+    case 'line_too_long':
+      return 'malformed_chunk';
+    case 'reset':
+    case 'read':
+    case 'cancelled':
+      return 'stream_error';
+    case '':
+      return null;
+  }
 }
 
 function classifyStatus(status: number): ErrorKind | null {
@@ -159,10 +197,15 @@ export class StreamObserver {
     if (!this.firstError) this.firstError = { kind, message };
   }
 
-  /** One SSE event's data (already CR/LF-trimmed by the transport) and when it arrived. */
-  onEvent(data: string, atMs: number): void {
+  /** One SSE event's data (already CR/LF-trimmed by the transport), when it arrived, and its `event:` name if the transport gives it. */
+  onEvent(data: string, atMs: number, name = ''): void {
     this.events++;
     const text = data.trim();
+    // An `event: error` carries the server's message (TGI, gateways); vLLM puts an error object in a data chunk instead.
+    if (name === 'error') {
+      this.noteError('server_error', serverMessageOf(text) || 'error event');
+      return;
+    }
     // Comment-only blocks (": keep-alive") arrive as events with empty data: not part of the answer.
     if (text === '') return;
     if (text === '[DONE]') {
@@ -195,30 +238,42 @@ export class StreamObserver {
     const message = rawMessage.trim();
     if (message.startsWith('unknown event')) {
       // A non-SSE line: usually a JSON error body, sometimes on a 200 response.
-      this.noteError('server_error', messageFromTransportError(message));
+      this.noteError('server_error', serverMessageOf(message));
       return;
     }
     this.noteError(isTimeout(message) ? 'timeout' : 'stream_error', message);
   }
 
   finish(end: StreamEnd): RequestRecord {
+    const startMs = end.startMs ?? this.info.startMs;
     const base = {
       status: end.status,
-      startMs: this.info.startMs,
+      startMs,
       endMs: end.endMs,
       requestedInputTokens: this.info.requestedInputTokens,
       requestedOutputTokens: this.info.requestedOutputTokens,
       events: this.events,
     };
     const seen = this.completionTokens ?? this.chunks.length;
+    const codeKind = end.errorCode ? kindOfTransportCode(end.errorCode) : null;
+    const bodyMessage = end.body ? serverMessageOf(end.body) : '';
     const statusKind = classifyStatus(end.status);
     if (statusKind) {
-      const message = end.transportError || (this.firstError ? this.firstError.message : `HTTP ${end.status}`);
-      const kind = end.status === 0 && isTimeout(message) ? 'timeout' : statusKind;
+      // The server's own words first ("CUDA out of memory"), then the transport's, then the status.
+      const message = bodyMessage || end.transportError || (this.firstError ? this.firstError.message : `HTTP ${end.status}`);
+      const kind = end.status === 0 ? (codeKind ?? (isTimeout(message) ? 'timeout' : statusKind)) : statusKind;
       return { ...base, outcome: 'errored', errorKind: kind, errorMessage: message, outputTokensSeen: seen };
     }
+    // A 2xx answer that is not an event stream: a JSON error object, or a server that ignored stream: true.
+    if (bodyMessage) {
+      return { ...base, outcome: 'errored', errorKind: 'server_error', errorMessage: bodyMessage, outputTokensSeen: seen };
+    }
+    if (end.firstInvalidLine) this.noteError('server_error', serverMessageOf(end.firstInvalidLine));
     if (this.firstError) {
       return { ...base, outcome: 'errored', errorKind: this.firstError.kind, errorMessage: this.firstError.message, outputTokensSeen: seen };
+    }
+    if (codeKind) {
+      return { ...base, outcome: 'errored', errorKind: codeKind, errorMessage: end.transportError || end.errorCode || '', outputTokensSeen: seen };
     }
     if (end.transportError) {
       const kind = isTimeout(end.transportError) ? 'timeout' : 'stream_error';
@@ -237,9 +292,9 @@ export class StreamObserver {
     const itlMs = interTokenLatenciesMs(this.chunks.map((c) => c.atMs), perChunk);
     // With usage smaller than the chunk count (a server counting differently), keep one sample per token.
     if (itlMs.length > outputTokens - 1) itlMs.length = Math.max(0, outputTokens - 1);
-    const ttftMs = first.atMs - this.info.startMs;
+    const ttftMs = first.atMs - startMs;
     const firstContent = this.chunks.find((c) => c.hasContent);
-    const e2eMs = end.endMs - this.info.startMs;
+    const e2eMs = end.endMs - startMs;
     const inputTokenSource = this.promptTokens !== null ? 'usage' : 'requested';
     const inputTokens = this.promptTokens ?? this.info.requestedInputTokens;
     return {
@@ -250,7 +305,7 @@ export class StreamObserver {
       outputTokens,
       outputTokenSource,
       ttftMs,
-      ttfcMs: firstContent ? firstContent.atMs - this.info.startMs : null,
+      ttfcMs: firstContent ? firstContent.atMs - startMs : null,
       e2eMs,
       itlMs,
       tpotMs: timePerOutputTokenMs(e2eMs, ttftMs, outputTokens),

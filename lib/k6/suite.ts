@@ -13,7 +13,7 @@ import { readSummaryData } from '../summary-data';
 import { renderTextSummary } from '../summary-text';
 import { nowMs, pause } from './clock';
 import { recordRequest, recordServerSnapshot } from './metrics';
-import { streamRequest } from './transport';
+import { streamRequest } from 'k6-llm-transport';
 
 /** Passed from setup() to every VU: a per-run number that makes prompt prefixes unique across runs. */
 export interface SetupData {
@@ -108,7 +108,7 @@ export function createSuite(script: ScriptName): Suite {
       const record = await streamRequest(
         spec,
         { requestedInputTokens: cell.contextTokens, requestedOutputTokens: cell.outputTokens },
-        plan.target.requestTimeoutSeconds,
+        plan.target,
         plan.target.api,
       );
       if (record.outcome === 'errored' && exec.vu.iterationInScenario === 0) {

@@ -75,6 +75,9 @@ describe('resolvePlan defaults', () => {
       temperature: 0,
       seed: 42,
       requestTimeoutSeconds: 600,
+      connectTimeoutSeconds: 10,
+      firstByteTimeoutSeconds: 60,
+      idleTimeoutSeconds: 120,
       metricsUrl: 'http://127.0.0.1:8000/metrics',
       powerMetricsUrl: null,
     });
@@ -179,7 +182,7 @@ describe('schedule', () => {
 describe('validation errors: one line naming the field', () => {
   it('unknown fields, top-level and nested', () => {
     expect(planError({ foo: 1 })).toBe('plan field "foo" is not a known field (known: name, target, prompts, limitStat, sweep, capacity, burst, mix, gate, schedule, monitor, useCases, summaryTrendStats)');
-    expect(planError({ target: { url: 'http://x' } })).toBe('plan field "target.url" is not a known field (known: baseUrl, model, api, ignoreEos, minTokens, temperature, seed, requestTimeoutSeconds, metricsUrl, powerMetricsUrl)');
+    expect(planError({ target: { url: 'http://x' } })).toBe('plan field "target.url" is not a known field (known: baseUrl, model, api, ignoreEos, minTokens, temperature, seed, requestTimeoutSeconds, connectTimeoutSeconds, firstByteTimeoutSeconds, idleTimeoutSeconds, metricsUrl, powerMetricsUrl)');
     expect(planError({ capacity: { useCases: ['code_completion'], concurrencies: { general_chatbot: [1] } } }, 'capacity')).toBe('plan field "capacity.concurrencies.general_chatbot" is not a known field (known: code_completion)');
   });
 

@@ -355,3 +355,77 @@ describe('StreamObserver status and transport-error details', () => {
     expect(r.errorMessage).toBe('context too long');
   });
 });
+
+describe('StreamObserver fed by k6/x/llm (event names, bodies, error codes, transport start)', () => {
+  const info = { startMs: 100, requestedInputTokens: 8, requestedOutputTokens: 3 };
+  const chunk = (content: string) => JSON.stringify({ choices: [{ index: 0, delta: { content } }] });
+  const finishChunk = JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'length' }], usage: { prompt_tokens: 8, completion_tokens: 3 } });
+
+  it("times TTFT and e2e from the transport's own start stamp when it gives one", () => {
+    const o = new StreamObserver(info);
+    o.onEvent(chunk('a'), 150);
+    o.onEvent(chunk('b'), 160);
+    o.onEvent(chunk('c'), 170);
+    o.onEvent(finishChunk, 171);
+    o.onEvent('[DONE]', 171);
+    const r = completed(o.finish({ ...OK, startMs: 110, endMs: 172 }));
+    expect(r.ttftMs).toBe(40);
+    expect(r.e2eMs).toBe(62);
+    expect(r.startMs).toBe(110);
+    expect(r.itlMs).toEqual([10, 10]);
+  });
+
+  it('an `event: error` after tokens is a server_error with the server message', () => {
+    const o = new StreamObserver(info);
+    o.onEvent(chunk('a'), 150);
+    o.onEvent('{"error":{"message":"model overloaded","type":"ServiceUnavailable"}}', 160, 'error');
+    const r = errored(o.finish({ ...OK, endMs: 170 }));
+    expect(r.errorKind).toBe('server_error');
+    expect(r.errorMessage).toBe('model overloaded');
+    expect(r.outputTokensSeen).toBe(1);
+  });
+
+  it("a non-2xx body gives the server's own words; the status decides the kind", () => {
+    const r = errored(new StreamObserver(info).finish({ status: 500, transportError: '', endMs: 200, body: '{"object":"error","message":"CUDA out of memory","code":500}' }));
+    expect(r).toMatchObject({ errorKind: 'http_5xx', errorMessage: 'CUDA out of memory' });
+    const plain = errored(new StreamObserver(info).finish({ status: 429, transportError: '', endMs: 200, body: 'Too Many Requests\n' }));
+    expect(plain).toMatchObject({ errorKind: 'http_429', errorMessage: 'Too Many Requests' });
+  });
+
+  it('a 200 answer that is a JSON error object, not an event stream, is a server_error', () => {
+    const r = errored(new StreamObserver(info).finish({ status: 200, transportError: '', endMs: 200, body: '{"error":{"message":"model overloaded"}}' }));
+    expect(r).toMatchObject({ errorKind: 'server_error', errorMessage: 'model overloaded' });
+  });
+
+  it('a line of the stream that is not SSE (a bare JSON error) is a server_error with its message', () => {
+    const o = new StreamObserver(info);
+    o.onEvent(chunk('a'), 150);
+    const r = errored(o.finish({ ...OK, endMs: 200, firstInvalidLine: '{"error":"engine dead"}' }));
+    expect(r).toMatchObject({ errorKind: 'server_error', errorMessage: 'engine dead' });
+  });
+
+  it.each([
+    ['connect', 0, 'connection'],
+    ['connect_timeout', 0, 'connect_timeout'],
+    ['header_timeout', 0, 'ttfb_timeout'],
+    ['timeout', 0, 'timeout'],
+    ['idle_timeout', 200, 'stalled'],
+    ['reset', 200, 'stream_error'],
+    ['read', 200, 'stream_error'],
+    ['line_too_long', 200, 'malformed_chunk'],
+    ['timeout', 200, 'timeout'],
+  ] as const)('errorCode %s with status %i: %s', (errorCode, status, kind) => {
+    const o = new StreamObserver(info);
+    if (status === 200) o.onEvent(chunk('a'), 150);
+    const r = errored(o.finish({ status, transportError: `${errorCode} happened`, endMs: 300, errorCode }));
+    expect(r.errorKind).toBe(kind);
+    expect(r.errorMessage).toBe(`${errorCode} happened`);
+  });
+
+  it('an error chunk seen before a reset keeps the first error', () => {
+    const o = new StreamObserver(info);
+    o.onEvent('{"error":"first"}', 150);
+    const r = errored(o.finish({ status: 200, transportError: 'connection reset by peer', endMs: 300, errorCode: 'reset' }));
+    expect(r).toMatchObject({ errorKind: 'server_error', errorMessage: 'first' });
+  });
+});
