@@ -14,6 +14,8 @@ import { createMetricsModule } from './modules/metrics';
 import { createExecutionModule } from './modules/execution';
 import { createHttpModule } from './modules/http';
 import { createSseModule } from './modules/sse';
+import { createLlmModule } from './modules/llm';
+import { ConnectionPool } from './modules/sse-transport';
 import { createDataModule } from './modules/data';
 import { createTimersModule, type VuTimers } from './modules/timers';
 
@@ -79,6 +81,8 @@ export class VU {
   readonly timers: VuTimers;
   /** Keep-alive connections per VU, as k6 reuses a VU's connections between iterations. */
   readonly agent = new Agent({ keepAlive: true });
+  /** Keep-alive connections of the lean plain-http stream transport (k6/x/sse, k6/x/llm). */
+  readonly streamPool = new ConnectionPool();
   private readonly modules = new Map<string, unknown>();
   private setupDataCache: { json: string | undefined; value: unknown } | null = null;
   private readonly jsonParse: (text: string) => unknown;
@@ -170,6 +174,9 @@ export class VU {
       case 'k6/x/sse':
         mod = createSseModule(this);
         break;
+      case 'k6/x/llm':
+        mod = createLlmModule(this);
+        break;
       case 'k6/data':
         mod = createDataModule(this);
         break;
@@ -177,7 +184,7 @@ export class VU {
         mod = esm({ setTimeout: this.timers.setTimeout, clearTimeout: this.timers.clearTimeout, setInterval: this.timers.setInterval, clearInterval: this.timers.clearInterval });
         break;
       default:
-        throw new Error(`unknown module: ${name} (the local runner provides k6, k6/metrics, k6/execution, k6/http, k6/x/sse, k6/data, k6/timers)`);
+        throw new Error(`unknown module: ${name} (the local runner provides k6, k6/metrics, k6/execution, k6/http, k6/x/sse, k6/x/llm, k6/data, k6/timers)`);
     }
     this.modules.set(name, mod);
     return mod;
@@ -198,6 +205,7 @@ export class VU {
 
   close(): void {
     this.agent.destroy();
+    this.streamPool.destroy();
     this.timers.clearAll();
   }
 }
