@@ -43,6 +43,7 @@ export function renderTextSummary(data: SummaryData, plan: Plan, resultsDir: str
   const header = ['cell', 'ok/req', 'TTFT avg', 'TTFT p95', 'e2e avg', 'ITL avg', 'tok/s/user', 'prefill tok/s'];
   const rows: string[][] = [];
   const reqOk = (id: string) => data.metrics[cellMetricKey(REQUEST_METRICS.requestOk.name, id)]?.values;
+  let cut = 0;
   for (const cell of plan.cells) {
     const v = (metric: string) => data.metrics[cellMetricKey(metric, cell.id)]?.values;
     const ttft = v(REQUEST_METRICS.ttft.name);
@@ -55,9 +56,13 @@ export function renderTextSummary(data: SummaryData, plan: Plan, resultsDir: str
       rows.push([cell.id, `0/${requested}`, 'not run', '-', '-', '-', '-', '-']);
       continue;
     }
+    // Requests of a cell that ran but never ended: cut by the end of its slot or by Ctrl-C.
+    // Without llm_request_ok, failures are unknown, so nothing can be called cut.
+    const cellCut = ok ? Math.max(0, requested - attempted) : 0;
+    cut += cellCut;
     rows.push([
       cell.id,
-      ok ? `${ok.passes ?? 0}/${(ok.passes ?? 0) + (ok.fails ?? 0)}` : `${count}/${requested}`,
+      (ok ? `${ok.passes ?? 0}/${attempted}` : `${count}/${requested}`) + (cellCut > 0 ? ` +${cellCut} cut` : ''),
       fmtMs(ttft?.avg),
       fmtMs(ttft?.['p(95)']),
       fmtMs(v(REQUEST_METRICS.e2e.name)?.avg),
@@ -70,7 +75,7 @@ export function renderTextSummary(data: SummaryData, plan: Plan, resultsDir: str
   lines.push(header.map((h, i) => (i === 0 ? padEnd(h, widths[i]!) : padStart(h, widths[i]!))).join('  '));
   for (const r of rows) lines.push(r.map((c, i) => (i === 0 ? padEnd(c, widths[i]!) : padStart(c, widths[i]!))).join('  '));
   const total = data.metrics[REQUEST_METRICS.requestOk.name]?.values;
-  if (total) lines.push('', `requests: ${total.passes ?? 0} succeeded, ${total.fails ?? 0} failed`);
+  if (total) lines.push('', `requests: ${total.passes ?? 0} succeeded, ${total.fails ?? 0} failed` + (cut > 0 ? `, ${cut} cut (slot ended or interrupted: neither measured nor failed)` : ''));
   const deciding = decidingThresholds(data);
   if (deciding.length > 0) {
     lines.push('', 'thresholds:');

@@ -20,6 +20,8 @@ export interface CellStats extends Pick<Cell, 'id' | 'script' | 'contextTokens' 
   readonly requests: number;
   readonly succeeded: number;
   readonly failed: number;
+  /** Planned requests of a cell that ran but never ended: cut by the end of its slot or by Ctrl-C (neither measured nor failed). */
+  readonly cut: number;
   /** succeeded / requests; null with no requests. */
   readonly successRate: number | null;
   readonly errorsByKind: Readonly<Record<string, number>>;
@@ -87,6 +89,7 @@ export function buildCellStats(
     requests,
     succeeded,
     failed: requests - succeeded,
+    cut: requests > 0 ? Math.max(0, cell.concurrency * cell.rounds - requests) : 0,
     successRate: requests > 0 ? succeeded / requests : null,
     errorsByKind,
     metrics,

@@ -48,6 +48,8 @@ export interface Totals {
   readonly requests: number;
   readonly succeeded: number;
   readonly failed: number;
+  /** Requests cut by the end of a slot or by Ctrl-C (see CellStats.cut). */
+  readonly cut: number;
   readonly successRate: number | null;
   readonly errorsByKind: Readonly<Record<string, number>>;
   readonly outputTokens: number;
@@ -259,14 +261,15 @@ export function buildReport(input: RunInput, samples: readonly SamplesData[], op
   }
 
   const errorsByKind: Record<string, number> = {};
-  let requests = 0, succeeded = 0, outputTokens = 0;
+  let requests = 0, succeeded = 0, cut = 0, outputTokens = 0;
   for (const c of cells) {
     requests += c.requests;
     succeeded += c.succeeded;
+    cut += c.cut;
     outputTokens += c.outputTokensTotal;
     addCounts(errorsByKind, c.errorsByKind);
   }
-  const totals: Totals = { requests, succeeded, failed: requests - succeeded, successRate: requests > 0 ? succeeded / requests : null, errorsByKind, outputTokens };
+  const totals: Totals = { requests, succeeded, failed: requests - succeeded, cut, successRate: requests > 0 ? succeeded / requests : null, errorsByKind, outputTokens };
   if (requests === 0) warnings.push('No request samples were found: every figure below is absent. Check that the run reached its first cell.');
   if (input.run?.interrupted) warnings.push('The run was interrupted: cells after the interruption are missing or partial.');
   const missingParts = input.run ? input.run.parts.filter((p) => !input.parts.some((x) => x.name === p)) : [];

@@ -27,6 +27,7 @@ export function renderCellsCsv(report: Report): string {
       requests: c.requests,
       succeeded: c.succeeded,
       failed: c.failed,
+      cut: c.cut,
       success_rate: r(c.successRate, 5),
       errors: Object.entries(c.errorsByKind).map(([k, n]) => `${k}:${n}`).join(';'),
     };

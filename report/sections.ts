@@ -416,8 +416,8 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
 
     d.h(2, 'Success Rate and Errors');
     const kinds = Object.entries(r.totals.errorsByKind).filter(([, n]) => n > 0);
-    d.p(`${fmtPct(r.totals.successRate)} of ${fmtCount(r.totals.requests)} requests succeeded${kinds.length > 0 ? `; failures by kind: ${kinds.map(([k, n]) => `${k} ${n}`).join(', ')}` : ' (no errors)'}.`);
-    d.table(['CELL', 'REQUESTS', 'SUCCESS RATE', 'ERRORS', 'TOKEN COUNTS FROM'], ran.map((c) => [c.id, String(c.requests), fmtPct(c.successRate), Object.entries(c.errorsByKind).filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`).join(', ') || '-', c.tokenSource ?? 'n/a']));
+    d.p(`${fmtPct(r.totals.successRate)} of ${fmtCount(r.totals.requests)} requests succeeded${kinds.length > 0 ? `; failures by kind: ${kinds.map(([k, n]) => `${k} ${n}`).join(', ')}` : ' (no errors)'}.${r.totals.cut > 0 ? ` ${fmtCount(r.totals.cut)} more were cut by the end of their cell's time slot or by an interrupt: they are neither measured nor failed.` : ''}`);
+    d.table(['CELL', 'REQUESTS', 'CUT', 'SUCCESS RATE', 'ERRORS', 'TOKEN COUNTS FROM'], ran.map((c) => [c.id, String(c.requests), String(c.cut), fmtPct(c.successRate), Object.entries(c.errorsByKind).filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`).join(', ') || '-', c.tokenSource ?? 'n/a']));
 
     d.h(2, 'All Cells');
     d.p('Every measured cell (also in cells.csv). Times are means; throughput is output tokens / cell wall time.');

@@ -67,4 +67,19 @@ describe('renderTextSummary', () => {
     expect(lines).not.toContain('thresholds:');
     expect(lines.some((l) => l.startsWith('requests:'))).toBe(false);
   });
+
+  it('counts requests of a cell that ran but never ended as cut, apart from failures', () => {
+    // Cell n2 planned 2 requests; one succeeded and the other was cut by the end of its slot.
+    const cutRun: SummaryData = {
+      ...data,
+      metrics: {
+        ...data.metrics,
+        'llm_request_ok{cell:sweep_c1k_o128_n2}': { type: 'rate', contains: 'default', values: { rate: 1, passes: 1, fails: 0 } },
+        llm_request_ok: { type: 'rate', contains: 'default', values: { rate: 1, passes: 2, fails: 0 } },
+      },
+    };
+    const lines = renderTextSummary(cutRun, plan, 'out').split('\n');
+    expect(lines.find((l) => l.startsWith('sweep_c1k_o128_n2'))).toMatch(/^sweep_c1k_o128_n2 +1\/1 \+1 cut /);
+    expect(lines).toContain('requests: 2 succeeded, 0 failed, 1 cut (slot ended or interrupted: neither measured nor failed)');
+  });
 });

@@ -34,6 +34,9 @@ describe('buildCellStats', () => {
     const s = buildCellStats(planCell({}), acc, {}, undefined, DEFAULT_COST);
     expect(s.requests).toBe(3);
     expect(s.succeeded).toBe(2);
+    // 2 users x 1 round planned, 3 reported: nothing cut; 4 planned (2 rounds): one cut.
+    expect(s.cut).toBe(0);
+    expect(buildCellStats(planCell({ rounds: 2 }), acc, {}, undefined, DEFAULT_COST).cut).toBe(1);
     expect(s.successRate).toBeCloseTo(2 / 3, 10);
     expect(s.errorsByKind).toEqual({ timeout: 1 });
     expect(s.metrics.ttft?.mean).toBe(150);

@@ -24,6 +24,7 @@ export function cell(over: Partial<Omit<CellStats, 'metrics'>> & { metrics?: Par
     requests: over.requests ?? 10,
     succeeded: over.succeeded ?? over.requests ?? 10,
     failed: over.failed ?? 0,
+    cut: over.cut ?? 0,
     successRate: over.successRate === undefined ? 1 : over.successRate,
     errorsByKind: over.errorsByKind ?? {},
     metrics,
