@@ -16,7 +16,7 @@ import { buildBundles } from '../scripts/build';
 import { startSim } from '../sim/server';
 import { predictCellSeconds } from './sim-schedule';
 import { probeSpeeds } from './probe';
-import { chooseEngine, runArguments, type Engine } from './engine';
+import { bundlePath, chooseEngine, runArguments, type Engine } from './engine';
 import { applyRequest, CsvTail, initialProgress, type ProgressState } from './progress';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -144,15 +144,18 @@ export class Bench extends EventEmitter<BenchEvents> {
         }
       }
 
-      const bundles = await buildBundles();
-      const engine = chooseEngine(o.engine);
-      this.emit('log', engine.kind === 'k6' ? `engine: ${engine.version} (${engine.command[0]})` : `engine: local runner (k6 not found; ${engine.version})`);
+      const engine = await chooseEngine(o.engine, (line) => this.emit('log', line));
+      await buildBundles();
+      const transport = engine.flavour === 'llm' ? 'k6/x/llm' : 'k6/x/sse';
+      this.emit('log', engine.kind === 'k6' ? `engine: ${engine.version} (${engine.source}: ${engine.command[0]}), streaming with ${transport}` : `engine: ${engine.version}, streaming with ${transport}${o.engine === 'auto' ? ' (no Go to build k6 and no k6 found)' : ''}`);
 
       const runInfo = {
         schemaVersion: 1,
         runId: o.runId,
         engine: engine.kind,
         engineVersion: engine.version,
+        engineSource: engine.source,
+        transport,
         startedAt,
         endedAt: null as string | null,
         interrupted: false,
@@ -173,7 +176,7 @@ export class Bench extends EventEmitter<BenchEvents> {
         if (this.stopping) break;
         const partDir = path.join(runDir, plan.script);
         mkdirSync(partDir, { recursive: true });
-        const bundle = bundles.find((b) => path.basename(b) === `${plan.script}.js`)!;
+        const bundle = bundlePath(engine, plan.script);
         const { code, requests: measured } = await this.runPart(engine, plan, i, plans.length, {
           bundle,
           partDir,

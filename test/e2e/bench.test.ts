@@ -45,17 +45,21 @@ function filesBelow(dir: string): string[] {
 const TINY = { sweep: { contexts: [512], concurrencies: [1, 2], rounds: 1, outputTokens: 16 } };
 
 describe('npm run bench against the built-in simulator', () => {
-  it('runs the plan with the local runner and writes the run folder and the report', async () => {
+  // No --engine: the project's k6 (npm test has built it); --engine runner: the local runner.
+  it.each([
+    { flag: [], engine: 'k6', log: /engine: k6 v1\.8\.1 .*\(project build: .*\.cache\/k6\/k6\), streaming with k6\/x\/llm/, files: [] as string[] },
+    { flag: ['--engine', 'runner'], engine: 'runner', log: /engine: k6-llm-capacity local runner .*, streaming with k6\/x\/llm/, files: ['sweep/runner-health.json'] },
+  ])('runs the plan on $engine and writes the run folder and the report', async ({ flag, engine, log, files }) => {
     const dir = tempDir('bench');
-    const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'tiny']);
+    const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'tiny', ...flag]);
     expect(r.exitCode, r.stderr).toBe(0);
     const runDir = path.join(dir, 'tiny');
     expect(r.stdout).toContain(`results: ${runDir}`);
-    expect(r.stderr).toContain('engine: local runner');
+    expect(r.stderr).toMatch(log);
     expect(r.stderr).toMatch(/simulator .* listening at http:\/\/127\.0\.0\.1:\d+\/v1/);
-    const run = readJson<{ engine: string; target: { simulated: boolean }; parts: string[]; interrupted: boolean; promptsExact: boolean }>(path.join(runDir, 'run.json'));
-    expect(run).toMatchObject({ engine: 'runner', target: { simulated: true }, parts: ['sweep'], interrupted: false, promptsExact: true });
-    for (const f of ['sweep/summary.json', 'sweep/plan.json', 'sweep/samples.csv', 'sweep/runner-health.json', 'report.md', 'report.html', 'report.json', 'cells.csv']) {
+    const run = readJson<{ engine: string; transport: string; target: { simulated: boolean }; parts: string[]; interrupted: boolean; promptsExact: boolean }>(path.join(runDir, 'run.json'));
+    expect(run).toMatchObject({ engine, transport: 'k6/x/llm', target: { simulated: true }, parts: ['sweep'], interrupted: false, promptsExact: true });
+    for (const f of ['sweep/summary.json', 'sweep/plan.json', 'sweep/samples.csv', 'sweep/summary-export.json', 'report.md', 'report.html', 'report.json', 'cells.csv', ...files]) {
       expect(existsSync(path.join(runDir, f)), f).toBe(true);
     }
     const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
@@ -65,7 +69,7 @@ describe('npm run bench against the built-in simulator', () => {
     expect(readFileSync(path.join(runDir, 'report.md'), 'utf8')).toContain('## Key Findings');
   }, 180_000);
 
-  it('keeps what it measured when interrupted with Ctrl-C', async () => {
+  it('keeps what it measured when interrupted with Ctrl-C (on k6)', async () => {
     const dir = tempDir('bench-int');
     const plan = { sweep: { contexts: [512], concurrencies: [1, 2, 4], rounds: 4, outputTokens: 200 } };
     const csv = path.join(dir, 'int', 'sweep', 'samples.csv');
@@ -141,17 +145,19 @@ describe('npm run bench with k6 installed', () => {
     ].join('\n'), { mode: 0o755 });
     const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'k6run', '--no-report'], { K6_BIN: fake, LLM_API_KEY: 'sk-k6-env-only' });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toContain('engine: k6 v1.3.0 (stand-in)');
+    // Its `k6 version` does not list k6/x/llm, so it gets the k6/x/sse bundles.
+    expect(r.stderr).toContain('engine: k6 v1.3.0 (stand-in) (K6_BIN: ');
+    expect(r.stderr).toContain('streaming with k6/x/sse');
     const call = readJson<{ args: string[]; community: string; key: string | null }>(log);
     const partDir = path.join(dir, 'k6run', 'sweep');
     expect(call.args[0]).toBe('run');
     expect(call.args).toContain(`csv=fileName=${path.join(partDir, 'samples.csv')},timeFormat=unix_milli`);
     expect(call.args).toContain('testid=k6run');
-    expect(call.args.at(-1)).toBe(path.join(ROOT, 'dist', 'sweep.js'));
+    expect(call.args.at(-1)).toBe(path.join(ROOT, 'dist', 'sse', 'sweep.js'));
     expect(call.args).not.toContain('--health-out');
     expect(call.args.join(' ')).not.toContain('sk-k6-env-only');
     expect(call).toMatchObject({ community: 'true', key: 'sk-k6-env-only' });
-    expect(readJson<{ engine: string; engineVersion: string }>(path.join(dir, 'k6run', 'run.json'))).toMatchObject({ engine: 'k6', engineVersion: 'k6 v1.3.0 (stand-in)' });
+    expect(readJson<{ engine: string; engineVersion: string }>(path.join(dir, 'k6run', 'run.json'))).toMatchObject({ engine: 'k6', engineVersion: 'k6 v1.3.0 (stand-in)', transport: 'k6/x/sse' });
   }, 180_000);
 });
 
