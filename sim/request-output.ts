@@ -119,7 +119,7 @@ export class RequestOutput {
   /** Fires the faults due at the current point; true when the response is over. */
   private fireFaults(): boolean {
     for (const f of this.o.faults) {
-      if (this.fired.has(f) || f.kind === 'error-status' || f.kind === 'no-done' || f.kind === 'no-usage') continue;
+      if (this.fired.has(f) || f.kind === 'error-status' || f.kind === 'json-error' || f.kind === 'no-done' || f.kind === 'no-usage') continue;
       if (faultPoint(f, this.o.contentTokens) !== this.sent) continue;
       this.fired.add(f);
       switch (f.kind) {
@@ -133,6 +133,11 @@ export class RequestOutput {
           if (!this.o.stream) break;
           this.o.res.write(streamErrorEvent('Injected fault: error-in-stream'));
           this.o.res.end(DONE_EVENT);
+          this.cut();
+          return true;
+        case 'error-event':
+          if (!this.o.stream) break;
+          this.o.res.end(`event: error\ndata: ${JSON.stringify({ error: { message: 'Injected fault: error-event', type: 'InternalServerError', code: 500 } })}\n\n`);
           this.cut();
           return true;
         case 'malformed-chunk':

@@ -144,6 +144,11 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     const faults = pickFaults(serverFaults, headerFaults, Math.random);
     const statusFault = faults.find((f) => f.kind === 'error-status');
     if (statusFault) throw new ApiError(statusFault.status, `Injected fault: error-status ${statusFault.status}.`);
+    if (faults.some((f) => f.kind === 'json-error')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'Injected fault: json-error (model overloaded)', type: 'ServiceUnavailableError', param: null, code: 503 } }));
+      return;
+    }
 
     const promptTokens = g.messages ? await pool.countChat(g.messages) : await pool.countText(g.prompt!);
     if (clientGone) return;

@@ -1,5 +1,6 @@
 // Tests for deploy/prometheus, deploy/k6-operator, deploy/ci and deploy/docker: the YAML files parse (js-yaml when present, line checks always), carry what the suite needs, and every deploy file opens with its one-line comment. Runs in Node (vitest).
 
+import { pinnedK6Version } from '../../orchestrator/k6-build';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -123,7 +124,8 @@ describe('local stack', () => {
 describe('CI examples', () => {
   it('GitHub Actions runs the gate with k6, treats 99 as a threshold failure and reports against a baseline', () => {
     const text = read('deploy/ci/github-actions-llm-gate.yml');
-    expect(text).toContain('k6 run dist/gate.js');
+    expect(text).toContain('npm run build:k6');
+    expect(text).toContain('.cache/k6/k6 run dist/gate.js');
     expect(text).toMatch(/99\)/);
     expect(text).toMatch(/npm run report -- "results\/\$RUN_ID\/gate" --baseline/);
     if (yaml) {
@@ -137,7 +139,8 @@ describe('CI examples', () => {
 
   it('GitLab CI runs the gate with k6 and reports against the last passing run', () => {
     const text = read('deploy/ci/gitlab-ci-llm-gate.yml');
-    expect(text).toContain('k6 run dist/gate.js');
+    expect(text).toContain('LLM_BUNDLE: dist/gate.js');
+    expect(text).toContain('k6 run "$LLM_BUNDLE"');
     expect(text).toContain('--baseline');
     if (yaml) {
       const ci = obj(parsed('deploy/ci/gitlab-ci-llm-gate.yml')[0]);
@@ -150,20 +153,18 @@ describe('CI examples', () => {
 describe('Dockerfile', () => {
   const text = read('deploy/docker/Dockerfile');
 
-  it('builds k6 with a pinned xk6-sse in a separate stage and copies the bundles', () => {
+  it('builds k6 with k6/x/llm from xk6-llm/ in a separate stage and copies the bundles', () => {
     expect(text).toMatch(/^FROM golang:\S+ AS builder$/m);
-    expect(text).toMatch(/^ARG K6_VERSION=v1\.\d+\.\d+$/m);
-    expect(text).toMatch(/^ARG XK6_SSE_VERSION=v0\.1\.\d+$/m);
-    expect(text).toContain('--with "github.com/phymbert/xk6-sse@${XK6_SSE_VERSION}"');
+    expect(text).toMatch(/^COPY xk6-llm\/ \.\/$/m);
+    expect(text).toContain('go build -trimpath -buildvcs=false -o /build/k6 ./cmd/k6');
     expect(text).toMatch(/^COPY --from=builder /m);
     expect(text).toMatch(/^COPY dist\/ \/scripts\/$/m);
+    expect(read('deploy/docker/Dockerfile.dockerignore')).toMatch(/^!xk6-llm\/$/m);
   });
 
-  it('says which xk6-sse goes with which k6 major and how automatic resolution works', () => {
-    expect(text).toMatch(/k6 v1\.x .*v0\.1\.x/);
-    expect(text).toMatch(/k6 v2\.x .*v0\.2\.0/);
-    expect(text).toContain('K6_ENABLE_COMMUNITY_EXTENSIONS=true');
-    expect(text).toContain('use k6 with k6/x/sse');
+  it("runs on the official image of the k6 version pinned in xk6-llm/go.mod", () => {
+    const tag = /^ARG K6_IMAGE_TAG=(\S+)$/m.exec(text)?.[1];
+    expect(`v${tag}`).toBe(pinnedK6Version(read('xk6-llm/go.mod')));
   });
 });
 
