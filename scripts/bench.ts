@@ -19,7 +19,7 @@ runMain('bench', async () => {
     .option('--plan <file|quick|full>', 'plan JSON file, or a built-in plan', 'quick')
     .option('--scripts <list>', `entry scripts to run, in order (${SCRIPT_NAMES.join(', ')})`, 'sweep,capacity')
     .option('--profile <name>', 'simulator profile (npm run sim -- --list-profiles)')
-    .addOption(new Option('--engine <engine>', 'k6 when installed, else the local runner').choices(['auto', 'k6', 'runner']).default('auto'))
+    .addOption(new Option('--engine <engine>', 'auto: the project\'s k6 (built on first use when Go is installed), else k6 on PATH, else the local runner').choices(['auto', 'k6', 'runner']).default('auto'))
     .option('--results <dir>', 'results root folder', 'results')
     .option('--run-id <id>', 'results/<run-id> folder name (default: the start time)')
     .addOption(new Option('--tokenizer <kind>', 'how prompt lengths are made exact').choices(['auto', 'qwen3', 'server', 'approximate']).default('auto'))
