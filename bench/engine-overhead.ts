@@ -110,8 +110,9 @@ export default async function () {
   let count = 0, first = -1, last = -1;
   let off = -1e18;
   const start = exec.instance.currentTestRunDuration;
+  // parseJson as the suite's transport (lib/k6/transport-llm.ts) asks for it.
   const res = await llm.stream({
-    url: __ENV.BASE_URL + '/chat/completions', method: 'POST', body, timeout: '600s',
+    url: __ENV.BASE_URL + '/chat/completions', method: 'POST', body, timeout: '600s', parseJson: true,
     headers: { 'Content-Type': 'application/json', 'x-request-id': rid },
   }, (events) => {
     // Date.now() is whole ms: its largest difference to the float clock is the epoch offset.
@@ -120,7 +121,7 @@ export default async function () {
     for (let i = 0; i < events.length; i++) {
       const e = events[i];
       if (!e.data || e.data === '[DONE]') continue;
-      const o = JSON.parse(e.data);
+      const o = e.json !== undefined ? e.json : JSON.parse(e.data);
       const d = o.choices && o.choices[0] && o.choices[0].delta;
       if (d && d.content) {
         if (COUNT) { if (count === 0) first = e.time; last = e.time; count++; } else times.push(e.time);
@@ -149,7 +150,7 @@ export default async function () {
     client.on('event', (e) => {
       if (!e.data || e.data === '[DONE]') return;
       const now = exec.instance.currentTestRunDuration;
-      const o = JSON.parse(e.data);
+      const o = e.json !== undefined ? e.json : JSON.parse(e.data);
       const d = o.choices && o.choices[0] && o.choices[0].delta;
       if (d && d.content) {
         if (COUNT) { if (count === 0) first = now; last = now; count++; } else times.push(now);

@@ -11,6 +11,8 @@ export interface LlmEvent {
   time: number;
   name: string;
   data: string;
+  /** With params.parseJson: data decoded as JSON (absent when it is not JSON). */
+  json?: unknown;
 }
 
 export const MAX_LINE_BYTES = 1024 * 1024;

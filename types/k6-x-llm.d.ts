@@ -9,6 +9,8 @@ declare module 'k6/x/llm' {
     name: string;
     /** The `data:` lines joined with "\n". */
     data: string;
+    /** With params.parseJson: the data decoded as JSON by the transport; absent when it is not JSON. */
+    json?: unknown;
   }
 
   export interface LlmStreamParams {
@@ -25,6 +27,8 @@ declare module 'k6/x/llm' {
     headerTimeout?: string | number;
     /** No byte read for this long once the response started: ends the request as `idle_timeout`. Default 0. */
     idleTimeout?: string | number;
+    /** Decode each event's data as JSON in the transport, off the JavaScript thread (event.json). Default false. */
+    parseJson?: boolean;
     /** Extra tags on this request's http_* samples (the VU's tags are always there). */
     tags?: Record<string, string | number | boolean>;
   }

@@ -11,6 +11,10 @@ import (
 type timedEvent struct {
 	time float64
 	Event
+	// json is the data decoded on the reader goroutine when params.parseJson asked for it;
+	// hasJSON is false when it was not asked for or the data is not JSON.
+	json    any
+	hasJSON bool
 }
 
 // push is called by the reader goroutine with the events one read completed. It appends them to
@@ -59,6 +63,10 @@ func (r *request) deliver() error {
 		_ = obj.Set("time", e.time)
 		_ = obj.Set("name", nameValue)
 		_ = obj.Set("data", e.Data)
+		if e.hasJSON {
+			// A Go value wrapped, not copied: properties convert when the script reads them.
+			_ = obj.Set("json", rt.ToValue(e.json))
+		}
 		items[i] = obj
 	}
 	r.delivered += len(batch)

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -465,5 +466,35 @@ func TestStreamInInitContextThrows(t *testing.T) {
 	_, err := rt.RunOnEventLoop(`llm.stream({ url: "http://127.0.0.1/" }, () => {})`)
 	if err == nil || !strings.Contains(err.Error(), "init context") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestStreamParseJSON(t *testing.T) {
+	t.Parallel()
+	chunk := `{"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}],"usage":{"completion_tokens":3}}`
+	srv := httptest.NewServer(sse(0, 0, "data: "+chunk+"\n\n", "data: null\n\n", "data: [DONE]\n\n"))
+	t.Cleanup(srv.Close)
+	for _, parse := range []bool{true, false} {
+		h := newHarness(t)
+		// What a script reads from e.json: the shapes lib/stream.ts readChunk relies on.
+		out := h.stream(t, paramsJS(srv.URL, "parseJson: "+strconv.FormatBool(parse)), `
+			out.seen = (out.seen || []).concat(evs.map((e) => e.json === undefined ? 'none'
+				: e.json === null ? 'null'
+				: [Array.isArray(e.json.choices), e.json.choices[0].delta.content, e.json.choices[0].finish_reason, typeof e.json.usage.completion_tokens, e.json.usage.completion_tokens].join('|')));
+		`)
+		v, err := h.rt.VU.Runtime().RunString(`out.seen.join(',')`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "true|hi||number|3,null,none"
+		if !parse {
+			want = "none,none,none"
+		}
+		if got := v.String(); got != want || len(out.events()) != 3 {
+			t.Errorf("parseJson %v: json seen %q, want %q", parse, got, want)
+		}
+	}
+	if _, err := newHarness(t).rt.RunOnEventLoop(`llm.stream({ url: "http://127.0.0.1/", parseJson: "yes" }, () => {})`); err == nil || !strings.Contains(err.Error(), "params.parseJson") {
+		t.Errorf("parseJson of a wrong type: err = %v", err)
 	}
 }

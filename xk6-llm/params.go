@@ -26,6 +26,9 @@ type params struct {
 	idleTimeout    time.Duration
 
 	tags [][2]string
+
+	// parseJSON: decode each event's data as JSON on the reader goroutine (docs/k6-x-llm.md).
+	parseJSON bool
 }
 
 // parseParams reads stream()'s params object; an error is a misuse, thrown to the script.
@@ -69,6 +72,13 @@ func parseParams(v sobek.Value) (*params, error) {
 		if *d.dst, err = durationParam(obj.Get(d.name), d.name); err != nil {
 			return nil, err
 		}
+	}
+	if j := obj.Get("parseJson"); !nullish(j) {
+		b, ok := j.Export().(bool)
+		if !ok {
+			return nil, errors.New("llm.stream: params.parseJson must be true or false")
+		}
+		p.parseJSON = b
 	}
 	if t := obj.Get("tags"); !nullish(t) {
 		to, ok := t.(*sobek.Object)

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -168,7 +169,15 @@ func (r *request) readBody(resp *http.Response, l *limits, o *outcome) {
 	var parser *Parser
 	var local []timedEvent
 	var stamp float64
-	emit := func(ev Event) { local = append(local, timedEvent{time: stamp, Event: ev}) }
+	emit := func(ev Event) {
+		te := timedEvent{time: stamp, Event: ev}
+		if r.p.parseJSON {
+			// Decoded here, off the JavaScript thread: on a machine with more than one core the
+			// script's heaviest per-token work (JSON.parse) runs in parallel with it.
+			te.hasJSON = json.Unmarshal([]byte(ev.Data), &te.json) == nil
+		}
+		local = append(local, te)
+	}
 	if isEvents {
 		parser = NewParser(MaxLineBytes)
 		defer func() { o.invalidLines, o.firstInvalid = parser.InvalidLines, parser.FirstInvalidLine }()

@@ -25,12 +25,16 @@ export const streamRequest: StreamRequest = async (spec, info, limits, name) => 
         connectTimeout: limits.connectTimeoutSeconds,
         headerTimeout: limits.firstByteTimeoutSeconds,
         idleTimeout: limits.idleTimeoutSeconds,
+        // JSON.parse is the script's heaviest per-token work in k6's JavaScript engine; the
+        // extension decodes in Go on the reader goroutine instead (docs/k6-x-llm.md).
+        parseJson: true,
         tags: { name },
       },
       (events) => {
         for (let i = 0; i < events.length; i++) {
           const e = events[i]!;
-          observer.onEvent(e.data, e.time, e.name);
+          if (e.json !== undefined) observer.onParsedEvent(e.data, e.time, e.name, e.json);
+          else observer.onEvent(e.data, e.time, e.name);
         }
       },
     );

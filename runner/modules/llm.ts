@@ -62,6 +62,8 @@ export function createLlmModule(vu: VU) {
     const connectTimeoutMs = durationParam(p.connectTimeout, 'connectTimeout');
     const headerTimeoutMs = durationParam(p.headerTimeout, 'headerTimeout');
     const idleTimeoutMs = durationParam(p.idleTimeout, 'idleTimeout');
+    if (p.parseJson !== undefined && p.parseJson !== null && typeof p.parseJson !== 'boolean') throw new Error('llm.stream: params.parseJson must be true or false');
+    const parseJson = p.parseJson === true;
     const extra: Tags = {};
     if (p.tags !== undefined && p.tags !== null) {
       if (typeof p.tags !== 'object') throw new Error('llm.stream: params.tags must be an object');
@@ -127,6 +129,17 @@ export function createLlmModule(vu: VU) {
         pending = [];
         arrivals = [];
         events += batch.length;
+        if (parseJson) {
+          // The contract's json field; in Node the decode is JSON.parse either way, done here for parity with k6.
+          for (let i = 0; i < batch.length; i++) {
+            const ev = batch[i]!;
+            try {
+              ev.json = JSON.parse(ev.data);
+            } catch {
+              // Not JSON ([DONE], a malformed chunk): no json field.
+            }
+          }
+        }
         try {
           deliver(batch);
         } catch (e) {

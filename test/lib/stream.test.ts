@@ -375,6 +375,26 @@ describe('StreamObserver fed by k6/x/llm (event names, bodies, error codes, tran
     expect(r.itlMs).toEqual([10, 10]);
   });
 
+  it('an event the transport already decoded gives the same record as one decoded here', () => {
+    const events = [chunk('a'), chunk('b'), '{"error":"x"', chunk('c'), finishChunk, '[DONE]'];
+    const plain = new StreamObserver(info);
+    const decoded = new StreamObserver(info);
+    events.forEach((data, i) => {
+      plain.onEvent(data, 150 + i * 10);
+      let json: unknown;
+      try {
+        json = JSON.parse(data);
+      } catch {
+        decoded.onEvent(data, 150 + i * 10); // not JSON: the transport gives no json
+        return;
+      }
+      decoded.onParsedEvent(data, 150 + i * 10, '', json);
+    });
+    const end = { ...OK, endMs: 300 };
+    expect(decoded.finish(end)).toEqual(plain.finish(end));
+    expect(errored(plain.finish(end)).errorKind).toBe('malformed_chunk');
+  });
+
   it('an `event: error` after tokens is a server_error with the server message', () => {
     const o = new StreamObserver(info);
     o.onEvent(chunk('a'), 150);

@@ -214,6 +214,17 @@ describe('k6/x/llm stream()', () => {
     expect(lastBody).toBe('{"x":1}');
   });
 
+  it('with parseJson, hands each event its data decoded as JSON (absent when not JSON), as k6/x/llm in k6 does', async () => {
+    const parsed = await run('/split', { parseJson: true });
+    expect(parsed.calls.flat().map((e) => 'json' in e)).toEqual([false]); // "a\nb" is not JSON
+    const numbers = await run('/batch', { parseJson: true });
+    expect(numbers.calls.flat().map((e) => e.json)).toEqual([1, 2, 3, 4]);
+    const plain = await run('/batch');
+    expect(plain.calls.flat().some((e) => 'json' in e)).toBe(false);
+    const { vu } = makeVu();
+    expect(() => createLlmModule(vu).stream({ url: server.url, parseJson: 'yes' }, () => undefined)).toThrow(/parseJson/);
+  });
+
   it('parses chunks split mid-line and mid-CRLF', async () => {
     const { calls, res } = await run('/split');
     expect(calls.flat().map((e) => e.data)).toEqual(['a\nb']);
