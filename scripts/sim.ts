@@ -43,6 +43,7 @@ interface CliFlags {
   fixedItlMs?: number;
   streamInterval?: number;
   tokenizerWorkers?: number;
+  prefixCache: boolean;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -63,6 +64,7 @@ async function main(argv: string[]): Promise<number> {
     .option('--fixed-itl-ms <ms>', 'fixed timing: inter-token latency in ms', numArg('--fixed-itl-ms', 0))
     .option('--stream-interval <n>', 'tokens per SSE chunk in the SGLang flavour', intArg('--stream-interval', 1, 10_000))
     .option('--tokenizer-workers <n>', 'tokenizer worker threads', intArg('--tokenizer-workers', 1, 64))
+    .option('--no-prefix-cache', 'disable automatic prefix caching (vLLM --no-enable-prefix-caching); on by default, as in vLLM v1')
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, writeOut: (s) => process.stdout.write(s) });
 
@@ -101,6 +103,7 @@ async function main(argv: string[]): Promise<number> {
       fixed: f.fixedTtftMs !== undefined ? { ttftMs: f.fixedTtftMs, itlMs: f.fixedItlMs! } : undefined,
       streamInterval: f.streamInterval,
       tokenizerWorkers: f.tokenizerWorkers,
+      prefixCache: f.prefixCache,
     };
   } catch (e) {
     process.stderr.write(`sim: ${(e as Error).message}\n`);
@@ -109,7 +112,7 @@ async function main(argv: string[]): Promise<number> {
 
   const sim = await startSim(options);
   const p = sim.profile;
-  const timing = options.fixed ? `fixed timing TTFT ${options.fixed.ttftMs} ms, ITL ${options.fixed.itlMs} ms` : `profile ${p.name}`;
+  const timing = options.fixed ? `fixed timing TTFT ${options.fixed.ttftMs} ms, ITL ${options.fixed.itlMs} ms` : `profile ${p.name}, prefix cache ${options.prefixCache ? 'on' : 'off'}`;
   process.stdout.write(`sim: serving ${p.model} (${timing}, ${sim.flavour} flavour) at ${sim.url}\n`);
   await new Promise<void>((resolve) => {
     const stop = (): void => {

@@ -20,6 +20,16 @@ export interface EngineRequest {
   readonly arrivalMs: number;
   /** When it entered the waiting queue (arrival + per-request overhead), ms. */
   readonly queuedMs: number;
+  /**
+   * Chained hashes of the prompt's full KV blocks (block i covers tokens 0..(i+1)*blockSize), for the
+   * prefix cache; absent = a prompt that shares nothing with any other.
+   */
+  readonly blockHashes?: readonly number[];
+}
+
+export interface EngineOptions {
+  /** Automatic prefix caching, as vLLM v1 (default on). */
+  readonly prefixCaching?: boolean;
 }
 
 /** One sampled token: `index` is the 1-based count of tokens the request has sampled. */
@@ -43,6 +53,8 @@ export interface FinishedEvent {
   readonly lastTokenMs: number | null;
   readonly endMs: number;
   readonly preemptions: number;
+  /** Prompt tokens served from the prefix cache at the latest admission. */
+  readonly cachedTokens: number;
 }
 
 export interface StepPlan {
@@ -52,6 +64,9 @@ export interface StepPlan {
   readonly sequences: number;
   readonly tokens: number;
   readonly preempted: number;
+  /** Prefix-cache lookups of the requests admitted in this step: prompt (sequence) tokens queried, and found cached. */
+  readonly prefixQueryTokens: number;
+  readonly prefixHitTokens: number;
 }
 
 export interface StepResult {
@@ -68,6 +83,8 @@ interface Seq {
   firstTokenMs: number | null;
   lastTokenMs: number | null;
   preemptions: number;
+  /** Prompt tokens found in the prefix cache at the latest admission. */
+  cachedTokens: number;
   done: boolean;
 }
 
@@ -93,10 +110,17 @@ export class Engine {
   preemptionsTotal = 0;
   promptTokensTotal = 0;
   generationTokensTotal = 0;
+  /** vLLM v1 prefix-cache stats, in tokens: sequence tokens looked up at admission, and tokens found cached. */
+  prefixQueryTokensTotal = 0;
+  prefixHitTokensTotal = 0;
 
-  constructor(readonly profile: Profile) {
+  constructor(readonly profile: Profile, options: EngineOptions = {}) {
     const s = profile.scheduler;
-    this.kv = new KvCache(Math.floor(s.kvCapacityTokens / s.blockSize), s.blockSize, stateBlocksPerSeq(profile));
+    this.kv = new KvCache(Math.floor(s.kvCapacityTokens / s.blockSize), s.blockSize, stateBlocksPerSeq(profile), options.prefixCaching ?? true);
+  }
+
+  get prefixCaching(): boolean {
+    return this.kv.prefixCaching;
   }
 
   get runningCount(): number {
@@ -124,7 +148,7 @@ export class Engine {
     if (this.byId.has(req.id)) throw new Error(`duplicate request id ${req.id}`);
     if (req.outputTokens < 1) throw new Error('outputTokens must be >= 1');
     if (!this.fitsCapacity(req.promptTokens + req.outputTokens)) throw new Error(`request ${req.id} cannot fit in the KV cache`);
-    const seq: Seq = { req, generated: 0, computed: 0, firstScheduledMs: null, firstTokenMs: null, lastTokenMs: null, preemptions: 0, done: false };
+    const seq: Seq = { req, generated: 0, computed: 0, firstScheduledMs: null, firstTokenMs: null, lastTokenMs: null, preemptions: 0, cachedTokens: 0, done: false };
     this.byId.set(req.id, seq);
     this.waiting.push(seq);
   }
@@ -168,26 +192,44 @@ export class Engine {
         ok = this.kv.tryAllocate(seq.req.id, seq.computed + need);
       }
       if (selfPreempted) break;
+      this.kv.commit(seq.req.id, seq.req.blockHashes, seq.computed + need);
       batch.push({ seq, newTokens: need });
       budget -= need;
       i++;
     }
 
-    // 3. Admission, only when nothing was preempted: whole current sequence must fit in free blocks.
+    // 3. Admission, only when nothing was preempted: whole current sequence must fit in free blocks
+    // (blocks of a prefix hit that another sequence holds cost nothing; cached free blocks are reclaimed).
     // (If preemption left the batch empty, admit anyway rather than idle with work waiting.)
+    let prefixQueryTokens = 0;
+    let prefixHitTokens = 0;
     if (preempted === 0 || batch.length === 0) {
+      const bs = this.kv.blockSize;
       while (this.waiting.length > 0 && budget > 0 && this.running.length < maxNumSeqs) {
         const seq = this.waiting[0]!;
         const length = seqLength(seq);
-        if (!this.kv.fits(length)) break;
-        const need = Math.min(length, budget);
-        this.kv.tryAllocate(seq.req.id, need);
+        // vLLM recomputes at least the last token (to get its logits): a hit covers at most floor((n-1)/bs) blocks.
+        const hit = this.kv.lookup(seq.req.blockHashes, Math.floor((length - 1) / bs));
+        if (!this.kv.fits(length, hit)) break;
+        const cached = hit.blocks.length * bs;
+        const need = Math.min(length - cached, budget);
+        this.kv.acquire(seq.req.id, hit);
+        this.kv.tryAllocate(seq.req.id, cached + need);
+        this.kv.commit(seq.req.id, seq.req.blockHashes, cached + need);
+        seq.computed = cached;
+        seq.cachedTokens = cached;
+        if (this.kv.prefixCaching) {
+          prefixQueryTokens += length;
+          prefixHitTokens += cached;
+        }
         this.waiting.shift();
         this.running.push(seq);
         if (seq.firstScheduledMs === null) seq.firstScheduledMs = startMs;
         batch.push({ seq, newTokens: need });
         budget -= need;
       }
+      this.prefixQueryTokensTotal += prefixQueryTokens;
+      this.prefixHitTokensTotal += prefixHitTokens;
     }
 
     if (batch.length === 0) return null;
@@ -200,6 +242,8 @@ export class Engine {
       sequences: batch.length,
       tokens: chunkTokens - budget,
       preempted,
+      prefixQueryTokens,
+      prefixHitTokens,
     };
     this.inFlight = { plan, batch };
     return plan;
@@ -261,6 +305,7 @@ export class Engine {
       lastTokenMs: seq.lastTokenMs,
       endMs,
       preemptions: seq.preemptions,
+      cachedTokens: seq.cachedTokens,
     };
   }
 }

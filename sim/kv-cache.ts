@@ -1,19 +1,64 @@
-// KV-cache block accounting of the simulated engine (paged attention blocks; no prefix caching). Runs in Node, pure.
+// KV-cache block accounting of the simulated engine: paged-attention blocks with vLLM's automatic prefix cache. Runs in Node, pure.
 //
 // A sequence of t tokens holds ceil(t / blockSize) blocks, plus a fixed number of blocks for the
 // recurrent state of hybrid-attention models, held from admission to finish.
+//
+// Prefix caching (vLLM v1 KVCacheManager): a block full of computed prompt tokens is registered
+// under its chained hash (the hash of every token up to the block's end), so a later prompt with the
+// same prefix reuses it. Blocks are reference counted; a block no sequence holds goes to the tail of
+// one free queue (a sequence's blocks in reverse order, so its last blocks are evicted first) and
+// keeps its hash until allocation takes it from the head of the queue: least recently freed first,
+// never-used blocks before any. "Resident" = referenced, or in the free queue and not yet reused.
+
+interface Block {
+  /** Chained hash it is registered under, or -1. */
+  hash: number;
+  ref: number;
+  prev: Block | null;
+  next: Block | null;
+}
+
+interface SeqBlocks {
+  /** Token blocks in sequence order. */
+  readonly blocks: Block[];
+  /** Recurrent-state blocks (hybrid models), never cached. */
+  readonly state: Block[];
+  /** Leading token blocks already registered (or found) in the cache. */
+  registered: number;
+}
+
+/** Result of a prefix lookup: the leading blocks of a prompt found resident. */
+export interface PrefixHit {
+  /** Matched blocks (cache hit tokens = blocks.length * blockSize). */
+  readonly blocks: readonly unknown[];
+  /** How many of them some running sequence already holds (they cost no free block). */
+  readonly shared: number;
+}
+
+const NO_HIT: PrefixHit = { blocks: [], shared: 0 };
 
 export class KvCache {
-  private readonly held = new Map<string, number>();
+  private readonly seqs = new Map<string, SeqBlocks>();
+  /** Blocks referenced by at least one sequence. */
   private used = 0;
+  /** Blocks never allocated yet: they sit at the head of the free queue. */
+  private pristine: number;
+  private head: Block | null = null;
+  private tail: Block | null = null;
+  private readonly index = new Map<number, Block>();
+  /** Cached blocks dropped from the index to be reused (evictions). */
+  evictedBlocks = 0;
 
   constructor(
     readonly totalBlocks: number,
     readonly blockSize: number,
     /** Blocks a sequence holds for its recurrent state (0 for pure-attention models). */
     readonly stateBlocksPerSeq = 0,
+    /** Automatic prefix caching (vLLM --enable-prefix-caching). */
+    readonly prefixCaching = false,
   ) {
     if (totalBlocks < 1 || blockSize < 1) throw new Error('KV cache needs at least one block of at least one token');
+    this.pristine = totalBlocks;
   }
 
   /** Blocks a sequence of this many tokens needs, state included. */
@@ -25,40 +70,195 @@ export class KvCache {
     return this.used;
   }
 
+  /** Blocks no sequence holds (cached-but-unreferenced blocks included: they are evictable). */
   get freeBlocks(): number {
     return this.totalBlocks - this.used;
   }
 
-  /** Fraction of blocks in use, 0..1 (vllm:kv_cache_usage_perc). */
+  /** Fraction of blocks in use, 0..1 (vllm:kv_cache_usage_perc; cached free blocks count as free, as in vLLM). */
   get usage(): number {
     return this.used / this.totalBlocks;
   }
 
+  /** Blocks registered in the prefix cache (held or free, not yet evicted). */
+  get cachedBlocks(): number {
+    return this.index.size;
+  }
+
   blocksOf(id: string): number {
-    return this.held.get(id) ?? 0;
+    const s = this.seqs.get(id);
+    return s ? s.blocks.length + s.state.length : 0;
   }
 
   /** True when a new sequence of this many tokens would fit in the free blocks now. */
-  fits(tokens: number): boolean {
-    return this.blocksFor(tokens) <= this.freeBlocks;
+  fits(tokens: number, hit: PrefixHit = NO_HIT): boolean {
+    return this.blocksFor(tokens) - hit.shared <= this.freeBlocks;
+  }
+
+  /**
+   * Longest run of leading blocks of `hashes` (chained block hashes of a prompt) that are resident,
+   * at most maxBlocks (vLLM: the last prompt token is always recomputed, so max = floor((n - 1) / blockSize)).
+   */
+  lookup(hashes: readonly number[] | undefined, maxBlocks: number): PrefixHit {
+    if (!this.prefixCaching || !hashes || hashes.length === 0 || maxBlocks <= 0) return NO_HIT;
+    const blocks: Block[] = [];
+    let shared = 0;
+    const n = Math.min(hashes.length, maxBlocks);
+    for (let i = 0; i < n; i++) {
+      const b = this.index.get(hashes[i]!);
+      if (!b) break;
+      blocks.push(b);
+      if (b.ref > 0) shared++;
+    }
+    return blocks.length === 0 ? NO_HIT : { blocks, shared };
+  }
+
+  /** Starts a sequence on the blocks of a prefix hit (taken out of the free queue if unreferenced). Call before tryAllocate. */
+  acquire(id: string, hit: PrefixHit): void {
+    if (hit.blocks.length === 0) return;
+    if (this.seqs.has(id)) throw new Error(`sequence ${id} already holds blocks`);
+    const s: SeqBlocks = { blocks: [], state: [], registered: hit.blocks.length };
+    for (const x of hit.blocks) {
+      const b = x as Block;
+      if (b.ref === 0) {
+        this.unlink(b);
+        this.used++;
+      }
+      b.ref++;
+      s.blocks.push(b);
+    }
+    this.seqs.set(id, s);
   }
 
   /** Grows the sequence's allocation to cover `tokens`; returns false (and changes nothing) when blocks run out. */
   tryAllocate(id: string, tokens: number): boolean {
-    const have = this.held.get(id) ?? 0;
-    const need = this.blocksFor(tokens);
-    if (need <= have) return true;
-    if (need - have > this.freeBlocks) return false;
-    this.held.set(id, need);
-    this.used += need - have;
+    const s = this.seqs.get(id);
+    const haveTokenBlocks = s ? s.blocks.length : 0;
+    const needTokenBlocks = Math.ceil(tokens / this.blockSize);
+    const needState = s && s.state.length > 0 ? 0 : this.stateBlocksPerSeq;
+    const more = Math.max(0, needTokenBlocks - haveTokenBlocks) + needState;
+    if (s && more === 0) return true;
+    if (more > this.freeBlocks) return false;
+    const seq = s ?? { blocks: [], state: [], registered: 0 };
+    if (!s) this.seqs.set(id, seq);
+    if (seq.state.length === 0) for (let i = 0; i < needState; i++) seq.state.push(this.take());
+    for (let i = haveTokenBlocks; i < needTokenBlocks; i++) seq.blocks.push(this.take());
     return true;
   }
 
-  /** Frees every block of the sequence (finish, abort or preemption). */
-  free(id: string): void {
-    const have = this.held.get(id);
-    if (have === undefined) return;
-    this.used -= have;
-    this.held.delete(id);
+  /**
+   * Registers the sequence's blocks that are full of computed prompt tokens under their hashes
+   * (vLLM caches a block once it is full). A hash already registered (a twin block) stays with its
+   * first block; the newcomer is not cached.
+   */
+  commit(id: string, hashes: readonly number[] | undefined, computedTokens: number): void {
+    if (!this.prefixCaching || !hashes) return;
+    const s = this.seqs.get(id);
+    if (!s) return;
+    const upTo = Math.min(hashes.length, Math.floor(computedTokens / this.blockSize), s.blocks.length);
+    for (let i = s.registered; i < upTo; i++) {
+      const b = s.blocks[i]!;
+      const h = hashes[i]!;
+      if (b.hash === -1 && !this.index.has(h)) {
+        b.hash = h;
+        this.index.set(h, b);
+      }
+    }
+    if (upTo > s.registered) s.registered = upTo;
   }
+
+  /** Releases every block of the sequence (finish, abort or preemption); cached blocks stay resident until evicted. */
+  free(id: string): void {
+    const s = this.seqs.get(id);
+    if (!s) return;
+    this.seqs.delete(id);
+    for (let i = s.blocks.length - 1; i >= 0; i--) this.release(s.blocks[i]!);
+    for (let i = s.state.length - 1; i >= 0; i--) this.release(s.state[i]!);
+  }
+
+  private release(b: Block): void {
+    if (--b.ref > 0) return;
+    this.used--;
+    if (b.hash === -1 && !this.prefixCaching) {
+      // Without prefix caching blocks carry no identity: count them as never used (no queue to keep).
+      this.pristine++;
+      return;
+    }
+    b.prev = this.tail;
+    b.next = null;
+    if (this.tail) this.tail.next = b;
+    else this.head = b;
+    this.tail = b;
+  }
+
+  /** A block from the head of the free queue, evicting its cache entry if it had one. */
+  private take(): Block {
+    this.used++;
+    if (this.pristine > 0) {
+      this.pristine--;
+      return { hash: -1, ref: 1, prev: null, next: null };
+    }
+    const b = this.head!;
+    this.unlink(b);
+    if (b.hash !== -1) {
+      if (this.index.get(b.hash) === b) this.index.delete(b.hash);
+      b.hash = -1;
+      this.evictedBlocks++;
+    }
+    b.ref = 1;
+    return b;
+  }
+
+  private unlink(b: Block): void {
+    if (b.prev) b.prev.next = b.next;
+    else this.head = b.next;
+    if (b.next) b.next.prev = b.prev;
+    else this.tail = b.prev;
+    b.prev = null;
+    b.next = null;
+  }
+}
+
+/**
+ * Chained hashes of the full blocks of a token-id sequence given in parts (their concatenation):
+ * hash i covers ids 0..(i+1)*blockSize, so two prompts share hash i exactly when they share that
+ * whole prefix (up to collisions: 53-bit values from two independent 32-bit lanes). A trailing
+ * partial block gets no hash (vLLM caches full blocks only).
+ */
+export function chainedBlockHashes(parts: readonly ArrayLike<number>[], blockSize: number): number[] {
+  const out: number[] = [];
+  // Lanes start from a fixed "no parent" seed; each block starts from its parent's hash.
+  let a = 0x3c6ef372;
+  let b = 0x6a09e667;
+  let n = 0;
+  for (const ids of parts) {
+    for (let i = 0; i < ids.length; i++) {
+      const t = ids[i]! | 0;
+      // murmur3 body, one lane per constant set.
+      let k = Math.imul(t, 0xcc9e2d51);
+      k = Math.imul((k << 15) | (k >>> 17), 0x1b873593);
+      a ^= k;
+      a = (Math.imul((a << 13) | (a >>> 19), 5) + 0xe6546b64) | 0;
+      let m = Math.imul(t ^ 0x5bd1e995, 0x85ebca6b);
+      m = Math.imul((m << 16) | (m >>> 16), 0xc2b2ae35);
+      b ^= m;
+      b = (Math.imul((b << 11) | (b >>> 21), 9) + 0x7feb352d) | 0;
+      if (++n === blockSize) {
+        a = fmix32(a ^ blockSize);
+        b = fmix32(b ^ Math.imul(blockSize, 0x9e3779b1) ^ a);
+        out.push((a >>> 0) * 0x200000 + (b >>> 11));
+        n = 0;
+      }
+    }
+  }
+  return out;
+}
+
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
 }

@@ -3,7 +3,7 @@
 // Both call the sink at each emission time with the tokens sampled then. Deadlines are absolute on
 // the monotonic clock (performance.now()), so timer lateness delays one emission but never accumulates.
 
-import { Engine, type EngineRequest, type FinishedEvent, type TokenEvent } from './engine';
+import { Engine, type EngineOptions, type EngineRequest, type FinishedEvent, type TokenEvent } from './engine';
 import type { Profile } from './profiles';
 import { stepPowerWatts } from './step-time';
 import { PowerMeter } from './server-metrics';
@@ -12,6 +12,8 @@ export interface TokenSink {
   onTokens(tokens: readonly TokenEvent[], nowMs: number): void;
   onFinished(ev: FinishedEvent): void;
   onPreemptions(n: number): void;
+  /** Prefix-cache lookups of the requests admitted in one step (tokens queried, tokens hit). */
+  onPrefixCache?(queryTokens: number, hitTokens: number): void;
 }
 
 export interface Scheduler {
@@ -40,8 +42,8 @@ export class EngineScheduler implements Scheduler {
   private lastEndMs = -Infinity;
   private closed = false;
 
-  constructor(readonly profile: Profile, private readonly sink: TokenSink, private readonly clock: Clock = monotonicMs) {
-    this.engine = new Engine(profile);
+  constructor(readonly profile: Profile, private readonly sink: TokenSink, private readonly clock: Clock = monotonicMs, engineOptions: EngineOptions = {}) {
+    this.engine = new Engine(profile, engineOptions);
     this.power = new PowerMeter(profile.powerIdleWatts, clock());
   }
 
@@ -89,6 +91,7 @@ export class EngineScheduler implements Scheduler {
       return;
     }
     if (plan.preempted > 0) this.sink.onPreemptions(plan.preempted);
+    if (plan.prefixQueryTokens > 0) this.sink.onPrefixCache?.(plan.prefixQueryTokens, plan.prefixHitTokens);
     this.power.setTarget(stepPowerWatts(plan.time, this.profile.powerIdleWatts, this.profile.powerMaxWatts), startMs);
     this.timer = setTimeout(() => this.fire(), Math.max(0, plan.endMs - this.clock()));
   }
@@ -233,6 +236,7 @@ export class FixedScheduler implements Scheduler {
       lastTokenMs: e.prevMs,
       endMs,
       preemptions: 0,
+      cachedTokens: 0,
     };
   }
 

@@ -42,13 +42,15 @@ export interface SimMetrics {
   onTokens(tokens: readonly TokenEvent[], promptTokensOf: (id: string) => number): void;
   onFinished(ev: FinishedEvent): void;
   onPreemptions(n: number): void;
+  /** Prefix-cache lookups of the requests admitted in one engine step, in tokens. */
+  onPrefixCache(queryTokens: number, hitTokens: number): void;
   render(): string;
 }
 
 const S = 1000;
 
 /** Metric set of the chosen flavour, labels model_name (and engine="0" for vLLM). */
-export function createSimMetrics(flavour: Flavour, modelName: string, state: EngineState, cache: { blockSize: number; numGpuBlocks: number }): SimMetrics {
+export function createSimMetrics(flavour: Flavour, modelName: string, state: EngineState, cache: { blockSize: number; numGpuBlocks: number; prefixCaching: boolean }): SimMetrics {
   const reg = new Registry();
   const labels: Labels = flavour === 'vllm' ? { model_name: modelName, engine: '0' } : { model_name: modelName };
   const power = reg.add(new Gauge('DCGM_FI_DEV_POWER_USAGE', 'Power draw (in W).', { gpu: '0', modelName: 'NVIDIA H200 (simulated)' }, () => round(state.powerWatts(), 3)));
@@ -65,6 +67,9 @@ export function createSimMetrics(flavour: Flavour, modelName: string, state: Eng
     const itl = reg.add(new Histogram('sglang:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', labels, BUCKETS.itlSeconds));
     const e2e = reg.add(new Histogram('sglang:e2e_request_latency_seconds', 'Histogram of End-to-end request latency in seconds', labels, BUCKETS.requestSeconds));
     const queue = reg.add(new Histogram('sglang:queue_time_seconds', 'Histogram of queueing time in seconds.', labels, BUCKETS.requestSeconds));
+    // SGLang sets it at each prefill batch: cached tokens / prompt tokens of the batch's new requests.
+    const hitRate = reg.add(new Gauge('sglang:cache_hit_rate', 'The prefix cache hit rate.', labels));
+    hitRate.set(0);
     void power;
     return {
       onTokens(tokens, promptOf) {
@@ -83,6 +88,9 @@ export function createSimMetrics(flavour: Flavour, modelName: string, state: Eng
       onPreemptions(n) {
         retracted.inc(n);
       },
+      onPrefixCache(queryTokens, hitTokens) {
+        if (queryTokens > 0) hitRate.set(hitTokens / queryTokens);
+      },
       render: () => reg.render(),
     };
   }
@@ -91,9 +99,12 @@ export function createSimMetrics(flavour: Flavour, modelName: string, state: Eng
   reg.add(new Gauge('vllm:num_requests_waiting', 'Number of requests waiting to be processed.', labels, state.waiting));
   reg.add(new Gauge('vllm:kv_cache_usage_perc', 'KV-cache usage. 1 means 100 percent usage.', labels, state.kvUsage));
   const info = reg.add(new Gauge('vllm:cache_config_info', 'Information of the LLMEngine CacheConfig', {
-    ...labels, block_size: String(cache.blockSize), num_gpu_blocks: String(cache.numGpuBlocks), enable_prefix_caching: 'False',
+    ...labels, block_size: String(cache.blockSize), num_gpu_blocks: String(cache.numGpuBlocks), enable_prefix_caching: cache.prefixCaching ? 'True' : 'False',
   }));
   info.set(1);
+  // vLLM v1: at each admission, the request's tokens are queried and the cached ones counted as hits.
+  const prefixQueries = reg.add(new Counter('vllm:prefix_cache_queries', 'Prefix cache queries, in terms of number of queried tokens.', labels));
+  const prefixHits = reg.add(new Counter('vllm:prefix_cache_hits', 'Prefix cache hits, in terms of number of cached tokens.', labels));
   const preemptions = reg.add(new Counter('vllm:num_preemptions', 'Cumulative number of preemption from the engine.', labels));
   const prompt = reg.add(new Counter('vllm:prompt_tokens', 'Number of prefill tokens processed.', labels));
   const gen = reg.add(new Counter('vllm:generation_tokens', 'Number of generation tokens processed.', labels));
@@ -133,6 +144,10 @@ export function createSimMetrics(flavour: Flavour, modelName: string, state: Eng
     },
     onPreemptions(n) {
       preemptions.inc(n);
+    },
+    onPrefixCache(queryTokens, hitTokens) {
+      prefixQueries.inc(queryTokens);
+      prefixHits.inc(hitTokens);
     },
     render: () => reg.render(),
   };

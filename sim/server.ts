@@ -47,6 +47,8 @@ export interface SimOptions {
   readonly streamInterval?: number;
   /** Tokenizer worker threads (default 2). */
   readonly tokenizerWorkers?: number;
+  /** Automatic prefix caching (default true, as vLLM v1); false = vLLM's --no-enable-prefix-caching. No effect in fixed timing. */
+  readonly prefixCache?: boolean;
 }
 
 /** Typed events for progress displays and tests. */
@@ -102,15 +104,25 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     onPreemptions(n) {
       metrics.onPreemptions(n);
     },
+    onPrefixCache(queryTokens, hitTokens) {
+      metrics.onPrefixCache(queryTokens, hitTokens);
+    },
   };
-  const engineScheduler = options.fixed ? null : new EngineScheduler(profile, sink);
+  const prefixCache = options.prefixCache ?? true;
+  const engineScheduler = options.fixed ? null : new EngineScheduler(profile, sink, undefined, { prefixCaching: prefixCache });
+  // Block hashes are only worth computing when the engine has a prefix cache to look them up in.
+  const hashBlockSize = engineScheduler && prefixCache ? profile.scheduler.blockSize : 0;
   const scheduler: Scheduler = engineScheduler ?? new FixedScheduler(options.fixed!.ttftMs, options.fixed!.itlMs, sink, profile.powerIdleWatts);
   const metrics = createSimMetrics(flavour, profile.model, {
     running: () => scheduler.running(),
     waiting: () => scheduler.waiting() + pendingOverhead,
     kvUsage: () => scheduler.kvUsage(),
     powerWatts: () => scheduler.powerWatts(),
-  }, { blockSize: profile.scheduler.blockSize, numGpuBlocks: engineScheduler?.engine.kv.totalBlocks ?? Math.floor(profile.scheduler.kvCapacityTokens / profile.scheduler.blockSize) });
+  }, {
+    blockSize: profile.scheduler.blockSize,
+    numGpuBlocks: engineScheduler?.engine.kv.totalBlocks ?? Math.floor(profile.scheduler.kvCapacityTokens / profile.scheduler.blockSize),
+    prefixCaching: engineScheduler !== null && prefixCache,
+  });
 
   const modelOk = (m: string): boolean => m === profile.model || m === profile.name;
 
@@ -150,7 +162,8 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
       return;
     }
 
-    const promptTokens = g.messages ? await pool.countChat(g.messages) : await pool.countText(g.prompt!);
+    const prompt = g.messages ? await pool.tokenizeChat(g.messages, hashBlockSize) : await pool.tokenizeText(g.prompt!, hashBlockSize);
+    const promptTokens = prompt.count;
     if (clientGone) return;
     const maxTokens = g.maxTokens ?? profile.maxModelLen - promptTokens;
     if (maxTokens < 1 || promptTokens + maxTokens > profile.maxModelLen) throw contextLengthError(profile.maxModelLen, promptTokens, Math.max(maxTokens, 1));
@@ -205,7 +218,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
       else outputs.delete(id);
     });
     const queuedMs = options.fixed ? arrivalMs : Math.max(arrivalMs + profile.hardware.requestOverheadMs, performance.now());
-    const engineReq = { id, promptTokens, outputTokens: Math.max(1, plan.contentTokens), finishReason: plan.finishReason, arrivalMs, queuedMs };
+    const engineReq = { id, promptTokens, outputTokens: Math.max(1, plan.contentTokens), finishReason: plan.finishReason, arrivalMs, queuedMs, blockHashes: prompt.blockHashes };
     const submit = (): void => {
       if (output.done) return;
       submitted = true;

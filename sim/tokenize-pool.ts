@@ -6,7 +6,10 @@
 
 import { Worker } from 'node:worker_threads';
 import { renderChatMl, type ChatMessage } from '../lib/chat-template';
-import type { CountReply } from './tokenize-worker';
+import { chainedBlockHashes } from './kv-cache';
+import type { CountJob, CountReply } from './tokenize-worker';
+
+const EMPTY: Tokens = { count: 0, ids: new Uint32Array(0) };
 
 /** Texts shorter than this are counted whole (splitting buys nothing). */
 const SPLIT_MIN_CHARS = 4096;
@@ -45,11 +48,22 @@ export function splitPoint(text: string): number {
   return cut > 0 && text.length - cut >= SPLIT_MIN_CHARS ? cut : -1;
 }
 
-interface Pending {
-  resolve(r: { count: number; ids: number[] | null }): void;
-  reject(e: Error): void;
+/** Prompt tokens of a request: the count and, when asked for, the chained hashes of its full KV blocks. */
+export interface PromptTokens {
+  readonly count: number;
+  /** Hash of block i covers tokens 0..(i+1)*blockSize (chained); empty when blockSize was 0. */
+  readonly blockHashes: number[];
 }
 
+interface Tokens {
+  readonly count: number;
+  readonly ids: Uint32Array;
+}
+
+interface Pending {
+  resolve(r: Tokens): void;
+  reject(e: Error): void;
+}
 interface PoolWorker {
   readonly worker: Worker;
   readonly ready: Promise<void>;
@@ -59,9 +73,9 @@ interface PoolWorker {
 export class TokenizePool {
   private readonly workers: PoolWorker[] = [];
   private readonly pending = new Map<number, Pending & { w: PoolWorker; chars: number }>();
-  private readonly cache = new Map<string, number>();
+  private readonly cache = new Map<string, Tokens>();
   private cacheChars = 0;
-  private readonly inflight = new Map<string, Promise<number>>();
+  private readonly inflight = new Map<string, Promise<Tokens>>();
   private nextJob = 1;
   private closed = false;
 
@@ -109,19 +123,34 @@ export class TokenizePool {
   }
 
   /** Prompt tokens of a chat request: its ChatML rendering (lib/chat-template.ts), as countChat does. */
-  countChat(messages: readonly ChatMessage[]): Promise<number> {
-    return this.countText(renderChatMl(messages));
+  async countChat(messages: readonly ChatMessage[]): Promise<number> {
+    return (await this.tokenizeText(renderChatMl(messages), 0)).count;
   }
 
   /** Tokens of a text (completions prompt); the varying first line and the rest are counted and cached apart. */
   async countText(text: string): Promise<number> {
-    const cut = splitPoint(text);
-    if (cut < 0) return this.countCached(text);
-    const [head, tail] = await Promise.all([this.countRaw(text.slice(0, cut)), this.countCached(text.slice(cut))]);
-    return head + tail;
+    return (await this.tokenizeText(text, 0)).count;
   }
 
-  private countCached(text: string): Promise<number> {
+  /** Chat prompt tokens and, with blockSize > 0, the prompt's chained block hashes for the prefix cache. */
+  tokenizeChat(messages: readonly ChatMessage[], blockSize: number): Promise<PromptTokens> {
+    return this.tokenizeText(renderChatMl(messages), blockSize);
+  }
+
+  /**
+   * Tokens of a text and, with blockSize > 0, chained hashes of its full blocks of token ids. The text
+   * is tokenized as head (up to the first line of the last user turn) and tail (cached with its ids);
+   * the cut is where the pre-tokenizer cannot merge, so the ids of the whole are head ids + tail ids and
+   * the hashes are those of the whole prompt's blocks (hashed on this thread: about 1 ms per 256K tokens).
+   */
+  async tokenizeText(text: string, blockSize: number): Promise<PromptTokens> {
+    const cut = splitPoint(text);
+    const parts = cut < 0 ? [await this.tokensCached(text)] : await Promise.all([this.tokensRaw(text.slice(0, cut)), this.tokensCached(text.slice(cut))]);
+    const count = parts.reduce((n, p) => n + p.count, 0);
+    return { count, blockHashes: blockSize > 0 ? chainedBlockHashes(parts.map((p) => p.ids), blockSize) : [] };
+  }
+
+  private tokensCached(text: string): Promise<Tokens> {
     const hit = this.cache.get(text);
     if (hit !== undefined) {
       // Refresh LRU position.
@@ -131,20 +160,22 @@ export class TokenizePool {
     }
     const running = this.inflight.get(text);
     if (running) return running;
-    const p = this.countRaw(text).then(
-      (n) => {
+    const p = this.tokensRaw(text).then(
+      (t) => {
         this.inflight.delete(text);
-        if (text.length <= CACHE_CHARS && !this.cache.has(text)) {
-          this.cache.set(text, n);
-          this.cacheChars += text.length;
+        // Size in UTF-16 code units: the text, plus its ids (4 bytes each = 2 units).
+        const size = text.length + 2 * t.ids.length;
+        if (size <= CACHE_CHARS && !this.cache.has(text)) {
+          this.cache.set(text, t);
+          this.cacheChars += size;
           // Evict least recently used entries beyond the entry and size budgets.
           while (this.cache.size > CACHE_ENTRIES || this.cacheChars > CACHE_CHARS) {
-            const oldest = this.cache.keys().next().value!;
+            const [oldest, v] = this.cache.entries().next().value!;
             this.cache.delete(oldest);
-            this.cacheChars -= oldest.length;
+            this.cacheChars -= oldest.length + 2 * v.ids.length;
           }
         }
-        return n;
+        return t;
       },
       (e: unknown) => {
         this.inflight.delete(text);
@@ -158,15 +189,15 @@ export class TokenizePool {
   /** Token ids of a text, for /tokenize (not cached). */
   async encode(text: string): Promise<number[]> {
     if (text.length === 0) return [];
-    return (await this.run(text, true)).ids ?? [];
+    return Array.from((await this.run(text)).ids);
   }
 
-  private async countRaw(text: string): Promise<number> {
-    if (text.length === 0) return 0;
-    return (await this.run(text, false)).count;
+  private async tokensRaw(text: string): Promise<Tokens> {
+    if (text.length === 0) return EMPTY;
+    return this.run(text);
   }
 
-  private run(text: string, ids: boolean): Promise<{ count: number; ids: number[] | null }> {
+  private run(text: string): Promise<Tokens> {
     if (this.closed) return Promise.reject(new Error('tokenizer pool is closed'));
     // Least-loaded worker by characters queued.
     let w = this.workers[0]!;
@@ -175,7 +206,7 @@ export class TokenizePool {
     w.load += text.length;
     return new Promise((resolve, reject) => {
       this.pending.set(job, { resolve, reject, w, chars: text.length });
-      w.worker.postMessage({ job, text, ids });
+      w.worker.postMessage({ job, text } satisfies CountJob);
     });
   }
 

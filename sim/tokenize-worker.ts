@@ -3,16 +3,18 @@
 import { parentPort } from 'node:worker_threads';
 import { loadQwen3Tokenizer } from '../tokenizer/qwen3';
 
-/** Request: count the tokens of a text (ChatML already rendered for chat requests). */
+/** Request: tokenize a text (ChatML already rendered for chat requests). */
 export interface CountJob {
   readonly job: number;
   readonly text: string;
-  /** Also return the token ids (for /tokenize). */
-  readonly ids: boolean;
 }
 
+/**
+ * The token ids travel as a transferred Uint32Array (no copy): counting already encodes the text, so
+ * the ids cost the worker one typed-array fill; the main thread hashes them into prefix-cache blocks.
+ */
 export type CountReply =
-  | { readonly job: number; readonly count: number; readonly ids: number[] | null }
+  | { readonly job: number; readonly count: number; readonly ids: Uint32Array }
   | { readonly job: number; readonly error: string }
   | { readonly ready: true };
 
@@ -22,12 +24,8 @@ const tokenizer = loadQwen3Tokenizer();
 port.postMessage({ ready: true } satisfies CountReply);
 port.on('message', (msg: CountJob) => {
   try {
-    if (msg.ids) {
-      const ids = tokenizer.encode(msg.text);
-      port.postMessage({ job: msg.job, count: ids.length, ids } satisfies CountReply);
-    } else {
-      port.postMessage({ job: msg.job, count: tokenizer.countText(msg.text), ids: null } satisfies CountReply);
-    }
+    const ids = Uint32Array.from(tokenizer.encode(msg.text));
+    port.postMessage({ job: msg.job, count: ids.length, ids } satisfies CountReply, [ids.buffer]);
   } catch (e) {
     port.postMessage({ job: msg.job, error: (e as Error).message } satisfies CountReply);
   }

@@ -4,6 +4,7 @@
 // and by unit tests; the HTTP server should reproduce these numbers within timer and network noise.
 
 import { Engine } from './engine';
+import { chainedBlockHashes } from './kv-cache';
 import type { Profile } from './profiles';
 
 export interface VirtualRequestResult {
@@ -23,12 +24,34 @@ export interface VirtualRunResult {
   readonly preemptions: number;
 }
 
-/** N requests arriving together at t=0, each of promptTokens with exactly outputTokens generated. */
-export function runVirtualBatch(profile: Profile, promptTokens: number, outputTokens: number, concurrency: number): VirtualRunResult {
-  const engine = new Engine(profile);
+export interface VirtualRunOptions {
+  /** Prompt tokens every request has in common at its start (PROMPT_MODE=shared-prefix); default 0: unique prompts. */
+  readonly sharedPrefixTokens?: number;
+  /** Prefix caching in the engine (default true, as the server). */
+  readonly prefixCaching?: boolean;
+}
+
+/**
+ * N requests arriving together at t=0, each of promptTokens with exactly outputTokens generated.
+ * Prompts are unique (no prefix-cache hits, as the suite's per-request first line makes them) unless
+ * sharedPrefixTokens says how many leading tokens they share; the engine models the server's cache.
+ */
+export function runVirtualBatch(profile: Profile, promptTokens: number, outputTokens: number, concurrency: number, options: VirtualRunOptions = {}): VirtualRunResult {
+  const caching = options.prefixCaching ?? true;
+  const engine = new Engine(profile, { prefixCaching: caching });
   const overhead = profile.hardware.requestOverheadMs;
+  const shared = Math.min(options.sharedPrefixTokens ?? 0, promptTokens);
+  const bs = profile.scheduler.blockSize;
   for (let i = 0; i < concurrency; i++) {
-    engine.add({ id: `r${i}`, promptTokens, outputTokens, finishReason: 'length', arrivalMs: 0, queuedMs: overhead });
+    // Synthetic token ids, hashed as the server hashes real ones: the shared prefix the same for all,
+    // the rest unique to the request (so a preempted request finds its own blocks again, as over HTTP).
+    let blockHashes: number[] | undefined;
+    if (caching) {
+      const ids = new Uint32Array(promptTokens);
+      ids.fill(1 + i, shared);
+      blockHashes = chainedBlockHashes([ids], bs);
+    }
+    engine.add({ id: `r${i}`, promptTokens, outputTokens, finishReason: 'length', arrivalMs: 0, queuedMs: overhead, blockHashes });
   }
   const first = new Map<string, number>();
   const requests: VirtualRequestResult[] = [];

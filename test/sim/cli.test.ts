@@ -41,4 +41,23 @@ describe('scripts/sim.ts', () => {
     });
     expect(code).toBe(0);
   });
+
+  it('--no-prefix-cache turns the prefix cache off (on by default)', async () => {
+    const child = spawn(process.execPath, [...TSX, '--port', '0', '--no-prefix-cache', '--tokenizer-workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) resolve(out);
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code} before listening: ${out}`)));
+    });
+    expect(line).toContain('prefix cache off');
+    const url = /http:\/\/127\.0\.0\.1:\d+/.exec(line)![0];
+    expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/enable_prefix_caching="False"/);
+    await new Promise<void>((resolve) => {
+      child.on('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  });
 });

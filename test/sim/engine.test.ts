@@ -1,6 +1,7 @@
 // Unit tests of the engine's step loop on a fake clock: chunked prefill, decode, admission, preemption, abort. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { Engine, type EngineRequest, type FinishedEvent, type TokenEvent } from '../../sim/engine';
+import { chainedBlockHashes } from '../../sim/kv-cache';
 import { findProfile, parseProfile } from '../../sim/profiles';
 import { stepTime } from '../../sim/step-time';
 import { runVirtualBatch } from '../../sim/virtual-run';
@@ -139,5 +140,77 @@ describe('Engine', () => {
   it('refuses a request that can never fit in the KV cache', () => {
     const tiny = parseProfile({ scheduler: { kvCapacityTokens: 128 } }, 'test');
     expect(() => new Engine(tiny).add(req('a', 200, 1))).toThrow(/cannot fit/);
+  });
+});
+
+describe('Engine prefix cache', () => {
+  const hashes = (n: number, salt = 0): number[] => chainedBlockHashes([Uint32Array.from({ length: n }, (_, i) => i + salt)], 16);
+  const withHashes = (id: string, n: number, out: number, salt = 0): EngineRequest => ({ ...req(id, n, out), blockHashes: hashes(n, salt) });
+
+  it('prefills only the tokens after the cached prefix of an identical earlier prompt (at least the last token)', () => {
+    const e = new Engine(A);
+    e.add(withHashes('a', 4001, 2));
+    const first = drain(e);
+    expect(first.steps[0]!.tokens).toBe(4001);
+    e.add(withHashes('b', 4001, 2));
+    const second = drain(e, first.endMs);
+    // floor(4000/16) = 250 blocks = 4000 tokens cached, 1 prefilled.
+    expect(second.steps[0]!.tokens).toBe(1);
+    expect(second.finished[0]!.cachedTokens).toBe(4000);
+    expect(e.prefixQueryTokensTotal).toBe(8002);
+    expect(e.prefixHitTokensTotal).toBe(4000);
+    const ttft = (r: ReturnType<typeof drain>, start: number) => r.tokens[0]!.atMs - start;
+    expect(ttft(second, first.endMs)).toBeLessThan(ttft(first, 0) / 2);
+    // A prompt that is a whole number of blocks recomputes its last block (vLLM: hit <= n - 1 tokens, block-aligned).
+    e.add(withHashes('c', 1024, 1, 7));
+    drain(e, second.endMs);
+    e.add(withHashes('d', 1024, 1, 7));
+    expect(e.beginStep(0)!.tokens).toBe(16);
+    e.endStep();
+  });
+
+  it('shares nothing between prompts that differ in their first block, and is off when disabled', () => {
+    const e = new Engine(A);
+    e.add(withHashes('a', 1000, 2, 0));
+    drain(e);
+    e.add(withHashes('b', 1000, 2, 1));
+    expect(e.beginStep(0)!.tokens).toBe(1000);
+    e.endStep();
+    const off = new Engine(A, { prefixCaching: false });
+    off.add(withHashes('a', 1000, 2));
+    drain(off);
+    off.add(withHashes('b', 1000, 2));
+    expect(off.beginStep(0)!.tokens).toBe(1000);
+    expect(off.prefixQueryTokensTotal).toBe(0);
+  });
+
+  it('virtual runs: unique prompts give the same prediction with and without the cache; a shared prefix shortens them', () => {
+    for (const [ctx, out, n] of [[8192, 64, 20], [1024, 128, 42], [32_768, 16, 6]] as const) {
+      const on = runVirtualBatch(A, ctx, out, n);
+      const off = runVirtualBatch(A, ctx, out, n, { prefixCaching: false });
+      expect(on).toEqual(off);
+      // Explicitly unique hashes are no different from none.
+      expect(runVirtualBatch(A, ctx, out, n, { sharedPrefixTokens: 0 })).toEqual(off);
+    }
+    // Under preemption a re-admitted request finds what is left of its own prompt blocks (as vLLM does): a small gain.
+    const pOn = runVirtualBatch(A, 8192, 1024, 125);
+    const pOff = runVirtualBatch(A, 8192, 1024, 125, { prefixCaching: false });
+    expect(pOn.preemptions).toBeGreaterThan(0);
+    expect(pOn.wallMs).toBeLessThanOrEqual(pOff.wallMs);
+    expect(pOn.wallMs / pOff.wallMs).toBeGreaterThan(0.999);
+    const unique = runVirtualBatch(A, 8192, 16, 20);
+    const shared = runVirtualBatch(A, 8192, 16, 20, { sharedPrefixTokens: 8000 });
+    expect(shared.wallMs).toBeLessThan(unique.wallMs / 3);
+  });
+
+  it('a preempted request finds its own prompt blocks again when they were not evicted', () => {
+    const tiny = parseProfile({ scheduler: { kvCapacityTokens: 1024, blockSize: 16 } }, 'test');
+    const e = new Engine(tiny);
+    e.add(withHashes('old', 400, 300, 0));
+    e.add(withHashes('new', 400, 300, 5000));
+    const { finished } = drain(e);
+    expect(e.preemptionsTotal).toBeGreaterThan(0);
+    expect(finished.every((f) => f.generatedTokens === 300)).toBe(true);
+    expect(e.kv.usedBlocks).toBe(0);
   });
 });

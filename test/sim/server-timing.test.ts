@@ -8,7 +8,8 @@ import { contentEvents, MODEL_A, postStream, usageOf, wordsPrompt } from './help
 describe('profile A physics, one stream', () => {
   let sim: SimServer;
   beforeAll(async () => {
-    sim = await startSim({ profile: 'qwen3-coder-30b-a3b-h200-vllm', groundTruth: true, tokenizerWorkers: 1 });
+    // Unique-prompt physics: without this the warm-up request would make the measured one a prefix-cache hit.
+    sim = await startSim({ profile: 'qwen3-coder-30b-a3b-h200-vllm', groundTruth: true, tokenizerWorkers: 1, prefixCache: false });
   });
   afterAll(async () => {
     await sim.close();

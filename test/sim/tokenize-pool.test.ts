@@ -1,6 +1,7 @@
 // Tests of the tokenizer pool: worker-thread counting equals the in-process tokenizer, including split-and-cache of long prompts. Runs in Node (vitest).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderChatMl } from '../../lib/chat-template';
+import { chainedBlockHashes } from '../../sim/kv-cache';
 import { safeCut, splitPoint, TokenizePool } from '../../sim/tokenize-pool';
 import { loadQwen3Tokenizer } from '../../tokenizer/qwen3';
 
@@ -49,6 +50,21 @@ describe('TokenizePool', () => {
       const messages = [{ role: 'system' as const, content: 'You are helpful.' }, { role: 'user' as const, content: text }];
       expect(await pool.countChat(messages), `chat seed ${seed}`).toBe(tok.countChat(messages));
     }
+  });
+
+  it('gives the block hashes of the whole prompt\'s ids, split or not, cached tail or not', async () => {
+    const tok = loadQwen3Tokenizer();
+    for (let seed = 0; seed < 4; seed++) {
+      const firstLine = [`Request ${seed} of run abc: answer briefly.\n`, `req-${seed}  \n`, `#${seed}:\n`, `${seed}. `][seed]!;
+      const messages = [{ role: 'user' as const, content: firstLine + longText(seed, 7000) }];
+      const want = chainedBlockHashes([tok.encode(renderChatMl(messages))], 16);
+      for (let round = 0; round < 2; round++) {
+        const got = await pool.tokenizeChat(messages, 16);
+        expect(got.blockHashes, `seed ${seed} round ${round}`).toEqual(want);
+        expect(got.blockHashes).toHaveLength(Math.floor(got.count / 16));
+      }
+    }
+    expect((await pool.tokenizeText('short text', 0)).blockHashes).toEqual([]);
   });
 
   it('answers repeated long texts from the cache: the second count of a new first line is much faster', async () => {
