@@ -411,7 +411,9 @@ async function main(): Promise<void> {
   for (const [letter, points] of [['A', pick(POINTS_A)], ['D', pick(POINTS_D)]] as const) {
     if (points.length === 0) continue;
     const profile = findProfile(letter)!;
-    const sim = await startSimChild(['--profile', profile.name]);
+    // The points reuse prompts between cells of the same length, and the published figures are of
+    // prompts computed from scratch: no prefix cache.
+    const sim = await startSimChild(['--profile', profile.name, '--no-prefix-cache']);
     try {
       // Warm-up (JIT, connections, tokenizer): real benchmarks discard their first requests too.
       const warm = await makePrompts(sim.base, profile.model, 512, 3);

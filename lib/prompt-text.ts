@@ -48,10 +48,18 @@ function pad(n: number, width: number): string {
  * The first line of a prompt. In "unique" mode it differs for every request of a run but always has
  * the same token count (fixed-width digits), so the exact length holds; in "shared-prefix" mode it
  * is the same for every request, so a server with prefix caching can reuse the whole prompt.
+ *
+ * A prefix cache matches whole blocks from the start (vLLM: 16 tokens), and Qwen's tokenizer makes
+ * each digit a token, so what tells requests apart must sit in the first few tokens: the first
+ * field mixes user and iteration (unique within a run: vu x 10^6 + iteration, shifted by a per-run
+ * constant modulo 10^11, which is one-to-one) and the run nonce follows. With the chat template's
+ * three tokens, "[" and 11 digits fill the first block, so no two requests of a run share a block.
  */
 export function requestPrefix(mode: PromptMode, runNonce: number, vu: number, iteration: number): string {
-  if (mode === 'shared-prefix') return `[${pad(0, 6)}-${pad(0, 5)}-${pad(0, 6)}] Read the text and continue it.\n`;
-  return `[${pad(runNonce, 6)}-${pad(vu, 5)}-${pad(iteration, 6)}] Read the text and continue it.\n`;
+  if (mode === 'shared-prefix') return `[${pad(0, 11)}-${pad(0, 6)}] Read the text and continue it.\n`;
+  const request = (Math.floor(vu) % 100_000) * 1_000_000 + (Math.floor(iteration) % 1_000_000);
+  const mixed = (request + (Math.floor(runNonce) % 1_000_000) * 7_654_321) % 100_000_000_000;
+  return `[${pad(mixed, 11)}-${pad(runNonce, 6)}] Read the text and continue it.\n`;
 }
 
 /** Rough word count for a token target when no tokenizer is at hand (about 1.0 token per word here). */

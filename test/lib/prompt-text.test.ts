@@ -36,20 +36,26 @@ describe('fillerText', () => {
 });
 
 describe('requestPrefix', () => {
-  it('unique mode: run nonce, VU and iteration in fixed-width digits', () => {
-    expect(requestPrefix('unique', 42, 3, 7)).toBe('[000042-00003-000007] Read the text and continue it.\n');
+  it('unique mode: user and iteration mixed with the run nonce into the first 11 digits, then the nonce', () => {
+    // 3 x 10^6 + 7 + 42 x 7,654,321 = 324,481,489
+    expect(requestPrefix('unique', 42, 3, 7)).toBe('[00324481489-000042] Read the text and continue it.\n');
   });
 
   it('unique mode: the same width for any numbers (wrapping past the width), so the token count holds', () => {
     const widths = [requestPrefix('unique', 0, 0, 0), requestPrefix('unique', 999999, 99999, 999999), requestPrefix('unique', 1234567, 123456, 1234567)].map((p) => p.length);
     expect(new Set(widths).size).toBe(1);
-    expect(requestPrefix('unique', 1234567, 123456, 1234567)).toBe('[234567-23456-234567] Read the text and continue it.\n');
     expect(requestPrefix('unique', 1, 2, 3)).not.toBe(requestPrefix('unique', 1, 2, 4));
+  });
+
+  it('unique mode: no two requests of a run share the first 12 characters (the first prefix-cache block)', () => {
+    const seen = new Set<string>();
+    for (let vu = 1; vu <= 300; vu++) for (let it = 0; it < 40; it++) seen.add(requestPrefix('unique', 987654, vu, it).slice(0, 12));
+    expect(seen.size).toBe(300 * 40);
   });
 
   it('shared-prefix mode: identical for every request and as wide as unique mode', () => {
     const a = requestPrefix('shared-prefix', 42, 3, 7);
-    expect(a).toBe('[000000-00000-000000] Read the text and continue it.\n');
+    expect(a).toBe('[00000000000-000000] Read the text and continue it.\n');
     expect(requestPrefix('shared-prefix', 1, 99, 5)).toBe(a);
     expect(a.length).toBe(requestPrefix('unique', 42, 3, 7).length);
   });
