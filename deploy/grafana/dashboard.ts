@@ -7,6 +7,7 @@ import {
   cellMatchers,
   histogramQuantile,
   orZerosLike,
+  perSecondOverMinute,
   ratePerSecond,
   series,
   testidMatchers,
@@ -280,10 +281,10 @@ function overviewRow(): RowSpec {
       {
         type: 'timeseries',
         title: 'Requests per second',
-        description: `Finished streams/s (k6 http_reqs) and failed requests/s (${REQUEST_METRICS.errors.name}, all error kinds).`,
+        description: `Finished streams/s (k6 http_reqs) and failed requests/s (${REQUEST_METRICS.errors.name}, all error kinds, mean over the last minute: k6 pushes a counter only when it changed, so a burst of failures is one sample that rate() cannot see).`,
         queries: [
           { expr: ratePerSecond(reqs, cells), legend: 'finished/s' },
-          { expr: ratePerSecond(errors, cells), legend: 'failed/s' },
+          { expr: perSecondOverMinute(errors, cells), legend: 'failed/s (1 min mean)' },
         ],
         unit: 'reqps',
         min: 0,
@@ -467,6 +468,16 @@ export function rawServerNames(key: ServerMetricKey): string[] {
   return key in SERVER_METRIC_SOURCES ? [...SERVER_METRIC_SOURCES[key as keyof typeof SERVER_METRIC_SOURCES]] : [];
 }
 
+/** Raw names grouped by engine prefix (vllm:, sglang:, DCGM_), in order. */
+function byEngine(names: readonly string[]): string[][] {
+  const groups = new Map<string, string[]>();
+  for (const name of names) {
+    const prefix = /^[^:_]+[:_]/.exec(name)?.[0] ?? name;
+    groups.set(prefix, [...(groups.get(prefix) ?? []), name]);
+  }
+  return [...groups.values()];
+}
+
 type ServerPanelSpec =
   | { kind: 'level'; key: ServerMetricKey; title: string; agg: 'sum' | 'avg' }
   | { kind: 'rate'; key: ServerMetricKey; title: string; unit: string }
@@ -498,7 +509,8 @@ function serverPanel(spec: ServerPanelSpec): PanelSpec {
       queries: [
         // max, not sum: should two runners both monitor the server, they read the same value.
         { expr: `max(${series(gaugeSeries(def), mon)})`, legend: 'k6 monitor' },
-        ...rawServerNames(spec.key).map((name) => ({ expr: `${spec.agg}(${series(name, raw)})`, legend: name })),
+        // Names of one engine that differ by version (vllm:kv_cache_usage_perc, formerly vllm:gpu_cache_usage_perc) share a line: the first that exists.
+        ...byEngine(rawServerNames(spec.key)).map((names) => ({ expr: names.map((name) => `${spec.agg}(${series(name, raw)})`).join(' or '), legend: names[0]! })),
       ],
       unit: grafanaUnit(def),
       min: 0,
@@ -565,8 +577,8 @@ function errorsRow(): RowSpec {
       {
         type: 'timeseries',
         title: `Failed requests/s by ${kind}`,
-        description: describe(REQUEST_METRICS.errors),
-        queries: [{ expr: ratePerSecond(errors, cells, [kind]), legend: `{{${kind}}}` }],
+        description: describe(REQUEST_METRICS.errors, ' Mean over the last minute, counting a burst that arrived as one sample (k6 pushes a counter only when it changed; rate() would show nothing).'),
+        queries: [{ expr: perSecondOverMinute(errors, cells, [kind]), legend: `{{${kind}}}` }],
         unit: 'reqps',
         min: 0,
         stack: true,
@@ -596,8 +608,13 @@ function errorsRow(): RowSpec {
       {
         type: 'timeseries',
         title: 'Dropped iterations/s',
-        description: 'k6 built-in dropped_iterations: requests an arrival-rate executor could not start for lack of VUs. Non-zero means the client, not the server, limited the load.',
-        queries: [{ expr: ratePerSecond(K6_BUILTIN_SERIES.droppedIterations, testidMatchers()), legend: 'dropped/s' }],
+        description: 'k6 built-in dropped_iterations: requests an arrival-rate executor could not start for lack of VUs, or a cell\'s requests cut when it overran its slot. Non-zero means the client or the schedule, not the server, limited the load. Mean over the last minute; 0 while the run has VUs and dropped nothing (k6 sends no series until the first drop).',
+        queries: [
+          {
+            expr: orZerosLike(perSecondOverMinute(K6_BUILTIN_SERIES.droppedIterations, testidMatchers()), `sum(${series(K6_BUILTIN_SERIES.vus, testidMatchers())})`),
+            legend: 'dropped/s (1 min mean)',
+          },
+        ],
         unit: 'short',
         min: 0,
         w: THIRD,

@@ -90,6 +90,24 @@ export function ratePerSecond(name: string, matchers: readonly Matcher[], by: re
   return `sum${grouping} (rate(${series(name, matchers)}[${RATE_WINDOW}]))`;
 }
 
+/** The fixed window of perSecondOverMinute, in seconds and as a PromQL duration. */
+export const MINUTE_SECONDS = 60;
+
+/**
+ * Per-second increase of a k6 counter over the last minute, counting a series' first value:
+ * `(x - (x offset 1m or x * 0)) / 60`. rate() cannot do that for k6's counters: remote write pushes a
+ * series only when it received samples since the previous push, so two errors at one moment arrive
+ * as one sample (value 2) and rate() of a lone sample is empty, and the first push's increase from 0
+ * is always lost. k6 counters never reset within a run, so the difference is exact. The result
+ * stays at the increase for one minute after a sample and drops to 0 after it (while the series is
+ * visible: 5 minutes after its last push without stale markers).
+ */
+export function perSecondOverMinute(name: string, matchers: readonly Matcher[], by: readonly string[] = []): string {
+  const grouping = by.length > 0 ? ` by (${by.join(', ')})` : '';
+  const x = series(name, matchers);
+  return `sum${grouping} (${x} - (${x} offset ${MINUTE_SECONDS}s or ${x} * 0)) / ${MINUTE_SECONDS}`;
+}
+
 /**
  * The total of a cumulative series over the dashboard range. k6 counters count from test start and
  * each runner sends its own series, so the total is the sum of each series' maximum (exact, and

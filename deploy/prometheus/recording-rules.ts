@@ -42,7 +42,8 @@ export function recordingRules(): RecordingRule[] {
   }
   for (const def of counters()) {
     const name = counterSeries(def);
-    rules.push({ record: `${LEVEL}:${name.replace(/_total$/, '')}:rate${RATE_WINDOW}`, expr: `sum ${BY} (rate(${name}[${RATE_WINDOW}]))` });
+    // Not rate(): k6 pushes a counter only when it changed, so a lone sample (a burst of errors) has no rate; see perSecondOverMinute.
+    rules.push({ record: `${LEVEL}:${name.replace(/_total$/, '')}:rate${RATE_WINDOW}`, expr: `sum ${BY} (${name} - (${name} offset ${RATE_WINDOW} or ${name} * 0)) / 60` });
   }
   for (const def of trends()) {
     const name = nativeHistogramSeries(def);

@@ -41,7 +41,9 @@ export function metricNamesIn(expr: string): string[] {
     .replace(/"(?:[^"\\]|\\.)*"/g, '""')
     .replace(/\{[^}]*\}/g, ' ')
     .replace(/\[[^\]]*\]/g, ' ')
-    .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
+    .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ')
+    // Number and duration literals (`offset 60s`, `/ 60`): not names.
+    .replace(/(?<![A-Za-z0-9_:])\d+(?:\.\d+)?(?:ms|[smhdwy])*/g, ' ');
   const names: string[] = [];
   for (const m of stripped.matchAll(/[A-Za-z_:][A-Za-z0-9_:]*/g)) {
     const word = m[0];

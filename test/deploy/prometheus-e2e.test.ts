@@ -1,0 +1,460 @@
+// End to end through a real Prometheus: the project's k6 pushes a sweep + capacity run with -o experimental-prometheus-rw (as the README documents), Prometheus also scrapes the simulators' /metrics with the shipped prometheus.yml's jobs, and every target of every dashboard panel, with its template variables filled in as Grafana would, must return data whose spot values equal the run's own summary. The recording rules must pass promtool and produce series. Runs in Node (vitest); needs `prometheus` and `promtool` (scripts/ensure-prometheus.sh).
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { dump as yamlDump, load as yamlLoad } from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METRICS } from '../../lib/metrics';
+import { readSummaryData, cellMetricKey, type SummaryData } from '../../lib/summary-data';
+import { bundlePath, runArguments } from '../../orchestrator/engine';
+import { buildBundles } from '../../scripts/build';
+import { startSim } from '../../sim/server';
+import { RW_TREND_STATS_ENV } from '../../deploy/grafana/remote-write';
+import type { Dashboard, Panel, Target } from '../../deploy/grafana/dashboard';
+import { ROOT, tempDir, testEngine } from '../e2e/helpers';
+
+// ---------------------------------------------------------------------------------------------
+// Settings. The simulator answers with fixed timing (a few hundred ms per request); k6 pushes every second.
+
+const TTFT_MS = 200;
+const ITL_MS = 10;
+const OUTPUT = 16;
+const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
+const TESTID = `e2e-prom-${process.pid}`;
+const FAST_SCHEDULE = { prefillTokensPerSecond: 1_000_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 2, gapSeconds: 0.3 };
+const SCRAPE_SECONDS = 1;
+/** Grafana's datasource "scrape interval" (jsonData.timeInterval) of deploy/grafana/provisioning: the floor of $__interval. */
+const GRAFANA_TIME_INTERVAL_SECONDS = 5;
+
+const SWEEP_PLAN = { sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 2, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE, monitor: { intervalSeconds: 0.5 } };
+const CAPACITY_IDS = ['code_completion', 'short_chatbot', 'general_chatbot', 'long_document', 'coding_assistant'];
+const CAPACITY_PLAN = {
+  capacity: {
+    useCases: CAPACITY_IDS,
+    concurrencies: Object.fromEntries(CAPACITY_IDS.map((id) => [id, [2]])),
+    outputTokens: Object.fromEntries(CAPACITY_IDS.map((id) => [id, OUTPUT])),
+    rounds: 1,
+  },
+  schedule: FAST_SCHEDULE,
+  monitor: { intervalSeconds: 0.5 },
+};
+/** A cell whose every request fails (a simulator answering 503): the error panels get real errors. */
+const FAULT_PLAN = { sweep: { contexts: [512], concurrencies: [2], rounds: 1, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE, monitor: { enabled: false } };
+/** A cell sent as native histograms (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true) for the collapsed row. */
+const NATIVE_PLAN = { sweep: { contexts: [2048], concurrencies: [2], rounds: 3, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE, monitor: { enabled: false } };
+
+// ---------------------------------------------------------------------------------------------
+// Processes and helpers.
+
+function which(cmd: string): string | null {
+  const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface K6Run {
+  readonly exitCode: number;
+  readonly stderr: string;
+  readonly dir: string;
+  readonly summary: SummaryData;
+}
+
+/** One part as `npm run bench` runs it, plus the remote-write output and its environment exactly as the README documents. */
+function runK6(script: string, plan: object, baseUrl: string, rwUrl: string, extraEnv: Record<string, string> = {}, extraTags: Record<string, string> = {}): Promise<K6Run> {
+  const dir = tempDir(`prom-${script}`);
+  const planFile = path.join(dir, 'plan-input.json');
+  writeFileSync(planFile, JSON.stringify(plan));
+  const engine = testEngine('k6');
+  const args = runArguments(engine, {
+    bundle: bundlePath(engine, script, path.join(ROOT, 'dist')),
+    partDir: dir,
+    env: { PLAN: planFile, RESULTS_DIR: dir, BASE_URL: baseUrl, MODEL },
+    tags: { testid: TESTID, ...extraTags },
+  });
+  // `-o experimental-prometheus-rw` next to the CSV output, before the bundle path.
+  args.splice(args.length - 1, 0, '-o', 'experimental-prometheus-rw');
+  const env = {
+    ...process.env,
+    K6_PROMETHEUS_RW_SERVER_URL: rwUrl,
+    K6_PROMETHEUS_RW_TREND_STATS: RW_TREND_STATS_ENV,
+    K6_PROMETHEUS_RW_PUSH_INTERVAL: '1s',
+    ...extraEnv,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(engine.command[0]!, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stdout.resume();
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      let summary: SummaryData;
+      try {
+        summary = readSummaryData(JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8')), 'summary.json');
+      } catch (e) {
+        reject(new Error(`k6 ${script} exited ${code} without summary.json (${(e as Error).message}):\n${stderr.slice(-3000)}`));
+        return;
+      }
+      resolve({ exitCode: code ?? -1, stderr, dir, summary });
+    });
+  });
+}
+
+interface PromResult {
+  readonly resultType: 'vector' | 'matrix' | 'scalar' | 'string';
+  readonly result: { metric: Record<string, string>; value?: [number, string]; values?: [number, string][]; histogram?: unknown; histograms?: unknown[] }[];
+}
+
+let promUrl = '';
+
+async function promApi<T = PromResult>(endpoint: string, params: Record<string, string | string[]>): Promise<T> {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
+  // GET, as Grafana does for label values (Prometheus allows POST only on query endpoints).
+  const res = await fetch(`${promUrl}/api/v1/${endpoint}?${body.toString()}`);
+  const json = (await res.json()) as { status: string; data: T; error?: string };
+  if (json.status !== 'success') throw new Error(`Prometheus ${endpoint} ${JSON.stringify(params)}: ${json.error}`);
+  return json.data;
+}
+
+/** Finite numbers a query result holds (instant or range). */
+function finiteValues(r: PromResult): number[] {
+  const out: number[] = [];
+  for (const s of r.result) {
+    for (const [, v] of s.values ?? (s.value ? [s.value] : [])) {
+      const n = Number(v);
+      if (Number.isFinite(n)) out.push(n);
+    }
+  }
+  return out;
+}
+
+function lastValue(r: PromResult, match: Record<string, string> = {}): number {
+  const s = r.result.find((x) => Object.entries(match).every(([k, v]) => x.metric[k] === v));
+  if (!s) throw new Error(`no series with ${JSON.stringify(match)} in ${JSON.stringify(r.result.map((x) => x.metric))}`);
+  const v = s.value ?? s.values?.[s.values.length - 1];
+  return Number(v![1]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grafana's variable interpolation.
+
+interface Window {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Fills in a target's expression as Grafana does for a Prometheus datasource with the provisioned
+ * timeInterval: $__interval = max(timeInterval, range / maxDataPoints), rounded to whole seconds;
+ * $__rate_interval = max($__interval + timeInterval, 4 * timeInterval); $__range = the dashboard range
+ * in seconds; query variables by value, "All" by the variable's allValue.
+ */
+function interpolate(expr: string, vars: Record<string, string>, w: Window, maxDataPoints = 1000): { expr: string; step: number } {
+  const rangeSeconds = Math.ceil(w.end - w.start);
+  const interval = Math.max(GRAFANA_TIME_INTERVAL_SECONDS, Math.ceil(rangeSeconds / maxDataPoints));
+  const rateInterval = Math.max(interval + GRAFANA_TIME_INTERVAL_SECONDS, 4 * GRAFANA_TIME_INTERVAL_SECONDS);
+  let out = expr
+    .replaceAll('$__rate_interval', `${rateInterval}s`)
+    .replaceAll('$__interval', `${interval}s`)
+    .replaceAll('$__range', `${rangeSeconds}s`);
+  // Longest names first so $cell does not eat into a $cell_x.
+  for (const name of Object.keys(vars).sort((a, b) => b.length - a.length)) out = out.replaceAll(`$${name}`, vars[name]!);
+  expect(out, `uninterpolated variable in ${out}`).not.toMatch(/\$[A-Za-z_]/);
+  return { expr: out, step: interval };
+}
+
+function allPanels(d: Dashboard): Panel[] {
+  return d.panels.flatMap((p) => [p, ...(p.panels ?? [])]).filter((p) => p.type !== 'row');
+}
+
+async function runTarget(t: Target, vars: Record<string, string>, w: Window): Promise<PromResult> {
+  const { expr, step } = interpolate(t.expr, vars, w);
+  if (t.instant) return promApi('query', { query: expr, time: String(w.end) });
+  // Grafana aligns range queries to the step.
+  const start = Math.floor(w.start / step) * step;
+  return promApi('query_range', { query: expr, start: String(start), end: String(w.end), step: String(step) });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run.
+
+let prometheus: ChildProcess | null = null;
+let promLog = '';
+let dataDir = '';
+let sims: Awaited<ReturnType<typeof startSim>>[] = [];
+let dashboard: Dashboard;
+let rulesFile = '';
+let window: Window;
+const runs: Record<'sweep' | 'capacity' | 'fault' | 'native', K6Run> = {} as never;
+const allVars: Record<string, string> = {};
+
+beforeAll(async () => {
+  const promBin = which('prometheus');
+  const promtool = which('promtool');
+  if (!promBin || !promtool) {
+    throw new Error('prometheus and promtool are not on PATH: run `sh scripts/ensure-prometheus.sh` (npm test does) or install Prometheus 2.40+');
+  }
+  await buildBundles();
+  testEngine('k6'); // fails early with a clear message when the project's k6 is missing
+
+  const main = await startSim({ port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
+  const sglang = await startSim({ port: 0, host: '127.0.0.1', flavour: 'sglang', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
+  const faulty = await startSim({ port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, faults: 'error-status;status=503' });
+  sims = [main, sglang, faulty];
+  const hostPort = (url: string) => new URL(url).host;
+
+  // The shipped prometheus.yml with the simulators as targets: vllm -> the main simulator, sglang and
+  // dcgm -> the SGLang-flavoured one (it serves the DCGM power gauge too). Short intervals, rules copied.
+  const port = await freePort();
+  promUrl = `http://127.0.0.1:${port}`;
+  dataDir = tempDir('prometheus');
+  const shipped = yamlLoad(readFileSync(path.join(ROOT, 'deploy/prometheus/prometheus.yml'), 'utf8')) as {
+    global: Record<string, string>;
+    rule_files: string[];
+    scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
+  };
+  const targetOf: Record<string, string> = { prometheus: `127.0.0.1:${port}`, vllm: hostPort(main.url), sglang: hostPort(sglang.url), dcgm: hostPort(sglang.url) };
+  for (const job of shipped.scrape_configs) {
+    const t = targetOf[job.job_name];
+    if (!t) throw new Error(`deploy/prometheus/prometheus.yml has a job "${job.job_name}" this test does not map to a simulator`);
+    for (const sc of job.static_configs) sc.targets = [t];
+  }
+  shipped.global = { ...shipped.global, scrape_interval: `${SCRAPE_SECONDS}s`, evaluation_interval: `${SCRAPE_SECONDS}s` };
+  const shippedRules = readFileSync(path.join(ROOT, 'deploy/prometheus', shipped.rule_files[0]!), 'utf8');
+  rulesFile = path.join(dataDir, 'recording-rules.yml');
+  writeFileSync(rulesFile, shippedRules.replace(/^(\s+interval:\s*)\S+$/m, `$1${SCRAPE_SECONDS}s`));
+  shipped.rule_files = [rulesFile];
+  const configFile = path.join(dataDir, 'prometheus.yml');
+  writeFileSync(configFile, yamlDump(shipped));
+  mkdirSync(path.join(dataDir, 'data'));
+  prometheus = spawn(
+    promBin,
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${path.join(dataDir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--web.enable-remote-write-receiver',
+      '--enable-feature=native-histograms',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  prometheus.stderr!.on('data', (d: Buffer) => (promLog = (promLog + d.toString()).slice(-20_000)));
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${promUrl}/-/ready`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 100 || prometheus.exitCode !== null) throw new Error(`Prometheus did not start:\n${promLog}`);
+    await sleep(200);
+  }
+
+  const start = Date.now() / 1000 - 5;
+  const rw = `${promUrl}/api/v1/write`;
+  // Traffic for the SGLang-flavoured simulator, so its rate and mean series move during the run.
+  const sglangTraffic = (async () => {
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${sglang.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hello there' }], max_tokens: 4 }) });
+      await res.text();
+      await sleep(2000);
+    }
+  })();
+  // The bench's two parts one after the other; the fault and native-histogram cells alongside the sweep,
+  // each as its own runner (instance_id, as k6-operator labels runners): two k6 processes writing the
+  // same series (k6_vus{testid}) would have Prometheus reject their pushes as out of order.
+  const sweepAndCapacity = (async () => {
+    runs.sweep = await runK6('sweep', SWEEP_PLAN, main.url, rw);
+    runs.capacity = await runK6('capacity', CAPACITY_PLAN, main.url, rw);
+  })();
+  const [fault, native] = await Promise.all([
+    runK6('sweep', FAULT_PLAN, faulty.url, rw, {}, { instance_id: 'fault' }),
+    runK6('sweep', NATIVE_PLAN, main.url, rw, { K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM: 'true' }, { instance_id: 'native' }),
+    sweepAndCapacity,
+    sglangTraffic,
+  ]);
+  runs.fault = fault;
+  runs.native = native;
+  // k6 pushes once more when it ends; give the scrapes and the rules a few more rounds.
+  await sleep(4000);
+  window = { start, end: Date.now() / 1000 };
+
+  dashboard = JSON.parse(readFileSync(path.join(ROOT, 'deploy/grafana/k6-llm-capacity.json'), 'utf8')) as Dashboard;
+  // Every query variable at "All" (its allValue), testid at this run.
+  for (const v of dashboard.templating.list) {
+    if (v.type !== 'query') continue;
+    allVars[v.name] = v.name === 'testid' ? TESTID : v.allValue ?? '.*';
+  }
+}, 150_000);
+
+afterAll(async () => {
+  prometheus?.kill('SIGTERM');
+  if (prometheus && prometheus.exitCode === null) await new Promise((r) => prometheus!.once('close', r));
+  await Promise.all(sims.map((s) => s.close()));
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('k6 -> Prometheus remote write -> the dashboard', () => {
+  it('the k6 runs finished (0, or 99 where the fault cell breaks thresholds)', () => {
+    for (const [name, run] of Object.entries(runs)) expect([0, 99], `${name}: ${run.stderr.slice(-2000)}`).toContain(run.exitCode);
+    expect(runs.sweep.exitCode, runs.sweep.stderr.slice(-2000)).toBe(0);
+    expect(runs.capacity.exitCode, runs.capacity.stderr.slice(-2000)).toBe(0);
+  });
+
+  it('Prometheus accepted every push (no out-of-order or rejected remote write)', () => {
+    expect(promLog).not.toMatch(/level=(?:error|warn).*remote write/i);
+  });
+
+  it('the template variables list this run and its cells, as Grafana asks for them (label values)', async () => {
+    const testids = await promApi<string[]>('label/testid/values', { 'match[]': 'k6_llm_request_ok_rate' });
+    expect(testids).toContain(TESTID);
+    const cells = await promApi<string[]>('label/cell/values', { 'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}` });
+    for (const run of [runs.sweep, runs.capacity]) {
+      const plan = JSON.parse(readFileSync(path.join(run.dir, 'plan.json'), 'utf8')) as { cells: { id: string }[] };
+      for (const c of plan.cells) expect(cells).toContain(c.id);
+    }
+    const useCases = await promApi<string[]>('label/use_case/values', { 'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}` });
+    expect(useCases.sort()).toEqual([...CAPACITY_IDS].sort());
+    const jobs = await promApi<string[]>('label/job/values', { 'match[]': 'up' });
+    expect(jobs.sort()).toEqual(['dcgm', 'prometheus', 'sglang', 'vllm']);
+  });
+
+  it('every target of every panel returns data for the run', async () => {
+    const report: string[] = [];
+    const empty: string[] = [];
+    for (const panel of allPanels(dashboard)) {
+      for (const t of panel.targets ?? []) {
+        const r = await runTarget(t, allVars, window);
+        const values = finiteValues(r);
+        const line = `${panel.id} ${panel.title} [${t.refId}] ${t.legendFormat}: ${r.result.length} series, ${values.length} values${values.length > 0 ? `, last ${values[values.length - 1]!.toPrecision(4)}` : ''}`;
+        report.push(line);
+        if (values.length === 0) empty.push(`${line}\n    ${interpolate(t.expr, allVars, window).expr}`);
+      }
+    }
+    // What each target returned, for the log (PROM_E2E_REPORT=file keeps it).
+    if (process.env.PROM_E2E_REPORT) writeFileSync(process.env.PROM_E2E_REPORT, report.join('\n') + '\n');
+    expect(empty, `targets without data:\n${empty.join('\n')}`).toEqual([]);
+  });
+
+  it("a cell's TTFT p50/p95/p99, mean and output tokens in the dashboard equal the run's summary", async () => {
+    const byId = (title: string) => allPanels(dashboard).find((p) => p.title === title)!;
+    const table = byId('Cells (final values over the time range)');
+    const targetOf = (legend: string) => table.targets!.find((t) => t.legendFormat === legend)!;
+    for (const run of [runs.sweep, runs.capacity]) {
+      const plan = JSON.parse(readFileSync(path.join(run.dir, 'plan.json'), 'utf8')) as { cells: { id: string }[] };
+      for (const { id: cell } of plan.cells) {
+        const vars = { ...allVars, cell };
+        const ttft = run.summary.metrics[cellMetricKey(METRICS.ttft.name, cell)]!.values;
+        for (const [legend, stat] of [['TTFT p50', 'med'], ['TTFT p95', 'p(95)'], ['TTFT p99', 'p(99)'], ['TTFT mean', 'avg']] as const) {
+          const got = lastValue(await runTarget(targetOf(legend), vars, window), { cell });
+          expect(got, `${cell} ${legend}`).toBeCloseTo(ttft[stat]! / 1000, 6);
+        }
+        const tokens = run.summary.metrics[cellMetricKey(METRICS.outputTokens.name, cell)]?.values.count ?? null;
+        const gotTokens = lastValue(await runTarget(targetOf('Output tokens'), vars, window), { cell });
+        if (tokens !== null) expect(gotTokens, `${cell} output tokens`).toBe(tokens);
+        expect(gotTokens, `${cell} output tokens`).toBe(OUTPUT * Number(ttft.count));
+        // The time series panel's last point is the same cumulative value.
+        const series = await runTarget(byId('TTFT p50 / p95 / p99').targets!.find((t) => t.refId === 'B')!, vars, window);
+        expect(lastValue(series, { cell }), `${cell} TTFT p95 (time series)`).toBeCloseTo(ttft['p(95)']! / 1000, 6);
+      }
+    }
+    // The run-wide output-token stat equals the sum over every part of this testid.
+    const total = Object.values(runs).reduce((n, r) => n + (r.summary.metrics[METRICS.outputTokens.name]?.values.count ?? 0), 0);
+    const stat = await runTarget(byId('Output tokens').targets![0]!, allVars, window);
+    expect(lastValue(stat)).toBe(total);
+  });
+
+  it('the failed requests of the fault cell reach the error panels with their kind', async () => {
+    const errors = runs.fault.summary.metrics[METRICS.errors.name]!.values.count!;
+    expect(errors).toBe(2);
+    const panel = allPanels(dashboard).find((p) => p.title.startsWith('Failed requests by'))!;
+    const r = await runTarget(panel.targets![0]!, allVars, window);
+    expect(r.result.map((s) => s.metric.error_kind)).toEqual(['http_5xx']);
+    expect(lastValue(r)).toBe(errors);
+    const failed = await runTarget(allPanels(dashboard).find((p) => p.title === 'Failed requests')!.targets![0]!, allVars, window);
+    expect(lastValue(failed)).toBe(errors);
+  });
+
+  it('the server panels show the scraped simulator: generation tokens equal what the run received', async () => {
+    const r = await promApi('query', { query: `max_over_time(vllm:generation_tokens_total{job="vllm"}[10m])`, time: String(window.end) });
+    const k6Tokens = runs.sweep.summary.metrics[METRICS.outputTokens.name]!.values.count! + runs.capacity.summary.metrics[METRICS.outputTokens.name]!.values.count! + (runs.native.summary.metrics[METRICS.outputTokens.name]?.values.count ?? 0);
+    expect(lastValue(r)).toBe(k6Tokens);
+    // The monitor's gauge and the scrape agree on the server's TTFT count at the end of the run.
+    const power = await promApi('query', { query: 'max_over_time(DCGM_FI_DEV_POWER_USAGE{job="dcgm"}[10m])', time: String(window.end) });
+    expect(lastValue(power)).toBeGreaterThan(0);
+  });
+
+  it('promtool accepts the recording rules, and every rule produces series', async () => {
+    const check = spawnSync('promtool', ['check', 'rules', path.join(ROOT, 'deploy/prometheus/recording-rules.yml')], { encoding: 'utf8' });
+    expect(check.status, check.stdout + check.stderr).toBe(0);
+    const records = [...readFileSync(rulesFile, 'utf8').matchAll(/record:\s*(\S+)/g)].map((m) => m[1]!);
+    expect(records.length).toBeGreaterThan(10);
+    const missing: string[] = [];
+    for (const record of records) {
+      const r = await promApi('query', { query: `${record}{testid="${TESTID}"}`, time: String(window.end) });
+      const rr = await promApi('query_range', { query: `${record}{testid="${TESTID}"}`, start: String(window.start), end: String(window.end), step: '1' });
+      if (finiteValues(r).length === 0 && finiteValues(rr).length === 0) missing.push(record);
+    }
+    expect(missing, 'recording rules without series').toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// npm run bench -- --prometheus-rw <url>
+
+function benchCli(args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), ...args], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ exitCode: code ?? -1, stdout, stderr }));
+  });
+}
+
+describe('npm run bench -- --prometheus-rw', () => {
+  it('on k6: the run arrives live in Prometheus under testid = the run id, with the summary\'s values', async () => {
+    const dir = tempDir('bench-rw');
+    const planFile = path.join(dir, 'plan.json');
+    writeFileSync(planFile, JSON.stringify({ sweep: { contexts: [512], concurrencies: [2], rounds: 2, outputTokens: 16 } }));
+    const runId = `bench-rw-${process.pid}`;
+    // A Prometheus base URL: the bench adds /api/v1/write.
+    const r = await benchCli(['--plan', planFile, '--scripts', 'sweep', '--results', dir, '--run-id', runId, '--no-report', '--engine', 'k6', '--tokenizer', 'approximate', '--prometheus-rw', promUrl]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`remote write: k6 sends the metrics live to ${promUrl}/api/v1/write (testid=${runId})`);
+    const summary = readSummaryData(JSON.parse(readFileSync(path.join(dir, runId, 'sweep', 'summary.json'), 'utf8')), 'summary.json');
+    const cell = 'sweep_c512_o16_n2';
+    const p95 = summary.metrics[cellMetricKey(METRICS.ttft.name, cell)]!.values['p(95)']!;
+    const tokens = summary.metrics[METRICS.outputTokens.name]!.values.count!;
+    await sleep(1500); // the final push
+    const now = String(Date.now() / 1000);
+    const got = await promApi('query', { query: `last_over_time(k6_llm_ttft_p95{testid="${runId}", cell="${cell}"}[5m])`, time: now });
+    expect(lastValue(got)).toBeCloseTo(p95 / 1000, 6);
+    const gotTokens = await promApi('query', { query: `sum(max_over_time(k6_llm_output_tokens_total{testid="${runId}"}[5m]))`, time: now });
+    expect(lastValue(gotTokens)).toBe(tokens);
+  }, 120_000);
+
+  it('on the local runner: refused with one line naming the k6 engine, before anything starts', async () => {
+    const dir = tempDir('bench-rw-runner');
+    const r = await benchCli(['--scripts', 'sweep', '--results', dir, '--engine', 'runner', '--prometheus-rw', promUrl]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/--prometheus-rw needs the k6 engine.*--engine k6/);
+    expect(r.stderr).not.toMatch(/simulator/);
+  });
+});
