@@ -236,5 +236,15 @@ export const SAMPLE_TAGS = {
   tokenSource: 'token_source',
 } as const;
 
+/**
+ * Sample metadata keys (k6's exec.vu.metrics.metadata): carried by the sample into the CSV `metadata`
+ * column and the JSON output, but never indexed, so never a Prometheus label.
+ */
+export const SAMPLE_METADATA = {
+  /** On llm_errors samples: the server's (or transport's) message, secret redacted, one line, at most ERROR_MESSAGE_MAX characters. */
+  errorMessage: 'error_message',
+} as const;
+export const ERROR_MESSAGE_MAX = 200;
+
 /** Trend statistics every summary carries: the report and the thresholds need p50..p99 and count. */
 export const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'] as const;

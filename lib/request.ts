@@ -59,3 +59,8 @@ export function redactSecret(message: string, secret: string | null): string {
   if (!secret) return message;
   return message.split(secret).join('[redacted]');
 }
+
+/** An error message as results keep it: secret redacted, whitespace runs (newlines) as one space, at most `max` characters. */
+export function errorMessageForResults(message: string, secret: string | null, max: number): string {
+  return redactSecret(message, secret).replace(/\s+/g, ' ').trim().slice(0, max);
+}

@@ -18,6 +18,36 @@ import { predictCellSeconds } from './sim-schedule';
 import { probeSpeeds } from './probe';
 import { bundlePath, chooseEngine, runArguments, type Engine } from './engine';
 import { applyRequest, CsvTail, initialProgress, type ProgressState } from './progress';
+import { RW_TREND_STATS_ENV } from '../deploy/grafana/remote-write';
+
+/** The one-line refusal when --prometheus-rw meets the local runner. */
+export const PROMETHEUS_RW_NEEDS_K6 = '--prometheus-rw needs the k6 engine (k6 -o experimental-prometheus-rw); the local runner cannot send remote write: use --engine k6 (Go or a k6 on PATH)';
+
+/** The remote-write endpoint for a --prometheus-rw value: a Prometheus base URL gets /api/v1/write; a URL with a path is kept. */
+export function prometheusWriteUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UserError(`--prometheus-rw: "${value}" is not a URL (e.g. http://prometheus:9090/api/v1/write)`, EXIT.usage);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UserError(`--prometheus-rw: "${value}" is not an http(s) URL`, EXIT.usage);
+  if (url.pathname === '/' || url.pathname === '') url.pathname = '/api/v1/write';
+  return url.toString();
+}
+
+/** `k6 run` arguments with the remote-write output added before the script path (the last argument). */
+export function withPrometheusRw(args: readonly string[]): string[] {
+  return [...args.slice(0, -1), '-o', 'experimental-prometheus-rw', ...args.slice(-1)];
+}
+
+/**
+ * The environment k6 needs for the dashboard (deploy/README.md): the write URL and the trend stats the
+ * dashboard reads, unless the caller set K6_PROMETHEUS_RW_TREND_STATS (or other K6_PROMETHEUS_RW_*) itself.
+ */
+export function prometheusRwEnv(writeUrl: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, K6_PROMETHEUS_RW_SERVER_URL: writeUrl, K6_PROMETHEUS_RW_TREND_STATS: env.K6_PROMETHEUS_RW_TREND_STATS ?? RW_TREND_STATS_ENV };
+}
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -36,6 +66,8 @@ export interface BenchOptions {
   readonly runId: string;
   readonly tokenizer: TokenizerChoice;
   readonly report: boolean;
+  /** Prometheus remote-write URL: k6 sends the run's metrics live (-o experimental-prometheus-rw, testid = run id). k6 engine only. */
+  readonly prometheusRw?: string | null;
 }
 
 export interface BenchEvents {
@@ -98,6 +130,8 @@ export class Bench extends EventEmitter<BenchEvents> {
     const o = this.options;
     // Validate the plan before creating or starting anything: a bad field costs no simulator start-up.
     for (const s of o.scripts) resolvePlan(applyEnvToPlan(o.planInput, {}), s);
+    if (o.prometheusRw && o.engine === 'runner') throw new UserError(PROMETHEUS_RW_NEEDS_K6, EXIT.usage);
+    const rwUrl = o.prometheusRw ? prometheusWriteUrl(o.prometheusRw) : null;
     const runDir = path.resolve(o.resultsRoot, o.runId);
     mkdirSync(runDir, { recursive: true });
     const startedAt = new Date().toISOString();
@@ -145,6 +179,8 @@ export class Bench extends EventEmitter<BenchEvents> {
       }
 
       const engine = await chooseEngine(o.engine, (line) => this.emit('log', line));
+      if (rwUrl && engine.kind !== 'k6') throw new UserError(PROMETHEUS_RW_NEEDS_K6, EXIT.usage);
+      if (rwUrl) this.emit('log', `remote write: k6 sends the metrics live to ${rwUrl} (testid=${o.runId})`);
       await buildBundles();
       const transport = engine.flavour === 'llm' ? 'k6/x/llm' : 'k6/x/sse';
       this.emit('log', engine.kind === 'k6' ? `engine: ${engine.version} (${engine.source}: ${engine.command[0]}), streaming with ${transport}` : `engine: ${engine.version}, streaming with ${transport}${o.engine === 'auto' ? ' (no Go to build k6 and no k6 found)' : ''}`);
@@ -176,6 +212,9 @@ export class Bench extends EventEmitter<BenchEvents> {
         if (this.stopping) break;
         const partDir = path.join(runDir, plan.script);
         mkdirSync(partDir, { recursive: true });
+        // The script writes plan.json again at its end (handleSummary); this copy lets the report read
+        // a part whose engine was killed hard (SIGKILL) before it got there.
+        writeFileSync(path.join(partDir, 'plan.json'), JSON.stringify(plan, null, 1));
         const bundle = bundlePath(engine, plan.script);
         const { code, requests: measured } = await this.runPart(engine, plan, i, plans.length, {
           bundle,
@@ -207,9 +246,11 @@ export class Bench extends EventEmitter<BenchEvents> {
 
   /** Runs one entry script; resolves to the engine's exit code and the requests it measured. */
   private runPart(engine: Engine, plan: Plan, index: number, count: number, part: Parameters<typeof runArguments>[1]): Promise<{ code: number; requests: number }> {
-    const args = runArguments(engine, part);
+    const rwUrl = this.options.prometheusRw && engine.kind === 'k6' ? prometheusWriteUrl(this.options.prometheusRw) : null;
+    const args = rwUrl ? withPrometheusRw(runArguments(engine, part)) : runArguments(engine, part);
     const [program, ...lead] = engine.command;
-    const env: NodeJS.ProcessEnv = { ...process.env, K6_ENABLE_COMMUNITY_EXTENSIONS: 'true' };
+    let env: NodeJS.ProcessEnv = { ...process.env, K6_ENABLE_COMMUNITY_EXTENSIONS: 'true' };
+    if (rwUrl) env = prometheusRwEnv(rwUrl, env);
     // The key reaches the script through the environment (k6 run copies it into __ENV), never the command line.
     if (this.options.apiKey) env.API_KEY = this.options.apiKey;
     else delete env.API_KEY;

@@ -25,6 +25,8 @@ export interface CellStats extends Pick<Cell, 'id' | 'script' | 'contextTokens' 
   /** succeeded / requests; null with no requests. */
   readonly successRate: number | null;
   readonly errorsByKind: Readonly<Record<string, number>>;
+  /** Per error kind, the most frequent server error messages (top ERROR_MESSAGES_SHOWN), most frequent first. Untrusted text. */
+  readonly errorMessages: Readonly<Record<string, readonly ErrorMessageCount[]>>;
   /** Distributions in ms (times) or tok/s (speeds); null when the metric has no samples. */
   readonly metrics: Readonly<Record<TrendKey, Distribution | null>>;
   readonly inputTokensTotal: number;
@@ -43,6 +45,25 @@ export interface CellStats extends Pick<Cell, 'id' | 'script' | 'contextTokens' 
   readonly power: PowerFigures | null;
   /** The local runner's verdict that the client, not the server, limited this cell. */
   readonly clientBound: { readonly reason: string } | null;
+}
+
+export interface ErrorMessageCount {
+  readonly message: string;
+  readonly count: number;
+}
+
+/** How many messages per cell and error kind the report shows. */
+export const ERROR_MESSAGES_SHOWN = 3;
+
+/** The top messages per kind: by count, then by text, so the order is stable. */
+export function topErrorMessages(byKind: Readonly<Record<string, ReadonlyMap<string, number>>>, n = ERROR_MESSAGES_SHOWN): Record<string, ErrorMessageCount[]> {
+  const out: Record<string, ErrorMessageCount[]> = {};
+  for (const kind of Object.keys(byKind).sort()) {
+    const list = [...byKind[kind]!].map(([message, count]) => ({ message, count }));
+    list.sort((a, b) => b.count - a.count || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
+    if (list.length > 0) out[kind] = list.slice(0, n);
+  }
+  return out;
 }
 
 function tokenSourceOf(sources: Readonly<Record<string, number>>): string | null {
@@ -92,6 +113,7 @@ export function buildCellStats(
     cut: requests > 0 ? Math.max(0, cell.concurrency * cell.rounds - requests) : 0,
     successRate: requests > 0 ? succeeded / requests : null,
     errorsByKind,
+    errorMessages: acc ? topErrorMessages(acc.errorMessages) : {},
     metrics,
     inputTokensTotal: acc?.inputTokens ?? 0,
     outputTokensTotal,

@@ -9,6 +9,28 @@ export type Block =
   | { readonly kind: 'chart'; readonly id: string }
   | { readonly kind: 'kpis'; readonly items: readonly { readonly value: string; readonly label: string }[] };
 
+// Untrusted text (model names, URLs, server error messages) is wrapped with lit(): each renderer
+// escapes it for its format and never reads markup (**bold**, `code`, HTML, a table's "|") inside it.
+const LIT_OPEN = '\uE000';
+const LIT_CLOSE = '\uE001';
+const LIT_RE = /\uE000([^\uE000\uE001]*)\uE001/g;
+
+/** Marks a string as literal, untrusted text inside document text. */
+export function lit(s: string | null | undefined): string {
+  return `${LIT_OPEN}${String(s ?? '').replace(/[\uE000\uE001]/g, '')}${LIT_CLOSE}`;
+}
+
+/**
+ * Renders document text: the literal parts through `literal`, the rest through `markup`. Literals
+ * are swapped for placeholders while `markup` runs, so markup around a literal (**${lit(x)}**) still works.
+ */
+export function renderText(text: string, markup: (s: string) => string, literal: (s: string) => string): string {
+  if (!text.includes(LIT_OPEN)) return markup(text);
+  const parts: string[] = [];
+  const withHoles = text.replace(LIT_RE, (_m, inner: string) => `\uE002${parts.push(literal(inner)) - 1}\uE003`);
+  return markup(withHoles.replace(/[\uE000\uE001]/g, '')).replace(/\uE002(\d+)\uE003/g, (_m, i: string) => parts[Number(i)]!);
+}
+
 /** Stable anchor id of a heading: "Use Case Guidance" -> "use-case-guidance". */
 export function slug(text: string): string {
   return text

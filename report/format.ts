@@ -96,7 +96,21 @@ export function fmtLimitValue(metric: string, value: number): string {
 
 /** Escapes text for Markdown table cells. */
 export function mdCell(s: string): string {
-  return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return s.replace(/\|/g, '\\|').replace(/\r\n|[\r\n]/g, ' ');
+}
+
+/**
+ * Untrusted text as literal Markdown: HTML-significant characters as entities (no raw HTML reaches
+ * a Markdown renderer), Markdown punctuation backslash-escaped, line breaks as spaces. "|" is left
+ * to mdCell in tables.
+ */
+export function mdLiteral(s: string): string {
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_[\]#!]/g, '\\$&')
+    .replace(/\r\n|[\r\n]/g, ' ');
 }
 
 /** Escapes text for HTML. */

@@ -60,6 +60,8 @@ export interface PartInput {
   readonly plan: Plan;
   readonly samplesPath: string;
   readonly summary: SummaryInfo | null;
+  /** Why summary.json is absent (null when present): a run killed hard (SIGKILL) never writes it. */
+  readonly summaryProblem: string | null;
   readonly health: RunnerHealth | null;
 }
 
@@ -166,12 +168,26 @@ function readPart(dir: string, name: string): PartInput {
   }
   const summaryPath = join(dir, 'summary.json');
   const healthPath = join(dir, 'runner-health.json');
+  // k6 writes summary.json last: a run killed hard has none (or, rarely, a cut one). The report then
+  // stands on plan.json and samples.csv alone, and says so.
+  let summary: SummaryInfo | null = null;
+  let summaryProblem: string | null = null;
+  if (!existsSync(summaryPath)) summaryProblem = 'no summary.json';
+  else {
+    try {
+      summary = parseSummary(readJson(summaryPath), summaryPath);
+    } catch (e) {
+      if (!(e instanceof ReportInputError)) throw e;
+      summaryProblem = `an unreadable summary.json (${e.message})`;
+    }
+  }
   return {
     name,
     dir,
     plan,
     samplesPath,
-    summary: existsSync(summaryPath) ? parseSummary(readJson(summaryPath), summaryPath) : null,
+    summary,
+    summaryProblem,
     health: existsSync(healthPath) ? parseRunnerHealth(readJson(healthPath), healthPath) : null,
   };
 }

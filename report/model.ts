@@ -96,6 +96,10 @@ export interface Report {
   readonly highlights: readonly Finding[];
   readonly keyFindings: readonly Finding[];
   readonly warnings: readonly string[];
+  /** The run did not finish: a part without summary.json, a cut CSV, planned cells without samples, or an interrupt. */
+  readonly incomplete: boolean;
+  /** Planned cells with no samples at all. */
+  readonly missingCells: readonly string[];
   comparison: Comparison | null;
 }
 
@@ -196,6 +200,8 @@ export function buildReport(input: RunInput, samples: readonly SamplesData[], op
   const cells: CellStats[] = [];
   const warnings: string[] = [];
   const parts: PartSummary[] = [];
+  const missingCells: string[] = [];
+  let incomplete = input.run?.interrupted === true;
   input.parts.forEach((part: PartInput, i) => {
     const data = samples[i]!;
     const planIds = new Set(part.plan.cells.map((c) => c.id));
@@ -207,7 +213,18 @@ export function buildReport(input: RunInput, samples: readonly SamplesData[], op
     }
     const strays = [...data.cells.keys()].filter((id) => !planIds.has(id));
     if (strays.length > 0) warnings.push(`${part.name}/samples.csv has samples for ${plural(strays.length, 'cell')} not in its plan.json (${strays.slice(0, 3).join(', ')}${strays.length > 3 ? ', …' : ''}); they are left out.`);
-    if (withData < part.plan.cells.length) warnings.push(`${part.name}: ${part.plan.cells.length - withData} of ${part.plan.cells.length} planned cells have no samples (the run stopped early or those cells failed to start).`);
+    const lacking = part.plan.cells.filter((c) => !data.cells.has(c.id)).map((c) => c.id);
+    missingCells.push(...lacking);
+    if (part.summaryProblem !== null || data.partialTailBytes > 0) {
+      incomplete = true;
+      const why = [part.summaryProblem, data.partialTailBytes > 0 ? `a samples.csv cut mid-line (the partial last line, ${data.partialTailBytes} bytes, was dropped)` : null].filter((x) => x !== null).join(' and ');
+      warnings.push(`${part.name}: the run did not finish (killed?): ${why}. This part is reported from plan.json and samples.csv alone${part.summaryProblem !== null ? '; k6 threshold results are not available' : ''}.`);
+    }
+    if (data.malformedRows > 0) warnings.push(`${part.name}/samples.csv: ${plural(data.malformedRows, 'damaged row')} (wrong column count) dropped.`);
+    if (lacking.length > 0) {
+      incomplete = true;
+      warnings.push(`${part.name}: ${lacking.length} of ${part.plan.cells.length} planned cells have no samples (the run stopped early or those cells failed to start): ${lacking.slice(0, 12).join(', ')}${lacking.length > 12 ? `, … (${lacking.length - 12} more)` : ''}.`);
+    }
     parts.push({
       name: part.name,
       script: part.plan.script,
@@ -274,6 +291,9 @@ export function buildReport(input: RunInput, samples: readonly SamplesData[], op
   if (input.run?.interrupted) warnings.push('The run was interrupted: cells after the interruption are missing or partial.');
   const missingParts = input.run ? input.run.parts.filter((p) => !input.parts.some((x) => x.name === p)) : [];
   if (missingParts.length > 0) warnings.push(`run.json lists ${plural(missingParts.length, 'part')} with no folder: ${missingParts.join(', ')}.`);
+  if (missingParts.length > 0) incomplete = true;
+  // First, so it leads the report's warnings.
+  if (incomplete) warnings.unshift(`The run is incomplete: ${missingCells.length > 0 ? `${plural(missingCells.length, 'planned cell')} ${missingCells.length === 1 ? 'has' : 'have'} no samples` : 'every planned cell has samples, but the last may be partial'}${missingParts.length > 0 ? `, and ${plural(missingParts.length, 'part')} never started` : ''}; see the notes below.`);
 
   const model = input.run?.target.model || firstPlan.target.model;
   const grid = gridCells({ cells });
@@ -299,6 +319,8 @@ export function buildReport(input: RunInput, samples: readonly SamplesData[], op
     highlights,
     keyFindings,
     warnings,
+    incomplete,
+    missingCells,
     comparison: null,
   };
 }

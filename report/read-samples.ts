@@ -5,9 +5,9 @@
 // 5-million-row file costs tens of megabytes, not gigabytes. Column layout and timestamp format:
 // shared/reference/k6-golden (header metric_name,timestamp,metric_value,...,scenario,...,extra_tags,metadata).
 
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import Papa from 'papaparse';
-import { CELL_TAGS, REQUEST_METRICS, SAMPLE_TAGS, metricKeyOf, type RequestMetricKey, type ServerMetricKey } from '../lib/metrics';
+import { CELL_TAGS, REQUEST_METRICS, SAMPLE_METADATA, SAMPLE_TAGS, metricKeyOf, type RequestMetricKey, type ServerMetricKey } from '../lib/metrics';
 import { FloatList } from './stats';
 import { ReportInputError } from './inputs';
 
@@ -29,6 +29,8 @@ export interface CellAccumulator {
   failCount: number;
   /** llm_errors counts per error_kind. */
   readonly errorsByKind: Record<string, number>;
+  /** Per error_kind, the error messages of llm_errors samples (metadata error_message) and their counts; at most MAX_MESSAGES_PER_KIND distinct. */
+  readonly errorMessages: Record<string, Map<string, number>>;
   /** error_kind of failed llm_request_ok samples, used when no llm_errors samples exist. */
   readonly failedByKind: Record<string, number>;
   /** First request start (llm_e2e sample time minus its value) and last request end, epoch ms. */
@@ -48,6 +50,49 @@ export interface SamplesData {
   readonly rows: number;
   /** Rows of k6 built-in metrics that were skipped. */
   readonly skippedRows: number;
+  /** Bytes after the last line end, dropped: the engine was killed while writing that line. */
+  readonly partialTailBytes: number;
+  /** Rows whose column count differs from the header's, dropped (a damaged line). */
+  readonly malformedRows: number;
+}
+
+/**
+ * Length of the file up to and including its last line end. A file cut by SIGKILL ends inside a
+ * line (k6 and the runner write through buffers that flush at any byte): that tail is not a row.
+ */
+export function completeLength(path: string): { size: number; complete: number } {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const buf = Buffer.alloc(64 * 1024);
+    let end = size;
+    while (end > 0) {
+      const start = Math.max(0, end - buf.length);
+      const n = readSync(fd, buf, 0, end - start, start);
+      const at = buf.subarray(0, n).lastIndexOf(0x0a);
+      if (at >= 0) return { size, complete: start + at + 1 };
+      end = start;
+    }
+    return { size, complete: 0 };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Distinct messages kept per cell and error kind: bounded memory when every message differs (ids, timestamps). */
+export const MAX_MESSAGES_PER_KIND = 100;
+
+const MESSAGE_PREFIX = `${SAMPLE_METADATA.errorMessage}=`;
+
+/**
+ * The error message in k6's metadata column ("k=v&k=v", values unescaped, in no stable order). The
+ * suite sets error_message as the only key, so everything after "error_message=" is the message (it
+ * may itself contain "&" and "="); null when absent.
+ */
+export function parseErrorMessage(metadata: string): string | null {
+  if (metadata.startsWith(MESSAGE_PREFIX)) return metadata.slice(MESSAGE_PREFIX.length);
+  const at = metadata.indexOf(`&${MESSAGE_PREFIX}`);
+  return at < 0 ? null : metadata.slice(at + 1 + MESSAGE_PREFIX.length);
 }
 
 const REQUIRED_COLUMNS = ['metric_name', 'timestamp', 'metric_value', 'scenario', 'extra_tags'] as const;
@@ -99,6 +144,7 @@ function newCell(id: string, tags: Record<string, string>): CellAccumulator {
     okCount: 0,
     failCount: 0,
     errorsByKind: {},
+    errorMessages: {},
     failedByKind: {},
     windowStartMs: Infinity,
     windowEndMs: -Infinity,
@@ -135,8 +181,9 @@ export function readSamples(path: string): Promise<SamplesData> {
   const tagCache = new Map<string, Record<string, string>>();
   let rows = 0;
   let skippedRows = 0;
+  let malformedRows = 0;
   let header: string[] | null = null;
-  let iName = 0, iTs = 1, iVal = 2, iScenario = 11, iExtra = 17;
+  let iName = 0, iTs = 1, iVal = 2, iScenario = 11, iExtra = 17, iMeta = -1;
   let scale = 0;
   let failure: Error | null = null;
 
@@ -153,6 +200,10 @@ export function readSamples(path: string): Promise<SamplesData> {
   const handleRow = (row: string[]): void => {
     const name = row[iName];
     if (name === undefined || name === '') return;
+    if (row.length !== header!.length) {
+      malformedRows++;
+      return;
+    }
     const key = metricKeyOf(name);
     rows++;
     if (key === undefined) {
@@ -207,6 +258,13 @@ export function readSamples(path: string): Promise<SamplesData> {
       case 'errors': {
         const kind = tags[SAMPLE_TAGS.errorKind] ?? 'unknown';
         cell.errorsByKind[kind] = (cell.errorsByKind[kind] ?? 0) + value;
+        const message = iMeta < 0 ? null : parseErrorMessage(row[iMeta] ?? '');
+        if (message !== null) {
+          const m = (cell.errorMessages[kind] ??= new Map());
+          const n = m.get(message);
+          if (n !== undefined) m.set(message, n + value);
+          else if (m.size < MAX_MESSAGES_PER_KIND) m.set(detach(message), value);
+        }
         return;
       }
       default:
@@ -214,8 +272,20 @@ export function readSamples(path: string): Promise<SamplesData> {
     }
   };
 
+  let lengths: { size: number; complete: number };
+  try {
+    lengths = completeLength(path);
+  } catch (e) {
+    return Promise.reject(new ReportInputError(`cannot read ${path}: ${(e as Error).message}`));
+  }
+  const partialTailBytes = lengths.size - lengths.complete;
   return new Promise<SamplesData>((resolvePromise, reject) => {
-    const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 64 * 1024 });
+    if (lengths.complete === 0) {
+      reject(new ReportInputError(`${path} is empty${lengths.size > 0 ? ' (not even a whole header line)' : ''}: the k6 run wrote no samples (did it start?)`));
+      return;
+    }
+    // `end` is inclusive: read up to the last line end, never the partial line after it.
+    const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 64 * 1024, end: lengths.complete - 1 });
     stream.on('error', (e) => reject(new ReportInputError(`cannot read ${path}: ${e.message}`)));
     Papa.parse<string[]>(stream as unknown as File, {
       header: false,
@@ -236,6 +306,7 @@ export function readSamples(path: string): Promise<SamplesData> {
             iVal = header.indexOf('metric_value');
             iScenario = header.indexOf('scenario');
             iExtra = header.indexOf('extra_tags');
+            iMeta = header.indexOf('metadata');
             start = 1;
           }
           for (let i = start; i < data.length; i++) handleRow(data[i]!);
@@ -247,7 +318,7 @@ export function readSamples(path: string): Promise<SamplesData> {
       complete: () => {
         if (failure) reject(failure);
         else if (header === null) reject(new ReportInputError(`${path} is empty: the k6 run wrote no samples (did it start?)`));
-        else resolvePromise({ cells, monitor, rows, skippedRows });
+        else resolvePromise({ cells, monitor, rows, skippedRows, partialTailBytes, malformedRows });
       },
       error: (e: Error) => reject(new ReportInputError(`${path}: CSV parse error: ${e.message}`)),
     });

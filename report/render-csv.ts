@@ -30,6 +30,8 @@ export function renderCellsCsv(report: Report): string {
       cut: c.cut,
       success_rate: r(c.successRate, 5),
       errors: Object.entries(c.errorsByKind).map(([k, n]) => `${k}:${n}`).join(';'),
+      // {"kind":[{"message":...,"count":n}, ...]}: the top messages per error kind, as JSON (messages may hold any character).
+      error_messages: Object.keys(c.errorMessages).length > 0 ? JSON.stringify(c.errorMessages) : '',
     };
     for (const k of TREND_KEYS) {
       const d = c.metrics[k];

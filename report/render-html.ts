@@ -2,7 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Block } from './document';
+import { renderText, type Block } from './document';
 import type { ChartSpec } from './charts';
 import { CHART_HEIGHT } from './charts';
 import { esc } from './format';
@@ -21,9 +21,14 @@ export function echartsBundle(): string {
 
 /** Inline markup of the document's text: **bold** and `code`, after HTML escaping. */
 function inline(text: string): string {
-  return esc(text)
-    .replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>')
-    .replace(/`([^`]+)`/g, '<code>$1</code>');
+  return renderText(
+    text,
+    (s) =>
+      esc(s)
+        .replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>')
+        .replace(/`([^`]+)`/g, '<code>$1</code>'),
+    esc,
+  );
 }
 
 const CSS = `

@@ -3,9 +3,9 @@
 // Every sentence is built from measured data; a section whose data is absent is left out or says
 // plainly that it was not measured. The wording follows the reference reports.
 
-import type { CellStats } from './cells';
+import { ERROR_MESSAGES_SHOWN, type CellStats } from './cells';
 import type { LadderResult, UseCaseCapacity } from './capacity';
-import { DocBuilder, type Block } from './document';
+import { DocBuilder, lit, type Block } from './document';
 import { gridCells, valueAtCapacity, type Report } from './model';
 import type { TrendKey } from './read-samples';
 import { compare } from '../lib/thresholds';
@@ -211,9 +211,9 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
   const grid = gridCells(r);
   const st = r.limitStat;
   const run = r.run;
-  d.h(1, r.title);
+  d.h(1, lit(r.title));
   const engineText = run ? `${run.engine === 'k6' ? 'k6' : 'the local runner'} ${run.engineVersion}` : 'an unrecorded engine (no run.json)';
-  d.p(`Performance analysis of **${r.model}** at ${r.parts[0]?.target.baseUrl ?? 'an unknown endpoint'}${run?.target.simulated ? ` (simulated server${run.target.simProfile ? `, profile ${run.target.simProfile}` : ''})` : ''}, measured with ${engineText}${run ? `, run ${run.runId} started ${run.startedAt}` : ''}. Parts: ${r.parts.map((p) => `${p.name} (${plural(p.cellsWithData, 'cell')})`).join(', ')}.`);
+  d.p(`Performance analysis of **${lit(r.model)}** at ${r.parts[0] ? lit(r.parts[0].target.baseUrl) : 'an unknown endpoint'}${run?.target.simulated ? ` (simulated server${run.target.simProfile ? `, profile ${lit(run.target.simProfile)}` : ''})` : ''}, measured with ${engineText}${run ? `, run ${lit(run.runId)} started ${lit(run.startedAt)}` : ''}. Parts: ${r.parts.map((p) => `${p.name} (${plural(p.cellsWithData, 'cell')})`).join(', ')}.`);
   for (const w of r.warnings) d.note(`⚠ ${w}`);
 
   if (r.highlights.length > 0) {
@@ -418,6 +418,8 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
     const kinds = Object.entries(r.totals.errorsByKind).filter(([, n]) => n > 0);
     d.p(`${fmtPct(r.totals.successRate)} of ${fmtCount(r.totals.requests)} requests succeeded${kinds.length > 0 ? `; failures by kind: ${kinds.map(([k, n]) => `${k} ${n}`).join(', ')}` : ' (no errors)'}.${r.totals.cut > 0 ? ` ${fmtCount(r.totals.cut)} more were cut by the end of their cell's time slot or by an interrupt: they are neither measured nor failed.` : ''}`);
     d.table(['CELL', 'REQUESTS', 'CUT', 'SUCCESS RATE', 'ERRORS', 'TOKEN COUNTS FROM'], ran.map((c) => [c.id, String(c.requests), String(c.cut), fmtPct(c.successRate), Object.entries(c.errorsByKind).filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`).join(', ') || '-', c.tokenSource ?? 'n/a']));
+    const messageRows = ran.flatMap((c) => Object.entries(c.errorMessages).flatMap(([kind, list]) => list.map((m) => [c.id, kind, String(m.count), lit(m.message)])));
+    d.table(['CELL', 'ERROR KIND', 'COUNT', 'SERVER MESSAGE'], messageRows, `The most frequent error messages per cell and kind (top ${ERROR_MESSAGES_SHOWN}), as the server or the transport gave them (first 200 characters, API key redacted).`);
 
     d.h(2, 'All Cells');
     d.p('Every measured cell (also in cells.csv). Times are means; throughput is output tokens / cell wall time.');
@@ -467,12 +469,12 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
   const t = r.parts[0]!.target;
   const items: string[] = [];
   if (run) {
-    items.push(`Engine: ${run.engine === 'k6' ? `k6 ${run.engineVersion}` : `the suite's local runner ${run.engineVersion} (k6 bundles on Node)`}; run ${run.runId} from ${run.startedAt} to ${run.endedAt}${run.interrupted ? ' (interrupted)' : ''}.`);
-    items.push(`Target: ${run.target.model} at ${run.target.baseUrl}${run.target.simulated ? ` — the suite's simulated server${run.target.simProfile ? ` (profile ${run.target.simProfile})` : ''}, not real hardware` : ''}.`);
-    items.push(`Tokenizer used to build exact-length prompts: ${run.tokenizer}.`);
-    if (run.command.length > 0) items.push(`Command: \`${run.command.join(' ')}\`.`);
+    items.push(`Engine: ${run.engine === 'k6' ? `k6 ${run.engineVersion}` : `the suite's local runner ${run.engineVersion} (k6 bundles on Node)`}; run ${lit(run.runId)} from ${lit(run.startedAt)} to ${lit(run.endedAt)}${run.interrupted ? ' (interrupted)' : ''}.`);
+    items.push(`Target: ${lit(run.target.model)} at ${lit(run.target.baseUrl)}${run.target.simulated ? ` — the suite's simulated server${run.target.simProfile ? ` (profile ${lit(run.target.simProfile)})` : ''}, not real hardware` : ''}.`);
+    items.push(`Tokenizer used to build exact-length prompts: ${lit(run.tokenizer)}.`);
+    if (run.command.length > 0) items.push(`Command: \`${run.command.join(' ').replace(/[`\r\n]/g, ' ')}\`.`);
   } else {
-    items.push(`Target: ${t.model} at ${t.baseUrl}. No run.json was found, so the engine, its version and the tokenizer are not recorded.`);
+    items.push(`Target: ${lit(t.model)} at ${lit(t.baseUrl)}. No run.json was found, so the engine, its version and the tokenizer are not recorded.`);
   }
   items.push(`API: ${t.api === 'chat' ? '/v1/chat/completions' : '/v1/completions'}, streaming, temperature ${t.temperature}${t.seed !== null ? `, seed ${t.seed}` : ''}, request timeout ${t.requestTimeoutSeconds}s.`);
   items.push(`Output length forcing: max_tokens${t.ignoreEos ? ' + ignore_eos' : ''}${t.minTokens ? ' + min_tokens' : ''}${!t.ignoreEos && !t.minTokens ? ' only (the model may stop early)' : ''}. Output token counts ${describeTokenSources(r)}.`);

@@ -12,6 +12,8 @@ export interface Sample {
   readonly time: number;
   readonly value: number;
   readonly tags: Tags;
+  /** Sample metadata (exec.vu.metrics.metadata): not indexed, written by the CSV and JSON outputs only. */
+  readonly metadata?: Tags;
 }
 
 /** Trend values are kept whole so percentiles are exact, computed as k6's TrendSink.P does. */
@@ -239,7 +241,7 @@ export class MetricsEngine {
   }
 
   /** Accepts one sample: sinks, matching sub-metrics, outputs. Callers drop samples of cut iterations before this. */
-  push(metric: Metric, time: number, value: number, tags: Tags): void {
+  push(metric: Metric, time: number, value: number, tags: Tags, metadata?: Tags): void {
     metric.observed = true;
     metric.sink.add(value);
     const subs = metric.submetrics;
@@ -256,7 +258,7 @@ export class MetricsEngine {
     }
     this.sampleCount++;
     if (this.outputs.length > 0) {
-      const sample: Sample = { metric, time, value, tags };
+      const sample: Sample = metadata === undefined ? { metric, time, value, tags } : { metric, time, value, tags, metadata };
       for (const out of this.outputs) out.write(sample);
     }
   }

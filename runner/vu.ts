@@ -71,6 +71,8 @@ export class VU {
   scenario: ScenarioRuntime | null = null;
   /** exec.vu.metrics.tags: the VU's tags (global, scenario tags, scenario name); writable by the script. */
   metricTags: Tags = {};
+  /** exec.vu.metrics.metadata: carried by every sample the VU pushes while set (k6's sample metadata), never indexed. */
+  readonly metricMetadata: Record<string, unknown> = {};
   groupPath = '';
   iterationInInstance = 0;
   iterationInScenario = 0;
@@ -152,7 +154,9 @@ export class VU {
    */
   push(metric: Metric, value: number, tags: Tags, iter: Iteration | null = this.iter, time = epochMs()): void {
     if (iter !== null && iter.done) return;
-    this.rc.engine.push(metric, time, value, tags);
+    let metadata: Tags | undefined;
+    for (const k in this.metricMetadata) (metadata ??= {})[k] = String(this.metricMetadata[k]);
+    this.rc.engine.push(metric, time, value, tags, metadata);
   }
 
   require(name: string): unknown {

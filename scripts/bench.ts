@@ -23,6 +23,7 @@ runMain('bench', async () => {
     .option('--results <dir>', 'results root folder', 'results')
     .option('--run-id <id>', 'results/<run-id> folder name (default: the start time)')
     .addOption(new Option('--tokenizer <kind>', 'how prompt lengths are made exact').choices(['auto', 'qwen3', 'server', 'approximate']).default('auto'))
+    .option('--prometheus-rw <url>', 'send the metrics live to this Prometheus remote-write URL (k6 -o experimental-prometheus-rw, testid = the run id; k6 engine only); a base URL gets /api/v1/write')
     .option('--no-report', 'skip the report at the end')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) });
@@ -33,7 +34,7 @@ runMain('bench', async () => {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
     throw new UserError(err.message.replace(/^error: /, ''), EXIT.usage);
   }
-  const o = program.opts<{ url?: string; model?: string; apiKey?: string; api: ApiStyle; plan: string; scripts: string; profile?: string; engine: 'auto' | 'k6' | 'runner'; results: string; runId?: string; tokenizer: 'auto'; report: boolean }>();
+  const o = program.opts<{ url?: string; model?: string; apiKey?: string; api: ApiStyle; plan: string; scripts: string; profile?: string; engine: 'auto' | 'k6' | 'runner'; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string }>();
 
   const scripts = o.scripts.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
   for (const s of scripts) if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`, EXIT.usage);
@@ -64,6 +65,7 @@ runMain('bench', async () => {
     runId: o.runId ?? newRunId(),
     tokenizer: o.tokenizer,
     report: o.report,
+    prometheusRw: o.prometheusRw ?? null,
   });
 
   const tty = process.stderr.isTTY === true;

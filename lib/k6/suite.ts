@@ -114,7 +114,7 @@ export function createSuite(script: ScriptName): Suite {
       if (record.outcome === 'errored' && exec.vu.iterationInScenario === 0) {
         console.warn(`${cell.id}: request failed (${record.errorKind}): ${redactSecret(record.errorMessage, apiKey).slice(0, 200)}`);
       }
-      recordRequest(record);
+      recordRequest(record, apiKey);
     },
 
     async monitor(): Promise<void> {

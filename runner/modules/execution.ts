@@ -59,8 +59,12 @@ export function createExecutionModule(vu: VU) {
     set tags(_v: Record<string, string>) {
       throw new Error('exec.vu.metrics.tags cannot be replaced; set its keys instead');
     },
-    get metadata(): Record<string, string> {
-      return {};
+    get metadata(): Record<string, unknown> {
+      notInInit('VU');
+      return vu.metricMetadata;
+    },
+    set metadata(_v: Record<string, unknown>) {
+      throw new Error('exec.vu.metrics.metadata cannot be replaced; set its keys instead');
     },
   };
   const vuInfo = {

@@ -59,14 +59,17 @@ export class CsvOutput implements SampleOutput {
     for (const c of CSV_TAG_COLUMNS) cols.push(field(tags[c] ?? ''));
     const extra: string[] = [];
     for (const k of Object.keys(tags)) if (!COLUMN_SET.has(k)) extra.push(`${k}=${tags[k]}`);
-    cols.push(field(extra.join('&')), '');
+    cols.push(field(extra.join('&')));
     s = cols.join(',');
     this.cache.set(tags, s);
     return s;
   }
 
   write(sample: Sample): void {
-    this.file.write(`${sample.metric.name},${formatTime(sample.time, this.config.timeFormat)},${sample.value.toFixed(6)},${this.tagColumns(sample.tags)}\n`);
+    // metadata as k6 writes it: k=v&k=v, values unescaped (so a value with "&" is ambiguous unless it is the only key).
+    let metadata = '';
+    if (sample.metadata !== undefined) metadata = field(Object.entries(sample.metadata).map(([k, v]) => `${k}=${v}`).join('&'));
+    this.file.write(`${sample.metric.name},${formatTime(sample.time, this.config.timeFormat)},${sample.value.toFixed(6)},${this.tagColumns(sample.tags)},${metadata}\n`);
   }
 
   async close(): Promise<void> {

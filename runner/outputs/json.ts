@@ -36,7 +36,8 @@ export class JsonOutput implements SampleOutput {
       const submetrics = m.submetrics.length === 0 ? null : m.submetrics.map((s) => ({ name: s.name, suffix: s.suffix, tags: s.tags }));
       this.file.write(`{"type":"Metric","data":${JSON.stringify({ name: m.name, type: m.type, contains: m.contains, thresholds: this.thresholdsOf(m.name), submetrics })},"metric":${name}}\n`);
     }
-    this.file.write(`{"metric":${name},"type":"Point","data":{"time":"${rfc3339Nano(sample.time)}","value":${sample.value},"tags":${this.tagsJson(sample.tags)}}}\n`);
+    const metadata = sample.metadata === undefined ? '' : `,"metadata":${JSON.stringify(sample.metadata)}`;
+    this.file.write(`{"metric":${name},"type":"Point","data":{"time":"${rfc3339Nano(sample.time)}","value":${sample.value},"tags":${this.tagsJson(sample.tags)}${metadata}}}\n`);
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { resolvePlan, type TargetConfig } from '../../lib/plan';
-import { buildHeaders, buildRequestBody, buildStreamingRequest, endpointPath, redactSecret } from '../../lib/request';
+import { buildHeaders, buildRequestBody, buildStreamingRequest, endpointPath, errorMessageForResults, redactSecret } from '../../lib/request';
 
 const target: TargetConfig = resolvePlan({ target: { baseUrl: 'http://gpu:8000/v1', model: 'qwen' } }, 'sweep').target;
 
@@ -68,5 +68,14 @@ describe('redactSecret', () => {
   it('leaves the message alone without a key', () => {
     expect(redactSecret('no key here', null)).toBe('no key here');
     expect(redactSecret('no key here', '')).toBe('no key here');
+  });
+});
+
+describe('errorMessageForResults', () => {
+  it('redacts the key, folds line breaks and cuts to the limit', () => {
+    expect(errorMessageForResults('bad key sk-1\n  at line 2\r\n', 'sk-1', 200)).toBe('bad key [redacted] at line 2');
+    expect(errorMessageForResults('x'.repeat(300), null, 200)).toHaveLength(200);
+    // Redaction happens before the cut, so a key straddling the limit never leaks in part.
+    expect(errorMessageForResults(`${'a'.repeat(195)}sk-123456789`, 'sk-123456789', 200)).toBe(`${'a'.repeat(195)}[reda`);
   });
 });

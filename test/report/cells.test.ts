@@ -27,6 +27,7 @@ describe('buildCellStats', () => {
       okCount: 2,
       failCount: 1,
       errorsByKind: { timeout: 1 },
+      errorMessages: { timeout: new Map([['read timeout', 1]]) },
       failedByKind: { timeout: 1 },
       windowStartMs: 10_000,
       windowEndMs: 12_000,

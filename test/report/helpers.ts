@@ -27,6 +27,7 @@ export function cell(over: Partial<Omit<CellStats, 'metrics'>> & { metrics?: Par
     cut: over.cut ?? 0,
     successRate: over.successRate === undefined ? 1 : over.successRate,
     errorsByKind: over.errorsByKind ?? {},
+    errorMessages: over.errorMessages ?? {},
     metrics,
     inputTokensTotal: 0,
     outputTokensTotal: over.outputTokensTotal ?? 0,

@@ -70,4 +70,20 @@ describe('readSamples on the golden k6 output (timeFormat=unix_milli)', () => {
     expect(c.windowEndMs).toBe(1795324657507);
     expect(c.windowStartMs).toBeCloseTo(1795324657507 - 100.5, 6);
   });
+
+  it('drops the partial last line of a file cut by SIGKILL, and rows with a wrong column count', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'report-read-'));
+    const p = join(dir, 's.csv');
+    const row = (v: number): string => `llm_ttft,1795324657507,${v},,,,,,,,,c1,,,,,,cell=c1,\n`;
+    // The cut line would parse as a TTFT of 12 ms: it must not count.
+    writeFileSync(p, `${CSV_HEADER}\n${row(100)}llm_ttft,1795324657600,250,,,,\n${row(200)}llm_ttft,1795324657700,12`);
+    const data = await readSamples(p);
+    expect([...data.cells.get('c1')!.trends.ttft.values()]).toEqual([100, 200]);
+    expect(data.partialTailBytes).toBe('llm_ttft,1795324657700,12'.length);
+    expect(data.malformedRows).toBe(1);
+    // A header cut before its line end: nothing to read.
+    writeFileSync(p, 'metric_name,timest');
+    await expect(readSamples(p)).rejects.toThrow(/empty/);
+  });
 });
+

@@ -41,4 +41,18 @@ describe('CsvOutput', () => {
     expect(lines[0]).toBe(CSV_HEADER);
     expect(lines[1]).toBe('http_req_failed,1000,1.000000,,"Post ""http://x"": dial, refused",,,,,,,s,,,,,,cell=c1,');
   });
+
+  it("writes sample metadata in k6's metadata column (k=v, Go-quoted), as k6 v1.8.1 does", async () => {
+    // Compared with a real run: exec.vu.metrics.metadata['error_message'] = 'CUDA out, of "memory" & x=y' before add.
+    const file = join(tempDir(), 's.csv');
+    const out = new CsvOutput({ fileName: file, timeFormat: 'unix_milli' });
+    const m = new Metric('llm_errors', 'counter', 'default');
+    const tags = { scenario: 'c1', error_kind: 'http_5xx' };
+    out.write({ metric: m, time: 1000, value: 1, tags, metadata: { error_message: 'CUDA out, of "memory" & x=y' } });
+    out.write({ metric: m, time: 1001, value: 1, tags });
+    await out.close();
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines[1]).toBe('llm_errors,1000,1.000000,,,,,,,,,c1,,,,,,error_kind=http_5xx,"error_message=CUDA out, of ""memory"" & x=y"');
+    expect(lines[2]).toBe('llm_errors,1001,1.000000,,,,,,,,,c1,,,,,,error_kind=http_5xx,');
+  });
 });

@@ -1,0 +1,74 @@
+// A run killed hard (SIGKILL) mid-run, on real k6 and on the runner: the report still reads its folder, drops a cut last CSV line, and says the run is incomplete and which cells it lacks. Runs in Node (vitest).
+
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyEnvToPlan } from '../../lib/env';
+import { resolvePlan, type PlanInput } from '../../lib/plan';
+import { analyzeRun, renderReport } from '../../report/generate';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { buildBundles } from '../../scripts/build';
+import { startSim } from '../../sim/server';
+import { ENGINES, runScript, type EngineName } from './helpers';
+
+const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
+
+beforeAll(async () => {
+  await buildBundles();
+}, 120_000);
+
+describe.each(ENGINES)('a run killed with SIGKILL, on %s', (engine: EngineName) => {
+  let sim: Awaited<ReturnType<typeof startSim>>;
+  beforeAll(async () => {
+    sim = await startSim({ port: 0, fixed: { ttftMs: 20, itlMs: 20 } });
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it('leaves a folder the report reads, saying it is incomplete and which cells it lacks', async () => {
+    const input: PlanInput = { sweep: { contexts: [256, 512], concurrencies: [1, 2], rounds: 3, outputTokens: 32 }, schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 50, safetyFactor: 3, minCellSeconds: 2, gapSeconds: 0 } };
+    const env = { BASE_URL: sim.url, MODEL };
+    let killedAfterSamples = false;
+    const r = await runScript('sweep', input, env, {
+      engine,
+      onStart: (child) => {
+        // Kill as soon as the first request has been recorded (the first cell of four is running).
+        const started = Date.now();
+        const out = child.spawnargs.find((a) => a.startsWith('csv=fileName='))!;
+        const csv = out.slice('csv=fileName='.length).split(',')[0]!;
+        const poll = setInterval(() => {
+          const ready = existsSync(csv) && readFileSync(csv, 'utf8').includes('llm_request_ok,');
+          if (ready || Date.now() - started > 60_000) {
+            clearInterval(poll);
+            killedAfterSamples = ready;
+            child.kill('SIGKILL');
+          }
+        }, 50);
+      },
+    });
+    expect(r.exitCode, r.stderr).not.toBe(0);
+    expect(killedAfterSamples).toBe(true);
+    expect(existsSync(path.join(r.dir, 'summary.json'))).toBe(false);
+    // The bench writes plan.json before starting a part (the script writes it only at its end).
+    const plan = resolvePlan(applyEnvToPlan(input, env), 'sweep');
+    writeFileSync(path.join(r.dir, 'plan.json'), JSON.stringify(plan, null, 1));
+    // Whatever the kill left, make sure the file ends inside a line, as a flush cut by SIGKILL does.
+    appendFileSync(path.join(r.dir, 'samples.csv'), 'llm_ttft,17953246');
+
+    const report = await analyzeRun(r.dir, DEFAULT_REPORT_OPTIONS);
+    expect(report.incomplete).toBe(true);
+    expect(report.missingCells.length).toBeGreaterThan(0);
+    expect(report.missingCells).toContain(plan.cells[plan.cells.length - 1]!.id);
+    expect(report.warnings[0]).toMatch(/^The run is incomplete/);
+    expect(report.warnings.join('\n')).toMatch(/no summary\.json/);
+    expect(report.warnings.join('\n')).toMatch(/cut mid-line/);
+    for (const id of report.missingCells) expect(report.warnings.join('\n')).toContain(id);
+    // The cut line is not a row: no request figure comes from it, and the measured cell is intact.
+    const measured = report.cells.filter((c) => c.requests > 0);
+    expect(measured.length).toBeGreaterThan(0);
+    for (const c of measured) expect(c.metrics.ttft === null || c.metrics.ttft.min > 1).toBe(true);
+    const md = renderReport(report).markdown;
+    expect(md).toContain('The run is incomplete');
+  }, 120_000);
+});
