@@ -1,5 +1,13 @@
-// The Grafana dashboard for k6 -> Prometheus remote write -> Grafana, built as data from lib/metrics.ts and thresholds/use-cases.ts (no metric name is written here). Runs in Node (build-dashboard.ts and the tests).
+// The Grafana dashboard for k6 -> Prometheus remote write -> Grafana, built as data from lib/metrics.ts and thresholds/use-cases.ts (no metric name is written here) and rendered with Grafana's dashboards-as-code builders (@grafana/grafana-foundation-sdk). Runs in Node (build-dashboard.ts and the tests).
 
+import * as cog from '@grafana/grafana-foundation-sdk/cog';
+import * as bargauge from '@grafana/grafana-foundation-sdk/bargauge';
+import * as common from '@grafana/grafana-foundation-sdk/common';
+import * as sdk from '@grafana/grafana-foundation-sdk/dashboard';
+import * as prometheus from '@grafana/grafana-foundation-sdk/prometheus';
+import * as stat from '@grafana/grafana-foundation-sdk/stat';
+import * as table from '@grafana/grafana-foundation-sdk/table';
+import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import { SERVER_METRIC_SOURCES } from '../../lib/prometheus';
 import { REQUEST_METRICS, SAMPLE_TAGS, SERVER_METRICS, type MetricDefinition, type ServerMetricKey } from '../../lib/metrics';
 import { USE_CASES, type UseCase, type UseCaseLimit } from '../../thresholds/use-cases';
@@ -43,87 +51,36 @@ export const DATASOURCE = { type: 'prometheus', uid: '${DS_PROMETHEUS}' } as con
 export const DASHBOARD_UID = 'k6-llm-capacity';
 
 // ---------------------------------------------------------------------------------------------
-// The subset of Grafana's dashboard model (schemaVersion 39) the generator writes.
+// ---------------------------------------------------------------------------------------------
+// The generated JSON as the tests read it back. It is built with @grafana/grafana-foundation-sdk's builders (below);
+// these types only name what readers rely on: the SDK types queries as its generic cog.Dataquery, rows and panels
+// as separate types, and has no export-format fields (__inputs, __requires).
 
-export interface GridPos {
-  h: number;
-  w: number;
-  x: number;
-  y: number;
-}
-
-export interface Target {
-  refId: string;
-  datasource: typeof DATASOURCE;
-  expr: string;
-  legendFormat: string;
-  range: boolean;
-  instant: boolean;
-  format?: 'time_series' | 'table';
-}
-
-export interface ThresholdStep {
-  color: string;
-  value: number | null;
-}
+export type GridPos = sdk.GridPos;
+export type ThresholdStep = sdk.Threshold;
+export type Target = Omit<prometheus.Dataquery, '_implementsDataqueryVariant'> & Required<Pick<prometheus.Dataquery, 'refId' | 'legendFormat' | 'range' | 'instant'>>;
+export type TemplateVariable = Omit<sdk.VariableModel, 'query'> & { query: string };
 
 export interface Panel {
   id: number;
-  type: 'row' | 'timeseries' | 'stat' | 'table' | 'bargauge';
+  type: 'row' | PanelSpec['type'];
   title: string;
   description?: string;
-  datasource: typeof DATASOURCE;
+  datasource?: common.DataSourceRef;
   gridPos: GridPos;
   targets?: Target[];
   fieldConfig?: unknown;
   options?: unknown;
-  transformations?: unknown[];
+  transformations?: sdk.DataTransformerConfig[];
   collapsed?: boolean;
   panels?: Panel[];
 }
 
-export interface TemplateVariable {
-  type: 'datasource' | 'query';
-  name: string;
-  label: string;
-  description?: string;
-  datasource?: typeof DATASOURCE;
-  query: string;
-  definition?: string;
-  regex?: string;
-  refresh?: number;
-  sort?: number;
-  multi: boolean;
-  includeAll: boolean;
-  allValue?: string;
-  current: Record<string, never>;
-  options: never[];
-  hide: number;
-  skipUrlSync: boolean;
-}
-
-export interface Dashboard {
+export interface Dashboard extends Omit<sdk.Dashboard, 'panels' | 'templating'> {
   __inputs: unknown[];
   __requires: unknown[];
-  annotations: unknown;
-  description: string;
-  editable: boolean;
-  fiscalYearStartMonth: number;
-  graphTooltip: number;
-  id: null;
-  links: unknown[];
   panels: Panel[];
-  refresh: string;
-  schemaVersion: number;
-  tags: string[];
   templating: { list: TemplateVariable[] };
-  time: { from: string; to: string };
-  timepicker: Record<string, never>;
-  timezone: string;
-  title: string;
-  uid: string;
-  version: number;
-  weekStart: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -138,7 +95,7 @@ interface QuerySpec {
 }
 
 interface PanelSpec {
-  type: Exclude<Panel['type'], 'row'>;
+  type: 'timeseries' | 'stat' | 'table' | 'bargauge';
   title: string;
   description: string;
   queries: QuerySpec[];
@@ -662,199 +619,171 @@ export function dashboardRows(): RowSpec[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rendering specs into Grafana's model.
+// Rendering specs with the SDK's builders.
 
 function refId(i: number): string {
   return String.fromCharCode('A'.charCodeAt(0) + i);
 }
 
-function targets(spec: PanelSpec): Target[] {
+function targets(spec: PanelSpec): prometheus.DataqueryBuilder[] {
   return spec.queries.map((q, i) => {
-    const instant = q.table === true || q.instant === true;
-    return {
-      refId: refId(i),
-      datasource: DATASOURCE,
-      expr: q.expr,
-      legendFormat: q.legend,
-      range: !instant,
-      instant,
-      ...(q.table ? { format: 'table' as const } : {}),
-    };
+    const b = new prometheus.DataqueryBuilder().refId(refId(i)).datasource(DATASOURCE).expr(q.expr).legendFormat(q.legend);
+    if (q.table === true || q.instant === true) b.instant();
+    else b.range();
+    if (q.table) b.format(prometheus.PromQueryFormat.Table);
+    return b;
   });
 }
 
-function baseFieldDefaults(spec: PanelSpec): Record<string, unknown> {
-  return {
-    unit: spec.unit,
-    ...(spec.min !== undefined ? { min: spec.min } : {}),
-    ...(spec.max !== undefined ? { max: spec.max } : {}),
-    ...(spec.decimals !== undefined ? { decimals: spec.decimals } : {}),
-    color: { mode: spec.type === 'stat' ? 'thresholds' : 'palette-classic' },
-    thresholds: { mode: 'absolute', steps: spec.thresholds?.steps ?? [{ color: 'green', value: null }] },
-  };
+/** The builder methods the four panel kinds share (each SDK panel builder has them). */
+interface FieldPanelBuilder extends cog.Builder<sdk.Panel> {
+  id(id: number): this;
+  title(title: string): this;
+  description(description: string): this;
+  datasource(datasource: common.DataSourceRef): this;
+  height(h: number): this;
+  span(w: number): this;
+  targets(targets: cog.Builder<cog.Dataquery>[]): this;
+  unit(unit: string): this;
+  min(min: number): this;
+  max(max: number): this;
+  decimals(decimals: number): this;
+  colorScheme(color: cog.Builder<sdk.FieldColor>): this;
+  thresholds(thresholds: cog.Builder<sdk.ThresholdsConfig>): this;
 }
 
-function renderPanel(spec: PanelSpec, id: number, gridPos: GridPos): Panel {
-  const common = { id, title: spec.title, description: spec.description, datasource: DATASOURCE, gridPos, targets: targets(spec) };
+function withCommon<B extends FieldPanelBuilder>(b: B, spec: PanelSpec, id: number): B {
+  b.id(id).title(spec.title).description(spec.description).datasource(DATASOURCE).height(spec.h).span(spec.w).targets(targets(spec)).unit(spec.unit);
+  if (spec.min !== undefined) b.min(spec.min);
+  if (spec.max !== undefined) b.max(spec.max);
+  if (spec.decimals !== undefined) b.decimals(spec.decimals);
+  const color = spec.type === 'stat' ? sdk.FieldColorModeId.Thresholds : sdk.FieldColorModeId.PaletteClassic;
+  return b
+    .colorScheme(new sdk.FieldColorBuilder().mode(color))
+    .thresholds(new sdk.ThresholdsConfigBuilder().mode(sdk.ThresholdsMode.Absolute).steps(spec.thresholds?.steps ?? [{ color: 'green', value: null }]));
+}
+
+function lastValue(): common.ReduceDataOptionsBuilder {
+  return new common.ReduceDataOptionsBuilder().calcs(['lastNotNull']).fields('').values(false);
+}
+
+function tablePanel(spec: PanelSpec, id: number): table.PanelBuilder {
+  const columns = spec.columns ?? [];
+  // Instant table queries give one frame per query with a "Value #<refId>" column; merge joins them on the labels.
+  const renameByName = Object.fromEntries(columns.map((c, i) => [`Value #${refId(i)}`, c.name]));
+  const indexByName = Object.fromEntries([...TABLE_LABELS, ...columns.map((c) => c.name)].map((name, i) => [name, i]));
+  const b = withCommon(new table.PanelBuilder(), spec, id)
+    .cellOptions({ type: common.TableCellDisplayMode.Auto })
+    .showHeader(true)
+    .cellHeight(common.TableCellHeight.Sm)
+    .footer(new common.TableFooterOptionsBuilder().show(false).reducer(['sum']))
+    .sortBy([new common.TableSortByFieldStateBuilder().displayName('context').desc(false)])
+    .transformations([
+      { id: 'merge', options: {} },
+      { id: 'organize', options: { excludeByName: { Time: true, [TESTID_TAG]: true }, indexByName, renameByName } },
+      {
+        id: 'convertFieldType',
+        options: { conversions: [{ targetField: 'context', destinationType: 'number' }, { targetField: 'concurrency', destinationType: 'number' }], fields: {} },
+      },
+    ]);
+  for (const c of columns) b.overrideByName(c.name, [{ id: 'unit', value: c.unit }]);
+  return b;
+}
+
+function renderPanel(spec: PanelSpec, id: number): FieldPanelBuilder {
   switch (spec.type) {
     case 'timeseries':
-      return {
-        ...common,
-        type: 'timeseries',
-        fieldConfig: {
-          defaults: {
-            ...baseFieldDefaults(spec),
-            custom: {
-              drawStyle: 'line',
-              lineWidth: 1,
-              fillOpacity: spec.stack ? 30 : 0,
-              showPoints: 'never',
-              spanNulls: false,
-              stacking: { mode: spec.stack ? 'normal' : 'none', group: 'A' },
-              thresholdsStyle: { mode: spec.thresholds?.dashed ? 'dashed' : 'off' },
-            },
-          },
-          overrides: [],
-        },
-        options: {
-          legend: { displayMode: 'table', placement: 'bottom', showLegend: true, calcs: ['lastNotNull', 'max'] },
-          tooltip: { mode: 'multi', sort: 'desc' },
-        },
-      };
+      return withCommon(new timeseries.PanelBuilder(), spec, id)
+        .drawStyle(common.GraphDrawStyle.Line)
+        .lineWidth(1)
+        .fillOpacity(spec.stack ? 30 : 0)
+        .showPoints(common.VisibilityMode.Never)
+        .spanNulls(false)
+        .stacking(new common.StackingConfigBuilder().mode(spec.stack ? common.StackingMode.Normal : common.StackingMode.None).group('A'))
+        .thresholdsStyle(new common.GraphThresholdsStyleConfigBuilder().mode(spec.thresholds?.dashed ? common.GraphThresholdsStyleMode.Dashed : common.GraphThresholdsStyleMode.Off))
+        .legend(
+          new common.VizLegendOptionsBuilder()
+            .displayMode(common.LegendDisplayMode.Table)
+            .placement(common.LegendPlacement.Bottom)
+            .showLegend(true)
+            .calcs(['lastNotNull', 'max']),
+        )
+        .tooltip(new common.VizTooltipOptionsBuilder().mode(common.TooltipDisplayMode.Multi).sort(common.SortOrder.Descending));
     case 'stat':
-      return {
-        ...common,
-        type: 'stat',
-        fieldConfig: { defaults: baseFieldDefaults(spec), overrides: [] },
-        options: {
-          reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
-          colorMode: 'value',
-          graphMode: 'none',
-          justifyMode: 'auto',
-          orientation: 'auto',
-          textMode: 'auto',
-        },
-      };
+      return withCommon(new stat.PanelBuilder(), spec, id)
+        .reduceOptions(lastValue())
+        .colorMode(common.BigValueColorMode.Value)
+        .graphMode(common.BigValueGraphMode.None)
+        .justifyMode(common.BigValueJustifyMode.Auto)
+        .orientation(common.VizOrientation.Auto)
+        .textMode(common.BigValueTextMode.Auto);
     case 'bargauge':
-      return {
-        ...common,
-        type: 'bargauge',
-        fieldConfig: { defaults: baseFieldDefaults(spec), overrides: [] },
-        options: {
-          reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
-          displayMode: 'basic',
-          orientation: 'horizontal',
-          showUnfilled: true,
-          minVizHeight: 10,
-          minVizWidth: 0,
-          valueMode: 'color',
-        },
-      };
-    case 'table': {
-      const columns = spec.columns ?? [];
-      // Instant table queries give one frame per query with a "Value #<refId>" column; merge joins them on the labels.
-      const renameByName: Record<string, string> = {};
-      columns.forEach((c, i) => {
-        renameByName[`Value #${refId(i)}`] = c.name;
-      });
-      const indexByName: Record<string, number> = {};
-      [...TABLE_LABELS, ...columns.map((c) => c.name)].forEach((name, i) => {
-        indexByName[name] = i;
-      });
-      return {
-        ...common,
-        type: 'table',
-        fieldConfig: {
-          defaults: { ...baseFieldDefaults(spec), custom: { align: 'auto', cellOptions: { type: 'auto' }, inspect: false } },
-          overrides: columns.map((c) => ({ matcher: { id: 'byName', options: c.name }, properties: [{ id: 'unit', value: c.unit }] })),
-        },
-        options: { showHeader: true, cellHeight: 'sm', footer: { show: false, reducer: ['sum'], fields: '' }, sortBy: [{ displayName: 'context', desc: false }] },
-        transformations: [
-          { id: 'merge', options: {} },
-          { id: 'organize', options: { excludeByName: { Time: true, [TESTID_TAG]: true }, indexByName, renameByName } },
-          {
-            id: 'convertFieldType',
-            options: { conversions: [{ targetField: 'context', destinationType: 'number' }, { targetField: 'concurrency', destinationType: 'number' }], fields: {} },
-          },
-        ],
-      };
-    }
+      return withCommon(new bargauge.PanelBuilder(), spec, id)
+        .reduceOptions(lastValue())
+        .displayMode(common.BarGaugeDisplayMode.Basic)
+        .orientation(common.VizOrientation.Horizontal)
+        .showUnfilled(true)
+        .minVizHeight(10)
+        .minVizWidth(0)
+        .valueMode(common.BarGaugeValueMode.Color);
+    case 'table':
+      return tablePanel(spec, id);
   }
 }
 
-/** Places rows and panels left to right, top to bottom on Grafana's 24-column grid and numbers them. */
-export function layout(rows: readonly RowSpec[]): Panel[] {
-  const out: Panel[] = [];
+/**
+ * Adds the rows and their panels, numbered from 1 in order; the SDK places them left to right, top to bottom on
+ * Grafana's 24-column grid. A collapsed row carries its panels inside it; an open row is followed by them.
+ */
+function addRows(b: sdk.DashboardBuilder, rows: readonly RowSpec[]): sdk.DashboardBuilder {
   let id = 1;
-  let y = 0;
   for (const row of rows) {
-    const rowPanel: Panel = { id: id++, type: 'row', title: row.title, datasource: DATASOURCE, gridPos: { h: 1, w: FULL, x: 0, y }, collapsed: row.collapsed, panels: [] };
-    out.push(rowPanel);
-    y += 1;
-    let x = 0;
-    let rowHeight = 0;
-    for (const spec of row.panels) {
-      if (x + spec.w > FULL) {
-        y += rowHeight;
-        x = 0;
-        rowHeight = 0;
-      }
-      const panel = renderPanel(spec, id++, { h: spec.h, w: spec.w, x, y });
-      // A collapsed row carries its panels inside it; an open row is followed by them.
-      if (row.collapsed) rowPanel.panels!.push(panel);
-      else out.push(panel);
-      x += spec.w;
-      rowHeight = Math.max(rowHeight, spec.h);
+    const rowBuilder = new sdk.RowBuilder(row.title).id(id++).datasource(DATASOURCE).collapsed(row.collapsed);
+    const panels = row.panels.map((spec) => renderPanel(spec, id++));
+    if (row.collapsed) {
+      for (const p of panels) rowBuilder.withPanel(p);
+      b.withRow(rowBuilder);
+    } else {
+      b.withRow(rowBuilder);
+      for (const p of panels) b.withPanel(p);
     }
-    y += rowHeight;
   }
-  return out;
+  return b;
 }
 
-function queryVariable(name: string, label: string, query: string, opts: { multi: boolean; allValue?: string; sort: number; description: string }): TemplateVariable {
-  return {
-    type: 'query',
-    name,
-    label,
-    description: opts.description,
-    datasource: DATASOURCE,
-    query,
-    definition: query,
-    regex: '',
-    refresh: 2,
-    sort: opts.sort,
-    multi: opts.multi,
-    includeAll: opts.allValue !== undefined,
-    ...(opts.allValue !== undefined ? { allValue: opts.allValue } : {}),
-    current: {},
-    options: [],
-    hide: 0,
-    skipUrlSync: false,
-  };
+function queryVariable(name: string, label: string, query: string, opts: { multi: boolean; allValue?: string; sort: sdk.VariableSort; description: string }): sdk.QueryVariableBuilder {
+  const b = new sdk.QueryVariableBuilder(name)
+    .label(label)
+    .description(opts.description)
+    .datasource(DATASOURCE)
+    .query(query)
+    .definition(query)
+    .regex('')
+    .refresh(sdk.VariableRefresh.OnTimeRangeChanged)
+    .sort(opts.sort)
+    .multi(opts.multi)
+    .includeAll(opts.allValue !== undefined)
+    .hide(sdk.VariableHide.DontHide);
+  if (opts.allValue !== undefined) b.allValue(opts.allValue);
+  return b;
 }
 
 /** The template variables: the datasource, testid, the cell-tag filters and the scrape job of the server. */
-export function templateVariables(): TemplateVariable[] {
+export function templateVariables(): cog.Builder<sdk.VariableModel>[] {
   const anchor = rateSeries(REQUEST_METRICS.requestOk);
   const anchorInRun = series(anchor, testidMatchers());
-  const vars: TemplateVariable[] = [
-    {
-      type: 'datasource',
-      name: 'DS_PROMETHEUS',
-      label: 'Prometheus',
-      description: 'The Prometheus that receives k6 remote write (and scrapes the server).',
-      query: 'prometheus',
-      regex: '',
-      multi: false,
-      includeAll: false,
-      current: {},
-      options: [],
-      hide: 0,
-      skipUrlSync: false,
-    },
+  const vars: cog.Builder<sdk.VariableModel>[] = [
+    new sdk.DatasourceVariableBuilder('DS_PROMETHEUS')
+      .label('Prometheus')
+      .description('The Prometheus that receives k6 remote write (and scrapes the server).')
+      .type('prometheus')
+      .regex('')
+      .multi(false)
+      .includeAll(false)
+      .hide(sdk.VariableHide.DontHide),
     queryVariable(TESTID_TAG, 'Test id', `label_values(${anchor}, ${TESTID_TAG})`, {
       multi: false,
-      sort: 2,
+      sort: sdk.VariableSort.AlphabeticalDesc,
       description: 'The --tag testid=... of the run; newest first when test ids start with a timestamp.',
     }),
   ];
@@ -866,7 +795,7 @@ export function templateVariables(): TemplateVariable[] {
       queryVariable(tag, tag.replace('_', ' ').replace(/^./, (c) => c.toUpperCase()), `label_values(${anchorInRun}, ${tag})`, {
         multi: true,
         allValue: allValues[tag] ?? '.*',
-        sort: numeric.has(tag) ? 3 : 1,
+        sort: numeric.has(tag) ? sdk.VariableSort.NumericalAsc : sdk.VariableSort.AlphabeticalAsc,
         description: `Cell tag ${tag}.`,
       }),
     );
@@ -875,59 +804,59 @@ export function templateVariables(): TemplateVariable[] {
     queryVariable(SERVER_JOB_VAR, 'Server scrape job', `label_values(${PROMETHEUS_UP}, job)`, {
       multi: true,
       allValue: '.*',
-      sort: 1,
+      sort: sdk.VariableSort.AlphabeticalAsc,
       description: 'Prometheus scrape job(s) of the inference server and DCGM exporter, for the raw vllm:/sglang:/DCGM_ panels.',
     }),
   );
   return vars;
 }
 
+/** The export-format fields Grafana's "Export for sharing externally" adds, which the SDK does not model: the datasource input asked for on import. */
+const EXPORT_FIELDS = {
+  __inputs: [
+    { name: 'DS_PROMETHEUS', label: 'Prometheus', description: 'Prometheus receiving k6 remote write', type: 'datasource', pluginId: 'prometheus', pluginName: 'Prometheus' },
+  ],
+  __requires: [
+    { type: 'grafana', id: 'grafana', name: 'Grafana', version: '10.4.0' },
+    { type: 'datasource', id: 'prometheus', name: 'Prometheus', version: '1.0.0' },
+    { type: 'panel', id: 'timeseries', name: 'Time series', version: '' },
+    { type: 'panel', id: 'stat', name: 'Stat', version: '' },
+    { type: 'panel', id: 'table', name: 'Table', version: '' },
+    { type: 'panel', id: 'bargauge', name: 'Bar gauge', version: '' },
+  ],
+};
+
 /** The whole dashboard. Pure: the same inputs give the same JSON, which the tests compare with the committed file. */
 export function buildDashboard(): Dashboard {
-  return {
-    __inputs: [
-      { name: 'DS_PROMETHEUS', label: 'Prometheus', description: 'Prometheus receiving k6 remote write', type: 'datasource', pluginId: 'prometheus', pluginName: 'Prometheus' },
-    ],
-    __requires: [
-      { type: 'grafana', id: 'grafana', name: 'Grafana', version: '10.4.0' },
-      { type: 'datasource', id: 'prometheus', name: 'Prometheus', version: '1.0.0' },
-      { type: 'panel', id: 'timeseries', name: 'Time series', version: '' },
-      { type: 'panel', id: 'stat', name: 'Stat', version: '' },
-      { type: 'panel', id: 'table', name: 'Table', version: '' },
-      { type: 'panel', id: 'bargauge', name: 'Bar gauge', version: '' },
-    ],
-    annotations: {
-      list: [
-        {
-          builtIn: 1,
-          datasource: { type: 'grafana', uid: '-- Grafana --' },
-          enable: true,
-          hide: true,
-          iconColor: 'rgba(0, 211, 255, 1)',
-          name: 'Annotations & Alerts',
-          type: 'dashboard',
-        },
-      ],
-    },
-    description: `k6-llm-capacity: LLM endpoint load tests through k6 -o experimental-prometheus-rw with K6_PROMETHEUS_RW_TREND_STATS=${RW_TREND_STATS_ENV} and --tag testid=<run>. Generated by deploy/grafana/build-dashboard.ts (npm run dashboard); do not edit by hand.`,
-    editable: true,
-    fiscalYearStartMonth: 0,
-    graphTooltip: 1,
-    id: null,
-    links: [],
-    panels: layout(dashboardRows()),
-    refresh: '10s',
-    schemaVersion: 39,
-    tags: ['k6', 'llm', 'load-testing', 'k6-llm-capacity'],
-    templating: { list: templateVariables() },
-    time: { from: 'now-1h', to: 'now' },
-    timepicker: {},
-    timezone: '',
-    title: 'k6 LLM capacity',
-    uid: DASHBOARD_UID,
-    version: 1,
-    weekStart: '',
-  };
+  const builder = new sdk.DashboardBuilder('k6 LLM capacity')
+    .uid(DASHBOARD_UID)
+    .id(null)
+    .version(1)
+    .description(
+      `k6-llm-capacity: LLM endpoint load tests through k6 -o experimental-prometheus-rw with K6_PROMETHEUS_RW_TREND_STATS=${RW_TREND_STATS_ENV} and --tag testid=<run>. Generated by deploy/grafana/build-dashboard.ts (npm run dashboard); do not edit by hand.`,
+    )
+    .tags(['k6', 'llm', 'load-testing', 'k6-llm-capacity'])
+    .editable()
+    .fiscalYearStartMonth(0)
+    .tooltip(sdk.DashboardCursorSync.Crosshair)
+    .refresh('10s')
+    .time({ from: 'now-1h', to: 'now' })
+    .timezone('')
+    .weekStart('')
+    .links([])
+    .annotation(
+      new sdk.AnnotationQueryBuilder()
+        .builtIn(1)
+        .datasource({ type: 'grafana', uid: '-- Grafana --' })
+        .enable(true)
+        .hide(true)
+        .iconColor('rgba(0, 211, 255, 1)')
+        .name('Annotations & Alerts')
+        .type('dashboard'),
+    )
+    .variables(templateVariables());
+  // The SDK types queries as its generic cog.Dataquery; every query here is a Prometheus one (Target).
+  return { ...EXPORT_FIELDS, ...(addRows(builder, dashboardRows()).build() as unknown as Omit<Dashboard, keyof typeof EXPORT_FIELDS>) };
 }
 
 /** The dashboard as the committed file holds it: two-space JSON and a final newline. */
