@@ -7,21 +7,9 @@ import { esm, type VU } from '../vu';
 import { networkErrorMessage } from './http-client';
 import { openPlainStream, openTlsStream, type PhaseCallbacks, type StreamCallbacks, type StreamHandle } from './sse-transport';
 
-export type LlmErrorCode = '' | 'connect' | 'connect_timeout' | 'header_timeout' | 'idle_timeout' | 'timeout' | 'reset' | 'read' | 'line_too_long' | 'cancelled' | 'invalid_request';
-
-export interface LlmStreamResult {
-  status: number;
-  headers: Record<string, string>;
-  error: string;
-  errorCode: LlmErrorCode;
-  body: string;
-  startTime: number;
-  headersTime: number;
-  endTime: number;
-  events: number;
-  invalidLines: number;
-  firstInvalidLine: string;
-}
+// The contract's own types (docs/k6-x-llm.md), shared with the k6 side's declaration.
+export type { LlmErrorCode, LlmStreamResult } from 'k6/x/llm';
+import type { LlmErrorCode, LlmStreamResult } from 'k6/x/llm';
 
 const MAX_BODY = 4096;
 const USER_AGENT = 'k6/1.3.0 (https://k6.io/)';

@@ -13,7 +13,7 @@ import { buildBundles } from '../../scripts/build';
 import { startSim } from '../../sim/server';
 import { RW_TREND_STATS_ENV } from '../../deploy/grafana/remote-write';
 import type { Dashboard, Panel, Target } from '../../deploy/grafana/dashboard';
-import { ROOT, tempDir, testEngine } from '../e2e/helpers';
+import { ROOT, runBenchCli, tempDir, testEngine } from '../e2e/helpers';
 
 // ---------------------------------------------------------------------------------------------
 // Settings. The simulator answers with fixed timing (a few hundred ms per request); k6 pushes every second.
@@ -415,17 +415,7 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
 // ---------------------------------------------------------------------------------------------
 // npm run bench -- --prometheus-rw <url>
 
-function benchCli(args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), ...args], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ exitCode: code ?? -1, stdout, stderr }));
-  });
-}
+const benchCli = (args: string[]) => runBenchCli(args);
 
 describe('npm run bench -- --prometheus-rw', () => {
   it('on k6: the run arrives live in Prometheus under testid = the run id, with the summary\'s values', async () => {

@@ -1,32 +1,14 @@
 // End to end: `npm run bench` (scripts/bench.ts) as a user runs it: built-in simulator, run folder, report, Ctrl-C, API key hygiene, bad input. Runs in Node (vitest).
 
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { startSim } from '../../sim/server';
-import { readJson, ROOT, tempDir } from './helpers';
-
-interface BenchRun {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
+import { readJson, ROOT, runBenchCli, tempDir } from './helpers';
 
 /** Starts the bench CLI; `onStart` may signal it while it runs. */
-function bench(args: string[], env: Record<string, string> = {}, onStart?: (pid: number) => void): Promise<BenchRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ exitCode: code ?? -1, stdout, stderr }));
-    if (onStart && child.pid) onStart(child.pid);
-  });
-}
+const bench = runBenchCli;
 
 function writePlan(dir: string, plan: object): string {
   const file = path.join(dir, 'plan.json');

@@ -89,3 +89,23 @@ export function extraTags(row: CsvRow): Record<string, string> {
   }
   return out;
 }
+
+export interface CliRun {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `npm run bench` (scripts/bench.ts) as a user would; `onStart` gets the pid, to signal it. */
+export function runBenchCli(args: readonly string[], env: Record<string, string> = {}, onStart?: (pid: number) => void): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ exitCode: code ?? -1, stdout, stderr }));
+    if (onStart && child.pid) onStart(child.pid);
+  });
+}
