@@ -36,6 +36,8 @@ export interface SuiteOptions {
   /** Sample-level tags the suite needs in outputs; k6's defaults plus none removed. */
   setupTimeout: string;
   teardownTimeout: string;
+  /** Only when the plan's target.insecureSkipTLSVerify is set: k6 then accepts any server certificate. */
+  insecureSkipTLSVerify?: true;
 }
 
 function seconds(s: number): string {
@@ -112,6 +114,7 @@ export function buildOptions(plan: Plan): SuiteOptions {
     summaryTrendStats: [...plan.summaryTrendStats],
     setupTimeout: '120s',
     teardownTimeout: '60s',
+    ...(plan.target.insecureSkipTLSVerify ? { insecureSkipTLSVerify: true as const } : {}),
   };
 }
 

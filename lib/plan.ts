@@ -46,6 +46,8 @@ export interface TargetConfig {
   readonly metricsUrl: string | null;
   /** Extra Prometheus endpoint for GPU power (a DCGM exporter); null when the server's own endpoint has it or there is none. */
   readonly powerMetricsUrl: string | null;
+  /** Accept any TLS certificate of the target (k6's insecureSkipTLSVerify), e.g. a self-signed one; default false. */
+  readonly insecureSkipTLSVerify: boolean;
 }
 
 /** One measurement cell: one k6 scenario, N concurrent closed-loop users for `rounds` requests each. */
@@ -370,7 +372,7 @@ const TOP_LEVEL_FIELDS = ['name', 'target', 'prompts', 'limitStat', 'sweep', 'ca
  */
 export function resolvePlan(raw: Json, script: ScriptName): Plan {
   const input = readObject(raw ?? {}, '', TOP_LEVEL_FIELDS);
-  const t = readObject(input.target, 'target', ['baseUrl', 'model', 'api', 'ignoreEos', 'minTokens', 'temperature', 'seed', 'requestTimeoutSeconds', 'connectTimeoutSeconds', 'firstByteTimeoutSeconds', 'idleTimeoutSeconds', 'metricsUrl', 'powerMetricsUrl']);
+  const t = readObject(input.target, 'target', ['baseUrl', 'model', 'api', 'ignoreEos', 'minTokens', 'temperature', 'seed', 'requestTimeoutSeconds', 'connectTimeoutSeconds', 'firstByteTimeoutSeconds', 'idleTimeoutSeconds', 'metricsUrl', 'powerMetricsUrl', 'insecureSkipTLSVerify']);
   const baseUrl = readUrl(t.baseUrl, 'target.baseUrl', 'http://127.0.0.1:8000/v1');
   const origin = /^https?:\/\/[^/]+/.exec(baseUrl)?.[0] ?? baseUrl;
   const target: TargetConfig = {
@@ -389,6 +391,7 @@ export function resolvePlan(raw: Json, script: ScriptName): Plan {
     idleTimeoutSeconds: readNumber(t.idleTimeoutSeconds, 'target.idleTimeoutSeconds', 120, 0, 86_400),
     metricsUrl: t.metricsUrl === undefined ? `${origin}/metrics` : readNullableString(t.metricsUrl, 'target.metricsUrl', null),
     powerMetricsUrl: readNullableString(t.powerMetricsUrl, 'target.powerMetricsUrl', null),
+    insecureSkipTLSVerify: readBoolean(t.insecureSkipTLSVerify, 'target.insecureSkipTLSVerify', false),
   };
   const p = readObject(input.prompts, 'prompts', ['mode', 'file']);
   const prompts = { mode: readEnum(p.mode, 'prompts.mode', PROMPT_MODES, 'unique'), file: readNullableString(p.file, 'prompts.file', null) };

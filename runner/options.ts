@@ -1,6 +1,7 @@
 // Turns a script's exported options plus CLI flags into validated scenario configs (k6 lib/executor/*_config.go). Runs in Node.
 import { parseDurationMs } from './durations';
 import { EXIT, RunnerError } from './exit-codes';
+import { setStreamInsecureSkipTLSVerify } from './modules/sse-transport';
 
 export type ExecutorName = 'per-vu-iterations' | 'shared-iterations' | 'constant-vus' | 'constant-arrival-rate' | 'ramping-arrival-rate';
 
@@ -41,6 +42,8 @@ export interface RunOptions {
   readonly tags: Readonly<Record<string, string>>;
   readonly setupTimeoutMs: number;
   readonly teardownTimeoutMs: number;
+  /** k6's insecureSkipTLSVerify: accept any server certificate (k6/http, k6/x/llm, k6/x/sse). */
+  readonly insecureSkipTLSVerify: boolean;
   /** The options object as the script sees it through exec.test.options (after CLI overrides). */
   readonly raw: Record<string, unknown>;
 }
@@ -205,6 +208,11 @@ export function resolveOptions(scriptOptions: unknown, cli: CliOverrides): RunOp
   if (stats !== undefined && (!Array.isArray(stats) || stats.some((s) => typeof s !== 'string' || !/^(avg|min|med|max|count|p\(\d+(\.\d+)?\))$/.test(s)))) {
     bad(`summaryTrendStats: ${JSON.stringify(stats)} (allowed: avg, min, med, max, count, p(N))`);
   }
+  const insecure = raw.insecureSkipTLSVerify;
+  if (insecure !== undefined && insecure !== null && typeof insecure !== 'boolean') bad(`insecureSkipTLSVerify must be a boolean, got ${JSON.stringify(insecure)}`);
+  const insecureSkipTLSVerify = insecure === true;
+  // Streams take it process-wide: a run is one process.
+  setStreamInsecureSkipTLSVerify(insecureSkipTLSVerify);
   return {
     scenarios,
     thresholds: parseThresholds(raw.thresholds),
@@ -213,6 +221,7 @@ export function resolveOptions(scriptOptions: unknown, cli: CliOverrides): RunOp
     tags: stringMap(raw.tags, 'options.tags'),
     setupTimeoutMs: dur(raw.setupTimeout, 'setupTimeout', 60_000),
     teardownTimeoutMs: dur(raw.teardownTimeout, 'teardownTimeout', 60_000),
+    insecureSkipTLSVerify,
     raw,
   };
 }

@@ -1,5 +1,6 @@
 // Command-line entry of the simulated inference server: `npm run sim -- [--profile NAME] [--port N] [--host H] ...`. Runs in Node.
 
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { parseFaultSpec } from '../sim/faults';
 import { DEFAULT_PROFILE_NAME, renderProfileList, resolveProfile } from '../sim/profiles';
@@ -44,6 +45,8 @@ interface CliFlags {
   streamInterval?: number;
   tokenizerWorkers?: number;
   prefixCache: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -64,6 +67,8 @@ async function main(argv: string[]): Promise<number> {
     .option('--fixed-itl-ms <ms>', 'fixed timing: inter-token latency in ms', numArg('--fixed-itl-ms', 0))
     .option('--stream-interval <n>', 'tokens per SSE chunk in the SGLang flavour', intArg('--stream-interval', 1, 10_000))
     .option('--tokenizer-workers <n>', 'tokenizer worker threads', intArg('--tokenizer-workers', 1, 64))
+    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); needs --tls-key')
+    .option('--tls-key <file>', 'PEM private key of --tls-cert')
     .option('--no-prefix-cache', 'disable automatic prefix caching (vLLM --no-enable-prefix-caching); on by default, as in vLLM v1')
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, writeOut: (s) => process.stdout.write(s) });
@@ -86,6 +91,7 @@ async function main(argv: string[]): Promise<number> {
   let options: SimOptions;
   try {
     if ((f.fixedTtftMs === undefined) !== (f.fixedItlMs === undefined)) throw new Error('--fixed-ttft-ms and --fixed-itl-ms go together');
+    if ((f.tlsCert === undefined) !== (f.tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together');
     if (f.faultProbability !== undefined && f.faultProbability > 1) throw new Error('--fault-probability must be within 0..1');
     // --fault-probability applies to the specs that give no p= of their own.
     const faults = f.fault.flatMap((spec) =>
@@ -104,6 +110,7 @@ async function main(argv: string[]): Promise<number> {
       streamInterval: f.streamInterval,
       tokenizerWorkers: f.tokenizerWorkers,
       prefixCache: f.prefixCache,
+      tls: f.tlsCert !== undefined ? { cert: readFileSync(f.tlsCert), key: readFileSync(f.tlsKey!) } : undefined,
     };
   } catch (e) {
     process.stderr.write(`sim: ${(e as Error).message}\n`);

@@ -3,7 +3,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { createSecureContext } from 'node:tls';
 import type { FinishedEvent, TokenEvent } from './engine';
 import { FAULT_HEADER, parseFaultSpec, pickFaults, type Fault } from './faults';
 import { GroundTruthStore, epochMs, type GroundTruthRecord } from './ground-truth';
@@ -49,6 +51,15 @@ export interface SimOptions {
   readonly tokenizerWorkers?: number;
   /** Automatic prefix caching (default true, as vLLM v1); false = vLLM's --no-enable-prefix-caching. No effect in fixed timing. */
   readonly prefixCache?: boolean;
+  /** Serve HTTPS with this PEM key and certificate (chain) instead of plain HTTP. */
+  readonly tls?: SimTls;
+}
+
+export interface SimTls {
+  /** PEM private key. */
+  readonly key: string | Buffer;
+  /** PEM certificate, optionally followed by its intermediates. */
+  readonly cert: string | Buffer;
 }
 
 /** Typed events for progress displays and tests. */
@@ -58,7 +69,7 @@ export interface SimEvents {
 }
 
 export interface SimServer {
-  /** http://127.0.0.1:<port>/v1 */
+  /** http://127.0.0.1:<port>/v1 (https:// with tls) */
   readonly url: string;
   readonly port: number;
   readonly profile: Profile;
@@ -81,6 +92,14 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
   const serverFaults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : [...(options.faults ?? [])];
   if (options.fixed && (!(options.fixed.ttftMs >= 0) || !(options.fixed.itlMs >= 0))) throw new Error('fixed timing needs ttftMs >= 0 and itlMs >= 0');
   if (options.maxQueue !== undefined && !(options.maxQueue >= 0)) throw new Error('maxQueue must be >= 0');
+  if (options.tls) {
+    // Bad PEM fails here, before any worker starts.
+    try {
+      createSecureContext({ key: options.tls.key, cert: options.tls.cert });
+    } catch (e) {
+      throw new Error(`tls: ${(e as Error).message}`);
+    }
+  }
   const pool = new TokenizePool(options.tokenizerWorkers ?? 2);
   const truth = new GroundTruthStore();
   const events = new EventEmitter<SimEvents>();
@@ -287,7 +306,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
   }
 
   const startedEpochMs = epochMs();
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     route(req, res).catch((e: unknown) => {
       const err = e instanceof ApiError ? e : new ApiError(500, `Internal error: ${(e as Error).message}`);
       if (res.headersSent) {
@@ -296,7 +315,9 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
       }
       sendJson(res, err.status, JSON.parse(err.body()) as unknown);
     });
-  });
+  };
+  // HTTP/1.1 only over TLS too (no ALPN h2), as vLLM's and SGLang's uvicorn serve it.
+  const server = options.tls ? createTlsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createServer(handler);
   server.keepAliveTimeout = 65_000;
   const host = options.host ?? '127.0.0.1';
   // Like a real server, listen only once the tokenizer is loaded, so the first request is not slow.
@@ -317,7 +338,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   let closing: Promise<void> | null = null;
   return {
-    url: `http://${urlHost}:${port}/v1`,
+    url: `${options.tls ? 'https' : 'http'}://${urlHost}:${port}/v1`,
     port,
     profile,
     flavour,

@@ -11,6 +11,8 @@ export interface RawRequest {
   timeoutMs: number;
   /** 'text' (default), 'binary' or 'none', as params.responseType. */
   responseType: 'text' | 'binary' | 'none';
+  /** k6's insecureSkipTLSVerify option: accept any server certificate. */
+  insecureSkipTLSVerify?: boolean;
 }
 
 export interface RawTimings {
@@ -73,12 +75,16 @@ export function networkErrorCode(err: NodeJS.ErrnoException): number {
   }
 }
 
+/** Node's codes for a certificate chain that ends at no trusted CA: Go's "certificate signed by unknown authority". */
+const UNKNOWN_AUTHORITY = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT']);
+
 /** A Go-like message ("dial tcp 127.0.0.1:1: connect: connection refused") so scripts see k6's wording. */
 export function networkErrorMessage(method: string, url: string, err: NodeJS.ErrnoException): string {
   const e = err as NodeJS.ErrnoException & { address?: string; port?: number; hostname?: string };
   if (e.code === 'ECONNREFUSED') return `${goMethod(method)} "${url}": dial tcp ${e.address ?? ''}:${e.port ?? ''}: connect: connection refused`;
   if (e.code === 'ENOTFOUND') return `${goMethod(method)} "${url}": dial tcp: lookup ${e.hostname ?? ''}: no such host`;
   if (e.code === 'ECONNRESET') return `${goMethod(method)} "${url}": read: connection reset by peer`;
+  if (e.code !== undefined && UNKNOWN_AUTHORITY.has(e.code)) return `${goMethod(method)} "${url}": tls: failed to verify certificate: x509: certificate signed by unknown authority`;
   return `${goMethod(method)} "${url}": ${err.message}`;
 }
 
@@ -126,7 +132,7 @@ export function performRequest(req: RawRequest, agent?: http.Agent, signal?: Abo
     let sock: import('node:net').Socket | null = null;
     let sent0 = 0;
     let recv0 = 0;
-    const r = lib.request(url, { method: req.method.toUpperCase(), headers, agent: agent && lib === http ? agent : undefined, signal }, (res) => {
+    const r = lib.request(url, { method: req.method.toUpperCase(), headers, agent: agent && lib === http ? agent : undefined, signal, ...(lib === https ? { rejectUnauthorized: req.insecureSkipTLSVerify !== true } : {}) }, (res) => {
       tResponse = performance.now();
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => {

@@ -46,7 +46,15 @@ export function createHttpModule(vu: VU) {
       } else payload = String(body);
     }
     const timeoutMs = params?.timeout === undefined ? 60_000 : parseDurationMs(params.timeout, 'http params.timeout');
-    return { method: method.toUpperCase(), url: String(url), headers, body: payload, timeoutMs, responseType: params?.responseType ?? 'text' };
+    return {
+      method: method.toUpperCase(),
+      url: String(url),
+      headers,
+      body: payload,
+      timeoutMs,
+      responseType: params?.responseType ?? 'text',
+      insecureSkipTLSVerify: rc.options?.insecureSkipTLSVerify === true,
+    };
   }
 
   function finish(raw: RawResponse, req: RawRequest, params: Params | undefined, iter: Iteration | null): unknown {

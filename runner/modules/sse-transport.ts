@@ -22,6 +22,17 @@ export interface StreamHandle {
   reused?(): boolean;
 }
 
+/**
+ * TLS verification for every stream of the run (k6/x/llm and k6/x/sse): k6's insecureSkipTLSVerify
+ * option, set once from the resolved options (runner/options.ts). Trusted CAs beyond Node's own come
+ * from NODE_EXTRA_CA_CERTS, which Node reads at start-up.
+ */
+const streamTls = { insecureSkipTLSVerify: false };
+
+export function setStreamInsecureSkipTLSVerify(skip: boolean): void {
+  streamTls.insecureSkipTLSVerify = skip;
+}
+
 // One read buffer for every connection: callbacks consume synchronously, so sharing it is safe and
 // saves a buffer per stream (k6 scripts copy event strings out of it).
 const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
@@ -406,7 +417,7 @@ export function openPlainStream(url: URL, method: string, headers: Record<string
 export function openTlsStream(url: URL, method: string, headers: Record<string, string>, body: Buffer | null, cb: StreamCallbacks & PhaseCallbacks): StreamHandle {
   let connected = false;
   let done = false;
-  const req = https.request(url, { method, headers, agent: false });
+  const req = https.request(url, { method, headers, agent: false, rejectUnauthorized: !streamTls.insecureSkipTLSVerify });
   if (cb.connect || cb.written) {
     req.on('socket', (s) => s.once('secureConnect', () => cb.connect?.(false)));
     req.on('finish', () => cb.written?.());

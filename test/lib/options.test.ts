@@ -52,6 +52,11 @@ describe('buildOptions scenarios', () => {
     expect(options.summaryTrendStats).not.toBe(plan.summaryTrendStats);
     expect([options.setupTimeout, options.teardownTimeout]).toEqual(['120s', '60s']);
   });
+
+  it("sets k6's insecureSkipTLSVerify only when the plan's target asks for it", () => {
+    expect(options).not.toHaveProperty('insecureSkipTLSVerify');
+    expect(buildOptions(resolvePlan({ target: { insecureSkipTLSVerify: true } }, 'gate')).insecureSkipTLSVerify).toBe(true);
+  });
 });
 
 describe('cellTags', () => {

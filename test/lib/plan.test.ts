@@ -80,6 +80,7 @@ describe('resolvePlan defaults', () => {
       idleTimeoutSeconds: 120,
       metricsUrl: 'http://127.0.0.1:8000/metrics',
       powerMetricsUrl: null,
+      insecureSkipTLSVerify: false,
     });
     expect(plan.prompts).toEqual({ mode: 'unique', file: null });
     expect(plan.limitStat).toBe('avg');
@@ -94,6 +95,7 @@ describe('resolvePlan defaults', () => {
     const a = resolvePlan({ target: { baseUrl: 'https://llm.example.com:8443/v1/' } }, 'sweep');
     expect(a.target.baseUrl).toBe('https://llm.example.com:8443/v1');
     expect(a.target.metricsUrl).toBe('https://llm.example.com:8443/metrics');
+    expect(resolvePlan({ target: { insecureSkipTLSVerify: true } }, 'sweep').target.insecureSkipTLSVerify).toBe(true);
     const b = resolvePlan({ target: { metricsUrl: null, seed: null } }, 'sweep');
     expect(b.target.metricsUrl).toBeNull();
     expect(b.target.seed).toBeNull();
@@ -182,13 +184,14 @@ describe('schedule', () => {
 describe('validation errors: one line naming the field', () => {
   it('unknown fields, top-level and nested', () => {
     expect(planError({ foo: 1 })).toBe('plan field "foo" is not a known field (known: name, target, prompts, limitStat, sweep, capacity, burst, mix, gate, schedule, monitor, useCases, summaryTrendStats)');
-    expect(planError({ target: { url: 'http://x' } })).toBe('plan field "target.url" is not a known field (known: baseUrl, model, api, ignoreEos, minTokens, temperature, seed, requestTimeoutSeconds, connectTimeoutSeconds, firstByteTimeoutSeconds, idleTimeoutSeconds, metricsUrl, powerMetricsUrl)');
+    expect(planError({ target: { url: 'http://x' } })).toBe('plan field "target.url" is not a known field (known: baseUrl, model, api, ignoreEos, minTokens, temperature, seed, requestTimeoutSeconds, connectTimeoutSeconds, firstByteTimeoutSeconds, idleTimeoutSeconds, metricsUrl, powerMetricsUrl, insecureSkipTLSVerify)');
     expect(planError({ capacity: { useCases: ['code_completion'], concurrencies: { general_chatbot: [1] } } }, 'capacity')).toBe('plan field "capacity.concurrencies.general_chatbot" is not a known field (known: code_completion)');
   });
 
   it('wrong types', () => {
     expect(planError({ target: { temperature: 'hot' } })).toBe('plan field "target.temperature" must be a number, got "hot"');
     expect(planError({ target: { ignoreEos: 'yes' } })).toBe('plan field "target.ignoreEos" must be true or false');
+    expect(planError({ target: { insecureSkipTLSVerify: 'yes' } })).toBe('plan field "target.insecureSkipTLSVerify" must be true or false');
     expect(planError({ target: { model: '' } })).toBe('plan field "target.model" must be a non-empty string');
     expect(planError({ target: 'http://x' })).toBe('plan field "target" must be an object');
     expect(planError({ sweep: { contexts: 1024 } })).toBe('plan field "sweep.contexts" must be a non-empty list of whole numbers');

@@ -1,0 +1,100 @@
+// HTTPS targets with a private CA: untrusted fails as a connection error, insecureSkipTLSVerify or a trusted CA (SSL_CERT_FILE for k6, NODE_EXTRA_CA_CERTS for the runner) succeeds, on both engines. Runs in Node (vitest).
+
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METRICS, SERVER_METRICS } from '../../lib/metrics';
+import { cellMetricKey, readSummaryData } from '../../lib/summary-data';
+import { buildBundles } from '../../scripts/build';
+import { startSim, type SimServer } from '../../sim/server';
+import { ENGINES, extraTags, readCsv, readJson, runScript, tempDir, type EngineName, type RunResult } from './helpers';
+
+const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
+const CELL = 'sweep_c256_o8_n2';
+const SWEEP = { contexts: [256], concurrencies: [2], rounds: 2, outputTokens: 8 };
+const SCHEDULE = { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 200, safetyFactor: 3, minCellSeconds: 3, gapSeconds: 0 };
+
+/** A throwaway CA and a server certificate for 127.0.0.1 it signed, with the openssl CLI. */
+function makeCertificates(dir: string): { caFile: string; key: string; cert: string } {
+  const f = (name: string): string => path.join(dir, name);
+  const openssl = (...args: string[]): void => {
+    execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  };
+  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj', '/CN=k6-llm test CA');
+  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=127.0.0.1');
+  writeFileSync(f('server.ext'), 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n');
+  openssl('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.pem'), '-days', '2', '-extfile', f('server.ext'));
+  return { caFile: f('ca.pem'), key: readFileSync(f('server.key'), 'utf8'), cert: readFileSync(f('server.pem'), 'utf8') };
+}
+
+let certs: ReturnType<typeof makeCertificates>;
+let sim: SimServer;
+
+beforeAll(async () => {
+  certs = makeCertificates(tempDir('tls'));
+  [sim] = await Promise.all([startSim({ port: 0, fixed: { ttftMs: 20, itlMs: 5 }, tls: { key: certs.key, cert: certs.cert } }), buildBundles()]);
+}, 120_000);
+
+afterAll(async () => {
+  await sim?.close();
+});
+
+/** What the sweep recorded: its requests, its errors, and whether the monitor's k6/http scrapes of /metrics got through. */
+function outcome(r: RunResult): { passes: number; fails: number; errors: { kind: string; message: string }[]; scraped: boolean } {
+  const data = readSummaryData(readJson(path.join(r.dir, 'summary.json')), 'summary.json');
+  const ok = data.metrics[cellMetricKey(METRICS.requestOk.name, CELL)]!.values;
+  const rows = readCsv(path.join(r.dir, 'samples.csv')).rows;
+  const errors = rows.filter((x) => x.metric_name === METRICS.errors.name).map((x) => ({ kind: extraTags(x).error_kind ?? '', message: x.metadata ?? '' }));
+  return { passes: ok.passes ?? 0, fails: ok.fails ?? 0, errors, scraped: rows.some((x) => x.metric_name === SERVER_METRICS.running.name) };
+}
+
+describe.each(ENGINES)('an HTTPS target with a private CA, on %s', (engine: EngineName) => {
+  it('serves https', () => {
+    expect(sim.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/v1$/);
+  });
+
+  it('fails every request as a connection error about the certificate when the CA is not trusted', async () => {
+    const r = await runScript('sweep', { sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL }, { engine });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const o = outcome(r);
+    expect(o.passes).toBe(0);
+    expect(o.fails).toBe(4);
+    expect(o.errors).toHaveLength(4);
+    for (const e of o.errors) {
+      expect(e.kind).toBe('connection');
+      // Go's words on both engines.
+      expect(e.message).toContain('tls: failed to verify certificate: x509: certificate signed by unknown authority');
+    }
+    expect(o.scraped).toBe(false);
+  }, 60_000);
+
+  it('succeeds with target.insecureSkipTLSVerify', async () => {
+    const r = await runScript('sweep', { target: { insecureSkipTLSVerify: true }, sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL }, { engine });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(outcome(r)).toEqual({ passes: 4, fails: 0, errors: [], scraped: true });
+  }, 60_000);
+
+  it('succeeds with verification on when the CA is trusted through the environment', async () => {
+    const extraEnv: Record<string, string> = engine === 'k6' ? { SSL_CERT_FILE: certs.caFile } : { NODE_EXTRA_CA_CERTS: certs.caFile };
+    const r = await runScript('sweep', { sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL }, { engine, extraEnv });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(outcome(r)).toEqual({ passes: 4, fails: 0, errors: [], scraped: true });
+  }, 60_000);
+});
+
+// The project's k6 has no k6/x/sse (README, "Two bundle flavours"); the runner's k6/x/sse honours the option too.
+describe('an HTTPS target with a private CA, k6/x/sse flavour on the runner', () => {
+  it('fails untrusted, succeeds with target.insecureSkipTLSVerify', async () => {
+    const [untrusted, skipped] = await Promise.all([
+      runScript('sweep', { sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL }, { engine: 'runner', flavour: 'sse' }),
+      runScript('sweep', { target: { insecureSkipTLSVerify: true }, sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL }, { engine: 'runner', flavour: 'sse' }),
+    ]);
+    expect(untrusted.exitCode, untrusted.stderr).toBe(0);
+    const u = outcome(untrusted);
+    expect([u.passes, u.fails, u.scraped]).toEqual([0, 4, false]);
+    for (const e of u.errors) expect(e).toEqual({ kind: 'connection', message: expect.stringContaining('certificate signed by unknown authority') as unknown as string });
+    expect(skipped.exitCode, skipped.stderr).toBe(0);
+    expect(outcome(skipped)).toEqual({ passes: 4, fails: 0, errors: [], scraped: true });
+  }, 60_000);
+});
