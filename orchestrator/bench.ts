@@ -17,7 +17,7 @@ import { startSim } from '../sim/server';
 import { predictCellSeconds } from './sim-schedule';
 import { probeSpeeds } from './probe';
 import { bundlePath, chooseEngine, runArguments, type Engine } from './engine';
-import { applyRequest, CsvTail, initialProgress, type ProgressState } from './progress';
+import { applyRequest, CsvTail, initialProgress, requestCounts, type ProgressState } from './progress';
 import { RW_TREND_STATS_ENV } from '../deploy/grafana/remote-write';
 
 /** The one-line refusal when --prometheus-rw meets the local runner. */
@@ -202,6 +202,8 @@ export class Bench extends EventEmitter<BenchEvents> {
         command: ['npm', 'run', 'bench', '--', ...process.argv.slice(2).map((a) => (o.apiKey ? redactSecret(a, o.apiKey) : a))],
         parts: [] as string[],
         exitCodes: {} as Record<string, number>,
+        /** Per part, from the CSV as it grew: cut = requests of started cells that never ended. */
+        requests: {} as Record<string, ReturnType<typeof requestCounts>>,
       };
       const writeRunInfo = () => writeFileSync(path.join(runDir, 'run.json'), JSON.stringify(runInfo, null, 2));
       writeRunInfo();
@@ -216,7 +218,7 @@ export class Bench extends EventEmitter<BenchEvents> {
         // a part whose engine was killed hard (SIGKILL) before it got there.
         writeFileSync(path.join(partDir, 'plan.json'), JSON.stringify(plan, null, 1));
         const bundle = bundlePath(engine, plan.script);
-        const { code, requests: measured } = await this.runPart(engine, plan, i, plans.length, {
+        const { code, requests: measured, counts } = await this.runPart(engine, plan, i, plans.length, {
           bundle,
           partDir,
           env: { PLAN: planFile, PROMPTS: promptsFile, RESULTS_DIR: partDir, BASE_URL: baseUrl, MODEL: model, API: o.api },
@@ -224,6 +226,7 @@ export class Bench extends EventEmitter<BenchEvents> {
         });
         runInfo.parts.push(plan.script);
         runInfo.exitCodes[plan.script] = code;
+        runInfo.requests[plan.script] = counts;
         writeRunInfo();
         requests += measured;
         if (code === EXIT.interrupted) this.stopping = true;
@@ -245,7 +248,7 @@ export class Bench extends EventEmitter<BenchEvents> {
   }
 
   /** Runs one entry script; resolves to the engine's exit code and the requests it measured. */
-  private runPart(engine: Engine, plan: Plan, index: number, count: number, part: Parameters<typeof runArguments>[1]): Promise<{ code: number; requests: number }> {
+  private runPart(engine: Engine, plan: Plan, index: number, count: number, part: Parameters<typeof runArguments>[1]): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts> }> {
     const rwUrl = this.options.prometheusRw && engine.kind === 'k6' ? prometheusWriteUrl(this.options.prometheusRw) : null;
     const args = rwUrl ? withPrometheusRw(runArguments(engine, part)) : runArguments(engine, part);
     const [program, ...lead] = engine.command;
@@ -274,7 +277,7 @@ export class Bench extends EventEmitter<BenchEvents> {
       child.on('error', (e) => {
         clearInterval(timer);
         this.emit('log', `cannot start ${program}: ${e.message}`);
-        resolve({ code: EXIT.internal, requests: 0 });
+        resolve({ code: EXIT.internal, requests: 0, counts: requestCounts(state) });
       });
       child.on('close', (code, signal) => {
         clearInterval(timer);
@@ -292,7 +295,7 @@ export class Bench extends EventEmitter<BenchEvents> {
             // A partial or foreign summary: the report says what is missing.
           }
         }
-        resolve({ code: code ?? (signal ? EXIT.interrupted : EXIT.internal), requests: state.cells.reduce((n, c) => n + c.done, 0) });
+        resolve({ code: code ?? (signal ? EXIT.interrupted : EXIT.internal), requests: state.cells.reduce((n, c) => n + c.done, 0), counts: requestCounts(state) });
       });
     });
   }

@@ -21,6 +21,18 @@ export interface ProgressState {
   readonly totalSeconds: number;
 }
 
+/** Requests per outcome over a part's cells: cut = planned requests of cells that started but never ended (slot end, Ctrl-C). */
+export function requestCounts(state: ProgressState): { planned: number; succeeded: number; failed: number; cut: number } {
+  let planned = 0, ended = 0, failed = 0, cut = 0;
+  for (const c of state.cells) {
+    planned += c.planned;
+    ended += c.done;
+    failed += c.failed;
+    if (c.done > 0) cut += Math.max(0, c.planned - c.done);
+  }
+  return { planned, succeeded: ended - failed, failed, cut };
+}
+
 export function initialProgress(plan: Plan, partIndex: number, partCount: number): ProgressState {
   return {
     part: plan.script,

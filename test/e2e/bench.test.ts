@@ -40,7 +40,7 @@ describe('npm run bench against the built-in simulator', () => {
     expect(r.stderr).toMatch(log);
     expect(r.stderr).toMatch(/simulator .* listening at http:\/\/127\.0\.0\.1:\d+\/v1/);
     const run = readJson<{ engine: string; transport: string; target: { simulated: boolean }; parts: string[]; interrupted: boolean; promptsExact: boolean }>(path.join(runDir, 'run.json'));
-    expect(run).toMatchObject({ engine, transport: 'k6/x/llm', target: { simulated: true }, parts: ['sweep'], interrupted: false, promptsExact: true });
+    expect(run).toMatchObject({ engine, transport: 'k6/x/llm', target: { simulated: true }, parts: ['sweep'], interrupted: false, promptsExact: true, requests: { sweep: { planned: 3, succeeded: 3, failed: 0, cut: 0 } } });
     for (const f of ['sweep/summary.json', 'sweep/plan.json', 'sweep/samples.csv', 'sweep/summary-export.json', 'report.md', 'report.html', 'report.json', 'cells.csv', ...files]) {
       expect(existsSync(path.join(runDir, f)), f).toBe(true);
     }
@@ -67,7 +67,11 @@ describe('npm run bench against the built-in simulator', () => {
     expect(r.exitCode).toBe(105);
     expect(r.stderr).toMatch(/interrupted; kept \d+ measured requests/);
     const runDir = path.join(dir, 'int');
-    expect(readJson<{ interrupted: boolean }>(path.join(runDir, 'run.json')).interrupted).toBe(true);
+    const run = readJson<{ interrupted: boolean; requests: { sweep: { planned: number; succeeded: number; failed: number; cut: number } } }>(path.join(runDir, 'run.json'));
+    expect(run.interrupted).toBe(true);
+    // The request in flight at Ctrl-C is cut: neither measured nor failed.
+    expect(run.requests.sweep.cut).toBeGreaterThan(0);
+    expect(run.requests.sweep.succeeded + run.requests.sweep.failed + run.requests.sweep.cut).toBeLessThanOrEqual(run.requests.sweep.planned);
     const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
     expect(summary.metrics[METRICS.requestOk.name]!.values.passes).toBeGreaterThan(0);
     expect(existsSync(path.join(runDir, 'report.md'))).toBe(true);

@@ -4,7 +4,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolvePlan } from '../../lib/plan';
-import { applyRequest, CsvTail, initialProgress, renderProgressLine } from '../../orchestrator/progress';
+import { applyRequest, CsvTail, initialProgress, renderProgressLine, requestCounts } from '../../orchestrator/progress';
 import { tempDir } from '../e2e/helpers';
 
 const HEADER = 'metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata\n';
@@ -37,5 +37,16 @@ describe('renderProgressLine', () => {
     expect(renderProgressLine(state)).toBe(`[sweep 1/2] cell 2/2 | 3/6 requests, 1 failed | elapsed 1m15s | ETA <= ${Math.floor((plan.totalSeconds - 75) / 60)}m${String(Math.round(plan.totalSeconds - 75) % 60).padStart(2, '0')}s | sweep_c1k_o1k_n2 1/4`);
     for (let i = 0; i < 3; i++) applyRequest(state, 'sweep_c1k_o1k_n2', true);
     expect(renderProgressLine(state)).toBe('[sweep 1/2] all 2 cells done | 6/6 requests, 1 failed | elapsed 1m15s');
+  });
+});
+
+describe('requestCounts', () => {
+  it('counts successes, failures, and as cut only the unfinished requests of cells that started', () => {
+    const plan = resolvePlan({ sweep: { contexts: [256], concurrencies: [1, 2, 4], rounds: 2, outputTokens: 8 } }, 'sweep');
+    const state = initialProgress(plan, 0, 1);
+    const [n1, n2] = plan.cells;
+    for (const ok of [true, false]) applyRequest(state, n1!.id, ok); // cell 1: 2 of 2 ended
+    applyRequest(state, n2!.id, true); // cell 2: 1 of 4 ended, then Ctrl-C; cell 3 never started
+    expect(requestCounts(state)).toEqual({ planned: 2 + 4 + 8, succeeded: 2, failed: 1, cut: 3 });
   });
 });
