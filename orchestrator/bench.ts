@@ -17,7 +17,7 @@ import { startSim } from '../sim/server';
 import { predictCellSeconds } from './sim-schedule';
 import { probeSpeeds } from './probe';
 import { bundlePath, chooseEngine, runArguments, type Engine } from './engine';
-import { applyRequest, CsvTail, initialProgress, requestCounts, type ProgressState } from './progress';
+import { applyRequest, CsvTail, initialProgress, renderErrorMessages, requestCounts, type ProgressState } from './progress';
 import { RW_TREND_STATS_ENV } from '../deploy/grafana/remote-write';
 
 /** The one-line refusal when --prometheus-rw meets the local runner. */
@@ -295,6 +295,9 @@ export class Bench extends EventEmitter<BenchEvents> {
             // A partial or foreign summary: the report says what is missing.
           }
         }
+        // k6's summary data has no messages; the CSV's metadata column has them (the API key redacted at the source).
+        const messages = renderErrorMessages(tail.errorMessages.values());
+        if (messages) this.emit('log', messages);
         resolve({ code: code ?? (signal ? EXIT.interrupted : EXIT.internal), requests: state.cells.reduce((n, c) => n + c.done, 0), counts: requestCounts(state) });
       });
     });

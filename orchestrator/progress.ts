@@ -1,7 +1,9 @@
 // Run progress from the growing k6 CSV (works the same for k6 and the local runner): per-cell request counts, and renderers that return strings. Runs in Node.
 
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import Papa from 'papaparse';
 import { REQUEST_METRICS } from '../lib/metrics';
+import { parseErrorMessage } from '../report/read-samples';
 import type { Plan } from '../lib/plan';
 
 export interface CellProgress {
@@ -44,14 +46,26 @@ export function initialProgress(plan: Plan, partIndex: number, partCount: number
   };
 }
 
+/** How often one cell saw one error kind with one message (k6 sample metadata error_message). */
+export interface ErrorMessageCount {
+  readonly cell: string;
+  readonly kind: string;
+  readonly message: string;
+  count: number;
+}
+
 /**
  * Reads the lines appended to a CSV since the last call and counts llm_request_ok samples per
- * scenario (one per request). Only whole lines are consumed; a partial last line waits.
+ * scenario (one per request), and the failures' messages per cell and kind. Only whole lines are
+ * consumed; a partial last line waits.
  */
 export class CsvTail {
   private offset = 0;
   private carry = '';
   private scenarioColumn = -1;
+  private header: string[] = [];
+  /** Keyed by cell, kind and message; at most 100 distinct messages are kept per part. */
+  readonly errorMessages = new Map<string, ErrorMessageCount>();
 
   constructor(private readonly file: string) {}
 
@@ -73,9 +87,11 @@ export class CsvTail {
       this.carry = lines.pop() ?? '';
       for (const line of lines) {
         if (this.scenarioColumn < 0) {
-          this.scenarioColumn = line.split(',').indexOf('scenario');
+          this.header = line.split(',');
+          this.scenarioColumn = this.header.indexOf('scenario');
           continue;
         }
+        if (line.startsWith(REQUEST_METRICS.errors.name + ',')) this.noteError(line);
         if (!line.startsWith(REQUEST_METRICS.requestOk.name + ',')) continue;
         const fields = line.split(',');
         const scenario = fields[this.scenarioColumn];
@@ -85,6 +101,34 @@ export class CsvTail {
       closeSync(fd);
     }
   }
+
+  private noteError(line: string): void {
+    // Messages may hold commas and quotes: this line goes through a CSV parser (failures are rare).
+    const fields = Papa.parse<string[]>(line).data[0] ?? [];
+    const at = (name: string) => fields[this.header.indexOf(name)] ?? '';
+    const cell = at('scenario');
+    const kind = /(?:^|&)error_kind=([^&]*)/.exec(at('extra_tags'))?.[1] ?? 'unknown';
+    const message = parseErrorMessage(at('metadata')) ?? '';
+    const key = `${cell}\u0000${kind}\u0000${message}`;
+    const known = this.errorMessages.get(key);
+    if (known) known.count++;
+    else if (this.errorMessages.size < 100) this.errorMessages.set(key, { cell, kind, message, count: 1 });
+  }
+}
+
+/** The most frequent messages per cell and kind (at most `top` each), as lines for the end of a part; '' without failures. */
+export function renderErrorMessages(counts: Iterable<ErrorMessageCount>, top = 3): string {
+  const groups = new Map<string, ErrorMessageCount[]>();
+  for (const c of counts) {
+    const key = `${c.cell} ${c.kind}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  if (groups.size === 0) return '';
+  const lines = ['failures, most frequent messages per cell and kind:'];
+  for (const [key, list] of groups) {
+    for (const c of list.sort((a, b) => b.count - a.count).slice(0, top)) lines.push(`  ${key} x${c.count}: ${c.message || '(no message)'}`);
+  }
+  return lines.join('\n');
 }
 
 export function applyRequest(state: ProgressState, scenario: string, ok: boolean): void {

@@ -112,6 +112,9 @@ describe('npm run bench against a URL with an API key', () => {
     expect(r.stderr).toMatch(/probe failed \(.*http_4xx.*\); cell slots use the plan's default speeds/);
     const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(dir, 'bad', 'sweep', 'summary.json'));
     expect(summary.metrics[METRICS.requestOk.name]!.values).toMatchObject({ passes: 0, fails: 3 });
+    // The server's own words, per cell and kind, at the end of the part.
+    expect(r.stderr).toContain('failures, most frequent messages per cell and kind:');
+    expect(r.stderr).toMatch(/sweep_c512_o16_n\d http_4xx x\d: Invalid API key\./);
     expect(summary.metrics[`${METRICS.errors.name}`]!.values.count).toBe(3);
   }, 180_000);
 });

@@ -3,8 +3,9 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import Papa from 'papaparse';
 import { resolvePlan } from '../../lib/plan';
-import { applyRequest, CsvTail, initialProgress, renderProgressLine, requestCounts } from '../../orchestrator/progress';
+import { applyRequest, CsvTail, initialProgress, renderErrorMessages, renderProgressLine, requestCounts } from '../../orchestrator/progress';
 import { tempDir } from '../e2e/helpers';
 
 const HEADER = 'metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata\n';
@@ -48,5 +49,23 @@ describe('requestCounts', () => {
     for (const ok of [true, false]) applyRequest(state, n1!.id, ok); // cell 1: 2 of 2 ended
     applyRequest(state, n2!.id, true); // cell 2: 1 of 4 ended, then Ctrl-C; cell 3 never started
     expect(requestCounts(state)).toEqual({ planned: 2 + 4 + 8, succeeded: 2, failed: 1, cut: 3 });
+  });
+});
+
+describe('CsvTail error messages', () => {
+  it('counts failures per cell, kind and message from llm_errors rows, messages with commas and quotes included', () => {
+    const file = path.join(tempDir('tail-errors'), 'samples.csv');
+    const err = (cell: string, kind: string, message: string) =>
+      `llm_errors,1795324657507,1.000000,,,,,,,chat,,${cell},,500,,,http://x/v1/chat/completions,cell=${cell}&error_kind=${kind},${Papa.unparse([[`error_message=${message}`]])}\n`;
+    writeFileSync(file, HEADER + err('c_n1', 'http_5xx', 'CUDA out of memory') + err('c_n1', 'http_5xx', 'CUDA out of memory') + err('c_n1', 'http_5xx', 'engine dead, "retry"') + err('c_n2', 'stalled', 'no data read for 2m0s (idleTimeout)'));
+    const tail = new CsvTail(file);
+    tail.poll(() => undefined);
+    expect(renderErrorMessages(tail.errorMessages.values()).split('\n')).toEqual([
+      'failures, most frequent messages per cell and kind:',
+      '  c_n1 http_5xx x2: CUDA out of memory',
+      '  c_n1 http_5xx x1: engine dead, "retry"',
+      '  c_n2 stalled x1: no data read for 2m0s (idleTimeout)',
+    ]);
+    expect(renderErrorMessages([])).toBe('');
   });
 });
