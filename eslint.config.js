@@ -1,4 +1,4 @@
-// Lint rules: typescript-eslint's recommended set, plus the import direction of DESIGN.md and the
+// Lint rules: typescript-eslint's recommended set, plus the import direction of docs/architecture.md and the
 // syntax k6's JavaScript engine (Sobek) lacks, for the code that is bundled into k6 scripts.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -8,7 +8,7 @@ const NODE_CODE = ['scripts/**/*.ts', 'orchestrator/**/*.ts', 'report/**/*.ts', 
 
 const NODE_BUILTINS = ['fs', 'path', 'http', 'https', 'os', 'child_process', 'worker_threads', 'url', 'crypto', 'stream', 'events', 'util'];
 
-// Syntax k6 cannot run and esbuild cannot lower (shared/reference/k6.md, section 7).
+// Syntax k6 cannot run and esbuild cannot lower (docs/k6-observed.md, "Scripts and bundles").
 const sobekGaps = [
   { selector: 'Literal[regex.pattern=/\\(\\?<[^=!]/]', message: 'k6 (Sobek) has no regex named groups.' },
   { selector: 'Literal[regex.flags=/[uvd]/]', message: 'k6 (Sobek) lacks unicode property escapes and match indices: avoid the u, v and d flags.' },

@@ -1,7 +1,7 @@
-// Fidelity benchmark of the simulator: runs the calibration points of simulator-model.md over real HTTP streams and prints predicted vs published values. Runs in Node.
+// Fidelity benchmark of the simulator: runs the calibration points of docs/simulator-model.md over real HTTP streams and prints predicted vs published values. Runs in Node.
 //
 // The simulator runs as a child process (the CLI), so the measuring client below has its own event loop.
-// Every figure is measured from the client side, as the suite measures it (DESIGN.md definitions):
+// Every figure is measured from the client side, as the suite measures it (docs/architecture.md definitions):
 // TTFT = request start -> first content token; per-user decode = (tokens - 1) / (e2e - ttft);
 // system throughput = output tokens / (first start -> last end). Load points send N requests at once.
 //
@@ -172,7 +172,7 @@ interface Point {
   readonly rounds?: number;
 }
 
-/** Published figures (simulator-model.md, "Calibration targets"). */
+/** Published figures (docs/simulator-model.md, "Calibration targets"). */
 const POINTS_A: Point[] = [
   { group: 'A-single', label: 'A 1K x1', context: K, concurrency: 1, output: 256, rounds: 3, targets: [{ kind: 'decode_tps', published: 164.9 }, { kind: 'ttft_s', published: 0.076 }, { kind: 'itl_ms', published: 6 }], note: '256 of 1024 output tokens' },
   { group: 'A-single', label: 'A 8K x1', context: 8 * K, concurrency: 1, output: 256, rounds: 3, targets: [{ kind: 'decode_tps', published: 149 }], note: '256 of 1024 output tokens; see (a)' },

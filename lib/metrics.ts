@@ -17,7 +17,7 @@ export interface MetricDefinition {
   readonly description: string;
 }
 
-/** Per-request client-side measurements (DESIGN.md, "Measurement definitions"). */
+/** Per-request client-side measurements (docs/architecture.md, "Measurement definitions"). */
 export const REQUEST_METRICS = {
   ttft: {
     name: 'llm_ttft',
@@ -224,7 +224,7 @@ export function metricKeyOf(name: string): MetricKey | undefined {
 }
 
 /**
- * Tags every request sample carries (DESIGN.md). They are set on each cell's scenario, so k6 puts
+ * Tags every request sample carries (docs/architecture.md). They are set on each cell's scenario, so k6 puts
  * them on every sample of that scenario (CSV: in extra_tags) and they become Prometheus labels.
  */
 export const CELL_TAGS = ['cell', 'script', 'context', 'output', 'concurrency', 'use_case', 'profile'] as const;

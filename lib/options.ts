@@ -44,7 +44,7 @@ function seconds(s: number): string {
   return `${Math.max(0, Math.round(s * 1000) / 1000)}s`;
 }
 
-/** The tags a cell's scenario puts on every sample (DESIGN.md "Metric names"). */
+/** The tags a cell's scenario puts on every sample (docs/architecture.md, "Metric names"). */
 export function cellTags(cell: Cell): Partial<Record<CellTag, string>> {
   const tags: Partial<Record<CellTag, string>> = {
     cell: cell.id,

@@ -1,4 +1,4 @@
-// The per-request record and the pure formulas that derive its figures (DESIGN.md, "Measurement definitions"). Runs in k6 and Node.
+// The per-request record and the pure formulas that derive its figures (docs/architecture.md, "Measurement definitions"). Runs in k6 and Node.
 
 /** Why a request failed; becomes the error_kind tag of llm_errors. */
 export const ERROR_KINDS = [

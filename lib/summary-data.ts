@@ -1,4 +1,4 @@
-// The shape of k6's handleSummary data (reference/k6-golden/handle-summary-data.json), typed once for everything that reads it. Runs in k6 and Node.
+// The shape of k6's handleSummary data (test/fixtures/k6-golden/handle-summary-data.json), typed once for everything that reads it. Runs in k6 and Node.
 
 import type { MetricKind } from './metrics';
 

@@ -3,7 +3,7 @@
 // Only the suite's own metrics (lib/metrics.ts) are kept; k6 built-ins (http_req_*, sse_event, data_*,
 // vus, iterations, ...) are skipped after one map lookup. Values are stored in float64 arrays, so a
 // 5-million-row file costs tens of megabytes, not gigabytes. Column layout and timestamp format:
-// shared/reference/k6-golden (header metric_name,timestamp,metric_value,...,scenario,...,extra_tags,metadata).
+// test/fixtures/k6-golden (header metric_name,timestamp,metric_value,...,scenario,...,extra_tags,metadata).
 
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import Papa from 'papaparse';

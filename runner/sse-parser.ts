@@ -7,7 +7,7 @@
 // - a blank line dispatches whatever was collected (a comment-only block is an event with empty data);
 // - "retry:" is ignored; any other line fires an error "unknown event: <line incl. newline>";
 // - an unterminated last line is dropped at EOF.
-// The real build also dispatches on a CRLF blank line (shared/reference/k6.md section 9), so "\r\n" counts as blank.
+// The real build also dispatches on a CRLF blank line (docs/k6-observed.md, "k6/x/sse"), so "\r\n" counts as blank.
 import { bufIndexOf, bufToString } from './buffers';
 
 /** One event as the script sees it; k6 exposes Go's fields snake_cased. */

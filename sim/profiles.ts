@@ -1,4 +1,4 @@
-// Hardware/model profiles of the simulator (A-D of shared/reference/simulator-model.md) and parsing of custom profile JSON. Runs in Node.
+// Hardware/model profiles of the simulator (A-D of docs/simulator-model.md) and parsing of custom profile JSON. Runs in Node.
 //
 // Each profile is the calibrated parameter set of the performance model plus what the HTTP surface
 // needs (served model id, context window, flavour). Units are in the field names.
@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 
 export type Flavour = 'vllm' | 'sglang';
 
-/** Parameters of the continuous-batching performance model (simulator-model.md, "Step time"). */
+/** Parameters of the continuous-batching performance model (docs/simulator-model.md, "Step time"). */
 export interface HardwareModel {
   /** HBM bandwidth in bytes per second. */
   readonly bandwidthBytesPerSecond: number;
@@ -69,7 +69,7 @@ const GB = 1e9;
 const COMMON = { etaMax: 0.85, m0: 1, tauMs: 0 } as const;
 const SCHED = { chunkTokens: 8192, blockSize: 16 } as const;
 
-/** Profiles A-D of simulator-model.md ("Calibrated profiles"); A is the default. */
+/** Profiles A-D of docs/simulator-model.md ("Calibrated profiles"); A is the default. */
 export const PROFILES: readonly Profile[] = [
   {
     name: 'qwen3-coder-30b-a3b-h200-vllm',

@@ -1,5 +1,5 @@
 // Type declarations for the xk6-sse extension (phymbert/xk6-sse), which @types/k6 lacks.
-// Shapes follow what a real build does (shared/reference/k6.md, section 9).
+// Shapes follow what a real build does (docs/k6-observed.md, "k6/x/sse").
 declare module 'k6/x/sse' {
   /** One server-sent event. All fields are strings; with CRLF line endings id/name/comment keep a trailing "\r". */
   export interface SseEvent {

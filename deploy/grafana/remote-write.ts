@@ -1,6 +1,6 @@
 // How k6's experimental-prometheus-rw output names and scales the suite's metrics, so the dashboard and the recording rules derive every series name from lib/metrics.ts. Runs in Node (the dashboard generator).
 //
-// The rules (grafana/k6 internal/output/prometheusrw/remotewrite, shared/reference/k6.md section 5):
+// The rules (grafana/k6 internal/output/prometheusrw/remotewrite, docs/k6-observed.md, "Outputs"):
 // - every series is prefixed `k6_`;
 // - Counter -> `k6_<name>_total` (cumulative from test start);
 // - Rate    -> `k6_<name>_rate`, the *ratio* of non-zero samples of that tag set (not a count);

@@ -137,7 +137,7 @@ describe('parseMetricKey and formatMetricKey', () => {
   });
 });
 
-describe('the golden k6 summary (reference/k6-golden/handle-summary-data.json)', () => {
+describe('the golden k6 summary (test/fixtures/k6-golden/handle-summary-data.json)', () => {
   interface GoldenMetric {
     type: MetricKind;
     values: Record<string, number>;

@@ -1,4 +1,4 @@
-// Runs the real-k6 reference script through the runner and checks every output has k6's shape (shared/reference/k6-golden). Runs in Node.
+// Runs the real-k6 reference script through the runner and checks every output has k6's shape (test/fixtures/k6-golden). Runs in Node.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

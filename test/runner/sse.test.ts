@@ -1,4 +1,4 @@
-// k6/x/sse over a real local SSE server: the edge cases a real xk6-sse build showed (shared/reference/k6.md section 9). Runs in Node.
+// k6/x/sse over a real local SSE server: the edge cases a real xk6-sse build showed (docs/k6-observed.md, "k6/x/sse"). Runs in Node.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleMessages, FIXTURES, listen, runCli, tempDir, type TestServer } from './helpers';

@@ -1,7 +1,7 @@
 // Test helper: splits raw SSE text into what k6/x/sse hands a script, and replays it into a StreamObserver. Runs in Node (vitest).
 //
-// The splitting follows xk6-sse's reader (phymbert/xk6-sse sse.go, readEvents; reference/k6.md
-// section 9): lines are read up to "\n"; a blank line ("\n", or "\r\n" with CRLF) dispatches the
+// The splitting follows xk6-sse's reader (phymbert/xk6-sse sse.go, readEvents; docs/k6-observed.md,
+// "k6/x/sse"): lines are read up to "\n"; a blank line ("\n", or "\r\n" with CRLF) dispatches the
 // event collected so far, even when it holds only a comment (so ": keep-alive" arrives as an event
 // with empty data); data lines are concatenated with their line ends and only the data is trimmed of
 // trailing CR/LF (so several data lines are joined with "\n"); id, event name and comment keep a
