@@ -234,6 +234,8 @@ export type CellTag = (typeof CELL_TAGS)[number];
 export const SAMPLE_TAGS = {
   errorKind: 'error_kind',
   tokenSource: 'token_source',
+  /** On request samples of steady-state steps: measured, warmup or transition (lib/drive.ts); only measured ones enter statistics. */
+  phase: 'phase',
 } as const;
 
 /**

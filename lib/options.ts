@@ -2,6 +2,7 @@
 
 import { REQUEST_METRICS, type CellTag } from './metrics';
 import type { Cell, Plan } from './plan';
+import { cellMetricKey } from './summary-data';
 import type { UseCase, UseCaseLimit } from '../thresholds/use-cases';
 
 export const MONITOR_SCENARIO = 'monitor';
@@ -69,16 +70,32 @@ export function limitExpression(limit: Pick<UseCaseLimit, 'operator' | 'value'>,
 /** Metrics whose per-cell statistics the summary carries. */
 const PER_CELL_TRENDS = [REQUEST_METRICS.ttft, REQUEST_METRICS.e2e, REQUEST_METRICS.itl, REQUEST_METRICS.tpot, REQUEST_METRICS.decodeSpeed, REQUEST_METRICS.prefillSpeed] as const;
 
+/** The scenario of a bench-driven run: every VU runs one long iteration, asking the bench for each request. */
+export const DRIVEN_SCENARIO = 'driven';
+/** Long enough for any bench-driven run; the bench ends it by answering stop, or with SIGINT. */
+const DRIVEN_MAX_DURATION = '72h';
+
+/** How the bench drives a run (lib/drive.ts): VUs to start, and whether the plan's cells are known up front. */
+export interface DrivenOptions {
+  readonly vus: number;
+  /** False for an adaptive search, whose cells are chosen during the run: no per-cell thresholds. */
+  readonly cellThresholds: boolean;
+}
+
 /**
  * Builds the k6 options for a plan. Cells run one after another: each starts after the previous
  * one's maxDuration + gracefulStop + gap (k6 has no "after the previous scenario" start), so no two
  * cells ever overlap. The monitor runs alongside, from the start to the end of the last cell.
+ * When the bench drives (`driven`), one scenario of `vus` VUs replaces the cells' scenarios.
  */
-export function buildOptions(plan: Plan): SuiteOptions {
+export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): SuiteOptions {
   const scenarios: Record<string, ScenarioOptions> = {};
   const thresholds: Record<string, ThresholdSpec[]> = {};
-  for (const cell of plan.cells) {
-    scenarios[cell.id] = {
+  if (driven) {
+    scenarios[DRIVEN_SCENARIO] = { executor: 'per-vu-iterations', vus: driven.vus, iterations: 1, startTime: '0s', maxDuration: DRIVEN_MAX_DURATION, gracefulStop: '0s', exec: 'default', tags: { script: plan.script } };
+  }
+  for (const cell of driven && !driven.cellThresholds ? [] : plan.cells) {
+    if (!driven) scenarios[cell.id] = {
       executor: 'per-vu-iterations',
       vus: cell.concurrency,
       iterations: cell.rounds,
@@ -91,11 +108,11 @@ export function buildOptions(plan: Plan): SuiteOptions {
     const gated = plan.script === 'gate' && plan.gate !== null;
     const useCase: UseCase | undefined = cell.useCase ? plan.useCases.find((u) => u.id === cell.useCase) : undefined;
     for (const def of PER_CELL_TRENDS) {
-      const key = `${def.name}{cell:${cell.id}}`;
+      const key = cellMetricKey(def.name, cell);
       const gates = gated && useCase ? useCase.limits.filter((l) => REQUEST_METRICS[l.metric].name === def.name).map((l) => limitExpression(l, plan.limitStat)) : [];
       thresholds[key] = gates.length > 0 ? gates : [KEEP_TREND_STATS];
     }
-    thresholds[`${REQUEST_METRICS.requestOk.name}{cell:${cell.id}}`] = gated ? [`rate>=${plan.gate!.minSuccessRate}`] : [KEEP_RATE_STATS];
+    thresholds[cellMetricKey(REQUEST_METRICS.requestOk.name, cell)] = gated ? [`rate>=${plan.gate!.minSuccessRate}`] : [KEEP_RATE_STATS];
   }
   if (plan.monitor.enabled && plan.target.metricsUrl !== null) {
     scenarios[MONITOR_SCENARIO] = {
@@ -103,7 +120,7 @@ export function buildOptions(plan: Plan): SuiteOptions {
       vus: 1,
       iterations: 1,
       startTime: '0s',
-      maxDuration: seconds(plan.totalSeconds + 5),
+      maxDuration: driven ? DRIVEN_MAX_DURATION : seconds(plan.totalSeconds + 5),
       gracefulStop: '5s',
       exec: 'monitor',
     };

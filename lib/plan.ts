@@ -58,8 +58,13 @@ export interface Cell {
   readonly contextTokens: number;
   readonly outputTokens: number;
   readonly concurrency: number;
-  /** Requests per user (k6 per-vu-iterations `iterations`). */
+  /** Requests per user (k6 per-vu-iterations `iterations`), warm-up included. */
   readonly rounds: number;
+  /**
+   * The first requests of each user that are warm-up (tag phase=warmup, left out of the cell's
+   * statistics): a capacity step measures users in service, not their all-at-once arrival. 0 elsewhere.
+   */
+  readonly warmupRounds: number;
   readonly useCase: string | null;
   readonly profile: string | null;
   /** Scenario startTime, seconds from test start. */
@@ -68,6 +73,20 @@ export interface Cell {
   readonly maxDurationSeconds: number;
   /** Scenario gracefulStop, seconds: how long in-flight requests may finish after maxDuration. */
   readonly gracefulStopSeconds: number;
+  /** Written by the bench for a step it drove (lib/drive.ts); absent for a cell run in k6's time slots. */
+  readonly driven?: DrivenStepInfo;
+}
+
+/** How the bench ran a step (the report says how each figure was measured). */
+export interface DrivenStepInfo {
+  /** rounds: each user sent `rounds` requests; steady: users held in steady state (warm-up excluded). */
+  readonly mode: 'rounds' | 'steady';
+  /** A step the capacity search chose. */
+  readonly search: boolean;
+  /** When the step began, seconds from the part's first step, and how long it lasted. */
+  readonly startSeconds: number;
+  readonly seconds: number;
+  readonly requests: { readonly measured: number; readonly warmup: number; readonly transition: number; readonly cut: number };
 }
 
 export interface ScheduleConfig {
@@ -94,6 +113,27 @@ export interface MonitorConfig {
   readonly intervalSeconds: number;
 }
 
+/**
+ * How `npm run bench` searches each use case's capacity (docs/architecture.md, "Bench-driven runs"): steps of
+ * N closed-loop users held in steady state, climbing until a limit breaks, then bisecting.
+ */
+export interface CapacitySearchConfig {
+  /** Warm-up requests of each user a step adds (carried-over users need none). */
+  readonly warmupRequests: number;
+  /** A step measures at least this many requests per user on average... */
+  readonly minRequestsPerUser: number;
+  /** ...and for at least this many seconds. */
+  readonly minMeasuredSeconds: number;
+  /** Users of the first step. */
+  readonly startUsers: number;
+  /** The search stops climbing here: a use case within its limits at this many users has "more than" this capacity. */
+  readonly maxUsers: Readonly<Record<string, number>>;
+  /** Below this many users the capacity is found to 1 user... */
+  readonly exactBelow: number;
+  /** ...above, to this share of the capacity (percent). */
+  readonly resolutionPercent: number;
+}
+
 export interface GateConfig {
   readonly useCase: string;
   readonly concurrency: number;
@@ -113,6 +153,8 @@ export interface Plan {
   readonly useCases: readonly UseCase[];
   readonly burstTtftLimitMs: number;
   readonly gate: GateConfig | null;
+  /** For the capacity script: how the bench searches; null for the other scripts. */
+  readonly search: CapacitySearchConfig | null;
   readonly schedule: ScheduleConfig;
   readonly monitor: MonitorConfig;
   readonly summaryTrendStats: readonly string[];
@@ -128,7 +170,19 @@ export interface PlanInput {
   prompts?: { mode?: PromptMode; file?: string | null };
   limitStat?: LimitStat;
   sweep?: { contexts?: number[]; concurrencies?: number[]; rounds?: number; outputTokens?: number };
-  capacity?: { useCases?: string[]; concurrencies?: Record<string, number[]>; rounds?: number; outputTokens?: Record<string, number> };
+  capacity?: {
+    useCases?: string[];
+    concurrencies?: Record<string, number[]>;
+    /** Measured requests per user of a step (after warm-up). */
+    rounds?: number;
+    outputTokens?: Record<string, number>;
+    warmupRequests?: number;
+    minMeasuredSeconds?: number;
+    startUsers?: number;
+    maxUsers?: number | Record<string, number>;
+    exactBelow?: number;
+    resolutionPercent?: number;
+  };
   burst?: { profiles?: string[]; depths?: number[]; ttftLimitMs?: number };
   mix?: { profiles?: string[]; concurrencies?: number[]; rounds?: number };
   gate?: { useCase?: string; concurrency?: number; rounds?: number; minSuccessRate?: number };
@@ -262,7 +316,7 @@ export function formatTokens(tokens: number): string {
   return String(tokens);
 }
 
-type CellDraft = Omit<Cell, 'startSeconds' | 'maxDurationSeconds' | 'gracefulStopSeconds'>;
+type CellDraft = Omit<Cell, 'startSeconds' | 'maxDurationSeconds' | 'gracefulStopSeconds' | 'warmupRounds'> & { warmupRounds?: number };
 
 /**
  * How per-user decode speed falls with concurrency N: speed(N) = speed(1) / N^0.4. Fitted to the
@@ -291,13 +345,41 @@ function scheduleCells(drafts: readonly CellDraft[], s: ScheduleConfig): { cells
     // In-flight requests may finish after the slot ends: for up to one more estimated request, or,
     // when a model predicted the cell, for the share of one request the safety factor allows.
     const graceful = predicted !== undefined ? Math.max(1, Math.ceil(perRequest * (s.safetyFactor - 1)) + 1) : Math.max(1, Math.ceil(perRequest * s.safetyFactor));
-    cells.push({ ...d, startSeconds: start, maxDurationSeconds: slot, gracefulStopSeconds: graceful });
+    cells.push({ ...d, warmupRounds: d.warmupRounds ?? 0, startSeconds: start, maxDurationSeconds: slot, gracefulStopSeconds: graceful });
     start += slot + graceful + s.gapSeconds;
   }
   return { cells, totalSeconds: Math.max(0, start - s.gapSeconds) };
 }
 
-function buildDrafts(script: ScriptName, input: Record<string, Json>, useCases: readonly UseCase[], gate: GateConfig | null): CellDraft[] {
+const CAPACITY_FIELDS = ['useCases', 'concurrencies', 'rounds', 'outputTokens', 'warmupRequests', 'minMeasuredSeconds', 'startUsers', 'maxUsers', 'exactBelow', 'resolutionPercent'];
+
+/** Defaults of the capacity search (README, "Capacity search"). */
+export const CAPACITY_SEARCH_DEFAULTS = { warmupRequests: 1, minRequestsPerUser: 2, minMeasuredSeconds: 10, startUsers: 1, maxUsers: 256, exactBelow: 16, resolutionPercent: 5 } as const;
+
+function readSearch(raw: Json, useCases: readonly UseCase[]): CapacitySearchConfig {
+  const o = readObject(raw, 'capacity', CAPACITY_FIELDS);
+  const d = CAPACITY_SEARCH_DEFAULTS;
+  const ids = useCases.map((u) => u.id);
+  let maxUsers: Record<string, number>;
+  if (o.maxUsers === undefined || typeof o.maxUsers === 'number') {
+    const n = readInteger(o.maxUsers, 'capacity.maxUsers', d.maxUsers, 1, 4096);
+    maxUsers = Object.fromEntries(ids.map((id) => [id, n]));
+  } else {
+    const m = readObject(o.maxUsers, 'capacity.maxUsers', ids);
+    maxUsers = Object.fromEntries(ids.map((id) => [id, readInteger(m[id], `capacity.maxUsers.${id}`, d.maxUsers, 1, 4096)]));
+  }
+  return {
+    warmupRequests: readInteger(o.warmupRequests, 'capacity.warmupRequests', d.warmupRequests, 0, 100),
+    minRequestsPerUser: readInteger(o.rounds, 'capacity.rounds', d.minRequestsPerUser, 1, 10_000),
+    minMeasuredSeconds: readNumber(o.minMeasuredSeconds, 'capacity.minMeasuredSeconds', d.minMeasuredSeconds, 0, 86_400),
+    startUsers: readInteger(o.startUsers, 'capacity.startUsers', d.startUsers, 1, 4096),
+    maxUsers,
+    exactBelow: readInteger(o.exactBelow, 'capacity.exactBelow', d.exactBelow, 1, 4096),
+    resolutionPercent: readNumber(o.resolutionPercent, 'capacity.resolutionPercent', d.resolutionPercent, 0.1, 100),
+  };
+}
+
+function buildDrafts(script: ScriptName, input: Record<string, Json>, useCases: readonly UseCase[], gate: GateConfig | null, search_: CapacitySearchConfig | null): CellDraft[] {
   const drafts: CellDraft[] = [];
   switch (script) {
     case 'sweep': {
@@ -314,9 +396,10 @@ function buildDrafts(script: ScriptName, input: Record<string, Json>, useCases: 
       break;
     }
     case 'capacity': {
-      const o = readObject(input.capacity, 'capacity', ['useCases', 'concurrencies', 'rounds', 'outputTokens']);
+      const o = readObject(input.capacity, 'capacity', CAPACITY_FIELDS);
       const ids = readStringList(o.useCases, 'capacity.useCases', useCases.map((u) => u.id), useCases.map((u) => u.id));
-      const rounds = readInteger(o.rounds, 'capacity.rounds', 2, 1, 10_000);
+      const search = search_ as CapacitySearchConfig;
+      const rounds = search.warmupRequests + search.minRequestsPerUser;
       const ladders = readObject(o.concurrencies, 'capacity.concurrencies', ids);
       const outputs = readObject(o.outputTokens, 'capacity.outputTokens', ids);
       for (const id of ids) {
@@ -324,7 +407,7 @@ function buildDrafts(script: ScriptName, input: Record<string, Json>, useCases: 
         const ladder = readIntegerList(ladders[id], `capacity.concurrencies.${id}`, uc.concurrencies, 1, 4096);
         const outputTokens = readInteger(outputs[id], `capacity.outputTokens.${id}`, uc.outputTokens, 1, 1_000_000);
         for (const concurrency of ladder) {
-          drafts.push({ id: `capacity_${id}_n${concurrency}`, script, contextTokens: uc.contextTokens, outputTokens, concurrency, rounds, useCase: id, profile: null });
+          drafts.push({ id: `capacity_${id}_n${concurrency}`, script, contextTokens: uc.contextTokens, outputTokens, concurrency, rounds, warmupRounds: search.warmupRequests, useCase: id, profile: null });
         }
       }
       break;
@@ -429,7 +512,8 @@ export function resolvePlan(raw: Json, script: ScriptName): Plan {
   for (const required of SUMMARY_TREND_STATS) {
     if (!trendStats.includes(required)) fail('summaryTrendStats', `must include "${required}" (the report reads it)`);
   }
-  const drafts = buildDrafts(script, input, useCases, gate);
+  const search = script === 'capacity' ? readSearch(input.capacity, useCases) : null;
+  const drafts = buildDrafts(script, input, useCases, gate, search);
   // A cell id is a k6 scenario name: two cells with one id would silently become one scenario.
   const ids = new Set<string>();
   for (const d of drafts) {
@@ -448,6 +532,7 @@ export function resolvePlan(raw: Json, script: ScriptName): Plan {
     useCases,
     burstTtftLimitMs: readNumber(burst.ttftLimitMs, 'burst.ttftLimitMs', BURST_TTFT_LIMIT_MS, 1),
     gate,
+    search,
     schedule,
     monitor,
     summaryTrendStats: trendStats,

@@ -42,14 +42,14 @@ export function renderTextSummary(data: SummaryData, plan: Plan, resultsDir: str
   lines.push('', `k6-llm-capacity: ${plan.script} "${plan.name}" against ${plan.target.baseUrl} (model ${plan.target.model})`, '');
   const header = ['cell', 'ok/req', 'TTFT avg', 'TTFT p95', 'e2e avg', 'ITL avg', 'tok/s/user', 'prefill tok/s'];
   const rows: string[][] = [];
-  const reqOk = (id: string) => data.metrics[cellMetricKey(REQUEST_METRICS.requestOk.name, id)]?.values;
+  const reqOk = (cell: Plan['cells'][number]) => data.metrics[cellMetricKey(REQUEST_METRICS.requestOk.name, cell)]?.values;
   let cut = 0;
   for (const cell of plan.cells) {
-    const v = (metric: string) => data.metrics[cellMetricKey(metric, cell.id)]?.values;
+    const v = (metric: string) => data.metrics[cellMetricKey(metric, cell)]?.values;
     const ttft = v(REQUEST_METRICS.ttft.name);
-    const ok = reqOk(cell.id);
+    const ok = reqOk(cell);
     const count = ttft?.count ?? 0;
-    const requested = cell.concurrency * cell.rounds;
+    const requested = cell.concurrency * (cell.rounds - cell.warmupRounds);
     const attempted = ok ? (ok.passes ?? 0) + (ok.fails ?? 0) : count;
     if (attempted === 0) {
       // k6 reports an empty sub-metric as zeros; a cell that sent nothing says so instead.

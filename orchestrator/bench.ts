@@ -17,8 +17,12 @@ import { startSim } from '../sim/server';
 import { predictCellSeconds } from './sim-schedule';
 import { probeSpeeds } from './probe';
 import { bundlePath, chooseEngine, runArguments, type Engine } from './engine';
-import { applyRequest, CsvTail, initialProgress, renderErrorMessages, requestCounts, type ProgressState } from './progress';
+import { applyRequest, coveredMs, CsvTail, initialProgress, renderErrorMessages, requestCounts, type DrivenProgress, type ProgressState } from './progress';
 import { RW_TREND_STATS_ENV } from '../deploy/grafana/remote-write';
+import { Driver, FixedSteps, type StepResult, type StepSource } from './driver';
+import { CapacitySearch } from './capacity-search';
+import { startControlServer } from './control-server';
+import { drivenCells, renderSearchTable, renderTimeSpent, type TimeSpent } from './driven-results';
 
 /** The one-line refusal when --prometheus-rw meets the local runner. */
 export const PROMETHEUS_RW_NEEDS_K6 = '--prometheus-rw needs the k6 engine (k6 -o experimental-prometheus-rw); the local runner cannot send remote write: use --engine k6 (Go or a k6 on PATH)';
@@ -68,6 +72,32 @@ export interface BenchOptions {
   readonly report: boolean;
   /** Prometheus remote-write URL: k6 sends the run's metrics live (-o experimental-prometheus-rw, testid = run id). k6 engine only. */
   readonly prometheusRw?: string | null;
+  /**
+   * Run cells in k6's fixed time slots, as a plain `k6 run` does, instead of driving them back to back
+   * (and searching capacity adaptively). Default false.
+   */
+  readonly fixedSlots?: boolean;
+}
+
+/** Scripts the bench drives (lib/drive.ts); the gate keeps its k6 thresholds and slot. */
+const DRIVEN_SCRIPTS: readonly ScriptName[] = ['sweep', 'capacity', 'burst', 'mix'];
+
+/** What drives a part: the step source, how many VUs it may need, and for capacity the search. */
+interface PartDrive {
+  readonly source: StepSource;
+  readonly vus: number;
+  readonly search: CapacitySearch | null;
+}
+
+function partDrive(plan: Plan): PartDrive {
+  if (plan.script === 'capacity' && plan.search) {
+    const ids = [...new Set(plan.cells.map((c) => c.useCase).filter((u): u is string => u !== null))];
+    const useCases = ids.map((id) => ({ useCase: plan.useCases.find((u) => u.id === id)!, outputTokens: plan.cells.find((c) => c.useCase === id)!.outputTokens }));
+    const search = new CapacitySearch(useCases, plan.search, plan.limitStat);
+    return { source: search, vus: Math.max(...search.searches.map((s) => s.maxUsers)), search };
+  }
+  const specs = plan.cells.map((c) => ({ cell: c, mode: { kind: 'rounds' as const, rounds: c.rounds } }));
+  return { source: new FixedSteps(specs), vus: Math.max(...plan.cells.map((c) => c.concurrency)), search: null };
 }
 
 export interface BenchEvents {
@@ -204,12 +234,16 @@ export class Bench extends EventEmitter<BenchEvents> {
         exitCodes: {} as Record<string, number>,
         /** Per part, from the CSV as it grew: cut = requests of started cells that never ended. */
         requests: {} as Record<string, ReturnType<typeof requestCounts>>,
+        /** Where the parts' time went: wall time and the time with at least one request running. */
+        time: null as null | { partsWallSeconds: number; requestsRunningSeconds: number; parts: { part: string; wallSeconds: number; requestsRunningSeconds: number }[] },
       };
       const writeRunInfo = () => writeFileSync(path.join(runDir, 'run.json'), JSON.stringify(runInfo, null, 2));
       writeRunInfo();
 
       let worst = 0;
       let requests = 0;
+      const time: TimeSpent = { wallMs: 0, runningMs: 0, parts: [] };
+      const benchStart = performance.now();
       for (const [i, plan] of plans.entries()) {
         if (this.stopping) break;
         const partDir = path.join(runDir, plan.script);
@@ -218,12 +252,14 @@ export class Bench extends EventEmitter<BenchEvents> {
         // a part whose engine was killed hard (SIGKILL) before it got there.
         writeFileSync(path.join(partDir, 'plan.json'), JSON.stringify(plan, null, 1));
         const bundle = bundlePath(engine, plan.script);
-        const { code, requests: measured, counts } = await this.runPart(engine, plan, i, plans.length, {
+        const drive = !o.fixedSlots && DRIVEN_SCRIPTS.includes(plan.script) ? partDrive(plan) : null;
+        const { code, requests: measured, counts, running } = await this.runPart(engine, plan, i, plans.length, {
           bundle,
           partDir,
           env: { PLAN: planFile, PROMPTS: promptsFile, RESULTS_DIR: partDir, BASE_URL: baseUrl, MODEL: model, API: o.api },
           tags: { testid: o.runId },
-        });
+        }, drive);
+        time.parts.push({ part: plan.script, ...running });
         runInfo.parts.push(plan.script);
         runInfo.exitCodes[plan.script] = code;
         runInfo.requests[plan.script] = counts;
@@ -235,7 +271,11 @@ export class Bench extends EventEmitter<BenchEvents> {
       }
       runInfo.interrupted = this.stopping;
       runInfo.endedAt = new Date().toISOString();
+      time.wallMs = performance.now() - benchStart;
+      time.runningMs = time.parts.reduce((n, p) => n + p.runningMs, 0);
+      runInfo.time = { partsWallSeconds: Math.round(time.wallMs) / 1000, requestsRunningSeconds: Math.round(time.runningMs) / 1000, parts: time.parts.map((p) => ({ part: p.part, wallSeconds: Math.round(p.wallMs) / 1000, requestsRunningSeconds: Math.round(p.runningMs) / 1000 })) };
       writeRunInfo();
+      this.emit('log', renderTimeSpent(time));
 
       if (o.report && runInfo.parts.some((p) => existsSync(path.join(runDir, p, 'summary.json')))) {
         const reportCode = await this.runReport(runDir);
@@ -247,8 +287,44 @@ export class Bench extends EventEmitter<BenchEvents> {
     }
   }
 
-  /** Runs one entry script; resolves to the engine's exit code and the requests it measured. */
-  private runPart(engine: Engine, plan: Plan, index: number, count: number, part: Parameters<typeof runArguments>[1]): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts> }> {
+  /**
+   * Runs one entry script; resolves to the engine's exit code, the requests it measured, and the time
+   * with requests running. With `drive`, the bench's control endpoint hands out every request.
+   */
+  private async runPart(engine: Engine, plan: Plan, index: number, count: number, part: Parameters<typeof runArguments>[1], drive: PartDrive | null): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts>; running: { wallMs: number; runningMs: number } }> {
+    if (!drive) {
+      const started = performance.now();
+      const r = await this.runSlots(engine, plan, index, count, part, null);
+      // In time slots the bench cannot see when requests run: the busy time is read from the CSV by the report.
+      return { ...r, running: { wallMs: performance.now() - started, runningMs: r.runningMs } };
+    }
+    const driver = new Driver(drive.source, () => performance.now());
+    const control = await startControlServer(driver);
+    const driverStart = performance.now();
+    const stepTimes: number[] = [];
+    driver.onStepEnd((r: StepResult) => {
+      stepTimes.push(r.endMs - r.startMs);
+      if (drive.search) this.emit('log', renderSearchStepLine(r, drive.search));
+    });
+    try {
+      const env = { ...part.env, CONTROL_URL: control.url, DRIVE_VUS: String(drive.vus), DRIVE_CELLS: drive.search ? 'search' : 'fixed' };
+      const r = await this.runSlots(engine, plan, index, count, { ...part, env }, { driver, search: drive.search, stepTimes });
+      const busy = driver.busy();
+      const steps = driver.snapshot();
+      const cells = drivenCells(steps, driver.unfinishedByStep(), driverStart);
+      // The script wrote the plan it was given; the cells that ran are the steps the bench chose.
+      const driven: Plan = { ...plan, cells, totalSeconds: Math.round(busy.wallMs) / 1000 };
+      writeFileSync(path.join(part.partDir, 'plan.json'), JSON.stringify(driven, null, 1));
+      if (drive.search) this.emit('log', renderSearchTable(drive.search));
+      const counts = { planned: cells.reduce((n, c) => n + (c.driven?.requests.measured ?? 0) + (c.driven?.requests.cut ?? 0), 0), succeeded: 0, failed: 0, cut: cells.reduce((n, c) => n + (c.driven?.requests.cut ?? 0), 0) };
+      for (const st of steps) for (const q of st.requests) if (q.phase === 'measured') { if (q.ok) counts.succeeded++; else counts.failed++; }
+      return { code: r.code === EXIT.scriptAborted && driver.finished ? EXIT.ok : r.code, requests: r.requests, counts, running: { wallMs: performance.now() - driverStart, runningMs: busy.busyMs } };
+    } finally {
+      await control.close();
+    }
+  }
+
+  private runSlots(engine: Engine, plan: Plan, index: number, count: number, part: Parameters<typeof runArguments>[1], driven: { driver: Driver; search: CapacitySearch | null; stepTimes: number[] } | null): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts>; runningMs: number }> {
     const rwUrl = this.options.prometheusRw && engine.kind === 'k6' ? prometheusWriteUrl(this.options.prometheusRw) : null;
     const args = rwUrl ? withPrometheusRw(runArguments(engine, part)) : runArguments(engine, part);
     const [program, ...lead] = engine.command;
@@ -262,32 +338,33 @@ export class Bench extends EventEmitter<BenchEvents> {
     const state = initialProgress(plan, index, count);
     const tail = new CsvTail(path.join(part.partDir, 'samples.csv'));
     const started = Date.now();
-    this.emit('log', `${plan.script}: ${plan.cells.length} cells, ${state.cells.reduce((n, c) => n + c.planned, 0)} requests, at most ${Math.ceil(plan.totalSeconds / 60)} min`);
+    if (driven?.search) this.emit('log', `${plan.script}: searching the capacity of ${driven.search.searches.length} use cases (${driven.search.searches.map((s) => s.useCase.id).join(', ')}), steps back to back`);
+    else this.emit('log', `${plan.script}: ${plan.cells.length} cells, ${state.cells.reduce((n, c) => n + c.planned, 0)} requests, ${driven ? 'back to back' : `at most ${Math.ceil(plan.totalSeconds / 60)} min`}`);
+    const refresh = (): void => {
+      tail.poll((scenario, ok) => applyRequest(state, scenario, ok));
+      state.elapsedSeconds = (Date.now() - started) / 1000;
+      if (driven) state.driven = drivenProgress(driven.driver, driven.search, driven.stepTimes, state);
+      this.emit('progress', state);
+    };
     return new Promise((resolve) => {
       // Own process group: a terminal's Ctrl-C reaches the bench only, which forwards it once.
       const child = spawn(program!, [...lead, ...args], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       this.child = child;
       child.stdout!.pipe(stdout);
       child.stderr!.pipe(stderr);
-      const timer = setInterval(() => {
-        tail.poll((scenario, ok) => applyRequest(state, scenario, ok));
-        state.elapsedSeconds = (Date.now() - started) / 1000;
-        this.emit('progress', state);
-      }, 500);
+      const timer = setInterval(refresh, 500);
       child.on('error', (e) => {
         clearInterval(timer);
         this.emit('log', `cannot start ${program}: ${e.message}`);
-        resolve({ code: EXIT.internal, requests: 0, counts: requestCounts(state) });
+        resolve({ code: EXIT.internal, requests: 0, counts: requestCounts(state), runningMs: 0 });
       });
       child.on('close', (code, signal) => {
         clearInterval(timer);
-        tail.poll((scenario, ok) => applyRequest(state, scenario, ok));
-        state.elapsedSeconds = (Date.now() - started) / 1000;
-        this.emit('progress', state);
+        refresh();
         this.child = null;
         stdout.end();
         stderr.end();
-        const summary = readIfExists(path.join(part.partDir, 'summary.json'));
+        const summary = driven?.search ? '' : readIfExists(path.join(part.partDir, 'summary.json'));
         if (summary) {
           try {
             this.emit('log', renderTextSummary(readSummaryData(JSON.parse(summary), 'summary.json'), plan, part.partDir));
@@ -298,7 +375,8 @@ export class Bench extends EventEmitter<BenchEvents> {
         // k6's summary data has no messages; the CSV's metadata column has them (the API key redacted at the source).
         const messages = renderErrorMessages(tail.errorMessages.values());
         if (messages) this.emit('log', messages);
-        resolve({ code: code ?? (signal ? EXIT.interrupted : EXIT.internal), requests: state.cells.reduce((n, c) => n + c.done, 0), counts: requestCounts(state) });
+        const requests = driven ? driven.driver.snapshot().reduce((n, st) => n + st.requests.length, 0) : state.cells.reduce((n, c) => n + c.done, 0);
+        resolve({ code: code ?? (signal ? EXIT.interrupted : EXIT.internal), requests, counts: requestCounts(state), runningMs: coveredMs(tail.requestSpans) });
       });
     });
   }
@@ -310,6 +388,41 @@ export class Bench extends EventEmitter<BenchEvents> {
       child.on('close', (code) => resolve(code ?? EXIT.internal));
     });
   }
+}
+
+/** One line per finished search step: its verdict and the figures its limits were checked on. */
+function renderSearchStepLine(r: StepResult, search: CapacitySearch): string {
+  const s = search.searches.find((x) => x.useCase.id === r.spec.cell.useCase);
+  const point = s?.points.find((p) => p.users === r.spec.cell.concurrency);
+  const measured = r.requests.filter((q) => q.phase === 'measured').length;
+  const figures = point ? point.checks.map((c) => `${c.label}: ${c.actual === null ? 'n/a' : fmt(c.actual)} ${c.ok ? 'ok' : 'BROKEN'}`).join(', ') : '';
+  return `  ${r.spec.cell.useCase} at ${r.spec.cell.concurrency} users: ${point?.ok ? 'within limits' : 'limit broken'} (${measured} measured requests in ${((r.endMs - r.startMs) / 1000).toFixed(1)} s; ${figures})`;
+}
+
+function fmt(v: number): string {
+  return Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1);
+}
+
+/** The driven part's progress: the step, the search interval, and an ETA from the steps so far. */
+function drivenProgress(driver: Driver, search: CapacitySearch | null, stepTimes: readonly number[], state: ProgressState): DrivenProgress {
+  const cur = driver.current;
+  const steps = driver.steps.length;
+  const step = cur ? { id: cur.spec.cell.id, index: steps, users: cur.spec.cell.concurrency, ended: driver.snapshot()[steps]?.requests.length ?? 0, measured: cur.measured, warmingUsers: cur.warmingUsers } : null;
+  const pos = search?.position ?? null;
+  let eta: number | null = null;
+  const avg = stepTimes.length > 0 ? stepTimes.reduce((a, b) => a + b, 0) / stepTimes.length / 1000 : null;
+  if (!search) {
+    // Fixed cells: the plan's slot estimate of the cells not yet done, scaled by how the finished ones compared.
+    const left = state.cells.slice(steps).length;
+    eta = avg !== null ? left * avg : null;
+  } else if (pos && avg !== null) {
+    const s = search.searches[pos.index]!;
+    const width = pos.firstFail === null ? null : pos.firstFail - (pos.lastPass ?? 0);
+    const here = width === null ? 3 : Math.max(1, Math.ceil(Math.log2(Math.max(1, width))));
+    const perUseCase = Math.max(4, s.points.length + here);
+    eta = avg * (here + (pos.count - pos.index - 1) * perUseCase);
+  }
+  return { step, search: pos, etaSeconds: eta };
 }
 
 function readIfExists(file: string): string {

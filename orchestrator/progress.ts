@@ -13,6 +13,16 @@ export interface CellProgress {
   failed: number;
 }
 
+/** Where a bench-driven part stands (orchestrator/driver.ts), shown instead of the slot-based cell count. */
+export interface DrivenProgress {
+  /** The step running: its cell, users, requests ended in it and how many of those were measured. */
+  readonly step: { readonly id: string; readonly index: number; readonly users: number; readonly ended: number; readonly measured: number; readonly warmingUsers: number } | null;
+  /** For the capacity search: the use case, its place in the list, and the interval so far [last pass, first fail). */
+  readonly search: { readonly useCase: string; readonly index: number; readonly count: number; readonly lastPass: number | null; readonly firstFail: number | null } | null;
+  /** Estimated seconds left; null when unknown. */
+  readonly etaSeconds: number | null;
+}
+
 export interface ProgressState {
   readonly part: string;
   readonly partIndex: number;
@@ -21,6 +31,8 @@ export interface ProgressState {
   /** Seconds since the part's engine started. */
   elapsedSeconds: number;
   readonly totalSeconds: number;
+  /** Set while the bench drives the part. */
+  driven?: DrivenProgress;
 }
 
 /** Requests per outcome over a part's cells: cut = planned requests of cells that started but never ended (slot end, Ctrl-C). */
@@ -66,6 +78,8 @@ export class CsvTail {
   private header: string[] = [];
   /** Keyed by cell, kind and message; at most 100 distinct messages are kept per part. */
   readonly errorMessages = new Map<string, ErrorMessageCount>();
+  /** [start, end] of every measured request (llm_e2e samples), epoch ms: when requests were running. */
+  readonly requestSpans: [number, number][] = [];
 
   constructor(private readonly file: string) {}
 
@@ -92,10 +106,17 @@ export class CsvTail {
           continue;
         }
         if (line.startsWith(REQUEST_METRICS.errors.name + ',')) this.noteError(line);
+        if (line.startsWith(REQUEST_METRICS.e2e.name + ',')) {
+          const f = line.split(',', 3);
+          const end = Number(f[1]);
+          const e2e = Number(f[2]);
+          if (isFinite(end) && isFinite(e2e)) this.requestSpans.push([end - e2e, end]);
+        }
         if (!line.startsWith(REQUEST_METRICS.requestOk.name + ',')) continue;
         const fields = line.split(',');
-        const scenario = fields[this.scenarioColumn];
-        if (scenario) onRequest(scenario, Number(fields[2]) !== 0);
+        // A bench-driven run has one scenario for every cell: the cell tag names the cell.
+        const cell = /(?:^|&)cell=([^&,]*)/.exec(line)?.[1] ?? fields[this.scenarioColumn];
+        if (cell) onRequest(cell, Number(fields[2]) !== 0);
       }
     } finally {
       closeSync(fd);
@@ -106,7 +127,7 @@ export class CsvTail {
     // Messages may hold commas and quotes: this line goes through a CSV parser (failures are rare).
     const fields = Papa.parse<string[]>(line).data[0] ?? [];
     const at = (name: string) => fields[this.header.indexOf(name)] ?? '';
-    const cell = at('scenario');
+    const cell = /(?:^|&)cell=([^&]*)/.exec(at('extra_tags'))?.[1] ?? at('scenario');
     const kind = /(?:^|&)error_kind=([^&]*)/.exec(at('extra_tags'))?.[1] ?? 'unknown';
     const message = parseErrorMessage(at('metadata')) ?? '';
     const key = `${cell}\u0000${kind}\u0000${message}`;
@@ -155,6 +176,7 @@ export function currentCell(state: ProgressState): { index: number; cell: CellPr
  * "[capacity 2/2] cell 3/12 | 12/40 requests | elapsed 1m12s | ETA <= 2m30s | capacity_general_chatbot_n8 4/8".
  */
 export function renderProgressLine(state: ProgressState): string {
+  if (state.driven) return renderDrivenLine(state, state.driven);
   const done = state.cells.reduce((n, c) => n + c.done, 0);
   const planned = state.cells.reduce((n, c) => n + c.planned, 0);
   const failed = state.cells.reduce((n, c) => n + c.failed, 0);
@@ -168,4 +190,47 @@ export function renderProgressLine(state: ProgressState): string {
   ];
   if (current) parts.push(`ETA <= ${duration(eta)}`, `${current.cell.id} ${current.cell.done}/${current.cell.planned}`);
   return parts.join(' | ');
+}
+
+/**
+ * The status line of a bench-driven part, e.g. "[capacity 2/2] general_chatbot 3/5 | 8 users | step: 12
+ * requests, 6 measured | capacity in [4, 16) | elapsed 1m12s | ETA ~2m30s".
+ */
+export function renderDrivenLine(state: ProgressState, d: DrivenProgress): string {
+  const done = state.cells.reduce((n, c) => n + c.done, 0);
+  const failed = state.cells.reduce((n, c) => n + c.failed, 0);
+  const head = `[${state.part} ${state.partIndex + 1}/${state.partCount}]`;
+  const parts: string[] = [];
+  if (d.search) parts.push(`${head} ${d.search.useCase} ${d.search.index + 1}/${d.search.count}`);
+  else parts.push(`${head} ${d.step ? `cell ${d.step.index + 1}/${state.cells.length}` : 'finishing'}`);
+  if (d.step) {
+    parts.push(`${d.step.users} user${d.step.users === 1 ? '' : 's'}`);
+    const warming = d.step.warmingUsers > 0 ? `, ${d.step.warmingUsers} warming up` : '';
+    parts.push(d.search ? `step: ${d.step.ended} requests, ${d.step.measured} measured${warming}` : `${d.step.id} ${d.step.ended}/${state.cells[d.step.index]?.planned ?? '?'}`);
+  }
+  if (d.search) {
+    const lo = d.search.lastPass;
+    if (d.search.firstFail !== null) parts.push(`capacity in [${lo ?? 0}, ${d.search.firstFail})`);
+    else if (lo !== null) parts.push(`capacity >= ${lo}`);
+  }
+  parts.push(`${done} requests${failed ? `, ${failed} failed` : ''}`, `elapsed ${duration(state.elapsedSeconds)}`);
+  if (d.etaSeconds !== null) parts.push(`ETA ~${duration(d.etaSeconds)}`);
+  return parts.join(' | ');
+}
+
+/** Time covered by at least one of the spans (their union), ms. */
+export function coveredMs(spans: readonly (readonly [number, number])[]): number {
+  const sorted = [...spans].sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let start = -Infinity;
+  let end = -Infinity;
+  for (const [a, b] of sorted) {
+    if (a > end) {
+      if (end > start) total += end - start;
+      start = a;
+      end = b;
+    } else if (b > end) end = b;
+  }
+  if (end > start) total += end - start;
+  return total;
 }

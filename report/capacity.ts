@@ -112,7 +112,7 @@ function isStrict(op: LadderLimit['operator']): boolean {
  * Evaluates a ladder of cells (any order; sorted by concurrency here) against limits.
  * Cells without requests are left out (they never ran).
  */
-export function evaluateLadder(cells: readonly CellStats[], limits: readonly LadderLimit[]): LadderResult {
+export function evaluateLadder(cells: readonly CellStats[], limits: readonly LadderLimit[], interpolate = true): LadderResult {
   const ran = cells.filter((c) => c.requests > 0).sort((a, b) => a.concurrency - b.concurrency);
   const steps: LadderStep[] = ran.map((c) => {
     const checks = limits.map((l) => checkLimit(c, l));
@@ -134,6 +134,11 @@ export function evaluateLadder(cells: readonly CellStats[], limits: readonly Lad
   const pass = steps[failAt - 1]!;
   const n0 = pass.concurrency;
   const n1 = fail.concurrency;
+  if (!interpolate) {
+    // A search measured both sides to its resolution: the capacity is the last passing step, as measured.
+    const broke = broken[0] ?? null;
+    return { steps, kind: 'within', lastPass: n0, firstFail: n1, estimate: n0, interpolated: false, brokenBy: broke, display: `${n0}`, displayShort: `${n0}` };
+  }
   let best = n1;
   let brokenBy: LadderLimit | null = broken[0] ?? null;
   for (const l of broken) {
@@ -207,7 +212,9 @@ export function cellsForUseCase(uc: UseCase, cells: readonly CellStats[]): { sou
 export function useCaseCapacity(uc: UseCase, cells: readonly CellStats[], stat: LimitStat, minSuccessRate: number | null): UseCaseCapacity {
   const picked = cellsForUseCase(uc, cells);
   const limits = ladderLimits(uc.limits, stat, minSuccessRate);
-  return { useCase: uc, source: picked.source, cellIds: picked.cells.map((c) => c.id), limits, result: evaluateLadder(picked.cells, limits) };
+  // Steps of an adaptive search are measured on both sides of the limit: nothing is interpolated.
+  const searched = picked.cells.length > 0 && picked.cells.every((c) => c.measurement === 'search');
+  return { useCase: uc, source: picked.source, cellIds: picked.cells.map((c) => c.id), limits, result: evaluateLadder(picked.cells, limits, !searched) };
 }
 
 export interface BurstCapacity {

@@ -22,6 +22,11 @@ export interface CellStats extends Pick<Cell, 'id' | 'script' | 'contextTokens' 
   readonly failed: number;
   /** Planned requests of a cell that ran but never ended: cut by the end of its slot or by Ctrl-C (neither measured nor failed). */
   readonly cut: number;
+  /** Requests left out of the statistics: warm-up of added users, and requests that ran across a step's end. */
+  readonly warmupRequests: number;
+  readonly transitionRequests: number;
+  /** rounds: N users x rounds, all measured; steady: N users in steady state, warm-up left out; search: a steady step chosen by the capacity search. */
+  readonly measurement: 'rounds' | 'steady' | 'search';
   /** succeeded / requests; null with no requests. */
   readonly successRate: number | null;
   readonly errorsByKind: Readonly<Record<string, number>>;
@@ -110,7 +115,10 @@ export function buildCellStats(
     requests,
     succeeded,
     failed: requests - succeeded,
-    cut: requests > 0 ? Math.max(0, cell.concurrency * cell.rounds - requests) : 0,
+    cut: cell.driven ? cell.driven.requests.cut : requests > 0 ? Math.max(0, cell.concurrency * (cell.rounds - cell.warmupRounds) - requests) : 0,
+    warmupRequests: acc?.excluded.warmup ?? 0,
+    transitionRequests: acc?.excluded.transition ?? 0,
+    measurement: cell.driven ? (cell.driven.search ? 'search' : cell.driven.mode) : cell.warmupRounds > 0 ? 'steady' : 'rounds',
     successRate: requests > 0 ? succeeded / requests : null,
     errorsByKind,
     errorMessages: acc ? topErrorMessages(acc.errorMessages) : {},

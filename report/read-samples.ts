@@ -36,6 +36,8 @@ export interface CellAccumulator {
   /** First request start (llm_e2e sample time minus its value) and last request end, epoch ms. */
   windowStartMs: number;
   windowEndMs: number;
+  /** Requests left out of the statistics by their phase tag (lib/drive.ts): warm-up and transition. */
+  readonly excluded: { warmup: number; transition: number };
 }
 
 /** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
@@ -129,7 +131,8 @@ function safeDecode(v: string): string {
   }
 }
 
-function newCell(id: string, tags: Record<string, string>): CellAccumulator {
+/** An empty accumulator for one cell (the bench's capacity search fills one from its own records). */
+export function newCellAccumulator(id: string, tags: Record<string, string>): CellAccumulator {
   const scenarioTags: Record<string, string> = {};
   for (const [k, v] of Object.entries(tags)) if (TAG_SET.has(k)) scenarioTags[k] = v;
   const trends = {} as Record<TrendKey, FloatList>;
@@ -148,6 +151,7 @@ function newCell(id: string, tags: Record<string, string>): CellAccumulator {
     failedByKind: {},
     windowStartMs: Infinity,
     windowEndMs: -Infinity,
+    excluded: { warmup: 0, transition: 0 },
   };
 }
 
@@ -225,8 +229,14 @@ export function readSamples(path: string): Promise<SamplesData> {
     if (id === '') return;
     let cell = cells.get(id);
     if (cell === undefined) {
-      cell = newCell(detach(id), tags);
+      cell = newCellAccumulator(detach(id), tags);
       cells.set(cell.id, cell);
+    }
+    // Warm-up and transition requests stay in the samples but out of the cell's statistics.
+    const phase = tags[SAMPLE_TAGS.phase];
+    if (phase === 'warmup' || phase === 'transition') {
+      if (key === 'requestOk') cell.excluded[phase]++;
+      return;
     }
     if (TREND_SET.has(key)) {
       cell.trends[key as TrendKey].push(value);

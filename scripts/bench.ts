@@ -24,6 +24,7 @@ runMain('bench', async () => {
     .option('--run-id <id>', 'results/<run-id> folder name (default: the start time)')
     .addOption(new Option('--tokenizer <kind>', 'how prompt lengths are made exact').choices(['auto', 'qwen3', 'server', 'approximate']).default('auto'))
     .option('--prometheus-rw <url>', 'send the metrics live to this Prometheus remote-write URL (k6 -o experimental-prometheus-rw, testid = the run id; k6 engine only); a base URL gets /api/v1/write')
+    .option('--fixed-slots', 'run cells in k6\'s fixed time slots as a plain k6 run does, and capacity as the plan\'s fixed ladder, instead of back to back with an adaptive capacity search')
     .option('--no-report', 'skip the report at the end')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) });
@@ -34,7 +35,7 @@ runMain('bench', async () => {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
     throw new UserError(err.message.replace(/^error: /, ''), EXIT.usage);
   }
-  const o = program.opts<{ url?: string; model?: string; apiKey?: string; api: ApiStyle; plan: string; scripts: string; profile?: string; engine: 'auto' | 'k6' | 'runner'; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string }>();
+  const o = program.opts<{ url?: string; model?: string; apiKey?: string; api: ApiStyle; plan: string; scripts: string; profile?: string; engine: 'auto' | 'k6' | 'runner'; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string; fixedSlots?: boolean }>();
 
   const scripts = o.scripts.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
   for (const s of scripts) if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`, EXIT.usage);
@@ -66,6 +67,7 @@ runMain('bench', async () => {
     tokenizer: o.tokenizer,
     report: o.report,
     prometheusRw: o.prometheusRw ?? null,
+    fixedSlots: o.fixedSlots === true,
   });
 
   const tty = process.stderr.isTTY === true;

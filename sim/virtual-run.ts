@@ -80,3 +80,87 @@ export function runVirtualBatch(profile: Profile, promptTokens: number, outputTo
 export function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((s, x) => s + x, 0) / xs.length;
 }
+
+export interface ClosedLoopStep {
+  /** Users in service during this step. */
+  readonly users: number;
+  /** Virtual seconds the step lasts. */
+  readonly seconds: number;
+}
+
+export interface ClosedLoopRequest extends VirtualRequestResult {
+  /** Index of the step the request started in. */
+  readonly step: number;
+  readonly user: number;
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+/**
+ * Closed-loop users in virtual time: each user sends its next request the moment the previous one
+ * ends (no think time). The user count follows `steps` back to back: users added at a step start at
+ * its beginning; users removed finish their request first. What the model predicts for a steady-state
+ * capacity step, and for a ramp of steps.
+ */
+export function runVirtualClosedLoop(profile: Profile, promptTokens: number, outputTokens: number, steps: readonly ClosedLoopStep[]): ClosedLoopRequest[] {
+  const engine = new Engine(profile, { prefixCaching: false });
+  const overhead = profile.hardware.requestOverheadMs;
+  const boundaries: number[] = [];
+  let t = 0;
+  for (const s of steps) {
+    boundaries.push(t);
+    t += s.seconds * 1000;
+  }
+  const endAll = t;
+  const stepAt = (ms: number) => {
+    let i = 0;
+    while (i + 1 < boundaries.length && boundaries[i + 1]! <= ms) i++;
+    return i;
+  };
+  const out: ClosedLoopRequest[] = [];
+  const active = new Map<string, { user: number; step: number; startMs: number }>();
+  const busy = new Set<number>();
+  const first = new Map<string, number>();
+  let seq = 0;
+  const submit = (user: number, at: number) => {
+    const id = `u${user}-${seq++}`;
+    active.set(id, { user, step: stepAt(at), startMs: at });
+    busy.add(user);
+    engine.add({ id, promptTokens, outputTokens, finishReason: 'length', arrivalMs: at, queuedMs: at + overhead });
+  };
+  let now = 0;
+  let nextBoundary = 0;
+  for (;;) {
+    // Start users added at boundaries that have been reached.
+    while (nextBoundary < boundaries.length && boundaries[nextBoundary]! <= now) {
+      const users = steps[nextBoundary]!.users;
+      for (let u = 0; u < users; u++) if (!busy.has(u)) submit(u, boundaries[nextBoundary]!);
+      nextBoundary++;
+    }
+    if (!engine.hasWork()) {
+      if (nextBoundary >= boundaries.length) break;
+      now = boundaries[nextBoundary]!;
+      continue;
+    }
+    const plan = engine.beginStep(now);
+    if (!plan) {
+      // Work queued for the future (per-request overhead): jump to it.
+      now += 1;
+      continue;
+    }
+    const res = engine.endStep();
+    now = res.endMs;
+    for (const tk of res.tokens) if (tk.index === 1) first.set(tk.id, res.endMs);
+    for (const f of res.finished) {
+      const a = active.get(f.id)!;
+      active.delete(f.id);
+      busy.delete(a.user);
+      const ttft = first.get(f.id)! - f.arrivalMs;
+      const e2e = f.endMs - f.arrivalMs;
+      out.push({ ttftMs: ttft, e2eMs: e2e, outputTokens: f.generatedTokens, decodeTokensPerSecond: f.generatedTokens > 1 ? ((f.generatedTokens - 1) * 1000) / (e2e - ttft) : 0, step: a.step, user: a.user, startMs: a.startMs, endMs: f.endMs });
+      const s = stepAt(f.endMs);
+      if (f.endMs < endAll && a.user < steps[s]!.users) submit(a.user, f.endMs);
+    }
+  }
+  return out;
+}

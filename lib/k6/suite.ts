@@ -14,6 +14,9 @@ import { renderTextSummary } from '../summary-text';
 import { nowMs, pause } from './clock';
 import { recordRequest, recordServerSnapshot } from './metrics';
 import { streamRequest } from 'k6-llm-transport';
+import { CONTROL_PATHS, parseDoneAnswer, parseNextAnswer, type DoneReport, type Ticket } from '../drive';
+import type { RequestRecord } from '../record';
+import { CELL_TAGS, SAMPLE_TAGS } from '../metrics';
 
 /** Passed from setup() to every VU: a per-run number that makes prompt prefixes unique across runs. */
 export interface SetupData {
@@ -82,11 +85,47 @@ function loadPrompts(plan: Plan): PromptStore {
 export function createSuite(script: ScriptName): Suite {
   const plan = loadPlan(script);
   const prompts = loadPrompts(plan);
-  const options = buildOptions(plan);
+  // Set by the bench when it drives the run (lib/drive.ts): VUs ask it for every request.
+  const control = __ENV.CONTROL_URL ? controlClient(__ENV.CONTROL_URL.replace(/\/+$/, '')) : null;
+  const options = buildOptions(plan, control ? { vus: drivenVus(__ENV.DRIVE_VUS), cellThresholds: __ENV.DRIVE_CELLS !== 'search' } : null);
   const cellsById = new Map<string, Cell>(plan.cells.map((c) => [c.id, c]));
   // The key is read from the environment only; it goes into a request header and nowhere else.
   const apiKey = __ENV.API_KEY || null;
   const resultsDir = (__ENV.RESULTS_DIR || 'results/latest').replace(/\/+$/, '');
+
+  const send = async (cell: Pick<Cell, 'contextTokens' | 'outputTokens'>, prefix: string): Promise<RequestRecord> => {
+    const prompt = prompts.get(cell.contextTokens);
+    const spec = buildStreamingRequest(plan.target, { prompt: promptText(prompt, prefix), maxTokens: cell.outputTokens }, apiKey);
+    return streamRequest(spec, { requestedInputTokens: cell.contextTokens, requestedOutputTokens: cell.outputTokens }, plan.target, plan.target.api);
+  };
+  const warnOnce = new Set<string>();
+  const warnFailure = (cellId: string, record: RequestRecord): void => {
+    if (record.outcome !== 'errored' || warnOnce.has(cellId)) return;
+    warnOnce.add(cellId);
+    console.warn(`${cellId}: request failed (${record.errorKind}): ${redactSecret(record.errorMessage, apiKey).slice(0, 200)}`);
+  };
+
+  /** The bench-driven loop: one iteration per VU, one request per ticket, until the bench says stop. */
+  const drive = async (data: SetupData, c: ControlClient): Promise<void> => {
+    const vu = exec.vu.idInTest;
+    const tags = exec.vu.metrics.tags;
+    for (let n = 0; ; n++) {
+      const answer = await c.next(vu);
+      if (answer.stop) return;
+      const t = answer.ticket;
+      setCellTags(tags, t.cell);
+      const record = await send(t.cell, requestPrefix(plan.prompts.mode, data.runNonce, vu, n));
+      warnFailure(t.cell.id, record);
+      // The bench says which phase the request belongs to only now: a step may have ended meanwhile.
+      const phase = await c.done(doneReport(t, record));
+      tags[SAMPLE_TAGS.phase] = phase;
+      try {
+        recordRequest(record, apiKey);
+      } finally {
+        delete tags[SAMPLE_TAGS.phase];
+      }
+    }
+  };
 
   return {
     plan,
@@ -97,24 +136,22 @@ export function createSuite(script: ScriptName): Suite {
     },
 
     async request(data: SetupData): Promise<void> {
+      if (control) return drive(data, control);
       const cell = cellsById.get(exec.scenario.name);
       if (!cell) {
         exec.test.abort(`scenario "${exec.scenario.name}" is not a cell of the plan`);
         return;
       }
-      const prompt = prompts.get(cell.contextTokens);
-      const prefix = requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, exec.vu.iterationInInstance);
-      const spec = buildStreamingRequest(plan.target, { prompt: promptText(prompt, prefix), maxTokens: cell.outputTokens }, apiKey);
-      const record = await streamRequest(
-        spec,
-        { requestedInputTokens: cell.contextTokens, requestedOutputTokens: cell.outputTokens },
-        plan.target,
-        plan.target.api,
-      );
-      if (record.outcome === 'errored' && exec.vu.iterationInScenario === 0) {
-        console.warn(`${cell.id}: request failed (${record.errorKind}): ${redactSecret(record.errorMessage, apiKey).slice(0, 200)}`);
+      const record = await send(cell, requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, exec.vu.iterationInInstance));
+      warnFailure(cell.id, record);
+      // A steady-state cell's first requests per user are its warm-up: kept, tagged, left out of its statistics.
+      const tags = exec.vu.metrics.tags;
+      if (cell.warmupRounds > 0) tags[SAMPLE_TAGS.phase] = exec.vu.iterationInScenario < cell.warmupRounds ? 'warmup' : 'measured';
+      try {
+        recordRequest(record, apiKey);
+      } finally {
+        delete tags[SAMPLE_TAGS.phase];
       }
-      recordRequest(record, apiKey);
     },
 
     async monitor(): Promise<void> {
@@ -123,8 +160,10 @@ export function createSuite(script: ScriptName): Suite {
       const expected = plannedRequests(plan);
       const endMs = plan.totalSeconds * 1000;
       const intervalMs = plan.monitor.intervalSeconds * 1000;
-      // Ends when every planned request has finished (iterations are counted instance-wide) or the last slot is over.
-      while (exec.instance.iterationsCompleted + exec.instance.iterationsInterrupted < expected && nowMs() < endMs) {
+      // Ends when every planned request has finished (iterations are counted instance-wide) or the last
+      // slot is over; when the bench drives, when the bench says the run is over.
+      const running = async (): Promise<boolean> => (control ? !(await control.finished()) : exec.instance.iterationsCompleted + exec.instance.iterationsInterrupted < expected && nowMs() < endMs);
+      while (await running()) {
         const started = nowMs();
         let snapshot = null;
         try {
@@ -152,6 +191,81 @@ export function createSuite(script: ScriptName): Suite {
         [`${resultsDir}/plan.json`]: JSON.stringify(plan, null, 1),
         stdout: renderTextSummary(data, plan, resultsDir),
       };
+    },
+  };
+}
+
+function drivenVus(text: string | undefined): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`DRIVE_VUS must be a whole number of VUs, got "${text ?? ''}"`);
+  return n;
+}
+
+function setCellTags(tags: Record<string, string | number | boolean>, cell: Ticket['cell']): void {
+  const values: Record<(typeof CELL_TAGS)[number], string | null> = {
+    cell: cell.id,
+    script: cell.script,
+    context: String(cell.contextTokens),
+    output: String(cell.outputTokens),
+    concurrency: String(cell.concurrency),
+    use_case: cell.useCase,
+    profile: cell.profile,
+  };
+  for (const k of CELL_TAGS) {
+    const v = values[k];
+    if (v === null) delete tags[k];
+    else tags[k] = v;
+  }
+}
+
+function doneReport(t: Ticket, r: RequestRecord): DoneReport {
+  const ok = r.outcome === 'completed';
+  return {
+    ticket: t.ticket,
+    ok,
+    startMs: r.startMs,
+    endMs: r.endMs,
+    ttftMs: ok ? r.ttftMs : null,
+    e2eMs: ok ? r.e2eMs : null,
+    tpotMs: ok ? r.tpotMs : null,
+    decodeTokensPerSecond: ok ? r.decodeTokensPerSecond : null,
+    prefillTokensPerSecond: ok ? r.prefillTokensPerSecond : null,
+    outputTokens: ok ? r.outputTokens : 0,
+    itlMs: ok ? r.itlMs : [],
+  };
+}
+
+interface ControlClient {
+  next(vu: number): Promise<ReturnType<typeof parseNextAnswer>>;
+  done(report: DoneReport): Promise<ReturnType<typeof parseDoneAnswer>['phase']>;
+  finished(): Promise<boolean>;
+}
+
+/** Control calls are tagged name=bench-control so they stay apart from the measured requests in http_* metrics. */
+const CONTROL_PARAMS = { tags: { name: 'bench-control' }, timeout: '1h', headers: { 'content-type': 'application/json' } };
+/** A VU that cannot reach the bench for this long ends the run: the bench is gone. */
+const CONTROL_GIVE_UP_MS = 30_000;
+
+function controlClient(base: string): ControlClient {
+  const call = async (method: 'GET' | 'POST', path: string, body: string | null): Promise<string> => {
+    const since = nowMs();
+    for (;;) {
+      const res = await http.asyncRequest(method, base + path, body, CONTROL_PARAMS);
+      if (res.status === 200 && typeof res.body === 'string') return res.body;
+      if (nowMs() - since > CONTROL_GIVE_UP_MS) exec.test.abort(`the bench's control endpoint ${base} stopped answering (${res.status === 0 ? res.error : `HTTP ${res.status}`})`);
+      await pause(500);
+    }
+  };
+  return {
+    async next(vu) {
+      return parseNextAnswer(await call('GET', `${CONTROL_PATHS.next}?vu=${vu}`, null));
+    },
+    async done(report) {
+      return parseDoneAnswer(await call('POST', CONTROL_PATHS.done, JSON.stringify(report))).phase;
+    },
+    async finished() {
+      const text = await call('GET', CONTROL_PATHS.status, null);
+      return (JSON.parse(text) as { finished?: boolean }).finished === true;
     },
   };
 }

@@ -21,14 +21,14 @@ describe('buildOptions scenarios', () => {
   );
   const options = buildOptions(plan);
 
-  it('one per-vu-iterations scenario per cell: vus = concurrency, iterations = rounds, times as strings', () => {
+  it('one per-vu-iterations scenario per cell: vus = concurrency, iterations = warm-up + measured rounds, times as strings', () => {
     // One user: 1024 tok / 1024 tok/s + 128 tok / 16 tok/s = 9 s per request, so gracefulStop is 9 s.
     const [a, b] = plan.cells;
     expect(a!.gracefulStopSeconds).toBe(9);
     expect(options.scenarios['capacity_code_completion_n1']).toEqual({
       executor: 'per-vu-iterations',
       vus: 1,
-      iterations: 3,
+      iterations: 4,
       startTime: '0s',
       maxDuration: '30s',
       gracefulStop: '9s',
@@ -36,7 +36,7 @@ describe('buildOptions scenarios', () => {
       tags: { cell: 'capacity_code_completion_n1', script: 'capacity', context: '1024', output: '128', concurrency: '1', use_case: 'code_completion' },
     });
     // Second cell starts after 30 + 9 + 2.5 s.
-    expect(options.scenarios['capacity_code_completion_n2']).toMatchObject({ vus: 2, iterations: 3, startTime: '41.5s', maxDuration: '30s', gracefulStop: `${b!.gracefulStopSeconds}s` });
+    expect(options.scenarios['capacity_code_completion_n2']).toMatchObject({ vus: 2, iterations: 4, startTime: '41.5s', maxDuration: '30s', gracefulStop: `${b!.gracefulStopSeconds}s` });
   });
 
   it('adds the monitor scenario over the whole run when a metrics URL is set and monitoring is on', () => {
@@ -83,7 +83,9 @@ describe('buildOptions thresholds', () => {
     });
     // A capacity plan has use cases but is not a gate: its limits are for the report, not thresholds.
     const capacity = buildOptions(resolvePlan({ capacity: { useCases: ['general_chatbot'], concurrencies: { general_chatbot: [1] } } }, 'capacity'));
-    expect(capacity.thresholds['llm_ttft{cell:capacity_general_chatbot_n1}']).toEqual(['max>=0']);
+    // Its cells are steady-state steps: the per-cell statistics leave the warm-up requests out.
+    expect(capacity.thresholds['llm_ttft{cell:capacity_general_chatbot_n1,phase:measured}']).toEqual(['max>=0']);
+    expect(capacity.thresholds['llm_ttft{cell:capacity_general_chatbot_n1}']).toBeUndefined();
   });
 
   it('gate plans: the use-case limits on the plan statistic, and the success rate', () => {
@@ -114,7 +116,9 @@ describe('buildOptions thresholds', () => {
       if (!k.ok) throw new Error(k.error);
       const metricKey = metricKeyOf(k.value.metric);
       expect(metricKey, key).toBeDefined();
-      expect(Object.keys(k.value.tags)).toEqual(['cell']);
+      // A steady-state (capacity) cell's statistics are of its measured requests only.
+      expect(Object.keys(k.value.tags)).toEqual(script === 'capacity' ? ['cell', 'phase'] : ['cell']);
+      if (script === 'capacity') expect(k.value.tags.phase).toBe('measured');
       expect(options.scenarios[k.value.tags.cell!], key).toBeDefined();
       for (const expr of expressions(specs)) {
         const t = parseThreshold(expr);

@@ -29,13 +29,13 @@ describe('resolvePlan defaults', () => {
     expect(plan.cells.map((c) => c.id)).toContain('sweep_c96k_o1k_n4');
   });
 
-  it('capacity: every use case with its own ladder, context and output, 2 rounds', () => {
+  it('capacity: every use case with its own ladder, context and output, 1 warm-up + 2 measured rounds', () => {
     const plan = resolvePlan({}, 'capacity');
     expect(plan.cells).toHaveLength(USE_CASES.reduce((n, u) => n + u.concurrencies.length, 0));
     for (const uc of USE_CASES) {
       const cells = plan.cells.filter((c) => c.useCase === uc.id);
       expect(cells.map((c) => c.concurrency)).toEqual(uc.concurrencies);
-      for (const c of cells) expect(c).toMatchObject({ id: `capacity_${uc.id}_n${c.concurrency}`, contextTokens: uc.contextTokens, outputTokens: uc.outputTokens, rounds: 2, profile: null });
+      for (const c of cells) expect(c).toMatchObject({ id: `capacity_${uc.id}_n${c.concurrency}`, contextTokens: uc.contextTokens, outputTokens: uc.outputTokens, rounds: 3, warmupRounds: 1, profile: null });
     }
     expect(plan.cells[0]!.id).toBe('capacity_code_completion_n1');
   });

@@ -8,7 +8,7 @@ import type { Cell } from '../../lib/plan';
 import { cell } from './helpers';
 
 function planCell(over: Partial<Cell>): Cell {
-  return { id: 'sweep_c1k_o64_n2', script: 'sweep', contextTokens: 1024, outputTokens: 64, concurrency: 2, rounds: 1, useCase: null, profile: null, startSeconds: 0, maxDurationSeconds: 10, gracefulStopSeconds: 5, ...over };
+  return { id: 'sweep_c1k_o64_n2', script: 'sweep', contextTokens: 1024, outputTokens: 64, concurrency: 2, rounds: 1, warmupRounds: 0, useCase: null, profile: null, startSeconds: 0, maxDurationSeconds: 10, gracefulStopSeconds: 5, ...over };
 }
 
 describe('buildCellStats', () => {
@@ -28,6 +28,7 @@ describe('buildCellStats', () => {
       failCount: 1,
       errorsByKind: { timeout: 1 },
       errorMessages: { timeout: new Map([['read timeout', 1]]) },
+      excluded: { warmup: 0, transition: 0 },
       failedByKind: { timeout: 1 },
       windowStartMs: 10_000,
       windowEndMs: 12_000,

@@ -1,0 +1,178 @@
+// The adaptive capacity search: per use case, climb until a limit breaks, then bisect to the plan's resolution. Pure. Runs in Node.
+//
+// Each step's verdict comes from its measured requests, evaluated with the report's own limit checks
+// (report/capacity.ts on report/cells.ts statistics), so the bench's decision and the report's table
+// cannot disagree.
+
+import type { CapacitySearchConfig, LimitStat } from '../lib/plan';
+import type { UseCase } from '../thresholds/use-cases';
+import { checkLimit, ladderLimits, type LadderLimit, type LimitCheck } from '../report/capacity';
+import { buildCellStats, type CellStats } from '../report/cells';
+import { newCellAccumulator } from '../report/read-samples';
+import { DEFAULT_REPORT_OPTIONS } from '../report/model';
+import type { StepMode, StepResult, StepSource, StepSpec } from './driver';
+
+/** One measured step of a use case. */
+export interface SearchPoint {
+  readonly users: number;
+  readonly ok: boolean;
+  readonly checks: readonly LimitCheck[];
+}
+
+export type SearchState =
+  | { readonly kind: 'next'; readonly users: number }
+  | { readonly kind: 'done'; readonly lastPass: number | null; readonly firstFail: number | null };
+
+/** The step width that counts as exact at n users: 1 below exactBelow, else resolutionPercent of n. */
+export function resolutionAt(n: number, cfg: Pick<CapacitySearchConfig, 'exactBelow' | 'resolutionPercent'>): number {
+  return n < cfg.exactBelow ? 1 : Math.max(1, Math.floor((n * cfg.resolutionPercent) / 100));
+}
+
+/** Where a limit's statistic is predicted to cross its value, from two passing points on a power law (log-log line); null when it does not approach it. */
+export function extrapolateCrossing(n0: number, v0: number, n1: number, v1: number, limit: number): number | null {
+  if (!(n0 > 0 && n1 > n0 && v0 > 0 && v1 > 0 && limit > 0) || v0 === v1) return null;
+  const b = Math.log(v1 / v0) / Math.log(n1 / n0);
+  const x = n1 * Math.pow(limit / v1, 1 / b);
+  return isFinite(x) && x > n1 ? x : null;
+}
+
+/**
+ * The search's next move from the points measured so far (any order). Climbing: the largest passing
+ * step grows by the crossing the last two passing steps predict, at least +1 and at most x4
+ * (x2 without a prediction), capped at maxUsers. Once a step fails: bisection between the last
+ * passing and the first failing step until they are within the resolution.
+ */
+export function nextSearchStep(points: readonly SearchPoint[], cfg: Pick<CapacitySearchConfig, 'startUsers' | 'exactBelow' | 'resolutionPercent'>, maxUsers: number, limits: readonly LadderLimit[]): SearchState {
+  if (points.length === 0) return { kind: 'next', users: Math.min(cfg.startUsers, maxUsers) };
+  const passes = points.filter((p) => p.ok).map((p) => p.users);
+  const lo = passes.length > 0 ? Math.max(...passes) : 0;
+  const failsAbove = points.filter((p) => !p.ok && p.users > lo).map((p) => p.users);
+  const hi = failsAbove.length > 0 ? Math.min(...failsAbove) : null;
+  if (hi !== null) {
+    if (lo === 0 && hi === 1) return { kind: 'done', lastPass: null, firstFail: 1 };
+    if (hi - lo <= resolutionAt(Math.max(lo, 1), cfg)) return { kind: 'done', lastPass: lo === 0 ? null : lo, firstFail: hi };
+    return { kind: 'next', users: Math.floor((lo + hi) / 2) };
+  }
+  if (lo >= maxUsers) return { kind: 'done', lastPass: lo, firstFail: null };
+  const sorted = points.filter((p) => p.ok).sort((a, b) => a.users - b.users);
+  let target = lo * 2;
+  if (sorted.length >= 2) {
+    const a = sorted[sorted.length - 2]!;
+    const b = sorted[sorted.length - 1]!;
+    let nearest: number | null = null;
+    limits.forEach((l, i) => {
+      const va = a.checks[i]?.actual;
+      const vb = b.checks[i]?.actual;
+      if (va == null || vb == null) return;
+      const x = extrapolateCrossing(a.users, va, b.users, vb, l.value);
+      if (x !== null && (nearest === null || x < nearest)) nearest = x;
+    });
+    if (nearest !== null) target = Math.min(lo * 4, Math.floor(nearest as number));
+  }
+  return { kind: 'next', users: Math.min(maxUsers, Math.max(lo + 1, target)) };
+}
+
+/** A step's statistics from its measured requests, built as the report builds a cell's (report/cells.ts). */
+export function measuredStats(result: StepResult): CellStats {
+  const c = result.spec.cell;
+  const acc = newCellAccumulator(c.id, {});
+  for (const r of result.requests) {
+    if (r.phase !== 'measured') continue;
+    if (!r.ok) {
+      acc.failCount++;
+      continue;
+    }
+    acc.okCount++;
+    const t = acc.trends;
+    if (r.ttftMs !== null) t.ttft.push(r.ttftMs);
+    if (r.e2eMs !== null) {
+      t.e2e.push(r.e2eMs);
+      acc.windowStartMs = Math.min(acc.windowStartMs, r.startMs);
+      acc.windowEndMs = Math.max(acc.windowEndMs, r.endMs);
+    }
+    if (r.tpotMs !== null) t.tpot.push(r.tpotMs);
+    if (r.decodeTokensPerSecond !== null) t.decodeSpeed.push(r.decodeTokensPerSecond);
+    if (r.prefillTokensPerSecond !== null) t.prefillSpeed.push(r.prefillTokensPerSecond);
+    for (const x of r.itlMs) t.itl.push(x);
+    acc.outputTokens += r.outputTokens;
+  }
+  const cell = { ...c, rounds: 0, warmupRounds: 0, startSeconds: 0, maxDurationSeconds: 0, gracefulStopSeconds: 0 };
+  return buildCellStats(cell, acc, {}, undefined, DEFAULT_REPORT_OPTIONS);
+}
+
+export interface UseCaseSearch {
+  readonly useCase: UseCase;
+  readonly outputTokens: number;
+  readonly maxUsers: number;
+  readonly limits: readonly LadderLimit[];
+  readonly points: SearchPoint[];
+  outcome: Extract<SearchState, { kind: 'done' }> | null;
+}
+
+/**
+ * The steps of the capacity part: each use case in turn, searched as above. Its `searches` say where
+ * each search stands (the bench's progress lines and the end-of-part table read them).
+ */
+export class CapacitySearch implements StepSource {
+  readonly searches: UseCaseSearch[];
+  private at = 0;
+  private seen = 0;
+
+  constructor(
+    useCases: readonly { readonly useCase: UseCase; readonly outputTokens: number }[],
+    private readonly cfg: CapacitySearchConfig,
+    limitStat: LimitStat,
+  ) {
+    this.searches = useCases.map(({ useCase, outputTokens }) => ({
+      useCase,
+      outputTokens,
+      maxUsers: cfg.maxUsers[useCase.id] ?? 256,
+      limits: ladderLimits(useCase.limits, limitStat, DEFAULT_REPORT_OPTIONS.minSuccessRate),
+      points: [],
+      outcome: null,
+    }));
+  }
+
+  next(done: readonly StepResult[]): StepSpec | null {
+    // Fold in the steps that ended since the last call (one at a time: the driver calls after each).
+    for (; this.seen < done.length; this.seen++) {
+      const r = done[this.seen]!;
+      const s = this.searches[this.at]!;
+      const stats = measuredStats(r);
+      const checks = s.limits.map((l) => checkLimit(stats, l));
+      s.points.push({ users: r.spec.cell.concurrency, ok: checks.every((k) => k.ok), checks });
+    }
+    while (this.at < this.searches.length) {
+      const s = this.searches[this.at]!;
+      const state = nextSearchStep(s.points, this.cfg, s.maxUsers, s.limits);
+      if (state.kind === 'next') return this.spec(s, state.users);
+      s.outcome = state;
+      this.at++;
+    }
+    return null;
+  }
+
+  /** The use case being searched and its interval so far: [last pass, first fail). */
+  get position(): { useCase: string; lastPass: number | null; firstFail: number | null; index: number; count: number } | null {
+    const s = this.searches[this.at];
+    if (!s) return null;
+    const passes = s.points.filter((p) => p.ok).map((p) => p.users);
+    const lo = passes.length > 0 ? Math.max(...passes) : null;
+    const fails = s.points.filter((p) => !p.ok && p.users > (lo ?? 0)).map((p) => p.users);
+    return { useCase: s.useCase.id, lastPass: lo, firstFail: fails.length > 0 ? Math.min(...fails) : null, index: this.at, count: this.searches.length };
+  }
+
+  private spec(s: UseCaseSearch, users: number): StepSpec {
+    const mode: StepMode = {
+      kind: 'steady',
+      warmupRequests: this.cfg.warmupRequests,
+      minRequestsPerUser: this.cfg.minRequestsPerUser,
+      minMeasuredSeconds: this.cfg.minMeasuredSeconds,
+      freshUsers: s.points.length === 0,
+    };
+    return {
+      cell: { id: `capacity_${s.useCase.id}_n${users}`, script: 'capacity', contextTokens: s.useCase.contextTokens, outputTokens: s.outputTokens, concurrency: users, useCase: s.useCase.id, profile: null },
+      mode,
+    };
+  }
+}

@@ -1,0 +1,110 @@
+// The bench's control endpoint for a driven run (lib/drive.ts): long-polled /next, /done and /status over loopback HTTP. Runs in Node.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CONTROL_PATHS, parseDoneReport, type NextAnswer } from '../lib/drive';
+import type { Driver } from './driver';
+
+export interface ControlServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 4 * 1024 * 1024;
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) reject(new Error('body too large'));
+      else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * Serves a driver on 127.0.0.1 (a free port). A VU with nothing to do waits in its /next request until
+ * the driver has work for it, so parked VUs cost nothing; every /done may free work for them.
+ */
+export async function startControlServer(driver: Driver): Promise<ControlServer> {
+  const waiting = new Map<number, ServerResponse>();
+
+  const answer = (vu: number, res: ServerResponse): boolean => {
+    const d = driver.next(vu);
+    if (d.kind === 'wait') return false;
+    const body: NextAnswer = d.kind === 'stop' ? { stop: true } : { stop: false, ticket: d.ticket };
+    send(res, 200, body);
+    return true;
+  };
+  const wake = (): void => {
+    for (const [vu, res] of [...waiting]) {
+      if (answer(vu, res)) waiting.delete(vu);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://control');
+    if (req.method === 'GET' && url.pathname === CONTROL_PATHS.next) {
+      const vu = Number(url.searchParams.get('vu'));
+      if (!Number.isInteger(vu) || vu < 1) return send(res, 400, { error: 'vu must be a VU id' });
+      waiting.get(vu)?.destroy();
+      if (!answer(vu, res)) {
+        waiting.set(vu, res);
+        res.on('close', () => {
+          if (waiting.get(vu) === res) waiting.delete(vu);
+        });
+      }
+      return;
+    }
+    if (req.method === 'POST' && url.pathname === CONTROL_PATHS.done) {
+      readBody(req).then(
+        (text) => {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            return send(res, 400, { error: 'body is not JSON' });
+          }
+          const report = parseDoneReport(parsed);
+          if (!report) return send(res, 400, { error: 'not a done report' });
+          // An unknown ticket (a request from before a restart) is left out of every step.
+          send(res, 200, { phase: driver.done(report) ?? 'transition' });
+          wake();
+        },
+        () => send(res, 400, { error: 'unreadable body' }),
+      );
+      return;
+    }
+    if (req.method === 'GET' && url.pathname === CONTROL_PATHS.status) return send(res, 200, { finished: driver.finished });
+    send(res, 404, { error: 'not found' });
+  });
+  // Long polls can wait for minutes; k6 keeps its connections alive between calls.
+  server.keepAliveTimeout = 120_000;
+  server.headersTimeout = 130_000;
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of waiting.values()) res.destroy();
+        waiting.clear();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

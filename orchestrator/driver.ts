@@ -1,0 +1,244 @@
+// The scheduler of a bench-driven run: which VU sends which request of which step, when a step ends, and each request's phase. Pure state, no I/O, no clock of its own. Runs in Node.
+//
+// A step is N users (VUs) sending requests of one cell back to back, closed loop. Two kinds:
+//   rounds: each user sends exactly `rounds` requests, all measured; the step ends when all are done
+//           (k6's per-vu-iterations, without the idle rest of a fixed time slot).
+//   steady: N users held in steady state. A user the step adds sends `warmupRequests` first (phase
+//           warmup); users carried over from the previous step need none. The step ends when every
+//           added user is past its warm-up, at least minRequestsPerUser x N requests were measured and
+//           minMeasuredSeconds have passed. Requests still running then are `transition`: they ran
+//           partly under the next step's load, so neither step counts them.
+// docs/architecture.md, "Bench-driven runs".
+
+import type { DoneReport, Phase, Ticket } from '../lib/drive';
+
+export type StepMode =
+  | { readonly kind: 'rounds'; readonly rounds: number }
+  | {
+      readonly kind: 'steady';
+      readonly warmupRequests: number;
+      readonly minRequestsPerUser: number;
+      readonly minMeasuredSeconds: number;
+      /** Start with no users carried over (the first step of a use case: other lengths were running). */
+      readonly freshUsers: boolean;
+    };
+
+export interface StepSpec {
+  readonly cell: Ticket['cell'];
+  readonly mode: StepMode;
+}
+
+export interface StepRequest extends DoneReport {
+  readonly phase: Phase;
+  readonly vu: number;
+}
+
+export interface StepResult {
+  readonly index: number;
+  readonly spec: StepSpec;
+  /** Bench clock (ms) when the step began and ended. */
+  readonly startMs: number;
+  readonly endMs: number;
+  /** Every request issued in this step that has ended, in the order they ended. */
+  readonly requests: readonly StepRequest[];
+}
+
+/** Where the steps come from: a fixed list, or a search that looks at what was measured. */
+export interface StepSource {
+  /** The step after `done` (all steps so far, in order); null when there is none. */
+  next(done: readonly StepResult[]): StepSpec | null;
+}
+
+export type NextDecision = { readonly kind: 'ticket'; readonly ticket: Ticket } | { readonly kind: 'wait' } | { readonly kind: 'stop' };
+
+interface IssuedTicket {
+  readonly vu: number;
+  readonly step: number;
+  readonly phase: 'warmup' | 'measured';
+}
+
+interface StepState {
+  readonly index: number;
+  readonly spec: StepSpec;
+  readonly startMs: number;
+  /** Users (VU ids) of the step in the order they joined. */
+  readonly members: number[];
+  /** Per member: warm-up requests still to issue (steady) or requests still to issue (rounds). */
+  readonly left: Map<number, number>;
+  /** Members added by this step whose warm-up requests have not all ended. */
+  readonly warming: Map<number, number>;
+  readonly requests: StepRequest[];
+  measured: number;
+}
+
+export class Driver {
+  private readonly results: StepResult[] = [];
+  private readonly tickets = new Map<number, IssuedTicket>();
+  private step: StepState | null = null;
+  private nextTicket = 1;
+  private exhausted = false;
+  /** Time with at least one request running, ms, and since when the current busy period runs. */
+  private busyMs = 0;
+  private busySince: number | null = null;
+  private readonly startedMs: number;
+  private onStep: ((result: StepResult) => void) | null = null;
+
+  constructor(
+    private readonly source: StepSource,
+    private readonly now: () => number,
+  ) {
+    this.startedMs = now();
+    this.begin(source.next([]), []);
+  }
+
+  /** Called with each step as it ends (before the next one begins). */
+  onStepEnd(listener: (result: StepResult) => void): void {
+    this.onStep = listener;
+  }
+
+  get steps(): readonly StepResult[] {
+    return this.results;
+  }
+
+  get current(): { readonly spec: StepSpec; readonly startMs: number; readonly measured: number; readonly warmingUsers: number; readonly members: number } | null {
+    const s = this.step;
+    return s ? { spec: s.spec, startMs: s.startMs, measured: s.measured, warmingUsers: s.warming.size, members: s.members.length } : null;
+  }
+
+  /** Every step has ended and every request has reported: VUs may stop. */
+  get finished(): boolean {
+    return this.exhausted && this.tickets.size === 0;
+  }
+
+  get inFlight(): number {
+    return this.tickets.size;
+  }
+
+  /** The steps that ended, then the one running (if any) as it stands: what a run that stops now has measured. */
+  snapshot(): StepResult[] {
+    const s = this.step;
+    return s ? [...this.results, { index: s.index, spec: s.spec, startMs: s.startMs, endMs: this.now(), requests: [...s.requests] }] : [...this.results];
+  }
+
+  /** Requests issued and not yet ended, per step index: cut, if the run ends now. */
+  unfinishedByStep(): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const t of this.tickets.values()) out.set(t.step, (out.get(t.step) ?? 0) + 1);
+    return out;
+  }
+
+  /** Wall time so far with at least one request running, and the whole time since the driver was made, ms. */
+  busy(): { busyMs: number; wallMs: number } {
+    const t = this.now();
+    return { busyMs: this.busyMs + (this.busySince === null ? 0 : t - this.busySince), wallMs: t - this.startedMs };
+  }
+
+  /** What VU `vu` (which has no request running) should do now. */
+  next(vu: number): NextDecision {
+    const s = this.step;
+    if (s === null) return this.finished ? { kind: 'stop' } : { kind: 'wait' };
+    const n = s.spec.cell.concurrency;
+    if (!s.left.has(vu)) {
+      if (s.members.length >= n) return { kind: 'wait' };
+      this.join(s, vu);
+    }
+    const mode = s.spec.mode;
+    const left = s.left.get(vu)!;
+    let phase: 'warmup' | 'measured' = 'measured';
+    if (mode.kind === 'rounds') {
+      if (left === 0) return { kind: 'wait' };
+      s.left.set(vu, left - 1);
+    } else if (left > 0) {
+      phase = 'warmup';
+      s.left.set(vu, left - 1);
+    }
+    const id = this.nextTicket++;
+    this.tickets.set(id, { vu, step: s.index, phase });
+    if (this.busySince === null) this.busySince = this.now();
+    return { kind: 'ticket', ticket: { ticket: id, cell: s.spec.cell } };
+  }
+
+  /** A request ended: records it and returns its phase; may end the step and begin the next. Unknown tickets get null. */
+  done(report: DoneReport): Phase | null {
+    const t = this.tickets.get(report.ticket);
+    if (!t) return null;
+    this.tickets.delete(report.ticket);
+    if (this.tickets.size === 0 && this.busySince !== null) {
+      this.busyMs += this.now() - this.busySince;
+      this.busySince = null;
+    }
+    const s = this.step;
+    const current = s !== null && s.index === t.step;
+    const phase: Phase = current ? t.phase : 'transition';
+    const request: StepRequest = { ...report, phase, vu: t.vu };
+    if (current) {
+      s.requests.push(request);
+      if (phase === 'measured') s.measured++;
+      const warming = s.warming.get(t.vu);
+      if (phase === 'warmup' && warming !== undefined) {
+        if (warming <= 1) s.warming.delete(t.vu);
+        else s.warming.set(t.vu, warming - 1);
+      }
+      if (this.stepComplete(s)) this.end(s);
+    } else {
+      // A transition request belongs to the step it was issued in, which has ended: its record is amended.
+      const past = this.results.find((r) => r.index === t.step);
+      if (past) (past.requests as StepRequest[]).push(request);
+    }
+    return phase;
+  }
+
+  private join(s: StepState, vu: number): void {
+    s.members.push(vu);
+    const mode = s.spec.mode;
+    if (mode.kind === 'rounds') s.left.set(vu, mode.rounds);
+    else {
+      s.left.set(vu, mode.warmupRequests);
+      if (mode.warmupRequests > 0) s.warming.set(vu, mode.warmupRequests);
+    }
+  }
+
+  private stepComplete(s: StepState): boolean {
+    const mode = s.spec.mode;
+    const n = s.spec.cell.concurrency;
+    if (mode.kind === 'rounds') return s.requests.length >= n * mode.rounds;
+    return s.members.length >= n && s.warming.size === 0 && s.measured >= mode.minRequestsPerUser * n && this.now() - s.startMs >= mode.minMeasuredSeconds * 1000;
+  }
+
+  private end(s: StepState): void {
+    const result: StepResult = { index: s.index, spec: s.spec, startMs: s.startMs, endMs: this.now(), requests: s.requests };
+    this.results.push(result);
+    this.step = null;
+    // The source folds the result in first, so a listener sees the verdict it led to.
+    const next = this.source.next(this.results);
+    this.onStep?.(result);
+    this.begin(next, s.members);
+  }
+
+  private begin(spec: StepSpec | null, previousMembers: readonly number[]): void {
+    if (spec === null) {
+      this.exhausted = true;
+      this.step = null;
+      return;
+    }
+    const s: StepState = { index: this.results.length, spec, startMs: this.now(), members: [], left: new Map(), warming: new Map(), requests: [], measured: 0 };
+    const mode = spec.mode;
+    if (mode.kind === 'steady' && !mode.freshUsers) {
+      // Users carried over keep sending without a new warm-up; the step keeps the earliest joined.
+      for (const vu of previousMembers.slice(0, spec.cell.concurrency)) {
+        s.members.push(vu);
+        s.left.set(vu, 0);
+      }
+    }
+    this.step = s;
+  }
+}
+
+/** A fixed list of steps (sweep, burst, mix): each cell's users send their rounds, then the next cell begins. */
+export class FixedSteps implements StepSource {
+  constructor(private readonly specs: readonly StepSpec[]) {}
+
+  next(done: readonly StepResult[]): StepSpec | null {
+    return this.specs[done.length] ?? null;
+  }
+}
