@@ -396,7 +396,8 @@ function renderSearchStepLine(r: StepResult, search: CapacitySearch): string {
   const point = s?.points.find((p) => p.users === r.spec.cell.concurrency);
   const measured = r.requests.filter((q) => q.phase === 'measured').length;
   const figures = point ? point.checks.map((c) => `${c.label}: ${c.actual === null ? 'n/a' : fmt(c.actual)} ${c.ok ? 'ok' : 'BROKEN'}`).join(', ') : '';
-  return `  ${r.spec.cell.useCase} at ${r.spec.cell.concurrency} users: ${point?.ok ? 'within limits' : 'limit broken'} (${measured} measured requests in ${((r.endMs - r.startMs) / 1000).toFixed(1)} s; ${figures})`;
+  const n = r.spec.cell.concurrency;
+  return `  ${r.spec.cell.useCase} at ${n} user${n === 1 ? '' : 's'}: ${point?.ok ? 'within limits' : 'limit broken'} (${measured} measured requests in ${((r.endMs - r.startMs) / 1000).toFixed(1)} s; ${figures})`;
 }
 
 function fmt(v: number): string {
@@ -422,7 +423,8 @@ function drivenProgress(driver: Driver, search: CapacitySearch | null, stepTimes
     const perUseCase = Math.max(4, s.points.length + here);
     eta = avg * (here + (pos.count - pos.index - 1) * perUseCase);
   }
-  return { step, search: pos, etaSeconds: eta };
+  const all = driver.snapshot().flatMap((st) => st.requests);
+  return { step, search: pos, etaSeconds: eta, ended: all.length, failed: all.filter((q) => !q.ok).length };
 }
 
 function readIfExists(file: string): string {

@@ -14,7 +14,6 @@ export const QUICK_PLAN: PlanInput = {
   sweep: { contexts: [1024, 8192, 32_768], concurrencies: [1, 2, 4, 8], rounds: 2, outputTokens: 128 },
   capacity: {
     useCases: ['code_completion', 'short_chatbot', 'general_chatbot', 'long_document', 'coding_assistant'],
-    rounds: 1,
     concurrencies: {
       code_completion: [1, 16, 32, 48, 64],
       short_chatbot: [1, 50, 100],
@@ -23,6 +22,9 @@ export const QUICK_PLAN: PlanInput = {
       coding_assistant: [1, 2, 4],
     },
     outputTokens: { short_chatbot: 128, general_chatbot: 128, long_document: 128, coding_assistant: 128 },
+    rounds: 1,
+    minMeasuredSeconds: 5,
+    maxUsers: 128,
   },
   schedule: { safetyFactor: 1.5, minCellSeconds: 5, gapSeconds: 1 },
 };

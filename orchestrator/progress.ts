@@ -21,6 +21,9 @@ export interface DrivenProgress {
   readonly search: { readonly useCase: string; readonly index: number; readonly count: number; readonly lastPass: number | null; readonly firstFail: number | null } | null;
   /** Estimated seconds left; null when unknown. */
   readonly etaSeconds: number | null;
+  /** Requests ended in the part so far, and how many of them failed. */
+  readonly ended: number;
+  readonly failed: number;
 }
 
 export interface ProgressState {
@@ -197,8 +200,8 @@ export function renderProgressLine(state: ProgressState): string {
  * requests, 6 measured | capacity in [4, 16) | elapsed 1m12s | ETA ~2m30s".
  */
 export function renderDrivenLine(state: ProgressState, d: DrivenProgress): string {
-  const done = state.cells.reduce((n, c) => n + c.done, 0);
-  const failed = state.cells.reduce((n, c) => n + c.failed, 0);
+  const done = d.ended;
+  const failed = d.failed;
   const head = `[${state.part} ${state.partIndex + 1}/${state.partCount}]`;
   const parts: string[] = [];
   if (d.search) parts.push(`${head} ${d.search.useCase} ${d.search.index + 1}/${d.search.count}`);

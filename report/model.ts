@@ -37,6 +37,10 @@ export interface PartSummary {
   readonly hasSummary: boolean;
   readonly hasRunnerHealth: boolean;
   readonly csvRows: number;
+  /** The capacity search's settings when the bench searched this part; null otherwise. */
+  readonly search: Plan['search'];
+  /** Cells ran back to back, driven by the bench (lib/drive.ts), rather than in k6 time slots. */
+  readonly driven: boolean;
 }
 
 export interface Finding {
@@ -242,6 +246,8 @@ export function buildReport(input: RunInput, samples: readonly SamplesData[], op
       hasSummary: part.summary !== null,
       hasRunnerHealth: part.health !== null,
       csvRows: data.rows,
+      search: part.plan.cells.some((c) => c.driven?.search) ? (part.plan.search ?? null) : null,
+      driven: part.plan.cells.some((c) => c.driven !== undefined),
     });
   });
   applyScalingEfficiency(cells);

@@ -228,7 +228,7 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
 
   if (r.useCases.length > 0) {
     d.h(2, 'Use Case Guidance');
-    d.p(`The table below maps this configuration's measured performance to common deployment scenarios. Capacity limits are where TTFT or generation speed (the ${statName(st)} of each tested step) breaks the use case's threshold${r.options.minSuccessRate ? `, or fewer than ${fmtPct(r.options.minSuccessRate)} of requests succeed` : ''}. "~N" is interpolated between the last passing and the first failing step; "N+" means no tested step broke a limit.`);
+    d.p(`The table below maps this configuration's measured performance to common deployment scenarios. Capacity limits are where TTFT or generation speed (the ${statName(st)} of each tested step) breaks the use case's threshold${r.options.minSuccessRate ? `, or fewer than ${fmtPct(r.options.minSuccessRate)} of requests succeed` : ''}. ${capacityMethod(r)}`);
     d.table(
       ['USE CASE', 'CONTEXT', 'TTFT THRESHOLD', 'SPEED THRESHOLD', 'CAPACITY', 'ANALYSIS'],
       r.useCases.map((u) => [u.useCase.title, fmtTokens(u.useCase.contextTokens), thresholdColumn(u, ['ttft', 'e2e']), thresholdColumn(u, ['decodeSpeed', 'itl', 'tpot']), u.result.displayShort, guidanceSentence(u)]),
@@ -481,13 +481,40 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
   const modes = [...new Set(r.parts.map((p) => p.promptMode))];
   items.push(`Prompt mode: ${modes.map((m) => (m === 'unique' ? 'unique prefix per request (prefix caching cannot hide prefill)' : 'shared prefix (measures a warm prefix cache)')).join('; ')}.`);
   items.push(`Limit statistic: the ${statName(st)} of each cell ("${st}" in k6 threshold expressions); burst limit TTFT <= ${fmtSec(r.burstTtftLimitMs)}${r.options.minSuccessRate ? `; capacity steps also need ${fmtPct(r.options.minSuccessRate)} successful requests` : ''}.`);
+  if (r.useCases.length > 0) items.push(`Capacity: ${capacityMethod(r)}`);
   for (const p of r.parts) {
-    items.push(`Part ${p.name} (${p.script}, plan "${p.planName}"): ${p.cellsWithData} of ${p.cells} cells measured, planned ${Math.round(p.plannedSeconds)}s${p.testRunDurationMs !== null ? `, ran ${(p.testRunDurationMs / 1000).toFixed(0)}s` : ''}; ${fmtInt(p.csvRows)} CSV rows; server monitor ${p.monitorEnabled ? `every ${p.monitorIntervalSeconds}s` : 'off'}${p.hasSummary ? '' : '; no summary.json'}${p.hasRunnerHealth ? '; runner health recorded' : ''}.`);
+    items.push(`Part ${p.name} (${p.script}, plan "${p.planName}"): ${p.cellsWithData} of ${p.cells} cells measured, ${p.driven ? `back to back as the bench handed out each request, ${Math.round(p.plannedSeconds)}s` : `planned ${Math.round(p.plannedSeconds)}s in k6 time slots`}${p.testRunDurationMs !== null ? `, ran ${(p.testRunDurationMs / 1000).toFixed(0)}s` : ''}; ${fmtInt(p.csvRows)} CSV rows; server monitor ${p.monitorEnabled ? `every ${p.monitorIntervalSeconds}s` : 'off'}${p.hasSummary ? '' : '; no summary.json'}${p.hasRunnerHealth ? '; runner health recorded' : ''}.`);
   }
   items.push('Definitions: TTFT = request start to first generated token; ITL = one sample per token after the first; TPOT = (e2e - TTFT) / (output tokens - 1); decode speed = (output tokens - 1) / (e2e - TTFT); prefill speed = input tokens / TTFT; system throughput = output tokens / cell wall time; scaling efficiency = throughput(N) / (N x throughput(1)); server queue wait = Δ histogram sum / Δ histogram count over the cell window.');
   d.list(items);
   d.p(`Generated ${r.generatedAt} by k6-llm-capacity report (report.json schema version ${r.schemaVersion}).`);
   return d.blocks;
+}
+
+/** How the capacity figures were measured, read from the capacity cells themselves. */
+function capacityMethod(r: Report): string {
+  const cells = r.cells.filter((c) => c.script === 'capacity' && c.requests > 0);
+  const searched = cells.filter((c) => c.measurement === 'search');
+  const steady = cells.filter((c) => c.measurement === 'steady');
+  const warmup = cells.reduce((n, c) => n + c.warmupRequests, 0);
+  const transition = cells.reduce((n, c) => n + c.transitionRequests, 0);
+  const parts: string[] = [];
+  if (searched.length > 0) {
+    const cfg = r.parts.find((p) => p.search)?.search ?? null;
+    const resolution = cfg ? `to 1 user below ${cfg.exactBelow} users and to ${cfg.resolutionPercent}% above` : 'to the plan\'s resolution';
+    parts.push(`Each capacity was found by an adaptive search: steps of N users climbing until a limit broke, then bisecting between the last passing and the first failing step ${resolution}. A capacity is the largest measured step within every limit; the next measured step breaks one (nothing is interpolated).`);
+  }
+  if (searched.length > 0 || steady.length > 0) {
+    parts.push(`Every capacity step holds its users in steady state: each sends its next request as soon as the previous one ends; the first request${warmupPerUser(r) === 1 ? '' : 's'} of each user a step adds ${warmupPerUser(r) === 1 ? 'is' : 'are'} warm-up, and requests still running when a step ended ran partly under the next step's load: both stay in the samples (tag phase) and out of the statistics (${fmtInt(warmup)} warm-up and ${fmtInt(transition)} transition requests in all).`);
+  }
+  if (cells.length > searched.length + steady.length) parts.push('Steps without warm-up sent all their requests at once (one synchronized round per user): the burst case, not users in service.');
+  if (searched.length === 0) parts.push('"~N" is interpolated between the last passing and the first failing step; "N+" means no tested step broke a limit.');
+  else parts.push('"N+" means no step up to the search\'s maximum broke a limit.');
+  return parts.join(' ');
+}
+
+function warmupPerUser(r: Report): number {
+  return r.parts.find((p) => p.search)?.search?.warmupRequests ?? 1;
 }
 
 function describeTokenSources(r: Report): string {

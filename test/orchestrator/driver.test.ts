@@ -1,0 +1,129 @@
+// Tests orchestrator/driver.ts: who sends what, when steps end, each request's phase, and the busy time, on a fake clock. Runs in Node (vitest).
+import { describe, expect, it } from 'vitest';
+import { Driver, FixedSteps, type NextDecision, type StepSpec } from '../../orchestrator/driver';
+import type { DoneReport } from '../../lib/drive';
+
+function cell(id: string, concurrency: number): StepSpec['cell'] {
+  return { id, script: 'capacity', contextTokens: 1024, outputTokens: 16, concurrency, useCase: 'code_completion', profile: null };
+}
+
+function steady(id: string, n: number, over: Partial<Extract<StepSpec['mode'], { kind: 'steady' }>> = {}): StepSpec {
+  return { cell: cell(id, n), mode: { kind: 'steady', warmupRequests: 1, minRequestsPerUser: 1, minMeasuredSeconds: 0, freshUsers: false, ...over } };
+}
+
+function report(ticket: number, ok = true): DoneReport {
+  return { ticket, ok, startMs: 0, endMs: 1, ttftMs: 10, e2eMs: 100, tpotMs: 6, decodeTokensPerSecond: 160, prefillTokensPerSecond: 1e5, outputTokens: 16, itlMs: [6, 6] };
+}
+
+function ticketOf(d: NextDecision): number {
+  if (d.kind !== 'ticket') throw new Error(`expected a ticket, got ${d.kind}`);
+  return d.ticket.ticket;
+}
+
+describe('Driver, rounds steps', () => {
+  it('gives each of N users exactly `rounds` requests, parks the rest, and starts the next cell when all ended', () => {
+    let now = 0;
+    const specs: StepSpec[] = [
+      { cell: cell('a', 2), mode: { kind: 'rounds', rounds: 2 } },
+      { cell: cell('b', 1), mode: { kind: 'rounds', rounds: 1 } },
+    ];
+    const d = new Driver(new FixedSteps(specs), () => now);
+    const t1 = ticketOf(d.next(1));
+    const t2 = ticketOf(d.next(2));
+    expect(d.next(3).kind).toBe('wait');
+    now = 10;
+    expect(d.done(report(t1))).toBe('measured');
+    const t3 = ticketOf(d.next(1));
+    expect(d.done(report(t2))).toBe('measured');
+    const t4 = ticketOf(d.next(2));
+    expect(d.next(2).kind).toBe('wait'); // its two rounds are out
+    expect(d.done(report(t3))).toBe('measured');
+    expect(d.steps).toHaveLength(0);
+    expect(d.done(report(t4))).toBe('measured');
+    expect(d.steps.map((s) => s.spec.cell.id)).toEqual(['a']);
+    // Cell b: users join afresh, one of them.
+    const d3 = d.next(3);
+    expect(d3.kind === 'ticket' && d3.ticket.cell.id).toBe('b');
+    expect(d.next(1).kind).toBe('wait');
+    expect(d.finished).toBe(false);
+    d.done(report(ticketOf(d3)));
+    expect(d.finished).toBe(true);
+    expect(d.next(1).kind).toBe('stop');
+  });
+});
+
+describe('Driver, steady steps', () => {
+  it('warms up the users a step adds, measures the rest, and tags requests running across the step end as transition', () => {
+    const now = 0;
+    const d = new Driver(new FixedSteps([steady('s2', 2, { freshUsers: true }), steady('s3', 3)]), () => now);
+    const w1 = ticketOf(d.next(1));
+    const w2 = ticketOf(d.next(2));
+    expect(d.current!.warmingUsers).toBe(2);
+    expect(d.done(report(w1))).toBe('warmup');
+    const m1 = ticketOf(d.next(1)); // user 1 is past its warm-up
+    expect(d.done(report(m1))).toBe('measured');
+    const m1b = ticketOf(d.next(1));
+    // Two measured would meet 1 x 2 users, but user 2 is still warming up: the step goes on.
+    expect(d.done(report(m1b))).toBe('measured');
+    expect(d.steps).toHaveLength(0);
+    const m1c = ticketOf(d.next(1));
+    expect(d.done(report(w2))).toBe('warmup'); // now every user is past warm-up, 2 measured: the step ends
+    expect(d.steps).toHaveLength(1);
+    // m1c was running when s2 ended: a transition, kept with s2 but measured by neither.
+    expect(d.done(report(m1c))).toBe('transition');
+    expect(d.steps[0]!.requests.map((r) => r.phase)).toEqual(['warmup', 'measured', 'measured', 'warmup', 'transition']);
+    // s3 keeps users 1 and 2 without warm-up and adds user 3 with one.
+    expect(d.current!.members).toBe(2);
+    const a = ticketOf(d.next(1));
+    const b = ticketOf(d.next(3));
+    expect(d.done(report(a))).toBe('measured');
+    expect(d.done(report(b))).toBe('warmup');
+  });
+
+  it('keeps the earliest users when a step has fewer, and parks the others', () => {
+    const d = new Driver(new FixedSteps([steady('s3', 3, { freshUsers: true, warmupRequests: 0 }), steady('s1', 1)]), () => 0);
+    const ts = [1, 2, 3].map((vu) => ticketOf(d.next(vu)));
+    for (const t of ts) d.done(report(t));
+    // s3 ended (3 measured); s1 keeps user 1 only.
+    expect(d.steps).toHaveLength(1);
+    expect(d.next(2).kind).toBe('wait');
+    expect(d.next(3).kind).toBe('wait');
+    expect(d.next(1).kind).toBe('ticket');
+  });
+
+  it('waits for minMeasuredSeconds, and counts failed measured requests toward the step', () => {
+    let now = 0;
+    const d = new Driver(new FixedSteps([steady('s1', 1, { freshUsers: true, warmupRequests: 0, minMeasuredSeconds: 5 })]), () => now);
+    d.done(report(ticketOf(d.next(1)), false));
+    expect(d.steps).toHaveLength(0);
+    now = 5000;
+    d.done(report(ticketOf(d.next(1)), false));
+    expect(d.steps).toHaveLength(1);
+    expect(d.finished).toBe(true);
+  });
+
+  it('knows nothing of unknown tickets', () => {
+    const d = new Driver(new FixedSteps([steady('s1', 1)]), () => 0);
+    expect(d.done(report(999))).toBeNull();
+  });
+});
+
+describe('Driver busy time', () => {
+  it('counts wall time with at least one request running', () => {
+    let now = 0;
+    const d = new Driver(new FixedSteps([{ cell: cell('a', 2), mode: { kind: 'rounds', rounds: 2 } }]), () => now);
+    const t1 = ticketOf(d.next(1));
+    now = 100;
+    const t2 = ticketOf(d.next(2));
+    now = 300;
+    d.done(report(t1));
+    now = 400;
+    d.done(report(t2)); // busy 0..400
+    now = 1000; // idle 400..1000
+    const t3 = ticketOf(d.next(1));
+    now = 1500;
+    d.done(report(t3)); // busy 1000..1500
+    expect(d.busy()).toEqual({ busyMs: 900, wallMs: 1500 });
+    expect(d.unfinishedByStep().size).toBe(0);
+  });
+});
