@@ -36,25 +36,56 @@ export function extrapolateCrossing(n0: number, v0: number, n1: number, v1: numb
   return isFinite(x) && x > n1 ? x : null;
 }
 
+/** The broken limit's predicted crossing between a passing and a failing point (log-log interpolation, else linear); null without figures. */
+export function interpolateCrossing(pass: SearchPoint, fail: SearchPoint, limits: readonly LadderLimit[]): number | null {
+  let best: number | null = null;
+  limits.forEach((l, i) => {
+    if (fail.checks[i]?.ok !== false) return;
+    const v0 = pass.checks[i]?.actual;
+    const v1 = fail.checks[i]?.actual;
+    if (v0 == null || v1 == null || v0 === v1) return;
+    let x: number;
+    if (v0 > 0 && v1 > 0 && l.value > 0) x = pass.users * Math.pow(l.value / v0, Math.log(fail.users / pass.users) / Math.log(v1 / v0));
+    else x = pass.users + ((l.value - v0) * (fail.users - pass.users)) / (v1 - v0);
+    if (isFinite(x) && (best === null || x < best)) best = x;
+  });
+  return best;
+}
+
 /**
- * The search's next move from the points measured so far (any order). Climbing: the largest passing
- * step grows by the crossing the last two passing steps predict, at least +1 and at most x4
- * (x2 without a prediction), capped at maxUsers. Once a step fails: bisection between the last
- * passing and the first failing step until they are within the resolution.
+ * The search's next move from the points measured so far, in the order measured.
+ * Climbing: the largest passing step grows to the crossing the last two passing steps predict, at
+ * least +1 and at most x4 (x2 without a prediction), capped at maxUsers. Once a step fails: the
+ * crossing interpolated between the last pass and the first fail is tried, then the step one
+ * resolution beyond it on the other side, so a good prediction ends the search in two steps; when
+ * a try does not halve the interval, the next is its middle, so the search always ends.
  */
 export function nextSearchStep(points: readonly SearchPoint[], cfg: Pick<CapacitySearchConfig, 'startUsers' | 'exactBelow' | 'resolutionPercent'>, maxUsers: number, limits: readonly LadderLimit[]): SearchState {
   if (points.length === 0) return { kind: 'next', users: Math.min(cfg.startUsers, maxUsers) };
-  const passes = points.filter((p) => p.ok).map((p) => p.users);
-  const lo = passes.length > 0 ? Math.max(...passes) : 0;
-  const failsAbove = points.filter((p) => !p.ok && p.users > lo).map((p) => p.users);
-  const hi = failsAbove.length > 0 ? Math.min(...failsAbove) : null;
+  const passes = points.filter((p) => p.ok);
+  const lo = passes.length > 0 ? Math.max(...passes.map((p) => p.users)) : 0;
+  const failsAbove = points.filter((p) => !p.ok && p.users > lo);
+  const hi = failsAbove.length > 0 ? Math.min(...failsAbove.map((p) => p.users)) : null;
   if (hi !== null) {
     if (lo === 0 && hi === 1) return { kind: 'done', lastPass: null, firstFail: 1 };
-    if (hi - lo <= resolutionAt(Math.max(lo, 1), cfg)) return { kind: 'done', lastPass: lo === 0 ? null : lo, firstFail: hi };
-    return { kind: 'next', users: Math.floor((lo + hi) / 2) };
+    const res = resolutionAt(Math.max(lo, 1), cfg);
+    if (hi - lo <= res) return { kind: 'done', lastPass: lo === 0 ? null : lo, firstFail: hi };
+    const mid = Math.floor((lo + hi) / 2);
+    const inside = (n: number) => Math.min(hi - 1, Math.max(lo + 1, n));
+    // Bisect when the last two tries left more than half of the interval they started from.
+    const widths = intervalWidths(points);
+    const slow = widths.length >= 3 && widths[widths.length - 1]! > widths[widths.length - 3]! / 2;
+    if (slow || lo === 0) return { kind: 'next', users: mid };
+    const last = points[points.length - 1]!;
+    const pass = passes.find((p) => p.users === lo)!;
+    const fail = failsAbove.find((p) => p.users === hi)!;
+    // The last try landed next to the crossing: probe one resolution beyond it.
+    if (last === pass && points.length >= 2 && !points[points.length - 2]!.ok) return { kind: 'next', users: inside(lo + res) };
+    const guess = interpolateCrossing(pass, fail, limits);
+    return { kind: 'next', users: inside(guess === null ? mid : Math.floor(guess)) };
   }
   if (lo >= maxUsers) return { kind: 'done', lastPass: lo, firstFail: null };
-  const sorted = points.filter((p) => p.ok).sort((a, b) => a.users - b.users);
+  const sorted = [...passes].sort((a, b) => a.users - b.users);
   let target = lo * 2;
   if (sorted.length >= 2) {
     const a = sorted[sorted.length - 2]!;
@@ -70,6 +101,18 @@ export function nextSearchStep(points: readonly SearchPoint[], cfg: Pick<Capacit
     if (nearest !== null) target = Math.min(lo * 4, Math.floor(nearest as number));
   }
   return { kind: 'next', users: Math.min(maxUsers, Math.max(lo + 1, target)) };
+}
+
+/** The width of the [last pass, first fail) interval after each point, from the first failure on. */
+function intervalWidths(points: readonly SearchPoint[]): number[] {
+  const out: number[] = [];
+  for (let i = 1; i <= points.length; i++) {
+    const seen = points.slice(0, i);
+    const lo = Math.max(0, ...seen.filter((p) => p.ok).map((p) => p.users));
+    const fails = seen.filter((p) => !p.ok && p.users > lo).map((p) => p.users);
+    if (fails.length > 0) out.push(Math.min(...fails) - lo);
+  }
+  return out;
 }
 
 /** A step's statistics from its measured requests, built as the report builds a cell's (report/cells.ts). */

@@ -3,8 +3,8 @@
 // A step is N users (VUs) sending requests of one cell back to back, closed loop. Two kinds:
 //   rounds: each user sends exactly `rounds` requests, all measured; the step ends when all are done
 //           (k6's per-vu-iterations, without the idle rest of a fixed time slot).
-//   steady: N users held in steady state. A user the step adds sends `warmupRequests` first (phase
-//           warmup); users carried over from the previous step need none. The step ends when every
+//   steady: N users held in steady state. Users a step adds together (two or more) send
+//           `warmupRequests` first (phase warmup); users carried over, or a single added user, need none. The step ends when every
 //           added user is past its warm-up, at least minRequestsPerUser x N requests were measured and
 //           minMeasuredSeconds have passed. Requests still running then are `transition`: they ran
 //           partly under the next step's load, so neither step counts them.
@@ -69,6 +69,8 @@ interface StepState {
   readonly warming: Map<number, number>;
   readonly requests: StepRequest[];
   measured: number;
+  /** Users this step adds to the ones carried over. */
+  added: number;
 }
 
 export class Driver {
@@ -193,8 +195,11 @@ export class Driver {
     const mode = s.spec.mode;
     if (mode.kind === 'rounds') s.left.set(vu, mode.rounds);
     else {
-      s.left.set(vu, mode.warmupRequests);
-      if (mode.warmupRequests > 0) s.warming.set(vu, mode.warmupRequests);
+      // Users added together arrive in a burst and need a warm-up to spread out; a single added user
+      // joins at a random phase of the others' requests, already as in service.
+      const warmup = s.added >= 2 ? mode.warmupRequests : 0;
+      s.left.set(vu, warmup);
+      if (warmup > 0) s.warming.set(vu, warmup);
     }
   }
 
@@ -221,7 +226,7 @@ export class Driver {
       this.step = null;
       return;
     }
-    const s: StepState = { index: this.results.length, spec, startMs: this.now(), members: [], left: new Map(), warming: new Map(), requests: [], measured: 0 };
+    const s: StepState = { index: this.results.length, spec, startMs: this.now(), members: [], left: new Map(), warming: new Map(), requests: [], measured: 0, added: 0 };
     const mode = spec.mode;
     if (mode.kind === 'steady' && !mode.freshUsers) {
       // Users carried over keep sending without a new warm-up; the step keeps the earliest joined.
@@ -230,6 +235,7 @@ export class Driver {
         s.left.set(vu, 0);
       }
     }
+    s.added = spec.cell.concurrency - s.members.length;
     this.step = s;
   }
 }

@@ -61,9 +61,17 @@ describe('nextSearchStep', () => {
     expect(nextSearchStep([p1, point(2, () => 140)], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 8 });
   });
 
-  it('bisects between the last pass and the first fail, and ends at the resolution', () => {
+  it('tries the interpolated crossing between the last pass and the first fail, then one resolution beyond it, and ends at the resolution', () => {
     const s = (n: number) => (n <= 5 ? 20 : 10);
-    expect(nextSearchStep([point(1, s), point(8, s)], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 4 });
+    // 20 at 1, 10 at 8: speed 15 is crossed at 8^(log(0.75)/log(0.5)) = 2.37 on a power law.
+    expect(nextSearchStep([point(1, s), point(8, s)], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 2 });
+    // 2 passed next to the predicted crossing: probe one user above it.
+    expect(nextSearchStep([point(1, s), point(8, s), point(2, s)], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 3 });
+    // Two tries that did not halve the interval: bisect.
+    expect(nextSearchStep([point(1, s), point(8, s), point(2, s), point(3, s)], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 5 });
+    // Without figures to interpolate (a step where every request failed), bisect.
+    const blind: SearchPoint = { users: 8, ok: false, checks: [{ metric: 'decodeSpeed', label: speedLimit.label, expression: speedLimit.expression, actual: null, ok: false }] };
+    expect(nextSearchStep([point(1, s), blind], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 4 });
     expect(nextSearchStep([point(5, s), point(6, s)], cfg, 64, [speedLimit])).toEqual({ kind: 'done', lastPass: 5, firstFail: 6 });
   });
 
@@ -93,9 +101,13 @@ describe('nextSearchStep', () => {
     );
   });
 
-  it('takes few steps: a capacity of 8 from a 1/n system in at most 6', () => {
-    const r = search((n) => 15 * 8.5 / n, 256);
+  it('takes few steps on a smooth system: 8 from a 1/n system, 80 from a 1/n^0.9 one', () => {
+    const r = search((n) => (15 * 8.5) / n, 256);
     expect(r.lastPass).toBe(8);
-    expect(r.tried.length).toBeLessThanOrEqual(6);
+    expect(r.tried.length).toBeLessThanOrEqual(5);
+    const big = search((n) => (15 * Math.pow(80.5, 0.9)) / Math.pow(n, 0.9), 256);
+    expect(big.lastPass).toBeGreaterThanOrEqual(77);
+    expect(big.lastPass).toBeLessThanOrEqual(80);
+    expect(big.tried.length).toBeLessThanOrEqual(7);
   });
 });

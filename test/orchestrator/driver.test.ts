@@ -72,12 +72,12 @@ describe('Driver, steady steps', () => {
     // m1c was running when s2 ended: a transition, kept with s2 but measured by neither.
     expect(d.done(report(m1c))).toBe('transition');
     expect(d.steps[0]!.requests.map((r) => r.phase)).toEqual(['warmup', 'measured', 'measured', 'warmup', 'transition']);
-    // s3 keeps users 1 and 2 without warm-up and adds user 3 with one.
+    // s3 keeps users 1 and 2 without warm-up and adds user 3, alone, so without one either.
     expect(d.current!.members).toBe(2);
     const a = ticketOf(d.next(1));
     const b = ticketOf(d.next(3));
     expect(d.done(report(a))).toBe('measured');
-    expect(d.done(report(b))).toBe('warmup');
+    expect(d.done(report(b))).toBe('measured');
   });
 
   it('keeps the earliest users when a step has fewer, and parks the others', () => {
@@ -125,5 +125,24 @@ describe('Driver busy time', () => {
     d.done(report(t3)); // busy 1000..1500
     expect(d.busy()).toEqual({ busyMs: 900, wallMs: 1500 });
     expect(d.unfinishedByStep().size).toBe(0);
+  });
+});
+
+describe('Driver warm-up', () => {
+  it('warms up users added together, not a single added user (it arrives unsynchronized)', () => {
+    const d = new Driver(new FixedSteps([steady('s1', 1, { freshUsers: true }), steady('s2', 2), steady('s4', 4)]), () => 0);
+    // One user on an idle server: nothing to spread out.
+    expect(d.done(report(ticketOf(d.next(1))))).toBe('measured');
+    // s2 adds one user: measured at once.
+    const a = ticketOf(d.next(1));
+    const b = ticketOf(d.next(2));
+    expect(d.done(report(b))).toBe('measured');
+    expect(d.done(report(a))).toBe('measured'); // s2 done: 2 measured
+    // s4 adds two users together: both warm up.
+    expect(d.current!.spec.cell.id).toBe('s4');
+    const c = ticketOf(d.next(3));
+    const e = ticketOf(d.next(4));
+    expect(d.done(report(c))).toBe('warmup');
+    expect(d.done(report(e))).toBe('warmup');
   });
 });
