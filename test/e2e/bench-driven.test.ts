@@ -1,0 +1,121 @@
+// End to end: bench-driven runs (lib/drive.ts) on k6 and on the runner: cells back to back, the capacity search in steady state, and its agreement with a dense fixed ladder. Runs in Node (vitest).
+
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { METRICS } from '../../lib/metrics';
+import type { Plan } from '../../lib/plan';
+import { extraTags, readCsv, readJson, runBenchCli, tempDir } from './helpers';
+
+/**
+ * 2K prompts, 32 tokens out, on the simulator's default profile: per-user decode speed in steady
+ * state falls about 10% per added user around 100 tok/s (measured: 137 at 2 users, 105 at 5, 94 at
+ * 6), so a limit of 100 tok/s puts the capacity near 5, with a clear step on either side.
+ */
+const USE_CASE = { id: 'tiny_chat', title: 'Tiny chat', contextTokens: 2048, outputTokens: 32, concurrencies: [1, 2, 3, 4, 5, 6, 7, 8], limits: [{ metric: 'decodeSpeed', operator: '>', value: 100, label: 'speed > 100 tok/s' }] };
+const PLAN = {
+  useCases: [USE_CASE],
+  sweep: { contexts: [512], concurrencies: [1, 2, 4], rounds: 2, outputTokens: 16 },
+  capacity: { rounds: 2, minMeasuredSeconds: 1, maxUsers: 16 },
+};
+
+interface ReportJson {
+  useCases: { useCase: { id: string }; result: { kind: string; lastPass: number | null; firstFail: number | null; estimate: number | null; display: string } }[];
+}
+
+function writePlan(dir: string, plan: object): string {
+  const file = path.join(dir, 'plan.json');
+  writeFileSync(file, JSON.stringify(plan));
+  return file;
+}
+
+describe.each([
+  { engine: 'k6', flag: [] as string[] },
+  { engine: 'runner', flag: ['--engine', 'runner'] },
+])('npm run bench drives $engine', ({ flag }) => {
+  it('runs the sweep back to back and finds the capacity by a steady-state search, measured on both sides', async () => {
+    const dir = tempDir('driven');
+    const r = await runBenchCli(['--plan', writePlan(dir, PLAN), '--scripts', 'sweep,capacity', '--results', dir, '--run-id', 'd', ...flag]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const runDir = path.join(dir, 'd');
+    // Progress: the step lines, the search table and where the time went.
+    expect(r.stderr).toMatch(/sweep: 3 cells, 14 requests, back to back/);
+    expect(r.stderr).toMatch(/tiny_chat at \d+ users?: within limits \(\d+ measured requests in [\d.]+ s; speed > 100 tok\/s: [\d.]+ ok/);
+    expect(r.stderr).toMatch(/tiny_chat at \d+ users: limit broken \(.*BROKEN/);
+    const found = /tiny_chat: (\d+) \((\d+) breaks a limit\); steps /.exec(r.stderr);
+    expect(found, r.stderr).not.toBeNull();
+    const [capacity, breaks] = [Number(found![1]), Number(found![2])];
+    // Exact to the resolution (1 user below 16): the next step up was measured and broke the limit.
+    expect(breaks).toBe(capacity + 1);
+    expect(r.stderr).toMatch(/time: [\d.]+ s in the parts; requests running [\d.]+ s \(\d+\.\d%\)/);
+
+    // The sweep's cells ran as planned, each user its rounds, all measured.
+    const sweepPlan = readJson<Plan>(path.join(runDir, 'sweep', 'plan.json'));
+    expect(sweepPlan.cells.map((c) => [c.id, c.driven?.mode, c.driven?.requests.measured])).toEqual([
+      ['sweep_c512_o16_n1', 'rounds', 2],
+      ['sweep_c512_o16_n2', 'rounds', 4],
+      ['sweep_c512_o16_n4', 'rounds', 8],
+    ]);
+    // Back to back: each cell starts when the previous one ends.
+    for (let i = 1; i < sweepPlan.cells.length; i++) {
+      const prev = sweepPlan.cells[i - 1]!.driven!;
+      expect(sweepPlan.cells[i]!.driven!.startSeconds - (prev.startSeconds + prev.seconds)).toBeLessThan(0.05);
+    }
+
+    // The capacity part's plan lists the steps the search chose, each with its phases counted.
+    const capPlan = readJson<Plan>(path.join(runDir, 'capacity', 'plan.json'));
+    const steps = capPlan.cells.map((c) => c.concurrency);
+    expect(steps).toContain(capacity);
+    expect(steps).toContain(breaks);
+    expect(new Set(steps).size).toBe(steps.length);
+    for (const c of capPlan.cells) {
+      expect(c.driven).toMatchObject({ mode: 'steady', search: true });
+      expect(c.driven!.requests.measured).toBeGreaterThanOrEqual(2 * c.concurrency);
+      expect(c.driven!.requests.cut).toBe(0);
+    }
+    // The first step starts all its users together: they warm up.
+    expect(capPlan.cells[0]!.driven!.requests.warmup).toBe(capPlan.cells[0]!.concurrency > 1 ? capPlan.cells[0]!.concurrency : 0);
+
+    // Every request sample carries its step's cell and its phase; only measured ones enter the figures.
+    const rows = readCsv(path.join(runDir, 'capacity', 'samples.csv')).rows.filter((x) => x.metric_name === METRICS.requestOk.name);
+    const byCell = new Map<string, Record<string, number>>();
+    for (const row of rows) {
+      const t = extraTags(row);
+      expect(t.use_case).toBe('tiny_chat');
+      expect(['measured', 'warmup', 'transition']).toContain(t.phase);
+      const m = byCell.get(t.cell!) ?? {};
+      m[t.phase!] = (m[t.phase!] ?? 0) + 1;
+      byCell.set(t.cell!, m);
+    }
+    for (const c of capPlan.cells) expect(byCell.get(c.id)?.measured ?? 0, c.id).toBe(c.driven!.requests.measured);
+
+    // The report reads the steps as a ladder and states the measured capacity, not an interpolation.
+    const report = readJson<ReportJson>(path.join(runDir, 'report.json'));
+    const tiny = report.useCases.find((u) => u.useCase.id === 'tiny_chat')!;
+    expect(tiny.result).toMatchObject({ kind: 'within', lastPass: capacity, firstFail: breaks, estimate: capacity, display: String(capacity) });
+    const run = readJson<{ time: { partsWallSeconds: number; requestsRunningSeconds: number } }>(path.join(runDir, 'run.json'));
+    // Engine start-up is the only idle time; in a run this short it is still the smaller part.
+    expect(run.time.requestsRunningSeconds).toBeLessThanOrEqual(run.time.partsWallSeconds);
+    expect(run.time.requestsRunningSeconds / run.time.partsWallSeconds).toBeGreaterThan(0.5);
+  }, 300_000);
+});
+
+describe('the capacity search against a dense fixed ladder', () => {
+  it('agrees within its resolution (1 user) with every step from 1 to 8 run in k6 time slots, on the same simulator', async () => {
+    const dir = tempDir('ladder');
+    const search = await runBenchCli(['--plan', writePlan(dir, PLAN), '--scripts', 'capacity', '--results', dir, '--run-id', 's']);
+    expect(search.exitCode, search.stderr).toBe(0);
+    const r = await runBenchCli(['--plan', writePlan(dir, { ...PLAN, schedule: { safetyFactor: 1.5, minCellSeconds: 1, gapSeconds: 0.2 } }), '--scripts', 'capacity', '--results', dir, '--run-id', 'l', '--fixed-slots']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const capacityOf = (run: string) => readJson<ReportJson>(path.join(dir, run, 'report.json')).useCases.find((u) => u.useCase.id === 'tiny_chat')!.result;
+    const searched = capacityOf('s');
+    const ladder = capacityOf('l');
+    expect(searched.kind).toBe('within');
+    expect(ladder.kind).toBe('within');
+    expect(Math.abs(searched.lastPass! - ladder.lastPass!), `search ${searched.display}, ladder ${ladder.display}`).toBeLessThanOrEqual(1);
+    // The ladder's steps start all users at once; their first round is warm-up, the second and third measured.
+    const plan = readJson<Plan>(path.join(dir, 'l', 'capacity', 'plan.json'));
+    expect(plan.cells.map((c) => c.concurrency)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(plan.cells.every((c) => c.warmupRounds === 1 && c.rounds === 3 && c.driven === undefined)).toBe(true);
+  }, 300_000);
+});
