@@ -23,7 +23,7 @@ export const QUICK_PLAN: PlanInput = {
     },
     outputTokens: { short_chatbot: 128, general_chatbot: 128, long_document: 128, coding_assistant: 128 },
     rounds: 1,
-    minMeasuredSeconds: 5,
+    minMeasuredSeconds: 2,
     maxUsers: 128,
   },
   schedule: { safetyFactor: 1.5, minCellSeconds: 5, gapSeconds: 1 },

@@ -186,7 +186,8 @@ const MULTI_RUNNER_NOTE =
   ' Several runners (k6-operator) send one series each: percentiles shown are the worst runner\'s (a bound on the merged one); means are weighted by sample count (exact).';
 
 function overviewRow(): RowSpec {
-  const cells = cellMatchers();
+  // Everything the server did: warm-up and transition requests count here, not in the statistics.
+  const cells = cellMatchers({}, false);
   const errors = counterSeries(REQUEST_METRICS.errors);
   const reqs = K6_BUILTIN_SERIES.httpReqs;
   const finished = totalOverRange(reqs, cells);

@@ -1,6 +1,6 @@
 // PromQL building blocks for the dashboard and the recording rules: label selectors over the cell tags and the aggregations that stay correct across several k6 runners. Runs in Node (the generators).
 
-import { CELL_TAGS, type CellTag, type MetricDefinition } from '../../lib/metrics';
+import { CELL_TAGS, SAMPLE_TAGS, type CellTag, type MetricDefinition } from '../../lib/metrics';
 import { trendSeries, type RwTrendStat } from './remote-write';
 
 /** The tag `k6 run --tag testid=...` puts on every sample; the dashboard filters on it first. */
@@ -36,14 +36,21 @@ export function testidMatchers(): Matcher[] {
  * Matches the testid variable and every cell-tag variable. `overrides` pins a tag to a value (the
  * use-case panels pin use_case) instead of its variable.
  */
-export function cellMatchers(overrides: Partial<Record<CellTag, string>> = {}): Matcher[] {
+export function cellMatchers(overrides: Partial<Record<CellTag, string>> = {}, measuredOnly = true): Matcher[] {
   const out = testidMatchers();
   for (const tag of FILTER_TAGS) {
     const pinned = overrides[tag];
     out.push(pinned === undefined ? { label: tag, op: '=~', value: `$${tag}` } : { label: tag, op: '=', value: pinned });
   }
+  // Capacity steps' warm-up and transition requests are their own series (label phase): left out of
+  // statistics, as the report leaves them out (series without the label match too). Counts of all
+  // the work done (`measuredOnly` false) keep them.
+  if (measuredOnly) out.push(MEASURED_ONLY);
   return out;
 }
+
+/** Matches request series that enter statistics: phase absent or `measured` (lib/drive.ts). */
+export const MEASURED_ONLY: Matcher = { label: SAMPLE_TAGS.phase, op: '!~', value: 'warmup|transition' };
 
 /** `metric{matchers}`. */
 export function series(name: string, matchers: readonly Matcher[]): string {

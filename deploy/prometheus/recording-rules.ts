@@ -5,7 +5,7 @@
 // histograms, exactly merged quantiles. They are optional: the dashboard does not depend on them.
 
 import { REQUEST_METRICS, type MetricDefinition } from '../../lib/metrics';
-import { CELL_LABELS } from '../grafana/promql';
+import { CELL_LABELS, MEASURED_ONLY, selector } from '../grafana/promql';
 import { counterSeries, nativeHistogramSeries, trendSeries, RW_TREND_STATS_ENV, type RwTrendStat } from '../grafana/remote-write';
 
 export interface RecordingRule {
@@ -17,6 +17,8 @@ const BY = `by (${CELL_LABELS.join(', ')})`;
 /** Rule names follow Prometheus' level:metric:operations convention; the level is the grouping. */
 const LEVEL = 'cell';
 const RATE_WINDOW = '1m';
+/** A capacity step's warm-up and transition requests stay out of the aggregates, as out of the report. */
+const MEASURED = selector([MEASURED_ONLY]);
 
 function trends(): MetricDefinition[] {
   return Object.values(REQUEST_METRICS).filter((d: MetricDefinition) => d.kind === 'trend');
@@ -32,25 +34,26 @@ export function recordingRules(): RecordingRule[] {
   for (const def of trends()) {
     const avg = trendSeries(def, 'avg');
     const count = trendSeries(def, 'count');
-    rules.push({ record: `${LEVEL}:${avg}:weighted`, expr: `sum ${BY} (${avg} * ${count}) / sum ${BY} (${count})` });
+    rules.push({ record: `${LEVEL}:${avg}:weighted`, expr: `sum ${BY} (${avg}${MEASURED} * ${count}${MEASURED}) / sum ${BY} (${count}${MEASURED})` });
     // The merged quantile lies between the runners' own; the cautious bound is max for times, min for speeds.
     const agg = def.unit === 'tokens/s' ? 'min' : 'max';
     for (const stat of ['p(95)', 'p(99)'] as const satisfies readonly RwTrendStat[]) {
       const name = trendSeries(def, stat);
-      rules.push({ record: `${LEVEL}:${name}:${agg}_over_runners`, expr: `${agg} ${BY} (${name})` });
+      rules.push({ record: `${LEVEL}:${name}:${agg}_over_runners`, expr: `${agg} ${BY} (${name}${MEASURED})` });
     }
   }
   for (const def of counters()) {
     const name = counterSeries(def);
     // Not rate(): k6 pushes a counter only when it changed, so a lone sample (a burst of errors) has no rate; see perSecondOverMinute.
-    rules.push({ record: `${LEVEL}:${name.replace(/_total$/, '')}:rate${RATE_WINDOW}`, expr: `sum ${BY} (${name} - (${name} offset ${RATE_WINDOW} or ${name} * 0)) / 60` });
+    const sel = `${name}${MEASURED}`;
+    rules.push({ record: `${LEVEL}:${name.replace(/_total$/, '')}:rate${RATE_WINDOW}`, expr: `sum ${BY} (${sel} - (${sel} offset ${RATE_WINDOW} or ${sel} * 0)) / 60` });
   }
   for (const def of trends()) {
     const name = nativeHistogramSeries(def);
     for (const q of [0.5, 0.95, 0.99]) {
       rules.push({
         record: `${LEVEL}:${name}:p${Math.round(q * 100)}_rate${RATE_WINDOW}`,
-        expr: `histogram_quantile(${q}, sum ${BY} (rate(${name}[${RATE_WINDOW}])))`,
+        expr: `histogram_quantile(${q}, sum ${BY} (rate(${name}${MEASURED}[${RATE_WINDOW}])))`,
       });
     }
   }

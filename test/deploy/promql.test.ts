@@ -12,10 +12,12 @@ describe('selectors', () => {
     expect(selector([...T, { label: 'cell', op: '=', value: 'a"b' }])).toBe('{testid=~"$testid", cell="a\\"b"}');
   });
 
-  it('filters on testid and the four cell variables, pinning overrides', () => {
+  it('filters on testid and the four cell variables, pinning overrides, and leaves out warm-up and transition requests', () => {
     expect(selector(cellMatchers({ use_case: 'general_chatbot' }))).toBe(
-      '{testid=~"$testid", cell=~"$cell", use_case="general_chatbot", context=~"$context", concurrency=~"$concurrency"}',
+      '{testid=~"$testid", cell=~"$cell", use_case="general_chatbot", context=~"$context", concurrency=~"$concurrency", phase!~"warmup|transition"}',
     );
+    // Counts of all the work done keep every phase.
+    expect(selector(cellMatchers({}, false))).toBe('{testid=~"$testid", cell=~"$cell", use_case=~"$use_case", context=~"$context", concurrency=~"$concurrency"}');
   });
 });
 
