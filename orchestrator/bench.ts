@@ -295,7 +295,7 @@ export class Bench extends EventEmitter<BenchEvents> {
     if (!drive) {
       const started = performance.now();
       const r = await this.runSlots(engine, plan, index, count, part, null);
-      // In time slots the bench cannot see when requests run: the busy time is read from the CSV by the report.
+      // In time slots the bench hands out nothing: the time with requests running comes from the CSV's e2e samples.
       return { ...r, running: { wallMs: performance.now() - started, runningMs: r.runningMs } };
     }
     const driver = new Driver(drive.source, () => performance.now());
@@ -312,13 +312,13 @@ export class Bench extends EventEmitter<BenchEvents> {
       const busy = driver.busy();
       const steps = driver.snapshot();
       const cells = drivenCells(steps, driver.unfinishedByStep(), driverStart);
-      // The script wrote the plan it was given; the cells that ran are the steps the bench chose.
-      const driven: Plan = { ...plan, cells, totalSeconds: Math.round(busy.wallMs) / 1000 };
-      writeFileSync(path.join(part.partDir, 'plan.json'), JSON.stringify(driven, null, 1));
+      // The script wrote the plan it was given; the cells that ran are the steps the bench chose
+      // (none when the engine never started: its plan.json stays, and the report says nothing ran).
+      if (cells.length > 0) writeFileSync(path.join(part.partDir, 'plan.json'), JSON.stringify({ ...plan, cells, totalSeconds: Math.round(busy.wallMs) / 1000 } satisfies Plan, null, 1));
       if (drive.search) this.emit('log', renderSearchTable(drive.search));
       const counts = { planned: cells.reduce((n, c) => n + (c.driven?.requests.measured ?? 0) + (c.driven?.requests.cut ?? 0), 0), succeeded: 0, failed: 0, cut: cells.reduce((n, c) => n + (c.driven?.requests.cut ?? 0), 0) };
       for (const st of steps) for (const q of st.requests) if (q.phase === 'measured') { if (q.ok) counts.succeeded++; else counts.failed++; }
-      return { code: r.code === EXIT.scriptAborted && driver.finished ? EXIT.ok : r.code, requests: r.requests, counts, running: { wallMs: performance.now() - driverStart, runningMs: busy.busyMs } };
+      return { code: r.code, requests: r.requests, counts, running: { wallMs: performance.now() - driverStart, runningMs: busy.busyMs } };
     } finally {
       await control.close();
     }

@@ -79,6 +79,8 @@ export class Driver {
   private step: StepState | null = null;
   private nextTicket = 1;
   private exhausted = false;
+  /** The first step begins when the first VU asks, so an engine's start-up is not counted in it. */
+  private begun = false;
   /** Time with at least one request running, ms, and since when the current busy period runs. */
   private busyMs = 0;
   private busySince: number | null = null;
@@ -90,7 +92,6 @@ export class Driver {
     private readonly now: () => number,
   ) {
     this.startedMs = now();
-    this.begin(source.next([]), []);
   }
 
   /** Called with each step as it ends (before the next one begins). */
@@ -110,6 +111,11 @@ export class Driver {
   /** Every step has ended and every request has reported: VUs may stop. */
   get finished(): boolean {
     return this.exhausted && this.tickets.size === 0;
+  }
+
+  /** The first step has begun (a VU has asked). */
+  get started(): boolean {
+    return this.begun;
   }
 
   get inFlight(): number {
@@ -137,6 +143,10 @@ export class Driver {
 
   /** What VU `vu` (which has no request running) should do now. */
   next(vu: number): NextDecision {
+    if (!this.begun) {
+      this.begun = true;
+      this.begin(this.source.next([]), []);
+    }
     const s = this.step;
     if (s === null) return this.finished ? { kind: 'stop' } : { kind: 'wait' };
     const n = s.spec.cell.concurrency;
