@@ -1,15 +1,14 @@
-// Tests for deploy/prometheus, deploy/k6-operator, deploy/ci and deploy/docker: the YAML files parse (js-yaml when present, line checks always), carry what the suite needs, and every deploy file opens with its one-line comment. Runs in Node (vitest).
+// Tests for deploy/prometheus, deploy/k6-operator, deploy/ci and deploy/docker: the YAML files parse (js-yaml), carry what the suite needs, and every deploy file opens with its one-line comment. Runs in Node (vitest).
 
 import { pinnedK6Version } from '../../orchestrator/k6-build';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DOCUMENTED_TREND_STATS, isAllowedName, metricNamesIn } from './promql-names';
-import { optionalYamlParser, yamlLineProblems } from './yaml-check';
+import * as yaml from 'js-yaml';
 
 const root = new URL('../../', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');
-const yaml = optionalYamlParser();
 
 const YAML_FILES = [
   'deploy/prometheus/prometheus.yml',
@@ -28,27 +27,14 @@ const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 function parsed(path: string): unknown[] {
-  return yaml ? yaml.loadAll(read(path)) : [];
+  return yaml.loadAll(read(path));
 }
 
 describe('YAML files', () => {
-  it.each(YAML_FILES)('%s passes the line checks', (path) => {
-    expect(yamlLineProblems(read(path))).toEqual([]);
-  });
-
-  it.each(YAML_FILES)('%s parses (when a YAML parser is installed)', (path) => {
-    if (!yaml) return; // no parser: the line checks above and the content checks below stand in
+  it.each(YAML_FILES)('%s parses into YAML documents', (path) => {
     const docs = yaml.loadAll(read(path));
     expect(docs.length).toBeGreaterThan(0);
     for (const d of docs) expect(typeof d).toBe('object');
-  });
-
-  it('the line checks catch broken YAML', () => {
-    expect(yamlLineProblems('a:\n\tb: 1\n')).not.toEqual([]);
-    expect(yamlLineProblems('a:\n   b: 1\n')).not.toEqual([]);
-    expect(yamlLineProblems('a:\n  just words\n')).not.toEqual([]);
-    expect(yamlLineProblems('a: |\n  free text: ok\n   odd indent ok\nb: 1\n')).toEqual([]);
-    expect(yamlLineProblems('a:\n  - >\n    folded text\n     more\n  - b\n')).toEqual([]);
   });
 });
 
@@ -64,23 +50,19 @@ describe('prometheus', () => {
   it('scrapes vLLM, SGLang and a DCGM exporter and loads the recording rules', () => {
     for (const job of ['vllm', 'sglang', 'dcgm']) expect(text).toMatch(new RegExp(`job_name: ${job}\\b`));
     expect(text).toMatch(/rule_files:\n(?:\s*#.*\n)*\s+- recording-rules\.yml/);
-    if (yaml) {
-      const config = obj(parsed('deploy/prometheus/prometheus.yml')[0]);
-      const jobs = arr(config.scrape_configs).map((j) => obj(j).job_name);
-      expect(jobs).toEqual(expect.arrayContaining(['vllm', 'sglang', 'dcgm']));
-      expect(config.rule_files).toEqual(['recording-rules.yml']);
-    }
+    const config = obj(parsed('deploy/prometheus/prometheus.yml')[0]);
+    const jobs = arr(config.scrape_configs).map((j) => obj(j).job_name);
+    expect(jobs).toEqual(expect.arrayContaining(['vllm', 'sglang', 'dcgm']));
+    expect(config.rule_files).toEqual(['recording-rules.yml']);
   });
 
   it('recording rules read only names derived from lib/metrics.ts', () => {
     const exprs = [...read('deploy/prometheus/recording-rules.yml').matchAll(/^\s+expr: '(.*)'$/gm)].map((m) => m[1]!);
     expect(exprs.length).toBeGreaterThan(10);
     for (const e of exprs) for (const name of metricNamesIn(e)) expect(isAllowedName(name), `${name} in ${e}`).toBe(true);
-    if (yaml) {
-      const rules = arr(obj(arr(obj(parsed('deploy/prometheus/recording-rules.yml')[0]).groups)[0]).rules).map(obj);
-      expect(rules.map((r) => r.expr)).toEqual(exprs);
-      for (const r of rules) expect(r.record).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/);
-    }
+    const rules = arr(obj(arr(obj(parsed('deploy/prometheus/recording-rules.yml')[0]).groups)[0]).rules).map(obj);
+    expect(rules.map((r) => r.expr)).toEqual(exprs);
+    for (const r of rules) expect(r.record).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/);
   });
 });
 
@@ -92,17 +74,15 @@ describe('k6-operator', () => {
     expect(text).toMatch(/^ {2}parallelism: \d+$/m);
     expect(text).toMatch(/^ {2}arguments: .*-o experimental-prometheus-rw.*--tag testid=\S+/m);
     expect(text).toMatch(/per runner|PER RUNNER/);
-    if (yaml) {
-      const spec = obj(obj(parsed(path)[0]).spec);
-      const script = obj(spec.script);
-      expect(script.configMap !== undefined || script.localFile !== undefined || script.volumeClaim !== undefined).toBe(true);
-      const runner = obj(spec.runner);
-      expect(typeof runner.image).toBe('string');
-      const env = new Map(arr(runner.env).map((e) => [obj(e).name, obj(e).value]));
-      expect(env.has('BASE_URL')).toBe(true);
-      expect(env.get('K6_PROMETHEUS_RW_SERVER_URL')).toMatch(/\/api\/v1\/write$/);
-      expect(env.get('K6_PROMETHEUS_RW_TREND_STATS')).toBe(DOCUMENTED_TREND_STATS);
-    }
+    const spec = obj(obj(parsed(path)[0]).spec);
+    const script = obj(spec.script);
+    expect(script.configMap !== undefined || script.localFile !== undefined || script.volumeClaim !== undefined).toBe(true);
+    const runner = obj(spec.runner);
+    expect(typeof runner.image).toBe('string');
+    const env = new Map(arr(runner.env).map((e) => [obj(e).name, obj(e).value]));
+    expect(env.has('BASE_URL')).toBe(true);
+    expect(env.get('K6_PROMETHEUS_RW_SERVER_URL')).toMatch(/\/api\/v1\/write$/);
+    expect(env.get('K6_PROMETHEUS_RW_TREND_STATS')).toBe(DOCUMENTED_TREND_STATS);
   });
 
   it('the ConfigMap variant points PLAN at the mounted plan file', () => {
@@ -128,13 +108,11 @@ describe('CI examples', () => {
     expect(text).toContain('.cache/k6/k6 run dist/gate.js');
     expect(text).toMatch(/99\)/);
     expect(text).toMatch(/npm run report -- "results\/\$RUN_ID\/gate" --baseline/);
-    if (yaml) {
-      const wf = obj(parsed('deploy/ci/github-actions-llm-gate.yml')[0]);
-      const steps = arr(obj(obj(wf.jobs).gate).steps).map(obj);
-      const gate = steps.find((s) => s.id === 'gate');
-      expect(String(gate?.run)).toContain('exit "$code"');
-      expect(steps.some((s) => String(s.run ?? '').includes('--baseline'))).toBe(true);
-    }
+    const wf = obj(parsed('deploy/ci/github-actions-llm-gate.yml')[0]);
+    const steps = arr(obj(obj(wf.jobs).gate).steps).map(obj);
+    const gate = steps.find((s) => s.id === 'gate');
+    expect(String(gate?.run)).toContain('exit "$code"');
+    expect(steps.some((s) => String(s.run ?? '').includes('--baseline'))).toBe(true);
   });
 
   it('GitLab CI runs the gate with k6 and reports against the last passing run', () => {
@@ -142,11 +120,9 @@ describe('CI examples', () => {
     expect(text).toContain('LLM_BUNDLE: dist/gate.js');
     expect(text).toContain('k6 run "$LLM_BUNDLE"');
     expect(text).toContain('--baseline');
-    if (yaml) {
-      const ci = obj(parsed('deploy/ci/gitlab-ci-llm-gate.yml')[0]);
-      expect(arr(obj(ci['llm-gate']).script).join('\n')).toContain('exit "$code"');
-      expect(obj(ci['llm-report']).when).toBe('always');
-    }
+    const ci = obj(parsed('deploy/ci/gitlab-ci-llm-gate.yml')[0]);
+    expect(arr(obj(ci['llm-gate']).script).join('\n')).toContain('exit "$code"');
+    expect(obj(ci['llm-report']).when).toBe('always');
   });
 });
 
