@@ -34,7 +34,6 @@ export interface SuiteOptions {
   scenarios: Record<string, ScenarioOptions>;
   thresholds: Record<string, ThresholdSpec[]>;
   summaryTrendStats: string[];
-  /** Sample-level tags the suite needs in outputs; k6's defaults plus none removed. */
   setupTimeout: string;
   teardownTimeout: string;
   /** Only when the plan's target.insecureSkipTLSVerify is set: k6 then accepts any server certificate. */

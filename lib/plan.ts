@@ -3,7 +3,7 @@
 // The plan is the single source of truth: the k6 options, the local runner and the report all read
 // the same resolved plan (written as plan.json beside the results), so a report can say exactly what ran.
 
-import { BURST_DEPTHS, BURST_TTFT_LIMIT_MS, CONTEXT_GRID, MIX_PROFILES, USE_CASES, findMixProfile, findUseCase, type UseCase } from '../thresholds/use-cases';
+import { BURST_DEPTHS, BURST_TTFT_LIMIT_MS, CONTEXT_GRID, MIX_PROFILES, USE_CASES, findMixProfile, type UseCase } from '../thresholds/use-cases';
 import { SUMMARY_TREND_STATS } from './metrics';
 
 export const PLAN_SCHEMA_VERSION = 1;
@@ -549,4 +549,3 @@ export function readResolvedPlan(raw: Json): Plan {
   return raw as unknown as Plan;
 }
 
-export { findUseCase };

@@ -65,7 +65,6 @@ export interface LadderResult {
 
 const SUCCESS_METRIC = 'successRate';
 
-export { limitExpression };
 
 export function ladderLimits(limits: readonly UseCaseLimit[], stat: LimitStat, minSuccessRate: number | null): LadderLimit[] {
   const out: LadderLimit[] = limits.map((l) => ({ metric: l.metric, operator: l.operator, value: l.value, label: l.label, expression: limitExpression(l, stat) }));

@@ -1,6 +1,7 @@
 // Tests report/capacity.ts: capacity per use case with "~N", "more than N", "below", which limit broke first, burst depth. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { burstCapacity, evaluateLadder, interpolateMetric, ladderLimits, limitExpression, useCaseCapacity } from '../../report/capacity';
+import { burstCapacity, evaluateLadder, interpolateMetric, ladderLimits, useCaseCapacity } from '../../report/capacity';
+import { limitExpression } from '../../lib/options';
 import { USE_CASES } from '../../thresholds/use-cases';
 import { cell, flat } from './helpers';
 
