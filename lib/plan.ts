@@ -3,7 +3,7 @@
 // The plan is the single source of truth: the k6 options, the local runner and the report all read
 // the same resolved plan (written as plan.json beside the results), so a report can say exactly what ran.
 
-import { BURST_DEPTHS, BURST_TTFT_LIMIT_MS, CONTEXT_GRID, MIX_PROFILES, USE_CASES, findMixProfile, type UseCase } from '../thresholds/use-cases';
+import { BURST_DEPTHS, BURST_TTFT_LIMIT_MS, CONTEXT_GRID, MIX_PROFILES, USE_CASES, findMixProfile, limitLabel, type UseCase } from '../thresholds/use-cases';
 import { SUMMARY_TREND_STATS } from './metrics';
 
 export const PLAN_SCHEMA_VERSION = 1;
@@ -294,7 +294,7 @@ function readUseCases(v: Json): UseCase[] {
         const metric = readEnum(l.metric, `${lf}.metric`, ['ttft', 'e2e', 'decodeSpeed', 'itl', 'tpot'] as const, 'ttft');
         const operator = readEnum(l.operator, `${lf}.operator`, ['<', '<=', '>', '>='] as const, '<');
         const value = readNumber(l.value, `${lf}.value`, 0, 0);
-        return { metric, operator, value, label: readString(l.label, `${lf}.label`, `${metric} ${operator} ${value}`) };
+        return { metric, operator, value, label: readString(l.label, `${lf}.label`, limitLabel(metric, operator, value)) };
       }),
     };
   });

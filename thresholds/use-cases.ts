@@ -13,6 +13,20 @@ export interface UseCaseLimit {
   readonly label: string;
 }
 
+const METRIC_NAMES: Readonly<Record<UseCaseLimit['metric'], string>> = { ttft: 'TTFT', e2e: 'e2e', decodeSpeed: 'speed', itl: 'ITL', tpot: 'TPOT' };
+
+/** The label a limit is shown with, from its metric, operator and value: "TTFT < 8 s", "speed > 15 tok/s", "ITL < 70 ms". */
+export function limitLabel(metric: UseCaseLimit['metric'], operator: UseCaseLimit['operator'], value: number): string {
+  if (metric === 'decodeSpeed') return `${METRIC_NAMES[metric]} ${operator} ${value} tok/s`;
+  const shown = value >= 1000 && value % 100 === 0 ? `${value / 1000} s` : `${value} ms`;
+  return `${METRIC_NAMES[metric]} ${operator} ${shown}`;
+}
+
+/** A limit with its label derived, so the label can never disagree with the value. */
+function limit(metric: UseCaseLimit['metric'], operator: UseCaseLimit['operator'], value: number): UseCaseLimit {
+  return { metric, operator, value, label: limitLabel(metric, operator, value) };
+}
+
 export interface UseCase {
   readonly id: string;
   readonly title: string;
@@ -31,7 +45,7 @@ export const USE_CASES: readonly UseCase[] = [
     description: 'Inline code suggestions in IDEs. 128 output tokens; the key metric is end-to-end latency, not TTFT.',
     contextTokens: 1024,
     outputTokens: 128,
-    limits: [{ metric: 'e2e', operator: '<', value: 2000, label: 'e2e < 2 s' }],
+    limits: [limit('e2e', '<', 2000)],
     concurrencies: [1, 2, 4, 8, 16, 24, 32, 48, 64, 100],
   },
   {
@@ -41,8 +55,8 @@ export const USE_CASES: readonly UseCase[] = [
     contextTokens: 8192,
     outputTokens: 1024,
     limits: [
-      { metric: 'ttft', operator: '<', value: 10_000, label: 'TTFT < 10 s' },
-      { metric: 'decodeSpeed', operator: '>', value: 10, label: 'speed > 10 tok/s' },
+      limit('ttft', '<', 10_000),
+      limit('decodeSpeed', '>', 10),
     ],
     concurrencies: [1, 8, 16, 32, 48, 64, 100, 125],
   },
@@ -53,8 +67,8 @@ export const USE_CASES: readonly UseCase[] = [
     contextTokens: 32_768,
     outputTokens: 1024,
     limits: [
-      { metric: 'ttft', operator: '<', value: 8000, label: 'TTFT < 8 s' },
-      { metric: 'decodeSpeed', operator: '>', value: 15, label: 'speed > 15 tok/s' },
+      limit('ttft', '<', 8000),
+      limit('decodeSpeed', '>', 15),
     ],
     concurrencies: [1, 2, 4, 8, 12, 15, 21, 32],
   },
@@ -65,8 +79,8 @@ export const USE_CASES: readonly UseCase[] = [
     contextTokens: 65_536,
     outputTokens: 1024,
     limits: [
-      { metric: 'ttft', operator: '<', value: 12_000, label: 'TTFT < 12 s' },
-      { metric: 'decodeSpeed', operator: '>', value: 15, label: 'speed > 15 tok/s' },
+      limit('ttft', '<', 12_000),
+      limit('decodeSpeed', '>', 15),
     ],
     concurrencies: [1, 2, 3, 5, 7, 10],
   },
@@ -77,8 +91,8 @@ export const USE_CASES: readonly UseCase[] = [
     contextTokens: 98_304,
     outputTokens: 1024,
     limits: [
-      { metric: 'ttft', operator: '<', value: 12_000, label: 'TTFT < 12 s' },
-      { metric: 'decodeSpeed', operator: '>', value: 20, label: 'speed > 20 tok/s' },
+      limit('ttft', '<', 12_000),
+      limit('decodeSpeed', '>', 20),
     ],
     concurrencies: [1, 2, 4, 6, 8],
   },

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { SUMMARY_TREND_STATS } from '../../lib/metrics';
 import { PlanError, SCRIPT_NAMES, estimateRequestSeconds, formatTokens, readResolvedPlan, resolvePlan, type Plan, type ScriptName } from '../../lib/plan';
-import { BURST_DEPTHS, CONTEXT_GRID, USE_CASES } from '../../thresholds/use-cases';
+import { BURST_DEPTHS, CONTEXT_GRID, USE_CASES, limitLabel } from '../../thresholds/use-cases';
 
 function planError(raw: unknown, script: ScriptName = 'sweep'): string {
   try {
@@ -105,7 +105,7 @@ describe('resolvePlan defaults', () => {
   it('takes custom use cases, and resolves a gate section in any script', () => {
     const useCases = [{ id: 'tiny', contextTokens: 128, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 500 }], concurrencies: [1, 3] }];
     const plan = resolvePlan({ useCases, gate: { useCase: 'tiny', concurrency: 2 } }, 'capacity');
-    expect(plan.useCases).toEqual([{ id: 'tiny', title: 'tiny', description: '', contextTokens: 128, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 500, label: 'ttft < 500' }], concurrencies: [1, 3] }]);
+    expect(plan.useCases).toEqual([{ id: 'tiny', title: 'tiny', description: '', contextTokens: 128, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 500, label: 'TTFT < 500 ms' }], concurrencies: [1, 3] }]);
     expect(plan.cells.map((c) => c.id)).toEqual(['capacity_tiny_n1', 'capacity_tiny_n3']);
     expect(plan.gate).toEqual({ useCase: 'tiny', concurrency: 2, rounds: 2, minSuccessRate: 0.99 });
   });
@@ -262,5 +262,17 @@ describe('predicted cell seconds', () => {
 
   it('reject a value that is not a number, naming the cell', () => {
     expect(() => resolvePlan({ schedule: { predictedCellSeconds: { x: 'soon' } } } as never, 'sweep')).toThrow('schedule.predictedCellSeconds.x');
+  });
+});
+
+describe('limit labels', () => {
+  it('are derived from metric, operator and value, for the built-in use cases and for a plan that gives none', () => {
+    expect(limitLabel('ttft', '<', 8000)).toBe('TTFT < 8 s');
+    expect(limitLabel('e2e', '<=', 2500)).toBe('e2e <= 2.5 s');
+    expect(limitLabel('itl', '<', 70)).toBe('ITL < 70 ms');
+    expect(limitLabel('decodeSpeed', '>', 15)).toBe('speed > 15 tok/s');
+    for (const uc of USE_CASES) for (const l of uc.limits) expect(l.label).toBe(limitLabel(l.metric, l.operator, l.value));
+    const plan = resolvePlan({ useCases: [{ id: 'u', contextTokens: 512, outputTokens: 16, limits: [{ metric: 'tpot', operator: '<', value: 45 }] }] as never }, 'capacity');
+    expect(plan.useCases[0]!.limits[0]!.label).toBe('TPOT < 45 ms');
   });
 });
