@@ -1,0 +1,26 @@
+// The exports every k6 entry script needs (options, setup, default, monitor, handleSummary), made from the suite for one script. Runs in k6 (bundled).
+
+import type { Options } from 'k6/options';
+import type { ScriptName } from '../plan';
+import { createSuite, type SetupData } from './suite';
+
+export interface EntryScript {
+  readonly options: Options;
+  setup(): SetupData;
+  /** One iteration: one request, or in a bench-driven run every request the bench hands this VU. */
+  run(data: SetupData): Promise<void>;
+  monitor(): Promise<void>;
+  handleSummary(data: unknown): Record<string, string>;
+}
+
+/** Must be called in the init context (k6 loads the plan and prompts there). */
+export function entryScript(script: ScriptName): EntryScript {
+  const suite = createSuite(script);
+  return {
+    options: suite.options as Options,
+    setup: () => suite.setup(),
+    run: (data) => suite.request(data),
+    monitor: () => suite.monitor(),
+    handleSummary: (data) => suite.handleSummary(data),
+  };
+}
