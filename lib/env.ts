@@ -27,17 +27,25 @@ export const ENV_VARS: Readonly<Record<string, string>> = {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * Parses "1024,8k,1.5k" into whole numbers (k = 1024): the one parser of token counts and user
+ * counts for the environment and the command line. `name` is what the error calls the input.
+ */
+export function parseCountList(text: string, name: string): number[] {
+  return text.split(',').map((part) => {
+    const t = part.trim().toLowerCase();
+    const m = /^(\d+(?:\.\d+)?)(k?)$/.exec(t);
+    if (!m) throw new PlanError(`${name} "${text}": "${part.trim()}" is not a whole number (1024 or 1k)`);
+    const n = Number(m[1]) * (m[2] === 'k' ? 1024 : 1);
+    if (!Number.isInteger(n) || n < 1) throw new PlanError(`${name} "${text}": "${part.trim()}" must be a whole number of at least 1`);
+    return n;
+  });
+}
+
 function listOfIntegers(env: Env, name: string): number[] | undefined {
   const v = env[name];
   if (v === undefined || v.trim() === '') return undefined;
-  return v.split(',').map((part) => {
-    const t = part.trim().toLowerCase();
-    const m = /^(\d+(?:\.\d+)?)(k?)$/.exec(t);
-    if (!m) throw new PlanError(`${name} "${v}": "${part.trim()}" is not a whole number (1024 or 1k)`);
-    const n = Number(m[1]) * (m[2] === 'k' ? 1024 : 1);
-    if (!Number.isInteger(n) || n < 1) throw new PlanError(`${name} "${v}": "${part.trim()}" must be a whole number of at least 1`);
-    return n;
-  });
+  return parseCountList(v, name);
 }
 
 function integer(env: Env, name: string): number | undefined {

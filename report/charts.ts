@@ -7,6 +7,7 @@ import * as echarts from 'echarts';
 import type { CellStats } from './cells';
 import { gridCells, type Report } from './model';
 import type { TrendKey } from './read-samples';
+import { statistic } from './stats';
 import { fmtTokens } from './format';
 
 export interface ChartSpec {
@@ -128,20 +129,7 @@ const meanSeconds = (k: TrendKey) => (c: CellStats): Num => {
 };
 
 function stat(c: CellStats, k: TrendKey, limitStat: string): Num {
-  const d = c.metrics[k];
-  if (!d) return null;
-  switch (limitStat) {
-    case 'med':
-      return d.p50;
-    case 'p(90)':
-      return d.p90;
-    case 'p(95)':
-      return d.p95;
-    case 'p(99)':
-      return d.p99;
-    default:
-      return d.mean;
-  }
+  return statistic(c.metrics[k], limitStat);
 }
 
 /** Builds every chart the report's data supports; charts without data are left out. */

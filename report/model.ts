@@ -7,6 +7,7 @@ import type { SamplesData } from './read-samples';
 import { applyScalingEfficiency, buildCellStats, type CellStats } from './cells';
 import { burstCapacity, checkLimit, interpolateMetric, ladderLimits, useCaseCapacity, type BurstCapacity, type LimitCheck, type UseCaseCapacity } from './capacity';
 import { DEFAULT_COST, type CostOptions } from './power';
+import { maxBy, minBy } from './stats';
 import { fmtCount, fmtMs, fmtMillions, fmtPct, fmtTokS, fmtTokens, plural } from './format';
 import type { Comparison } from './compare';
 
@@ -121,25 +122,7 @@ export function gridCells(r: Pick<Report, 'cells'>): CellStats[] {
   return (sweep.length > 0 ? sweep : r.cells.filter((c) => c.requests > 0 && c.script !== 'burst')).slice().sort(byConcurrency);
 }
 
-function maxBy<T>(xs: readonly T[], f: (x: T) => number | null): T | null {
-  let best: T | null = null;
-  let bestV = -Infinity;
-  for (const x of xs) {
-    const v = f(x);
-    if (v !== null && v > bestV) {
-      bestV = v;
-      best = x;
-    }
-  }
-  return best;
-}
 
-function minBy<T>(xs: readonly T[], f: (x: T) => number | null): T | null {
-  return maxBy(xs, (x) => {
-    const v = f(x);
-    return v === null ? null : -v;
-  });
-}
 
 function capacityPhrase(u: UseCaseCapacity): string {
   const r = u.result;

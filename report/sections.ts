@@ -8,30 +8,13 @@ import type { LadderResult, UseCaseCapacity } from './capacity';
 import { DocBuilder, lit, type Block } from './document';
 import { gridCells, valueAtCapacity, type Report } from './model';
 import type { TrendKey } from './read-samples';
+import { maxBy, minBy, statistic } from './stats';
 import { compare } from '../lib/thresholds';
 import { fmtCount, fmtInt, fmtJoules, fmtLimitValue, fmtMillions, fmtMs, fmtMsFine, fmtPct, fmtSec, fmtTokS, fmtTokS0, fmtTokens, fmtUsd, fmtWatts, plural } from './format';
 
 type Num = number | null;
 
-function maxBy<T>(xs: readonly T[], f: (x: T) => Num): T | null {
-  let best: T | null = null;
-  let bv = -Infinity;
-  for (const x of xs) {
-    const v = f(x);
-    if (v !== null && v > bv) {
-      bv = v;
-      best = x;
-    }
-  }
-  return best;
-}
 
-function minBy<T>(xs: readonly T[], f: (x: T) => Num): T | null {
-  return maxBy(xs, (x) => {
-    const v = f(x);
-    return v === null ? null : -v;
-  });
-}
 
 const meanOf = (k: TrendKey) => (c: CellStats): Num => c.metrics[k]?.mean ?? null;
 
@@ -51,9 +34,7 @@ function statName(stat: string): string {
 }
 
 function statOf(c: CellStats, k: TrendKey, stat: string): Num {
-  const d = c.metrics[k];
-  if (!d) return null;
-  return stat === 'med' ? d.p50 : stat === 'p(90)' ? d.p90 : stat === 'p(95)' ? d.p95 : stat === 'p(99)' ? d.p99 : d.mean;
+  return statistic(c.metrics[k], stat);
 }
 
 /** A capacity-table metric of a cell: a Trend at the limit statistic, or the success rate, or the system throughput. */

@@ -111,3 +111,30 @@ export function mean(values: readonly number[]): number | null {
   for (const v of values) s += v;
   return s / values.length;
 }
+
+/** The element with the largest f (elements where f is null are skipped); null when there is none. Ties keep the first. */
+export function maxBy<T>(xs: readonly T[], f: (x: T) => number | null): T | null {
+  let best: T | null = null;
+  let bestV = -Infinity;
+  for (const x of xs) {
+    const v = f(x);
+    if (v !== null && v > bestV) {
+      bestV = v;
+      best = x;
+    }
+  }
+  return best;
+}
+
+/** The element with the smallest f; see maxBy. */
+export function minBy<T>(xs: readonly T[], f: (x: T) => number | null): T | null {
+  return maxBy(xs, (x) => {
+    const v = f(x);
+    return v === null ? null : -v;
+  });
+}
+
+/** One statistic of a distribution by its k6 name ("avg", "med", "p(95)"...); null without samples. */
+export function statistic(d: Distribution | null | undefined, stat: string): number | null {
+  return d ? (toK6Values(d)[stat] ?? null) : null;
+}

@@ -2,6 +2,7 @@
 
 import { EXIT, UserError, type ExitCode } from '../lib/exit-codes';
 import { PlanError } from '../lib/plan';
+import { parseCountList } from '../lib/env';
 
 export { UserError };
 
@@ -31,11 +32,11 @@ export function runMain(command: string, main: () => Promise<number | void>): vo
   );
 }
 
-/** Parses "1024,8k,32K" into token counts. */
+/** Parses "1024,8k,1.5k" into token counts, as CONTEXTS does in k6 (lib/env.ts). */
 export function parseTokenList(value: string, flag: string): number[] {
-  return value.split(',').map((part) => {
-    const m = /^\s*(\d+)\s*([kK]?)\s*$/.exec(part);
-    if (!m) throw new UserError(`${flag} "${value}": "${part}" is not a whole number (1024 or 1k)`, EXIT.usage);
-    return Number(m[1]) * (m[2] ? 1024 : 1);
-  });
+  try {
+    return parseCountList(value, flag);
+  } catch (e) {
+    throw new UserError((e as Error).message, EXIT.usage);
+  }
 }

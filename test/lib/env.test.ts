@@ -2,6 +2,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { ENV_VARS, applyEnvToPlan } from '../../lib/env';
+import { EXIT, UserError } from '../../lib/exit-codes';
+import { parseTokenList } from '../../scripts/cli';
 import { PlanError, SCRIPT_NAMES, resolvePlan, type PlanInput } from '../../lib/plan';
 
 function envError(env: Record<string, string>): string {
@@ -121,5 +123,22 @@ describe('applyEnvToPlan edge cases', () => {
   it('applies ROUNDS to a plan that has a gate', () => {
     const plan = resolvePlan(applyEnvToPlan({ gate: { useCase: 'general_chatbot' } }, { ROUNDS: '5' }), 'gate');
     expect(plan.cells[0]!.rounds).toBe(5);
+  });
+});
+
+describe('token lists on the command line', () => {
+  it('parse as CONTEXTS does (1.5k included), and fail with the same one-line message as a usage error', () => {
+    expect(parseTokenList('1024, 8k,1.5k', '--contexts')).toEqual([1024, 8192, 1536]);
+    expect(applyEnvToPlan({}, { CONTEXTS: '1024, 8k,1.5k' }).sweep!.contexts).toEqual([1024, 8192, 1536]);
+    const failure = (text: string): UserError | null => {
+      try {
+        parseTokenList(text, '--contexts');
+        return null;
+      } catch (e) {
+        return e as UserError;
+      }
+    };
+    expect(failure('1k,abc')).toMatchObject({ message: '--contexts "1k,abc": "abc" is not a whole number (1024 or 1k)', exitCode: EXIT.usage });
+    expect(failure('1.3k')).toMatchObject({ message: '--contexts "1.3k": "1.3k" must be a whole number of at least 1', exitCode: EXIT.usage });
   });
 });

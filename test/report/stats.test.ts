@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
-import { crossingX, FloatList, percentile, sortValues, summarize, toK6Values, valueAt } from '../../report/stats';
+import { crossingX, FloatList, maxBy, minBy, percentile, sortValues, statistic, summarize, toK6Values, valueAt } from '../../report/stats';
 import { metricName } from '../../lib/metrics';
 import { GOLDEN_DIR } from '../fixtures/golden';
 
@@ -68,5 +68,23 @@ describe('interpolation', () => {
     expect(crossingX(32, 1800, 48, 2300, 2000)).toBeCloseTo(38.4, 10);
     expect(crossingX(1, 5, 2, 5, 6)).toBeNull();
     expect(valueAt(32, 1800, 48, 2300, 40)).toBe(2050);
+  });
+});
+
+describe('maxBy, minBy, statistic', () => {
+  it('pick the extreme element, skipping nulls, first on ties', () => {
+    const xs = [{ v: 2 }, { v: null }, { v: 5 }, { v: 5 }, { v: -1 }];
+    expect(maxBy(xs, (x) => x.v)).toBe(xs[2]);
+    expect(minBy(xs, (x) => x.v)).toBe(xs[4]);
+    expect(maxBy([{ v: null }], (x) => x.v)).toBeNull();
+  });
+
+  it('reads a statistic by its k6 name, the same one thresholds use', () => {
+    const d = summarize(sortValues([1, 2, 3, 4, 100]))!;
+    expect(statistic(d, 'avg')).toBe(22);
+    expect(statistic(d, 'med')).toBe(3);
+    expect(statistic(d, 'p(95)')).toBe(toK6Values(d)['p(95)']);
+    expect(statistic(null, 'avg')).toBeNull();
+    expect(statistic(d, 'p(42)')).toBeNull();
   });
 });
