@@ -195,6 +195,27 @@ export const SERVER_METRICS = {
     unit: 'requests',
     description: 'Cumulative server-side TTFT count (vllm:time_to_first_token_seconds_count).',
   },
+  prefixCacheQueriesTotal: {
+    name: 'llm_server_prefix_cache_queries_total',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'tokens',
+    description: 'Cumulative prompt tokens looked up in the prefix cache (vllm:prefix_cache_queries_total).',
+  },
+  prefixCacheHitsTotal: {
+    name: 'llm_server_prefix_cache_hits_total',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'tokens',
+    description: 'Cumulative prompt tokens found in the prefix cache (vllm:prefix_cache_hits_total).',
+  },
+  prefixCacheHitRate: {
+    name: 'llm_server_prefix_cache_hit_rate',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'ratio',
+    description: "The server's own prefix-cache hit rate 0..1, for servers that expose a rate rather than counters (sglang:cache_hit_rate).",
+  },
   scrapeOk: {
     name: 'llm_server_scrape_ok',
     kind: 'rate',

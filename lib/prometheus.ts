@@ -113,6 +113,9 @@ export interface ServerSnapshot {
   prefillTimeCount: number | null;
   serverTtftSum: number | null;
   serverTtftCount: number | null;
+  prefixCacheQueriesTotal: number | null;
+  prefixCacheHitsTotal: number | null;
+  prefixCacheHitRate: number | null;
 }
 
 /** Where each figure is read from, first name found wins: vLLM (V1 names, then older ones), then SGLang. */
@@ -130,10 +133,13 @@ export const SERVER_METRIC_SOURCES: Readonly<Record<keyof ServerSnapshot, readon
   prefillTimeCount: ['vllm:request_prefill_time_seconds_count'],
   serverTtftSum: ['vllm:time_to_first_token_seconds_sum', 'sglang:time_to_first_token_seconds_sum'],
   serverTtftCount: ['vllm:time_to_first_token_seconds_count', 'sglang:time_to_first_token_seconds_count'],
+  prefixCacheQueriesTotal: ['vllm:prefix_cache_queries_total'],
+  prefixCacheHitsTotal: ['vllm:prefix_cache_hits_total'],
+  prefixCacheHitRate: ['sglang:cache_hit_rate'],
 };
 
 /** Figures that are fractions per engine: averaged over label sets (data-parallel engines), not summed. */
-const AVERAGED: ReadonlySet<keyof ServerSnapshot> = new Set(['kvCacheUsage']);
+const AVERAGED: ReadonlySet<keyof ServerSnapshot> = new Set(['kvCacheUsage', 'prefixCacheHitRate']);
 
 function meanSamples(samples: readonly PromSample[], name: string): number | null {
   const values = samples.filter((s) => s.name === name && isFinite(s.value)).map((s) => s.value);

@@ -326,6 +326,7 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
       if (maxQ) d.p(`At **${plural(maxQ.concurrency, 'concurrent request')}** with **${fmtTokens(maxQ.contextTokens)} context**, queue wait reaches **${fmtMs(maxQ.server!.queueWaitMs)}**.${(maxQ.server!.queueWaitMs ?? 0) > 1000 ? ' Rising queue times signal GPU saturation: requests wait for resources rather than being processed immediately.' : ''}`);
       d.p('Interpretation: queue wait and prefill time are measured independently by the server and may not sum exactly to TTFT. Use queue wait for capacity planning and TTFT for the user\'s actual wait.');
     }
+    prefixCacheSection(d, r);
     d.h(3, 'Per-User Prefill Speed');
     d.p('Rate at which the model processes input context before generating output, per request: input tokens / TTFT (so it includes queue wait, as the user sees it).');
     d.chart('prefill_speed', chartIds);
@@ -470,6 +471,21 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
   d.list(items);
   d.p(`Generated ${r.generatedAt} by k6-llm-capacity report (report.json schema version ${r.schemaVersion}).`);
   return d.blocks;
+}
+
+/** The server's prefix-cache hit rate per cell, when it exposes one: a hit skips prefill, so TTFT is only comparable at equal hit rates. */
+function prefixCacheSection(d: DocBuilder, r: Report): void {
+  const known = r.cells.filter((c) => c.requests > 0 && c.server?.prefixCacheHitRate != null);
+  if (known.length === 0) return;
+  d.h(3, 'Prefix Cache');
+  const rate = (c: CellStats) => c.server!.prefixCacheHitRate!;
+  const hits = known.filter((c) => rate(c) >= 0.0005);
+  if (hits.length === 0) {
+    d.p(`The server's prefix-cache hit rate (cached / queried prompt tokens over each cell's window) was 0% in all ${plural(known.length, 'cell')} with server metrics: no prefill was skipped, so TTFT and prefill speed measure fresh context.`);
+    return;
+  }
+  d.p(`The server's prefix-cache hit rate (cached / queried prompt tokens over each cell's window) was above 0% in ${plural(hits.length, 'cell')} of ${known.length}: prefill of the cached part was skipped there, so those cells' TTFT is lower than fresh context would give.`);
+  d.table(['CELL', 'CONTEXT', 'CONCURRENCY', 'HIT RATE', 'TTFT MEAN'], hits.slice(0, 24).map((c) => [c.id, fmtTokens(c.contextTokens), String(c.concurrency), fmtPct(rate(c), 1), fmtMs(c.metrics.ttft?.mean)]));
 }
 
 /** How the capacity figures were measured, read from the capacity cells themselves. */

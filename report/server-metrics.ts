@@ -115,6 +115,20 @@ export interface ServerFigures {
   readonly maxWaiting: number | null;
   /** Largest KV-cache usage seen in the window, 0..1. */
   readonly maxKvCacheUsage: number | null;
+  /**
+   * The server's prefix-cache hit rate over the window, 0..1: cached / queried prompt tokens (vLLM's
+   * counters), else the mean of the server's own rate gauge (SGLang). Null when the server exposes neither.
+   */
+  readonly prefixCacheHitRate: number | null;
+}
+
+/** Hit rate from cumulative hit and query counters over a window, else the mean of a rate gauge sampled in it. */
+export function prefixCacheHitRate(monitor: Partial<Record<ServerMetricKey, Series>>, w: Window, toleranceMs: number): number | null {
+  const queries = deltaOver(monitor.prefixCacheQueriesTotal, w);
+  const hits = deltaOver(monitor.prefixCacheHitsTotal, w);
+  if (queries !== null && hits !== null && queries > 0) return Math.min(1, Math.max(0, hits / queries));
+  const rates = samplesNear(monitor.prefixCacheHitRate, w, toleranceMs);
+  return rates.length === 0 ? null : rates.reduce((a, b) => a + b, 0) / rates.length;
 }
 
 export function serverFigures(monitor: Partial<Record<ServerMetricKey, Series>>, w: Window, toleranceMs = 0): ServerFigures | null {
@@ -126,6 +140,7 @@ export function serverFigures(monitor: Partial<Record<ServerMetricKey, Series>>,
     preemptions: deltaOver(monitor.preemptionsTotal, w),
     maxWaiting: max(samplesNear(monitor.waiting, w, toleranceMs)),
     maxKvCacheUsage: max(samplesNear(monitor.kvCacheUsage, w, toleranceMs)),
+    prefixCacheHitRate: prefixCacheHitRate(monitor, w, toleranceMs),
   };
   return Object.values(f).every((v) => v === null) ? null : f;
 }

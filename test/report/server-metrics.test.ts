@@ -1,6 +1,6 @@
 // Tests report/server-metrics.ts and report/power.ts: histogram deltas over a cell window, gauges, energy and cost. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { deltaOver, histogramMeanMs, samplesNear, serverFigures, valueAtOrAfter, valueAtOrBefore } from '../../report/server-metrics';
+import { deltaOver, histogramMeanMs, prefixCacheHitRate, samplesNear, serverFigures, valueAtOrAfter, valueAtOrBefore } from '../../report/server-metrics';
 import { powerFigures } from '../../report/power';
 import { FloatList } from '../../report/stats';
 import type { Series } from '../../report/read-samples';
@@ -53,6 +53,26 @@ describe('cumulative series over a window', () => {
     const g = series([[0, 100], [1000, 300]]);
     expect(samplesNear(g, { startMs: 1100, endMs: 1400 }, 1000)).toEqual([300]);
     expect(samplesNear(g, { startMs: 5000, endMs: 5100 }, 1000)).toEqual([]);
+  });
+});
+
+describe('prefix-cache hit rate', () => {
+  const w = { startMs: 1500, endMs: 3500 };
+
+  it('is cached / queried prompt tokens over the window from vLLM-style counters', () => {
+    const queries = series([[1000, 1000], [2000, 5000], [4000, 9000]]);
+    const hits = series([[1000, 0], [2000, 1000], [4000, 6000]]);
+    // 1000 -> 9000 queried, 0 -> 6000 cached: 0.75
+    expect(prefixCacheHitRate({ prefixCacheQueriesTotal: queries, prefixCacheHitsTotal: hits }, w, 1000)).toBe(0.75);
+    expect(serverFigures({ prefixCacheQueriesTotal: queries, prefixCacheHitsTotal: hits }, w)!.prefixCacheHitRate).toBe(0.75);
+  });
+
+  it("falls back to the mean of the server's own rate gauge (SGLang), and is null when the server exposes neither", () => {
+    expect(prefixCacheHitRate({ prefixCacheHitRate: series([[2000, 0.2], [3000, 0.4]]) }, w, 1000)).toBeCloseTo(0.3, 10);
+    // Counters without a query in the window say nothing: the gauge (if any) decides.
+    const flat = series([[1000, 100], [4000, 100]]);
+    expect(prefixCacheHitRate({ prefixCacheQueriesTotal: flat, prefixCacheHitsTotal: flat }, w, 1000)).toBeNull();
+    expect(prefixCacheHitRate({}, w, 1000)).toBeNull();
   });
 });
 
