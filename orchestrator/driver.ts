@@ -19,7 +19,10 @@ export type StepMode =
       readonly warmupRequests: number;
       readonly minRequestsPerUser: number;
       readonly minMeasuredSeconds: number;
-      /** Start with no users carried over (the first step of a use case: other lengths were running). */
+      /**
+       * Start with no users carried over, on a drained server: the first step of a use case, after
+       * requests of other lengths. Its users start once every earlier request has ended.
+       */
       readonly freshUsers: boolean;
     };
 
@@ -60,7 +63,10 @@ interface IssuedTicket {
 interface StepState {
   readonly index: number;
   readonly spec: StepSpec;
-  readonly startMs: number;
+  /** When its first request could be sent (after the drain, for a fresh step). */
+  startMs: number;
+  /** A fresh steady step waits until every request of earlier steps has ended. */
+  drain: boolean;
   /** Users (VU ids) of the step in the order they joined. */
   readonly members: number[];
   /** Per member: warm-up requests still to issue (steady) or requests still to issue (rounds). */
@@ -149,6 +155,13 @@ export class Driver {
     }
     const s = this.step;
     if (s === null) return this.finished ? { kind: 'stop' } : { kind: 'wait' };
+    if (s.drain) {
+      // A use case's first step starts on a drained server: requests of other lengths still running
+      // would load its first requests (a single added user has no warm-up to absorb them).
+      if (this.tickets.size > 0) return { kind: 'wait' };
+      s.drain = false;
+      s.startMs = this.now();
+    }
     const n = s.spec.cell.concurrency;
     if (!s.left.has(vu)) {
       if (s.members.length >= n) return { kind: 'wait' };
@@ -236,7 +249,8 @@ export class Driver {
       this.step = null;
       return;
     }
-    const s: StepState = { index: this.results.length, spec, startMs: this.now(), members: [], left: new Map(), warming: new Map(), requests: [], measured: 0, added: 0 };
+    const fresh = spec.mode.kind === 'steady' && spec.mode.freshUsers;
+    const s: StepState = { index: this.results.length, spec, startMs: this.now(), drain: fresh, members: [], left: new Map(), warming: new Map(), requests: [], measured: 0, added: 0 };
     const mode = spec.mode;
     if (mode.kind === 'steady' && !mode.freshUsers) {
       // Users carried over keep sending without a new warm-up; the step keeps the earliest joined.

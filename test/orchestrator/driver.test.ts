@@ -146,3 +146,27 @@ describe('Driver warm-up', () => {
     expect(d.done(report(e))).toBe('warmup');
   });
 });
+
+describe('Driver, a fresh step', () => {
+  it('starts once every request of the earlier steps has ended, and counts its time from then', () => {
+    let now = 0;
+    const d = new Driver(new FixedSteps([steady('a2', 2, { freshUsers: true, warmupRequests: 0 }), steady('b1', 1, { freshUsers: true, minMeasuredSeconds: 1 })]), () => now);
+    const t1 = ticketOf(d.next(1));
+    const t2 = ticketOf(d.next(2));
+    d.done(report(t1));
+    const t3 = ticketOf(d.next(1));
+    d.done(report(t2)); // a2 ends (2 measured); t3 is still running
+    expect(d.current!.spec.cell.id).toBe('b1');
+    expect(d.next(2).kind).toBe('wait'); // b1 waits for t3
+    now = 500;
+    expect(d.done(report(t3))).toBe('transition');
+    const t4 = ticketOf(d.next(2));
+    expect(d.current!.startMs).toBe(500);
+    now = 1400;
+    d.done(report(t4)); // 0.9 s since b1 began: not yet its 1 s
+    expect(d.steps).toHaveLength(1);
+    now = 1600;
+    d.done(report(ticketOf(d.next(2))));
+    expect(d.steps.map((s) => s.spec.cell.id)).toEqual(['a2', 'b1']);
+  });
+});
