@@ -36,6 +36,9 @@ export function extrapolateCrossing(n0: number, v0: number, n1: number, v1: numb
   return isFinite(x) && x > n1 ? x : null;
 }
 
+/** How far one climbing step may go: x2 of the last passing step. */
+const MAX_CLIMB = 2;
+
 /** The broken limit's predicted crossing between a passing and a failing point (log-log interpolation, else linear); null without figures. */
 export function interpolateCrossing(pass: SearchPoint, fail: SearchPoint, limits: readonly LadderLimit[]): number | null {
   let best: number | null = null;
@@ -55,7 +58,8 @@ export function interpolateCrossing(pass: SearchPoint, fail: SearchPoint, limits
 /**
  * The search's next move from the points measured so far, in the order measured.
  * Climbing: the largest passing step grows to the crossing the last two passing steps predict, at
- * least +1 and at most x4 (x2 without a prediction), capped at maxUsers. Once a step fails: the
+ * least +1 and at most x2 (an overshoot is the dearest step: the most users, the slowest requests),
+ * capped at maxUsers. Once a step fails: the
  * crossing interpolated between the last pass and the first fail is tried, then the step one
  * resolution beyond it on the other side, so a good prediction ends the search in two steps; when
  * a try does not halve the interval, the next is its middle, so the search always ends.
@@ -86,7 +90,7 @@ export function nextSearchStep(points: readonly SearchPoint[], cfg: Pick<Capacit
   }
   if (lo >= maxUsers) return { kind: 'done', lastPass: lo, firstFail: null };
   const sorted = [...passes].sort((a, b) => a.users - b.users);
-  let target = lo * 2;
+  let target = lo * MAX_CLIMB;
   if (sorted.length >= 2) {
     const a = sorted[sorted.length - 2]!;
     const b = sorted[sorted.length - 1]!;
@@ -98,7 +102,7 @@ export function nextSearchStep(points: readonly SearchPoint[], cfg: Pick<Capacit
       const x = extrapolateCrossing(a.users, va, b.users, vb, l.value);
       if (x !== null && (nearest === null || x < nearest)) nearest = x;
     });
-    if (nearest !== null) target = Math.min(lo * 4, Math.floor(nearest as number));
+    if (nearest !== null) target = Math.min(lo * MAX_CLIMB, Math.floor(nearest as number));
   }
   return { kind: 'next', users: Math.min(maxUsers, Math.max(lo + 1, target)) };
 }
