@@ -12,7 +12,6 @@ export interface BuiltinRefs {
   readonly vusMax: Metric;
   readonly iterations: Metric;
   readonly iterationDuration: Metric;
-  readonly droppedIterations: Metric;
   readonly dataSent: Metric;
   readonly dataReceived: Metric;
   readonly checks: Metric;
@@ -67,7 +66,6 @@ export class RunContext {
       vusMax: m('vus_max'),
       iterations: m('iterations'),
       iterationDuration: m('iteration_duration'),
-      droppedIterations: m('dropped_iterations'),
       dataSent: m('data_sent'),
       dataReceived: m('data_received'),
       checks: m('checks'),

@@ -12,14 +12,11 @@ export class ScenarioRuntime {
   iterationsStarted = 0;
   completed = 0;
   interrupted = 0;
-  dropped = 0;
   activeVUs = 0;
   /** 0..1, as exec.scenario.progress. */
   progress = 0;
-  /** No new iterations once true (duration or maxDuration reached, or the test is stopping). */
+  /** No new iterations once true (maxDuration reached, or the test is stopping). */
   stopping = false;
-  /** The test is stopping early or gracefulStop expired: arrival-rate executors start nothing more, not even due arrivals. */
-  aborting = false;
   readonly inFlight = new Set<Iteration>();
   readonly cpuStart = { user: 0, system: 0 };
 
@@ -30,12 +27,7 @@ export class ScenarioRuntime {
   }
 
   /** Cuts every in-flight iteration: gracefulStop has expired or the test stops. */
-  abortedPromise: Promise<void> | null = null;
-  onAborting: (() => void) | null = null;
-
   cutAll(): void {
-    this.aborting = true;
-    this.onAborting?.();
     for (const it of [...this.inFlight]) it.cut();
   }
 }

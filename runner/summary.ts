@@ -135,7 +135,7 @@ function formatValue(m: SummaryMetric, v: number): string {
 const HIDDEN = new Set(['http_req_blocked', 'http_req_connecting', 'http_req_tls_handshaking', 'http_req_sending', 'http_req_waiting', 'http_req_receiving', 'group_duration', 'checks']);
 const SECTIONS: [string, (n: string) => boolean][] = [
   ['HTTP', (n) => n.startsWith('http_')],
-  ['EXECUTION', (n) => ['iteration_duration', 'iterations', 'vus', 'vus_max', 'dropped_iterations'].includes(n)],
+  ['EXECUTION', (n) => ['iteration_duration', 'iterations', 'vus', 'vus_max'].includes(n)],
   ['NETWORK', (n) => n.startsWith('data_')],
 ];
 

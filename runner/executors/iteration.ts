@@ -16,7 +16,7 @@ export function bindVU(rc: RunContext, vu: VU, sc: ScenarioRuntime): void {
   vu.setGlobal('__ENV', { ...rc.env, ...sc.config.env });
 }
 
-/** Counts a VU as active (exec.instance.vusActive, the vus metric): looping executors for the whole scenario, arrival-rate ones per iteration. */
+/** Counts a VU as active (exec.instance.vusActive, the vus metric) for the whole scenario it is bound to. */
 export function setActive(rc: RunContext, sc: ScenarioRuntime, delta: 1 | -1): void {
   rc.vusActive += delta;
   sc.activeVUs += delta;
