@@ -17,7 +17,6 @@ import { buildSummaryData, renderSummaryExport, renderTextSummary, type SummaryD
 import { abortingThresholds, compileThresholds, crossedMetrics, evaluateThresholds, type CompiledThreshold } from './thresholds';
 import { TestAbortError, VU } from './vu';
 import { VUPool } from './vu-pool';
-import { stopSyncWorker } from './modules/http-sync';
 import type { RunnerEmitter } from './events';
 import type { Tags } from './metrics-engine';
 
@@ -253,7 +252,6 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
   if (cfg.healthOut) writeOut(resolve(cfg.cwd, cfg.healthOut), JSON.stringify(health, null, 2) + '\n');
   await rc.engine.closeOutputs();
   for (const vu of [vu0, ...vus]) vu.close();
-  await stopSyncWorker();
 
   const crossed = crossedMetrics(thresholds);
   exitCode ??= rc.aborted?.exitCode ?? null;

@@ -1,10 +1,9 @@
-// k6/http for one VU: asyncRequest (non-blocking) and the blocking calls, with k6's http_* metrics and tags. Runs in Node.
+// k6/http for one VU: asyncRequest only (the bundles use nothing else), with k6's http_* metrics and tags. Runs in Node.
 import { monoToEpochMs } from '../clock';
 import { parseDurationMs } from '../durations';
 import type { Tags } from '../metrics-engine';
 import { esm, type Iteration, type VU } from '../vu';
 import { performRequest, type RawRequest, type RawResponse } from './http-client';
-import { prepareSyncWorker, requestSync } from './http-sync';
 
 interface Params {
   headers?: Record<string, unknown>;
@@ -26,9 +25,21 @@ function isExpected(status: number, cb: ExpectedStatuses | null): boolean | null
 
 const DEFAULT_EXPECTED: ExpectedStatuses = { __expected: [{ min: 200, max: 399 }] };
 
+/**
+ * k6/http members the runner does not provide. The blocking calls would stall every VU of the
+ * process (one thread), and the suite's bundles use only asyncRequest; calling one says so instead
+ * of failing with "is not a function".
+ */
+const NOT_PROVIDED = ['request', 'get', 'head', 'post', 'put', 'patch', 'del', 'options', 'batch'] as const;
+
+function notProvided(name: string): () => never {
+  return () => {
+    throw new Error(`http.${name} is not supported by the local runner: it supports only http.asyncRequest`);
+  };
+}
+
 export function createHttpModule(vu: VU) {
   const rc = vu.rc;
-  prepareSyncWorker();
   let defaultCallback: ExpectedStatuses | null = DEFAULT_EXPECTED;
 
   function toRaw(method: string, url: unknown, body: unknown, params: Params | undefined): RawRequest {
@@ -123,13 +134,9 @@ export function createHttpModule(vu: VU) {
     };
   }
 
-  function guard(what: string): void {
-    if (vu.inInitContext) throw new Error(`making http requests (${what}) in the init context is not supported`);
-  }
-
   /** Non-blocking request: the promise resolves with the response; a cut iteration's request is abandoned. */
   function asyncRequest(method: string, url: unknown, body?: unknown, params?: Params): Promise<unknown> {
-    guard('asyncRequest');
+    if (vu.inInitContext) throw new Error('making http requests (asyncRequest) in the init context is not supported');
     const iter = vu.iter;
     const req = toRaw(method, url, body, params);
     // A cut iteration aborts its requests; their promises never settle, as k6 interrupts the VU.
@@ -152,22 +159,9 @@ export function createHttpModule(vu: VU) {
     });
   }
 
-  function request(method: string, url: unknown, body?: unknown, params?: Params): unknown {
-    guard('request');
-    const req = toRaw(method, url, body, params);
-    return finish(requestSync(req), req, params, vu.iter);
-  }
-
   return esm({
     asyncRequest,
-    request,
-    get: (url: unknown, params?: Params) => request('GET', url, null, params),
-    head: (url: unknown, params?: Params) => request('HEAD', url, null, params),
-    post: (url: unknown, body?: unknown, params?: Params) => request('POST', url, body, params),
-    put: (url: unknown, body?: unknown, params?: Params) => request('PUT', url, body, params),
-    patch: (url: unknown, body?: unknown, params?: Params) => request('PATCH', url, body, params),
-    del: (url: unknown, body?: unknown, params?: Params) => request('DELETE', url, body, params),
-    options: (url: unknown, body?: unknown, params?: Params) => request('OPTIONS', url, body, params),
+    ...Object.fromEntries(NOT_PROVIDED.map((name) => [name, notProvided(name)])),
     expectedStatuses: (...specs: (number | { min: number; max: number })[]): ExpectedStatuses => ({ __expected: specs }),
     setResponseCallback: (cb: ExpectedStatuses | null) => {
       defaultCallback = cb;
