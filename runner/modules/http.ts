@@ -13,7 +13,7 @@ interface Params {
   responseCallback?: ExpectedStatuses | null;
 }
 
-/** What http.expectedStatuses returns: statuses and ranges counted as expected (k6 default 200-399). */
+/** k6's response callback (what http.expectedStatuses returns): statuses and ranges counted as expected. */
 interface ExpectedStatuses {
   readonly __expected: readonly (number | { min: number; max: number })[];
 }
@@ -23,14 +23,15 @@ function isExpected(status: number, cb: ExpectedStatuses | null): boolean | null
   return cb.__expected.some((e) => (typeof e === 'number' ? e === status : status >= e.min && status <= e.max));
 }
 
+/** k6's default when params.responseCallback is not given: 200-399 are expected. */
 const DEFAULT_EXPECTED: ExpectedStatuses = { __expected: [{ min: 200, max: 399 }] };
 
 /**
- * k6/http members the runner does not provide. The blocking calls would stall every VU of the
- * process (one thread), and the suite's bundles use only asyncRequest; calling one says so instead
- * of failing with "is not a function".
+ * k6/http members the runner does not provide: the suite's bundles use only asyncRequest, with the
+ * default response callback (and a blocking call would stall every VU of this one thread). Calling
+ * one says so instead of failing with "is not a function".
  */
-const NOT_PROVIDED = ['request', 'get', 'head', 'post', 'put', 'patch', 'del', 'options', 'batch'] as const;
+const NOT_PROVIDED = ['request', 'get', 'head', 'post', 'put', 'patch', 'del', 'options', 'batch', 'expectedStatuses', 'setResponseCallback'] as const;
 
 function notProvided(name: string): () => never {
   return () => {
@@ -40,7 +41,6 @@ function notProvided(name: string): () => never {
 
 export function createHttpModule(vu: VU) {
   const rc = vu.rc;
-  let defaultCallback: ExpectedStatuses | null = DEFAULT_EXPECTED;
 
   function toRaw(method: string, url: unknown, body: unknown, params: Params | undefined): RawRequest {
     const headers: Record<string, string> = {};
@@ -69,7 +69,7 @@ export function createHttpModule(vu: VU) {
   }
 
   function finish(raw: RawResponse, req: RawRequest, params: Params | undefined, iter: Iteration | null): unknown {
-    const cb = params?.responseCallback === undefined ? defaultCallback : params.responseCallback;
+    const cb = params?.responseCallback === undefined ? DEFAULT_EXPECTED : params.responseCallback;
     const expected = raw.status === 0 ? (cb === null ? null : false) : isExpected(raw.status, cb);
     const extra: Tags = {};
     if (params?.tags) for (const [k, v] of Object.entries(params.tags)) extra[k] = String(v);
@@ -162,9 +162,5 @@ export function createHttpModule(vu: VU) {
   return esm({
     asyncRequest,
     ...Object.fromEntries(NOT_PROVIDED.map((name) => [name, notProvided(name)])),
-    expectedStatuses: (...specs: (number | { min: number; max: number })[]): ExpectedStatuses => ({ __expected: specs }),
-    setResponseCallback: (cb: ExpectedStatuses | null) => {
-      defaultCallback = cb;
-    },
   });
 }

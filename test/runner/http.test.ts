@@ -17,14 +17,14 @@ describe('k6/http', () => {
   });
   afterAll(() => server.close());
 
-  it('answers asyncRequest; request, get, post, ... and batch throw "supports only http.asyncRequest"', async () => {
+  it('answers asyncRequest; request, get, post, ..., batch, expectedStatuses and setResponseCallback throw "supports only http.asyncRequest"', async () => {
     const r = await runCli(['run', '-q', '-e', `BASE_URL=${server.url}`, join(FIXTURES, 'http.js')]);
     expect(r.code, r.stderr).toBe(0);
     const seen = JSON.parse(consoleMessages(r.stderr)[0]!) as { status: number; body: string; removed: Record<string, string>; named: string };
     expect(seen.status).toBe(200);
     expect(seen.body).toBe('POST /echo hello');
     for (const [name, message] of Object.entries(seen.removed)) expect(message).toBe(`http.${name} is not supported by the local runner: it supports only http.asyncRequest`);
-    expect(Object.keys(seen.removed)).toHaveLength(9);
+    expect(Object.keys(seen.removed)).toHaveLength(11);
     expect(seen.named).toBe('http.get is not supported by the local runner: it supports only http.asyncRequest');
   });
 });
