@@ -1,7 +1,6 @@
-// Shared state of one test run: metrics, groups, counters, abort status, caches for open() and SharedArray. Runs in Node.
+// Shared state of one test run: metrics, counters, abort status, caches for open() and SharedArray. Runs in Node.
 import { epochMs, monoMs } from './clock';
 import { RunnerEmitter } from './events';
-import { GroupTree } from './groups';
 import { MetricsEngine, type Metric, type Tags } from './metrics-engine';
 import type { ExitCode } from './exit-codes';
 import type { RunOptions } from './options';
@@ -14,8 +13,6 @@ export interface BuiltinRefs {
   readonly iterationDuration: Metric;
   readonly dataSent: Metric;
   readonly dataReceived: Metric;
-  readonly checks: Metric;
-  readonly groupDuration: Metric;
   readonly httpReqs: Metric;
   readonly httpReqFailed: Metric;
   readonly httpReqDuration: Metric;
@@ -34,7 +31,6 @@ export interface AbortState {
 
 export class RunContext {
   readonly engine = new MetricsEngine();
-  readonly groups = new GroupTree();
   readonly events = new RunnerEmitter();
   readonly builtin: BuiltinRefs;
   /** Monotonic ms at test start; currentTestRunDuration counts from here. */
@@ -68,8 +64,6 @@ export class RunContext {
       iterationDuration: m('iteration_duration'),
       dataSent: m('data_sent'),
       dataReceived: m('data_received'),
-      checks: m('checks'),
-      groupDuration: m('group_duration'),
       httpReqs: m('http_reqs'),
       httpReqFailed: m('http_req_failed'),
       httpReqDuration: m('http_req_duration'),

@@ -73,7 +73,6 @@ export class VU {
   metricTags: Tags = {};
   /** exec.vu.metrics.metadata: carried by every sample the VU pushes while set (k6's sample metadata), never indexed. */
   readonly metricMetadata: Record<string, unknown> = {};
-  groupPath = '';
   iterationInInstance = 0;
   iterationInScenario = 0;
   /** exec.scenario.iterationInTest of the running iteration (unique within the scenario). */
@@ -139,13 +138,6 @@ export class VU {
 
   get inInitContext(): boolean {
     return this.phase === 'init';
-  }
-
-  /** Tags of a sample pushed now by script code: VU tags, the current group, then the call's own tags. */
-  sampleTags(extra?: Tags): Tags {
-    const tags: Tags = { ...this.metricTags, group: this.groupPath };
-    if (extra) Object.assign(tags, extra);
-    return tags;
   }
 
   /**

@@ -36,7 +36,6 @@ export async function runIteration(rc: RunContext, sc: ScenarioRuntime, vu: VU):
   const start = monoMs();
   const iter = new Iteration(vu, sc, start);
   vu.iter = iter;
-  vu.groupPath = '';
   vu.scenarioIterationInTest = sc.iterationsStarted++;
   vu.setGlobal('__ITER', vu.iterationInScenario);
   sc.inFlight.add(iter);

@@ -75,7 +75,7 @@ export function createHttpModule(vu: VU) {
     if (params?.tags) for (const [k, v] of Object.entries(params.tags)) extra[k] = String(v);
     const tags: Tags = {
       ...vu.metricTags,
-      group: vu.groupPath,
+      group: '',
       method: req.method,
       url: req.url,
       name: extra.name ?? req.url,

@@ -83,7 +83,6 @@ function makeVu(): { vu: VU; samples: Pushed[]; rc: RunContext } {
     inInitContext: false,
     iter: null as Iteration | null,
     metricTags: { scenario: 's' },
-    groupPath: '',
     scenario: { name: 's' },
     streamPool: new ConnectionPool(),
     push(metric: Metric, value: number, tags: Tags, iter?: Iteration | null): void {
