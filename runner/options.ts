@@ -4,7 +4,7 @@ import { EXIT, RunnerError } from './exit-codes';
 import { setStreamInsecureSkipTLSVerify } from './modules/sse-transport';
 
 /** The one executor the runner provides: lib/options.ts buildOptions gives every scenario of the suite this one. */
-export const EXECUTOR = 'per-vu-iterations';
+const EXECUTOR = 'per-vu-iterations';
 
 export interface ScenarioConfig {
   readonly name: string;

@@ -213,6 +213,17 @@ export function esm<T extends object>(named: T, defaultExport: unknown = named):
   return { ...named, __esModule: true as const, default: defaultExport };
 }
 
+/** Members of a k6 module the runner lacks: calling one throws `message(name)` rather than "is not a function". */
+export function notProvided(names: readonly string[], message: (name: string) => string): Record<string, () => never> {
+  const out: Record<string, () => never> = {};
+  for (const name of names) {
+    out[name] = () => {
+      throw new Error(message(name));
+    };
+  }
+  return out;
+}
+
 function stringify(args: unknown[]): string {
   return args
     .map((a) => {

@@ -2,7 +2,7 @@
 import { monoToEpochMs } from '../clock';
 import { parseDurationMs } from '../durations';
 import type { Tags } from '../metrics-engine';
-import { esm, type Iteration, type VU } from '../vu';
+import { esm, notProvided, type Iteration, type VU } from '../vu';
 import { performRequest, type RawRequest, type RawResponse } from './http-client';
 
 interface Params {
@@ -28,16 +28,9 @@ const DEFAULT_EXPECTED: ExpectedStatuses = { __expected: [{ min: 200, max: 399 }
 
 /**
  * k6/http members the runner does not provide: the suite's bundles use only asyncRequest, with the
- * default response callback (and a blocking call would stall every VU of this one thread). Calling
- * one says so instead of failing with "is not a function".
+ * default response callback (and a blocking call would stall every VU of this one thread).
  */
-const NOT_PROVIDED = ['request', 'get', 'head', 'post', 'put', 'patch', 'del', 'options', 'batch', 'expectedStatuses', 'setResponseCallback'] as const;
-
-function notProvided(name: string): () => never {
-  return () => {
-    throw new Error(`http.${name} is not supported by the local runner: it supports only http.asyncRequest`);
-  };
-}
+const NOT_PROVIDED = ['request', 'get', 'head', 'post', 'put', 'patch', 'del', 'options', 'batch', 'expectedStatuses', 'setResponseCallback'];
 
 export function createHttpModule(vu: VU) {
   const rc = vu.rc;
@@ -161,6 +154,6 @@ export function createHttpModule(vu: VU) {
 
   return esm({
     asyncRequest,
-    ...Object.fromEntries(NOT_PROVIDED.map((name) => [name, notProvided(name)])),
+    ...notProvided(NOT_PROVIDED, (name) => `http.${name} is not supported by the local runner: it supports only http.asyncRequest`),
   });
 }

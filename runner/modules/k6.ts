@@ -1,17 +1,10 @@
 // The k6 module for one VU: sleep only (the bundles import nothing from k6; the benches' scripts sleep). Runs in Node.
-import { esm, type VU } from '../vu';
+import { esm, notProvided, type VU } from '../vu';
 
-/** k6 members the runner does not provide; calling one says so instead of failing with "is not a function". */
-const NOT_PROVIDED = ['check', 'group', 'fail', 'randomSeed'] as const;
-
-function notProvided(name: string): () => never {
-  return () => {
-    throw new Error(`${name}() is not supported by the local runner: of the k6 module it supports only sleep`);
-  };
-}
+/** k6 members the runner does not provide: the bundles use none of them. */
+const NOT_PROVIDED = ['check', 'group', 'fail', 'randomSeed'];
 
 export function createK6Module(vu: VU) {
-
   /** Resolves after `seconds`; a cut iteration's sleep never resolves (k6 interrupts the VU). */
   function sleep(seconds: number): Promise<void> {
     const iter = vu.iter;
@@ -25,5 +18,5 @@ export function createK6Module(vu: VU) {
     });
   }
 
-  return esm({ sleep, ...Object.fromEntries(NOT_PROVIDED.map((name) => [name, notProvided(name)])) });
+  return esm({ sleep, ...notProvided(NOT_PROVIDED, (name) => `${name}() is not supported by the local runner: of the k6 module it supports only sleep`) });
 }
