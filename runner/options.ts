@@ -59,11 +59,9 @@ function unsupportedExecutor(what: string): never {
   return bad(`${what} is not supported by the local runner (supported: ${EXECUTOR})`);
 }
 
-function dur(v: unknown, what: string, fallback?: number): number {
-  if (v === undefined || v === null) {
-    if (fallback === undefined) bad(`${what} is required`);
-    return fallback;
-  }
+/** A duration option, `fallback` when absent (every duration the runner reads has a k6 default). */
+function dur(v: unknown, what: string, fallback: number): number {
+  if (v === undefined || v === null) return fallback;
   try {
     return parseDurationMs(v, what);
   } catch (e) {
@@ -71,12 +69,10 @@ function dur(v: unknown, what: string, fallback?: number): number {
   }
 }
 
-function int(v: unknown, what: string, fallback?: number, min = 0): number {
-  if (v === undefined || v === null) {
-    if (fallback === undefined) bad(`${what} is required`);
-    return fallback;
-  }
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) bad(`${what} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+/** A count option (vus, iterations): an integer >= 1, `fallback` when absent. */
+function count(v: unknown, what: string, fallback: number): number {
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) bad(`${what} must be an integer >= 1, got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -104,8 +100,8 @@ function parseScenario(name: string, raw: Record<string, unknown>): ScenarioConf
     exec: raw.exec === undefined ? 'default' : String(raw.exec),
     env: stringMap(raw.env, `scenario "${name}" env`),
     tags: stringMap(raw.tags, `scenario "${name}" tags`),
-    vus: int(raw.vus, `scenario "${name}" vus`, 1, 1),
-    iterations: int(raw.iterations, `scenario "${name}" iterations`, 1, 1),
+    vus: count(raw.vus, `scenario "${name}" vus`, 1),
+    iterations: count(raw.iterations, `scenario "${name}" iterations`, 1),
     maxDurationMs: dur(raw.maxDuration, `scenario "${name}" maxDuration`, 600_000),
   };
 }
@@ -149,7 +145,7 @@ export function resolveOptions(scriptOptions: unknown, cli: CliOverrides): RunOp
   } else {
     if (raw.iterations !== undefined) unsupportedExecutor('iterations without scenarios (executor shared-iterations)');
     if (raw.duration !== undefined) unsupportedExecutor('duration without scenarios (executor constant-vus)');
-    scenarios = [parseScenario('default', { executor: EXECUTOR, vus: int(raw.vus, 'vus', 1, 1), iterations: 1 })];
+    scenarios = [parseScenario('default', { executor: EXECUTOR, vus: count(raw.vus, 'vus', 1), iterations: 1 })];
   }
   const stats = raw.summaryTrendStats;
   if (stats !== undefined && (!Array.isArray(stats) || stats.some((s) => typeof s !== 'string' || !/^(avg|min|med|max|count|p\(\d+(\.\d+)?\))$/.test(s)))) {
