@@ -1,5 +1,5 @@
 // Shared state of one test run: metrics, counters, abort status, caches for open() and SharedArray. Runs in Node.
-import { epochMs, monoMs } from './clock';
+import { monoMs } from './clock';
 import { RunnerEmitter } from './events';
 import { MetricsEngine, type Metric, type Tags } from './metrics-engine';
 import type { ExitCode } from './exit-codes';
@@ -35,7 +35,6 @@ export class RunContext {
   readonly builtin: BuiltinRefs;
   /** Monotonic ms at test start; currentTestRunDuration counts from here. */
   startMono = monoMs();
-  startEpoch = epochMs();
   iterationsCompleted = 0;
   iterationsInterrupted = 0;
   vusActive = 0;
@@ -52,10 +51,7 @@ export class RunContext {
   globalTags: Tags = {};
   health: HealthRecorder | null = null;
 
-  constructor(
-    readonly bundlePath: string,
-    readonly env: Readonly<Record<string, string>>,
-  ) {
+  constructor(readonly env: Readonly<Record<string, string>>) {
     const m = (name: string): Metric => this.engine.get(name)!;
     this.builtin = {
       vus: m('vus'),
@@ -78,7 +74,6 @@ export class RunContext {
 
   markStarted(): void {
     this.startMono = monoMs();
-    this.startEpoch = epochMs();
   }
 
   elapsedMs(): number {

@@ -1,7 +1,7 @@
 // Runs a bundle end to end like `k6 run`: init VUs, setup, scenarios, teardown, thresholds, summaries, outputs. Runs in Node.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { epochMs, monoMs } from './clock';
+import { epochMs } from './clock';
 import { RunContext } from './context';
 import { EXIT, RunnerError, type ExitCode } from './exit-codes';
 import { runExecutor } from './executors/index';
@@ -77,7 +77,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string, code: ExitCode)
 export async function runTest(cfg: RunConfig): Promise<RunResult> {
   const log = (level: 'info' | 'warning' | 'error', msg: string, fields?: Record<string, string>): void => cfg.writeStderr(formatLogLine(level, msg, fields));
   const bundle = loadBundle(cfg.bundle);
-  const rc = new RunContext(bundle.path, cfg.env);
+  const rc = new RunContext(cfg.env);
   rc.health = new HealthRecorder();
 
   // Init context once for options (k6's init VU), then once per VU.
@@ -280,7 +280,6 @@ async function runScenario(rc: RunContext, sc: ScenarioRuntime, pool: VUPool, ab
   }
   if (rc.aborted) return;
   sc.started = true;
-  sc.startMono = monoMs();
   sc.startEpochMs = epochMs();
   rc.health?.start(sc.name);
   rc.events.emit('scenarioStart', { name: sc.name, executor: cfg.executor, atMs: rc.elapsedMs() });

@@ -5,7 +5,6 @@ import type { Iteration } from './vu';
 export class ScenarioRuntime {
   /** Epoch ms when the scenario started (exec.scenario.startTime). */
   startEpochMs = 0;
-  startMono = 0;
   started = false;
   finished = false;
   /** Iterations started so far in this scenario (exec.scenario.iterationInTest is the next one). */
@@ -18,7 +17,6 @@ export class ScenarioRuntime {
   /** No new iterations once true (maxDuration reached, or the test is stopping). */
   stopping = false;
   readonly inFlight = new Set<Iteration>();
-  readonly cpuStart = { user: 0, system: 0 };
 
   constructor(readonly config: ScenarioConfig) {}
 

@@ -74,7 +74,7 @@ interface Pushed {
   tags: Tags;
 }
 function makeVu(): { vu: VU; samples: Pushed[]; rc: RunContext } {
-  const rc = new RunContext('test.js', {});
+  const rc = new RunContext({});
   rc.health = new HealthRecorder();
   rc.health.start('s');
   const samples: Pushed[] = [];
