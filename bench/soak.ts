@@ -4,7 +4,9 @@
 // The simulator (sim/, fixed timing: TTFT 50 ms, ITL 10 ms = 100 tok/s per stream, 300 output tokens
 // per request, so about 3 s per request) is pinned to core 0 and the client engine to core 1 (taskset;
 // nice -10 when allowed), as in bench/engine-overhead.ts. Each engine in turn runs one k6/x/llm script
-// with a `constant-vus` scenario: --streams VUs, each streaming requests back to back for --minutes.
+// with a `per-vu-iterations` scenario whose maxDuration is --minutes and whose iteration count is out of
+// reach (the runner's only executor; k6 runs it the same way): --streams VUs, each streaming requests
+// back to back for --minutes.
 // Engines:
 //   k6      .cache/k6/k6 (npm run build:k6, reused when up to date) running the script.
 //   runner  the local runner (runner/cli.ts run) running the same script.
@@ -77,7 +79,7 @@ import { Counter } from 'k6/metrics';
 import { sleep } from 'k6';
 
 export const options = {
-  scenarios: { soak: { executor: 'constant-vus', vus: Number(__ENV.N), duration: __ENV.DURATION, gracefulStop: '30s' } },
+  scenarios: { soak: { executor: 'per-vu-iterations', vus: Number(__ENV.N), iterations: 1000000000, maxDuration: __ENV.DURATION, gracefulStop: '30s' } },
 };
 const requests = new Counter('soak_requests');
 const failed = new Counter('soak_failed');
@@ -415,7 +417,7 @@ async function main(): Promise<void> {
   const versions = engines.filter((e) => e.version).map((e) => `${e.name}: ${e.version}`).join('; ');
   const text = [
     `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); simulator pinned to core 0, client to core 1${NICE.length ? ', both at nice -10' : ' (nice -10 not permitted)'}; load average (1/5/15 min) ${la(loadStart)} at the start, ${la(loadavg())} at the end.`,
-    `${args.streams} concurrent streams (constant-vus) for ${args.minutes} min per engine; fixed timing TTFT ${TTFT_MS} ms, ITL ${ITL_MS} ms, ${args.tokens} output tokens per request. ${versions}.`,
+    `${args.streams} concurrent streams (per-vu-iterations, requests back to back) for ${args.minutes} min per engine; fixed timing TTFT ${TTFT_MS} ms, ITL ${ITL_MS} ms, ${args.tokens} output tokens per request. ${versions}.`,
     `RSS (VmRSS) and open fds of the engine process sampled every ${SAMPLE_MS / 1000} s from spawn; growth = end of the load window vs the first sample at or after 1 min; PASS = exit 0, no failed request, RSS and fd growth each under ${GROWTH_LIMIT}%. Duration is the engine process's wall time (start-up, graceful stop and summary included).`,
     '',
     render(rows),

@@ -1,7 +1,6 @@
-// Shared state of one test run: metrics, groups, counters, abort status, caches for open() and SharedArray. Runs in Node.
-import { epochMs, monoMs } from './clock';
+// Shared state of one test run: metrics, counters, abort status, caches for open() and SharedArray. Runs in Node.
+import { monoMs } from './clock';
 import { RunnerEmitter } from './events';
-import { GroupTree } from './groups';
 import { MetricsEngine, type Metric, type Tags } from './metrics-engine';
 import type { ExitCode } from './exit-codes';
 import type { RunOptions } from './options';
@@ -12,11 +11,8 @@ export interface BuiltinRefs {
   readonly vusMax: Metric;
   readonly iterations: Metric;
   readonly iterationDuration: Metric;
-  readonly droppedIterations: Metric;
   readonly dataSent: Metric;
   readonly dataReceived: Metric;
-  readonly checks: Metric;
-  readonly groupDuration: Metric;
   readonly httpReqs: Metric;
   readonly httpReqFailed: Metric;
   readonly httpReqDuration: Metric;
@@ -35,12 +31,10 @@ export interface AbortState {
 
 export class RunContext {
   readonly engine = new MetricsEngine();
-  readonly groups = new GroupTree();
   readonly events = new RunnerEmitter();
   readonly builtin: BuiltinRefs;
   /** Monotonic ms at test start; currentTestRunDuration counts from here. */
   startMono = monoMs();
-  startEpoch = epochMs();
   iterationsCompleted = 0;
   iterationsInterrupted = 0;
   vusActive = 0;
@@ -57,21 +51,15 @@ export class RunContext {
   globalTags: Tags = {};
   health: HealthRecorder | null = null;
 
-  constructor(
-    readonly bundlePath: string,
-    readonly env: Readonly<Record<string, string>>,
-  ) {
+  constructor(readonly env: Readonly<Record<string, string>>) {
     const m = (name: string): Metric => this.engine.get(name)!;
     this.builtin = {
       vus: m('vus'),
       vusMax: m('vus_max'),
       iterations: m('iterations'),
       iterationDuration: m('iteration_duration'),
-      droppedIterations: m('dropped_iterations'),
       dataSent: m('data_sent'),
       dataReceived: m('data_received'),
-      checks: m('checks'),
-      groupDuration: m('group_duration'),
       httpReqs: m('http_reqs'),
       httpReqFailed: m('http_req_failed'),
       httpReqDuration: m('http_req_duration'),
@@ -86,7 +74,6 @@ export class RunContext {
 
   markStarted(): void {
     this.startMono = monoMs();
-    this.startEpoch = epochMs();
   }
 
   elapsedMs(): number {

@@ -1,4 +1,4 @@
-// Parses Go/k6 duration strings ("1m30s", "500ms", "2h") and formats them back. Runs in Node.
+// Parses Go/k6 duration strings ("1m30s", "500ms", "2h"). Runs in Node.
 
 const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -20,19 +20,4 @@ export function parseDurationMs(value: unknown, what: string): number {
   }
   if (text.length === 0) throw new Error(`${what}: empty duration`);
   return total;
-}
-
-/** Formats milliseconds the way Go prints a time.Duration (k6's progress and banner lines): 1m30s, 10m0s, 500ms. */
-export function formatGoDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  let s = ms / 1000;
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  const sec = Number.isInteger(s) ? String(s) : String(Math.round(s * 1000) / 1000);
-  if (h > 0) return `${h}h${m}m${sec}s`;
-  if (m > 0) return `${m}m${sec}s`;
-  return `${sec}s`;
 }

@@ -10,7 +10,7 @@ export interface ThresholdResult {
 export interface RunnerEvents {
   testStart: [{ scenarios: readonly string[]; vusMax: number }];
   scenarioStart: [{ name: string; executor: string; atMs: number }];
-  scenarioEnd: [{ name: string; completed: number; interrupted: number; dropped: number; atMs: number }];
+  scenarioEnd: [{ name: string; completed: number; interrupted: number; atMs: number }];
   iterationEnd: [{ scenario: string; vu: number; outcome: 'completed' | 'failed' | 'interrupted'; durationMs: number }];
   thresholds: [{ atMs: number; final: boolean; results: readonly ThresholdResult[] }];
   testEnd: [{ exitCode: number; durationMs: number }];

@@ -3,30 +3,21 @@ import { parseDurationMs } from './durations';
 import { EXIT, RunnerError } from './exit-codes';
 import { setStreamInsecureSkipTLSVerify } from './modules/sse-transport';
 
-export type ExecutorName = 'per-vu-iterations' | 'shared-iterations' | 'constant-vus' | 'constant-arrival-rate' | 'ramping-arrival-rate';
+/** The one executor the runner provides: lib/options.ts buildOptions gives every scenario of the suite this one. */
+const EXECUTOR = 'per-vu-iterations';
 
-interface ScenarioBase {
+export interface ScenarioConfig {
   readonly name: string;
-  readonly executor: ExecutorName;
+  readonly executor: typeof EXECUTOR;
   readonly startTimeMs: number;
   readonly gracefulStopMs: number;
   readonly exec: string;
   readonly env: Readonly<Record<string, string>>;
   readonly tags: Readonly<Record<string, string>>;
+  readonly vus: number;
+  readonly iterations: number;
+  readonly maxDurationMs: number;
 }
-
-export type ScenarioConfig =
-  | (ScenarioBase & { executor: 'per-vu-iterations' | 'shared-iterations'; vus: number; iterations: number; maxDurationMs: number })
-  | (ScenarioBase & { executor: 'constant-vus'; vus: number; durationMs: number })
-  | (ScenarioBase & { executor: 'constant-arrival-rate'; rate: number; timeUnitMs: number; durationMs: number; preAllocatedVUs: number; maxVUs: number })
-  | (ScenarioBase & {
-      executor: 'ramping-arrival-rate';
-      startRate: number;
-      timeUnitMs: number;
-      stages: readonly { durationMs: number; target: number }[];
-      preAllocatedVUs: number;
-      maxVUs: number;
-    });
 
 export interface ThresholdSpec {
   readonly threshold: string;
@@ -57,24 +48,20 @@ export interface CliOverrides {
 const DEFAULT_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)'];
 const SCENARIO_NAME = /^[0-9a-zA-Z_-]+$/;
 
-const COMMON_KEYS = ['executor', 'startTime', 'gracefulStop', 'exec', 'env', 'tags', 'options'];
-const KEYS: Record<string, string[]> = {
-  'per-vu-iterations': ['vus', 'iterations', 'maxDuration'],
-  'shared-iterations': ['vus', 'iterations', 'maxDuration'],
-  'constant-vus': ['vus', 'duration'],
-  'constant-arrival-rate': ['rate', 'timeUnit', 'duration', 'preAllocatedVUs', 'maxVUs'],
-  'ramping-arrival-rate': ['startRate', 'timeUnit', 'stages', 'preAllocatedVUs', 'maxVUs'],
-};
+const KEYS = ['executor', 'startTime', 'gracefulStop', 'exec', 'env', 'tags', 'options', 'vus', 'iterations', 'maxDuration'];
 
 function bad(message: string): never {
   throw new RunnerError(message, EXIT.invalidConfig);
 }
 
-function dur(v: unknown, what: string, fallback?: number): number {
-  if (v === undefined || v === null) {
-    if (fallback === undefined) bad(`${what} is required`);
-    return fallback;
-  }
+/** A script asking for an executor the runner lacks: k6 would run it, so say why the runner does not. */
+function unsupportedExecutor(what: string): never {
+  return bad(`${what} is not supported by the local runner (supported: ${EXECUTOR})`);
+}
+
+/** A duration option, `fallback` when absent (every duration the runner reads has a k6 default). */
+function dur(v: unknown, what: string, fallback: number): number {
+  if (v === undefined || v === null) return fallback;
   try {
     return parseDurationMs(v, what);
   } catch (e) {
@@ -82,12 +69,10 @@ function dur(v: unknown, what: string, fallback?: number): number {
   }
 }
 
-function int(v: unknown, what: string, fallback?: number, min = 0): number {
-  if (v === undefined || v === null) {
-    if (fallback === undefined) bad(`${what} is required`);
-    return fallback;
-  }
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) bad(`${what} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+/** A count option (vus, iterations): an integer >= 1, `fallback` when absent. */
+function count(v: unknown, what: string, fallback: number): number {
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) bad(`${what} must be an integer >= 1, got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -103,63 +88,22 @@ function parseScenario(name: string, raw: Record<string, unknown>): ScenarioConf
   if (!SCENARIO_NAME.test(name)) bad(`scenario name "${name}" must match ^[0-9a-zA-Z_-]+$`);
   const executor = raw.executor;
   if (typeof executor !== 'string') bad(`scenario "${name}": executor is required`);
-  const own = KEYS[executor];
-  if (!own) {
-    bad(`scenario "${name}": executor "${executor}" is not supported by the local runner (supported: ${Object.keys(KEYS).join(', ')})`);
-  }
+  if (executor !== EXECUTOR) unsupportedExecutor(`scenario "${name}": executor "${executor}"`);
   for (const key of Object.keys(raw)) {
-    if (!COMMON_KEYS.includes(key) && !own.includes(key)) bad(`scenario "${name}": unknown field "${key}" for executor ${executor}`);
+    if (!KEYS.includes(key)) bad(`scenario "${name}": unknown field "${key}" for executor ${executor}`);
   }
-  const base = {
+  return {
     name,
+    executor,
     startTimeMs: dur(raw.startTime, `scenario "${name}" startTime`, 0),
     gracefulStopMs: dur(raw.gracefulStop, `scenario "${name}" gracefulStop`, 30_000),
     exec: raw.exec === undefined ? 'default' : String(raw.exec),
     env: stringMap(raw.env, `scenario "${name}" env`),
     tags: stringMap(raw.tags, `scenario "${name}" tags`),
+    vus: count(raw.vus, `scenario "${name}" vus`, 1),
+    iterations: count(raw.iterations, `scenario "${name}" iterations`, 1),
+    maxDurationMs: dur(raw.maxDuration, `scenario "${name}" maxDuration`, 600_000),
   };
-  switch (executor) {
-    case 'per-vu-iterations':
-    case 'shared-iterations': {
-      const vus = int(raw.vus, `scenario "${name}" vus`, 1, 1);
-      const iterations = int(raw.iterations, `scenario "${name}" iterations`, 1, 1);
-      if (executor === 'shared-iterations' && iterations < vus) bad(`scenario "${name}": iterations (${iterations}) must be >= vus (${vus})`);
-      return { ...base, executor, vus, iterations, maxDurationMs: dur(raw.maxDuration, `scenario "${name}" maxDuration`, 600_000) };
-    }
-    case 'constant-vus':
-      return { ...base, executor, vus: int(raw.vus, `scenario "${name}" vus`, 1, 1), durationMs: dur(raw.duration, `scenario "${name}" duration`) };
-    case 'constant-arrival-rate': {
-      const preAllocatedVUs = int(raw.preAllocatedVUs, `scenario "${name}" preAllocatedVUs`);
-      return {
-        ...base,
-        executor,
-        rate: int(raw.rate, `scenario "${name}" rate`, undefined, 1),
-        timeUnitMs: dur(raw.timeUnit, `scenario "${name}" timeUnit`, 1000),
-        durationMs: dur(raw.duration, `scenario "${name}" duration`),
-        preAllocatedVUs,
-        maxVUs: Math.max(preAllocatedVUs, int(raw.maxVUs, `scenario "${name}" maxVUs`, preAllocatedVUs)),
-      };
-    }
-    case 'ramping-arrival-rate': {
-      const preAllocatedVUs = int(raw.preAllocatedVUs, `scenario "${name}" preAllocatedVUs`);
-      if (!Array.isArray(raw.stages) || raw.stages.length === 0) bad(`scenario "${name}": stages must be a non-empty array`);
-      const stages = (raw.stages as Record<string, unknown>[]).map((s, i) => ({
-        durationMs: dur(s.duration, `scenario "${name}" stages[${i}].duration`),
-        target: int(s.target, `scenario "${name}" stages[${i}].target`),
-      }));
-      return {
-        ...base,
-        executor,
-        startRate: int(raw.startRate, `scenario "${name}" startRate`, 0),
-        timeUnitMs: dur(raw.timeUnit, `scenario "${name}" timeUnit`, 1000),
-        stages,
-        preAllocatedVUs,
-        maxVUs: Math.max(preAllocatedVUs, int(raw.maxVUs, `scenario "${name}" maxVUs`, preAllocatedVUs)),
-      };
-    }
-    default:
-      return bad(`scenario "${name}": unsupported executor ${executor}`);
-  }
 }
 
 function parseThresholds(raw: unknown): Record<string, ThresholdSpec[]> {
@@ -180,7 +124,11 @@ function parseThresholds(raw: unknown): Record<string, ThresholdSpec[]> {
   return out;
 }
 
-/** Builds the run's options: CLI shortcuts override the script; shortcuts with scenarios are an error, as in k6. */
+/**
+ * Builds the run's options: CLI shortcuts override the script; shortcuts with scenarios are an error, as in k6.
+ * Without scenarios, k6 turns `iterations` into shared-iterations, `duration` into constant-vus and `stages`
+ * into ramping-vus, which the runner lacks; only the default (per-vu-iterations, 1 iteration per VU) runs.
+ */
 export function resolveOptions(scriptOptions: unknown, cli: CliOverrides): RunOptions {
   const raw: Record<string, unknown> = scriptOptions && typeof scriptOptions === 'object' ? { ...(scriptOptions as Record<string, unknown>) } : {};
   if (cli.vus !== undefined) raw.vus = cli.vus;
@@ -188,21 +136,16 @@ export function resolveOptions(scriptOptions: unknown, cli: CliOverrides): RunOp
   if (cli.duration !== undefined) raw.duration = cli.duration;
   const scenariosRaw = raw.scenarios as Record<string, Record<string, unknown>> | undefined;
   let scenarios: ScenarioConfig[];
-  if (raw.stages !== undefined) bad('options.stages (ramping-vus) is not supported by the local runner; use scenarios');
+  if (raw.stages !== undefined) unsupportedExecutor('options.stages (executor ramping-vus)');
   if (scenariosRaw && typeof scenariosRaw === 'object' && Object.keys(scenariosRaw).length > 0) {
     if (raw.duration !== undefined || raw.iterations !== undefined) {
       bad('using multiple execution config shortcuts (duration, iterations) simultaneously with scenarios is not allowed');
     }
     scenarios = Object.entries(scenariosRaw).map(([name, sc]) => parseScenario(name, sc));
   } else {
-    const vus = int(raw.vus, 'vus', 1, 1);
-    if (raw.iterations !== undefined) {
-      scenarios = [parseScenario('default', { executor: 'shared-iterations', vus, iterations: raw.iterations, ...(raw.duration !== undefined ? { maxDuration: raw.duration } : {}) })];
-    } else if (raw.duration !== undefined) {
-      scenarios = [parseScenario('default', { executor: 'constant-vus', vus, duration: raw.duration })];
-    } else {
-      scenarios = [parseScenario('default', { executor: 'per-vu-iterations', vus, iterations: 1 })];
-    }
+    if (raw.iterations !== undefined) unsupportedExecutor('iterations without scenarios (executor shared-iterations)');
+    if (raw.duration !== undefined) unsupportedExecutor('duration without scenarios (executor constant-vus)');
+    scenarios = [parseScenario('default', { executor: EXECUTOR, vus: count(raw.vus, 'vus', 1), iterations: 1 })];
   }
   const stats = raw.summaryTrendStats;
   if (stats !== undefined && (!Array.isArray(stats) || stats.some((s) => typeof s !== 'string' || !/^(avg|min|med|max|count|p\(\d+(\.\d+)?\))$/.test(s)))) {
@@ -226,39 +169,13 @@ export function resolveOptions(scriptOptions: unknown, cli: CliOverrides): RunOp
   };
 }
 
-/** How long a scenario can run at most, without gracefulStop (k6 GetMaxDuration minus the stop). */
-export function scenarioMaxDurationMs(sc: ScenarioConfig): number {
-  switch (sc.executor) {
-    case 'per-vu-iterations':
-    case 'shared-iterations':
-      return sc.maxDurationMs;
-    case 'constant-vus':
-    case 'constant-arrival-rate':
-      return sc.durationMs;
-    case 'ramping-arrival-rate':
-      return sc.stages.reduce((a, s) => a + s.durationMs, 0);
-  }
-}
-
-export function scenarioMaxVUs(sc: ScenarioConfig): number {
-  switch (sc.executor) {
-    case 'per-vu-iterations':
-    case 'shared-iterations':
-    case 'constant-vus':
-      return sc.vus;
-    case 'constant-arrival-rate':
-    case 'ramping-arrival-rate':
-      return sc.maxVUs;
-  }
-}
-
-/** VUs to initialise: the peak over time of the VUs that overlapping scenarios need (windows include gracefulStop). */
+/** VUs to initialise: the peak over time of the VUs that overlapping scenarios need (windows are maxDuration + gracefulStop). */
 export function totalVUsNeeded(scenarios: readonly ScenarioConfig[]): number {
   const points: [number, number][] = [];
   for (const sc of scenarios) {
     const start = sc.startTimeMs;
-    const end = start + scenarioMaxDurationMs(sc) + sc.gracefulStopMs;
-    points.push([start, scenarioMaxVUs(sc)], [end, -scenarioMaxVUs(sc)]);
+    const end = start + sc.maxDurationMs + sc.gracefulStopMs;
+    points.push([start, sc.vus], [end, -sc.vus]);
   }
   points.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let cur = 0;

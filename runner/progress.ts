@@ -1,5 +1,4 @@
 // Renders k6-like progress lines on stderr from the runner's events; redraws in place only on a TTY. Runs in Node.
-import { formatGoDuration } from './durations';
 import type { RunnerEmitter } from './events';
 import type { RunHandle } from './run';
 import type { ScenarioRuntime } from './scenario-runtime';
@@ -14,23 +13,9 @@ function scenarioLine(sc: ScenarioRuntime, nameWidth: number, nowMs: number, sta
   const cfg = sc.config;
   const mark = sc.finished ? '✓' : sc.started ? ' ' : '•';
   const pct = `${Math.floor((sc.finished ? 1 : sc.progress) * 100)}%`.padStart(4);
-  let detail: string;
-  if (!sc.started) detail = `waiting  ${((startAt - nowMs) / 1000).toFixed(1)}s`;
-  else {
-    switch (cfg.executor) {
-      case 'per-vu-iterations':
-        detail = `${cfg.vus} VUs  ${sc.completed + sc.interrupted}/${cfg.vus * cfg.iterations} iters, ${cfg.iterations} per VU`;
-        break;
-      case 'shared-iterations':
-        detail = `${cfg.vus} VUs  ${sc.completed + sc.interrupted}/${cfg.iterations} shared iters`;
-        break;
-      case 'constant-vus':
-        detail = `${cfg.vus} VUs  ${formatGoDuration(cfg.durationMs)}`;
-        break;
-      default:
-        detail = `${sc.activeVUs}/${cfg.maxVUs} VUs  ${sc.dropped > 0 ? `${sc.dropped} dropped` : ''}`;
-    }
-  }
+  const detail = sc.started
+    ? `${cfg.vus} VUs  ${sc.completed + sc.interrupted}/${cfg.vus * cfg.iterations} iters, ${cfg.iterations} per VU`
+    : `waiting  ${((startAt - nowMs) / 1000).toFixed(1)}s`;
   return `${sc.name.padEnd(nameWidth)} ${mark} [ ${pct} ] ${detail}`;
 }
 

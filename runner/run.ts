@@ -1,7 +1,7 @@
 // Runs a bundle end to end like `k6 run`: init VUs, setup, scenarios, teardown, thresholds, summaries, outputs. Runs in Node.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { epochMs, monoMs } from './clock';
+import { epochMs } from './clock';
 import { RunContext } from './context';
 import { EXIT, RunnerError, type ExitCode } from './exit-codes';
 import { runExecutor } from './executors/index';
@@ -9,7 +9,7 @@ import { collectGarbage } from './gc';
 import { HealthRecorder } from './health';
 import { loadBundle } from './load-bundle';
 import { formatLogLine } from './log';
-import { resolveOptions, scenarioMaxDurationMs, totalVUsNeeded, type CliOverrides } from './options';
+import { resolveOptions, totalVUsNeeded, type CliOverrides } from './options';
 import { CsvOutput, parseCsvArg } from './outputs/csv';
 import { JsonOutput } from './outputs/json';
 import { ScenarioRuntime } from './scenario-runtime';
@@ -17,7 +17,6 @@ import { buildSummaryData, renderSummaryExport, renderTextSummary, type SummaryD
 import { abortingThresholds, compileThresholds, crossedMetrics, evaluateThresholds, type CompiledThreshold } from './thresholds';
 import { TestAbortError, VU } from './vu';
 import { VUPool } from './vu-pool';
-import { stopSyncWorker } from './modules/http-sync';
 import type { RunnerEmitter } from './events';
 import type { Tags } from './metrics-engine';
 
@@ -78,7 +77,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string, code: ExitCode)
 export async function runTest(cfg: RunConfig): Promise<RunResult> {
   const log = (level: 'info' | 'warning' | 'error', msg: string, fields?: Record<string, string>): void => cfg.writeStderr(formatLogLine(level, msg, fields));
   const bundle = loadBundle(cfg.bundle);
-  const rc = new RunContext(bundle.path, cfg.env);
+  const rc = new RunContext(cfg.env);
   rc.health = new HealthRecorder();
 
   // Init context once for options (k6's init VU), then once per VU.
@@ -134,12 +133,10 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
   const runtimes = options.scenarios.map((c) => new ScenarioRuntime(c));
   let resolveAbort!: () => void;
   const aborted = new Promise<void>((r) => (resolveAbort = r));
-  const stoppers = new Map<ScenarioRuntime, () => void>();
   rc.onAbort = () => {
     resolveAbort();
     for (const sc of runtimes) {
       sc.stopping = true;
-      stoppers.get(sc)?.();
       sc.cutAll();
     }
   };
@@ -197,7 +194,7 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
 
   if (setupOk && !rc.aborted) {
     const pool = new VUPool(vus);
-    await Promise.all(runtimes.map((sc) => runScenario(rc, sc, pool, aborted, stoppers)));
+    await Promise.all(runtimes.map((sc) => runScenario(rc, sc, pool, aborted)));
   }
 
   if (setupOk && typeof exported.teardown === 'function') {
@@ -255,7 +252,6 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
   if (cfg.healthOut) writeOut(resolve(cfg.cwd, cfg.healthOut), JSON.stringify(health, null, 2) + '\n');
   await rc.engine.closeOutputs();
   for (const vu of [vu0, ...vus]) vu.close();
-  await stopSyncWorker();
 
   const crossed = crossedMetrics(thresholds);
   exitCode ??= rc.aborted?.exitCode ?? null;
@@ -274,7 +270,7 @@ function writeOut(path: string, content: string | Buffer): void {
   writeFileSync(path, content);
 }
 
-async function runScenario(rc: RunContext, sc: ScenarioRuntime, pool: VUPool, aborted: Promise<void>, stoppers: Map<ScenarioRuntime, () => void>): Promise<void> {
+async function runScenario(rc: RunContext, sc: ScenarioRuntime, pool: VUPool, aborted: Promise<void>): Promise<void> {
   const cfg = sc.config;
   // Node timers may fire up to a millisecond early against the monotonic run clock; a scenario must
   // never start before its startTime, so wait again for whatever is left.
@@ -284,31 +280,23 @@ async function runScenario(rc: RunContext, sc: ScenarioRuntime, pool: VUPool, ab
   }
   if (rc.aborted) return;
   sc.started = true;
-  sc.startMono = monoMs();
   sc.startEpochMs = epochMs();
   rc.health?.start(sc.name);
   rc.events.emit('scenarioStart', { name: sc.name, executor: cfg.executor, atMs: rc.elapsedMs() });
-  let resolveStopped!: () => void;
-  const stopped = new Promise<void>((r) => (resolveStopped = r));
-  const stopNew = (): void => {
-    sc.stopping = true;
-    resolveStopped();
-  };
-  stoppers.set(sc, stopNew);
-  const endMs = scenarioMaxDurationMs(cfg);
-  const tStop = setTimeout(stopNew, endMs);
+  // At maxDuration no new iteration starts; gracefulStop later the running ones are cut.
+  const tStop = setTimeout(() => (sc.stopping = true), cfg.maxDurationMs);
   const tCut = setTimeout(() => {
-    stopNew();
+    sc.stopping = true;
     sc.cutAll();
-  }, endMs + cfg.gracefulStopMs);
+  }, cfg.maxDurationMs + cfg.gracefulStopMs);
   try {
-    await runExecutor(rc, sc, pool, stopped);
+    await runExecutor(rc, sc, pool);
   } finally {
     clearTimeout(tStop);
     clearTimeout(tCut);
     sc.finished = true;
     rc.health?.finish(sc.name);
-    rc.events.emit('scenarioEnd', { name: sc.name, completed: sc.completed, interrupted: sc.interrupted, dropped: sc.dropped, atMs: rc.elapsedMs() });
+    rc.events.emit('scenarioEnd', { name: sc.name, completed: sc.completed, interrupted: sc.interrupted, atMs: rc.elapsedMs() });
   }
 }
 

@@ -5,23 +5,18 @@ import type { Iteration } from './vu';
 export class ScenarioRuntime {
   /** Epoch ms when the scenario started (exec.scenario.startTime). */
   startEpochMs = 0;
-  startMono = 0;
   started = false;
   finished = false;
   /** Iterations started so far in this scenario (exec.scenario.iterationInTest is the next one). */
   iterationsStarted = 0;
   completed = 0;
   interrupted = 0;
-  dropped = 0;
   activeVUs = 0;
   /** 0..1, as exec.scenario.progress. */
   progress = 0;
-  /** No new iterations once true (duration or maxDuration reached, or the test is stopping). */
+  /** No new iterations once true (maxDuration reached, or the test is stopping). */
   stopping = false;
-  /** The test is stopping early or gracefulStop expired: arrival-rate executors start nothing more, not even due arrivals. */
-  aborting = false;
   readonly inFlight = new Set<Iteration>();
-  readonly cpuStart = { user: 0, system: 0 };
 
   constructor(readonly config: ScenarioConfig) {}
 
@@ -30,12 +25,7 @@ export class ScenarioRuntime {
   }
 
   /** Cuts every in-flight iteration: gracefulStop has expired or the test stops. */
-  abortedPromise: Promise<void> | null = null;
-  onAborting: (() => void) | null = null;
-
   cutAll(): void {
-    this.aborting = true;
-    this.onAborting?.();
     for (const it of [...this.inFlight]) it.cut();
   }
 }

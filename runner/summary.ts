@@ -1,6 +1,7 @@
 // End-of-test data: k6's handleSummary `data`, the --summary-export shape and a text summary. Renderers return strings. Runs in Node.
+import { createHash } from 'node:crypto';
+import type { SummaryGroup } from '../lib/summary-data';
 import type { RunContext } from './context';
-import type { GroupNode } from './groups';
 import { sinkValues, TrendSink, type Metric } from './metrics-engine';
 import type { CompiledThreshold } from './thresholds';
 
@@ -12,7 +13,7 @@ export interface SummaryMetric {
 }
 
 export interface SummaryData {
-  root_group: GroupNode;
+  root_group: SummaryGroup;
   options: { summaryTrendStats: string[]; summaryTimeUnit: string; noColor: boolean };
   state: { isStdOutTTY: boolean; isStdErrTTY: boolean; testRunDurationMs: number };
   metrics: Record<string, SummaryMetric>;
@@ -25,6 +26,12 @@ export interface SummaryEnv {
   isStdErrTTY: boolean;
   testRunDurationMs: number;
 }
+
+/**
+ * k6's root group, the only one: the bundles call no group() and no check(), so it stays empty. Its id is
+ * k6's, the md5 of its path "" (lib/models.go); the report requires root_group in handleSummary data.
+ */
+const ROOT_GROUP: SummaryGroup = { name: '', path: '', id: createHash('md5').update('').digest('hex'), groups: [], checks: [] };
 
 /** k6 lists observed metrics, thresholded metrics and sub-metrics (even empty), and other sub-metrics (http_req_duration{expected_response:true}) once they got samples. */
 export function buildSummaryData(rc: RunContext, thresholds: readonly CompiledThreshold[], env: SummaryEnv): SummaryData {
@@ -57,7 +64,7 @@ export function buildSummaryData(rc: RunContext, thresholds: readonly CompiledTh
     }
   }
   const data: SummaryData = {
-    root_group: rc.groups.root,
+    root_group: ROOT_GROUP,
     options: { summaryTrendStats: stats, summaryTimeUnit: rc.options?.summaryTimeUnit ?? '', noColor: env.noColor },
     state: { isStdOutTTY: env.isStdOutTTY, isStdErrTTY: env.isStdErrTTY, testRunDurationMs: env.testRunDurationMs },
     metrics,
@@ -66,23 +73,7 @@ export function buildSummaryData(rc: RunContext, thresholds: readonly CompiledTh
   return data;
 }
 
-interface ExportGroup {
-  name: string;
-  path: string;
-  id: string;
-  groups: Record<string, ExportGroup>;
-  checks: Record<string, { name: string; path: string; id: string; passes: number; fails: number }>;
-}
-
-function exportGroup(g: GroupNode): ExportGroup {
-  const groups: Record<string, ExportGroup> = {};
-  for (const sub of g.groups) groups[sub.name] = exportGroup(sub);
-  const checks: ExportGroup['checks'] = {};
-  for (const c of g.checks) checks[c.name] = { name: c.name, path: c.path, id: c.id, passes: c.passes, fails: c.fails };
-  return { name: g.name, path: g.path, id: g.id, groups, checks };
-}
-
-/** --summary-export: flattened values, Rate's `rate` as `value`, thresholds true when FAILED, groups and checks keyed by name. */
+/** --summary-export: flattened values, Rate's `rate` as `value`, thresholds true when FAILED; the root group's groups and checks are objects there (empty). */
 export function renderSummaryExport(data: SummaryData): string {
   const metrics: Record<string, Record<string, unknown>> = {};
   for (const [name, m] of Object.entries(data.metrics)) {
@@ -95,7 +86,8 @@ export function renderSummaryExport(data: SummaryData): string {
     }
     metrics[name] = flat;
   }
-  return JSON.stringify({ root_group: exportGroup(data.root_group), metrics }, null, 4);
+  const g = data.root_group;
+  return JSON.stringify({ root_group: { name: g.name, path: g.path, id: g.id, groups: {}, checks: {} }, metrics }, null, 4);
 }
 
 // ---- text summary (modelled on k6 v1.3's default end-of-test summary) ----
@@ -132,10 +124,10 @@ function formatValue(m: SummaryMetric, v: number): string {
   return trimNum(v);
 }
 
-const HIDDEN = new Set(['http_req_blocked', 'http_req_connecting', 'http_req_tls_handshaking', 'http_req_sending', 'http_req_waiting', 'http_req_receiving', 'group_duration', 'checks']);
+const HIDDEN = new Set(['http_req_blocked', 'http_req_connecting', 'http_req_tls_handshaking', 'http_req_sending', 'http_req_waiting', 'http_req_receiving']);
 const SECTIONS: [string, (n: string) => boolean][] = [
   ['HTTP', (n) => n.startsWith('http_')],
-  ['EXECUTION', (n) => ['iteration_duration', 'iterations', 'vus', 'vus_max', 'dropped_iterations'].includes(n)],
+  ['EXECUTION', (n) => ['iteration_duration', 'iterations', 'vus', 'vus_max'].includes(n)],
   ['NETWORK', (n) => n.startsWith('data_')],
 ];
 
@@ -150,15 +142,6 @@ function metricCells(m: SummaryMetric, stats: readonly string[]): string[] {
     default:
       return [formatValue(m, m.values.value ?? 0), `min=${formatValue(m, m.values.min ?? 0)}`, `max=${formatValue(m, m.values.max ?? 0)}`];
   }
-}
-
-function checkMarks(g: GroupNode, out: string[], color: (ok: boolean, s: string) => string): void {
-  for (const c of g.checks) {
-    const total = c.passes + c.fails;
-    if (c.fails === 0) out.push(`    ${color(true, '✓')} ${c.name}`);
-    else out.push(`    ${color(false, '✗')} ${c.name}\n      ↳  ${Math.floor((100 * c.passes) / total)}% — ✓ ${c.passes} / ✗ ${c.fails}`);
-  }
-  for (const sub of g.groups) checkMarks(sub, out, color);
 }
 
 /** The default end-of-test summary as text (k6 prints it to stdout when there is no handleSummary). */
@@ -181,18 +164,6 @@ export function renderTextSummary(data: SummaryData, noColor: boolean): string {
     out.push('');
   }
   out.push('  █ TOTAL RESULTS ', '');
-  const checks = data.metrics.checks;
-  if (checks) {
-    const passes = checks.values.passes ?? 0;
-    const fails = checks.values.fails ?? 0;
-    const total = passes + fails;
-    const rate = data.state.testRunDurationMs > 0 ? total / (data.state.testRunDurationMs / 1000) : 0;
-    out.push(`    checks_total.......: ${String(total).padEnd(7)} ${trimNum(rate)}/s`);
-    out.push(`    checks_succeeded...: ${`${((100 * passes) / Math.max(1, total)).toFixed(2)}%`.padEnd(7)} ${passes} out of ${total}`);
-    out.push(`    checks_failed......: ${`${((100 * fails) / Math.max(1, total)).toFixed(2)}%`.padEnd(7)} ${fails} out of ${total}`, '');
-    checkMarks(data.root_group, out, color);
-    out.push('');
-  }
   const names = Object.keys(data.metrics).filter((n) => !n.includes('{') && !HIDDEN.has(n)).sort();
   const groups: [string, string[]][] = [['CUSTOM', names.filter((n) => !SECTIONS.some(([, f]) => f(n)))], ...SECTIONS.map(([t, f]) => [t, names.filter(f)] as [string, string[]])];
   const rows: { label: string; cells: string[]; trend: boolean }[][] = groups.map(([, list]) =>

@@ -4,7 +4,7 @@ import type { VU } from './vu';
 export class VUPool {
   private readonly free: VU[];
 
-  constructor(readonly all: readonly VU[]) {
+  constructor(all: readonly VU[]) {
     // Lowest ids first, as k6 hands out VUs in init order.
     this.free = [...all].reverse();
   }
@@ -15,9 +15,5 @@ export class VUPool {
 
   release(vu: VU): void {
     this.free.push(vu);
-  }
-
-  get available(): number {
-    return this.free.length;
   }
 }

@@ -73,7 +73,6 @@ export class VU {
   metricTags: Tags = {};
   /** exec.vu.metrics.metadata: carried by every sample the VU pushes while set (k6's sample metadata), never indexed. */
   readonly metricMetadata: Record<string, unknown> = {};
-  groupPath = '';
   iterationInInstance = 0;
   iterationInScenario = 0;
   /** exec.scenario.iterationInTest of the running iteration (unique within the scenario). */
@@ -139,13 +138,6 @@ export class VU {
 
   get inInitContext(): boolean {
     return this.phase === 'init';
-  }
-
-  /** Tags of a sample pushed now by script code: VU tags, the current group, then the call's own tags. */
-  sampleTags(extra?: Tags): Tags {
-    const tags: Tags = { ...this.metricTags, group: this.groupPath };
-    if (extra) Object.assign(tags, extra);
-    return tags;
   }
 
   /**
@@ -219,6 +211,17 @@ export function esm<T extends object>(named: T, defaultExport: unknown = named):
   // A plain object literal keeps V8's fast properties (a null-prototype object would be a slow
   // dictionary, and esbuild's __toESM copies the prototype): module members are read per event.
   return { ...named, __esModule: true as const, default: defaultExport };
+}
+
+/** Members of a k6 module the runner lacks: calling one throws `message(name)` rather than "is not a function". */
+export function notProvided(names: readonly string[], message: (name: string) => string): Record<string, () => never> {
+  const out: Record<string, () => never> = {};
+  for (const name of names) {
+    out[name] = () => {
+      throw new Error(message(name));
+    };
+  }
+  return out;
 }
 
 function stringify(args: unknown[]): string {

@@ -16,7 +16,7 @@ export function bindVU(rc: RunContext, vu: VU, sc: ScenarioRuntime): void {
   vu.setGlobal('__ENV', { ...rc.env, ...sc.config.env });
 }
 
-/** Counts a VU as active (exec.instance.vusActive, the vus metric): looping executors for the whole scenario, arrival-rate ones per iteration. */
+/** Counts a VU as active (exec.instance.vusActive, the vus metric) for the whole scenario it is bound to. */
 export function setActive(rc: RunContext, sc: ScenarioRuntime, delta: 1 | -1): void {
   rc.vusActive += delta;
   sc.activeVUs += delta;
@@ -36,7 +36,6 @@ export async function runIteration(rc: RunContext, sc: ScenarioRuntime, vu: VU):
   const start = monoMs();
   const iter = new Iteration(vu, sc, start);
   vu.iter = iter;
-  vu.groupPath = '';
   vu.scenarioIterationInTest = sc.iterationsStarted++;
   vu.setGlobal('__ITER', vu.iterationInScenario);
   sc.inFlight.add(iter);

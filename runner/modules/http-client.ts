@@ -94,7 +94,7 @@ function goMethod(method: string): string {
 }
 
 /** `signal` aborts the request (a cut iteration); the promise then resolves with a status-0 error. */
-export function performRequest(req: RawRequest, agent?: http.Agent, signal?: AbortSignal): Promise<RawResponse> {
+export function performRequest(req: RawRequest, agent: http.Agent, signal: AbortSignal): Promise<RawResponse> {
   return new Promise((resolve) => {
     const t0 = performance.now();
     let tSocket = t0;
@@ -132,7 +132,7 @@ export function performRequest(req: RawRequest, agent?: http.Agent, signal?: Abo
     let sock: import('node:net').Socket | null = null;
     let sent0 = 0;
     let recv0 = 0;
-    const r = lib.request(url, { method: req.method.toUpperCase(), headers, agent: agent && lib === http ? agent : undefined, signal, ...(lib === https ? { rejectUnauthorized: req.insecureSkipTLSVerify !== true } : {}) }, (res) => {
+    const r = lib.request(url, { method: req.method.toUpperCase(), headers, agent: lib === http ? agent : undefined, signal, ...(lib === https ? { rejectUnauthorized: req.insecureSkipTLSVerify !== true } : {}) }, (res) => {
       tResponse = performance.now();
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => {

@@ -1,10 +1,9 @@
-// k6/http for one VU: asyncRequest (non-blocking) and the blocking calls, with k6's http_* metrics and tags. Runs in Node.
+// k6/http for one VU: asyncRequest only (the bundles use nothing else), with k6's http_* metrics and tags. Runs in Node.
 import { monoToEpochMs } from '../clock';
 import { parseDurationMs } from '../durations';
 import type { Tags } from '../metrics-engine';
-import { esm, type Iteration, type VU } from '../vu';
+import { esm, notProvided, type Iteration, type VU } from '../vu';
 import { performRequest, type RawRequest, type RawResponse } from './http-client';
-import { prepareSyncWorker, requestSync } from './http-sync';
 
 interface Params {
   headers?: Record<string, unknown>;
@@ -14,7 +13,7 @@ interface Params {
   responseCallback?: ExpectedStatuses | null;
 }
 
-/** What http.expectedStatuses returns: statuses and ranges counted as expected (k6 default 200-399). */
+/** k6's response callback (what http.expectedStatuses returns): statuses and ranges counted as expected. */
 interface ExpectedStatuses {
   readonly __expected: readonly (number | { min: number; max: number })[];
 }
@@ -24,12 +23,17 @@ function isExpected(status: number, cb: ExpectedStatuses | null): boolean | null
   return cb.__expected.some((e) => (typeof e === 'number' ? e === status : status >= e.min && status <= e.max));
 }
 
+/** k6's default when params.responseCallback is not given: 200-399 are expected. */
 const DEFAULT_EXPECTED: ExpectedStatuses = { __expected: [{ min: 200, max: 399 }] };
+
+/**
+ * k6/http members the runner does not provide: the suite's bundles use only asyncRequest, with the
+ * default response callback (and a blocking call would stall every VU of this one thread).
+ */
+const NOT_PROVIDED = ['request', 'get', 'head', 'post', 'put', 'patch', 'del', 'options', 'batch', 'expectedStatuses', 'setResponseCallback'];
 
 export function createHttpModule(vu: VU) {
   const rc = vu.rc;
-  prepareSyncWorker();
-  let defaultCallback: ExpectedStatuses | null = DEFAULT_EXPECTED;
 
   function toRaw(method: string, url: unknown, body: unknown, params: Params | undefined): RawRequest {
     const headers: Record<string, string> = {};
@@ -58,13 +62,13 @@ export function createHttpModule(vu: VU) {
   }
 
   function finish(raw: RawResponse, req: RawRequest, params: Params | undefined, iter: Iteration | null): unknown {
-    const cb = params?.responseCallback === undefined ? defaultCallback : params.responseCallback;
+    const cb = params?.responseCallback === undefined ? DEFAULT_EXPECTED : params.responseCallback;
     const expected = raw.status === 0 ? (cb === null ? null : false) : isExpected(raw.status, cb);
     const extra: Tags = {};
     if (params?.tags) for (const [k, v] of Object.entries(params.tags)) extra[k] = String(v);
     const tags: Tags = {
       ...vu.metricTags,
-      group: vu.groupPath,
+      group: '',
       method: req.method,
       url: req.url,
       name: extra.name ?? req.url,
@@ -123,13 +127,9 @@ export function createHttpModule(vu: VU) {
     };
   }
 
-  function guard(what: string): void {
-    if (vu.inInitContext) throw new Error(`making http requests (${what}) in the init context is not supported`);
-  }
-
   /** Non-blocking request: the promise resolves with the response; a cut iteration's request is abandoned. */
   function asyncRequest(method: string, url: unknown, body?: unknown, params?: Params): Promise<unknown> {
-    guard('asyncRequest');
+    if (vu.inInitContext) throw new Error('making http requests (asyncRequest) in the init context is not supported');
     const iter = vu.iter;
     const req = toRaw(method, url, body, params);
     // A cut iteration aborts its requests; their promises never settle, as k6 interrupts the VU.
@@ -152,25 +152,8 @@ export function createHttpModule(vu: VU) {
     });
   }
 
-  function request(method: string, url: unknown, body?: unknown, params?: Params): unknown {
-    guard('request');
-    const req = toRaw(method, url, body, params);
-    return finish(requestSync(req), req, params, vu.iter);
-  }
-
   return esm({
     asyncRequest,
-    request,
-    get: (url: unknown, params?: Params) => request('GET', url, null, params),
-    head: (url: unknown, params?: Params) => request('HEAD', url, null, params),
-    post: (url: unknown, body?: unknown, params?: Params) => request('POST', url, body, params),
-    put: (url: unknown, body?: unknown, params?: Params) => request('PUT', url, body, params),
-    patch: (url: unknown, body?: unknown, params?: Params) => request('PATCH', url, body, params),
-    del: (url: unknown, body?: unknown, params?: Params) => request('DELETE', url, body, params),
-    options: (url: unknown, body?: unknown, params?: Params) => request('OPTIONS', url, body, params),
-    expectedStatuses: (...specs: (number | { min: number; max: number })[]): ExpectedStatuses => ({ __expected: specs }),
-    setResponseCallback: (cb: ExpectedStatuses | null) => {
-      defaultCallback = cb;
-    },
+    ...notProvided(NOT_PROVIDED, (name) => `http.${name} is not supported by the local runner: it supports only http.asyncRequest`),
   });
 }

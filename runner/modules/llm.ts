@@ -80,7 +80,7 @@ export function createLlmModule(vu: VU) {
     const iter = vu.iter;
     const health = rc.health?.forScenario(vu.scenario?.name ?? '');
     const startMono = rc.startMono;
-    const tags: Tags = { ...vu.metricTags, group: vu.groupPath, method: method.toUpperCase(), url, name: extra.name ?? url };
+    const tags: Tags = { ...vu.metricTags, group: '', method: method.toUpperCase(), url, name: extra.name ?? url };
 
     return new Promise<LlmStreamResult>((resolve, reject) => {
       const t0 = monoMs();

@@ -28,7 +28,8 @@ export function createMetricsModule(vu: VU) {
           extra = {};
           for (const [k, tv] of Object.entries(tags)) extra[k] = String(tv);
         }
-        vu.push(this.metric, v, vu.sampleTags(extra));
+        // k6 tags every sample with its group's path; without group() that is the root's, "".
+        vu.push(this.metric, v, { ...vu.metricTags, group: '', ...extra });
         return true;
       }
     };

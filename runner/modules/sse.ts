@@ -49,7 +49,7 @@ export function createSseModule(vu: VU) {
     let method = 'GET';
     let body = '';
     let timeoutMs = 0;
-    const tags: Tags = { ...vu.metricTags, group: vu.groupPath };
+    const tags: Tags = { ...vu.metricTags, group: '' };
     if (params) {
       for (const key of Object.keys(params)) {
         const v = params[key];

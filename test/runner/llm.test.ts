@@ -74,7 +74,7 @@ interface Pushed {
   tags: Tags;
 }
 function makeVu(): { vu: VU; samples: Pushed[]; rc: RunContext } {
-  const rc = new RunContext('test.js', {});
+  const rc = new RunContext({});
   rc.health = new HealthRecorder();
   rc.health.start('s');
   const samples: Pushed[] = [];
@@ -83,7 +83,6 @@ function makeVu(): { vu: VU; samples: Pushed[]; rc: RunContext } {
     inInitContext: false,
     iter: null as Iteration | null,
     metricTags: { scenario: 's' },
-    groupPath: '',
     scenario: { name: 's' },
     streamPool: new ConnectionPool(),
     push(metric: Metric, value: number, tags: Tags, iter?: Iteration | null): void {
