@@ -25,6 +25,8 @@ vllm:request_prefill_time_seconds_sum{engine="0",model_name="Qwen/Qwen3-Coder-30
 vllm:request_prefill_time_seconds_count{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 10.0
 vllm:time_to_first_token_seconds_sum{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 6.5
 vllm:time_to_first_token_seconds_count{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 10.0
+vllm:prefix_cache_queries_total{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 2048.0
+vllm:prefix_cache_hits_total{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 512.0
 `;
 
 // SGLang's /metrics (sglang/srt/metrics/collector.py): sglang: prefix, labels such as model_name.
@@ -39,6 +41,7 @@ sglang:queue_time_seconds_sum{model_name="default"} 0.75
 sglang:queue_time_seconds_count{model_name="default"} 3.0
 sglang:time_to_first_token_seconds_sum{model_name="default"} 1.25
 sglang:time_to_first_token_seconds_count{model_name="default"} 5.0
+sglang:cache_hit_rate{model_name="default"} 0.4
 `;
 
 // NVIDIA dcgm-exporter: one power gauge per GPU (watts).
@@ -51,7 +54,7 @@ DCGM_FI_DEV_POWER_USAGE{gpu="1",UUID="GPU-bbbb",device="nvidia1",modelName="NVID
 describe('parsePrometheusText', () => {
   it('reads names, labels and values; skips comments and blank lines', () => {
     const samples = parsePrometheusText(VLLM);
-    expect(samples).toHaveLength(14);
+    expect(samples).toHaveLength(16);
     expect(samples[0]).toEqual({ name: 'vllm:num_requests_running', labels: { engine: '0', model_name: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' }, value: 3 });
     expect(samples.filter((s) => s.name === 'vllm:request_queue_time_seconds_bucket').map((s) => [s.labels.le, s.value])).toEqual([
       ['0.3', 5],
@@ -97,6 +100,9 @@ describe('sumSamples and readServerSnapshot', () => {
       prefillTimeCount: 10,
       serverTtftSum: 6.5,
       serverTtftCount: 10,
+      prefixCacheQueriesTotal: 2048,
+      prefixCacheHitsTotal: 512,
+      prefixCacheHitRate: null,
     });
   });
 
@@ -115,6 +121,9 @@ describe('sumSamples and readServerSnapshot', () => {
       prefillTimeCount: null,
       serverTtftSum: 1.25,
       serverTtftCount: 5,
+      prefixCacheQueriesTotal: null,
+      prefixCacheHitsTotal: null,
+      prefixCacheHitRate: 0.4,
     });
   });
 
