@@ -6,6 +6,7 @@
 import { ERROR_MESSAGES_SHOWN, type CellStats } from './cells';
 import type { LadderResult, UseCaseCapacity } from './capacity';
 import { DocBuilder, lit, type Block } from './document';
+import { bandOf, JUDGEMENT, prefixCacheHit, queueSaturated, severeContention, type Band } from './judgement';
 import { gridCells, valueAtCapacity, type Report } from './model';
 import type { TrendKey } from './read-samples';
 import { maxBy, minBy, statistic } from './stats';
@@ -14,13 +15,26 @@ import { fmtCount, fmtInt, fmtJoules, fmtLimitValue, fmtMillions, fmtMs, fmtMsFi
 
 type Num = number | null;
 
-
-
 const meanOf = (k: TrendKey) => (c: CellStats): Num => c.metrics[k]?.mean ?? null;
 
 function where(c: CellStats): string {
   return `${fmtTokens(c.contextTokens)} context, ${plural(c.concurrency, 'concurrent request')}`;
 }
+
+/** A guide table's rows: each band's range, written from its bounds ("< 15 tok/s", "15–25 tok/s", "> 50 tok/s"), and its text. */
+function bandRows<B extends Band>(bands: readonly B[], split: (v: number) => [string, string], text: (b: B) => string): string[][] {
+  return bands.map((b, i) => {
+    const prev = i > 0 ? bands[i - 1]!.below : null;
+    const hi = b.below === null ? null : split(b.below);
+    const lo = prev === null ? null : split(prev);
+    // The unit is written once when both ends share it ("2–5s", but "500ms–2s").
+    const range = !lo ? `< ${hi![0]}${hi![1]}` : !hi ? `> ${lo[0]}${lo[1]}` : `${lo[0]}${lo[1] === hi[1] ? '' : lo[1]}–${hi[0]}${hi[1]}`;
+    return [range, text(b)];
+  });
+}
+
+const tokSUnit = (v: number): [string, string] => [String(v), ' tok/s'];
+const msUnit = (v: number): [string, string] => (v < 1000 ? [String(v), 'ms'] : [String(v / 1000), 's']);
 
 function statName(stat: string): string {
   switch (stat) {
@@ -238,19 +252,19 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
     d.h(3, 'Per-User Generation Speed');
     d.p('Token generation rate experienced by each individual user: (output tokens - 1) / (e2e - TTFT), the speed at which text streams into their response ("decode speed"). As concurrency increases, per-user speed decreases since GPU resources are shared across requests.');
     d.chart('decode_speed', chartIds);
-    d.table(['SPEED', 'USER EXPERIENCE'], [['< 15 tok/s', 'Slow; may be slower than reading speed'], ['15–25 tok/s', 'Acceptable; keeps pace with reading'], ['25–50 tok/s', 'Fast; exceeds reading speed'], ['> 50 tok/s', 'Very fast; text appears nearly instantly']], 'How Fast is This?');
+    d.table(['SPEED', 'USER EXPERIENCE'], bandRows(JUDGEMENT.decodeSpeedTokS, tokSUnit, (b) => b.experience), 'How Fast is This?');
     const slow = minBy(grid, meanOf('decodeSpeed'));
     const fastest = maxBy(grid.filter((c) => c.concurrency === Math.min(...grid.map((x) => x.concurrency))), meanOf('decodeSpeed'));
     if (slow?.metrics.decodeSpeed && fastest?.metrics.decodeSpeed) {
       const v = slow.metrics.decodeSpeed.mean;
-      const verdict = v < 15 ? 'slows below reading speed in the most demanding scenarios' : v < 25 ? 'keeps pace with reading even in the most demanding scenario' : v < 50 ? 'remains fast across all tested scenarios' : 'is very fast, even under maximum load';
+      const verdict = bandOf(JUDGEMENT.decodeSpeedTokS, v).atSlowest;
       d.p(`At **${fmtTokS(v)}** (the lowest measured point: ${where(slow)}), this configuration ${verdict}. ${fastest.concurrency === 1 ? 'Single-user' : `${fastest.concurrency}-user`} performance at ${fmtTokens(fastest.contextTokens)} context reaches **${fmtTokS(fastest.metrics.decodeSpeed.mean)}**.`);
     }
 
     d.h(3, 'Time to First Token');
     d.p('Time from request submission to the first generated token of any kind (content, reasoning or tool call). The primary metric for perceived responsiveness. TTFT has two components: **queue wait** (time waiting for GPU availability, increases with concurrency) and **prefill** (time to process input context, increases with context length).');
     d.chart('ttft', chartIds);
-    d.table(['TTFT', 'USER EXPERIENCE'], [['< 500ms', 'Feels instant'], ['500ms–2s', 'Feels responsive'], ['2–5s', 'Noticeable but still acceptable'], ['5–10s', 'Feels slow; generally acceptable at higher context lengths'], ['> 10s', 'Can be frustrating; users may retry or abandon']], 'How Responsive is This?');
+    d.table(['TTFT', 'USER EXPERIENCE'], bandRows(JUDGEMENT.ttftMs, msUnit, (b) => b.experience), 'How Responsive is This?');
     const bestT = minBy(grid, meanOf('ttft'));
     const worstT = maxBy(grid, meanOf('ttft'));
     if (bestT?.metrics.ttft && worstT?.metrics.ttft) d.p(`Best TTFT is ${fmtMs(bestT.metrics.ttft.mean)} (${where(bestT)}); worst is ${fmtMs(worstT.metrics.ttft.mean)} (${where(worstT)}).`);
@@ -323,7 +337,7 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
       const ones = withQ.filter((c) => c.concurrency === 1);
       const maxOne = maxBy(ones, (c) => c.server!.queueWaitMs);
       if (maxOne) d.p(`At single concurrency, queue wait is at most ${fmtMs(maxOne.server!.queueWaitMs)} across context lengths.`);
-      if (maxQ) d.p(`At **${plural(maxQ.concurrency, 'concurrent request')}** with **${fmtTokens(maxQ.contextTokens)} context**, queue wait reaches **${fmtMs(maxQ.server!.queueWaitMs)}**.${(maxQ.server!.queueWaitMs ?? 0) > 1000 ? ' Rising queue times signal GPU saturation: requests wait for resources rather than being processed immediately.' : ''}`);
+      if (maxQ) d.p(`At **${plural(maxQ.concurrency, 'concurrent request')}** with **${fmtTokens(maxQ.contextTokens)} context**, queue wait reaches **${fmtMs(maxQ.server!.queueWaitMs)}**.${queueSaturated(maxQ.server!.queueWaitMs ?? 0) ? ' Rising queue times signal GPU saturation: requests wait for resources rather than being processed immediately.' : ''}`);
       d.p('Interpretation: queue wait and prefill time are measured independently by the server and may not sum exactly to TTFT. Use queue wait for capacity planning and TTFT for the user\'s actual wait.');
     }
     prefixCacheSection(d, r);
@@ -350,7 +364,7 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
     const highItl = maxBy(grid, meanOf('itl'));
     if (lowItl?.metrics.itl && highItl?.metrics.itl) {
       const hv = highItl.metrics.itl.mean;
-      d.p(`The lowest inter-token latency is **${fmtMsFine(lowItl.metrics.itl.mean)}** (${where(lowItl)}). The highest observed was **${fmtMsFine(hv)}** at **${fmtTokens(highItl.contextTokens)}** context with **${plural(highItl.concurrency, 'concurrent request')}**, ${hv < 20 ? 'still imperceptible to users' : hv < 70 ? 'noticeable but acceptable' : 'where individual tokens become visible as they stream'}.`);
+      d.p(`The lowest inter-token latency is **${fmtMsFine(lowItl.metrics.itl.mean)}** (${where(lowItl)}). The highest observed was **${fmtMsFine(hv)}** at **${fmtTokens(highItl.contextTokens)}** context with **${plural(highItl.concurrency, 'concurrent request')}**, ${bandOf(JUDGEMENT.itlMs, hv).atHighest}.`);
     }
     d.h(3, 'Scaling Efficiency');
     d.p('Percentage of ideal linear scaling: throughput(N) / (N x throughput(1)) at the same context and output length. 100% means doubling concurrent requests doubles total throughput.');
@@ -359,7 +373,7 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
     const effTop = grid.filter((c) => c.concurrency === topN && c.scalingEfficiency !== null);
     const hiE = maxBy(effTop, (c) => c.scalingEfficiency);
     const loE = minBy(effTop, (c) => c.scalingEfficiency);
-    if (hiE && loE && topN > 1) d.p(`At ${topN} concurrent requests, scaling efficiency ranges from ${fmtPct(hiE.scalingEfficiency, 0)} (${fmtTokens(hiE.contextTokens)} context) to ${fmtPct(loE.scalingEfficiency, 0)} (${fmtTokens(loE.contextTokens)} context).${(loE.scalingEfficiency ?? 1) < 0.5 ? ' Below 50% signals severe contention for shared resources: adding requests brings diminishing returns.' : ''}`);
+    if (hiE && loE && topN > 1) d.p(`At ${topN} concurrent requests, scaling efficiency ranges from ${fmtPct(hiE.scalingEfficiency, 0)} (${fmtTokens(hiE.contextTokens)} context) to ${fmtPct(loE.scalingEfficiency, 0)} (${fmtTokens(loE.contextTokens)} context).${severeContention(loE.scalingEfficiency ?? 1) ? ` Below ${fmtPct(JUDGEMENT.severeContentionBelow, 0)} signals severe contention for shared resources: adding requests brings diminishing returns.` : ''}`);
     else d.p('Scaling efficiency needs a concurrency-1 cell at the same context length; this run has none.');
 
     d.h(3, 'Power & Efficiency');
@@ -479,7 +493,7 @@ function prefixCacheSection(d: DocBuilder, r: Report): void {
   if (known.length === 0) return;
   d.h(3, 'Prefix Cache');
   const rate = (c: CellStats) => c.server!.prefixCacheHitRate!;
-  const hits = known.filter((c) => rate(c) >= 0.0005);
+  const hits = known.filter((c) => prefixCacheHit(rate(c)));
   if (hits.length === 0) {
     d.p(`The server's prefix-cache hit rate (cached / queried prompt tokens over each cell's window) was 0% in all ${plural(known.length, 'cell')} with server metrics: no prefill was skipped, so TTFT and prefill speed measure fresh context.`);
     return;
