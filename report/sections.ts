@@ -206,30 +206,10 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
   const grid = gridCells(r);
   const st = r.limitStat;
   const run = r.run;
-  d.h(1, lit(r.title));
-  const engineText = run ? `${run.engine === 'k6' ? 'k6' : 'the local runner'} ${run.engineVersion}` : 'an unrecorded engine (no run.json)';
-  d.p(`Performance analysis of **${lit(r.model)}** at ${r.parts[0] ? lit(r.parts[0].target.baseUrl) : 'an unknown endpoint'}${run?.target.simulated ? ` (simulated server${run.target.simProfile ? `, profile ${lit(run.target.simProfile)}` : ''})` : ''}, measured with ${engineText}${run ? `, run ${lit(run.runId)} started ${lit(run.startedAt)}` : ''}. Parts: ${r.parts.map((p) => `${p.name} (${plural(p.cellsWithData, 'cell')})`).join(', ')}.`);
-  for (const w of r.warnings) d.note(`⚠ ${w}`);
-
-  if (r.highlights.length > 0) {
-    d.h(2, 'Highlights');
-    d.kpis(r.highlights.map((h) => ({ value: h.value, label: h.label })));
-  }
-
-  d.h(2, 'Key Findings');
-  d.table(['FINDING', 'VALUE'], r.keyFindings.map((f) => [f.label, f.value]));
-  if (r.keyFindings.length === 0) d.p('No findings: the run holds no request samples.');
-  if (grid.length > 0) d.p('Throughout this report, "**concurrent requests**" refers to simultaneous active requests. For applications with natural user pauses (chat interfaces, coding assistants), each request slot typically serves several active users.');
-
-  if (r.useCases.length > 0) {
-    d.h(2, 'Use Case Guidance');
-    d.p(`The table below maps this configuration's measured performance to common deployment scenarios. Capacity limits are where TTFT or generation speed (the ${statName(st)} of each tested step) breaks the use case's threshold${r.options.minSuccessRate ? `, or fewer than ${fmtPct(r.options.minSuccessRate)} of requests succeed` : ''}. ${capacityMethod(r)}`);
-    d.table(
-      ['USE CASE', 'CONTEXT', 'TTFT THRESHOLD', 'SPEED THRESHOLD', 'CAPACITY', 'ANALYSIS'],
-      r.useCases.map((u) => [u.useCase.title, fmtTokens(u.useCase.contextTokens), thresholdColumn(u, ['ttft', 'e2e']), thresholdColumn(u, ['decodeSpeed', 'itl', 'tpot']), u.result.displayShort, guidanceSentence(u)]),
-    );
-    d.p('The limits shown are conservative. Beyond these points, the system continues functioning with slower response times that may still be acceptable for your specific use case.');
-  }
+  titleSection(d, r);
+  highlightsSection(d, r);
+  keyFindingsSection(d, r);
+  useCaseGuidanceSection(d, r);
 
   if (grid.length > 0) {
     d.h(2, 'Performance Analysis');
@@ -485,6 +465,68 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
   d.list(items);
   d.p(`Generated ${r.generatedAt} by k6-llm-capacity report (report.json schema version ${r.schemaVersion}).`);
   return d.blocks;
+}
+
+/** A paragraph from its sentences; a sentence that does not apply is given as null and left out. */
+function sentences(...parts: (string | null)[]): string {
+  return parts.filter((s): s is string => s !== null).join(' ');
+}
+
+/** The title, what was measured where and with what, and the run's warnings. */
+function titleSection(d: DocBuilder, r: Report): void {
+  const run = r.run;
+  d.h(1, lit(r.title));
+  const endpoint = r.parts[0] ? lit(r.parts[0].target.baseUrl) : 'an unknown endpoint';
+  const profile = run?.target.simProfile ? `, profile ${lit(run.target.simProfile)}` : '';
+  const simulated = run?.target.simulated ? ` (simulated server${profile})` : '';
+  const engine = run ? `${run.engine === 'k6' ? 'k6' : 'the local runner'} ${run.engineVersion}` : 'an unrecorded engine (no run.json)';
+  const runId = run ? `, run ${lit(run.runId)} started ${lit(run.startedAt)}` : '';
+  const parts = r.parts.map((p) => `${p.name} (${plural(p.cellsWithData, 'cell')})`).join(', ');
+  d.p(`Performance analysis of **${lit(r.model)}** at ${endpoint}${simulated}, measured with ${engine}${runId}. Parts: ${parts}.`);
+  for (const w of r.warnings) d.note(`⚠ ${w}`);
+}
+
+function highlightsSection(d: DocBuilder, r: Report): void {
+  if (r.highlights.length === 0) return;
+  d.h(2, 'Highlights');
+  d.kpis(r.highlights.map((h) => ({ value: h.value, label: h.label })));
+}
+
+function keyFindingsSection(d: DocBuilder, r: Report): void {
+  d.h(2, 'Key Findings');
+  d.table(['FINDING', 'VALUE'], r.keyFindings.map((f) => [f.label, f.value]));
+  if (r.keyFindings.length === 0) d.p('No findings: the run holds no request samples.');
+  if (gridCells(r).length === 0) return;
+  d.p(sentences(
+    'Throughout this report, "**concurrent requests**" refers to simultaneous active requests.',
+    'For applications with natural user pauses (chat interfaces, coding assistants), each request slot typically serves several active users.',
+  ));
+}
+
+/** Each use case's thresholds and capacity in one table, with a sentence per use case. */
+function useCaseGuidanceSection(d: DocBuilder, r: Report): void {
+  if (r.useCases.length === 0) return;
+  d.h(2, 'Use Case Guidance');
+  const minSuccess = r.options.minSuccessRate;
+  const orFailures = minSuccess ? `, or fewer than ${fmtPct(minSuccess)} of requests succeed` : '';
+  d.p(sentences(
+    "The table below maps this configuration's measured performance to common deployment scenarios.",
+    `Capacity limits are where TTFT or generation speed (the ${statName(r.limitStat)} of each tested step) breaks the use case's threshold${orFailures}.`,
+    capacityMethod(r),
+  ));
+  const row = (u: UseCaseCapacity): string[] => [
+    u.useCase.title,
+    fmtTokens(u.useCase.contextTokens),
+    thresholdColumn(u, ['ttft', 'e2e']),
+    thresholdColumn(u, ['decodeSpeed', 'itl', 'tpot']),
+    u.result.displayShort,
+    guidanceSentence(u),
+  ];
+  d.table(['USE CASE', 'CONTEXT', 'TTFT THRESHOLD', 'SPEED THRESHOLD', 'CAPACITY', 'ANALYSIS'], r.useCases.map(row));
+  d.p(sentences(
+    'The limits shown are conservative.',
+    'Beyond these points, the system continues functioning with slower response times that may still be acceptable for your specific use case.',
+  ));
 }
 
 /** The server's prefix-cache hit rate per cell, when it exposes one: a hit skips prefill, so TTFT is only comparable at equal hit rates. */
