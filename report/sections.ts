@@ -211,47 +211,7 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
   keyFindingsSection(d, r);
   useCaseGuidanceSection(d, r);
 
-  if (grid.length > 0) {
-    d.h(2, 'Performance Analysis');
-    d.h(3, 'System Throughput');
-    d.p('Aggregate token generation across all concurrent requests: output tokens of a cell divided by its wall time (first request start to last request end). Prompt tokens processed during prefill are excluded.');
-    d.chart('throughput', chartIds);
-    const peak = maxBy(grid, (c) => c.throughput);
-    const maxN = Math.max(...grid.map((c) => c.concurrency));
-    const contexts = [...new Set(grid.map((c) => c.contextTokens))].sort((a, b) => a - b);
-    const rows: string[][] = [];
-    if (peak) rows.push([`Peak (${fmtTokens(peak.contextTokens)} context, ${plural(peak.concurrency, 'request')})`, fmtTokS(peak.throughput), fmtMillions(peak.tokensPerHour)]);
-    for (const ctx of contexts) {
-      const c = grid.find((x) => x.contextTokens === ctx && x.concurrency === maxN);
-      if (c && c !== peak) rows.push([`${fmtTokens(ctx)} context, ${plural(maxN, 'request')}`, fmtTokS(c.throughput), fmtMillions(c.tokensPerHour)]);
-    }
-    d.table(['CONDITION', 'THROUGHPUT', 'TOKENS/HOUR'], rows);
-    if (peak?.tokensPerHour) d.p(`At peak throughput, this configuration produces approximately **${fmtMillions(peak.tokensPerHour)}** tokens per hour (${fmtTokS(peak.throughput)} at ${where(peak)}). This is relevant for batch workloads like document processing, synthetic data generation, or offline analysis.${peak.concurrency === maxN ? ' The peak is at the highest tested concurrency, so higher concurrency may increase it further.' : ''}`);
-    d.note(clientBoundNote(grid) ?? '');
-
-    d.h(3, 'Per-User Generation Speed');
-    d.p('Token generation rate experienced by each individual user: (output tokens - 1) / (e2e - TTFT), the speed at which text streams into their response ("decode speed"). As concurrency increases, per-user speed decreases since GPU resources are shared across requests.');
-    d.chart('decode_speed', chartIds);
-    d.table(['SPEED', 'USER EXPERIENCE'], bandRows(JUDGEMENT.decodeSpeedTokS, tokSUnit, (b) => b.experience), 'How Fast is This?');
-    const slow = minBy(grid, meanOf('decodeSpeed'));
-    const fastest = maxBy(grid.filter((c) => c.concurrency === Math.min(...grid.map((x) => x.concurrency))), meanOf('decodeSpeed'));
-    if (slow?.metrics.decodeSpeed && fastest?.metrics.decodeSpeed) {
-      const v = slow.metrics.decodeSpeed.mean;
-      const verdict = bandOf(JUDGEMENT.decodeSpeedTokS, v).atSlowest;
-      d.p(`At **${fmtTokS(v)}** (the lowest measured point: ${where(slow)}), this configuration ${verdict}. ${fastest.concurrency === 1 ? 'Single-user' : `${fastest.concurrency}-user`} performance at ${fmtTokens(fastest.contextTokens)} context reaches **${fmtTokS(fastest.metrics.decodeSpeed.mean)}**.`);
-    }
-
-    d.h(3, 'Time to First Token');
-    d.p('Time from request submission to the first generated token of any kind (content, reasoning or tool call). The primary metric for perceived responsiveness. TTFT has two components: **queue wait** (time waiting for GPU availability, increases with concurrency) and **prefill** (time to process input context, increases with context length).');
-    d.chart('ttft', chartIds);
-    d.table(['TTFT', 'USER EXPERIENCE'], bandRows(JUDGEMENT.ttftMs, msUnit, (b) => b.experience), 'How Responsive is This?');
-    const bestT = minBy(grid, meanOf('ttft'));
-    const worstT = maxBy(grid, meanOf('ttft'));
-    if (bestT?.metrics.ttft && worstT?.metrics.ttft) d.p(`Best TTFT is ${fmtMs(bestT.metrics.ttft.mean)} (${where(bestT)}); worst is ${fmtMs(worstT.metrics.ttft.mean)} (${where(worstT)}).`);
-    const modes = [...new Set(r.parts.map((p) => p.promptMode))];
-    if (modes.includes('unique')) d.p('**Important note about caching.** Every request carried a unique prompt prefix, so prefix caching could not shorten prefill: these results represent worst-case TTFT. In production with caching enabled, only new tokens require processing: a 64K conversation where you add 1K of new context would have a TTFT similar to the 1K results, not the 64K results.');
-    if (modes.includes('shared-prefix')) d.p('**Note about caching.** Prompts shared a prefix, so the server could reuse its prefix cache: TTFT here reflects cached prefill, not fresh context.');
-  }
+  performanceAnalysisSection(d, r, chartIds);
 
   if (r.useCases.length > 0) {
     d.h(2, 'Capacity Analysis');
@@ -527,6 +487,98 @@ function useCaseGuidanceSection(d: DocBuilder, r: Report): void {
     'The limits shown are conservative.',
     'Beyond these points, the system continues functioning with slower response times that may still be acceptable for your specific use case.',
   ));
+}
+
+/** What users and the system get across the sweep grid: throughput, per-user speed, TTFT. */
+function performanceAnalysisSection(d: DocBuilder, r: Report, charts: ReadonlySet<string>): void {
+  const grid = gridCells(r);
+  if (grid.length === 0) return;
+  d.h(2, 'Performance Analysis');
+  systemThroughputSection(d, grid, charts);
+  perUserSpeedSection(d, grid, charts);
+  ttftSection(d, r, grid, charts);
+}
+
+function systemThroughputSection(d: DocBuilder, grid: readonly CellStats[], charts: ReadonlySet<string>): void {
+  d.h(3, 'System Throughput');
+  d.p(sentences(
+    'Aggregate token generation across all concurrent requests: output tokens of a cell divided by its wall time (first request start to last request end).',
+    'Prompt tokens processed during prefill are excluded.',
+  ));
+  d.chart('throughput', charts);
+  const peak = maxBy(grid, (c) => c.throughput);
+  const maxN = Math.max(...grid.map((c) => c.concurrency));
+  const contexts = [...new Set(grid.map((c) => c.contextTokens))].sort((a, b) => a - b);
+  const rows: string[][] = [];
+  if (peak) rows.push([`Peak (${fmtTokens(peak.contextTokens)} context, ${plural(peak.concurrency, 'request')})`, fmtTokS(peak.throughput), fmtMillions(peak.tokensPerHour)]);
+  for (const ctx of contexts) {
+    const c = grid.find((x) => x.contextTokens === ctx && x.concurrency === maxN);
+    if (c && c !== peak) rows.push([`${fmtTokens(ctx)} context, ${plural(maxN, 'request')}`, fmtTokS(c.throughput), fmtMillions(c.tokensPerHour)]);
+  }
+  d.table(['CONDITION', 'THROUGHPUT', 'TOKENS/HOUR'], rows);
+  if (peak?.tokensPerHour) {
+    d.p(sentences(
+      `At peak throughput, this configuration produces approximately **${fmtMillions(peak.tokensPerHour)}** tokens per hour (${fmtTokS(peak.throughput)} at ${where(peak)}).`,
+      'This is relevant for batch workloads like document processing, synthetic data generation, or offline analysis.',
+      peak.concurrency === maxN ? 'The peak is at the highest tested concurrency, so higher concurrency may increase it further.' : null,
+    ));
+  }
+  d.note(clientBoundNote(grid) ?? '');
+}
+
+/** Decode speed per user against reading speed: the guide table and the verdict on the slowest cell read the same bands. */
+function perUserSpeedSection(d: DocBuilder, grid: readonly CellStats[], charts: ReadonlySet<string>): void {
+  d.h(3, 'Per-User Generation Speed');
+  d.p(sentences(
+    'Token generation rate experienced by each individual user: (output tokens - 1) / (e2e - TTFT), the speed at which text streams into their response ("decode speed").',
+    'As concurrency increases, per-user speed decreases since GPU resources are shared across requests.',
+  ));
+  d.chart('decode_speed', charts);
+  d.table(['SPEED', 'USER EXPERIENCE'], bandRows(JUDGEMENT.decodeSpeedTokS, tokSUnit, (b) => b.experience), 'How Fast is This?');
+  const slow = minBy(grid, meanOf('decodeSpeed'));
+  const lowestN = Math.min(...grid.map((x) => x.concurrency));
+  const fastest = maxBy(grid.filter((c) => c.concurrency === lowestN), meanOf('decodeSpeed'));
+  if (!slow?.metrics.decodeSpeed || !fastest?.metrics.decodeSpeed) return;
+  const v = slow.metrics.decodeSpeed.mean;
+  const users = fastest.concurrency === 1 ? 'Single-user' : `${fastest.concurrency}-user`;
+  d.p(sentences(
+    `At **${fmtTokS(v)}** (the lowest measured point: ${where(slow)}), this configuration ${bandOf(JUDGEMENT.decodeSpeedTokS, v).atSlowest}.`,
+    `${users} performance at ${fmtTokens(fastest.contextTokens)} context reaches **${fmtTokS(fastest.metrics.decodeSpeed.mean)}**.`,
+  ));
+}
+
+function ttftSection(d: DocBuilder, r: Report, grid: readonly CellStats[], charts: ReadonlySet<string>): void {
+  d.h(3, 'Time to First Token');
+  d.p(sentences(
+    'Time from request submission to the first generated token of any kind (content, reasoning or tool call).',
+    'The primary metric for perceived responsiveness.',
+    'TTFT has two components: **queue wait** (time waiting for GPU availability, increases with concurrency) ' +
+      'and **prefill** (time to process input context, increases with context length).',
+  ));
+  d.chart('ttft', charts);
+  d.table(['TTFT', 'USER EXPERIENCE'], bandRows(JUDGEMENT.ttftMs, msUnit, (b) => b.experience), 'How Responsive is This?');
+  const best = minBy(grid, meanOf('ttft'));
+  const worst = maxBy(grid, meanOf('ttft'));
+  if (best?.metrics.ttft && worst?.metrics.ttft) {
+    d.p(`Best TTFT is ${fmtMs(best.metrics.ttft.mean)} (${where(best)}); worst is ${fmtMs(worst.metrics.ttft.mean)} (${where(worst)}).`);
+  }
+  cachingNote(d, r);
+}
+
+/** Whether TTFT measured fresh or cached prefill, from the prompt modes of the parts. */
+function cachingNote(d: DocBuilder, r: Report): void {
+  const modes = new Set(r.parts.map((p) => p.promptMode));
+  if (modes.has('unique')) {
+    d.p(sentences(
+      '**Important note about caching.**',
+      'Every request carried a unique prompt prefix, so prefix caching could not shorten prefill: these results represent worst-case TTFT.',
+      'In production with caching enabled, only new tokens require processing: ' +
+        'a 64K conversation where you add 1K of new context would have a TTFT similar to the 1K results, not the 64K results.',
+    ));
+  }
+  if (modes.has('shared-prefix')) {
+    d.p('**Note about caching.** Prompts shared a prefix, so the server could reuse its prefix cache: TTFT here reflects cached prefill, not fresh context.');
+  }
 }
 
 /** The server's prefix-cache hit rate per cell, when it exposes one: a hit skips prefill, so TTFT is only comparable at equal hit rates. */
