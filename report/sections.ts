@@ -4,10 +4,10 @@
 // plainly that it was not measured. The wording follows the reference reports.
 
 import { ERROR_MESSAGES_SHOWN, type CellStats } from './cells';
-import type { LadderResult, UseCaseCapacity } from './capacity';
+import type { BurstCapacity, LadderResult, UseCaseCapacity } from './capacity';
 import { DocBuilder, lit, type Block } from './document';
 import { bandOf, JUDGEMENT, prefixCacheHit, queueSaturated, severeContention, type Band } from './judgement';
-import { gridCells, valueAtCapacity, type Report } from './model';
+import { gridCells, valueAtCapacity, type MixProfileSummary, type Report } from './model';
 import type { TrendKey } from './read-samples';
 import { maxBy, minBy, statistic } from './stats';
 import { compare } from '../lib/thresholds';
@@ -213,55 +213,9 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
 
   performanceAnalysisSection(d, r, chartIds);
 
-  if (r.useCases.length > 0) {
-    d.h(2, 'Capacity Analysis');
-    d.p(`How many concurrent requests can this configuration handle for different workloads? Each section below shows performance metrics as concurrency increases at a specific context length. Dashed lines indicate quality thresholds. The "capacity limit" is the largest tested or interpolated concurrency at which every limit holds (limits checked on the ${statName(st)} of each step with the suite's threshold code, expressions such as "${r.useCases[0]!.limits[0]?.expression ?? 'avg<8000'}").`);
-    for (const u of r.useCases) capacitySection(d, r, u, chartIds);
-  }
-
-  if (r.bursts.length > 0) {
-    d.h(2, 'When to Scale Up');
-    d.p('What do users experience when requests pile up? Each burst sends N requests at once, so new requests queue behind in-progress work. Use these numbers for SLA planning and capacity decisions.');
-    d.chart('burst_ttft', chartIds);
-    d.table(['SCENARIO', 'INPUT / OUTPUT', 'MAX SAFE QUEUE DEPTH', 'TESTED DEPTHS'], r.bursts.map((b) => [b.title, `${fmtTokens(b.contextTokens)} / ${fmtTokens(b.outputTokens)}`, b.result.kind === 'below' ? `below ${b.result.firstFail}` : `${b.result.displayShort} reqs`, b.result.steps.map((s) => String(s.concurrency)).join(', ')]), `Max safe queue depth: the deepest burst whose ${statName(st)} TTFT stays at or under ${fmtSec(r.burstTtftLimitMs)}.`);
-    const burstCells = r.cells.filter((c) => c.script === 'burst' && c.requests > 0);
-    const bestB = minBy(burstCells, meanOf('ttft'));
-    const worstB = maxBy(burstCells, meanOf('ttft'));
-    const titleOf = (c: CellStats): string => r.bursts.find((b) => b.cellIds.includes(c.id))?.title ?? c.id;
-    if (bestB && worstB) d.p(`TTFT under queue saturation: best case ${fmtSec(bestB.metrics.ttft?.mean)} (${titleOf(bestB)}, queue depth ${bestB.concurrency}), worst case ${fmtSec(worstB.metrics.ttft?.mean)} (${titleOf(worstB)}, queue depth ${worstB.concurrency}).`);
-    d.chart('burst_itl', chartIds);
-    const worstItl = maxBy(burstCells, meanOf('itl'));
-    if (worstItl?.metrics.itl) d.p(`The highest inter-token latency under burst load was ${fmtMsFine(worstItl.metrics.itl.mean)} (${titleOf(worstItl)}, queue depth ${worstItl.concurrency}).`);
-    d.chart('burst_decode', chartIds);
-    d.note(clientBoundNote(burstCells) ?? '');
-  }
-
-  if (r.mixProfiles.length > 0) {
-    d.h(2, 'When Am I the Fastest?');
-    d.p('Each scenario runs exactly N requests at the same time with fixed input and output lengths, isolating the hardware\'s capability at each concurrency level.');
-    d.table(['SCENARIO', 'INPUT / OUTPUT', 'CONCURRENCY TESTED'], r.mixProfiles.map((m) => [m.title, `${fmtInt(m.contextTokens)} in / ${fmtInt(m.outputTokens)} out`, r.cells.filter((c) => m.cellIds.includes(c.id) && c.requests > 0).map((c) => c.concurrency).join(', ')]));
-    const mixCells = r.cells.filter((c) => c.script === 'mix' && c.requests > 0);
-    const titleOf = (c: CellStats): string => r.mixProfiles.find((m) => m.cellIds.includes(c.id))?.title ?? c.id;
-    d.chart('mix_decode', chartIds);
-    const fast = maxBy(mixCells, meanOf('decodeSpeed'));
-    const slow = minBy(mixCells, meanOf('decodeSpeed'));
-    if (fast && slow) d.p(`Per-user decode speed ranges from ${fmtTokS(fast.metrics.decodeSpeed?.mean)} (${titleOf(fast)}, ${plural(fast.concurrency, 'user')}) down to ${fmtTokS(slow.metrics.decodeSpeed?.mean)} (${titleOf(slow)}, ${slow.concurrency} concurrent).`);
-    d.chart('mix_itl', chartIds);
-    const lowI = minBy(mixCells, meanOf('itl'));
-    const highI = maxBy(mixCells, meanOf('itl'));
-    if (lowI && highI) d.p(`Best inter-token latency is ${fmtMsFine(lowI.metrics.itl?.mean)} (${titleOf(lowI)}, ${plural(lowI.concurrency, 'user')}), rising to ${fmtMsFine(highI.metrics.itl?.mean)} (${titleOf(highI)}, ${highI.concurrency} concurrent).`);
-    d.chart('mix_ttft', chartIds);
-    d.chart('mix_throughput', chartIds);
-    const peakMix = maxBy(mixCells, (c) => c.throughput);
-    if (peakMix) d.p(`Peak system throughput is ${fmtTokS(peakMix.throughput)} (${titleOf(peakMix)}, ${peakMix.concurrency} concurrent), about ${fmtMillions(peakMix.tokensPerHour)} tokens per hour.`);
-    d.chart('mix_efficiency', chartIds);
-    const topN = Math.max(...mixCells.map((c) => c.concurrency));
-    const atTop = mixCells.filter((c) => c.concurrency === topN && c.scalingEfficiency !== null);
-    const hiE = maxBy(atTop, (c) => c.scalingEfficiency);
-    const loE = minBy(atTop, (c) => c.scalingEfficiency);
-    d.note(clientBoundNote(mixCells) ?? '');
-    if (hiE && loE && topN > 1) d.p(`At ${topN} concurrent, scaling efficiency ranges from ${fmtPct(hiE.scalingEfficiency, 0)} (${titleOf(hiE)}) to ${fmtPct(loE.scalingEfficiency, 0)} (${titleOf(loE)}).`);
-  }
+  capacityAnalysisSection(d, r, chartIds);
+  scaleUpSection(d, r, chartIds);
+  fastestSection(d, r, chartIds);
 
   if (grid.length > 0) {
     d.h(2, 'Technical Analysis');
@@ -578,6 +532,109 @@ function cachingNote(d: DocBuilder, r: Report): void {
   }
   if (modes.has('shared-prefix')) {
     d.p('**Note about caching.** Prompts shared a prefix, so the server could reuse its prefix cache: TTFT here reflects cached prefill, not fresh context.');
+  }
+}
+
+/** One subsection per use case, after a paragraph on how its capacity limit is found. */
+function capacityAnalysisSection(d: DocBuilder, r: Report, charts: ReadonlySet<string>): void {
+  if (r.useCases.length === 0) return;
+  d.h(2, 'Capacity Analysis');
+  const example = r.useCases[0]!.limits[0]?.expression ?? 'avg<8000';
+  d.p(sentences(
+    'How many concurrent requests can this configuration handle for different workloads?',
+    'Each section below shows performance metrics as concurrency increases at a specific context length.',
+    'Dashed lines indicate quality thresholds.',
+    'The "capacity limit" is the largest tested or interpolated concurrency at which every limit holds ' +
+      `(limits checked on the ${statName(r.limitStat)} of each step with the suite's threshold code, expressions such as "${example}").`,
+  ));
+  for (const u of r.useCases) capacitySection(d, r, u, charts);
+}
+
+/** The burst part: what N requests arriving at once do to TTFT and ITL, and the deepest queue within the burst TTFT limit. */
+function scaleUpSection(d: DocBuilder, r: Report, charts: ReadonlySet<string>): void {
+  if (r.bursts.length === 0) return;
+  d.h(2, 'When to Scale Up');
+  d.p(sentences(
+    'What do users experience when requests pile up?',
+    'Each burst sends N requests at once, so new requests queue behind in-progress work.',
+    'Use these numbers for SLA planning and capacity decisions.',
+  ));
+  d.chart('burst_ttft', charts);
+  const safeDepth = (b: BurstCapacity): string => (b.result.kind === 'below' ? `below ${b.result.firstFail}` : `${b.result.displayShort} reqs`);
+  const rows = r.bursts.map((b) => [
+    b.title,
+    `${fmtTokens(b.contextTokens)} / ${fmtTokens(b.outputTokens)}`,
+    safeDepth(b),
+    b.result.steps.map((s) => String(s.concurrency)).join(', '),
+  ]);
+  const caption = `Max safe queue depth: the deepest burst whose ${statName(r.limitStat)} TTFT stays at or under ${fmtSec(r.burstTtftLimitMs)}.`;
+  d.table(['SCENARIO', 'INPUT / OUTPUT', 'MAX SAFE QUEUE DEPTH', 'TESTED DEPTHS'], rows, caption);
+  const cells = r.cells.filter((c) => c.script === 'burst' && c.requests > 0);
+  const at = (c: CellStats): string => `${r.bursts.find((b) => b.cellIds.includes(c.id))?.title ?? c.id}, queue depth ${c.concurrency}`;
+  const best = minBy(cells, meanOf('ttft'));
+  const worst = maxBy(cells, meanOf('ttft'));
+  if (best && worst) {
+    d.p(`TTFT under queue saturation: best case ${fmtSec(best.metrics.ttft?.mean)} (${at(best)}), worst case ${fmtSec(worst.metrics.ttft?.mean)} (${at(worst)}).`);
+  }
+  d.chart('burst_itl', charts);
+  const worstItl = maxBy(cells, meanOf('itl'));
+  if (worstItl?.metrics.itl) d.p(`The highest inter-token latency under burst load was ${fmtMsFine(worstItl.metrics.itl.mean)} (${at(worstItl)}).`);
+  d.chart('burst_decode', charts);
+  d.note(clientBoundNote(cells) ?? '');
+}
+
+type TitleOf = (c: CellStats) => string;
+
+/** The mix part: each profile's fixed input and output lengths at N simultaneous requests. */
+function fastestSection(d: DocBuilder, r: Report, charts: ReadonlySet<string>): void {
+  if (r.mixProfiles.length === 0) return;
+  d.h(2, 'When Am I the Fastest?');
+  d.p("Each scenario runs exactly N requests at the same time with fixed input and output lengths, isolating the hardware's capability at each concurrency level.");
+  const tested = (m: MixProfileSummary): string => r.cells.filter((c) => m.cellIds.includes(c.id) && c.requests > 0).map((c) => c.concurrency).join(', ');
+  const rows = r.mixProfiles.map((m) => [m.title, `${fmtInt(m.contextTokens)} in / ${fmtInt(m.outputTokens)} out`, tested(m)]);
+  d.table(['SCENARIO', 'INPUT / OUTPUT', 'CONCURRENCY TESTED'], rows);
+  const cells = r.cells.filter((c) => c.script === 'mix' && c.requests > 0);
+  const titleOf: TitleOf = (c) => r.mixProfiles.find((m) => m.cellIds.includes(c.id))?.title ?? c.id;
+  mixSpeedAndLatency(d, cells, titleOf, charts);
+  mixThroughputAndScaling(d, cells, titleOf, charts);
+}
+
+function mixSpeedAndLatency(d: DocBuilder, cells: readonly CellStats[], titleOf: TitleOf, charts: ReadonlySet<string>): void {
+  d.chart('mix_decode', charts);
+  const fast = maxBy(cells, meanOf('decodeSpeed'));
+  const slow = minBy(cells, meanOf('decodeSpeed'));
+  if (fast && slow) {
+    d.p(
+      `Per-user decode speed ranges from ${fmtTokS(fast.metrics.decodeSpeed?.mean)} (${titleOf(fast)}, ${plural(fast.concurrency, 'user')}) ` +
+        `down to ${fmtTokS(slow.metrics.decodeSpeed?.mean)} (${titleOf(slow)}, ${slow.concurrency} concurrent).`,
+    );
+  }
+  d.chart('mix_itl', charts);
+  const low = minBy(cells, meanOf('itl'));
+  const high = maxBy(cells, meanOf('itl'));
+  if (low && high) {
+    d.p(
+      `Best inter-token latency is ${fmtMsFine(low.metrics.itl?.mean)} (${titleOf(low)}, ${plural(low.concurrency, 'user')}), ` +
+        `rising to ${fmtMsFine(high.metrics.itl?.mean)} (${titleOf(high)}, ${high.concurrency} concurrent).`,
+    );
+  }
+  d.chart('mix_ttft', charts);
+}
+
+function mixThroughputAndScaling(d: DocBuilder, cells: readonly CellStats[], titleOf: TitleOf, charts: ReadonlySet<string>): void {
+  d.chart('mix_throughput', charts);
+  const peak = maxBy(cells, (c) => c.throughput);
+  if (peak) {
+    d.p(`Peak system throughput is ${fmtTokS(peak.throughput)} (${titleOf(peak)}, ${peak.concurrency} concurrent), about ${fmtMillions(peak.tokensPerHour)} tokens per hour.`);
+  }
+  d.chart('mix_efficiency', charts);
+  const topN = Math.max(...cells.map((c) => c.concurrency));
+  const atTop = cells.filter((c) => c.concurrency === topN && c.scalingEfficiency !== null);
+  const hi = maxBy(atTop, (c) => c.scalingEfficiency);
+  const lo = minBy(atTop, (c) => c.scalingEfficiency);
+  d.note(clientBoundNote(cells) ?? '');
+  if (hi && lo && topN > 1) {
+    d.p(`At ${topN} concurrent, scaling efficiency ranges from ${fmtPct(hi.scalingEfficiency, 0)} (${titleOf(hi)}) to ${fmtPct(lo.scalingEfficiency, 0)} (${titleOf(lo)}).`);
   }
 }
 
