@@ -203,7 +203,6 @@ function capacityNarrative(r: Report, u: UseCaseCapacity, res: LadderResult): st
 /** Builds the full document of the report. */
 export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[] {
   const d = new DocBuilder();
-  const grid = gridCells(r);
   const st = r.limitStat;
   const run = r.run;
   titleSection(d, r);
@@ -217,76 +216,7 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
   scaleUpSection(d, r, chartIds);
   fastestSection(d, r, chartIds);
 
-  if (grid.length > 0) {
-    d.h(2, 'Technical Analysis');
-    d.p('Infrastructure-level metrics that explain user-facing performance: queue wait, prefill throughput, token-level latency, scaling efficiency and power.');
-    d.h(3, 'Queue Wait Times');
-    const withQ = grid.filter((c) => c.server?.queueWaitMs !== null && c.server?.queueWaitMs !== undefined);
-    if (withQ.length === 0) {
-      d.p('Server-side queue wait was not measured in this run (no monitor samples of the engine\'s queue-time histogram).');
-    } else {
-      d.p('Time a request waits in the engine\'s queue before processing begins, from the server\'s queue-time histogram: the increase of its sum divided by the increase of its count over each cell\'s time window. Queue wait is included in TTFT.');
-      d.chart('queue_wait', chartIds);
-      const maxQ = maxBy(withQ, (c) => c.server!.queueWaitMs);
-      const ones = withQ.filter((c) => c.concurrency === 1);
-      const maxOne = maxBy(ones, (c) => c.server!.queueWaitMs);
-      if (maxOne) d.p(`At single concurrency, queue wait is at most ${fmtMs(maxOne.server!.queueWaitMs)} across context lengths.`);
-      if (maxQ) d.p(`At **${plural(maxQ.concurrency, 'concurrent request')}** with **${fmtTokens(maxQ.contextTokens)} context**, queue wait reaches **${fmtMs(maxQ.server!.queueWaitMs)}**.${queueSaturated(maxQ.server!.queueWaitMs ?? 0) ? ' Rising queue times signal GPU saturation: requests wait for resources rather than being processed immediately.' : ''}`);
-      d.p('Interpretation: queue wait and prefill time are measured independently by the server and may not sum exactly to TTFT. Use queue wait for capacity planning and TTFT for the user\'s actual wait.');
-    }
-    prefixCacheSection(d, r);
-    d.h(3, 'Per-User Prefill Speed');
-    d.p('Rate at which the model processes input context before generating output, per request: input tokens / TTFT (so it includes queue wait, as the user sees it).');
-    d.chart('prefill_speed', chartIds);
-    const concs = [...new Set(grid.map((c) => c.concurrency))].sort((a, b) => a - b);
-    const peakRows = concs
-      .map((n) => {
-        const best = maxBy(grid.filter((c) => c.concurrency === n), meanOf('prefillSpeed'));
-        return best ? [String(n), `${fmtTokens(best.contextTokens)} context`, `${fmtInt(best.metrics.prefillSpeed?.mean)} tok/s`] : null;
-      })
-      .filter((x): x is string[] => x !== null);
-    d.table(['CONCURRENT REQUESTS', 'PEAKS AT', 'PEAK SPEED'], peakRows);
-    const serverPrefill = grid.filter((c) => c.server?.prefillTimeMs != null);
-    if (serverPrefill.length > 0) {
-      const worst = maxBy(serverPrefill, (c) => c.server!.prefillTimeMs);
-      if (worst) d.p(`The server's own prefill-time histogram peaks at ${fmtMs(worst.server!.prefillTimeMs)} per request (${where(worst)}).`);
-    }
-    d.h(3, 'Inter-Token Latency');
-    d.p('Time between consecutive tokens during generation; a chunk that carries several tokens spreads its gap over them. Determines the smoothness of responses.');
-    d.chart('itl', chartIds);
-    const lowItl = minBy(grid, meanOf('itl'));
-    const highItl = maxBy(grid, meanOf('itl'));
-    if (lowItl?.metrics.itl && highItl?.metrics.itl) {
-      const hv = highItl.metrics.itl.mean;
-      d.p(`The lowest inter-token latency is **${fmtMsFine(lowItl.metrics.itl.mean)}** (${where(lowItl)}). The highest observed was **${fmtMsFine(hv)}** at **${fmtTokens(highItl.contextTokens)}** context with **${plural(highItl.concurrency, 'concurrent request')}**, ${bandOf(JUDGEMENT.itlMs, hv).atHighest}.`);
-    }
-    d.h(3, 'Scaling Efficiency');
-    d.p('Percentage of ideal linear scaling: throughput(N) / (N x throughput(1)) at the same context and output length. 100% means doubling concurrent requests doubles total throughput.');
-    d.chart('efficiency', chartIds);
-    const topN = Math.max(...grid.map((c) => c.concurrency));
-    const effTop = grid.filter((c) => c.concurrency === topN && c.scalingEfficiency !== null);
-    const hiE = maxBy(effTop, (c) => c.scalingEfficiency);
-    const loE = minBy(effTop, (c) => c.scalingEfficiency);
-    if (hiE && loE && topN > 1) d.p(`At ${topN} concurrent requests, scaling efficiency ranges from ${fmtPct(hiE.scalingEfficiency, 0)} (${fmtTokens(hiE.contextTokens)} context) to ${fmtPct(loE.scalingEfficiency, 0)} (${fmtTokens(loE.contextTokens)} context).${severeContention(loE.scalingEfficiency ?? 1) ? ` Below ${fmtPct(JUDGEMENT.severeContentionBelow, 0)} signals severe contention for shared resources: adding requests brings diminishing returns.` : ''}`);
-    else d.p('Scaling efficiency needs a concurrency-1 cell at the same context length; this run has none.');
-
-    d.h(3, 'Power & Efficiency');
-    const powered = r.cells.filter((c) => c.power !== null && c.requests > 0);
-    if (powered.length === 0) {
-      d.p('GPU power was not measured in this run (no power samples from the monitor): energy per token and electricity cost are not reported.');
-    } else {
-      const o = r.options;
-      d.p(`GPU power draw under varying load, from the monitor's power gauge (summed over GPUs). Cost figures use **${fmtUsd(o.usdPerKwh)}/kWh** electricity and **${fmtUsd(o.usdPerGpuHour)}/GPU-hour** for ${plural(o.gpuCount, 'GPU')} (flags --usd-per-kwh, --usd-per-gpu-hour, --gpus).`);
-      d.chart('power', chartIds);
-      d.chart('power_vs_concurrency', chartIds);
-      const peakP = maxBy(powered, (c) => c.power!.peakWatts);
-      const bestJ = minBy(powered, (c) => c.power!.joulesPerOutputToken);
-      if (peakP) d.p(`The highest power draw observed was **${fmtWatts(peakP.power!.peakWatts)}** at **${fmtTokens(peakP.contextTokens)}** context with **${plural(peakP.concurrency, 'concurrent request')}**, costing approximately **${fmtUsd((peakP.power!.peakWatts / 1000) * o.usdPerKwh)}/hour** in electricity at ${fmtUsd(o.usdPerKwh)}/kWh. For infrastructure planning, budget for peak power draw.`);
-      if (bestJ?.power?.joulesPerOutputToken != null) d.p(`The most energy-efficient cell is ${bestJ.id} (${where(bestJ)}) at ${fmtJoules(bestJ.power.joulesPerOutputToken)} per output token, or ${fmtUsd(bestJ.power.usdPerMillionTokens)} per million output tokens including GPU time.`);
-      const powerRows = grid.filter((c) => c.power !== null);
-      d.table(['CELL', 'MEAN POWER', 'PEAK POWER', 'ENERGY / TOKEN', 'COST / HOUR', 'COST / 1M TOKENS'], (powerRows.length > 0 ? powerRows : powered).map((c) => [c.id, fmtWatts(c.power!.meanWatts), fmtWatts(c.power!.peakWatts), fmtJoules(c.power!.joulesPerOutputToken), fmtUsd(c.power!.totalUsdPerHour), fmtUsd(c.power!.usdPerMillionTokens)]));
-    }
-  }
+  technicalAnalysisSection(d, r, chartIds);
 
   const ran = r.cells.filter((c) => c.requests > 0);
   if (ran.length > 0) {
@@ -638,6 +568,49 @@ function mixThroughputAndScaling(d: DocBuilder, cells: readonly CellStats[], tit
   }
 }
 
+/** What explains the user-facing figures: queue wait, prefix cache, prefill, ITL, scaling efficiency and power. */
+function technicalAnalysisSection(d: DocBuilder, r: Report, charts: ReadonlySet<string>): void {
+  const grid = gridCells(r);
+  if (grid.length === 0) return;
+  d.h(2, 'Technical Analysis');
+  d.p('Infrastructure-level metrics that explain user-facing performance: queue wait, prefill throughput, token-level latency, scaling efficiency and power.');
+  queueWaitSection(d, grid, charts);
+  prefixCacheSection(d, r);
+  prefillSpeedSection(d, grid, charts);
+  itlSection(d, grid, charts);
+  scalingEfficiencySection(d, grid, charts);
+  powerSection(d, r, grid, charts);
+}
+
+function queueWaitSection(d: DocBuilder, grid: readonly CellStats[], charts: ReadonlySet<string>): void {
+  d.h(3, 'Queue Wait Times');
+  const withQ = grid.filter((c) => c.server?.queueWaitMs !== null && c.server?.queueWaitMs !== undefined);
+  if (withQ.length === 0) {
+    d.p("Server-side queue wait was not measured in this run (no monitor samples of the engine's queue-time histogram).");
+    return;
+  }
+  d.p(sentences(
+    "Time a request waits in the engine's queue before processing begins, from the server's queue-time histogram: " +
+      "the increase of its sum divided by the increase of its count over each cell's time window.",
+    'Queue wait is included in TTFT.',
+  ));
+  d.chart('queue_wait', charts);
+  const wait = (c: CellStats): Num => c.server!.queueWaitMs;
+  const maxQ = maxBy(withQ, wait);
+  const maxOne = maxBy(withQ.filter((c) => c.concurrency === 1), wait);
+  if (maxOne) d.p(`At single concurrency, queue wait is at most ${fmtMs(wait(maxOne))} across context lengths.`);
+  if (maxQ) {
+    d.p(sentences(
+      `At **${plural(maxQ.concurrency, 'concurrent request')}** with **${fmtTokens(maxQ.contextTokens)} context**, queue wait reaches **${fmtMs(wait(maxQ))}**.`,
+      queueSaturated(wait(maxQ) ?? 0) ? 'Rising queue times signal GPU saturation: requests wait for resources rather than being processed immediately.' : null,
+    ));
+  }
+  d.p(sentences(
+    'Interpretation: queue wait and prefill time are measured independently by the server and may not sum exactly to TTFT.',
+    "Use queue wait for capacity planning and TTFT for the user's actual wait.",
+  ));
+}
+
 /** The server's prefix-cache hit rate per cell, when it exposes one: a hit skips prefill, so TTFT is only comparable at equal hit rates. */
 function prefixCacheSection(d: DocBuilder, r: Report): void {
   const known = r.cells.filter((c) => c.requests > 0 && c.server?.prefixCacheHitRate != null);
@@ -651,6 +624,103 @@ function prefixCacheSection(d: DocBuilder, r: Report): void {
   }
   d.p(`The server's prefix-cache hit rate (cached / queried prompt tokens over each cell's window) was above 0% in ${plural(hits.length, 'cell')} of ${known.length}: prefill of the cached part was skipped there, so those cells' TTFT is lower than fresh context would give.`);
   d.table(['CELL', 'CONTEXT', 'CONCURRENCY', 'HIT RATE', 'TTFT MEAN'], hits.slice(0, 24).map((c) => [c.id, fmtTokens(c.contextTokens), String(c.concurrency), fmtPct(rate(c), 1), fmtMs(c.metrics.ttft?.mean)]));
+}
+
+function prefillSpeedSection(d: DocBuilder, grid: readonly CellStats[], charts: ReadonlySet<string>): void {
+  d.h(3, 'Per-User Prefill Speed');
+  d.p('Rate at which the model processes input context before generating output, per request: input tokens / TTFT (so it includes queue wait, as the user sees it).');
+  d.chart('prefill_speed', charts);
+  const concurrencies = [...new Set(grid.map((c) => c.concurrency))].sort((a, b) => a - b);
+  const peakRows = concurrencies.flatMap((n) => {
+    const best = maxBy(grid.filter((c) => c.concurrency === n), meanOf('prefillSpeed'));
+    return best ? [[String(n), `${fmtTokens(best.contextTokens)} context`, `${fmtInt(best.metrics.prefillSpeed?.mean)} tok/s`]] : [];
+  });
+  d.table(['CONCURRENT REQUESTS', 'PEAKS AT', 'PEAK SPEED'], peakRows);
+  const worst = maxBy(grid.filter((c) => c.server?.prefillTimeMs != null), (c) => c.server!.prefillTimeMs);
+  if (worst) d.p(`The server's own prefill-time histogram peaks at ${fmtMs(worst.server!.prefillTimeMs)} per request (${where(worst)}).`);
+}
+
+/** ITL across the grid; the highest is judged by the ITL bands. */
+function itlSection(d: DocBuilder, grid: readonly CellStats[], charts: ReadonlySet<string>): void {
+  d.h(3, 'Inter-Token Latency');
+  d.p(sentences(
+    'Time between consecutive tokens during generation; a chunk that carries several tokens spreads its gap over them.',
+    'Determines the smoothness of responses.',
+  ));
+  d.chart('itl', charts);
+  const low = minBy(grid, meanOf('itl'));
+  const high = maxBy(grid, meanOf('itl'));
+  if (!low?.metrics.itl || !high?.metrics.itl) return;
+  const hv = high.metrics.itl.mean;
+  d.p(sentences(
+    `The lowest inter-token latency is **${fmtMsFine(low.metrics.itl.mean)}** (${where(low)}).`,
+    `The highest observed was **${fmtMsFine(hv)}** at **${fmtTokens(high.contextTokens)}** context with **${plural(high.concurrency, 'concurrent request')}**, ` +
+      `${bandOf(JUDGEMENT.itlMs, hv).atHighest}.`,
+  ));
+}
+
+/** The spread of scaling efficiency at the highest concurrency; a low end under the contention cut-off is called out. */
+function scalingEfficiencySection(d: DocBuilder, grid: readonly CellStats[], charts: ReadonlySet<string>): void {
+  d.h(3, 'Scaling Efficiency');
+  d.p(sentences(
+    'Percentage of ideal linear scaling: throughput(N) / (N x throughput(1)) at the same context and output length.',
+    '100% means doubling concurrent requests doubles total throughput.',
+  ));
+  d.chart('efficiency', charts);
+  const topN = Math.max(...grid.map((c) => c.concurrency));
+  const atTop = grid.filter((c) => c.concurrency === topN && c.scalingEfficiency !== null);
+  const hi = maxBy(atTop, (c) => c.scalingEfficiency);
+  const lo = minBy(atTop, (c) => c.scalingEfficiency);
+  if (!hi || !lo || topN <= 1) {
+    d.p('Scaling efficiency needs a concurrency-1 cell at the same context length; this run has none.');
+    return;
+  }
+  const efficiency = (c: CellStats): string => `${fmtPct(c.scalingEfficiency, 0)} (${fmtTokens(c.contextTokens)} context)`;
+  const contention = `Below ${fmtPct(JUDGEMENT.severeContentionBelow, 0)} signals severe contention for shared resources: adding requests brings diminishing returns.`;
+  d.p(sentences(
+    `At ${topN} concurrent requests, scaling efficiency ranges from ${efficiency(hi)} to ${efficiency(lo)}.`,
+    severeContention(lo.scalingEfficiency ?? 1) ? contention : null,
+  ));
+}
+
+/** GPU power and its cost, when the monitor sampled a power gauge. */
+function powerSection(d: DocBuilder, r: Report, grid: readonly CellStats[], charts: ReadonlySet<string>): void {
+  d.h(3, 'Power & Efficiency');
+  const powered = r.cells.filter((c) => c.power !== null && c.requests > 0);
+  if (powered.length === 0) {
+    d.p('GPU power was not measured in this run (no power samples from the monitor): energy per token and electricity cost are not reported.');
+    return;
+  }
+  const o = r.options;
+  d.p(sentences(
+    "GPU power draw under varying load, from the monitor's power gauge (summed over GPUs).",
+    `Cost figures use **${fmtUsd(o.usdPerKwh)}/kWh** electricity and **${fmtUsd(o.usdPerGpuHour)}/GPU-hour** for ${plural(o.gpuCount, 'GPU')} ` +
+      '(flags --usd-per-kwh, --usd-per-gpu-hour, --gpus).',
+  ));
+  d.chart('power', charts);
+  d.chart('power_vs_concurrency', charts);
+  const peak = maxBy(powered, (c) => c.power!.peakWatts);
+  if (peak) {
+    const watts = peak.power!.peakWatts;
+    d.p(sentences(
+      `The highest power draw observed was **${fmtWatts(watts)}** at **${fmtTokens(peak.contextTokens)}** context with **${plural(peak.concurrency, 'concurrent request')}**, ` +
+        `costing approximately **${fmtUsd((watts / 1000) * o.usdPerKwh)}/hour** in electricity at ${fmtUsd(o.usdPerKwh)}/kWh.`,
+      'For infrastructure planning, budget for peak power draw.',
+    ));
+  }
+  const best = minBy(powered, (c) => c.power!.joulesPerOutputToken);
+  if (best?.power?.joulesPerOutputToken != null) {
+    d.p(
+      `The most energy-efficient cell is ${best.id} (${where(best)}) at ${fmtJoules(best.power.joulesPerOutputToken)} per output token, ` +
+        `or ${fmtUsd(best.power.usdPerMillionTokens)} per million output tokens including GPU time.`,
+    );
+  }
+  const gridPowered = grid.filter((c) => c.power !== null);
+  const row = (c: CellStats): string[] => {
+    const p = c.power!;
+    return [c.id, fmtWatts(p.meanWatts), fmtWatts(p.peakWatts), fmtJoules(p.joulesPerOutputToken), fmtUsd(p.totalUsdPerHour), fmtUsd(p.usdPerMillionTokens)];
+  };
+  d.table(['CELL', 'MEAN POWER', 'PEAK POWER', 'ENERGY / TOKEN', 'COST / HOUR', 'COST / 1M TOKENS'], (gridPowered.length > 0 ? gridPowered : powered).map(row));
 }
 
 /** How the capacity figures were measured, read from the capacity cells themselves. */
