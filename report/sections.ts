@@ -5,6 +5,7 @@
 
 import { ERROR_MESSAGES_SHOWN, type CellStats } from './cells';
 import type { BurstCapacity, LadderResult, UseCaseCapacity } from './capacity';
+import type { MetricDelta } from './compare';
 import { DocBuilder, lit, type Block } from './document';
 import { bandOf, JUDGEMENT, prefixCacheHit, queueSaturated, severeContention, type Band } from './judgement';
 import { gridCells, valueAtCapacity, type MixProfileSummary, type Report } from './model';
@@ -218,72 +219,12 @@ export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[]
 
   technicalAnalysisSection(d, r, chartIds);
 
-  const ran = r.cells.filter((c) => c.requests > 0);
-  if (ran.length > 0) {
-    d.h(2, 'Latency Percentiles');
-    d.p('Full percentile breakdowns per cell (k6\'s method: linear interpolation between closest ranks). Times in ms.');
-    const pct = (k: TrendKey, title: string): void => {
-      d.h(3, title);
-      d.table(['CELL', 'USERS', 'SAMPLES', 'MEAN', 'P50', 'P90', 'P95', 'P99', 'MAX'], ran.filter((c) => c.metrics[k] !== null).map((c) => {
-        const m = c.metrics[k]!;
-        return [c.id, String(c.concurrency), String(m.count), m.mean.toFixed(1), m.p50.toFixed(1), m.p90.toFixed(1), m.p95.toFixed(1), m.p99.toFixed(1), m.max.toFixed(1)];
-      }));
-    };
-    pct('ttft', 'TTFT (ms)');
-    pct('itl', 'Inter-Token Latency (ms)');
-    pct('tpot', 'Time per Output Token (ms)');
-    pct('e2e', 'End-to-End Latency (ms)');
-
-    d.h(2, 'Success Rate and Errors');
-    const kinds = Object.entries(r.totals.errorsByKind).filter(([, n]) => n > 0);
-    d.p(`${fmtPct(r.totals.successRate)} of ${fmtCount(r.totals.requests)} requests succeeded${kinds.length > 0 ? `; failures by kind: ${kinds.map(([k, n]) => `${k} ${n}`).join(', ')}` : ' (no errors)'}.${r.totals.cut > 0 ? ` ${fmtCount(r.totals.cut)} more were cut by the end of their cell's time slot or by an interrupt: they are neither measured nor failed.` : ''}`);
-    d.table(['CELL', 'REQUESTS', 'CUT', 'SUCCESS RATE', 'ERRORS', 'TOKEN COUNTS FROM'], ran.map((c) => [c.id, String(c.requests), String(c.cut), fmtPct(c.successRate), Object.entries(c.errorsByKind).filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`).join(', ') || '-', c.tokenSource ?? 'n/a']));
-    const messageRows = ran.flatMap((c) => Object.entries(c.errorMessages).flatMap(([kind, list]) => list.map((m) => [c.id, kind, String(m.count), lit(m.message)])));
-    d.table(['CELL', 'ERROR KIND', 'COUNT', 'SERVER MESSAGE'], messageRows, `The most frequent error messages per cell and kind (top ${ERROR_MESSAGES_SHOWN}), as the server or the transport gave them (first 200 characters, API key redacted).`);
-
-    d.h(2, 'All Cells');
-    d.p('Every measured cell (also in cells.csv). Times are means; throughput is output tokens / cell wall time.');
-    d.table(
-      ['CELL', 'CONTEXT', 'OUTPUT', 'USERS', 'REQ', 'TTFT', 'ITL', 'DECODE', 'PREFILL', 'THROUGHPUT', 'EFFICIENCY', 'QUEUE WAIT', 'POWER'],
-      ran.map((c) => [`${c.id}${c.clientBound ? ' ⚠ client-bound' : ''}`, fmtTokens(c.contextTokens), fmtTokens(c.outputTokens), String(c.concurrency), String(c.requests), fmtMs(c.metrics.ttft?.mean), fmtMsFine(c.metrics.itl?.mean), fmtTokS(c.metrics.decodeSpeed?.mean), fmtTokS0(c.metrics.prefillSpeed?.mean), fmtTokS(c.throughput), fmtPct(c.scalingEfficiency, 0), fmtMs(c.server?.queueWaitMs), fmtWatts(c.power?.meanWatts)]),
-    );
-  }
-
-  if (r.gates.length > 0) {
-    d.h(2, 'Deploy Gate');
-    for (const g of r.gates) {
-      if (!g.measured) {
-        d.p(`Gate ${g.cellId} (${g.title}, ${plural(g.concurrency, 'concurrent request')}) produced no samples: the gate was not measured.`);
-        continue;
-      }
-      d.p(`**${g.ok ? '✓ Passed' : '✗ Failed'}**: ${g.title} at ${plural(g.concurrency, 'concurrent request')} (cell ${g.cellId}).`);
-      d.table(['LIMIT', 'EXPRESSION', 'MEASURED', 'VERDICT'], g.checks.map((c) => [c.label, c.expression, fmtMetric(c.metric, c.actual), c.ok ? '✓ pass' : '✗ fail']));
-    }
-  }
-
-  const gates = r.parts.filter((p) => p.thresholds.length > 0);
-  if (gates.length > 0) {
-    d.h(2, 'k6 Thresholds');
-    for (const p of gates) {
-      const failed = p.thresholds.filter((t) => !t.ok);
-      d.p(`${p.name}: ${p.thresholds.length - failed.length} of ${p.thresholds.length} thresholds passed${failed.length > 0 ? `; failed: ${failed.map((t) => `${t.metric} ${t.expression}`).join(', ')}` : ''}.`);
-    }
-  }
-
-  if (r.comparison) {
-    const c = r.comparison;
-    d.h(2, 'Comparison with Baseline');
-    d.p(`Baseline: ${c.baselineRunId ?? c.baselineDir}. Tolerance: ${(c.tolerance * 100).toFixed(0)}% relative change in the bad direction. Gated: capacities, max safe queue depths, success rates and the use-case limit metrics of the capacity steps.`);
-    d.p(c.gatedRegression ? `**${plural(c.regressions.length, 'gated regression')} found** (exit code 99):` : '**No gated regression** beyond the tolerance.');
-    d.list(c.regressions);
-    d.table(['USE CASE / BURST', 'BASELINE', 'CURRENT', 'CHANGE', 'VERDICT'], c.capacities.map((x) => [x.title, x.baseline, x.current, x.change === null ? 'n/a' : `${x.change > 0 ? '+' : ''}${(x.change * 100).toFixed(1)}%`, x.regression ? '✗ regression' : '✓']));
-    const rows: string[][] = [];
-    for (const cell of c.cells) for (const dl of cell.deltas) if (dl.change !== null && Math.abs(dl.change) > c.tolerance) rows.push([cell.cellId, dl.label, fmtNum(dl.baseline), fmtNum(dl.current), `${dl.change > 0 ? '+' : ''}${(dl.change * 100).toFixed(1)}%`, dl.regression ? (dl.gated ? '✗ gated regression' : '✗ regression') : '✓ improvement']);
-    if (rows.length > 0) d.table(['CELL', 'METRIC', 'BASELINE', 'CURRENT', 'CHANGE', 'VERDICT'], rows, `Cell metrics that moved more than ${(c.tolerance * 100).toFixed(0)}%.`);
-    else d.p(`No cell metric moved more than ${(c.tolerance * 100).toFixed(0)}% across ${plural(c.cells.length, 'matched cell')}.`);
-    if (c.onlyInBaseline.length > 0) d.p(`Cells only in the baseline: ${c.onlyInBaseline.join(', ')}.`);
-    if (c.onlyInCurrent.length > 0) d.p(`Cells only in this run: ${c.onlyInCurrent.join(', ')}.`);
-  }
+  latencyPercentilesSection(d, r);
+  successAndErrorsSection(d, r);
+  allCellsSection(d, r);
+  deployGateSection(d, r);
+  k6ThresholdsSection(d, r);
+  comparisonSection(d, r);
 
   d.h(2, 'Methodology');
   const t = r.parts[0]!.target;
@@ -721,6 +662,126 @@ function powerSection(d: DocBuilder, r: Report, grid: readonly CellStats[], char
     return [c.id, fmtWatts(p.meanWatts), fmtWatts(p.peakWatts), fmtJoules(p.joulesPerOutputToken), fmtUsd(p.totalUsdPerHour), fmtUsd(p.usdPerMillionTokens)];
   };
   d.table(['CELL', 'MEAN POWER', 'PEAK POWER', 'ENERGY / TOKEN', 'COST / HOUR', 'COST / 1M TOKENS'], (gridPowered.length > 0 ? gridPowered : powered).map(row));
+}
+
+function measuredCells(r: Report): CellStats[] {
+  return r.cells.filter((c) => c.requests > 0);
+}
+
+function latencyPercentilesSection(d: DocBuilder, r: Report): void {
+  const cells = measuredCells(r);
+  if (cells.length === 0) return;
+  d.h(2, 'Latency Percentiles');
+  d.p("Full percentile breakdowns per cell (k6's method: linear interpolation between closest ranks). Times in ms.");
+  percentileTable(d, cells, 'ttft', 'TTFT (ms)');
+  percentileTable(d, cells, 'itl', 'Inter-Token Latency (ms)');
+  percentileTable(d, cells, 'tpot', 'Time per Output Token (ms)');
+  percentileTable(d, cells, 'e2e', 'End-to-End Latency (ms)');
+}
+
+function percentileTable(d: DocBuilder, cells: readonly CellStats[], k: TrendKey, title: string): void {
+  d.h(3, title);
+  const row = (c: CellStats): string[] => {
+    const m = c.metrics[k]!;
+    return [c.id, String(c.concurrency), String(m.count), ...[m.mean, m.p50, m.p90, m.p95, m.p99, m.max].map((v) => v.toFixed(1))];
+  };
+  d.table(['CELL', 'USERS', 'SAMPLES', 'MEAN', 'P50', 'P90', 'P95', 'P99', 'MAX'], cells.filter((c) => c.metrics[k] !== null).map(row));
+}
+
+function successAndErrorsSection(d: DocBuilder, r: Report): void {
+  const cells = measuredCells(r);
+  if (cells.length === 0) return;
+  d.h(2, 'Success Rate and Errors');
+  const t = r.totals;
+  const kinds = Object.entries(t.errorsByKind).filter(([, n]) => n > 0);
+  const failures = kinds.length > 0 ? `; failures by kind: ${kinds.map(([k, n]) => `${k} ${n}`).join(', ')}` : ' (no errors)';
+  const cut = `${fmtCount(t.cut)} more were cut by the end of their cell's time slot or by an interrupt: they are neither measured nor failed.`;
+  d.p(sentences(`${fmtPct(t.successRate)} of ${fmtCount(t.requests)} requests succeeded${failures}.`, t.cut > 0 ? cut : null));
+  const errors = (c: CellStats): string => Object.entries(c.errorsByKind).filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`).join(', ') || '-';
+  const rows = cells.map((c) => [c.id, String(c.requests), String(c.cut), fmtPct(c.successRate), errors(c), c.tokenSource ?? 'n/a']);
+  d.table(['CELL', 'REQUESTS', 'CUT', 'SUCCESS RATE', 'ERRORS', 'TOKEN COUNTS FROM'], rows);
+  const messageRows = cells.flatMap((c) => Object.entries(c.errorMessages).flatMap(([kind, list]) => list.map((m) => [c.id, kind, String(m.count), lit(m.message)])));
+  const caption =
+    `The most frequent error messages per cell and kind (top ${ERROR_MESSAGES_SHOWN}), ` +
+    'as the server or the transport gave them (first 200 characters, API key redacted).';
+  d.table(['CELL', 'ERROR KIND', 'COUNT', 'SERVER MESSAGE'], messageRows, caption);
+}
+
+function allCellsSection(d: DocBuilder, r: Report): void {
+  const cells = measuredCells(r);
+  if (cells.length === 0) return;
+  d.h(2, 'All Cells');
+  d.p('Every measured cell (also in cells.csv). Times are means; throughput is output tokens / cell wall time.');
+  const row = (c: CellStats): string[] => [
+    `${c.id}${c.clientBound ? ' ⚠ client-bound' : ''}`,
+    fmtTokens(c.contextTokens),
+    fmtTokens(c.outputTokens),
+    String(c.concurrency),
+    String(c.requests),
+    fmtMs(c.metrics.ttft?.mean),
+    fmtMsFine(c.metrics.itl?.mean),
+    fmtTokS(c.metrics.decodeSpeed?.mean),
+    fmtTokS0(c.metrics.prefillSpeed?.mean),
+    fmtTokS(c.throughput),
+    fmtPct(c.scalingEfficiency, 0),
+    fmtMs(c.server?.queueWaitMs),
+    fmtWatts(c.power?.meanWatts),
+  ];
+  const head = ['CELL', 'CONTEXT', 'OUTPUT', 'USERS', 'REQ', 'TTFT', 'ITL', 'DECODE', 'PREFILL', 'THROUGHPUT', 'EFFICIENCY', 'QUEUE WAIT', 'POWER'];
+  d.table(head, cells.map(row));
+}
+
+function deployGateSection(d: DocBuilder, r: Report): void {
+  if (r.gates.length === 0) return;
+  d.h(2, 'Deploy Gate');
+  for (const g of r.gates) {
+    const load = plural(g.concurrency, 'concurrent request');
+    if (!g.measured) {
+      d.p(`Gate ${g.cellId} (${g.title}, ${load}) produced no samples: the gate was not measured.`);
+      continue;
+    }
+    d.p(`**${g.ok ? '✓ Passed' : '✗ Failed'}**: ${g.title} at ${load} (cell ${g.cellId}).`);
+    d.table(['LIMIT', 'EXPRESSION', 'MEASURED', 'VERDICT'], g.checks.map((c) => [c.label, c.expression, fmtMetric(c.metric, c.actual), c.ok ? '✓ pass' : '✗ fail']));
+  }
+}
+
+function k6ThresholdsSection(d: DocBuilder, r: Report): void {
+  const parts = r.parts.filter((p) => p.thresholds.length > 0);
+  if (parts.length === 0) return;
+  d.h(2, 'k6 Thresholds');
+  for (const p of parts) {
+    const failed = p.thresholds.filter((t) => !t.ok);
+    const which = failed.length > 0 ? `; failed: ${failed.map((t) => `${t.metric} ${t.expression}`).join(', ')}` : '';
+    d.p(`${p.name}: ${p.thresholds.length - failed.length} of ${p.thresholds.length} thresholds passed${which}.`);
+  }
+}
+
+/** A relative change as the comparison writes it: "+12.5%", "-3.0%". */
+function fmtChange(change: number): string {
+  return `${change > 0 ? '+' : ''}${(change * 100).toFixed(1)}%`;
+}
+
+function comparisonSection(d: DocBuilder, r: Report): void {
+  const c = r.comparison;
+  if (!c) return;
+  d.h(2, 'Comparison with Baseline');
+  const tolerance = `${(c.tolerance * 100).toFixed(0)}%`;
+  d.p(sentences(
+    `Baseline: ${c.baselineRunId ?? c.baselineDir}.`,
+    `Tolerance: ${tolerance} relative change in the bad direction.`,
+    'Gated: capacities, max safe queue depths, success rates and the use-case limit metrics of the capacity steps.',
+  ));
+  d.p(c.gatedRegression ? `**${plural(c.regressions.length, 'gated regression')} found** (exit code 99):` : '**No gated regression** beyond the tolerance.');
+  d.list(c.regressions);
+  const capacityRows = c.capacities.map((x) => [x.title, x.baseline, x.current, x.change === null ? 'n/a' : fmtChange(x.change), x.regression ? '✗ regression' : '✓']);
+  d.table(['USE CASE / BURST', 'BASELINE', 'CURRENT', 'CHANGE', 'VERDICT'], capacityRows);
+  const verdict = (dl: MetricDelta): string => (dl.regression ? (dl.gated ? '✗ gated regression' : '✗ regression') : '✓ improvement');
+  const moved = c.cells.flatMap((cell) => cell.deltas.filter((dl) => dl.change !== null && Math.abs(dl.change) > c.tolerance).map((dl) => ({ cell, dl })));
+  const rows = moved.map(({ cell, dl }) => [cell.cellId, dl.label, fmtNum(dl.baseline), fmtNum(dl.current), fmtChange(dl.change!), verdict(dl)]);
+  if (rows.length > 0) d.table(['CELL', 'METRIC', 'BASELINE', 'CURRENT', 'CHANGE', 'VERDICT'], rows, `Cell metrics that moved more than ${tolerance}.`);
+  else d.p(`No cell metric moved more than ${tolerance} across ${plural(c.cells.length, 'matched cell')}.`);
+  if (c.onlyInBaseline.length > 0) d.p(`Cells only in the baseline: ${c.onlyInBaseline.join(', ')}.`);
+  if (c.onlyInCurrent.length > 0) d.p(`Cells only in this run: ${c.onlyInCurrent.join(', ')}.`);
 }
 
 /** How the capacity figures were measured, read from the capacity cells themselves. */
