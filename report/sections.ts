@@ -8,7 +8,7 @@ import type { BurstCapacity, LadderResult, UseCaseCapacity } from './capacity';
 import type { MetricDelta } from './compare';
 import { DocBuilder, lit, type Block } from './document';
 import { bandOf, JUDGEMENT, prefixCacheHit, queueSaturated, severeContention, type Band } from './judgement';
-import { gridCells, valueAtCapacity, type MixProfileSummary, type Report } from './model';
+import { gridCells, valueAtCapacity, type MixProfileSummary, type PartSummary, type Report } from './model';
 import type { TrendKey } from './read-samples';
 import { maxBy, minBy, statistic } from './stats';
 import { compare } from '../lib/thresholds';
@@ -201,54 +201,25 @@ function capacityNarrative(r: Report, u: UseCaseCapacity, res: LadderResult): st
   return [first, ...others].join(' ');
 }
 
-/** Builds the full document of the report. */
-export function buildDocument(r: Report, chartIds: ReadonlySet<string>): Block[] {
+/** Builds the full document of the report, one section after another in reading order. */
+export function buildDocument(r: Report, charts: ReadonlySet<string>): Block[] {
   const d = new DocBuilder();
-  const st = r.limitStat;
-  const run = r.run;
   titleSection(d, r);
   highlightsSection(d, r);
   keyFindingsSection(d, r);
   useCaseGuidanceSection(d, r);
-
-  performanceAnalysisSection(d, r, chartIds);
-
-  capacityAnalysisSection(d, r, chartIds);
-  scaleUpSection(d, r, chartIds);
-  fastestSection(d, r, chartIds);
-
-  technicalAnalysisSection(d, r, chartIds);
-
+  performanceAnalysisSection(d, r, charts);
+  capacityAnalysisSection(d, r, charts);
+  scaleUpSection(d, r, charts);
+  fastestSection(d, r, charts);
+  technicalAnalysisSection(d, r, charts);
   latencyPercentilesSection(d, r);
   successAndErrorsSection(d, r);
   allCellsSection(d, r);
   deployGateSection(d, r);
   k6ThresholdsSection(d, r);
   comparisonSection(d, r);
-
-  d.h(2, 'Methodology');
-  const t = r.parts[0]!.target;
-  const items: string[] = [];
-  if (run) {
-    items.push(`Engine: ${run.engine === 'k6' ? `k6 ${run.engineVersion}` : `the suite's local runner ${run.engineVersion} (k6 bundles on Node)`}; run ${lit(run.runId)} from ${lit(run.startedAt)} to ${lit(run.endedAt)}${run.interrupted ? ' (interrupted)' : ''}.`);
-    items.push(`Target: ${lit(run.target.model)} at ${lit(run.target.baseUrl)}${run.target.simulated ? ` — the suite's simulated server${run.target.simProfile ? ` (profile ${lit(run.target.simProfile)})` : ''}, not real hardware` : ''}.`);
-    items.push(`Tokenizer used to build exact-length prompts: ${lit(run.tokenizer)}.`);
-    if (run.command.length > 0) items.push(`Command: \`${run.command.join(' ').replace(/[`\r\n]/g, ' ')}\`.`);
-  } else {
-    items.push(`Target: ${lit(t.model)} at ${lit(t.baseUrl)}. No run.json was found, so the engine, its version and the tokenizer are not recorded.`);
-  }
-  items.push(`API: ${t.api === 'chat' ? '/v1/chat/completions' : '/v1/completions'}, streaming, temperature ${t.temperature}${t.seed !== null ? `, seed ${t.seed}` : ''}, request timeout ${t.requestTimeoutSeconds}s.`);
-  items.push(`Output length forcing: max_tokens${t.ignoreEos ? ' + ignore_eos' : ''}${t.minTokens ? ' + min_tokens' : ''}${!t.ignoreEos && !t.minTokens ? ' only (the model may stop early)' : ''}. Output token counts ${describeTokenSources(r)}.`);
-  const modes = [...new Set(r.parts.map((p) => p.promptMode))];
-  items.push(`Prompt mode: ${modes.map((m) => (m === 'unique' ? 'unique prefix per request (prefix caching cannot hide prefill)' : 'shared prefix (measures a warm prefix cache)')).join('; ')}.`);
-  items.push(`Limit statistic: the ${statName(st)} of each cell ("${st}" in k6 threshold expressions); burst limit TTFT <= ${fmtSec(r.burstTtftLimitMs)}${r.options.minSuccessRate ? `; capacity steps also need ${fmtPct(r.options.minSuccessRate)} successful requests` : ''}.`);
-  if (r.useCases.length > 0) items.push(`Capacity: ${capacityMethod(r)}`);
-  for (const p of r.parts) {
-    items.push(`Part ${p.name} (${p.script}, plan "${p.planName}"): ${p.cellsWithData} of ${p.cells} cells measured, ${p.driven ? `back to back as the bench handed out each request, ${Math.round(p.plannedSeconds)}s` : `planned ${Math.round(p.plannedSeconds)}s in k6 time slots`}${p.testRunDurationMs !== null ? `, ran ${(p.testRunDurationMs / 1000).toFixed(0)}s` : ''}; ${fmtInt(p.csvRows)} CSV rows; server monitor ${p.monitorEnabled ? `every ${p.monitorIntervalSeconds}s` : 'off'}${p.hasSummary ? '' : '; no summary.json'}${p.hasRunnerHealth ? '; runner health recorded' : ''}.`);
-  }
-  items.push('Definitions: TTFT = request start to first generated token; ITL = one sample per token after the first; TPOT = (e2e - TTFT) / (output tokens - 1); decode speed = (output tokens - 1) / (e2e - TTFT); prefill speed = input tokens / TTFT; system throughput = output tokens / cell wall time; scaling efficiency = throughput(N) / (N x throughput(1)); server queue wait = Δ histogram sum / Δ histogram count over the cell window.');
-  d.list(items);
-  d.p(`Generated ${r.generatedAt} by k6-llm-capacity report (report.json schema version ${r.schemaVersion}).`);
+  methodologySection(d, r);
   return d.blocks;
 }
 
@@ -783,6 +754,77 @@ function comparisonSection(d: DocBuilder, r: Report): void {
   if (c.onlyInBaseline.length > 0) d.p(`Cells only in the baseline: ${c.onlyInBaseline.join(', ')}.`);
   if (c.onlyInCurrent.length > 0) d.p(`Cells only in this run: ${c.onlyInCurrent.join(', ')}.`);
 }
+
+/** How the run was made and how its figures are defined, one list item per fact. */
+function methodologySection(d: DocBuilder, r: Report): void {
+  d.h(2, 'Methodology');
+  d.list([...runItems(r), ...requestItems(r), ...limitItems(r), ...r.parts.map(partItem), `Definitions: ${DEFINITIONS.join('; ')}.`]);
+  d.p(`Generated ${r.generatedAt} by k6-llm-capacity report (report.json schema version ${r.schemaVersion}).`);
+}
+
+/** Engine, target, tokenizer and command from run.json; without it, the first plan's target and what is not recorded. */
+function runItems(r: Report): string[] {
+  const run = r.run;
+  if (!run) {
+    const t = r.parts[0]!.target;
+    return [`Target: ${lit(t.model)} at ${lit(t.baseUrl)}. No run.json was found, so the engine, its version and the tokenizer are not recorded.`];
+  }
+  const engine = run.engine === 'k6' ? `k6 ${run.engineVersion}` : `the suite's local runner ${run.engineVersion} (k6 bundles on Node)`;
+  const profile = run.target.simProfile ? ` (profile ${lit(run.target.simProfile)})` : '';
+  const simulated = run.target.simulated ? ` — the suite's simulated server${profile}, not real hardware` : '';
+  const items = [
+    `Engine: ${engine}; run ${lit(run.runId)} from ${lit(run.startedAt)} to ${lit(run.endedAt)}${run.interrupted ? ' (interrupted)' : ''}.`,
+    `Target: ${lit(run.target.model)} at ${lit(run.target.baseUrl)}${simulated}.`,
+    `Tokenizer used to build exact-length prompts: ${lit(run.tokenizer)}.`,
+  ];
+  if (run.command.length > 0) items.push(`Command: \`${run.command.join(' ').replace(/[`\r\n]/g, ' ')}\`.`);
+  return items;
+}
+
+/** What every request looked like: API and sampling, how its output length was forced, its prompt mode. */
+function requestItems(r: Report): string[] {
+  const t = r.parts[0]!.target;
+  const api = t.api === 'chat' ? '/v1/chat/completions' : '/v1/completions';
+  const seed = t.seed !== null ? `, seed ${t.seed}` : '';
+  const forcing = `max_tokens${t.ignoreEos ? ' + ignore_eos' : ''}${t.minTokens ? ' + min_tokens' : ''}${!t.ignoreEos && !t.minTokens ? ' only (the model may stop early)' : ''}`;
+  const modes = [...new Set(r.parts.map((p) => p.promptMode))].map((m) =>
+    m === 'unique' ? 'unique prefix per request (prefix caching cannot hide prefill)' : 'shared prefix (measures a warm prefix cache)',
+  );
+  return [
+    `API: ${api}, streaming, temperature ${t.temperature}${seed}, request timeout ${t.requestTimeoutSeconds}s.`,
+    `Output length forcing: ${forcing}. Output token counts ${describeTokenSources(r)}.`,
+    `Prompt mode: ${modes.join('; ')}.`,
+  ];
+}
+
+/** The statistic and limits that capacities and bursts were judged by, and how capacity was searched. */
+function limitItems(r: Report): string[] {
+  const st = r.limitStat;
+  const minSuccess = r.options.minSuccessRate ? `; capacity steps also need ${fmtPct(r.options.minSuccessRate)} successful requests` : '';
+  const items = [`Limit statistic: the ${statName(st)} of each cell ("${st}" in k6 threshold expressions); burst limit TTFT <= ${fmtSec(r.burstTtftLimitMs)}${minSuccess}.`];
+  if (r.useCases.length > 0) items.push(`Capacity: ${capacityMethod(r)}`);
+  return items;
+}
+
+function partItem(p: PartSummary): string {
+  const seconds = Math.round(p.plannedSeconds);
+  const schedule = p.driven ? `back to back as the bench handed out each request, ${seconds}s` : `planned ${seconds}s in k6 time slots`;
+  const ran = p.testRunDurationMs !== null ? `, ran ${(p.testRunDurationMs / 1000).toFixed(0)}s` : '';
+  const monitor = p.monitorEnabled ? `every ${p.monitorIntervalSeconds}s` : 'off';
+  const missing = `${p.hasSummary ? '' : '; no summary.json'}${p.hasRunnerHealth ? '; runner health recorded' : ''}`;
+  return `Part ${p.name} (${p.script}, plan "${p.planName}"): ${p.cellsWithData} of ${p.cells} cells measured, ${schedule}${ran}; ${fmtInt(p.csvRows)} CSV rows; server monitor ${monitor}${missing}.`;
+}
+
+const DEFINITIONS = [
+  'TTFT = request start to first generated token',
+  'ITL = one sample per token after the first',
+  'TPOT = (e2e - TTFT) / (output tokens - 1)',
+  'decode speed = (output tokens - 1) / (e2e - TTFT)',
+  'prefill speed = input tokens / TTFT',
+  'system throughput = output tokens / cell wall time',
+  'scaling efficiency = throughput(N) / (N x throughput(1))',
+  'server queue wait = Δ histogram sum / Δ histogram count over the cell window',
+];
 
 /** How the capacity figures were measured, read from the capacity cells themselves. */
 function capacityMethod(r: Report): string {
