@@ -128,79 +128,6 @@ function fmtMetric(m: string, v: Num): string {
   }
 }
 
-function capacitySection(d: DocBuilder, r: Report, u: UseCaseCapacity, charts: ReadonlySet<string>): void {
-  const uc = u.useCase;
-  const st = r.limitStat;
-  d.h(3, `${uc.title} (${fmtTokens(uc.contextTokens)} Context)`);
-  d.p(uc.description);
-  const success = u.limits.find((l) => l.metric === 'successRate');
-  d.p(`${uc.limits.length === 1 ? 'Threshold' : 'Thresholds'}: ${uc.limits.map((l) => l.label).join(', ')} (${statName(st)} per step)${success ? `, and ${success.label} of requests` : ''}. ${fmtTokens(uc.contextTokens)} input and ${fmtInt(r.cells.find((c) => u.cellIds.includes(c.id))?.outputTokens ?? uc.outputTokens)} output tokens per request.${u.source === 'sweep' ? ' Measured on the sweep cells of the same context and output length (no capacity part in this run).' : u.source === 'gate' ? ' Measured by the gate run only (one step).' : ''}`);
-  d.chart(`usecase_${uc.id}`, charts);
-  const ladder = r.cells.filter((c) => u.cellIds.includes(c.id) && c.requests > 0).sort((a, b) => a.concurrency - b.concurrency);
-  const res = u.result;
-  if (ladder.length === 0) {
-    d.p('No step of this use case produced samples: capacity was not measured.');
-    return;
-  }
-  const cols: { n: number; label: string; exceeded: (m: string) => boolean }[] = [];
-  const first = ladder[0]!;
-  const exceededAt = (n: number) => (m: string): boolean => {
-    const step = res.steps.find((s) => s.concurrency === n);
-    const chk = step?.checks.find((c) => c.metric === m);
-    if (chk) return !chk.ok;
-    // Interpolated point: exceeded if the interpolated value breaks the limit.
-    const lim = u.limits.find((l) => l.metric === m);
-    if (!lim) return false;
-    const v = valueAtCapacity(r, u, (c) => metricValue(c, m, st));
-    if (v === null) return false;
-    return !compare(v, lim.operator, lim.value);
-  };
-  cols.push({ n: first.concurrency, label: `@ ${plural(first.concurrency, 'request')}`, exceeded: exceededAt(first.concurrency) });
-  if (res.estimate !== null && res.estimate !== first.concurrency) cols.push({ n: res.estimate, label: `@ ${res.interpolated ? '~' : ''}${plural(res.estimate, 'request')}`, exceeded: exceededAt(res.estimate) });
-  const tail = res.firstFail ?? ladder[ladder.length - 1]!.concurrency;
-  if (!cols.some((c) => c.n === tail)) cols.push({ n: tail, label: `@ ${plural(tail, 'request')}`, exceeded: exceededAt(tail) });
-  const metrics = [...new Set([...uc.limits.map((l) => l.metric as string), uc.limits.some((l) => l.metric === 'decodeSpeed') ? '' : 'throughput', 'decodeSpeed'].filter((m) => m !== ''))];
-  const rows = metrics.map((m) => [
-    m === 'throughput' ? 'Throughput' : metricLabel(m),
-    ...cols.map((col) => {
-      const get = (c: CellStats): Num => metricValue(c, m, st);
-      const exact = ladder.find((c) => c.concurrency === col.n);
-      const v = exact ? get(exact) : valueAtCapacity(r, u, get);
-      const approx = !exact ? '~' : '';
-      return `${approx}${fmtMetric(m, v)}${col.exceeded(m) ? ' (threshold exceeded)' : ''}`;
-    }),
-  ]);
-  d.table(['METRIC', ...cols.map((c) => c.label)], rows);
-  const steps = res.steps.map((s) => `${s.concurrency}: ${s.ok ? 'pass' : `fail (${s.checks.filter((c) => !c.ok).map((c) => c.label).join(', ')})`}`);
-  d.p(`Tested steps (concurrency: verdict): ${steps.join('; ')}.`);
-  d.p(`**Capacity limit: ${res.kind === 'beyond' ? `${res.displayShort} concurrent requests` : res.kind === 'below' ? `below ${plural(res.firstFail ?? 1, 'concurrent request')}` : `${res.display} concurrent requests`}**`);
-  d.p(capacityNarrative(r, u, res));
-  d.note(clientBoundNote(ladder) ?? '');
-}
-
-function capacityNarrative(r: Report, u: UseCaseCapacity, res: LadderResult): string {
-  const st = r.limitStat;
-  const valueAt = (m: string): Num => valueAtCapacity(r, u, (c) => metricValue(c, m, st));
-  if (res.kind === 'beyond') {
-    const parts = u.useCase.limits.map((l) => `${labelInSentence(l.metric)} is ${fmtMetric(l.metric, valueAt(l.metric))}`);
-    return `At ${plural(res.estimate ?? 0, 'concurrent request')} (the largest tested), ${parts.join(' and ')}, all within the thresholds. Capacity likely extends higher.`;
-  }
-  if (res.kind === 'below') {
-    const b = res.brokenBy;
-    const step = res.steps[0];
-    const chk = step?.checks.find((c) => c.metric === b?.metric);
-    return `Even at ${plural(res.firstFail ?? 1, 'concurrent request')}, ${labelInSentence(b?.metric ?? '')} is ${fmtMetric(b?.metric ?? '', chk?.actual ?? null)}, breaking ${b?.label ?? 'the limit'}.`;
-  }
-  if (res.kind === 'untested') return 'Not measured in this run.';
-  const b = res.brokenBy!;
-  const n = res.estimate!;
-  const tilde = res.interpolated ? '~' : '';
-  const bv = valueAt(b.metric);
-  const first = `At ${tilde}${plural(n, 'concurrent request')}, ${labelInSentence(b.metric)} reaches ${tilde}${fmtMetric(b.metric, bv)}, within the ${fmtLimitValue(b.metric, b.value)} threshold; at ${plural(res.firstFail ?? 0, 'request')} it breaks ${b.label}${res.interpolated ? ` (the crossing is interpolated between the tested ${res.lastPass} and ${res.firstFail} requests)` : ''}.`;
-  const others = u.useCase.limits.filter((l) => l.metric !== b.metric).map((l) => `${metricLabel(l.metric)} at this concurrency is ${tilde}${fmtMetric(l.metric, valueAt(l.metric))}, ${l.operator.startsWith('>') ? 'above' : 'below'} the ${fmtLimitValue(l.metric, l.value)} ${l.operator.startsWith('>') ? 'minimum' : 'maximum'}.`);
-  return [first, ...others].join(' ');
-}
-
 /** Builds the full document of the report, one section after another in reading order. */
 export function buildDocument(r: Report, charts: ReadonlySet<string>): Block[] {
   const d = new DocBuilder();
@@ -390,6 +317,131 @@ function capacityAnalysisSection(d: DocBuilder, r: Report, charts: ReadonlySet<s
       `(limits checked on the ${statName(r.limitStat)} of each step with the suite's threshold code, expressions such as "${example}").`,
   ));
   for (const u of r.useCases) capacitySection(d, r, u, charts);
+}
+
+/** One use case: its thresholds, its metrics at the first step, at capacity and where a limit broke, and the verdict per step. */
+function capacitySection(d: DocBuilder, r: Report, u: UseCaseCapacity, charts: ReadonlySet<string>): void {
+  const uc = u.useCase;
+  d.h(3, `${uc.title} (${fmtTokens(uc.contextTokens)} Context)`);
+  d.p(uc.description);
+  d.p(thresholdsParagraph(r, u));
+  d.chart(`usecase_${uc.id}`, charts);
+  const ladder = r.cells.filter((c) => u.cellIds.includes(c.id) && c.requests > 0).sort((a, b) => a.concurrency - b.concurrency);
+  if (ladder.length === 0) {
+    d.p('No step of this use case produced samples: capacity was not measured.');
+    return;
+  }
+  const columns = capacityColumns(u.result, ladder);
+  d.table(['METRIC', ...columns.map((c) => c.label)], capacityRows(r, u, ladder, columns));
+  const res = u.result;
+  const verdict = (s: LadderResult['steps'][number]): string => (s.ok ? 'pass' : `fail (${s.checks.filter((c) => !c.ok).map((c) => c.label).join(', ')})`);
+  d.p(`Tested steps (concurrency: verdict): ${res.steps.map((s) => `${s.concurrency}: ${verdict(s)}`).join('; ')}.`);
+  d.p(`**Capacity limit: ${capacityLimit(res)}**`);
+  d.p(capacityNarrative(r, u, res));
+  d.note(clientBoundNote(ladder) ?? '');
+}
+
+function thresholdsParagraph(r: Report, u: UseCaseCapacity): string {
+  const uc = u.useCase;
+  const success = u.limits.find((l) => l.metric === 'successRate');
+  const andSuccess = success ? `, and ${success.label} of requests` : '';
+  const outputTokens = r.cells.find((c) => u.cellIds.includes(c.id))?.outputTokens ?? uc.outputTokens;
+  return sentences(
+    `${uc.limits.length === 1 ? 'Threshold' : 'Thresholds'}: ${uc.limits.map((l) => l.label).join(', ')} (${statName(r.limitStat)} per step)${andSuccess}.`,
+    `${fmtTokens(uc.contextTokens)} input and ${fmtInt(outputTokens)} output tokens per request.`,
+    stepSource(u),
+  );
+}
+
+/** Where a use case's steps came from when no capacity part measured it. */
+function stepSource(u: UseCaseCapacity): string | null {
+  if (u.source === 'sweep') return 'Measured on the sweep cells of the same context and output length (no capacity part in this run).';
+  if (u.source === 'gate') return 'Measured by the gate run only (one step).';
+  return null;
+}
+
+interface CapacityColumn {
+  readonly n: number;
+  readonly label: string;
+}
+
+/** The capacity table's columns: the first step, the capacity (when it is another step), and the first failing or else the last step. */
+function capacityColumns(res: LadderResult, ladder: readonly CellStats[]): CapacityColumn[] {
+  const column = (n: number, approx = false): CapacityColumn => ({ n, label: `@ ${approx ? '~' : ''}${plural(n, 'request')}` });
+  const first = ladder[0]!.concurrency;
+  const columns = [column(first)];
+  if (res.estimate !== null && res.estimate !== first) columns.push(column(res.estimate, res.interpolated));
+  const tail = res.firstFail ?? ladder[ladder.length - 1]!.concurrency;
+  if (!columns.some((c) => c.n === tail)) columns.push(column(tail));
+  return columns;
+}
+
+/** The use case's limited metrics, then throughput (unless decode speed is limited) and decode speed. */
+function capacityMetrics(u: UseCaseCapacity): string[] {
+  const limited = u.useCase.limits.map((l) => l.metric as string);
+  const speeds = limited.includes('decodeSpeed') ? ['decodeSpeed'] : ['throughput', 'decodeSpeed'];
+  return [...new Set([...limited, ...speeds])];
+}
+
+function capacityRows(r: Report, u: UseCaseCapacity, ladder: readonly CellStats[], columns: readonly CapacityColumn[]): string[][] {
+  return capacityMetrics(u).map((m) => {
+    const get = (c: CellStats): Num => metricValue(c, m, r.limitStat);
+    const cell = (col: CapacityColumn): string => {
+      const exact = ladder.find((c) => c.concurrency === col.n);
+      // A column between tested steps is the capacity estimate: its values are interpolated.
+      const v = exact ? get(exact) : valueAtCapacity(r, u, get);
+      return `${exact ? '' : '~'}${fmtMetric(m, v)}${limitExceededAt(r, u, col.n, m) ? ' (threshold exceeded)' : ''}`;
+    };
+    return [m === 'throughput' ? 'Throughput' : metricLabel(m), ...columns.map(cell)];
+  });
+}
+
+/** Whether a metric breaks its limit at n users: the tested step's own check, else (an interpolated point) the interpolated value. */
+function limitExceededAt(r: Report, u: UseCaseCapacity, n: number, m: string): boolean {
+  const check = u.result.steps.find((s) => s.concurrency === n)?.checks.find((c) => c.metric === m);
+  if (check) return !check.ok;
+  const limit = u.limits.find((l) => l.metric === m);
+  if (!limit) return false;
+  const v = valueAtCapacity(r, u, (c) => metricValue(c, m, r.limitStat));
+  return v !== null && !compare(v, limit.operator, limit.value);
+}
+
+function capacityLimit(res: LadderResult): string {
+  if (res.kind === 'beyond') return `${res.displayShort} concurrent requests`;
+  if (res.kind === 'below') return `below ${plural(res.firstFail ?? 1, 'concurrent request')}`;
+  return `${res.display} concurrent requests`;
+}
+
+/** What the capacity means in the use case's own metrics. */
+function capacityNarrative(r: Report, u: UseCaseCapacity, res: LadderResult): string {
+  const valueAt = (m: string): Num => valueAtCapacity(r, u, (c) => metricValue(c, m, r.limitStat));
+  if (res.kind === 'beyond') {
+    const parts = u.useCase.limits.map((l) => `${labelInSentence(l.metric)} is ${fmtMetric(l.metric, valueAt(l.metric))}`);
+    return sentences(
+      `At ${plural(res.estimate ?? 0, 'concurrent request')} (the largest tested), ${parts.join(' and ')}, all within the thresholds.`,
+      'Capacity likely extends higher.',
+    );
+  }
+  if (res.kind === 'below') {
+    const b = res.brokenBy;
+    const check = res.steps[0]?.checks.find((c) => c.metric === b?.metric);
+    const metric = b?.metric ?? '';
+    return `Even at ${plural(res.firstFail ?? 1, 'concurrent request')}, ${labelInSentence(metric)} is ${fmtMetric(metric, check?.actual ?? null)}, breaking ${b?.label ?? 'the limit'}.`;
+  }
+  if (res.kind === 'untested') return 'Not measured in this run.';
+  const b = res.brokenBy!;
+  const tilde = res.interpolated ? '~' : '';
+  const crossing = res.interpolated ? ` (the crossing is interpolated between the tested ${res.lastPass} and ${res.firstFail} requests)` : '';
+  const broken =
+    `At ${tilde}${plural(res.estimate!, 'concurrent request')}, ${labelInSentence(b.metric)} reaches ${tilde}${fmtMetric(b.metric, valueAt(b.metric))}, ` +
+    `within the ${fmtLimitValue(b.metric, b.value)} threshold; at ${plural(res.firstFail ?? 0, 'request')} it breaks ${b.label}${crossing}.`;
+  const others = u.useCase.limits
+    .filter((l) => l.metric !== b.metric)
+    .map((l) => {
+      const [side, bound] = l.operator.startsWith('>') ? ['above', 'minimum'] : ['below', 'maximum'];
+      return `${metricLabel(l.metric)} at this concurrency is ${tilde}${fmtMetric(l.metric, valueAt(l.metric))}, ${side} the ${fmtLimitValue(l.metric, l.value)} ${bound}.`;
+    });
+  return sentences(broken, ...others);
 }
 
 /** The burst part: what N requests arriving at once do to TTFT and ITL, and the deepest queue within the burst TTFT limit. */
