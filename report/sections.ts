@@ -12,7 +12,23 @@ import { gridCells, valueAtCapacity, type MixProfileSummary, type PartSummary, t
 import type { TrendKey } from './read-samples';
 import { maxBy, minBy, statistic } from './stats';
 import { compare } from '../lib/thresholds';
-import { fmtCount, fmtInt, fmtJoules, fmtLimitValue, fmtMillions, fmtMs, fmtMsFine, fmtPct, fmtSec, fmtTokS, fmtTokS0, fmtTokens, fmtUsd, fmtWatts, plural } from './format';
+import {
+  fmtCount,
+  fmtInt,
+  fmtJoules,
+  fmtLimitValue,
+  fmtMillions,
+  fmtMs,
+  fmtMsFine,
+  fmtPct,
+  fmtSec,
+  fmtTokS,
+  fmtTokS0,
+  fmtTokens,
+  fmtUsd,
+  fmtWatts,
+  plural,
+} from './format';
 
 type Num = number | null;
 
@@ -35,6 +51,7 @@ function bandRows<B extends Band>(bands: readonly B[], split: (v: number) => [st
 }
 
 const tokSUnit = (v: number): [string, string] => [String(v), ' tok/s'];
+
 const msUnit = (v: number): [string, string] => (v < 1000 ? [String(v), 'ms'] : [String(v / 1000), 's']);
 
 function statName(stat: string): string {
@@ -62,7 +79,10 @@ function metricValue(c: CellStats, m: string, stat: string): Num {
 function clientBoundNote(cells: readonly CellStats[]): string | null {
   const bound = cells.filter((c) => c.clientBound);
   if (bound.length === 0) return null;
-  return `⚠ Client-bound: ${bound.map((c) => `${c.id} (${c.clientBound!.reason})`).join('; ')}. The load generator limited these cells, so their figures understate what the server can do.`;
+  return sentences(
+    `⚠ Client-bound: ${bound.map((c) => `${c.id} (${c.clientBound!.reason})`).join('; ')}.`,
+    'The load generator limited these cells, so their figures understate what the server can do.',
+  );
 }
 
 function thresholdColumn(u: UseCaseCapacity, metrics: readonly string[]): string {
@@ -76,7 +96,10 @@ function guidanceSentence(u: UseCaseCapacity): string {
   const r = u.result;
   switch (r.kind) {
     case 'within':
-      return `Supports ${r.display} concurrent requests within accepted thresholds; ${r.brokenBy?.label ?? 'a limit'} is the first limit to break (at ${r.firstFail} requests).`;
+      return (
+        `Supports ${r.display} concurrent requests within accepted thresholds; ` +
+        `${r.brokenBy?.label ?? 'a limit'} is the first limit to break (at ${r.firstFail} requests).`
+      );
     case 'beyond':
       return `Supports ${r.displayShort} concurrent requests: no tested step (up to ${r.estimate}) broke a limit. Additional capacity likely available.`;
     case 'below':
@@ -233,15 +256,17 @@ function systemThroughputSection(d: DocBuilder, grid: readonly CellStats[], char
   const maxN = Math.max(...grid.map((c) => c.concurrency));
   const contexts = [...new Set(grid.map((c) => c.contextTokens))].sort((a, b) => a - b);
   const rows: string[][] = [];
-  if (peak) rows.push([`Peak (${fmtTokens(peak.contextTokens)} context, ${plural(peak.concurrency, 'request')})`, fmtTokS(peak.throughput), fmtMillions(peak.tokensPerHour)]);
+  const row = (condition: string, c: CellStats): string[] => [condition, fmtTokS(c.throughput), fmtMillions(c.tokensPerHour)];
+  if (peak) rows.push(row(`Peak (${fmtTokens(peak.contextTokens)} context, ${plural(peak.concurrency, 'request')})`, peak));
   for (const ctx of contexts) {
     const c = grid.find((x) => x.contextTokens === ctx && x.concurrency === maxN);
-    if (c && c !== peak) rows.push([`${fmtTokens(ctx)} context, ${plural(maxN, 'request')}`, fmtTokS(c.throughput), fmtMillions(c.tokensPerHour)]);
+    if (c && c !== peak) rows.push(row(`${fmtTokens(ctx)} context, ${plural(maxN, 'request')}`, c));
   }
   d.table(['CONDITION', 'THROUGHPUT', 'TOKENS/HOUR'], rows);
   if (peak?.tokensPerHour) {
     d.p(sentences(
-      `At peak throughput, this configuration produces approximately **${fmtMillions(peak.tokensPerHour)}** tokens per hour (${fmtTokS(peak.throughput)} at ${where(peak)}).`,
+      `At peak throughput, this configuration produces approximately **${fmtMillions(peak.tokensPerHour)}** tokens per hour ` +
+        `(${fmtTokS(peak.throughput)} at ${where(peak)}).`,
       'This is relevant for batch workloads like document processing, synthetic data generation, or offline analysis.',
       peak.concurrency === maxN ? 'The peak is at the highest tested concurrency, so higher concurrency may increase it further.' : null,
     ));
@@ -253,7 +278,8 @@ function systemThroughputSection(d: DocBuilder, grid: readonly CellStats[], char
 function perUserSpeedSection(d: DocBuilder, grid: readonly CellStats[], charts: ReadonlySet<string>): void {
   d.h(3, 'Per-User Generation Speed');
   d.p(sentences(
-    'Token generation rate experienced by each individual user: (output tokens - 1) / (e2e - TTFT), the speed at which text streams into their response ("decode speed").',
+    'Token generation rate experienced by each individual user: (output tokens - 1) / (e2e - TTFT), ' +
+      'the speed at which text streams into their response ("decode speed").',
     'As concurrency increases, per-user speed decreases since GPU resources are shared across requests.',
   ));
   d.chart('decode_speed', charts);
@@ -426,7 +452,8 @@ function capacityNarrative(r: Report, u: UseCaseCapacity, res: LadderResult): st
     const b = res.brokenBy;
     const check = res.steps[0]?.checks.find((c) => c.metric === b?.metric);
     const metric = b?.metric ?? '';
-    return `Even at ${plural(res.firstFail ?? 1, 'concurrent request')}, ${labelInSentence(metric)} is ${fmtMetric(metric, check?.actual ?? null)}, breaking ${b?.label ?? 'the limit'}.`;
+    const value = fmtMetric(metric, check?.actual ?? null);
+    return `Even at ${plural(res.firstFail ?? 1, 'concurrent request')}, ${labelInSentence(metric)} is ${value}, breaking ${b?.label ?? 'the limit'}.`;
   }
   if (res.kind === 'untested') return 'Not measured in this run.';
   const b = res.brokenBy!;
@@ -439,7 +466,8 @@ function capacityNarrative(r: Report, u: UseCaseCapacity, res: LadderResult): st
     .filter((l) => l.metric !== b.metric)
     .map((l) => {
       const [side, bound] = l.operator.startsWith('>') ? ['above', 'minimum'] : ['below', 'maximum'];
-      return `${metricLabel(l.metric)} at this concurrency is ${tilde}${fmtMetric(l.metric, valueAt(l.metric))}, ${side} the ${fmtLimitValue(l.metric, l.value)} ${bound}.`;
+      const value = `${tilde}${fmtMetric(l.metric, valueAt(l.metric))}`;
+      return `${metricLabel(l.metric)} at this concurrency is ${value}, ${side} the ${fmtLimitValue(l.metric, l.value)} ${bound}.`;
     });
   return sentences(broken, ...others);
 }
@@ -468,7 +496,8 @@ function scaleUpSection(d: DocBuilder, r: Report, charts: ReadonlySet<string>): 
   const best = minBy(cells, meanOf('ttft'));
   const worst = maxBy(cells, meanOf('ttft'));
   if (best && worst) {
-    d.p(`TTFT under queue saturation: best case ${fmtSec(best.metrics.ttft?.mean)} (${at(best)}), worst case ${fmtSec(worst.metrics.ttft?.mean)} (${at(worst)}).`);
+    const ttft = (c: CellStats): string => `${fmtSec(c.metrics.ttft?.mean)} (${at(c)})`;
+    d.p(`TTFT under queue saturation: best case ${ttft(best)}, worst case ${ttft(worst)}.`);
   }
   d.chart('burst_itl', charts);
   const worstItl = maxBy(cells, meanOf('itl'));
@@ -483,7 +512,10 @@ type TitleOf = (c: CellStats) => string;
 function fastestSection(d: DocBuilder, r: Report, charts: ReadonlySet<string>): void {
   if (r.mixProfiles.length === 0) return;
   d.h(2, 'When Am I the Fastest?');
-  d.p("Each scenario runs exactly N requests at the same time with fixed input and output lengths, isolating the hardware's capability at each concurrency level.");
+  d.p(
+    'Each scenario runs exactly N requests at the same time with fixed input and output lengths, ' +
+      "isolating the hardware's capability at each concurrency level.",
+  );
   const tested = (m: MixProfileSummary): string => r.cells.filter((c) => m.cellIds.includes(c.id) && c.requests > 0).map((c) => c.concurrency).join(', ');
   const rows = r.mixProfiles.map((m) => [m.title, `${fmtInt(m.contextTokens)} in / ${fmtInt(m.outputTokens)} out`, tested(m)]);
   d.table(['SCENARIO', 'INPUT / OUTPUT', 'CONCURRENCY TESTED'], rows);
@@ -519,7 +551,8 @@ function mixThroughputAndScaling(d: DocBuilder, cells: readonly CellStats[], tit
   d.chart('mix_throughput', charts);
   const peak = maxBy(cells, (c) => c.throughput);
   if (peak) {
-    d.p(`Peak system throughput is ${fmtTokS(peak.throughput)} (${titleOf(peak)}, ${peak.concurrency} concurrent), about ${fmtMillions(peak.tokensPerHour)} tokens per hour.`);
+    const at = `${titleOf(peak)}, ${peak.concurrency} concurrent`;
+    d.p(`Peak system throughput is ${fmtTokS(peak.throughput)} (${at}), about ${fmtMillions(peak.tokensPerHour)} tokens per hour.`);
   }
   d.chart('mix_efficiency', charts);
   const topN = Math.max(...cells.map((c) => c.concurrency));
@@ -528,7 +561,8 @@ function mixThroughputAndScaling(d: DocBuilder, cells: readonly CellStats[], tit
   const lo = minBy(atTop, (c) => c.scalingEfficiency);
   d.note(clientBoundNote(cells) ?? '');
   if (hi && lo && topN > 1) {
-    d.p(`At ${topN} concurrent, scaling efficiency ranges from ${fmtPct(hi.scalingEfficiency, 0)} (${titleOf(hi)}) to ${fmtPct(lo.scalingEfficiency, 0)} (${titleOf(lo)}).`);
+    const efficiency = (c: CellStats): string => `${fmtPct(c.scalingEfficiency, 0)} (${titleOf(c)})`;
+    d.p(`At ${topN} concurrent, scaling efficiency ranges from ${efficiency(hi)} to ${efficiency(lo)}.`);
   }
 }
 
@@ -565,7 +599,8 @@ function queueWaitSection(d: DocBuilder, grid: readonly CellStats[], charts: Rea
   if (maxOne) d.p(`At single concurrency, queue wait is at most ${fmtMs(wait(maxOne))} across context lengths.`);
   if (maxQ) {
     d.p(sentences(
-      `At **${plural(maxQ.concurrency, 'concurrent request')}** with **${fmtTokens(maxQ.contextTokens)} context**, queue wait reaches **${fmtMs(wait(maxQ))}**.`,
+      `At **${plural(maxQ.concurrency, 'concurrent request')}** with **${fmtTokens(maxQ.contextTokens)} context**, ` +
+        `queue wait reaches **${fmtMs(wait(maxQ))}**.`,
       queueSaturated(wait(maxQ) ?? 0) ? 'Rising queue times signal GPU saturation: requests wait for resources rather than being processed immediately.' : null,
     ));
   }
@@ -575,6 +610,8 @@ function queueWaitSection(d: DocBuilder, grid: readonly CellStats[], charts: Rea
   ));
 }
 
+const HIT_RATE = "The server's prefix-cache hit rate (cached / queried prompt tokens over each cell's window)";
+
 /** The server's prefix-cache hit rate per cell, when it exposes one: a hit skips prefill, so TTFT is only comparable at equal hit rates. */
 function prefixCacheSection(d: DocBuilder, r: Report): void {
   const known = r.cells.filter((c) => c.requests > 0 && c.server?.prefixCacheHitRate != null);
@@ -583,16 +620,26 @@ function prefixCacheSection(d: DocBuilder, r: Report): void {
   const rate = (c: CellStats) => c.server!.prefixCacheHitRate!;
   const hits = known.filter((c) => prefixCacheHit(rate(c)));
   if (hits.length === 0) {
-    d.p(`The server's prefix-cache hit rate (cached / queried prompt tokens over each cell's window) was 0% in all ${plural(known.length, 'cell')} with server metrics: no prefill was skipped, so TTFT and prefill speed measure fresh context.`);
+    d.p(
+      `${HIT_RATE} was 0% in all ${plural(known.length, 'cell')} with server metrics: ` +
+        'no prefill was skipped, so TTFT and prefill speed measure fresh context.',
+    );
     return;
   }
-  d.p(`The server's prefix-cache hit rate (cached / queried prompt tokens over each cell's window) was above 0% in ${plural(hits.length, 'cell')} of ${known.length}: prefill of the cached part was skipped there, so those cells' TTFT is lower than fresh context would give.`);
-  d.table(['CELL', 'CONTEXT', 'CONCURRENCY', 'HIT RATE', 'TTFT MEAN'], hits.slice(0, 24).map((c) => [c.id, fmtTokens(c.contextTokens), String(c.concurrency), fmtPct(rate(c), 1), fmtMs(c.metrics.ttft?.mean)]));
+  d.p(
+    `${HIT_RATE} was above 0% in ${plural(hits.length, 'cell')} of ${known.length}: ` +
+      "prefill of the cached part was skipped there, so those cells' TTFT is lower than fresh context would give.",
+  );
+  const row = (c: CellStats): string[] => [c.id, fmtTokens(c.contextTokens), String(c.concurrency), fmtPct(rate(c), 1), fmtMs(c.metrics.ttft?.mean)];
+  d.table(['CELL', 'CONTEXT', 'CONCURRENCY', 'HIT RATE', 'TTFT MEAN'], hits.slice(0, 24).map(row));
 }
 
 function prefillSpeedSection(d: DocBuilder, grid: readonly CellStats[], charts: ReadonlySet<string>): void {
   d.h(3, 'Per-User Prefill Speed');
-  d.p('Rate at which the model processes input context before generating output, per request: input tokens / TTFT (so it includes queue wait, as the user sees it).');
+  d.p(
+    'Rate at which the model processes input context before generating output, per request: ' +
+      'input tokens / TTFT (so it includes queue wait, as the user sees it).',
+  );
   d.chart('prefill_speed', charts);
   const concurrencies = [...new Set(grid.map((c) => c.concurrency))].sort((a, b) => a - b);
   const peakRows = concurrencies.flatMap((n) => {
@@ -618,8 +665,8 @@ function itlSection(d: DocBuilder, grid: readonly CellStats[], charts: ReadonlyS
   const hv = high.metrics.itl.mean;
   d.p(sentences(
     `The lowest inter-token latency is **${fmtMsFine(low.metrics.itl.mean)}** (${where(low)}).`,
-    `The highest observed was **${fmtMsFine(hv)}** at **${fmtTokens(high.contextTokens)}** context with **${plural(high.concurrency, 'concurrent request')}**, ` +
-      `${bandOf(JUDGEMENT.itlMs, hv).atHighest}.`,
+    `The highest observed was **${fmtMsFine(hv)}** at **${fmtTokens(high.contextTokens)}** context ` +
+      `with **${plural(high.concurrency, 'concurrent request')}**, ${bandOf(JUDGEMENT.itlMs, hv).atHighest}.`,
   ));
 }
 
@@ -640,7 +687,8 @@ function scalingEfficiencySection(d: DocBuilder, grid: readonly CellStats[], cha
     return;
   }
   const efficiency = (c: CellStats): string => `${fmtPct(c.scalingEfficiency, 0)} (${fmtTokens(c.contextTokens)} context)`;
-  const contention = `Below ${fmtPct(JUDGEMENT.severeContentionBelow, 0)} signals severe contention for shared resources: adding requests brings diminishing returns.`;
+  const cutOff = fmtPct(JUDGEMENT.severeContentionBelow, 0);
+  const contention = `Below ${cutOff} signals severe contention for shared resources: adding requests brings diminishing returns.`;
   d.p(sentences(
     `At ${topN} concurrent requests, scaling efficiency ranges from ${efficiency(hi)} to ${efficiency(lo)}.`,
     severeContention(lo.scalingEfficiency ?? 1) ? contention : null,
@@ -663,12 +711,24 @@ function powerSection(d: DocBuilder, r: Report, grid: readonly CellStats[], char
   ));
   d.chart('power', charts);
   d.chart('power_vs_concurrency', charts);
+  peakAndMostEfficient(d, powered, o.usdPerKwh);
+  const gridPowered = grid.filter((c) => c.power !== null);
+  const row = (c: CellStats): string[] => {
+    const p = c.power!;
+    return [c.id, fmtWatts(p.meanWatts), fmtWatts(p.peakWatts), fmtJoules(p.joulesPerOutputToken), fmtUsd(p.totalUsdPerHour), fmtUsd(p.usdPerMillionTokens)];
+  };
+  d.table(['CELL', 'MEAN POWER', 'PEAK POWER', 'ENERGY / TOKEN', 'COST / HOUR', 'COST / 1M TOKENS'], (gridPowered.length > 0 ? gridPowered : powered).map(row));
+}
+
+/** The peak draw, priced as electricity (peak, not mean, is what to provision for), and the cell with the least energy per token. */
+function peakAndMostEfficient(d: DocBuilder, powered: readonly CellStats[], usdPerKwh: number): void {
   const peak = maxBy(powered, (c) => c.power!.peakWatts);
   if (peak) {
     const watts = peak.power!.peakWatts;
     d.p(sentences(
-      `The highest power draw observed was **${fmtWatts(watts)}** at **${fmtTokens(peak.contextTokens)}** context with **${plural(peak.concurrency, 'concurrent request')}**, ` +
-        `costing approximately **${fmtUsd((watts / 1000) * o.usdPerKwh)}/hour** in electricity at ${fmtUsd(o.usdPerKwh)}/kWh.`,
+      `The highest power draw observed was **${fmtWatts(watts)}** at **${fmtTokens(peak.contextTokens)}** context ` +
+        `with **${plural(peak.concurrency, 'concurrent request')}**, ` +
+        `costing approximately **${fmtUsd((watts / 1000) * usdPerKwh)}/hour** in electricity at ${fmtUsd(usdPerKwh)}/kWh.`,
       'For infrastructure planning, budget for peak power draw.',
     ));
   }
@@ -679,12 +739,6 @@ function powerSection(d: DocBuilder, r: Report, grid: readonly CellStats[], char
         `or ${fmtUsd(best.power.usdPerMillionTokens)} per million output tokens including GPU time.`,
     );
   }
-  const gridPowered = grid.filter((c) => c.power !== null);
-  const row = (c: CellStats): string[] => {
-    const p = c.power!;
-    return [c.id, fmtWatts(p.meanWatts), fmtWatts(p.peakWatts), fmtJoules(p.joulesPerOutputToken), fmtUsd(p.totalUsdPerHour), fmtUsd(p.usdPerMillionTokens)];
-  };
-  d.table(['CELL', 'MEAN POWER', 'PEAK POWER', 'ENERGY / TOKEN', 'COST / HOUR', 'COST / 1M TOKENS'], (gridPowered.length > 0 ? gridPowered : powered).map(row));
 }
 
 function measuredCells(r: Report): CellStats[] {
@@ -723,7 +777,9 @@ function successAndErrorsSection(d: DocBuilder, r: Report): void {
   const errors = (c: CellStats): string => Object.entries(c.errorsByKind).filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`).join(', ') || '-';
   const rows = cells.map((c) => [c.id, String(c.requests), String(c.cut), fmtPct(c.successRate), errors(c), c.tokenSource ?? 'n/a']);
   d.table(['CELL', 'REQUESTS', 'CUT', 'SUCCESS RATE', 'ERRORS', 'TOKEN COUNTS FROM'], rows);
-  const messageRows = cells.flatMap((c) => Object.entries(c.errorMessages).flatMap(([kind, list]) => list.map((m) => [c.id, kind, String(m.count), lit(m.message)])));
+  const messageRows = cells.flatMap((c) =>
+    Object.entries(c.errorMessages).flatMap(([kind, list]) => list.map((m) => [c.id, kind, String(m.count), lit(m.message)])),
+  );
   const caption =
     `The most frequent error messages per cell and kind (top ${ERROR_MESSAGES_SHOWN}), ` +
     'as the server or the transport gave them (first 200 characters, API key redacted).';
@@ -764,7 +820,8 @@ function deployGateSection(d: DocBuilder, r: Report): void {
       continue;
     }
     d.p(`**${g.ok ? '✓ Passed' : '✗ Failed'}**: ${g.title} at ${load} (cell ${g.cellId}).`);
-    d.table(['LIMIT', 'EXPRESSION', 'MEASURED', 'VERDICT'], g.checks.map((c) => [c.label, c.expression, fmtMetric(c.metric, c.actual), c.ok ? '✓ pass' : '✗ fail']));
+    const rows = g.checks.map((c) => [c.label, c.expression, fmtMetric(c.metric, c.actual), c.ok ? '✓ pass' : '✗ fail']);
+    d.table(['LIMIT', 'EXPRESSION', 'MEASURED', 'VERDICT'], rows);
   }
 }
 
@@ -796,7 +853,13 @@ function comparisonSection(d: DocBuilder, r: Report): void {
   ));
   d.p(c.gatedRegression ? `**${plural(c.regressions.length, 'gated regression')} found** (exit code 99):` : '**No gated regression** beyond the tolerance.');
   d.list(c.regressions);
-  const capacityRows = c.capacities.map((x) => [x.title, x.baseline, x.current, x.change === null ? 'n/a' : fmtChange(x.change), x.regression ? '✗ regression' : '✓']);
+  const capacityRows = c.capacities.map((x) => [
+    x.title,
+    x.baseline,
+    x.current,
+    x.change === null ? 'n/a' : fmtChange(x.change),
+    x.regression ? '✗ regression' : '✓',
+  ]);
   d.table(['USE CASE / BURST', 'BASELINE', 'CURRENT', 'CHANGE', 'VERDICT'], capacityRows);
   const verdict = (dl: MetricDelta): string => (dl.regression ? (dl.gated ? '✗ gated regression' : '✗ regression') : '✓ improvement');
   const moved = c.cells.flatMap((cell) => cell.deltas.filter((dl) => dl.change !== null && Math.abs(dl.change) > c.tolerance).map((dl) => ({ cell, dl })));
@@ -838,7 +901,8 @@ function requestItems(r: Report): string[] {
   const t = r.parts[0]!.target;
   const api = t.api === 'chat' ? '/v1/chat/completions' : '/v1/completions';
   const seed = t.seed !== null ? `, seed ${t.seed}` : '';
-  const forcing = `max_tokens${t.ignoreEos ? ' + ignore_eos' : ''}${t.minTokens ? ' + min_tokens' : ''}${!t.ignoreEos && !t.minTokens ? ' only (the model may stop early)' : ''}`;
+  const forced = !t.ignoreEos && !t.minTokens ? ' only (the model may stop early)' : '';
+  const forcing = `max_tokens${t.ignoreEos ? ' + ignore_eos' : ''}${t.minTokens ? ' + min_tokens' : ''}${forced}`;
   const modes = [...new Set(r.parts.map((p) => p.promptMode))].map((m) =>
     m === 'unique' ? 'unique prefix per request (prefix caching cannot hide prefill)' : 'shared prefix (measures a warm prefix cache)',
   );
@@ -853,7 +917,8 @@ function requestItems(r: Report): string[] {
 function limitItems(r: Report): string[] {
   const st = r.limitStat;
   const minSuccess = r.options.minSuccessRate ? `; capacity steps also need ${fmtPct(r.options.minSuccessRate)} successful requests` : '';
-  const items = [`Limit statistic: the ${statName(st)} of each cell ("${st}" in k6 threshold expressions); burst limit TTFT <= ${fmtSec(r.burstTtftLimitMs)}${minSuccess}.`];
+  const burst = `burst limit TTFT <= ${fmtSec(r.burstTtftLimitMs)}`;
+  const items = [`Limit statistic: the ${statName(st)} of each cell ("${st}" in k6 threshold expressions); ${burst}${minSuccess}.`];
   if (r.useCases.length > 0) items.push(`Capacity: ${capacityMethod(r)}`);
   return items;
 }
@@ -864,7 +929,8 @@ function partItem(p: PartSummary): string {
   const ran = p.testRunDurationMs !== null ? `, ran ${(p.testRunDurationMs / 1000).toFixed(0)}s` : '';
   const monitor = p.monitorEnabled ? `every ${p.monitorIntervalSeconds}s` : 'off';
   const missing = `${p.hasSummary ? '' : '; no summary.json'}${p.hasRunnerHealth ? '; runner health recorded' : ''}`;
-  return `Part ${p.name} (${p.script}, plan "${p.planName}"): ${p.cellsWithData} of ${p.cells} cells measured, ${schedule}${ran}; ${fmtInt(p.csvRows)} CSV rows; server monitor ${monitor}${missing}.`;
+  const measured = `${p.cellsWithData} of ${p.cells} cells measured, ${schedule}${ran}`;
+  return `Part ${p.name} (${p.script}, plan "${p.planName}"): ${measured}; ${fmtInt(p.csvRows)} CSV rows; server monitor ${monitor}${missing}.`;
 }
 
 const DEFINITIONS = [
@@ -889,12 +955,24 @@ function capacityMethod(r: Report): string {
   if (searched.length > 0) {
     const cfg = r.parts.find((p) => p.search)?.search ?? null;
     const resolution = cfg ? `to 1 user below ${cfg.exactBelow} users and to ${cfg.resolutionPercent}% above` : 'to the plan\'s resolution';
-    parts.push(`Each capacity was found by an adaptive search: steps of N users climbing until a limit broke, then bisecting between the last passing and the first failing step ${resolution}. A capacity is the largest measured step within every limit; the next measured step breaks one (nothing is interpolated).`);
+    parts.push(
+      'Each capacity was found by an adaptive search: steps of N users climbing until a limit broke, ' +
+        `then bisecting between the last passing and the first failing step ${resolution}.`,
+      'A capacity is the largest measured step within every limit; the next measured step breaks one (nothing is interpolated).',
+    );
   }
   if (searched.length > 0 || steady.length > 0) {
-    parts.push(`Every capacity step holds its users in steady state: each sends its next request as soon as the previous one ends; the first request${warmupPerUser(r) === 1 ? '' : 's'} of each user a step adds ${warmupPerUser(r) === 1 ? 'is' : 'are'} warm-up, and requests still running when a step ended ran partly under the next step's load: both stay in the samples (tag phase) and out of the statistics (${fmtInt(warmup)} warm-up and ${fmtInt(transition)} transition requests in all).`);
+    const one = warmupPerUser(r) === 1;
+    parts.push(
+      'Every capacity step holds its users in steady state: each sends its next request as soon as the previous one ends; ' +
+        `the first request${one ? '' : 's'} of each user a step adds ${one ? 'is' : 'are'} warm-up, ` +
+        "and requests still running when a step ended ran partly under the next step's load: " +
+        `both stay in the samples (tag phase) and out of the statistics (${fmtInt(warmup)} warm-up and ${fmtInt(transition)} transition requests in all).`,
+    );
   }
-  if (cells.length > searched.length + steady.length) parts.push('Steps without warm-up sent all their requests at once (one synchronized round per user): the burst case, not users in service.');
+  if (cells.length > searched.length + steady.length) {
+    parts.push('Steps without warm-up sent all their requests at once (one synchronized round per user): the burst case, not users in service.');
+  }
   if (searched.length === 0) parts.push('"~N" is interpolated between the last passing and the first failing step; "N+" means no tested step broke a limit.');
   else parts.push('"N+" means no step up to the search\'s maximum broke a limit.');
   return parts.join(' ');
@@ -904,11 +982,17 @@ function warmupPerUser(r: Report): number {
   return r.parts.find((p) => p.search)?.search?.warmupRequests ?? 1;
 }
 
+// A Map, not an object: a source is a tag value from the CSV and must not reach Object.prototype.
+const TOKEN_SOURCES: ReadonlyMap<string, string> = new Map([
+  ['usage', "the server's usage field"],
+  ['chunks', 'counting stream chunks (the server sent no usage)'],
+  ['mixed', 'usage in some requests and chunk counts in others'],
+]);
+
 function describeTokenSources(r: Report): string {
   const srcs = new Set(r.cells.map((c) => c.tokenSource).filter((s): s is string => s !== null));
   if (srcs.size === 0) return 'were not recorded (no token samples)';
-  const names = [...srcs].map((s) => (s === 'usage' ? "the server's usage field" : s === 'chunks' ? 'counting stream chunks (the server sent no usage)' : s === 'mixed' ? 'usage in some requests and chunk counts in others' : s));
-  return `came from ${names.join('; ')}`;
+  return `came from ${[...srcs].map((s) => TOKEN_SOURCES.get(s) ?? s).join('; ')}`;
 }
 
 function fmtNum(v: number | null): string {
