@@ -32,125 +32,6 @@ import {
 
 type Num = number | null;
 
-const meanOf = (k: TrendKey) => (c: CellStats): Num => c.metrics[k]?.mean ?? null;
-
-function where(c: CellStats): string {
-  return `${fmtTokens(c.contextTokens)} context, ${plural(c.concurrency, 'concurrent request')}`;
-}
-
-/** A guide table's rows: each band's range, written from its bounds ("< 15 tok/s", "15–25 tok/s", "> 50 tok/s"), and its text. */
-function bandRows<B extends Band>(bands: readonly B[], split: (v: number) => [string, string], text: (b: B) => string): string[][] {
-  return bands.map((b, i) => {
-    const prev = i > 0 ? bands[i - 1]!.below : null;
-    const hi = b.below === null ? null : split(b.below);
-    const lo = prev === null ? null : split(prev);
-    // The unit is written once when both ends share it ("2–5s", but "500ms–2s").
-    const range = !lo ? `< ${hi![0]}${hi![1]}` : !hi ? `> ${lo[0]}${lo[1]}` : `${lo[0]}${lo[1] === hi[1] ? '' : lo[1]}–${hi[0]}${hi[1]}`;
-    return [range, text(b)];
-  });
-}
-
-const tokSUnit = (v: number): [string, string] => [String(v), ' tok/s'];
-
-const msUnit = (v: number): [string, string] => (v < 1000 ? [String(v), 'ms'] : [String(v / 1000), 's']);
-
-function statName(stat: string): string {
-  switch (stat) {
-    case 'avg':
-      return 'average';
-    case 'med':
-      return 'median';
-    default:
-      return stat.replace('p(', 'P').replace(')', '');
-  }
-}
-
-function statOf(c: CellStats, k: TrendKey, stat: string): Num {
-  return statistic(c.metrics[k], stat);
-}
-
-/** A capacity-table metric of a cell: a Trend at the limit statistic, or the success rate, or the system throughput. */
-function metricValue(c: CellStats, m: string, stat: string): Num {
-  if (m === 'successRate') return c.successRate;
-  if (m === 'throughput') return c.throughput;
-  return statOf(c, m as TrendKey, stat);
-}
-
-function clientBoundNote(cells: readonly CellStats[]): string | null {
-  const bound = cells.filter((c) => c.clientBound);
-  if (bound.length === 0) return null;
-  return sentences(
-    `⚠ Client-bound: ${bound.map((c) => `${c.id} (${c.clientBound!.reason})`).join('; ')}.`,
-    'The load generator limited these cells, so their figures understate what the server can do.',
-  );
-}
-
-function thresholdColumn(u: UseCaseCapacity, metrics: readonly string[]): string {
-  const l = u.useCase.limits.find((x) => metrics.includes(x.metric));
-  if (!l) return 'N/A';
-  const v = fmtLimitValue(l.metric, l.value);
-  return l.metric === 'e2e' ? `${+(l.value / 1000).toFixed(2)}s e2e` : l.metric === 'ttft' ? v : `${v}${l.metric === 'decodeSpeed' ? '' : ` ${l.metric}`}`;
-}
-
-function guidanceSentence(u: UseCaseCapacity): string {
-  const r = u.result;
-  switch (r.kind) {
-    case 'within':
-      return (
-        `Supports ${r.display} concurrent requests within accepted thresholds; ` +
-        `${r.brokenBy?.label ?? 'a limit'} is the first limit to break (at ${r.firstFail} requests).`
-      );
-    case 'beyond':
-      return `Supports ${r.displayShort} concurrent requests: no tested step (up to ${r.estimate}) broke a limit. Additional capacity likely available.`;
-    case 'below':
-      return `Does not meet the thresholds even at ${plural(r.firstFail ?? 1, 'concurrent request')}: ${r.brokenBy?.label ?? 'a limit'} is already broken.`;
-    case 'untested':
-      return 'Not measured in this run.';
-  }
-}
-
-function metricLabel(m: string): string {
-  switch (m) {
-    case 'ttft':
-      return 'TTFT';
-    case 'e2e':
-      return 'End-to-end latency';
-    case 'decodeSpeed':
-      return 'Generation speed';
-    case 'itl':
-      return 'Inter-token latency';
-    case 'tpot':
-      return 'Time per output token';
-    case 'successRate':
-      return 'Success rate';
-    default:
-      return m;
-  }
-}
-
-/** The label inside a sentence: lower case, except acronyms (TTFT). */
-function labelInSentence(m: string): string {
-  const l = metricLabel(m);
-  return /^[A-Z]{2,}/.test(l) ? l : l.toLowerCase();
-}
-
-function fmtMetric(m: string, v: Num): string {
-  if (v === null) return 'n/a';
-  switch (m) {
-    case 'ttft':
-      return fmtSec(v);
-    case 'e2e':
-      return `${Math.round(v)}ms`;
-    case 'decodeSpeed':
-    case 'throughput':
-      return fmtTokS0(v);
-    case 'successRate':
-      return fmtPct(v);
-    default:
-      return fmtMsFine(v);
-  }
-}
-
 /** Builds the full document of the report, one section after another in reading order. */
 export function buildDocument(r: Report, charts: ReadonlySet<string>): Block[] {
   const d = new DocBuilder();
@@ -171,11 +52,6 @@ export function buildDocument(r: Report, charts: ReadonlySet<string>): Block[] {
   comparisonSection(d, r);
   methodologySection(d, r);
   return d.blocks;
-}
-
-/** A paragraph from its sentences; a sentence that does not apply is given as null and left out. */
-function sentences(...parts: (string | null)[]): string {
-  return parts.filter((s): s is string => s !== null).join(' ');
 }
 
 /** The title, what was measured where and with what, and the run's warnings. */
@@ -233,6 +109,68 @@ function useCaseGuidanceSection(d: DocBuilder, r: Report): void {
     'The limits shown are conservative.',
     'Beyond these points, the system continues functioning with slower response times that may still be acceptable for your specific use case.',
   ));
+}
+
+function thresholdColumn(u: UseCaseCapacity, metrics: readonly string[]): string {
+  const l = u.useCase.limits.find((x) => metrics.includes(x.metric));
+  if (!l) return 'N/A';
+  const v = fmtLimitValue(l.metric, l.value);
+  return l.metric === 'e2e' ? `${+(l.value / 1000).toFixed(2)}s e2e` : l.metric === 'ttft' ? v : `${v}${l.metric === 'decodeSpeed' ? '' : ` ${l.metric}`}`;
+}
+
+function guidanceSentence(u: UseCaseCapacity): string {
+  const r = u.result;
+  switch (r.kind) {
+    case 'within':
+      return (
+        `Supports ${r.display} concurrent requests within accepted thresholds; ` +
+        `${r.brokenBy?.label ?? 'a limit'} is the first limit to break (at ${r.firstFail} requests).`
+      );
+    case 'beyond':
+      return `Supports ${r.displayShort} concurrent requests: no tested step (up to ${r.estimate}) broke a limit. Additional capacity likely available.`;
+    case 'below':
+      return `Does not meet the thresholds even at ${plural(r.firstFail ?? 1, 'concurrent request')}: ${r.brokenBy?.label ?? 'a limit'} is already broken.`;
+    case 'untested':
+      return 'Not measured in this run.';
+  }
+}
+
+/** How the capacity figures were measured, read from the capacity cells themselves. */
+function capacityMethod(r: Report): string {
+  const cells = r.cells.filter((c) => c.script === 'capacity' && c.requests > 0);
+  const searched = cells.filter((c) => c.measurement === 'search');
+  const steady = cells.filter((c) => c.measurement === 'steady');
+  const warmup = cells.reduce((n, c) => n + c.warmupRequests, 0);
+  const transition = cells.reduce((n, c) => n + c.transitionRequests, 0);
+  const parts: string[] = [];
+  if (searched.length > 0) {
+    const cfg = r.parts.find((p) => p.search)?.search ?? null;
+    const resolution = cfg ? `to 1 user below ${cfg.exactBelow} users and to ${cfg.resolutionPercent}% above` : 'to the plan\'s resolution';
+    parts.push(
+      'Each capacity was found by an adaptive search: steps of N users climbing until a limit broke, ' +
+        `then bisecting between the last passing and the first failing step ${resolution}.`,
+      'A capacity is the largest measured step within every limit; the next measured step breaks one (nothing is interpolated).',
+    );
+  }
+  if (searched.length > 0 || steady.length > 0) {
+    const one = warmupPerUser(r) === 1;
+    parts.push(
+      'Every capacity step holds its users in steady state: each sends its next request as soon as the previous one ends; ' +
+        `the first request${one ? '' : 's'} of each user a step adds ${one ? 'is' : 'are'} warm-up, ` +
+        "and requests still running when a step ended ran partly under the next step's load: " +
+        `both stay in the samples (tag phase) and out of the statistics (${fmtInt(warmup)} warm-up and ${fmtInt(transition)} transition requests in all).`,
+    );
+  }
+  if (cells.length > searched.length + steady.length) {
+    parts.push('Steps without warm-up sent all their requests at once (one synchronized round per user): the burst case, not users in service.');
+  }
+  if (searched.length === 0) parts.push('"~N" is interpolated between the last passing and the first failing step; "N+" means no tested step broke a limit.');
+  else parts.push('"N+" means no step up to the search\'s maximum broke a limit.');
+  return parts.join(' ');
+}
+
+function warmupPerUser(r: Report): number {
+  return r.parts.find((p) => p.search)?.search?.warmupRequests ?? 1;
 }
 
 /** What users and the system get across the sweep grid: throughput, per-user speed, TTFT. */
@@ -836,11 +774,6 @@ function k6ThresholdsSection(d: DocBuilder, r: Report): void {
   }
 }
 
-/** A relative change as the comparison writes it: "+12.5%", "-3.0%". */
-function fmtChange(change: number): string {
-  return `${change > 0 ? '+' : ''}${(change * 100).toFixed(1)}%`;
-}
-
 function comparisonSection(d: DocBuilder, r: Report): void {
   const c = r.comparison;
   if (!c) return;
@@ -868,6 +801,16 @@ function comparisonSection(d: DocBuilder, r: Report): void {
   else d.p(`No cell metric moved more than ${tolerance} across ${plural(c.cells.length, 'matched cell')}.`);
   if (c.onlyInBaseline.length > 0) d.p(`Cells only in the baseline: ${c.onlyInBaseline.join(', ')}.`);
   if (c.onlyInCurrent.length > 0) d.p(`Cells only in this run: ${c.onlyInCurrent.join(', ')}.`);
+}
+
+/** A relative change as the comparison writes it: "+12.5%", "-3.0%". */
+function fmtChange(change: number): string {
+  return `${change > 0 ? '+' : ''}${(change * 100).toFixed(1)}%`;
+}
+
+function fmtNum(v: number | null): string {
+  if (v === null) return 'n/a';
+  return Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2);
 }
 
 /** How the run was made and how its figures are defined, one list item per fact. */
@@ -913,6 +856,19 @@ function requestItems(r: Report): string[] {
   ];
 }
 
+// A Map, not an object: a source is a tag value from the CSV and must not reach Object.prototype.
+const TOKEN_SOURCES: ReadonlyMap<string, string> = new Map([
+  ['usage', "the server's usage field"],
+  ['chunks', 'counting stream chunks (the server sent no usage)'],
+  ['mixed', 'usage in some requests and chunk counts in others'],
+]);
+
+function describeTokenSources(r: Report): string {
+  const srcs = new Set(r.cells.map((c) => c.tokenSource).filter((s): s is string => s !== null));
+  if (srcs.size === 0) return 'were not recorded (no token samples)';
+  return `came from ${[...srcs].map((s) => TOKEN_SOURCES.get(s) ?? s).join('; ')}`;
+}
+
 /** The statistic and limits that capacities and bursts were judged by, and how capacity was searched. */
 function limitItems(r: Report): string[] {
   const st = r.limitStat;
@@ -944,58 +900,102 @@ const DEFINITIONS = [
   'server queue wait = Δ histogram sum / Δ histogram count over the cell window',
 ];
 
-/** How the capacity figures were measured, read from the capacity cells themselves. */
-function capacityMethod(r: Report): string {
-  const cells = r.cells.filter((c) => c.script === 'capacity' && c.requests > 0);
-  const searched = cells.filter((c) => c.measurement === 'search');
-  const steady = cells.filter((c) => c.measurement === 'steady');
-  const warmup = cells.reduce((n, c) => n + c.warmupRequests, 0);
-  const transition = cells.reduce((n, c) => n + c.transitionRequests, 0);
-  const parts: string[] = [];
-  if (searched.length > 0) {
-    const cfg = r.parts.find((p) => p.search)?.search ?? null;
-    const resolution = cfg ? `to 1 user below ${cfg.exactBelow} users and to ${cfg.resolutionPercent}% above` : 'to the plan\'s resolution';
-    parts.push(
-      'Each capacity was found by an adaptive search: steps of N users climbing until a limit broke, ' +
-        `then bisecting between the last passing and the first failing step ${resolution}.`,
-      'A capacity is the largest measured step within every limit; the next measured step breaks one (nothing is interpolated).',
-    );
-  }
-  if (searched.length > 0 || steady.length > 0) {
-    const one = warmupPerUser(r) === 1;
-    parts.push(
-      'Every capacity step holds its users in steady state: each sends its next request as soon as the previous one ends; ' +
-        `the first request${one ? '' : 's'} of each user a step adds ${one ? 'is' : 'are'} warm-up, ` +
-        "and requests still running when a step ended ran partly under the next step's load: " +
-        `both stay in the samples (tag phase) and out of the statistics (${fmtInt(warmup)} warm-up and ${fmtInt(transition)} transition requests in all).`,
-    );
-  }
-  if (cells.length > searched.length + steady.length) {
-    parts.push('Steps without warm-up sent all their requests at once (one synchronized round per user): the burst case, not users in service.');
-  }
-  if (searched.length === 0) parts.push('"~N" is interpolated between the last passing and the first failing step; "N+" means no tested step broke a limit.');
-  else parts.push('"N+" means no step up to the search\'s maximum broke a limit.');
-  return parts.join(' ');
+/** A paragraph from its sentences; a sentence that does not apply is given as null and left out. */
+function sentences(...parts: (string | null)[]): string {
+  return parts.filter((s): s is string => s !== null).join(' ');
 }
 
-function warmupPerUser(r: Report): number {
-  return r.parts.find((p) => p.search)?.search?.warmupRequests ?? 1;
+function where(c: CellStats): string {
+  return `${fmtTokens(c.contextTokens)} context, ${plural(c.concurrency, 'concurrent request')}`;
 }
 
-// A Map, not an object: a source is a tag value from the CSV and must not reach Object.prototype.
-const TOKEN_SOURCES: ReadonlyMap<string, string> = new Map([
-  ['usage', "the server's usage field"],
-  ['chunks', 'counting stream chunks (the server sent no usage)'],
-  ['mixed', 'usage in some requests and chunk counts in others'],
-]);
+const meanOf = (k: TrendKey) => (c: CellStats): Num => c.metrics[k]?.mean ?? null;
 
-function describeTokenSources(r: Report): string {
-  const srcs = new Set(r.cells.map((c) => c.tokenSource).filter((s): s is string => s !== null));
-  if (srcs.size === 0) return 'were not recorded (no token samples)';
-  return `came from ${[...srcs].map((s) => TOKEN_SOURCES.get(s) ?? s).join('; ')}`;
+function statName(stat: string): string {
+  switch (stat) {
+    case 'avg':
+      return 'average';
+    case 'med':
+      return 'median';
+    default:
+      return stat.replace('p(', 'P').replace(')', '');
+  }
 }
 
-function fmtNum(v: number | null): string {
+function statOf(c: CellStats, k: TrendKey, stat: string): Num {
+  return statistic(c.metrics[k], stat);
+}
+
+/** A capacity-table metric of a cell: a Trend at the limit statistic, or the success rate, or the system throughput. */
+function metricValue(c: CellStats, m: string, stat: string): Num {
+  if (m === 'successRate') return c.successRate;
+  if (m === 'throughput') return c.throughput;
+  return statOf(c, m as TrendKey, stat);
+}
+
+function metricLabel(m: string): string {
+  switch (m) {
+    case 'ttft':
+      return 'TTFT';
+    case 'e2e':
+      return 'End-to-end latency';
+    case 'decodeSpeed':
+      return 'Generation speed';
+    case 'itl':
+      return 'Inter-token latency';
+    case 'tpot':
+      return 'Time per output token';
+    case 'successRate':
+      return 'Success rate';
+    default:
+      return m;
+  }
+}
+
+/** The label inside a sentence: lower case, except acronyms (TTFT). */
+function labelInSentence(m: string): string {
+  const l = metricLabel(m);
+  return /^[A-Z]{2,}/.test(l) ? l : l.toLowerCase();
+}
+
+function fmtMetric(m: string, v: Num): string {
   if (v === null) return 'n/a';
-  return Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2);
+  switch (m) {
+    case 'ttft':
+      return fmtSec(v);
+    case 'e2e':
+      return `${Math.round(v)}ms`;
+    case 'decodeSpeed':
+    case 'throughput':
+      return fmtTokS0(v);
+    case 'successRate':
+      return fmtPct(v);
+    default:
+      return fmtMsFine(v);
+  }
 }
+
+function clientBoundNote(cells: readonly CellStats[]): string | null {
+  const bound = cells.filter((c) => c.clientBound);
+  if (bound.length === 0) return null;
+  return sentences(
+    `⚠ Client-bound: ${bound.map((c) => `${c.id} (${c.clientBound!.reason})`).join('; ')}.`,
+    'The load generator limited these cells, so their figures understate what the server can do.',
+  );
+}
+
+/** A guide table's rows: each band's range, written from its bounds ("< 15 tok/s", "15–25 tok/s", "> 50 tok/s"), and its text. */
+function bandRows<B extends Band>(bands: readonly B[], split: (v: number) => [string, string], text: (b: B) => string): string[][] {
+  return bands.map((b, i) => {
+    const prev = i > 0 ? bands[i - 1]!.below : null;
+    const hi = b.below === null ? null : split(b.below);
+    const lo = prev === null ? null : split(prev);
+    // The unit is written once when both ends share it ("2–5s", but "500ms–2s").
+    const range = !lo ? `< ${hi![0]}${hi![1]}` : !hi ? `> ${lo[0]}${lo[1]}` : `${lo[0]}${lo[1] === hi[1] ? '' : lo[1]}–${hi[0]}${hi[1]}`;
+    return [range, text(b)];
+  });
+}
+
+const tokSUnit = (v: number): [string, string] => [String(v), ' tok/s'];
+
+const msUnit = (v: number): [string, string] => (v < 1000 ? [String(v), 'ms'] : [String(v / 1000), 's']);
