@@ -1,7 +1,8 @@
 // The report's sections and sentences, generated from the report object into a neutral document (report/document.ts). Runs in Node.
 //
 // Every sentence is built from measured data; a section whose data is absent is left out or says
-// plainly that it was not measured. The wording follows the reference reports.
+// plainly that it was not measured. The wording follows the reference reports. A cut-off that judges
+// a figure (reading speed, how TTFT feels, ...) is read from judgement.ts, never written here.
 
 import { ERROR_MESSAGES_SHOWN, type CellStats } from './cells';
 import type { BurstCapacity, LadderResult, UseCaseCapacity } from './capacity';
@@ -884,9 +885,9 @@ function partItem(p: PartSummary): string {
   const schedule = p.driven ? `back to back as the bench handed out each request, ${seconds}s` : `planned ${seconds}s in k6 time slots`;
   const ran = p.testRunDurationMs !== null ? `, ran ${(p.testRunDurationMs / 1000).toFixed(0)}s` : '';
   const monitor = p.monitorEnabled ? `every ${p.monitorIntervalSeconds}s` : 'off';
-  const missing = `${p.hasSummary ? '' : '; no summary.json'}${p.hasRunnerHealth ? '; runner health recorded' : ''}`;
+  const files = `${p.hasSummary ? '' : '; no summary.json'}${p.hasRunnerHealth ? '; runner health recorded' : ''}`;
   const measured = `${p.cellsWithData} of ${p.cells} cells measured, ${schedule}${ran}`;
-  return `Part ${p.name} (${p.script}, plan "${p.planName}"): ${measured}; ${fmtInt(p.csvRows)} CSV rows; server monitor ${monitor}${missing}.`;
+  return `Part ${p.name} (${p.script}, plan "${p.planName}"): ${measured}; ${fmtInt(p.csvRows)} CSV rows; server monitor ${monitor}${files}.`;
 }
 
 const DEFINITIONS = [
