@@ -1,0 +1,38 @@
+// Tests report/judgement.ts: bands ascend and end open, a bound belongs to the band above it, the cut-offs' edges. Runs in Node (vitest).
+import { describe, expect, it } from 'vitest';
+import { bandOf, JUDGEMENT, prefixCacheHit, queueSaturated, severeContention } from '../../report/judgement';
+
+const GRADED = { decodeSpeedTokS: JUDGEMENT.decodeSpeedTokS, ttftMs: JUDGEMENT.ttftMs, itlMs: JUDGEMENT.itlMs };
+
+describe('judgement bands', () => {
+  it.each(Object.entries(GRADED))('%s: bounds ascend and only the last band is open', (_name, bands) => {
+    const bounds = bands.map((b) => b.below);
+    expect(bounds.at(-1)).toBeNull();
+    const closed = bounds.slice(0, -1) as number[];
+    expect(closed.every((v) => v !== null)).toBe(true);
+    expect([...closed].sort((a, b) => a - b)).toEqual(closed);
+    expect(new Set(closed).size).toBe(closed.length);
+  });
+
+  it('puts a bound in the band above it, and past the last bound (or NaN) in the open band', () => {
+    const speed = JUDGEMENT.decodeSpeedTokS;
+    expect(bandOf(speed, 14.99)).toBe(speed[0]);
+    expect(bandOf(speed, 15)).toBe(speed[1]);
+    expect(bandOf(speed, 50)).toBe(speed[3]);
+    expect(bandOf(speed, NaN)).toBe(speed[3]);
+    expect(bandOf(JUDGEMENT.itlMs, 19.9).atHighest).toBe('still imperceptible to users');
+    expect(bandOf(JUDGEMENT.itlMs, 70).atHighest).toMatch(/individual tokens become visible/);
+  });
+
+  it('judges queue wait, scaling efficiency and prefix-cache hits at their edges', () => {
+    expect(queueSaturated(1000)).toBe(false);
+    expect(queueSaturated(1000.1)).toBe(true);
+    expect(severeContention(0.5)).toBe(false);
+    expect(severeContention(0.49)).toBe(true);
+    // A hit is a rate the one-decimal column does not show as 0.0%.
+    expect(prefixCacheHit(0.0005)).toBe(true);
+    expect((0.0005 * 100).toFixed(1)).toBe('0.1');
+    expect(prefixCacheHit(0.00049)).toBe(false);
+    expect((0.00049 * 100).toFixed(1)).toBe('0.0');
+  });
+});
