@@ -1,9 +1,10 @@
 // The bench's control endpoint for a driven run (lib/drive.ts): long-polled /next, /done and /status over loopback HTTP. Runs in Node.
 
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTROL_PATHS, parseDoneReport, type NextAnswer } from '../lib/drive';
 import type { Driver } from './driver';
+import { readRequestBody } from '../sim/request-body';
 
 export interface ControlServer {
   readonly url: string;
@@ -18,19 +19,6 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) reject(new Error('body too large'));
-      else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
 
 /**
  * Serves a driver on 127.0.0.1 (a free port). A VU with nothing to do waits in its /next request until
@@ -67,7 +55,7 @@ export async function startControlServer(driver: Driver): Promise<ControlServer>
       return;
     }
     if (req.method === 'POST' && url.pathname === CONTROL_PATHS.done) {
-      readBody(req).then(
+      readRequestBody(req, MAX_BODY, () => new Error('body too large')).then(
         (text) => {
           let parsed: unknown;
           try {

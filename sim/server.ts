@@ -9,6 +9,7 @@ import { createSecureContext } from 'node:tls';
 import type { FinishedEvent, TokenEvent } from './engine';
 import { FAULT_HEADER, parseFaultSpec, pickFaults, type Fault } from './faults';
 import { GroundTruthStore, epochMs, type GroundTruthRecord } from './ground-truth';
+import { readRequestBody } from './request-body';
 import { ApiError, contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest } from './http';
 import { resolveProfile, type Flavour, type Profile, type ProfileOverrides } from './profiles';
 import { RequestOutput } from './request-output';
@@ -367,19 +368,5 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new ApiError(413, `Request body larger than ${MAX_BODY_BYTES} bytes.`));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+  return readRequestBody(req, MAX_BODY_BYTES, () => new ApiError(413, `Request body larger than ${MAX_BODY_BYTES} bytes.`));
 }
