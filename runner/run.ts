@@ -74,8 +74,64 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string, code: ExitCode)
   ]).finally(() => clearTimeout(t));
 }
 
+type Log = (level: 'info' | 'warning' | 'error', msg: string, fields?: Record<string, string>) => void;
+
+/** The exit code of a setup() or teardown() that threw, logged as k6 logs it (an abort logs nothing here). */
+function lifecycleFailure(e: unknown, log: Log): ExitCode {
+  if (e instanceof TestAbortError) return EXIT.scriptAborted;
+  if (e instanceof RunnerError) {
+    log('error', e.message);
+    return e.exitCode;
+  }
+  log('error', errorText(e), { hint: 'script exception' });
+  return EXIT.scriptError;
+}
+
+/** Adds the --out outputs to the metrics engine; an unknown or malformed one is an invalid configuration (exit 104). */
+function addOutputs(cfg: RunConfig, rc: RunContext, thresholds: readonly CompiledThreshold[]): void {
+  const thresholdsOf = (metric: string): string[] => thresholds.filter((t) => t.sub === null && t.metric.name === metric).map((t) => t.spec.threshold);
+  for (const out of cfg.outs) {
+    const eq = out.indexOf('=');
+    const kind = eq < 0 ? out : out.slice(0, eq);
+    const arg = eq < 0 ? '' : out.slice(eq + 1);
+    try {
+      if (kind === 'csv') {
+        const c = parseCsvArg(arg, cfg.env);
+        rc.engine.addOutput(new CsvOutput({ ...c, fileName: resolve(cfg.cwd, c.fileName) }));
+      } else if (kind === 'json') {
+        rc.engine.addOutput(new JsonOutput(resolve(cfg.cwd, arg || 'results.json'), thresholdsOf));
+      } else throw new Error(`output "${kind}" is not supported by the local runner (use csv or json)`);
+    } catch (e) {
+      throw new RunnerError((e as Error).message, EXIT.invalidConfig);
+    }
+  }
+}
+
+/** Writes --summary-export and runs handleSummary (or prints the default text summary), as k6 does at the end. */
+async function writeSummaries(cfg: RunConfig, vu0: VU, summary: SummaryData, log: Log): Promise<void> {
+  if (cfg.summaryExport) writeOut(resolve(cfg.cwd, cfg.summaryExport), renderSummaryExport(summary));
+  const handleSummary = vu0.exports.handleSummary;
+  if (typeof handleSummary !== 'function') {
+    cfg.writeStdout(renderTextSummary(summary, cfg.noColor));
+    return;
+  }
+  vu0.phase = 'summary';
+  try {
+    const result = await withTimeout(Promise.resolve((handleSummary as (d: unknown) => unknown)(vu0.parseJson(JSON.stringify(summary)))), 120_000, 'handleSummary()', EXIT.scriptError);
+    if (!result || typeof result !== 'object') return;
+    for (const [key, value] of Object.entries(result as Record<string, unknown>)) {
+      const text = typeof value === 'string' ? value : value instanceof ArrayBuffer || ArrayBuffer.isView(value) ? Buffer.from(value as ArrayBuffer) : String(value);
+      if (key === 'stdout') cfg.writeStdout(text.toString());
+      else if (key === 'stderr') cfg.writeStderr(text.toString());
+      else writeOut(resolve(cfg.cwd, key), text);
+    }
+  } catch (e) {
+    log('error', `failed to handle the end-of-test summary: ${errorText(e)}`);
+  }
+}
+
 export async function runTest(cfg: RunConfig): Promise<RunResult> {
-  const log = (level: 'info' | 'warning' | 'error', msg: string, fields?: Record<string, string>): void => cfg.writeStderr(formatLogLine(level, msg, fields));
+  const log: Log = (level, msg, fields) => cfg.writeStderr(formatLogLine(level, msg, fields));
   const bundle = loadBundle(cfg.bundle);
   const rc = new RunContext(cfg.env);
   rc.health = new HealthRecorder();
@@ -96,22 +152,7 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
   // k6 always reports http_req_duration for expected responses.
   rc.builtin.httpReqDuration.addSubmetric({ expected_response: 'true' });
 
-  const thresholdsOf = (metric: string): string[] => thresholds.filter((t) => t.sub === null && t.metric.name === metric).map((t) => t.spec.threshold);
-  for (const out of cfg.outs) {
-    const eq = out.indexOf('=');
-    const kind = eq < 0 ? out : out.slice(0, eq);
-    const arg = eq < 0 ? '' : out.slice(eq + 1);
-    try {
-      if (kind === 'csv') {
-        const c = parseCsvArg(arg, cfg.env);
-        rc.engine.addOutput(new CsvOutput({ ...c, fileName: resolve(cfg.cwd, c.fileName) }));
-      } else if (kind === 'json') {
-        rc.engine.addOutput(new JsonOutput(resolve(cfg.cwd, arg || 'results.json'), thresholdsOf));
-      } else throw new Error(`output "${kind}" is not supported by the local runner (use csv or json)`);
-    } catch (e) {
-      throw new RunnerError((e as Error).message, EXIT.invalidConfig);
-    }
-  }
+  addOutputs(cfg, rc, thresholds);
 
   const vusMax = totalVUsNeeded(options.scenarios);
   const vus: VU[] = [];
@@ -180,15 +221,7 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
       rc.setupDataJson = data === undefined ? undefined : JSON.stringify(data);
     } catch (e) {
       setupOk = false;
-      if (e instanceof TestAbortError) {
-        exitCode = EXIT.scriptAborted;
-      } else if (e instanceof RunnerError) {
-        log('error', e.message);
-        exitCode = e.exitCode;
-      } else {
-        log('error', errorText(e), { hint: 'script exception' });
-        exitCode = EXIT.scriptError;
-      }
+      exitCode = lifecycleFailure(e, log);
     }
   }
 
@@ -202,15 +235,8 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
     try {
       await withTimeout(Promise.resolve((exported.teardown as (d: unknown) => unknown)(vu0.setupData())), options.teardownTimeoutMs, 'teardown()', EXIT.teardownTimeout);
     } catch (e) {
-      if (e instanceof TestAbortError) {
-        exitCode ??= EXIT.scriptAborted;
-      } else if (e instanceof RunnerError) {
-        log('error', e.message);
-        exitCode ??= e.exitCode;
-      } else {
-        log('error', errorText(e), { hint: 'script exception' });
-        exitCode ??= EXIT.scriptError;
-      }
+      const failure = lifecycleFailure(e, log);
+      exitCode ??= failure;
     }
   }
   clearInterval(vusTicker);
@@ -224,25 +250,7 @@ export async function runTest(cfg: RunConfig): Promise<RunResult> {
   let summary: SummaryData | null = null;
   if (setupOk || exitCode === EXIT.setupTimeout) {
     summary = buildSummaryData(rc, thresholds, { noColor: cfg.noColor, isStdOutTTY: cfg.isStdOutTTY, isStdErrTTY: cfg.isStdErrTTY, testRunDurationMs: durationMs });
-    if (cfg.summaryExport) writeOut(resolve(cfg.cwd, cfg.summaryExport), renderSummaryExport(summary));
-    if (typeof exported.handleSummary === 'function') {
-      vu0.phase = 'summary';
-      try {
-        const result = await withTimeout(Promise.resolve((exported.handleSummary as (d: unknown) => unknown)(vu0.parseJson(JSON.stringify(summary)))), 120_000, 'handleSummary()', EXIT.scriptError);
-        if (result && typeof result === 'object') {
-          for (const [key, value] of Object.entries(result as Record<string, unknown>)) {
-            const text = typeof value === 'string' ? value : value instanceof ArrayBuffer || ArrayBuffer.isView(value) ? Buffer.from(value as ArrayBuffer) : String(value);
-            if (key === 'stdout') cfg.writeStdout(text.toString());
-            else if (key === 'stderr') cfg.writeStderr(text.toString());
-            else writeOut(resolve(cfg.cwd, key), text);
-          }
-        }
-      } catch (e) {
-        log('error', `failed to handle the end-of-test summary: ${errorText(e)}`);
-      }
-    } else {
-      cfg.writeStdout(renderTextSummary(summary, cfg.noColor));
-    }
+    await writeSummaries(cfg, vu0, summary, log);
   }
 
   const health = rc.health.toJSON();
