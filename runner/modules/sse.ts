@@ -123,23 +123,21 @@ export function createSseModule(vu: VU) {
         if (timer) clearTimeout(timer);
         stream?.destroy();
       };
-      const finish = (): void => {
-        if (state === 'done') return;
+      /** Ends the stream once, however it ends: stop parsing, drop the connection, push the request's metrics. */
+      const end = (): boolean => {
+        if (state === 'done') return false;
         state = 'done';
         parser.stop();
         cleanup();
         stream?.destroy();
         pushEnd();
-        resolve({ url, status, headers: canonicalHeaders(rawHeaders), error: '' });
+        return true;
+      };
+      const finish = (): void => {
+        if (end()) resolve({ url, status, headers: canonicalHeaders(rawHeaders), error: '' });
       };
       const fail = (e: unknown): void => {
-        if (state === 'done') return;
-        state = 'done';
-        parser.stop();
-        cleanup();
-        stream?.destroy();
-        pushEnd();
-        reject(e);
+        if (end()) reject(e);
       };
       const emit = (kind: 'open' | 'event' | 'error', arg?: unknown): boolean => {
         const list = handlers[kind]!;
