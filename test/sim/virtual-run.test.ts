@@ -1,0 +1,35 @@
+// Tests sim/virtual-run.ts's closed loop: users send back to back, follow the steps' user counts, and in steady state the arrival burst is gone. Runs in Node (vitest).
+import { describe, expect, it } from 'vitest';
+import { findProfile } from '../../sim/profiles';
+import { runVirtualBatch, runVirtualClosedLoop } from '../../sim/virtual-run';
+
+const profile = findProfile('A')!;
+
+describe('runVirtualClosedLoop', () => {
+  it('sends each user its next request the moment the previous one ends, never two at once', () => {
+    const reqs = runVirtualClosedLoop(profile, 1024, 32, [{ users: 3, seconds: 5 }]);
+    for (const user of [0, 1, 2]) {
+      const mine = reqs.filter((r) => r.user === user).sort((a, b) => a.startMs - b.startMs);
+      expect(mine.length).toBeGreaterThan(5);
+      expect(mine[0]!.startMs).toBe(0);
+      for (let i = 1; i < mine.length; i++) expect(mine[i]!.startMs).toBeCloseTo(mine[i - 1]!.endMs, 9);
+    }
+    expect(new Set(reqs.map((r) => r.user))).toEqual(new Set([0, 1, 2]));
+  });
+
+  it('follows the steps: users added start at the step, users removed send no new request', () => {
+    const reqs = runVirtualClosedLoop(profile, 1024, 32, [{ users: 1, seconds: 2 }, { users: 3, seconds: 2 }, { users: 1, seconds: 2 }]);
+    expect(Math.min(...reqs.filter((r) => r.user === 2).map((r) => r.startMs))).toBe(2000);
+    expect(reqs.filter((r) => r.user > 0 && r.startMs >= 4000)).toEqual([]);
+    expect(reqs.filter((r) => r.user === 0 && r.startMs >= 4000).length).toBeGreaterThan(0);
+  });
+
+  it('spreads the arrivals in steady state: after the first round, 32K prompts see far less TTFT than one burst of them', () => {
+    const burst = runVirtualBatch(profile, 32 * 1024, 64, 8);
+    const burstTtft = burst.requests.reduce((s, r) => s + r.ttftMs, 0) / burst.requests.length;
+    const reqs = runVirtualClosedLoop(profile, 32 * 1024, 64, [{ users: 8, seconds: 60 }]);
+    const later = reqs.filter((r) => r.startMs > 0);
+    const steadyTtft = later.reduce((s, r) => s + r.ttftMs, 0) / later.length;
+    expect(steadyTtft).toBeLessThan(burstTtft / 2);
+  });
+});
