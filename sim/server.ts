@@ -2,8 +2,8 @@
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createTlsServer } from 'node:https';
+import { createServer, type IncomingMessage, type RequestListener, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import type { FinishedEvent, TokenEvent } from './engine';
@@ -317,10 +317,6 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
       sendJson(res, err.status, JSON.parse(err.body()) as unknown);
     });
   };
-  // HTTP/1.1 only over TLS too (no ALPN h2), as vLLM's and SGLang's uvicorn serve it.
-  const server = options.tls ? createTlsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createServer(handler);
-  server.keepAliveTimeout = 65_000;
-  const host = options.host ?? '127.0.0.1';
   // Like a real server, listen only once the tokenizer is loaded, so the first request is not slow.
   try {
     await pool.ready();
@@ -328,18 +324,10 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     await pool.close();
     throw new Error(`tokenizer workers failed to start: ${(e as Error).message}`);
   }
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const { server, port } = await listen(options, handler);
   let closing: Promise<void> | null = null;
   return {
-    url: `${options.tls ? 'https' : 'http'}://${urlHost}:${port}/v1`,
+    url: baseUrl(options, port),
     port,
     profile,
     flavour,
@@ -361,6 +349,28 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
       return closing;
     },
   };
+}
+
+/** Serves handler at options.host and options.port (0: a free one); resolves once it listens. */
+async function listen(options: SimOptions, handler: RequestListener): Promise<{ server: HttpServer | HttpsServer; port: number }> {
+  // HTTP/1.1 only over TLS too (no ALPN h2), as vLLM's and SGLang's uvicorn serve it.
+  const server = options.tls ? createTlsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createServer(handler);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+/** The /v1 base URL clients use: a wildcard host is reached on loopback, an IPv6 one needs brackets. */
+function baseUrl(options: SimOptions, port: number): string {
+  const host = options.host ?? '127.0.0.1';
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `${options.tls ? 'https' : 'http'}://${urlHost}:${port}/v1`;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
