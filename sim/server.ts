@@ -6,17 +6,18 @@ import { createServer, type IncomingMessage, type RequestListener, type Server a
 import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import type { FinishedEvent } from './engine';
+import type { EngineRequest, FinishedEvent } from './engine';
 import { FAULT_HEADER, parseFaultSpec, pickFaults, type Fault } from './faults';
 import { GroundTruthStore, epochMs, type GroundTruthRecord } from './ground-truth';
 import { readRequestBody } from './request-body';
-import { ApiError, contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest } from './http';
+import { ApiError, contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest, type GenerationRequest } from './http';
 import { resolveProfile, type Flavour, type Profile, type ProfileOverrides } from './profiles';
 import { RequestOutput } from './request-output';
 import { EngineScheduler, FixedScheduler, type Scheduler, type TokenSink } from './scheduler';
 import { createSimMetrics, type SimMetrics } from './server-metrics';
-import { planOutput } from './text';
-import { TokenizePool } from './tokenize-pool';
+import type { StreamIdentity } from './sse';
+import { planOutput, type OutputPlan } from './text';
+import { TokenizePool, type PromptTokens } from './tokenize-pool';
 import { renderChatMl } from '../lib/chat-template';
 
 export type { GroundTruthRecord } from './ground-truth';
@@ -214,7 +215,7 @@ class Sim {
     const { profile } = this;
     return createSimMetrics(this.flavour, profile.model, {
       running: () => this.scheduler.running(),
-      waiting: () => this.scheduler.waiting() + this.pendingOverhead,
+      waiting: () => this.waitingRequests(),
       kvUsage: () => this.scheduler.kvUsage(),
       powerWatts: () => this.scheduler.powerWatts(),
     }, {
@@ -246,93 +247,100 @@ class Sim {
     if (h !== `Bearer ${this.options.apiKey}`) throw new ApiError(401, h ? 'Invalid API key.' : 'Missing API key: send Authorization: Bearer <key>.', null, 'AuthenticationError');
   }
 
+  /** POST /v1/chat/completions and /v1/completions: admission, then the response opens and the request goes to the scheduler. */
   private async handleGeneration(req: IncomingMessage, res: ServerResponse, endpoint: 'chat' | 'completion'): Promise<void> {
     const arrivalMs = performance.now();
-    const arrivalEpochMs = performance.timeOrigin + arrivalMs;
     // A request stream is destroyed once read; the response's close tells that the client went away.
     let clientGone = false;
     res.once('close', () => {
       clientGone = true;
     });
-    this.checkAuth(req);
-    const body = parseJsonBody(await readBody(req));
-    const g = parseGenerationRequest(body, endpoint);
-    if (!this.modelOk(g.model)) throw new ApiError(404, `The model \`${g.model}\` does not exist.`, 'model');
-    const headerSpec = req.headers[FAULT_HEADER];
-    let headerFaults: Fault[] = [];
-    if (typeof headerSpec === 'string') {
-      try {
-        headerFaults = parseFaultSpec(headerSpec);
-      } catch (e) {
-        throw new ApiError(400, `${FAULT_HEADER}: ${(e as Error).message}`);
-      }
-    }
-    const faults = pickFaults(this.serverFaults, headerFaults, Math.random);
+    const g = await this.readGenerationRequest(req, endpoint);
+    const faults = pickFaults(this.serverFaults, headerFaults(req), Math.random);
     const statusFault = faults.find((f) => f.kind === 'error-status');
     if (statusFault) throw new ApiError(statusFault.status, `Injected fault: error-status ${statusFault.status}.`);
     if (faults.some((f) => f.kind === 'json-error')) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'Injected fault: json-error (model overloaded)', type: 'ServiceUnavailableError', param: null, code: 503 } }));
+      sendJsonErrorFault(res);
       return;
     }
-
     const prompt = g.messages ? await this.pool.tokenizeChat(g.messages, this.hashBlockSize) : await this.pool.tokenizeText(g.prompt!, this.hashBlockSize);
-    const promptTokens = prompt.count;
     if (clientGone) return;
-    const maxTokens = g.maxTokens ?? this.profile.maxModelLen - promptTokens;
+    const maxTokens = this.admit(res, g.maxTokens, prompt.count);
+    const seed = g.seed ?? randomBytes(4).readUInt32LE(0);
+    const plan = planOutput({ seed, maxTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos, stop: g.stop });
+    const admitted: Admitted = { g, faults, prompt, seed, plan, arrivalMs, requestId: clientRequestId(req) ?? randomUUID(), id: `${this.nextInternal++}` };
+    const output = this.openOutput(res, admitted);
+    this.submitAfterOverhead(res, output, admitted);
+  }
+
+  /** The parsed body of an authorised request for this server's model. */
+  private async readGenerationRequest(req: IncomingMessage, endpoint: 'chat' | 'completion'): Promise<GenerationRequest> {
+    this.checkAuth(req);
+    const g = parseGenerationRequest(parseJsonBody(await readBody(req)), endpoint);
+    if (!this.modelOk(g.model)) throw new ApiError(404, `The model \`${g.model}\` does not exist.`, 'model');
+    return g;
+  }
+
+  /** The max_tokens a request runs with; throws if it overflows the context window or the KV cache, or the queue is full. */
+  private admit(res: ServerResponse, requested: number | null, promptTokens: number): number {
+    const maxTokens = requested ?? this.profile.maxModelLen - promptTokens;
     if (maxTokens < 1 || promptTokens + maxTokens > this.profile.maxModelLen) throw contextLengthError(this.profile.maxModelLen, promptTokens, Math.max(maxTokens, 1));
     if (this.engineScheduler && !this.engineScheduler.engine.fitsCapacity(promptTokens + maxTokens)) {
       throw new ApiError(400, `The request needs ${promptTokens + maxTokens} tokens of KV cache but the cache holds ${this.profile.scheduler.kvCapacityTokens}.`, 'max_tokens');
     }
-    if (this.options.maxQueue !== undefined && this.scheduler.waiting() + this.pendingOverhead >= this.options.maxQueue) {
+    if (this.options.maxQueue !== undefined && this.waitingRequests() >= this.options.maxQueue) {
       res.setHeader('retry-after', '1');
       throw new ApiError(429, `The server queue is full (${this.options.maxQueue} waiting requests); retry later.`);
     }
+    return maxTokens;
+  }
 
-    const seed = g.seed ?? randomBytes(4).readUInt32LE(0);
-    const plan = planOutput({ seed, maxTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos, stop: g.stop });
-    const given = req.headers['x-request-id'];
-    const requestId = typeof given === 'string' && given !== '' ? given : randomUUID();
-    const id = `${this.nextInternal++}`;
-    const hex = randomBytes(16).toString('hex');
-    const identity = {
-      id: endpoint === 'chat' ? `chatcmpl-${hex}` : `cmpl-${hex}`,
-      created: Math.floor(Date.now() / 1000),
-      model: g.model,
-      endpoint,
-      flavour: this.flavour,
-    } as const;
-    let record: GroundTruthRecord | null = null;
-    if (this.options.groundTruth) {
-      record = {
-        requestId, endpoint, stream: g.stream, promptTokens, completionTokens: plan.contentTokens, arrivalEpochMs,
-        tokenEpochMs: [], endEpochMs: null, finishReason: null, outcome: 'in-flight', faults: faults.map((f) => f.kind),
-      };
-      this.truth.add(record);
-    }
+  /** Starts an admitted request's response (SSE headers at once when streaming) and registers it for the scheduler's tokens. */
+  private openOutput(res: ServerResponse, a: Admitted): RequestOutput {
+    const { g, plan, requestId } = a;
     const output = new RequestOutput({
-      res, identity, stream: g.stream, includeUsage: g.includeUsage, promptTokens, contentTokens: plan.contentTokens, seed,
-      streamInterval: this.flavour === 'sglang' ? this.streamInterval : 1, faults, record,
-      onCut: () => this.scheduler.abort(id),
+      res, identity: streamIdentity(g, this.flavour), stream: g.stream, includeUsage: g.includeUsage,
+      promptTokens: a.prompt.count, contentTokens: plan.contentTokens, seed: a.seed,
+      streamInterval: this.flavour === 'sglang' ? this.streamInterval : 1, faults: a.faults, record: this.recordArrival(a),
+      onCut: () => this.scheduler.abort(a.id),
     });
     res.setHeader('x-request-id', requestId);
     if (g.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
       res.flushHeaders();
     }
-    this.outputs.set(id, output);
-    this.requestIds.set(id, requestId);
-    this.events.emit('request', { requestId, promptTokens, contentTokens: plan.contentTokens });
+    this.outputs.set(a.id, output);
+    this.requestIds.set(a.id, requestId);
+    this.events.emit('request', { requestId, promptTokens: a.prompt.count, contentTokens: plan.contentTokens });
+    return output;
+  }
 
+  /** The request's ground-truth record, when recording; RequestOutput fills in its tokens and end. */
+  private recordArrival(a: Admitted): GroundTruthRecord | null {
+    if (!this.options.groundTruth) return null;
+    const record: GroundTruthRecord = {
+      requestId: a.requestId, endpoint: a.g.endpoint, stream: a.g.stream, promptTokens: a.prompt.count, completionTokens: a.plan.contentTokens,
+      arrivalEpochMs: performance.timeOrigin + a.arrivalMs,
+      tokenEpochMs: [], endEpochMs: null, finishReason: null, outcome: 'in-flight', faults: a.faults.map((f) => f.kind),
+    };
+    this.truth.add(record);
+    return record;
+  }
+
+  /** Hands the request to the scheduler once its per-request overhead has passed, unless the client left first. */
+  private submitAfterOverhead(res: ServerResponse, output: RequestOutput, a: Admitted): void {
     let submitted = false;
     res.on('close', () => {
       if (output.done) return;
       output.clientGone();
-      if (submitted) this.scheduler.abort(id);
-      else this.outputs.delete(id);
+      if (submitted) this.scheduler.abort(a.id);
+      else this.outputs.delete(a.id);
     });
-    const queuedMs = this.options.fixed ? arrivalMs : Math.max(arrivalMs + this.profile.hardware.requestOverheadMs, performance.now());
-    const engineReq = { id, promptTokens, outputTokens: Math.max(1, plan.contentTokens), finishReason: plan.finishReason, arrivalMs, queuedMs, blockHashes: prompt.blockHashes };
+    const queuedMs = this.options.fixed ? a.arrivalMs : Math.max(a.arrivalMs + this.profile.hardware.requestOverheadMs, performance.now());
+    const engineReq: EngineRequest = {
+      id: a.id, promptTokens: a.prompt.count, outputTokens: Math.max(1, a.plan.contentTokens), finishReason: a.plan.finishReason,
+      arrivalMs: a.arrivalMs, queuedMs, blockHashes: a.prompt.blockHashes,
+    };
     const submit = (): void => {
       if (output.done) return;
       submitted = true;
@@ -348,6 +356,11 @@ class Sim {
         submit();
       }, delay);
     }
+  }
+
+  /** Waiting requests as the metrics and the queue limit count them: the scheduler's queue and those still in their overhead. */
+  private waitingRequests(): number {
+    return this.scheduler.waiting() + this.pendingOverhead;
   }
 
   private async handleTokenize(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -399,6 +412,56 @@ class Sim {
     }
     throw new ApiError(404, `Not found: ${method} ${path}`);
   }
+}
+
+/** A generation request past admission, as its response and the scheduler need it. */
+interface Admitted {
+  readonly g: GenerationRequest;
+  readonly faults: readonly Fault[];
+  readonly prompt: PromptTokens;
+  readonly seed: number;
+  readonly plan: OutputPlan;
+  /** performance.now() at arrival. */
+  readonly arrivalMs: number;
+  /** The client's x-request-id, or a new UUID. */
+  readonly requestId: string;
+  /** The scheduler's id, unique in this server. */
+  readonly id: string;
+}
+
+/** The faults a request's x-sim-fault header asks for; a bad spec is the client's error (400). */
+function headerFaults(req: IncomingMessage): Fault[] {
+  const spec = req.headers[FAULT_HEADER];
+  if (typeof spec !== 'string') return [];
+  try {
+    return parseFaultSpec(spec);
+  } catch (e) {
+    throw new ApiError(400, `${FAULT_HEADER}: ${(e as Error).message}`);
+  }
+}
+
+/** The json-error fault: a 200 whose body is an error. */
+function sendJsonErrorFault(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: { message: 'Injected fault: json-error (model overloaded)', type: 'ServiceUnavailableError', param: null, code: 503 } }));
+}
+
+/** The client's x-request-id, if it sent a non-empty one. */
+function clientRequestId(req: IncomingMessage): string | null {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && given !== '' ? given : null;
+}
+
+/** The response's id (chatcmpl- or cmpl-), creation second and model, as the chunks carry them. */
+function streamIdentity(g: GenerationRequest, flavour: Flavour): StreamIdentity {
+  const hex = randomBytes(16).toString('hex');
+  return {
+    id: g.endpoint === 'chat' ? `chatcmpl-${hex}` : `cmpl-${hex}`,
+    created: Math.floor(Date.now() / 1000),
+    model: g.model,
+    endpoint: g.endpoint,
+    flavour,
+  };
 }
 
 /** Serves handler at options.host and options.port (0: a free one); resolves once it listens. */
