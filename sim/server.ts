@@ -10,7 +10,7 @@ import type { EngineRequest, FinishedEvent } from './engine';
 import { FAULT_HEADER, parseFaultSpec, pickFaults, type Fault } from './faults';
 import { GroundTruthStore, epochMs, type GroundTruthRecord } from './ground-truth';
 import { readRequestBody } from './request-body';
-import { ApiError, contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest, type GenerationRequest } from './http';
+import { ApiError, contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest, type GenerationRequest, type TokenizeRequest } from './http';
 import { resolveProfile, type Flavour, type Profile, type ProfileOverrides } from './profiles';
 import { RequestOutput } from './request-output';
 import { EngineScheduler, FixedScheduler, type Scheduler, type TokenSink } from './scheduler';
@@ -237,8 +237,9 @@ class Sim {
     });
   }
 
-  private modelOk(m: string): boolean {
-    return m === this.profile.model || m === this.profile.name;
+  /** Clients may name the model as served or the profile. */
+  private checkModel(model: string): void {
+    if (model !== this.profile.model && model !== this.profile.name) throw new ApiError(404, `The model \`${model}\` does not exist.`, 'model');
   }
 
   private checkAuth(req: IncomingMessage): void {
@@ -277,7 +278,7 @@ class Sim {
   private async readGenerationRequest(req: IncomingMessage, endpoint: 'chat' | 'completion'): Promise<GenerationRequest> {
     this.checkAuth(req);
     const g = parseGenerationRequest(parseJsonBody(await readBody(req)), endpoint);
-    if (!this.modelOk(g.model)) throw new ApiError(404, `The model \`${g.model}\` does not exist.`, 'model');
+    this.checkModel(g.model);
     return g;
   }
 
@@ -365,12 +366,8 @@ class Sim {
 
   private async handleTokenize(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const t = parseTokenizeRequest(parseJsonBody(await readBody(req)));
-    if (t.model !== null && !this.modelOk(t.model)) throw new ApiError(404, `The model \`${t.model}\` does not exist.`, 'model');
-    let text: string;
-    if (t.messages) {
-      text = renderChatMl(t.messages);
-      if (!t.addGenerationPrompt) text = text.slice(0, text.length - '<|im_start|>assistant\n'.length);
-    } else text = t.prompt!;
+    if (t.model !== null) this.checkModel(t.model);
+    const text = tokenizeInput(t);
     // The count goes through the cached path (warming it for generation requests); the ids as vLLM returns them.
     const [count, tokens] = await Promise.all([this.pool.countText(text), this.pool.encode(text)]);
     sendJson(res, 200, { count, max_model_len: this.profile.maxModelLen, tokens });
@@ -390,27 +387,36 @@ class Sim {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(this.metrics.render());
       return;
     }
-    if (method === 'GET' && path === '/v1/models') {
-      this.checkAuth(req);
-      sendJson(res, 200, {
-        object: 'list',
-        data: [{ id: this.profile.model, object: 'model', created: Math.floor(this.startedEpochMs / 1000), owned_by: this.flavour, root: this.profile.model, parent: null, max_model_len: this.profile.maxModelLen, permission: [] }],
-      });
-      return;
-    }
-    if (path === '/debug/ground-truth') {
-      if (!this.options.groundTruth) throw new ApiError(404, 'Ground truth is not enabled: start the simulator with --ground-truth.');
-      if (method === 'DELETE') {
-        this.truth.clear();
-        res.writeHead(204).end();
-        return;
-      }
-      if (method === 'GET') {
-        sendJson(res, 200, { records: this.truth.all() });
-        return;
-      }
-    }
+    if (method === 'GET' && path === '/v1/models') return this.listModels(req, res);
+    if (path === '/debug/ground-truth' && this.groundTruthRoute(method, res)) return;
     throw new ApiError(404, `Not found: ${method} ${path}`);
+  }
+
+  private listModels(req: IncomingMessage, res: ServerResponse): void {
+    this.checkAuth(req);
+    const { model, maxModelLen } = this.profile;
+    sendJson(res, 200, {
+      object: 'list',
+      data: [{
+        id: model, object: 'model', created: Math.floor(this.startedEpochMs / 1000), owned_by: this.flavour,
+        root: model, parent: null, max_model_len: maxModelLen, permission: [],
+      }],
+    });
+  }
+
+  /** GET /debug/ground-truth lists the records, DELETE clears them; false for any other method, which is then not found. */
+  private groundTruthRoute(method: string, res: ServerResponse): boolean {
+    if (!this.options.groundTruth) throw new ApiError(404, 'Ground truth is not enabled: start the simulator with --ground-truth.');
+    if (method === 'DELETE') {
+      this.truth.clear();
+      res.writeHead(204).end();
+      return true;
+    }
+    if (method === 'GET') {
+      sendJson(res, 200, { records: this.truth.all() });
+      return true;
+    }
+    return false;
   }
 }
 
@@ -438,6 +444,13 @@ function headerFaults(req: IncomingMessage): Fault[] {
   } catch (e) {
     throw new ApiError(400, `${FAULT_HEADER}: ${(e as Error).message}`);
   }
+}
+
+/** The text /tokenize counts: the prompt, or the messages in the chat template, ending before the assistant's turn unless asked for it. */
+function tokenizeInput(t: TokenizeRequest): string {
+  if (!t.messages) return t.prompt!;
+  const text = renderChatMl(t.messages);
+  return t.addGenerationPrompt ? text : text.slice(0, text.length - '<|im_start|>assistant\n'.length);
 }
 
 /** The json-error fault: a 200 whose body is an error. */
