@@ -87,6 +87,7 @@ export interface SimServer {
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
+/** Starts a simulator; resolves once its tokenizer workers are loaded and its port listens. */
 export async function startSim(options: SimOptions = {}): Promise<SimServer> {
   const sim = new Sim(options);
   // Like a real server, listen only once the tokenizer is loaded, so the first request is not slow.
@@ -148,7 +149,6 @@ class Sim {
   private readonly startedEpochMs: number;
 
   constructor(private readonly options: SimOptions) {
-    // A bad profile or fault spec is reported before the other options' errors (the CLI prints only the first).
     this.profile = resolveProfile(options.profile);
     this.flavour = options.flavour ?? this.profile.flavour;
     this.streamInterval = Math.max(1, Math.round(options.streamInterval ?? this.profile.streamInterval));
@@ -237,15 +237,23 @@ class Sim {
     });
   }
 
-  /** Clients may name the model as served or the profile. */
-  private checkModel(model: string): void {
-    if (model !== this.profile.model && model !== this.profile.name) throw new ApiError(404, `The model \`${model}\` does not exist.`, 'model');
-  }
-
-  private checkAuth(req: IncomingMessage): void {
-    if (this.options.apiKey === undefined) return;
-    const h = req.headers.authorization;
-    if (h !== `Bearer ${this.options.apiKey}`) throw new ApiError(401, h ? 'Invalid API key.' : 'Missing API key: send Authorization: Bearer <key>.', null, 'AuthenticationError');
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const method = req.method ?? 'GET';
+    if (method === 'POST' && path === '/v1/chat/completions') return this.handleGeneration(req, res, 'chat');
+    if (method === 'POST' && path === '/v1/completions') return this.handleGeneration(req, res, 'completion');
+    if (method === 'POST' && (path === '/tokenize' || path === '/v1/tokenize')) return this.handleTokenize(req, res);
+    if (method === 'GET' && path === '/health') {
+      res.writeHead(200).end();
+      return;
+    }
+    if (method === 'GET' && path === '/metrics') {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(this.metrics.render());
+      return;
+    }
+    if (method === 'GET' && path === '/v1/models') return this.listModels(req, res);
+    if (path === '/debug/ground-truth' && this.groundTruthRoute(method, res)) return;
+    throw new ApiError(404, `Not found: ${method} ${path}`);
   }
 
   /** POST /v1/chat/completions and /v1/completions: admission, then the response opens and the request goes to the scheduler. */
@@ -269,7 +277,8 @@ class Sim {
     const maxTokens = this.admit(res, g.maxTokens, prompt.count);
     const seed = g.seed ?? randomBytes(4).readUInt32LE(0);
     const plan = planOutput({ seed, maxTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos, stop: g.stop });
-    const admitted: Admitted = { g, faults, prompt, seed, plan, arrivalMs, requestId: clientRequestId(req) ?? randomUUID(), id: `${this.nextInternal++}` };
+    const requestId = clientRequestId(req) ?? randomUUID();
+    const admitted: Admitted = { g, faults, prompt, seed, plan, arrivalMs, requestId, id: `${this.nextInternal++}` };
     const output = this.openOutput(res, admitted);
     this.submitAfterOverhead(res, output, admitted);
   }
@@ -359,11 +368,7 @@ class Sim {
     }
   }
 
-  /** Waiting requests as the metrics and the queue limit count them: the scheduler's queue and those still in their overhead. */
-  private waitingRequests(): number {
-    return this.scheduler.waiting() + this.pendingOverhead;
-  }
-
+  /** POST /tokenize and /v1/tokenize, in vLLM's shape. */
   private async handleTokenize(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const t = parseTokenizeRequest(parseJsonBody(await readBody(req)));
     if (t.model !== null) this.checkModel(t.model);
@@ -371,25 +376,6 @@ class Sim {
     // The count goes through the cached path (warming it for generation requests); the ids as vLLM returns them.
     const [count, tokens] = await Promise.all([this.pool.countText(text), this.pool.encode(text)]);
     sendJson(res, 200, { count, max_model_len: this.profile.maxModelLen, tokens });
-  }
-
-  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const method = req.method ?? 'GET';
-    if (method === 'POST' && path === '/v1/chat/completions') return this.handleGeneration(req, res, 'chat');
-    if (method === 'POST' && path === '/v1/completions') return this.handleGeneration(req, res, 'completion');
-    if (method === 'POST' && (path === '/tokenize' || path === '/v1/tokenize')) return this.handleTokenize(req, res);
-    if (method === 'GET' && path === '/health') {
-      res.writeHead(200).end();
-      return;
-    }
-    if (method === 'GET' && path === '/metrics') {
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(this.metrics.render());
-      return;
-    }
-    if (method === 'GET' && path === '/v1/models') return this.listModels(req, res);
-    if (path === '/debug/ground-truth' && this.groundTruthRoute(method, res)) return;
-    throw new ApiError(404, `Not found: ${method} ${path}`);
   }
 
   private listModels(req: IncomingMessage, res: ServerResponse): void {
@@ -417,6 +403,23 @@ class Sim {
       return true;
     }
     return false;
+  }
+
+  /** With an API key set, the generation endpoints and /v1/models want it as the bearer token. */
+  private checkAuth(req: IncomingMessage): void {
+    if (this.options.apiKey === undefined) return;
+    const h = req.headers.authorization;
+    if (h !== `Bearer ${this.options.apiKey}`) throw new ApiError(401, h ? 'Invalid API key.' : 'Missing API key: send Authorization: Bearer <key>.', null, 'AuthenticationError');
+  }
+
+  /** Clients may name the model as served or the profile. */
+  private checkModel(model: string): void {
+    if (model !== this.profile.model && model !== this.profile.name) throw new ApiError(404, `The model \`${model}\` does not exist.`, 'model');
+  }
+
+  /** Waiting requests as the metrics and the queue limit count them: the scheduler's queue and those still in their overhead. */
+  private waitingRequests(): number {
+    return this.scheduler.waiting() + this.pendingOverhead;
   }
 }
 
