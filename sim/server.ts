@@ -2,21 +2,22 @@
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createTlsServer } from 'node:https';
+import { createServer, type IncomingMessage, type RequestListener, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import type { FinishedEvent, TokenEvent } from './engine';
+import type { EngineRequest, FinishedEvent } from './engine';
 import { FAULT_HEADER, parseFaultSpec, pickFaults, type Fault } from './faults';
 import { GroundTruthStore, epochMs, type GroundTruthRecord } from './ground-truth';
 import { readRequestBody } from './request-body';
-import { ApiError, contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest } from './http';
+import { ApiError, contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest, type GenerationRequest, type TokenizeRequest } from './http';
 import { resolveProfile, type Flavour, type Profile, type ProfileOverrides } from './profiles';
 import { RequestOutput } from './request-output';
 import { EngineScheduler, FixedScheduler, type Scheduler, type TokenSink } from './scheduler';
-import { createSimMetrics } from './server-metrics';
-import { planOutput } from './text';
-import { TokenizePool } from './tokenize-pool';
+import { createSimMetrics, type SimMetrics } from './server-metrics';
+import type { StreamIdentity } from './sse';
+import { planOutput, type OutputPlan } from './text';
+import { TokenizePool, type PromptTokens } from './tokenize-pool';
 import { renderChatMl } from '../lib/chat-template';
 
 export type { GroundTruthRecord } from './ground-truth';
@@ -86,11 +87,28 @@ export interface SimServer {
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
+/** Starts a simulator; resolves once its tokenizer workers are loaded and its port listens. */
 export async function startSim(options: SimOptions = {}): Promise<SimServer> {
-  const profile = resolveProfile(options.profile);
-  const flavour = options.flavour ?? profile.flavour;
-  const streamInterval = Math.max(1, Math.round(options.streamInterval ?? profile.streamInterval));
-  const serverFaults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : [...(options.faults ?? [])];
+  const sim = new Sim(options);
+  // Like a real server, listen only once the tokenizer is loaded, so the first request is not slow.
+  await sim.tokenizerLoaded();
+  const { server, port } = await listen(options, (req, res) => sim.handle(req, res));
+  let closing: Promise<void> | null = null;
+  return {
+    url: baseUrl(options, port),
+    port,
+    profile: sim.profile,
+    flavour: sim.flavour,
+    events: sim.events,
+    groundTruth: () => sim.truth.all(),
+    clearGroundTruth: () => sim.truth.clear(),
+    tokenizerReady: () => sim.pool.ready(),
+    close: () => (closing ??= sim.close(server)),
+  };
+}
+
+/** Throws on options no server can run with. */
+function checkOptions(options: SimOptions): void {
   if (options.fixed && (!(options.fixed.ttftMs >= 0) || !(options.fixed.itlMs >= 0))) throw new Error('fixed timing needs ttftMs >= 0 and itlMs >= 0');
   if (options.maxQueue !== undefined && !(options.maxQueue >= 0)) throw new Error('maxQueue must be >= 0');
   if (options.tls) {
@@ -101,214 +119,115 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
       throw new Error(`tls: ${(e as Error).message}`);
     }
   }
-  const pool = new TokenizePool(options.tokenizerWorkers ?? 2);
-  const truth = new GroundTruthStore();
-  const events = new EventEmitter<SimEvents>();
-  const outputs = new Map<string, RequestOutput & { requestId?: string }>();
-  const requestIds = new Map<string, string>();
-  let pendingOverhead = 0;
-  let nextInternal = 1;
+}
 
-  const sink: TokenSink = {
-    onTokens(tokens: readonly TokenEvent[]) {
-      for (const t of tokens) outputs.get(t.id)?.onToken(t);
-      metrics.onTokens(tokens, (id) => outputs.get(id)?.promptTokens ?? 0);
-      for (const t of tokens) if (t.finished) outputs.delete(t.id);
-    },
-    onFinished(ev) {
-      metrics.onFinished(ev);
-      outputs.delete(ev.id);
-      events.emit('finished', { ...ev, requestId: requestIds.get(ev.id) ?? ev.id });
-      requestIds.delete(ev.id);
-    },
-    onPreemptions(n) {
-      metrics.onPreemptions(n);
-    },
-    onPrefixCache(queryTokens, hitTokens) {
-      metrics.onPrefixCache(queryTokens, hitTokens);
-    },
-  };
-  const prefixCache = options.prefixCache ?? true;
-  const engineScheduler = options.fixed ? null : new EngineScheduler(profile, sink, undefined, { prefixCaching: prefixCache });
-  // Block hashes are only worth computing when the engine has a prefix cache to look them up in.
-  const hashBlockSize = engineScheduler && prefixCache ? profile.scheduler.blockSize : 0;
-  const scheduler: Scheduler = engineScheduler ?? new FixedScheduler(options.fixed!.ttftMs, options.fixed!.itlMs, sink, profile.powerIdleWatts);
-  const metrics = createSimMetrics(flavour, profile.model, {
-    running: () => scheduler.running(),
-    waiting: () => scheduler.waiting() + pendingOverhead,
-    kvUsage: () => scheduler.kvUsage(),
-    powerWatts: () => scheduler.powerWatts(),
-  }, {
-    blockSize: profile.scheduler.blockSize,
-    numGpuBlocks: engineScheduler?.engine.kv.totalBlocks ?? Math.floor(profile.scheduler.kvCapacityTokens / profile.scheduler.blockSize),
-    prefixCaching: engineScheduler !== null && prefixCache,
-  });
+/**
+ * What one simulator shares across its requests (profile, tokenizer pool, scheduler, metrics, ground truth,
+ * the responses in flight) and the HTTP handlers that use it. Constructing it starts the tokenizer workers.
+ */
+class Sim {
+  readonly profile: Profile;
+  readonly flavour: Flavour;
+  readonly pool: TokenizePool;
+  readonly truth = new GroundTruthStore();
+  readonly events = new EventEmitter<SimEvents>();
+  private readonly streamInterval: number;
+  private readonly serverFaults: readonly Fault[];
+  /** The physics engine's scheduler; null in fixed timing. */
+  private readonly engineScheduler: EngineScheduler | null;
+  private readonly scheduler: Scheduler;
+  /** Block size of the prompts' block hashes; 0 computes none. */
+  private readonly hashBlockSize: number;
+  private readonly metrics: SimMetrics;
+  /** Responses in flight, by internal (scheduler) id. */
+  private readonly outputs = new Map<string, RequestOutput>();
+  /** Client-visible request ids, by internal id, for the finished event. */
+  private readonly requestIds = new Map<string, string>();
+  /** Requests in their per-request overhead: waiting, though not yet in the scheduler's queue. */
+  private pendingOverhead = 0;
+  private nextInternal = 1;
+  private readonly startedEpochMs: number;
 
-  const modelOk = (m: string): boolean => m === profile.model || m === profile.name;
-
-  function checkAuth(req: IncomingMessage): void {
-    if (options.apiKey === undefined) return;
-    const h = req.headers.authorization;
-    if (h !== `Bearer ${options.apiKey}`) throw new ApiError(401, h ? 'Invalid API key.' : 'Missing API key: send Authorization: Bearer <key>.', null, 'AuthenticationError');
+  constructor(private readonly options: SimOptions) {
+    this.profile = resolveProfile(options.profile);
+    this.flavour = options.flavour ?? this.profile.flavour;
+    this.streamInterval = Math.max(1, Math.round(options.streamInterval ?? this.profile.streamInterval));
+    this.serverFaults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : [...(options.faults ?? [])];
+    checkOptions(options);
+    this.pool = new TokenizePool(options.tokenizerWorkers ?? 2);
+    const sink = this.tokenSink();
+    const prefixCache = options.prefixCache ?? true;
+    this.engineScheduler = options.fixed ? null : new EngineScheduler(this.profile, sink, undefined, { prefixCaching: prefixCache });
+    // Block hashes are only worth computing when the engine has a prefix cache to look them up in.
+    this.hashBlockSize = this.engineScheduler && prefixCache ? this.profile.scheduler.blockSize : 0;
+    this.scheduler = this.engineScheduler ?? new FixedScheduler(options.fixed!.ttftMs, options.fixed!.itlMs, sink, this.profile.powerIdleWatts);
+    this.metrics = this.createMetrics(this.engineScheduler !== null && prefixCache);
+    this.startedEpochMs = epochMs();
   }
 
-  async function handleGeneration(req: IncomingMessage, res: ServerResponse, endpoint: 'chat' | 'completion'): Promise<void> {
-    const arrivalMs = performance.now();
-    const arrivalEpochMs = performance.timeOrigin + arrivalMs;
-    // A request stream is destroyed once read; the response's close tells that the client went away.
-    let clientGone = false;
-    res.once('close', () => {
-      clientGone = true;
-    });
-    checkAuth(req);
-    const body = parseJsonBody(await readBody(req));
-    const g = parseGenerationRequest(body, endpoint);
-    if (!modelOk(g.model)) throw new ApiError(404, `The model \`${g.model}\` does not exist.`, 'model');
-    const headerSpec = req.headers[FAULT_HEADER];
-    let headerFaults: Fault[] = [];
-    if (typeof headerSpec === 'string') {
-      try {
-        headerFaults = parseFaultSpec(headerSpec);
-      } catch (e) {
-        throw new ApiError(400, `${FAULT_HEADER}: ${(e as Error).message}`);
-      }
+  /** Resolves once the tokenizer workers have loaded; if they cannot, stops them and rejects. */
+  async tokenizerLoaded(): Promise<void> {
+    try {
+      await this.pool.ready();
+    } catch (e) {
+      await this.pool.close();
+      throw new Error(`tokenizer workers failed to start: ${(e as Error).message}`);
     }
-    const faults = pickFaults(serverFaults, headerFaults, Math.random);
-    const statusFault = faults.find((f) => f.kind === 'error-status');
-    if (statusFault) throw new ApiError(statusFault.status, `Injected fault: error-status ${statusFault.status}.`);
-    if (faults.some((f) => f.kind === 'json-error')) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'Injected fault: json-error (model overloaded)', type: 'ServiceUnavailableError', param: null, code: 503 } }));
-      return;
-    }
+  }
 
-    const prompt = g.messages ? await pool.tokenizeChat(g.messages, hashBlockSize) : await pool.tokenizeText(g.prompt!, hashBlockSize);
-    const promptTokens = prompt.count;
-    if (clientGone) return;
-    const maxTokens = g.maxTokens ?? profile.maxModelLen - promptTokens;
-    if (maxTokens < 1 || promptTokens + maxTokens > profile.maxModelLen) throw contextLengthError(profile.maxModelLen, promptTokens, Math.max(maxTokens, 1));
-    if (engineScheduler && !engineScheduler.engine.fitsCapacity(promptTokens + maxTokens)) {
-      throw new ApiError(400, `The request needs ${promptTokens + maxTokens} tokens of KV cache but the cache holds ${profile.scheduler.kvCapacityTokens}.`, 'max_tokens');
-    }
-    if (options.maxQueue !== undefined && scheduler.waiting() + pendingOverhead >= options.maxQueue) {
-      res.setHeader('retry-after', '1');
-      throw new ApiError(429, `The server queue is full (${options.maxQueue} waiting requests); retry later.`);
-    }
-
-    const seed = g.seed ?? randomBytes(4).readUInt32LE(0);
-    const plan = planOutput({ seed, maxTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos, stop: g.stop });
-    const given = req.headers['x-request-id'];
-    const requestId = typeof given === 'string' && given !== '' ? given : randomUUID();
-    const id = `${nextInternal++}`;
-    const hex = randomBytes(16).toString('hex');
-    const identity = {
-      id: endpoint === 'chat' ? `chatcmpl-${hex}` : `cmpl-${hex}`,
-      created: Math.floor(Date.now() / 1000),
-      model: g.model,
-      endpoint,
-      flavour,
-    } as const;
-    let record: GroundTruthRecord | null = null;
-    if (options.groundTruth) {
-      record = {
-        requestId, endpoint, stream: g.stream, promptTokens, completionTokens: plan.contentTokens, arrivalEpochMs,
-        tokenEpochMs: [], endEpochMs: null, finishReason: null, outcome: 'in-flight', faults: faults.map((f) => f.kind),
-      };
-      truth.add(record);
-    }
-    const output = new RequestOutput({
-      res, identity, stream: g.stream, includeUsage: g.includeUsage, promptTokens, contentTokens: plan.contentTokens, seed,
-      streamInterval: flavour === 'sglang' ? streamInterval : 1, faults, record,
-      onCut: () => scheduler.abort(id),
+  /** Stops the scheduler and the responses in flight, then the server and the tokenizer workers. */
+  async close(server: HttpServer | HttpsServer): Promise<void> {
+    this.scheduler.close();
+    for (const o of this.outputs.values()) o.clientGone();
+    this.outputs.clear();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
     });
-    res.setHeader('x-request-id', requestId);
-    if (g.stream) {
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
-      res.flushHeaders();
-    }
-    outputs.set(id, output);
-    requestIds.set(id, requestId);
-    events.emit('request', { requestId, promptTokens, contentTokens: plan.contentTokens });
+    await this.pool.close();
+  }
 
-    let submitted = false;
-    res.on('close', () => {
-      if (output.done) return;
-      output.clientGone();
-      if (submitted) scheduler.abort(id);
-      else outputs.delete(id);
-    });
-    const queuedMs = options.fixed ? arrivalMs : Math.max(arrivalMs + profile.hardware.requestOverheadMs, performance.now());
-    const engineReq = { id, promptTokens, outputTokens: Math.max(1, plan.contentTokens), finishReason: plan.finishReason, arrivalMs, queuedMs, blockHashes: prompt.blockHashes };
-    const submit = (): void => {
-      if (output.done) return;
-      submitted = true;
-      scheduler.submit(engineReq);
+  /** The scheduler's tokens and finishes go to the responses in flight, the metrics and the finished event. */
+  private tokenSink(): TokenSink {
+    return {
+      onTokens: (tokens) => {
+        for (const t of tokens) this.outputs.get(t.id)?.onToken(t);
+        this.metrics.onTokens(tokens, (id: string) => this.outputs.get(id)?.promptTokens ?? 0);
+        for (const t of tokens) if (t.finished) this.outputs.delete(t.id);
+      },
+      onFinished: (ev) => {
+        this.metrics.onFinished(ev);
+        this.outputs.delete(ev.id);
+        this.events.emit('finished', { ...ev, requestId: this.requestIds.get(ev.id) ?? ev.id });
+        this.requestIds.delete(ev.id);
+      },
+      onPreemptions: (n) => {
+        this.metrics.onPreemptions(n);
+      },
+      onPrefixCache: (queryTokens, hitTokens) => {
+        this.metrics.onPrefixCache(queryTokens, hitTokens);
+      },
     };
-    const delay = queuedMs - performance.now();
-    if (delay <= 0) submit();
-    else {
-      // The per-request overhead (o_req) runs beside the engine, never holding up other requests.
-      pendingOverhead++;
-      setTimeout(() => {
-        pendingOverhead--;
-        submit();
-      }, delay);
-    }
   }
 
-  async function handleTokenize(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const t = parseTokenizeRequest(parseJsonBody(await readBody(req)));
-    if (t.model !== null && !modelOk(t.model)) throw new ApiError(404, `The model \`${t.model}\` does not exist.`, 'model');
-    let text: string;
-    if (t.messages) {
-      text = renderChatMl(t.messages);
-      if (!t.addGenerationPrompt) text = text.slice(0, text.length - '<|im_start|>assistant\n'.length);
-    } else text = t.prompt!;
-    // The count goes through the cached path (warming it for generation requests); the ids as vLLM returns them.
-    const [count, tokens] = await Promise.all([pool.countText(text), pool.encode(text)]);
-    sendJson(res, 200, { count, max_model_len: profile.maxModelLen, tokens });
+  /** The gauges read the scheduler at each scrape; requests still in their per-request overhead count as waiting. */
+  private createMetrics(prefixCaching: boolean): SimMetrics {
+    const { profile } = this;
+    return createSimMetrics(this.flavour, profile.model, {
+      running: () => this.scheduler.running(),
+      waiting: () => this.waitingRequests(),
+      kvUsage: () => this.scheduler.kvUsage(),
+      powerWatts: () => this.scheduler.powerWatts(),
+    }, {
+      blockSize: profile.scheduler.blockSize,
+      numGpuBlocks: this.engineScheduler?.engine.kv.totalBlocks ?? Math.floor(profile.scheduler.kvCapacityTokens / profile.scheduler.blockSize),
+      prefixCaching,
+    });
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const method = req.method ?? 'GET';
-    if (method === 'POST' && path === '/v1/chat/completions') return handleGeneration(req, res, 'chat');
-    if (method === 'POST' && path === '/v1/completions') return handleGeneration(req, res, 'completion');
-    if (method === 'POST' && (path === '/tokenize' || path === '/v1/tokenize')) return handleTokenize(req, res);
-    if (method === 'GET' && path === '/health') {
-      res.writeHead(200).end();
-      return;
-    }
-    if (method === 'GET' && path === '/metrics') {
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(metrics.render());
-      return;
-    }
-    if (method === 'GET' && path === '/v1/models') {
-      checkAuth(req);
-      sendJson(res, 200, {
-        object: 'list',
-        data: [{ id: profile.model, object: 'model', created: Math.floor(startedEpochMs / 1000), owned_by: flavour, root: profile.model, parent: null, max_model_len: profile.maxModelLen, permission: [] }],
-      });
-      return;
-    }
-    if (path === '/debug/ground-truth') {
-      if (!options.groundTruth) throw new ApiError(404, 'Ground truth is not enabled: start the simulator with --ground-truth.');
-      if (method === 'DELETE') {
-        truth.clear();
-        res.writeHead(204).end();
-        return;
-      }
-      if (method === 'GET') {
-        sendJson(res, 200, { records: truth.all() });
-        return;
-      }
-    }
-    throw new ApiError(404, `Not found: ${method} ${path}`);
-  }
-
-  const startedEpochMs = epochMs();
-  const handler = (req: IncomingMessage, res: ServerResponse): void => {
-    route(req, res).catch((e: unknown) => {
+  /** The request listener: an error thrown anywhere becomes the OpenAI error body, unless the response already started. */
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    this.route(req, res).catch((e: unknown) => {
       const err = e instanceof ApiError ? e : new ApiError(500, `Internal error: ${(e as Error).message}`);
       if (res.headersSent) {
         res.destroy();
@@ -316,51 +235,271 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
       }
       sendJson(res, err.status, JSON.parse(err.body()) as unknown);
     });
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const method = req.method ?? 'GET';
+    if (method === 'POST' && path === '/v1/chat/completions') return this.handleGeneration(req, res, 'chat');
+    if (method === 'POST' && path === '/v1/completions') return this.handleGeneration(req, res, 'completion');
+    if (method === 'POST' && (path === '/tokenize' || path === '/v1/tokenize')) return this.handleTokenize(req, res);
+    if (method === 'GET' && path === '/health') {
+      res.writeHead(200).end();
+      return;
+    }
+    if (method === 'GET' && path === '/metrics') {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(this.metrics.render());
+      return;
+    }
+    if (method === 'GET' && path === '/v1/models') return this.listModels(req, res);
+    if (path === '/debug/ground-truth' && this.groundTruthRoute(method, res)) return;
+    throw new ApiError(404, `Not found: ${method} ${path}`);
+  }
+
+  /** POST /v1/chat/completions and /v1/completions: admission, then the response opens and the request goes to the scheduler. */
+  private async handleGeneration(req: IncomingMessage, res: ServerResponse, endpoint: 'chat' | 'completion'): Promise<void> {
+    const arrivalMs = performance.now();
+    // A request stream is destroyed once read; the response's close tells that the client went away.
+    let clientGone = false;
+    res.once('close', () => {
+      clientGone = true;
+    });
+    const g = await this.readGenerationRequest(req, endpoint);
+    const faults = pickFaults(this.serverFaults, headerFaults(req), Math.random);
+    const statusFault = faults.find((f) => f.kind === 'error-status');
+    if (statusFault) throw new ApiError(statusFault.status, `Injected fault: error-status ${statusFault.status}.`);
+    if (faults.some((f) => f.kind === 'json-error')) {
+      sendJsonErrorFault(res);
+      return;
+    }
+    const prompt = g.messages ? await this.pool.tokenizeChat(g.messages, this.hashBlockSize) : await this.pool.tokenizeText(g.prompt!, this.hashBlockSize);
+    if (clientGone) return;
+    const maxTokens = this.admit(res, g.maxTokens, prompt.count);
+    const seed = g.seed ?? randomBytes(4).readUInt32LE(0);
+    const plan = planOutput({ seed, maxTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos, stop: g.stop });
+    const requestId = clientRequestId(req) ?? randomUUID();
+    const admitted: Admitted = { g, faults, prompt, seed, plan, arrivalMs, requestId, id: `${this.nextInternal++}` };
+    const output = this.openOutput(res, admitted);
+    this.submitAfterOverhead(res, output, admitted);
+  }
+
+  /** The parsed body of an authorised request for this server's model. */
+  private async readGenerationRequest(req: IncomingMessage, endpoint: 'chat' | 'completion'): Promise<GenerationRequest> {
+    this.checkAuth(req);
+    const g = parseGenerationRequest(parseJsonBody(await readBody(req)), endpoint);
+    this.checkModel(g.model);
+    return g;
+  }
+
+  /** The max_tokens a request runs with; throws if it overflows the context window or the KV cache, or the queue is full. */
+  private admit(res: ServerResponse, requested: number | null, promptTokens: number): number {
+    const maxTokens = requested ?? this.profile.maxModelLen - promptTokens;
+    if (maxTokens < 1 || promptTokens + maxTokens > this.profile.maxModelLen) throw contextLengthError(this.profile.maxModelLen, promptTokens, Math.max(maxTokens, 1));
+    if (this.engineScheduler && !this.engineScheduler.engine.fitsCapacity(promptTokens + maxTokens)) {
+      throw new ApiError(400, `The request needs ${promptTokens + maxTokens} tokens of KV cache but the cache holds ${this.profile.scheduler.kvCapacityTokens}.`, 'max_tokens');
+    }
+    if (this.options.maxQueue !== undefined && this.waitingRequests() >= this.options.maxQueue) {
+      res.setHeader('retry-after', '1');
+      throw new ApiError(429, `The server queue is full (${this.options.maxQueue} waiting requests); retry later.`);
+    }
+    return maxTokens;
+  }
+
+  /** Starts an admitted request's response (SSE headers at once when streaming) and registers it for the scheduler's tokens. */
+  private openOutput(res: ServerResponse, a: Admitted): RequestOutput {
+    const { g, plan, requestId } = a;
+    const output = new RequestOutput({
+      res, identity: streamIdentity(g, this.flavour), stream: g.stream, includeUsage: g.includeUsage,
+      promptTokens: a.prompt.count, contentTokens: plan.contentTokens, seed: a.seed,
+      streamInterval: this.flavour === 'sglang' ? this.streamInterval : 1, faults: a.faults, record: this.recordArrival(a),
+      onCut: () => this.scheduler.abort(a.id),
+    });
+    res.setHeader('x-request-id', requestId);
+    if (g.stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      res.flushHeaders();
+    }
+    this.outputs.set(a.id, output);
+    this.requestIds.set(a.id, requestId);
+    this.events.emit('request', { requestId, promptTokens: a.prompt.count, contentTokens: plan.contentTokens });
+    return output;
+  }
+
+  /** The request's ground-truth record, when recording; RequestOutput fills in its tokens and end. */
+  private recordArrival(a: Admitted): GroundTruthRecord | null {
+    if (!this.options.groundTruth) return null;
+    const record: GroundTruthRecord = {
+      requestId: a.requestId, endpoint: a.g.endpoint, stream: a.g.stream, promptTokens: a.prompt.count, completionTokens: a.plan.contentTokens,
+      arrivalEpochMs: performance.timeOrigin + a.arrivalMs,
+      tokenEpochMs: [], endEpochMs: null, finishReason: null, outcome: 'in-flight', faults: a.faults.map((f) => f.kind),
+    };
+    this.truth.add(record);
+    return record;
+  }
+
+  /** Hands the request to the scheduler once its per-request overhead has passed, unless the client left first. */
+  private submitAfterOverhead(res: ServerResponse, output: RequestOutput, a: Admitted): void {
+    let submitted = false;
+    res.on('close', () => {
+      if (output.done) return;
+      output.clientGone();
+      if (submitted) this.scheduler.abort(a.id);
+      else this.outputs.delete(a.id);
+    });
+    const queuedMs = this.options.fixed ? a.arrivalMs : Math.max(a.arrivalMs + this.profile.hardware.requestOverheadMs, performance.now());
+    const engineReq: EngineRequest = {
+      id: a.id, promptTokens: a.prompt.count, outputTokens: Math.max(1, a.plan.contentTokens), finishReason: a.plan.finishReason,
+      arrivalMs: a.arrivalMs, queuedMs, blockHashes: a.prompt.blockHashes,
+    };
+    const submit = (): void => {
+      if (output.done) return;
+      submitted = true;
+      this.scheduler.submit(engineReq);
+    };
+    const delay = queuedMs - performance.now();
+    if (delay <= 0) submit();
+    else {
+      // The per-request overhead (o_req) runs beside the engine, never holding up other requests.
+      this.pendingOverhead++;
+      setTimeout(() => {
+        this.pendingOverhead--;
+        submit();
+      }, delay);
+    }
+  }
+
+  /** POST /tokenize and /v1/tokenize, in vLLM's shape. */
+  private async handleTokenize(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const t = parseTokenizeRequest(parseJsonBody(await readBody(req)));
+    if (t.model !== null) this.checkModel(t.model);
+    const text = tokenizeInput(t);
+    // The count goes through the cached path (warming it for generation requests); the ids as vLLM returns them.
+    const [count, tokens] = await Promise.all([this.pool.countText(text), this.pool.encode(text)]);
+    sendJson(res, 200, { count, max_model_len: this.profile.maxModelLen, tokens });
+  }
+
+  private listModels(req: IncomingMessage, res: ServerResponse): void {
+    this.checkAuth(req);
+    const { model, maxModelLen } = this.profile;
+    sendJson(res, 200, {
+      object: 'list',
+      data: [{
+        id: model, object: 'model', created: Math.floor(this.startedEpochMs / 1000), owned_by: this.flavour,
+        root: model, parent: null, max_model_len: maxModelLen, permission: [],
+      }],
+    });
+  }
+
+  /** GET /debug/ground-truth lists the records, DELETE clears them; false for any other method, which is then not found. */
+  private groundTruthRoute(method: string, res: ServerResponse): boolean {
+    if (!this.options.groundTruth) throw new ApiError(404, 'Ground truth is not enabled: start the simulator with --ground-truth.');
+    if (method === 'DELETE') {
+      this.truth.clear();
+      res.writeHead(204).end();
+      return true;
+    }
+    if (method === 'GET') {
+      sendJson(res, 200, { records: this.truth.all() });
+      return true;
+    }
+    return false;
+  }
+
+  /** With an API key set, the generation endpoints and /v1/models want it as the bearer token. */
+  private checkAuth(req: IncomingMessage): void {
+    if (this.options.apiKey === undefined) return;
+    const h = req.headers.authorization;
+    if (h !== `Bearer ${this.options.apiKey}`) throw new ApiError(401, h ? 'Invalid API key.' : 'Missing API key: send Authorization: Bearer <key>.', null, 'AuthenticationError');
+  }
+
+  /** Clients may name the model as served or the profile. */
+  private checkModel(model: string): void {
+    if (model !== this.profile.model && model !== this.profile.name) throw new ApiError(404, `The model \`${model}\` does not exist.`, 'model');
+  }
+
+  /** Waiting requests as the metrics and the queue limit count them: the scheduler's queue and those still in their overhead. */
+  private waitingRequests(): number {
+    return this.scheduler.waiting() + this.pendingOverhead;
+  }
+}
+
+/** A generation request past admission, as its response and the scheduler need it. */
+interface Admitted {
+  readonly g: GenerationRequest;
+  readonly faults: readonly Fault[];
+  readonly prompt: PromptTokens;
+  readonly seed: number;
+  readonly plan: OutputPlan;
+  /** performance.now() at arrival. */
+  readonly arrivalMs: number;
+  /** The client's x-request-id, or a new UUID. */
+  readonly requestId: string;
+  /** The scheduler's id, unique in this server. */
+  readonly id: string;
+}
+
+/** The faults a request's x-sim-fault header asks for; a bad spec is the client's error (400). */
+function headerFaults(req: IncomingMessage): Fault[] {
+  const spec = req.headers[FAULT_HEADER];
+  if (typeof spec !== 'string') return [];
+  try {
+    return parseFaultSpec(spec);
+  } catch (e) {
+    throw new ApiError(400, `${FAULT_HEADER}: ${(e as Error).message}`);
+  }
+}
+
+/** The text /tokenize counts: the prompt, or the messages in the chat template, ending before the assistant's turn unless asked for it. */
+function tokenizeInput(t: TokenizeRequest): string {
+  if (!t.messages) return t.prompt!;
+  const text = renderChatMl(t.messages);
+  return t.addGenerationPrompt ? text : text.slice(0, text.length - '<|im_start|>assistant\n'.length);
+}
+
+/** The json-error fault: a 200 whose body is an error. */
+function sendJsonErrorFault(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: { message: 'Injected fault: json-error (model overloaded)', type: 'ServiceUnavailableError', param: null, code: 503 } }));
+}
+
+/** The client's x-request-id, if it sent a non-empty one. */
+function clientRequestId(req: IncomingMessage): string | null {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && given !== '' ? given : null;
+}
+
+/** The response's id (chatcmpl- or cmpl-), creation second and model, as the chunks carry them. */
+function streamIdentity(g: GenerationRequest, flavour: Flavour): StreamIdentity {
+  const hex = randomBytes(16).toString('hex');
+  return {
+    id: g.endpoint === 'chat' ? `chatcmpl-${hex}` : `cmpl-${hex}`,
+    created: Math.floor(Date.now() / 1000),
+    model: g.model,
+    endpoint: g.endpoint,
+    flavour,
   };
+}
+
+/** Serves handler at options.host and options.port (0: a free one); resolves once it listens. */
+async function listen(options: SimOptions, handler: RequestListener): Promise<{ server: HttpServer | HttpsServer; port: number }> {
   // HTTP/1.1 only over TLS too (no ALPN h2), as vLLM's and SGLang's uvicorn serve it.
   const server = options.tls ? createTlsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createServer(handler);
   server.keepAliveTimeout = 65_000;
-  const host = options.host ?? '127.0.0.1';
-  // Like a real server, listen only once the tokenizer is loaded, so the first request is not slow.
-  try {
-    await pool.ready();
-  } catch (e) {
-    await pool.close();
-    throw new Error(`tokenizer workers failed to start: ${(e as Error).message}`);
-  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+/** The /v1 base URL clients use: a wildcard host is reached on loopback, an IPv6 one needs brackets. */
+function baseUrl(options: SimOptions, port: number): string {
+  const host = options.host ?? '127.0.0.1';
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  let closing: Promise<void> | null = null;
-  return {
-    url: `${options.tls ? 'https' : 'http'}://${urlHost}:${port}/v1`,
-    port,
-    profile,
-    flavour,
-    events,
-    groundTruth: () => truth.all(),
-    clearGroundTruth: () => truth.clear(),
-    tokenizerReady: () => pool.ready(),
-    close() {
-      closing ??= (async () => {
-        scheduler.close();
-        for (const o of outputs.values()) o.clientGone();
-        outputs.clear();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
-        await pool.close();
-      })();
-      return closing;
-    },
-  };
+  return `${options.tls ? 'https' : 'http'}://${urlHost}:${port}/v1`;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
