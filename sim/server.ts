@@ -242,7 +242,12 @@ class Sim {
     const method = req.method ?? 'GET';
     if (method === 'POST' && path === '/v1/chat/completions') return this.handleGeneration(req, res, 'chat');
     if (method === 'POST' && path === '/v1/completions') return this.handleGeneration(req, res, 'completion');
-    if (method === 'POST' && (path === '/tokenize' || path === '/v1/tokenize')) return this.handleTokenize(req, res);
+    if (method === 'POST' && path === '/tokenize') return this.handleTokenize(req, res);
+    if (method === 'POST' && path === '/v1/tokenize') {
+      // Every /v1/* path needs the key (sim/README.md), as generation does; the root /tokenize is vLLM's open one.
+      this.checkAuth(req);
+      return this.handleTokenize(req, res);
+    }
     if (method === 'GET' && path === '/health') {
       res.writeHead(200).end();
       return;

@@ -196,6 +196,11 @@ describe('API key and queue limit', () => {
       expect(wrong.status).toBe(401);
       const ok = await postJson(`${s.url}/chat/completions`, chat({ max_tokens: 1 }), { authorization: 'Bearer sekret' });
       expect(ok.status).toBe(200);
+      // /v1/tokenize is a /v1 path like the others; the root /tokenize stays open, as vLLM's is.
+      const tokenize = { model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', prompt: 'hello world' };
+      expect((await postJson(`${s.url}/tokenize`, tokenize)).status).toBe(401);
+      expect((await postJson(`${s.url}/tokenize`, tokenize, { authorization: 'Bearer sekret' })).status).toBe(200);
+      expect((await postJson(`${s.url.replace(/\/v1$/, '')}/tokenize`, tokenize)).status).toBe(200);
     } finally {
       await s.close();
     }
