@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { METRICS, metricKeyOf } from '../../lib/metrics';
 import { INFORMATIONAL_THRESHOLDS, MONITOR_SCENARIO, buildOptions, cellTags, limitExpression, plannedRequests, type ThresholdSpec } from '../../lib/options';
 import { SCRIPT_NAMES, resolvePlan } from '../../lib/plan';
-import { aggregationAllowed, parseMetricKey, parseThreshold } from '../../lib/thresholds';
+import { aggregationAllowed, evaluateThreshold, parseMetricKey, parseThreshold } from '../../lib/thresholds';
 import type { UseCaseLimit } from '../../thresholds/use-cases';
 
 function expressions(specs: readonly ThresholdSpec[]): string[] {
@@ -128,8 +128,15 @@ describe('buildOptions thresholds', () => {
     }
   });
 
-  it('the informational expressions are the ones the summary hides', () => {
-    expect(INFORMATIONAL_THRESHOLDS).toEqual(['max>=0', 'rate>=0']);
+  it('the informational expressions hold for any figures a cell can have, so they decide nothing', () => {
+    const trends = [{ max: 0, avg: 0 }, { max: 12_345.6, avg: 99 }];
+    const rates = [{ rate: 0, passes: 0, fails: 3 }, { rate: 1, passes: 3, fails: 0 }, { rate: 0, passes: 0, fails: 0 }];
+    for (const expr of INFORMATIONAL_THRESHOLDS) {
+      const t = parseThreshold(expr);
+      if (!t.ok) throw new Error(t.error);
+      const kind = t.value.aggregation === 'rate' ? 'rate' : 'trend';
+      for (const v of kind === 'rate' ? rates : trends) expect(evaluateThreshold(t.value, v, kind), `${expr} on ${JSON.stringify(v)}`).toBe(true);
+    }
   });
 });
 
