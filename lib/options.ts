@@ -45,7 +45,7 @@ function seconds(s: number): string {
 }
 
 /** The tags a cell's scenario puts on every sample (docs/architecture.md, "Metric names"). */
-export function cellTags(cell: Cell): Partial<Record<CellTag, string>> {
+export function cellTags(cell: Pick<Cell, 'id' | 'script' | 'contextTokens' | 'outputTokens' | 'concurrency' | 'useCase' | 'profile'>): Partial<Record<CellTag, string>> {
   const tags: Partial<Record<CellTag, string>> = {
     cell: cell.id,
     script: cell.script,

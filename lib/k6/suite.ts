@@ -4,7 +4,7 @@ import exec from 'k6/execution';
 import http from 'k6/http';
 import { SharedArray } from 'k6/data';
 import { applyEnvToPlan } from '../env';
-import { buildOptions, plannedRequests, type SuiteOptions } from '../options';
+import { buildOptions, cellTags, plannedRequests, type SuiteOptions } from '../options';
 import { resolvePlan, type Cell, type Plan, type PlanInput, type ScriptName } from '../plan';
 import { approximatePromptSet, findPrompt, promptText, readPromptSet, requestPrefix, type PreparedPrompt } from '../prompt-set';
 import { parsePrometheusText, readServerSnapshot } from '../prometheus';
@@ -117,13 +117,7 @@ export function createSuite(script: ScriptName): Suite {
       const record = await send(t.cell, requestPrefix(plan.prompts.mode, data.runNonce, vu, n));
       warnFailure(t.cell.id, record);
       // The bench says which phase the request belongs to only now: a step may have ended meanwhile.
-      const phase = await c.done(doneReport(t, record));
-      tags[SAMPLE_TAGS.phase] = phase;
-      try {
-        recordRequest(record, apiKey);
-      } finally {
-        delete tags[SAMPLE_TAGS.phase];
-      }
+      recordWithPhase(record, await c.done(doneReport(t, record)), apiKey);
     }
   };
 
@@ -145,13 +139,8 @@ export function createSuite(script: ScriptName): Suite {
       const record = await send(cell, requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, exec.vu.iterationInInstance));
       warnFailure(cell.id, record);
       // A steady-state cell's first requests per user are its warm-up: kept, tagged, left out of its statistics.
-      const tags = exec.vu.metrics.tags;
-      if (cell.warmupRounds > 0) tags[SAMPLE_TAGS.phase] = exec.vu.iterationInScenario < cell.warmupRounds ? 'warmup' : 'measured';
-      try {
-        recordRequest(record, apiKey);
-      } finally {
-        delete tags[SAMPLE_TAGS.phase];
-      }
+      const phase = cell.warmupRounds > 0 ? (exec.vu.iterationInScenario < cell.warmupRounds ? 'warmup' : 'measured') : null;
+      recordWithPhase(record, phase, apiKey);
     },
 
     async monitor(): Promise<void> {
@@ -201,20 +190,24 @@ function drivenVus(text: string | undefined): number {
   return n;
 }
 
+/** Puts a cell's tags on the VU (so every sample of its request, the transport's too, carries them); a tag the cell lacks is removed. */
 function setCellTags(tags: Record<string, string | number | boolean>, cell: Ticket['cell']): void {
-  const values: Record<(typeof CELL_TAGS)[number], string | null> = {
-    cell: cell.id,
-    script: cell.script,
-    context: String(cell.contextTokens),
-    output: String(cell.outputTokens),
-    concurrency: String(cell.concurrency),
-    use_case: cell.useCase,
-    profile: cell.profile,
-  };
+  const values = cellTags(cell);
   for (const k of CELL_TAGS) {
     const v = values[k];
-    if (v === null) delete tags[k];
+    if (v === undefined) delete tags[k];
     else tags[k] = v;
+  }
+}
+
+/** Records a request with its phase tag (none outside capacity steps) on this sample only. */
+function recordWithPhase(record: RequestRecord, phase: string | null, apiKey: string | null): void {
+  const tags = exec.vu.metrics.tags;
+  if (phase !== null) tags[SAMPLE_TAGS.phase] = phase;
+  try {
+    recordRequest(record, apiKey);
+  } finally {
+    delete tags[SAMPLE_TAGS.phase];
   }
 }
 
