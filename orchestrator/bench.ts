@@ -375,7 +375,7 @@ export class Bench extends EventEmitter<BenchEvents> {
         // k6's summary data has no messages; the CSV's metadata column has them (the API key redacted at the source).
         const messages = renderErrorMessages(tail.errorMessages.values());
         if (messages) this.emit('log', messages);
-        const requests = driven ? driven.driver.snapshot().reduce((n, st) => n + st.requests.length, 0) : state.cells.reduce((n, c) => n + c.done, 0);
+        const requests = driven ? driven.driver.totals.ended : state.cells.reduce((n, c) => n + c.done, 0);
         resolve({ code: code ?? (signal ? EXIT.interrupted : EXIT.internal), requests, counts: requestCounts(state), runningMs: coveredMs(tail.requestSpans) });
       });
     });
@@ -408,7 +408,7 @@ function fmt(v: number): string {
 function drivenProgress(driver: Driver, search: CapacitySearch | null, stepTimes: readonly number[], state: ProgressState): DrivenProgress {
   const cur = driver.current;
   const steps = driver.steps.length;
-  const step = cur ? { id: cur.spec.cell.id, index: steps, users: cur.spec.cell.concurrency, ended: driver.snapshot()[steps]?.requests.length ?? 0, measured: cur.measured, warmingUsers: cur.warmingUsers } : null;
+  const step = cur ? { id: cur.spec.cell.id, index: steps, users: cur.spec.cell.concurrency, ended: cur.ended, measured: cur.measured, warmingUsers: cur.warmingUsers } : null;
   const pos = search?.position ?? null;
   let eta: number | null = null;
   const avg = stepTimes.length > 0 ? stepTimes.reduce((a, b) => a + b, 0) / stepTimes.length / 1000 : null;
@@ -423,8 +423,7 @@ function drivenProgress(driver: Driver, search: CapacitySearch | null, stepTimes
     const perUseCase = Math.max(4, s.points.length + here);
     eta = avg * (here + (pos.count - pos.index - 1) * perUseCase);
   }
-  const all = driver.snapshot().flatMap((st) => st.requests);
-  return { step, search: pos, etaSeconds: eta, ended: all.length, failed: all.filter((q) => !q.ok).length };
+  return { step, search: pos, etaSeconds: eta, ...driver.totals };
 }
 
 function readIfExists(file: string): string {

@@ -85,6 +85,8 @@ export class Driver {
   private step: StepState | null = null;
   private nextTicket = 1;
   private exhausted = false;
+  private endedCount = 0;
+  private failedCount = 0;
   /** The first step begins when the first VU asks, so an engine's start-up is not counted in it. */
   private begun = false;
   /** Time with at least one request running, ms, and since when the current busy period runs. */
@@ -109,9 +111,14 @@ export class Driver {
     return this.results;
   }
 
-  get current(): { readonly spec: StepSpec; readonly startMs: number; readonly measured: number; readonly warmingUsers: number; readonly members: number } | null {
+  get current(): { readonly spec: StepSpec; readonly startMs: number; readonly ended: number; readonly measured: number; readonly warmingUsers: number; readonly members: number } | null {
     const s = this.step;
-    return s ? { spec: s.spec, startMs: s.startMs, measured: s.measured, warmingUsers: s.warming.size, members: s.members.length } : null;
+    return s ? { spec: s.spec, startMs: s.startMs, ended: s.requests.length, measured: s.measured, warmingUsers: s.warming.size, members: s.members.length } : null;
+  }
+
+  /** Requests ended so far over all steps, and how many of them failed (kept as they end, for progress lines). */
+  get totals(): { readonly ended: number; readonly failed: number } {
+    return { ended: this.endedCount, failed: this.failedCount };
   }
 
   /** Every step has ended and every request has reported: VUs may stop. */
@@ -192,6 +199,8 @@ export class Driver {
       this.busyMs += this.now() - this.busySince;
       this.busySince = null;
     }
+    this.endedCount++;
+    if (!report.ok) this.failedCount++;
     const s = this.step;
     const current = s !== null && s.index === t.step;
     const phase: Phase = current ? t.phase : 'transition';

@@ -124,6 +124,7 @@ describe('Driver busy time', () => {
     now = 1500;
     d.done(report(t3)); // busy 1000..1500
     expect(d.busy()).toEqual({ busyMs: 900, wallMs: 1500 });
+    expect(d.totals).toEqual({ ended: 3, failed: 0 });
     expect(d.unfinishedByStep().size).toBe(0);
   });
 });
