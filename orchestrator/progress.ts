@@ -118,7 +118,8 @@ export class CsvTail {
         if (!line.startsWith(REQUEST_METRICS.requestOk.name + ',')) continue;
         const fields = line.split(',');
         // A bench-driven run has one scenario for every cell: the cell tag names the cell.
-        const cell = /(?:^|&)cell=([^&,]*)/.exec(line)?.[1] ?? fields[this.scenarioColumn];
+        // extra_tags follows a comma and lists its tags in no stable order.
+        const cell = /[,&]cell=([^&,]*)/.exec(line)?.[1] ?? fields[this.scenarioColumn];
         if (cell) onRequest(cell, Number(fields[2]) !== 0);
       }
     } finally {

@@ -25,6 +25,15 @@ describe('CsvTail', () => {
     tail.poll((s, ok) => seen.push([s, ok]));
     expect(seen).toEqual([['a', true], ['a', false], ['b', true]]);
   });
+
+  it("names a bench-driven run's requests by their cell tag, wherever it stands in extra_tags (the scenario is 'driven' for all)", () => {
+    const file = path.join(tempDir('tail-driven'), 'samples.csv');
+    const driven = (tags: string) => `llm_request_ok,1795324657507,1.000000,,,,,,,chat,,driven,,200,,,http://x/v1/chat/completions,${tags},\n`;
+    writeFileSync(file, HEADER + driven('cell=capacity_x_n2&phase=measured') + driven('phase=warmup&cell=capacity_x_n3'));
+    const seen: string[] = [];
+    new CsvTail(file).poll((cell) => seen.push(cell));
+    expect(seen).toEqual(['capacity_x_n2', 'capacity_x_n3']);
+  });
 });
 
 describe('renderProgressLine', () => {
