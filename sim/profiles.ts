@@ -79,9 +79,13 @@ export const PROFILES: readonly Profile[] = [
     maxModelLen: 262_144,
     flavour: 'vllm',
     hardware: {
-      ...COMMON, bandwidthBytesPerSecond: 4.8e12, etaMem: 0.83, denseWeightBytes: 1.5 * GB, expertWeightBytes: 29.0 * GB,
-      experts: 128, topK: 8, rho: 0, kvBytesPerToken: 98_304, stateBytesPerSeq: 0, t0Ms: 4.75,
-      lambdaUsPerToken: 9.7, alphaSecondsPerPair: 1.38e-9, requestOverheadMs: 60,
+      // Re-fitted to every published A point (docs/simulator-model.md, "Profile A fit"): 3.79 TB/s
+      // achieved of 4.8; lambda = 2 x 3.3e9 active FLOPs / 11.5 us = 574 TFLOP/s, 29% of the FP8 dense
+      // peak (routed MoE GEMMs run far below it); alpha = 786K FLOPs per query-key pair (4 x 128 x 32
+      // heads x 48 layers) / 1.35e-9 s = 582 TFLOP/s, 59% of the BF16 peak, FlashAttention territory.
+      ...COMMON, bandwidthBytesPerSecond: 4.8e12, etaMem: 0.79, denseWeightBytes: 1.5 * GB, expertWeightBytes: 29.0 * GB,
+      experts: 128, topK: 8, rho: 0, kvBytesPerToken: 98_304, stateBytesPerSeq: 0, t0Ms: 4.95,
+      lambdaUsPerToken: 11.5, alphaSecondsPerPair: 1.35e-9, requestOverheadMs: 58,
     },
     scheduler: { ...SCHED, maxNumSeqs: 1024, kvCapacityTokens: 1_030_000 },
     powerIdleWatts: 90,
