@@ -5,6 +5,7 @@
 
 import * as v from 'valibot';
 import { MIX_PROFILES, limitLabel } from '../thresholds/use-cases';
+import { SUMMARY_TREND_STATS } from './metrics';
 import { PLAN_DEFAULTS as D } from './plan-defaults';
 import type { Cell, Plan, ScriptName } from './plan';
 import { bool, int, intList, list, name, num, object, oneOf, record, text, url } from './schema';
@@ -86,7 +87,7 @@ const summaryTrendStats = v.pipe(
   list(text),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
-    const missing = D.summaryTrendStats.find((s) => !dataset.value.includes(s));
+    const missing = SUMMARY_TREND_STATS.find((s) => !dataset.value.includes(s));
     if (missing !== undefined) addIssue({ message: `must include "${missing}" (the report reads it)` });
   }),
 );
