@@ -159,7 +159,7 @@ export const PlanInputSchema = object({
       minMeasuredSeconds: orDefault(search.minMeasuredSeconds, D.capacity.minMeasuredSeconds),
       startUsers: orDefault(search.startUsers, D.capacity.startUsers),
       maxUsers: orDefault(
-        v.union([users, record(users)], (issue) => `must be a whole number or an object of them by use case, got ${JSON.stringify(issue.input)}`),
+        v.union([users, record(users)], (issue) => `must be a whole number between 1 and 4096, or an object of them by use case id, got ${JSON.stringify(issue.input)}`),
         D.capacity.maxUsers,
       ),
       exactBelow: orDefault(search.exactBelow, D.capacity.exactBelow),
