@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENV_VARS } from '../lib/env';
+import { resolvePlan } from '../lib/plan';
 import { PLAN_DEFAULTS } from '../lib/plan-defaults';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -28,6 +29,12 @@ describe('README.md', () => {
     const timeouts = [...readme.matchAll(/`([a-zA-Z]+TimeoutSeconds)` (\d+)/g)];
     expect(timeouts).toHaveLength(4);
     for (const [, field, value] of timeouts) expect(PLAN_DEFAULTS.target[field as keyof typeof PLAN_DEFAULTS.target], `target.${field}`).toBe(Number(value));
+  });
+
+  it('shows the error a plan with an unknown field gets', () => {
+    const shown = /naming it \(`(plan field "sweep\.concurency"[^`]*)`\)/.exec(readme.replace(/\s+/g, ' '))?.[1];
+    expect(shown).toBeDefined();
+    expect(() => resolvePlan({ sweep: { concurency: [1] } }, 'sweep')).toThrow(shown);
   });
 
   it('shows the two one-line commands', () => {
