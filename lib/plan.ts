@@ -3,22 +3,17 @@
 // The plan is the single source of truth: the k6 options, the local runner and the report all read
 // the same resolved plan (written as plan.json beside the results), so a report can say exactly what ran.
 
-import { BURST_DEPTHS, BURST_TTFT_LIMIT_MS, CONTEXT_GRID, MIX_PROFILES, USE_CASES, findMixProfile, limitLabel, type UseCase } from '../thresholds/use-cases';
-import { SUMMARY_TREND_STATS } from './metrics';
+import { findMixProfile, type UseCase } from '../thresholds/use-cases';
+import { PLAN_DEFAULTS } from './plan-defaults';
+import { API_STYLES, LIMIT_STATS, PLAN_SCHEMA_VERSION, PROMPT_MODES, PlanInputSchema, ResolvedPlanHeader, SCRIPT_NAMES, resolvedPlanSchema, useCaseRefs, type ParsedPlanInput } from './plan-schema';
+import { parseOrThrow } from './schema';
 
-export const PLAN_SCHEMA_VERSION = 1;
+export { API_STYLES, LIMIT_STATS, PLAN_SCHEMA_VERSION, PROMPT_MODES, SCRIPT_NAMES };
 
-export const SCRIPT_NAMES = ['sweep', 'capacity', 'burst', 'mix', 'gate'] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
-
-export const API_STYLES = ['chat', 'completions'] as const;
 export type ApiStyle = (typeof API_STYLES)[number];
-
-export const PROMPT_MODES = ['unique', 'shared-prefix'] as const;
 /** unique: every request gets a unique prefix so prefix caching cannot hide prefill; shared-prefix: identical prompts, to measure caching. */
 export type PromptMode = (typeof PROMPT_MODES)[number];
-
-export const LIMIT_STATS = ['avg', 'med', 'p(90)', 'p(95)', 'p(99)'] as const;
 /** Which per-cell statistic a use-case limit is checked on. The reference reports use the average. */
 export type LimitStat = (typeof LIMIT_STATS)[number];
 
@@ -163,7 +158,7 @@ export interface Plan {
   readonly totalSeconds: number;
 }
 
-/** The part of a plan a user writes (JSON file or env); everything is optional and has a default. */
+/** The part of a plan a user writes (JSON file or env); everything is optional. Checked by PlanInputSchema (lib/plan-schema.ts); defaults in lib/plan-defaults.ts. */
 export interface PlanInput {
   name?: string;
   target?: { -readonly [K in keyof TargetConfig]?: TargetConfig[K] };
@@ -189,121 +184,11 @@ export interface PlanInput {
   schedule?: { -readonly [K in keyof ScheduleConfig]?: ScheduleConfig[K] | null };
   monitor?: { enabled?: boolean; intervalSeconds?: number };
   useCases?: UseCase[];
+  summaryTrendStats?: string[];
 }
 
 export class PlanError extends Error {
   override name = 'PlanError';
-}
-
-// ---------------------------------------------------------------------------------------------
-// Validation: each reader names the field it rejects, so the one-line error says what to fix.
-
-type Json = unknown;
-
-function isObject(v: Json): v is Record<string, Json> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function fail(field: string, message: string): never {
-  throw new PlanError(`plan field "${field}" ${message}`);
-}
-
-function readObject(v: Json, field: string, allowed: readonly string[]): Record<string, Json> {
-  if (v === undefined) return {};
-  if (!isObject(v)) fail(field, 'must be an object');
-  for (const key of Object.keys(v)) {
-    if (!allowed.includes(key)) fail(field ? `${field}.${key}` : key, `is not a known field (known: ${allowed.join(', ')})`);
-  }
-  return v;
-}
-
-function readString(v: Json, field: string, fallback: string): string {
-  if (v === undefined) return fallback;
-  if (typeof v !== 'string' || v.trim() === '') fail(field, 'must be a non-empty string');
-  return v;
-}
-
-function readNullableString(v: Json, field: string, fallback: string | null): string | null {
-  if (v === undefined) return fallback;
-  if (v === null) return null;
-  return readString(v, field, '');
-}
-
-function readNumber(v: Json, field: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !isFinite(v)) fail(field, `must be a number, got ${JSON.stringify(v)}`);
-  if (v < min || v > max) fail(field, `must be between ${min} and ${max}, got ${v}`);
-  return v;
-}
-
-function readInteger(v: Json, field: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const n = readNumber(v, field, fallback, min, max);
-  if (!Number.isInteger(n)) fail(field, `must be a whole number, got ${n}`);
-  return n;
-}
-
-function readBoolean(v: Json, field: string, fallback: boolean): boolean {
-  if (v === undefined) return fallback;
-  if (typeof v !== 'boolean') fail(field, 'must be true or false');
-  return v;
-}
-
-function readEnum<T extends string>(v: Json, field: string, allowed: readonly T[], fallback: T): T {
-  if (v === undefined) return fallback;
-  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
-    fail(field, `is ${JSON.stringify(v)}, not one of: ${allowed.join(', ')}`);
-  }
-  return v as T;
-}
-
-function readIntegerList(v: Json, field: string, fallback: readonly number[], min: number, max: number): number[] {
-  if (v === undefined) return [...fallback];
-  if (!Array.isArray(v) || v.length === 0) fail(field, 'must be a non-empty list of whole numbers');
-  return v.map((item, i) => readInteger(item, `${field}[${i}]`, 0, min, max));
-}
-
-function readStringList(v: Json, field: string, fallback: readonly string[], allowed: readonly string[]): string[] {
-  if (v === undefined) return [...fallback];
-  if (!Array.isArray(v) || v.length === 0) fail(field, 'must be a non-empty list');
-  return v.map((item, i) => readEnum(item, `${field}[${i}]`, allowed, allowed[0] as string));
-}
-
-function readUrl(v: Json, field: string, fallback: string): string {
-  const s = readString(v, field, fallback);
-  if (!/^https?:\/\/[^\s/]+/.test(s)) fail(field, `must be an http(s) URL, got "${s}"`);
-  return s.replace(/\/+$/, '');
-}
-
-function readUseCases(v: Json): UseCase[] {
-  if (v === undefined) return [...USE_CASES];
-  if (!Array.isArray(v) || v.length === 0) fail('useCases', 'must be a non-empty list');
-  return v.map((raw, i) => {
-    const f = `useCases[${i}]`;
-    const o = readObject(raw, f, ['id', 'title', 'description', 'contextTokens', 'outputTokens', 'limits', 'concurrencies']);
-    if (!Array.isArray(o.limits) || o.limits.length === 0) fail(`${f}.limits`, 'must be a non-empty list');
-    return {
-      id: readName(o.id, `${f}.id`),
-      title: readString(o.title, `${f}.title`, String(o.id)),
-      description: readString(o.description, `${f}.description`, ''),
-      contextTokens: readInteger(o.contextTokens, `${f}.contextTokens`, 0, 1, 10_000_000),
-      outputTokens: readInteger(o.outputTokens, `${f}.outputTokens`, 0, 1, 1_000_000),
-      concurrencies: readIntegerList(o.concurrencies, `${f}.concurrencies`, [1, 2, 4, 8], 1, 4096),
-      limits: o.limits.map((lr, j) => {
-        const lf = `${f}.limits[${j}]`;
-        const l = readObject(lr, lf, ['metric', 'operator', 'value', 'label']);
-        const metric = readEnum(l.metric, `${lf}.metric`, ['ttft', 'e2e', 'decodeSpeed', 'itl', 'tpot'] as const, 'ttft');
-        const operator = readEnum(l.operator, `${lf}.operator`, ['<', '<=', '>', '>='] as const, '<');
-        const value = readNumber(l.value, `${lf}.value`, 0, 0);
-        return { metric, operator, value, label: readString(l.label, `${lf}.label`, limitLabel(metric, operator, value)) };
-      }),
-    };
-  });
-}
-
-function readName(v: Json, field: string): string {
-  const s = readString(v, field, '');
-  if (!/^[0-9a-zA-Z_-]+$/.test(s)) fail(field, `must use only letters, digits, "_" and "-", got "${s}"`);
-  return s;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -351,43 +236,25 @@ function scheduleCells(drafts: readonly CellDraft[], s: ScheduleConfig): { cells
   return { cells, totalSeconds: Math.max(0, start - s.gapSeconds) };
 }
 
-const CAPACITY_FIELDS = ['useCases', 'concurrencies', 'rounds', 'outputTokens', 'warmupRequests', 'minMeasuredSeconds', 'startUsers', 'maxUsers', 'exactBelow', 'resolutionPercent'];
-
-/** Defaults of the capacity search (README, "Capacity search"). */
-export const CAPACITY_SEARCH_DEFAULTS = { warmupRequests: 1, minRequestsPerUser: 2, minMeasuredSeconds: 10, startUsers: 1, maxUsers: 256, exactBelow: 16, resolutionPercent: 5 } as const;
-
-function readSearch(raw: Json, useCases: readonly UseCase[]): CapacitySearchConfig {
-  const o = readObject(raw, 'capacity', CAPACITY_FIELDS);
-  const d = CAPACITY_SEARCH_DEFAULTS;
-  const ids = useCases.map((u) => u.id);
-  let maxUsers: Record<string, number>;
-  if (o.maxUsers === undefined || typeof o.maxUsers === 'number') {
-    const n = readInteger(o.maxUsers, 'capacity.maxUsers', d.maxUsers, 1, 4096);
-    maxUsers = Object.fromEntries(ids.map((id) => [id, n]));
-  } else {
-    const m = readObject(o.maxUsers, 'capacity.maxUsers', ids);
-    maxUsers = Object.fromEntries(ids.map((id) => [id, readInteger(m[id], `capacity.maxUsers.${id}`, d.maxUsers, 1, 4096)]));
-  }
+/** The capacity search's settings, from the capacity section (maxUsers one number for every use case, or one each). */
+function searchConfig(c: ParsedPlanInput['capacity'], useCases: readonly UseCase[]): CapacitySearchConfig {
+  const maxUsers = Object.fromEntries(useCases.map((u) => [u.id, typeof c.maxUsers === 'number' ? c.maxUsers : (c.maxUsers[u.id] ?? PLAN_DEFAULTS.capacity.maxUsers)]));
   return {
-    warmupRequests: readInteger(o.warmupRequests, 'capacity.warmupRequests', d.warmupRequests, 0, 100),
-    minRequestsPerUser: readInteger(o.rounds, 'capacity.rounds', d.minRequestsPerUser, 1, 10_000),
-    minMeasuredSeconds: readNumber(o.minMeasuredSeconds, 'capacity.minMeasuredSeconds', d.minMeasuredSeconds, 0, 86_400),
-    startUsers: readInteger(o.startUsers, 'capacity.startUsers', d.startUsers, 1, 4096),
+    warmupRequests: c.warmupRequests,
+    minRequestsPerUser: c.rounds,
+    minMeasuredSeconds: c.minMeasuredSeconds,
+    startUsers: c.startUsers,
     maxUsers,
-    exactBelow: readInteger(o.exactBelow, 'capacity.exactBelow', d.exactBelow, 1, 4096),
-    resolutionPercent: readNumber(o.resolutionPercent, 'capacity.resolutionPercent', d.resolutionPercent, 0.1, 100),
+    exactBelow: c.exactBelow,
+    resolutionPercent: c.resolutionPercent,
   };
 }
 
-function buildDrafts(script: ScriptName, input: Record<string, Json>, useCases: readonly UseCase[], gate: GateConfig | null, search_: CapacitySearchConfig | null): CellDraft[] {
+function buildDrafts(script: ScriptName, input: ParsedPlanInput, useCases: readonly UseCase[], gate: GateConfig | null, search: CapacitySearchConfig | null): CellDraft[] {
   const drafts: CellDraft[] = [];
   switch (script) {
     case 'sweep': {
-      const o = readObject(input.sweep, 'sweep', ['contexts', 'concurrencies', 'rounds', 'outputTokens']);
-      const contexts = readIntegerList(o.contexts, 'sweep.contexts', CONTEXT_GRID, 1, 10_000_000);
-      const concurrencies = readIntegerList(o.concurrencies, 'sweep.concurrencies', [1, 2, 4, 6], 1, 4096);
-      const rounds = readInteger(o.rounds, 'sweep.rounds', 3, 1, 10_000);
-      const outputTokens = readInteger(o.outputTokens, 'sweep.outputTokens', 1024, 1, 1_000_000);
+      const { contexts, concurrencies, rounds, outputTokens } = input.sweep;
       for (const contextTokens of contexts) {
         for (const concurrency of concurrencies) {
           drafts.push({ id: `sweep_c${formatTokens(contextTokens)}_o${formatTokens(outputTokens)}_n${concurrency}`, script, contextTokens, outputTokens, concurrency, rounds, useCase: null, profile: null });
@@ -396,43 +263,32 @@ function buildDrafts(script: ScriptName, input: Record<string, Json>, useCases: 
       break;
     }
     case 'capacity': {
-      const o = readObject(input.capacity, 'capacity', CAPACITY_FIELDS);
-      const ids = readStringList(o.useCases, 'capacity.useCases', useCases.map((u) => u.id), useCases.map((u) => u.id));
-      const search = search_ as CapacitySearchConfig;
-      const rounds = search.warmupRequests + search.minRequestsPerUser;
-      const ladders = readObject(o.concurrencies, 'capacity.concurrencies', ids);
-      const outputs = readObject(o.outputTokens, 'capacity.outputTokens', ids);
-      for (const id of ids) {
+      const c = input.capacity;
+      const s = search as CapacitySearchConfig;
+      const rounds = s.warmupRequests + s.minRequestsPerUser;
+      for (const id of c.useCases ?? useCases.map((u) => u.id)) {
         const uc = useCases.find((u) => u.id === id) as UseCase;
-        const ladder = readIntegerList(ladders[id], `capacity.concurrencies.${id}`, uc.concurrencies, 1, 4096);
-        const outputTokens = readInteger(outputs[id], `capacity.outputTokens.${id}`, uc.outputTokens, 1, 1_000_000);
-        for (const concurrency of ladder) {
-          drafts.push({ id: `capacity_${id}_n${concurrency}`, script, contextTokens: uc.contextTokens, outputTokens, concurrency, rounds, warmupRounds: search.warmupRequests, useCase: id, profile: null });
+        const outputTokens = c.outputTokens[id] ?? uc.outputTokens;
+        for (const concurrency of c.concurrencies[id] ?? uc.concurrencies) {
+          drafts.push({ id: `capacity_${id}_n${concurrency}`, script, contextTokens: uc.contextTokens, outputTokens, concurrency, rounds, warmupRounds: s.warmupRequests, useCase: id, profile: null });
         }
       }
       break;
     }
     case 'burst': {
-      const o = readObject(input.burst, 'burst', ['profiles', 'depths', 'ttftLimitMs']);
-      const profiles = readStringList(o.profiles, 'burst.profiles', ['chatbot', 'rag', 'agentic', 'tool_calling'], MIX_PROFILES.map((p) => p.id));
-      const depths = readIntegerList(o.depths, 'burst.depths', BURST_DEPTHS, 1, 4096);
-      for (const pid of profiles) {
+      for (const pid of input.burst.profiles) {
         const p = findMixProfile(pid)!;
-        for (const depth of depths) {
+        for (const depth of input.burst.depths) {
           drafts.push({ id: `burst_${pid}_q${depth}`, script, contextTokens: p.contextTokens, outputTokens: p.outputTokens, concurrency: depth, rounds: 1, useCase: null, profile: pid });
         }
       }
       break;
     }
     case 'mix': {
-      const o = readObject(input.mix, 'mix', ['profiles', 'concurrencies', 'rounds']);
-      const profiles = readStringList(o.profiles, 'mix.profiles', ['chatbot', 'rag', 'agentic', 'tool_calling'], MIX_PROFILES.map((p) => p.id));
-      const concurrencies = readIntegerList(o.concurrencies, 'mix.concurrencies', [1, 2, 4, 8, 16, 32], 1, 4096);
-      const rounds = readInteger(o.rounds, 'mix.rounds', 2, 1, 10_000);
-      for (const pid of profiles) {
+      for (const pid of input.mix.profiles) {
         const p = findMixProfile(pid)!;
-        for (const concurrency of concurrencies) {
-          drafts.push({ id: `mix_${pid}_n${concurrency}`, script, contextTokens: p.contextTokens, outputTokens: p.outputTokens, concurrency, rounds, useCase: null, profile: pid });
+        for (const concurrency of input.mix.concurrencies) {
+          drafts.push({ id: `mix_${pid}_n${concurrency}`, script, contextTokens: p.contextTokens, outputTokens: p.outputTokens, concurrency, rounds: input.mix.rounds, useCase: null, profile: pid });
         }
       }
       break;
@@ -447,105 +303,54 @@ function buildDrafts(script: ScriptName, input: Record<string, Json>, useCases: 
   return drafts;
 }
 
-const TOP_LEVEL_FIELDS = ['name', 'target', 'prompts', 'limitStat', 'sweep', 'capacity', 'burst', 'mix', 'gate', 'schedule', 'monitor', 'useCases', 'summaryTrendStats'];
+function planFieldError(field: string, message: string): PlanError {
+  return new PlanError(`plan field "${field}" ${message}`);
+}
 
 /**
  * Validates a plan input (parsed JSON) for one entry script and resolves it into sequential cells.
  * Throws PlanError with a one-line message naming the bad field.
  */
-export function resolvePlan(raw: Json, script: ScriptName): Plan {
-  const input = readObject(raw ?? {}, '', TOP_LEVEL_FIELDS);
-  const t = readObject(input.target, 'target', ['baseUrl', 'model', 'api', 'ignoreEos', 'minTokens', 'temperature', 'seed', 'requestTimeoutSeconds', 'connectTimeoutSeconds', 'firstByteTimeoutSeconds', 'idleTimeoutSeconds', 'metricsUrl', 'powerMetricsUrl', 'insecureSkipTLSVerify']);
-  const baseUrl = readUrl(t.baseUrl, 'target.baseUrl', 'http://127.0.0.1:8000/v1');
-  const origin = /^https?:\/\/[^/]+/.exec(baseUrl)?.[0] ?? baseUrl;
-  const target: TargetConfig = {
-    baseUrl,
-    model: readString(t.model, 'target.model', 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8'),
-    api: readEnum(t.api, 'target.api', API_STYLES, 'chat'),
-    ignoreEos: readBoolean(t.ignoreEos, 'target.ignoreEos', true),
-    minTokens: readBoolean(t.minTokens, 'target.minTokens', false),
-    temperature: readNumber(t.temperature, 'target.temperature', 0, 0, 2),
-    seed: t.seed === null ? null : readInteger(t.seed, 'target.seed', 42, 0),
-    requestTimeoutSeconds: readInteger(t.requestTimeoutSeconds, 'target.requestTimeoutSeconds', 600, 1, 86_400),
-    // A loaded server can queue a request for minutes before its first token, but it sends the
-    // response head as soon as it accepts the request, and vLLM/SGLang write a chunk per decode step.
-    connectTimeoutSeconds: readNumber(t.connectTimeoutSeconds, 'target.connectTimeoutSeconds', 10, 0, 3600),
-    firstByteTimeoutSeconds: readNumber(t.firstByteTimeoutSeconds, 'target.firstByteTimeoutSeconds', 60, 0, 86_400),
-    idleTimeoutSeconds: readNumber(t.idleTimeoutSeconds, 'target.idleTimeoutSeconds', 120, 0, 86_400),
-    metricsUrl: t.metricsUrl === undefined ? `${origin}/metrics` : readNullableString(t.metricsUrl, 'target.metricsUrl', null),
-    powerMetricsUrl: readNullableString(t.powerMetricsUrl, 'target.powerMetricsUrl', null),
-    insecureSkipTLSVerify: readBoolean(t.insecureSkipTLSVerify, 'target.insecureSkipTLSVerify', false),
-  };
-  const p = readObject(input.prompts, 'prompts', ['mode', 'file']);
-  const prompts = { mode: readEnum(p.mode, 'prompts.mode', PROMPT_MODES, 'unique'), file: readNullableString(p.file, 'prompts.file', null) };
-  const useCases = readUseCases(input.useCases);
-  const s = readObject(input.schedule, 'schedule', ['gapSeconds', 'prefillTokensPerSecond', 'decodeTokensPerSecond', 'safetyFactor', 'minCellSeconds', 'cellSeconds', 'predictedCellSeconds']);
-  const predicted = s.predictedCellSeconds === null ? {} : readObject(s.predictedCellSeconds, 'schedule.predictedCellSeconds', Object.keys(isObject(s.predictedCellSeconds) ? s.predictedCellSeconds : {}));
-  const schedule: ScheduleConfig = {
-    gapSeconds: readNumber(s.gapSeconds, 'schedule.gapSeconds', 2, 0, 3600),
-    prefillTokensPerSecond: readNumber(s.prefillTokensPerSecond, 'schedule.prefillTokensPerSecond', 5000, 1),
-    decodeTokensPerSecond: readNumber(s.decodeTokensPerSecond, 'schedule.decodeTokensPerSecond', 50, 0.1),
-    safetyFactor: readNumber(s.safetyFactor, 'schedule.safetyFactor', 2, 1, 100),
-    minCellSeconds: readInteger(s.minCellSeconds, 'schedule.minCellSeconds', 10, 1, 86_400),
-    cellSeconds: s.cellSeconds === undefined || s.cellSeconds === null ? null : readInteger(s.cellSeconds, 'schedule.cellSeconds', 60, 1, 86_400),
-    predictedCellSeconds: s.predictedCellSeconds === undefined || s.predictedCellSeconds === null
-      ? null
-      : Object.fromEntries(Object.keys(predicted).map((id) => [id, readNumber(predicted[id], `schedule.predictedCellSeconds.${id}`, 0, 0)])),
-  };
-  const m = readObject(input.monitor, 'monitor', ['enabled', 'intervalSeconds']);
-  const monitor: MonitorConfig = {
-    enabled: readBoolean(m.enabled, 'monitor.enabled', target.metricsUrl !== null),
-    intervalSeconds: readNumber(m.intervalSeconds, 'monitor.intervalSeconds', 1, 0.1, 3600),
-  };
-  let gate: GateConfig | null = null;
-  if (script === 'gate' || input.gate !== undefined) {
-    const g = readObject(input.gate, 'gate', ['useCase', 'concurrency', 'rounds', 'minSuccessRate']);
-    const useCase = readEnum(g.useCase, 'gate.useCase', useCases.map((u) => u.id), 'general_chatbot');
-    gate = {
-      useCase,
-      concurrency: readInteger(g.concurrency, 'gate.concurrency', 4, 1, 4096),
-      rounds: readInteger(g.rounds, 'gate.rounds', 2, 1, 10_000),
-      minSuccessRate: readNumber(g.minSuccessRate, 'gate.minSuccessRate', 0.99, 0, 1),
-    };
-  }
-  const trendStats = input.summaryTrendStats === undefined ? [...SUMMARY_TREND_STATS] : readStringList(input.summaryTrendStats, 'summaryTrendStats', [], input.summaryTrendStats as string[]);
-  for (const required of SUMMARY_TREND_STATS) {
-    if (!trendStats.includes(required)) fail('summaryTrendStats', `must include "${required}" (the report reads it)`);
-  }
-  const search = script === 'capacity' ? readSearch(input.capacity, useCases) : null;
+export function resolvePlan(raw: unknown, script: ScriptName): Plan {
+  const input = parseOrThrow(PlanInputSchema, raw ?? {}, planFieldError);
+  const useCases = input.useCases;
+  const ids = useCases.map((u) => u.id);
+  const gate = input.gate ?? (script === 'gate' ? { ...PLAN_DEFAULTS.gate } : null);
+  const [refs, named] = useCaseRefs(ids, input, gate, script);
+  parseOrThrow(refs, named, planFieldError);
+  const t = input.target;
+  const origin = /^https?:\/\/[^/]+/.exec(t.baseUrl)?.[0] ?? t.baseUrl;
+  const target: TargetConfig = { ...t, metricsUrl: t.metricsUrl === undefined ? `${origin}/metrics` : t.metricsUrl };
+  const search = script === 'capacity' ? searchConfig(input.capacity, useCases) : null;
   const drafts = buildDrafts(script, input, useCases, gate, search);
   // A cell id is a k6 scenario name: two cells with one id would silently become one scenario.
-  const ids = new Set<string>();
+  const seen = new Set<string>();
   for (const d of drafts) {
-    if (ids.has(d.id)) fail(script, `gives two cells the id "${d.id}": remove the repeated value (ids round token counts, so 1000 and 1024 are both "1k")`);
-    ids.add(d.id);
+    if (seen.has(d.id)) throw planFieldError(script, `gives two cells the id "${d.id}": remove the repeated value (ids round token counts, so 1000 and 1024 are both "1k")`);
+    seen.add(d.id);
   }
-  const { cells, totalSeconds } = scheduleCells(drafts, schedule);
-  const burst = readObject(input.burst, 'burst', ['profiles', 'depths', 'ttftLimitMs']);
+  const { cells, totalSeconds } = scheduleCells(drafts, input.schedule);
   return {
     schemaVersion: PLAN_SCHEMA_VERSION,
-    name: input.name === undefined ? script : readName(input.name, 'name'),
+    name: input.name ?? script,
     script,
     target,
-    prompts,
-    limitStat: readEnum(input.limitStat, 'limitStat', LIMIT_STATS, 'avg'),
+    prompts: input.prompts,
+    limitStat: input.limitStat,
     useCases,
-    burstTtftLimitMs: readNumber(burst.ttftLimitMs, 'burst.ttftLimitMs', BURST_TTFT_LIMIT_MS, 1),
+    burstTtftLimitMs: input.burst.ttftLimitMs,
     gate,
     search,
-    schedule,
-    monitor,
-    summaryTrendStats: trendStats,
+    schedule: input.schedule,
+    monitor: { enabled: input.monitor.enabled ?? target.metricsUrl !== null, intervalSeconds: input.monitor.intervalSeconds },
+    summaryTrendStats: input.summaryTrendStats,
     cells,
     totalSeconds,
   };
 }
 
-/** Reads a resolved plan back (plan.json), checking its schema version. */
-export function readResolvedPlan(raw: Json): Plan {
-  if (!isObject(raw) || raw.schemaVersion !== PLAN_SCHEMA_VERSION || !Array.isArray(raw.cells)) {
-    throw new PlanError(`plan.json: not a resolved plan of schema version ${PLAN_SCHEMA_VERSION} (was it written by this suite?)`);
-  }
-  return raw as unknown as Plan;
+/** Reads a resolved plan back (plan.json) through the same field checks as a plan input, after its schema version. */
+export function readResolvedPlan(raw: unknown): Plan {
+  parseOrThrow(ResolvedPlanHeader, raw, () => new PlanError(`plan.json: not a resolved plan of schema version ${PLAN_SCHEMA_VERSION} (was it written by this suite?)`));
+  return parseOrThrow(resolvedPlanSchema(), raw, (field, message) => new PlanError(`plan.json field "${field}" ${message}`));
 }
-

@@ -5,8 +5,10 @@
 
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import * as v from 'valibot';
 import { UserError } from '../lib/exit-codes';
 import { PlanError, readResolvedPlan, SCRIPT_NAMES, type Plan } from '../lib/plan';
+import { parseOrThrow, record } from '../lib/schema';
 
 /** Bad input to the report (exit EXIT.badInput through the CLI). */
 export class ReportInputError extends UserError {
@@ -85,83 +87,89 @@ function readJson(path: string): unknown {
   }
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+// What the report needs of each file is required; the rest falls back to what an older or partial
+// file means (a run.json from before a field existed, a summary without thresholds), as k6 and the
+// bench have written them over time.
+
+const str = (fallback: string) => v.fallback(v.string(), fallback);
+const flag = v.fallback(v.boolean(), false);
+const finite = v.fallback(v.pipe(v.number(), v.finite()), 0);
+const strings = v.fallback(v.array(v.pipe(v.unknown(), v.transform(String))), []);
+
+const RunInfoSchema = v.object({
+  schemaVersion: v.fallback(v.number(), 1),
+  runId: v.string(),
+  engine: v.fallback(v.picklist(['k6', 'runner']), 'k6'),
+  engineVersion: str('unknown'),
+  startedAt: str(''),
+  endedAt: str(''),
+  interrupted: flag,
+  target: record(v.unknown()),
+  tokenizer: str('unknown'),
+  command: strings,
+  parts: strings,
+});
+
+const RunTargetSchema = v.object({ baseUrl: str(''), model: str(''), simulated: flag, simProfile: v.fallback(v.optional(v.string()), undefined) });
+
+/** A summary whose metrics or state are not objects reads as having none: the report can stand without them. */
+const SummarySchema = v.object({
+  metrics: record(v.fallback(v.object({ thresholds: v.fallback(record(v.fallback(v.object({ ok: flag }), { ok: false })), {}) }), { thresholds: {} })),
+  state: v.fallback(v.object({ testRunDurationMs: v.fallback(v.nullable(v.number()), null) }), { testRunDurationMs: null }),
+});
+
+const ScenarioHealthSchema = v.object({
+  eventLoopLagMs: v.fallback(v.object({ p50: finite, p99: finite, max: finite }), { p50: 0, p99: 0, max: 0 }),
+  cpuPercent: finite,
+  deliveryBacklogMs: v.fallback(v.object({ p99: finite, max: finite }), { p99: 0, max: 0 }),
+  clientBound: flag,
+  reason: v.fallback(v.nullable(v.string()), null),
+});
+
+/** A scenario whose entry is not an object is left out. */
+const RunnerHealthSchema = v.object({ scenarios: record(v.fallback(v.nullable(ScenarioHealthSchema), null)) });
+
+function parse<S extends v.GenericSchema>(schema: S, raw: unknown, problem: string): v.InferOutput<S> {
+  return parseOrThrow(schema, raw, () => new ReportInputError(problem));
 }
 
 export function parseRunInfo(raw: unknown, path: string): RunInfo {
-  if (!isObject(raw) || typeof raw.runId !== 'string' || !isObject(raw.target)) {
-    throw new ReportInputError(`${path} is not a run.json of this suite (expected runId and target): re-run npm run bench`);
-  }
-  const t = raw.target;
-  const str = (v: unknown, d: string): string => (typeof v === 'string' ? v : d);
-  return {
-    schemaVersion: typeof raw.schemaVersion === 'number' ? raw.schemaVersion : 1,
-    runId: raw.runId,
-    engine: raw.engine === 'runner' ? 'runner' : 'k6',
-    engineVersion: str(raw.engineVersion, 'unknown'),
-    startedAt: str(raw.startedAt, ''),
-    endedAt: str(raw.endedAt, ''),
-    interrupted: raw.interrupted === true,
-    target: {
-      baseUrl: str(t.baseUrl, ''),
-      model: str(t.model, ''),
-      simulated: t.simulated === true,
-      ...(typeof t.simProfile === 'string' ? { simProfile: t.simProfile } : {}),
-    },
-    tokenizer: str(raw.tokenizer, 'unknown'),
-    command: Array.isArray(raw.command) ? raw.command.map(String) : [],
-    parts: Array.isArray(raw.parts) ? raw.parts.map(String) : [],
-  };
+  const problem = `${path} is not a run.json of this suite (expected runId and target): re-run npm run bench`;
+  const run = parse(RunInfoSchema, raw, problem);
+  const { simProfile, ...target } = parse(RunTargetSchema, run.target, problem);
+  return { ...run, target: simProfile === undefined ? target : { ...target, simProfile } };
 }
 
 /** Reads the parts of k6's handleSummary data the report uses: threshold outcomes and the run duration. */
 export function parseSummary(raw: unknown, path: string): SummaryInfo {
-  if (!isObject(raw) || !isObject(raw.metrics)) {
-    throw new ReportInputError(`${path} is not k6 handleSummary data (no "metrics" object): write it with handleSummary(data) => JSON.stringify(data)`);
-  }
+  const summary = parse(SummarySchema, raw, `${path} is not k6 handleSummary data (no "metrics" object): write it with handleSummary(data) => JSON.stringify(data)`);
   const thresholds: ThresholdOutcome[] = [];
-  for (const [metric, m] of Object.entries(raw.metrics)) {
-    if (!isObject(m) || !isObject(m.thresholds)) continue;
-    for (const [expression, r] of Object.entries(m.thresholds)) {
-      thresholds.push({ metric, expression, ok: isObject(r) && r.ok === true });
-    }
+  for (const [metric, m] of Object.entries(summary.metrics)) {
+    for (const [expression, r] of Object.entries(m.thresholds)) thresholds.push({ metric, expression, ok: r.ok });
   }
   thresholds.sort((a, b) => a.metric.localeCompare(b.metric) || a.expression.localeCompare(b.expression));
-  const state = isObject(raw.state) ? raw.state : {};
-  return { testRunDurationMs: typeof state.testRunDurationMs === 'number' ? state.testRunDurationMs : null, thresholds };
+  return { testRunDurationMs: summary.state.testRunDurationMs, thresholds };
 }
 
 export function parseRunnerHealth(raw: unknown, path: string): RunnerHealth {
-  if (!isObject(raw) || !isObject(raw.scenarios)) {
-    throw new ReportInputError(`${path} is not a runner-health.json (expected a "scenarios" object)`);
-  }
+  const health = parse(RunnerHealthSchema, raw, `${path} is not a runner-health.json (expected a "scenarios" object)`);
   const scenarios: Record<string, ScenarioHealth> = {};
-  const num = (v: unknown): number => (typeof v === 'number' && isFinite(v) ? v : 0);
-  for (const [id, s] of Object.entries(raw.scenarios)) {
-    if (!isObject(s)) continue;
-    const lag = isObject(s.eventLoopLagMs) ? s.eventLoopLagMs : {};
-    const backlog = isObject(s.deliveryBacklogMs) ? s.deliveryBacklogMs : {};
-    scenarios[id] = {
-      eventLoopLagMs: { p50: num(lag.p50), p99: num(lag.p99), max: num(lag.max) },
-      cpuPercent: num(s.cpuPercent),
-      deliveryBacklogMs: { p99: num(backlog.p99), max: num(backlog.max) },
-      clientBound: s.clientBound === true,
-      reason: typeof s.reason === 'string' ? s.reason : null,
-    };
-  }
+  for (const [id, s] of Object.entries(health.scenarios)) if (s !== null) scenarios[id] = s;
   return { scenarios };
 }
 
-function readPart(dir: string, name: string): PartInput {
-  const planPath = join(dir, 'plan.json');
-  let plan: Plan;
+/** A part's plan.json: the resolved plan, through the plan's own checks (lib/plan.ts readResolvedPlan). The one reader of plan.json. */
+export function readPlanFile(path: string): Plan {
   try {
-    plan = readResolvedPlan(readJson(planPath));
+    return readResolvedPlan(readJson(path));
   } catch (e) {
-    if (e instanceof PlanError) throw new ReportInputError(`${planPath}: ${e.message}`);
+    if (e instanceof PlanError) throw new ReportInputError(`${path}: ${e.message}`);
     throw e;
   }
+}
+
+function readPart(dir: string, name: string): PartInput {
+  const plan = readPlanFile(join(dir, 'plan.json'));
   const samplesPath = join(dir, 'samples.csv');
   if (!existsSync(samplesPath)) {
     throw new ReportInputError(`${samplesPath} is missing: run k6 with --out csv=fileName=${samplesPath},timeFormat=unix_milli`);

@@ -1,5 +1,7 @@
 // Turns a script's exported options plus CLI flags into validated scenario configs (k6 lib/executor/*_config.go). Runs in Node.
-import { parseDurationMs } from './durations';
+import * as v from 'valibot';
+import { parseOrThrow } from '../lib/schema';
+import { toDurationMs } from './durations';
 import { EXIT, RunnerError } from './exit-codes';
 import { setStreamInsecureSkipTLSVerify } from './modules/sse-transport';
 
@@ -47,78 +49,119 @@ export interface CliOverrides {
 
 const DEFAULT_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)'];
 const SCENARIO_NAME = /^[0-9a-zA-Z_-]+$/;
-
-const KEYS = ['executor', 'startTime', 'gracefulStop', 'exec', 'env', 'tags', 'options', 'vus', 'iterations', 'maxDuration'];
+const TREND_STAT = /^(avg|min|med|max|count|p\(\d+(\.\d+)?\))$/;
 
 function bad(message: string): never {
   throw new RunnerError(message, EXIT.invalidConfig);
 }
 
 /** A script asking for an executor the runner lacks: k6 would run it, so say why the runner does not. */
-function unsupportedExecutor(what: string): never {
-  return bad(`${what} is not supported by the local runner (supported: ${EXECUTOR})`);
+function unsupported(what: string): string {
+  return `${what} is not supported by the local runner (supported: ${EXECUTOR})`;
 }
 
-/** A duration option, `fallback` when absent (every duration the runner reads has a k6 default). */
-function dur(v: unknown, what: string, fallback: number): number {
-  if (v === undefined || v === null) return fallback;
-  try {
-    return parseDurationMs(v, what);
-  } catch (e) {
-    return bad((e as Error).message);
-  }
+// Field schemas. Each message names its field (k6's option names), since the runner reports the
+// message alone; null reads as absent, as k6 treats it.
+
+/** A count option (vus, iterations): an integer >= 1. */
+function count(what: string) {
+  const message = (issue: v.BaseIssue<unknown>) => `${what} must be an integer >= 1, got ${JSON.stringify(issue.input)}`;
+  return v.nullish(v.pipe(v.number(message), v.integer(message), v.minValue(1, message)), 1);
 }
 
-/** A count option (vus, iterations): an integer >= 1, `fallback` when absent. */
-function count(v: unknown, what: string, fallback: number): number {
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) bad(`${what} must be an integer >= 1, got ${JSON.stringify(v)}`);
-  return v;
+/** A duration option, in ms; every duration the runner reads has a k6 default. */
+function duration(what: string, fallbackMs: number) {
+  const ms = v.pipe(
+    v.unknown(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const parsed = toDurationMs(dataset.value);
+      if (typeof parsed === 'number') return parsed;
+      addIssue({ message: `${what}: ${parsed.problem}` });
+      return NEVER;
+    }),
+  );
+  return v.nullish(ms, fallbackMs);
 }
 
-function stringMap(v: unknown, what: string): Record<string, string> {
-  if (v === undefined || v === null) return {};
-  if (typeof v !== 'object') bad(`${what} must be an object`);
-  const out: Record<string, string> = {};
-  for (const [k, val] of Object.entries(v as Record<string, unknown>)) out[k] = String(val);
-  return out;
+/** env and tags: an object whose values k6 turns into strings. */
+function stringMap(what: string) {
+  const map = v.pipe(
+    v.record(v.string(), v.unknown(), `${what} must be an object`),
+    v.transform((o): Record<string, string> => Object.fromEntries(Object.entries(o).map(([k, val]) => [k, String(val)]))),
+  );
+  return v.nullish(map, {});
 }
 
-function parseScenario(name: string, raw: Record<string, unknown>): ScenarioConfig {
-  if (!SCENARIO_NAME.test(name)) bad(`scenario name "${name}" must match ^[0-9a-zA-Z_-]+$`);
-  const executor = raw.executor;
-  if (typeof executor !== 'string') bad(`scenario "${name}": executor is required`);
-  if (executor !== EXECUTOR) unsupportedExecutor(`scenario "${name}": executor "${executor}"`);
-  for (const key of Object.keys(raw)) {
-    if (!KEYS.includes(key)) bad(`scenario "${name}": unknown field "${key}" for executor ${executor}`);
-  }
+function scenarioSchema(name: string) {
+  const what = `scenario "${name}"`;
+  const fields = {
+    executor: v.pipe(
+      v.string(`${what}: executor is required`),
+      v.check((e) => e === EXECUTOR, (issue) => unsupported(`${what}: executor "${String(issue.input)}"`)),
+    ),
+    startTime: duration(`${what} startTime`, 0),
+    gracefulStop: duration(`${what} gracefulStop`, 30_000),
+    exec: v.nullish(v.pipe(v.unknown(), v.transform(String)), 'default'),
+    env: stringMap(`${what} env`),
+    tags: stringMap(`${what} tags`),
+    options: v.optional(v.unknown()),
+    vus: count(`${what} vus`),
+    iterations: count(`${what} iterations`),
+    maxDuration: duration(`${what} maxDuration`, 600_000),
+  };
+  return v.strictObject(fields, (issue) => (issue.expected === 'never' ? `${what}: unknown field "${String(issue.input)}" for executor ${EXECUTOR}` : `${what}: executor is required`));
+}
+
+/** A threshold given as an object; the plain string form needs no checks. */
+function thresholdObject(key: string) {
+  const entry = `thresholds "${key}": each entry must be a string or {threshold, abortOnFail, delayAbortEval}`;
+  return v.object({ threshold: v.string(entry), abortOnFail: v.optional(v.unknown()), delayAbortEval: duration(`thresholds "${key}" delayAbortEval`, 0) }, entry);
+}
+
+const trendStat = (issue: v.BaseIssue<unknown>) => `summaryTrendStats: ${JSON.stringify(issue.input)} is not a trend statistic (allowed: avg, min, med, max, count, p(N))`;
+
+const TopLevel = v.object({
+  summaryTrendStats: v.optional(
+    v.array(v.pipe(v.string(trendStat), v.regex(TREND_STAT, trendStat)), (issue) => `summaryTrendStats must be a list, got ${JSON.stringify(issue.input)}`),
+    DEFAULT_TREND_STATS,
+  ),
+  insecureSkipTLSVerify: v.nullish(v.boolean((issue) => `insecureSkipTLSVerify must be a boolean, got ${JSON.stringify(issue.input)}`), false),
+  summaryTimeUnit: v.fallback(v.string(), ''),
+  tags: stringMap('options.tags'),
+  thresholds: v.nullish(v.record(v.string(), v.unknown(), 'options.thresholds must be an object'), {}),
+  setupTimeout: duration('setupTimeout', 60_000),
+  teardownTimeout: duration('teardownTimeout', 60_000),
+});
+
+/** Checks `raw` against `schema`; a failure is k6's invalid-config exit with the first issue's message. */
+function check<S extends v.GenericSchema>(schema: S, raw: unknown): v.InferOutput<S> {
+  return parseOrThrow(schema, raw, (_field, message) => new RunnerError(message, EXIT.invalidConfig));
+}
+
+function parseScenario(name: string, raw: unknown): ScenarioConfig {
+  check(v.pipe(v.string(), v.regex(SCENARIO_NAME, `scenario name "${name}" must match ^[0-9a-zA-Z_-]+$`)), name);
+  const sc = check(scenarioSchema(name), raw);
   return {
     name,
-    executor,
-    startTimeMs: dur(raw.startTime, `scenario "${name}" startTime`, 0),
-    gracefulStopMs: dur(raw.gracefulStop, `scenario "${name}" gracefulStop`, 30_000),
-    exec: raw.exec === undefined ? 'default' : String(raw.exec),
-    env: stringMap(raw.env, `scenario "${name}" env`),
-    tags: stringMap(raw.tags, `scenario "${name}" tags`),
-    vus: count(raw.vus, `scenario "${name}" vus`, 1),
-    iterations: count(raw.iterations, `scenario "${name}" iterations`, 1),
-    maxDurationMs: dur(raw.maxDuration, `scenario "${name}" maxDuration`, 600_000),
+    executor: EXECUTOR,
+    startTimeMs: sc.startTime,
+    gracefulStopMs: sc.gracefulStop,
+    exec: sc.exec,
+    env: sc.env,
+    tags: sc.tags,
+    vus: sc.vus,
+    iterations: sc.iterations,
+    maxDurationMs: sc.maxDuration,
   };
 }
 
-function parseThresholds(raw: unknown): Record<string, ThresholdSpec[]> {
-  if (raw === undefined || raw === null) return {};
-  if (typeof raw !== 'object') bad('options.thresholds must be an object');
+function parseThresholds(raw: Record<string, unknown>): Record<string, ThresholdSpec[]> {
   const out: Record<string, ThresholdSpec[]> = {};
-  for (const [key, list] of Object.entries(raw as Record<string, unknown>)) {
-    const items = Array.isArray(list) ? list : [list];
-    out[key] = items.map((item) => {
+  for (const [key, list] of Object.entries(raw)) {
+    out[key] = (Array.isArray(list) ? list : [list]).map((item) => {
       if (typeof item === 'string') return { threshold: item, abortOnFail: false, delayAbortEvalMs: 0 };
-      if (item && typeof item === 'object' && typeof (item as { threshold?: unknown }).threshold === 'string') {
-        const o = item as { threshold: string; abortOnFail?: unknown; delayAbortEval?: unknown };
-        return { threshold: o.threshold, abortOnFail: o.abortOnFail === true, delayAbortEvalMs: dur(o.delayAbortEval, `threshold "${o.threshold}" delayAbortEval`, 0) };
-      }
-      return bad(`thresholds "${key}": each entry must be a string or {threshold, abortOnFail, delayAbortEval}`);
+      const o = check(thresholdObject(key), item);
+      return { threshold: o.threshold, abortOnFail: o.abortOnFail === true, delayAbortEvalMs: o.delayAbortEval };
     });
   }
   return out;
@@ -134,37 +177,31 @@ export function resolveOptions(scriptOptions: unknown, cli: CliOverrides): RunOp
   if (cli.vus !== undefined) raw.vus = cli.vus;
   if (cli.iterations !== undefined) raw.iterations = cli.iterations;
   if (cli.duration !== undefined) raw.duration = cli.duration;
-  const scenariosRaw = raw.scenarios as Record<string, Record<string, unknown>> | undefined;
+  const scenariosRaw = raw.scenarios as Record<string, unknown> | undefined;
   let scenarios: ScenarioConfig[];
-  if (raw.stages !== undefined) unsupportedExecutor('options.stages (executor ramping-vus)');
+  if (raw.stages !== undefined) bad(unsupported('options.stages (executor ramping-vus)'));
   if (scenariosRaw && typeof scenariosRaw === 'object' && Object.keys(scenariosRaw).length > 0) {
     if (raw.duration !== undefined || raw.iterations !== undefined) {
       bad('using multiple execution config shortcuts (duration, iterations) simultaneously with scenarios is not allowed');
     }
     scenarios = Object.entries(scenariosRaw).map(([name, sc]) => parseScenario(name, sc));
   } else {
-    if (raw.iterations !== undefined) unsupportedExecutor('iterations without scenarios (executor shared-iterations)');
-    if (raw.duration !== undefined) unsupportedExecutor('duration without scenarios (executor constant-vus)');
-    scenarios = [parseScenario('default', { executor: EXECUTOR, vus: count(raw.vus, 'vus', 1), iterations: 1 })];
+    if (raw.iterations !== undefined) bad(unsupported('iterations without scenarios (executor shared-iterations)'));
+    if (raw.duration !== undefined) bad(unsupported('duration without scenarios (executor constant-vus)'));
+    scenarios = [parseScenario('default', { executor: EXECUTOR, vus: check(count('vus'), raw.vus), iterations: 1 })];
   }
-  const stats = raw.summaryTrendStats;
-  if (stats !== undefined && (!Array.isArray(stats) || stats.some((s) => typeof s !== 'string' || !/^(avg|min|med|max|count|p\(\d+(\.\d+)?\))$/.test(s)))) {
-    bad(`summaryTrendStats: ${JSON.stringify(stats)} (allowed: avg, min, med, max, count, p(N))`);
-  }
-  const insecure = raw.insecureSkipTLSVerify;
-  if (insecure !== undefined && insecure !== null && typeof insecure !== 'boolean') bad(`insecureSkipTLSVerify must be a boolean, got ${JSON.stringify(insecure)}`);
-  const insecureSkipTLSVerify = insecure === true;
+  const top = check(TopLevel, raw);
   // Streams take it process-wide: a run is one process.
-  setStreamInsecureSkipTLSVerify(insecureSkipTLSVerify);
+  setStreamInsecureSkipTLSVerify(top.insecureSkipTLSVerify);
   return {
     scenarios,
-    thresholds: parseThresholds(raw.thresholds),
-    summaryTrendStats: (stats as string[] | undefined) ?? DEFAULT_TREND_STATS,
-    summaryTimeUnit: typeof raw.summaryTimeUnit === 'string' ? raw.summaryTimeUnit : '',
-    tags: stringMap(raw.tags, 'options.tags'),
-    setupTimeoutMs: dur(raw.setupTimeout, 'setupTimeout', 60_000),
-    teardownTimeoutMs: dur(raw.teardownTimeout, 'teardownTimeout', 60_000),
-    insecureSkipTLSVerify,
+    thresholds: parseThresholds(top.thresholds),
+    summaryTrendStats: top.summaryTrendStats,
+    summaryTimeUnit: top.summaryTimeUnit,
+    tags: top.tags,
+    setupTimeoutMs: top.setupTimeout,
+    teardownTimeoutMs: top.teardownTimeout,
+    insecureSkipTLSVerify: top.insecureSkipTLSVerify,
     raw,
   };
 }

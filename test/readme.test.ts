@@ -1,9 +1,11 @@
-// The README stays true to the code: every environment variable and npm script it names exists, and every one the scripts read is documented. Runs in Node (vitest).
+// The README stays true to the code: every environment variable and npm script it names exists, every one the scripts read is documented, and the plan defaults it gives are the code's. Runs in Node (vitest).
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENV_VARS } from '../lib/env';
+import { resolvePlan } from '../lib/plan';
+import { PLAN_DEFAULTS } from '../lib/plan-defaults';
 
 const root = path.resolve(import.meta.dirname, '..');
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
@@ -18,6 +20,21 @@ describe('README.md', () => {
     const named = [...readme.matchAll(/npm run ([a-z0-9:-]+)/g)].map((m) => m[1]!);
     expect(named.length).toBeGreaterThan(5);
     for (const name of new Set(named)) expect(scripts, `npm run ${name}`).toContain(name);
+  });
+
+  it('gives the plan defaults that lib/plan-defaults.ts holds', () => {
+    const capacity = [...readme.matchAll(/`capacity\.([a-zA-Z]+)` (\d+)/g)];
+    expect(capacity.length).toBeGreaterThan(5);
+    for (const [, field, value] of capacity) expect(PLAN_DEFAULTS.capacity[field as keyof typeof PLAN_DEFAULTS.capacity], `capacity.${field}`).toBe(Number(value));
+    const timeouts = [...readme.matchAll(/`([a-zA-Z]+TimeoutSeconds)` (\d+)/g)];
+    expect(timeouts).toHaveLength(4);
+    for (const [, field, value] of timeouts) expect(PLAN_DEFAULTS.target[field as keyof typeof PLAN_DEFAULTS.target], `target.${field}`).toBe(Number(value));
+  });
+
+  it('shows the error a plan with an unknown field gets', () => {
+    const shown = /naming it \(`(plan field "sweep\.concurency"[^`]*)`\)/.exec(readme.replace(/\s+/g, ' '))?.[1];
+    expect(shown).toBeDefined();
+    expect(() => resolvePlan({ sweep: { concurency: [1] } }, 'sweep')).toThrow(shown);
   });
 
   it('shows the two one-line commands', () => {

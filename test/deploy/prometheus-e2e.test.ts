@@ -10,6 +10,7 @@ import { METRICS } from '../../lib/metrics';
 import { readSummaryData, cellMetricKey, type SummaryData } from '../../lib/summary-data';
 import { bundlePath, runArguments } from '../../orchestrator/engine';
 import { buildBundles } from '../../scripts/build';
+import { readPlanFile } from '../../report/inputs';
 import { startSim } from '../../sim/server';
 import { RW_TREND_STATS_ENV } from '../../deploy/grafana/remote-write';
 import type { Dashboard, Panel, Target } from '../../deploy/grafana/dashboard';
@@ -320,7 +321,7 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
 
   it('every cell measured all its requests, and k6 logged no error and no slow push (a failed push is only logged)', () => {
     for (const run of [runs.sweep, runs.capacity]) {
-      const plan = JSON.parse(readFileSync(path.join(run.dir, 'plan.json'), 'utf8')) as { cells: { id: string; concurrency: number; rounds: number; warmupRounds: number }[] };
+      const plan = readPlanFile(path.join(run.dir, 'plan.json'));
       for (const c of plan.cells) {
         const measured = run.summary.metrics[cellMetricKey(METRICS.ttft.name, c)]?.values.count ?? 0;
         expect(measured, `${c.id}: measured requests (a slot too short for the machine cuts them)`).toBe(c.concurrency * (c.rounds - c.warmupRounds));
@@ -340,7 +341,7 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     expect(testids).toContain(TESTID);
     const cells = await promApi<string[]>('label/cell/values', { 'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}` });
     for (const run of [runs.sweep, runs.capacity]) {
-      const plan = JSON.parse(readFileSync(path.join(run.dir, 'plan.json'), 'utf8')) as { cells: { id: string }[] };
+      const plan = readPlanFile(path.join(run.dir, 'plan.json'));
       for (const c of plan.cells) expect(cells).toContain(c.id);
     }
     const useCases = await promApi<string[]>('label/use_case/values', { 'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}` });
@@ -371,7 +372,7 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const table = byId('Cells (final values over the time range)');
     const targetOf = (legend: string) => table.targets!.find((t) => t.legendFormat === legend)!;
     for (const run of [runs.sweep, runs.capacity]) {
-      const plan = JSON.parse(readFileSync(path.join(run.dir, 'plan.json'), 'utf8')) as { cells: { id: string; warmupRounds: number }[] };
+      const plan = readPlanFile(path.join(run.dir, 'plan.json'));
       for (const planCell of plan.cells) {
         const cell = planCell.id;
         const vars = { ...allVars, cell };

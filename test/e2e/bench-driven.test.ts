@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
-import type { Plan } from '../../lib/plan';
+import { readPlanFile } from '../../report/inputs';
 import { extraTags, readCsv, readJson, runBenchCli, tempDir } from './helpers';
 
 /**
@@ -50,7 +50,7 @@ describe.each([
     expect(r.stderr).toMatch(/time: [\d.]+ s in the parts; requests running [\d.]+ s \(\d+\.\d%\)/);
 
     // The sweep's cells ran as planned, each user its rounds, all measured.
-    const sweepPlan = readJson<Plan>(path.join(runDir, 'sweep', 'plan.json'));
+    const sweepPlan = readPlanFile(path.join(runDir, 'sweep', 'plan.json'));
     expect(sweepPlan.cells.map((c) => [c.id, c.driven?.mode, c.driven?.requests.measured])).toEqual([
       ['sweep_c512_o16_n1', 'rounds', 2],
       ['sweep_c512_o16_n2', 'rounds', 4],
@@ -63,7 +63,7 @@ describe.each([
     }
 
     // The capacity part's plan lists the steps the search chose, each with its phases counted.
-    const capPlan = readJson<Plan>(path.join(runDir, 'capacity', 'plan.json'));
+    const capPlan = readPlanFile(path.join(runDir, 'capacity', 'plan.json'));
     const steps = capPlan.cells.map((c) => c.concurrency);
     expect(steps).toContain(capacity);
     expect(steps).toContain(breaks);
@@ -114,7 +114,7 @@ describe('the capacity search against a dense fixed ladder', () => {
     expect(ladder.kind).toBe('within');
     expect(Math.abs(searched.lastPass! - ladder.lastPass!), `search ${searched.display}, ladder ${ladder.display}`).toBeLessThanOrEqual(1);
     // The ladder's steps start all users at once; their first round is warm-up, the second and third measured.
-    const plan = readJson<Plan>(path.join(dir, 'l', 'capacity', 'plan.json'));
+    const plan = readPlanFile(path.join(dir, 'l', 'capacity', 'plan.json'));
     expect(plan.cells.map((c) => c.concurrency)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(plan.cells.every((c) => c.warmupRounds === 1 && c.rounds === 3 && c.driven === undefined)).toBe(true);
   }, 300_000);

@@ -4,12 +4,12 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
-import { readResolvedPlan } from '../../lib/plan';
 import { readSummaryData, cellMetricKey, type SummaryData } from '../../lib/summary-data';
 import { buildBundles } from '../../scripts/build';
 import { startSim } from '../../sim/server';
 import { ENGINES, extraTags, readCsv, readJson, runScript, tempDir, type EngineName } from './helpers';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
+import { readPlanFile } from '../../report/inputs';
 
 const K6_CSV_HEADER = 'metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata'.split(',');
 const TTFT_MS = 50;
@@ -46,7 +46,7 @@ describe.each(ENGINES)('on %s', (engine: EngineName) => {
     it('exits 0 and writes summary.json, plan.json and the CSV', () => {
       expect(result.exitCode, result.stderr).toBe(0);
       for (const f of ['summary.json', 'plan.json', 'samples.csv', 'summary-export.json']) expect(existsSync(path.join(result.dir, f)), f).toBe(true);
-      const plan = readResolvedPlan(readJson(path.join(result.dir, 'plan.json')));
+      const plan = readPlanFile(path.join(result.dir, 'plan.json'));
       expect(plan.cells.map((c) => c.id)).toEqual(['sweep_c256_o20_n1', 'sweep_c256_o20_n2']);
       expect(result.stdout).toContain('sweep_c256_o20_n2');
     });

@@ -231,6 +231,18 @@ describe('validation errors: one line naming the field', () => {
     );
   });
 
+  it('the capacity search\'s maxUsers, as a number or one per use case', () => {
+    expect(planError({ capacity: { maxUsers: 'x' } }, 'capacity')).toBe('plan field "capacity.maxUsers" must be a whole number between 1 and 4096, or an object of them by use case id, got "x"');
+    expect(planError({ capacity: { maxUsers: 0 } }, 'capacity')).toBe('plan field "capacity.maxUsers" must be between 1 and 4096, got 0');
+    expect(planError({ capacity: { maxUsers: { general_chatbot: 5000 } } }, 'capacity')).toBe('plan field "capacity.maxUsers.general_chatbot" must be between 1 and 4096, got 5000');
+    expect(planError({ capacity: { maxUsers: { chat: 8 } } }, 'capacity')).toBe(`plan field "capacity.maxUsers.chat" is not a known field (known: ${USE_CASE_IDS})`);
+  });
+
+  it('a missing field a custom use case needs is named', () => {
+    expect(planError({ useCases: [{ contextTokens: 1, outputTokens: 1, limits: [{ metric: 'ttft', operator: '<', value: 1 }] }] })).toBe('plan field "useCases[0].id" is required');
+    expect(planError({ useCases: [{ id: 'x', contextTokens: 1, outputTokens: 1, limits: [{ metric: 'ttft', operator: '<' }] }] })).toBe('plan field "useCases[0].limits[0].value" is required');
+  });
+
   it('a plan that is not an object', () => {
     expect(planError(5)).toContain('must be an object');
     expect(planError(['sweep'])).toContain('must be an object');
@@ -241,6 +253,15 @@ describe('readResolvedPlan', () => {
   it('reads back a resolved plan written as JSON', () => {
     const plan = resolvePlan({}, 'gate');
     expect(readResolvedPlan(JSON.parse(JSON.stringify(plan)))).toEqual(plan);
+  });
+
+  it('checks every field as a plan input is checked, naming it', () => {
+    const plan = JSON.parse(JSON.stringify(resolvePlan({}, 'capacity'))) as { cells: { rounds: unknown }[]; target: Record<string, unknown> };
+    plan.cells[3]!.rounds = 1.5;
+    expect(() => readResolvedPlan(plan)).toThrow(new PlanError('plan.json field "cells[3].rounds" must be a whole number, got 1.5'));
+    plan.cells[3]!.rounds = 1;
+    plan.target.url = 'http://x';
+    expect(() => readResolvedPlan(plan)).toThrow('plan.json field "target.url" is not a known field');
   });
 
   it('rejects other shapes', () => {

@@ -114,6 +114,19 @@ describe('CLI', () => {
     expect(r.stderr).toMatch(/no plan\.json/);
   });
 
+  it('exits 3 with one line naming the field of a plan.json that fails its checks', () => {
+    const dir = join(tmp, 'bad-plan');
+    writeRunFixture({ dir, parts: { sweep: smallRunParts().sweep! } });
+    const planPath = join(dir, 'sweep', 'plan.json');
+    const plan = JSON.parse(readFileSync(planPath, 'utf8')) as { cells: { concurrency: unknown }[] };
+    plan.cells[1]!.concurrency = 'four';
+    writeFileSync(planPath, JSON.stringify(plan));
+    const r = cli([dir]);
+    expect(r.code).toBe(EXIT.badInput);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(`${planPath}: plan.json field "cells[1].concurrency" must be a number, got "four"`);
+  });
+
   it('exits 3 for whole-second timestamps, telling to use unix_milli', () => {
     const dir = join(tmp, 'coarse');
     writeRunFixture({ dir, parts: { sweep: smallRunParts().sweep! } });

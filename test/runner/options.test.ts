@@ -25,6 +25,19 @@ describe('resolveOptions', () => {
     for (const o of bad) expect(() => resolveOptions(o, {}), JSON.stringify(o)).toThrow(invalidConfig);
   });
 
+  it('says in one line which option is wrong and what it must be', () => {
+    const cases: [unknown, string][] = [
+      [{ scenarios: { a: { executor: 'per-vu-iterations', bogus: 1 } } }, 'scenario "a": unknown field "bogus" for executor per-vu-iterations'],
+      [{ scenarios: { a: { executor: 'per-vu-iterations', maxDuration: 'soon' } } }, 'scenario "a" maxDuration: "soon" is not a duration (use e.g. "30s", "1m30s", "500ms")'],
+      [{ scenarios: { a: { executor: 'per-vu-iterations', vus: 0 } } }, 'scenario "a" vus must be an integer >= 1, got 0'],
+      [{ scenarios: { a: { vus: 1 } } }, 'scenario "a": executor is required'],
+      [{ summaryTrendStats: ['avg', 'p99'] }, 'summaryTrendStats: "p99" is not a trend statistic (allowed: avg, min, med, max, count, p(N))'],
+      [{ insecureSkipTLSVerify: 'yes' }, 'insecureSkipTLSVerify must be a boolean, got "yes"'],
+      [{ thresholds: { m: { threshold: 'rate>0', delayAbortEval: 'soon' } } }, 'thresholds "m" delayAbortEval: "soon" is not a duration (use e.g. "30s", "1m30s", "500ms")'],
+    ];
+    for (const [options, message] of cases) expect(() => resolveOptions(options, {}), message).toThrow(message);
+  });
+
   it('rejects every other executor, and the shortcuts k6 maps to them, naming the one supported (exit 104)', () => {
     for (const executor of ['shared-iterations', 'constant-vus', 'ramping-vus', 'constant-arrival-rate', 'ramping-arrival-rate', 'externally-controlled']) {
       expect(() => resolveOptions({ scenarios: { a: { executor } } }, {})).toThrow(invalidConfig);

@@ -1,0 +1,45 @@
+// Every default of a plan, in one object: what a run does for each field its plan leaves out (README, "Environment and plan"). Runs in k6 and Node.
+//
+// Three defaults depend on other fields and are filled in while resolving (lib/plan.ts): the
+// target's metricsUrl (<origin of baseUrl>/metrics), monitor.enabled (whether there is a metrics
+// URL) and the capacity ladders and output lengths (each use case's own).
+
+import { BURST_DEPTHS, BURST_TTFT_LIMIT_MS, CONTEXT_GRID, USE_CASES } from '../thresholds/use-cases';
+import { SUMMARY_TREND_STATS } from './metrics';
+
+const PROFILES = ['chatbot', 'rag', 'agentic', 'tool_calling'];
+
+export const PLAN_DEFAULTS = {
+  target: {
+    baseUrl: 'http://127.0.0.1:8000/v1',
+    model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8',
+    api: 'chat',
+    ignoreEos: true,
+    minTokens: false,
+    temperature: 0,
+    seed: 42,
+    requestTimeoutSeconds: 600,
+    // A loaded server can queue a request for minutes before its first token, but it sends the
+    // response head as soon as it accepts the request, and vLLM/SGLang write a chunk per decode step.
+    connectTimeoutSeconds: 10,
+    firstByteTimeoutSeconds: 60,
+    idleTimeoutSeconds: 120,
+    powerMetricsUrl: null,
+    insecureSkipTLSVerify: false,
+  },
+  prompts: { mode: 'unique', file: null },
+  limitStat: 'avg',
+  sweep: { contexts: CONTEXT_GRID, concurrencies: [1, 2, 4, 6], rounds: 3, outputTokens: 1024 },
+  /** The capacity search; `rounds` is measured requests per user of a step (after warm-up). */
+  capacity: { rounds: 2, warmupRequests: 1, minMeasuredSeconds: 10, startUsers: 1, maxUsers: 256, exactBelow: 16, resolutionPercent: 5 },
+  burst: { profiles: PROFILES, depths: BURST_DEPTHS, ttftLimitMs: BURST_TTFT_LIMIT_MS },
+  mix: { profiles: PROFILES, concurrencies: [1, 2, 4, 8, 16, 32], rounds: 2 },
+  /** Used by the gate script, and by any script whose plan has a gate section. */
+  gate: { useCase: 'general_chatbot', concurrency: 4, rounds: 2, minSuccessRate: 0.99 },
+  schedule: { gapSeconds: 2, prefillTokensPerSecond: 5000, decodeTokensPerSecond: 50, safetyFactor: 2, minCellSeconds: 10, cellSeconds: null, predictedCellSeconds: null },
+  monitor: { intervalSeconds: 1 },
+  useCases: USE_CASES,
+  /** The ladder of a use case the plan defines without one. */
+  useCaseConcurrencies: [1, 2, 4, 8],
+  summaryTrendStats: SUMMARY_TREND_STATS,
+} as const;
