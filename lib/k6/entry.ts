@@ -15,7 +15,16 @@ export interface EntryScript {
 
 /** Must be called in the init context (k6 loads the plan and prompts there). */
 export function entryScript(script: ScriptName): EntryScript {
-  const suite = createSuite(script);
+  let suite: ReturnType<typeof createSuite>;
+  try {
+    suite = createSuite(script);
+  } catch (e) {
+    // k6 prints a thrown Error with its JavaScript stack; a bad plan, env value or prompts file is the
+    // user's input, so it is thrown as its one-line message (k6 exits 107). A TypeError and its kin
+    // are bugs of ours and keep their stack.
+    if (e instanceof Error && !(e instanceof TypeError || e instanceof ReferenceError || e instanceof RangeError || e instanceof SyntaxError)) throw e.message;
+    throw e;
+  }
   return {
     options: suite.options as Options,
     setup: () => suite.setup(),
