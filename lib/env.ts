@@ -1,6 +1,8 @@
 // Environment values (k6 __ENV / process.env) parsed once into plan overrides and run settings, with errors that name the variable. Runs in k6 and Node.
 
+import * as v from 'valibot';
 import { API_STYLES, PROMPT_MODES, type PlanInput, PlanError } from './plan';
+import { url } from './schema';
 
 /** Every variable the entry scripts read, with what it does (printed by the README and `bench --help`). */
 export const ENV_VARS: Readonly<Record<string, string>> = {
@@ -73,7 +75,8 @@ export function applyEnvToPlan(base: PlanInput, env: Env): PlanInput {
   const plan: PlanInput = JSON.parse(JSON.stringify(base ?? {})) as PlanInput;
   const target = { ...(plan.target ?? {}) };
   if (env.BASE_URL) {
-    if (!/^https?:\/\/[^\s/]+/.test(env.BASE_URL)) throw new PlanError(`BASE_URL "${env.BASE_URL}" is not an http(s) URL such as http://127.0.0.1:8000/v1`);
+    // The plan's own URL rule, checked here so the error names the variable rather than target.baseUrl.
+    if (!v.is(url, env.BASE_URL)) throw new PlanError(`BASE_URL "${env.BASE_URL}" is not an http(s) URL such as http://127.0.0.1:8000/v1`);
     target.baseUrl = env.BASE_URL;
   }
   if (env.MODEL) target.model = env.MODEL;
