@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { SUMMARY_TREND_STATS } from '../../lib/metrics';
+import { PLAN_DEFAULTS } from '../../lib/plan-defaults';
 import { PlanError, SCRIPT_NAMES, estimateRequestSeconds, formatTokens, readResolvedPlan, resolvePlan, type Plan, type ScriptName } from '../../lib/plan';
 import { BURST_DEPTHS, CONTEXT_GRID, USE_CASES, limitLabel } from '../../thresholds/use-cases';
 
@@ -62,33 +63,20 @@ describe('resolvePlan defaults', () => {
     ]);
   });
 
-  it('the shared defaults: target, prompts, limit statistic, trend stats, monitor, use cases', () => {
+  it('a plan that gives nothing resolves to PLAN_DEFAULTS, with the metrics URL derived from the base URL and the monitor on', () => {
     const plan = resolvePlan(undefined, 'sweep');
+    const d = PLAN_DEFAULTS;
     expect(plan.schemaVersion).toBe(1);
     expect(plan.name).toBe('sweep');
-    expect(plan.target).toEqual({
-      baseUrl: 'http://127.0.0.1:8000/v1',
-      model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8',
-      api: 'chat',
-      ignoreEos: true,
-      minTokens: false,
-      temperature: 0,
-      seed: 42,
-      requestTimeoutSeconds: 600,
-      connectTimeoutSeconds: 10,
-      firstByteTimeoutSeconds: 60,
-      idleTimeoutSeconds: 120,
-      metricsUrl: 'http://127.0.0.1:8000/metrics',
-      powerMetricsUrl: null,
-      insecureSkipTLSVerify: false,
-    });
-    expect(plan.prompts).toEqual({ mode: 'unique', file: null });
-    expect(plan.limitStat).toBe('avg');
+    expect(plan.target).toEqual({ ...d.target, metricsUrl: 'http://127.0.0.1:8000/metrics' });
+    expect(plan.prompts).toEqual(d.prompts);
+    expect(plan.limitStat).toBe(d.limitStat);
+    // What the report reads, whatever the defaults say.
     expect(plan.summaryTrendStats).toEqual([...SUMMARY_TREND_STATS]);
-    expect(plan.monitor).toEqual({ enabled: true, intervalSeconds: 1 });
+    expect(plan.monitor).toEqual({ enabled: true, intervalSeconds: d.monitor.intervalSeconds });
     expect(plan.useCases).toEqual(USE_CASES);
     expect(plan.gate).toBeNull();
-    expect(plan.schedule).toEqual({ gapSeconds: 2, prefillTokensPerSecond: 5000, decodeTokensPerSecond: 50, safetyFactor: 2, minCellSeconds: 10, cellSeconds: null, predictedCellSeconds: null });
+    expect(plan.schedule).toEqual(d.schedule);
   });
 
   it('derives the metrics URL from the base URL origin, drops trailing slashes, and disables the monitor without one', () => {
