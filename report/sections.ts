@@ -62,7 +62,7 @@ function titleSection(d: DocBuilder, r: Report): void {
   const endpoint = r.parts[0] ? lit(r.parts[0].target.baseUrl) : 'an unknown endpoint';
   const profile = run?.target.simProfile ? `, profile ${lit(run.target.simProfile)}` : '';
   const simulated = run?.target.simulated ? ` (simulated server${profile})` : '';
-  const engine = run ? `${run.engine === 'k6' ? 'k6' : 'the local runner'} ${run.engineVersion}` : 'an unrecorded engine (no run.json)';
+  const engine = run ? engineLabel(run, 'the local runner') : 'an unrecorded engine (no run.json)';
   const runId = run ? `, run ${lit(run.runId)} started ${lit(run.startedAt)}` : '';
   const parts = r.parts.map((p) => `${p.name} (${plural(p.cellsWithData, 'cell')})`).join(', ');
   d.p(`Performance analysis of **${lit(r.model)}** at ${endpoint}${simulated}, measured with ${engine}${runId}. Parts: ${parts}.`);
@@ -828,7 +828,7 @@ function runItems(r: Report): string[] {
     const t = r.parts[0]!.target;
     return [`Target: ${lit(t.model)} at ${lit(t.baseUrl)}. No run.json was found, so the engine, its version and the tokenizer are not recorded.`];
   }
-  const engine = run.engine === 'k6' ? `k6 ${run.engineVersion}` : `the suite's local runner ${run.engineVersion} (k6 bundles on Node)`;
+  const engine = engineLabel(run, "the suite's local runner", ' (k6 bundles on Node)');
   const profile = run.target.simProfile ? ` (profile ${lit(run.target.simProfile)})` : '';
   const simulated = run.target.simulated ? ` — the suite's simulated server${profile}, not real hardware` : '';
   const items = [
@@ -1000,3 +1000,9 @@ function bandRows<B extends Band>(bands: readonly B[], split: (v: number) => [st
 const tokSUnit = (v: number): [string, string] => [String(v), ' tok/s'];
 
 const msUnit = (v: number): [string, string] => (v < 1000 ? [String(v), 'ms'] : [String(v / 1000), 's']);
+
+/** "k6 v1.8.1 (go1.26.8, linux/amd64)": k6's version line already starts with its name, so it is not named twice. */
+function engineLabel(run: { readonly engine: string; readonly engineVersion: string }, runnerName: string, runnerSuffix = ''): string {
+  if (run.engine !== 'k6') return `${runnerName} ${run.engineVersion}${runnerSuffix}`;
+  return /^k6\b/.test(run.engineVersion) ? run.engineVersion : `k6 ${run.engineVersion}`;
+}

@@ -64,7 +64,10 @@ describe('report on a synthetic run', () => {
     expect(md).toMatch(/tokens per hour/);
     expect(md).toMatch(/client-bound/);
     expect(md).not.toMatch(/undefined|NaN|\[object/);
+    // run.json keeps k6's own version line, which starts with "k6": named once.
     expect(md).toMatch(/Engine: k6 v1\.3\.0/);
+    expect(md).toMatch(/measured with k6 v1\.3\.0/);
+    expect(md).not.toMatch(/k6 k6/);
     expect(md).toMatch(/Limit statistic: the average/);
     expect(md).toMatch(/General Chatbot at 2 concurrent requests \(cell gate_general_chatbot_n2\)/);
     expect(report.gates[0]!.checks.map((c) => c.expression)).toEqual(['avg<8000', 'avg>15', 'rate>=0.9']);
