@@ -29,6 +29,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { startSimChild } from '../sim/child';
 
 const REPO = resolve(import.meta.dirname, '..');
 const TTFT_MS = 50;
@@ -197,20 +198,8 @@ const NICE = spawnSync('nice', ['-n', '-10', 'true'], { encoding: 'utf8' }).stde
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
 async function startSim(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn('taskset', ['-c', '0', ...NICE, process.execPath, '--import', TSX_LOADER, join(REPO, 'scripts/sim.ts'), '--port', '0', '--fixed-ttft-ms', String(TTFT_MS), '--fixed-itl-ms', String(ITL_MS), '--ground-truth'], {
-    cwd: REPO,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((res, rej) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /http:\/\/127\.0\.0\.1:\d+\/v1/.exec(out);
-      if (m) res(m[0]);
-    });
-    child.on('exit', (code) => rej(new Error(`simulator exited (${code}) before listening`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
+  const sim = await startSimChild(['--fixed-ttft-ms', String(TTFT_MS), '--fixed-itl-ms', String(ITL_MS), '--ground-truth'], ['taskset', '-c', '0', ...NICE]);
+  return { url: `${sim.base}/v1`, stop: () => void sim.stop() };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,12 +11,11 @@
 //   --only TEXT  run only the points whose label contains TEXT
 //   --json FILE  also write the rows as JSON
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { parsePrometheusText, readServerSnapshot } from '../lib/prometheus';
 import { findProfile } from '../sim/profiles';
+import { startSimChild } from '../sim/child';
 import { mean, runVirtualBatch, runVirtualClosedLoop } from '../sim/virtual-run';
 
 const K = 1024;
@@ -222,35 +221,6 @@ function metricName(kind: Kind): string {
     case 'power_w':
       return 'peak power (W)';
   }
-}
-
-interface SimChild {
-  readonly base: string;
-  readonly child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-async function startSimChild(args: string[]): Promise<SimChild> {
-  const script = fileURLToPath(new URL('../scripts/sim.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`simulator exited with ${code} before listening`)));
-  });
-  return {
-    base,
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 async function scrapePower(base: string): Promise<number> {

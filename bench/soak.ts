@@ -26,6 +26,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { startSimChild } from '../sim/child';
 
 const REPO = resolve(import.meta.dirname, '..');
 const TTFT_MS = 50;
@@ -144,34 +145,13 @@ function killAll(): void {
 }
 
 async function startSim(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn('taskset', ['-c', '0', ...NICE, process.execPath, '--import', TSX_LOADER, join(REPO, 'scripts/sim.ts'), '--port', '0', '--fixed-ttft-ms', String(TTFT_MS), '--fixed-itl-ms', String(ITL_MS)], {
-    cwd: REPO,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    detached: true,
-  });
-  groups.add(child);
-  const url = await new Promise<string>((res, rej) => {
-    let out = '';
-    const timer = setTimeout(() => rej(new Error('simulator did not listen within 60 s')), 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /http:\/\/127\.0\.0\.1:\d+\/v1/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        res(m[0]);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      rej(new Error(`simulator exited (${code}) before listening`));
-    });
-  });
-  child.stdout!.resume();
+  const sim = await startSimChild(['--fixed-ttft-ms', String(TTFT_MS), '--fixed-itl-ms', String(ITL_MS)], ['taskset', '-c', '0', ...NICE]);
+  groups.add(sim.child);
   return {
-    url,
+    url: `${sim.base}/v1`,
     stop: () => {
-      killGroup(child);
-      groups.delete(child);
+      killGroup(sim.child);
+      groups.delete(sim.child);
     },
   };
 }

@@ -13,7 +13,8 @@ import { readSummaryData } from '../lib/summary-data';
 import { renderTextSummary } from '../lib/summary-text';
 import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
 import { buildBundles } from '../scripts/build';
-import { startSim } from '../sim/server';
+import { startSimChild, type SimChild } from '../sim/child';
+import { resolveProfile } from '../sim/profiles';
 import { predictCellSeconds } from './sim-schedule';
 import { probeSpeeds } from './probe';
 import { bundlePath, chooseEngine, runArguments, type Engine } from './engine';
@@ -166,12 +167,13 @@ export class Bench extends EventEmitter<BenchEvents> {
     mkdirSync(runDir, { recursive: true });
     const startedAt = new Date().toISOString();
 
-    let sim: Awaited<ReturnType<typeof startSim>> | null = null;
+    let sim: (SimChild & { readonly profile: ReturnType<typeof resolveProfile> }) | null = null;
     let baseUrl = o.url;
     if (!baseUrl) {
-      sim = await startSim({ profile: o.simProfile ?? undefined, port: 0, host: '127.0.0.1' });
-      baseUrl = sim.url;
-      this.emit('log', `simulator (profile ${sim.profile.name}) listening at ${baseUrl}`);
+      const profile = resolveProfile(o.simProfile ?? undefined);
+      sim = { ...(await startSimChild(['--profile', o.simProfile ?? profile.name])), profile };
+      baseUrl = `${sim.base}/v1`;
+      this.emit('log', `simulator (profile ${profile.name}, its own process) listening at ${baseUrl}`);
     }
     try {
       const model = o.model ?? (await discoverModel(baseUrl, o.apiKey));
@@ -283,7 +285,7 @@ export class Bench extends EventEmitter<BenchEvents> {
       }
       return { runDir, exitCode: this.stopping ? EXIT.interrupted : worst, interrupted: this.stopping, requests };
     } finally {
-      await sim?.close();
+      await sim?.stop();
     }
   }
 

@@ -129,6 +129,11 @@ async function main(argv: string[]): Promise<number> {
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    // Started by sim/child.ts: the IPC channel closes when the parent dies, which must not leave us serving.
+    if (process.channel) {
+      process.channel.unref();
+      process.once('disconnect', stop);
+    }
   });
   await sim.close();
   process.stderr.write('sim: stopped\n');

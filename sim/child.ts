@@ -1,0 +1,52 @@
+// Starts the simulator as its own process (the scripts/sim.ts CLI) and stops it: what the bench and the benchmarks serve requests from. Runs in Node.
+//
+// Its own process, so its event loop (the schedule of every token it writes) shares nothing with the
+// caller's: an in-process simulator stalled whenever the bench parsed output or collected garbage,
+// and the run measured the stall as TTFT. Started detached, so a Ctrl-C in the terminal reaches the
+// caller, which stops it after the engine has finished what was in flight, and with an IPC channel,
+// whose closing stops it when the caller dies without stopping it.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface SimChild {
+  /** http://127.0.0.1:<port> (no /v1). */
+  readonly base: string;
+  readonly child: ChildProcess;
+  /** SIGTERM, then resolves when the process has exited. */
+  stop(): Promise<void>;
+}
+
+const SIM_CLI = fileURLToPath(new URL('../scripts/sim.ts', import.meta.url));
+// `--import tsx` resolves from the working directory: the repository's, wherever the caller runs.
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * `args` are the CLI's flags (--profile, --fixed-ttft-ms, ...); it listens on a free loopback port.
+ * `prefix` runs it under another command, e.g. ['taskset', '-c', '0'] to pin it to a core.
+ */
+export async function startSimChild(args: readonly string[], prefix: readonly string[] = []): Promise<SimChild> {
+  const command = [...prefix, process.execPath, '--import', 'tsx', SIM_CLI, '--port', '0', ...args];
+  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /(http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the simulator exited with code ${code} before listening: ${stderr.trim().split('\n').pop() ?? ''}`)));
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    base,
+    child,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
