@@ -1,6 +1,8 @@
 // The shape of k6's handleSummary data (test/fixtures/k6-golden/handle-summary-data.json), typed once for everything that reads it. Runs in k6 and Node.
 
+import * as v from 'valibot';
 import type { MetricKind } from './metrics';
+import { parseOrThrow } from './schema';
 
 export interface SummaryMetric {
   readonly type: MetricKind;
@@ -35,14 +37,16 @@ export interface SummaryData {
   readonly setup_data?: unknown;
 }
 
+const anObject = v.custom<object>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be an object');
+
+/** The top level only: what follows is k6's own output, read field by field where it is used. */
+const SummaryDataShape = v.pipe(anObject, v.looseObject({ metrics: anObject, root_group: anObject, state: anObject }));
+
 /** Checks the top-level shape of handleSummary data; throws naming what is missing. */
 export function readSummaryData(raw: unknown, source: string): SummaryData {
-  const o = raw as Partial<SummaryData> | null;
-  if (!o || typeof o !== 'object') throw new Error(`${source}: not a JSON object`);
-  for (const key of ['metrics', 'root_group', 'state'] as const) {
-    if (!o[key] || typeof o[key] !== 'object') throw new Error(`${source}: missing "${key}" (is this k6 handleSummary data, not --summary-export?)`);
-  }
-  return o as SummaryData;
+  return parseOrThrow(SummaryDataShape, raw, (field) =>
+    new Error(field === '' ? `${source}: not a JSON object` : `${source}: missing "${field}" (is this k6 handleSummary data, not --summary-export?)`),
+  ) as unknown as SummaryData;
 }
 
 /** The sub-metric key k6 uses for a metric filtered by cell. */
