@@ -3,8 +3,9 @@
 import type { PlanInput } from '../lib/plan';
 
 /**
- * Quick: about 7.5 minutes against the default simulator profile on a 2-core machine (450 s
- * measured; the capacity search's steps near each limit, one request per user each, are most of it).
+ * Quick: about 7.5 minutes against the default simulator profile on a 2-core machine (the measured
+ * time is in the README, not restated here; the capacity search's steps near each limit, one request
+ * per user each, are most of it).
  * Outputs are cut to 128 tokens (what code completion uses anyway: TTFT and decode speed are
  * measured well within it); the ladders are what `--fixed-slots` (or plain k6) runs, and straddle
  * each use case's published limit. Neither plan sets the target's speeds: against the simulator the bench
