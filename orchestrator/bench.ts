@@ -22,6 +22,7 @@ import { applyRequest, coveredMs, CsvTail, initialProgress, renderErrorMessages,
 import { RW_TREND_STATS_ENV } from '../deploy/grafana/remote-write';
 import { Driver, FixedSteps, type StepResult, type StepSource } from './driver';
 import { CapacitySearch } from './capacity-search';
+import { requestSecondsWithinLimits, searchEtaSeconds } from './search-eta';
 import { startControlServer } from './control-server';
 import { drivenCells, renderSearchTable, renderTimeSpent, type TimeSpent } from './driven-results';
 
@@ -406,7 +407,7 @@ function fmt(v: number): string {
   return Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1);
 }
 
-/** The driven part's progress: the step, the search interval, and an ETA from the steps so far. */
+/** The driven part's progress: the step, the search interval, and an ETA (fixed cells: from the steps so far; a search: orchestrator/search-eta.ts). */
 function drivenProgress(driver: Driver, search: CapacitySearch | null, stepTimes: readonly number[], state: ProgressState): DrivenProgress {
   const cur = driver.current;
   const steps = driver.steps.length;
@@ -418,12 +419,19 @@ function drivenProgress(driver: Driver, search: CapacitySearch | null, stepTimes
     // Fixed cells: the plan's slot estimate of the cells not yet done, scaled by how the finished ones compared.
     const left = state.cells.slice(steps).length;
     eta = avg !== null ? left * avg : null;
-  } else if (pos && avg !== null) {
+  } else if (pos) {
     const s = search.searches[pos.index]!;
     const width = pos.firstFail === null ? null : pos.firstFail - (pos.lastPass ?? 0);
-    const here = width === null ? 3 : Math.max(1, Math.ceil(Math.log2(Math.max(1, width))));
-    const perUseCase = Math.max(4, s.points.length + here);
-    eta = avg * (here + (pos.count - pos.index - 1) * perUseCase);
+    const stepsLeft = width === null ? 3 : Math.max(1, Math.ceil(Math.log2(Math.max(1, width))));
+    const seconds = (r: { startMs: number; endMs: number }): number => (r.endMs - r.startMs) / 1000;
+    const here = driver.steps.filter((r) => r.spec.cell.useCase === s.useCase.id);
+    const running = cur && cur.spec.cell.useCase === s.useCase.id ? (performance.now() - cur.startMs) / 1000 : 0;
+    const bound = (u: (typeof search.searches)[number]): number | null => requestSecondsWithinLimits(u.useCase.limits, u.outputTokens);
+    eta = searchEtaSeconds({
+      current: { boundSeconds: bound(s), spentSeconds: here.reduce((a, r) => a + seconds(r), 0) + running, stepSeconds: here.map(seconds), stepsLeft },
+      future: search.searches.slice(pos.index + 1).map(bound),
+      allStepSeconds: driver.steps.map(seconds),
+    });
   }
   return { step, search: pos, etaSeconds: eta, ...driver.totals };
 }
