@@ -304,14 +304,12 @@ export class Bench extends EventEmitter<BenchEvents> {
     const driver = new Driver(drive.source, () => performance.now());
     const control = await startControlServer(driver);
     const driverStart = performance.now();
-    const stepTimes: number[] = [];
     driver.onStepEnd((r: StepResult) => {
-      stepTimes.push(r.endMs - r.startMs);
       if (drive.search) this.emit('log', renderSearchStepLine(r, drive.search));
     });
     try {
       const env = { ...part.env, CONTROL_URL: control.url, DRIVE_VUS: String(drive.vus), DRIVE_CELLS: drive.search ? 'search' : 'fixed' };
-      const r = await this.runSlots(engine, plan, index, count, { ...part, env }, { driver, search: drive.search, stepTimes });
+      const r = await this.runSlots(engine, plan, index, count, { ...part, env }, { driver, search: drive.search });
       const busy = driver.busy();
       const steps = driver.snapshot();
       const cells = drivenCells(steps, driver.unfinishedByStep(), driverStart);
@@ -327,7 +325,7 @@ export class Bench extends EventEmitter<BenchEvents> {
     }
   }
 
-  private runSlots(engine: Engine, plan: Plan, index: number, count: number, part: Parameters<typeof runArguments>[1], driven: { driver: Driver; search: CapacitySearch | null; stepTimes: number[] } | null): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts>; runningMs: number }> {
+  private runSlots(engine: Engine, plan: Plan, index: number, count: number, part: Parameters<typeof runArguments>[1], driven: { driver: Driver; search: CapacitySearch | null } | null): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts>; runningMs: number }> {
     const rwUrl = this.options.prometheusRw && engine.kind === 'k6' ? prometheusWriteUrl(this.options.prometheusRw) : null;
     const args = rwUrl ? withPrometheusRw(runArguments(engine, part)) : runArguments(engine, part);
     const [program, ...lead] = engine.command;
@@ -346,7 +344,7 @@ export class Bench extends EventEmitter<BenchEvents> {
     const refresh = (): void => {
       tail.poll((scenario, ok) => applyRequest(state, scenario, ok));
       state.elapsedSeconds = (Date.now() - started) / 1000;
-      if (driven) state.driven = drivenProgress(driven.driver, driven.search, driven.stepTimes, state);
+      if (driven) state.driven = drivenProgress(driven.driver, driven.search, state);
       this.emit('progress', state);
     };
     return new Promise((resolve) => {
@@ -408,29 +406,29 @@ function fmt(v: number): string {
 }
 
 /** The driven part's progress: the step, the search interval, and an ETA (fixed cells: from the steps so far; a search: orchestrator/search-eta.ts). */
-function drivenProgress(driver: Driver, search: CapacitySearch | null, stepTimes: readonly number[], state: ProgressState): DrivenProgress {
+function drivenProgress(driver: Driver, search: CapacitySearch | null, state: ProgressState): DrivenProgress {
   const cur = driver.current;
   const steps = driver.steps.length;
   const step = cur ? { id: cur.spec.cell.id, index: steps, users: cur.spec.cell.concurrency, ended: cur.ended, measured: cur.measured, warmingUsers: cur.warmingUsers } : null;
   const pos = search?.position ?? null;
   let eta: number | null = null;
-  const avg = stepTimes.length > 0 ? stepTimes.reduce((a, b) => a + b, 0) / stepTimes.length / 1000 : null;
+  const seconds = (r: { startMs: number; endMs: number }): number => (r.endMs - r.startMs) / 1000;
+  const allStepSeconds = driver.steps.map(seconds);
   if (!search) {
-    // Fixed cells: the plan's slot estimate of the cells not yet done, scaled by how the finished ones compared.
+    // Fixed cells: the cells not yet done, each at the mean of the finished ones.
     const left = state.cells.slice(steps).length;
-    eta = avg !== null ? left * avg : null;
+    eta = allStepSeconds.length > 0 ? (left * allStepSeconds.reduce((a, b) => a + b, 0)) / allStepSeconds.length : null;
   } else if (pos) {
     const s = search.searches[pos.index]!;
     const width = pos.firstFail === null ? null : pos.firstFail - (pos.lastPass ?? 0);
     const stepsLeft = width === null ? 3 : Math.max(1, Math.ceil(Math.log2(Math.max(1, width))));
-    const seconds = (r: { startMs: number; endMs: number }): number => (r.endMs - r.startMs) / 1000;
     const here = driver.steps.filter((r) => r.spec.cell.useCase === s.useCase.id);
     const running = cur && cur.spec.cell.useCase === s.useCase.id ? (performance.now() - cur.startMs) / 1000 : 0;
     const bound = (u: (typeof search.searches)[number]): number | null => requestSecondsWithinLimits(u.useCase.limits, u.outputTokens);
     eta = searchEtaSeconds({
       current: { boundSeconds: bound(s), spentSeconds: here.reduce((a, r) => a + seconds(r), 0) + running, stepSeconds: here.map(seconds), stepsLeft },
       future: search.searches.slice(pos.index + 1).map(bound),
-      allStepSeconds: driver.steps.map(seconds),
+      allStepSeconds,
     });
   }
   return { step, search: pos, etaSeconds: eta, ...driver.totals };
