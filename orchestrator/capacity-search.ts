@@ -67,9 +67,7 @@ export function interpolateCrossing(pass: SearchPoint, fail: SearchPoint, limits
 export function nextSearchStep(points: readonly SearchPoint[], cfg: Pick<CapacitySearchConfig, 'startUsers' | 'exactBelow' | 'resolutionPercent'>, maxUsers: number, limits: readonly LadderLimit[]): SearchState {
   if (points.length === 0) return { kind: 'next', users: Math.min(cfg.startUsers, maxUsers) };
   const passes = points.filter((p) => p.ok);
-  const lo = passes.length > 0 ? Math.max(...passes.map((p) => p.users)) : 0;
-  const failsAbove = points.filter((p) => !p.ok && p.users > lo);
-  const hi = failsAbove.length > 0 ? Math.min(...failsAbove.map((p) => p.users)) : null;
+  const { lo, hi } = searchInterval(points);
   if (hi !== null) {
     if (lo === 0 && hi === 1) return { kind: 'done', lastPass: null, firstFail: 1 };
     const res = resolutionAt(Math.max(lo, 1), cfg);
@@ -82,7 +80,7 @@ export function nextSearchStep(points: readonly SearchPoint[], cfg: Pick<Capacit
     if (slow || lo === 0) return { kind: 'next', users: mid };
     const last = points[points.length - 1]!;
     const pass = passes.find((p) => p.users === lo)!;
-    const fail = failsAbove.find((p) => p.users === hi)!;
+    const fail = points.find((p) => !p.ok && p.users === hi)!;
     // The last try landed next to the crossing: probe one resolution beyond it.
     if (last === pass && points.length >= 2 && !points[points.length - 2]!.ok) return { kind: 'next', users: inside(lo + res) };
     const guess = interpolateCrossing(pass, fail, limits);
@@ -107,14 +105,19 @@ export function nextSearchStep(points: readonly SearchPoint[], cfg: Pick<Capacit
   return { kind: 'next', users: Math.min(maxUsers, Math.max(lo + 1, target)) };
 }
 
+/** [lo, hi): the largest passing step (0 without one) and the smallest failing step above it (null without one). */
+function searchInterval(points: readonly SearchPoint[]): { lo: number; hi: number | null } {
+  const lo = Math.max(0, ...points.filter((p) => p.ok).map((p) => p.users));
+  const fails = points.filter((p) => !p.ok && p.users > lo).map((p) => p.users);
+  return { lo, hi: fails.length > 0 ? Math.min(...fails) : null };
+}
+
 /** The width of the [last pass, first fail) interval after each point, from the first failure on. */
 function intervalWidths(points: readonly SearchPoint[]): number[] {
   const out: number[] = [];
   for (let i = 1; i <= points.length; i++) {
-    const seen = points.slice(0, i);
-    const lo = Math.max(0, ...seen.filter((p) => p.ok).map((p) => p.users));
-    const fails = seen.filter((p) => !p.ok && p.users > lo).map((p) => p.users);
-    if (fails.length > 0) out.push(Math.min(...fails) - lo);
+    const { lo, hi } = searchInterval(points.slice(0, i));
+    if (hi !== null) out.push(hi - lo);
   }
   return out;
 }
@@ -203,10 +206,8 @@ export class CapacitySearch implements StepSource {
   get position(): { useCase: string; lastPass: number | null; firstFail: number | null; index: number; count: number } | null {
     const s = this.searches[this.at];
     if (!s) return null;
-    const passes = s.points.filter((p) => p.ok).map((p) => p.users);
-    const lo = passes.length > 0 ? Math.max(...passes) : null;
-    const fails = s.points.filter((p) => !p.ok && p.users > (lo ?? 0)).map((p) => p.users);
-    return { useCase: s.useCase.id, lastPass: lo, firstFail: fails.length > 0 ? Math.min(...fails) : null, index: this.at, count: this.searches.length };
+    const { lo, hi } = searchInterval(s.points);
+    return { useCase: s.useCase.id, lastPass: lo === 0 ? null : lo, firstFail: hi, index: this.at, count: this.searches.length };
   }
 
   private spec(s: UseCaseSearch, users: number): StepSpec {
