@@ -23,6 +23,7 @@ import { RW_TREND_STATS_ENV } from '../deploy/grafana/remote-write';
 import { Driver, FixedSteps, type StepResult, type StepSource } from './driver';
 import { CapacitySearch } from './capacity-search';
 import { requestSecondsWithinLimits, searchEtaSeconds } from './search-eta';
+import { mean } from '../report/stats';
 import { startControlServer } from './control-server';
 import { drivenCells, renderSearchTable, renderTimeSpent, type TimeSpent } from './driven-results';
 
@@ -417,7 +418,8 @@ function drivenProgress(driver: Driver, search: CapacitySearch | null, state: Pr
   if (!search) {
     // Fixed cells: the cells not yet done, each at the mean of the finished ones.
     const left = state.cells.slice(steps).length;
-    eta = allStepSeconds.length > 0 ? (left * allStepSeconds.reduce((a, b) => a + b, 0)) / allStepSeconds.length : null;
+    const perStep = mean(allStepSeconds);
+    eta = perStep === null ? null : left * perStep;
   } else if (pos) {
     const s = search.searches[pos.index]!;
     const width = pos.firstFail === null ? null : pos.firstFail - (pos.lastPass ?? 0);

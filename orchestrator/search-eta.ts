@@ -7,6 +7,7 @@
 // on the default simulator, each use case's search took 0.8-1.4 x 4 of these request times (code
 // completion, whose short steps are mostly its climb, 3 x).
 
+import { mean } from '../report/stats';
 import type { UseCase } from '../thresholds/use-cases';
 
 /** Request times a use case's search is expected to cost (see above). */
@@ -40,8 +41,6 @@ export interface SearchEtaInput {
   /** Every step of the part so far, seconds each: the fallback for a use case without a bound. */
   readonly allStepSeconds: readonly number[];
 }
-
-const mean = (xs: readonly number[]): number | null => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
 /** Seconds left in the search; null before any step has ended and without bounds to go on. */
 export function searchEtaSeconds(input: SearchEtaInput): number | null {

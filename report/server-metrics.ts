@@ -7,6 +7,7 @@
 
 import type { ServerMetricKey } from '../lib/metrics';
 import type { Series } from './read-samples';
+import { mean } from './stats';
 
 /** A time window in epoch milliseconds. */
 export interface Window {
@@ -128,7 +129,7 @@ export function prefixCacheHitRate(monitor: Partial<Record<ServerMetricKey, Seri
   const hits = deltaOver(monitor.prefixCacheHitsTotal, w);
   if (queries !== null && hits !== null && queries > 0) return Math.min(1, Math.max(0, hits / queries));
   const rates = samplesNear(monitor.prefixCacheHitRate, w, toleranceMs);
-  return rates.length === 0 ? null : rates.reduce((a, b) => a + b, 0) / rates.length;
+  return mean(rates);
 }
 
 export function serverFigures(monitor: Partial<Record<ServerMetricKey, Series>>, w: Window, toleranceMs = 0): ServerFigures | null {
