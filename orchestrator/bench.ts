@@ -14,7 +14,7 @@ import { renderTextSummary } from '../lib/summary-text';
 import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
 import { buildBundles } from '../scripts/build';
 import { startSimChild, type SimChild } from '../sim/child';
-import { resolveProfile } from '../sim/profiles';
+import { resolveProfile, type Profile } from '../sim/profiles';
 import { predictCellSeconds } from './sim-schedule';
 import { probeSpeeds } from './probe';
 import { bundlePath, chooseEngine, runArguments, type Engine } from './engine';
@@ -169,12 +169,12 @@ export class Bench extends EventEmitter<BenchEvents> {
     mkdirSync(runDir, { recursive: true });
     const startedAt = new Date().toISOString();
 
-    let sim: (SimChild & { readonly profile: ReturnType<typeof resolveProfile> }) | null = null;
+    let sim: { readonly child: SimChild; readonly profile: Profile } | null = null;
     let baseUrl = o.url;
     if (!baseUrl) {
       const profile = resolveProfile(o.simProfile ?? undefined);
-      sim = { ...(await startSimChild(['--profile', o.simProfile ?? profile.name])), profile };
-      baseUrl = `${sim.base}/v1`;
+      sim = { child: await startSimChild(['--profile', o.simProfile ?? profile.name]), profile };
+      baseUrl = `${sim.child.base}/v1`;
       this.emit('log', `simulator (profile ${profile.name}, its own process) listening at ${baseUrl}`);
     }
     try {
@@ -287,7 +287,7 @@ export class Bench extends EventEmitter<BenchEvents> {
       }
       return { runDir, exitCode: this.stopping ? EXIT.interrupted : worst, interrupted: this.stopping, requests };
     } finally {
-      await sim?.stop();
+      await sim?.child.stop();
     }
   }
 
@@ -424,11 +424,11 @@ function drivenProgress(driver: Driver, search: CapacitySearch | null, state: Pr
     const s = search.searches[pos.index]!;
     const width = pos.firstFail === null ? null : pos.firstFail - (pos.lastPass ?? 0);
     const stepsLeft = width === null ? 3 : Math.max(1, Math.ceil(Math.log2(Math.max(1, width))));
-    const here = driver.steps.filter((r) => r.spec.cell.useCase === s.useCase.id);
+    const here = driver.steps.filter((r) => r.spec.cell.useCase === s.useCase.id).map(seconds);
     const running = cur && cur.spec.cell.useCase === s.useCase.id ? (performance.now() - cur.startMs) / 1000 : 0;
     const bound = (u: (typeof search.searches)[number]): number | null => requestSecondsWithinLimits(u.useCase.limits, u.outputTokens);
     eta = searchEtaSeconds({
-      current: { boundSeconds: bound(s), spentSeconds: here.reduce((a, r) => a + seconds(r), 0) + running, stepSeconds: here.map(seconds), stepsLeft },
+      current: { boundSeconds: bound(s), spentSeconds: here.reduce((a, b) => a + b, 0) + running, stepSeconds: here, stepsLeft },
       future: search.searches.slice(pos.index + 1).map(bound),
       allStepSeconds,
     });
