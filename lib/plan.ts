@@ -187,6 +187,7 @@ export interface PlanInput {
   summaryTrendStats?: string[];
 }
 
+/** Bad input from the user: a plan, an environment value or a prompts file. One line, no stack. */
 export class PlanError extends Error {
   override name = 'PlanError';
 }

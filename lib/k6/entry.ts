@@ -1,7 +1,7 @@
 // The exports every k6 entry script needs (options, setup, default, monitor, handleSummary), made from the suite for one script. Runs in k6 (bundled).
 
 import type { Options } from 'k6/options';
-import type { ScriptName } from '../plan';
+import { PlanError, type ScriptName } from '../plan';
 import { createSuite, type SetupData } from './suite';
 
 export interface EntryScript {
@@ -20,9 +20,9 @@ export function entryScript(script: ScriptName): EntryScript {
     suite = createSuite(script);
   } catch (e) {
     // k6 prints a thrown Error with its JavaScript stack; a bad plan, env value or prompts file is the
-    // user's input, so it is thrown as its one-line message (k6 exits 107). A TypeError and its kin
-    // are bugs of ours and keep their stack.
-    if (e instanceof Error && !(e instanceof TypeError || e instanceof ReferenceError || e instanceof RangeError || e instanceof SyntaxError)) throw e.message;
+    // user's input, so it is thrown as its one-line message (k6 exits 107). Anything else is a bug of
+    // ours and keeps its stack.
+    if (e instanceof PlanError) throw e.message;
     throw e;
   }
   return {

@@ -5,7 +5,7 @@ import http from 'k6/http';
 import { SharedArray } from 'k6/data';
 import { applyEnvToPlan } from '../env';
 import { buildOptions, cellTags, plannedRequests, type SuiteOptions } from '../options';
-import { resolvePlan, type Cell, type Plan, type PlanInput, type ScriptName } from '../plan';
+import { PlanError, resolvePlan, type Cell, type Plan, type PlanInput, type ScriptName } from '../plan';
 import { approximatePromptSet, findPrompt, promptText, readPromptSet, requestPrefix, type PreparedPrompt } from '../prompt-set';
 import { parsePrometheusText, readServerSnapshot } from '../prometheus';
 import { buildStreamingRequest, redactSecret } from '../request';
@@ -37,12 +37,12 @@ function readJsonFile(path: string, what: string): unknown {
   try {
     text = open(path);
   } catch (e) {
-    throw new Error(`${what} "${path}" cannot be read: ${String(e)}`);
+    throw new PlanError(`${what} "${path}" cannot be read: ${String(e)}`);
   }
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new Error(`${what} "${path}" is not valid JSON: ${String(e)}`);
+    throw new PlanError(`${what} "${path}" is not valid JSON: ${String(e)}`);
   }
 }
 
@@ -67,7 +67,7 @@ function loadPrompts(plan: Plan): PromptStore {
   const shared = new SharedArray('prompts', () => {
     const set = file ? readPromptSet(readJsonFile(file, 'PROMPTS'), file) : approximatePromptSet(plan.target.model, plan.target.api, contexts);
     // Chat prompts are counted with the chat template around them: the other API would be off by its length.
-    if (set.api !== plan.target.api) throw new Error(`PROMPTS "${file}" were prepared for the ${set.api} API but the plan uses ${plan.target.api}; run npm run prepare-prompts -- --api ${plan.target.api}`);
+    if (set.api !== plan.target.api) throw new PlanError(`PROMPTS "${file}" were prepared for the ${set.api} API but the plan uses ${plan.target.api}; run npm run prepare-prompts -- --api ${plan.target.api}`);
     const info = { tokenizer: set.tokenizer, exact: set.exact };
     return [info, ...contexts.map((c) => findPrompt(set, c))];
   });
