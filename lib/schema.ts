@@ -59,7 +59,7 @@ export function list<S extends v.GenericSchema>(item: S, what = 'list') {
 export const intList = /* @__NO_SIDE_EFFECTS__ */ (min: number, max: number) => list(int(min, max), 'list of whole numbers');
 
 // valibot's object schemas take arrays for objects (their keys become fields); JSON's objects are never arrays.
-const plainObject = v.custom<Record<string, unknown>>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be an object');
+export const plainObject = v.custom<Record<string, unknown>>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be an object');
 
 /** An object with exactly these fields: an unknown one is an error that lists the known ones. */
 /* @__NO_SIDE_EFFECTS__ */

@@ -2,7 +2,7 @@
 
 import * as v from 'valibot';
 import type { MetricKind } from './metrics';
-import { parseOrThrow } from './schema';
+import { parseOrThrow, plainObject } from './schema';
 
 export interface SummaryMetric {
   readonly type: MetricKind;
@@ -37,10 +37,8 @@ export interface SummaryData {
   readonly setup_data?: unknown;
 }
 
-const anObject = v.custom<object>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be an object');
-
 /** The top level only: what follows is k6's own output, read field by field where it is used. */
-const SummaryDataShape = v.pipe(anObject, v.looseObject({ metrics: anObject, root_group: anObject, state: anObject }));
+const SummaryDataShape = v.pipe(plainObject, v.looseObject({ metrics: plainObject, root_group: plainObject, state: plainObject }));
 
 /** Checks the top-level shape of handleSummary data; throws naming what is missing. */
 export function readSummaryData(raw: unknown, source: string): SummaryData {
