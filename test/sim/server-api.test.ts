@@ -207,8 +207,11 @@ describe('API key and queue limit', () => {
   });
 
   it('429 with Retry-After when the waiting queue is full', async () => {
-    // max_num_seqs 1: the second request waits, the third finds the queue (limit 1) full.
-    const s = await startSim({ profile: { scheduler: { maxNumSeqs: 1 } }, maxQueue: 1, tokenizerWorkers: 1 });
+    // max_num_seqs 1: the second request waits, the third finds the queue (limit 1) full. A 5 s o_req
+    // keeps both earlier requests waiting (requests in their o_req count as waiting) until the third
+    // has arrived, however slow the machine: with the profile's 58 ms a loaded CI run once let the
+    // third in, and it then streamed 5000 tokens into the test's timeout.
+    const s = await startSim({ profile: { scheduler: { maxNumSeqs: 1 }, hardware: { requestOverheadMs: 5000 } }, maxQueue: 1, tokenizerWorkers: 1 });
     try {
       const body = chat({ max_tokens: 5000, stream: true });
       const first = fetch(`${s.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
