@@ -6,6 +6,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,8 @@ type ModuleInstance struct {
 	vu modules.VU
 	// buffers recycles the 32 KiB read buffers of this VU's requests.
 	buffers *sync.Pool
+	// transport is the VU's stamping copy of k6's transport; used on the JS thread only.
+	transport vuTransport
 }
 
 var (
@@ -60,13 +63,14 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 // request is one stream() call. Fields below mu are shared with the reader goroutine; the
 // others are set before it starts or used only on the JS thread.
 type request struct {
-	vu       modules.VU
-	state    *lib.State
-	vuCtx    context.Context
-	p        *params
-	tags     metrics.TagsAndMeta
-	onEvents sobek.Callable
-	buffers  *sync.Pool
+	vu        modules.VU
+	state     *lib.State
+	vuCtx     context.Context
+	p         *params
+	tags      metrics.TagsAndMeta
+	onEvents  sobek.Callable
+	buffers   *sync.Pool
+	transport http.RoundTripper
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -112,15 +116,16 @@ func (mi *ModuleInstance) stream(call sobek.FunctionCall) sobek.Value {
 
 	vuCtx := mi.vu.Context()
 	r := &request{
-		vu:       mi.vu,
-		state:    state,
-		vuCtx:    vuCtx,
-		p:        p,
-		tags:     state.Tags.GetCurrentValues(),
-		onEvents: onEvents,
-		buffers:  mi.buffers,
-		offset:   testRunOffset(vuCtx),
-		base:     time.Now(),
+		vu:        mi.vu,
+		state:     state,
+		vuCtx:     vuCtx,
+		p:         p,
+		tags:      state.Tags.GetCurrentValues(),
+		onEvents:  onEvents,
+		buffers:   mi.buffers,
+		transport: mi.transport.roundTripper(state),
+		offset:    testRunOffset(vuCtx),
+		base:      time.Now(),
 	}
 	r.ctx, r.cancel = context.WithCancelCause(vuCtx)
 	promise, resolve, reject := rt.NewPromise()

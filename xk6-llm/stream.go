@@ -47,6 +47,7 @@ type phaseTrace struct {
 	reused       bool
 	wrote        time.Time
 	firstByte    time.Time
+	rx           *rxConn // the connection's receive times, when it has them
 }
 
 func (pt *phaseTrace) clientTrace(l *limits) *httptrace.ClientTrace {
@@ -69,6 +70,7 @@ func (pt *phaseTrace) clientTrace(l *limits) *httptrace.ClientTrace {
 		GotConn: func(info httptrace.GotConnInfo) {
 			pt.mu.Lock()
 			pt.reused = info.Reused
+			pt.rx = arrivalSource(info.Conn)
 			pt.mu.Unlock()
 			l.enter(phaseWrite)
 		},
@@ -139,7 +141,7 @@ func (r *request) do(o *outcome, l *limits, pt *phaseTrace) {
 	l.start()
 
 	client := &http.Client{
-		Transport: r.state.Transport,
+		Transport: r.transport,
 		// As a load test measures one response per request, redirects are not followed: a 3xx
 		// resolves with its status and body.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -149,17 +151,22 @@ func (r *request) do(o *outcome, l *limits, pt *phaseTrace) {
 		o.code, o.err = r.classify(err, codeConnect)
 		return
 	}
-	o.headersAt = time.Now()
+	pt.mu.Lock()
+	rx := pt.rx
+	pt.mu.Unlock()
+	// The head's receive time, like the events': the first event often arrives with it.
+	o.headersAt = eventTime(rx, r.base, time.Now())
 	o.status = resp.StatusCode
 	o.headers = resp.Header
 	l.enter(phaseBody)
-	r.readBody(resp, l, o)
+	r.readBody(resp, l, o, rx)
 }
 
 // readBody reads the body to its end with one fixed buffer: events are parsed and pushed as
-// they complete; any other body keeps its first 4 KiB and the rest is read and discarded, so
+// they complete, stamped with the receive time of the read that completed them (rx's kernel
+// time when the connection has one); any other body keeps its first 4 KiB and the rest is read and discarded, so
 // the connection can be reused.
-func (r *request) readBody(resp *http.Response, l *limits, o *outcome) {
+func (r *request) readBody(resp *http.Response, l *limits, o *outcome, rx *rxConn) {
 	defer func() { _ = resp.Body.Close() }()
 	bufp := r.buffers.Get().(*[]byte) //nolint:forcetypeassert // the pool only holds these
 	defer r.buffers.Put(bufp)
@@ -188,7 +195,7 @@ func (r *request) readBody(resp *http.Response, l *limits, o *outcome) {
 			now := time.Now()
 			l.touch(now)
 			if isEvents {
-				stamp = r.stamp(now)
+				stamp = r.stamp(eventTime(rx, r.base, now))
 				perr := parser.Feed(buf[:n], emit)
 				if len(local) > 0 {
 					r.push(local)

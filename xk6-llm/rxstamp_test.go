@@ -1,0 +1,246 @@
+//go:build linux && (amd64 || arm64 || ppc64 || ppc64le || riscv64 || s390x || loong64 || mips64 || mips64le)
+
+package llm
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.k6.io/k6/lib"
+	"go.k6.io/k6/lib/netext"
+	"go.k6.io/k6/lib/types"
+)
+
+// cmsg is one control message as 64-bit Linux lays it out: a 16-byte header, the data, and
+// padding to 8 bytes.
+func cmsg(level, typ int32, data []byte) []byte {
+	b := make([]byte, 16+(len(data)+7)&^7)
+	binary.NativeEndian.PutUint64(b[0:8], uint64(16+len(data)))
+	binary.NativeEndian.PutUint32(b[8:12], uint32(level))
+	binary.NativeEndian.PutUint32(b[12:16], uint32(typ))
+	copy(b[16:], data)
+	return b
+}
+
+func timespec(sec, nsec int64) []byte {
+	b := make([]byte, 16)
+	binary.NativeEndian.PutUint64(b[0:8], uint64(sec))
+	binary.NativeEndian.PutUint64(b[8:16], uint64(nsec))
+	return b
+}
+
+func TestKernelStamp(t *testing.T) {
+	t.Parallel()
+	stamp := cmsg(syscall.SOL_SOCKET, syscall.SCM_TIMESTAMPNS, timespec(1700000000, 123456789))
+	other := cmsg(syscall.SOL_IP, 8, []byte{1, 2, 3, 4, 5}) // an IP_TTL-like message first, odd length
+	for name, c := range map[string]struct {
+		oob  []byte
+		want time.Time
+		ok   bool
+	}{
+		"alone":                   {stamp, time.Unix(1700000000, 123456789), true},
+		"after another message":   {append(append([]byte{}, other...), stamp...), time.Unix(1700000000, 123456789), true},
+		"no ancillary data":       {nil, time.Time{}, false},
+		"another message only":    {other, time.Time{}, false},
+		"truncated stamp":         {stamp[:24], time.Time{}, false},
+		"header longer than data": {stamp[:16], time.Time{}, false},
+	} {
+		got, ok := kernelStamp(c.oob)
+		if ok != c.ok || !got.Equal(c.want) {
+			t.Errorf("%s: kernelStamp = %v, %v; want %v, %v", name, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestArrivalOnMonotonic(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	got := arrivalOnMonotonic(now, now.Round(0).Add(-3*time.Millisecond))
+	if d := now.Sub(got); d != 3*time.Millisecond {
+		t.Errorf("a stamp 3 ms old: now - arrival = %v", d)
+	}
+	if got.Round(0) == got {
+		t.Error("the arrival lost its monotonic reading")
+	}
+	for name, wall := range map[string]time.Time{
+		"from the future":      now.Round(0).Add(time.Second),
+		"older than the bound": now.Round(0).Add(-maxRxDelay - time.Second),
+	} {
+		if got := arrivalOnMonotonic(now, wall); !got.Equal(now) {
+			t.Errorf("%s: arrival %v, want now", name, got)
+		}
+	}
+}
+
+func TestEventTime(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	now := start.Add(50 * time.Millisecond)
+	at := func(d time.Duration) *rxConn { return &rxConn{arrival: start.Add(d)} }
+	for name, c := range map[string]struct {
+		rx   *rxConn
+		want time.Time
+	}{
+		"no receive times":     {nil, now},
+		"none read yet":        {&rxConn{}, now},
+		"inside the request":   {at(20 * time.Millisecond), start.Add(20 * time.Millisecond)},
+		"before the request":   {at(-time.Millisecond), now},
+		"after the read ended": {at(60 * time.Millisecond), now},
+	} {
+		if got := eventTime(c.rx, start, now); !got.Equal(c.want) {
+			t.Errorf("%s: eventTime = %v, want %v", name, got.Sub(start), c.want.Sub(start))
+		}
+	}
+}
+
+// loopbackPair returns a connected client TCP connection and the server's end.
+func loopbackPair(t *testing.T) (client, server net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			accepted <- c
+		}
+	}()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server = <-accepted
+	t.Cleanup(func() { _ = client.Close(); _ = server.Close() })
+	return client, server
+}
+
+// The point of rxConn: bytes that waited in the socket get the time they arrived, not the time
+// they were read.
+func TestRxConnStampsArrivalNotRead(t *testing.T) {
+	t.Parallel()
+	client, server := loopbackPair(t)
+	var received int64
+	c, ok := withRxStamps(client, client, &received).(*rxConn)
+	if !ok {
+		t.Fatal("a loopback TCP connection was not wrapped")
+	}
+	buf := make([]byte, 64)
+	// The kernel turns receive stamping on a moment after the first socket asks (a deferred
+	// static key), so probe until a byte that waited 5 ms is stamped with its arrival.
+	for probe := 0; ; probe++ {
+		if _, err := server.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		if _, err := c.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(c.lastArrival()) >= 4*time.Millisecond {
+			break
+		}
+		if probe == 200 {
+			t.Fatal("the kernel never stamped a received byte")
+		}
+	}
+	atomic.StoreInt64(&received, 0)
+	sent := time.Now()
+	if _, err := server.Write([]byte("data: a\n\n")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(80 * time.Millisecond) // a reader the scheduler runs late
+	n, err := c.Read(buf)
+	readAt := time.Now()
+	if err != nil || string(buf[:n]) != "data: a\n\n" {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	arrival := c.lastArrival()
+	if arrival.Before(sent) || readAt.Sub(arrival) < 60*time.Millisecond {
+		t.Errorf("arrival %v after the write and %v before the read returned; want the write's time", arrival.Sub(sent), readAt.Sub(arrival))
+	}
+	if atomic.LoadInt64(&received) != int64(n) {
+		t.Errorf("data_received counter %d, want %d", received, n)
+	}
+
+	// Deadlines hold, and the server's close is a plain EOF.
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+	if _, err := c.Read(buf); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("Read past the deadline: %v", err)
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	_ = server.Close()
+	if _, err := c.Read(buf); !errors.Is(err, io.EOF) {
+		t.Errorf("Read after the server closed: %v, want EOF", err)
+	}
+}
+
+func TestWithRxStampsLeavesOtherConnections(t *testing.T) {
+	t.Parallel()
+	a, b := net.Pipe()
+	t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
+	if got := withRxStamps(a, a, nil); got != a {
+		t.Errorf("a pipe was wrapped: %T", got)
+	}
+}
+
+// The stamping copy dials through k6's dialer (its byte counter counts what rxConn reads) and,
+// under noVUConnectionReuse, opens a new connection per iteration as k6's own transport does.
+func TestVUTransport(t *testing.T) {
+	t.Parallel()
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("ok"))
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+
+	for _, noReuse := range []bool{false, true} {
+		conns.Store(0)
+		dialer := netext.NewDialer(net.Dialer{Timeout: 2 * time.Second}, netext.NewResolver(net.LookupIP, 0, types.DNSfirst, types.DNSpreferIPv4))
+		k6Transport := &http.Transport{DialContext: dialer.DialContext}
+		state := &lib.State{Transport: k6Transport}
+		state.Options.NoVUConnectionReuse.Bool = noReuse
+		var vt vuTransport
+		for iteration := range int64(2) {
+			state.Iteration = iteration
+			for range 2 {
+				rt := vt.roundTripper(state)
+				req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL, nil)
+				resp, err := rt.RoundTrip(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _ = io.ReadAll(resp.Body)
+				_ = resp.Body.Close()
+			}
+		}
+		want := int32(1)
+		if noReuse {
+			want = 2
+		}
+		if got := conns.Load(); got != want {
+			t.Errorf("noVUConnectionReuse %v: %d connections for 2 iterations of 2 requests, want %d", noReuse, got, want)
+		}
+		if read := atomic.LoadInt64(&dialer.BytesRead); read == 0 {
+			t.Errorf("noVUConnectionReuse %v: k6's dialer counted no bytes read", noReuse)
+		}
+		vt.copy.CloseIdleConnections()
+	}
+}
