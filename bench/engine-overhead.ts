@@ -5,7 +5,7 @@
 // concurrency N, and for each engine back to back against the same simulator, the client opens N
 // streams (3 rounds up to 16 streams, else 1). Engines:
 //   k6-llm     .cache/k6/k6 (npm run build:k6) running a k6/x/llm script; token times are the events'
-//              `time` stamps (taken when Go read the event).
+//              `time` stamps (the kernel's receive time of the event's bytes).
 //   runner-llm the local runner (runner/cli.ts) running the same k6/x/llm script.
 //   runner-sse the local runner running a k6/x/sse script; token times are taken in the handler with
 //              exec.instance.currentTestRunDuration (what a k6/x/sse script can do).

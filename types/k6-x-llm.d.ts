@@ -3,7 +3,7 @@
 declare module 'k6/x/llm' {
   /** One server-sent event, read and timestamped by the transport (not by JavaScript). */
   export interface LlmEvent {
-    /** When the transport read the event's last line: ms since the test started, float, monotonic (the scale of exec.instance.currentTestRunDuration). */
+    /** When the bytes that completed the event reached the client (k6 on 64-bit Linux: the kernel's receive time; else when the transport read them): ms since the test started, float, monotonic (the scale of exec.instance.currentTestRunDuration). */
     time: number;
     /** The event's `event:` field ('' when absent, which means "message"). */
     name: string;
