@@ -244,3 +244,16 @@ func TestVUTransport(t *testing.T) {
 		vt.copy.CloseIdleConnections()
 	}
 }
+
+// Whatever the kernel hands back as ancillary data, reading it never panics, and a stamp it finds
+// lies inside the bytes it was given.
+func FuzzKernelStamp(f *testing.F) {
+	f.Add(cmsg(syscall.SOL_SOCKET, syscall.SCM_TIMESTAMPNS, timespec(1700000000, 5)))
+	f.Add(append(cmsg(syscall.SOL_IP, 8, []byte{1}), cmsg(syscall.SOL_SOCKET, syscall.SCM_TIMESTAMPNS, timespec(1, 2))...))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, oob []byte) {
+		if _, ok := kernelStamp(oob); ok && len(oob) < 32 {
+			t.Errorf("a stamp found in %d bytes, fewer than a header and a timespec", len(oob))
+		}
+	})
+}
