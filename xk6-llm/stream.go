@@ -165,8 +165,8 @@ func (r *request) do(o *outcome, l *limits, pt *phaseTrace) {
 
 // readBody reads the body to its end with one fixed buffer: events are parsed and pushed as
 // they complete, stamped with the receive time of the read that completed them (rx's kernel
-// time when the connection has one); any other body keeps its first 4 KiB and the rest is read and discarded, so
-// the connection can be reused.
+// time when the connection has one); any other body keeps its first 4 KiB and the rest is read
+// and discarded, so the connection can be reused.
 func (r *request) readBody(resp *http.Response, l *limits, o *outcome, rx *rxConn) {
 	defer func() { _ = resp.Body.Close() }()
 	bufp := r.buffers.Get().(*[]byte) //nolint:forcetypeassert // the pool only holds these
