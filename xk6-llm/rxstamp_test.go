@@ -4,6 +4,7 @@ package llm
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -183,6 +184,26 @@ func TestRxConnStampsArrivalNotRead(t *testing.T) {
 	_ = server.Close()
 	if _, err := c.Read(buf); !errors.Is(err, io.EOF) {
 		t.Errorf("Read after the server closed: %v, want EOF", err)
+	}
+}
+
+// Over TLS the transport hands out the tls.Conn; the receive times are those of the TCP
+// connection under it.
+func TestArrivalSourceUnderTLS(t *testing.T) {
+	t.Parallel()
+	client, _ := loopbackPair(t)
+	rc, ok := withRxStamps(client, client, nil).(*rxConn)
+	if !ok {
+		t.Fatal("a loopback TCP connection was not wrapped")
+	}
+	if got := arrivalSource(tls.Client(rc, &tls.Config{ServerName: "localhost"})); got != rc {
+		t.Errorf("arrivalSource(tls.Conn) = %p, want the rxConn under it %p", got, rc)
+	}
+	if got := arrivalSource(rc); got != rc {
+		t.Errorf("arrivalSource(rxConn) = %p, want itself", got)
+	}
+	if got := arrivalSource(client); got != nil {
+		t.Errorf("arrivalSource of a plain TCP connection = %p, want nil", got)
 	}
 }
 
