@@ -1,6 +1,6 @@
 // Benchmark of each load-generating engine's own cost and timing error on SSE streams, against the simulator's ground truth. Runs in Node.
 //
-// The simulator (sim/, fixed timing: TTFT 50 ms, ITL 10 ms = 100 tok/s per stream, --ground-truth)
+// The simulator (sim/, fixed timing: TTFT 50 ms, ITL 10 ms = 100 tok/s per stream or --itl-ms, --ground-truth)
 // is pinned to core 0 and the client engine to core 1 (taskset; nice -10 when allowed). At each
 // concurrency N, and for each engine back to back against the same simulator, the client opens N
 // streams (3 rounds up to 16 streams, else 1). Engines:
@@ -23,7 +23,7 @@
 // token), so start-up, VU init and the final log dump do not count; peak RSS is the largest VmHWM seen.
 // `--memory` adds the memory target: peak RSS at 256 streams x 4,096 output tokens (the script only
 // counts tokens, so the RSS is the engine's, not the script's arrays).
-// Usage: npm run bench:engine-overhead [-- --levels 1,16,64,256,512 --tokens 300
+// Usage: npm run bench:engine-overhead [-- --levels 1,16,64,256,512 --tokens 300 --itl-ms 10
 //        --engines k6-llm,runner-llm,runner-sse,k6-sse --memory --memory-streams 256 --memory-tokens 4096 --no-build]
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -33,8 +33,6 @@ import { startSimChild } from '../sim/child';
 
 const REPO = resolve(import.meta.dirname, '..');
 const TTFT_MS = 50;
-const ITL_MS = 10;
-const OFFERED = 1000 / ITL_MS;
 const K6_BIN = join(REPO, '.cache/k6/k6');
 const SSE_UNBUILDABLE = 'k6 + xk6-sse: not buildable here (github.com/phymbert/xk6-sse not served by the module proxy)';
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
@@ -48,6 +46,8 @@ type EngineName = (typeof ENGINES)[number];
 export interface Args {
   levels: number[];
   tokens: number;
+  /** The simulator's fixed inter-token latency: 10 ms is 100 tok/s per stream. */
+  itlMs: number;
   engines: EngineName[];
   memory: boolean;
   memoryStreams: number;
@@ -58,12 +58,13 @@ export interface Args {
 }
 
 export function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { levels: [1, 16, 64, 256, 512], tokens: 300, engines: [...ENGINES], memory: false, memoryStreams: 256, memoryTokens: 4096, build: true, readmeBlock: null };
-  const usage = '(use --levels 1,16,64 --tokens 300 --engines k6-llm,runner-llm,runner-sse,k6-sse --memory --memory-streams 256 --memory-tokens 4096 --no-build)';
+  const args: Args = { levels: [1, 16, 64, 256, 512], tokens: 300, itlMs: 10, engines: [...ENGINES], memory: false, memoryStreams: 256, memoryTokens: 4096, build: true, readmeBlock: null };
+  const usage = '(use --levels 1,16,64 --tokens 300 --itl-ms 10 --engines k6-llm,runner-llm,runner-sse,k6-sse --memory --memory-streams 256 --memory-tokens 4096 --no-build)';
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--levels') args.levels = (argv[++i] ?? '').split(',').map(Number);
     else if (a === '--tokens') args.tokens = Number(argv[++i]);
+    else if (a === '--itl-ms') args.itlMs = Number(argv[++i]);
     else if (a === '--engines') {
       const names = (argv[++i] ?? '').split(',').filter((s) => s !== '');
       for (const n of names) if (!(ENGINES as readonly string[]).includes(n)) throw new Error(`--engines: unknown engine ${n} ${usage}`);
@@ -77,6 +78,7 @@ export function parseArgs(argv: readonly string[]): Args {
   }
   if (args.levels.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--levels: positive integers, comma-separated');
   if (!Number.isInteger(args.tokens) || args.tokens < 10) throw new Error('--tokens: an integer >= 10');
+  if (!Number.isFinite(args.itlMs) || args.itlMs < 1 || args.itlMs > 1000) throw new Error('--itl-ms: a number of ms from 1 to 1000');
   if (!Number.isInteger(args.memoryStreams) || args.memoryStreams < 1) throw new Error('--memory-streams: a positive integer');
   if (!Number.isInteger(args.memoryTokens) || args.memoryTokens < 10) throw new Error('--memory-tokens: an integer >= 10');
   if (args.engines.length === 0) throw new Error(`--engines: at least one ${usage}`);
@@ -206,8 +208,8 @@ function quantile(values: readonly number[], q: number): number {
 const NICE = spawnSync('nice', ['-n', '-10', 'true'], { encoding: 'utf8' }).stderr === '' ? ['nice', '-n', '-10'] : [];
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
-async function startSim(): Promise<{ url: string; stop: () => void }> {
-  const sim = await startSimChild(['--fixed-ttft-ms', String(TTFT_MS), '--fixed-itl-ms', String(ITL_MS), '--ground-truth'], ['taskset', '-c', '0', ...NICE]);
+async function startSim(itlMs: number): Promise<{ url: string; stop: () => void }> {
+  const sim = await startSimChild(['--fixed-ttft-ms', String(TTFT_MS), '--fixed-itl-ms', String(itlMs), '--ground-truth'], ['taskset', '-c', '0', ...NICE]);
   return { url: `${sim.base}/v1`, stop: () => void sim.stop() };
 }
 
@@ -321,11 +323,11 @@ interface RunOutput {
 
 const CONSOLE_LINE = /level=info msg=("(?:[^"\\]|\\.)*") source=console/;
 
-function runClient(engine: Engine & { command: string[] }, base: string, model: string, n: number, tokens: number, rounds: number, mode: 'times' | 'count', tag: string): Promise<RunOutput> {
+function runClient(engine: Engine & { command: string[] }, base: string, model: string, n: number, tokens: number, itlMs: number, rounds: number, mode: 'times' | 'count', tag: string): Promise<RunOutput> {
   const dir = mkdtempSync(join(tmpdir(), 'engine-overhead-'));
   const script = join(dir, 'streams.js');
   writeFileSync(script, engine.script === 'llm' ? LLM_SCRIPT : SSE_SCRIPT);
-  const perRoundS = (TTFT_MS + tokens * ITL_MS) / 1000 + 1;
+  const perRoundS = (TTFT_MS + tokens * itlMs) / 1000 + 1;
   const maxDurationS = Math.ceil(rounds * perRoundS * 3 + 30);
   // A bounded level: VU init and the log dump on top of the streaming, then the process group is killed.
   const limitMs = (maxDurationS + 60 + n * 0.1) * 1000;
@@ -385,6 +387,8 @@ export interface Row {
   tokens: number;
   error?: string;
   achieved?: number;
+  /** Tokens per second offered per stream (1000 / ITL). */
+  offered?: number;
   keepsUp?: boolean;
   itlMed?: number;
   itlP99?: number;
@@ -434,11 +438,11 @@ function windowCpu(out: RunOutput, truth: readonly TruthRecord[]): number {
   return cpuAt(out.samples, to + 2 * SAMPLE_MS) - cpuAt(out.samples, from);
 }
 
-async function measureTiming(engine: Engine & { command: string[] }, base: string, model: string, n: number, tokens: number): Promise<Row> {
+async function measureTiming(engine: Engine & { command: string[] }, base: string, model: string, n: number, tokens: number, itlMs: number): Promise<Row> {
   const rounds = n <= 16 ? 3 : 1;
   const tag = `${engine.name}-${n}`;
   await clearGroundTruth(base);
-  const out = await runClient(engine, base, model, n, tokens, rounds, 'times', tag);
+  const out = await runClient(engine, base, model, n, tokens, itlMs, rounds, 'times', tag);
   const byId = await groundTruth(base);
   // ENGINE_OVERHEAD_DUMP=DIR keeps each level's raw client records and ground truth, to look into an odd row.
   if (process.env.ENGINE_OVERHEAD_DUMP) writeFileSync(join(process.env.ENGINE_OVERHEAD_DUMP, `${tag}.json`), JSON.stringify({ records: out.records, truth: [...byId.values()], samples: out.samples }));
@@ -479,7 +483,8 @@ async function measureTiming(engine: Engine & { command: string[] }, base: strin
   return {
     ...row,
     achieved,
-    keepsUp: achieved >= 0.99 * OFFERED && delayP99 < ITL_MS && matched === n * rounds,
+    offered: 1000 / itlMs,
+    keepsUp: achieved >= 0.99 * (1000 / itlMs) && delayP99 < itlMs && matched === n * rounds,
     itlMed: quantile(itlErr, 0.5),
     itlP99: quantile(itlErr, 0.99),
     ttftMed: quantile(ttftErr, 0.5),
@@ -494,9 +499,9 @@ async function measureTiming(engine: Engine & { command: string[] }, base: strin
   };
 }
 
-async function measureMemory(engine: Engine & { command: string[] }, base: string, model: string, n: number, tokens: number): Promise<Row> {
+async function measureMemory(engine: Engine & { command: string[] }, base: string, model: string, n: number, tokens: number, itlMs: number): Promise<Row> {
   await clearGroundTruth(base);
-  const out = await runClient(engine, base, model, n, tokens, 1, 'count', `${engine.name}-mem-${n}`);
+  const out = await runClient(engine, base, model, n, tokens, itlMs, 1, 'count', `${engine.name}-mem-${n}`);
   const byId = await groundTruth(base);
   const row: Row = { engine: engine.name, streams: n, tokens, total: n };
   const ok = out.records.filter((r) => r.status === 200 && !r.error && typeof r.count === 'number');
@@ -544,7 +549,7 @@ export function renderTiming(rows: readonly Row[]): string {
       continue;
     }
     lines.push(
-      `| ${r.engine} | ${r.streams} | ${f(r.achieved)} (${f((r.achieved ?? NaN) / OFFERED * 100, 1)}%) | ${r.keepsUp ? 'yes' : 'no'} | ${f(r.itlMed, 3)} / ${f(r.itlP99, 3)} | ${f(r.ttftMed)} / ${f(r.ttftP99)} | ${f(r.delayP99)} | ${f(r.cpuPer1k, 1)} | ${f(r.peakRssMb, 0)} | ${r.matched}/${r.total} | ${cell(r.note ?? '')} |`,
+      `| ${r.engine} | ${r.streams} | ${f(r.achieved)} (${f((r.achieved ?? NaN) / (r.offered ?? NaN) * 100, 1)}%) | ${r.keepsUp ? 'yes' : 'no'} | ${f(r.itlMed, 3)} / ${f(r.itlP99, 3)} | ${f(r.ttftMed)} / ${f(r.ttftP99)} | ${f(r.delayP99)} | ${f(r.cpuPer1k, 1)} | ${f(r.peakRssMb, 0)} | ${r.matched}/${r.total} | ${cell(r.note ?? '')} |`,
     );
   }
   return lines.join('\n');
@@ -581,7 +586,7 @@ function conditions(args: Args, engines: readonly Engine[], loadStart: number[],
   const versions = engines.filter((e) => e.version).map((e) => `${e.name}: ${e.version}`).join('; ');
   return [
     `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); simulator pinned to core 0, client to core 1${NICE.length ? ', both at nice -10' : ' (nice -10 not permitted)'}; load average (1/5/15 min) ${la(loadStart)} at the start, ${la(loadavg())} at the end.${psi}`,
-    `Fixed timing TTFT ${TTFT_MS} ms, ITL ${ITL_MS} ms (${OFFERED} tok/s offered per stream); ${args.tokens} tokens per stream; 3 rounds up to 16 streams, else 1; engines run back to back at each level against one simulator. ${versions}.`,
+    `Fixed timing TTFT ${TTFT_MS} ms, ITL ${args.itlMs} ms (${f(1000 / args.itlMs, 1)} tok/s offered per stream); ${args.tokens} tokens per stream; 3 rounds up to 16 streams, else 1; engines run back to back at each level against one simulator. ${versions}.`,
     'Errors are absolute differences to the simulator\'s ground truth (ITL per token gap, TTFT per stream); delivery delay is client time minus server write time, measured from the fastest delivery seen (loopback latency = 0); keeps up = achieved >= 99% of offered, delivery delay p99 < one ITL and every stream matched token for token. Client CPU: utime+stime of the client process over the streaming window; peak RSS: VmHWM.',
   ].join('\n');
 }
@@ -592,7 +597,7 @@ async function main(): Promise<void> {
   const loadStart = loadavg();
   const psiStart = cpuPressure();
   const engines = resolveEngines(args);
-  const sim = await startSim();
+  const sim = await startSim(args.itlMs);
   const timing: Row[] = [];
   const memory: Row[] = [];
   try {
@@ -603,7 +608,7 @@ async function main(): Promise<void> {
         if (!Array.isArray(e.command)) continue;
         process.stderr.write(`engine-overhead: ${e.name}, ${n} streams x ${args.tokens} tokens...\n`);
         try {
-          timing.push(await measureTiming(e as Engine & { command: string[] }, sim.url, model, n, args.tokens));
+          timing.push(await measureTiming(e as Engine & { command: string[] }, sim.url, model, n, args.tokens, args.itlMs));
         } catch (err) {
           timing.push({ engine: e.name, streams: n, tokens: args.tokens, error: (err as Error).message });
         }
@@ -617,7 +622,7 @@ async function main(): Promise<void> {
         }
         process.stderr.write(`engine-overhead: memory, ${e.name}, ${args.memoryStreams} streams x ${args.memoryTokens} tokens...\n`);
         try {
-          memory.push(await measureMemory(e as Engine & { command: string[] }, sim.url, model, args.memoryStreams, args.memoryTokens));
+          memory.push(await measureMemory(e as Engine & { command: string[] }, sim.url, model, args.memoryStreams, args.memoryTokens, args.itlMs));
         } catch (err) {
           memory.push({ engine: e.name, streams: args.memoryStreams, tokens: args.memoryTokens, error: (err as Error).message });
         }
