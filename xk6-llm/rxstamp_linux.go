@@ -135,20 +135,19 @@ func arrivalOnMonotonic(now, wall time.Time) time.Time {
 func kernelStamp(oob []byte) (time.Time, bool) {
 	const hdr = int(unsafe.Sizeof(syscall.Cmsghdr{}))
 	for len(oob) >= hdr {
-		var h syscall.Cmsghdr
-		h.Len = uint64(binary.NativeEndian.Uint64(oob[0:8]))
-		h.Level = int32(binary.NativeEndian.Uint32(oob[8:12]))
-		h.Type = int32(binary.NativeEndian.Uint32(oob[12:16]))
-		if h.Len < uint64(hdr) || h.Len > uint64(len(oob)) {
+		length := binary.NativeEndian.Uint64(oob[0:8])
+		level := int32(binary.NativeEndian.Uint32(oob[8:12]))
+		typ := int32(binary.NativeEndian.Uint32(oob[12:16]))
+		if length < uint64(hdr) || length > uint64(len(oob)) {
 			return time.Time{}, false
 		}
-		data := oob[hdr:h.Len]
-		if h.Level == syscall.SOL_SOCKET && h.Type == syscall.SCM_TIMESTAMPNS && len(data) >= 16 {
+		data := oob[hdr:length]
+		if level == syscall.SOL_SOCKET && typ == syscall.SCM_TIMESTAMPNS && len(data) >= 16 {
 			sec := int64(binary.NativeEndian.Uint64(data[0:8]))
 			nsec := int64(binary.NativeEndian.Uint64(data[8:16]))
 			return time.Unix(sec, nsec), true
 		}
-		next := (int(h.Len) + 7) &^ 7 // control messages are 8-byte aligned on 64-bit Linux
+		next := (int(length) + 7) &^ 7 // control messages are 8-byte aligned on 64-bit Linux
 		if next >= len(oob) {
 			break
 		}

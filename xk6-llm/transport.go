@@ -30,7 +30,6 @@ func (vt *vuTransport) roundTripper(state *lib.State) http.RoundTripper {
 	}
 	if vt.copy == nil || vt.base != base {
 		vt.base, vt.copy = base, stampingCopy(base)
-		vt.lastIteration = state.Iteration
 	}
 	if state.Options.NoVUConnectionReuse.Bool && state.Iteration != vt.lastIteration {
 		// k6 closes its own transport's idle connections when an iteration ends.
