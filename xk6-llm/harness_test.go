@@ -17,9 +17,10 @@ import (
 
 // harness is one VU running k6/x/llm on k6's test event loop, with its samples collected.
 type harness struct {
-	rt      *modulestest.Runtime
-	samples chan metrics.SampleContainer
-	state   *lib.State
+	rt       *modulestest.Runtime
+	registry *metrics.Registry
+	samples  chan metrics.SampleContainer
+	state    *lib.State
 }
 
 // newHarness returns a VU in its VU context (not init), with k6's options and a plain transport;
@@ -50,7 +51,7 @@ func newHarness(t *testing.T, configure ...func(*lib.State)) *harness {
 		c(state)
 	}
 	rt.MoveToVUContext(state)
-	return &harness{rt: rt, samples: samples, state: state}
+	return &harness{rt: rt, registry: registry, samples: samples, state: state}
 }
 
 // jsEvent and jsResult are the JSON of what the script saw.

@@ -17,14 +17,13 @@ type sampleTimes struct {
 	end        time.Time     // the samples' timestamp
 }
 
-// pushMetrics pushes one request's http_* samples, tagged as k6/http tags its own (the VU's tags,
-// method, url, name, status, expected_response), then params.tags. Nothing is pushed once the
-// VU's context has ended.
-func pushMetrics(ctx context.Context, state *lib.State, base metrics.TagsAndMeta, p *params,
+// httpSamples are one request's http_* samples, tagged as k6/http tags its own (the VU's tags,
+// method, url, name, status, expected_response), then params.tags.
+func httpSamples(state *lib.State, base metrics.TagsAndMeta, p *params,
 	cleanURL string, status int, failed bool, t sampleTimes,
-) {
-	if state.Samples == nil || state.BuiltinMetrics == nil {
-		return
+) []metrics.Sample {
+	if state.BuiltinMetrics == nil {
+		return nil
 	}
 	tm := base.Clone()
 	enabled := state.Options.SystemTags
@@ -53,15 +52,24 @@ func pushMetrics(ctx context.Context, state *lib.State, base metrics.TagsAndMeta
 			Value:      v,
 		}
 	}
+	return []metrics.Sample{
+		sample(bm.HTTPReqs, 1),
+		sample(bm.HTTPReqDuration, metrics.D(t.duration)),
+		sample(bm.HTTPReqWaiting, metrics.D(t.waiting)),
+		sample(bm.HTTPReqConnecting, metrics.D(t.connecting)),
+		sample(bm.HTTPReqFailed, failedValue),
+	}
+}
+
+// push sends a request's samples to k6 in one container. Nothing is pushed once the VU's context
+// has ended.
+func push(ctx context.Context, state *lib.State, samples []metrics.Sample, t time.Time) {
+	if state.Samples == nil || len(samples) == 0 {
+		return
+	}
 	metrics.PushIfNotDone(ctx, state.Samples, metrics.ConnectedSamples{
-		Samples: []metrics.Sample{
-			sample(bm.HTTPReqs, 1),
-			sample(bm.HTTPReqDuration, metrics.D(t.duration)),
-			sample(bm.HTTPReqWaiting, metrics.D(t.waiting)),
-			sample(bm.HTTPReqConnecting, metrics.D(t.connecting)),
-			sample(bm.HTTPReqFailed, failedValue),
-		},
-		Tags: tm.Tags,
-		Time: t.end,
+		Samples: samples,
+		Tags:    samples[0].Tags,
+		Time:    t,
 	})
 }

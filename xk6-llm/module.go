@@ -1,6 +1,7 @@
-// Package llm is the k6 extension k6/x/llm: one streaming HTTP request whose server-sent events
-// are read and timestamped in Go, then handed to the script in batches. The contract is
-// docs/k6-x-llm.md in the repository. Go reads and stamps; JavaScript interprets.
+// Package llm is the k6 extension k6/x/llm: one streaming request to an OpenAI-compatible
+// endpoint, read, timestamped with the kernel's receive time and interpreted in Go into a request
+// record whose llm_* samples Go pushes itself. The script gets the record back, and the events too
+// when it asks for them. The contract is docs/k6-x-llm.md in the repository.
 package llm
 
 import (
@@ -28,6 +29,8 @@ type RootModule struct{}
 // ModuleInstance is k6/x/llm for one VU.
 type ModuleInstance struct {
 	vu modules.VU
+	// metrics are the llm_* metrics, registered in the test's registry when the VU was made.
+	metrics requestMetrics
 	// buffers recycles the 32 KiB read buffers of this VU's requests.
 	buffers *sync.Pool
 	// transport is the VU's stamping copy of k6's transport; used on the JS thread only.
@@ -46,8 +49,13 @@ func New() *RootModule {
 
 // NewModuleInstance returns the instance for one VU.
 func (*RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
+	ms, err := registerRequestMetrics(vu.InitEnv().Registry)
+	if err != nil {
+		common.Throw(vu.Runtime(), err)
+	}
 	return &ModuleInstance{
-		vu: vu,
+		vu:      vu,
+		metrics: ms,
 		buffers: &sync.Pool{New: func() any {
 			b := make([]byte, readBufferBytes)
 			return &b
@@ -68,9 +76,15 @@ type request struct {
 	vuCtx     context.Context
 	p         *params
 	tags      metrics.TagsAndMeta
-	onEvents  sobek.Callable
+	onEvents  sobek.Callable // nil: no events are handed to the script
 	buffers   *sync.Pool
 	transport http.RoundTripper
+	metrics   requestMetrics
+	// secrets are the request's credentials, redacted from the record's message.
+	secrets []string
+
+	// rec interprets the events on the reader goroutine; read on the JS thread once it has ended.
+	rec recorder
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -86,6 +100,8 @@ type request struct {
 	spare     []timedEvent
 	delivered int
 	thrown    sobek.Value
+	// pushed: the deferred llm_* samples have been pushed.
+	pushed bool
 }
 
 // stamp converts a monotonic time to ms on the test-run scale. The test-run duration is read
@@ -94,7 +110,7 @@ func (r *request) stamp(t time.Time) float64 {
 	return float64(r.offset+t.Sub(r.base)) / float64(time.Millisecond)
 }
 
-// stream implements llm.stream(params, onEvents): it checks its arguments (a misuse throws),
+// stream implements llm.stream(params, onEvents?): it checks its arguments (a misuse throws),
 // starts the request on a goroutine and returns a promise of the result.
 func (mi *ModuleInstance) stream(call sobek.FunctionCall) sobek.Value {
 	rt := mi.vu.Runtime()
@@ -109,9 +125,13 @@ func (mi *ModuleInstance) stream(call sobek.FunctionCall) sobek.Value {
 	if err != nil {
 		common.Throw(rt, err)
 	}
-	onEvents, ok := sobek.AssertFunction(call.Argument(1))
-	if !ok {
-		common.Throw(rt, errors.New("llm.stream: onEvents must be a function"))
+	var onEvents sobek.Callable
+	if cb := call.Argument(1); !nullish(cb) {
+		fn, ok := sobek.AssertFunction(cb)
+		if !ok {
+			common.Throw(rt, errors.New("llm.stream: onEvents must be a function"))
+		}
+		onEvents = fn
 	}
 
 	vuCtx := mi.vu.Context()
@@ -124,6 +144,9 @@ func (mi *ModuleInstance) stream(call sobek.FunctionCall) sobek.Value {
 		onEvents:  onEvents,
 		buffers:   mi.buffers,
 		transport: mi.transport.roundTripper(state),
+		metrics:   mi.metrics,
+		secrets:   secretsOf(p.headers),
+		rec:       recorder{requestedInput: p.requestedInput, requestedOutput: p.requestedOutput},
 		offset:    testRunOffset(vuCtx),
 		base:      time.Now(),
 	}
@@ -141,7 +164,7 @@ func (mi *ModuleInstance) stream(call sobek.FunctionCall) sobek.Value {
 }
 
 // finish runs on the JS thread after the response has ended: it delivers what is still pending,
-// pushes the samples and settles the promise.
+// builds the record, pushes the samples and settles the promise.
 func (r *request) finish(o *outcome, resolve, reject func(any) error) error {
 	if err := r.deliver(); err != nil {
 		return err
@@ -149,16 +172,69 @@ func (r *request) finish(o *outcome, resolve, reject func(any) error) error {
 	if r.thrown != nil && o.code == codeNone {
 		o.code = codeCancelled
 	}
+	rec := r.record(o)
 	failed := o.status == 0 || o.status >= 400 || o.code != codeNone || r.thrown != nil
-	pushMetrics(r.vuCtx, r.state, r.tags, r.p, o.cleanURL, o.status, failed, o.times)
+	samples := httpSamples(r.state, r.tags, r.p, o.cleanURL, o.status, failed, o.times)
+	if !r.p.deferMetrics {
+		samples = append(samples, recordSamples(r.metrics, &rec, r.llmTags(nil), o.times.end)...)
+	}
+	push(r.vuCtx, r.state, samples, o.times.end)
 	if r.thrown != nil {
 		return reject(r.thrown)
 	}
-	return resolve(r.result(o))
+	return resolve(r.result(o, &rec))
+}
+
+// record builds the request's record from what the recorder saw and how the response ended.
+func (r *request) record(o *outcome) Record {
+	rec := r.rec.finish(streamEnd{
+		status:       o.status,
+		transportErr: o.err,
+		code:         o.code,
+		body:         string(o.body),
+		firstInvalid: o.firstInvalid,
+		startMs:      r.stamp(r.base),
+		endMs:        r.stamp(o.end),
+	})
+	if rec.Outcome == outcomeErrored {
+		rec.ErrorMessage = messageForResults(rec.ErrorMessage, r.secrets, errorMessageMaxChar)
+	}
+	return rec
+}
+
+// llmTags are the tags of the llm_* samples: the VU's tags when the request started, params.tags,
+// then extra (the deferred push's own).
+func (r *request) llmTags(extra [][2]string) metrics.TagsAndMeta {
+	tm := r.tags.Clone()
+	for _, kv := range r.p.tags {
+		tm.SetTag(kv[0], kv[1])
+	}
+	for _, kv := range extra {
+		tm.SetTag(kv[0], kv[1])
+	}
+	return tm
+}
+
+// pushMetrics implements result.pushMetrics(tags?) of a request made with deferMetrics: it pushes
+// the record's llm_* samples once, with the given tags added.
+func (r *request) pushMetrics(rec *Record, end time.Time) func(sobek.FunctionCall) sobek.Value {
+	return func(call sobek.FunctionCall) sobek.Value {
+		rt := r.vu.Runtime()
+		if r.pushed {
+			common.Throw(rt, errors.New("llm: pushMetrics: this request's metrics were already pushed"))
+		}
+		extra, err := tagsParam(call.Argument(0), "pushMetrics: tags")
+		if err != nil {
+			common.Throw(rt, err)
+		}
+		r.pushed = true
+		push(r.vuCtx, r.state, recordSamples(r.metrics, rec, r.llmTags(extra), end), end)
+		return sobek.Undefined()
+	}
 }
 
 // result builds the JS result object.
-func (r *request) result(o *outcome) *sobek.Object {
+func (r *request) result(o *outcome, rec *Record) *sobek.Object {
 	rt := r.vu.Runtime()
 	headers := rt.NewObject()
 	for k, v := range o.headers {
@@ -177,8 +253,29 @@ func (r *request) result(o *outcome) *sobek.Object {
 	_ = res.Set("startTime", r.stamp(r.base))
 	_ = res.Set("headersTime", headersTime)
 	_ = res.Set("endTime", r.stamp(o.end))
-	_ = res.Set("events", r.delivered)
+	_ = res.Set("events", rec.Events)
 	_ = res.Set("invalidLines", o.invalidLines)
 	_ = res.Set("firstInvalidLine", o.firstInvalid)
+	_ = res.Set("record", recordObject(rt, rec))
+	if r.p.deferMetrics {
+		_ = res.Set("pushMetrics", r.pushMetrics(rec, o.times.end))
+	}
 	return res
+}
+
+// recordObject is the record as a plain JS object, in lib/record.ts's shape.
+func recordObject(rt *sobek.Runtime, rec *Record) *sobek.Object {
+	obj := rt.NewObject()
+	for _, f := range rec.fields() {
+		if itl, ok := f.value.([]float64); ok {
+			items := make([]any, len(itl))
+			for i, v := range itl {
+				items[i] = v
+			}
+			_ = obj.Set(f.name, rt.NewArray(items...))
+			continue
+		}
+		_ = obj.Set(f.name, f.value)
+	}
+	return obj
 }

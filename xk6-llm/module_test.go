@@ -422,7 +422,9 @@ func TestStreamMisuseThrows(t *testing.T) {
 		{"params not an object", `llm.stream("http://x", () => {})`, "params must be an object"},
 		{"params null", `llm.stream(null, () => {})`, "params must be an object"},
 		{"url missing", `llm.stream({}, () => {})`, "params.url is required"},
-		{"onEvents missing", `llm.stream({ url: "http://127.0.0.1/" })`, "onEvents must be a function"},
+		{"onEvents not a function", `llm.stream({ url: "http://127.0.0.1/" }, 5)`, "onEvents must be a function"},
+		{"bad token count", `llm.stream({ url: "http://127.0.0.1/", requestedInputTokens: 1.5 })`, "params.requestedInputTokens"},
+		{"deferMetrics not a boolean", `llm.stream({ url: "http://127.0.0.1/", deferMetrics: 1 })`, "params.deferMetrics"},
 		{"bad duration", `llm.stream({ url: "http://127.0.0.1/", timeout: "soon" }, () => {})`, "params.timeout"},
 		{"negative duration", `llm.stream({ url: "http://127.0.0.1/", idleTimeout: -1 }, () => {})`, "params.idleTimeout"},
 		{"duration of a wrong type", `llm.stream({ url: "http://127.0.0.1/", connectTimeout: {} }, () => {})`, "params.connectTimeout"},
@@ -472,8 +474,7 @@ func TestStreamInInitContextThrows(t *testing.T) {
 func TestStreamParseJSON(t *testing.T) {
 	t.Parallel()
 	chunk := `{"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}],"usage":{"completion_tokens":3}}`
-	// A duplicate name is JSON that JSON.parse takes (last one wins) and the Go decoder refuses:
-	// it comes without json, and the script parses data itself.
+	// A duplicate name is JSON that JSON.parse takes (the last one wins), and so does the extension.
 	srv := httptest.NewServer(sse(0, 0, "data: "+chunk+"\n\n", "data: null\n\n", `data: {"a":1,"a":2}`+"\n\n", "data: [DONE]\n\n"))
 	t.Cleanup(srv.Close)
 	for _, parse := range []bool{true, false} {
@@ -482,13 +483,14 @@ func TestStreamParseJSON(t *testing.T) {
 		out := h.stream(t, paramsJS(srv.URL, "parseJson: "+strconv.FormatBool(parse)), `
 			out.seen = (out.seen || []).concat(evs.map((e) => e.json === undefined ? 'none'
 				: e.json === null ? 'null'
+				: !e.json.choices ? 'a=' + e.json.a
 				: [Array.isArray(e.json.choices), e.json.choices[0].delta.content, e.json.choices[0].finish_reason, typeof e.json.usage.completion_tokens, e.json.usage.completion_tokens].join('|')));
 		`)
 		v, err := h.rt.VU.Runtime().RunString(`out.seen.join(',')`)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := "true|hi||number|3,null,none,none"
+		want := "true|hi||number|3,null,a=2,none"
 		if !parse {
 			want = "none,none,none,none"
 		}

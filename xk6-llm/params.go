@@ -27,8 +27,15 @@ type params struct {
 
 	tags [][2]string
 
-	// parseJSON: decode each event's data as JSON on the reader goroutine (docs/k6-x-llm.md).
+	// parseJSON: hand onEvents each event's data decoded as JSON (docs/k6-x-llm.md).
 	parseJSON bool
+
+	// requestedInput and requestedOutput are the lengths the request asked for, kept in the record.
+	requestedInput  int
+	requestedOutput int
+	// deferMetrics: the script pushes the llm_* samples itself (result.pushMetrics), once it knows
+	// the tags they need.
+	deferMetrics bool
 }
 
 // parseParams reads stream()'s params object; an error is a misuse, thrown to the script.
@@ -73,33 +80,84 @@ func parseParams(v sobek.Value) (*params, error) {
 			return nil, err
 		}
 	}
-	if j := obj.Get("parseJson"); !nullish(j) {
-		b, ok := j.Export().(bool)
-		if !ok {
-			return nil, errors.New("llm.stream: params.parseJson must be true or false")
-		}
-		p.parseJSON = b
-	}
-	if t := obj.Get("tags"); !nullish(t) {
-		to, ok := t.(*sobek.Object)
-		if !ok {
-			return nil, errors.New("llm.stream: params.tags must be an object")
-		}
-		for _, k := range to.Keys() {
-			tv := to.Get(k)
-			switch tv.Export().(type) {
-			case string, int64, float64, bool:
-				p.tags = append(p.tags, [2]string{k, tv.String()})
-			default:
-				return nil, fmt.Errorf("llm.stream: invalid value for tag %s: must be a string, number or boolean", k)
+	for _, b := range []struct {
+		name string
+		dst  *bool
+	}{
+		{"parseJson", &p.parseJSON},
+		{"deferMetrics", &p.deferMetrics},
+	} {
+		if v := obj.Get(b.name); !nullish(v) {
+			x, ok := v.Export().(bool)
+			if !ok {
+				return nil, fmt.Errorf("llm.stream: params.%s must be true or false", b.name)
 			}
+			*b.dst = x
 		}
+	}
+	for _, n := range []struct {
+		name string
+		dst  *int
+	}{
+		{"requestedInputTokens", &p.requestedInput},
+		{"requestedOutputTokens", &p.requestedOutput},
+	} {
+		var err error
+		if *n.dst, err = countParam(obj.Get(n.name), n.name); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if p.tags, err = tagsParam(obj.Get("tags"), "params.tags"); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
-// durationParam reads a timeout: a Go (or k6) duration string, or a number of seconds, as the
-// runner's twin does; absent, null or 0 means no limit.
+// tagsParam reads a tags object (string, number or boolean values); absent or null means none.
+func tagsParam(v sobek.Value, what string) ([][2]string, error) {
+	if nullish(v) {
+		return nil, nil
+	}
+	to, ok := v.(*sobek.Object)
+	if !ok {
+		return nil, fmt.Errorf("llm.stream: %s must be an object", what)
+	}
+	var out [][2]string
+	for _, k := range to.Keys() {
+		tv := to.Get(k)
+		switch tv.Export().(type) {
+		case string, int64, float64, bool:
+			out = append(out, [2]string{k, tv.String()})
+		default:
+			return nil, fmt.Errorf("llm.stream: %s: invalid value for tag %s: must be a string, number or boolean", what, k)
+		}
+	}
+	return out, nil
+}
+
+// countParam reads a token count: a whole number >= 0; absent or null means 0.
+func countParam(v sobek.Value, name string) (int, error) {
+	if nullish(v) {
+		return 0, nil
+	}
+	var f float64
+	switch x := v.Export().(type) {
+	case int64:
+		f = float64(x)
+	case float64:
+		f = x
+	default:
+		return 0, fmt.Errorf("llm.stream: params.%s must be a whole number of tokens", name)
+	}
+	if f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
+		return 0, fmt.Errorf("llm.stream: params.%s must be a whole number of tokens >= 0, got %v", name, f)
+	}
+	return int(f), nil
+}
+
+// durationParam reads a timeout: a Go (or k6) duration string, or a number of seconds; absent,
+// null or 0 means no limit.
 func durationParam(v sobek.Value, name string) (time.Duration, error) {
 	if nullish(v) {
 		return 0, nil

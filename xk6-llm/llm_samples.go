@@ -1,0 +1,64 @@
+package llm
+
+import (
+	"time"
+
+	"go.k6.io/k6/metrics"
+)
+
+// recordSamples turns one record into its llm_* samples, tagged with tags (the VU's tags and the
+// request's) and stamped at t. A completed request gives its figures; a failed one only
+// llm_request_ok 0 and llm_errors 1 tagged error_kind, with the message as metadata: unbounded
+// text must never become a tag, and so never a Prometheus label. Failures never enter latency
+// Trends.
+func recordSamples(ms requestMetrics, r *Record, tm metrics.TagsAndMeta, t time.Time) []metrics.Sample {
+	sample := func(key string, tags *metrics.TagSet, meta map[string]string, v float64) metrics.Sample {
+		return metrics.Sample{
+			TimeSeries: metrics.TimeSeries{Metric: ms[key], Tags: tags},
+			Time:       t,
+			Metadata:   meta,
+			Value:      v,
+		}
+	}
+	base := tm.Tags
+	if r.Outcome == outcomeErrored {
+		// error_kind goes on llm_errors only: on the Rate it would split each cell's success
+		// ratio into one always-zero series per kind.
+		meta := tm.Metadata
+		if r.ErrorMessage != "" {
+			meta = make(map[string]string, len(tm.Metadata)+1)
+			for k, v := range tm.Metadata {
+				meta[k] = v
+			}
+			meta[metaErrorMessage] = r.ErrorMessage
+		}
+		return []metrics.Sample{
+			sample(keyRequestOk, base, tm.Metadata, 0),
+			sample(keyErrors, base.With(tagErrorKind, r.ErrorKind), meta, 1),
+		}
+	}
+	out := make([]metrics.Sample, 0, 10+len(r.ITLMs))
+	add := func(key string, v float64) { out = append(out, sample(key, base, tm.Metadata, v)) }
+	add(keyRequestOk, 1)
+	add(keyTTFT, r.TTFTMs)
+	if r.TTFCMs.ok {
+		add(keyTTFC, r.TTFCMs.value)
+	}
+	add(keyE2E, r.E2EMs)
+	for _, itl := range r.ITLMs {
+		add(keyITL, itl)
+	}
+	if r.TPOTMs.ok {
+		add(keyTPOT, r.TPOTMs.value)
+	}
+	if r.DecodeSpeed.ok {
+		add(keyDecodeSpeed, r.DecodeSpeed.value)
+	}
+	if r.PrefillSpeed.ok {
+		add(keyPrefillSpeed, r.PrefillSpeed.value)
+	}
+	out = append(out,
+		sample(keyInputTokens, base.With(tagTokenSource, r.InputTokenSource), tm.Metadata, float64(r.InputTokens)),
+		sample(keyOutputTokens, base.With(tagTokenSource, r.OutputTokenSource), tm.Metadata, float64(r.OutputTokens)))
+	return out
+}

@@ -1,0 +1,140 @@
+package llm
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// feed interprets literal event data arriving at the given times (ms); the request starts at 0.
+func feed(rc *recorder, times []float64, data ...string) {
+	for i, d := range data {
+		rc.event("", d, times[i])
+	}
+}
+
+const (
+	role  = `{"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`
+	usage = `{"choices":[],"usage":{"prompt_tokens":1024,"completion_tokens":%s}}`
+)
+
+func content(s string) string {
+	return `{"choices":[{"index":0,"delta":{"content":"` + s + `"},"finish_reason":null}]}`
+}
+
+func TestRecordReasoningThenContent(t *testing.T) {
+	rc := recorder{requestedInput: 1000}
+	reasoning := `{"choices":[{"index":0,"delta":{"reasoning_content":"hmm"},"finish_reason":null}]}`
+	feed(&rc, []float64{50, 80, 120, 150, 151}, role, reasoning, content("Hi"), `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`, "[DONE]")
+	r := rc.finish(streamEnd{status: 200, endMs: 152})
+	if r.Outcome != outcomeCompleted || r.TTFTMs != 80 || !r.TTFCMs.ok || r.TTFCMs.value != 120 {
+		t.Fatalf("TTFT at the first reasoning token, TTFC at the first content token: %+v", r)
+	}
+	// No usage: tokens counted from chunks, input from the request.
+	if r.OutputTokens != 2 || r.OutputTokenSource != sourceChunks || r.InputTokens != 1000 || r.InputTokenSource != sourceRequested {
+		t.Errorf("counts: %+v", r)
+	}
+	if r.FinishReason != "stop" || !r.SawDone || !slices.Equal(r.ITLMs, []float64{40}) {
+		t.Errorf("finish %q done %v itl %v", r.FinishReason, r.SawDone, r.ITLMs)
+	}
+}
+
+func TestRecordOneTokenHasNoDecodeFigures(t *testing.T) {
+	rc := recorder{}
+	feed(&rc, []float64{10, 20, 30}, content("a"), strings.Replace(usage, "%s", "1", 1), "[DONE]")
+	r := rc.finish(streamEnd{status: 200, endMs: 40})
+	if r.Outcome != outcomeCompleted || len(r.ITLMs) != 0 || r.TPOTMs.ok || r.DecodeSpeed.ok {
+		t.Errorf("one token: %+v", r)
+	}
+}
+
+func TestRecordUsageBelowChunkCount(t *testing.T) {
+	rc := recorder{}
+	feed(&rc, []float64{10, 20, 30, 40, 41}, content("a"), content("b"), content("c"), strings.Replace(usage, "%s", "2", 1), "[DONE]")
+	r := rc.finish(streamEnd{status: 200, endMs: 50})
+	if r.OutputTokens != 2 || len(r.ITLMs) != 1 {
+		t.Errorf("one ITL sample per usage token after the first: %d tokens, itl %v", r.OutputTokens, r.ITLMs)
+	}
+}
+
+func TestRecordErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		data     []string
+		end      streamEnd
+		kind     string
+		contains string
+	}{
+		{"connection refused", nil, streamEnd{code: codeConnect, transportErr: "dial tcp: connection refused"}, kindConnection, "refused"},
+		{"header timeout", nil, streamEnd{code: codeHeaderTimeout, transportErr: "no response headers within 1s"}, kindTTFBTimeout, "headers"},
+		{"whole timeout before the head", nil, streamEnd{code: codeTimeout, transportErr: "request timeout after 1s (timeout)"}, kindTimeout, "timeout"},
+		{"idle mid-stream", []string{content("a")}, streamEnd{status: 200, code: codeIdleTimeout, transportErr: "no data read for 1s"}, kindStalled, "no data"},
+		{"reset mid-stream", []string{content("a")}, streamEnd{status: 200, code: codeReset, transportErr: "connection reset by peer"}, kindStreamError, "reset"},
+		{"3xx", nil, streamEnd{status: 302}, kindHTTPOther, "HTTP 302"},
+		{"500 without body", nil, streamEnd{status: 500}, kindHTTP5xx, "HTTP 500"},
+		{"500 with the server's words", nil, streamEnd{status: 500, body: `{"error":{"message":"CUDA out of memory"}}`}, kindHTTP5xx, "CUDA out of memory"},
+		{"200 JSON error body", nil, streamEnd{status: 200, body: `{"object":"error","message":"model overloaded"}`}, kindServerError, "model overloaded"},
+		{"bare JSON line in a 200 stream", []string{content("a")}, streamEnd{status: 200, firstInvalid: `{"error":"bad"}`}, kindServerError, "bad"},
+		{"error string", []string{`{"error":"boom"}`}, streamEnd{status: 200}, kindServerError, "boom"},
+		{"error object without message", []string{`{"error":{"code":7}}`}, streamEnd{status: 200}, kindServerError, `{"code":7}`},
+		{"not an object", []string{`[1]`}, streamEnd{status: 200}, kindServerError, "not a JSON object"},
+		{"[DONE] alone", []string{"[DONE]"}, streamEnd{status: 200}, kindNoTokens, "without a generated token"},
+		{"first error wins", []string{"nope", `{"error":"later"}`}, streamEnd{status: 200, code: codeReset}, kindMalformedChunk, "malformed chunk: nope"},
+		{"line too long", []string{content("a")}, streamEnd{status: 200, code: codeLineTooLong, transportErr: "an event-stream line is longer"}, kindMalformedChunk, "longer"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := recorder{}
+			times := make([]float64, len(tc.data))
+			feed(&rc, times, tc.data...)
+			r := rc.finish(tc.end)
+			if r.Outcome != outcomeErrored || r.ErrorKind != tc.kind || !strings.Contains(r.ErrorMessage, tc.contains) {
+				t.Errorf("got %s %q %q, want %s containing %q", r.Outcome, r.ErrorKind, r.ErrorMessage, tc.kind, tc.contains)
+			}
+		})
+	}
+}
+
+func TestRecordEventError(t *testing.T) {
+	rc := recorder{}
+	rc.event("", content("a"), 10)
+	rc.event("error", `{"error":{"message":"upstream closed"}}`, 20)
+	r := rc.finish(streamEnd{status: 200, endMs: 30})
+	if r.ErrorKind != kindServerError || r.ErrorMessage != "upstream closed" || r.OutputTokensSeen != 1 {
+		t.Errorf("an event: error after a token: %+v", r)
+	}
+}
+
+func TestMessageForResults(t *testing.T) {
+	secrets := secretsOf([][2]string{{"Authorization", "Bearer sk-123"}, {"Content-Type", "application/json"}})
+	got := messageForResults("bad key sk-123\n  for\tBearer sk-123", secrets, 200)
+	if got != "bad key [redacted] for [redacted]" {
+		t.Errorf("got %q", got)
+	}
+	if got := messageForResults(strings.Repeat("é", 300), nil, 200); len([]rune(got)) != 200 {
+		t.Errorf("%d characters, want 200", len([]rune(got)))
+	}
+}
+
+func TestErrorKindsMatchTheTable(t *testing.T) {
+	if !slices.Equal(errorKinds, table.ErrorKinds) {
+		t.Errorf("Go's error kinds %v differ from lib/record.ts's %v", errorKinds, table.ErrorKinds)
+	}
+}
+
+func TestRequestMetricsMatchTheTable(t *testing.T) {
+	keys := make([]string, 0, len(table.RequestMetrics))
+	for k := range table.RequestMetrics {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	mine := slices.Sorted(slices.Values(requestMetricKeys))
+	if !slices.Equal(keys, mine) {
+		t.Errorf("Go pushes %v; lib/metrics.ts REQUEST_METRICS has %v", mine, keys)
+	}
+	for _, name := range []string{tagErrorKind, tagTokenSource, metaErrorMessage} {
+		if name == "" {
+			t.Error("a tag or metadata name is missing from the table")
+		}
+	}
+}
