@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 // Timing comparisons run in a group of their own, after every other test file: on two cores, a
 // runner VU measured while other test files load the machine reads TTFT late, and the simulator's
 // token deadlines slip, because of the load, not because of the code under test.
-const ALONE = ['test/e2e/agreement.test.ts', 'test/sim/server-timing.test.ts'];
+const ALONE = ['test/e2e/accuracy.test.ts', 'test/sim/server-timing.test.ts'];
 
 export default defineConfig({
   test: {
@@ -14,7 +14,7 @@ export default defineConfig({
     minWorkers: 1,
     projects: [
       { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: ALONE, sequence: { groupOrder: 0 } } },
-      // One file at a time as well: the agreement test's k6 and runner processes load both cores,
+      // One file at a time as well: the accuracy test's k6 loads the client core,
       // and the simulator's timing test measured beside them read a TTFT 28% late in one CI run.
       // (vitest 3.2 ignores fileParallelism and maxWorkers in a project; a single fork is honoured.)
       { extends: true, test: { name: 'timing', include: ALONE, sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true } } } },

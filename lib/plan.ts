@@ -1,6 +1,6 @@
 // The plan: what a run measures (target, cells, limits, schedule), validated once and resolved into sequential cells. Runs in k6 and Node.
 //
-// The plan is the single source of truth: the k6 options, the local runner and the report all read
+// The plan is the single source of truth: the k6 options, the bench and the report all read
 // the same resolved plan (written as plan.json beside the results), so a report can say exactly what ran.
 
 import { findMixProfile, type UseCase } from '../thresholds/use-cases';

@@ -1,4 +1,7 @@
-// The per-request record and the pure formulas that derive its figures (docs/architecture.md, "Measurement definitions"). Runs in k6 and Node.
+// The per-request record k6/x/llm builds in Go (xk6-llm/record.go), and the list of error kinds. Runs in k6 and Node.
+//
+// Go computes every figure (docs/measurement.md); TypeScript reads records, in the scripts and in the
+// bench's driven search. ERROR_KINDS reaches Go through xk6-llm/metric-table.json (npm run dashboard).
 
 /** Why a request failed; becomes the error_kind tag of llm_errors. */
 export const ERROR_KINDS = [
@@ -11,11 +14,11 @@ export const ERROR_KINDS = [
   'http_4xx', // any other client error status
   'http_5xx', // server error status
   'http_other', // a status that is neither 2xx nor an error class (1xx, 3xx)
-  'server_error', // an error object inside a 200 stream, or a non-SSE error body (k6/x/sse: "unknown event: {...}")
-  'malformed_chunk', // a data line that is not JSON
+  'server_error', // an error object or `event: error` inside a 200 stream, a 200 JSON error body, a stream line that is not SSE
+  'malformed_chunk', // a data line that is not JSON, or a line over 1 MiB
   'truncated', // the stream ended with neither finish_reason nor [DONE]
   'no_tokens', // the stream completed without a single generated token
-  'stream_error', // the transport reported an error mid-stream (connection reset, read error)
+  'stream_error', // the connection failed mid-stream (reset, read error, cancelled)
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
@@ -66,61 +69,3 @@ export interface ErroredRecord extends RecordBase {
 }
 
 export type RequestRecord = CompletedRecord | ErroredRecord;
-
-/** TPOT in ms: (e2e - ttft) / (outputTokens - 1); null for fewer than 2 tokens (undefined, as in GuideLLM). */
-export function timePerOutputTokenMs(e2eMs: number, ttftMs: number, outputTokens: number): number | null {
-  if (outputTokens < 2) return null;
-  return (e2eMs - ttftMs) / (outputTokens - 1);
-}
-
-/** Per-user decode speed in tokens/s: (outputTokens - 1) / (e2e - ttft); null when undefined. */
-export function decodeTokensPerSecond(e2eMs: number, ttftMs: number, outputTokens: number): number | null {
-  const decodeMs = e2eMs - ttftMs;
-  if (outputTokens < 2 || decodeMs <= 0) return null;
-  return ((outputTokens - 1) * 1000) / decodeMs;
-}
-
-/** Per-user prefill speed in tokens/s: inputTokens / ttft; null when undefined. */
-export function prefillTokensPerSecond(inputTokens: number, ttftMs: number): number | null {
-  if (inputTokens <= 0 || ttftMs <= 0) return null;
-  return (inputTokens * 1000) / ttftMs;
-}
-
-/**
- * Splits a total token count over chunks in proportion to their text lengths (largest remainder),
- * at least one token per chunk. Used when the server's usage says more tokens than chunks arrived
- * (SGLang and speculative decoding send several tokens per chunk).
- */
-export function distributeTokens(total: number, weights: readonly number[]): number[] {
-  const n = weights.length;
-  if (n === 0) return [];
-  if (total <= n) return weights.map(() => 1);
-  const spare = total - n;
-  const weightSum = weights.reduce((a, b) => a + Math.max(0, b), 0);
-  const shares = weights.map((w) => (weightSum > 0 ? (spare * Math.max(0, w)) / weightSum : spare / n));
-  const result = shares.map((s) => 1 + Math.floor(s));
-  let left = total - result.reduce((a, b) => a + b, 0);
-  const order = shares.map((s, i) => ({ i, r: s - Math.floor(s) })).sort((a, b) => b.r - a.r || a.i - b.i);
-  for (let k = 0; left > 0; k = (k + 1) % n, left--) result[order[k]!.i]! += 1;
-  return result;
-}
-
-/**
- * ITL samples from token-bearing chunk arrival times (ms) and the tokens each chunk carried.
- * A chunk with k tokens arriving g ms after the previous chunk gives k samples of g/k: the gap is
- * spread over its tokens. The first chunk's own gap is TTFT, not ITL; its extra tokens arrived with
- * the first one and give samples of 0 ms, so there is exactly one sample per token after the first.
- */
-export function interTokenLatenciesMs(arrivalsMs: readonly number[], tokensPerChunk: readonly number[]): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < arrivalsMs.length; i++) {
-    const k = tokensPerChunk[i] ?? 1;
-    if (i === 0) {
-      for (let j = 1; j < k; j++) out.push(0);
-      continue;
-    }
-    const gap = arrivalsMs[i]! - arrivalsMs[i - 1]!;
-    for (let j = 0; j < k; j++) out.push(gap / k);
-  }
-  return out;
-}

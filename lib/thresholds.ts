@@ -1,7 +1,7 @@
 // k6's threshold grammar: parse "<aggregation> <op> <number>" and evaluate it against a metric's values. Runs in k6 and Node.
 //
-// One implementation for the whole project: the local runner evaluates thresholds with it (as k6
-// does), and the report evaluates use-case limits with it, so a limit means the same everywhere.
+// The report evaluates use-case limits with k6's own grammar, and the scripts' thresholds are written
+// in it, so a limit means the same in k6 and in the report.
 // Grammar and allowed aggregations follow k6's metrics/thresholds_parser.go and metric_type.go.
 
 import type { MetricKind } from './metrics';
@@ -120,11 +120,4 @@ export function parseMetricKey(key: string): ParseResult<ParsedMetricKey> {
     tags[name] = value;
   }
   return { ok: true, value: { metric, tags } };
-}
-
-/** k6's canonical sub-metric name: "metric{tag:value,tag2:value2}" with the tags in the order written. */
-export function formatMetricKey(metric: string, tags: Readonly<Record<string, string>>): string {
-  const entries = Object.entries(tags);
-  if (entries.length === 0) return metric;
-  return `${metric}{${entries.map(([k, v]) => `${k}:${v}`).join(',')}}`;
 }

@@ -1,4 +1,4 @@
-// The main job: start the simulator when no URL is given, prepare prompts, build, run each entry script with k6 or the local runner, then the report. Runs in Node.
+// The main job: start the simulator when no URL is given, prepare prompts, build, run each entry script on k6, then the report. Runs in Node.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
@@ -17,7 +17,7 @@ import { startSimChild, type SimChild } from '../sim/child';
 import { resolveProfile, type Profile } from '../sim/profiles';
 import { predictCellSeconds } from './sim-schedule';
 import { probeSpeeds } from './probe';
-import { bundlePath, chooseEngine, runArguments, type Engine } from './engine';
+import { bundlePath, chooseEngine, runArguments, type Engine, type PartInvocation } from './engine';
 import { applyRequest, coveredMs, CsvTail, initialProgress, renderErrorMessages, requestCounts, type DrivenProgress, type ProgressState } from './progress';
 import { RW_TREND_STATS_ENV } from '../deploy/grafana/remote-write';
 import { Driver, FixedSteps, type StepResult, type StepSource } from './driver';
@@ -27,8 +27,6 @@ import { mean } from '../report/stats';
 import { startControlServer } from './control-server';
 import { drivenCells, renderSearchTable, renderTimeSpent, type TimeSpent } from './driven-results';
 
-/** The one-line refusal when --prometheus-rw meets the local runner. */
-export const PROMETHEUS_RW_NEEDS_K6 = '--prometheus-rw needs the k6 engine (k6 -o experimental-prometheus-rw); the local runner cannot send remote write: use --engine k6 (Go or a k6 on PATH)';
 
 /** The remote-write endpoint for a --prometheus-rw value: a Prometheus base URL gets /api/v1/write; a URL with a path is kept. */
 export function prometheusWriteUrl(value: string): string {
@@ -68,12 +66,11 @@ export interface BenchOptions {
   readonly planLabel: string;
   readonly scripts: readonly ScriptName[];
   readonly simProfile: string | null;
-  readonly engine: 'auto' | 'k6' | 'runner';
   readonly resultsRoot: string;
   readonly runId: string;
   readonly tokenizer: TokenizerChoice;
   readonly report: boolean;
-  /** Prometheus remote-write URL: k6 sends the run's metrics live (-o experimental-prometheus-rw, testid = run id). k6 engine only. */
+  /** Prometheus remote-write URL: k6 sends the run's metrics live (-o experimental-prometheus-rw, testid = run id). */
   readonly prometheusRw?: string | null;
   /**
    * Run cells in k6's fixed time slots, as a plain `k6 run` does, instead of driving them back to back
@@ -163,7 +160,6 @@ export class Bench extends EventEmitter<BenchEvents> {
     const o = this.options;
     // Validate the plan before creating or starting anything: a bad field costs no simulator start-up.
     for (const s of o.scripts) resolvePlan(applyEnvToPlan(o.planInput, {}), s);
-    if (o.prometheusRw && o.engine === 'runner') throw new UserError(PROMETHEUS_RW_NEEDS_K6, EXIT.usage);
     const rwUrl = o.prometheusRw ? prometheusWriteUrl(o.prometheusRw) : null;
     const runDir = path.resolve(o.resultsRoot, o.runId);
     mkdirSync(runDir, { recursive: true });
@@ -212,20 +208,18 @@ export class Bench extends EventEmitter<BenchEvents> {
         }
       }
 
-      const engine = await chooseEngine(o.engine, (line) => this.emit('log', line));
-      if (rwUrl && engine.kind !== 'k6') throw new UserError(PROMETHEUS_RW_NEEDS_K6, EXIT.usage);
+      const engine = await chooseEngine((line) => this.emit('log', line));
       if (rwUrl) this.emit('log', `remote write: k6 sends the metrics live to ${rwUrl} (testid=${o.runId})`);
       await buildBundles();
-      const transport = engine.flavour === 'llm' ? 'k6/x/llm' : 'k6/x/sse';
-      this.emit('log', engine.kind === 'k6' ? `engine: ${engine.version} (${engine.source}: ${engine.command[0]}), streaming with ${transport}` : `engine: ${engine.version}, streaming with ${transport}${o.engine === 'auto' ? ' (no Go to build k6 and no k6 found)' : ''}`);
+      this.emit('log', `engine: ${engine.version} (${engine.source}: ${engine.command[0]})`);
 
       const runInfo = {
         schemaVersion: 1,
         runId: o.runId,
-        engine: engine.kind,
+        engine: 'k6',
         engineVersion: engine.version,
         engineSource: engine.source,
-        transport,
+        transport: 'k6/x/llm',
         startedAt,
         endedAt: null as string | null,
         interrupted: false,
@@ -255,7 +249,7 @@ export class Bench extends EventEmitter<BenchEvents> {
         // The script writes plan.json again at its end (handleSummary); this copy lets the report read
         // a part whose engine was killed hard (SIGKILL) before it got there.
         writeFileSync(path.join(partDir, 'plan.json'), JSON.stringify(plan, null, 1));
-        const bundle = bundlePath(engine, plan.script);
+        const bundle = bundlePath(plan.script);
         const drive = !o.fixedSlots && DRIVEN_SCRIPTS.includes(plan.script) ? partDrive(plan) : null;
         const { code, requests: measured, counts, running } = await this.runPart(engine, plan, i, plans.length, {
           bundle,
@@ -270,7 +264,7 @@ export class Bench extends EventEmitter<BenchEvents> {
         writeRunInfo();
         requests += measured;
         if (code === EXIT.interrupted) this.stopping = true;
-        else if (code !== EXIT.ok && code !== EXIT.thresholdsFailed) this.emit('log', `${plan.script}: ${engine.kind} exited with code ${code}; see ${path.join(partDir, 'engine-stderr.txt')}`);
+        else if (code !== EXIT.ok && code !== EXIT.thresholdsFailed) this.emit('log', `${plan.script}: k6 exited with code ${code}; see ${path.join(partDir, 'engine-stderr.txt')}`);
         worst = Math.max(worst, code === EXIT.interrupted ? 0 : code);
       }
       runInfo.interrupted = this.stopping;
@@ -295,7 +289,7 @@ export class Bench extends EventEmitter<BenchEvents> {
    * Runs one entry script; resolves to the engine's exit code, the requests it measured, and the time
    * with requests running. With `drive`, the bench's control endpoint hands out every request.
    */
-  private async runPart(engine: Engine, plan: Plan, index: number, count: number, part: Parameters<typeof runArguments>[1], drive: PartDrive | null): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts>; running: { wallMs: number; runningMs: number } }> {
+  private async runPart(engine: Engine, plan: Plan, index: number, count: number, part: PartInvocation, drive: PartDrive | null): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts>; running: { wallMs: number; runningMs: number } }> {
     if (!drive) {
       const started = performance.now();
       const r = await this.runSlots(engine, plan, index, count, part, null);
@@ -326,11 +320,11 @@ export class Bench extends EventEmitter<BenchEvents> {
     }
   }
 
-  private runSlots(engine: Engine, plan: Plan, index: number, count: number, part: Parameters<typeof runArguments>[1], driven: { driver: Driver; search: CapacitySearch | null } | null): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts>; runningMs: number }> {
-    const rwUrl = this.options.prometheusRw && engine.kind === 'k6' ? prometheusWriteUrl(this.options.prometheusRw) : null;
-    const args = rwUrl ? withPrometheusRw(runArguments(engine, part)) : runArguments(engine, part);
+  private runSlots(engine: Engine, plan: Plan, index: number, count: number, part: PartInvocation, driven: { driver: Driver; search: CapacitySearch | null } | null): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts>; runningMs: number }> {
+    const rwUrl = this.options.prometheusRw ? prometheusWriteUrl(this.options.prometheusRw) : null;
+    const args = rwUrl ? withPrometheusRw(runArguments(part)) : runArguments(part);
     const [program, ...lead] = engine.command;
-    let env: NodeJS.ProcessEnv = { ...process.env, K6_ENABLE_COMMUNITY_EXTENSIONS: 'true' };
+    let env: NodeJS.ProcessEnv = { ...process.env };
     if (rwUrl) env = prometheusRwEnv(rwUrl, env);
     // The key reaches the script through the environment (k6 run copies it into __ENV), never the command line.
     if (this.options.apiKey) env.API_KEY = this.options.apiKey;

@@ -1,9 +1,8 @@
-// Which engine runs the bundles, which bundle flavour it takes, and the command line for it. Runs in Node.
+// Which k6 runs the bundles, and the command line for it. Runs in Node.
 //
-// Order for --engine auto: K6_BIN when set; else the project's k6 (k6 + k6/x/llm, built from xk6-llm/
-// on first use when Go is installed); else a k6 on PATH; else the local runner. A k6 that lists
-// k6/x/llm among its extensions runs dist/<script>.js; any other k6 runs dist/sse/<script>.js, whose
-// k6/x/sse it must have built in or resolve automatically.
+// k6 is the only engine, and it must have k6/x/llm built in. Order: K6_BIN when set; else the
+// project's k6 (built from xk6-llm/ on first use when Go is installed); else a k6 on PATH that has
+// k6/x/llm; else the bench stops with one line saying how to get one.
 
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -13,24 +12,22 @@ import { builtProjectK6, ensureProjectK6, goVersion, type BuildProgress } from '
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-export type EngineChoice = 'auto' | 'k6' | 'runner';
-/** The bundle flavour: dist/<script>.js streams with k6/x/llm, dist/sse/<script>.js with k6/x/sse. */
-export type BundleFlavour = 'llm' | 'sse';
-
 export interface Engine {
-  readonly kind: 'k6' | 'runner';
   /** Program and leading arguments; `run ...` follows. */
   readonly command: readonly string[];
-  /** One line: k6's own `k6 version` line, or the runner's name, version and Node version. */
+  /** k6's own `k6 version` line. */
   readonly version: string;
-  readonly flavour: BundleFlavour;
-  /** How it was found, for the log: "project build", "K6_BIN", "PATH", "local runner". */
+  /** How it was found, for the log: "project build", "K6_BIN", "PATH". */
   readonly source: string;
 }
 
-/** The bundle an engine runs for an entry script. */
-export function bundlePath(engine: Pick<Engine, 'flavour'>, script: string, distDir = path.join(root, 'dist')): string {
-  return engine.flavour === 'llm' ? path.join(distDir, `${script}.js`) : path.join(distDir, 'sse', `${script}.js`);
+/** What to do when no k6 with k6/x/llm can be had. */
+export const HOW_TO_GET_K6 =
+  'install Go 1.25 or newer (npm run build:k6 then builds it), set K6_BIN to a k6 built with k6/x/llm, or use the Docker image (deploy/docker/Dockerfile)';
+
+/** The bundle of an entry script. */
+export function bundlePath(script: string, distDir = path.join(root, 'dist')): string {
+  return path.join(distDir, `${script}.js`);
 }
 
 /** `k6 version` of a binary: its first line and whether k6/x/llm is built in; null when it does not run. */
@@ -44,19 +41,8 @@ export function probeK6(bin: string): { version: string; hasLlm: boolean } | nul
 function k6Engine(bin: string, source: string): Engine {
   const probe = probeK6(bin);
   if (!probe) throw new UserError(`${source} k6 "${bin}" does not run (\`${bin} version\` failed)`);
-  return { kind: 'k6', command: [bin], version: probe.version, flavour: probe.hasLlm ? 'llm' : 'sse', source };
-}
-
-/** The local runner: the same bundles on Node (the k6/x/llm flavour). */
-export function localRunner(): Engine {
-  let version = 'k6-llm-capacity local runner';
-  try {
-    const pkg = spawnSync(process.execPath, ['-p', `require(${JSON.stringify(path.join(root, 'package.json'))}).version`], { encoding: 'utf8' });
-    if (pkg.status === 0) version += ` ${pkg.stdout.trim()} (Node ${process.version})`;
-  } catch {
-    // Version text only.
-  }
-  return { kind: 'runner', command: [process.execPath, '--import', 'tsx', path.join(root, 'runner', 'cli.ts')], version, flavour: 'llm', source: 'local runner' };
+  if (!probe.hasLlm) throw new UserError(`${source} k6 "${bin}" lacks the k6/x/llm extension: ${HOW_TO_GET_K6}`);
+  return { command: [bin], version: probe.version, source };
 }
 
 /** The project's k6, built now when it is missing or stale and Go is there; null without Go and without a build. */
@@ -69,16 +55,15 @@ export async function projectK6(log: BuildProgress): Promise<Engine | null> {
 }
 
 function k6OnPath(): Engine | null {
-  return probeK6('k6') ? k6Engine('k6', 'PATH') : null;
+  const probe = probeK6('k6');
+  return probe?.hasLlm ? { command: ['k6'], version: probe.version, source: 'PATH' } : null;
 }
 
-export async function chooseEngine(preference: EngineChoice, log: BuildProgress, env: NodeJS.ProcessEnv = process.env): Promise<Engine> {
-  if (preference === 'runner') return localRunner();
+export async function chooseEngine(log: BuildProgress, env: NodeJS.ProcessEnv = process.env): Promise<Engine> {
   if (env.K6_BIN) return k6Engine(env.K6_BIN, 'K6_BIN');
   const found = (await projectK6(log)) ?? k6OnPath();
   if (found) return found;
-  if (preference === 'k6') throw new UserError('no k6: Go is not installed to build the project\'s k6 (npm run build:k6), no k6 is on PATH and K6_BIN is unset; use --engine runner');
-  return localRunner();
+  throw new UserError(`no k6 with k6/x/llm: ${HOW_TO_GET_K6}`);
 }
 
 export interface PartInvocation {
@@ -89,14 +74,13 @@ export interface PartInvocation {
   readonly tags: Readonly<Record<string, string>>;
 }
 
-/** Arguments of `k6 run` (or the runner's equivalent) for one part. */
-export function runArguments(engine: Engine, part: PartInvocation): string[] {
+/** Arguments of `k6 run` for one part. */
+export function runArguments(part: PartInvocation): string[] {
   const args = ['run', '--quiet'];
   for (const [k, v] of Object.entries(part.env)) args.push('-e', `${k}=${v}`);
   for (const [k, v] of Object.entries(part.tags)) args.push('--tag', `${k}=${v}`);
   args.push('--out', `csv=fileName=${path.join(part.partDir, 'samples.csv')},timeFormat=unix_milli`);
   args.push('--summary-export', path.join(part.partDir, 'summary-export.json'));
-  if (engine.kind === 'runner') args.push('--health-out', path.join(part.partDir, 'runner-health.json'));
   args.push(part.bundle);
   return args;
 }

@@ -70,7 +70,7 @@ export interface BuildProgress {
  */
 export async function ensureProjectK6(log: BuildProgress, opts: { force?: boolean } = {}): Promise<string> {
   const go = goVersion();
-  if (go === null) throw new UserError('Go is not installed: building k6 with k6/x/llm needs Go (see the README); use --engine runner to run on Node');
+  if (go === null) throw new UserError('Go is not installed: building k6 with k6/x/llm needs Go 1.25 or newer (see the README), or set K6_BIN to a k6 built with k6/x/llm');
   if (!opts.force) {
     const existing = builtProjectK6(go);
     if (existing) return existing;
@@ -106,7 +106,7 @@ export async function ensureProjectK6(log: BuildProgress, opts: { force?: boolea
   if (code !== 0) {
     rmSync(tmp, { force: true });
     const last = stderrTail.filter((l) => !l.startsWith('go: downloading')).slice(-3).join(' | ');
-    throw new UserError(`go build of k6 failed (exit ${code}): ${last || 'no message'}; use --engine runner to run on Node`);
+    throw new UserError(`go build of k6 failed (exit ${code}): ${last || 'no message'}`);
   }
   renameSync(tmp, PROJECT_K6_BIN);
   writeFileSync(STAMP_FILE, sourceStamp(go) + '\n');

@@ -1,65 +1,82 @@
 // Measures a real target's single-request prefill and decode speed before a run, so cell time slots fit that target. Runs in Node.
+//
+// The probe reads no tokens: it sends non-streaming requests and times whole answers, whose `usage`
+// says how many tokens they held. The one stream reader is k6/x/llm's, in Go.
 
-import { buildStreamingRequest } from '../lib/request';
-import { StreamObserver } from '../lib/stream';
+import { buildRequestBody, buildHeaders, endpointPath, errorMessageForResults } from '../lib/request';
 import type { TargetConfig } from '../lib/plan';
 import type { PromptSet } from '../lib/prompt-set';
 import { requestPrefix } from '../lib/prompt-text';
-import type { RequestRecord } from '../lib/record';
-import { SseParser } from '../runner/sse-parser';
 
 export interface ProbedSpeeds {
-  /** Single-request prefill speed at `prefillContextTokens`, tokens/s (input tokens / TTFT). */
+  /** Single-request prefill speed at `prefillContextTokens`, tokens/s (input tokens / time to a one-token answer). */
   readonly prefillTokensPerSecond: number;
   readonly prefillContextTokens: number;
   /** Single-request decode speed, tokens/s. */
   readonly decodeTokensPerSecond: number;
 }
 
-/** Feeds an SSE body to a StreamObserver through the runner's parser, so events arrive as k6/x/sse delivers them. */
-async function observe(body: ReadableStream<Uint8Array>, observer: StreamObserver, now: () => number): Promise<void> {
-  const parser = new SseParser({
-    event: (ev) => observer.onEvent(ev.data, now()),
-    error: (message) => observer.onTransportError(message),
-  });
-  for await (const chunk of body) parser.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+interface TimedAnswer {
+  readonly ms: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
 }
 
-/** One streaming request, measured with the suite's own stream observer. */
-async function probeRequest(target: TargetConfig, prompt: string, requestedInputTokens: number, maxTokens: number, apiKey: string | null): Promise<RequestRecord> {
-  const spec = buildStreamingRequest(target, { prompt, maxTokens }, apiKey);
-  const startMs = performance.now();
-  const observer = new StreamObserver({ startMs, requestedInputTokens, requestedOutputTokens: maxTokens });
-  let status = 0;
-  let transportError = '';
+/** One non-streaming request: its wall time and the server's usage. Throws with the server's words when it fails. */
+async function timedAnswer(target: TargetConfig, prompt: string, maxTokens: number, apiKey: string | null): Promise<TimedAnswer> {
+  const body: Record<string, unknown> = { ...buildRequestBody(target, { prompt, maxTokens }), stream: false };
+  delete body.stream_options;
+  const headers = { ...buildHeaders(apiKey), Accept: 'application/json' };
+  const url = target.baseUrl + endpointPath(target.api);
+  const started = performance.now();
+  let res: Response;
+  let text: string;
   try {
-    const res = await fetch(spec.url, { method: 'POST', headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(target.requestTimeoutSeconds * 1000) });
-    status = res.status;
-    if (res.body) await observe(res.body, observer, () => performance.now());
+    res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(target.requestTimeoutSeconds * 1000) });
+    text = await res.text();
   } catch (e) {
-    transportError = (e as Error).message;
+    throw new Error(`probe request to ${target.baseUrl} failed: ${errorMessageForResults((e as Error).message, apiKey, 200)}`);
   }
-  return observer.finish({ status, transportError, endMs: performance.now() });
+  const ms = performance.now() - started;
+  if (res.status !== 200) throw new Error(`probe request to ${target.baseUrl} failed: HTTP ${res.status}: ${errorMessageForResults(text, apiKey, 200)}`);
+  let usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
+  try {
+    usage = (JSON.parse(text) as { usage?: typeof usage }).usage;
+  } catch {
+    // Reported below as an answer without usage.
+  }
+  const promptTokens = typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : NaN;
+  const completionTokens = typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : NaN;
+  if (!Number.isFinite(promptTokens) || !Number.isFinite(completionTokens)) {
+    throw new Error(`probe request to ${target.baseUrl} answered without usage token counts; give the plan's schedule speeds instead`);
+  }
+  return { ms, promptTokens, completionTokens };
 }
 
 /**
- * Sends two requests one after the other: the shortest prepared prompt with 64 output tokens (decode
- * speed) and the longest prepared prompt up to 32K tokens with 2 output tokens (prefill speed: at
- * longer contexts attention makes prefill slower still, which the slot safety factor absorbs).
- * Throws with the server's error when a probe fails, since the run itself would fail the same way.
+ * Decode speed from two answers to the shortest prepared prompt, 1 and 65 tokens long: the extra
+ * tokens over the extra time (the prefill both share cancels out). Prefill speed from a one-token
+ * answer to the longest prepared prompt up to 32K tokens: prompt tokens over its time (at longer
+ * contexts attention makes prefill slower still, which the slot safety factor absorbs). Throws with
+ * the server's error when a probe fails, since the run itself would fail the same way.
  */
 export async function probeSpeeds(target: TargetConfig, prompts: PromptSet, apiKey: string | null): Promise<ProbedSpeeds> {
   const sorted = [...prompts.prompts].sort((a, b) => a.contextTokens - b.contextTokens);
   const shortest = sorted[0]!;
   const forPrefill = [...sorted].reverse().find((p) => p.contextTokens <= 32_768) ?? shortest;
-  const prefix = (i: number) => requestPrefix('unique', Math.floor(Math.random() * 1_000_000), 0, i);
-  const decode = await probeRequest(target, prefix(1) + shortest.body, shortest.contextTokens, 64, apiKey);
-  if (decode.outcome !== 'completed' || decode.decodeTokensPerSecond === null) {
-    throw new Error(`probe request to ${target.baseUrl} failed: ${decode.outcome === 'errored' ? `${decode.errorKind}: ${decode.errorMessage}` : 'no decode speed'}`);
+  const nonce = Math.floor(Math.random() * 1_000_000);
+  const prefix = (i: number) => requestPrefix('unique', nonce, 0, i);
+  const one = await timedAnswer(target, prefix(1) + shortest.body, 1, apiKey);
+  const many = await timedAnswer(target, prefix(2) + shortest.body, 65, apiKey);
+  const extraTokens = many.completionTokens - one.completionTokens;
+  const extraMs = many.ms - one.ms;
+  if (extraTokens <= 0 || extraMs <= 0) {
+    throw new Error(`probe requests to ${target.baseUrl} gave no decode speed (${extraTokens} more tokens in ${extraMs.toFixed(1)} ms more); give the plan's schedule speeds instead`);
   }
-  const prefill = await probeRequest(target, prefix(2) + forPrefill.body, forPrefill.contextTokens, 2, apiKey);
-  if (prefill.outcome !== 'completed' || prefill.prefillTokensPerSecond === null) {
-    throw new Error(`probe request to ${target.baseUrl} failed: ${prefill.outcome === 'errored' ? `${prefill.errorKind}: ${prefill.errorMessage}` : 'no prefill speed'}`);
-  }
-  return { prefillTokensPerSecond: prefill.prefillTokensPerSecond, prefillContextTokens: forPrefill.contextTokens, decodeTokensPerSecond: decode.decodeTokensPerSecond };
+  const prefill = await timedAnswer(target, prefix(3) + forPrefill.body, 1, apiKey);
+  return {
+    prefillTokensPerSecond: (prefill.promptTokens * 1000) / prefill.ms,
+    prefillContextTokens: forPrefill.contextTokens,
+    decodeTokensPerSecond: (extraTokens * 1000) / extraMs,
+  };
 }

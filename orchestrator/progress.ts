@@ -1,4 +1,4 @@
-// Run progress from the growing k6 CSV (works the same for k6 and the local runner): per-cell request counts, and renderers that return strings. Runs in Node.
+// Run progress from the growing k6 CSV : per-cell request counts, and renderers that return strings. Runs in Node.
 
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import Papa from 'papaparse';

@@ -19,11 +19,10 @@ runMain('bench', async () => {
     .option('--plan <file|quick|full>', 'plan JSON file, or a built-in plan', 'quick')
     .option('--scripts <list>', `entry scripts to run, in order (${SCRIPT_NAMES.join(', ')})`, 'sweep,capacity')
     .option('--profile <name>', 'simulator profile (npm run sim -- --list-profiles)')
-    .addOption(new Option('--engine <engine>', 'auto: the project\'s k6 (built on first use when Go is installed), else k6 on PATH, else the local runner').choices(['auto', 'k6', 'runner']).default('auto'))
     .option('--results <dir>', 'results root folder', 'results')
     .option('--run-id <id>', 'results/<run-id> folder name (default: the start time)')
     .addOption(new Option('--tokenizer <kind>', 'how prompt lengths are made exact').choices(['auto', 'qwen3', 'server', 'approximate']).default('auto'))
-    .option('--prometheus-rw <url>', 'send the metrics live to this Prometheus remote-write URL (k6 -o experimental-prometheus-rw, testid = the run id; k6 engine only); a base URL gets /api/v1/write')
+    .option('--prometheus-rw <url>', 'send the metrics live to this Prometheus remote-write URL (k6 -o experimental-prometheus-rw, testid = the run id); a base URL gets /api/v1/write')
     .option('--fixed-slots', 'run cells in k6\'s fixed time slots as a plain k6 run does, and capacity as the plan\'s fixed ladder, instead of back to back with an adaptive capacity search')
     .option('--no-report', 'skip the report at the end')
     .exitOverride()
@@ -35,7 +34,7 @@ runMain('bench', async () => {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
     throw new UserError(err.message.replace(/^error: /, ''), EXIT.usage);
   }
-  const o = program.opts<{ url?: string; model?: string; apiKey?: string; api: ApiStyle; plan: string; scripts: string; profile?: string; engine: 'auto' | 'k6' | 'runner'; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string; fixedSlots?: boolean }>();
+  const o = program.opts<{ url?: string; model?: string; apiKey?: string; api: ApiStyle; plan: string; scripts: string; profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string; fixedSlots?: boolean }>();
 
   const scripts = o.scripts.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
   for (const s of scripts) if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`, EXIT.usage);
@@ -61,7 +60,6 @@ runMain('bench', async () => {
     planLabel: builtIn ? `built-in "${o.plan}"` : o.plan,
     scripts,
     simProfile: o.profile ?? null,
-    engine: o.engine,
     resultsRoot: o.results,
     runId: o.runId ?? newRunId(),
     tokenizer: o.tokenizer,

@@ -1,4 +1,4 @@
-// Builds one k6 bundle per entry script and transport flavour with esbuild: scenarios/<name>.ts -> dist/<name>.js (k6/x/llm) and dist/sse/<name>.js (k6/x/sse). Runs in Node.
+// Builds one k6 bundle per entry script with esbuild: scenarios/<name>.ts -> dist/<name>.js. Runs in Node.
 
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { readdirSync } from 'node:fs';
@@ -9,8 +9,8 @@ import path from 'node:path';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * esbuild settings for k6's JavaScript engine (docs/k6-observed.md): ESM so that k6's automatic
- * extension resolution sees `import 'k6/x/sse'`; k6 modules external; ES2020 so esbuild lowers
+ * esbuild settings for k6's JavaScript engine (docs/k6-observed.md): ESM, as k6 reads it natively; k6
+ * modules (k6/x/llm included) external; ES2020 so esbuild lowers
  * syntax Sobek lacks (logical assignment, class fields); platform neutral: no Node shims.
  */
 export const K6_BUILD_OPTIONS: BuildOptions = {
@@ -32,23 +32,6 @@ export function entryScripts(): string[] {
     .sort();
 }
 
-/** Bundle flavours: which extension streams the requests, and where the bundles go under dist/. */
-export const FLAVOURS = {
-  llm: { transport: 'lib/k6/transport-llm.ts', subdir: '' },
-  sse: { transport: 'lib/k6/transport-sse.ts', subdir: 'sse' },
-} as const;
-export type Flavour = keyof typeof FLAVOURS;
-
-/** Resolves the seam import 'k6-llm-transport' to the flavour's transport, so a bundle imports exactly one extension. */
-function transportSeam(flavour: Flavour): Plugin {
-  return {
-    name: 'k6-llm-transport',
-    setup(b) {
-      b.onResolve({ filter: /^k6-llm-transport$/ }, () => ({ path: path.join(root, FLAVOURS[flavour].transport) }));
-    },
-  };
-}
-
 /**
  * valibot (lib/schema.ts) from its own minified build: half the bytes it adds to every bundle in its
  * readable build, and nothing in a k6 stack trace needs to be read inside the validation library.
@@ -63,19 +46,11 @@ function minifiedValibot(): Plugin {
   };
 }
 
-/** Builds every entry script in one flavour; returns the bundle paths. */
-export async function buildFlavour(flavour: Flavour, distDir = path.join(root, 'dist')): Promise<string[]> {
-  const entries = entryScripts();
-  const outdir = path.join(distDir, FLAVOURS[flavour].subdir);
-  await build({ ...K6_BUILD_OPTIONS, entryPoints: entries, outdir, plugins: [transportSeam(flavour), minifiedValibot()] });
-  return entries.map((e) => path.join(outdir, path.basename(e).replace(/\.ts$/, '.js')));
-}
-
-/** Builds both flavours; returns the k6/x/llm bundles (dist/<name>.js) first, then dist/sse/. */
+/** Builds every entry script; returns the bundle paths (dist/<name>.js). */
 export async function buildBundles(distDir = path.join(root, 'dist')): Promise<string[]> {
-  const llm = await buildFlavour('llm', distDir);
-  const sse = await buildFlavour('sse', distDir);
-  return [...llm, ...sse];
+  const entries = entryScripts();
+  await build({ ...K6_BUILD_OPTIONS, entryPoints: entries, outdir: distDir, plugins: [minifiedValibot()] });
+  return entries.map((e) => path.join(distDir, path.basename(e).replace(/\.ts$/, '.js')));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

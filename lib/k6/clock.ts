@@ -8,7 +8,7 @@ export function nowMs(): number {
   return exec.instance.currentTestRunDuration;
 }
 
-/** Waits without blocking other VUs' timers: k6's sleep() would block the event loop of the local runner. */
+/** Waits without blocking the VU's event loop: k6's sleep() would hold its streams' promises too. */
 export function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }

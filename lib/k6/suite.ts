@@ -8,12 +8,12 @@ import { buildOptions, cellTags, plannedRequests, type SuiteOptions } from '../o
 import { PlanError, resolvePlan, type Cell, type Plan, type PlanInput, type ScriptName } from '../plan';
 import { approximatePromptSet, findPrompt, promptText, readPromptSet, requestPrefix, type PreparedPrompt } from '../prompt-set';
 import { parsePrometheusText, readServerSnapshot } from '../prometheus';
-import { buildStreamingRequest, redactSecret } from '../request';
+import { buildStreamingRequest } from '../request';
 import { readSummaryData } from '../summary-data';
 import { renderTextSummary } from '../summary-text';
 import { nowMs, pause } from './clock';
-import { recordRequest, recordServerSnapshot } from './metrics';
-import { streamRequest } from 'k6-llm-transport';
+import { recordServerSnapshot } from './metrics';
+import { sendRequest, type SentRequest } from './llm-request';
 import { CONTROL_PATHS, parseDoneAnswer, parseNextAnswer, type DoneReport, type Ticket } from '../drive';
 import type { RequestRecord } from '../record';
 import { CELL_TAGS, SAMPLE_TAGS } from '../metrics';
@@ -93,16 +93,19 @@ export function createSuite(script: ScriptName): Suite {
   const apiKey = __ENV.API_KEY || null;
   const resultsDir = (__ENV.RESULTS_DIR || 'results/latest').replace(/\/+$/, '');
 
-  const send = async (cell: Pick<Cell, 'contextTokens' | 'outputTokens'>, prefix: string): Promise<RequestRecord> => {
+  /** Sends one request of a cell; `phase` tags its llm_* samples, and null defers them until the bench names it. */
+  const send = (cell: Pick<Cell, 'contextTokens' | 'outputTokens'>, prefix: string, phase: string | null | undefined): Promise<SentRequest> => {
     const prompt = prompts.get(cell.contextTokens);
     const spec = buildStreamingRequest(plan.target, { prompt: promptText(prompt, prefix), maxTokens: cell.outputTokens }, apiKey);
-    return streamRequest(spec, { requestedInputTokens: cell.contextTokens, requestedOutputTokens: cell.outputTokens }, plan.target, plan.target.api);
+    const tags: Record<string, string> = phase ? { [SAMPLE_TAGS.phase]: phase } : {};
+    return sendRequest(spec, { requestedInputTokens: cell.contextTokens, requestedOutputTokens: cell.outputTokens }, plan.target, tags, phase === null);
   };
   const warnOnce = new Set<string>();
   const warnFailure = (cellId: string, record: RequestRecord): void => {
     if (record.outcome !== 'errored' || warnOnce.has(cellId)) return;
     warnOnce.add(cellId);
-    console.warn(`${cellId}: request failed (${record.errorKind}): ${redactSecret(record.errorMessage, apiKey).slice(0, 200)}`);
+    // The message is already redacted and cut to one line by k6/x/llm.
+    console.warn(`${cellId}: request failed (${record.errorKind}): ${record.errorMessage}`);
   };
 
   /** The bench-driven loop: one iteration per VU, one request per ticket, until the bench says stop. */
@@ -114,10 +117,11 @@ export function createSuite(script: ScriptName): Suite {
       if (answer.stop) return;
       const t = answer.ticket;
       setCellTags(tags, t.cell);
-      const record = await send(t.cell, requestPrefix(plan.prompts.mode, data.runNonce, vu, n));
-      warnFailure(t.cell.id, record);
+      const sent = await send(t.cell, requestPrefix(plan.prompts.mode, data.runNonce, vu, n), null);
+      warnFailure(t.cell.id, sent.record);
       // The bench says which phase the request belongs to only now: a step may have ended meanwhile.
-      recordWithPhase(record, await c.done(doneReport(t, record)), apiKey);
+      const phase = await c.done(doneReport(t, sent.record));
+      sent.pushMetrics(phase === null ? {} : { [SAMPLE_TAGS.phase]: phase });
     }
   };
 
@@ -136,11 +140,10 @@ export function createSuite(script: ScriptName): Suite {
         exec.test.abort(`scenario "${exec.scenario.name}" is not a cell of the plan`);
         return;
       }
-      const record = await send(cell, requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, exec.vu.iterationInInstance));
-      warnFailure(cell.id, record);
       // A steady-state cell's first requests per user are its warm-up: kept, tagged, left out of its statistics.
-      const phase = cell.warmupRounds > 0 ? (exec.vu.iterationInScenario < cell.warmupRounds ? 'warmup' : 'measured') : null;
-      recordWithPhase(record, phase, apiKey);
+      const phase = cell.warmupRounds > 0 ? (exec.vu.iterationInScenario < cell.warmupRounds ? 'warmup' : 'measured') : undefined;
+      const sent = await send(cell, requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, exec.vu.iterationInInstance), phase);
+      warnFailure(cell.id, sent.record);
     },
 
     async monitor(): Promise<void> {
@@ -197,17 +200,6 @@ function setCellTags(tags: Record<string, string | number | boolean>, cell: Tick
     const v = values[k];
     if (v === undefined) delete tags[k];
     else tags[k] = v;
-  }
-}
-
-/** Records a request with its phase tag (none outside capacity steps) on this sample only. */
-function recordWithPhase(record: RequestRecord, phase: string | null, apiKey: string | null): void {
-  const tags = exec.vu.metrics.tags;
-  if (phase !== null) tags[SAMPLE_TAGS.phase] = phase;
-  try {
-    recordRequest(record, apiKey);
-  } finally {
-    delete tags[SAMPLE_TAGS.phase];
   }
 }
 

@@ -95,9 +95,9 @@ function runK6(script: string, plan: object, baseUrl: string, rwUrl: string, ext
   const dir = tempDir(`prom-${script}`);
   const planFile = path.join(dir, 'plan-input.json');
   writeFileSync(planFile, JSON.stringify(plan));
-  const engine = testEngine('k6');
-  const args = runArguments(engine, {
-    bundle: bundlePath(engine, script, path.join(ROOT, 'dist')),
+  const engine = testEngine();
+  const args = runArguments({
+    bundle: bundlePath(script, path.join(ROOT, 'dist')),
     partDir: dir,
     env: { PLAN: planFile, RESULTS_DIR: dir, BASE_URL: baseUrl, MODEL },
     tags: { testid: TESTID, ...extraTags },
@@ -234,7 +234,7 @@ beforeAll(async () => {
     throw new Error('prometheus and promtool are not on PATH: run `sh scripts/ensure-prometheus.sh` (npm test does) or install Prometheus 2.40+');
   }
   await buildBundles();
-  testEngine('k6'); // fails early with a clear message when the project's k6 is missing
+  testEngine(); // fails early with a clear message when the project's k6 is missing
 
   const main = await startSim({ port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
   const sglang = await startSim({ port: 0, host: '127.0.0.1', flavour: 'sglang', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
@@ -494,13 +494,4 @@ describe('npm run bench -- --prometheus-rw', () => {
     const gotTokens = await promApi('query', { query: `sum(max_over_time(k6_llm_output_tokens_total{testid="${runId}"}[5m]))`, time: now });
     expect(lastValue(gotTokens)).toBe(tokens);
   }, 120_000);
-
-  it('on the local runner: refused with one line naming the k6 engine, before anything starts', async () => {
-    const dir = tempDir('bench-rw-runner');
-    const r = await benchCli(['--scripts', 'sweep', '--results', dir, '--engine', 'runner', '--prometheus-rw', promUrl]);
-    expect(r.exitCode).toBe(2);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/--prometheus-rw needs the k6 engine.*--engine k6/);
-    expect(r.stderr).not.toMatch(/simulator/);
-  });
 });

@@ -1,4 +1,4 @@
-// End to end: bench-driven runs (lib/drive.ts) on k6 and on the runner: cells back to back, the capacity search in steady state, and its agreement with a dense fixed ladder. Runs in Node (vitest).
+// End to end: bench-driven runs (lib/drive.ts) on the project's k6: cells back to back, the capacity search in steady state, and its agreement with a dense fixed ladder. Runs in Node (vitest).
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,13 +29,10 @@ function writePlan(dir: string, plan: object): string {
   return file;
 }
 
-describe.each([
-  { engine: 'k6', flag: [] as string[] },
-  { engine: 'runner', flag: ['--engine', 'runner'] },
-])('npm run bench drives $engine', ({ flag }) => {
+describe('npm run bench drives k6', () => {
   it('runs the sweep back to back and finds the capacity by a steady-state search, measured on both sides', async () => {
     const dir = tempDir('driven');
-    const r = await runBenchCli(['--plan', writePlan(dir, PLAN), '--scripts', 'sweep,capacity', '--results', dir, '--run-id', 'd', ...flag]);
+    const r = await runBenchCli(['--plan', writePlan(dir, PLAN), '--scripts', 'sweep,capacity', '--results', dir, '--run-id', 'd']);
     expect(r.exitCode, r.stderr).toBe(0);
     const runDir = path.join(dir, 'd');
     // Progress: the step lines, the search table and where the time went.

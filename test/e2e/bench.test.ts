@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { startSim } from '../../sim/server';
+import { PROJECT_K6_BIN } from '../../orchestrator/k6-build';
 import { readJson, ROOT, runBenchCli, tempDir } from './helpers';
 
 /** Starts the bench CLI; `onStart` may signal it while it runs. */
@@ -27,21 +28,17 @@ function filesBelow(dir: string): string[] {
 const TINY = { sweep: { contexts: [512], concurrencies: [1, 2], rounds: 1, outputTokens: 16 } };
 
 describe('npm run bench against the built-in simulator', () => {
-  // No --engine: the project's k6 (npm test has built it); --engine runner: the local runner.
-  it.each([
-    { flag: [], engine: 'k6', log: /engine: k6 v1\.8\.1 .*\(project build: .*\.cache\/k6\/k6\), streaming with k6\/x\/llm/, files: [] as string[] },
-    { flag: ['--engine', 'runner'], engine: 'runner', log: /engine: k6-llm-capacity local runner .*, streaming with k6\/x\/llm/, files: ['sweep/runner-health.json'] },
-  ])('runs the plan on $engine and writes the run folder and the report', async ({ flag, engine, log, files }) => {
+  it('runs the plan on the project\'s k6 and writes the run folder and the report', async () => {
     const dir = tempDir('bench');
-    const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'tiny', ...flag]);
+    const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'tiny']);
     expect(r.exitCode, r.stderr).toBe(0);
     const runDir = path.join(dir, 'tiny');
     expect(r.stdout).toContain(`results: ${runDir}`);
-    expect(r.stderr).toMatch(log);
+    expect(r.stderr).toMatch(/engine: k6 v1\.8\.1 .*\(project build: .*\.cache\/k6\/k6\)/);
     expect(r.stderr).toMatch(/simulator .* listening at http:\/\/127\.0\.0\.1:\d+\/v1/);
     const run = readJson<{ engine: string; transport: string; target: { simulated: boolean }; parts: string[]; interrupted: boolean; promptsExact: boolean }>(path.join(runDir, 'run.json'));
-    expect(run).toMatchObject({ engine, transport: 'k6/x/llm', target: { simulated: true }, parts: ['sweep'], interrupted: false, promptsExact: true, requests: { sweep: { planned: 3, succeeded: 3, failed: 0, cut: 0 } } });
-    for (const f of ['sweep/summary.json', 'sweep/plan.json', 'sweep/samples.csv', 'sweep/summary-export.json', 'report.md', 'report.html', 'report.json', 'cells.csv', ...files]) {
+    expect(run).toMatchObject({ engine: 'k6', transport: 'k6/x/llm', target: { simulated: true }, parts: ['sweep'], interrupted: false, promptsExact: true, requests: { sweep: { planned: 3, succeeded: 3, failed: 0, cut: 0 } } });
+    for (const f of ['sweep/summary.json', 'sweep/plan.json', 'sweep/samples.csv', 'sweep/summary-export.json', 'report.md', 'report.html', 'report.json', 'cells.csv']) {
       expect(existsSync(path.join(runDir, f)), f).toBe(true);
     }
     const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
@@ -110,7 +107,7 @@ describe('npm run bench against a URL with an API key', () => {
     const dir = tempDir('bench-badkey');
     const r = await bench(['--url', sim.url, '--model', 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', '--tokenizer', 'qwen3', '--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'bad'], { LLM_API_KEY: 'wrong' });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/probe failed \(.*http_4xx.*\); cell slots use the plan's default speeds/);
+    expect(r.stderr).toMatch(/probe failed \(.*HTTP 401.*Invalid API key.*\); cell slots use the plan.s default speeds/);
     const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(dir, 'bad', 'sweep', 'summary.json'));
     expect(summary.metrics[METRICS.requestOk.name]!.values).toMatchObject({ passes: 0, fails: 3 });
     // The server's own words, per cell and kind, at the end of the part.
@@ -121,34 +118,41 @@ describe('npm run bench against a URL with an API key', () => {
 });
 
 describe('npm run bench with k6 installed', () => {
-  it('runs k6 (K6_BIN) with the CSV, summary-export and tag arguments, the key only in its environment', async () => {
+  it('runs K6_BIN with the CSV, summary-export and tag arguments, the key only in its environment', async () => {
     const dir = tempDir('bench-k6');
-    // A stand-in k6: answers `version`, records how it was called, then runs the bundle on the runner.
+    // A stand-in k6: answers `version` as a k6 with k6/x/llm, records how it was called, then runs the project's k6.
     const log = path.join(dir, 'k6-calls.json');
     const fake = path.join(dir, 'k6');
     writeFileSync(fake, [
       '#!/bin/sh',
-      'if [ "$1" = "version" ]; then echo "k6 v1.3.0 (stand-in)"; exit 0; fi',
-      `node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({ args: process.argv.slice(2), community: process.env.K6_ENABLE_COMMUNITY_EXTENSIONS, key: process.env.API_KEY || null }))' ${log} "$@"`,
-      `exec ${process.execPath} --import tsx ${path.join(ROOT, 'runner', 'cli.ts')} "$@"`,
+      'if [ "$1" = "version" ]; then printf "k6 v1.8.1 (stand-in)\nExtensions:\n  github.com/k6-llm-capacity/xk6-llm (devel), k6/x/llm [js]\n"; exit 0; fi',
+      `node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({ args: process.argv.slice(2), key: process.env.API_KEY || null }))' ${log} "$@"`,
+      `exec ${PROJECT_K6_BIN} "$@"`,
       '',
     ].join('\n'), { mode: 0o755 });
     const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'k6run', '--no-report'], { K6_BIN: fake, LLM_API_KEY: 'sk-k6-env-only' });
     expect(r.exitCode, r.stderr).toBe(0);
-    // Its `k6 version` does not list k6/x/llm, so it gets the k6/x/sse bundles.
-    expect(r.stderr).toContain('engine: k6 v1.3.0 (stand-in) (K6_BIN: ');
-    expect(r.stderr).toContain('streaming with k6/x/sse');
-    const call = readJson<{ args: string[]; community: string; key: string | null }>(log);
+    expect(r.stderr).toContain('engine: k6 v1.8.1 (stand-in) (K6_BIN: ');
+    const call = readJson<{ args: string[]; key: string | null }>(log);
     const partDir = path.join(dir, 'k6run', 'sweep');
     expect(call.args[0]).toBe('run');
     expect(call.args).toContain(`csv=fileName=${path.join(partDir, 'samples.csv')},timeFormat=unix_milli`);
     expect(call.args).toContain('testid=k6run');
-    expect(call.args.at(-1)).toBe(path.join(ROOT, 'dist', 'sse', 'sweep.js'));
-    expect(call.args).not.toContain('--health-out');
+    expect(call.args.at(-1)).toBe(path.join(ROOT, 'dist', 'sweep.js'));
     expect(call.args.join(' ')).not.toContain('sk-k6-env-only');
-    expect(call).toMatchObject({ community: 'true', key: 'sk-k6-env-only' });
-    expect(readJson<{ engine: string; engineVersion: string }>(path.join(dir, 'k6run', 'run.json'))).toMatchObject({ engine: 'k6', engineVersion: 'k6 v1.3.0 (stand-in)', transport: 'k6/x/sse' });
+    expect(call).toMatchObject({ key: 'sk-k6-env-only' });
+    expect(readJson<{ engine: string; engineVersion: string }>(path.join(dir, 'k6run', 'run.json'))).toMatchObject({ engine: 'k6', engineVersion: 'k6 v1.8.1 (stand-in)', transport: 'k6/x/llm' });
   }, 180_000);
+
+  it('refuses a K6_BIN without k6/x/llm in one line that says how to get one', async () => {
+    const dir = tempDir('bench-k6-stock');
+    const stock = path.join(dir, 'k6');
+    writeFileSync(stock, '#!/bin/sh\necho "k6 v1.8.1 (go1.25, linux/amd64)"\n', { mode: 0o755 });
+    const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir], { K6_BIN: stock });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/lacks the k6\/x\/llm extension: install Go 1\.25 or newer/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
 });
 
 describe('npm run bench with bad input', () => {

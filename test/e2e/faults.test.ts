@@ -1,4 +1,4 @@
-// A failing server never crashes a run, and every failure is classified the same on real k6 and on the runner: the real bundles against simulators injecting faults. Runs in Node (vitest).
+// A failing server never crashes a run, and every failure is classified: the real bundles on the project's k6 against simulators injecting faults. Runs in Node (vitest).
 
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,8 +6,7 @@ import { METRICS } from '../../lib/metrics';
 import { cellMetricKey, readSummaryData } from '../../lib/summary-data';
 import { buildBundles } from '../../scripts/build';
 import { startSim } from '../../sim/server';
-import type { BundleFlavour } from '../../orchestrator/engine';
-import { ENGINES, extraTags, readCsv, readJson, runScript, type EngineName, type RunResult } from './helpers';
+import { extraTags, readCsv, readJson, runScript, type RunResult } from './helpers';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 const MIXED_FAULTS = 'error-status;status=503;p=0.15,reset-mid-stream;after=3;p=0.15,malformed-chunk;after=2;p=0.1,error-in-stream;after=2;p=0.1,no-done;p=0.05';
@@ -20,7 +19,7 @@ function summaryOf(r: RunResult) {
   return readSummaryData(readJson(path.join(r.dir, 'summary.json')), 'summary.json');
 }
 
-describe.each(ENGINES)('a run against a faulty server, on %s', (engine: EngineName) => {
+describe('a run against a faulty server', () => {
   let sim: Awaited<ReturnType<typeof startSim>>;
   beforeAll(async () => {
     sim = await startSim({ port: 0, fixed: { ttftMs: 20, itlMs: 5 }, faults: MIXED_FAULTS });
@@ -31,7 +30,7 @@ describe.each(ENGINES)('a run against a faulty server, on %s', (engine: EngineNa
 
   it('completes, counts every request, and records failures by kind without touching latency figures', async () => {
     const plan = { sweep: { contexts: [256], concurrencies: [4], rounds: 15, outputTokens: 16 }, schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 200, safetyFactor: 3, minCellSeconds: 5, gapSeconds: 0 } };
-    const r = await runScript('sweep', plan, { BASE_URL: sim.url, MODEL }, { engine });
+    const r = await runScript('sweep', plan, { BASE_URL: sim.url, MODEL });
     expect(r.exitCode, r.stderr).toBe(0);
     const data = summaryOf(r);
     const ok = data.metrics[cellMetricKey(METRICS.requestOk.name, 'sweep_c256_o16_n4')]!.values;
@@ -56,7 +55,7 @@ describe.each(ENGINES)('a run against a faulty server, on %s', (engine: EngineNa
 });
 
 /**
- * One fault at a time, on every request: what each engine records. `kind` is the error_kind tag
+ * One fault at a time, on every request: what k6 records. `kind` is the error_kind tag
  * (null: the request completes), `message` a part of the record's message the user must see.
  */
 const CASES: { fault: string; kind: string | null; message?: string; target?: object; tokenSource?: string }[] = [
@@ -74,28 +73,12 @@ const CASES: { fault: string; kind: string | null; message?: string; target?: ob
   { fault: 'stall;after=2;ms=3000', kind: 'stalled', target: { idleTimeoutSeconds: 0.5 } },
 ];
 
-/**
- * What the k6/x/sse flavour can see (docs/k6-observed.md): only the whole-request timeout, so a stall
- * is no failure; no response body, so an error status comes without the server's message; and a JSON
- * error body without a final line end is dropped by xk6-sse, so a 200 JSON error reads as truncated.
- */
-const SSE_CASES = CASES.filter((c) => c.kind !== 'stalled').map((c) => {
-  if (c.fault.startsWith('error-status')) return { ...c, message: undefined };
-  if (c.fault === 'json-error') return { ...c, kind: 'truncated', message: undefined };
-  return c;
-});
-
-const CONFIGS: { name: string; engine: EngineName; flavour: BundleFlavour; cases: typeof CASES }[] = [
-  ...ENGINES.map((engine) => ({ name: `${engine} (k6/x/llm)`, engine, flavour: 'llm' as const, cases: CASES })),
-  { name: 'runner (k6/x/sse)', engine: 'runner', flavour: 'sse', cases: SSE_CASES },
-];
-
-describe.each(CONFIGS)('each fault on its own, on $name', ({ engine, flavour, cases }) => {
-  it.each(cases)('$fault -> $kind', async ({ fault, kind, message, target, tokenSource }) => {
+describe('each fault on its own', () => {
+  it.each(CASES)('$fault -> $kind', async ({ fault, kind, message, target, tokenSource }) => {
     const sim = await startSim({ port: 0, fixed: { ttftMs: 10, itlMs: 5 }, faults: `${fault};p=1` });
     try {
       const plan = { target: target ?? {}, sweep: { contexts: [256], concurrencies: [1], rounds: 2, outputTokens: 8 }, schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 200, safetyFactor: 3, minCellSeconds: 5, gapSeconds: 0 }, monitor: { intervalSeconds: 0.5 } };
-      const r = await runScript('sweep', plan, { BASE_URL: sim.url, MODEL }, { engine, flavour });
+      const r = await runScript('sweep', plan, { BASE_URL: sim.url, MODEL });
       expect(r.exitCode, r.stderr).toBe(0);
       const rows = readCsv(path.join(r.dir, 'samples.csv')).rows;
       const errors = rows.filter((x) => x.metric_name === METRICS.errors.name).map((x) => extraTags(x).error_kind);

@@ -1,11 +1,11 @@
-// Helpers for end-to-end tests: run a built bundle on the project's k6 or the local runner against a simulator, the way `npm run bench` does. Runs in Node (vitest).
+// Helpers for end-to-end tests: run a built bundle on the project's k6 against a simulator, the way `npm run bench` does. Runs in Node (vitest).
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
-import { bundlePath, localRunner, probeK6, runArguments, type BundleFlavour, type Engine } from '../../orchestrator/engine';
+import { bundlePath, probeK6, runArguments, type Engine } from '../../orchestrator/engine';
 import { PROJECT_K6_BIN } from '../../orchestrator/k6-build';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -21,38 +21,31 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(path.join(tmpdir(), `k6llm-${prefix}-`));
 }
 
-export type EngineName = 'k6' | 'runner';
-/** Every end-to-end suite runs on both: real k6 is the truth, the runner must agree with it. */
-export const ENGINES: readonly EngineName[] = ['k6', 'runner'];
-
 /**
- * The project's k6 (`npm test` builds it first with `npm run build:k6`), or the local runner. A
- * missing k6 fails the test rather than skipping it: the k6 path is what users run.
+ * The project's k6 (`npm test` builds it first with `npm run build:k6`). A missing k6 fails the test
+ * rather than skipping it: it is what users run.
  */
-export function testEngine(name: EngineName, flavour: BundleFlavour = 'llm'): Engine {
-  if (name === 'runner') return { ...localRunner(), flavour };
+export function testEngine(): Engine {
   const probe = probeK6(PROJECT_K6_BIN);
   if (!probe) throw new Error(`${PROJECT_K6_BIN} does not run: build it with npm run build:k6`);
   if (!probe.hasLlm) throw new Error(`${PROJECT_K6_BIN} lacks k6/x/llm: rebuild it with npm run build:k6 -- --force`);
-  return { kind: 'k6', command: [PROJECT_K6_BIN], version: probe.version, flavour, source: 'project build' };
+  return { command: [PROJECT_K6_BIN], version: probe.version, source: 'project build' };
 }
 
 export interface RunOptions {
   /** Extra environment of the engine process (not -e values). */
   readonly extraEnv?: Record<string, string>;
-  readonly engine?: EngineName;
-  readonly flavour?: BundleFlavour;
   /** Called with the child process once started (to send signals). */
   readonly onStart?: (child: import('node:child_process').ChildProcess) => void;
 }
 
-/** Runs an entry script's bundle with a plan, as the bench does (k6 by default); resolves when the engine exits. */
+/** Runs an entry script's bundle on k6 with a plan, as the bench does; resolves when k6 exits. */
 export function runScript(script: string, plan: object, env: Record<string, string>, opts: RunOptions = {}): Promise<RunResult> {
   const dir = tempDir(script);
   const planFile = path.join(dir, 'plan-input.json');
   writeFileSync(planFile, JSON.stringify(plan));
-  const engine = testEngine(opts.engine ?? 'k6', opts.flavour ?? 'llm');
-  const args = runArguments(engine, { bundle: bundlePath(engine, script, path.join(ROOT, 'dist')), partDir: dir, env: { PLAN: planFile, RESULTS_DIR: dir, ...env }, tags: { testid: 'e2e' } });
+  const engine = testEngine();
+  const args = runArguments({ bundle: bundlePath(script, path.join(ROOT, 'dist')), partDir: dir, env: { PLAN: planFile, RESULTS_DIR: dir, ...env }, tags: { testid: 'e2e' } });
   const [program, ...lead] = engine.command;
   return new Promise((resolve, reject) => {
     const child = spawn(program!, [...lead, ...args], { cwd: ROOT, env: { ...process.env, ...opts.extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,4 +1,4 @@
-// A run killed hard (SIGKILL) mid-run, on real k6 and on the runner: the report still reads its folder, drops a cut last CSV line, and says the run is incomplete and which cells it lacks. Runs in Node (vitest).
+// A run killed hard (SIGKILL) mid-run on the project's k6: the report still reads its folder, drops a cut last CSV line, and says the run is incomplete and which cells it lacks. Runs in Node (vitest).
 
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { analyzeRun, renderReport } from '../../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
 import { buildBundles } from '../../scripts/build';
 import { startSim } from '../../sim/server';
-import { ENGINES, runScript, type EngineName } from './helpers';
+import { runScript } from './helpers';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
   await buildBundles();
 }, 120_000);
 
-describe.each(ENGINES)('a run killed with SIGKILL, on %s', (engine: EngineName) => {
+describe('a run killed with SIGKILL', () => {
   let sim: Awaited<ReturnType<typeof startSim>>;
   beforeAll(async () => {
     sim = await startSim({ port: 0, fixed: { ttftMs: 20, itlMs: 20 } });
@@ -31,7 +31,6 @@ describe.each(ENGINES)('a run killed with SIGKILL, on %s', (engine: EngineName) 
     const env = { BASE_URL: sim.url, MODEL };
     let killedAfterSamples = false;
     const r = await runScript('sweep', input, env, {
-      engine,
       onStart: (child) => {
         // Kill as soon as the first request has been recorded (the first cell of four is running).
         const started = Date.now();

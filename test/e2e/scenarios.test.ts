@@ -1,4 +1,4 @@
-// End to end: every entry script's real bundle on the project's k6 and on the local runner, against the real simulator over loopback (fixed timing: 50 ms TTFT, 10 ms ITL). Runs in Node (vitest).
+// End to end: every entry script's real bundle on the project's k6, against the real simulator over loopback (fixed timing: 50 ms TTFT, 10 ms ITL). Runs in Node (vitest).
 
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { METRICS } from '../../lib/metrics';
 import { readSummaryData, cellMetricKey, type SummaryData } from '../../lib/summary-data';
 import { buildBundles } from '../../scripts/build';
 import { startSim } from '../../sim/server';
-import { ENGINES, extraTags, readCsv, readJson, runScript, tempDir, type EngineName } from './helpers';
+import { extraTags, readCsv, readJson, runScript, tempDir } from './helpers';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { readPlanFile } from '../../report/inputs';
 
@@ -36,11 +36,11 @@ function summaryOf(dir: string): SummaryData {
   return readSummaryData(readJson(path.join(dir, 'summary.json')), 'summary.json');
 }
 
-describe.each(ENGINES)('on %s', (engine: EngineName) => {
+describe('on k6', () => {
   describe('sweep', () => {
     let result: Awaited<ReturnType<typeof runScript>>;
     beforeAll(async () => {
-      result = await runScript('sweep', { sweep: { contexts: [256], concurrencies: [1, 2], rounds: 2, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE, monitor: { intervalSeconds: 0.25 } }, env, { engine });
+      result = await runScript('sweep', { sweep: { contexts: [256], concurrencies: [1, 2], rounds: 2, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE, monitor: { intervalSeconds: 0.25 } }, env);
     }, 120_000);
 
     it('exits 0 and writes summary.json, plan.json and the CSV', () => {
@@ -98,12 +98,12 @@ describe.each(ENGINES)('on %s', (engine: EngineName) => {
     });
 
     it('exits 0 when the use case limits hold', async () => {
-      const r = await runScript('gate', gatePlan(5000), env, { engine });
+      const r = await runScript('gate', gatePlan(5000), env);
       expect(r.exitCode, r.stderr).toBe(0);
     }, 60_000);
 
     it('exits 99 and names the crossed threshold when a limit fails', async () => {
-      const r = await runScript('gate', gatePlan(10), env, { engine });
+      const r = await runScript('gate', gatePlan(10), env);
       expect(r.exitCode).toBe(99);
       expect(r.stderr).toContain('llm_ttft{cell:gate_tiny_chat_n2}');
       const data = summaryOf(r.dir);
@@ -117,7 +117,7 @@ describe.each(ENGINES)('on %s', (engine: EngineName) => {
         useCases: [{ id: 'tiny_chat', title: 'Tiny chat', contextTokens: 256, outputTokens: OUTPUT, concurrencies: [1, 3], limits: [{ metric: 'ttft', operator: '<', value: 5000, label: 'TTFT < 5 s' }] }],
         capacity: { rounds: 1 },
         schedule: FAST_SCHEDULE,
-      }, env, { engine });
+      }, env);
       expect(r.exitCode, r.stderr).toBe(0);
       const data = summaryOf(r.dir);
       // One warm-up request per user (tag phase=warmup), then one measured: the cell's figures hold the 3 measured.
@@ -127,14 +127,14 @@ describe.each(ENGINES)('on %s', (engine: EngineName) => {
     }, 60_000);
 
     it('burst sends all requests of a depth at once', async () => {
-      const r = await runScript('burst', { burst: { profiles: ['chatbot_short'], depths: [1, 4] }, schedule: FAST_SCHEDULE }, env, { engine });
+      const r = await runScript('burst', { burst: { profiles: ['chatbot_short'], depths: [1, 4] }, schedule: FAST_SCHEDULE }, env);
       expect(r.exitCode, r.stderr).toBe(0);
       const data = summaryOf(r.dir);
       expect(data.metrics[cellMetricKey(METRICS.ttft.name, 'burst_chatbot_short_q4')]!.values.count).toBe(4);
     }, 60_000);
 
     it('mix runs each profile at each concurrency', async () => {
-      const r = await runScript('mix', { mix: { profiles: ['chatbot_short'], concurrencies: [1, 2], rounds: 1 }, schedule: FAST_SCHEDULE }, env, { engine });
+      const r = await runScript('mix', { mix: { profiles: ['chatbot_short'], concurrencies: [1, 2], rounds: 1 }, schedule: FAST_SCHEDULE }, env);
       expect(r.exitCode, r.stderr).toBe(0);
       const data = summaryOf(r.dir);
       expect(data.metrics[cellMetricKey(METRICS.e2e.name, 'mix_chatbot_short_n2')]!.values.count).toBe(2);
@@ -147,13 +147,13 @@ describe.each(ENGINES)('on %s', (engine: EngineName) => {
       const dir = tempDir('prompts');
       const file = path.join(dir, 'prompts.json');
       writeFileSync(file, JSON.stringify(await preparePrompts({ model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', api: 'completions', contexts: [256], tokenizer: 'qwen3' })));
-      const r = await runScript('sweep', { sweep: { contexts: [256], concurrencies: [1], rounds: 1, outputTokens: 4 }, schedule: FAST_SCHEDULE }, { ...env, PROMPTS: file }, { engine });
+      const r = await runScript('sweep', { sweep: { contexts: [256], concurrencies: [1], rounds: 1, outputTokens: 4 }, schedule: FAST_SCHEDULE }, { ...env, PROMPTS: file });
       expect(r.exitCode).toBe(107);
       expect(r.stderr).toContain('were prepared for the completions API but the plan uses chat');
     }, 60_000);
 
     it('a plan with an unknown field fails with a one-line error naming it', async () => {
-      const r = await runScript('sweep', { sweep: { contexts: [256], concurency: [1] } }, env, { engine });
+      const r = await runScript('sweep', { sweep: { contexts: [256], concurency: [1] } }, env);
       expect(r.exitCode).toBe(107);
       expect(r.stderr).toContain('sweep.concurency');
       // No stack, neither on its own lines nor escaped inside k6's one-line log message ("\n\tat file:...").

@@ -1,4 +1,4 @@
-// HTTPS targets with a private CA: untrusted fails as a connection error, insecureSkipTLSVerify or a trusted CA (SSL_CERT_FILE for k6, NODE_EXTRA_CA_CERTS for the runner) succeeds, on both engines. Runs in Node (vitest).
+// HTTPS targets with a private CA: untrusted fails as a connection error, insecureSkipTLSVerify or a trusted CA (SSL_CERT_FILE) succeeds. Runs in Node (vitest).
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { METRICS, SERVER_METRICS } from '../../lib/metrics';
 import { cellMetricKey, readSummaryData } from '../../lib/summary-data';
 import { buildBundles } from '../../scripts/build';
 import { startSim, type SimServer } from '../../sim/server';
-import { ENGINES, extraTags, readCsv, readJson, runScript, tempDir, type EngineName, type RunResult } from './helpers';
+import { extraTags, readCsv, readJson, runScript, tempDir, type RunResult } from './helpers';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 const CELL = 'sweep_c256_o8_n2';
@@ -49,13 +49,13 @@ function outcome(r: RunResult): { passes: number; fails: number; errors: { kind:
   return { passes: ok.passes ?? 0, fails: ok.fails ?? 0, errors, scraped: rows.some((x) => x.metric_name === SERVER_METRICS.running.name) };
 }
 
-describe.each(ENGINES)('an HTTPS target with a private CA, on %s', (engine: EngineName) => {
+describe('an HTTPS target with a private CA, on k6', () => {
   it('serves https', () => {
     expect(sim.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/v1$/);
   });
 
   it('fails every request as a connection error about the certificate when the CA is not trusted', async () => {
-    const r = await runScript('sweep', { sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL }, { engine });
+    const r = await runScript('sweep', { sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL });
     expect(r.exitCode, r.stderr).toBe(0);
     const o = outcome(r);
     expect(o.passes).toBe(0);
@@ -63,38 +63,20 @@ describe.each(ENGINES)('an HTTPS target with a private CA, on %s', (engine: Engi
     expect(o.errors).toHaveLength(4);
     for (const e of o.errors) {
       expect(e.kind).toBe('connection');
-      // Go's words on both engines.
       expect(e.message).toContain('tls: failed to verify certificate: x509: certificate signed by unknown authority');
     }
     expect(o.scraped).toBe(false);
   }, 60_000);
 
   it('succeeds with target.insecureSkipTLSVerify', async () => {
-    const r = await runScript('sweep', { target: { insecureSkipTLSVerify: true }, sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL }, { engine });
+    const r = await runScript('sweep', { target: { insecureSkipTLSVerify: true }, sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(outcome(r)).toEqual({ passes: 4, fails: 0, errors: [], scraped: true });
   }, 60_000);
 
   it('succeeds with verification on when the CA is trusted through the environment', async () => {
-    const extraEnv: Record<string, string> = engine === 'k6' ? { SSL_CERT_FILE: certs.caFile } : { NODE_EXTRA_CA_CERTS: certs.caFile };
-    const r = await runScript('sweep', { sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL }, { engine, extraEnv });
+    const r = await runScript('sweep', { sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL }, { extraEnv: { SSL_CERT_FILE: certs.caFile } });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(outcome(r)).toEqual({ passes: 4, fails: 0, errors: [], scraped: true });
-  }, 60_000);
-});
-
-// The project's k6 has no k6/x/sse (README, "Two bundle flavours"); the runner's k6/x/sse honours the option too.
-describe('an HTTPS target with a private CA, k6/x/sse flavour on the runner', () => {
-  it('fails untrusted, succeeds with target.insecureSkipTLSVerify', async () => {
-    const [untrusted, skipped] = await Promise.all([
-      runScript('sweep', { sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL }, { engine: 'runner', flavour: 'sse' }),
-      runScript('sweep', { target: { insecureSkipTLSVerify: true }, sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL }, { engine: 'runner', flavour: 'sse' }),
-    ]);
-    expect(untrusted.exitCode, untrusted.stderr).toBe(0);
-    const u = outcome(untrusted);
-    expect([u.passes, u.fails, u.scraped]).toEqual([0, 4, false]);
-    for (const e of u.errors) expect(e).toEqual({ kind: 'connection', message: expect.stringContaining('certificate signed by unknown authority') as unknown as string });
-    expect(skipped.exitCode, skipped.stderr).toBe(0);
-    expect(outcome(skipped)).toEqual({ passes: 4, fails: 0, errors: [], scraped: true });
   }, 60_000);
 });

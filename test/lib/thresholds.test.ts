@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { MetricKind } from '../../lib/metrics';
-import { aggregationAllowed, compare, evaluateThreshold, formatMetricKey, parseMetricKey, parseThreshold, type ParsedThreshold } from '../../lib/thresholds';
+import { aggregationAllowed, compare, evaluateThreshold, parseMetricKey, parseThreshold, type ParsedThreshold } from '../../lib/thresholds';
 import path from 'node:path';
 import { GOLDEN_DIR } from '../fixtures/golden';
 
@@ -118,7 +118,7 @@ describe('compare and evaluateThreshold', () => {
   });
 });
 
-describe('parseMetricKey and formatMetricKey', () => {
+describe('parseMetricKey', () => {
   it('reads a plain metric and tag filters, trimming spaces and quotes', () => {
     expect(parseMetricKey('llm_ttft')).toEqual({ ok: true, value: { metric: 'llm_ttft', tags: {} } });
     expect(parseMetricKey('llm_ttft{cell:chat_32k}')).toEqual({ ok: true, value: { metric: 'llm_ttft', tags: { cell: 'chat_32k' } } });
@@ -132,8 +132,6 @@ describe('parseMetricKey and formatMetricKey', () => {
   });
 
   it('formats the canonical key in the order written', () => {
-    expect(formatMetricKey('llm_ttft', {})).toBe('llm_ttft');
-    expect(formatMetricKey('llm_ttft', { cell: 'a', use_case: 'b' })).toBe('llm_ttft{cell:a,use_case:b}');
   });
 });
 

@@ -37,17 +37,17 @@ describe('the build stamp', () => {
 });
 
 describe('engine choice', () => {
-  it('runs dist/<script>.js with k6/x/llm and dist/sse/<script>.js with k6/x/sse', () => {
-    expect(bundlePath({ flavour: 'llm' }, 'sweep', '/d')).toBe('/d/sweep.js');
-    expect(bundlePath({ flavour: 'sse' }, 'gate', '/d')).toBe('/d/sse/gate.js');
+  it('runs dist/<script>.js', () => {
+    expect(bundlePath('sweep', '/d')).toBe('/d/sweep.js');
   });
 
-  it('auto picks the project k6 (here: built), K6_BIN wins, runner on request, and a K6_BIN that does not run is a clear error', async () => {
+  it('picks the project k6 (here: built); K6_BIN wins; a K6_BIN that does not run or lacks k6/x/llm is a clear error', async () => {
     const log: string[] = [];
-    const auto = await chooseEngine('auto', (l) => log.push(l), {});
-    expect(auto).toMatchObject({ kind: 'k6', flavour: 'llm', source: 'project build', command: [PROJECT_K6_BIN] });
+    const auto = await chooseEngine((l) => log.push(l), {});
+    expect(auto).toMatchObject({ source: 'project build', command: [PROJECT_K6_BIN] });
     expect(log).toEqual([]); // already built: nothing to say
-    expect((await chooseEngine('runner', () => {}, {})).kind).toBe('runner');
-    await expect(chooseEngine('auto', () => {}, { K6_BIN: '/nonexistent/k6' })).rejects.toThrow('K6_BIN k6 "/nonexistent/k6" does not run');
+    await expect(chooseEngine(() => {}, { K6_BIN: '/nonexistent/k6' })).rejects.toThrow('K6_BIN k6 "/nonexistent/k6" does not run');
+    // /bin/echo "version" exits 0 without naming k6/x/llm: a k6 without the extension is refused with the way out.
+    await expect(chooseEngine(() => {}, { K6_BIN: '/bin/echo' })).rejects.toThrow(/lacks the k6\/x\/llm extension: install Go 1\.25/);
   });
 });

@@ -1,0 +1,85 @@
+// The project's k6 against the simulator's ground truth (when it wrote each token): one plan at 1, 4 and 16 users, per-cell TTFT and ITL means within stated tolerances of the truth. Runs in Node (vitest).
+
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METRICS } from '../../lib/metrics';
+import { cellMetricKey, readSummaryData, type SummaryData } from '../../lib/summary-data';
+import { buildBundles } from '../../scripts/build';
+import { startSim, type GroundTruthRecord } from '../../sim/server';
+import { readJson, runScript } from './helpers';
+
+const TTFT_MS = 50;
+const ITL_MS = 10;
+const OUTPUT = 32;
+const ROUNDS = 3;
+const USERS = [1, 4, 16];
+const CELLS = USERS.map((n) => `sweep_c256_o32_n${n}`);
+/**
+ * Tolerances against the truth, per cell mean. TTFT: the client's may be up to 5 ms above the
+ * server's (connect, request write and the first chunk's trip on loopback; a loaded 2-core CI
+ * machine adds a few ms), never more than 0.5 ms below it. ITL: within 0.3 ms (3% of 10 ms).
+ */
+const TTFT_ABOVE_MS = 5;
+const TTFT_BELOW_MS = 0.5;
+const ITL_TOLERANCE_MS = 0.3;
+
+let sim: Awaited<ReturnType<typeof startSim>>;
+let summary: SummaryData;
+/** The truth of each cell's requests, in arrival order: the cells ran one after the other. */
+const truth: Record<string, GroundTruthRecord[]> = {};
+
+beforeAll(async () => {
+  await buildBundles();
+  sim = await startSim({ port: 0, fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, groundTruth: true });
+  const plan = {
+    target: { metricsUrl: null },
+    sweep: { contexts: [256], concurrencies: USERS, rounds: ROUNDS, outputTokens: OUTPUT },
+    schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.2 },
+  };
+  const r = await runScript('sweep', plan, { BASE_URL: sim.url, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' });
+  if (r.exitCode !== 0) throw new Error(`k6 exited ${r.exitCode}: ${r.stderr.slice(-500)}`);
+  summary = readSummaryData(readJson(path.join(r.dir, 'summary.json')), 'summary.json');
+  const all = sim.groundTruth().sort((a, b) => a.arrivalEpochMs - b.arrivalEpochMs);
+  let at = 0;
+  for (const [i, n] of USERS.entries()) {
+    truth[CELLS[i]!] = all.slice(at, at + n * ROUNDS);
+    at += n * ROUNDS;
+  }
+}, 240_000);
+
+afterAll(async () => {
+  await sim?.close();
+});
+
+function clientMean(metric: string, cell: string): number {
+  const v = summary.metrics[cellMetricKey(metric, cell)]?.values;
+  if (!v || typeof v.avg !== 'number') throw new Error(`no ${metric} for ${cell}`);
+  return v.avg;
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+describe('k6 against the simulator ground truth', () => {
+  it('measures every request of every cell, one ITL sample per token after the first', () => {
+    for (const [i, cell] of CELLS.entries()) {
+      const requests = USERS[i]! * ROUNDS;
+      expect(truth[cell]!.every((t) => t.outcome === 'completed' && t.tokenEpochMs.length === OUTPUT)).toBe(true);
+      expect(summary.metrics[cellMetricKey(METRICS.requestOk.name, cell)]!.values, cell).toMatchObject({ passes: requests, fails: 0 });
+      expect(summary.metrics[cellMetricKey(METRICS.itl.name, cell)]!.values.count).toBe(requests * (OUTPUT - 1));
+    }
+  });
+
+  it.each(CELLS)('%s: TTFT and ITL means are the truth within the stated tolerances', (cell) => {
+    const rs = truth[cell]!;
+    const truthTtft = mean(rs.map((t) => t.tokenEpochMs[0]! - t.arrivalEpochMs));
+    const truthItl = mean(rs.flatMap((t) => t.tokenEpochMs.slice(1).map((x, i) => x - t.tokenEpochMs[i]!)));
+    const ttft = clientMean(METRICS.ttft.name, cell);
+    const itl = clientMean(METRICS.itl.name, cell);
+    const msg = `client TTFT ${ttft.toFixed(2)} ITL ${itl.toFixed(3)}; truth TTFT ${truthTtft.toFixed(2)} ITL ${truthItl.toFixed(3)}`;
+    expect(ttft - truthTtft, msg).toBeLessThanOrEqual(TTFT_ABOVE_MS);
+    expect(truthTtft - ttft, msg).toBeLessThanOrEqual(TTFT_BELOW_MS);
+    expect(Math.abs(itl - truthItl), msg).toBeLessThanOrEqual(ITL_TOLERANCE_MS);
+  });
+});
