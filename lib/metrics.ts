@@ -99,6 +99,29 @@ export const REQUEST_METRICS = {
 } as const satisfies Record<string, MetricDefinition>;
 
 /**
+ * The load generator's own health, pushed by k6/x/llm with each request's samples (same tags), so the
+ * report can tell a cell the client limited from one the server limited.
+ */
+export const CLIENT_METRICS = {
+  readLag: {
+    name: 'llm_client_read_lag',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description:
+      "Per request, the longest time its bytes waited in the socket before k6 read them (read time - the kernel's receive time). Event times are the receive times, so lag costs no accuracy until it reaches the inter-token gap: then tokens are read together and share one time.",
+  },
+  cpuSeconds: {
+    name: 'llm_client_cpu_seconds',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'seconds',
+    description:
+      "CPU time the k6 process has used since it started (user + system), divided by the cores it may use (GOMAXPROCS), sampled as each request ends: its rise over a cell's window divided by the window is the share of the load generator's CPU the cell used.",
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
+/**
  * Server-side samples taken by the monitor scenario from the target's /metrics endpoint.
  * Counters and histogram sums/counts are sampled as cumulative values (Gauges): the report takes
  * differences across a cell's time window, so a scrape interval never biases a cell's figures.
@@ -225,10 +248,11 @@ export const SERVER_METRICS = {
   },
 } as const satisfies Record<string, MetricDefinition>;
 
-export const METRICS = { ...REQUEST_METRICS, ...SERVER_METRICS } as const;
+export const METRICS = { ...REQUEST_METRICS, ...CLIENT_METRICS, ...SERVER_METRICS } as const;
 export type MetricKey = keyof typeof METRICS;
 export type RequestMetricKey = keyof typeof REQUEST_METRICS;
 export type ServerMetricKey = keyof typeof SERVER_METRICS;
+export type ClientMetricKey = keyof typeof CLIENT_METRICS;
 
 /** The k6 metric name for a key, e.g. metricName('ttft') === 'llm_ttft'. */
 export function metricName(key: MetricKey): string {

@@ -147,7 +147,7 @@ export function measuredStats(result: StepResult): CellStats {
     acc.outputTokens += r.outputTokens;
   }
   const cell = { ...c, rounds: 0, warmupRounds: 0, startSeconds: 0, maxDurationSeconds: 0, gracefulStopSeconds: 0 };
-  return buildCellStats(cell, acc, {}, undefined, DEFAULT_REPORT_OPTIONS);
+  return buildCellStats(cell, acc, {}, DEFAULT_REPORT_OPTIONS);
 }
 
 export interface UseCaseSearch {

@@ -7,7 +7,7 @@
 
 import type { Cell } from '../lib/plan';
 import type { ServerMetricKey } from '../lib/metrics';
-import type { ScenarioHealth } from './inputs';
+import { clientBoundReason, cpuShareBetween } from './client-bound';
 import type { CellAccumulator, Series, TrendKey } from './read-samples';
 import { TREND_KEYS } from './read-samples';
 import { summarize, type Distribution } from './stats';
@@ -86,7 +86,6 @@ export function buildCellStats(
   cell: Cell,
   acc: CellAccumulator | undefined,
   monitor: Partial<Record<ServerMetricKey, Series>>,
-  health: ScenarioHealth | undefined,
   cost: CostOptions,
   monitorIntervalMs = 1000,
 ): CellStats {
@@ -135,7 +134,7 @@ export function buildCellStats(
     // A cell shorter than the scrape interval takes the nearest gauge sample (within one interval).
     server: window ? serverFigures(monitor, window, monitorIntervalMs) : null,
     power: window ? powerFigures(monitor.powerWatts, window, outputTokensTotal, throughput ?? 0, cost, monitorIntervalMs) : null,
-    clientBound: health?.clientBound ? { reason: health.reason ?? 'the load generator, not the server, limited this cell' } : null,
+    clientBound: clientBoundOf(acc, metrics.itl),
   };
 }
 
@@ -159,4 +158,16 @@ export function applyScalingEfficiency(cells: CellStats[]): void {
     const t1 = base.get(scalingGroup(c));
     c.scalingEfficiency = t1 !== undefined && c.throughput !== null ? scalingEfficiency(c.throughput, c.concurrency, t1) : null;
   }
+}
+
+/** The client-bound verdict of a cell from k6's own health samples (report/client-bound.ts). */
+function clientBoundOf(acc: CellAccumulator | undefined, itl: Distribution | null): { readonly reason: string } | null {
+  if (!acc) return null;
+  const lag = summarize(acc.readLag.sorted());
+  const reason = clientBoundReason({
+    readLagP99Ms: lag ? lag.p99 : null,
+    cpuShare: acc.cpuFirst && acc.cpuLast ? cpuShareBetween(acc.cpuFirst, acc.cpuLast) : null,
+    itlMedianMs: itl ? itl.p50 : null,
+  });
+  return reason === null ? null : { reason };
 }

@@ -1,4 +1,4 @@
-// Reads and validates a run folder (run.json, part folders with plan.json, summary.json, runner-health.json) once, at the edge. Runs in Node.
+// Reads and validates a run folder (run.json, part folders with plan.json, summary.json) once, at the edge. Runs in Node.
 //
 // Every failure is a ReportInputError with a one-line message that says what to fix; nothing past
 // this file checks shapes again. Layout: docs/contracts.md, "Run folder".
@@ -43,18 +43,6 @@ export interface SummaryInfo {
   readonly thresholds: readonly ThresholdOutcome[];
 }
 
-export interface ScenarioHealth {
-  readonly eventLoopLagMs: { readonly p50: number; readonly p99: number; readonly max: number };
-  readonly cpuPercent: number;
-  readonly deliveryBacklogMs: { readonly p99: number; readonly max: number };
-  readonly clientBound: boolean;
-  readonly reason: string | null;
-}
-
-export interface RunnerHealth {
-  readonly scenarios: Readonly<Record<string, ScenarioHealth>>;
-}
-
 export interface PartInput {
   /** Folder name of the part (sweep, capacity, burst, mix, gate, or the folder's own name). */
   readonly name: string;
@@ -64,7 +52,6 @@ export interface PartInput {
   readonly summary: SummaryInfo | null;
   /** Why summary.json is absent (null when present): a run killed hard (SIGKILL) never writes it. */
   readonly summaryProblem: string | null;
-  readonly health: RunnerHealth | null;
 }
 
 export interface RunInput {
@@ -93,7 +80,6 @@ function readJson(path: string): unknown {
 
 const str = (fallback: string) => v.fallback(v.string(), fallback);
 const flag = v.fallback(v.boolean(), false);
-const finite = v.fallback(v.pipe(v.number(), v.finite()), 0);
 const strings = v.fallback(v.array(v.pipe(v.unknown(), v.transform(String))), []);
 
 const RunInfoSchema = v.object({
@@ -118,17 +104,6 @@ const SummarySchema = v.object({
   state: v.fallback(v.object({ testRunDurationMs: v.fallback(v.nullable(v.number()), null) }), { testRunDurationMs: null }),
 });
 
-const ScenarioHealthSchema = v.object({
-  eventLoopLagMs: v.fallback(v.object({ p50: finite, p99: finite, max: finite }), { p50: 0, p99: 0, max: 0 }),
-  cpuPercent: finite,
-  deliveryBacklogMs: v.fallback(v.object({ p99: finite, max: finite }), { p99: 0, max: 0 }),
-  clientBound: flag,
-  reason: v.fallback(v.nullable(v.string()), null),
-});
-
-/** A scenario whose entry is not an object is left out. */
-const RunnerHealthSchema = v.object({ scenarios: record(v.fallback(v.nullable(ScenarioHealthSchema), null)) });
-
 function parse<S extends v.GenericSchema>(schema: S, raw: unknown, problem: string): v.InferOutput<S> {
   return parseOrThrow(schema, raw, () => new ReportInputError(problem));
 }
@@ -151,13 +126,6 @@ export function parseSummary(raw: unknown, path: string): SummaryInfo {
   return { testRunDurationMs: summary.state.testRunDurationMs, thresholds };
 }
 
-export function parseRunnerHealth(raw: unknown, path: string): RunnerHealth {
-  const health = parse(RunnerHealthSchema, raw, `${path} is not a runner-health.json (expected a "scenarios" object)`);
-  const scenarios: Record<string, ScenarioHealth> = {};
-  for (const [id, s] of Object.entries(health.scenarios)) if (s !== null) scenarios[id] = s;
-  return { scenarios };
-}
-
 /** A part's plan.json: the resolved plan, through the plan's own checks (lib/plan.ts readResolvedPlan). The one reader of plan.json. */
 export function readPlanFile(path: string): Plan {
   try {
@@ -175,7 +143,6 @@ function readPart(dir: string, name: string): PartInput {
     throw new ReportInputError(`${samplesPath} is missing: run k6 with --out csv=fileName=${samplesPath},timeFormat=unix_milli`);
   }
   const summaryPath = join(dir, 'summary.json');
-  const healthPath = join(dir, 'runner-health.json');
   // k6 writes summary.json last: a run killed hard has none (or, rarely, a cut one). The report then
   // stands on plan.json and samples.csv alone, and says so.
   let summary: SummaryInfo | null = null;
@@ -196,7 +163,6 @@ function readPart(dir: string, name: string): PartInput {
     samplesPath,
     summary,
     summaryProblem,
-    health: existsSync(healthPath) ? parseRunnerHealth(readJson(healthPath), healthPath) : null,
   };
 }
 

@@ -36,7 +36,6 @@ export interface PartSummary {
   readonly testRunDurationMs: number | null;
   readonly thresholds: readonly ThresholdOutcome[];
   readonly hasSummary: boolean;
-  readonly hasRunnerHealth: boolean;
   readonly csvRows: number;
   /** The capacity search's settings when the bench searched this part; null otherwise. */
   readonly search: Plan['search'];
@@ -196,7 +195,7 @@ export function buildReport(input: RunInput, samples: readonly SamplesData[], op
     for (const cell of part.plan.cells) {
       const acc = data.cells.get(cell.id);
       if (acc) withData++;
-      cells.push(buildCellStats(cell, acc, data.monitor, part.health?.scenarios[cell.id], options, part.plan.monitor.intervalSeconds * 1000));
+      cells.push(buildCellStats(cell, acc, data.monitor, options, part.plan.monitor.intervalSeconds * 1000));
     }
     const strays = [...data.cells.keys()].filter((id) => !planIds.has(id));
     if (strays.length > 0) warnings.push(`${part.name}/samples.csv has samples for ${plural(strays.length, 'cell')} not in its plan.json (${strays.slice(0, 3).join(', ')}${strays.length > 3 ? ', …' : ''}); they are left out.`);
@@ -227,7 +226,6 @@ export function buildReport(input: RunInput, samples: readonly SamplesData[], op
       testRunDurationMs: part.summary?.testRunDurationMs ?? null,
       thresholds: part.summary?.thresholds ?? [],
       hasSummary: part.summary !== null,
-      hasRunnerHealth: part.health !== null,
       csvRows: data.rows,
       search: part.plan.cells.some((c) => c.driven?.search) ? (part.plan.search ?? null) : null,
       driven: part.plan.cells.some((c) => c.driven !== undefined),

@@ -7,7 +7,7 @@
 
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import Papa from 'papaparse';
-import { CELL_TAGS, REQUEST_METRICS, SAMPLE_METADATA, SAMPLE_TAGS, metricKeyOf, type RequestMetricKey, type ServerMetricKey } from '../lib/metrics';
+import { CELL_TAGS, SAMPLE_METADATA, SAMPLE_TAGS, SERVER_METRICS, metricKeyOf, type RequestMetricKey, type ServerMetricKey } from '../lib/metrics';
 import { FloatList } from './stats';
 import { ReportInputError } from './inputs';
 
@@ -38,6 +38,11 @@ export interface CellAccumulator {
   windowEndMs: number;
   /** Requests left out of the statistics by their phase tag (lib/drive.ts): warm-up and transition. */
   readonly excluded: { warmup: number; transition: number };
+  /** Each request's longest read lag, ms (llm_client_read_lag). */
+  readonly readLag: FloatList;
+  /** The earliest and latest llm_client_cpu_seconds samples: epoch ms and per-core CPU seconds. */
+  cpuFirst: { atMs: number; seconds: number } | null;
+  cpuLast: { atMs: number; seconds: number } | null;
 }
 
 /** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
@@ -60,7 +65,7 @@ export interface SamplesData {
 
 /**
  * Length of the file up to and including its last line end. A file cut by SIGKILL ends inside a
- * line (k6 and the runner write through buffers that flush at any byte): that tail is not a row.
+ * line (k6 writes through a buffer that flushes at any byte): that tail is not a row.
  */
 export function completeLength(path: string): { size: number; complete: number } {
   const fd = openSync(path, 'r');
@@ -152,6 +157,9 @@ export function newCellAccumulator(id: string, tags: Record<string, string>): Ce
     windowStartMs: Infinity,
     windowEndMs: -Infinity,
     excluded: { warmup: 0, transition: 0 },
+    readLag: new FloatList(64),
+    cpuFirst: null,
+    cpuLast: null,
   };
 }
 
@@ -218,7 +226,7 @@ export function readSamples(path: string): Promise<SamplesData> {
     if (scale === 0) scale = timestampScale(tsText, path);
     const ts = Number(tsText) * scale;
     const value = Number(row[iVal]);
-    if (!(key in REQUEST_METRICS)) {
+    if (key in SERVER_METRICS) {
       const s = (monitor[key as ServerMetricKey] ??= { times: new FloatList(), values: new FloatList() });
       s.times.push(ts);
       s.values.push(value);
@@ -257,6 +265,13 @@ export function readSamples(path: string): Promise<SamplesData> {
         cell.tokenSources[src] = (cell.tokenSources[src] ?? 0) + 1;
         return;
       }
+      case 'readLag':
+        cell.readLag.push(value);
+        return;
+      case 'cpuSeconds':
+        if (cell.cpuFirst === null || ts < cell.cpuFirst.atMs) cell.cpuFirst = { atMs: ts, seconds: value };
+        if (cell.cpuLast === null || ts >= cell.cpuLast.atMs) cell.cpuLast = { atMs: ts, seconds: value };
+        return;
       case 'requestOk':
         if (value !== 0) cell.okCount++;
         else {

@@ -885,7 +885,7 @@ function partItem(p: PartSummary): string {
   const schedule = p.driven ? `back to back as the bench handed out each request, ${seconds}s` : `planned ${seconds}s in k6 time slots`;
   const ran = p.testRunDurationMs !== null ? `, ran ${(p.testRunDurationMs / 1000).toFixed(0)}s` : '';
   const monitor = p.monitorEnabled ? `every ${p.monitorIntervalSeconds}s` : 'off';
-  const files = `${p.hasSummary ? '' : '; no summary.json'}${p.hasRunnerHealth ? '; runner health recorded' : ''}`;
+  const files = p.hasSummary ? '' : '; no summary.json';
   const measured = `${p.cellsWithData} of ${p.cells} cells measured, ${schedule}${ran}`;
   return `Part ${p.name} (${p.script}, plan "${p.planName}"): ${measured}; ${fmtInt(p.csvRows)} CSV rows; server monitor ${monitor}${files}.`;
 }

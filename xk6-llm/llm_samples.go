@@ -6,6 +6,31 @@ import (
 	"go.k6.io/k6/metrics"
 )
 
+// clientHealth is what the load generator knew of itself when a request ended.
+type clientHealth struct {
+	readLag    optional // ms: the longest the request's bytes waited in the socket
+	cpuPerCore optional // s: the process's CPU time so far over its cores
+}
+
+// clientSamples are the llm_client_* samples of one request.
+func clientSamples(ms requestMetrics, h clientHealth, tm metrics.TagsAndMeta, t time.Time) []metrics.Sample {
+	var out []metrics.Sample
+	for _, s := range []struct {
+		key string
+		v   optional
+	}{{keyReadLag, h.readLag}, {keyCPUSeconds, h.cpuPerCore}} {
+		if s.v.ok {
+			out = append(out, metrics.Sample{
+				TimeSeries: metrics.TimeSeries{Metric: ms[s.key], Tags: tm.Tags},
+				Time:       t,
+				Metadata:   tm.Metadata,
+				Value:      s.v.value,
+			})
+		}
+	}
+	return out
+}
+
 // recordSamples turns one record into its llm_* samples, tagged with tags (the VU's tags and the
 // request's) and stamped at t. A completed request gives its figures; a failed one only
 // llm_request_ok 0 and llm_errors 1 tagged error_kind, with the message as metadata: unbounded

@@ -24,6 +24,7 @@ type metricDef struct {
 
 type metricTable struct {
 	RequestMetrics  map[string]metricDef `json:"requestMetrics"`
+	ClientMetrics   map[string]metricDef `json:"clientMetrics"`
 	SampleTags      map[string]string    `json:"sampleTags"`
 	SampleMetadata  map[string]string    `json:"sampleMetadata"`
 	ErrorMessageMax int                  `json:"errorMessageMax"`
@@ -50,6 +51,14 @@ var requestMetricKeys = []string{
 	keyInputTokens, keyOutputTokens, keyRequestOk, keyErrors,
 }
 
+// The keys of the load generator's health metrics (lib/metrics.ts CLIENT_METRICS).
+const (
+	keyReadLag    = "readLag"
+	keyCPUSeconds = "cpuSeconds"
+)
+
+var clientMetricKeys = []string{keyReadLag, keyCPUSeconds}
+
 // table is the parsed metric table; tagErrorKind and the rest are its names for what Go writes.
 var (
 	table               = mustParseTable(metricTableJSON)
@@ -70,28 +79,37 @@ func mustParseTable(b []byte) metricTable {
 // requestMetrics are the llm_* metrics of one test run, registered in k6's registry.
 type requestMetrics map[string]*metrics.Metric
 
-// registerRequestMetrics registers every request metric of the table, as k6's own modules
-// register theirs; a script's `new Trend('llm_ttft', true)` then returns the same metric.
+// registerRequestMetrics registers every request and client metric of the table, as k6's own
+// modules register theirs; a script's `new Trend('llm_ttft', true)` then returns the same metric.
 func registerRequestMetrics(r *metrics.Registry) (requestMetrics, error) {
-	out := make(requestMetrics, len(requestMetricKeys))
-	for _, key := range requestMetricKeys {
-		def, ok := table.RequestMetrics[key]
-		if !ok {
-			return nil, fmt.Errorf("k6/x/llm: the metric table has no %q", key)
+	out := make(requestMetrics, len(requestMetricKeys)+len(clientMetricKeys))
+	for _, group := range []struct {
+		defs map[string]metricDef
+		keys []string
+	}{{table.RequestMetrics, requestMetricKeys}, {table.ClientMetrics, clientMetricKeys}} {
+		for _, key := range group.keys {
+			def, ok := group.defs[key]
+			if !ok {
+				return nil, fmt.Errorf("k6/x/llm: the metric table has no %q", key)
+			}
+			m, err := registerMetric(r, def)
+			if err != nil {
+				return nil, err
+			}
+			out[key] = m
 		}
-		var typ metrics.MetricType
-		if err := typ.UnmarshalText([]byte(def.Kind)); err != nil {
-			return nil, fmt.Errorf("k6/x/llm: metric %s: %w", def.Name, err)
-		}
-		vt := metrics.Default
-		if def.IsTime {
-			vt = metrics.Time
-		}
-		m, err := r.NewMetric(def.Name, typ, vt)
-		if err != nil {
-			return nil, err
-		}
-		out[key] = m
 	}
 	return out, nil
+}
+
+func registerMetric(r *metrics.Registry, def metricDef) (*metrics.Metric, error) {
+	var typ metrics.MetricType
+	if err := typ.UnmarshalText([]byte(def.Kind)); err != nil {
+		return nil, fmt.Errorf("k6/x/llm: metric %s: %w", def.Name, err)
+	}
+	vt := metrics.Default
+	if def.IsTime {
+		vt = metrics.Time
+	}
+	return r.NewMetric(def.Name, typ, vt)
 }

@@ -173,16 +173,26 @@ func (r *request) finish(o *outcome, resolve, reject func(any) error) error {
 		o.code = codeCancelled
 	}
 	rec := r.record(o)
+	health := clientHealth{
+		readLag:    some(float64(o.readLag)/float64(time.Millisecond), o.hasReadLag),
+		cpuPerCore: some(processCPUPerCore()),
+	}
 	failed := o.status == 0 || o.status >= 400 || o.code != codeNone || r.thrown != nil
 	samples := httpSamples(r.state, r.tags, r.p, o.cleanURL, o.status, failed, o.times)
 	if !r.p.deferMetrics {
-		samples = append(samples, recordSamples(r.metrics, &rec, r.llmTags(nil), o.times.end)...)
+		samples = append(samples, r.llmSamples(&rec, health, nil, o.times.end)...)
 	}
 	push(r.vuCtx, r.state, samples, o.times.end)
 	if r.thrown != nil {
 		return reject(r.thrown)
 	}
-	return resolve(r.result(o, &rec))
+	return resolve(r.result(o, &rec, health))
+}
+
+// llmSamples are the request's llm_* and llm_client_* samples, with extra tags added.
+func (r *request) llmSamples(rec *Record, h clientHealth, extra [][2]string, t time.Time) []metrics.Sample {
+	tm := r.llmTags(extra)
+	return append(recordSamples(r.metrics, rec, tm, t), clientSamples(r.metrics, h, tm, t)...)
 }
 
 // record builds the request's record from what the recorder saw and how the response ended.
@@ -217,7 +227,7 @@ func (r *request) llmTags(extra [][2]string) metrics.TagsAndMeta {
 
 // pushMetrics implements result.pushMetrics(tags?) of a request made with deferMetrics: it pushes
 // the record's llm_* samples once, with the given tags added.
-func (r *request) pushMetrics(rec *Record, end time.Time) func(sobek.FunctionCall) sobek.Value {
+func (r *request) pushMetrics(rec *Record, h clientHealth, end time.Time) func(sobek.FunctionCall) sobek.Value {
 	return func(call sobek.FunctionCall) sobek.Value {
 		rt := r.vu.Runtime()
 		if r.pushed {
@@ -228,13 +238,13 @@ func (r *request) pushMetrics(rec *Record, end time.Time) func(sobek.FunctionCal
 			common.Throw(rt, err)
 		}
 		r.pushed = true
-		push(r.vuCtx, r.state, recordSamples(r.metrics, rec, r.llmTags(extra), end), end)
+		push(r.vuCtx, r.state, r.llmSamples(rec, h, extra, end), end)
 		return sobek.Undefined()
 	}
 }
 
 // result builds the JS result object.
-func (r *request) result(o *outcome, rec *Record) *sobek.Object {
+func (r *request) result(o *outcome, rec *Record, h clientHealth) *sobek.Object {
 	rt := r.vu.Runtime()
 	headers := rt.NewObject()
 	for k, v := range o.headers {
@@ -258,7 +268,7 @@ func (r *request) result(o *outcome, rec *Record) *sobek.Object {
 	_ = res.Set("firstInvalidLine", o.firstInvalid)
 	_ = res.Set("record", recordObject(rt, rec))
 	if r.p.deferMetrics {
-		_ = res.Set("pushMetrics", r.pushMetrics(rec, o.times.end))
+		_ = res.Set("pushMetrics", r.pushMetrics(rec, h, o.times.end))
 	}
 	return res
 }

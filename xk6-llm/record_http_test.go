@@ -147,6 +147,7 @@ func TestStreamPushesTheRecordsSamples(t *testing.T) {
 	for name, n := range map[string]int{
 		"llm_request_ok": 1, "llm_ttft": 1, "llm_ttfc": 1, "llm_e2e": 1, "llm_itl": 2, "llm_tpot": 1,
 		"llm_decode_speed": 1, "llm_prefill_speed": 1, "llm_input_tokens": 1, "llm_output_tokens": 1, "llm_errors": 0,
+		"llm_client_read_lag": 1, "llm_client_cpu_seconds": 1,
 	} {
 		if len(m[name]) != n {
 			t.Errorf("%s: %d samples, want %d", name, len(m[name]), n)
@@ -162,6 +163,17 @@ func TestStreamPushesTheRecordsSamples(t *testing.T) {
 	}
 	if src, _ := m["llm_output_tokens"][0].Tags.Get("token_source"); src != "usage" || m["llm_output_tokens"][0].Value != 3 {
 		t.Errorf("llm_output_tokens %v %v", m["llm_output_tokens"][0].Value, src)
+	}
+	// The client's own health: the bytes cannot have waited longer than the request lasted, and
+	// the process has used some CPU.
+	if lag := m["llm_client_read_lag"][0]; lag.Value < 0 || lag.Value > js.Record["e2eMs"].(float64) {
+		t.Errorf("llm_client_read_lag %v ms for a request of %v ms", lag.Value, js.Record["e2eMs"])
+	}
+	if cpu := m["llm_client_cpu_seconds"][0]; cpu.Value <= 0 {
+		t.Errorf("llm_client_cpu_seconds %v", cpu.Value)
+	}
+	if c, _ := m["llm_client_read_lag"][0].Tags.Get("cell"); c != "c1" {
+		t.Errorf("client samples carry the request's tags: cell %q", c)
 	}
 }
 

@@ -132,6 +132,14 @@ func TestRequestMetricsMatchTheTable(t *testing.T) {
 	if !slices.Equal(keys, mine) {
 		t.Errorf("Go pushes %v; lib/metrics.ts REQUEST_METRICS has %v", mine, keys)
 	}
+	keys = keys[:0]
+	for k := range table.ClientMetrics {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if mine := slices.Sorted(slices.Values(clientMetricKeys)); !slices.Equal(keys, mine) {
+		t.Errorf("Go pushes %v; lib/metrics.ts CLIENT_METRICS has %v", mine, keys)
+	}
 	for _, name := range []string{tagErrorKind, tagTokenSource, metaErrorMessage} {
 		if name == "" {
 			t.Error("a tag or metadata name is missing from the table")

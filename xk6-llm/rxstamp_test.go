@@ -98,7 +98,7 @@ func TestEventTime(t *testing.T) {
 		"before the request":   {at(-time.Millisecond), now},
 		"after the read ended": {at(60 * time.Millisecond), now},
 	} {
-		if got := eventTime(c.rx, start, now); !got.Equal(c.want) {
+		if got, _ := eventTime(c.rx, start, now); !got.Equal(c.want) {
 			t.Errorf("%s: eventTime = %v, want %v", name, got.Sub(start), c.want.Sub(start))
 		}
 	}

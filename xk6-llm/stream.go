@@ -36,6 +36,10 @@ type outcome struct {
 	firstInvalid string
 	cleanURL     string
 	times        sampleTimes
+	// readLag is the longest a read's bytes waited in the socket (read time - kernel receive
+	// time); hasReadLag is false without kernel receive times.
+	readLag    time.Duration
+	hasReadLag bool
 }
 
 // phaseTrace records the httptrace hooks of one request; they run on the transport's goroutines.
@@ -154,7 +158,7 @@ func (r *request) do(o *outcome, l *limits, pt *phaseTrace) {
 	rx := pt.rx
 	pt.mu.Unlock()
 	// The head's receive time, like the events': the first event often arrives with it.
-	o.headersAt = eventTime(rx, r.base, time.Now())
+	o.headersAt, _ = eventTime(rx, r.base, time.Now())
 	o.status = resp.StatusCode
 	o.headers = resp.Header
 	l.enter(phaseBody)
@@ -198,7 +202,13 @@ func (r *request) readBody(resp *http.Response, l *limits, o *outcome, rx *rxCon
 			now := time.Now()
 			l.touch(now)
 			if isEvents {
-				stamp = r.stamp(eventTime(rx, r.base, now))
+				at, kernel := eventTime(rx, r.base, now)
+				if kernel {
+					// How long the bytes waited in the socket: the reader's own delay.
+					o.readLag = max(o.readLag, now.Sub(at))
+					o.hasReadLag = true
+				}
+				stamp = r.stamp(at)
 				perr := parser.Feed(buf[:n], emit)
 				if len(local) > 0 {
 					r.push(local)

@@ -59,3 +59,26 @@ func TestSpeedFormulas(t *testing.T) {
 		t.Error("prefill speed without input must be undefined")
 	}
 }
+
+func TestDistributeTokensMore(t *testing.T) {
+	tests := []struct {
+		total   int
+		weights []int
+		want    []int
+	}{
+		{8, []int{4, 8, 12}, []int{2, 3, 3}},
+		{12, []int{11, 10, 5, 2}, []int{4, 4, 2, 2}},
+		{3, []int{1, 1}, []int{2, 1}},
+		{3, []int{9, 1, 1}, []int{1, 1, 1}},
+		{5, []int{-3, 0}, []int{3, 2}}, // a negative weight counts as none
+	}
+	for _, tc := range tests {
+		if got := distributeTokens(tc.total, tc.weights); !slices.Equal(got, tc.want) {
+			t.Errorf("distributeTokens(%d, %v) = %v, want %v", tc.total, tc.weights, got, tc.want)
+		}
+	}
+	// Chunks at 100, 130, 140 ms with 1, 3, 2 tokens: 30 ms over 3, then 10 ms over 2.
+	if got := interTokenLatencies([]float64{100, 130, 140}, []int{1, 3, 2}); !slices.Equal(got, []float64{10, 10, 10, 5, 5}) {
+		t.Errorf("interTokenLatencies = %v", got)
+	}
+}

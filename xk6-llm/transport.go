@@ -67,14 +67,14 @@ func arrivalSource(c net.Conn) *rxConn {
 
 // eventTime is the time to stamp the events of a read that returned at now: the kernel's
 // receive time of the latest bytes the connection read, when there is one inside the request
-// (never before it started, never after now), else now.
-func eventTime(rx *rxConn, start, now time.Time) time.Time {
+// (never before it started, never after now), else now. kernel says which.
+func eventTime(rx *rxConn, start, now time.Time) (at time.Time, kernel bool) {
 	if rx == nil {
-		return now
+		return now, false
 	}
-	at := rx.lastArrival()
+	at = rx.lastArrival()
 	if at.IsZero() || at.After(now) || at.Before(start) {
-		return now
+		return now, false
 	}
-	return at
+	return at, true
 }

@@ -32,13 +32,16 @@ describe('buildCellStats', () => {
       failedByKind: { timeout: 1 },
       windowStartMs: 10_000,
       windowEndMs: 12_000,
+      readLag: new FloatList(),
+      cpuFirst: null,
+      cpuLast: null,
     };
-    const s = buildCellStats(planCell({}), acc, {}, undefined, DEFAULT_COST);
+    const s = buildCellStats(planCell({}), acc, {}, DEFAULT_COST);
     expect(s.requests).toBe(3);
     expect(s.succeeded).toBe(2);
     // 2 users x 1 round planned, 3 reported: nothing cut; 4 planned (2 rounds): one cut.
     expect(s.cut).toBe(0);
-    expect(buildCellStats(planCell({ rounds: 2 }), acc, {}, undefined, DEFAULT_COST).cut).toBe(1);
+    expect(buildCellStats(planCell({ rounds: 2 }), acc, {}, DEFAULT_COST).cut).toBe(1);
     expect(s.successRate).toBeCloseTo(2 / 3, 10);
     expect(s.errorsByKind).toEqual({ timeout: 1 });
     expect(s.metrics.ttft?.mean).toBe(150);
@@ -48,14 +51,32 @@ describe('buildCellStats', () => {
     expect(s.tokensPerHour).toBe(64 * 3600);
     expect(s.tokenSource).toBe('usage');
     expect(s.power).toBeNull();
+    expect(s.clientBound).toBeNull();
+  });
+
+  it('says a cell was client-bound when k6 read its streams late or used the CPU up', () => {
+    const trends = {} as Record<TrendKey, FloatList>;
+    for (const k of TREND_KEYS) trends[k] = new FloatList();
+    for (let i = 0; i < 100; i++) trends.itl.push(10);
+    const readLag = new FloatList();
+    for (let i = 0; i < 100; i++) readLag.push(i < 95 ? 0.1 : 8);
+    const base = { id: 'c', tags: {}, trends, inputTokens: 0, outputTokens: 0, tokenSources: {}, okCount: 1, failCount: 0, errorsByKind: {}, errorMessages: {}, excluded: { warmup: 0, transition: 0 }, failedByKind: {}, windowStartMs: 0, windowEndMs: 1 };
+    // p99 of the longest waits 8 ms against a 10 ms gap: tokens were read together.
+    const late = buildCellStats(planCell({}), { ...base, readLag, cpuFirst: null, cpuLast: null }, {}, DEFAULT_COST);
+    expect(late.clientBound?.reason).toMatch(/read its streams up to 8\.0 ms late \(p99\) against a median inter-token gap of 10\.0 ms/);
+    // 1.9 per-core CPU seconds over 2 s of wall time: 95% of the cores.
+    const busy = buildCellStats(planCell({}), { ...base, readLag: new FloatList(), cpuFirst: { atMs: 0, seconds: 1 }, cpuLast: { atMs: 2000, seconds: 2.9 } }, {}, DEFAULT_COST);
+    expect(busy.clientBound?.reason).toBe("k6 used 95% of the load generator's CPU");
+    const calm = buildCellStats(planCell({}), { ...base, readLag: new FloatList(), cpuFirst: { atMs: 0, seconds: 1 }, cpuLast: { atMs: 2000, seconds: 1.4 } }, {}, DEFAULT_COST);
+    expect(calm.clientBound).toBeNull();
   });
 
   it('keeps a planned cell without samples, with zero requests', () => {
-    const s = buildCellStats(planCell({}), undefined, {}, { eventLoopLagMs: { p50: 1, p99: 300, max: 400 }, cpuPercent: 99, deliveryBacklogMs: { p99: 50, max: 60 }, clientBound: true, reason: 'CPU 99%' }, DEFAULT_COST);
+    const s = buildCellStats(planCell({}), undefined, {}, DEFAULT_COST);
     expect(s.requests).toBe(0);
     expect(s.successRate).toBeNull();
     expect(s.throughput).toBeNull();
-    expect(s.clientBound).toEqual({ reason: 'CPU 99%' });
+    expect(s.clientBound).toBeNull();
   });
 });
 
