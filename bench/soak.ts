@@ -1,15 +1,13 @@
-// Soak test of each load-generating engine: does the client leak memory or file descriptors, or drop
+// Soak test of the project's k6: does the client leak memory or file descriptors, or drop
 // requests, over a long run of concurrent streams? Runs in Node.
 //
 // The simulator (sim/, fixed timing: TTFT 50 ms, ITL 10 ms = 100 tok/s per stream, 300 output tokens
 // per request, so about 3 s per request) is pinned to core 0 and the client engine to core 1 (taskset;
-// nice -10 when allowed), as in bench/engine-overhead.ts. Each engine in turn runs one k6/x/llm script
+// nice -10 when allowed), as in bench/engine-overhead.ts. k6 runs one k6/x/llm script
 // with a `per-vu-iterations` scenario whose maxDuration is --minutes and whose iteration count is out of
-// reach (the runner's only executor; k6 runs it the same way): --streams VUs, each streaming requests
+// reach: --streams VUs, each streaming requests
 // back to back for --minutes.
-// Engines:
-//   k6      .cache/k6/k6 (npm run build:k6, reused when up to date) running the script.
-//   runner  the local runner (runner/cli.ts run) running the same script.
+// Engine: .cache/k6/k6 (npm run build:k6, reused when up to date).
 // Every 10 s the engine process's VmRSS (/proc/<pid>/status) and open file descriptors (entries of
 // /proc/<pid>/fd) are sampled; times count from the spawn, so VU init is inside the first minute. The
 // baseline is the first sample at or after 1 min (warm-up: VU init, connection pool, JIT and heap
@@ -21,7 +19,7 @@
 // exits 0, every request succeeded, and RSS and fds each grew under 10% after the first minute.
 // Everything is bounded: the engine is killed (its whole process group) at duration + 3 min, and on
 // exit or Ctrl-C; an engine that fails gives a row with the error.
-// Usage: npm run bench:soak [-- --minutes 30 --streams 64 --engines k6,runner --tokens 300 --no-build]
+// Usage: npm run bench:soak [-- --minutes 30 --streams 64 --engines k6 --tokens 300 --no-build]
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -37,7 +35,7 @@ const GROWTH_LIMIT = 10;
 const K6_BIN = join(REPO, '.cache/k6/k6');
 /** tsx's loader by absolute URL: the clients run in a temporary directory, where a bare 'tsx' does not resolve. */
 const TSX_LOADER = import.meta.resolve('tsx');
-const ENGINES = ['k6', 'runner'] as const;
+const ENGINES = ['k6'] as const;
 type EngineName = (typeof ENGINES)[number];
 
 interface Args {
@@ -50,7 +48,7 @@ interface Args {
 
 function parseArgs(argv: readonly string[]): Args {
   const args: Args = { minutes: 30, streams: 64, engines: [...ENGINES], tokens: 300, build: true };
-  const usage = '(use --minutes 30 --streams 64 --engines k6,runner --tokens 300 --no-build)';
+  const usage = '(use --minutes 30 --streams 64 --tokens 300 --no-build)';
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--minutes') args.minutes = Number(argv[++i]);
@@ -169,10 +167,6 @@ function firstLine(s: string): string {
 function resolveEngines(args: Args): Engine[] {
   const out: Engine[] = [];
   for (const name of args.engines) {
-    if (name === 'runner') {
-      out.push({ name, command: [process.execPath, '--import', TSX_LOADER, join(REPO, 'runner/cli.ts'), 'run', '-q'], version: `local runner on Node ${process.version}` });
-      continue;
-    }
     let why = '';
     if (args.build) {
       process.stderr.write('soak: npm run build:k6 (reuses .cache/k6/k6 when up to date)...\n');
@@ -272,7 +266,7 @@ async function soak(engine: Engine & { command: string[] }, base: string, model:
     partial = lines.pop()!.slice(-10_000);
     for (const line of lines) {
       if (failures.length >= 3 || !line.includes('SOAK_FAIL')) continue;
-      // logfmt: msg="..." with JSON-style escapes, in k6 and in the runner.
+      // logfmt: msg="..." with JSON-style escapes.
       const m = /msg=("(?:[^"\\]|\\.)*")/.exec(line);
       try {
         failures.push(m ? (JSON.parse(m[1]!) as string).replace(/^SOAK_FAIL /, '') : line.slice(line.indexOf('SOAK_FAIL') + 10).slice(0, 300));

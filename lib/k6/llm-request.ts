@@ -1,6 +1,6 @@
 // One streaming request through the project's k6/x/llm: Go reads, stamps and interprets the stream and pushes the llm_* samples. Runs in k6 (bundled).
 
-import llm from 'k6/x/llm';
+import llm, { type LlmEvent } from 'k6/x/llm';
 import type { HttpRequestSpec } from '../request';
 import type { RequestRecord } from '../record';
 
@@ -23,11 +23,23 @@ export interface SentRequest {
 }
 
 /**
+ * What a script that asks for every event does with it: reads the decoded chunk's text. Only the
+ * engine benchmark turns this on (EVENT_CALLBACK=1), to price the per-event path against the default.
+ */
+let charsSeen = 0;
+function readEveryEvent(events: LlmEvent[]): void {
+  for (let i = 0; i < events.length; i++) {
+    const chunk = events[i]!.json as { choices?: { delta?: { content?: string } }[] } | undefined;
+    charsSeen += chunk?.choices?.[0]?.delta?.content?.length ?? 0;
+  }
+}
+
+/**
  * Sends one request; never throws for a failing server. With `deferMetrics` the llm_* samples wait
  * for pushMetrics (the bench says a driven request's phase only after it ended); otherwise they are
  * pushed when the request ends, with `tags`.
  */
-export async function sendRequest(spec: HttpRequestSpec, lengths: RequestLengths, limits: RequestLimits, tags: Record<string, string>, deferMetrics: boolean): Promise<SentRequest> {
+export async function sendRequest(spec: HttpRequestSpec, lengths: RequestLengths, limits: RequestLimits, tags: Record<string, string>, deferMetrics: boolean, eventCallback = false): Promise<SentRequest> {
   // Only a misuse throws (docs/k6-x-llm.md): a bug in the calling script, left to end the iteration loudly.
   const result = await llm.stream({
     url: spec.url,
@@ -42,7 +54,8 @@ export async function sendRequest(spec: HttpRequestSpec, lengths: RequestLengths
     requestedOutputTokens: lengths.requestedOutputTokens,
     tags,
     deferMetrics,
-  });
+    parseJson: eventCallback,
+  }, eventCallback ? readEveryEvent : undefined);
   const push = result.pushMetrics;
   return { record: result.record, pushMetrics: (t) => push?.(t) };
 }

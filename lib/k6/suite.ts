@@ -91,6 +91,8 @@ export function createSuite(script: ScriptName): Suite {
   const cellsById = new Map<string, Cell>(plan.cells.map((c) => [c.id, c]));
   // The key is read from the environment only; it goes into a request header and nowhere else.
   const apiKey = __ENV.API_KEY || null;
+  // EVENT_CALLBACK=1 hands every event to the script as well (bench/engine-overhead.ts prices that path).
+  const eventCallback = __ENV.EVENT_CALLBACK === '1';
   const resultsDir = (__ENV.RESULTS_DIR || 'results/latest').replace(/\/+$/, '');
 
   /** Sends one request of a cell; `phase` tags its llm_* samples, and null defers them until the bench names it. */
@@ -98,7 +100,7 @@ export function createSuite(script: ScriptName): Suite {
     const prompt = prompts.get(cell.contextTokens);
     const spec = buildStreamingRequest(plan.target, { prompt: promptText(prompt, prefix), maxTokens: cell.outputTokens }, apiKey);
     const tags: Record<string, string> = phase ? { [SAMPLE_TAGS.phase]: phase } : {};
-    return sendRequest(spec, { requestedInputTokens: cell.contextTokens, requestedOutputTokens: cell.outputTokens }, plan.target, tags, phase === null);
+    return sendRequest(spec, { requestedInputTokens: cell.contextTokens, requestedOutputTokens: cell.outputTokens }, plan.target, tags, phase === null, eventCallback);
   };
   const warnOnce = new Set<string>();
   const warnFailure = (cellId: string, record: RequestRecord): void => {
