@@ -34,6 +34,12 @@ export default tseslint.config(
     },
   },
   {
+    // Plain k6 scripts for users (examples/): k6's globals, and nothing k6 cannot run.
+    files: ['examples/**/*.js'],
+    languageOptions: { globals: { __ENV: 'readonly', __ITER: 'readonly', __VU: 'readonly', console: 'readonly' } },
+    rules: { 'no-restricted-syntax': ['error', ...sobekGaps] },
+  },
+  {
     files: ['lib/**/*.ts', 'thresholds/**/*.ts'],
     ignores: ['lib/k6/**'],
     rules: {

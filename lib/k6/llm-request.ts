@@ -26,12 +26,13 @@ export interface SentRequest {
  * What a script that asks for every event does with it: reads the decoded chunk's text. Only the
  * engine benchmark turns this on (EVENT_CALLBACK=1), to price the per-event path against the default.
  */
-let charsSeen = 0;
-function readEveryEvent(events: LlmEvent[]): void {
+function readEveryEvent(events: LlmEvent[]): number {
+  let chars = 0;
   for (let i = 0; i < events.length; i++) {
     const chunk = events[i]!.json as { choices?: { delta?: { content?: string } }[] } | undefined;
-    charsSeen += chunk?.choices?.[0]?.delta?.content?.length ?? 0;
+    chars += chunk?.choices?.[0]?.delta?.content?.length ?? 0;
   }
+  return chars;
 }
 
 /**
