@@ -37,7 +37,7 @@ import { counterSeries, gaugeSeries, grafanaUnit, nativeHistogramSeries, rateSer
 export const K6_BUILTIN_SERIES = {
   /** Gauge: VUs running, per runner. */
   vus: 'k6_vus',
-  /** Counter: one per HTTP request or SSE stream, pushed when it ends (xk6-sse pushes it at stream end). */
+  /** Counter: one per HTTP request or stream, pushed when it ends (k6/x/llm pushes it at stream end). */
   httpReqs: 'k6_http_reqs_total',
   /** Counter: iterations an arrival-rate executor could not start. */
   droppedIterations: 'k6_dropped_iterations_total',
@@ -200,7 +200,7 @@ function overviewRow(): RowSpec {
       {
         type: 'stat',
         title: 'Requests finished',
-        description: `Streams that ended in the selected cells (k6 built-in http_reqs: xk6-sse counts a stream when it ends). ${REQUEST_METRICS.requestOk.name} arrives through remote write as a ratio per tag set, not a count, so counts come from counters.`,
+        description: `Streams that ended in the selected cells (k6 built-in http_reqs: k6/x/llm counts a stream when it ends). ${REQUEST_METRICS.requestOk.name} arrives through remote write as a ratio per tag set, not a count, so counts come from counters.`,
         queries: [{ expr: finished, legend: 'requests', instant: true }],
         unit: 'short',
         w: QUARTER,
