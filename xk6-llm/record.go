@@ -146,9 +146,10 @@ func (rc *recorder) noteError(kind, message string) {
 	}
 }
 
-// event interprets one event that arrived at atMs. It returns the data decoded as JSON when it
-// decoded it, so a script that asked for events gets the same value without a second decode.
-func (rc *recorder) event(name, data string, atMs float64) (v any, decoded bool) {
+// event interprets one event that arrived at atMs. With wantJSON it decodes the data generically
+// and returns it, so a script that asked for decoded events gets it without a second decode;
+// otherwise a typed decode serves (chunk_wire.go) and v is nil.
+func (rc *recorder) event(name, data string, atMs float64, wantJSON bool) (v any, decoded bool) {
 	rc.events++
 	text := strings.TrimSpace(data)
 	// An `event: error` carries the server's message (TGI, gateways); vLLM puts an error object
@@ -168,15 +169,21 @@ func (rc *recorder) event(name, data string, atMs float64) (v any, decoded bool)
 		rc.sawDone = true
 		return nil, false
 	}
-	v, decoded = decodeJSON(text)
-	if !decoded {
-		rc.noteError(kindMalformedChunk, "malformed chunk: "+truncateChars([]byte(text), 120))
-		return nil, false
+	f, typed := chunkFacts{}, false
+	if !wantJSON {
+		f, typed = readWireChunk(text)
 	}
-	f := readChunk(v)
+	if !typed {
+		v, decoded = decodeJSON(text)
+		if !decoded {
+			rc.noteError(kindMalformedChunk, "malformed chunk: "+truncateChars([]byte(text), 120))
+			return nil, false
+		}
+		f = readChunk(v)
+	}
 	if f.hasErr {
 		rc.noteError(kindServerError, f.err)
-		return v, true
+		return v, decoded
 	}
 	if f.hasToken {
 		rc.chunks = append(rc.chunks, tokenChunk{atMs: atMs, chars: f.generatedChars, hasContent: f.hasContent})
@@ -190,7 +197,7 @@ func (rc *recorder) event(name, data string, atMs float64) (v any, decoded bool)
 	if f.hasCompletion {
 		rc.completion, rc.hasCompletion = f.completion, true
 	}
-	return v, true
+	return v, decoded
 }
 
 // finish builds the request's record. The message of an errored record is raw here: the caller

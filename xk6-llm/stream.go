@@ -182,7 +182,7 @@ func (r *request) readBody(resp *http.Response, l *limits, o *outcome, rx *rxCon
 	emit := func(ev Event) {
 		// Interpreted here, on the reader goroutine: the script's thread never sees a token unless
 		// it asked for the events.
-		v, decoded := r.rec.event(ev.Name, ev.Data, stamp)
+		v, decoded := r.rec.event(ev.Name, ev.Data, stamp, r.onEvents != nil && r.p.parseJSON)
 		if r.onEvents == nil {
 			return
 		}

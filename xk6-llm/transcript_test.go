@@ -95,7 +95,7 @@ func replay(tr transcript, splits ...int) Record {
 	if tr.status >= 200 && tr.status <= 299 && isEventStream(tr.contentType) {
 		p := NewParser(MaxLineBytes)
 		emit := func(ev Event) {
-			rc.event(ev.Name, ev.Data, replayTimes(events))
+			rc.event(ev.Name, ev.Data, replayTimes(events), false)
 			events++
 		}
 		at := 0
