@@ -480,7 +480,7 @@ describe('npm run bench -- --prometheus-rw', () => {
     writeFileSync(planFile, JSON.stringify({ sweep: { contexts: [512], concurrencies: [2], rounds: 2, outputTokens: 16 } }));
     const runId = `bench-rw-${process.pid}`;
     // A Prometheus base URL: the bench adds /api/v1/write.
-    const r = await benchCli(['--plan', planFile, '--scripts', 'sweep', '--results', dir, '--run-id', runId, '--no-report', '--engine', 'k6', '--tokenizer', 'approximate', '--prometheus-rw', promUrl]);
+    const r = await benchCli(['--plan', planFile, '--scripts', 'sweep', '--results', dir, '--run-id', runId, '--no-report', '--tokenizer', 'approximate', '--prometheus-rw', promUrl]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(`remote write: k6 sends the metrics live to ${promUrl}/api/v1/write (testid=${runId})`);
     const summary = readSummaryData(JSON.parse(readFileSync(path.join(dir, runId, 'sweep', 'summary.json'), 'utf8')), 'summary.json');
