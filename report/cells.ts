@@ -48,7 +48,7 @@ export interface CellStats extends Pick<Cell, 'id' | 'script' | 'contextTokens' 
   scalingEfficiency: number | null;
   readonly server: ServerFigures | null;
   readonly power: PowerFigures | null;
-  /** The local runner's verdict that the client, not the server, limited this cell. */
+  /** Why the client, not the server, limited this cell (report/client-bound.ts), or null. */
   readonly clientBound: { readonly reason: string } | null;
 }
 
