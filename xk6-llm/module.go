@@ -180,7 +180,10 @@ func (r *request) finish(o *outcome, resolve, reject func(any) error) error {
 	failed := o.status == 0 || o.status >= 400 || o.code != codeNone || r.thrown != nil
 	samples := httpSamples(r.state, r.tags, r.p, o.cleanURL, o.status, failed, o.times)
 	if !r.p.deferMetrics {
-		samples = append(samples, r.llmSamples(&rec, health, nil, o.times.end)...)
+		// Stamped when pushed, as a script's Trend.add would be: a VU's samples then reach the outputs
+		// in time order, and Prometheus remote write sends a series' latest value only for a sample
+		// newer than the one it last sent (an older one would be folded in but never sent).
+		samples = append(samples, r.llmSamples(&rec, health, nil, time.Now())...)
 	}
 	push(r.vuCtx, r.state, samples, o.times.end)
 	if r.thrown != nil {
@@ -227,7 +230,7 @@ func (r *request) llmTags(extra [][2]string) metrics.TagsAndMeta {
 
 // pushMetrics implements result.pushMetrics(tags?) of a request made with deferMetrics: it pushes
 // the record's llm_* samples once, with the given tags added.
-func (r *request) pushMetrics(rec *Record, h clientHealth, end time.Time) func(sobek.FunctionCall) sobek.Value {
+func (r *request) pushMetrics(rec *Record, h clientHealth) func(sobek.FunctionCall) sobek.Value {
 	return func(call sobek.FunctionCall) sobek.Value {
 		rt := r.vu.Runtime()
 		if r.pushed {
@@ -238,7 +241,8 @@ func (r *request) pushMetrics(rec *Record, h clientHealth, end time.Time) func(s
 			common.Throw(rt, err)
 		}
 		r.pushed = true
-		push(r.vuCtx, r.state, r.llmSamples(rec, h, extra, end), end)
+		now := time.Now() // stamped when pushed: see finish
+		push(r.vuCtx, r.state, r.llmSamples(rec, h, extra, now), now)
 		return sobek.Undefined()
 	}
 }
@@ -268,7 +272,7 @@ func (r *request) result(o *outcome, rec *Record, h clientHealth) *sobek.Object 
 	_ = res.Set("firstInvalidLine", o.firstInvalid)
 	_ = res.Set("record", recordObject(rt, rec))
 	if r.p.deferMetrics {
-		_ = res.Set("pushMetrics", r.pushMetrics(rec, h, o.times.end))
+		_ = res.Set("pushMetrics", r.pushMetrics(rec, h))
 	}
 	return res
 }
