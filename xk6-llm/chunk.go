@@ -4,7 +4,6 @@ import (
 	"math"
 	"strings"
 	"unicode/utf16"
-	"unsafe"
 
 	json "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -32,10 +31,10 @@ type chunkFacts struct {
 // duplicate name (the last wins) and invalid UTF-8 (replaced).
 var decodeOptions = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 
-// decodeJSON decodes an event's data; ok is false when it is not JSON.
-func decodeJSON(data string) (v any, ok bool) {
-	// The string's bytes are read in place: Unmarshal neither keeps nor changes its input.
-	err := json.Unmarshal(unsafe.Slice(unsafe.StringData(data), len(data)), &v, decodeOptions)
+// decodeJSON decodes an event's data; ok is false when it is not JSON. Unmarshal neither keeps
+// nor changes its input, so the caller's buffer can be reused afterwards.
+func decodeJSON(data []byte) (v any, ok bool) {
+	err := json.Unmarshal(data, &v, decodeOptions)
 	return v, err == nil
 }
 
@@ -122,7 +121,7 @@ func errorMessageOf(o map[string]any) (string, bool) {
 // as llama.cpp's "error: {...}" line), else the text itself, trimmed.
 func serverMessageOf(text string) string {
 	if at := strings.IndexByte(text, '{'); at >= 0 {
-		if v, ok := decodeJSON(text[at:]); ok {
+		if v, ok := decodeJSON([]byte(text[at:])); ok {
 			if o, ok := v.(map[string]any); ok {
 				if m, ok := errorMessageOf(o); ok && m != "" {
 					return m

@@ -8,11 +8,11 @@ import (
 // The typed decode must say what the generic one says of every chunk it accepts.
 func checkWireAgrees(t *testing.T, data string) {
 	t.Helper()
-	typed, ok := readWireChunk(data)
+	typed, ok := readWireChunk([]byte(data))
 	if !ok {
 		return
 	}
-	v, decoded := decodeJSON(data)
+	v, decoded := decodeJSON([]byte(data))
 	if !decoded {
 		// The generic decode refuses some JSON that JSON.parse takes (a duplicate name whose values
 		// differ in type, inside a member the typed shape skips): the typed path is the closer one.
@@ -36,10 +36,10 @@ func TestWireChunkAgreesWithGeneric(t *testing.T) {
 	for _, c := range cases {
 		checkWireAgrees(t, c)
 	}
-	if _, ok := readWireChunk(`{"error":{"message":"m"}}`); ok {
+	if _, ok := readWireChunk([]byte(`{"error":{"message":"m"}}`)); ok {
 		t.Error("an error object must take the generic path")
 	}
-	if _, ok := readWireChunk(`null`); ok {
+	if _, ok := readWireChunk([]byte(`null`)); ok {
 		t.Error("null is not a chunk object")
 	}
 	// Every data line of every transcript.

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"math"
-	"unsafe"
 
 	json "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -49,9 +48,8 @@ var wireOptions = json.JoinOptions(decodeOptions, json.MatchCaseInsensitiveNames
 
 // readWireChunk reads a chunk through the typed shape; ok is false when the chunk needs the
 // generic path (not this shape, or an error object to read).
-func readWireChunk(data string) (chunkFacts, bool) {
+func readWireChunk(b []byte) (chunkFacts, bool) {
 	var w wireChunk
-	b := unsafe.Slice(unsafe.StringData(data), len(data))
 	if err := json.Unmarshal(b, &w, wireOptions); err != nil || w.Error != nil || w.Object == "error" {
 		return chunkFacts{}, false
 	}

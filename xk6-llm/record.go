@@ -1,8 +1,8 @@
 package llm
 
 import (
+	"bytes"
 	"regexp"
-	"strings"
 )
 
 // Outcomes and token sources of a record (the TypeScript RequestRecord in lib/record.ts).
@@ -149,20 +149,20 @@ func (rc *recorder) noteError(kind, message string) {
 // event interprets one event that arrived at atMs. With wantJSON it decodes the data generically
 // and returns it, so a script that asked for decoded events gets it without a second decode;
 // otherwise a typed decode serves (chunk_wire.go) and v is nil.
-func (rc *recorder) event(name, data string, atMs float64, wantJSON bool) (v any, decoded bool) {
+func (rc *recorder) event(name string, data []byte, atMs float64, wantJSON bool) (v any, decoded bool) {
 	rc.events++
-	text := strings.TrimSpace(data)
+	text := bytes.TrimSpace(data)
 	// An `event: error` carries the server's message (TGI, gateways); vLLM puts an error object
 	// in a data chunk instead.
 	if name == "error" {
-		msg := serverMessageOf(text)
+		msg := serverMessageOf(string(text))
 		if msg == "" {
 			msg = "error event"
 		}
 		rc.noteError(kindServerError, msg)
 		return nil, false
 	}
-	switch text {
+	switch string(text) { // no allocation: the compiler special-cases a switch on string(bytes)
 	case "":
 		return nil, false
 	case "[DONE]":
@@ -176,7 +176,7 @@ func (rc *recorder) event(name, data string, atMs float64, wantJSON bool) (v any
 	if !typed {
 		v, decoded = decodeJSON(text)
 		if !decoded {
-			rc.noteError(kindMalformedChunk, "malformed chunk: "+truncateChars([]byte(text), 120))
+			rc.noteError(kindMalformedChunk, "malformed chunk: "+truncateChars(text, 120))
 			return nil, false
 		}
 		f = readChunk(v)

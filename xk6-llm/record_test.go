@@ -9,7 +9,7 @@ import (
 // feed interprets literal event data arriving at the given times (ms); the request starts at 0.
 func feed(rc *recorder, times []float64, data ...string) {
 	for i, d := range data {
-		rc.event("", d, times[i], false)
+		rc.event("", []byte(d), times[i], false)
 	}
 }
 
@@ -97,8 +97,8 @@ func TestRecordErrors(t *testing.T) {
 
 func TestRecordEventError(t *testing.T) {
 	rc := recorder{}
-	rc.event("", content("a"), 10, false)
-	rc.event("error", `{"error":{"message":"upstream closed"}}`, 20, false)
+	rc.event("", []byte(content("a")), 10, false)
+	rc.event("error", []byte(`{"error":{"message":"upstream closed"}}`), 20, false)
 	r := rc.finish(streamEnd{status: 200, endMs: 30})
 	if r.ErrorKind != kindServerError || r.ErrorMessage != "upstream closed" || r.OutputTokensSeen != 1 {
 		t.Errorf("an event: error after a token: %+v", r)

@@ -179,14 +179,14 @@ func (r *request) readBody(resp *http.Response, l *limits, o *outcome, rx *rxCon
 	var parser *Parser
 	var local []timedEvent
 	var stamp float64
-	emit := func(ev Event) {
+	emit := func(name string, data []byte) {
 		// Interpreted here, on the reader goroutine: the script's thread never sees a token unless
 		// it asked for the events.
-		v, decoded := r.rec.event(ev.Name, ev.Data, stamp, r.onEvents != nil && r.p.parseJSON)
+		v, decoded := r.rec.event(name, data, stamp, r.onEvents != nil && r.p.parseJSON)
 		if r.onEvents == nil {
 			return
 		}
-		te := timedEvent{time: stamp, Event: ev}
+		te := timedEvent{time: stamp, Event: Event{Name: name, Data: string(data)}}
 		if r.p.parseJSON {
 			te.json, te.hasJSON = v, decoded
 		}
@@ -209,7 +209,7 @@ func (r *request) readBody(resp *http.Response, l *limits, o *outcome, rx *rxCon
 					o.hasReadLag = true
 				}
 				stamp = r.stamp(at)
-				perr := parser.Feed(buf[:n], emit)
+				perr := parser.FeedRaw(buf[:n], emit)
 				if len(local) > 0 {
 					r.push(local)
 					clear(local) // drop the strings: pending holds its own copies

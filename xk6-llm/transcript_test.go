@@ -94,14 +94,14 @@ func replay(tr transcript, splits ...int) Record {
 	events := 0
 	if tr.status >= 200 && tr.status <= 299 && isEventStream(tr.contentType) {
 		p := NewParser(MaxLineBytes)
-		emit := func(ev Event) {
-			rc.event(ev.Name, ev.Data, replayTimes(events), false)
+		emit := func(name string, data []byte) {
+			rc.event(name, data, replayTimes(events), false)
 			events++
 		}
 		at := 0
 		for _, s := range append(splits, len(tr.body)) {
 			s = min(max(s, at), len(tr.body))
-			if err := p.Feed(tr.body[at:s], emit); err != nil {
+			if err := p.FeedRaw(tr.body[at:s], emit); err != nil {
 				end.code, end.transportErr = codeLineTooLong, err.Error()
 				break
 			}
