@@ -9,7 +9,7 @@ import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as table from '@grafana/grafana-foundation-sdk/table';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import { SERVER_METRIC_SOURCES } from '../../lib/prometheus';
-import { REQUEST_METRICS, SAMPLE_TAGS, SERVER_METRICS, type MetricDefinition, type ServerMetricKey } from '../../lib/metrics';
+import { CLIENT_METRICS, REQUEST_METRICS, SAMPLE_TAGS, SERVER_METRICS, type MetricDefinition, type ServerMetricKey } from '../../lib/metrics';
 import { USE_CASES, type UseCase, type UseCaseLimit } from '../../thresholds/use-cases';
 import {
   cellMatchers,
@@ -322,6 +322,27 @@ function latencyRow(): RowSpec {
   };
 }
 
+/** The load generator's own health: when k6 read its streams late, its figures are the client's, not the server's. */
+function clientRow(): RowSpec {
+  const lag = CLIENT_METRICS.readLag;
+  return {
+    title: 'Load generator',
+    collapsed: false,
+    panels: [
+      {
+        type: 'timeseries',
+        title: 'k6 read lag p50 / p95 / p99 (longest per request)',
+        description: describe(lag, ' A p99 near the median inter-token latency means tokens were read together: the cell is client-bound (the report says which cells).' + MULTI_RUNNER_NOTE),
+        queries: percentileQueries(lag, LATENCY_STATS),
+        unit: grafanaUnit(lag),
+        min: 0,
+        w: HALF,
+        h: 8,
+      },
+    ],
+  };
+}
+
 function speedRow(): RowSpec {
   const m = REQUEST_METRICS;
   const cells = cellMatchers();
@@ -616,7 +637,7 @@ function nativeHistogramRow(): RowSpec {
 
 /** The rows of the dashboard, top to bottom. */
 export function dashboardRows(): RowSpec[] {
-  return [overviewRow(), latencyRow(), speedRow(), perCellRow(), useCaseRow(), serverRow(), errorsRow(), nativeHistogramRow()];
+  return [overviewRow(), latencyRow(), speedRow(), perCellRow(), useCaseRow(), serverRow(), errorsRow(), clientRow(), nativeHistogramRow()];
 }
 
 // ---------------------------------------------------------------------------------------------
