@@ -23,11 +23,7 @@ const TTFT_MS = 200;
 const ITL_MS = 10;
 const OUTPUT = 16;
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
-const TESTID_BASE = `e2e-prom-${process.pid}`;
-/** This attempt's testid (see beforeAll: the k6 parts run a second time, under a new testid, when the first lost a cell). */
-let TESTID = `${TESTID_BASE}-1`;
-/** Output tokens the simulator served to an attempt whose data the tests do not read (its server counters still hold them). */
-let earlierAttemptTokens = 0;
+const TESTID = `e2e-prom-${process.pid}`;
 const FAST_SCHEDULE = { prefillTokensPerSecond: 1_000_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 2, gapSeconds: 0.3 };
 const SCRAPE_SECONDS = 1;
 /** Grafana's datasource "scrape interval" (jsonData.timeInterval) of deploy/grafana/provisioning: the floor of $__interval. */
@@ -38,8 +34,7 @@ const CAPACITY_IDS = ['code_completion', 'short_chatbot', 'general_chatbot', 'lo
 const CAPACITY_PLAN = {
   capacity: {
     useCases: CAPACITY_IDS,
-    // The coding assistant's 1-user step is the run's last cell, TAIL_CELL, which no test reads: see TAIL_CELL.
-    concurrencies: Object.fromEntries(CAPACITY_IDS.map((id) => [id, id === 'coding_assistant' ? [2, 1] : [2]])),
+    concurrencies: Object.fromEntries(CAPACITY_IDS.map((id) => [id, [2]])),
     outputTokens: Object.fromEntries(CAPACITY_IDS.map((id) => [id, OUTPUT])),
     rounds: 1,
   },
@@ -50,13 +45,6 @@ const CAPACITY_PLAN = {
   schedule: { ...FAST_SCHEDULE, minCellSeconds: 8 },
   monitor: { intervalSeconds: 0.5 },
 };
-/**
- * Known flake, cause not found: in 3 of 8 fresh-clone CI runs, the measured series of the capacity run's
- * last cell never reached Prometheus, although k6 measured its requests and logged no failed push.
- * So the run ends with this extra cell, which keeps the cells the tests read out of k6's last
- * seconds; the tests skip it (its output tokens may or may not arrive).
- */
-const TAIL_CELL = 'capacity_coding_assistant_n1';
 /** A cell whose every request fails (a simulator answering 503): the error panels get real errors. */
 const FAULT_PLAN = { sweep: { contexts: [512], concurrencies: [2], rounds: 1, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE, monitor: { enabled: false } };
 /** A cell sent as native histograms (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true) for the collapsed row. */
@@ -168,10 +156,11 @@ function lastValue(r: PromResult, match: Record<string, string> = {}): number {
 
 /** Cells of the sweep and capacity runs with no measured-phase TTFT series in Prometheus under this attempt's testid. */
 async function cellsWithoutMeasuredSeries(): Promise<string[]> {
-  const r = await promApi('query', { query: `count by (cell) (k6_llm_ttft_count{testid="${TESTID}", phase!~"warmup|transition"})` });
+  const query = `count by (cell) (k6_llm_ttft_count{testid="${TESTID}", phase!~"warmup|transition"})`;
+  const r = await promApi('query', { query, time: String(window.end) });
   const present = new Set(r.result.map((x) => x.metric.cell));
   const cells = [runs.sweep, runs.capacity].flatMap((run) => readPlanFile(path.join(run.dir, 'plan.json')).cells.map((c) => c.id));
-  return cells.filter((c) => c !== TAIL_CELL && !present.has(c));
+  return cells.filter((c) => !present.has(c));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,6 +213,8 @@ let sims: Awaited<ReturnType<typeof startSim>>[] = [];
 let dashboard: Dashboard;
 let rulesFile = '';
 let window: Window;
+/** When the last k6 process had exited (its last push done), s since the epoch. */
+let lastPushAt = 0;
 const runs: Record<'sweep' | 'capacity' | 'fault' | 'native', K6Run> = {} as never;
 const allVars: Record<string, string> = {};
 
@@ -313,21 +304,15 @@ beforeAll(async () => {
     ]);
     runs.fault = fault;
     runs.native = native;
-    // k6 pushes once more when it ends; give the scrapes and the rules a few more rounds.
-    await sleep(4000);
+    lastPushAt = Date.now() / 1000;
+    // k6 pushes a last time as it exits. Grafana's range queries are evaluated on a grid of $__interval
+    // steps (at least the datasource's 5 s) ending at or before the range's end, so a push less than
+    // one step before the end can fall after the last evaluation: the last cell then looked lost in
+    // about one run in five while Prometheus held it. Ending the window more than a step after the
+    // last push keeps every push inside the grid; it also gives the scrapes and the rules more rounds.
+    await sleep((GRAFANA_TIME_INTERVAL_SECONDS + 1.5) * 1000);
   };
   await Promise.all([runParts(), sglangTraffic]);
-  // Known flake, cause not found: in about one fresh-clone CI run in four, the measured series of the
-  // capacity run's last cell never reached Prometheus, although k6 measured the requests (summary)
-  // and logged no failed push. The parts then run once more under a new testid, and the tests read
-  // that attempt; the warning keeps the first attempt's evidence in the log.
-  const lost = await cellsWithoutMeasuredSeries();
-  if (lost.length > 0) {
-    console.warn(`prometheus-e2e: no measured TTFT series in Prometheus for ${lost.join(', ')} (testid ${TESTID}); running the k6 parts again. Prometheus log tail:\n${promLog.slice(-3000)}`);
-    earlierAttemptTokens = runs.sweep.summary.metrics[METRICS.outputTokens.name]!.values.count! + runs.capacity.summary.metrics[METRICS.outputTokens.name]!.values.count! + (runs.native.summary.metrics[METRICS.outputTokens.name]?.values.count ?? 0);
-    TESTID = `${TESTID_BASE}-2`;
-    await runParts();
-  }
   window = { start, end: Date.now() / 1000 };
 
   dashboard = JSON.parse(readFileSync(path.join(ROOT, 'deploy/grafana/k6-llm-capacity.json'), 'utf8')) as Dashboard;
@@ -365,6 +350,15 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     }
   });
 
+  it("every cell's measured series reached Prometheus, the last cell of the run included", async () => {
+    // The last range-query step lies after k6's last push (see runParts).
+    const step = interpolate('', {}, window).step;
+    const start = Math.floor(window.start / step) * step;
+    expect(start + Math.floor((window.end - start) / step) * step).toBeGreaterThan(lastPushAt);
+    const lost = await cellsWithoutMeasuredSeries();
+    expect(lost, `cells without a measured TTFT series (Prometheus log tail:\n${promLog.slice(-3000)})`).toEqual([]);
+  });
+
   it('Prometheus accepted every push (no out-of-order or rejected remote write)', () => {
     expect(promLog).not.toMatch(/level=(?:error|warn).*remote write/i);
   });
@@ -375,7 +369,7 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const cells = await promApi<string[]>('label/cell/values', { 'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}` });
     for (const run of [runs.sweep, runs.capacity]) {
       const plan = readPlanFile(path.join(run.dir, 'plan.json'));
-      for (const c of plan.cells) if (c.id !== TAIL_CELL) expect(cells).toContain(c.id);
+      for (const c of plan.cells) expect(cells).toContain(c.id);
     }
     const useCases = await promApi<string[]>('label/use_case/values', { 'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}` });
     expect(useCases.sort()).toEqual([...CAPACITY_IDS].sort());
@@ -406,7 +400,7 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const targetOf = (legend: string) => table.targets!.find((t) => t.legendFormat === legend)!;
     for (const run of [runs.sweep, runs.capacity]) {
       const plan = readPlanFile(path.join(run.dir, 'plan.json'));
-      for (const planCell of plan.cells.filter((c) => c.id !== TAIL_CELL)) {
+      for (const planCell of plan.cells) {
         const cell = planCell.id;
         const vars = { ...allVars, cell };
         // A capacity step's figures are of its measured requests, in the summary and on the dashboard alike.
@@ -426,11 +420,8 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     }
     // The run-wide output-token stat equals the sum over every part of this testid.
     const total = Object.values(runs).reduce((n, r) => n + (r.summary.metrics[METRICS.outputTokens.name]?.values.count ?? 0), 0);
-    const tail = runs.capacity.summary.metrics[cellMetricKey(METRICS.outputTokens.name, readPlanFile(path.join(runs.capacity.dir, 'plan.json')).cells.find((c) => c.id === TAIL_CELL)!)]?.values.count ?? 0;
     const stat = lastValue(await runTarget(byId('Output tokens').targets![0]!, allVars, window));
-    // Every part's tokens, the tail cell's perhaps without its measured ones (see TAIL_CELL).
-    expect(stat).toBeGreaterThanOrEqual(total - tail);
-    expect(stat).toBeLessThanOrEqual(total);
+    expect(stat).toBe(total);
   });
 
   it('the failed requests of the fault cell reach the error panels with their kind', async () => {
@@ -447,7 +438,7 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
   it('the server panels show the scraped simulator: generation tokens equal what the run received', async () => {
     const r = await promApi('query', { query: `max_over_time(vllm:generation_tokens_total{job="vllm"}[10m])`, time: String(window.end) });
     const k6Tokens = runs.sweep.summary.metrics[METRICS.outputTokens.name]!.values.count! + runs.capacity.summary.metrics[METRICS.outputTokens.name]!.values.count! + (runs.native.summary.metrics[METRICS.outputTokens.name]?.values.count ?? 0);
-    expect(lastValue(r)).toBe(k6Tokens + earlierAttemptTokens);
+    expect(lastValue(r)).toBe(k6Tokens);
     // The monitor's gauge and the scrape agree on the server's TTFT count at the end of the run.
     const power = await promApi('query', { query: 'max_over_time(DCGM_FI_DEV_POWER_USAGE{job="dcgm"}[10m])', time: String(window.end) });
     expect(lastValue(power)).toBeGreaterThan(0);
