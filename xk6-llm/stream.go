@@ -301,6 +301,13 @@ func (r *request) newRequest() (*http.Request, error) {
 	if req.Header.Get("Accept") == "" {
 		req.Header.Set("Accept", "text/event-stream")
 	}
+	// Replayable, though a POST: when a kept-alive connection turns out closed before any byte of the
+	// response (llama-server closes after each streamed response while announcing keep-alive), Go's
+	// transport sends the request again on a new connection, as it does for GETs; the server never saw
+	// the first attempt. A nil value marks the request without sending the header (net/http).
+	if _, set := req.Header["X-Idempotency-Key"]; !set {
+		req.Header["X-Idempotency-Key"] = nil
+	}
 	if !hasUA {
 		// As k6/http: k6's User-Agent option ("" sends none rather than Go's default).
 		req.Header.Set("User-Agent", r.state.Options.UserAgent.String)
