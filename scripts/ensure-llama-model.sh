@@ -44,6 +44,7 @@ log "generating $MODEL..."
 TMP="$(mktemp "$CACHE/models/.qwen3-tiny-$HASH.XXXXXX")"
 trap 'rm -f "$TMP"' EXIT INT TERM
 "$VENV/bin/python" "$GEN" "$TMP" "$TOK" >&2
+chmod 644 "$TMP"  # mktemp makes it 0600; the model is no secret
 mv "$TMP" "$MODEL"
 log "wrote $(wc -c <"$MODEL") bytes"
 echo "$MODEL"
