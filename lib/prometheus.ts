@@ -116,16 +116,18 @@ export interface ServerSnapshot {
   prefixCacheQueriesTotal: number | null;
   prefixCacheHitsTotal: number | null;
   prefixCacheHitRate: number | null;
+  prefillSecondsTotal: number | null;
+  decodeSecondsTotal: number | null;
 }
 
-/** Where each figure is read from, first name found wins: vLLM (V1 names, then older ones), then SGLang. */
+/** Where each figure is read from, first name found wins: vLLM (V1 names, then older ones), then SGLang, then llama.cpp. */
 export const SERVER_METRIC_SOURCES: Readonly<Record<keyof ServerSnapshot, readonly string[]>> = {
-  running: ['vllm:num_requests_running', 'sglang:num_running_reqs'],
-  waiting: ['vllm:num_requests_waiting', 'sglang:num_queue_reqs'],
+  running: ['vllm:num_requests_running', 'sglang:num_running_reqs', 'llamacpp:requests_processing'],
+  waiting: ['vllm:num_requests_waiting', 'sglang:num_queue_reqs', 'llamacpp:requests_deferred'],
   kvCacheUsage: ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc', 'sglang:token_usage'],
   powerWatts: ['DCGM_FI_DEV_POWER_USAGE'],
-  promptTokensTotal: ['vllm:prompt_tokens_total', 'sglang:prompt_tokens_total'],
-  generationTokensTotal: ['vllm:generation_tokens_total', 'sglang:generation_tokens_total'],
+  promptTokensTotal: ['vllm:prompt_tokens_total', 'sglang:prompt_tokens_total', 'llamacpp:prompt_tokens_total'],
+  generationTokensTotal: ['vllm:generation_tokens_total', 'sglang:generation_tokens_total', 'llamacpp:tokens_predicted_total'],
   preemptionsTotal: ['vllm:num_preemptions_total', 'sglang:num_retracted_reqs_total'],
   queueTimeSum: ['vllm:request_queue_time_seconds_sum', 'sglang:queue_time_seconds_sum'],
   queueTimeCount: ['vllm:request_queue_time_seconds_count', 'sglang:queue_time_seconds_count'],
@@ -136,6 +138,10 @@ export const SERVER_METRIC_SOURCES: Readonly<Record<keyof ServerSnapshot, readon
   prefixCacheQueriesTotal: ['vllm:prefix_cache_queries_total'],
   prefixCacheHitsTotal: ['vllm:prefix_cache_hits_total'],
   prefixCacheHitRate: ['sglang:cache_hit_rate'],
+  // llama.cpp times prompt processing and generation per slot and adds them up: over a window, tokens
+  // over seconds is the speed one request saw, as the server measured it.
+  prefillSecondsTotal: ['llamacpp:prompt_seconds_total'],
+  decodeSecondsTotal: ['llamacpp:tokens_predicted_seconds_total'],
 };
 
 /** Figures that are fractions per engine: averaged over label sets (data-parallel engines), not summed. */

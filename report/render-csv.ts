@@ -61,6 +61,8 @@ export function renderCellsCsv(report: Report): string {
       server_max_waiting: r(c.server?.maxWaiting, 0),
       server_max_kv_cache_usage: r(c.server?.maxKvCacheUsage, 4),
       server_prefix_cache_hit_rate: r(c.server?.prefixCacheHitRate, 4),
+      server_prefill_tokens_per_second: r(c.server?.serverPrefillTokensPerSecond),
+      server_decode_tokens_per_second: r(c.server?.serverDecodeTokensPerSecond),
       power_mean_w: r(c.power?.meanWatts, 1),
       power_peak_w: r(c.power?.peakWatts, 1),
       joules_per_output_token: r(c.power?.joulesPerOutputToken, 4),

@@ -121,6 +121,20 @@ export interface ServerFigures {
    * counters), else the mean of the server's own rate gauge (SGLang). Null when the server exposes neither.
    */
   readonly prefixCacheHitRate: number | null;
+  /**
+   * Prompt tokens per second of prompt processing as the server timed it over the window (llama.cpp:
+   * prompt tokens / prompt seconds, both summed over slots): one request's prefill speed. Null elsewhere.
+   */
+  readonly serverPrefillTokensPerSecond: number | null;
+  /** Generated tokens per second of generation time summed over slots (llama.cpp): one request's decode speed. */
+  readonly serverDecodeTokensPerSecond: number | null;
+}
+
+/** Tokens over seconds from two cumulative counters over a window; null without both or without time spent. */
+export function counterRatio(tokens: Series | undefined, seconds: Series | undefined, w: Window): number | null {
+  const t = deltaOver(tokens, w);
+  const s = deltaOver(seconds, w);
+  return t === null || s === null || s <= 0 ? null : t / s;
 }
 
 /** Hit rate from cumulative hit and query counters over a window, else the mean of a rate gauge sampled in it. */
@@ -142,6 +156,8 @@ export function serverFigures(monitor: Partial<Record<ServerMetricKey, Series>>,
     maxWaiting: max(samplesNear(monitor.waiting, w, toleranceMs)),
     maxKvCacheUsage: max(samplesNear(monitor.kvCacheUsage, w, toleranceMs)),
     prefixCacheHitRate: prefixCacheHitRate(monitor, w, toleranceMs),
+    serverPrefillTokensPerSecond: counterRatio(monitor.promptTokensTotal, monitor.prefillSecondsTotal, w),
+    serverDecodeTokensPerSecond: counterRatio(monitor.generationTokensTotal, monitor.decodeSecondsTotal, w),
   };
   return Object.values(f).every((v) => v === null) ? null : f;
 }

@@ -460,7 +460,8 @@ function byEngine(names: readonly string[]): string[][] {
 type ServerPanelSpec =
   | { kind: 'level'; key: ServerMetricKey; title: string; agg: 'sum' | 'avg' }
   | { kind: 'rate'; key: ServerMetricKey; title: string; unit: string }
-  | { kind: 'mean'; sum: ServerMetricKey; count: ServerMetricKey; title: string };
+  | { kind: 'mean'; sum: ServerMetricKey; count: ServerMetricKey; title: string }
+  | { kind: 'speed'; tokens: ServerMetricKey; seconds: ServerMetricKey; title: string };
 
 const SERVER_PANELS: readonly ServerPanelSpec[] = [
   { kind: 'level', key: 'running', title: 'Running requests', agg: 'sum' },
@@ -471,6 +472,8 @@ const SERVER_PANELS: readonly ServerPanelSpec[] = [
   { kind: 'rate', key: 'preemptionsTotal', title: 'Preemptions/s', unit: 'short' },
   { kind: 'mean', sum: 'queueTimeSum', count: 'queueTimeCount', title: 'Server queue time (mean)' },
   { kind: 'mean', sum: 'serverTtftSum', count: 'serverTtftCount', title: 'Server-side TTFT (mean)' },
+  { kind: 'speed', tokens: 'promptTokensTotal', seconds: 'prefillSecondsTotal', title: 'Server prefill speed per request' },
+  { kind: 'speed', tokens: 'generationTokensTotal', seconds: 'decodeSecondsTotal', title: 'Server decode speed per request' },
 ];
 
 const SERVER_JOB_VAR = 'server_job';
@@ -514,6 +517,7 @@ function serverPanel(spec: ServerPanelSpec): PanelSpec {
       h: 8,
     };
   }
+  if (spec.kind === 'speed') return serverSpeedPanel(spec, raw);
   const sum = SERVER_METRICS[spec.sum];
   const count = SERVER_METRICS[spec.count];
   const rawSums = rawServerNames(spec.sum);
@@ -535,6 +539,30 @@ function serverPanel(spec: ServerPanelSpec): PanelSpec {
       ...rawQueries,
     ],
     unit: 's',
+    min: 0,
+    w: QUARTER,
+    h: 8,
+  };
+}
+
+/**
+ * Tokens per second of the time the server spent on them, summed over its slots (llama.cpp times prompt
+ * processing and generation per slot): the speed one request saw, as the server measured it. Only from
+ * the scrape, paired by engine: the report computes the same per cell from the monitor's gauges.
+ */
+function serverSpeedPanel(spec: Extract<ServerPanelSpec, { kind: 'speed' }>, raw: Matcher[]): PanelSpec {
+  const seconds = rawServerNames(spec.seconds);
+  const queries = seconds.flatMap((secondsName) => {
+    const engine = /^[^:_]+[:_]/.exec(secondsName)?.[0] ?? '';
+    const tokensName = rawServerNames(spec.tokens).find((n) => n.startsWith(engine));
+    return tokensName ? [{ expr: `${ratePerSecond(tokensName, raw)} / ${ratePerSecond(secondsName, raw)}`, legend: engine.slice(0, -1) }] : [];
+  });
+  return {
+    type: 'timeseries',
+    title: spec.title,
+    description: describe(SERVER_METRICS[spec.seconds], ' Increase of the tokens over increase of the seconds, over the rate window; from the raw series of the scrape (server_job variable).'),
+    queries,
+    unit: 'suffix: tok/s',
     min: 0,
     w: QUARTER,
     h: 8,

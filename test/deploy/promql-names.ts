@@ -26,9 +26,9 @@ const DERIVED = new Set<string>(Object.values(METRICS).flatMap((d: MetricDefinit
 /** k6 built-ins the dashboard may read, and Prometheus' own `up`. */
 const BUILTINS = new Set(['k6_vus', 'k6_vus_max', 'k6_http_reqs_total', 'k6_dropped_iterations_total', 'k6_iterations_total', 'up']);
 /** Raw server metrics scraped straight from vLLM, SGLang and the DCGM exporter. */
-const RAW_SERVER = /^(?:vllm:[a-z_]+|sglang:[a-z_]+|DCGM_FI_[A-Z_]+)$/;
+const RAW_SERVER = /^(?:vllm:[a-z_]+|sglang:[a-z_]+|llamacpp:[a-z_]+|DCGM_FI_[A-Z_]+)$/;
 
-/** True for a name derivable from lib/metrics.ts, a k6 built-in, or a raw vllm:/sglang:/DCGM_ series. */
+/** True for a name derivable from lib/metrics.ts, a k6 built-in, or a raw vllm:/sglang:/llamacpp:/DCGM_ series. */
 export function isAllowedName(name: string): boolean {
   return DERIVED.has(name) || BUILTINS.has(name) || RAW_SERVER.test(name);
 }

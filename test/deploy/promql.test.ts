@@ -55,9 +55,10 @@ describe('limits and server names', () => {
   });
 
   it('reads the raw server names from the table the monitor scrapes with (lib/prometheus.ts)', () => {
-    expect(rawServerNames('running')).toEqual(['vllm:num_requests_running', 'sglang:num_running_reqs']);
+    expect(rawServerNames('running')).toEqual(['vllm:num_requests_running', 'sglang:num_running_reqs', 'llamacpp:requests_processing']);
     expect(rawServerNames('powerWatts')).toEqual(['DCGM_FI_DEV_POWER_USAGE']);
     expect(rawServerNames('kvCacheUsage')).toEqual(['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc', 'sglang:token_usage']);
+    expect(rawServerNames('prefillSecondsTotal')).toEqual(['llamacpp:prompt_seconds_total']);
     expect(rawServerNames('scrapeOk')).toEqual([]);
   });
 });
