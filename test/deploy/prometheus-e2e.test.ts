@@ -12,6 +12,7 @@ import { bundlePath, runArguments } from '../../orchestrator/engine';
 import { buildBundles } from '../../scripts/build';
 import { readPlanFile } from '../../report/inputs';
 import { startSim } from '../../sim/server';
+import { ensureLlamaArtefacts, startLlamaServer, type LlamaServer } from '../../orchestrator/llama-server';
 import { RW_TREND_STATS_ENV } from '../../deploy/grafana/remote-write';
 import type { Dashboard, Panel, Target } from '../../deploy/grafana/dashboard';
 import { ROOT, runBenchCli, tempDir, testEngine } from '../e2e/helpers';
@@ -210,6 +211,7 @@ let prometheus: ChildProcess | null = null;
 let promLog = '';
 let dataDir = '';
 let sims: Awaited<ReturnType<typeof startSim>>[] = [];
+let llama: LlamaServer | null = null;
 let dashboard: Dashboard;
 let rulesFile = '';
 let window: Window;
@@ -231,6 +233,8 @@ beforeAll(async () => {
   const sglang = await startSim({ port: 0, host: '127.0.0.1', flavour: 'sglang', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
   const faulty = await startSim({ port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, faults: 'error-status;status=503' });
   sims = [main, sglang, faulty];
+  // A real llama-server for the dashboard's llama.cpp lines (npm test builds it first).
+  llama = await startLlamaServer(await ensureLlamaArtefacts(() => {}), { slots: 2, contextPerSlot: 2048, threads: 1 });
   const hostPort = (url: string) => new URL(url).host;
 
   // The shipped prometheus.yml with the simulators as targets: vllm -> the main simulator, sglang and
@@ -243,7 +247,9 @@ beforeAll(async () => {
     rule_files: string[];
     scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
   };
-  const targetOf: Record<string, string> = { prometheus: `127.0.0.1:${port}`, vllm: hostPort(main.url), sglang: hostPort(sglang.url), dcgm: hostPort(sglang.url) };
+  const targetOf: Record<string, string> = {
+    prometheus: `127.0.0.1:${port}`, vllm: hostPort(main.url), sglang: hostPort(sglang.url), dcgm: hostPort(sglang.url), llamacpp: hostPort(llama.base),
+  };
   for (const job of shipped.scrape_configs) {
     const t = targetOf[job.job_name];
     if (!t) throw new Error(`deploy/prometheus/prometheus.yml has a job "${job.job_name}" this test does not map to a simulator`);
@@ -281,11 +287,14 @@ beforeAll(async () => {
 
   const start = Date.now() / 1000 - 5;
   const rw = `${promUrl}/api/v1/write`;
-  // Traffic for the SGLang-flavoured simulator, so its rate and mean series move during the run.
+  // Traffic for the SGLang-flavoured simulator and llama-server, so their rate and mean series move during the run.
   const sglangTraffic = (async () => {
     for (let i = 0; i < 6; i++) {
-      const res = await fetch(`${sglang.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hello there' }], max_tokens: 4 }) });
-      await res.text();
+      for (const base of [sglang.url, `${llama!.base}/v1`]) {
+        const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hello there' }], max_tokens: 4 });
+        const res = await fetch(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        await res.text();
+      }
       await sleep(2000);
     }
   })();
@@ -327,6 +336,7 @@ afterAll(async () => {
   prometheus?.kill('SIGTERM');
   if (prometheus && prometheus.exitCode === null) await new Promise((r) => prometheus!.once('close', r));
   await Promise.all(sims.map((s) => s.close()));
+  await llama?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -374,7 +384,7 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const useCases = await promApi<string[]>('label/use_case/values', { 'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}` });
     expect(useCases.sort()).toEqual([...CAPACITY_IDS].sort());
     const jobs = await promApi<string[]>('label/job/values', { 'match[]': 'up' });
-    expect(jobs.sort()).toEqual(['dcgm', 'prometheus', 'sglang', 'vllm']);
+    expect(jobs.sort()).toEqual(['dcgm', 'llamacpp', 'prometheus', 'sglang', 'vllm']);
   });
 
   it('every target of every panel returns data for the run', async () => {
