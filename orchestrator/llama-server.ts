@@ -1,0 +1,147 @@
+// Builds (once, cached outside the clone) and starts llama.cpp's llama-server with the project's tiny Qwen3 model. Runs in Node.
+//
+// The real inference server the tests and `npm run bench -- --target llama` run against, so the suite
+// is checked by a server it did not write: its streams, usage, errors, /tokenize and /metrics.
+// The server and the model come from scripts/ensure-llama-server.sh and scripts/ensure-llama-model.sh
+// (each prints its artefact's path as its last line); this module only runs them and the server.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UserError } from '../lib/exit-codes';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The name the server answers to (`--alias`): "qwen3" in it makes the suite count prompts with Qwen3's tokenizer. */
+export const LLAMA_MODEL_ALIAS = 'qwen3-tiny-random';
+
+export interface LlamaServerSettings {
+  /** Parallel slots (`-np`): requests decoded together; more wait in the server's queue. */
+  readonly slots: number;
+  /** Tokens of context per slot: prompt plus output must fit, or the server answers 400. */
+  readonly contextPerSlot: number;
+  /** CPU threads for decoding and prompt processing (`-t`, `-tb`). */
+  readonly threads: number;
+}
+
+/**
+ * Four slots of 12K tokens: the quick llama plan's 8K short-chatbot prompt plus its output fits, and a
+ * 16K prompt does not (the over-context test). One thread: the client keeps the other core.
+ */
+export const LLAMA_DEFAULTS: LlamaServerSettings = { slots: 4, contextPerSlot: 12_288, threads: 1 };
+
+export interface LlamaArtefacts {
+  readonly bin: string;
+  readonly model: string;
+}
+
+/** Runs a project shell script, passing its stderr lines to `log`; resolves to its last stdout line. */
+function runEnsureScript(script: string, log: (line: string) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', [path.join(root, 'scripts', script)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let partial = '';
+    const tail: string[] = [];
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines.filter((l) => l.trim())) {
+        log(line);
+        tail.push(line);
+        if (tail.length > 5) tail.shift();
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const last = stdout.trim().split('\n').pop() ?? '';
+      if (code === 0 && last) resolve(last);
+      else reject(new UserError(`scripts/${script} failed (exit ${code}): ${tail.slice(-2).join(' | ') || 'no message'}`));
+    });
+  });
+}
+
+/** Builds llama-server and generates the model unless both are cached; resolves to their paths. */
+export async function ensureLlamaArtefacts(log: (line: string) => void): Promise<LlamaArtefacts> {
+  const bin = await runEnsureScript('ensure-llama-server.sh', log);
+  const model = await runEnsureScript('ensure-llama-model.sh', log);
+  return { bin, model };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface LlamaServer {
+  /** http://127.0.0.1:<port> (no /v1). */
+  readonly base: string;
+  readonly model: string;
+  readonly settings: LlamaServerSettings;
+  readonly child: ChildProcess;
+  /** The last lines the server logged (its errors name the cause). */
+  logTail(): string;
+  /** SIGTERM (SIGKILL after 5 s), then resolves when the process has exited. */
+  stop(): Promise<void>;
+}
+
+/** The server's command line: loopback only, metrics on, the slots and context of `settings`. */
+export function llamaServerArgs(a: LlamaArtefacts, s: LlamaServerSettings, port: number): string[] {
+  return [
+    '-m', a.model, '--alias', LLAMA_MODEL_ALIAS, '--host', '127.0.0.1', '--port', String(port),
+    '-np', String(s.slots), '-c', String(s.slots * s.contextPerSlot),
+    '-t', String(s.threads), '-tb', String(s.threads), '--metrics', '--no-webui',
+  ];
+}
+
+/** Starts llama-server on a free loopback port and resolves once /health says the model is loaded. */
+export async function startLlamaServer(a: LlamaArtefacts, settings: LlamaServerSettings = LLAMA_DEFAULTS): Promise<LlamaServer> {
+  const port = await freePort();
+  const child = spawn(a.bin, llamaServerArgs(a, settings, port), { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  const keep = (d: Buffer) => (log = (log + d.toString()).slice(-8000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new UserError(`llama-server exited before it was ready: ${log.trim().split('\n').slice(-3).join(' | ')}`);
+    }
+    try {
+      const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new UserError(`llama-server did not become ready within 60 s: ${log.trim().split('\n').slice(-3).join(' | ')}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    base,
+    model: LLAMA_MODEL_ALIAS,
+    settings,
+    child,
+    logTail: () => log,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
