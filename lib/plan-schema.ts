@@ -7,12 +7,12 @@ import * as v from 'valibot';
 import { MIX_PROFILES, limitLabel } from '../thresholds/use-cases';
 import { SUMMARY_TREND_STATS } from './metrics';
 import { PLAN_DEFAULTS as D } from './plan-defaults';
-import type { Cell, Plan, ScriptName } from './plan';
 import { bool, int, intList, list, name, num, object, oneOf, record, text, url } from './schema';
 
 export const PLAN_SCHEMA_VERSION = 1;
 
 export const SCRIPT_NAMES = ['sweep', 'capacity', 'burst', 'mix', 'gate'] as const;
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
 export const API_STYLES = ['chat', 'completions'] as const;
 export const PROMPT_MODES = ['unique', 'shared-prefix'] as const;
 export const LIMIT_STATS = ['avg', 'med', 'p(90)', 'p(95)', 'p(99)'] as const;
@@ -41,39 +41,73 @@ const outputTokens = int(1, 1_000_000);
 const dayOfSeconds = 86_400;
 
 const target = {
+  /** OpenAI-compatible base URL ending in /v1, e.g. http://127.0.0.1:8000/v1. */
   baseUrl: url,
   model: text,
   api: oneOf(API_STYLES),
+  /** Send ignore_eos: true (vLLM, SGLang) so the output length is exactly max_tokens. */
   ignoreEos: bool,
+  /** Send min_tokens = max_tokens (vLLM) as a second way of forcing the length. */
   minTokens: bool,
   temperature: num(0, 2),
+  /** Sampling seed sent with each request; null sends none. */
   seed: nullable(int(0)),
+  /** Whole-request timeout, connect to end of stream, seconds. */
   requestTimeoutSeconds: int(1, dayOfSeconds),
+  /** Until the connection is ready (TCP and TLS), seconds; 0 = only the whole-request limit. k6/x/llm only. */
   connectTimeoutSeconds: num(0, 3600),
+  /** Request written to response head, seconds; 0 = none. k6/x/llm only. */
   firstByteTimeoutSeconds: num(0, dayOfSeconds),
+  /** No byte for this long while the stream is open ends the request as `stalled`, seconds; 0 = none. k6/x/llm only. */
   idleTimeoutSeconds: num(0, dayOfSeconds),
+  /** Prometheus endpoint of the server (vLLM/SGLang /metrics); null disables server metrics. */
   metricsUrl: nullable(text),
+  /** Extra Prometheus endpoint for GPU power (a DCGM exporter); null when the server's own has it or there is none. */
   powerMetricsUrl: nullable(text),
+  /** Accept any TLS certificate of the target (k6's insecureSkipTLSVerify), e.g. a self-signed one; default false. */
   insecureSkipTLSVerify: bool,
 };
 
 const schedule = {
+  /** Idle seconds between cells, so one cell's tail never overlaps the next. */
   gapSeconds: num(0, 3600),
+  /** Expected prefill speed of the target (tokens/s, one request alone), used only to size cell time slots. */
   prefillTokensPerSecond: num(1),
+  /** Expected single-user decode speed (tokens/s), used only to size cell time slots. */
   decodeTokensPerSecond: num(0.1),
+  /** Multiplier on the estimate, so a slower server still finishes inside its slot. */
   safetyFactor: num(1, 100),
   minCellSeconds: int(1, dayOfSeconds),
+  /** Fixed slot for every cell, overriding the estimate; null to estimate. */
   cellSeconds: nullable(int(1, dayOfSeconds)),
+  /**
+   * Predicted seconds for all of a cell's requests, by cell id, from a model of the target (the bench
+   * fills it from the simulator's own engine when it targets the simulator); replaces the estimate.
+   */
   predictedCellSeconds: nullable(record(num(0))),
 };
 
-const gate = { concurrency: users, rounds, minSuccessRate: num(0, 1) };
+const gate = {
+  concurrency: users,
+  rounds,
+  /** Minimum fraction of successful requests. */
+  minSuccessRate: num(0, 1),
+};
 
+/**
+ * How `npm run bench` searches each use case's capacity (docs/architecture.md, "Bench-driven runs"): steps of
+ * N closed-loop users held in steady state, climbing until a limit breaks, then bisecting.
+ */
 const search = {
+  /** Warm-up requests of each user a step adds (carried-over users need none). */
   warmupRequests: int(0, 100),
+  /** A step measures at least this many seconds (and minRequestsPerUser requests per user on average). */
   minMeasuredSeconds: num(0, dayOfSeconds),
+  /** Users of the first step. */
   startUsers: users,
+  /** Below this many users the capacity is found to 1 user... */
   exactBelow: users,
+  /** ...above, to this share of the capacity (percent). */
   resolutionPercent: num(0.1, 100),
 };
 
@@ -239,28 +273,49 @@ export function useCaseRefs(ids: readonly string[], input: ParsedPlanInput, gate
 export function resolvedPlanSchema() {
   const count = int(0);
   const seconds = num(0);
+  const searchLimits = {
+    /** A step measures at least this many requests per user on average (and minMeasuredSeconds). */
+    minRequestsPerUser: rounds,
+    /** The search stops climbing here: a use case within its limits at this many users has "more than" that. */
+    maxUsers: record(users),
+  };
+  /** How the bench ran a step (the report says how each figure was measured). */
   const driven = object({
+    /** rounds: each user sent `rounds` requests; steady: users held in steady state (warm-up excluded). */
     mode: oneOf(['rounds', 'steady'] as const),
+    /** A step the capacity search chose. */
     search: bool,
+    /** When the step began, seconds from the part's first step, and how long it lasted. */
     startSeconds: seconds,
     seconds,
     requests: object({ measured: count, warmup: count, transition: count, cut: count }),
   });
+  /** One measurement cell: one k6 scenario, N concurrent closed-loop users for `rounds` requests each. */
   const cell = object({
+    /** Scenario name and `cell` tag; matches ^[0-9a-zA-Z_-]+$. */
     id: name,
     script: oneOf(SCRIPT_NAMES),
     contextTokens,
     outputTokens,
     concurrency: users,
+    /** Requests per user (k6 per-vu-iterations `iterations`), warm-up included. */
     rounds: count,
+    /**
+     * The first requests of each user that are warm-up (tag phase=warmup, left out of the cell's
+     * statistics): a capacity step measures users in service, not their all-at-once arrival. 0 elsewhere.
+     */
     warmupRounds: orDefault(count, 0),
     useCase: nullable(text),
     profile: nullable(text),
+    /** Scenario startTime, seconds from test start. */
     startSeconds: seconds,
+    /** Scenario maxDuration, seconds. */
     maxDurationSeconds: seconds,
+    /** Scenario gracefulStop, seconds: how long in-flight requests may finish after maxDuration. */
     gracefulStopSeconds: seconds,
+    /** Written by the bench for a step it drove (lib/drive.ts); absent for a cell run in k6's time slots. */
     driven: opt(driven),
-  }) satisfies v.GenericSchema<unknown, Cell>;
+  });
   return object({
     schemaVersion: oneOf([PLAN_SCHEMA_VERSION]),
     name,
@@ -274,17 +329,24 @@ export function resolvedPlanSchema() {
     }),
     prompts: object({ mode: promptMode, file: nullable(text) }),
     limitStat,
+    /** The use cases this plan refers to, copied in full so a report never depends on code defaults. */
     useCases: list(useCase),
     burstTtftLimitMs,
     gate: nullable(object({ useCase: text, ...gate })),
-    search: orDefault(nullable(object({ ...search, minRequestsPerUser: rounds, maxUsers: record(users) })), null),
+    /** For the capacity script: how the bench searches; null for the other scripts. */
+    search: orDefault(nullable(object({ ...search, ...searchLimits })), null),
     schedule: object(schedule),
     monitor: object({ enabled: bool, intervalSeconds: monitorInterval }),
     summaryTrendStats,
     cells: v.array(cell, 'must be a list'),
+    /** End of the last cell's slot, seconds from test start. */
     totalSeconds: seconds,
-  }) satisfies v.GenericSchema<unknown, Plan>;
+  });
 }
 
 /** What tells a plan.json of this suite's schema version from anything else, before its fields are checked. */
-export const ResolvedPlanHeader = /* @__PURE__ */ v.custom((x) => typeof x === 'object' && x !== null && (x as Plan).schemaVersion === PLAN_SCHEMA_VERSION && Array.isArray((x as Plan).cells));
+export const ResolvedPlanHeader = /* @__PURE__ */ v.custom((x) => {
+  const header = x as { schemaVersion?: unknown; cells?: unknown } | null;
+  if (typeof x !== 'object' || header === null) return false;
+  return header.schemaVersion === PLAN_SCHEMA_VERSION && Array.isArray(header.cells);
+});

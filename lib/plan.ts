@@ -3,189 +3,50 @@
 // The plan is the single source of truth: the k6 options, the bench and the report all read
 // the same resolved plan (written as plan.json beside the results), so a report can say exactly what ran.
 
+import type * as v from 'valibot';
 import { findMixProfile, type UseCase } from '../thresholds/use-cases';
 import { PLAN_DEFAULTS } from './plan-defaults';
-import { API_STYLES, LIMIT_STATS, PLAN_SCHEMA_VERSION, PROMPT_MODES, PlanInputSchema, ResolvedPlanHeader, SCRIPT_NAMES, resolvedPlanSchema, useCaseRefs, type ParsedPlanInput } from './plan-schema';
-import { parseOrThrow } from './schema';
+import {
+  API_STYLES,
+  LIMIT_STATS,
+  PLAN_SCHEMA_VERSION,
+  PROMPT_MODES,
+  PlanInputSchema,
+  ResolvedPlanHeader,
+  SCRIPT_NAMES,
+  resolvedPlanSchema,
+  useCaseRefs,
+  type ParsedPlanInput,
+  type ScriptName,
+} from './plan-schema';
+import { parseOrThrow, type Parsed } from './schema';
 
-export { API_STYLES, LIMIT_STATS, PLAN_SCHEMA_VERSION, PROMPT_MODES, SCRIPT_NAMES };
+export { API_STYLES, LIMIT_STATS, PLAN_SCHEMA_VERSION, PROMPT_MODES, SCRIPT_NAMES, type ScriptName };
 
-export type ScriptName = (typeof SCRIPT_NAMES)[number];
+// The plan's types are read off its schemas (lib/plan-schema.ts), where each field is documented,
+// so the checks and the types cannot drift apart and the import goes one way: plan.ts -> plan-schema.ts.
+
 export type ApiStyle = (typeof API_STYLES)[number];
 /** unique: every request gets a unique prefix so prefix caching cannot hide prefill; shared-prefix: identical prompts, to measure caching. */
 export type PromptMode = (typeof PROMPT_MODES)[number];
-/** Which per-cell statistic a use-case limit is checked on. The reference reports use the average. */
+/** Which per-cell statistic a use-case limit is checked on. The reports of docs/simulator-model.md use the average. */
 export type LimitStat = (typeof LIMIT_STATS)[number];
 
-export interface TargetConfig {
-  /** OpenAI-compatible base URL ending in /v1, e.g. http://127.0.0.1:8000/v1. */
-  readonly baseUrl: string;
-  readonly model: string;
-  readonly api: ApiStyle;
-  /** Send ignore_eos: true (vLLM, SGLang) so the output length is exactly max_tokens. */
-  readonly ignoreEos: boolean;
-  /** Send min_tokens = max_tokens (vLLM) as a second way of forcing the length. */
-  readonly minTokens: boolean;
-  readonly temperature: number;
-  /** Sampling seed sent with each request; null sends none. */
-  readonly seed: number | null;
-  /** Whole-request timeout, connect to end of stream, seconds. */
-  readonly requestTimeoutSeconds: number;
-  /** Until the connection is ready (TCP and TLS), seconds; 0 = only the whole-request limit. k6/x/llm only. */
-  readonly connectTimeoutSeconds: number;
-  /** Request written to response head, seconds; 0 = none. k6/x/llm only. */
-  readonly firstByteTimeoutSeconds: number;
-  /** No byte for this long while the stream is open ends the request as `stalled`, seconds; 0 = none. k6/x/llm only. */
-  readonly idleTimeoutSeconds: number;
-  /** Prometheus endpoint of the server (vLLM/SGLang /metrics); null disables server metrics. */
-  readonly metricsUrl: string | null;
-  /** Extra Prometheus endpoint for GPU power (a DCGM exporter); null when the server's own endpoint has it or there is none. */
-  readonly powerMetricsUrl: string | null;
-  /** Accept any TLS certificate of the target (k6's insecureSkipTLSVerify), e.g. a self-signed one; default false. */
-  readonly insecureSkipTLSVerify: boolean;
-}
-
+/** A resolved plan, as resolvePlan returns it and plan.json holds it. */
+export type Plan = Parsed<ReturnType<typeof resolvedPlanSchema>>;
+export type TargetConfig = Plan['target'];
 /** One measurement cell: one k6 scenario, N concurrent closed-loop users for `rounds` requests each. */
-export interface Cell {
-  /** Scenario name and `cell` tag; matches ^[0-9a-zA-Z_-]+$. */
-  readonly id: string;
-  readonly script: ScriptName;
-  readonly contextTokens: number;
-  readonly outputTokens: number;
-  readonly concurrency: number;
-  /** Requests per user (k6 per-vu-iterations `iterations`), warm-up included. */
-  readonly rounds: number;
-  /**
-   * The first requests of each user that are warm-up (tag phase=warmup, left out of the cell's
-   * statistics): a capacity step measures users in service, not their all-at-once arrival. 0 elsewhere.
-   */
-  readonly warmupRounds: number;
-  readonly useCase: string | null;
-  readonly profile: string | null;
-  /** Scenario startTime, seconds from test start. */
-  readonly startSeconds: number;
-  /** Scenario maxDuration, seconds. */
-  readonly maxDurationSeconds: number;
-  /** Scenario gracefulStop, seconds: how long in-flight requests may finish after maxDuration. */
-  readonly gracefulStopSeconds: number;
-  /** Written by the bench for a step it drove (lib/drive.ts); absent for a cell run in k6's time slots. */
-  readonly driven?: DrivenStepInfo;
-}
-
+export type Cell = Plan['cells'][number];
 /** How the bench ran a step (the report says how each figure was measured). */
-export interface DrivenStepInfo {
-  /** rounds: each user sent `rounds` requests; steady: users held in steady state (warm-up excluded). */
-  readonly mode: 'rounds' | 'steady';
-  /** A step the capacity search chose. */
-  readonly search: boolean;
-  /** When the step began, seconds from the part's first step, and how long it lasted. */
-  readonly startSeconds: number;
-  readonly seconds: number;
-  readonly requests: { readonly measured: number; readonly warmup: number; readonly transition: number; readonly cut: number };
-}
+export type DrivenStepInfo = NonNullable<Cell['driven']>;
+export type ScheduleConfig = Plan['schedule'];
+export type MonitorConfig = Plan['monitor'];
+/** How `npm run bench` searches each use case's capacity (docs/architecture.md, "Bench-driven runs"). */
+export type CapacitySearchConfig = NonNullable<Plan['search']>;
+export type GateConfig = NonNullable<Plan['gate']>;
 
-export interface ScheduleConfig {
-  /** Idle seconds between cells, so one cell's tail never overlaps the next. */
-  readonly gapSeconds: number;
-  /** Expected prefill speed of the target (tokens/s, one request alone), used only to size cell time slots. */
-  readonly prefillTokensPerSecond: number;
-  /** Expected single-user decode speed (tokens/s), used only to size cell time slots. */
-  readonly decodeTokensPerSecond: number;
-  /** Multiplier on the estimate, so a slower server still finishes inside its slot. */
-  readonly safetyFactor: number;
-  readonly minCellSeconds: number;
-  /** Fixed slot for every cell, overriding the estimate; null to estimate. */
-  readonly cellSeconds: number | null;
-  /**
-   * Predicted seconds for all of a cell's requests, by cell id, from a model of the target (the bench
-   * fills it from the simulator's own engine when it targets the simulator); replaces the estimate.
-   */
-  readonly predictedCellSeconds: Readonly<Record<string, number>> | null;
-}
-
-export interface MonitorConfig {
-  readonly enabled: boolean;
-  readonly intervalSeconds: number;
-}
-
-/**
- * How `npm run bench` searches each use case's capacity (docs/architecture.md, "Bench-driven runs"): steps of
- * N closed-loop users held in steady state, climbing until a limit breaks, then bisecting.
- */
-export interface CapacitySearchConfig {
-  /** Warm-up requests of each user a step adds (carried-over users need none). */
-  readonly warmupRequests: number;
-  /** A step measures at least this many requests per user on average... */
-  readonly minRequestsPerUser: number;
-  /** ...and for at least this many seconds. */
-  readonly minMeasuredSeconds: number;
-  /** Users of the first step. */
-  readonly startUsers: number;
-  /** The search stops climbing here: a use case within its limits at this many users has "more than" this capacity. */
-  readonly maxUsers: Readonly<Record<string, number>>;
-  /** Below this many users the capacity is found to 1 user... */
-  readonly exactBelow: number;
-  /** ...above, to this share of the capacity (percent). */
-  readonly resolutionPercent: number;
-}
-
-export interface GateConfig {
-  readonly useCase: string;
-  readonly concurrency: number;
-  readonly rounds: number;
-  /** Minimum fraction of successful requests. */
-  readonly minSuccessRate: number;
-}
-
-export interface Plan {
-  readonly schemaVersion: typeof PLAN_SCHEMA_VERSION;
-  readonly name: string;
-  readonly script: ScriptName;
-  readonly target: TargetConfig;
-  readonly prompts: { readonly mode: PromptMode; readonly file: string | null };
-  readonly limitStat: LimitStat;
-  /** The use cases this plan refers to, copied in full so a report never depends on code defaults. */
-  readonly useCases: readonly UseCase[];
-  readonly burstTtftLimitMs: number;
-  readonly gate: GateConfig | null;
-  /** For the capacity script: how the bench searches; null for the other scripts. */
-  readonly search: CapacitySearchConfig | null;
-  readonly schedule: ScheduleConfig;
-  readonly monitor: MonitorConfig;
-  readonly summaryTrendStats: readonly string[];
-  readonly cells: readonly Cell[];
-  /** End of the last cell's slot, seconds from test start. */
-  readonly totalSeconds: number;
-}
-
-/** The part of a plan a user writes (JSON file or env); everything is optional. Checked by PlanInputSchema (lib/plan-schema.ts); defaults in lib/plan-defaults.ts. */
-export interface PlanInput {
-  name?: string;
-  target?: { -readonly [K in keyof TargetConfig]?: TargetConfig[K] };
-  prompts?: { mode?: PromptMode; file?: string | null };
-  limitStat?: LimitStat;
-  sweep?: { contexts?: number[]; concurrencies?: number[]; rounds?: number; outputTokens?: number };
-  capacity?: {
-    useCases?: string[];
-    concurrencies?: Record<string, number[]>;
-    /** Measured requests per user of a step (after warm-up). */
-    rounds?: number;
-    outputTokens?: Record<string, number>;
-    warmupRequests?: number;
-    minMeasuredSeconds?: number;
-    startUsers?: number;
-    maxUsers?: number | Record<string, number>;
-    exactBelow?: number;
-    resolutionPercent?: number;
-  };
-  burst?: { profiles?: string[]; depths?: number[]; ttftLimitMs?: number };
-  mix?: { profiles?: string[]; concurrencies?: number[]; rounds?: number };
-  gate?: { useCase?: string; concurrency?: number; rounds?: number; minSuccessRate?: number };
-  schedule?: { -readonly [K in keyof ScheduleConfig]?: ScheduleConfig[K] | null };
-  monitor?: { enabled?: boolean; intervalSeconds?: number };
-  useCases?: UseCase[];
-  summaryTrendStats?: string[];
-}
+/** The part of a plan a user writes (JSON file or env); everything is optional. Defaults in lib/plan-defaults.ts. */
+export type PlanInput = v.InferInput<typeof PlanInputSchema>;
 
 /** Bad input from the user: a plan, an environment value or a prompts file. One line, no stack. */
 export class PlanError extends Error {

@@ -8,6 +8,16 @@ import * as v from 'valibot';
 
 type Entries = v.ObjectEntries;
 
+/** A value and everything inside it read-only. */
+export type DeepReadonly<T> = T extends readonly (infer Item)[]
+  ? readonly DeepReadonly<Item>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+/** What a schema's parse returns, read-only: the type of data checked at the edge and trusted inside. */
+export type Parsed<S extends v.GenericSchema> = DeepReadonly<v.InferOutput<S>>;
+
 const got = (expected: string) => (issue: v.BaseIssue<unknown>): string => `${expected}, got ${JSON.stringify(issue.input)}`;
 
 /** A finite number in [min, max]; an open upper end when max is absent. */
@@ -59,7 +69,14 @@ export function list<S extends v.GenericSchema>(item: S, what = 'list') {
 export const intList = /* @__NO_SIDE_EFFECTS__ */ (min: number, max: number) => list(int(min, max), 'list of whole numbers');
 
 // valibot's object schemas take arrays for objects (their keys become fields); JSON's objects are never arrays.
-export const plainObject = v.custom<Record<string, unknown>>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be an object');
+const isPlainObject = (x: unknown): boolean => typeof x === 'object' && x !== null && !Array.isArray(x);
+export const plainObject = v.custom<Record<string, unknown>>(isPlainObject, 'must be an object');
+
+/** The plain-object check, typed as what the schema after it accepts, so `v.InferInput` is what a user may write. */
+/* @__NO_SIDE_EFFECTS__ */
+function plainObjectOf<T>() {
+  return v.custom<T>(isPlainObject, 'must be an object');
+}
 
 /** An object with exactly these fields: an unknown one is an error that lists the known ones. */
 /* @__NO_SIDE_EFFECTS__ */
@@ -69,13 +86,13 @@ export function object<E extends Entries>(entries: E) {
     if (issue.expected === 'never') return `is not a known field (known: ${known})`;
     return issue.expected?.startsWith('"') ? 'is required' : 'must be an object';
   };
-  return v.pipe(plainObject, v.strictObject(entries, message));
+  return v.pipe(plainObjectOf<v.InferInput<v.StrictObjectSchema<E, undefined>>>(), v.strictObject(entries, message));
 }
 
 /** An object of any keys whose values all match `value`. */
 /* @__NO_SIDE_EFFECTS__ */
 export function record<S extends v.GenericSchema>(value: S) {
-  return v.pipe(plainObject, v.record(v.string(), value, 'must be an object'));
+  return v.pipe(plainObjectOf<Record<string, v.InferInput<S>>>(), v.record(v.string(), value, 'must be an object'));
 }
 
 /** The field an issue is about, as a plan writer spells it: capacity.maxUsers, sweep.contexts[2]. */
