@@ -5,7 +5,8 @@
 
 import * as echarts from 'echarts';
 import type { CellStats } from './cells';
-import { gridCells, type Report } from './model';
+import { gridCells } from './model';
+import type { Report } from './report-types';
 import type { TrendKey } from './read-samples';
 import { statistic } from './stats';
 import { fmtTokens } from './format';

@@ -7,53 +7,9 @@
 
 import type { CellStats } from './cells';
 import type { LadderResult } from './capacity';
-import type { Report } from './model';
+import type { CapacityComparison, CellComparison, Comparison, MetricDelta, Report } from './report-types';
 import { toK6Values } from './stats';
 import type { TrendKey } from './read-samples';
-
-export interface MetricDelta {
-  readonly metric: string;
-  readonly label: string;
-  readonly better: 'higher' | 'lower';
-  readonly baseline: number | null;
-  readonly current: number | null;
-  /** Relative change (current - baseline) / baseline; null when either side is missing or baseline is 0. */
-  readonly change: number | null;
-  readonly regression: boolean;
-  readonly gated: boolean;
-}
-
-export interface CellComparison {
-  readonly cellId: string;
-  readonly deltas: readonly MetricDelta[];
-  readonly regression: boolean;
-  readonly gatedRegression: boolean;
-}
-
-export interface CapacityComparison {
-  readonly kind: 'useCase' | 'burst';
-  readonly id: string;
-  readonly title: string;
-  readonly baseline: string;
-  readonly current: string;
-  readonly baselineValue: number | null;
-  readonly currentValue: number | null;
-  readonly change: number | null;
-  readonly regression: boolean;
-}
-
-export interface Comparison {
-  readonly baselineDir: string;
-  readonly baselineRunId: string | null;
-  readonly tolerance: number;
-  readonly cells: readonly CellComparison[];
-  readonly capacities: readonly CapacityComparison[];
-  readonly onlyInBaseline: readonly string[];
-  readonly onlyInCurrent: readonly string[];
-  /** One sentence per gated regression. */
-  readonly regressions: readonly string[];
-  readonly gatedRegression: boolean;
-}
 
 /** Relative change; null when undefined. */
 export function relativeChange(baseline: number | null, current: number | null): number | null {

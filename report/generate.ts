@@ -4,13 +4,14 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadRun } from './inputs';
 import { readSamples, type SamplesData } from './read-samples';
-import { buildReport, DEFAULT_REPORT_OPTIONS, type Report, type ReportOptions } from './model';
+import { buildReport, DEFAULT_REPORT_OPTIONS } from './model';
+import type { Comparison, Report, ReportOptions } from './report-types';
 import { buildCharts, renderChartSvg, type ChartSpec } from './charts';
 import { buildDocument } from './sections';
 import { renderMarkdown } from './render-md';
 import { renderHtml } from './render-html';
 import { renderCapacityCsv, renderCellsCsv } from './render-csv';
-import { compareReports, type Comparison } from './compare';
+import { compareReports } from './compare';
 
 /** Reads a run folder (or part folder) and builds its report object, without writing anything. */
 export async function analyzeRun(folder: string, options: ReportOptions = DEFAULT_REPORT_OPTIONS): Promise<Report> {

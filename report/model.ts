@@ -1,111 +1,32 @@
 // The report object (with schemaVersion) built from a run's inputs and samples; every renderer reads only this. Runs in Node.
 
-import type { Plan, LimitStat, PromptMode } from '../lib/plan';
 import { MIX_PROFILES, type UseCase } from '../thresholds/use-cases';
-import type { PartInput, RunInfo, RunInput, ThresholdOutcome } from './inputs';
+import type { PartInput, RunInput } from './inputs';
 import type { SamplesData } from './read-samples';
 import { applyScalingEfficiency, buildCellStats, type CellStats } from './cells';
-import { burstCapacity, checkLimit, interpolateMetric, ladderLimits, useCaseCapacity, type BurstCapacity, type LimitCheck, type UseCaseCapacity } from './capacity';
-import { DEFAULT_COST, type CostOptions } from './power';
+import {
+  burstCapacity,
+  checkLimit,
+  interpolateMetric,
+  ladderLimits,
+  useCaseCapacity,
+  type BurstCapacity,
+  type UseCaseCapacity,
+} from './capacity';
+import { DEFAULT_COST } from './power';
 import { maxBy, minBy } from './stats';
 import { fmtCount, fmtMs, fmtMillions, fmtPct, fmtTokS, fmtTokens, plural } from './format';
-import type { Comparison } from './compare';
-
-/** Bumped whenever report.json changes shape. */
-export const REPORT_SCHEMA_VERSION = 1;
-
-export interface ReportOptions extends CostOptions {
-  /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
-  readonly minSuccessRate: number | null;
-}
+import {
+  REPORT_SCHEMA_VERSION,
+  type Finding,
+  type GateResult,
+  type PartSummary,
+  type Report,
+  type ReportOptions,
+  type Totals,
+} from './report-types';
 
 export const DEFAULT_REPORT_OPTIONS: ReportOptions = { ...DEFAULT_COST, minSuccessRate: 0.99 };
-
-export interface PartSummary {
-  readonly name: string;
-  readonly script: Plan['script'];
-  readonly planName: string;
-  readonly cells: number;
-  readonly cellsWithData: number;
-  readonly limitStat: LimitStat;
-  readonly promptMode: PromptMode;
-  readonly target: Plan['target'];
-  readonly monitorEnabled: boolean;
-  readonly monitorIntervalSeconds: number;
-  readonly plannedSeconds: number;
-  readonly testRunDurationMs: number | null;
-  readonly thresholds: readonly ThresholdOutcome[];
-  readonly hasSummary: boolean;
-  readonly csvRows: number;
-  /** The capacity search's settings when the bench searched this part; null otherwise. */
-  readonly search: Plan['search'];
-  /** Cells ran back to back, driven by the bench (lib/drive.ts), rather than in k6 time slots. */
-  readonly driven: boolean;
-}
-
-export interface Finding {
-  readonly label: string;
-  readonly value: string;
-}
-
-export interface Totals {
-  readonly requests: number;
-  readonly succeeded: number;
-  readonly failed: number;
-  /** Requests cut by the end of a slot or by Ctrl-C (see CellStats.cut). */
-  readonly cut: number;
-  readonly successRate: number | null;
-  readonly errorsByKind: Readonly<Record<string, number>>;
-  readonly outputTokens: number;
-}
-
-export interface MixProfileSummary {
-  readonly profile: string;
-  readonly title: string;
-  readonly contextTokens: number;
-  readonly outputTokens: number;
-  readonly cellIds: readonly string[];
-}
-
-/** The verdict of a gate part: the gate cell checked against its use case's limits and the gate's minimum success rate. */
-export interface GateResult {
-  readonly useCaseId: string;
-  readonly title: string;
-  readonly cellId: string;
-  readonly concurrency: number;
-  readonly measured: boolean;
-  readonly checks: readonly LimitCheck[];
-  readonly ok: boolean;
-}
-
-export interface Report {
-  readonly schemaVersion: typeof REPORT_SCHEMA_VERSION;
-  readonly generatedAt: string;
-  readonly title: string;
-  readonly model: string;
-  readonly runDir: string;
-  readonly run: RunInfo | null;
-  readonly parts: readonly PartSummary[];
-  /** Parts listed in run.json that have no folder (an interrupted run). */
-  readonly missingParts: readonly string[];
-  readonly limitStat: LimitStat;
-  readonly burstTtftLimitMs: number;
-  readonly options: ReportOptions;
-  readonly cells: readonly CellStats[];
-  readonly useCases: readonly UseCaseCapacity[];
-  readonly bursts: readonly BurstCapacity[];
-  readonly mixProfiles: readonly MixProfileSummary[];
-  readonly gates: readonly GateResult[];
-  readonly totals: Totals;
-  readonly highlights: readonly Finding[];
-  readonly keyFindings: readonly Finding[];
-  readonly warnings: readonly string[];
-  /** The run did not finish: a part without summary.json, a cut CSV, planned cells without samples, or an interrupt. */
-  readonly incomplete: boolean;
-  /** Planned cells with no samples at all. */
-  readonly missingCells: readonly string[];
-  comparison: Comparison | null;
-}
 
 function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
   for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;

@@ -1,7 +1,7 @@
 // Renders cells.csv (one row per cell, every figure) and capacity.csv (one row per use case and burst profile); returns strings. Runs in Node.
 
 import Papa from 'papaparse';
-import type { Report } from './model';
+import type { Report } from './report-types';
 import { TREND_KEYS } from './read-samples';
 
 type Cell = string | number | boolean | null;

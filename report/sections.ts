@@ -6,10 +6,10 @@
 
 import { ERROR_MESSAGES_SHOWN, type CellStats } from './cells';
 import type { BurstCapacity, LadderResult, UseCaseCapacity } from './capacity';
-import type { MetricDelta } from './compare';
+import type { MetricDelta, MixProfileSummary, PartSummary, Report } from './report-types';
 import { DocBuilder, lit, type Block } from './document';
 import { bandOf, JUDGEMENT, prefixCacheHit, queueSaturated, severeContention, type Band } from './judgement';
-import { gridCells, valueAtCapacity, type MixProfileSummary, type PartSummary, type Report } from './model';
+import { gridCells, valueAtCapacity } from './model';
 import type { TrendKey } from './read-samples';
 import { maxBy, minBy, statistic } from './stats';
 import { compare } from '../lib/thresholds';

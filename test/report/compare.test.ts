@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareReports, isRegression, relativeChange } from '../../report/compare';
 import { useCaseCapacity } from '../../report/capacity';
-import type { Report } from '../../report/model';
+import type { Report } from '../../report/report-types';
 import { USE_CASES } from '../../thresholds/use-cases';
 import type { CellStats } from '../../report/cells';
 import { cell, flat } from './helpers';

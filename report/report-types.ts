@@ -1,0 +1,148 @@
+// The report's shared types: the report object every renderer reads, its parts, and the baseline comparison. Runs in Node.
+//
+// Kept apart from the code that builds them (model.ts, compare.ts) so that each builder imports the
+// types and neither imports the other: a report holds its comparison, and a comparison reads two reports.
+
+import type { LimitStat, Plan, PromptMode } from '../lib/plan';
+import type { BurstCapacity, LimitCheck, UseCaseCapacity } from './capacity';
+import type { CellStats } from './cells';
+import type { RunInfo, ThresholdOutcome } from './inputs';
+import type { CostOptions } from './power';
+
+/** Bumped whenever report.json changes shape. */
+export const REPORT_SCHEMA_VERSION = 1;
+
+export interface ReportOptions extends CostOptions {
+  /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
+  readonly minSuccessRate: number | null;
+}
+
+export interface PartSummary {
+  readonly name: string;
+  readonly script: Plan['script'];
+  readonly planName: string;
+  readonly cells: number;
+  readonly cellsWithData: number;
+  readonly limitStat: LimitStat;
+  readonly promptMode: PromptMode;
+  readonly target: Plan['target'];
+  readonly monitorEnabled: boolean;
+  readonly monitorIntervalSeconds: number;
+  readonly plannedSeconds: number;
+  readonly testRunDurationMs: number | null;
+  readonly thresholds: readonly ThresholdOutcome[];
+  readonly hasSummary: boolean;
+  readonly csvRows: number;
+  /** The capacity search's settings when the bench searched this part; null otherwise. */
+  readonly search: Plan['search'];
+  /** Cells ran back to back, driven by the bench (lib/drive.ts), rather than in k6 time slots. */
+  readonly driven: boolean;
+}
+
+export interface Finding {
+  readonly label: string;
+  readonly value: string;
+}
+
+export interface Totals {
+  readonly requests: number;
+  readonly succeeded: number;
+  readonly failed: number;
+  /** Requests cut by the end of a slot or by Ctrl-C (see CellStats.cut). */
+  readonly cut: number;
+  readonly successRate: number | null;
+  readonly errorsByKind: Readonly<Record<string, number>>;
+  readonly outputTokens: number;
+}
+
+export interface MixProfileSummary {
+  readonly profile: string;
+  readonly title: string;
+  readonly contextTokens: number;
+  readonly outputTokens: number;
+  readonly cellIds: readonly string[];
+}
+
+/** The verdict of a gate part: the gate cell checked against its use case's limits and the gate's minimum success rate. */
+export interface GateResult {
+  readonly useCaseId: string;
+  readonly title: string;
+  readonly cellId: string;
+  readonly concurrency: number;
+  readonly measured: boolean;
+  readonly checks: readonly LimitCheck[];
+  readonly ok: boolean;
+}
+
+export interface Report {
+  readonly schemaVersion: typeof REPORT_SCHEMA_VERSION;
+  readonly generatedAt: string;
+  readonly title: string;
+  readonly model: string;
+  readonly runDir: string;
+  readonly run: RunInfo | null;
+  readonly parts: readonly PartSummary[];
+  /** Parts listed in run.json that have no folder (an interrupted run). */
+  readonly missingParts: readonly string[];
+  readonly limitStat: LimitStat;
+  readonly burstTtftLimitMs: number;
+  readonly options: ReportOptions;
+  readonly cells: readonly CellStats[];
+  readonly useCases: readonly UseCaseCapacity[];
+  readonly bursts: readonly BurstCapacity[];
+  readonly mixProfiles: readonly MixProfileSummary[];
+  readonly gates: readonly GateResult[];
+  readonly totals: Totals;
+  readonly highlights: readonly Finding[];
+  readonly keyFindings: readonly Finding[];
+  readonly warnings: readonly string[];
+  /** The run did not finish: a part without summary.json, a cut CSV, planned cells without samples, or an interrupt. */
+  readonly incomplete: boolean;
+  /** Planned cells with no samples at all. */
+  readonly missingCells: readonly string[];
+  comparison: Comparison | null;
+}
+
+export interface MetricDelta {
+  readonly metric: string;
+  readonly label: string;
+  readonly better: 'higher' | 'lower';
+  readonly baseline: number | null;
+  readonly current: number | null;
+  /** Relative change (current - baseline) / baseline; null when either side is missing or baseline is 0. */
+  readonly change: number | null;
+  readonly regression: boolean;
+  readonly gated: boolean;
+}
+
+export interface CellComparison {
+  readonly cellId: string;
+  readonly deltas: readonly MetricDelta[];
+  readonly regression: boolean;
+  readonly gatedRegression: boolean;
+}
+
+export interface CapacityComparison {
+  readonly kind: 'useCase' | 'burst';
+  readonly id: string;
+  readonly title: string;
+  readonly baseline: string;
+  readonly current: string;
+  readonly baselineValue: number | null;
+  readonly currentValue: number | null;
+  readonly change: number | null;
+  readonly regression: boolean;
+}
+
+export interface Comparison {
+  readonly baselineDir: string;
+  readonly baselineRunId: string | null;
+  readonly tolerance: number;
+  readonly cells: readonly CellComparison[];
+  readonly capacities: readonly CapacityComparison[];
+  readonly onlyInBaseline: readonly string[];
+  readonly onlyInCurrent: readonly string[];
+  /** One sentence per gated regression. */
+  readonly regressions: readonly string[];
+  readonly gatedRegression: boolean;
+}
