@@ -14,6 +14,7 @@ import {
   type UseCaseCapacity,
 } from './capacity';
 import { DEFAULT_COST } from './power';
+import { capacityFinding } from './judgement';
 import { maxBy, minBy } from './stats';
 import { fmtCount, fmtMs, fmtMillions, fmtPct, fmtTokS, fmtTokens, plural } from './format';
 import {
@@ -44,20 +45,6 @@ export function gridCells(r: Pick<Report, 'cells'>): CellStats[] {
 
 
 
-function capacityPhrase(u: UseCaseCapacity): string {
-  const r = u.result;
-  switch (r.kind) {
-    case 'within':
-      return `${r.display} concurrent requests @ ${fmtTokens(u.useCase.contextTokens)} context`;
-    case 'beyond':
-      return `more than ${r.estimate} concurrent requests @ ${fmtTokens(u.useCase.contextTokens)} context (none of the tested steps broke a limit)`;
-    case 'below':
-      return `below ${r.firstFail} concurrent ${r.firstFail === 1 ? 'request' : 'requests'} @ ${fmtTokens(u.useCase.contextTokens)} context (the first step already breaks ${r.brokenBy?.label ?? 'a limit'})`;
-    case 'untested':
-      return 'not measured';
-  }
-}
-
 function buildFindings(cells: readonly CellStats[], grid: readonly CellStats[], useCases: readonly UseCaseCapacity[], bursts: readonly BurstCapacity[], totals: Totals): { highlights: Finding[]; keyFindings: Finding[] } {
   const highlights: Finding[] = [];
   const key: Finding[] = [];
@@ -80,7 +67,7 @@ function buildFindings(cells: readonly CellStats[], grid: readonly CellStats[], 
   if (lo && hi && lo.metrics.decodeSpeed && hi.metrics.decodeSpeed) {
     key.push({ label: 'Generation Speed Single Request', value: lo === hi ? `${fmtTokS(lo.metrics.decodeSpeed.mean)} (${fmtTokens(lo.contextTokens)} context)` : `${fmtTokS(lo.metrics.decodeSpeed.mean)} (${fmtTokens(lo.contextTokens)} context) → ${fmtTokS(hi.metrics.decodeSpeed.mean)} (${fmtTokens(hi.contextTokens)} context)` });
   }
-  if (chat) key.push({ label: `${chat.useCase.title} Capacity`, value: capacityPhrase(chat) });
+  if (chat) key.push({ label: `${chat.useCase.title} Capacity`, value: capacityFinding(chat) });
   if (lo) {
     const sameCtx = grid.filter((c) => c.contextTokens === lo.contextTokens && c.outputTokens === lo.outputTokens && c.script === lo.script);
     const top = maxBy(sameCtx, (c) => c.concurrency);

@@ -1,0 +1,119 @@
+// The methodology, from the run and its plans: engine, target, requests, limits, parts, definitions. Runs in Node.
+
+import { DocBuilder, lit, type Block } from '../document';
+import { fmtInt, fmtPct, fmtSec } from '../format';
+import type { PartSummary, Report } from '../report-types';
+import { engineLabel, statName } from './phrases';
+import { capacityMethod } from './use-case-guidance';
+
+/** How the run was made and how its figures are defined, one list item per fact. */
+export function methodologySection(report: Report): Block[] {
+  const doc = new DocBuilder();
+  doc.h(2, 'Methodology');
+  doc.list([
+    ...runItems(report),
+    ...requestItems(report),
+    ...limitItems(report),
+    ...report.parts.map(partItem),
+    `Definitions: ${DEFINITIONS.join('; ')}.`,
+  ]);
+  const version = `report.json schema version ${report.schemaVersion}`;
+  doc.p(`Generated ${report.generatedAt} by k6-llm-capacity report (${version}).`);
+  return doc.blocks;
+}
+
+/** Engine, target, tokenizer and command from run.json; without it, the first plan's target and what is unrecorded. */
+function runItems(report: Report): string[] {
+  const run = report.run;
+  if (!run) {
+    const target = report.parts[0]!.target;
+    return [
+      `Target: ${lit(target.model)} at ${lit(target.baseUrl)}. ` +
+        'No run.json was found, so the engine, its version and the tokenizer are not recorded.',
+    ];
+  }
+  const engine = engineLabel(run, "the suite's local runner", ' (k6 bundles on Node)');
+  const profile = run.target.simProfile ? ` (profile ${lit(run.target.simProfile)})` : '';
+  const simulated = run.target.simulated ? ` — the suite's simulated server${profile}, not real hardware` : '';
+  const interrupted = run.interrupted ? ' (interrupted)' : '';
+  const items = [
+    `Engine: ${engine}; run ${lit(run.runId)} from ${lit(run.startedAt)} to ${lit(run.endedAt)}${interrupted}.`,
+    `Target: ${lit(run.target.model)} at ${lit(run.target.baseUrl)}${simulated}.`,
+    `Tokenizer used to build exact-length prompts: ${lit(run.tokenizer)}.`,
+  ];
+  if (run.command.length > 0) items.push(`Command: \`${run.command.join(' ').replace(/[`\r\n]/g, ' ')}\`.`);
+  return items;
+}
+
+/** What every request looked like: API and sampling, how its output length was forced, its prompt mode. */
+function requestItems(report: Report): string[] {
+  const target = report.parts[0]!.target;
+  const api = target.api === 'chat' ? '/v1/chat/completions' : '/v1/completions';
+  const seed = target.seed !== null ? `, seed ${target.seed}` : '';
+  const forcedOnlyBy = !target.ignoreEos && !target.minTokens ? ' only (the model may stop early)' : '';
+  const flags = `${target.ignoreEos ? ' + ignore_eos' : ''}${target.minTokens ? ' + min_tokens' : ''}`;
+  const forcing = `max_tokens${flags}${forcedOnlyBy}`;
+  const modes = [...new Set(report.parts.map((part) => part.promptMode))].map((mode) =>
+    mode === 'unique'
+      ? 'unique prefix per request (prefix caching cannot hide prefill)'
+      : 'shared prefix (measures a warm prefix cache)',
+  );
+  return [
+    `API: ${api}, streaming, temperature ${target.temperature}${seed}, ` +
+      `request timeout ${target.requestTimeoutSeconds}s.`,
+    `Output length forcing: ${forcing}. Output token counts ${describeTokenSources(report)}.`,
+    `Prompt mode: ${modes.join('; ')}.`,
+  ];
+}
+
+// A Map, not an object: a source is a tag value from the CSV and must not reach Object.prototype.
+const TOKEN_SOURCES: ReadonlyMap<string, string> = new Map([
+  ['usage', "the server's usage field"],
+  ['chunks', 'counting stream chunks (the server sent no usage)'],
+  ['mixed', 'usage in some requests and chunk counts in others'],
+]);
+
+function describeTokenSources(report: Report): string {
+  const recorded = report.cells.map((cell) => cell.tokenSource).filter((source): source is string => source !== null);
+  const sources = new Set(recorded);
+  if (sources.size === 0) return 'were not recorded (no token samples)';
+  return `came from ${[...sources].map((source) => TOKEN_SOURCES.get(source) ?? source).join('; ')}`;
+}
+
+/** The statistic and limits that capacities and bursts were judged by, and how capacity was searched. */
+function limitItems(report: Report): string[] {
+  const stat = report.limitStat;
+  const minSuccessRate = report.options.minSuccessRate;
+  const minSuccess = minSuccessRate ? `; capacity steps also need ${fmtPct(minSuccessRate)} successful requests` : '';
+  const burst = `burst limit TTFT <= ${fmtSec(report.burstTtftLimitMs)}`;
+  const statistic = `the ${statName(stat)} of each cell ("${stat}" in k6 threshold expressions)`;
+  const items = [`Limit statistic: ${statistic}; ${burst}${minSuccess}.`];
+  if (report.useCases.length > 0) items.push(`Capacity: ${capacityMethod(report)}`);
+  return items;
+}
+
+/** One part: cells measured, how they were scheduled, how long it ran, its CSV and monitor. */
+function partItem(part: PartSummary): string {
+  const seconds = Math.round(part.plannedSeconds);
+  const schedule = part.driven
+    ? `back to back as the bench handed out each request, ${seconds}s`
+    : `planned ${seconds}s in k6 time slots`;
+  const ran = part.testRunDurationMs !== null ? `, ran ${(part.testRunDurationMs / 1000).toFixed(0)}s` : '';
+  const monitor = part.monitorEnabled ? `every ${part.monitorIntervalSeconds}s` : 'off';
+  const files = part.hasSummary ? '' : '; no summary.json';
+  const measured = `${part.cellsWithData} of ${part.cells} cells measured, ${schedule}${ran}`;
+  const rows = `${fmtInt(part.csvRows)} CSV rows`;
+  const plan = `${part.script}, plan "${part.planName}"`;
+  return `Part ${part.name} (${plan}): ${measured}; ${rows}; server monitor ${monitor}${files}.`;
+}
+
+const DEFINITIONS = [
+  'TTFT = request start to first generated token',
+  'ITL = one sample per token after the first',
+  'TPOT = (e2e - TTFT) / (output tokens - 1)',
+  'decode speed = (output tokens - 1) / (e2e - TTFT)',
+  'prefill speed = input tokens / TTFT',
+  'system throughput = output tokens / cell wall time',
+  'scaling efficiency = throughput(N) / (N x throughput(1))',
+  'server queue wait = Δ histogram sum / Δ histogram count over the cell window',
+];

@@ -1,0 +1,108 @@
+// The use-case guidance table: thresholds and capacity per use case, and how capacity was measured. Runs in Node.
+
+import { DocBuilder, type Block } from '../document';
+import { fmtInt, fmtLimitValue, fmtPct, fmtTokens } from '../format';
+import { capacityGuidance } from '../judgement';
+import type { UseCaseCapacity } from '../capacity';
+import type { CellStats } from '../cells';
+import type { Report } from '../report-types';
+import { sentences, statName } from './phrases';
+
+/** Each use case's thresholds and capacity in one table, with a sentence per use case. */
+export function useCaseGuidanceSection(report: Report): Block[] {
+  if (report.useCases.length === 0) return [];
+  const doc = new DocBuilder();
+  doc.h(2, 'Use Case Guidance');
+  const minSuccess = report.options.minSuccessRate;
+  const orFailures = minSuccess ? `, or fewer than ${fmtPct(minSuccess)} of requests succeed` : '';
+  doc.p(sentences(
+    "The table below maps this configuration's measured performance to common deployment scenarios.",
+    `Capacity limits are where TTFT or generation speed (the ${statName(report.limitStat)} of each tested step) ` +
+      `breaks the use case's threshold${orFailures}.`,
+    capacityMethod(report),
+  ));
+  const row = (capacity: UseCaseCapacity): string[] => [
+    capacity.useCase.title,
+    fmtTokens(capacity.useCase.contextTokens),
+    thresholdColumn(capacity, ['ttft', 'e2e']),
+    thresholdColumn(capacity, ['decodeSpeed', 'itl', 'tpot']),
+    capacity.result.displayShort,
+    capacityGuidance(capacity),
+  ];
+  const head = ['USE CASE', 'CONTEXT', 'TTFT THRESHOLD', 'SPEED THRESHOLD', 'CAPACITY', 'ANALYSIS'];
+  doc.table(head, report.useCases.map(row));
+  doc.p(sentences(
+    'The limits shown are conservative.',
+    'Beyond these points, the system continues functioning with slower response times ' +
+      'that may still be acceptable for your specific use case.',
+  ));
+  return doc.blocks;
+}
+
+/** A use case's first limit on one of `metrics`, written for the guidance table ("8s", "2s e2e", "15 tok/s"). */
+function thresholdColumn(capacity: UseCaseCapacity, metrics: readonly string[]): string {
+  const limit = capacity.useCase.limits.find((candidate) => metrics.includes(candidate.metric));
+  if (!limit) return 'N/A';
+  if (limit.metric === 'e2e') return `${+(limit.value / 1000).toFixed(2)}s e2e`;
+  const value = fmtLimitValue(limit.metric, limit.value);
+  if (limit.metric === 'ttft' || limit.metric === 'decodeSpeed') return value;
+  return `${value} ${limit.metric}`;
+}
+
+/** How the capacity figures were measured, read from the capacity cells themselves. */
+export function capacityMethod(report: Report): string {
+  const cells = report.cells.filter((cell) => cell.script === 'capacity' && cell.requests > 0);
+  const searched = cells.filter((cell) => cell.measurement === 'search');
+  const steady = cells.filter((cell) => cell.measurement === 'steady');
+  const parts: string[] = [];
+  if (searched.length > 0) parts.push(...searchMethod(report));
+  if (searched.length > 0 || steady.length > 0) parts.push(steadyStateMethod(report, cells));
+  if (cells.length > searched.length + steady.length) {
+    parts.push(
+      'Steps without warm-up sent all their requests at once (one synchronized round per user): ' +
+        'the burst case, not users in service.',
+    );
+  }
+  if (searched.length === 0) {
+    parts.push(
+      '"~N" is interpolated between the last passing and the first failing step; ' +
+        '"N+" means no tested step broke a limit.',
+    );
+  } else {
+    parts.push('"N+" means no step up to the search\'s maximum broke a limit.');
+  }
+  return parts.join(' ');
+}
+
+/** The adaptive search: how it climbs and bisects, and to what resolution. */
+function searchMethod(report: Report): string[] {
+  const search = report.parts.find((part) => part.search)?.search ?? null;
+  const resolution = search
+    ? `to 1 user below ${search.exactBelow} users and to ${search.resolutionPercent}% above`
+    : "to the plan's resolution";
+  return [
+    'Each capacity was found by an adaptive search: steps of N users climbing until a limit broke, ' +
+      `then bisecting between the last passing and the first failing step ${resolution}.`,
+    'A capacity is the largest measured step within every limit; ' +
+      'the next measured step breaks one (nothing is interpolated).',
+  ];
+}
+
+/** Users held in steady state, and which requests stay out of the statistics (warm-up and transition). */
+function steadyStateMethod(report: Report, cells: readonly CellStats[]): string {
+  const warmup = cells.reduce((sum, cell) => sum + cell.warmupRequests, 0);
+  const transition = cells.reduce((sum, cell) => sum + cell.transitionRequests, 0);
+  const one = warmupPerUser(report) === 1;
+  return (
+    'Every capacity step holds its users in steady state: ' +
+    'each sends its next request as soon as the previous one ends; ' +
+    `the first request${one ? '' : 's'} of each user a step adds ${one ? 'is' : 'are'} warm-up, ` +
+    "and requests still running when a step ended ran partly under the next step's load: " +
+    `both stay in the samples (tag phase) and out of the statistics ` +
+    `(${fmtInt(warmup)} warm-up and ${fmtInt(transition)} transition requests in all).`
+  );
+}
+
+function warmupPerUser(report: Report): number {
+  return report.parts.find((part) => part.search)?.search?.warmupRequests ?? 1;
+}
