@@ -112,9 +112,9 @@ export function parseExtraTags(text: string): Record<string, string> {
   for (const part of text.split('&')) {
     const eq = part.indexOf('=');
     if (eq <= 0) continue;
-    const k = part.slice(0, eq);
-    const v = part.slice(eq + 1);
-    tags[k] = v.includes('%') ? safeDecode(v) : v;
+    const key = part.slice(0, eq);
+    const value = part.slice(eq + 1);
+    tags[key] = value.includes('%') ? safeDecode(value) : value;
   }
   return tags;
 }
@@ -128,20 +128,20 @@ function detach(s: string): string {
   return Buffer.from(s, 'utf8').toString('utf8');
 }
 
-function safeDecode(v: string): string {
+function safeDecode(value: string): string {
   try {
-    return decodeURIComponent(v);
+    return decodeURIComponent(value);
   } catch {
-    return v;
+    return value;
   }
 }
 
 /** An empty accumulator for one cell (the bench's capacity search fills one from its own records). */
 export function newCellAccumulator(id: string, tags: Record<string, string>): CellAccumulator {
   const scenarioTags: Record<string, string> = {};
-  for (const [k, v] of Object.entries(tags)) if (TAG_SET.has(k)) scenarioTags[k] = v;
+  for (const [key, value] of Object.entries(tags)) if (TAG_SET.has(key)) scenarioTags[key] = value;
   const trends = {} as Record<TrendKey, FloatList>;
-  for (const k of TREND_KEYS) trends[k] = new FloatList(k === 'itl' ? 4096 : 64);
+  for (const trend of TREND_KEYS) trends[trend] = new FloatList(trend === 'itl' ? 4096 : 64);
   return {
     id,
     tags: scenarioTags,
@@ -188,57 +188,154 @@ const TREND_SET: ReadonlySet<string> = new Set<string>(TREND_KEYS);
  * or with whole-second timestamps.
  */
 export function readSamples(path: string): Promise<SamplesData> {
-  const cells = new Map<string, CellAccumulator>();
-  const monitor: Partial<Record<ServerMetricKey, Series>> = {};
-  const tagCache = new Map<string, Record<string, string>>();
-  let rows = 0;
-  let skippedRows = 0;
-  let malformedRows = 0;
-  let header: string[] | null = null;
-  let iName = 0, iTs = 1, iVal = 2, iScenario = 11, iExtra = 17, iMeta = -1;
-  let scale = 0;
-  let failure: Error | null = null;
+  let lengths: { size: number; complete: number };
+  try {
+    lengths = completeLength(path);
+  } catch (e) {
+    return Promise.reject(new ReportInputError(`cannot read ${path}: ${(e as Error).message}`));
+  }
+  if (lengths.complete === 0) {
+    const notEvenAHeader = lengths.size > 0 ? ' (not even a whole header line)' : '';
+    const message = `${path} is empty${notEvenAHeader}: the k6 run wrote no samples (did it start?)`;
+    return Promise.reject(new ReportInputError(message));
+  }
+  const reader = new SamplesReader(path);
+  const partialTailBytes = lengths.size - lengths.complete;
+  const parsed = parseCsvChunks(path, lengths.complete, (rows) => reader.addRows(rows));
+  return parsed.then(() => reader.finish(partialTailBytes));
+}
 
-  const tagsOf = (text: string): Record<string, string> => {
-    let t = tagCache.get(text);
-    if (t === undefined) {
-      const own = detach(text);
-      t = parseExtraTags(own);
-      if (tagCache.size < 100_000) tagCache.set(own, t);
-    }
-    return t;
+/**
+ * Streams the first `bytes` of a CSV file through papaparse, a chunk of rows at a time (64 KB of
+ * text). An error thrown by `onChunk` stops the parse and rejects with that error.
+ */
+function parseCsvChunks(path: string, bytes: number, onChunk: (rows: readonly string[][]) => void): Promise<void> {
+  return new Promise<void>((resolvePromise, reject) => {
+    // `end` is inclusive: read up to the last line end, never the partial line after it.
+    const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 64 * 1024, end: bytes - 1 });
+    stream.on('error', (e) => reject(new ReportInputError(`cannot read ${path}: ${e.message}`)));
+    let failure: Error | null = null;
+    Papa.parse<string[]>(stream as unknown as File, {
+      header: false,
+      skipEmptyLines: true,
+      chunk: (results, parser) => {
+        if (failure) return;
+        try {
+          onChunk(results.data);
+        } catch (e) {
+          failure = e as Error;
+          parser.abort();
+        }
+      },
+      complete: () => (failure ? reject(failure) : resolvePromise()),
+      error: (e: Error) => reject(new ReportInputError(`${path}: CSV parse error: ${e.message}`)),
+    });
+  });
+}
+
+/** Where each column the report reads sits in the CSV, from its header. */
+interface Columns {
+  readonly name: number;
+  readonly timestamp: number;
+  readonly value: number;
+  readonly scenario: number;
+  readonly extraTags: number;
+  /** -1 when the CSV has no metadata column (k6 before it wrote one). */
+  readonly metadata: number;
+}
+
+/** The columns of k6's CSV header, or an error saying how to write the CSV the report reads. */
+function columnsOf(header: readonly string[], path: string): Columns {
+  const missing = REQUIRED_COLUMNS.filter((column) => !header.includes(column));
+  if (header[0] !== 'metric_name' || missing.length > 0) {
+    throw new ReportInputError(
+      `${path} has no k6 CSV header (metric_name,timestamp,metric_value,...,extra_tags): ` +
+        'write it with k6 --out csv=fileName=samples.csv,timeFormat=unix_milli',
+    );
+  }
+  return {
+    name: header.indexOf('metric_name'),
+    timestamp: header.indexOf('timestamp'),
+    value: header.indexOf('metric_value'),
+    scenario: header.indexOf('scenario'),
+    extraTags: header.indexOf('extra_tags'),
+    metadata: header.indexOf('metadata'),
   };
+}
 
-  const handleRow = (row: string[]): void => {
-    const name = row[iName];
+/** The reading state of one CSV: its header, the cells and monitor series so far, and the row counts. */
+class SamplesReader {
+  private readonly cells = new Map<string, CellAccumulator>();
+  private readonly monitor: Partial<Record<ServerMetricKey, Series>> = {};
+  private readonly tagCache = new Map<string, Record<string, string>>();
+  private header: readonly string[] | null = null;
+  private columns: Columns | null = null;
+  /** Milliseconds per timestamp unit, from the first sample; 0 until then. */
+  private timestampScale = 0;
+  private rows = 0;
+  private skippedRows = 0;
+  private malformedRows = 0;
+
+  constructor(private readonly path: string) {}
+
+  /** One chunk of rows; the first row of the first chunk is the header. */
+  addRows(rows: readonly string[][]): void {
+    let start = 0;
+    if (this.header === null) {
+      this.header = rows[0] ?? [];
+      this.columns = columnsOf(this.header, this.path);
+      start = 1;
+    }
+    for (let i = start; i < rows.length; i++) this.addRow(rows[i]!);
+  }
+
+  /** What the file held; `partialTailBytes` is the cut last line that was not read. */
+  finish(partialTailBytes: number): SamplesData {
+    if (this.header === null) {
+      throw new ReportInputError(`${this.path} is empty: the k6 run wrote no samples (did it start?)`);
+    }
+    const { cells, monitor, rows, skippedRows, malformedRows } = this;
+    return { cells, monitor, rows, skippedRows, partialTailBytes, malformedRows };
+  }
+
+  /** One sample: a suite metric goes to the monitor series or to its cell; k6 built-ins are counted and skipped. */
+  private addRow(row: readonly string[]): void {
+    const columns = this.columns!;
+    const name = row[columns.name];
     if (name === undefined || name === '') return;
-    if (row.length !== header!.length) {
-      malformedRows++;
+    if (row.length !== this.header!.length) {
+      this.malformedRows++;
       return;
     }
     const key = metricKeyOf(name);
-    rows++;
+    this.rows++;
     if (key === undefined) {
-      skippedRows++;
+      this.skippedRows++;
       return;
     }
-    const tsText = row[iTs] ?? '';
-    if (scale === 0) scale = timestampScale(tsText, path);
-    const ts = Number(tsText) * scale;
-    const value = Number(row[iVal]);
+    const timestampText = row[columns.timestamp] ?? '';
+    if (this.timestampScale === 0) this.timestampScale = timestampScale(timestampText, this.path);
+    const timestampMs = Number(timestampText) * this.timestampScale;
+    const value = Number(row[columns.value]);
     if (key in SERVER_METRICS) {
-      const s = (monitor[key as ServerMetricKey] ??= { times: new FloatList(), values: new FloatList() });
-      s.times.push(ts);
-      s.values.push(value);
+      const series = (this.monitor[key as ServerMetricKey] ??= { times: new FloatList(), values: new FloatList() });
+      series.times.push(timestampMs);
+      series.values.push(value);
       return;
     }
-    const tags = tagsOf(row[iExtra] ?? '');
-    const id = tags.cell ?? row[iScenario] ?? '';
+    this.addCellSample(key, row, timestampMs, value);
+  }
+
+  /** A request sample, to the cell its tags name; warm-up and transition requests are only counted. */
+  private addCellSample(key: string, row: readonly string[], timestampMs: number, value: number): void {
+    const columns = this.columns!;
+    const tags = this.tagsOf(row[columns.extraTags] ?? '');
+    const id = tags.cell ?? row[columns.scenario] ?? '';
     if (id === '') return;
-    let cell = cells.get(id);
+    let cell = this.cells.get(id);
     if (cell === undefined) {
       cell = newCellAccumulator(detach(id), tags);
-      cells.set(cell.id, cell);
+      this.cells.set(cell.id, cell);
     }
     // Warm-up and transition requests stay in the samples but out of the cell's statistics.
     const phase = tags[SAMPLE_TAGS.phase];
@@ -246,106 +343,89 @@ export function readSamples(path: string): Promise<SamplesData> {
       if (key === 'requestOk') cell.excluded[phase]++;
       return;
     }
-    if (TREND_SET.has(key)) {
-      cell.trends[key as TrendKey].push(value);
-      if (key === 'e2e') {
-        const start = ts - value;
-        if (start < cell.windowStartMs) cell.windowStartMs = start;
-        if (ts > cell.windowEndMs) cell.windowEndMs = ts;
-      }
-      return;
-    }
-    switch (key) {
-      case 'inputTokens':
-        cell.inputTokens += value;
-        return;
-      case 'outputTokens': {
-        cell.outputTokens += value;
-        const src = tags[SAMPLE_TAGS.tokenSource] ?? 'unknown';
-        cell.tokenSources[src] = (cell.tokenSources[src] ?? 0) + 1;
-        return;
-      }
-      case 'readLag':
-        cell.readLag.push(value);
-        return;
-      case 'cpuSeconds':
-        if (cell.cpuFirst === null || ts < cell.cpuFirst.atMs) cell.cpuFirst = { atMs: ts, seconds: value };
-        if (cell.cpuLast === null || ts >= cell.cpuLast.atMs) cell.cpuLast = { atMs: ts, seconds: value };
-        return;
-      case 'requestOk':
-        if (value !== 0) cell.okCount++;
-        else {
-          cell.failCount++;
-          const kind = tags[SAMPLE_TAGS.errorKind] ?? 'unknown';
-          cell.failedByKind[kind] = (cell.failedByKind[kind] ?? 0) + 1;
-        }
-        return;
-      case 'errors': {
-        const kind = tags[SAMPLE_TAGS.errorKind] ?? 'unknown';
-        cell.errorsByKind[kind] = (cell.errorsByKind[kind] ?? 0) + value;
-        const message = iMeta < 0 ? null : parseErrorMessage(row[iMeta] ?? '');
-        if (message !== null) {
-          const m = (cell.errorMessages[kind] ??= new Map());
-          const n = m.get(message);
-          if (n !== undefined) m.set(message, n + value);
-          else if (m.size < MAX_MESSAGES_PER_KIND) m.set(detach(message), value);
-        }
-        return;
-      }
-      default:
-        return;
-    }
-  };
-
-  let lengths: { size: number; complete: number };
-  try {
-    lengths = completeLength(path);
-  } catch (e) {
-    return Promise.reject(new ReportInputError(`cannot read ${path}: ${(e as Error).message}`));
+    if (TREND_SET.has(key)) addTrendSample(cell, key as TrendKey, timestampMs, value);
+    else addRequestSample(cell, key, tags, timestampMs, value, row[columns.metadata] ?? '');
   }
-  const partialTailBytes = lengths.size - lengths.complete;
-  return new Promise<SamplesData>((resolvePromise, reject) => {
-    if (lengths.complete === 0) {
-      reject(new ReportInputError(`${path} is empty${lengths.size > 0 ? ' (not even a whole header line)' : ''}: the k6 run wrote no samples (did it start?)`));
+
+  /** The parsed extra_tags of a row; rows repeat the same few tag strings, so each is parsed once. */
+  private tagsOf(text: string): Record<string, string> {
+    let tags = this.tagCache.get(text);
+    if (tags === undefined) {
+      const own = detach(text);
+      tags = parseExtraTags(own);
+      if (this.tagCache.size < 100_000) this.tagCache.set(own, tags);
+    }
+    return tags;
+  }
+}
+
+/** A Trend sample; an e2e sample also widens the cell's window (its request ran from time - e2e to time). */
+function addTrendSample(cell: CellAccumulator, trend: TrendKey, timestampMs: number, value: number): void {
+  cell.trends[trend].push(value);
+  if (trend !== 'e2e') return;
+  const start = timestampMs - value;
+  if (start < cell.windowStartMs) cell.windowStartMs = start;
+  if (timestampMs > cell.windowEndMs) cell.windowEndMs = timestampMs;
+}
+
+/** A counter, rate or gauge sample of a request: tokens, read lag, CPU, success and errors. */
+function addRequestSample(
+  cell: CellAccumulator,
+  key: string,
+  tags: Record<string, string>,
+  timestampMs: number,
+  value: number,
+  metadata: string,
+): void {
+  switch (key) {
+    case 'inputTokens':
+      cell.inputTokens += value;
+      return;
+    case 'outputTokens': {
+      cell.outputTokens += value;
+      const source = tags[SAMPLE_TAGS.tokenSource] ?? 'unknown';
+      cell.tokenSources[source] = (cell.tokenSources[source] ?? 0) + 1;
       return;
     }
-    // `end` is inclusive: read up to the last line end, never the partial line after it.
-    const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 64 * 1024, end: lengths.complete - 1 });
-    stream.on('error', (e) => reject(new ReportInputError(`cannot read ${path}: ${e.message}`)));
-    Papa.parse<string[]>(stream as unknown as File, {
-      header: false,
-      skipEmptyLines: true,
-      chunk: (results, parser) => {
-        if (failure) return;
-        try {
-          const data = results.data;
-          let start = 0;
-          if (header === null) {
-            header = data[0] ?? [];
-            const missing = REQUIRED_COLUMNS.filter((c) => !header!.includes(c));
-            if (header[0] !== 'metric_name' || missing.length > 0) {
-              throw new ReportInputError(`${path} has no k6 CSV header (metric_name,timestamp,metric_value,...,extra_tags): write it with k6 --out csv=fileName=samples.csv,timeFormat=unix_milli`);
-            }
-            iName = header.indexOf('metric_name');
-            iTs = header.indexOf('timestamp');
-            iVal = header.indexOf('metric_value');
-            iScenario = header.indexOf('scenario');
-            iExtra = header.indexOf('extra_tags');
-            iMeta = header.indexOf('metadata');
-            start = 1;
-          }
-          for (let i = start; i < data.length; i++) handleRow(data[i]!);
-        } catch (e) {
-          failure = e as Error;
-          parser.abort();
-        }
-      },
-      complete: () => {
-        if (failure) reject(failure);
-        else if (header === null) reject(new ReportInputError(`${path} is empty: the k6 run wrote no samples (did it start?)`));
-        else resolvePromise({ cells, monitor, rows, skippedRows, partialTailBytes, malformedRows });
-      },
-      error: (e: Error) => reject(new ReportInputError(`${path}: CSV parse error: ${e.message}`)),
-    });
-  });
+    case 'readLag':
+      cell.readLag.push(value);
+      return;
+    case 'cpuSeconds':
+      addCpuSample(cell, { atMs: timestampMs, seconds: value });
+      return;
+    case 'requestOk':
+      if (value !== 0) {
+        cell.okCount++;
+        return;
+      }
+      cell.failCount++;
+      addCount(cell.failedByKind, tags[SAMPLE_TAGS.errorKind] ?? 'unknown', 1);
+      return;
+    case 'errors':
+      addErrorSample(cell, tags[SAMPLE_TAGS.errorKind] ?? 'unknown', value, metadata);
+      return;
+    default:
+      return;
+  }
+}
+
+/** An llm_errors sample: counted by kind; its message (metadata column) kept, up to MAX_MESSAGES_PER_KIND a kind. */
+function addErrorSample(cell: CellAccumulator, kind: string, count: number, metadata: string): void {
+  addCount(cell.errorsByKind, kind, count);
+  const message = metadata === '' ? null : parseErrorMessage(metadata);
+  if (message === null) return;
+  const messages = (cell.errorMessages[kind] ??= new Map());
+  const seen = messages.get(message);
+  if (seen !== undefined) messages.set(message, seen + count);
+  else if (messages.size < MAX_MESSAGES_PER_KIND) messages.set(detach(message), count);
+}
+
+/** Keeps the earliest and the latest llm_client_cpu_seconds sample of a cell. */
+function addCpuSample(cell: CellAccumulator, sample: { atMs: number; seconds: number }): void {
+  if (cell.cpuFirst === null || sample.atMs < cell.cpuFirst.atMs) cell.cpuFirst = sample;
+  if (cell.cpuLast === null || sample.atMs >= cell.cpuLast.atMs) cell.cpuLast = sample;
+}
+
+function addCount(counts: Record<string, number>, key: string, count: number): void {
+  counts[key] = (counts[key] ?? 0) + count;
 }
