@@ -12,6 +12,7 @@ import { redactSecret } from '../lib/request';
 import { readSummaryData } from '../lib/summary-data';
 import { renderTextSummary } from '../lib/summary-text';
 import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
+import type { PromptSet } from '../lib/prompt-set';
 import { buildBundles } from '../scripts/build';
 import { startSimChild, type SimChild } from '../sim/child';
 import { resolveProfile, type Profile } from '../sim/profiles';
@@ -132,6 +133,95 @@ async function discoverModel(baseUrl: string, apiKey: string | null): Promise<st
   return id;
 }
 
+/** The server under test: its base URL, and the simulator when the bench started one (stopped at the end). */
+interface Target {
+  readonly baseUrl: string;
+  readonly sim: { readonly child: SimChild; readonly profile: Profile } | null;
+}
+
+async function stopTarget(target: Target): Promise<void> {
+  await target.sim?.child.stop();
+}
+
+/** The plan input as run (plan-input.json), and each part's resolved plan. */
+interface PlannedParts {
+  readonly planInput: PlanInput;
+  readonly plans: readonly Plan[];
+  readonly planFile: string;
+}
+
+/** What every part's engine reads: the run folder, plan and prompts files, target and model. */
+interface RunFiles {
+  readonly runDir: string;
+  readonly planFile: string;
+  readonly promptsFile: string;
+  readonly baseUrl: string;
+  readonly model: string;
+}
+
+/** run.json as the bench writes it while the run goes (engine, target, parts so far, their exit codes and requests). */
+function newRunInfo(
+  options: BenchOptions,
+  run: { startedAt: string; engine: Engine; target: Target; model: string; prompts: PromptSet },
+) {
+  const { target, engine, prompts } = run;
+  const redact = (arg: string): string => (options.apiKey ? redactSecret(arg, options.apiKey) : arg);
+  return {
+    schemaVersion: 1,
+    runId: options.runId,
+    engine: 'k6',
+    engineVersion: engine.version,
+    engineSource: engine.source,
+    transport: 'k6/x/llm',
+    startedAt: run.startedAt,
+    endedAt: null as string | null,
+    interrupted: false,
+    target: {
+      baseUrl: target.baseUrl,
+      model: run.model,
+      simulated: target.sim !== null,
+      simProfile: target.sim ? target.sim.profile.name : null,
+      api: options.api,
+    },
+    tokenizer: prompts.tokenizer,
+    promptsExact: prompts.exact,
+    plan: options.planLabel,
+    command: ['npm', 'run', 'bench', '--', ...process.argv.slice(2).map(redact)],
+    parts: [] as string[],
+    exitCodes: {} as Record<string, number>,
+    /** Per part, from the CSV as it grew: cut = requests of started cells that never ended. */
+    requests: {} as Record<string, ReturnType<typeof requestCounts>>,
+    /** Where the parts' time went: wall time and the time with at least one request running. */
+    time: null as null | {
+      partsWallSeconds: number;
+      requestsRunningSeconds: number;
+      parts: { part: string; wallSeconds: number; requestsRunningSeconds: number }[];
+    },
+  };
+}
+
+type RunInfoRecord = ReturnType<typeof newRunInfo>;
+
+function writeRunInfo(runDir: string, runInfo: RunInfoRecord): void {
+  writeFileSync(path.join(runDir, 'run.json'), JSON.stringify(runInfo, null, 2));
+}
+
+/** The end of the run in run.json: when, whether interrupted, and where the time went (seconds, to the millisecond). */
+function finishRunInfo(runInfo: RunInfoRecord, interrupted: boolean, time: TimeSpent): void {
+  const seconds = (ms: number): number => Math.round(ms) / 1000;
+  runInfo.interrupted = interrupted;
+  runInfo.endedAt = new Date().toISOString();
+  runInfo.time = {
+    partsWallSeconds: seconds(time.wallMs),
+    requestsRunningSeconds: seconds(time.runningMs),
+    parts: time.parts.map((part) => ({
+      part: part.part,
+      wallSeconds: seconds(part.wallMs),
+      requestsRunningSeconds: seconds(part.runningMs),
+    })),
+  };
+}
+
 /**
  * Runs the bench. Emits 'log' lines and 'progress' states; prints nothing itself. SIGINT/SIGTERM
  * stop the engine gracefully (it still writes its summary), the report is made from what was
@@ -157,132 +247,182 @@ export class Bench extends EventEmitter<BenchEvents> {
   }
 
   async run(): Promise<BenchOutcome> {
-    const o = this.options;
+    const options = this.options;
     // Validate the plan before creating or starting anything: a bad field costs no simulator start-up.
-    for (const s of o.scripts) resolvePlan(applyEnvToPlan(o.planInput, {}), s);
-    const rwUrl = o.prometheusRw ? prometheusWriteUrl(o.prometheusRw) : null;
-    const runDir = path.resolve(o.resultsRoot, o.runId);
+    for (const script of options.scripts) resolvePlan(applyEnvToPlan(options.planInput, {}), script);
+    const rwUrl = options.prometheusRw ? prometheusWriteUrl(options.prometheusRw) : null;
+    const runDir = path.resolve(options.resultsRoot, options.runId);
     mkdirSync(runDir, { recursive: true });
     const startedAt = new Date().toISOString();
-
-    let sim: { readonly child: SimChild; readonly profile: Profile } | null = null;
-    let baseUrl = o.url;
-    if (!baseUrl) {
-      const profile = resolveProfile(o.simProfile ?? undefined);
-      sim = { child: await startSimChild(['--profile', o.simProfile ?? profile.name]), profile };
-      baseUrl = `${sim.child.base}/v1`;
-      this.emit('log', `simulator (profile ${profile.name}, its own process) listening at ${baseUrl}`);
-    }
+    const target = await this.startTarget();
     try {
-      const model = o.model ?? (await discoverModel(baseUrl, o.apiKey));
-      let planInput = applyEnvToPlan(o.planInput, { BASE_URL: baseUrl, MODEL: model, API: o.api });
-      let plans = o.scripts.map((s) => resolvePlan(planInput, s));
-      if (sim && !planInput.schedule?.cellSeconds) {
-        // Against the simulator its own engine predicts each cell, so slots can be tight.
-        const predictedCellSeconds = predictCellSeconds(plans, sim.profile);
-        planInput = { ...planInput, schedule: { ...planInput.schedule, predictedCellSeconds, safetyFactor: 1.25, minCellSeconds: 2, gapSeconds: 0.5 } };
-        plans = o.scripts.map((s) => resolvePlan(planInput, s));
-      }
-      const planFile = path.join(runDir, 'plan-input.json');
-      writeFileSync(planFile, JSON.stringify(planInput, null, 2));
-
-      const contexts = [...new Set(plans.flatMap((p) => p.cells.map((c) => c.contextTokens)))].sort((a, b) => a - b);
-      this.emit('log', `preparing prompts for ${contexts.length} context lengths (${contexts.join(', ')} tokens)`);
-      const prompts = await preparePrompts({ model, api: o.api, contexts, tokenizer: o.tokenizer, baseUrl, apiKey: o.apiKey });
-      const promptsFile = path.join(runDir, 'prompts.json');
-      writeFileSync(promptsFile, JSON.stringify(prompts));
-      this.emit('log', `prompts: ${prompts.tokenizer}${prompts.exact ? ' (exact lengths)' : ' (approximate lengths)'}`);
-
-      const given = o.planInput.schedule ?? {};
-      if (!sim && given.prefillTokensPerSecond == null && given.decodeTokensPerSecond == null && given.cellSeconds == null) {
-        // A real target of unknown speed: measure it once so cell slots are neither cut short nor idle.
-        try {
-          const speeds = await probeSpeeds(plans[0]!.target, prompts, o.apiKey);
-          this.emit('log', `probe: prefill ${Math.round(speeds.prefillTokensPerSecond)} tok/s at ${speeds.prefillContextTokens} tokens, decode ${speeds.decodeTokensPerSecond.toFixed(1)} tok/s; cell slots sized from these`);
-          planInput = { ...planInput, schedule: { ...planInput.schedule, prefillTokensPerSecond: Math.round(speeds.prefillTokensPerSecond), decodeTokensPerSecond: Math.round(speeds.decodeTokensPerSecond * 10) / 10 } };
-          plans = o.scripts.map((s) => resolvePlan(planInput, s));
-          writeFileSync(planFile, JSON.stringify(planInput, null, 2));
-        } catch (e) {
-          // The run records failures request by request; a failed probe only leaves the default slot sizes.
-          this.emit('log', `probe failed (${redactSecret((e as Error).message, o.apiKey).slice(0, 200)}); cell slots use the plan's default speeds`);
-        }
-      }
-
-      const engine = await chooseEngine((line) => this.emit('log', line));
-      if (rwUrl) this.emit('log', `remote write: k6 sends the metrics live to ${rwUrl} (testid=${o.runId})`);
-      await buildBundles();
-      this.emit('log', `engine: ${engine.version} (${engine.source}: ${engine.command[0]})`);
-
-      const runInfo = {
-        schemaVersion: 1,
-        runId: o.runId,
-        engine: 'k6',
-        engineVersion: engine.version,
-        engineSource: engine.source,
-        transport: 'k6/x/llm',
-        startedAt,
-        endedAt: null as string | null,
-        interrupted: false,
-        target: { baseUrl, model, simulated: sim !== null, simProfile: sim ? sim.profile.name : null, api: o.api },
-        tokenizer: prompts.tokenizer,
-        promptsExact: prompts.exact,
-        plan: o.planLabel,
-        command: ['npm', 'run', 'bench', '--', ...process.argv.slice(2).map((a) => (o.apiKey ? redactSecret(a, o.apiKey) : a))],
-        parts: [] as string[],
-        exitCodes: {} as Record<string, number>,
-        /** Per part, from the CSV as it grew: cut = requests of started cells that never ended. */
-        requests: {} as Record<string, ReturnType<typeof requestCounts>>,
-        /** Where the parts' time went: wall time and the time with at least one request running. */
-        time: null as null | { partsWallSeconds: number; requestsRunningSeconds: number; parts: { part: string; wallSeconds: number; requestsRunningSeconds: number }[] },
-      };
-      const writeRunInfo = () => writeFileSync(path.join(runDir, 'run.json'), JSON.stringify(runInfo, null, 2));
-      writeRunInfo();
-
-      let worst = 0;
-      let requests = 0;
-      const time: TimeSpent = { wallMs: 0, runningMs: 0, parts: [] };
-      const benchStart = performance.now();
-      for (const [i, plan] of plans.entries()) {
-        if (this.stopping) break;
-        const partDir = path.join(runDir, plan.script);
-        mkdirSync(partDir, { recursive: true });
-        // The script writes plan.json again at its end (handleSummary); this copy lets the report read
-        // a part whose engine was killed hard (SIGKILL) before it got there.
-        writeFileSync(path.join(partDir, 'plan.json'), JSON.stringify(plan, null, 1));
-        const bundle = bundlePath(plan.script);
-        const drive = !o.fixedSlots && DRIVEN_SCRIPTS.includes(plan.script) ? partDrive(plan) : null;
-        const { code, requests: measured, counts, running } = await this.runPart(engine, plan, i, plans.length, {
-          bundle,
-          partDir,
-          env: { PLAN: planFile, PROMPTS: promptsFile, RESULTS_DIR: partDir, BASE_URL: baseUrl, MODEL: model, API: o.api },
-          tags: { testid: o.runId },
-        }, drive);
-        time.parts.push({ part: plan.script, ...running });
-        runInfo.parts.push(plan.script);
-        runInfo.exitCodes[plan.script] = code;
-        runInfo.requests[plan.script] = counts;
-        writeRunInfo();
-        requests += measured;
-        if (code === EXIT.interrupted) this.stopping = true;
-        else if (code !== EXIT.ok && code !== EXIT.thresholdsFailed) this.emit('log', `${plan.script}: k6 exited with code ${code}; see ${path.join(partDir, 'engine-stderr.txt')}`);
-        worst = Math.max(worst, code === EXIT.interrupted ? 0 : code);
-      }
-      runInfo.interrupted = this.stopping;
-      runInfo.endedAt = new Date().toISOString();
-      time.wallMs = performance.now() - benchStart;
-      time.runningMs = time.parts.reduce((n, p) => n + p.runningMs, 0);
-      runInfo.time = { partsWallSeconds: Math.round(time.wallMs) / 1000, requestsRunningSeconds: Math.round(time.runningMs) / 1000, parts: time.parts.map((p) => ({ part: p.part, wallSeconds: Math.round(p.wallMs) / 1000, requestsRunningSeconds: Math.round(p.runningMs) / 1000 })) };
-      writeRunInfo();
-      this.emit('log', renderTimeSpent(time));
-
-      if (o.report && runInfo.parts.some((p) => existsSync(path.join(runDir, p, 'summary.json')))) {
-        const reportCode = await this.runReport(runDir);
-        if (reportCode !== EXIT.ok) this.emit('log', `report exited with code ${reportCode}`);
-      }
-      return { runDir, exitCode: this.stopping ? EXIT.interrupted : worst, interrupted: this.stopping, requests };
+      const model = options.model ?? (await discoverModel(target.baseUrl, options.apiKey));
+      const planned = this.planParts(target, model, runDir);
+      const prompts = await this.prepareRunPrompts(planned.plans, model, target.baseUrl, runDir);
+      const sized = await this.sizeSlotsForTarget(target, planned, prompts.prompts);
+      const engine = await this.prepareEngine(rwUrl);
+      const runInfo = newRunInfo(options, { startedAt, engine, target, model, prompts: prompts.prompts });
+      writeRunInfo(runDir, runInfo);
+      const files = { runDir, planFile: sized.planFile, promptsFile: prompts.file };
+      const outcome = await this.runParts(engine, sized.plans, { ...files, baseUrl: target.baseUrl, model }, runInfo);
+      await this.writeReport(runDir, runInfo);
+      const exitCode = this.stopping ? EXIT.interrupted : outcome.worstCode;
+      return { runDir, exitCode, interrupted: this.stopping, requests: outcome.requests };
     } finally {
-      await sim?.child.stop();
+      await stopTarget(target);
     }
+  }
+
+  /** The server under test: the URL given, or else the simulator, started in its own process. */
+  private async startTarget(): Promise<Target> {
+    const options = this.options;
+    if (options.url) return { baseUrl: options.url, sim: null };
+    const profile = resolveProfile(options.simProfile ?? undefined);
+    const child = await startSimChild(['--profile', options.simProfile ?? profile.name]);
+    const baseUrl = `${child.base}/v1`;
+    this.emit('log', `simulator (profile ${profile.name}, its own process) listening at ${baseUrl}`);
+    return { baseUrl, sim: { child, profile } };
+  }
+
+  /** Each part's plan, with the target and model filled in; written to plan-input.json. */
+  private planParts(target: Target, model: string, runDir: string): PlannedParts {
+    const options = this.options;
+    let planInput = applyEnvToPlan(options.planInput, { BASE_URL: target.baseUrl, MODEL: model, API: options.api });
+    let plans = options.scripts.map((script) => resolvePlan(planInput, script));
+    if (target.sim && !planInput.schedule?.cellSeconds) {
+      // Against the simulator its own engine predicts each cell, so slots can be tight.
+      const predictedCellSeconds = predictCellSeconds(plans, target.sim.profile);
+      const tightSlots = { predictedCellSeconds, safetyFactor: 1.25, minCellSeconds: 2, gapSeconds: 0.5 };
+      const schedule = { ...planInput.schedule, ...tightSlots };
+      planInput = { ...planInput, schedule };
+      plans = options.scripts.map((script) => resolvePlan(planInput, script));
+    }
+    const planFile = path.join(runDir, 'plan-input.json');
+    writeFileSync(planFile, JSON.stringify(planInput, null, 2));
+    return { planInput, plans, planFile };
+  }
+
+  /** Prompts of exact lengths for every context the plans use, written to prompts.json. */
+  private async prepareRunPrompts(
+    plans: readonly Plan[],
+    model: string,
+    baseUrl: string,
+    runDir: string,
+  ): Promise<{ prompts: PromptSet; file: string }> {
+    const options = this.options;
+    const contextSet = new Set(plans.flatMap((plan) => plan.cells.map((cell) => cell.contextTokens)));
+    const contexts = [...contextSet].sort((a, b) => a - b);
+    this.emit('log', `preparing prompts for ${contexts.length} context lengths (${contexts.join(', ')} tokens)`);
+    const { api, tokenizer, apiKey } = options;
+    const prompts = await preparePrompts({ model, api, contexts, tokenizer, baseUrl, apiKey });
+    const file = path.join(runDir, 'prompts.json');
+    writeFileSync(file, JSON.stringify(prompts));
+    this.emit('log', `prompts: ${prompts.tokenizer}${prompts.exact ? ' (exact lengths)' : ' (approximate lengths)'}`);
+    return { prompts, file };
+  }
+
+  /**
+   * A real target of unknown speed (no speeds or slot given): measure it once so cell slots are
+   * neither cut short nor idle. The simulator's slots were already predicted by planParts.
+   */
+  private async sizeSlotsForTarget(target: Target, planned: PlannedParts, prompts: PromptSet): Promise<PlannedParts> {
+    const options = this.options;
+    const given = options.planInput.schedule ?? {};
+    const speedsGiven =
+      given.prefillTokensPerSecond != null || given.decodeTokensPerSecond != null || given.cellSeconds != null;
+    if (target.sim || speedsGiven) return planned;
+    try {
+      const speeds = await probeSpeeds(planned.plans[0]!.target, prompts, options.apiKey);
+      const prefill = `prefill ${Math.round(speeds.prefillTokensPerSecond)} tok/s at ${speeds.prefillContextTokens} tokens`;
+      const decode = `decode ${speeds.decodeTokensPerSecond.toFixed(1)} tok/s`;
+      this.emit('log', `probe: ${prefill}, ${decode}; cell slots sized from these`);
+      const schedule = {
+        ...planned.planInput.schedule,
+        prefillTokensPerSecond: Math.round(speeds.prefillTokensPerSecond),
+        decodeTokensPerSecond: Math.round(speeds.decodeTokensPerSecond * 10) / 10,
+      };
+      const planInput = { ...planned.planInput, schedule };
+      const plans = options.scripts.map((script) => resolvePlan(planInput, script));
+      writeFileSync(planned.planFile, JSON.stringify(planInput, null, 2));
+      return { planInput, plans, planFile: planned.planFile };
+    } catch (e) {
+      // The run records failures request by request; a failed probe only leaves the default slot sizes.
+      const reason = redactSecret((e as Error).message, options.apiKey).slice(0, 200);
+      this.emit('log', `probe failed (${reason}); cell slots use the plan's default speeds`);
+      return planned;
+    }
+  }
+
+  /** The k6 to run (built on first use) and the bundles it runs. */
+  private async prepareEngine(rwUrl: string | null): Promise<Engine> {
+    const engine = await chooseEngine((line) => this.emit('log', line));
+    if (rwUrl) this.emit('log', `remote write: k6 sends the metrics live to ${rwUrl} (testid=${this.options.runId})`);
+    await buildBundles();
+    this.emit('log', `engine: ${engine.version} (${engine.source}: ${engine.command[0]})`);
+    return engine;
+  }
+
+  /**
+   * Runs the parts one after another until the last or an interrupt, recording each in run.json;
+   * resolves to the worst exit code (an interrupt counts as 0) and the requests measured.
+   */
+  private async runParts(
+    engine: Engine,
+    plans: readonly Plan[],
+    run: RunFiles,
+    runInfo: RunInfoRecord,
+  ): Promise<{ worstCode: number; requests: number }> {
+    const options = this.options;
+    let worstCode = 0;
+    let requests = 0;
+    const time: TimeSpent = { wallMs: 0, runningMs: 0, parts: [] };
+    const benchStart = performance.now();
+    for (const [i, plan] of plans.entries()) {
+      if (this.stopping) break;
+      const partDir = path.join(run.runDir, plan.script);
+      mkdirSync(partDir, { recursive: true });
+      // The script writes plan.json again at its end (handleSummary); this copy lets the report read
+      // a part whose engine was killed hard (SIGKILL) before it got there.
+      writeFileSync(path.join(partDir, 'plan.json'), JSON.stringify(plan, null, 1));
+      const bundle = bundlePath(plan.script);
+      const drive = !options.fixedSlots && DRIVEN_SCRIPTS.includes(plan.script) ? partDrive(plan) : null;
+      const env = {
+        PLAN: run.planFile,
+        PROMPTS: run.promptsFile,
+        RESULTS_DIR: partDir,
+        BASE_URL: run.baseUrl,
+        MODEL: run.model,
+        API: options.api,
+      };
+      const invocation = { bundle, partDir, env, tags: { testid: options.runId } };
+      const partRun = await this.runPart(engine, plan, i, plans.length, invocation, drive);
+      const { code, requests: measured, counts, running } = partRun;
+      time.parts.push({ part: plan.script, ...running });
+      runInfo.parts.push(plan.script);
+      runInfo.exitCodes[plan.script] = code;
+      runInfo.requests[plan.script] = counts;
+      writeRunInfo(run.runDir, runInfo);
+      requests += measured;
+      if (code === EXIT.interrupted) this.stopping = true;
+      else if (code !== EXIT.ok && code !== EXIT.thresholdsFailed) {
+        this.emit('log', `${plan.script}: k6 exited with code ${code}; see ${path.join(partDir, 'engine-stderr.txt')}`);
+      }
+      worstCode = Math.max(worstCode, code === EXIT.interrupted ? 0 : code);
+    }
+    time.wallMs = performance.now() - benchStart;
+    time.runningMs = time.parts.reduce((sum, part) => sum + part.runningMs, 0);
+    finishRunInfo(runInfo, this.stopping, time);
+    writeRunInfo(run.runDir, runInfo);
+    this.emit('log', renderTimeSpent(time));
+    return { worstCode, requests };
+  }
+
+  /** The report of what was measured, when asked for and when at least one part wrote its summary. */
+  private async writeReport(runDir: string, runInfo: RunInfoRecord): Promise<void> {
+    const summaryWritten = runInfo.parts.some((part) => existsSync(path.join(runDir, part, 'summary.json')));
+    if (!this.options.report || !summaryWritten) return;
+    const reportCode = await this.runReport(runDir);
+    if (reportCode !== EXIT.ok) this.emit('log', `report exited with code ${reportCode}`);
   }
 
   /**
