@@ -59,69 +59,116 @@ function ladderValue(r: LadderResult): number | null {
 
 /** Compares a report with its baseline. Both must have been built with the same limit statistic to compare like with like. */
 export function compareReports(current: Report, baseline: Report, tolerance: number): Comparison {
-  const base = new Map(baseline.cells.map((c) => [c.id, c]));
-  const cur = new Map(current.cells.map((c) => [c.id, c]));
-  // Cells whose limit metrics are gated: those a use-case capacity is computed from, with the metrics of its limits.
-  const gatedMetrics = new Map<string, Set<string>>();
-  for (const u of current.useCases) {
-    for (const id of u.cellIds) {
-      const set = gatedMetrics.get(id) ?? new Set<string>();
-      for (const l of u.useCase.limits) set.add(l.metric);
-      gatedMetrics.set(id, set);
-    }
-  }
-  const regressions: string[] = [];
-  const cells: CellComparison[] = [];
-  for (const c of current.cells) {
-    const b = base.get(c.id);
-    if (!b || c.requests === 0 || b.requests === 0) continue;
-    const deltas = SPECS.map((s): MetricDelta => {
-      const bv = s.get(b, current.limitStat);
-      const cv = s.get(c, current.limitStat);
-      const change = relativeChange(bv, cv);
-      const regression = isRegression(change, s.better, tolerance);
-      const gated = s.metric === 'successRate' || (s.limitMetric !== undefined && (gatedMetrics.get(c.id)?.has(s.limitMetric) ?? false));
-      return { metric: s.metric, label: s.label, better: s.better, baseline: bv, current: cv, change, regression, gated };
-    });
-    const gatedRegression = deltas.some((d) => d.regression && d.gated);
-    for (const d of deltas) {
-      if (d.regression && d.gated) regressions.push(`${c.id}: ${d.label} ${d.better === 'higher' ? 'fell' : 'rose'} ${(Math.abs(d.change ?? 0) * 100).toFixed(1)}% (${fmt(d.baseline, d.metric)} → ${fmt(d.current, d.metric)}), beyond the ${(tolerance * 100).toFixed(0)}% tolerance.`);
-    }
-    cells.push({ cellId: c.id, deltas, regression: deltas.some((d) => d.regression), gatedRegression });
-  }
-  const capacities: CapacityComparison[] = [];
-  for (const u of current.useCases) {
-    const bu = baseline.useCases.find((x) => x.useCase.id === u.useCase.id);
-    if (!bu) continue;
-    const bv = ladderValue(bu.result);
-    const cv = ladderValue(u.result);
-    const change = relativeChange(bv, cv);
-    // "more than N" on both sides with the same N is no regression; a drop from any value to "below" is.
-    const regression = (bv !== null && cv !== null && bv > 0 && cv === 0) || isRegression(change, 'higher', tolerance);
-    if (regression) regressions.push(`${u.useCase.title}: capacity fell from ${bu.result.display} to ${u.result.display} concurrent requests.`);
-    capacities.push({ kind: 'useCase', id: u.useCase.id, title: u.useCase.title, baseline: bu.result.display, current: u.result.display, baselineValue: bv, currentValue: cv, change, regression });
-  }
-  for (const bst of current.bursts) {
-    const bb = baseline.bursts.find((x) => x.profile === bst.profile);
-    if (!bb) continue;
-    const bv = ladderValue(bb.result);
-    const cv = ladderValue(bst.result);
-    const change = relativeChange(bv, cv);
-    const regression = (bv !== null && cv !== null && bv > 0 && cv === 0) || isRegression(change, 'higher', tolerance);
-    if (regression) regressions.push(`${bst.title} burst: max safe queue depth fell from ${bb.result.display} to ${bst.result.display}.`);
-    capacities.push({ kind: 'burst', id: bst.profile, title: `${bst.title} (burst)`, baseline: bb.result.display, current: bst.result.display, baselineValue: bv, currentValue: cv, change, regression });
-  }
+  const baselineIds = new Set(baseline.cells.map((cell) => cell.id));
+  const currentIds = new Set(current.cells.map((cell) => cell.id));
+  const cellResult = compareCells(current, baseline, tolerance);
+  const capacityResult = compareCapacities(current, baseline, tolerance);
+  // Cells first, then use cases, then bursts: the order the CLI prints the first regression from.
+  const regressions = [...cellResult.regressions, ...capacityResult.regressions];
   return {
     baselineDir: baseline.runDir,
     baselineRunId: baseline.run?.runId ?? null,
     tolerance,
-    cells,
-    capacities,
-    onlyInBaseline: [...base.keys()].filter((id) => !cur.has(id)),
-    onlyInCurrent: [...cur.keys()].filter((id) => !base.has(id)),
+    cells: cellResult.cells,
+    capacities: capacityResult.capacities,
+    onlyInBaseline: [...baselineIds].filter((id) => !currentIds.has(id)),
+    onlyInCurrent: [...currentIds].filter((id) => !baselineIds.has(id)),
     regressions,
     gatedRegression: regressions.length > 0,
   };
+}
+
+/** Cells whose limit metrics are gated: those a use-case capacity is computed from, with the metrics of its limits. */
+function gatedMetricsByCell(report: Report): Map<string, Set<string>> {
+  const gatedMetrics = new Map<string, Set<string>>();
+  for (const capacity of report.useCases) {
+    for (const id of capacity.cellIds) {
+      const metrics = gatedMetrics.get(id) ?? new Set<string>();
+      for (const limit of capacity.useCase.limits) metrics.add(limit.metric);
+      gatedMetrics.set(id, metrics);
+    }
+  }
+  return gatedMetrics;
+}
+
+/** Every cell measured on both sides, metric by metric; one sentence per gated regression. */
+function compareCells(
+  current: Report,
+  baseline: Report,
+  tolerance: number,
+): { cells: CellComparison[]; regressions: string[] } {
+  const baselineCells = new Map(baseline.cells.map((cell) => [cell.id, cell]));
+  const gatedMetrics = gatedMetricsByCell(current);
+  const regressions: string[] = [];
+  const cells: CellComparison[] = [];
+  for (const cell of current.cells) {
+    const before = baselineCells.get(cell.id);
+    if (!before || cell.requests === 0 || before.requests === 0) continue;
+    const deltas = SPECS.map((spec): MetricDelta => {
+      const baselineValue = spec.get(before, current.limitStat);
+      const currentValue = spec.get(cell, current.limitStat);
+      const change = relativeChange(baselineValue, currentValue);
+      const regression = isRegression(change, spec.better, tolerance);
+      const limitGated = spec.limitMetric !== undefined && (gatedMetrics.get(cell.id)?.has(spec.limitMetric) ?? false);
+      const gated = spec.metric === 'successRate' || limitGated;
+      const { metric, label, better } = spec;
+      return { metric, label, better, baseline: baselineValue, current: currentValue, change, regression, gated };
+    });
+    for (const delta of deltas) {
+      if (delta.regression && delta.gated) regressions.push(cellRegression(cell.id, delta, tolerance));
+    }
+    const gatedRegression = deltas.some((delta) => delta.regression && delta.gated);
+    cells.push({ cellId: cell.id, deltas, regression: deltas.some((delta) => delta.regression), gatedRegression });
+  }
+  return { cells, regressions };
+}
+
+function cellRegression(cellId: string, delta: MetricDelta, tolerance: number): string {
+  const moved = `${delta.better === 'higher' ? 'fell' : 'rose'} ${(Math.abs(delta.change ?? 0) * 100).toFixed(1)}%`;
+  const values = `${fmt(delta.baseline, delta.metric)} → ${fmt(delta.current, delta.metric)}`;
+  return `${cellId}: ${delta.label} ${moved} (${values}), beyond the ${(tolerance * 100).toFixed(0)}% tolerance.`;
+}
+
+/** Each use case's capacity and each burst's max safe queue depth on both sides; one sentence per regression. */
+function compareCapacities(
+  current: Report,
+  baseline: Report,
+  tolerance: number,
+): { capacities: CapacityComparison[]; regressions: string[] } {
+  const regressions: string[] = [];
+  const capacities: CapacityComparison[] = [];
+  for (const capacity of current.useCases) {
+    const before = baseline.useCases.find((candidate) => candidate.useCase.id === capacity.useCase.id);
+    if (!before) continue;
+    const compared = compareLadders(before.result, capacity.result, tolerance);
+    if (compared.regression) {
+      const fell = `from ${before.result.display} to ${capacity.result.display} concurrent requests`;
+      regressions.push(`${capacity.useCase.title}: capacity fell ${fell}.`);
+    }
+    capacities.push({ kind: 'useCase', id: capacity.useCase.id, title: capacity.useCase.title, ...compared });
+  }
+  for (const burst of current.bursts) {
+    const before = baseline.bursts.find((candidate) => candidate.profile === burst.profile);
+    if (!before) continue;
+    const compared = compareLadders(before.result, burst.result, tolerance);
+    if (compared.regression) {
+      const fell = `from ${before.result.display} to ${burst.result.display}`;
+      regressions.push(`${burst.title} burst: max safe queue depth fell ${fell}.`);
+    }
+    capacities.push({ kind: 'burst', id: burst.profile, title: `${burst.title} (burst)`, ...compared });
+  }
+  return { capacities, regressions };
+}
+
+/** Two ladder results side by side: their written and numeric values, the change and whether it is a regression. */
+function compareLadders(before: LadderResult, after: LadderResult, tolerance: number) {
+  const baselineValue = ladderValue(before);
+  const currentValue = ladderValue(after);
+  const change = relativeChange(baselineValue, currentValue);
+  // "more than N" on both sides with the same N is no regression; a drop from any value to "below" is.
+  const fellToBelow = baselineValue !== null && currentValue !== null && baselineValue > 0 && currentValue === 0;
+  const regression = fellToBelow || isRegression(change, 'higher', tolerance);
+  return { baseline: before.display, current: after.display, baselineValue, currentValue, change, regression };
 }
 
 function fmt(v: number | null, metric: string): string {
