@@ -1,5 +1,6 @@
 // The report object (with schemaVersion) built from a run's inputs and samples; every renderer reads only this. Runs in Node.
 
+import type { LimitStat } from '../lib/plan';
 import { MIX_PROFILES, type UseCase } from '../thresholds/use-cases';
 import type { PartInput, RunInput } from './inputs';
 import type { SamplesData } from './read-samples';
@@ -21,6 +22,7 @@ import {
   REPORT_SCHEMA_VERSION,
   type Finding,
   type GateResult,
+  type MixProfileSummary,
   type PartSummary,
   type Report,
   type ReportOptions,
@@ -90,109 +92,38 @@ function buildFindings(cells: readonly CellStats[], grid: readonly CellStats[], 
 }
 
 /** Builds the report object from the loaded run and each part's samples (same order as run.parts). */
-export function buildReport(input: RunInput, samples: readonly SamplesData[], options: ReportOptions = DEFAULT_REPORT_OPTIONS, now = new Date()): Report {
-  const cells: CellStats[] = [];
-  const warnings: string[] = [];
-  const parts: PartSummary[] = [];
-  const missingCells: string[] = [];
-  let incomplete = input.run?.interrupted === true;
-  input.parts.forEach((part: PartInput, i) => {
-    const data = samples[i]!;
-    const planIds = new Set(part.plan.cells.map((c) => c.id));
-    let withData = 0;
-    for (const cell of part.plan.cells) {
-      const acc = data.cells.get(cell.id);
-      if (acc) withData++;
-      cells.push(buildCellStats(cell, acc, data.monitor, options, part.plan.monitor.intervalSeconds * 1000));
-    }
-    const strays = [...data.cells.keys()].filter((id) => !planIds.has(id));
-    if (strays.length > 0) warnings.push(`${part.name}/samples.csv has samples for ${plural(strays.length, 'cell')} not in its plan.json (${strays.slice(0, 3).join(', ')}${strays.length > 3 ? ', …' : ''}); they are left out.`);
-    const lacking = part.plan.cells.filter((c) => !data.cells.has(c.id)).map((c) => c.id);
-    missingCells.push(...lacking);
-    if (part.summaryProblem !== null || data.partialTailBytes > 0) {
-      incomplete = true;
-      const why = [part.summaryProblem, data.partialTailBytes > 0 ? `a samples.csv cut mid-line (the partial last line, ${data.partialTailBytes} bytes, was dropped)` : null].filter((x) => x !== null).join(' and ');
-      warnings.push(`${part.name}: the run did not finish (killed?): ${why}. This part is reported from plan.json and samples.csv alone${part.summaryProblem !== null ? '; k6 threshold results are not available' : ''}.`);
-    }
-    if (data.malformedRows > 0) warnings.push(`${part.name}/samples.csv: ${plural(data.malformedRows, 'damaged row')} (wrong column count) dropped.`);
-    if (lacking.length > 0) {
-      incomplete = true;
-      warnings.push(`${part.name}: ${lacking.length} of ${part.plan.cells.length} planned cells have no samples (the run stopped early or those cells failed to start): ${lacking.slice(0, 12).join(', ')}${lacking.length > 12 ? `, … (${lacking.length - 12} more)` : ''}.`);
-    }
-    parts.push({
-      name: part.name,
-      script: part.plan.script,
-      planName: part.plan.name,
-      cells: part.plan.cells.length,
-      cellsWithData: withData,
-      limitStat: part.plan.limitStat,
-      promptMode: part.plan.prompts.mode,
-      target: part.plan.target,
-      monitorEnabled: part.plan.monitor.enabled,
-      monitorIntervalSeconds: part.plan.monitor.intervalSeconds,
-      plannedSeconds: part.plan.totalSeconds,
-      testRunDurationMs: part.summary?.testRunDurationMs ?? null,
-      thresholds: part.summary?.thresholds ?? [],
-      hasSummary: part.summary !== null,
-      csvRows: data.rows,
-      search: part.plan.cells.some((c) => c.driven?.search) ? (part.plan.search ?? null) : null,
-      driven: part.plan.cells.some((c) => c.driven !== undefined),
-    });
-  });
+export function buildReport(
+  input: RunInput,
+  samples: readonly SamplesData[],
+  options: ReportOptions = DEFAULT_REPORT_OPTIONS,
+  now = new Date(),
+): Report {
+  const measured = measureParts(input, samples, options);
+  const { cells, warnings } = measured;
   applyScalingEfficiency(cells);
-  for (const c of cells) if (c.clientBound) warnings.push(`Cell ${c.id} was client-bound (${c.clientBound.reason}): its figures understate the server.`);
-
+  for (const cell of cells) {
+    if (!cell.clientBound) continue;
+    warnings.push(`Cell ${cell.id} was client-bound (${cell.clientBound.reason}): its figures understate the server.`);
+  }
   const firstPlan = input.parts[0]!.plan;
   const limitStat = firstPlan.limitStat;
-  const limitStats = new Set(input.parts.map((p) => p.plan.limitStat));
-  if (limitStats.size > 1) warnings.push(`Parts use different limit statistics (${[...limitStats].join(', ')}); capacity uses "${limitStat}" from ${input.parts[0]!.name}.`);
-  const useCaseList: UseCase[] = [];
-  for (const p of input.parts) for (const uc of p.plan.useCases) if (!useCaseList.some((u) => u.id === uc.id)) useCaseList.push(uc);
-  const useCases = useCaseList.map((uc) => useCaseCapacity(uc, cells, limitStat, options.minSuccessRate)).filter((u) => u.source !== null);
-
-  const burstPart = input.parts.find((p) => p.plan.script === 'burst');
+  const limitStats = new Set(input.parts.map((part) => part.plan.limitStat));
+  if (limitStats.size > 1) {
+    const used = `capacity uses "${limitStat}" from ${input.parts[0]!.name}`;
+    warnings.push(`Parts use different limit statistics (${[...limitStats].join(', ')}); ${used}.`);
+  }
+  const useCases = useCaseCapacities(input, cells, limitStat, options);
+  const burstPart = input.parts.find((part) => part.plan.script === 'burst');
   const burstTtftLimitMs = burstPart?.plan.burstTtftLimitMs ?? firstPlan.burstTtftLimitMs;
-  const burstProfiles = [...new Set(cells.filter((c) => c.script === 'burst' && c.profile).map((c) => c.profile as string))];
-  const titleOf = (id: string): string => MIX_PROFILES.find((p) => p.id === id)?.title ?? id;
-  const bursts = burstProfiles.map((p) => burstCapacity(p, titleOf(p), cells, limitStat, burstTtftLimitMs));
-  const mixProfiles = [...new Set(cells.filter((c) => c.script === 'mix' && c.profile).map((c) => c.profile as string))].map((p) => {
-    const mine = cells.filter((c) => c.script === 'mix' && c.profile === p);
-    return { profile: p, title: titleOf(p), contextTokens: mine[0]!.contextTokens, outputTokens: mine[0]!.outputTokens, cellIds: mine.map((c) => c.id) };
-  });
-
-  const gates: GateResult[] = [];
-  for (const part of input.parts) {
-    const g = part.plan.gate;
-    if (part.plan.script !== 'gate' || !g) continue;
-    const uc = part.plan.useCases.find((u) => u.id === g.useCase);
-    if (!uc) continue;
-    for (const c of cells.filter((x) => x.script === 'gate' && x.useCase === uc.id)) {
-      const checks = c.requests > 0 ? ladderLimits(uc.limits, part.plan.limitStat, g.minSuccessRate).map((l) => checkLimit(c, l)) : [];
-      gates.push({ useCaseId: uc.id, title: uc.title, cellId: c.id, concurrency: c.concurrency, measured: c.requests > 0, checks, ok: c.requests > 0 && checks.every((k) => k.ok) });
-    }
-  }
-
-  const errorsByKind: Record<string, number> = {};
-  let requests = 0, succeeded = 0, cut = 0, outputTokens = 0;
-  for (const c of cells) {
-    requests += c.requests;
-    succeeded += c.succeeded;
-    cut += c.cut;
-    outputTokens += c.outputTokensTotal;
-    addCounts(errorsByKind, c.errorsByKind);
-  }
-  const totals: Totals = { requests, succeeded, failed: requests - succeeded, cut, successRate: requests > 0 ? succeeded / requests : null, errorsByKind, outputTokens };
-  if (requests === 0) warnings.push('No request samples were found: every figure below is absent. Check that the run reached its first cell.');
-  if (input.run?.interrupted) warnings.push('The run was interrupted: cells after the interruption are missing or partial.');
-  const missingParts = input.run ? input.run.parts.filter((p) => !input.parts.some((x) => x.name === p)) : [];
-  if (missingParts.length > 0) warnings.push(`run.json lists ${plural(missingParts.length, 'part')} with no folder: ${missingParts.join(', ')}.`);
-  if (missingParts.length > 0) incomplete = true;
+  const bursts = burstCapacities(cells, limitStat, burstTtftLimitMs);
+  const totals = runTotals(cells);
+  const missingParts = (input.run?.parts ?? []).filter((name) => !input.parts.some((part) => part.name === name));
+  const incomplete = measured.incomplete || input.run?.interrupted === true || missingParts.length > 0;
+  warnings.push(...runWarnings(input, totals, missingParts));
   // First, so it leads the report's warnings.
-  if (incomplete) warnings.unshift(`The run is incomplete: ${missingCells.length > 0 ? `${plural(missingCells.length, 'planned cell')} ${missingCells.length === 1 ? 'has' : 'have'} no samples` : 'every planned cell has samples, but the last may be partial'}${missingParts.length > 0 ? `, and ${plural(missingParts.length, 'part')} never started` : ''}; see the notes below.`);
-
+  if (incomplete) warnings.unshift(incompleteWarning(measured.missingCells, missingParts));
   const model = input.run?.target.model || firstPlan.target.model;
-  const grid = gridCells({ cells });
-  const { highlights, keyFindings } = buildFindings(cells, grid, useCases, bursts, totals);
+  const { highlights, keyFindings } = buildFindings(cells, gridCells({ cells }), useCases, bursts, totals);
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generatedAt: now.toISOString(),
@@ -200,7 +131,7 @@ export function buildReport(input: RunInput, samples: readonly SamplesData[], op
     model,
     runDir: input.dir,
     run: input.run,
-    parts,
+    parts: measured.parts,
     missingParts,
     limitStat,
     burstTtftLimitMs,
@@ -208,16 +139,200 @@ export function buildReport(input: RunInput, samples: readonly SamplesData[], op
     cells,
     useCases,
     bursts,
-    mixProfiles,
-    gates,
+    mixProfiles: mixProfiles(cells),
+    gates: gateResults(input, cells),
     totals,
     highlights,
     keyFindings,
     warnings,
     incomplete,
-    missingCells,
+    missingCells: measured.missingCells,
     comparison: null,
   };
+}
+
+/** What the parts measured: every planned cell's statistics, a summary per part, and what is missing or damaged. */
+interface MeasuredParts {
+  readonly cells: CellStats[];
+  readonly parts: PartSummary[];
+  readonly warnings: string[];
+  readonly missingCells: string[];
+  /** A part without its summary, a cut CSV or planned cells without samples. */
+  readonly incomplete: boolean;
+}
+
+function measureParts(input: RunInput, samples: readonly SamplesData[], options: ReportOptions): MeasuredParts {
+  const measured: MeasuredParts = { cells: [], parts: [], warnings: [], missingCells: [], incomplete: false };
+  let incomplete = false;
+  input.parts.forEach((part, i) => {
+    const data = samples[i]!;
+    let withData = 0;
+    for (const cell of part.plan.cells) {
+      const accumulator = data.cells.get(cell.id);
+      if (accumulator) withData++;
+      const monitorIntervalMs = part.plan.monitor.intervalSeconds * 1000;
+      measured.cells.push(buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs));
+    }
+    const lacking = part.plan.cells.filter((cell) => !data.cells.has(cell.id)).map((cell) => cell.id);
+    measured.missingCells.push(...lacking);
+    measured.warnings.push(...partWarnings(part, data, lacking));
+    if (part.summaryProblem !== null || data.partialTailBytes > 0 || lacking.length > 0) incomplete = true;
+    measured.parts.push(partSummary(part, data, withData));
+  });
+  return { ...measured, incomplete };
+}
+
+/** A part's problems in the report's order: stray cells, an unfinished run, damaged rows, cells without samples. */
+function partWarnings(part: PartInput, data: SamplesData, lacking: readonly string[]): string[] {
+  const warnings: string[] = [];
+  const planIds = new Set(part.plan.cells.map((cell) => cell.id));
+  const strays = [...data.cells.keys()].filter((id) => !planIds.has(id));
+  if (strays.length > 0) {
+    const listed = `${strays.slice(0, 3).join(', ')}${strays.length > 3 ? ', …' : ''}`;
+    const strayCells = `${plural(strays.length, 'cell')} not in its plan.json (${listed})`;
+    warnings.push(`${part.name}/samples.csv has samples for ${strayCells}; they are left out.`);
+  }
+  if (part.summaryProblem !== null || data.partialTailBytes > 0) {
+    const cut = data.partialTailBytes > 0
+      ? `a samples.csv cut mid-line (the partial last line, ${data.partialTailBytes} bytes, was dropped)`
+      : null;
+    const why = [part.summaryProblem, cut].filter((reason) => reason !== null).join(' and ');
+    const noThresholds = part.summaryProblem !== null ? '; k6 threshold results are not available' : '';
+    warnings.push(
+      `${part.name}: the run did not finish (killed?): ${why}. ` +
+        `This part is reported from plan.json and samples.csv alone${noThresholds}.`,
+    );
+  }
+  if (data.malformedRows > 0) {
+    warnings.push(`${part.name}/samples.csv: ${plural(data.malformedRows, 'damaged row')} (wrong column count) dropped.`);
+  }
+  if (lacking.length > 0) {
+    const more = lacking.length > 12 ? `, … (${lacking.length - 12} more)` : '';
+    const listed = `${lacking.slice(0, 12).join(', ')}${more}`;
+    warnings.push(
+      `${part.name}: ${lacking.length} of ${part.plan.cells.length} planned cells have no samples ` +
+        `(the run stopped early or those cells failed to start): ${listed}.`,
+    );
+  }
+  return warnings;
+}
+
+function partSummary(part: PartInput, data: SamplesData, cellsWithData: number): PartSummary {
+  const plan = part.plan;
+  return {
+    name: part.name,
+    script: plan.script,
+    planName: plan.name,
+    cells: plan.cells.length,
+    cellsWithData,
+    limitStat: plan.limitStat,
+    promptMode: plan.prompts.mode,
+    target: plan.target,
+    monitorEnabled: plan.monitor.enabled,
+    monitorIntervalSeconds: plan.monitor.intervalSeconds,
+    plannedSeconds: plan.totalSeconds,
+    testRunDurationMs: part.summary?.testRunDurationMs ?? null,
+    thresholds: part.summary?.thresholds ?? [],
+    hasSummary: part.summary !== null,
+    csvRows: data.rows,
+    search: plan.cells.some((cell) => cell.driven?.search) ? (plan.search ?? null) : null,
+    driven: plan.cells.some((cell) => cell.driven !== undefined),
+  };
+}
+
+/** Every use case of the parts' plans (first definition wins) that some cells measured. */
+function useCaseCapacities(
+  input: RunInput,
+  cells: readonly CellStats[],
+  limitStat: LimitStat,
+  options: ReportOptions,
+): UseCaseCapacity[] {
+  const useCaseList: UseCase[] = [];
+  for (const part of input.parts) {
+    for (const useCase of part.plan.useCases) {
+      if (!useCaseList.some((known) => known.id === useCase.id)) useCaseList.push(useCase);
+    }
+  }
+  return useCaseList
+    .map((useCase) => useCaseCapacity(useCase, cells, limitStat, options.minSuccessRate))
+    .filter((capacity) => capacity.source !== null);
+}
+
+/** The mix profiles a part's cells ran, in cell order. */
+function profilesOf(cells: readonly CellStats[], script: 'burst' | 'mix'): string[] {
+  const ran = cells.filter((cell) => cell.script === script && cell.profile).map((cell) => cell.profile as string);
+  return [...new Set(ran)];
+}
+
+const profileTitle = (id: string): string => MIX_PROFILES.find((profile) => profile.id === id)?.title ?? id;
+
+function burstCapacities(cells: readonly CellStats[], limitStat: LimitStat, ttftLimitMs: number): BurstCapacity[] {
+  return profilesOf(cells, 'burst').map((profile) => burstCapacity(profile, profileTitle(profile), cells, limitStat, ttftLimitMs));
+}
+
+function mixProfiles(cells: readonly CellStats[]): MixProfileSummary[] {
+  return profilesOf(cells, 'mix').map((profile) => {
+    const mine = cells.filter((cell) => cell.script === 'mix' && cell.profile === profile);
+    const { contextTokens, outputTokens } = mine[0]!;
+    return { profile, title: profileTitle(profile), contextTokens, outputTokens, cellIds: mine.map((cell) => cell.id) };
+  });
+}
+
+/** Each gate cell checked against its use case's limits and the gate's minimum success rate. */
+function gateResults(input: RunInput, cells: readonly CellStats[]): GateResult[] {
+  const gates: GateResult[] = [];
+  for (const part of input.parts) {
+    const gate = part.plan.gate;
+    if (part.plan.script !== 'gate' || !gate) continue;
+    const useCase = part.plan.useCases.find((candidate) => candidate.id === gate.useCase);
+    if (!useCase) continue;
+    for (const cell of cells.filter((candidate) => candidate.script === 'gate' && candidate.useCase === useCase.id)) {
+      const measured = cell.requests > 0;
+      const limits = ladderLimits(useCase.limits, part.plan.limitStat, gate.minSuccessRate);
+      const checks = measured ? limits.map((limit) => checkLimit(cell, limit)) : [];
+      const ok = measured && checks.every((check) => check.ok);
+      const { id: cellId, concurrency } = cell;
+      gates.push({ useCaseId: useCase.id, title: useCase.title, cellId, concurrency, measured, checks, ok });
+    }
+  }
+  return gates;
+}
+
+function runTotals(cells: readonly CellStats[]): Totals {
+  const errorsByKind: Record<string, number> = {};
+  let requests = 0, succeeded = 0, cut = 0, outputTokens = 0;
+  for (const cell of cells) {
+    requests += cell.requests;
+    succeeded += cell.succeeded;
+    cut += cell.cut;
+    outputTokens += cell.outputTokensTotal;
+    addCounts(errorsByKind, cell.errorsByKind);
+  }
+  const successRate = requests > 0 ? succeeded / requests : null;
+  return { requests, succeeded, failed: requests - succeeded, cut, successRate, errorsByKind, outputTokens };
+}
+
+/** The run's own warnings, after the parts': no samples at all, an interrupt, parts that never started. */
+function runWarnings(input: RunInput, totals: Totals, missingParts: readonly string[]): string[] {
+  const warnings: string[] = [];
+  if (totals.requests === 0) {
+    warnings.push('No request samples were found: every figure below is absent. Check that the run reached its first cell.');
+  }
+  if (input.run?.interrupted) {
+    warnings.push('The run was interrupted: cells after the interruption are missing or partial.');
+  }
+  if (missingParts.length > 0) {
+    warnings.push(`run.json lists ${plural(missingParts.length, 'part')} with no folder: ${missingParts.join(', ')}.`);
+  }
+  return warnings;
+}
+
+function incompleteWarning(missingCells: readonly string[], missingParts: readonly string[]): string {
+  const cells = missingCells.length > 0
+    ? `${plural(missingCells.length, 'planned cell')} ${missingCells.length === 1 ? 'has' : 'have'} no samples`
+    : 'every planned cell has samples, but the last may be partial';
+  const parts = missingParts.length > 0 ? `, and ${plural(missingParts.length, 'part')} never started` : '';
+  return `The run is incomplete: ${cells}${parts}; see the notes below.`;
 }
 
 /** Value of a metric on a use case's ladder at its capacity estimate (interpolated between steps). */
