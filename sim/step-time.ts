@@ -70,11 +70,6 @@ export function stepTime(hw: HardwareModel, entries: readonly StepEntry[]): Step
   };
 }
 
-/** Single-request decode ITL at a context, ms: t0 + t_w(1) + ctx*b_kv/(BW*eta_mem) (+ state reads). */
-export function singleDecodeItlMs(hw: HardwareModel, contextTokens: number): number {
-  return stepTime(hw, [{ newTokens: 1, cachedTokens: contextTokens - 1 }]).totalMs;
-}
-
 /**
  * Instantaneous power target of a step, watts:
  * P = P_idle + (P_max - P_idle) * min(1, 0.05 + 0.85 f_compute + 0.45 f_mem), f_* = shares of the step time.

@@ -1,7 +1,7 @@
 // Unit tests of the step-time and power formulas against hand-worked numbers. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { findProfile } from '../../sim/profiles';
-import { singleDecodeItlMs, smoothTowards, stepPowerWatts, stepTime, weightReadMs } from '../../sim/step-time';
+import { smoothTowards, stepPowerWatts, stepTime, weightReadMs } from '../../sim/step-time';
 
 // The formulas are checked on fixed parameters (profile A's first fit), so the hand-worked numbers
 // below stay true when a profile is re-fitted; the fit itself is checked in engine.test.ts.
@@ -32,7 +32,6 @@ describe('stepTime', () => {
     expect(t.totalMs).toBeCloseTo(6.040253, 5);
     expect(t.attentionMs).toBe(0);
     expect(t.computeMs).toBe(0);
-    expect(singleDecodeItlMs(A, 1024)).toBeCloseTo(6.040253, 5);
   });
 
   it('a fresh 1024-token prefill chunk is compute-bound: lambda*T 9.9328 + attention 0.723517 ms', () => {
