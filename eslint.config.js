@@ -4,7 +4,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const K6_CODE = ['lib/**/*.ts', 'thresholds/**/*.ts', 'scenarios/**/*.ts'];
-const NODE_CODE = ['scripts/**/*.ts', 'orchestrator/**/*.ts', 'report/**/*.ts', 'sim/**/*.ts', 'tokenizer/**/*.ts', 'bench/**/*.ts'];
+const NODE_CODE = [
+  'scripts/**/*.ts', 'orchestrator/**/*.ts', 'report/**/*.ts', 'sim/**/*.ts', 'tokenizer/**/*.ts', 'bench/**/*.ts', 'node/**/*.ts',
+];
 
 const NODE_BUILTINS = ['fs', 'path', 'http', 'https', 'os', 'child_process', 'worker_threads', 'url', 'crypto', 'stream', 'events', 'util'];
 
@@ -48,7 +50,7 @@ export default tseslint.config(
         patterns: [
           { group: ['node:*'], message: 'lib/ is pure: it runs in k6 and Node, so no Node modules.' },
           { group: ['k6', 'k6/*'], message: 'lib/ is pure: k6 modules belong in lib/k6/.' },
-          { group: ['**/k6/**', '../scenarios/**', '../report/**', '../sim/**', '../scripts/**'], message: 'lib/ imports only lib/ and thresholds/.' },
+          { group: ['**/k6/**', '../scenarios/**', '../report/**', '../sim/**', '../scripts/**', '../node/**'], message: 'lib/ imports only lib/ and thresholds/.' },
         ],
       }],
     },
@@ -60,7 +62,13 @@ export default tseslint.config(
         paths: NODE_BUILTINS.map((name) => ({ name, message: 'k6 code cannot use Node modules.' })),
         patterns: [
           { group: ['node:*'], message: 'k6 code cannot use Node modules.' },
-          { group: ['../report/**', '../sim/**', '../scripts/**', '../../report/**', '../../sim/**', '../../scripts/**'], message: 'k6 code imports only lib/ and thresholds/.' },
+          {
+            group: [
+              '../report/**', '../sim/**', '../scripts/**', '../node/**',
+              '../../report/**', '../../sim/**', '../../scripts/**', '../../node/**',
+            ],
+            message: 'k6 code imports only lib/ and thresholds/.',
+          },
         ],
       }],
     },

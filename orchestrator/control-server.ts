@@ -4,7 +4,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTROL_PATHS, parseDoneReport, type NextAnswer } from '../lib/drive';
 import type { Driver } from './driver';
-import { readRequestBody } from '../sim/request-body';
+import { readRequestBody } from '../node/request-body';
 
 export interface ControlServer {
   readonly url: string;

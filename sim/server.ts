@@ -9,7 +9,7 @@ import { createSecureContext } from 'node:tls';
 import type { EngineRequest, FinishedEvent } from './engine';
 import { FAULT_HEADER, parseFaultSpec, pickFaults, type Fault } from './faults';
 import { GroundTruthStore, epochMs, type GroundTruthRecord } from './ground-truth';
-import { readRequestBody } from './request-body';
+import { readRequestBody } from '../node/request-body';
 import { ApiError, contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest, type GenerationRequest, type TokenizeRequest } from './http';
 import { resolveProfile, type Flavour, type Profile, type ProfileOverrides } from './profiles';
 import { RequestOutput } from './request-output';

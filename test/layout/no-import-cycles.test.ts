@@ -10,7 +10,9 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(__dirname, '../..');
-const SOURCE_FOLDERS = ['lib', 'scenarios', 'thresholds', 'scripts', 'orchestrator', 'report', 'sim', 'tokenizer', 'bench', 'deploy'];
+const SOURCE_FOLDERS = [
+  'lib', 'scenarios', 'thresholds', 'scripts', 'orchestrator', 'report', 'sim', 'tokenizer', 'bench', 'deploy', 'node',
+];
 
 /** Every .ts file under a folder, as paths relative to the repository root. */
 function tsFilesUnder(folder: string): string[] {

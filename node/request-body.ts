@@ -1,4 +1,7 @@
 // Reads an HTTP request's body up to a size limit: the simulator's API and the bench's control endpoint. Runs in Node.
+//
+// It lives in node/ (Node-only helpers that know neither the simulator nor the bench) so that the
+// orchestrator does not reach into sim/ for general HTTP plumbing.
 
 import type { IncomingMessage } from 'node:http';
 
