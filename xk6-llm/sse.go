@@ -13,7 +13,7 @@ const MaxLineBytes = 1 << 20
 // maxInvalidLineChars caps Parser.FirstInvalidLine (in characters).
 const maxInvalidLineChars = 512
 
-// ErrLineTooLong is returned by Parser.Feed once a line passes the parser's line limit.
+// ErrLineTooLong is returned by Parser.FeedRaw once a line passes the parser's line limit.
 var ErrLineTooLong = errors.New("an event-stream line is longer than the limit")
 
 // Event is one dispatched server-sent event.
@@ -63,14 +63,9 @@ func NewParser(maxLine int) *Parser {
 // RawEmit receives one event: its name, and its data, which stays valid only during the call.
 type RawEmit func(name string, data []byte)
 
-// Feed parses one read and calls emit for every event it completes, oldest first. After an
-// error every later call returns the same error and emits nothing.
-func (p *Parser) Feed(b []byte, emit func(Event)) error {
-	return p.FeedRaw(b, func(name string, data []byte) { emit(Event{Name: name, Data: string(data)}) })
-}
-
-// FeedRaw is Feed without a copy of each event's data: what a reader that interprets the data at
-// once needs (one allocation fewer per token).
+// FeedRaw parses one read and calls emit for every event it completes, oldest first, without a
+// copy of each event's data: the reader interprets the data at once (one allocation fewer per
+// token). After an error every later call returns the same error and emits nothing.
 func (p *Parser) FeedRaw(b []byte, emit RawEmit) error {
 	if p.err != nil || len(b) == 0 {
 		return p.err

@@ -8,12 +8,17 @@ import (
 )
 
 // parseAll feeds the chunks in order and returns the events, the parser and the first error.
+// feedEvents feeds one read through FeedRaw and hands emit each event with its data copied out of the call.
+func feedEvents(p *Parser, b []byte, emit func(Event)) error {
+	return p.FeedRaw(b, func(name string, data []byte) { emit(Event{Name: name, Data: string(data)}) })
+}
+
 func parseAll(maxLine int, chunks ...[]byte) ([]Event, *Parser, error) {
 	p := NewParser(maxLine)
 	var out []Event
 	emit := func(e Event) { out = append(out, e) }
 	for _, c := range chunks {
-		if err := p.Feed(c, emit); err != nil {
+		if err := feedEvents(p, c, emit); err != nil {
 			return out, p, err
 		}
 	}
@@ -123,7 +128,7 @@ func TestParserLineTooLong(t *testing.T) {
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("events = %q, want %q", got, tc.want)
 			}
-			if tc.wantErr && !errors.Is(p.Feed([]byte("data: y\n\n"), func(Event) { t.Error("emitted after the error") }), ErrLineTooLong) {
+			if tc.wantErr && !errors.Is(feedEvents(p, []byte("data: y\n\n"), func(Event) { t.Error("emitted after the error") }), ErrLineTooLong) {
 				t.Error("the error is not sticky")
 			}
 		})
@@ -135,11 +140,11 @@ func TestParserDoesNotKeepTheReadBuffer(t *testing.T) {
 	p := NewParser(0)
 	var got []Event
 	buf := []byte("event: e\ndata: abc")
-	if err := p.Feed(buf, func(e Event) { got = append(got, e) }); err != nil {
+	if err := feedEvents(p, buf, func(e Event) { got = append(got, e) }); err != nil {
 		t.Fatal(err)
 	}
 	copy(buf, "XXXXXXXXXXXXXXXXXX") // the caller reuses its read buffer
-	if err := p.Feed([]byte("\n\n"), func(e Event) { got = append(got, e) }); err != nil {
+	if err := feedEvents(p, []byte("\n\n"), func(e Event) { got = append(got, e) }); err != nil {
 		t.Fatal(err)
 	}
 	if want := []Event{{Name: "e", Data: "abc"}}; !reflect.DeepEqual(got, want) {
@@ -188,7 +193,7 @@ func BenchmarkParser(b *testing.B) {
 	for b.Loop() {
 		p := NewParser(0)
 		for off := 0; off < len(in); off += readBufferBytes {
-			_ = p.Feed(in[off:min(off+readBufferBytes, len(in))], func(Event) {})
+			_ = feedEvents(p, in[off:min(off+readBufferBytes, len(in))], func(Event) {})
 		}
 	}
 }
