@@ -29,7 +29,10 @@ export { API_STYLES, LIMIT_STATS, PLAN_SCHEMA_VERSION, PROMPT_MODES, SCRIPT_NAME
 export type ApiStyle = (typeof API_STYLES)[number];
 /** unique: every request gets a unique prefix so prefix caching cannot hide prefill; shared-prefix: identical prompts, to measure caching. */
 export type PromptMode = (typeof PROMPT_MODES)[number];
-/** Which per-cell statistic a use-case limit is checked on. The reports of docs/simulator-model.md use the average. */
+/**
+ * Which per-cell statistic a use-case limit is checked on. The published capacity reports use the average
+ * (docs/simulator-model.md, "Calibration targets").
+ */
 export type LimitStat = (typeof LIMIT_STATS)[number];
 
 /** A resolved plan, as resolvePlan returns it and plan.json holds it. */
@@ -67,7 +70,8 @@ type CellDraft = Omit<Cell, 'startSeconds' | 'maxDurationSeconds' | 'gracefulSto
 
 /**
  * How per-user decode speed falls with concurrency N: speed(N) = speed(1) / N^0.4. Fitted to the
- * published Qwen3-Coder-30B-A3B / H200 points (165 tok/s alone, 100 at 6 users, 25 at 75, 21 at 125).
+ * published Qwen3-Coder-30B-A3B / H200 points of docs/simulator-model.md, "Calibration targets"
+ * (165 tok/s alone, 100 at 6 users, 25 at 75, 21 at 125).
  */
 export const DECODE_SLOWDOWN_EXPONENT = 0.4;
 

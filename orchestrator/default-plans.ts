@@ -8,7 +8,8 @@ import type { PlanInput } from '../lib/plan';
  * per user each, are most of it).
  * Outputs are cut to 128 tokens (what code completion uses anyway: TTFT and decode speed are
  * measured well within it); the ladders are what `--fixed-slots` (or plain k6) runs, and straddle
- * each use case's published limit. Neither plan sets the target's speeds: against the simulator the bench
+ * each use case's limit (thresholds/use-cases.ts). Neither plan sets the target's speeds: against the
+ * simulator the bench
  * sizes every cell from the engine's own prediction, against a URL from a probe of the target.
  */
 export const QUICK_PLAN: PlanInput = {
@@ -31,7 +32,7 @@ export const QUICK_PLAN: PlanInput = {
   schedule: { safetyFactor: 1.5, minCellSeconds: 5, gapSeconds: 1 },
 };
 
-/** Full: the grid and ladders of the reference reports (hours on real hardware). */
+/** Full: the grid and ladders of the published capacity reports (docs/simulator-model.md), hours on real hardware. */
 export const FULL_PLAN: PlanInput = {
   name: 'full',
   sweep: { contexts: [1024, 8192, 32_768, 65_536, 98_304, 131_072, 262_144], concurrencies: [1, 2, 4, 6], rounds: 3, outputTokens: 1024 },

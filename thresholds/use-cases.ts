@@ -1,4 +1,7 @@
-// Use cases and their limits as data (the five use cases of the reference reports), plus the mix profiles and the context grid. Runs in k6 and Node.
+// Use cases and their limits as data, plus the mix profiles and the context grid. Runs in k6 and Node.
+//
+// The five use cases and their limits are those of the published capacity reports whose figures
+// docs/simulator-model.md lists under "Calibration targets" (Qwen3-Coder-30B-A3B on 1x H200, vLLM).
 
 import type { MetricKey } from '../lib/metrics';
 
