@@ -2,14 +2,21 @@
 //
 // Only the suite's own metrics (lib/metrics.ts) are kept; k6 built-ins (http_req_*, sse_event, data_*,
 // vus, iterations, ...) are skipped after one map lookup. Values are stored in float64 arrays, so a
-// 5-million-row file costs tens of megabytes, not gigabytes. Column layout and timestamp format:
-// test/fixtures/k6-golden (header metric_name,timestamp,metric_value,...,scenario,...,extra_tags,metadata).
+// 5-million-row file costs tens of megabytes, not gigabytes. The CSV's format: report/k6-csv.ts.
 
-import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import Papa from 'papaparse';
-import { CELL_TAGS, SAMPLE_METADATA, SAMPLE_TAGS, SERVER_METRICS, metricKeyOf, type RequestMetricKey, type ServerMetricKey } from '../lib/metrics';
+import {
+  CELL_TAGS,
+  SAMPLE_TAGS,
+  SERVER_METRICS,
+  metricKeyOf,
+  type RequestMetricKey,
+  type ServerMetricKey,
+} from '../lib/metrics';
 import { FloatList } from './stats';
 import { ReportInputError } from './inputs';
+import { columnsOf, completeLength, detach, parseErrorMessage, parseExtraTags, timestampScale, type Columns } from './k6-csv';
 
 /** Request metrics recorded as Trends (one value per request, or per token for ITL). */
 export const TREND_KEYS = ['ttft', 'ttfc', 'itl', 'tpot', 'e2e', 'decodeSpeed', 'prefillSpeed'] as const satisfies readonly RequestMetricKey[];
@@ -63,78 +70,10 @@ export interface SamplesData {
   readonly malformedRows: number;
 }
 
-/**
- * Length of the file up to and including its last line end. A file cut by SIGKILL ends inside a
- * line (k6 writes through a buffer that flushes at any byte): that tail is not a row.
- */
-export function completeLength(path: string): { size: number; complete: number } {
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    const buf = Buffer.alloc(64 * 1024);
-    let end = size;
-    while (end > 0) {
-      const start = Math.max(0, end - buf.length);
-      const n = readSync(fd, buf, 0, end - start, start);
-      const at = buf.subarray(0, n).lastIndexOf(0x0a);
-      if (at >= 0) return { size, complete: start + at + 1 };
-      end = start;
-    }
-    return { size, complete: 0 };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Distinct messages kept per cell and error kind: bounded memory when every message differs (ids, timestamps). */
 export const MAX_MESSAGES_PER_KIND = 100;
 
-const MESSAGE_PREFIX = `${SAMPLE_METADATA.errorMessage}=`;
-
-/**
- * The error message in k6's metadata column ("k=v&k=v", values unescaped, in no stable order). The
- * suite sets error_message as the only key, so everything after "error_message=" is the message (it
- * may itself contain "&" and "="); null when absent.
- */
-export function parseErrorMessage(metadata: string): string | null {
-  if (metadata.startsWith(MESSAGE_PREFIX)) return metadata.slice(MESSAGE_PREFIX.length);
-  const at = metadata.indexOf(`&${MESSAGE_PREFIX}`);
-  return at < 0 ? null : metadata.slice(at + 1 + MESSAGE_PREFIX.length);
-}
-
-const REQUIRED_COLUMNS = ['metric_name', 'timestamp', 'metric_value', 'scenario', 'extra_tags'] as const;
 const TAG_SET: ReadonlySet<string> = new Set<string>(CELL_TAGS);
-
-/** Parses k6's extra_tags column ("k=v&k=v", in no stable order). Values are URL-decoded only when they contain "%". */
-export function parseExtraTags(text: string): Record<string, string> {
-  const tags: Record<string, string> = {};
-  if (text === '') return tags;
-  for (const part of text.split('&')) {
-    const eq = part.indexOf('=');
-    if (eq <= 0) continue;
-    const key = part.slice(0, eq);
-    const value = part.slice(eq + 1);
-    tags[key] = value.includes('%') ? safeDecode(value) : value;
-  }
-  return tags;
-}
-
-/**
- * A standalone copy of a string. Fields from papaparse are slices of the 64 KB chunk they came
- * from; keeping a slice (in a cache or a map key) would keep the whole chunk alive, so memory
- * would grow with the file instead of staying bounded.
- */
-function detach(s: string): string {
-  return Buffer.from(s, 'utf8').toString('utf8');
-}
-
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
-}
 
 /** An empty accumulator for one cell (the bench's capacity search fills one from its own records). */
 export function newCellAccumulator(id: string, tags: Record<string, string>): CellAccumulator {
@@ -161,24 +100,6 @@ export function newCellAccumulator(id: string, tags: Record<string, string>): Ce
     cpuFirst: null,
     cpuLast: null,
   };
-}
-
-/**
- * Converts a k6 CSV timestamp to epoch milliseconds, or explains the problem. k6 writes whole
- * seconds by default, which is too coarse for cell windows: the report needs timeFormat=unix_milli
- * (unix_micro and unix_nano are accepted and scaled).
- */
-export function timestampScale(first: string, path: string): number {
-  if (!/^\d+(\.\d+)?$/.test(first)) {
-    throw new ReportInputError(`${path}: timestamp "${first}" is not a Unix number (RFC3339?): run k6 with --out csv=fileName=samples.csv,timeFormat=unix_milli`);
-  }
-  const t = Number(first);
-  if (t < 1e11) {
-    throw new ReportInputError(`${path}: timestamps are whole seconds (k6's default), too coarse for cell windows: run k6 with --out csv=fileName=samples.csv,timeFormat=unix_milli`);
-  }
-  if (t >= 1e17) return 1e-6; // unix_nano
-  if (t >= 1e14) return 1e-3; // unix_micro
-  return 1;
 }
 
 const TREND_SET: ReadonlySet<string> = new Set<string>(TREND_KEYS);
@@ -231,36 +152,6 @@ function parseCsvChunks(path: string, bytes: number, onChunk: (rows: readonly st
       error: (e: Error) => reject(new ReportInputError(`${path}: CSV parse error: ${e.message}`)),
     });
   });
-}
-
-/** Where each column the report reads sits in the CSV, from its header. */
-interface Columns {
-  readonly name: number;
-  readonly timestamp: number;
-  readonly value: number;
-  readonly scenario: number;
-  readonly extraTags: number;
-  /** -1 when the CSV has no metadata column (k6 before it wrote one). */
-  readonly metadata: number;
-}
-
-/** The columns of k6's CSV header, or an error saying how to write the CSV the report reads. */
-function columnsOf(header: readonly string[], path: string): Columns {
-  const missing = REQUIRED_COLUMNS.filter((column) => !header.includes(column));
-  if (header[0] !== 'metric_name' || missing.length > 0) {
-    throw new ReportInputError(
-      `${path} has no k6 CSV header (metric_name,timestamp,metric_value,...,extra_tags): ` +
-        'write it with k6 --out csv=fileName=samples.csv,timeFormat=unix_milli',
-    );
-  }
-  return {
-    name: header.indexOf('metric_name'),
-    timestamp: header.indexOf('timestamp'),
-    value: header.indexOf('metric_value'),
-    scenario: header.indexOf('scenario'),
-    extraTags: header.indexOf('extra_tags'),
-    metadata: header.indexOf('metadata'),
-  };
 }
 
 /** The reading state of one CSV: its header, the cells and monitor series so far, and the row counts. */

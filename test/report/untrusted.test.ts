@@ -9,7 +9,7 @@ import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
 import type { Report } from '../../report/report-types';
 import { lit, renderText } from '../../report/document';
 import { mdLiteral } from '../../report/format';
-import { parseErrorMessage } from '../../report/read-samples';
+import { parseErrorMessage } from '../../report/k6-csv';
 import { writeRunFixture } from './fixtures/make-run';
 
 const EVIL = '<script>alert(1)</script> | x';
