@@ -85,9 +85,17 @@ def main() -> None:
         return (rng.standard_normal((rows, cols), dtype=np.float32) * 0.02).astype(np.float16)
 
     ones = lambda k: np.ones(k, dtype=np.float32)  # noqa: E731
-    # numpy shape is (out, in), GGUF reverses it to llama.cpp's {in, out}. Embeddings are tied (no output.weight),
-    # as in the small Qwen3 models, which roughly halves the file.
-    w.add_tensor("token_embd.weight", mat(n_vocab, N_EMBD))
+    # numpy shape is (out, in), GGUF reverses it to llama.cpp's {in, out}.
+    # Random weights decoded greedily can settle on one token for a whole answer; when that token is a control
+    # or added one (<|im_start|>, <think>), llama-server streams nothing for it and the request ends with no
+    # generated token. So dimension 0 of every input embedding is 1 (the rest are ~0.02): the residual stream
+    # and its norm keep a large positive value there, and an output layer of its own (not tied) weighs that
+    # dimension -1 for every token that is not ordinary text. Those tokens' logits sit ~15 below the rest.
+    embd = mat(n_vocab, N_EMBD)
+    embd[:, 0] = 1
+    w.add_tensor("token_embd.weight", embd)
+    out = mat(n_vocab, N_EMBD)
+    out[:, 0] = [0 if t == gguf.TokenType.NORMAL else -1 for t in types]
     for b in range(N_LAYER):
         p = f"blk.{b}."
         w.add_tensor(p + "attn_norm.weight", ones(N_EMBD))
@@ -102,6 +110,7 @@ def main() -> None:
         w.add_tensor(p + "ffn_up.weight", mat(N_FF, N_EMBD))
         w.add_tensor(p + "ffn_down.weight", mat(N_EMBD, N_FF))
     w.add_tensor("output_norm.weight", ones(N_EMBD))
+    w.add_tensor("output.weight", out)
 
     w.write_header_to_file()
     w.write_kv_data_to_file()
