@@ -14,6 +14,21 @@ function r(v: number | null | undefined, digits = 3): Cell {
 
 const SNAKE: Record<string, string> = { ttft: 'ttft_ms', ttfc: 'ttfc_ms', itl: 'itl_ms', tpot: 'tpot_ms', e2e: 'e2e_ms', decodeSpeed: 'decode_speed_tok_s', prefillSpeed: 'prefill_speed_tok_s' };
 
+/** The server's own figures of a cell, from the monitor (empty where the server did not expose them). */
+function serverColumns(c: Report['cells'][number]): Record<string, Cell> {
+  return {
+    server_queue_wait_ms: r(c.server?.queueWaitMs),
+    server_prefill_time_ms: r(c.server?.prefillTimeMs),
+    server_ttft_ms: r(c.server?.serverTtftMs),
+    server_preemptions: r(c.server?.preemptions, 0),
+    server_max_waiting: r(c.server?.maxWaiting, 0),
+    server_max_kv_cache_usage: r(c.server?.maxKvCacheUsage, 4),
+    server_prefix_cache_hit_rate: r(c.server?.prefixCacheHitRate, 4),
+    server_prefill_tokens_per_second: r(c.server?.serverPrefillTokensPerSecond),
+    server_decode_tokens_per_second: r(c.server?.serverDecodeTokensPerSecond),
+  };
+}
+
 export function renderCellsCsv(report: Report): string {
   const rows = report.cells.map((c) => {
     const row: Record<string, Cell> = {
@@ -54,15 +69,7 @@ export function renderCellsCsv(report: Report): string {
       throughput_tok_s: r(c.throughput),
       tokens_per_hour: r(c.tokensPerHour, 0),
       scaling_efficiency: r(c.scalingEfficiency, 4),
-      server_queue_wait_ms: r(c.server?.queueWaitMs),
-      server_prefill_time_ms: r(c.server?.prefillTimeMs),
-      server_ttft_ms: r(c.server?.serverTtftMs),
-      server_preemptions: r(c.server?.preemptions, 0),
-      server_max_waiting: r(c.server?.maxWaiting, 0),
-      server_max_kv_cache_usage: r(c.server?.maxKvCacheUsage, 4),
-      server_prefix_cache_hit_rate: r(c.server?.prefixCacheHitRate, 4),
-      server_prefill_tokens_per_second: r(c.server?.serverPrefillTokensPerSecond),
-      server_decode_tokens_per_second: r(c.server?.serverDecodeTokensPerSecond),
+      ...serverColumns(c),
       power_mean_w: r(c.power?.meanWatts, 1),
       power_peak_w: r(c.power?.peakWatts, 1),
       joules_per_output_token: r(c.power?.joulesPerOutputToken, 4),

@@ -7,7 +7,7 @@ import type { CellStats } from '../cells';
 import type { TrendKey } from '../read-samples';
 import type { Report } from '../report-types';
 import { statistic } from '../stats';
-import { fmtMsFine, fmtPct, fmtSec, fmtTokS0, fmtTokens, plural } from '../format';
+import { fmtMsFine, fmtPct, fmtSec, fmtTokS0, fmtTokens, plural, fmtInt } from '../format';
 
 export type MaybeNumber = number | null;
 
@@ -109,4 +109,25 @@ export function engineLabel(
 ): string {
   if (run.engine !== 'k6') return `${runnerName} ${run.engineVersion}${runnerSuffix}`;
   return /^k6\b/.test(run.engineVersion) ? run.engineVersion : `k6 ${run.engineVersion}`;
+}
+
+/**
+ * The server's own per-request speed beside the client's, at the cell (lowest concurrency, then longest
+ * window) where the server timed it (llama.cpp: tokens over the seconds it spent on them); null when
+ * it did not.
+ */
+export function serverSpeedSentence(grid: readonly CellStats[], kind: 'prefill' | 'decode'): string | null {
+  const serverSpeed = (cell: CellStats): MaybeNumber =>
+    kind === 'prefill' ? cell.server?.serverPrefillTokensPerSecond ?? null : cell.server?.serverDecodeTokensPerSecond ?? null;
+  // The monitor samples the counters every interval, so a cell's window also takes in requests of its
+  // neighbours: the longest window at the lowest concurrency blurs least.
+  const timed = grid.filter((cell) => serverSpeed(cell) !== null)
+    .sort((a, b) => a.concurrency - b.concurrency || (b.wallSeconds ?? 0) - (a.wallSeconds ?? 0));
+  const cell = timed[0];
+  if (!cell) return null;
+  const client = cell.metrics[kind === 'prefill' ? 'prefillSpeed' : 'decodeSpeed']?.mean ?? null;
+  const what = kind === 'prefill' ? 'prompt processing' : 'generation';
+  return `As the server timed its own ${what} (tokens over the seconds it spent on them, summed over its slots), ` +
+    `one request ran at **${fmtInt(serverSpeed(cell))} tok/s** over the window of ${where(cell)}` +
+    (client === null ? '.' : `, where the client measured ${fmtInt(client)} tok/s.`);
 }

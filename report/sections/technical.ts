@@ -6,7 +6,7 @@ import { fmtInt, fmtJoules, fmtMs, fmtMsFine, fmtPct, fmtTokens, fmtUsd, fmtWatt
 import { contentionSentence, highestItlVerdict } from '../judgement';
 import type { Report } from '../report-types';
 import { maxBy, minBy } from '../stats';
-import { meanOf, sentences, where } from './phrases';
+import { meanOf, sentences, serverSpeedSentence, where } from './phrases';
 
 /** Input tokens per second of TTFT, with the context length at which each concurrency peaks. */
 export function prefillSpeedSection(grid: readonly CellStats[], charts: ReadonlySet<string>): Block[] {
@@ -30,6 +30,8 @@ export function prefillSpeedSection(grid: readonly CellStats[], charts: Readonly
     const peak = `${fmtMs(worst.server!.prefillTimeMs)} per request (${where(worst)})`;
     doc.p(`The server's own prefill-time histogram peaks at ${peak}.`);
   }
+  const serverTimed = serverSpeedSentence(grid, 'prefill');
+  if (serverTimed) doc.p(serverTimed);
   return doc.blocks;
 }
 

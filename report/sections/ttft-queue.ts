@@ -110,10 +110,20 @@ export function queueWaitSection(grid: readonly CellStats[], charts: ReadonlySet
   doc.h(3, 'Queue Wait Times');
   const withQueue = grid.filter((cell) => cell.server?.queueWaitMs !== null && cell.server?.queueWaitMs !== undefined);
   if (withQueue.length === 0) {
-    doc.p(
-      'Server-side queue wait was not measured in this run ' +
-        "(no monitor samples of the engine's queue-time histogram).",
-    );
+    const queued = maxBy(grid.filter((cell) => cell.server?.maxWaiting != null), (cell) => cell.server!.maxWaiting);
+    if (!queued) {
+      doc.p(
+        'Server-side queue wait was not measured in this run ' +
+          "(no monitor samples of the engine's queue-time histogram).",
+      );
+      return doc.blocks;
+    }
+    const most = queued.server!.maxWaiting!;
+    doc.p(sentences(
+      'The server exposes no per-request queue time (llama.cpp, for one, publishes only how many requests wait), ' +
+        'so queue wait was not measured; the wait is part of TTFT.',
+      most > 0 ? `At most **${plural(most, 'request')}** waited at once (${where(queued)}).` : 'No request waited in these cells.',
+    ));
     return doc.blocks;
   }
   doc.p(sentences(
