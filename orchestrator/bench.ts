@@ -15,6 +15,7 @@ import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-promp
 import type { PromptSet } from '../lib/prompt-set';
 import { buildBundles } from '../scripts/build';
 import { startSimChild, type SimChild } from '../sim/child';
+import { ensureLlamaArtefacts, startLlamaServer, type LlamaServer } from './llama-server';
 import { resolveProfile, type Profile } from '../sim/profiles';
 import { predictCellSeconds } from './sim-schedule';
 import { probeSpeeds } from './probe';
@@ -58,8 +59,10 @@ export function prometheusRwEnv(writeUrl: string, env: NodeJS.ProcessEnv): NodeJ
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface BenchOptions {
-  /** Target base URL (/v1); null starts the built-in simulator. */
+  /** Target base URL (/v1); null starts the built-in target (`target`). */
   readonly url: string | null;
+  /** The built-in target started when no URL is given: the simulator, or llama.cpp's llama-server. */
+  readonly target?: BuiltInTarget;
   readonly model: string | null;
   readonly apiKey: string | null;
   readonly api: ApiStyle;
@@ -79,6 +82,9 @@ export interface BenchOptions {
    */
   readonly fixedSlots?: boolean;
 }
+
+export type BuiltInTarget = 'sim' | 'llama';
+export const BUILT_IN_TARGETS: readonly BuiltInTarget[] = ['sim', 'llama'];
 
 /** Scripts the bench drives (lib/drive.ts); the gate keeps its k6 thresholds and slot. */
 const DRIVEN_SCRIPTS: readonly ScriptName[] = ['sweep', 'capacity', 'burst', 'mix'];
@@ -133,14 +139,16 @@ async function discoverModel(baseUrl: string, apiKey: string | null): Promise<st
   return id;
 }
 
-/** The server under test: its base URL, and the simulator when the bench started one (stopped at the end). */
+/** The server under test: its base URL, and the simulator or llama-server when the bench started one (stopped at the end). */
 interface Target {
   readonly baseUrl: string;
   readonly sim: { readonly child: SimChild; readonly profile: Profile } | null;
+  readonly llama: LlamaServer | null;
 }
 
 async function stopTarget(target: Target): Promise<void> {
   await target.sim?.child.stop();
+  await target.llama?.stop();
 }
 
 /** The plan input as run (plan-input.json), and each part's resolved plan. */
@@ -182,6 +190,7 @@ function newRunInfo(
       simulated: target.sim !== null,
       simProfile: target.sim ? target.sim.profile.name : null,
       api: options.api,
+      server: target.llama ? { name: 'llama-server', ...target.llama.settings } : null,
     },
     tokenizer: prompts.tokenizer,
     promptsExact: prompts.exact,
@@ -273,15 +282,22 @@ export class Bench extends EventEmitter<BenchEvents> {
     }
   }
 
-  /** The server under test: the URL given, or else the simulator, started in its own process. */
+  /** The server under test: the URL given, or else the built-in target (the simulator, or llama-server), in its own process. */
   private async startTarget(): Promise<Target> {
     const options = this.options;
-    if (options.url) return { baseUrl: options.url, sim: null };
+    if (options.url) return { baseUrl: options.url, sim: null, llama: null };
+    if (options.target === 'llama') {
+      const llama = await startLlamaServer(await ensureLlamaArtefacts((line) => this.emit('log', line)));
+      const baseUrl = `${llama.base}/v1`;
+      const { slots, contextPerSlot, threads } = llama.settings;
+      this.emit('log', `llama-server (${slots} slots of ${contextPerSlot} tokens, ${threads} thread) listening at ${baseUrl}`);
+      return { baseUrl, sim: null, llama };
+    }
     const profile = resolveProfile(options.simProfile ?? undefined);
     const child = await startSimChild(['--profile', options.simProfile ?? profile.name]);
     const baseUrl = `${child.base}/v1`;
     this.emit('log', `simulator (profile ${profile.name}, its own process) listening at ${baseUrl}`);
-    return { baseUrl, sim: { child, profile } };
+    return { baseUrl, sim: { child, profile }, llama: null };
   }
 
   /** Each part's plan, with the target and model filled in; written to plan-input.json. */

@@ -40,4 +40,23 @@ export const FULL_PLAN: PlanInput = {
   schedule: { safetyFactor: 1.5 },
 };
 
-export const DEFAULT_PLANS: Readonly<Record<string, PlanInput>> = { quick: QUICK_PLAN, full: FULL_PLAN };
+/**
+ * Llama: sized for `--target llama`, the tiny model on llama-server's 4 slots of 12K tokens on one core
+ * (orchestrator/llama-server.ts): contexts that fit a slot with their output, users up to twice the
+ * slots, so the search meets the server's queue. About 2 minutes.
+ */
+export const LLAMA_PLAN: PlanInput = {
+  name: 'llama',
+  sweep: { contexts: [1024, 4096], concurrencies: [1, 2, 4], rounds: 2, outputTokens: 64 },
+  capacity: {
+    useCases: ['code_completion', 'short_chatbot'],
+    concurrencies: { code_completion: [1, 2, 4, 8], short_chatbot: [1, 2, 4, 8] },
+    outputTokens: { short_chatbot: 64 },
+    rounds: 1,
+    minMeasuredSeconds: 2,
+    maxUsers: 16,
+  },
+  schedule: { safetyFactor: 2, minCellSeconds: 5, gapSeconds: 1 },
+};
+
+export const DEFAULT_PLANS: Readonly<Record<string, PlanInput>> = { quick: QUICK_PLAN, full: FULL_PLAN, llama: LLAMA_PLAN };

@@ -105,7 +105,13 @@ export function llamaServerArgs(a: LlamaArtefacts, s: LlamaServerSettings, port:
 /** Starts llama-server on a free loopback port and resolves once /health says the model is loaded. */
 export async function startLlamaServer(a: LlamaArtefacts, settings: LlamaServerSettings = LLAMA_DEFAULTS): Promise<LlamaServer> {
   const port = await freePort();
-  const child = spawn(a.bin, llamaServerArgs(a, settings, port), { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Detached, as the simulator's process: a Ctrl-C in the terminal reaches the bench, which stops the
+  // server after the engine has finished what was in flight. Killed when this process exits; only a
+  // SIGKILL of the caller can leave it running.
+  const child = spawn(a.bin, llamaServerArgs(a, settings, port), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   let log = '';
   const keep = (d: Buffer) => (log = (log + d.toString()).slice(-8000));
   child.stdout!.on('data', keep);

@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { API_STYLES, SCRIPT_NAMES, type ApiStyle, type PlanInput, type ScriptName } from '../lib/plan';
 import { EXIT } from '../lib/exit-codes';
-import { Bench, newRunId } from '../orchestrator/bench';
+import { Bench, BUILT_IN_TARGETS, newRunId, type BuiltInTarget } from '../orchestrator/bench';
 import { DEFAULT_PLANS } from '../orchestrator/default-plans';
 import { renderProgressLine } from '../orchestrator/progress';
 import { runMain, UserError } from './cli';
@@ -12,11 +12,12 @@ import { runMain, UserError } from './cli';
 runMain('bench', async () => {
   const program = new Command('bench')
     .description('Measure how many concurrent users an OpenAI-compatible endpoint serves per use case (default: the built-in simulator).')
-    .option('--url <baseUrl>', 'target base URL ending in /v1 (env LLM_BASE_URL); without it the simulator is started')
+    .option('--url <baseUrl>', 'target base URL ending in /v1 (env LLM_BASE_URL); without it --target is started')
+    .addOption(new Option('--target <name>', 'built-in target to start when no --url is given: the simulator, or llama.cpp\'s llama-server with a tiny Qwen3 model (built and cached on first use)').choices([...BUILT_IN_TARGETS]).default('sim'))
     .option('--model <name>', 'model name (env LLM_MODEL; default: the first of GET /v1/models)')
     .option('--api-key <key>', 'bearer token (prefer env LLM_API_KEY: flags show in process lists)')
     .addOption(new Option('--api <style>', 'API style').choices([...API_STYLES]).default('chat'))
-    .option('--plan <file|quick|full>', 'plan JSON file, or a built-in plan', 'quick')
+    .option('--plan <file|quick|full|llama>', 'plan JSON file, or a built-in plan (default: quick; llama with --target llama)')
     .option('--scripts <list>', `entry scripts to run, in order (${SCRIPT_NAMES.join(', ')})`, 'sweep,capacity')
     .option('--profile <name>', 'simulator profile (npm run sim -- --list-profiles)')
     .option('--results <dir>', 'results root folder', 'results')
@@ -34,30 +35,34 @@ runMain('bench', async () => {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
     throw new UserError(err.message.replace(/^error: /, ''), EXIT.usage);
   }
-  const o = program.opts<{ url?: string; model?: string; apiKey?: string; api: ApiStyle; plan: string; scripts: string; profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string; fixedSlots?: boolean }>();
+  const o = program.opts<{ url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string; profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string; fixedSlots?: boolean }>();
 
   const scripts = o.scripts.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
   for (const s of scripts) if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`, EXIT.usage);
+  const target = o.target as BuiltInTarget;
+  const url = o.url ?? process.env.LLM_BASE_URL ?? null;
+  if (url && target !== 'sim') throw new UserError(`--target ${target} starts a server of its own: leave out --url (or LLM_BASE_URL)`, EXIT.usage);
+  const planName = o.plan ?? (target === 'llama' ? 'llama' : 'quick');
   let planInput: PlanInput;
-  const builtIn = DEFAULT_PLANS[o.plan];
+  const builtIn = DEFAULT_PLANS[planName];
   if (builtIn) planInput = builtIn;
   else {
     try {
-      planInput = JSON.parse(readFileSync(o.plan, 'utf8')) as PlanInput;
+      planInput = JSON.parse(readFileSync(planName, 'utf8')) as PlanInput;
     } catch (e) {
-      throw new UserError(`--plan ${o.plan}: ${(e as Error).message.split('\n')[0]}`);
+      throw new UserError(`--plan ${planName}: ${(e as Error).message.split('\n')[0]}`);
     }
   }
-  const url = o.url ?? process.env.LLM_BASE_URL ?? null;
   if (!url && scripts.length === 0) throw new UserError('--scripts is empty', EXIT.usage);
 
   const bench = new Bench({
     url: url ? url.replace(/\/+$/, '') : null,
+    target,
     model: o.model ?? process.env.LLM_MODEL ?? null,
     apiKey: o.apiKey ?? process.env.LLM_API_KEY ?? null,
     api: o.api,
     planInput,
-    planLabel: builtIn ? `built-in "${o.plan}"` : o.plan,
+    planLabel: builtIn ? `built-in "${planName}"` : planName,
     scripts,
     simProfile: o.profile ?? null,
     resultsRoot: o.results,
