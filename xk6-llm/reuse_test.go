@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -67,5 +68,23 @@ func TestStreamRetriesARequestTheServerClosedItsConnectionOn(t *testing.T) {
 	}
 	if n := conns.Load(); n < 3 {
 		t.Errorf("%d connections for 3 requests: the closed one was not replaced", n)
+	}
+}
+
+// The same with a large body: the server's close lands while the request is being written, which Go
+// does not resend by itself (part of it was written); the extension does, once.
+func TestStreamResendsALargeRequestCutByTheClose(t *testing.T) {
+	t.Parallel()
+	url, conns := closingServer(t)
+	h := newHarness(t)
+	body := js(strings.Repeat("x", 4<<20))
+	for i := 0; i < 3; i++ {
+		out := h.stream(t, paramsJS(url, `method: "POST"`, `body: `+body), "")
+		if out.Rejected != nil || out.Result.Status != 200 || out.Result.Error != "" {
+			t.Fatalf("request %d: %+v rejected %v", i, out.Result, out.Rejected)
+		}
+	}
+	if n := conns.Load(); n < 3 {
+		t.Errorf("%d connections for 3 requests", n)
 	}
 }

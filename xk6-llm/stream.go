@@ -93,6 +93,14 @@ func (pt *phaseTrace) clientTrace(l *limits) *httptrace.ClientTrace {
 	}
 }
 
+// lostReusedConn reports whether the request went out on a kept-alive connection and no byte of a
+// response came back.
+func (pt *phaseTrace) lostReusedConn() bool {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	return pt.reused && pt.firstByte.IsZero()
+}
+
 // times computes the http_* sample values once the request has ended.
 func (pt *phaseTrace) times(start, end time.Time) sampleTimes {
 	pt.mu.Lock()
@@ -150,6 +158,15 @@ func (r *request) do(o *outcome, l *limits, pt *phaseTrace) {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	resp, err := client.Do(req) //nolint:bodyclose // closed in readBody
+	if err != nil && r.ctx.Err() == nil && pt.lostReusedConn() {
+		// The server closed a kept-alive connection as this request went out on it (llama-server
+		// does after every streamed response). Go resends when it reads EOF there, but not when its
+		// own reader closed the connection under the write; either way the server never saw the
+		// request, so it is sent once more, on a new connection, its start time kept.
+		if again, rerr := r.newRequest(); rerr == nil {
+			resp, err = client.Do(again.WithContext(req.Context())) //nolint:bodyclose // closed in readBody
+		}
+	}
 	if err != nil {
 		o.code, o.err = r.classify(err, codeConnect)
 		return

@@ -1,5 +1,7 @@
-// Tests for lib/prometheus.ts: exposition text parsing and the server figures read from vLLM, SGLang and DCGM names. Runs in Node (vitest).
+// Tests for lib/prometheus.ts: exposition text parsing and the server figures read from vLLM, SGLang, llama.cpp and DCGM names. Runs in Node (vitest).
 
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parsePrometheusText, readServerSnapshot, sumSamples } from '../../lib/prometheus';
 
@@ -103,6 +105,8 @@ describe('sumSamples and readServerSnapshot', () => {
       prefixCacheQueriesTotal: 2048,
       prefixCacheHitsTotal: 512,
       prefixCacheHitRate: null,
+      prefillSecondsTotal: null,
+      decodeSecondsTotal: null,
     });
   });
 
@@ -124,6 +128,32 @@ describe('sumSamples and readServerSnapshot', () => {
       prefixCacheQueriesTotal: null,
       prefixCacheHitsTotal: null,
       prefixCacheHitRate: 0.4,
+      prefillSecondsTotal: null,
+      decodeSecondsTotal: null,
+    });
+  });
+
+  it("llama.cpp names, read from a real llama-server's /metrics (test/fixtures/llama-server)", () => {
+    const text = readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'llama-server', 'metrics.txt'), 'utf8');
+    expect(readServerSnapshot(parsePrometheusText(text))).toEqual({
+      running: 0,
+      waiting: 0,
+      kvCacheUsage: null,
+      powerWatts: null,
+      promptTokensTotal: 35,
+      generationTokensTotal: 72,
+      preemptionsTotal: null,
+      queueTimeSum: null,
+      queueTimeCount: null,
+      prefillTimeSum: null,
+      prefillTimeCount: null,
+      serverTtftSum: null,
+      serverTtftCount: null,
+      prefixCacheQueriesTotal: null,
+      prefixCacheHitsTotal: null,
+      prefixCacheHitRate: null,
+      prefillSecondsTotal: 0.012578,
+      decodeSecondsTotal: 0.235786,
     });
   });
 
