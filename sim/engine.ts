@@ -86,6 +86,8 @@ interface Seq {
   /** Prompt tokens found in the prefix cache at the latest admission. */
   cachedTokens: number;
   done: boolean;
+  /** Prefill-first policy: the first token is sampled but not yet streamed (it goes out with the second). */
+  heldFirst: boolean;
 }
 
 interface Scheduled {
@@ -148,7 +150,7 @@ export class Engine {
     if (this.byId.has(req.id)) throw new Error(`duplicate request id ${req.id}`);
     if (req.outputTokens < 1) throw new Error('outputTokens must be >= 1');
     if (!this.fitsCapacity(req.promptTokens + req.outputTokens)) throw new Error(`request ${req.id} cannot fit in the KV cache`);
-    const seq: Seq = { req, generated: 0, computed: 0, firstScheduledMs: null, firstTokenMs: null, lastTokenMs: null, preemptions: 0, cachedTokens: 0, done: false };
+    const seq: Seq = { req, generated: 0, computed: 0, firstScheduledMs: null, firstTokenMs: null, lastTokenMs: null, preemptions: 0, cachedTokens: 0, done: false, heldFirst: false };
     this.byId.set(req.id, seq);
     this.waiting.push(seq);
   }
@@ -175,9 +177,17 @@ export class Engine {
     const batch: Scheduled[] = [];
     let preempted = 0;
 
+    // Prefill-first (SGLang): while a prompt is left to prefill, the step runs prefill work only.
+    const prefillFirst = this.profile.scheduler.policy === 'prefill-first';
+    const prefillPending = prefillFirst && (this.waiting.length > 0 || this.running.some(inPrefill));
+
     // 1-2. Running requests, oldest first; on KV exhaustion preempt the newest running request.
     for (let i = 0; i < this.running.length && budget > 0; ) {
       const seq = this.running[i]!;
+      if (prefillPending && !inPrefill(seq)) {
+        i++;
+        continue;
+      }
       const need = Math.min(seqLength(seq) - seq.computed, budget);
       let ok = this.kv.tryAllocate(seq.req.id, seq.computed + need);
       let selfPreempted = false;
@@ -232,7 +242,31 @@ export class Engine {
       this.prefixHitTokensTotal += prefixHitTokens;
     }
 
+    if (batch.length === 0 && prefillPending && preempted === 0) {
+      // Nothing could be admitted (KV or max_num_seqs): SGLang then runs its decode batch.
+      return this.decodeOnly(startMs);
+    }
     if (batch.length === 0) return null;
+    return this.plan(startMs, batch, budget, preempted, prefixQueryTokens, prefixHitTokens);
+  }
+
+  /** A decode-only step of the running requests (prefill-first policy when no prefill could be scheduled). */
+  private decodeOnly(startMs: number): StepPlan | null {
+    const batch: Scheduled[] = [];
+    let budget = this.profile.scheduler.chunkTokens;
+    for (const seq of this.running) {
+      if (inPrefill(seq) || budget <= 0) continue;
+      if (!this.kv.tryAllocate(seq.req.id, seq.computed + 1)) continue;
+      this.kv.commit(seq.req.id, seq.req.blockHashes, seq.computed + 1);
+      batch.push({ seq, newTokens: 1 });
+      budget--;
+    }
+    if (batch.length === 0) return null;
+    return this.plan(startMs, batch, budget, 0, 0, 0);
+  }
+
+  private plan(startMs: number, batch: Scheduled[], budget: number, preempted: number, prefixQueryTokens: number, prefixHitTokens: number): StepPlan {
+    const { chunkTokens } = this.profile.scheduler;
     const entries: StepEntry[] = batch.map((b) => ({ newTokens: b.newTokens, cachedTokens: b.seq.computed }));
     const time = stepTime(this.profile.hardware, entries);
     const plan: StepPlan = {
@@ -264,13 +298,23 @@ export class Engine {
       if (seq.computed < seqLength(seq)) continue; // prefill chunk, more to come
       seq.generated++;
       this.generationTokensTotal++;
+      const isLast = seq.generated >= seq.req.outputTokens;
+      if (seq.generated === 1 && !isLast && this.profile.scheduler.policy === 'prefill-first') {
+        seq.heldFirst = true;
+        continue;
+      }
+      if (seq.heldFirst) {
+        // The held first token goes out now, in the same write as the second.
+        seq.heldFirst = false;
+        tokens.push({ id: seq.req.id, index: seq.generated - 1, gapMs: null, finished: null });
+        seq.lastTokenMs = endMs;
+      }
       const gapMs = seq.lastTokenMs === null ? null : endMs - seq.lastTokenMs;
       if (seq.firstTokenMs === null) {
         seq.firstTokenMs = endMs;
         this.promptTokensTotal += seq.req.promptTokens;
       }
       seq.lastTokenMs = endMs;
-      const isLast = seq.generated >= seq.req.outputTokens;
       tokens.push({ id: seq.req.id, index: seq.generated, gapMs, finished: isLast ? seq.req.finishReason : null });
       if (isLast) {
         seq.done = true;
@@ -308,6 +352,11 @@ export class Engine {
       cachedTokens: seq.cachedTokens,
     };
   }
+}
+
+/** Still computing its prompt (or, after preemption, recomputing): more than the one decode token to go. */
+function inPrefill(seq: Seq): boolean {
+  return seq.req.promptTokens + seq.generated - seq.computed > 1 || seq.generated === 0;
 }
 
 /** Tokens of a sequence's current length: prompt plus tokens sampled so far. */

@@ -1,4 +1,4 @@
-// Hardware/model profiles of the simulator (A-D of docs/simulator-model.md) and parsing of custom profile JSON. Runs in Node.
+// Hardware/model profiles of the simulator (A-E of docs/simulator-model.md) and parsing of custom profile JSON. Runs in Node.
 //
 // Each profile is the calibrated parameter set of the performance model plus what the HTTP surface
 // needs (served model id, context window, flavour). Units are in the field names.
@@ -36,6 +36,19 @@ export interface HardwareModel {
   readonly alphaSecondsPerPair: number;
   /** Per-request overhead o_req (HTTP, tokenisation), added to TTFT, ms. */
   readonly requestOverheadMs: number;
+  /**
+   * GPUs the model is split over by tensor parallelism (1 = one GPU). Bandwidth, lambda and alpha are
+   * per GPU; weights, KV, state and compute are divided over the GPUs, and each step pays all-reduces.
+   */
+  readonly tensorParallel: number;
+  /** Bytes one all-reduce moves per token of the step: hidden size x activation bytes (BF16: 2). */
+  readonly allReduceBytesPerToken: number;
+  /** All-reduces per step: two per layer (after attention and after the MLP/MoE block). */
+  readonly allReducesPerStep: number;
+  /** Achieved all-reduce bus bandwidth of the GPU-to-GPU link, bytes per second. */
+  readonly linkBandwidthBytesPerSecond: number;
+  /** Fixed latency of one all-reduce over the link (launch, synchronisation), microseconds. */
+  readonly linkLatencyUs: number;
 }
 
 export interface SchedulerConfig {
@@ -45,7 +58,15 @@ export interface SchedulerConfig {
   readonly kvCapacityTokens: number;
   /** Tokens per KV block (vLLM default 16). */
   readonly blockSize: number;
+  /**
+   * 'mixed' (vLLM V1): decode tokens and prefill chunks share each step. 'prefill-first' (SGLang without
+   * --enable-mixed-chunk): while any prompt is left to prefill, steps run prefill only and decoding waits,
+   * and a request's first token reaches the client with its second (see docs/simulator-model.md, "Profile E fit").
+   */
+  readonly policy: SchedulingPolicy;
 }
+
+export type SchedulingPolicy = 'mixed' | 'prefill-first';
 
 export interface Profile {
   /** Selectable name: model, GPU and engine, e.g. qwen3-coder-30b-a3b-h200-vllm. */
@@ -59,17 +80,22 @@ export interface Profile {
   readonly flavour: Flavour;
   readonly hardware: HardwareModel;
   readonly scheduler: SchedulerConfig;
+  /** Power of each GPU, watts: idle, and at a fully compute-bound step. The DCGM gauge has one series per GPU. */
   readonly powerIdleWatts: number;
   readonly powerMaxWatts: number;
+  /** GPU name for the DCGM gauge's modelName label. */
+  readonly gpuName: string;
   /** SGLang flavour: tokens per streamed chunk (stream_interval). 1 = one chunk per step. */
   readonly streamInterval: number;
 }
 
 const GB = 1e9;
-const COMMON = { etaMax: 0.85, m0: 1, tauMs: 0 } as const;
-const SCHED = { chunkTokens: 8192, blockSize: 16 } as const;
+/** One GPU: no tensor parallelism, so no all-reduce. */
+const SINGLE_GPU = { tensorParallel: 1, allReduceBytesPerToken: 0, allReducesPerStep: 0, linkBandwidthBytesPerSecond: 0, linkLatencyUs: 0 } as const;
+const COMMON = { etaMax: 0.85, m0: 1, tauMs: 0, ...SINGLE_GPU } as const;
+const SCHED = { chunkTokens: 8192, blockSize: 16, policy: 'mixed' } as const;
 
-/** Profiles A-D of docs/simulator-model.md ("Calibrated profiles"); A is the default. */
+/** Profiles A-E of docs/simulator-model.md ("Calibrated profiles"); A is the default. */
 export const PROFILES: readonly Profile[] = [
   {
     name: 'qwen3-coder-30b-a3b-h200-vllm',
@@ -90,6 +116,7 @@ export const PROFILES: readonly Profile[] = [
     scheduler: { ...SCHED, maxNumSeqs: 1024, kvCapacityTokens: 1_030_000 },
     powerIdleWatts: 90,
     powerMaxWatts: 700,
+    gpuName: 'NVIDIA H200',
     streamInterval: 1,
   },
   {
@@ -107,6 +134,7 @@ export const PROFILES: readonly Profile[] = [
     scheduler: { ...SCHED, maxNumSeqs: 1024, kvCapacityTokens: 420_000 },
     powerIdleWatts: 50,
     powerMaxWatts: 350,
+    gpuName: 'NVIDIA H100 PCIe',
     streamInterval: 1,
   },
   {
@@ -124,6 +152,7 @@ export const PROFILES: readonly Profile[] = [
     scheduler: { ...SCHED, maxNumSeqs: 1024, kvCapacityTokens: 1_700_000 },
     powerIdleWatts: 70,
     powerMaxWatts: 700,
+    gpuName: 'NVIDIA H100 80GB HBM3',
     streamInterval: 1,
   },
   {
@@ -141,6 +170,29 @@ export const PROFILES: readonly Profile[] = [
     scheduler: { ...SCHED, maxNumSeqs: 256, kvCapacityTokens: 1_800_000 },
     powerIdleWatts: 90,
     powerMaxWatts: 700,
+    gpuName: 'NVIDIA H200',
+    streamInterval: 1,
+  },
+  {
+    name: 'qwen3-coder-next-2xrtxpro6000-sglang',
+    letter: 'E',
+    description: 'Qwen3-Coder-Next (80B-A3B) FP8 on 2x RTX Pro 6000 Blackwell, SGLang, tensor parallel 2 over PCIe',
+    model: 'Qwen/Qwen3-Coder-Next-FP8',
+    maxModelLen: 262_144,
+    flavour: 'sglang',
+    hardware: {
+      // Per GPU: 1.792 TB/s GDDR7. The model is D's (Qwen3-Coder-Next: 48 layers, hidden 2048), split in two.
+      ...COMMON, bandwidthBytesPerSecond: 1.792e12, etaMem: 0.87, denseWeightBytes: 2.3 * GB, expertWeightBytes: 77.3 * GB,
+      experts: 512, topK: 10, rho: 0.56, kvBytesPerToken: 24_576, stateBytesPerSeq: 151e6, t0Ms: 3.3,
+      lambdaUsPerToken: 45.8, alphaSecondsPerPair: 6.61e-10, requestOverheadMs: 338,
+      // Two all-reduces per layer of 2048 BF16 activations per token, over PCIe Gen5 x16 (no NVLink on this card).
+      tensorParallel: 2, allReduceBytesPerToken: 2048 * 2, allReducesPerStep: 2 * 48,
+      linkBandwidthBytesPerSecond: 40e9, linkLatencyUs: 16,
+    },
+    scheduler: { ...SCHED, maxNumSeqs: 256, kvCapacityTokens: 3_200_000, policy: 'prefill-first' },
+    powerIdleWatts: 60,
+    powerMaxWatts: 600,
+    gpuName: 'NVIDIA RTX PRO 6000 Blackwell Server Edition',
     streamInterval: 1,
   },
 ];
@@ -158,6 +210,7 @@ export interface ProfileOverrides {
   readonly scheduler?: Partial<SchedulerConfig>;
   readonly powerIdleWatts?: number;
   readonly powerMaxWatts?: number;
+  readonly gpuName?: string;
   readonly streamInterval?: number;
 }
 
@@ -200,6 +253,12 @@ export function resolveProfile(spec: string | Profile | ProfileOverrides | undef
 
 type Obj = Record<string, unknown>;
 
+function parsePolicy(v: unknown, d: SchedulingPolicy, path: string): SchedulingPolicy {
+  if (v === undefined) return d;
+  if (v !== 'mixed' && v !== 'prefill-first') throw new Error(`${path}: must be "mixed" or "prefill-first"`);
+  return v;
+}
+
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -215,7 +274,7 @@ export function parseProfile(raw: unknown, where: string): Profile {
     throw new Error(`${where}.base: must be one of ${PROFILES.map((p) => p.name).join(', ')}`);
   }
   const base = findProfile(baseName)!;
-  const known = new Set(['base', 'name', 'letter', 'description', 'model', 'maxModelLen', 'flavour', 'hardware', 'scheduler', 'powerIdleWatts', 'powerMaxWatts', 'streamInterval']);
+  const known = new Set(['base', 'name', 'letter', 'description', 'model', 'maxModelLen', 'flavour', 'hardware', 'scheduler', 'powerIdleWatts', 'powerMaxWatts', 'gpuName', 'streamInterval']);
   for (const k of Object.keys(raw)) if (!known.has(k)) throw new Error(`${where}: unknown field "${k}" (allowed: ${[...known].join(', ')})`);
   const str = (k: string, d: string): string => {
     const v = raw[k];
@@ -247,10 +306,15 @@ export function parseProfile(raw: unknown, where: string): Profile {
     maxNumSeqs: num(sc, 'maxNumSeqs', base.scheduler.maxNumSeqs, `${where}.scheduler`, 1),
     kvCapacityTokens: num(sc, 'kvCapacityTokens', base.scheduler.kvCapacityTokens, `${where}.scheduler`, 1),
     blockSize: num(sc, 'blockSize', base.scheduler.blockSize, `${where}.scheduler`, 1),
+    policy: parsePolicy(sc.policy, base.scheduler.policy, `${where}.scheduler.policy`),
   };
   const flavour = str('flavour', base.flavour);
   if (flavour !== 'vllm' && flavour !== 'sglang') throw new Error(`${where}.flavour: must be "vllm" or "sglang"`);
   if (hardware.topK > hardware.experts) throw new Error(`${where}.hardware.topK: must not exceed experts`);
+  if (!Number.isInteger(hardware.tensorParallel) || hardware.tensorParallel < 1) throw new Error(`${where}.hardware.tensorParallel: must be an integer >= 1`);
+  if (hardware.tensorParallel > 1 && hardware.linkBandwidthBytesPerSecond <= 0) {
+    throw new Error(`${where}.hardware.linkBandwidthBytesPerSecond: must be > 0 when tensorParallel > 1`);
+  }
   return {
     name: str('name', `custom-${base.name}`),
     letter: str('letter', 'X'),
@@ -262,6 +326,7 @@ export function parseProfile(raw: unknown, where: string): Profile {
     scheduler,
     powerIdleWatts: num(raw, 'powerIdleWatts', base.powerIdleWatts, where),
     powerMaxWatts: num(raw, 'powerMaxWatts', base.powerMaxWatts, where),
+    gpuName: str('gpuName', base.gpuName),
     streamInterval: Math.max(1, Math.round(num(raw, 'streamInterval', base.streamInterval, where, 1))),
   };
 }

@@ -11,7 +11,15 @@ export interface EngineState {
   waiting(): number;
   /** 0..1 */
   kvUsage(): number;
+  /** Power of one GPU, watts (tensor-parallel GPUs run the same steps, so each draws the same). */
   powerWatts(): number;
+}
+
+/** The GPUs behind the server, for the DCGM gauge: one series per GPU, as dcgm-exporter writes them. */
+export interface GpuInfo {
+  readonly count: number;
+  /** dcgm-exporter's modelName label, e.g. "NVIDIA H200". */
+  readonly name: string;
 }
 
 /** Simulated GPU power with the model's 0.5 s first-order lag towards the current step's target. */
@@ -50,10 +58,26 @@ export interface SimMetrics {
 const S = 1000;
 
 /** Metric set of the chosen flavour, labels model_name (and engine="0" for vLLM). */
-export function createSimMetrics(flavour: Flavour, modelName: string, state: EngineState, cache: { blockSize: number; numGpuBlocks: number; prefixCaching: boolean }): SimMetrics {
+export function createSimMetrics(
+  flavour: Flavour,
+  modelName: string,
+  state: EngineState,
+  cache: { blockSize: number; numGpuBlocks: number; prefixCaching: boolean },
+  gpus: GpuInfo = { count: 1, name: 'NVIDIA H200' },
+): SimMetrics {
   const reg = new Registry();
   const labels: Labels = flavour === 'vllm' ? { model_name: modelName, engine: '0' } : { model_name: modelName };
-  const power = reg.add(new Gauge('DCGM_FI_DEV_POWER_USAGE', 'Power draw (in W).', { gpu: '0', modelName: 'NVIDIA H200 (simulated)' }, () => round(state.powerWatts(), 3)));
+  // dcgm-exporter writes one series per GPU (labels gpu, UUID, device, modelName); a reader sums them for the
+  // system's power (lib/prometheus.ts readServerSnapshot), so a two-GPU server reports twice one GPU's draw.
+  const power = reg.add(new Gauge('DCGM_FI_DEV_POWER_USAGE', 'Power draw (in W).', {}));
+  const gpuLabels: Labels[] = Array.from({ length: gpus.count }, (_, i) => ({
+    gpu: String(i), UUID: `GPU-00000000-0000-0000-0000-${String(i).padStart(12, '0')}`, device: `nvidia${i}`, modelName: `${gpus.name} (simulated)`,
+  }));
+  const renderAll = (): string => {
+    const watts = round(state.powerWatts(), 3);
+    for (const l of gpuLabels) power.set(watts, l);
+    return reg.render();
+  };
 
   if (flavour === 'sglang') {
     reg.add(new Gauge('sglang:num_running_reqs', 'The number of running requests.', labels, state.running));
@@ -70,7 +94,6 @@ export function createSimMetrics(flavour: Flavour, modelName: string, state: Eng
     // SGLang sets it at each prefill batch: cached tokens / prompt tokens of the batch's new requests.
     const hitRate = reg.add(new Gauge('sglang:cache_hit_rate', 'The prefix cache hit rate.', labels));
     hitRate.set(0);
-    void power;
     return {
       onTokens(tokens, promptOf) {
         for (const t of tokens) {
@@ -91,7 +114,7 @@ export function createSimMetrics(flavour: Flavour, modelName: string, state: Eng
       onPrefixCache(queryTokens, hitTokens) {
         if (queryTokens > 0) hitRate.set(hitTokens / queryTokens);
       },
-      render: () => reg.render(),
+      render: renderAll,
     };
   }
 
@@ -149,7 +172,7 @@ export function createSimMetrics(flavour: Flavour, modelName: string, state: Eng
       prefixQueries.inc(queryTokens);
       prefixHits.inc(hitTokens);
     },
-    render: () => reg.render(),
+    render: renderAll,
   };
 }
 

@@ -222,7 +222,7 @@ class Sim {
       blockSize: profile.scheduler.blockSize,
       numGpuBlocks: this.engineScheduler?.engine.kv.totalBlocks ?? Math.floor(profile.scheduler.kvCapacityTokens / profile.scheduler.blockSize),
       prefixCaching,
-    });
+    }, { count: profile.hardware.tensorParallel, name: profile.gpuName });
   }
 
   /** The request listener: an error thrown anywhere becomes the OpenAI error body, unless the response already started. */

@@ -20,12 +20,15 @@ export interface StepTime {
   readonly kvMs: number;
   readonly attentionMs: number;
   readonly overheadMs: number;
+  /** Tensor parallelism: the step's all-reduces over the GPU link, ms (0 on one GPU). */
+  readonly allReduceMs: number;
 }
 
 /**
  * Weight-read time for a step of T tokens, ms:
  * Teff = 1 + (T-1)(1-rho); cov = 1 - (1-k/E)^Teff; m = Teff*k / max(k, E*cov);
- * eta_moe = eta_max * m/(m+m0); t_w = W_dense/(BW*eta_mem) + W_experts*cov/(BW*eta_moe).
+ * eta_moe = eta_max * m/(m+m0); t_w = (W_dense/(BW*eta_mem) + W_experts*cov/(BW*eta_moe)) / N_tp.
+ * Tensor parallelism gives each of the N_tp GPUs a 1/N_tp slice of every weight (experts included), read in parallel.
  */
 export function weightReadMs(hw: HardwareModel, tokens: number): number {
   if (tokens <= 0) return 0;
@@ -35,13 +38,30 @@ export function weightReadMs(hw: HardwareModel, tokens: number): number {
   const etaMoe = (hw.etaMax * m) / (m + hw.m0);
   const dense = hw.denseWeightBytes / (hw.bandwidthBytesPerSecond * hw.etaMem);
   const experts = (hw.expertWeightBytes * cov) / (hw.bandwidthBytesPerSecond * etaMoe);
-  return (dense + experts) * 1000;
+  return ((dense + experts) * 1000) / hw.tensorParallel;
 }
 
-/** Step time of a batch (an empty batch costs nothing). Entries with c > 1 are prefill chunks and pay attention. */
+/**
+ * All-reduce time of one step of T tokens over the tensor-parallel link, ms (0 on one GPU). A ring
+ * all-reduce over N GPUs sends 2(N-1)/N of the message through each link, so per all-reduce:
+ * latency + 2(N-1)/N * T * bytesPerToken / linkBW; times allReducesPerStep (two per layer).
+ */
+export function allReduceMs(hw: HardwareModel, tokens: number): number {
+  const n = hw.tensorParallel;
+  if (n <= 1 || tokens <= 0) return 0;
+  const perAllReduceMs = hw.linkLatencyUs / 1000 + ((2 * (n - 1)) / n) * ((tokens * hw.allReduceBytesPerToken) / hw.linkBandwidthBytesPerSecond) * 1000;
+  return hw.allReducesPerStep * perAllReduceMs;
+}
+
+/**
+ * Step time of a batch (an empty batch costs nothing). Entries with c > 1 are prefill chunks and pay attention.
+ * With tensor parallelism over N GPUs, weights, KV/state reads, linear compute and attention divide by N
+ * (each GPU holds 1/N of the weights and of the KV heads) and the step adds its all-reduces.
+ */
 export function stepTime(hw: HardwareModel, entries: readonly StepEntry[]): StepTime {
   const n = entries.length;
-  if (n === 0) return { totalMs: 0, computeMs: 0, memoryMs: 0, weightsMs: 0, linearMs: 0, kvMs: 0, attentionMs: 0, overheadMs: 0 };
+  if (n === 0) return { totalMs: 0, computeMs: 0, memoryMs: 0, weightsMs: 0, linearMs: 0, kvMs: 0, attentionMs: 0, overheadMs: 0, allReduceMs: 0 };
+  const gpus = hw.tensorParallel;
   let tokens = 0;
   let kvTokens = 0;
   let pairs = 0;
@@ -52,14 +72,15 @@ export function stepTime(hw: HardwareModel, entries: readonly StepEntry[]): Step
     if (e.newTokens > 1) pairs += e.newTokens * (e.cachedTokens + e.newTokens / 2);
   }
   const weightsMs = weightReadMs(hw, tokens);
-  const computeLinMs = (hw.lambdaUsPerToken * tokens) / 1000;
+  const computeLinMs = (hw.lambdaUsPerToken * tokens) / 1000 / gpus;
   const linearMs = Math.max(weightsMs, computeLinMs);
-  const kvMs = ((kvTokens * hw.kvBytesPerToken + n * hw.stateBytesPerSeq) / (hw.bandwidthBytesPerSecond * hw.etaMem)) * 1000;
-  const attentionMs = hw.alphaSecondsPerPair * pairs * 1000;
+  const kvMs = ((kvTokens * hw.kvBytesPerToken + n * hw.stateBytesPerSeq) / (hw.bandwidthBytesPerSecond * hw.etaMem) / gpus) * 1000;
+  const attentionMs = (hw.alphaSecondsPerPair * pairs * 1000) / gpus;
   const overheadMs = hw.t0Ms + hw.tauMs * n;
+  const arMs = allReduceMs(hw, tokens);
   const computeBound = computeLinMs > weightsMs;
   return {
-    totalMs: overheadMs + linearMs + kvMs + attentionMs,
+    totalMs: overheadMs + linearMs + kvMs + attentionMs + arMs,
     computeMs: (computeBound ? computeLinMs : 0) + attentionMs,
     memoryMs: (computeBound ? 0 : weightsMs) + kvMs,
     weightsMs,
@@ -67,12 +88,14 @@ export function stepTime(hw: HardwareModel, entries: readonly StepEntry[]): Step
     kvMs,
     attentionMs,
     overheadMs,
+    allReduceMs: arMs,
   };
 }
 
 /**
- * Instantaneous power target of a step, watts:
+ * Instantaneous power target of a step for one GPU, watts:
  * P = P_idle + (P_max - P_idle) * min(1, 0.05 + 0.85 f_compute + 0.45 f_mem), f_* = shares of the step time.
+ * Tensor-parallel GPUs run the same step on equal slices, so each draws this; t0 and all-reduces count for neither.
  */
 export function stepPowerWatts(step: StepTime, idleWatts: number, maxWatts: number): number {
   if (step.totalMs <= 0) return idleWatts;

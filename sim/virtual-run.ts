@@ -6,6 +6,7 @@
 import { Engine } from './engine';
 import { chainedBlockHashes } from './kv-cache';
 import type { Profile } from './profiles';
+import { smoothTowards, stepPowerWatts } from './step-time';
 
 export interface VirtualRequestResult {
   readonly ttftMs: number;
@@ -22,6 +23,13 @@ export interface VirtualRunResult {
   /** Output tokens / wall time, tokens per second. */
   readonly systemTokensPerSecond: number;
   readonly preemptions: number;
+  /**
+   * Highest power the DCGM gauges would show, summed over the GPUs, watts: the model's per-step power
+   * through the 0.5 s lag, read at every step boundary (where the lagged value turns).
+   */
+  readonly peakPowerWatts: number;
+  /** Mean power over the run (first arrival to last token), summed over the GPUs, watts: what a cell's average shows. */
+  readonly meanPowerWatts: number;
 }
 
 export interface VirtualRunOptions {
@@ -56,10 +64,19 @@ export function runVirtualBatch(profile: Profile, promptTokens: number, outputTo
   const first = new Map<string, number>();
   const requests: VirtualRequestResult[] = [];
   let now = overhead;
+  const { powerIdleWatts: idle, powerMaxWatts: max } = profile;
+  let watts = idle;
+  let peakWatts = idle;
+  // Energy per GPU in W*ms; the per-request overhead before the first step draws idle power.
+  let energyWattMs = idle * overhead;
   while (engine.hasWork()) {
     const plan = engine.beginStep(now);
     if (!plan) throw new Error('engine stalled with work pending');
     const res = engine.endStep();
+    const target = stepPowerWatts(plan.time, idle, max);
+    energyWattMs += target * (res.endMs - now);
+    watts = smoothTowards(watts, target, res.endMs - now);
+    peakWatts = Math.max(peakWatts, watts);
     now = res.endMs;
     for (const t of res.tokens) if (t.index === 1) first.set(t.id, res.endMs);
     for (const f of res.finished) {
@@ -74,7 +91,11 @@ export function runVirtualBatch(profile: Profile, promptTokens: number, outputTo
     }
   }
   const total = requests.reduce((s, r) => s + r.outputTokens, 0);
-  return { requests, wallMs: now, systemTokensPerSecond: (total * 1000) / now, preemptions: engine.preemptionsTotal };
+  return {
+    requests, wallMs: now, systemTokensPerSecond: (total * 1000) / now, preemptions: engine.preemptionsTotal,
+    peakPowerWatts: peakWatts * profile.hardware.tensorParallel,
+    meanPowerWatts: now > 0 ? (energyWattMs / now) * profile.hardware.tensorParallel : idle * profile.hardware.tensorParallel,
+  };
 }
 
 export function mean(xs: readonly number[]): number {

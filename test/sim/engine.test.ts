@@ -216,3 +216,41 @@ describe('Engine prefix cache', () => {
     expect(e.kv.usedBlocks).toBe(0);
   });
 });
+
+describe('Engine prefill-first policy (SGLang, profile E)', () => {
+  const E = findProfile('E')!;
+
+  it('runs no decode while a prompt is left to prefill, and streams the first token with the second', () => {
+    const e = new Engine(E);
+    e.add(req('a', 10_000, 4));
+    e.add(req('b', 10_000, 4));
+    const { tokens, steps } = drain(e);
+    // 20,000 prompt tokens in 8192-token prefill-only steps, then decode steps of both requests.
+    expect(steps.map((s) => s.tokens)).toEqual([8192, 8192, 3616, 2, 2, 2]);
+    const a = tokens.filter((t) => t.id === 'a');
+    // a's prompt was done after step 2, but its first token waits for b's prefill and goes out with its second.
+    expect(a.map((t) => t.index)).toEqual([1, 2, 3, 4]);
+    expect(a[0]!.atMs).toBe(a[1]!.atMs);
+    expect(a[0]!.gapMs).toBeNull();
+    expect(a[1]!.gapMs).toBe(0);
+    const prefillEndMs = steps.slice(0, 3).reduce((s, x) => s + x.durationMs, 0);
+    expect(a[0]!.atMs).toBeGreaterThan(prefillEndMs);
+  });
+
+  it('a one-token request is not held: its only token goes out at its prefill end', () => {
+    const e = new Engine(E);
+    e.add(req('a', 1000, 1));
+    const { tokens, steps } = drain(e);
+    expect(steps).toHaveLength(1);
+    expect(tokens.map((t) => [t.index, t.finished])).toEqual([[1, 'length']]);
+  });
+
+  it('vLLM profiles keep mixing decode tokens into prefill steps', () => {
+    const e = new Engine(A);
+    e.add(req('a', 10_000, 4));
+    e.add(req('b', 10_000, 4));
+    const { steps } = drain(e);
+    // Step 3 carries b's last 3616 prompt tokens and a's first decode token.
+    expect(steps.map((s) => s.tokens)).toEqual([8192, 8192, 3617, 2, 2, 1]);
+  });
+});

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE_NAME, findProfile, PROFILES, resolveProfile } from '../../sim/profiles';
 
 describe('profiles', () => {
-  it('has A-D with names that say model, GPU and engine; A is the default', () => {
-    expect(PROFILES.map((p) => p.letter)).toEqual(['A', 'B', 'C', 'D']);
+  it('has A-E with names that say model, GPU and engine; A is the default', () => {
+    expect(PROFILES.map((p) => p.letter)).toEqual(['A', 'B', 'C', 'D', 'E']);
     expect(DEFAULT_PROFILE_NAME).toBe('qwen3-coder-30b-a3b-h200-vllm');
     expect(resolveProfile(undefined).name).toBe(DEFAULT_PROFILE_NAME);
     expect(findProfile('d')!.flavour).toBe('sglang');
@@ -24,6 +24,24 @@ describe('profiles', () => {
     expect(p.scheduler.chunkTokens).toBe(8192);
     expect(p.hardware.t0Ms).toBe(1);
     expect(p.hardware.bandwidthBytesPerSecond).toBe(2.0e12);
+  });
+
+  it('E is D\'s model split over two GPUs in tensor parallel, prefill-first as SGLang schedules', () => {
+    const e = findProfile('E')!;
+    expect(e.name).toBe('qwen3-coder-next-2xrtxpro6000-sglang');
+    expect(e.hardware.tensorParallel).toBe(2);
+    expect(e.hardware.allReducesPerStep).toBe(96);
+    expect(e.scheduler.policy).toBe('prefill-first');
+    for (const p of PROFILES.filter((x) => x.letter !== 'E')) {
+      expect(p.hardware.tensorParallel, p.letter).toBe(1);
+      expect(p.scheduler.policy, p.letter).toBe('mixed');
+    }
+  });
+
+  it('refuses a tensor-parallel profile without a link, and a fractional GPU count', () => {
+    expect(() => resolveProfile({ hardware: { tensorParallel: 2 } })).toThrow(/linkBandwidthBytesPerSecond: must be > 0/);
+    expect(() => resolveProfile({ hardware: { tensorParallel: 1.5 } })).toThrow(/tensorParallel: must be an integer/);
+    expect(() => resolveProfile({ scheduler: { policy: 'fifo' as never } })).toThrow(/policy: must be "mixed" or "prefill-first"/);
   });
 
   it('names what is wrong in a bad profile', () => {

@@ -154,3 +154,36 @@ describe('SGLang flavour under a stall', () => {
     }
   });
 });
+
+describe('DCGM power gauge', () => {
+  it('exports one series per GPU of a tensor-parallel profile, and the snapshot sums them', async () => {
+    const sim = await startSim({ profile: 'E', tokenizerWorkers: 1 });
+    try {
+      const idle = (await scrape(sim.url)).samples.filter((x) => x.name === 'DCGM_FI_DEV_POWER_USAGE');
+      expect(idle.map((x) => [x.labels.gpu, x.labels.device, x.value])).toEqual([['0', 'nvidia0', 60], ['1', 'nvidia1', 60]]);
+      expect(idle[0]!.labels.modelName).toContain('RTX PRO 6000');
+      const model = 'Qwen/Qwen3-Coder-Next-FP8';
+      const r = await postStream(`${sim.url}/chat/completions`, { model, messages: [{ role: 'user', content: wordsPrompt(3000) }], max_tokens: 20, ignore_eos: true, stream: true });
+      expect(r.error).toBeNull();
+      // The 0.5 s lag holds the draw above idle for a while after the last step.
+      const { samples } = await scrape(sim.url);
+      const series = samples.filter((x) => x.name === 'DCGM_FI_DEV_POWER_USAGE');
+      expect(series).toHaveLength(2);
+      expect(series[0]!.value).toBeGreaterThan(60);
+      expect(series[1]!.value).toBe(series[0]!.value);
+      expect(readServerSnapshot(samples).powerWatts).toBeCloseTo(series[0]!.value * 2, 6);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('a one-GPU profile exports gpu="0" only, named after its GPU', async () => {
+    const sim = await startSim({ profile: 'B', fixed: { ttftMs: 5, itlMs: 1 }, tokenizerWorkers: 1 });
+    try {
+      const series = (await scrape(sim.url)).samples.filter((x) => x.name === 'DCGM_FI_DEV_POWER_USAGE');
+      expect(series.map((x) => [x.labels.gpu, x.labels.modelName])).toEqual([['0', 'NVIDIA H100 PCIe (simulated)']]);
+    } finally {
+      await sim.close();
+    }
+  });
+});

@@ -1,7 +1,7 @@
 // Unit tests of the step-time and power formulas against hand-worked numbers. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { findProfile } from '../../sim/profiles';
-import { smoothTowards, stepPowerWatts, stepTime, weightReadMs } from '../../sim/step-time';
+import { allReduceMs, smoothTowards, stepPowerWatts, stepTime, weightReadMs } from '../../sim/step-time';
 
 // The formulas are checked on fixed parameters (profile A's first fit), so the hand-worked numbers
 // below stay true when a profile is re-fitted; the fit itself is checked in engine.test.ts.
@@ -79,5 +79,44 @@ describe('power', () => {
   it('first-order lag with a 0.5 s time constant', () => {
     expect(smoothTowards(100, 200, 500)).toBeCloseTo(200 - 100 * Math.exp(-1), 9);
     expect(smoothTowards(100, 200, 0)).toBe(100);
+  });
+});
+
+describe('tensor parallelism', () => {
+  // A's formula parameters on two GPUs joined by a 40 GB/s link with 16 us per all-reduce, 96 all-reduces
+  // of 4096 bytes per token: each GPU does half of every read and every FLOP, and the step adds the all-reduces.
+  const TP2 = { ...A, tensorParallel: 2, allReduceBytesPerToken: 4096, allReducesPerStep: 96, linkBandwidthBytesPerSecond: 40e9, linkLatencyUs: 16 };
+
+  it('all-reduce: 96 x (16 us + 2(2-1)/2 x T x 4096 B / 40 GB/s); nothing on one GPU', () => {
+    // T = 1: 96 x (0.016 + 4096 / 40e9 s = 0.0001024 ms) = 1.5458304 ms
+    expect(allReduceMs(TP2, 1)).toBeCloseTo(1.5458304, 6);
+    // T = 8192: 96 x (0.016 + 0.8388608 ms) = 82.0666368 ms: bandwidth-bound for a prefill chunk
+    expect(allReduceMs(TP2, 8192)).toBeCloseTo(82.0666368, 4);
+    expect(allReduceMs(A, 8192)).toBe(0);
+    expect(allReduceMs(TP2, 0)).toBe(0);
+  });
+
+  it('single decode at 1K on two GPUs: half of every read, plus the all-reduces', () => {
+    // t0 4.75 + t_w 1.264986/2 + t_kv 0.0252669/2 + all-reduce 1.5458304 = 6.9409569 ms
+    const t = stepTime(TP2, [{ newTokens: 1, cachedTokens: 1023 }]);
+    expect(t.weightsMs).toBeCloseTo(0.632493, 5);
+    expect(t.kvMs).toBeCloseTo(0.01263345, 6);
+    expect(t.allReduceMs).toBeCloseTo(1.5458304, 6);
+    expect(t.totalMs).toBeCloseTo(6.9409569, 5);
+  });
+
+  it('a 1024-token prefill chunk on two GPUs: half the compute and attention, plus all-reduces', () => {
+    // lambda*T/2 = 4.9664; attention 0.723517/2 = 0.3617585; all-reduce 96 x (0.016 + 1024*4096/40e9 s) = 11.6023296 ms
+    const t = stepTime(TP2, [{ newTokens: 1024, cachedTokens: 0 }]);
+    expect(t.linearMs).toBeCloseTo(4.9664, 4);
+    expect(t.attentionMs).toBeCloseTo(0.3617585, 6);
+    expect(t.allReduceMs).toBeCloseTo(11.6023296, 6);
+    // t0 4.75 + 4.9664 + t_kv (1024 x 98304 / 2 / (4.8e12 x 0.83) = 0.01263345) + 0.3617585 + 11.6023296
+    expect(t.totalMs).toBeCloseTo(21.6931216, 5);
+  });
+
+  it('the all-reduce counts as neither compute nor memory in the power formula', () => {
+    const t = stepTime(TP2, [{ newTokens: 1, cachedTokens: 1023 }]);
+    expect(t.computeMs + t.memoryMs + t.overheadMs + t.allReduceMs).toBeCloseTo(t.totalMs, 9);
   });
 });
