@@ -109,7 +109,7 @@ function fmt(v: number): string {
 export function overridesFrom(base: string, sets: readonly string[]): ProfileOverrides {
   const o: Record<string, unknown> = { base, name: `fit-${base}` };
   for (const s of sets) {
-    const m = /^([A-Za-z]+)(?:\.([A-Za-z]+))?=(.+)$/.exec(s);
+    const m = /^([A-Za-z][A-Za-z0-9]*)(?:\.([A-Za-z][A-Za-z0-9]*))?=(.+)$/.exec(s);
     if (!m) throw new Error(`--set ${s}: expected field=value or hardware.field=value`);
     const value = Number.isNaN(Number(m[3])) ? m[3] : Number(m[3]);
     if (m[2]) o[m[1]!] = { ...(o[m[1]!] as object | undefined), [m[2]]: value };

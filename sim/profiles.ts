@@ -147,9 +147,12 @@ export const PROFILES: readonly Profile[] = [
     hardware: {
       ...COMMON, bandwidthBytesPerSecond: 3.35e12, etaMem: 0.8, denseWeightBytes: 2.4 * GB, expertWeightBytes: 32.2 * GB,
       experts: 256, topK: 8, rho: 0, kvBytesPerToken: 20_480, stateBytesPerSeq: 63e6, t0Ms: 4.1,
-      lambdaUsPerToken: 9.2, alphaSecondsPerPair: 2.87e-10, requestOverheadMs: 172,
+      // Fitted to the report's load tables in virtual time (docs/simulator-model.md, "Profiles B and C").
+      lambdaUsPerToken: 11.04, alphaSecondsPerPair: 2.65e-10, requestOverheadMs: 172,
     },
-    scheduler: { ...SCHED, maxNumSeqs: 1024, kvCapacityTokens: 1_700_000 },
+    // At most 90 running sequences: the "When to Scale Up" TTFTs (8.25 s at a 256 burst of 1K prompts,
+    // 131 safe at 3 s) need that cap; with 1024 every prefill of that burst is done in 2.4 s.
+    scheduler: { ...SCHED, maxNumSeqs: 90, kvCapacityTokens: 1_700_000 },
     powerIdleWatts: 70,
     powerMaxWatts: 700,
     gpuName: 'NVIDIA H100 80GB HBM3',
