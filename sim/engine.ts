@@ -250,19 +250,32 @@ export class Engine {
     return this.plan(startMs, batch, budget, preempted, prefixQueryTokens, prefixHitTokens);
   }
 
-  /** A decode-only step of the running requests (prefill-first policy when no prefill could be scheduled). */
+  /**
+   * A decode-only step of the running requests (prefill-first policy when no prefill could be scheduled). On KV
+   * exhaustion the newest running request is preempted, as in the mixed walk (SGLang retracts decode requests).
+   */
   private decodeOnly(startMs: number): StepPlan | null {
     const batch: Scheduled[] = [];
     let budget = this.profile.scheduler.chunkTokens;
-    for (const seq of this.running) {
-      if (inPrefill(seq) || budget <= 0) continue;
-      if (!this.kv.tryAllocate(seq.req.id, seq.computed + 1)) continue;
+    let preempted = 0;
+    for (let i = 0; i < this.running.length && budget > 0; i++) {
+      const seq = this.running[i]!;
+      if (inPrefill(seq)) continue;
+      let ok = this.kv.tryAllocate(seq.req.id, seq.computed + 1);
+      while (!ok) {
+        const victim = this.running.pop()!;
+        this.preempt(victim);
+        preempted++;
+        if (victim === seq) break;
+        ok = this.kv.tryAllocate(seq.req.id, seq.computed + 1);
+      }
+      if (!ok) break;
       this.kv.commit(seq.req.id, seq.req.blockHashes, seq.computed + 1);
       batch.push({ seq, newTokens: 1 });
       budget--;
     }
     if (batch.length === 0) return null;
-    return this.plan(startMs, batch, budget, 0, 0, 0);
+    return this.plan(startMs, batch, budget, preempted, 0, 0);
   }
 
   private plan(startMs: number, batch: Scheduled[], budget: number, preempted: number, prefixQueryTokens: number, prefixHitTokens: number): StepPlan {

@@ -237,6 +237,16 @@ describe('Engine prefill-first policy (SGLang, profile E)', () => {
     expect(a[0]!.atMs).toBeGreaterThan(prefillEndMs);
   });
 
+  it('under KV pressure it preempts a decoding request instead of stalling, and every request finishes', () => {
+    // Two prompts of 1000 fit (2 x (193 state + 63) blocks of 566), but not their growth to 1600 tokens (2 x 293).
+    const tight = parseProfile({ base: 'E', scheduler: { kvCapacityTokens: 16 * (2 * 193 + 180) } }, 'test');
+    const e = new Engine(tight);
+    for (const id of ['a', 'b', 'c']) e.add(req(id, 1000, 600));
+    const { finished } = drain(e);
+    expect(finished.map((f) => [f.id, f.generatedTokens]).sort()).toEqual([['a', 600], ['b', 600], ['c', 600]]);
+    expect(finished.some((f) => f.preemptions > 0)).toBe(true);
+  });
+
   it('a one-token request is not held: its only token goes out at its prefill end', () => {
     const e = new Engine(E);
     e.add(req('a', 1000, 1));
