@@ -4,6 +4,7 @@
 // the points are stated once. Every figure names the report it comes from (../shared/reference/reports/).
 
 import type { Profile } from '../sim/profiles';
+import { USE_CASES, type UseCaseLimit } from '../thresholds/use-cases';
 import { mean, runVirtualBatch, runVirtualClosedLoop, type VirtualRunResult } from '../sim/virtual-run';
 
 const K = 1024;
@@ -203,4 +204,54 @@ export function steadyModel(profile: Profile, p: Point, kind: 'ttft_s' | 'e2e_ms
   for (const r of requests) if (!firstOf.has(r.user) || r.startMs < firstOf.get(r.user)!) firstOf.set(r.user, r.startMs);
   const later = requests.filter((r) => r.startMs > firstOf.get(r.user)!);
   return kind === 'ttft_s' ? mean(later.map((r) => r.ttftMs)) / 1000 : mean(later.map((r) => r.e2eMs));
+}
+
+/** Published use-case capacities (concurrent requests) of the Millstone-style reports, keyed by use-case id. */
+export const PUBLISHED_CAPACITIES: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  A: { code_completion: 42, short_chatbot: 125, general_chatbot: 15, long_document: 5, coding_assistant: 2 },
+  D: { code_completion: 23, short_chatbot: 48, general_chatbot: 8, long_document: 5, coding_assistant: 2 },
+  E: { code_completion: 18, short_chatbot: 39, general_chatbot: 6, long_document: 4, coding_assistant: 2 },
+};
+
+function meets(l: UseCaseLimit, v: number): boolean {
+  switch (l.operator) {
+    case '<':
+      return v < l.value;
+    case '<=':
+      return v <= l.value;
+    case '>':
+      return v > l.value;
+    case '>=':
+      return v >= l.value;
+  }
+}
+
+/**
+ * A use case's capacity as the Millstone reports measure it: one burst of N requests per step, the cell's mean
+ * TTFT / e2e / decode speed against the limits; the largest N (up to maxN) before the first limit breaks.
+ * The reports call the step where a limit is "just" crossed the limit itself, so this can sit one below theirs.
+ */
+export function burstCapacity(profile: Profile, useCaseId: string, maxN = 160): number {
+  const uc = USE_CASES.find((u) => u.id === useCaseId);
+  if (!uc) throw new Error(`no use case ${useCaseId}`);
+  const ok = (n: number) => {
+    const run = runVirtualBatch(profile, uc.contextTokens, uc.outputTokens, n, { prefixCaching: false });
+    const value = (l: UseCaseLimit) =>
+      l.metric === 'ttft' ? mean(run.requests.map((r) => r.ttftMs))
+        : l.metric === 'e2e' ? mean(run.requests.map((r) => r.e2eMs))
+          : l.metric === 'decodeSpeed' ? mean(run.requests.map((r) => r.decodeTokensPerSecond))
+            : mean(run.requests.map((r) => (r.e2eMs - r.ttftMs) / Math.max(1, r.outputTokens - 1)));
+    return uc.limits.every((l) => meets(l, value(l)));
+  };
+  // Capacity is monotone in N for these limits: bisect between 0 and maxN.
+  if (!ok(1)) return 0;
+  if (ok(maxN)) return maxN;
+  let lo = 1;
+  let hi = maxN;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (ok(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo;
 }

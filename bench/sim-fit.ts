@@ -6,7 +6,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { resolveProfile, type Profile, type ProfileOverrides } from '../sim/profiles';
-import { maxSafeQueue, POINTS, predictFromBatch, steadyModel, virtualBurst, type Kind, type Point, type Target } from './fidelity-points';
+import { burstCapacity, maxSafeQueue, POINTS, PUBLISHED_CAPACITIES, predictFromBatch, steadyModel, virtualBurst, type Kind, type Point, type Target } from './fidelity-points';
 
 export interface FitRow {
   readonly label: string;
@@ -105,6 +105,13 @@ function fmt(v: number): string {
   return Math.abs(v) < 1 ? v.toFixed(3) : Math.abs(v) < 100 ? v.toFixed(2) : v.toFixed(1);
 }
 
+/** Use-case capacities, published vs one burst per step in virtual time (the reports' own method). */
+export function renderCapacities(published: Readonly<Record<string, number>>, model: (id: string) => number): string {
+  const lines = ['| use case | published capacity | model, burst per step |', '|---|---:|---:|'];
+  for (const [id, n] of Object.entries(published)) lines.push(`| ${id} | ${n} | ${model(id)} |`);
+  return lines.join('\n');
+}
+
 /** Parses --set a.b=value pairs into profile overrides on top of the built-in profile. */
 export function overridesFrom(base: string, sets: readonly string[]): ProfileOverrides {
   const o: Record<string, unknown> = { base, name: `fit-${base}` };
@@ -136,7 +143,9 @@ function main(): void {
     const t0 = performance.now();
     const rows = fitRows(profile, POINTS[letter] ?? []);
     all[letter] = rows;
-    process.stdout.write(`## ${letter}: ${profile.description}\n\n${renderFitTable(rows)}\n\n${renderFitVerdict(letter, rows)}\n(${((performance.now() - t0) / 1000).toFixed(1)} s)\n\n`);
+    const caps = PUBLISHED_CAPACITIES[letter];
+    const capTable = caps ? `\n\n${renderCapacities(caps, (id) => burstCapacity(profile, id))}` : '';
+    process.stdout.write(`## ${letter}: ${profile.description}\n\n${renderFitTable(rows)}\n\n${renderFitVerdict(letter, rows)}${capTable}\n(${((performance.now() - t0) / 1000).toFixed(1)} s)\n\n`);
   }
   if (json) writeFileSync(json, JSON.stringify(all, null, 2));
 }
