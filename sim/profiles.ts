@@ -91,7 +91,9 @@ export interface Profile {
 
 const GB = 1e9;
 /** One GPU: no tensor parallelism, so no all-reduce. */
-const SINGLE_GPU = { tensorParallel: 1, allReduceBytesPerToken: 0, allReducesPerStep: 0, linkBandwidthBytesPerSecond: 0, linkLatencyUs: 0 } as const;
+const SINGLE_GPU = {
+  tensorParallel: 1, allReduceBytesPerToken: 0, allReducesPerStep: 0, linkBandwidthBytesPerSecond: 0, linkLatencyUs: 0,
+} as const;
 const COMMON = { etaMax: 0.85, m0: 1, tauMs: 0, ...SINGLE_GPU } as const;
 const SCHED = { chunkTokens: 8192, blockSize: 16, policy: 'mixed' } as const;
 
@@ -314,7 +316,9 @@ export function parseProfile(raw: unknown, where: string): Profile {
   const flavour = str('flavour', base.flavour);
   if (flavour !== 'vllm' && flavour !== 'sglang') throw new Error(`${where}.flavour: must be "vllm" or "sglang"`);
   if (hardware.topK > hardware.experts) throw new Error(`${where}.hardware.topK: must not exceed experts`);
-  if (!Number.isInteger(hardware.tensorParallel) || hardware.tensorParallel < 1) throw new Error(`${where}.hardware.tensorParallel: must be an integer >= 1`);
+  if (!Number.isInteger(hardware.tensorParallel) || hardware.tensorParallel < 1) {
+    throw new Error(`${where}.hardware.tensorParallel: must be an integer >= 1`);
+  }
   if (hardware.tensorParallel > 1 && hardware.linkBandwidthBytesPerSecond <= 0) {
     throw new Error(`${where}.hardware.linkBandwidthBytesPerSecond: must be > 0 when tensorParallel > 1`);
   }

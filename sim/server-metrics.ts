@@ -71,7 +71,10 @@ export function createSimMetrics(
   // system's power (lib/prometheus.ts readServerSnapshot), so a two-GPU server reports twice one GPU's draw.
   const power = reg.add(new Gauge('DCGM_FI_DEV_POWER_USAGE', 'Power draw (in W).', {}));
   const gpuLabels: Labels[] = Array.from({ length: gpus.count }, (_, i) => ({
-    gpu: String(i), UUID: `GPU-00000000-0000-0000-0000-${String(i).padStart(12, '0')}`, device: `nvidia${i}`, modelName: `${gpus.name} (simulated)`,
+    gpu: String(i),
+    UUID: `GPU-00000000-0000-0000-0000-${String(i).padStart(12, '0')}`,
+    device: `nvidia${i}`,
+    modelName: `${gpus.name} (simulated)`,
   }));
   const renderAll = (): string => {
     const watts = round(state.powerWatts(), 3);

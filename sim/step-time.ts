@@ -49,7 +49,8 @@ export function weightReadMs(hw: HardwareModel, tokens: number): number {
 export function allReduceMs(hw: HardwareModel, tokens: number): number {
   const n = hw.tensorParallel;
   if (n <= 1 || tokens <= 0) return 0;
-  const perAllReduceMs = hw.linkLatencyUs / 1000 + ((2 * (n - 1)) / n) * ((tokens * hw.allReduceBytesPerToken) / hw.linkBandwidthBytesPerSecond) * 1000;
+  const transferMs = ((tokens * hw.allReduceBytesPerToken) / hw.linkBandwidthBytesPerSecond) * 1000;
+  const perAllReduceMs = hw.linkLatencyUs / 1000 + ((2 * (n - 1)) / n) * transferMs;
   return hw.allReducesPerStep * perAllReduceMs;
 }
 
@@ -60,7 +61,9 @@ export function allReduceMs(hw: HardwareModel, tokens: number): number {
  */
 export function stepTime(hw: HardwareModel, entries: readonly StepEntry[]): StepTime {
   const n = entries.length;
-  if (n === 0) return { totalMs: 0, computeMs: 0, memoryMs: 0, weightsMs: 0, linearMs: 0, kvMs: 0, attentionMs: 0, overheadMs: 0, allReduceMs: 0 };
+  if (n === 0) {
+    return { totalMs: 0, computeMs: 0, memoryMs: 0, weightsMs: 0, linearMs: 0, kvMs: 0, attentionMs: 0, overheadMs: 0, allReduceMs: 0 };
+  }
   const gpus = hw.tensorParallel;
   let tokens = 0;
   let kvTokens = 0;
@@ -74,7 +77,8 @@ export function stepTime(hw: HardwareModel, entries: readonly StepEntry[]): Step
   const weightsMs = weightReadMs(hw, tokens);
   const computeLinMs = (hw.lambdaUsPerToken * tokens) / 1000 / gpus;
   const linearMs = Math.max(weightsMs, computeLinMs);
-  const kvMs = ((kvTokens * hw.kvBytesPerToken + n * hw.stateBytesPerSeq) / (hw.bandwidthBytesPerSecond * hw.etaMem) / gpus) * 1000;
+  const kvBytesPerGpu = (kvTokens * hw.kvBytesPerToken + n * hw.stateBytesPerSeq) / gpus;
+  const kvMs = (kvBytesPerGpu / (hw.bandwidthBytesPerSecond * hw.etaMem)) * 1000;
   const attentionMs = (hw.alphaSecondsPerPair * pairs * 1000) / gpus;
   const overheadMs = hw.t0Ms + hw.tauMs * n;
   const arMs = allReduceMs(hw, tokens);

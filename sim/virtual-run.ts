@@ -28,7 +28,7 @@ export interface VirtualRunResult {
    * through the 0.5 s lag, read at every step boundary (where the lagged value turns).
    */
   readonly peakPowerWatts: number;
-  /** Mean power over the run (first arrival to last token), summed over the GPUs, watts: what a cell's average shows. */
+  /** Mean power from first arrival to last token, summed over the GPUs, watts: what a cell's average shows. */
   readonly meanPowerWatts: number;
 }
 
@@ -94,7 +94,7 @@ export function runVirtualBatch(profile: Profile, promptTokens: number, outputTo
   return {
     requests, wallMs: now, systemTokensPerSecond: (total * 1000) / now, preemptions: engine.preemptionsTotal,
     peakPowerWatts: peakWatts * profile.hardware.tensorParallel,
-    meanPowerWatts: now > 0 ? (energyWattMs / now) * profile.hardware.tensorParallel : idle * profile.hardware.tensorParallel,
+    meanPowerWatts: (now > 0 ? energyWattMs / now : idle) * profile.hardware.tensorParallel,
   };
 }
 

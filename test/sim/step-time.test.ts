@@ -85,7 +85,9 @@ describe('power', () => {
 describe('tensor parallelism', () => {
   // A's formula parameters on two GPUs joined by a 40 GB/s link with 16 us per all-reduce, 96 all-reduces
   // of 4096 bytes per token: each GPU does half of every read and every FLOP, and the step adds the all-reduces.
-  const TP2 = { ...A, tensorParallel: 2, allReduceBytesPerToken: 4096, allReducesPerStep: 96, linkBandwidthBytesPerSecond: 40e9, linkLatencyUs: 16 };
+  const TP2 = {
+    ...A, tensorParallel: 2, allReduceBytesPerToken: 4096, allReducesPerStep: 96, linkBandwidthBytesPerSecond: 40e9, linkLatencyUs: 16,
+  };
 
   it('all-reduce: 96 x (16 us + 2(2-1)/2 x T x 4096 B / 40 GB/s); nothing on one GPU', () => {
     // T = 1: 96 x (0.016 + 4096 / 40e9 s = 0.0001024 ms) = 1.5458304 ms
