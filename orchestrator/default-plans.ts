@@ -1,6 +1,7 @@
 // The plans `npm run bench` runs when given none: a quick one sized for a 2-core machine and the simulator, and the full grid of the reports. Runs in Node.
 
-import type { PlanInput } from '../lib/plan';
+import type { PlanInput, ScriptName } from '../lib/plan';
+import { BURST_DEPTHS, CONTEXT_GRID } from '../thresholds/use-cases';
 
 /**
  * Quick: about 7.5 minutes against the default simulator profile on a 2-core machine (the measured
@@ -59,4 +60,97 @@ export const LLAMA_PLAN: PlanInput = {
   schedule: { safetyFactor: 2, minCellSeconds: 5, gapSeconds: 1 },
 };
 
-export const DEFAULT_PLANS: Readonly<Record<string, PlanInput>> = { quick: QUICK_PLAN, full: FULL_PLAN, llama: LLAMA_PLAN };
+/**
+ * A seed report's own grid, with the scripts that measure it and the simulator profile of its system, so
+ * `npm run bench -- --plan report-e` gives a report to put beside the published one. Each ladder holds the
+ * concurrencies the report's tables name; the fixed ladders run with --fixed-slots as the reports did
+ * (one round at each named step), while the default adaptive search finds the limit itself.
+ */
+export interface ReportPreset {
+  readonly plan: PlanInput;
+  /** Entry scripts used when --scripts is not given. */
+  readonly scripts: readonly ScriptName[];
+  /** Simulator profile used when neither --profile nor --url is given. */
+  readonly profile: string;
+  /** The published report it reproduces (../shared/reference/reports/). */
+  readonly report: string;
+}
+
+/** A Millstone-style report: contexts 1K-256K at 1..N requests, 1024 output tokens, and five use-case ladders. */
+function millstone(name: string, concurrencies: number[], ladders: Record<string, number[]>): PlanInput {
+  return {
+    name,
+    sweep: { contexts: [...CONTEXT_GRID], concurrencies, rounds: 1, outputTokens: 1024 },
+    capacity: {
+      useCases: Object.keys(ladders),
+      concurrencies: ladders,
+      rounds: 1,
+      maxUsers: Math.max(...Object.values(ladders).flat()),
+    },
+    schedule: { safetyFactor: 1.5 },
+  };
+}
+
+/** An "Inference Benchmark" report: fixed input/output profiles at 1..32 requests ("mix"), and bursts. */
+function inferenceBenchmark(name: string, profiles: string[], concurrencies: number[], burst: boolean): PlanInput {
+  return {
+    name,
+    mix: { profiles, concurrencies, rounds: 1 },
+    ...(burst ? { burst: { profiles, depths: [...BURST_DEPTHS], ttftLimitMs: 3000 } } : {}),
+    schedule: { safetyFactor: 1.5 },
+  };
+}
+
+export const REPORT_PRESETS: Readonly<Record<string, ReportPreset>> = {
+  'report-a': {
+    report: 'qwen3-coder-30b-a3b_1xH200_vllm.txt',
+    profile: 'qwen3-coder-30b-a3b-h200-vllm',
+    scripts: ['sweep', 'capacity'],
+    plan: millstone('report-a', [1, 2, 4, 6], {
+      code_completion: [1, 42, 100], short_chatbot: [1, 75, 125],
+      general_chatbot: [1, 15, 21], long_document: [1, 5, 7], coding_assistant: [1, 2, 6],
+    }),
+  },
+  'report-b': {
+    report: 'qwen3-coder-30b-a3b_1xH100-PCIe.txt',
+    profile: 'qwen3-coder-30b-a3b-h100pcie-vllm',
+    scripts: ['mix'],
+    // The published figures imply one prompt sent N times (docs/simulator-model.md, "Profiles B and C").
+    plan: {
+      ...inferenceBenchmark('report-b', ['chatbot_short', 'rag_long', 'agentic_long', 'tool_calling_long'], [1, 2, 4, 8, 16, 24, 32],
+        false),
+      prompts: { mode: 'shared-prefix' },
+    },
+  },
+  'report-c': {
+    report: 'qwen3.5-35b-a3b_1xH100.txt',
+    profile: 'qwen3.5-35b-a3b-h100-vllm',
+    scripts: ['mix', 'burst'],
+    plan: inferenceBenchmark('report-c', ['chatbot', 'rag', 'agentic', 'tool_calling'], [1, 2, 4, 8, 16, 32], true),
+  },
+  'report-d': {
+    report: 'qwen3-coder-next_1xH200_sglang.txt',
+    profile: 'qwen3-coder-next-h200-sglang',
+    scripts: ['sweep', 'capacity'],
+    plan: millstone('report-d', [1, 2, 5, 10], {
+      code_completion: [1, 10, 23], short_chatbot: [1, 48, 100],
+      general_chatbot: [1, 8, 10], long_document: [1, 5, 10], coding_assistant: [1, 2, 10],
+    }),
+  },
+  'report-e': {
+    report: 'qwen3-coder-next_2xRTXPro6000_sglang.txt',
+    profile: 'qwen3-coder-next-2xrtxpro6000-sglang',
+    scripts: ['sweep', 'capacity'],
+    plan: millstone('report-e', [1, 2, 5, 10], {
+      code_completion: [1, 18, 26], short_chatbot: [1, 39, 67],
+      general_chatbot: [1, 6, 10], long_document: [1, 4, 10], coding_assistant: [1, 2, 10],
+    }),
+  },
+};
+
+export const DEFAULT_PLANS: Readonly<Record<string, PlanInput>> = {
+  quick: QUICK_PLAN,
+  full: FULL_PLAN,
+  llama: LLAMA_PLAN,
+  ...Object.fromEntries(Object.entries(REPORT_PRESETS).map(([name, preset]) => [name, preset.plan])),
+};

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { API_STYLES, SCRIPT_NAMES, type ApiStyle, type PlanInput, type ScriptName } from '../lib/plan';
 import { EXIT } from '../lib/exit-codes';
 import { Bench, BUILT_IN_TARGETS, newRunId, type BuiltInTarget } from '../orchestrator/bench';
-import { DEFAULT_PLANS } from '../orchestrator/default-plans';
+import { DEFAULT_PLANS, REPORT_PRESETS } from '../orchestrator/default-plans';
 import { renderProgressLine } from '../orchestrator/progress';
 import { runMain, UserError } from './cli';
 
@@ -17,7 +17,7 @@ runMain('bench', async () => {
     .option('--model <name>', 'model name (env LLM_MODEL; default: the first of GET /v1/models)')
     .option('--api-key <key>', 'bearer token (prefer env LLM_API_KEY: flags show in process lists)')
     .addOption(new Option('--api <style>', 'API style').choices([...API_STYLES]).default('chat'))
-    .option('--plan <file|quick|full|llama>', 'plan JSON file, or a built-in plan (default: quick; llama with --target llama)')
+    .option('--plan <file|quick|full|llama|report-a..report-e>', 'plan JSON file, or a built-in plan (default: quick; llama with --target llama; report-X: that seed report\'s grid, scripts and simulator profile)')
     .option('--scripts <list>', `entry scripts to run, in order (${SCRIPT_NAMES.join(', ')})`, 'sweep,capacity')
     .option('--profile <name>', 'simulator profile (npm run sim -- --list-profiles)')
     .option('--results <dir>', 'results root folder', 'results')
@@ -37,7 +37,10 @@ runMain('bench', async () => {
   }
   const o = program.opts<{ url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string; profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string; fixedSlots?: boolean }>();
 
-  const scripts = o.scripts.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
+  // A report preset brings its scripts and simulator profile unless they were given.
+  const preset = o.plan ? REPORT_PRESETS[o.plan] : undefined;
+  const scriptList = preset && program.getOptionValueSource('scripts') === 'default' ? preset.scripts.join(',') : o.scripts;
+  const scripts = scriptList.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
   for (const s of scripts) if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`, EXIT.usage);
   const target = o.target as BuiltInTarget;
   const url = o.url ?? process.env.LLM_BASE_URL ?? null;
@@ -64,7 +67,7 @@ runMain('bench', async () => {
     planInput,
     planLabel: builtIn ? `built-in "${planName}"` : planName,
     scripts,
-    simProfile: o.profile ?? null,
+    simProfile: o.profile ?? preset?.profile ?? null,
     resultsRoot: o.results,
     runId: o.runId ?? newRunId(),
     tokenizer: o.tokenizer,
