@@ -6,7 +6,7 @@
 // (each prints its artefact's path as its last line); this module only runs them and the server.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../node/free-port';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../lib/exit-codes';
@@ -70,16 +70,6 @@ export async function ensureLlamaArtefacts(log: (line: string) => void): Promise
   return { bin, model };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface LlamaServer {
   /** http://127.0.0.1:<port> (no /v1). */
