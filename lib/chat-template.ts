@@ -1,4 +1,5 @@
-// The ChatML prompt layout of the Qwen3 family, used to count the prompt tokens of a chat request exactly. Runs in k6 and Node.
+// The ChatML prompt layout of the Qwen3 family, used to count the prompt tokens of a chat request exactly.
+// Runs in k6 and Node.
 //
 // A chat request's prompt_tokens include the template around the user's text, so a prompt of an
 // exact length must leave room for it. Both the prompt builder and the simulator count through here.

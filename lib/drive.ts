@@ -1,4 +1,5 @@
-// The bench-driven protocol: how a k6 script run by `npm run bench` asks the bench for its next request and reports the last one. Runs in k6 and Node.
+// The bench-driven protocol: how a k6 script run by `npm run bench` asks the bench for its next request and reports the
+// last one. Runs in k6 and Node.
 //
 // Plain `k6 run` schedules cells in fixed time slots (lib/options.ts), which leaves a slot idle when
 // a cell ends early. When the bench drives, every VU asks the bench's control endpoint (CONTROL_URL)
@@ -57,9 +58,16 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function parseNextAnswer(text: string): NextAnswer {
   const v: unknown = JSON.parse(text);
   if (isObject(v) && v.stop === true) return { stop: true };
-  if (!isObject(v) || !isObject(v.ticket) || typeof v.ticket.ticket !== 'number' || !isObject(v.ticket.cell)) throw new Error(`control: not a ticket: ${text.slice(0, 120)}`);
+  if (!isObject(v) || !isObject(v.ticket) || typeof v.ticket.ticket !== 'number' || !isObject(v.ticket.cell))
+    throw new Error(`control: not a ticket: ${text.slice(0, 120)}`);
   const c = v.ticket.cell;
-  if (typeof c.id !== 'string' || typeof c.contextTokens !== 'number' || typeof c.outputTokens !== 'number' || typeof c.concurrency !== 'number') throw new Error(`control: ticket without a cell: ${text.slice(0, 120)}`);
+  if (
+    typeof c.id !== 'string' ||
+    typeof c.contextTokens !== 'number' ||
+    typeof c.outputTokens !== 'number' ||
+    typeof c.concurrency !== 'number'
+  )
+    throw new Error(`control: ticket without a cell: ${text.slice(0, 120)}`);
   return { stop: false, ticket: v.ticket as unknown as Ticket };
 }
 

@@ -1,4 +1,5 @@
-// Environment values (k6 __ENV / process.env) parsed once into plan overrides and run settings, with errors that name the variable. Runs in k6 and Node.
+// Environment values (k6 __ENV / process.env) parsed once into plan overrides and run settings, with errors that name
+// the variable. Runs in k6 and Node.
 
 import * as v from 'valibot';
 import { API_STYLES, PROMPT_MODES, type PlanInput, PlanError } from './plan';

@@ -1,4 +1,5 @@
-// Exit codes of the suite's Node commands, one table; the k6 ones match k6's errext/exitcodes. Runs in k6 and Node (constants only).
+// Exit codes of the suite's Node commands, one table; the k6 ones match k6's errext/exitcodes.
+// Runs in k6 and Node (constants only).
 
 export const EXIT = {
   ok: 0,

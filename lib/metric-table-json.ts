@@ -1,4 +1,5 @@
-// The metric table as JSON for the Go extension (xk6-llm/metric-table.json), so Go and TypeScript cannot drift. Runs in Node, pure.
+// The metric table as JSON for the Go extension (xk6-llm/metric-table.json), so Go and TypeScript cannot drift.
+// Runs in Node, pure.
 //
 // Go embeds the file and registers exactly these names, types and units; `npm run dashboard` writes
 // it with the other files generated from the table, and its --check mode fails when it is stale.

@@ -24,28 +24,33 @@ export const REQUEST_METRICS = {
     kind: 'trend',
     isTime: true,
     unit: 'ms',
-    description: 'Time to first token: request start to the first generated token of any kind (content, reasoning or tool-call delta); the role-only chunk is not a token.',
+    description:
+      'Time to first token: request start to the first generated token of any kind (content, reasoning or ' +
+      'tool-call delta); the role-only chunk is not a token.',
   },
   ttfc: {
     name: 'llm_ttfc',
     kind: 'trend',
     isTime: true,
     unit: 'ms',
-    description: 'Time to first content token: request start to the first content delta; differs from TTFT when the model reasons first.',
+    description:
+      'Time to first content token: request start to the first content delta; differs from TTFT when the model reasons first.',
   },
   itl: {
     name: 'llm_itl',
     kind: 'trend',
     isTime: true,
     unit: 'ms',
-    description: 'Inter-token latency: one sample per generated token after the first; a chunk carrying k tokens spreads its gap over k samples.',
+    description:
+      'Inter-token latency: one sample per generated token after the first; a chunk carrying k tokens spreads its gap over k samples.',
   },
   tpot: {
     name: 'llm_tpot',
     kind: 'trend',
     isTime: true,
     unit: 'ms',
-    description: 'Time per output token: (e2e - ttft) / (output_tokens - 1); undefined (no sample) for fewer than 2 output tokens.',
+    description:
+      'Time per output token: (e2e - ttft) / (output_tokens - 1); undefined (no sample) for fewer than 2 output tokens.',
   },
   e2e: {
     name: 'llm_e2e',
@@ -66,28 +71,32 @@ export const REQUEST_METRICS = {
     kind: 'trend',
     isTime: false,
     unit: 'tokens/s',
-    description: 'Per-user prefill speed: input_tokens / ttft in tokens per second (includes queue wait, as a user sees it).',
+    description:
+      'Per-user prefill speed: input_tokens / ttft in tokens per second (includes queue wait, as a user sees it).',
   },
   inputTokens: {
     name: 'llm_input_tokens',
     kind: 'counter',
     isTime: false,
     unit: 'tokens',
-    description: "Prompt tokens of completed requests (usage.prompt_tokens, else the requested length; tag token_source says which).",
+    description:
+      'Prompt tokens of completed requests (usage.prompt_tokens, else the requested length; tag token_source says which).',
   },
   outputTokens: {
     name: 'llm_output_tokens',
     kind: 'counter',
     isTime: false,
     unit: 'tokens',
-    description: "Generated tokens of completed requests (usage.completion_tokens, else counted deltas; tag token_source says which).",
+    description:
+      'Generated tokens of completed requests (usage.completion_tokens, else counted deltas; tag token_source says which).',
   },
   requestOk: {
     name: 'llm_request_ok',
     kind: 'rate',
     isTime: false,
     unit: 'ratio',
-    description: 'One sample per request: 1 when the stream completed with at least one token, 0 when it errored or was cut.',
+    description:
+      'One sample per request: 1 when the stream completed with at least one token, 0 when it errored or was cut.',
   },
   errors: {
     name: 'llm_errors',
@@ -109,7 +118,9 @@ export const CLIENT_METRICS = {
     isTime: true,
     unit: 'ms',
     description:
-      "Per request, the longest time its bytes waited in the socket before k6 read them (read time - the kernel's receive time). Event times are the receive times, so lag costs no accuracy until it reaches the inter-token gap: then tokens are read together and share one time.",
+      "Per request, the longest time its bytes waited in the socket before k6 read them (read time - the kernel's " +
+      "receive time). Event times are the receive times, so lag costs no accuracy until it reaches the inter-token " +
+      "gap: then tokens are read together and share one time.",
   },
   cpuSeconds: {
     name: 'llm_client_cpu_seconds',
@@ -117,7 +128,9 @@ export const CLIENT_METRICS = {
     isTime: false,
     unit: 'seconds',
     description:
-      "CPU time the k6 process has used since it started (user + system), divided by the cores it may use (GOMAXPROCS), sampled as each request ends: its rise over a cell's window divided by the window is the share of the load generator's CPU the cell used.",
+      "CPU time the k6 process has used since it started (user + system), divided by the cores it may use " +
+      "(GOMAXPROCS), sampled as each request ends: its rise over a cell's window divided by the window is the " +
+      "share of the load generator's CPU the cell used.",
   },
 } as const satisfies Record<string, MetricDefinition>;
 
@@ -132,14 +145,16 @@ export const SERVER_METRICS = {
     kind: 'gauge',
     isTime: false,
     unit: 'requests',
-    description: 'Requests the engine is running (vllm:num_requests_running, sglang:num_running_reqs, llamacpp:requests_processing).',
+    description:
+      'Requests the engine is running (vllm:num_requests_running, sglang:num_running_reqs, llamacpp:requests_processing).',
   },
   waiting: {
     name: 'llm_server_waiting',
     kind: 'gauge',
     isTime: false,
     unit: 'requests',
-    description: 'Requests waiting in the engine queue (vllm:num_requests_waiting, sglang:num_queue_reqs, llamacpp:requests_deferred).',
+    description:
+      'Requests waiting in the engine queue (vllm:num_requests_waiting, sglang:num_queue_reqs, llamacpp:requests_deferred).',
   },
   kvCacheUsage: {
     name: 'llm_server_kv_cache_usage',
@@ -160,7 +175,8 @@ export const SERVER_METRICS = {
     kind: 'gauge',
     isTime: false,
     unit: 'tokens',
-    description: 'Cumulative prompt tokens processed by the server (vllm:prompt_tokens_total, llamacpp:prompt_tokens_total).',
+    description:
+      'Cumulative prompt tokens processed by the server (vllm:prompt_tokens_total, llamacpp:prompt_tokens_total).',
   },
   generationTokensTotal: {
     name: 'llm_server_generation_tokens_total',
@@ -237,21 +253,24 @@ export const SERVER_METRICS = {
     kind: 'gauge',
     isTime: false,
     unit: 'ratio',
-    description: "The server's own prefix-cache hit rate 0..1, for servers that expose a rate rather than counters (sglang:cache_hit_rate).",
+    description:
+      "The server's own prefix-cache hit rate 0..1, for servers that expose a rate rather than counters (sglang:cache_hit_rate).",
   },
   prefillSecondsTotal: {
     name: 'llm_server_prefill_seconds_total',
     kind: 'gauge',
     isTime: false,
     unit: 'seconds',
-    description: 'Cumulative seconds the server spent processing prompts, summed over its slots (llamacpp:prompt_seconds_total).',
+    description:
+      'Cumulative seconds the server spent processing prompts, summed over its slots (llamacpp:prompt_seconds_total).',
   },
   decodeSecondsTotal: {
     name: 'llm_server_decode_seconds_total',
     kind: 'gauge',
     isTime: false,
     unit: 'seconds',
-    description: 'Cumulative seconds the server spent generating, summed over its slots (llamacpp:tokens_predicted_seconds_total).',
+    description:
+      'Cumulative seconds the server spent generating, summed over its slots (llamacpp:tokens_predicted_seconds_total).',
   },
   scrapeOk: {
     name: 'llm_server_scrape_ok',

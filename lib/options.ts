@@ -1,4 +1,5 @@
-// k6 options from a resolved plan: one scenario per cell (strictly sequential), the monitor scenario, and thresholds. Runs in k6 and Node.
+// k6 options from a resolved plan: one scenario per cell (strictly sequential), the monitor scenario, and thresholds.
+// Runs in k6 and Node.
 
 import { REQUEST_METRICS, type CellTag } from './metrics';
 import type { Cell, Plan } from './plan';
@@ -45,7 +46,9 @@ function seconds(s: number): string {
 }
 
 /** The tags a cell's scenario puts on every sample (docs/architecture.md, "Metric names"). */
-export function cellTags(cell: Pick<Cell, 'id' | 'script' | 'contextTokens' | 'outputTokens' | 'concurrency' | 'useCase' | 'profile'>): Partial<Record<CellTag, string>> {
+export function cellTags(
+  cell: Pick<Cell, 'id' | 'script' | 'contextTokens' | 'outputTokens' | 'concurrency' | 'useCase' | 'profile'>,
+): Partial<Record<CellTag, string>> {
   const tags: Partial<Record<CellTag, string>> = {
     cell: cell.id,
     script: cell.script,
@@ -67,7 +70,10 @@ export function limitExpression(limit: Pick<UseCaseLimit, 'operator' | 'value'>,
 }
 
 /** Metrics whose per-cell statistics the summary carries. */
-const PER_CELL_TRENDS = [REQUEST_METRICS.ttft, REQUEST_METRICS.e2e, REQUEST_METRICS.itl, REQUEST_METRICS.tpot, REQUEST_METRICS.decodeSpeed, REQUEST_METRICS.prefillSpeed] as const;
+const PER_CELL_TRENDS = [
+  REQUEST_METRICS.ttft, REQUEST_METRICS.e2e, REQUEST_METRICS.itl, REQUEST_METRICS.tpot, REQUEST_METRICS.decodeSpeed,
+  REQUEST_METRICS.prefillSpeed,
+] as const;
 
 /** The scenario of a bench-driven run: every VU runs one long iteration, asking the bench for each request. */
 export const DRIVEN_SCENARIO = 'driven';
@@ -91,7 +97,16 @@ export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): S
   const scenarios: Record<string, ScenarioOptions> = {};
   const thresholds: Record<string, ThresholdSpec[]> = {};
   if (driven) {
-    scenarios[DRIVEN_SCENARIO] = { executor: 'per-vu-iterations', vus: driven.vus, iterations: 1, startTime: '0s', maxDuration: DRIVEN_MAX_DURATION, gracefulStop: '0s', exec: 'default', tags: { script: plan.script } };
+    scenarios[DRIVEN_SCENARIO] = {
+      executor: 'per-vu-iterations',
+      vus: driven.vus,
+      iterations: 1,
+      startTime: '0s',
+      maxDuration: DRIVEN_MAX_DURATION,
+      gracefulStop: '0s',
+      exec: 'default',
+      tags: { script: plan.script },
+    };
   }
   for (const cell of driven && !driven.cellThresholds ? [] : plan.cells) {
     if (!driven) scenarios[cell.id] = {
@@ -108,7 +123,12 @@ export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): S
     const useCase: UseCase | undefined = cell.useCase ? plan.useCases.find((u) => u.id === cell.useCase) : undefined;
     for (const def of PER_CELL_TRENDS) {
       const key = cellMetricKey(def.name, cell);
-      const gates = gated && useCase ? useCase.limits.filter((l) => REQUEST_METRICS[l.metric].name === def.name).map((l) => limitExpression(l, plan.limitStat)) : [];
+      const gates =
+        gated && useCase
+          ? useCase.limits
+              .filter((l) => REQUEST_METRICS[l.metric].name === def.name)
+              .map((l) => limitExpression(l, plan.limitStat))
+          : [];
       thresholds[key] = gates.length > 0 ? gates : [KEEP_TREND_STATS];
     }
     thresholds[cellMetricKey(REQUEST_METRICS.requestOk.name, cell)] = gated ? [`rate>=${plan.gate!.minSuccessRate}`] : [KEEP_RATE_STATS];

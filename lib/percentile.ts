@@ -1,4 +1,5 @@
-// k6's percentile of a Trend (its sink's definition), so the report's percentiles equal k6's summary. Runs in k6 and Node (pure).
+// k6's percentile of a Trend (its sink's definition), so the report's percentiles equal k6's summary.
+// Runs in k6 and Node (pure).
 
 /**
  * k6's TrendSink.P: over the first `count` values of an ascending array, i = p x (count - 1) and the

@@ -1,4 +1,5 @@
-// Every default of a plan, in one object: what a run does for each field its plan leaves out (README, "Environment and plan"). Runs in k6 and Node.
+// Every default of a plan, in one object: what a run does for each field its plan leaves out (README, "Environment and
+// plan"). Runs in k6 and Node.
 //
 // Three defaults depend on other fields and are filled in while resolving (lib/plan.ts): the
 // target's metricsUrl (<origin of baseUrl>/metrics), monitor.enabled (whether there is a metrics
@@ -31,12 +32,18 @@ export const PLAN_DEFAULTS = {
   limitStat: 'avg',
   sweep: { contexts: CONTEXT_GRID, concurrencies: [1, 2, 4, 6], rounds: 3, outputTokens: 1024 },
   /** The capacity search; `rounds` is measured requests per user of a step (after warm-up). */
-  capacity: { rounds: 2, warmupRequests: 1, minMeasuredSeconds: 10, startUsers: 1, maxUsers: 256, exactBelow: 16, resolutionPercent: 5 },
+  capacity: {
+    rounds: 2, warmupRequests: 1, minMeasuredSeconds: 10, startUsers: 1, maxUsers: 256, exactBelow: 16,
+    resolutionPercent: 5,
+  },
   burst: { profiles: PROFILES, depths: BURST_DEPTHS, ttftLimitMs: BURST_TTFT_LIMIT_MS },
   mix: { profiles: PROFILES, concurrencies: [1, 2, 4, 8, 16, 32], rounds: 2 },
   /** Used by the gate script, and by any script whose plan has a gate section. */
   gate: { useCase: 'general_chatbot', concurrency: 4, rounds: 2, minSuccessRate: 0.99 },
-  schedule: { gapSeconds: 2, prefillTokensPerSecond: 5000, decodeTokensPerSecond: 50, safetyFactor: 2, minCellSeconds: 10, cellSeconds: null, predictedCellSeconds: null },
+  schedule: {
+    gapSeconds: 2, prefillTokensPerSecond: 5000, decodeTokensPerSecond: 50, safetyFactor: 2, minCellSeconds: 10,
+    cellSeconds: null, predictedCellSeconds: null,
+  },
   monitor: { intervalSeconds: 1 },
   useCases: USE_CASES,
   /** The ladder of a use case the plan defines without one. */

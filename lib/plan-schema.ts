@@ -1,4 +1,5 @@
-// The plan's schemas: the input a user writes (plan file and environment), and the resolved plan a run writes as plan.json. Runs in k6 and Node.
+// The plan's schemas: the input a user writes (plan file and environment), and the resolved plan a run writes as plan.json.
+// Runs in k6 and Node.
 //
 // Both are built from the same field schemas, so a plan.json read back passes the checks its input
 // passed. Defaults come from PLAN_DEFAULTS; lib/plan.ts resolves what depends on other fields.
@@ -172,7 +173,9 @@ export const PlanInputSchema = object({
     }),
     {},
   ),
-  prompts: orDefault(object({ mode: orDefault(promptMode, D.prompts.mode), file: orDefault(nullable(text), D.prompts.file) }), {}),
+  prompts: orDefault(
+    object({ mode: orDefault(promptMode, D.prompts.mode), file: orDefault(nullable(text), D.prompts.file) }), {},
+  ),
   limitStat: orDefault(limitStat, D.limitStat),
   sweep: orDefault(
     object({
@@ -193,7 +196,11 @@ export const PlanInputSchema = object({
       minMeasuredSeconds: orDefault(search.minMeasuredSeconds, D.capacity.minMeasuredSeconds),
       startUsers: orDefault(search.startUsers, D.capacity.startUsers),
       maxUsers: orDefault(
-        v.union([users, record(users)], (issue) => `must be a whole number between 1 and 4096, or an object of them by use case id, got ${JSON.stringify(issue.input)}`),
+        v.union(
+          [users, record(users)],
+          (issue) =>
+            `must be a whole number between 1 and 4096, or an object of them by use case id, got ${JSON.stringify(issue.input)}`,
+        ),
         D.capacity.maxUsers,
       ),
       exactBelow: orDefault(search.exactBelow, D.capacity.exactBelow),
@@ -237,7 +244,9 @@ export const PlanInputSchema = object({
     }),
     {},
   ),
-  monitor: orDefault(object({ enabled: opt(bool), intervalSeconds: orDefault(monitorInterval, D.monitor.intervalSeconds) }), {}),
+  monitor: orDefault(
+    object({ enabled: opt(bool), intervalSeconds: orDefault(monitorInterval, D.monitor.intervalSeconds) }), {},
+  ),
   useCases: orDefault(list(useCase), D.useCases),
   summaryTrendStats: orDefault(summaryTrendStats, D.summaryTrendStats),
 });
@@ -251,12 +260,24 @@ export type ParsedPlanInput = v.InferOutput<typeof PlanInputSchema>;
  * Only for the sections the script uses, so a plan serves every script. Returns the schema and
  * what it checks, the referring fields alone (their paths as in the plan).
  */
-export function useCaseRefs(ids: readonly string[], input: ParsedPlanInput, gate: { useCase: string } | null, script: ScriptName): [v.GenericSchema, unknown] {
+export function useCaseRefs(
+  ids: readonly string[], input: ParsedPlanInput, gate: { useCase: string } | null, script: ScriptName,
+): [v.GenericSchema, unknown] {
   const fieldsFor = (keys: readonly string[]) => object(Object.fromEntries(keys.map((k) => [k, opt(v.unknown())])));
   const c = input.capacity;
   const byUseCase = typeof c.maxUsers === 'number' ? v.unknown() : fieldsFor(ids);
-  const capacity = object({ useCases: opt(list(oneOf(ids))), concurrencies: fieldsFor(c.useCases ?? ids), outputTokens: fieldsFor(c.useCases ?? ids), maxUsers: byUseCase });
-  const refs = script === 'capacity' ? { capacity: { useCases: c.useCases, concurrencies: c.concurrencies, outputTokens: c.outputTokens, maxUsers: c.maxUsers } } : {};
+  const capacity = object({
+    useCases: opt(list(oneOf(ids))), concurrencies: fieldsFor(c.useCases ?? ids),
+    outputTokens: fieldsFor(c.useCases ?? ids), maxUsers: byUseCase,
+  });
+  const refs =
+    script === 'capacity'
+      ? {
+          capacity: {
+            useCases: c.useCases, concurrencies: c.concurrencies, outputTokens: c.outputTokens, maxUsers: c.maxUsers,
+          },
+        }
+      : {};
   const gateRefs = gate !== null ? { gate: { useCase: gate.useCase } } : {};
   return [object({ capacity: opt(capacity), gate: opt(object({ useCase: oneOf(ids) })) }), { ...refs, ...gateRefs }];
 }

@@ -1,4 +1,5 @@
-// The plan: what a run measures (target, cells, limits, schedule), validated once and resolved into sequential cells. Runs in k6 and Node.
+// The plan: what a run measures (target, cells, limits, schedule), validated once and resolved into sequential cells.
+// Runs in k6 and Node.
 //
 // The plan is the single source of truth: the k6 options, the bench and the report all read
 // the same resolved plan (written as plan.json beside the results), so a report can say exactly what ran.
@@ -27,7 +28,10 @@ export { API_STYLES, LIMIT_STATS, PLAN_SCHEMA_VERSION, PROMPT_MODES, SCRIPT_NAME
 // so the checks and the types cannot drift apart and the import goes one way: plan.ts -> plan-schema.ts.
 
 export type ApiStyle = (typeof API_STYLES)[number];
-/** unique: every request gets a unique prefix so prefix caching cannot hide prefill; shared-prefix: identical prompts, to measure caching. */
+/**
+ * unique: every request gets a unique prefix so prefix caching cannot hide prefill; shared-prefix: identical prompts,
+ * to measure caching.
+ */
 export type PromptMode = (typeof PROMPT_MODES)[number];
 /**
  * Which per-cell statistic a use-case limit is checked on. The published capacity reports use the average
@@ -95,7 +99,10 @@ function scheduleCells(drafts: readonly CellDraft[], s: ScheduleConfig): { cells
     const slot = s.cellSeconds ?? Math.max(s.minCellSeconds, Math.ceil(perRequest * d.rounds * s.safetyFactor));
     // In-flight requests may finish after the slot ends: for up to one more estimated request, or,
     // when a model predicted the cell, for the share of one request the safety factor allows.
-    const graceful = predicted !== undefined ? Math.max(1, Math.ceil(perRequest * (s.safetyFactor - 1)) + 1) : Math.max(1, Math.ceil(perRequest * s.safetyFactor));
+    const graceful =
+      predicted !== undefined
+        ? Math.max(1, Math.ceil(perRequest * (s.safetyFactor - 1)) + 1)
+        : Math.max(1, Math.ceil(perRequest * s.safetyFactor));
     cells.push({ ...d, warmupRounds: d.warmupRounds ?? 0, startSeconds: start, maxDurationSeconds: slot, gracefulStopSeconds: graceful });
     start += slot + graceful + s.gapSeconds;
   }
@@ -104,7 +111,9 @@ function scheduleCells(drafts: readonly CellDraft[], s: ScheduleConfig): { cells
 
 /** The capacity search's settings, from the capacity section (maxUsers one number for every use case, or one each). */
 function searchConfig(c: ParsedPlanInput['capacity'], useCases: readonly UseCase[]): CapacitySearchConfig {
-  const maxUsers = Object.fromEntries(useCases.map((u) => [u.id, typeof c.maxUsers === 'number' ? c.maxUsers : (c.maxUsers[u.id] ?? PLAN_DEFAULTS.capacity.maxUsers)]));
+  const maxUsers = Object.fromEntries(useCases.map((u) => [
+    u.id, typeof c.maxUsers === 'number' ? c.maxUsers : (c.maxUsers[u.id] ?? PLAN_DEFAULTS.capacity.maxUsers),
+  ]));
   return {
     warmupRequests: c.warmupRequests,
     minRequestsPerUser: c.rounds,
@@ -116,14 +125,20 @@ function searchConfig(c: ParsedPlanInput['capacity'], useCases: readonly UseCase
   };
 }
 
-function buildDrafts(script: ScriptName, input: ParsedPlanInput, useCases: readonly UseCase[], gate: GateConfig | null, search: CapacitySearchConfig | null): CellDraft[] {
+function buildDrafts(
+  script: ScriptName, input: ParsedPlanInput, useCases: readonly UseCase[], gate: GateConfig | null,
+  search: CapacitySearchConfig | null,
+): CellDraft[] {
   const drafts: CellDraft[] = [];
   switch (script) {
     case 'sweep': {
       const { contexts, concurrencies, rounds, outputTokens } = input.sweep;
       for (const contextTokens of contexts) {
         for (const concurrency of concurrencies) {
-          drafts.push({ id: `sweep_c${formatTokens(contextTokens)}_o${formatTokens(outputTokens)}_n${concurrency}`, script, contextTokens, outputTokens, concurrency, rounds, useCase: null, profile: null });
+          drafts.push({
+            id: `sweep_c${formatTokens(contextTokens)}_o${formatTokens(outputTokens)}_n${concurrency}`, script,
+            contextTokens, outputTokens, concurrency, rounds, useCase: null, profile: null,
+          });
         }
       }
       break;
@@ -136,7 +151,10 @@ function buildDrafts(script: ScriptName, input: ParsedPlanInput, useCases: reado
         const uc = useCases.find((u) => u.id === id) as UseCase;
         const outputTokens = c.outputTokens[id] ?? uc.outputTokens;
         for (const concurrency of c.concurrencies[id] ?? uc.concurrencies) {
-          drafts.push({ id: `capacity_${id}_n${concurrency}`, script, contextTokens: uc.contextTokens, outputTokens, concurrency, rounds, warmupRounds: s.warmupRequests, useCase: id, profile: null });
+          drafts.push({
+            id: `capacity_${id}_n${concurrency}`, script, contextTokens: uc.contextTokens, outputTokens, concurrency,
+            rounds, warmupRounds: s.warmupRequests, useCase: id, profile: null,
+          });
         }
       }
       break;
@@ -145,7 +163,10 @@ function buildDrafts(script: ScriptName, input: ParsedPlanInput, useCases: reado
       for (const pid of input.burst.profiles) {
         const p = findMixProfile(pid)!;
         for (const depth of input.burst.depths) {
-          drafts.push({ id: `burst_${pid}_q${depth}`, script, contextTokens: p.contextTokens, outputTokens: p.outputTokens, concurrency: depth, rounds: 1, useCase: null, profile: pid });
+          drafts.push({
+            id: `burst_${pid}_q${depth}`, script, contextTokens: p.contextTokens, outputTokens: p.outputTokens,
+            concurrency: depth, rounds: 1, useCase: null, profile: pid,
+          });
         }
       }
       break;
@@ -154,7 +175,10 @@ function buildDrafts(script: ScriptName, input: ParsedPlanInput, useCases: reado
       for (const pid of input.mix.profiles) {
         const p = findMixProfile(pid)!;
         for (const concurrency of input.mix.concurrencies) {
-          drafts.push({ id: `mix_${pid}_n${concurrency}`, script, contextTokens: p.contextTokens, outputTokens: p.outputTokens, concurrency, rounds: input.mix.rounds, useCase: null, profile: pid });
+          drafts.push({
+            id: `mix_${pid}_n${concurrency}`, script, contextTokens: p.contextTokens, outputTokens: p.outputTokens,
+            concurrency, rounds: input.mix.rounds, useCase: null, profile: pid,
+          });
         }
       }
       break;
@@ -162,7 +186,10 @@ function buildDrafts(script: ScriptName, input: ParsedPlanInput, useCases: reado
     case 'gate': {
       const g = gate as GateConfig;
       const uc = useCases.find((u) => u.id === g.useCase) as UseCase;
-      drafts.push({ id: `gate_${uc.id}_n${g.concurrency}`, script, contextTokens: uc.contextTokens, outputTokens: uc.outputTokens, concurrency: g.concurrency, rounds: g.rounds, useCase: uc.id, profile: null });
+      drafts.push({
+        id: `gate_${uc.id}_n${g.concurrency}`, script, contextTokens: uc.contextTokens, outputTokens: uc.outputTokens,
+        concurrency: g.concurrency, rounds: g.rounds, useCase: uc.id, profile: null,
+      });
       break;
     }
   }
@@ -192,7 +219,11 @@ export function resolvePlan(raw: unknown, script: ScriptName): Plan {
   // A cell id is a k6 scenario name: two cells with one id would silently become one scenario.
   const seen = new Set<string>();
   for (const d of drafts) {
-    if (seen.has(d.id)) throw planFieldError(script, `gives two cells the id "${d.id}": remove the repeated value (ids round token counts, so 1000 and 1024 are both "1k")`);
+    if (seen.has(d.id))
+      throw planFieldError(
+        script,
+        `gives two cells the id "${d.id}": remove the repeated value (ids round token counts, so 1000 and 1024 are both "1k")`,
+      );
     seen.add(d.id);
   }
   const { cells, totalSeconds } = scheduleCells(drafts, input.schedule);
@@ -217,6 +248,12 @@ export function resolvePlan(raw: unknown, script: ScriptName): Plan {
 
 /** Reads a resolved plan back (plan.json) through the same field checks as a plan input, after its schema version. */
 export function readResolvedPlan(raw: unknown): Plan {
-  parseOrThrow(ResolvedPlanHeader, raw, () => new PlanError(`plan.json: not a resolved plan of schema version ${PLAN_SCHEMA_VERSION} (was it written by this suite?)`));
+  parseOrThrow(
+    ResolvedPlanHeader, raw,
+    () =>
+      new PlanError(
+        `plan.json: not a resolved plan of schema version ${PLAN_SCHEMA_VERSION} (was it written by this suite?)`,
+      ),
+  );
   return parseOrThrow(resolvedPlanSchema(), raw, (field, message) => new PlanError(`plan.json field "${field}" ${message}`));
 }

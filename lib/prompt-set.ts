@@ -1,4 +1,5 @@
-// The prepared prompt set (prompts.json): prompt bodies of exact token lengths per context, written by `npm run prepare-prompts`, read by the k6 scripts in init. Runs in k6 and Node.
+// The prepared prompt set (prompts.json): prompt bodies of exact token lengths per context, written by `npm run
+// prepare-prompts`, read by the k6 scripts in init. Runs in k6 and Node.
 
 import { PlanError, type ApiStyle } from './plan';
 import { approximateWordsForTokens, fillerText, requestPrefix } from './prompt-text';
@@ -31,7 +32,8 @@ export function readPromptSet(raw: unknown, source: string): PromptSet {
     throw new PlanError(`${source}: not a prompt set of schema version ${PROMPT_SET_SCHEMA_VERSION}; run npm run prepare-prompts`);
   }
   for (const p of o.prompts) {
-    if (!p || typeof p.contextTokens !== 'number' || typeof p.body !== 'string') throw new PlanError(`${source}: a prompt lacks contextTokens or body`);
+    if (!p || typeof p.contextTokens !== 'number' || typeof p.body !== 'string')
+      throw new PlanError(`${source}: a prompt lacks contextTokens or body`);
   }
   return o as PromptSet;
 }
@@ -40,7 +42,10 @@ export function readPromptSet(raw: unknown, source: string): PromptSet {
 export function findPrompt(set: PromptSet, contextTokens: number): PreparedPrompt {
   const p = set.prompts.find((x) => x.contextTokens === contextTokens);
   if (!p) {
-    throw new PlanError(`no prepared prompt of ${contextTokens} tokens (prepared: ${set.prompts.map((x) => x.contextTokens).join(', ')}); run npm run prepare-prompts for this plan`);
+    throw new PlanError(
+      `no prepared prompt of ${contextTokens} tokens (prepared: ` +
+      `${set.prompts.map((x) => x.contextTokens).join(', ')}); run npm run prepare-prompts for this plan`,
+    );
   }
   return p;
 }

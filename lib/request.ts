@@ -1,4 +1,5 @@
-// Request bodies and headers for OpenAI-compatible /chat/completions and /completions streaming calls. Runs in k6 and Node.
+// Request bodies and headers for OpenAI-compatible /chat/completions and /completions streaming calls.
+// Runs in k6 and Node.
 
 import type { ApiStyle, TargetConfig } from './plan';
 

@@ -1,4 +1,5 @@
-// The building blocks of the suite's schemas (valibot), worded for one-line errors: each message says what was expected and what came. Runs in k6 and Node.
+// The building blocks of the suite's schemas (valibot), worded for one-line errors: each message says what was expected
+// and what came. Runs in k6 and Node.
 //
 // A message never names its field: parseOrThrow() puts the path in front, so one field schema
 // serves a plan file and a plan.json read back. The builders are marked free of side effects so
@@ -28,7 +29,10 @@ export function num(min: number, max?: number) {
     v.check((n) => Number.isFinite(n), got('must be a number')),
     v.check(
       (n) => n >= min && (max === undefined || n <= max),
-      (issue) => (max === undefined ? `must be at least ${min}, got ${String(issue.input)}` : `must be between ${min} and ${max}, got ${String(issue.input)}`),
+      (issue) =>
+        max === undefined
+          ? `must be at least ${min}, got ${String(issue.input)}`
+          : `must be between ${min} and ${max}, got ${String(issue.input)}`,
     ),
   );
 }
@@ -44,7 +48,10 @@ export const bool = v.boolean('must be true or false');
 export const text = v.pipe(v.string('must be a non-empty string'), v.check((s) => s.trim() !== '', 'must be a non-empty string'));
 
 /** A k6 scenario name and cell tag value, which k6 restricts to these characters. */
-export const name = v.pipe(text, v.regex(/^[0-9a-zA-Z_-]+$/, (issue) => `must use only letters, digits, "_" and "-", got "${String(issue.input)}"`));
+export const name = v.pipe(
+  text,
+  v.regex(/^[0-9a-zA-Z_-]+$/, (issue) => `must use only letters, digits, "_" and "-", got "${String(issue.input)}"`),
+);
 
 /** An http(s) URL without its trailing slashes, so paths can be appended. */
 export const url = v.pipe(
@@ -111,7 +118,9 @@ export function issueField(issue: v.BaseIssue<unknown>): string {
  * broken in the schema's order. Not abortEarly: that makes an object with a bad field "untyped", and
  * a union then reports its own vague message instead of the field's.
  */
-export function parseOrThrow<S extends v.GenericSchema>(schema: S, input: unknown, toError: (field: string, message: string) => Error): v.InferOutput<S> {
+export function parseOrThrow<S extends v.GenericSchema>(
+  schema: S, input: unknown, toError: (field: string, message: string) => Error,
+): v.InferOutput<S> {
   const result = v.safeParse(schema, input);
   if (result.success) return result.output;
   const issue = result.issues[0];

@@ -1,4 +1,5 @@
-// The shape of k6's handleSummary data (test/fixtures/k6-golden/handle-summary-data.json), typed once for everything that reads it. Runs in k6 and Node.
+// The shape of k6's handleSummary data (test/fixtures/k6-golden/handle-summary-data.json), typed once for everything
+// that reads it. Runs in k6 and Node.
 
 import * as v from 'valibot';
 import type { MetricKind } from './metrics';
@@ -42,8 +43,14 @@ const SummaryDataShape = v.pipe(plainObject, v.looseObject({ metrics: plainObjec
 
 /** Checks the top-level shape of handleSummary data; throws naming what is missing. */
 export function readSummaryData(raw: unknown, source: string): SummaryData {
-  return parseOrThrow(SummaryDataShape, raw, (field) =>
-    new Error(field === '' ? `${source}: not a JSON object` : `${source}: missing "${field}" (is this k6 handleSummary data, not --summary-export?)`),
+  return parseOrThrow(
+    SummaryDataShape, raw,
+    (field) =>
+      new Error(
+        field === ''
+          ? `${source}: not a JSON object`
+          : `${source}: missing "${field}" (is this k6 handleSummary data, not --summary-export?)`,
+      ),
   ) as unknown as SummaryData;
 }
 

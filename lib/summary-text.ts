@@ -1,4 +1,5 @@
-// The end-of-test text summary of a suite run: one line per cell and the thresholds that decide pass or fail. Runs in k6 and Node (pure renderer).
+// The end-of-test text summary of a suite run: one line per cell and the thresholds that decide pass or fail.
+// Runs in k6 and Node (pure renderer).
 
 import { REQUEST_METRICS } from './metrics';
 import { INFORMATIONAL_THRESHOLDS } from './options';
@@ -75,7 +76,12 @@ export function renderTextSummary(data: SummaryData, plan: Plan, resultsDir: str
   lines.push(header.map((h, i) => (i === 0 ? padEnd(h, widths[i]!) : padStart(h, widths[i]!))).join('  '));
   for (const r of rows) lines.push(r.map((c, i) => (i === 0 ? padEnd(c, widths[i]!) : padStart(c, widths[i]!))).join('  '));
   const total = data.metrics[REQUEST_METRICS.requestOk.name]?.values;
-  if (total) lines.push('', `requests: ${total.passes ?? 0} succeeded, ${total.fails ?? 0} failed` + (cut > 0 ? `, ${cut} cut (slot ended or interrupted: neither measured nor failed)` : ''));
+  if (total)
+    lines.push(
+      '',
+      `requests: ${total.passes ?? 0} succeeded, ${total.fails ?? 0} failed` +
+        (cut > 0 ? `, ${cut} cut (slot ended or interrupted: neither measured nor failed)` : ''),
+    );
   const deciding = decidingThresholds(data);
   if (deciding.length > 0) {
     lines.push('', 'thresholds:');

@@ -1,4 +1,5 @@
-// k6's threshold grammar: parse "<aggregation> <op> <number>" and evaluate it against a metric's values. Runs in k6 and Node.
+// k6's threshold grammar: parse "<aggregation> <op> <number>" and evaluate it against a metric's values.
+// Runs in k6 and Node.
 //
 // The report evaluates use-case limits with k6's own grammar, and the scripts' thresholds are written
 // in it, so a limit means the same in k6 and in the report.
@@ -50,7 +51,11 @@ export function parseThreshold(source: string): ParseResult<ParsedThreshold> {
     const left = text.slice(0, at).trim();
     const right = text.slice(at + op.length).trim();
     const aggregation = parseAggregation(left);
-    if (!aggregation) return { ok: false, error: `threshold "${source}": unknown aggregation "${left}" (use avg, min, max, med, p(N), count, rate or value)` };
+    if (!aggregation)
+      return {
+        ok: false,
+        error: `threshold "${source}": unknown aggregation "${left}" (use avg, min, max, med, p(N), count, rate or value)`,
+      };
     if (right === '' || !/^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(right)) {
       return { ok: false, error: `threshold "${source}": "${right}" is not a number` };
     }

@@ -16,7 +16,9 @@ export interface UseCaseLimit {
   readonly label: string;
 }
 
-const METRIC_NAMES: Readonly<Record<UseCaseLimit['metric'], string>> = { ttft: 'TTFT', e2e: 'e2e', decodeSpeed: 'speed', itl: 'ITL', tpot: 'TPOT' };
+const METRIC_NAMES: Readonly<Record<UseCaseLimit['metric'], string>> = {
+  ttft: 'TTFT', e2e: 'e2e', decodeSpeed: 'speed', itl: 'ITL', tpot: 'TPOT',
+};
 
 /** The label a limit is shown with, from its metric, operator and value: "TTFT < 8 s", "speed > 15 tok/s", "ITL < 70 ms". */
 export function limitLabel(metric: UseCaseLimit['metric'], operator: UseCaseLimit['operator'], value: number): string {

@@ -2,7 +2,10 @@
 declare module 'k6/x/llm' {
   /** One server-sent event, read and timestamped in Go (handed to the script only when it passes onEvents). */
   export interface LlmEvent {
-    /** When the bytes that completed the event reached the client (on 64-bit Linux the kernel's receive time): ms since the test started, float, monotonic (the scale of exec.instance.currentTestRunDuration). */
+    /**
+     * When the bytes that completed the event reached the client (on 64-bit Linux the kernel's receive time): ms since
+     * the test started, float, monotonic (the scale of exec.instance.currentTestRunDuration).
+     */
     time: number;
     /** The event's `event:` field ('' when absent, which means "message"). */
     name: string;
@@ -32,7 +35,10 @@ declare module 'k6/x/llm' {
     requestedOutputTokens?: number;
     /** Tags on every sample of this request (http_* and llm_*), added to the VU's tags. */
     tags?: Record<string, string | number | boolean>;
-    /** Do not push the llm_* samples when the request ends: the script calls result.pushMetrics(tags) once it knows their tags. Default false. */
+    /**
+     * Do not push the llm_* samples when the request ends: the script calls result.pushMetrics(tags) once it knows
+     * their tags. Default false.
+     */
     deferMetrics?: boolean;
     /** With onEvents: also hand each event's data decoded as JSON (event.json). Default false. */
     parseJson?: boolean;

@@ -1,4 +1,5 @@
-// One streaming request through the project's k6/x/llm: Go reads, stamps and interprets the stream and pushes the llm_* samples. Runs in k6 (bundled).
+// One streaming request through the project's k6/x/llm: Go reads, stamps and interprets the stream and pushes the llm_*
+// samples. Runs in k6 (bundled).
 
 import llm, { type LlmEvent } from 'k6/x/llm';
 import type { HttpRequestSpec } from '../request';
@@ -40,23 +41,29 @@ function readEveryEvent(events: LlmEvent[]): number {
  * for pushMetrics (the bench says a driven request's phase only after it ended); otherwise they are
  * pushed when the request ends, with `tags`.
  */
-export async function sendRequest(spec: HttpRequestSpec, lengths: RequestLengths, limits: RequestLimits, tags: Record<string, string>, deferMetrics: boolean, eventCallback = false): Promise<SentRequest> {
+export async function sendRequest(
+  spec: HttpRequestSpec, lengths: RequestLengths, limits: RequestLimits, tags: Record<string, string>,
+  deferMetrics: boolean, eventCallback = false,
+): Promise<SentRequest> {
   // Only a misuse throws (docs/k6-x-llm.md): a bug in the calling script, left to end the iteration loudly.
-  const result = await llm.stream({
-    url: spec.url,
-    method: 'POST',
-    headers: spec.headers,
-    body: spec.body,
-    timeout: limits.requestTimeoutSeconds,
-    connectTimeout: limits.connectTimeoutSeconds,
-    headerTimeout: limits.firstByteTimeoutSeconds,
-    idleTimeout: limits.idleTimeoutSeconds,
-    requestedInputTokens: lengths.requestedInputTokens,
-    requestedOutputTokens: lengths.requestedOutputTokens,
-    tags,
-    deferMetrics,
-    parseJson: eventCallback,
-  }, eventCallback ? readEveryEvent : undefined);
+  const result = await llm.stream(
+    {
+      url: spec.url,
+      method: 'POST',
+      headers: spec.headers,
+      body: spec.body,
+      timeout: limits.requestTimeoutSeconds,
+      connectTimeout: limits.connectTimeoutSeconds,
+      headerTimeout: limits.firstByteTimeoutSeconds,
+      idleTimeout: limits.idleTimeoutSeconds,
+      requestedInputTokens: lengths.requestedInputTokens,
+      requestedOutputTokens: lengths.requestedOutputTokens,
+      tags,
+      deferMetrics,
+      parseJson: eventCallback,
+    },
+    eventCallback ? readEveryEvent : undefined,
+  );
   const push = result.pushMetrics;
   return { record: result.record, pushMetrics: (t) => push?.(t) };
 }

@@ -1,4 +1,5 @@
-// The monitor's k6 metric objects, created from the metric table, and the function that records one scrape. Runs in k6 (bundled).
+// The monitor's k6 metric objects, created from the metric table, and the function that records one scrape.
+// Runs in k6 (bundled).
 
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
 import { SERVER_METRICS, type MetricDefinition, type ServerMetricKey } from '../metrics';

@@ -1,4 +1,5 @@
-// The k6 side of an entry script: loads the plan and prompts in init, runs one request per iteration, runs the monitor, writes the summary. Runs in k6 (bundled).
+// The k6 side of an entry script: loads the plan and prompts in init, runs one request per iteration, runs the monitor,
+// writes the summary. Runs in k6 (bundled).
 
 import exec from 'k6/execution';
 import http from 'k6/http';
@@ -65,9 +66,15 @@ function loadPrompts(plan: Plan): PromptStore {
   // Element 0 describes the set; elements 1.. are the prompts in `contexts` order. VUs share one copy
   // of the (large) bodies, and a request copies only the element it reads.
   const shared = new SharedArray('prompts', () => {
-    const set = file ? readPromptSet(readJsonFile(file, 'PROMPTS'), file) : approximatePromptSet(plan.target.model, plan.target.api, contexts);
+    const set = file
+      ? readPromptSet(readJsonFile(file, 'PROMPTS'), file)
+      : approximatePromptSet(plan.target.model, plan.target.api, contexts);
     // Chat prompts are counted with the chat template around them: the other API would be off by its length.
-    if (set.api !== plan.target.api) throw new PlanError(`PROMPTS "${file}" were prepared for the ${set.api} API but the plan uses ${plan.target.api}; run npm run prepare-prompts -- --api ${plan.target.api}`);
+    if (set.api !== plan.target.api)
+      throw new PlanError(
+        `PROMPTS "${file}" were prepared for the ${set.api} API but the plan uses ${plan.target.api}; run npm run ` +
+        `prepare-prompts -- --api ${plan.target.api}`,
+      );
     const info = { tokenizer: set.tokenizer, exact: set.exact };
     return [info, ...contexts.map((c) => findPrompt(set, c))];
   });
@@ -96,11 +103,18 @@ export function createSuite(script: ScriptName): Suite {
   const resultsDir = (__ENV.RESULTS_DIR || 'results/latest').replace(/\/+$/, '');
 
   /** Sends one request of a cell; `phase` tags its llm_* samples, and null defers them until the bench names it. */
-  const send = (cell: Pick<Cell, 'contextTokens' | 'outputTokens'>, prefix: string, phase: string | null | undefined): Promise<SentRequest> => {
+  const send = (
+    cell: Pick<Cell, 'contextTokens' | 'outputTokens'>, prefix: string, phase: string | null | undefined,
+  ): Promise<SentRequest> => {
     const prompt = prompts.get(cell.contextTokens);
-    const spec = buildStreamingRequest(plan.target, { prompt: promptText(prompt, prefix), maxTokens: cell.outputTokens }, apiKey);
+    const spec = buildStreamingRequest(
+      plan.target, { prompt: promptText(prompt, prefix), maxTokens: cell.outputTokens }, apiKey,
+    );
     const tags: Record<string, string> = phase ? { [SAMPLE_TAGS.phase]: phase } : {};
-    return sendRequest(spec, { requestedInputTokens: cell.contextTokens, requestedOutputTokens: cell.outputTokens }, plan.target, tags, phase === null, eventCallback);
+    return sendRequest(
+      spec, { requestedInputTokens: cell.contextTokens, requestedOutputTokens: cell.outputTokens }, plan.target, tags,
+      phase === null, eventCallback,
+    );
   };
   const warnOnce = new Set<string>();
   const warnFailure = (cellId: string, record: RequestRecord): void => {
@@ -156,7 +170,10 @@ export function createSuite(script: ScriptName): Suite {
       const intervalMs = plan.monitor.intervalSeconds * 1000;
       // Ends when every planned request has finished (iterations are counted instance-wide) or the last
       // slot is over; when the bench drives, when the bench says the run is over.
-      const running = async (): Promise<boolean> => (control ? !(await control.finished()) : exec.instance.iterationsCompleted + exec.instance.iterationsInterrupted < expected && nowMs() < endMs);
+      const running = async (): Promise<boolean> =>
+        control
+          ? !(await control.finished())
+          : exec.instance.iterationsCompleted + exec.instance.iterationsInterrupted < expected && nowMs() < endMs;
       while (await running()) {
         const started = nowMs();
         let snapshot = null;
@@ -165,7 +182,9 @@ export function createSuite(script: ScriptName): Suite {
           if (res.status === 200 && typeof res.body === 'string') {
             let text = res.body;
             if (plan.target.powerMetricsUrl) {
-              const power = await http.asyncRequest('GET', plan.target.powerMetricsUrl, null, { tags: { name: 'power-metrics' }, timeout: '10s' });
+              const power = await http.asyncRequest('GET', plan.target.powerMetricsUrl, null, {
+                tags: { name: 'power-metrics' }, timeout: '10s',
+              });
               if (power.status === 200 && typeof power.body === 'string') text += '\n' + power.body;
             }
             snapshot = readServerSnapshot(parsePrometheusText(text));
@@ -242,7 +261,10 @@ function controlClient(base: string): ControlClient {
       if (res.status === 200 && typeof res.body === 'string') return res.body;
       // A long poll that ran into its own timeout met a live bench: only quick failures count.
       if (nowMs() - attempt > CONTROL_GIVE_UP_MS) since = nowMs();
-      else if (nowMs() - since > CONTROL_GIVE_UP_MS) exec.test.abort(`the bench's control endpoint ${base} stopped answering (${res.status === 0 ? res.error : `HTTP ${res.status}`})`);
+      else if (nowMs() - since > CONTROL_GIVE_UP_MS)
+        exec.test.abort(
+          `the bench's control endpoint ${base} stopped answering (${res.status === 0 ? res.error : `HTTP ${res.status}`})`,
+        );
       await pause(500);
     }
   };
