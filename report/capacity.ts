@@ -1,4 +1,5 @@
-// Capacity per use case and max safe burst depth: limits evaluated with lib/thresholds.ts, crossings interpolated between steps. Runs in Node.
+// Capacity per use case and max safe burst depth: limits evaluated with lib/thresholds.ts, crossings interpolated
+// between steps. Runs in Node.
 //
 // A ladder is a list of steps (cells) of rising concurrency. Every limit is turned into a k6
 // threshold expression ("<limitStat><op><value>", e.g. "avg<8000") and evaluated with the suite's
@@ -67,9 +68,15 @@ const SUCCESS_METRIC = 'successRate';
 
 
 export function ladderLimits(limits: readonly UseCaseLimit[], stat: LimitStat, minSuccessRate: number | null): LadderLimit[] {
-  const out: LadderLimit[] = limits.map((l) => ({ metric: l.metric, operator: l.operator, value: l.value, label: l.label, expression: limitExpression(l, stat) }));
+  const out: LadderLimit[] = limits.map((l) => ({
+    metric: l.metric, operator: l.operator, value: l.value, label: l.label, expression: limitExpression(l, stat),
+  }));
   if (minSuccessRate !== null && minSuccessRate > 0) {
-    out.push({ metric: SUCCESS_METRIC, operator: '>=', value: minSuccessRate, label: `success >= ${(minSuccessRate * 100).toFixed(minSuccessRate >= 0.999 ? 1 : 0)}%`, expression: limitExpression({ operator: '>=', value: minSuccessRate }, 'rate') });
+    out.push({
+      metric: SUCCESS_METRIC, operator: '>=', value: minSuccessRate,
+      label: `success >= ${(minSuccessRate * 100).toFixed(minSuccessRate >= 0.999 ? 1 : 0)}%`,
+      expression: limitExpression({ operator: '>=', value: minSuccessRate }, 'rate'),
+    });
   }
   return out;
 }
@@ -117,27 +124,21 @@ export function evaluateLadder(cells: readonly CellStats[], limits: readonly Lad
     const checks = limits.map((l) => checkLimit(c, l));
     return { cellId: c.id, concurrency: c.concurrency, checks, ok: checks.every((k) => k.ok) };
   });
-  if (steps.length === 0) {
-    return { steps, kind: 'untested', lastPass: null, firstFail: null, estimate: null, interpolated: false, brokenBy: null, display: 'not measured', displayShort: 'n/a' };
-  }
+  if (steps.length === 0) return measured(steps, 'untested', null, null, null, null, 'not measured', 'n/a');
   const failAt = steps.findIndex((s) => !s.ok);
   if (failAt < 0) {
     const top = steps[steps.length - 1]!.concurrency;
-    return { steps, kind: 'beyond', lastPass: top, firstFail: null, estimate: top, interpolated: false, brokenBy: null, display: `more than ${top}`, displayShort: `${top}+` };
+    return measured(steps, 'beyond', top, null, top, null, `more than ${top}`, `${top}+`);
   }
   const fail = steps[failAt]!;
   const broken = limits.filter((_, i) => !fail.checks[i]!.ok);
-  if (failAt === 0) {
-    return { steps, kind: 'below', lastPass: null, firstFail: fail.concurrency, estimate: null, interpolated: false, brokenBy: broken[0] ?? null, display: `below ${fail.concurrency}`, displayShort: `<${fail.concurrency}` };
-  }
+  const f = fail.concurrency;
+  if (failAt === 0) return measured(steps, 'below', null, f, null, broken[0] ?? null, `below ${f}`, `<${f}`);
   const pass = steps[failAt - 1]!;
   const n0 = pass.concurrency;
   const n1 = fail.concurrency;
-  if (!interpolate) {
-    // A search measured both sides to its resolution: the capacity is the last passing step, as measured.
-    const broke = broken[0] ?? null;
-    return { steps, kind: 'within', lastPass: n0, firstFail: n1, estimate: n0, interpolated: false, brokenBy: broke, display: `${n0}`, displayShort: `${n0}` };
-  }
+  // A search measured both sides to its resolution: the capacity is the last passing step, as measured.
+  if (!interpolate) return measured(steps, 'within', n0, n1, n0, broken[0] ?? null, `${n0}`, `${n0}`);
   let best = n1;
   let brokenBy: LadderLimit | null = broken[0] ?? null;
   for (const l of broken) {
@@ -159,17 +160,16 @@ export function evaluateLadder(cells: readonly CellStats[], limits: readonly Lad
     }
   }
   const interpolated = best > n0;
-  return {
-    steps,
-    kind: 'within',
-    lastPass: n0,
-    firstFail: n1,
-    estimate: best,
-    interpolated,
-    brokenBy,
-    display: interpolated ? `~${best}` : `${best}`,
-    displayShort: interpolated ? `~${best}` : `${best}`,
-  };
+  const display = interpolated ? `~${best}` : `${best}`;
+  return { steps, kind: 'within', lastPass: n0, firstFail: n1, estimate: best, interpolated, brokenBy, display, displayShort: display };
+}
+
+/** A ladder result read straight off the measured steps, with nothing interpolated. */
+function measured(
+  steps: LadderStep[], kind: LadderResult['kind'], lastPass: number | null, firstFail: number | null, estimate: number | null,
+  brokenBy: LadderLimit | null, display: string, displayShort: string,
+): LadderResult {
+  return { steps, kind, lastPass, firstFail, estimate, interpolated: false, brokenBy, display, displayShort };
 }
 
 /** A metric's value at a (possibly interpolated) concurrency on a ladder of cells: exact at a step, linear between steps. */
@@ -213,7 +213,10 @@ export function useCaseCapacity(uc: UseCase, cells: readonly CellStats[], stat: 
   const limits = ladderLimits(uc.limits, stat, minSuccessRate);
   // Steps of an adaptive search are measured on both sides of the limit: nothing is interpolated.
   const searched = picked.cells.length > 0 && picked.cells.every((c) => c.measurement === 'search');
-  return { useCase: uc, source: picked.source, cellIds: picked.cells.map((c) => c.id), limits, result: evaluateLadder(picked.cells, limits, !searched) };
+  return {
+    useCase: uc, source: picked.source, cellIds: picked.cells.map((c) => c.id), limits,
+    result: evaluateLadder(picked.cells, limits, !searched),
+  };
 }
 
 export interface BurstCapacity {
@@ -227,9 +230,14 @@ export interface BurstCapacity {
 }
 
 /** Max safe queue depth of a burst profile: the deepest burst whose TTFT statistic stays <= the limit (plan.burstTtftLimitMs). */
-export function burstCapacity(profile: string, title: string, cells: readonly CellStats[], stat: LimitStat, ttftLimitMs: number): BurstCapacity {
+export function burstCapacity(
+  profile: string, title: string, cells: readonly CellStats[], stat: LimitStat, ttftLimitMs: number,
+): BurstCapacity {
   const mine = cells.filter((c) => c.script === 'burst' && c.profile === profile);
-  const limit: LadderLimit = { metric: 'ttft', operator: '<=', value: ttftLimitMs, label: `TTFT <= ${ttftLimitMs / 1000} s`, expression: limitExpression({ operator: '<=', value: ttftLimitMs }, stat) };
+  const limit: LadderLimit = {
+    metric: 'ttft', operator: '<=', value: ttftLimitMs, label: `TTFT <= ${ttftLimitMs / 1000} s`,
+    expression: limitExpression({ operator: '<=', value: ttftLimitMs }, stat),
+  };
   const first = mine[0];
   return {
     profile,

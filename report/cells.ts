@@ -1,4 +1,5 @@
-// Per-cell statistics: requests, success, errors, latency distributions, speeds, throughput, efficiency, server and power figures. Runs in Node.
+// Per-cell statistics: requests, success, errors, latency distributions, speeds, throughput, efficiency, server and
+// power figures. Runs in Node.
 //
 // Formulas (docs/architecture.md, "Measurement definitions"):
 //   system throughput = output tokens / cell wall time (first request start to last request end), tok/s
@@ -15,7 +16,10 @@ import { serverFigures, type ServerFigures } from './server-metrics';
 import { powerFigures, type CostOptions, type PowerFigures } from './power';
 
 /** The plan's description of a cell (its part, lengths, concurrency, use case), plus what was measured. */
-export interface CellStats extends Pick<Cell, 'id' | 'script' | 'contextTokens' | 'outputTokens' | 'concurrency' | 'rounds' | 'useCase' | 'profile'> {
+export interface CellStats extends Pick<
+  Cell,
+  'id' | 'script' | 'contextTokens' | 'outputTokens' | 'concurrency' | 'rounds' | 'useCase' | 'profile'
+> {
   /** Requests that reported an outcome (llm_request_ok samples). */
   readonly requests: number;
   readonly succeeded: number;
@@ -25,7 +29,10 @@ export interface CellStats extends Pick<Cell, 'id' | 'script' | 'contextTokens' 
   /** Requests left out of the statistics: warm-up of added users, and requests that ran across a step's end. */
   readonly warmupRequests: number;
   readonly transitionRequests: number;
-  /** rounds: N users x rounds, all measured; steady: N users in steady state, warm-up left out; search: a steady step chosen by the capacity search. */
+  /**
+   * rounds: N users x rounds, all measured; steady: N users in steady state, warm-up left out; search: a steady step
+   * chosen by the capacity search.
+   */
   readonly measurement: 'rounds' | 'steady' | 'search';
   /** succeeded / requests; null with no requests. */
   readonly successRate: number | null;
@@ -61,7 +68,9 @@ export interface ErrorMessageCount {
 export const ERROR_MESSAGES_SHOWN = 3;
 
 /** The top messages per kind: by count, then by text, so the order is stable. */
-export function topErrorMessages(byKind: Readonly<Record<string, ReadonlyMap<string, number>>>, n = ERROR_MESSAGES_SHOWN): Record<string, ErrorMessageCount[]> {
+export function topErrorMessages(
+  byKind: Readonly<Record<string, ReadonlyMap<string, number>>>, n = ERROR_MESSAGES_SHOWN,
+): Record<string, ErrorMessageCount[]> {
   const out: Record<string, ErrorMessageCount[]> = {};
   for (const kind of Object.keys(byKind).sort()) {
     const list = [...byKind[kind]!].map(([message, count]) => ({ message, count }));
@@ -83,10 +92,7 @@ function tokenSourceOf(sources: Readonly<Record<string, number>>): string | null
  * when the cell never ran, e.g. an interrupted run: the cell is kept with zero requests).
  */
 export function buildCellStats(
-  cell: Cell,
-  acc: CellAccumulator | undefined,
-  monitor: Partial<Record<ServerMetricKey, Series>>,
-  cost: CostOptions,
+  cell: Cell, acc: CellAccumulator | undefined, monitor: Partial<Record<ServerMetricKey, Series>>, cost: CostOptions,
   monitorIntervalMs = 1000,
 ): CellStats {
   const metrics = {} as Record<TrendKey, Distribution | null>;
@@ -114,7 +120,8 @@ export function buildCellStats(
     requests,
     succeeded,
     failed: requests - succeeded,
-    cut: cell.driven ? cell.driven.requests.cut : requests > 0 ? Math.max(0, cell.concurrency * (cell.rounds - cell.warmupRounds) - requests) : 0,
+    cut: cell.driven ? cell.driven.requests.cut
+      : requests > 0 ? Math.max(0, cell.concurrency * (cell.rounds - cell.warmupRounds) - requests) : 0,
     warmupRequests: acc?.excluded.warmup ?? 0,
     transitionRequests: acc?.excluded.transition ?? 0,
     measurement: cell.driven ? (cell.driven.search ? 'search' : cell.driven.mode) : cell.warmupRounds > 0 ? 'steady' : 'rounds',

@@ -1,4 +1,5 @@
-// Whether the load generator, not the server, set a cell's pace: a pure verdict from what k6/x/llm measured of itself. Runs in Node.
+// Whether the load generator, not the server, set a cell's pace: a pure verdict from what k6/x/llm measured of itself.
+// Runs in Node.
 //
 // Event times are the kernel's receive times, so a busy k6 costs no accuracy until its reader falls
 // a whole inter-token gap behind: then two tokens are read together and share one time, and the
@@ -27,8 +28,16 @@ export function clientBoundReason(e: ClientEvidence): string | null {
   if (e.cpuShare !== null && e.cpuShare >= CPU_SHARE_LIMIT) {
     reasons.push(`k6 used ${Math.round(e.cpuShare * 100)}% of the load generator's CPU`);
   }
-  if (e.readLagP99Ms !== null && e.itlMedianMs !== null && e.readLagP99Ms >= READ_LAG_FLOOR_MS && e.readLagP99Ms >= READ_LAG_GAP_SHARE * e.itlMedianMs) {
-    reasons.push(`k6 read its streams up to ${e.readLagP99Ms.toFixed(1)} ms late (p99) against a median inter-token gap of ${e.itlMedianMs.toFixed(1)} ms, so tokens were read together`);
+  if (
+    e.readLagP99Ms !== null &&
+    e.itlMedianMs !== null &&
+    e.readLagP99Ms >= READ_LAG_FLOOR_MS &&
+    e.readLagP99Ms >= READ_LAG_GAP_SHARE * e.itlMedianMs
+  ) {
+    reasons.push(
+      `k6 read its streams up to ${e.readLagP99Ms.toFixed(1)} ms late (p99) against a median inter-token gap of ` +
+      `${e.itlMedianMs.toFixed(1)} ms, so tokens were read together`,
+    );
   }
   return reasons.length > 0 ? reasons.join('; ') : null;
 }

@@ -1,4 +1,5 @@
-// Baseline comparison: two reports cell by cell and per use case, with regressions beyond a tolerance marked and gated. Runs in Node.
+// Baseline comparison: two reports cell by cell and per use case, with regressions beyond a tolerance marked and gated.
+// Runs in Node.
 //
 // A metric regresses when it moves in its bad direction by more than the tolerance, relative to the
 // baseline: (baseline - current) / baseline > tol for higher-is-better metrics, (current - baseline)
@@ -41,7 +42,10 @@ const SPECS: readonly MetricSpec[] = [
   { metric: 'ttft', label: 'TTFT (ms)', better: 'lower', get: trend('ttft'), limitMetric: 'ttft' },
   { metric: 'itl', label: 'ITL (ms)', better: 'lower', get: trend('itl'), limitMetric: 'itl' },
   { metric: 'e2e', label: 'E2E latency (ms)', better: 'lower', get: trend('e2e'), limitMetric: 'e2e' },
-  { metric: 'decodeSpeed', label: 'Per-user decode speed (tok/s)', better: 'higher', get: trend('decodeSpeed'), limitMetric: 'decodeSpeed' },
+  {
+    metric: 'decodeSpeed', label: 'Per-user decode speed (tok/s)', better: 'higher', get: trend('decodeSpeed'),
+    limitMetric: 'decodeSpeed',
+  },
   { metric: 'successRate', label: 'Success rate', better: 'higher', get: (c) => c.successRate },
 ];
 

@@ -1,4 +1,5 @@
-// A renderer-neutral document (headings, paragraphs, tables, charts) that the Markdown and HTML renderers serialise. Runs in Node.
+// A renderer-neutral document (headings, paragraphs, tables, charts) that the Markdown and HTML renderers serialise.
+// Runs in Node.
 
 export type Block =
   | { readonly kind: 'h'; readonly level: 1 | 2 | 3; readonly text: string; readonly id: string }

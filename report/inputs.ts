@@ -1,4 +1,5 @@
-// Reads and validates a run folder (run.json, part folders with plan.json, summary.json) once, at the edge. Runs in Node.
+// Reads and validates a run folder (run.json, part folders with plan.json, summary.json) once, at the edge.
+// Runs in Node.
 //
 // Every failure is a ReportInputError with a one-line message that says what to fix; nothing past
 // this file checks shapes again. Layout: docs/contracts.md, "Run folder".
@@ -96,12 +97,18 @@ const RunInfoSchema = v.object({
   parts: strings,
 });
 
-const RunTargetSchema = v.object({ baseUrl: str(''), model: str(''), simulated: flag, simProfile: v.fallback(v.optional(v.string()), undefined) });
+const RunTargetSchema = v.object({
+  baseUrl: str(''), model: str(''), simulated: flag, simProfile: v.fallback(v.optional(v.string()), undefined),
+});
 
 /** A summary whose metrics or state are not objects reads as having none: the report can stand without them. */
 const SummarySchema = v.object({
-  metrics: record(v.fallback(v.object({ thresholds: v.fallback(record(v.fallback(v.object({ ok: flag }), { ok: false })), {}) }), { thresholds: {} })),
-  state: v.fallback(v.object({ testRunDurationMs: v.fallback(v.nullable(v.number()), null) }), { testRunDurationMs: null }),
+  metrics: record(v.fallback(v.object({ thresholds: v.fallback(record(v.fallback(v.object({ ok: flag }), { ok: false })), {}) }), {
+    thresholds: {},
+  })),
+  state: v.fallback(v.object({ testRunDurationMs: v.fallback(v.nullable(v.number()), null) }), {
+    testRunDurationMs: null,
+  }),
 });
 
 function parse<S extends v.GenericSchema>(schema: S, raw: unknown, problem: string): v.InferOutput<S> {
@@ -117,7 +124,10 @@ export function parseRunInfo(raw: unknown, path: string): RunInfo {
 
 /** Reads the parts of k6's handleSummary data the report uses: threshold outcomes and the run duration. */
 export function parseSummary(raw: unknown, path: string): SummaryInfo {
-  const summary = parse(SummarySchema, raw, `${path} is not k6 handleSummary data (no "metrics" object): write it with handleSummary(data) => JSON.stringify(data)`);
+  const summary = parse(
+    SummarySchema, raw,
+    `${path} is not k6 handleSummary data (no "metrics" object): write it with handleSummary(data) => JSON.stringify(data)`,
+  );
   const thresholds: ThresholdOutcome[] = [];
   for (const [metric, m] of Object.entries(summary.metrics)) {
     for (const [expression, r] of Object.entries(m.thresholds)) thresholds.push({ metric, expression, ok: r.ok });
@@ -190,7 +200,10 @@ export function loadRun(folder: string): RunInput {
   };
   found.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   if (found.length === 0) {
-    throw new ReportInputError(`no plan.json in ${folder} or its part folders (sweep/, capacity/, burst/, mix/, gate/): is this a run folder written by npm run bench?`);
+    throw new ReportInputError(
+      `no plan.json in ${folder} or its part folders (sweep/, capacity/, burst/, mix/, gate/): is this a run ` +
+      `folder written by npm run bench?`,
+    );
   }
   return { dir, run, parts: found.map((name) => readPart(join(dir, name), name)) };
 }

@@ -49,10 +49,19 @@ export interface Judgement {
 
 export const JUDGEMENT: Judgement = {
   decodeSpeedTokS: [
-    { below: 15, experience: 'Slow; may be slower than reading speed', atSlowest: 'slows below reading speed in the most demanding scenarios' },
-    { below: 25, experience: 'Acceptable; keeps pace with reading', atSlowest: 'keeps pace with reading even in the most demanding scenario' },
+    {
+      below: 15, experience: 'Slow; may be slower than reading speed',
+      atSlowest: 'slows below reading speed in the most demanding scenarios',
+    },
+    {
+      below: 25, experience: 'Acceptable; keeps pace with reading',
+      atSlowest: 'keeps pace with reading even in the most demanding scenario',
+    },
     { below: 50, experience: 'Fast; exceeds reading speed', atSlowest: 'remains fast across all tested scenarios' },
-    { below: null, experience: 'Very fast; text appears nearly instantly', atSlowest: 'is very fast, even under maximum load' },
+    {
+      below: null, experience: 'Very fast; text appears nearly instantly',
+      atSlowest: 'is very fast, even under maximum load',
+    },
   ],
   ttftMs: [
     { below: 500, experience: 'Feels instant' },

@@ -1,4 +1,5 @@
-// k6's CSV output format: where a file's whole lines end, its header, timestamps, tag and metadata columns. Runs in Node.
+// k6's CSV output format: where a file's whole lines end, its header, timestamps, tag and metadata columns.
+// Runs in Node.
 //
 // Column layout and timestamp format: test/fixtures/k6-golden (header
 // metric_name,timestamp,metric_value,...,scenario,...,extra_tags,metadata).
@@ -81,11 +82,16 @@ function safeDecode(value: string): string {
  */
 export function timestampScale(first: string, path: string): number {
   if (!/^\d+(\.\d+)?$/.test(first)) {
-    throw new ReportInputError(`${path}: timestamp "${first}" is not a Unix number (RFC3339?): run k6 with --out csv=fileName=samples.csv,timeFormat=unix_milli`);
+    throw new ReportInputError(
+      `${path}: timestamp "${first}" is not a Unix number (RFC3339?): run k6 with --out csv=fileName=samples.csv,timeFormat=unix_milli`,
+    );
   }
   const t = Number(first);
   if (t < 1e11) {
-    throw new ReportInputError(`${path}: timestamps are whole seconds (k6's default), too coarse for cell windows: run k6 with --out csv=fileName=samples.csv,timeFormat=unix_milli`);
+    throw new ReportInputError(
+      `${path}: timestamps are whole seconds (k6's default), too coarse for cell windows: run k6 with --out ` +
+      `csv=fileName=samples.csv,timeFormat=unix_milli`,
+    );
   }
   if (t >= 1e17) return 1e-6; // unix_nano
   if (t >= 1e14) return 1e-3; // unix_micro

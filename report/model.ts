@@ -1,4 +1,5 @@
-// The report object (with schemaVersion) built from a run's inputs and samples; every renderer reads only this. Runs in Node.
+// The report object (with schemaVersion) built from a run's inputs and samples; every renderer reads only this.
+// Runs in Node.
 
 import type { LimitStat } from '../lib/plan';
 import { MIX_PROFILES, type UseCase } from '../thresholds/use-cases';
@@ -45,48 +46,69 @@ export function gridCells(r: Pick<Report, 'cells'>): CellStats[] {
   return (sweep.length > 0 ? sweep : r.cells.filter((c) => c.requests > 0 && c.script !== 'burst')).slice().sort(byConcurrency);
 }
 
+/** A single-request figure at the shortest and the longest context: "a (1K context) → b (8K context)". */
+function acrossContexts(lo: CellStats, hi: CellStats, figure: (c: CellStats) => string): string {
+  const at = (c: CellStats): string => `${figure(c)} (${fmtTokens(c.contextTokens)} context)`;
+  return lo === hi ? at(lo) : `${at(lo)} → ${at(hi)}`;
+}
 
-
-function buildFindings(cells: readonly CellStats[], grid: readonly CellStats[], useCases: readonly UseCaseCapacity[], bursts: readonly BurstCapacity[], totals: Totals): { highlights: Finding[]; keyFindings: Finding[] } {
+function buildFindings(
+  cells: readonly CellStats[], grid: readonly CellStats[], useCases: readonly UseCaseCapacity[],
+  bursts: readonly BurstCapacity[], totals: Totals,
+): { highlights: Finding[]; keyFindings: Finding[] } {
   const highlights: Finding[] = [];
   const key: Finding[] = [];
   const peak = maxBy(grid, (c) => c.throughput);
   if (peak && peak.throughput !== null) {
-    highlights.push({ label: `Tok/s Peak Throughput @ ${plural(peak.concurrency, 'Concurrent Request')}`, value: peak.throughput.toFixed(1) });
-    key.push({ label: 'Peak System Throughput', value: `${fmtTokS(peak.throughput)} @ ${plural(peak.concurrency, 'concurrent request')}, ${fmtTokens(peak.contextTokens)} context (${fmtMillions(peak.tokensPerHour)} tokens per hour)` });
+    const at = plural(peak.concurrency, 'concurrent request');
+    const label = `Tok/s Peak Throughput @ ${plural(peak.concurrency, 'Concurrent Request')}`;
+    highlights.push({ label, value: peak.throughput.toFixed(1) });
+    key.push({
+      label: 'Peak System Throughput',
+      value: `${fmtTokS(peak.throughput)} @ ${at}, ${fmtTokens(peak.contextTokens)} context ` +
+        `(${fmtMillions(peak.tokensPerHour)} tokens per hour)`,
+    });
   }
   if (totals.requests > 0) highlights.push({ label: 'Success Rate Across All Scenarios', value: fmtPct(totals.successRate) });
-  const chat = useCases.find((u) => u.useCase.id === 'general_chatbot' && u.result.kind !== 'untested') ?? useCases.find((u) => u.result.kind !== 'untested');
-  if (chat) {
-    highlights.push({ label: `Concurrent Users @ ${fmtTokens(chat.useCase.contextTokens)} Context (${chat.useCase.title})`, value: chat.result.displayShort });
-  }
+  const chat = useCases.find((u) => u.useCase.id === 'general_chatbot' && u.result.kind !== 'untested')
+    ?? useCases.find((u) => u.result.kind !== 'untested');
+  const chatLabel = chat && `Concurrent Users @ ${fmtTokens(chat.useCase.contextTokens)} Context (${chat.useCase.title})`;
+  if (chat && chatLabel) highlights.push({ label: chatLabel, value: chat.result.displayShort });
   const singles = grid.filter((c) => c.concurrency === 1);
   const lo = minBy(singles, (c) => c.contextTokens);
   const hi = maxBy(singles, (c) => c.contextTokens);
-  if (lo && hi && lo.metrics.ttft && hi.metrics.ttft) {
-    key.push({ label: 'TTFT Single Request', value: lo === hi ? `${fmtMs(lo.metrics.ttft.mean)} (${fmtTokens(lo.contextTokens)} context)` : `${fmtMs(lo.metrics.ttft.mean)} (${fmtTokens(lo.contextTokens)} context) → ${fmtMs(hi.metrics.ttft.mean)} (${fmtTokens(hi.contextTokens)} context)` });
-  }
+  if (lo && hi && lo.metrics.ttft && hi.metrics.ttft)
+    key.push({ label: 'TTFT Single Request', value: acrossContexts(lo, hi, (c) => fmtMs(c.metrics.ttft!.mean)) });
   if (lo && hi && lo.metrics.decodeSpeed && hi.metrics.decodeSpeed) {
-    key.push({ label: 'Generation Speed Single Request', value: lo === hi ? `${fmtTokS(lo.metrics.decodeSpeed.mean)} (${fmtTokens(lo.contextTokens)} context)` : `${fmtTokS(lo.metrics.decodeSpeed.mean)} (${fmtTokens(lo.contextTokens)} context) → ${fmtTokS(hi.metrics.decodeSpeed.mean)} (${fmtTokens(hi.contextTokens)} context)` });
+    const value = acrossContexts(lo, hi, (c) => fmtTokS(c.metrics.decodeSpeed!.mean));
+    key.push({ label: 'Generation Speed Single Request', value });
   }
   if (chat) key.push({ label: `${chat.useCase.title} Capacity`, value: capacityFinding(chat) });
   if (lo) {
-    const sameCtx = grid.filter((c) => c.contextTokens === lo.contextTokens && c.outputTokens === lo.outputTokens && c.script === lo.script);
+    const sameCtx = grid.filter((c) =>
+      c.contextTokens === lo.contextTokens && c.outputTokens === lo.outputTokens && c.script === lo.script);
     const top = maxBy(sameCtx, (c) => c.concurrency);
     if (top && top.concurrency > 1 && top.throughput !== null && lo.throughput) {
-      key.push({ label: 'Throughput Scaling', value: `${(top.throughput / lo.throughput).toFixed(1)}× from 1 to ${top.concurrency} concurrent requests (${fmtTokens(lo.contextTokens)} context, ${fmtPct(top.scalingEfficiency, 0)} scaling efficiency)` });
+      const gain = `${(top.throughput / lo.throughput).toFixed(1)}× from 1 to ${top.concurrency} concurrent requests`;
+      const value = `${gain} (${fmtTokens(lo.contextTokens)} context, ${fmtPct(top.scalingEfficiency, 0)} scaling efficiency)`;
+      key.push({ label: 'Throughput Scaling', value });
     }
   }
   const bestBurst = maxBy(bursts.filter((b) => b.result.kind !== 'untested'), (b) => b.result.estimate ?? 0);
   if (bestBurst) {
-    key.push({ label: 'Max Safe Queue Depth', value: `${bestBurst.result.display} requests (${bestBurst.title}, ${bestBurst.limit.label})` });
+    const value = `${bestBurst.result.display} requests (${bestBurst.title}, ${bestBurst.limit.label})`;
+    key.push({ label: 'Max Safe Queue Depth', value });
   }
   const powered = cells.filter((c) => c.power !== null);
   const peakPower = maxBy(powered, (c) => c.power?.peakWatts ?? null);
-  if (peakPower?.power) key.push({ label: 'Peak Power Draw', value: `${Math.round(peakPower.power.peakWatts)}W (${fmtTokens(peakPower.contextTokens)} context, ${plural(peakPower.concurrency, 'concurrent request')})` });
+  if (peakPower?.power) {
+    const where = `${fmtTokens(peakPower.contextTokens)} context, ${plural(peakPower.concurrency, 'concurrent request')}`;
+    key.push({ label: 'Peak Power Draw', value: `${Math.round(peakPower.power.peakWatts)}W (${where})` });
+  }
   if (totals.requests > 0) {
     const failures = Object.entries(totals.errorsByKind).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
-    key.push({ label: 'Success Rate', value: `${fmtPct(totals.successRate)} across ${fmtCount(totals.requests)} requests${failures.length > 0 ? ` (errors: ${failures.join(', ')})` : ''}` });
+    const errors = failures.length > 0 ? ` (errors: ${failures.join(', ')})` : '';
+    key.push({ label: 'Success Rate', value: `${fmtPct(totals.successRate)} across ${fmtCount(totals.requests)} requests${errors}` });
   }
   return { highlights, keyFindings: key };
 }

@@ -36,7 +36,10 @@ export interface PowerFigures {
  * up to the edges). A window shorter than the monitor interval uses the nearest sample within
  * toleranceMs. Null when no power sample is that close.
  */
-export function powerFigures(power: Series | undefined, w: Window, outputTokens: number, throughputTokensPerSecond: number, cost: CostOptions, toleranceMs = 0): PowerFigures | null {
+export function powerFigures(
+  power: Series | undefined, w: Window, outputTokens: number, throughputTokensPerSecond: number, cost: CostOptions,
+  toleranceMs = 0,
+): PowerFigures | null {
   const xs = samplesNear(power, w, toleranceMs);
   if (xs.length === 0) return null;
   let sum = 0;

@@ -1,4 +1,5 @@
-// Streams k6's CSV output (papaparse) into per-cell accumulators and monitor time series, keeping memory bounded. Runs in Node.
+// Streams k6's CSV output (papaparse) into per-cell accumulators and monitor time series, keeping memory bounded.
+// Runs in Node.
 //
 // Only the suite's own metrics (lib/metrics.ts) are kept; k6 built-ins (http_req_*, sse_event, data_*,
 // vus, iterations, ...) are skipped after one map lookup. Values are stored in float64 arrays, so a
@@ -19,7 +20,9 @@ import { ReportInputError } from './inputs';
 import { columnsOf, completeLength, detach, parseErrorMessage, parseExtraTags, timestampScale, type Columns } from './k6-csv';
 
 /** Request metrics recorded as Trends (one value per request, or per token for ITL). */
-export const TREND_KEYS = ['ttft', 'ttfc', 'itl', 'tpot', 'e2e', 'decodeSpeed', 'prefillSpeed'] as const satisfies readonly RequestMetricKey[];
+export const TREND_KEYS = [
+  'ttft', 'ttfc', 'itl', 'tpot', 'e2e', 'decodeSpeed', 'prefillSpeed',
+] as const satisfies readonly RequestMetricKey[];
 export type TrendKey = (typeof TREND_KEYS)[number];
 
 /** Everything the CSV says about one cell. Times are epoch milliseconds. */
@@ -36,7 +39,10 @@ export interface CellAccumulator {
   failCount: number;
   /** llm_errors counts per error_kind. */
   readonly errorsByKind: Record<string, number>;
-  /** Per error_kind, the error messages of llm_errors samples (metadata error_message) and their counts; at most MAX_MESSAGES_PER_KIND distinct. */
+  /**
+   * Per error_kind, the error messages of llm_errors samples (metadata error_message) and their counts; at most
+   * MAX_MESSAGES_PER_KIND distinct.
+   */
   readonly errorMessages: Record<string, Map<string, number>>;
   /** error_kind of failed llm_request_ok samples, used when no llm_errors samples exist. */
   readonly failedByKind: Record<string, number>;

@@ -1,4 +1,5 @@
-// Renders cells.csv (one row per cell, every figure) and capacity.csv (one row per use case and burst profile); returns strings. Runs in Node.
+// Renders cells.csv (one row per cell, every figure) and capacity.csv (one row per use case and burst profile); returns
+// strings. Runs in Node.
 
 import Papa from 'papaparse';
 import type { Report } from './report-types';
@@ -12,7 +13,10 @@ function r(v: number | null | undefined, digits = 3): Cell {
   return Math.round(v * f) / f;
 }
 
-const SNAKE: Record<string, string> = { ttft: 'ttft_ms', ttfc: 'ttfc_ms', itl: 'itl_ms', tpot: 'tpot_ms', e2e: 'e2e_ms', decodeSpeed: 'decode_speed_tok_s', prefillSpeed: 'prefill_speed_tok_s' };
+const SNAKE: Record<string, string> = {
+  ttft: 'ttft_ms', ttfc: 'ttfc_ms', itl: 'itl_ms', tpot: 'tpot_ms', e2e: 'e2e_ms', decodeSpeed: 'decode_speed_tok_s',
+  prefillSpeed: 'prefill_speed_tok_s',
+};
 
 /** The server's own figures of a cell, from the monitor (empty where the server did not expose them). */
 function serverColumns(c: Report['cells'][number]): Record<string, Cell> {
@@ -123,6 +127,8 @@ export function renderCapacityCsv(report: Report): string {
       tested: b.result.steps.map((s) => `${s.concurrency}:${s.ok ? 'pass' : 'fail'}`).join(';'),
     });
   }
-  if (rows.length === 0) return 'kind,id,title,context_tokens,output_tokens,limits,source,result,capacity,estimate,interpolated,last_pass,first_fail,broken_by,tested\n';
+  if (rows.length === 0)
+    return 'kind,id,title,context_tokens,output_tokens,limits,source,result,capacity,estimate,interpolated,' +
+      'last_pass,first_fail,broken_by,tested\n';
   return `${Papa.unparse(rows)}\n`;
 }

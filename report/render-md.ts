@@ -32,10 +32,16 @@ export function renderMarkdown(blocks: readonly Block[], charts: readonly ChartS
         out.push(b.items.map((i) => `- ${md(i).replace(/\r\n|[\r\n]/g, ' ')}`).join('\n'));
         break;
       case 'kpis':
-        out.push(`| ${b.items.map((i) => `**${cell(i.value)}**`).join(' | ')} |\n|${b.items.map(() => ':---:').join('|')}|\n| ${b.items.map((i) => cell(i.label)).join(' | ')} |`);
+        out.push(
+          `| ${b.items.map((i) => `**${cell(i.value)}**`).join(' | ')} ` +
+          `|\n|${b.items.map(() => ':---:').join('|')}|\n| ${b.items.map((i) => cell(i.label)).join(' | ')} |`,
+        );
         break;
       case 'table': {
-        const lines = [`| ${b.head.map(cell).join(' | ')} |`, `|${b.head.map(() => '---').join('|')}|`, ...b.rows.map((r) => `| ${r.map(cell).join(' | ')} |`)];
+        const lines = [
+          `| ${b.head.map(cell).join(' | ')} |`, `|${b.head.map(() => '---').join('|')}|`,
+          ...b.rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
+        ];
         if (b.caption) lines.unshift(`*${md(b.caption).replace(/\r\n|[\r\n]/g, ' ')}*`, '');
         out.push(lines.join('\n'));
         break;

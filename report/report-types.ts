@@ -1,4 +1,5 @@
-// The report's shared types: the report object every renderer reads, its parts, and the baseline comparison. Runs in Node.
+// The report's shared types: the report object every renderer reads, its parts, and the baseline comparison.
+// Runs in Node.
 //
 // Kept apart from the code that builds them (model.ts, compare.ts) so that each builder imports the
 // types and neither imports the other: a report holds its comparison, and a comparison reads two reports.

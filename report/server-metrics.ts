@@ -1,4 +1,5 @@
-// Server-side figures of a cell from the monitor's cumulative samples: histogram sum/count deltas across the cell's window. Runs in Node.
+// Server-side figures of a cell from the monitor's cumulative samples: histogram sum/count deltas across the cell's window.
+// Runs in Node.
 //
 // The monitor samples the engine's counters and histogram _sum/_count as cumulative gauges. A
 // cell's mean server queue wait is (sum(t1) - sum(t0)) / (count(t1) - count(t0)), where t0 is the

@@ -86,7 +86,10 @@ export function summarize(sorted: SortedValues): Distribution | null {
  */
 export function toK6Values(d: Distribution | null): Record<string, number> {
   if (d === null) return { avg: 0, min: 0, max: 0, med: 0, 'p(90)': 0, 'p(95)': 0, 'p(99)': 0, count: 0 };
-  return { avg: d.mean, min: d.min, max: d.max, med: d.p50, 'p(50)': d.p50, 'p(90)': d.p90, 'p(95)': d.p95, 'p(99)': d.p99, count: d.count };
+  return {
+    avg: d.mean, min: d.min, max: d.max, med: d.p50, 'p(50)': d.p50, 'p(90)': d.p90, 'p(95)': d.p95, 'p(99)': d.p99,
+    count: d.count,
+  };
 }
 
 /**
