@@ -1,4 +1,5 @@
-// The main job: start the simulator when no URL is given, prepare prompts, build, run each entry script on k6, then the report. Runs in Node.
+// The main job: start the simulator when no URL is given, prepare prompts, build, run each entry script on k6, then the
+// report. Runs in Node.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
@@ -20,7 +21,16 @@ import { resolveProfile, type Profile } from '../sim/profiles';
 import { predictCellSeconds } from './sim-schedule';
 import { probeSpeeds } from './probe';
 import { bundlePath, chooseEngine, runArguments, type Engine, type PartInvocation } from './engine';
-import { applyRequest, coveredMs, CsvTail, initialProgress, renderErrorMessages, requestCounts, type DrivenProgress, type ProgressState } from './progress';
+import {
+  applyRequest,
+  coveredMs,
+  CsvTail,
+  initialProgress,
+  renderErrorMessages,
+  requestCounts,
+  type DrivenProgress,
+  type ProgressState,
+} from './progress';
 import { RW_TREND_STATS_ENV } from '../deploy/grafana/remote-write';
 import { Driver, FixedSteps, type StepResult, type StepSource } from './driver';
 import { CapacitySearch } from './capacity-search';
@@ -38,7 +48,8 @@ export function prometheusWriteUrl(value: string): string {
   } catch {
     throw new UserError(`--prometheus-rw: "${value}" is not a URL (e.g. http://prometheus:9090/api/v1/write)`, EXIT.usage);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UserError(`--prometheus-rw: "${value}" is not an http(s) URL`, EXIT.usage);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UserError(`--prometheus-rw: "${value}" is not an http(s) URL`, EXIT.usage);
   if (url.pathname === '/' || url.pathname === '') url.pathname = '/api/v1/write';
   return url.toString();
 }
@@ -53,7 +64,10 @@ export function withPrometheusRw(args: readonly string[]): string[] {
  * dashboard reads, unless the caller set K6_PROMETHEUS_RW_TREND_STATS (or other K6_PROMETHEUS_RW_*) itself.
  */
 export function prometheusRwEnv(writeUrl: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { ...env, K6_PROMETHEUS_RW_SERVER_URL: writeUrl, K6_PROMETHEUS_RW_TREND_STATS: env.K6_PROMETHEUS_RW_TREND_STATS ?? RW_TREND_STATS_ENV };
+  return {
+    ...env, K6_PROMETHEUS_RW_SERVER_URL: writeUrl,
+    K6_PROMETHEUS_RW_TREND_STATS: env.K6_PROMETHEUS_RW_TREND_STATS ?? RW_TREND_STATS_ENV,
+  };
 }
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -99,7 +113,10 @@ interface PartDrive {
 function partDrive(plan: Plan): PartDrive {
   if (plan.script === 'capacity' && plan.search) {
     const ids = [...new Set(plan.cells.map((c) => c.useCase).filter((u): u is string => u !== null))];
-    const useCases = ids.map((id) => ({ useCase: plan.useCases.find((u) => u.id === id)!, outputTokens: plan.cells.find((c) => c.useCase === id)!.outputTokens }));
+    const useCases = ids.map((id) => ({
+      useCase: plan.useCases.find((u) => u.id === id)!,
+      outputTokens: plan.cells.find((c) => c.useCase === id)!.outputTokens,
+    }));
     const search = new CapacitySearch(useCases, plan.search, plan.limitStat);
     return { source: search, vus: Math.max(...search.searches.map((s) => s.maxUsers)), search };
   }
@@ -132,7 +149,11 @@ async function discoverModel(baseUrl: string, apiKey: string | null): Promise<st
   } catch (e) {
     throw new UserError(`cannot reach ${baseUrl}/models (${(e as Error).message}); check --url or pass --model`, EXIT.unreachable);
   }
-  if (!res.ok) throw new UserError(`${baseUrl}/models answered HTTP ${res.status}; pass --model (and an API key in LLM_API_KEY if the server needs one)`, EXIT.unreachable);
+  if (!res.ok)
+    throw new UserError(
+      `${baseUrl}/models answered HTTP ${res.status}; pass --model (and an API key in LLM_API_KEY if the server needs one)`,
+      EXIT.unreachable,
+    );
   const body = (await res.json()) as { data?: { id?: string }[] };
   const id = body.data?.[0]?.id;
   if (!id) throw new UserError(`${baseUrl}/models lists no model; pass --model`, EXIT.unreachable);
@@ -290,7 +311,9 @@ export class Bench extends EventEmitter<BenchEvents> {
       const llama = await startLlamaServer(await ensureLlamaArtefacts((line) => this.emit('log', line)));
       const baseUrl = `${llama.base}/v1`;
       const { slots, contextPerSlot, threads } = llama.settings;
-      this.emit('log', `llama-server (${slots} slots of ${contextPerSlot} tokens, ${threads} thread) listening at ${baseUrl}`);
+      this.emit(
+        'log', `llama-server (${slots} slots of ${contextPerSlot} tokens, ${threads} thread) listening at ${baseUrl}`,
+      );
       return { baseUrl, sim: null, llama };
     }
     const profile = resolveProfile(options.simProfile ?? undefined);
@@ -445,7 +468,12 @@ export class Bench extends EventEmitter<BenchEvents> {
    * Runs one entry script; resolves to the engine's exit code, the requests it measured, and the time
    * with requests running. With `drive`, the bench's control endpoint hands out every request.
    */
-  private async runPart(engine: Engine, plan: Plan, index: number, count: number, part: PartInvocation, drive: PartDrive | null): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts>; running: { wallMs: number; runningMs: number } }> {
+  private async runPart(
+    engine: Engine, plan: Plan, index: number, count: number, part: PartInvocation, drive: PartDrive | null,
+  ): Promise<{
+    code: number; requests: number; counts: ReturnType<typeof requestCounts>;
+    running: { wallMs: number; runningMs: number };
+  }> {
     if (!drive) {
       const started = performance.now();
       const r = await this.runSlots(engine, plan, index, count, part, null);
@@ -459,24 +487,45 @@ export class Bench extends EventEmitter<BenchEvents> {
       if (drive.search) this.emit('log', renderSearchStepLine(r, drive.search));
     });
     try {
-      const env = { ...part.env, CONTROL_URL: control.url, DRIVE_VUS: String(drive.vus), DRIVE_CELLS: drive.search ? 'search' : 'fixed' };
+      const env = {
+        ...part.env, CONTROL_URL: control.url, DRIVE_VUS: String(drive.vus),
+        DRIVE_CELLS: drive.search ? 'search' : 'fixed',
+      };
       const r = await this.runSlots(engine, plan, index, count, { ...part, env }, { driver, search: drive.search });
       const busy = driver.busy();
       const steps = driver.snapshot();
       const cells = drivenCells(steps, driver.unfinishedByStep(), driverStart);
       // The script wrote the plan it was given; the cells that ran are the steps the bench chose
       // (none when the engine never started: its plan.json stays, and the report says nothing ran).
-      if (cells.length > 0) writeFileSync(path.join(part.partDir, 'plan.json'), JSON.stringify({ ...plan, cells, totalSeconds: Math.round(busy.wallMs) / 1000 } satisfies Plan, null, 1));
+      if (cells.length > 0)
+        writeFileSync(
+          path.join(part.partDir, 'plan.json'),
+          JSON.stringify({ ...plan, cells, totalSeconds: Math.round(busy.wallMs) / 1000 } satisfies Plan, null, 1),
+        );
       if (drive.search) this.emit('log', renderSearchTable(drive.search));
-      const counts = { planned: cells.reduce((n, c) => n + (c.driven?.requests.measured ?? 0) + (c.driven?.requests.cut ?? 0), 0), succeeded: 0, failed: 0, cut: cells.reduce((n, c) => n + (c.driven?.requests.cut ?? 0), 0) };
-      for (const st of steps) for (const q of st.requests) if (q.phase === 'measured') { if (q.ok) counts.succeeded++; else counts.failed++; }
-      return { code: r.code, requests: r.requests, counts, running: { wallMs: performance.now() - driverStart, runningMs: busy.busyMs } };
+      const counts = {
+        planned: cells.reduce((n, c) => n + (c.driven?.requests.measured ?? 0) + (c.driven?.requests.cut ?? 0), 0),
+        succeeded: 0, failed: 0, cut: cells.reduce((n, c) => n + (c.driven?.requests.cut ?? 0), 0),
+      };
+      for (const st of steps)
+        for (const q of st.requests)
+          if (q.phase === 'measured') {
+            if (q.ok) counts.succeeded++;
+            else counts.failed++;
+          }
+      return {
+        code: r.code, requests: r.requests, counts,
+        running: { wallMs: performance.now() - driverStart, runningMs: busy.busyMs },
+      };
     } finally {
       await control.close();
     }
   }
 
-  private runSlots(engine: Engine, plan: Plan, index: number, count: number, part: PartInvocation, driven: { driver: Driver; search: CapacitySearch | null } | null): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts>; runningMs: number }> {
+  private runSlots(
+    engine: Engine, plan: Plan, index: number, count: number, part: PartInvocation,
+    driven: { driver: Driver; search: CapacitySearch | null } | null,
+  ): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts>; runningMs: number }> {
     const rwUrl = this.options.prometheusRw ? prometheusWriteUrl(this.options.prometheusRw) : null;
     const args = rwUrl ? withPrometheusRw(runArguments(part)) : runArguments(part);
     const [program, ...lead] = engine.command;
@@ -490,8 +539,18 @@ export class Bench extends EventEmitter<BenchEvents> {
     const state = initialProgress(plan, index, count);
     const tail = new CsvTail(path.join(part.partDir, 'samples.csv'));
     const started = Date.now();
-    if (driven?.search) this.emit('log', `${plan.script}: searching the capacity of ${driven.search.searches.length} use cases (${driven.search.searches.map((s) => s.useCase.id).join(', ')}), steps back to back`);
-    else this.emit('log', `${plan.script}: ${plan.cells.length} cells, ${state.cells.reduce((n, c) => n + c.planned, 0)} requests, ${driven ? 'back to back' : `at most ${Math.ceil(plan.totalSeconds / 60)} min`}`);
+    if (driven?.search)
+      this.emit(
+        'log',
+        `${plan.script}: searching the capacity of ${driven.search.searches.length} use cases ` +
+        `(${driven.search.searches.map((s) => s.useCase.id).join(', ')}), steps back to back`,
+      );
+    else
+      this.emit(
+        'log',
+        `${plan.script}: ${plan.cells.length} cells, ${state.cells.reduce((n, c) => n + c.planned, 0)} requests, ` +
+        `${driven ? 'back to back' : `at most ${Math.ceil(plan.totalSeconds / 60)} min`}`,
+      );
     const refresh = (): void => {
       tail.poll((scenario, ok) => applyRequest(state, scenario, ok));
       state.elapsedSeconds = (Date.now() - started) / 1000;
@@ -500,7 +559,9 @@ export class Bench extends EventEmitter<BenchEvents> {
     };
     return new Promise((resolve) => {
       // Own process group: a terminal's Ctrl-C reaches the bench only, which forwards it once.
-      const child = spawn(program!, [...lead, ...args], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(program!, [...lead, ...args], {
+        cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      });
       this.child = child;
       child.stdout!.pipe(stdout);
       child.stderr!.pipe(stderr);
@@ -519,7 +580,9 @@ export class Bench extends EventEmitter<BenchEvents> {
         const summary = driven?.search ? '' : readIfExists(path.join(part.partDir, 'summary.json'));
         if (summary) {
           try {
-            this.emit('log', renderTextSummary(readSummaryData(JSON.parse(summary), 'summary.json'), plan, part.partDir));
+            this.emit(
+              'log', renderTextSummary(readSummaryData(JSON.parse(summary), 'summary.json'), plan, part.partDir),
+            );
           } catch {
             // A partial or foreign summary: the report says what is missing.
           }
@@ -528,14 +591,19 @@ export class Bench extends EventEmitter<BenchEvents> {
         const messages = renderErrorMessages(tail.errorMessages.values());
         if (messages) this.emit('log', messages);
         const requests = driven ? driven.driver.totals.ended : state.cells.reduce((n, c) => n + c.done, 0);
-        resolve({ code: code ?? (signal ? EXIT.interrupted : EXIT.internal), requests, counts: requestCounts(state), runningMs: coveredMs(tail.requestSpans) });
+        resolve({
+          code: code ?? (signal ? EXIT.interrupted : EXIT.internal), requests, counts: requestCounts(state),
+          runningMs: coveredMs(tail.requestSpans),
+        });
       });
     });
   }
 
   private runReport(runDir: string): Promise<number> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'report.ts'), runDir], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'report.ts'), runDir], {
+        cwd: root, stdio: ['ignore', 'inherit', 'inherit'],
+      });
       child.on('error', () => resolve(EXIT.internal));
       child.on('close', (code) => resolve(code ?? EXIT.internal));
     });
@@ -547,20 +615,34 @@ function renderSearchStepLine(r: StepResult, search: CapacitySearch): string {
   const s = search.searches.find((x) => x.useCase.id === r.spec.cell.useCase);
   const point = s?.points.find((p) => p.users === r.spec.cell.concurrency);
   const measured = r.requests.filter((q) => q.phase === 'measured').length;
-  const figures = point ? point.checks.map((c) => `${c.label}: ${c.actual === null ? 'n/a' : fmt(c.actual)} ${c.ok ? 'ok' : 'BROKEN'}`).join(', ') : '';
+  const figures = point
+    ? point.checks
+        .map((c) => `${c.label}: ${c.actual === null ? 'n/a' : fmt(c.actual)} ${c.ok ? 'ok' : 'BROKEN'}`)
+        .join(', ')
+    : '';
   const n = r.spec.cell.concurrency;
-  return `  ${r.spec.cell.useCase} at ${n} user${n === 1 ? '' : 's'}: ${point?.ok ? 'within limits' : 'limit broken'} (${measured} measured requests in ${((r.endMs - r.startMs) / 1000).toFixed(1)} s; ${figures})`;
+  return `  ${r.spec.cell.useCase} at ${n} user${n === 1 ? '' : 's'}: ` +
+    `${point?.ok ? 'within limits' : 'limit broken'} (${measured} measured requests in ` +
+    `${((r.endMs - r.startMs) / 1000).toFixed(1)} s; ${figures})`;
 }
 
 function fmt(v: number): string {
   return Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1);
 }
 
-/** The driven part's progress: the step, the search interval, and an ETA (fixed cells: from the steps so far; a search: orchestrator/search-eta.ts). */
+/**
+ * The driven part's progress: the step, the search interval, and an ETA (fixed cells: from the steps so far; a search:
+ * orchestrator/search-eta.ts).
+ */
 function drivenProgress(driver: Driver, search: CapacitySearch | null, state: ProgressState): DrivenProgress {
   const cur = driver.current;
   const steps = driver.steps.length;
-  const step = cur ? { id: cur.spec.cell.id, index: steps, users: cur.spec.cell.concurrency, ended: cur.ended, measured: cur.measured, warmingUsers: cur.warmingUsers } : null;
+  const step = cur
+    ? {
+        id: cur.spec.cell.id, index: steps, users: cur.spec.cell.concurrency, ended: cur.ended, measured: cur.measured,
+        warmingUsers: cur.warmingUsers,
+      }
+    : null;
   const pos = search?.position ?? null;
   let eta: number | null = null;
   const seconds = (r: { startMs: number; endMs: number }): number => (r.endMs - r.startMs) / 1000;

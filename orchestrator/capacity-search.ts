@@ -1,4 +1,5 @@
-// The adaptive capacity search: per use case, climb until a limit breaks, then bisect to the plan's resolution. Pure. Runs in Node.
+// The adaptive capacity search: per use case, climb until a limit breaks, then bisect to the plan's resolution.
+// Pure. Runs in Node.
 //
 // Each step's verdict comes from its measured requests, evaluated with the report's own limit checks
 // (report/capacity.ts on report/cells.ts statistics), so the bench's decision and the report's table
@@ -28,7 +29,10 @@ export function resolutionAt(n: number, cfg: Pick<CapacitySearchConfig, 'exactBe
   return n < cfg.exactBelow ? 1 : Math.max(1, Math.floor((n * cfg.resolutionPercent) / 100));
 }
 
-/** Where a limit's statistic is predicted to cross its value, from two passing points on a power law (log-log line); null when it does not approach it. */
+/**
+ * Where a limit's statistic is predicted to cross its value, from two passing points on a power law (log-log line);
+ * null when it does not approach it.
+ */
 export function extrapolateCrossing(n0: number, v0: number, n1: number, v1: number, limit: number): number | null {
   if (!(n0 > 0 && n1 > n0 && v0 > 0 && v1 > 0 && limit > 0) || v0 === v1) return null;
   const b = Math.log(v1 / v0) / Math.log(n1 / n0);
@@ -39,7 +43,10 @@ export function extrapolateCrossing(n0: number, v0: number, n1: number, v1: numb
 /** How far one climbing step may go: x2 of the last passing step. */
 const MAX_CLIMB = 2;
 
-/** The broken limit's predicted crossing between a passing and a failing point (log-log interpolation, else linear); null without figures. */
+/**
+ * The broken limit's predicted crossing between a passing and a failing point (log-log interpolation, else linear);
+ * null without figures.
+ */
 export function interpolateCrossing(pass: SearchPoint, fail: SearchPoint, limits: readonly LadderLimit[]): number | null {
   let best: number | null = null;
   limits.forEach((l, i) => {
@@ -64,7 +71,10 @@ export function interpolateCrossing(pass: SearchPoint, fail: SearchPoint, limits
  * resolution beyond it on the other side, so a good prediction ends the search in two steps; when
  * a try does not halve the interval, the next is its middle, so the search always ends.
  */
-export function nextSearchStep(points: readonly SearchPoint[], cfg: Pick<CapacitySearchConfig, 'startUsers' | 'exactBelow' | 'resolutionPercent'>, maxUsers: number, limits: readonly LadderLimit[]): SearchState {
+export function nextSearchStep(
+  points: readonly SearchPoint[], cfg: Pick<CapacitySearchConfig, 'startUsers' | 'exactBelow' | 'resolutionPercent'>,
+  maxUsers: number, limits: readonly LadderLimit[],
+): SearchState {
   if (points.length === 0) return { kind: 'next', users: Math.min(cfg.startUsers, maxUsers) };
   const passes = points.filter((p) => p.ok);
   const { lo, hi } = searchInterval(points);
@@ -82,7 +92,8 @@ export function nextSearchStep(points: readonly SearchPoint[], cfg: Pick<Capacit
     const pass = passes.find((p) => p.users === lo)!;
     const fail = points.find((p) => !p.ok && p.users === hi)!;
     // The last try landed next to the crossing: probe one resolution beyond it.
-    if (last === pass && points.length >= 2 && !points[points.length - 2]!.ok) return { kind: 'next', users: inside(lo + res) };
+    if (last === pass && points.length >= 2 && !points[points.length - 2]!.ok)
+      return { kind: 'next', users: inside(lo + res) };
     const guess = interpolateCrossing(pass, fail, limits);
     return { kind: 'next', users: inside(guess === null ? mid : Math.floor(guess)) };
   }
@@ -219,7 +230,10 @@ export class CapacitySearch implements StepSource {
       freshUsers: s.points.length === 0,
     };
     return {
-      cell: { id: `capacity_${s.useCase.id}_n${users}`, script: 'capacity', contextTokens: s.useCase.contextTokens, outputTokens: s.outputTokens, concurrency: users, useCase: s.useCase.id, profile: null },
+      cell: {
+        id: `capacity_${s.useCase.id}_n${users}`, script: 'capacity', contextTokens: s.useCase.contextTokens,
+        outputTokens: s.outputTokens, concurrency: users, useCase: s.useCase.id, profile: null,
+      },
       mode,
     };
   }

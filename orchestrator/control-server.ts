@@ -1,4 +1,5 @@
-// The bench's control endpoint for a driven run (lib/drive.ts): long-polled /next, /done and /status over loopback HTTP. Runs in Node.
+// The bench's control endpoint for a driven run (lib/drive.ts): long-polled /next, /done and /status over loopback HTTP.
+// Runs in Node.
 
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,5 @@
-// What a bench-driven part leaves behind: its steps as plan cells (plan.json), the search's table, and where the time went. Pure. Runs in Node.
+// What a bench-driven part leaves behind: its steps as plan cells (plan.json), the search's table, and where the time went.
+// Pure. Runs in Node.
 
 import type { Cell } from '../lib/plan';
 import type { CapacitySearch } from './capacity-search';
@@ -63,7 +64,10 @@ function seconds(ms: number): string {
 /** "time: 251.3 s in the parts, requests running 247.0 s (98.3%), waiting 4.3 s (engine start-up and ends of cells)". */
 export function renderTimeSpent(t: TimeSpent): string {
   const share = t.wallMs > 0 ? (100 * t.runningMs) / t.wallMs : 0;
-  const lines = [`time: ${seconds(t.wallMs)} in the parts; requests running ${seconds(t.runningMs)} (${share.toFixed(1)}%), waiting ${seconds(Math.max(0, t.wallMs - t.runningMs))} (engine start-up, time slots)`];
+  const lines = [
+    `time: ${seconds(t.wallMs)} in the parts; requests running ${seconds(t.runningMs)} (${share.toFixed(1)}%), ` +
+    `waiting ${seconds(Math.max(0, t.wallMs - t.runningMs))} (engine start-up, time slots)`,
+  ];
   for (const p of t.parts) lines.push(`  ${p.part}: ${seconds(p.wallMs)}, requests running ${seconds(p.runningMs)}`);
   return lines.join('\n');
 }

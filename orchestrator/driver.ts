@@ -1,4 +1,5 @@
-// The scheduler of a bench-driven run: which VU sends which request of which step, when a step ends, and each request's phase. Pure state, no I/O, no clock of its own. Runs in Node.
+// The scheduler of a bench-driven run: which VU sends which request of which step, when a step ends, and each request's
+// phase. Pure state, no I/O, no clock of its own. Runs in Node.
 //
 // A step is N users (VUs) sending requests of one cell back to back, closed loop. Two kinds:
 //   rounds: each user sends exactly `rounds` requests, all measured; the step ends when all are done
@@ -111,9 +112,17 @@ export class Driver {
     return this.results;
   }
 
-  get current(): { readonly spec: StepSpec; readonly startMs: number; readonly ended: number; readonly measured: number; readonly warmingUsers: number; readonly members: number } | null {
+  get current(): {
+    readonly spec: StepSpec; readonly startMs: number; readonly ended: number; readonly measured: number;
+    readonly warmingUsers: number; readonly members: number;
+  } | null {
     const s = this.step;
-    return s ? { spec: s.spec, startMs: s.startMs, ended: s.requests.length, measured: s.measured, warmingUsers: s.warming.size, members: s.members.length } : null;
+    return s
+      ? {
+          spec: s.spec, startMs: s.startMs, ended: s.requests.length, measured: s.measured,
+          warmingUsers: s.warming.size, members: s.members.length,
+        }
+      : null;
   }
 
   /** Requests ended so far over all steps, and how many of them failed (kept as they end, for progress lines). */
@@ -138,7 +147,12 @@ export class Driver {
   /** The steps that ended, then the one running (if any) as it stands: what a run that stops now has measured. */
   snapshot(): StepResult[] {
     const s = this.step;
-    return s ? [...this.results, { index: s.index, spec: s.spec, startMs: s.startMs, endMs: this.now(), requests: [...s.requests] }] : [...this.results];
+    return s
+      ? [
+          ...this.results,
+          { index: s.index, spec: s.spec, startMs: s.startMs, endMs: this.now(), requests: [...s.requests] },
+        ]
+      : [...this.results];
   }
 
   /** Requests issued and not yet ended, per step index: cut, if the run ends now. */
@@ -239,11 +253,18 @@ export class Driver {
     const mode = s.spec.mode;
     const n = s.spec.cell.concurrency;
     if (mode.kind === 'rounds') return s.requests.length >= n * mode.rounds;
-    return s.members.length >= n && s.warming.size === 0 && s.measured >= mode.minRequestsPerUser * n && this.now() - s.startMs >= mode.minMeasuredSeconds * 1000;
+    return (
+      s.members.length >= n &&
+      s.warming.size === 0 &&
+      s.measured >= mode.minRequestsPerUser * n &&
+      this.now() - s.startMs >= mode.minMeasuredSeconds * 1000
+    );
   }
 
   private end(s: StepState): void {
-    const result: StepResult = { index: s.index, spec: s.spec, startMs: s.startMs, endMs: this.now(), requests: s.requests };
+    const result: StepResult = {
+      index: s.index, spec: s.spec, startMs: s.startMs, endMs: this.now(), requests: s.requests,
+    };
     this.results.push(result);
     this.step = null;
     // The source folds the result in first, so a listener sees the verdict it led to.
@@ -259,7 +280,10 @@ export class Driver {
       return;
     }
     const fresh = spec.mode.kind === 'steady' && spec.mode.freshUsers;
-    const s: StepState = { index: this.results.length, spec, startMs: this.now(), drain: fresh, members: [], left: new Map(), warming: new Map(), requests: [], measured: 0, added: 0 };
+    const s: StepState = {
+      index: this.results.length, spec, startMs: this.now(), drain: fresh, members: [], left: new Map(),
+      warming: new Map(), requests: [], measured: 0, added: 0,
+    };
     const mode = spec.mode;
     if (mode.kind === 'steady' && !mode.freshUsers) {
       // Users carried over keep sending without a new warm-up; the step keeps the earliest joined.

@@ -23,7 +23,8 @@ export interface Engine {
 
 /** What to do when no k6 with k6/x/llm can be had. */
 export const HOW_TO_GET_K6 =
-  'install Go 1.25 or newer (npm run build:k6 then builds it), set K6_BIN to a k6 built with k6/x/llm, or use the Docker image (deploy/docker/Dockerfile)';
+  'install Go 1.25 or newer (npm run build:k6 then builds it), set K6_BIN to a k6 built with k6/x/llm, or use the ' +
+  'Docker image (deploy/docker/Dockerfile)';
 
 /** The bundle of an entry script. */
 export function bundlePath(script: string, distDir = path.join(root, 'dist')): string {

@@ -1,4 +1,5 @@
-// Builds the project's k6 (k6 + k6/x/llm) from xk6-llm/ with `go build`, as xk6 does, and reuses it while its sources are unchanged. Runs in Node.
+// Builds the project's k6 (k6 + k6/x/llm) from xk6-llm/ with `go build`, as xk6 does, and reuses it while its sources
+// are unchanged. Runs in Node.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -43,7 +44,8 @@ function goSources(dir: string): string[] {
 /** A hash of everything the binary is built from: the Go sources, go.mod/go.sum and the toolchain. */
 export function sourceStamp(go: string): string {
   const hash = createHash('sha256').update(go);
-  for (const file of goSources(XK6_LLM_DIR)) hash.update(path.relative(XK6_LLM_DIR, file)).update('\0').update(readFileSync(file)).update('\0');
+  for (const file of goSources(XK6_LLM_DIR))
+    hash.update(path.relative(XK6_LLM_DIR, file)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex');
 }
 
@@ -70,7 +72,10 @@ export interface BuildProgress {
  */
 export async function ensureProjectK6(log: BuildProgress, opts: { force?: boolean } = {}): Promise<string> {
   const go = goVersion();
-  if (go === null) throw new UserError('Go is not installed: building k6 with k6/x/llm needs Go 1.25 or newer (see the README), or set K6_BIN to a k6 built with k6/x/llm');
+  if (go === null)
+    throw new UserError(
+      'Go is not installed: building k6 with k6/x/llm needs Go 1.25 or newer (see the README), or set K6_BIN to a k6 built with k6/x/llm',
+    );
   if (!opts.force) {
     const existing = builtProjectK6(go);
     if (existing) return existing;
@@ -84,7 +89,9 @@ export async function ensureProjectK6(log: BuildProgress, opts: { force?: boolea
   let lastReport = Date.now();
   const stderrTail: string[] = [];
   const code = await new Promise<number>((resolve, reject) => {
-    const child = spawn('go', ['build', '-v', '-trimpath', '-buildvcs=false', '-o', tmp, './cmd/k6'], { cwd: XK6_LLM_DIR, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('go', ['build', '-v', '-trimpath', '-buildvcs=false', '-o', tmp, './cmd/k6'], {
+      cwd: XK6_LLM_DIR, stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let partial = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
@@ -110,6 +117,9 @@ export async function ensureProjectK6(log: BuildProgress, opts: { force?: boolea
   }
   renameSync(tmp, PROJECT_K6_BIN);
   writeFileSync(STAMP_FILE, sourceStamp(go) + '\n');
-  log(`built ${path.relative(root, PROJECT_K6_BIN)} (k6 ${version} + k6/x/llm) in ${Math.round((Date.now() - started) / 1000)} s, ${Math.round(statSync(PROJECT_K6_BIN).size / 1e6)} MB`);
+  log(
+    `built ${path.relative(root, PROJECT_K6_BIN)} (k6 ${version} + k6/x/llm) in ` +
+    `${Math.round((Date.now() - started) / 1000)} s, ${Math.round(statSync(PROJECT_K6_BIN).size / 1e6)} MB`,
+  );
   return PROJECT_K6_BIN;
 }

@@ -1,4 +1,5 @@
-// Builds (once, cached outside the clone) and starts llama.cpp's llama-server with the project's tiny Qwen3 model. Runs in Node.
+// Builds (once, cached outside the clone) and starts llama.cpp's llama-server with the project's tiny Qwen3 model.
+// Runs in Node.
 //
 // The real inference server the tests and `npm run bench -- --target llama` run against, so the suite
 // is checked by a server it did not write: its streams, usage, errors, /tokenize and /metrics.

@@ -1,4 +1,5 @@
-// Measures a real target's single-request prefill and decode speed before a run, so cell time slots fit that target. Runs in Node.
+// Measures a real target's single-request prefill and decode speed before a run, so cell time slots fit that target.
+// Runs in Node.
 //
 // The probe reads no tokens: it sends non-streaming requests and times whole answers, whose `usage`
 // says how many tokens they held. The one stream reader is k6/x/llm's, in Go.
@@ -32,13 +33,19 @@ async function timedAnswer(target: TargetConfig, prompt: string, maxTokens: numb
   let res: Response;
   let text: string;
   try {
-    res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(target.requestTimeoutSeconds * 1000) });
+    res = await fetch(url, {
+      method: 'POST', headers, body: JSON.stringify(body),
+      signal: AbortSignal.timeout(target.requestTimeoutSeconds * 1000),
+    });
     text = await res.text();
   } catch (e) {
     throw new Error(`probe request to ${target.baseUrl} failed: ${errorMessageForResults((e as Error).message, apiKey, 200)}`);
   }
   const ms = performance.now() - started;
-  if (res.status !== 200) throw new Error(`probe request to ${target.baseUrl} failed: HTTP ${res.status}: ${errorMessageForResults(text, apiKey, 200)}`);
+  if (res.status !== 200)
+    throw new Error(
+      `probe request to ${target.baseUrl} failed: HTTP ${res.status}: ${errorMessageForResults(text, apiKey, 200)}`,
+    );
   let usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
   try {
     usage = (JSON.parse(text) as { usage?: typeof usage }).usage;
@@ -71,7 +78,10 @@ export async function probeSpeeds(target: TargetConfig, prompts: PromptSet, apiK
   const extraTokens = many.completionTokens - one.completionTokens;
   const extraMs = many.ms - one.ms;
   if (extraTokens <= 0 || extraMs <= 0) {
-    throw new Error(`probe requests to ${target.baseUrl} gave no decode speed (${extraTokens} more tokens in ${extraMs.toFixed(1)} ms more); give the plan's schedule speeds instead`);
+    throw new Error(
+      `probe requests to ${target.baseUrl} gave no decode speed (${extraTokens} more tokens in ` +
+      `${extraMs.toFixed(1)} ms more); give the plan's schedule speeds instead`,
+    );
   }
   const prefill = await timedAnswer(target, prefix(3) + forPrefill.body, 1, apiKey);
   return {

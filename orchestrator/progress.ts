@@ -16,9 +16,15 @@ export interface CellProgress {
 /** Where a bench-driven part stands (orchestrator/driver.ts), shown instead of the slot-based cell count. */
 export interface DrivenProgress {
   /** The step running: its cell, users, requests ended in it and how many of those were measured. */
-  readonly step: { readonly id: string; readonly index: number; readonly users: number; readonly ended: number; readonly measured: number; readonly warmingUsers: number } | null;
+  readonly step: {
+    readonly id: string; readonly index: number; readonly users: number; readonly ended: number;
+    readonly measured: number; readonly warmingUsers: number;
+  } | null;
   /** For the capacity search: the use case, its place in the list, and the interval so far [last pass, first fail). */
-  readonly search: { readonly useCase: string; readonly index: number; readonly count: number; readonly lastPass: number | null; readonly firstFail: number | null } | null;
+  readonly search: {
+    readonly useCase: string; readonly index: number; readonly count: number; readonly lastPass: number | null;
+    readonly firstFail: number | null;
+  } | null;
   /** Estimated seconds left; null when unknown. */
   readonly etaSeconds: number | null;
   /** Requests ended in the part so far, and how many of them failed. */
@@ -151,7 +157,8 @@ export function renderErrorMessages(counts: Iterable<ErrorMessageCount>, top = 3
   if (groups.size === 0) return '';
   const lines = ['failures, most frequent messages per cell and kind:'];
   for (const [key, list] of groups) {
-    for (const c of list.sort((a, b) => b.count - a.count).slice(0, top)) lines.push(`  ${key} x${c.count}: ${c.message || '(no message)'}`);
+    for (const c of list.sort((a, b) => b.count - a.count).slice(0, top))
+      lines.push(`  ${key} x${c.count}: ${c.message || '(no message)'}`);
   }
   return lines.join('\n');
 }
@@ -210,7 +217,11 @@ export function renderDrivenLine(state: ProgressState, d: DrivenProgress): strin
   if (d.step) {
     parts.push(`${d.step.users} user${d.step.users === 1 ? '' : 's'}`);
     const warming = d.step.warmingUsers > 0 ? `, ${d.step.warmingUsers} warming up` : '';
-    parts.push(d.search ? `step: ${d.step.ended} requests, ${d.step.measured} measured${warming}` : `${d.step.id} ${d.step.ended}/${state.cells[d.step.index]?.planned ?? '?'}`);
+    parts.push(
+      d.search
+        ? `step: ${d.step.ended} requests, ${d.step.measured} measured${warming}`
+        : `${d.step.id} ${d.step.ended}/${state.cells[d.step.index]?.planned ?? '?'}`,
+    );
   }
   if (d.search) {
     const lo = d.search.lastPass;

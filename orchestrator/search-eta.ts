@@ -1,4 +1,5 @@
-// The time left in a capacity search, for the bench's status line: pure arithmetic on the use cases' limits and the steps so far. Runs in Node.
+// The time left in a capacity search, for the bench's status line: pure arithmetic on the use cases' limits and the
+// steps so far. Runs in Node.
 //
 // Averaging the steps so far underestimated badly: the first use cases are the short-context ones,
 // and in every use case the costly steps are the last ones, near its capacity. Those steps run at the
@@ -35,7 +36,10 @@ export function requestSecondsWithinLimits(limits: UseCase['limits'], outputToke
 
 export interface SearchEtaInput {
   /** The use case being searched: its request-time bound, seconds spent on it, and its steps so far (seconds each). */
-  readonly current: { readonly boundSeconds: number | null; readonly spentSeconds: number; readonly stepSeconds: readonly number[]; readonly stepsLeft: number };
+  readonly current: {
+    readonly boundSeconds: number | null; readonly spentSeconds: number; readonly stepSeconds: readonly number[];
+    readonly stepsLeft: number;
+  };
   /** The request-time bound of each use case still to come. */
   readonly future: readonly (number | null)[];
   /** Every step of the part so far, seconds each: the fallback for a use case without a bound. */

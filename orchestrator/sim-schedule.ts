@@ -1,4 +1,5 @@
-// Cell time slots predicted from the simulator's own engine, so a bench against the simulator wastes no idle slot time. Runs in Node.
+// Cell time slots predicted from the simulator's own engine, so a bench against the simulator wastes no idle slot time.
+// Runs in Node.
 
 import type { Plan } from '../lib/plan';
 import type { Profile } from '../sim/profiles';

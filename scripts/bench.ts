@@ -1,4 +1,5 @@
-// `npm run bench`: the main job. Parses flags, runs the bench (simulator by default), shows progress, says where the results are. Runs in Node.
+// `npm run bench`: the main job.
+// Parses flags, runs the bench (simulator by default), shows progress, says where the results are. Runs in Node.
 
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
@@ -11,20 +12,46 @@ import { runMain, UserError } from './cli';
 
 runMain('bench', async () => {
   const program = new Command('bench')
-    .description('Measure how many concurrent users an OpenAI-compatible endpoint serves per use case (default: the built-in simulator).')
+    .description(
+      'Measure how many concurrent users an OpenAI-compatible endpoint serves per use case (default: the built-in simulator).',
+    )
     .option('--url <baseUrl>', 'target base URL ending in /v1 (env LLM_BASE_URL); without it --target is started')
-    .addOption(new Option('--target <name>', 'built-in target to start when no --url is given: the simulator, or llama.cpp\'s llama-server with a tiny Qwen3 model (built and cached on first use)').choices([...BUILT_IN_TARGETS]).default('sim'))
+    .addOption(
+      new Option(
+        '--target <name>',
+        "built-in target to start when no --url is given: the simulator, or llama.cpp's llama-server with a tiny " +
+        "Qwen3 model (built and cached on first use)",
+      )
+        .choices([...BUILT_IN_TARGETS])
+        .default('sim'),
+    )
     .option('--model <name>', 'model name (env LLM_MODEL; default: the first of GET /v1/models)')
     .option('--api-key <key>', 'bearer token (prefer env LLM_API_KEY: flags show in process lists)')
     .addOption(new Option('--api <style>', 'API style').choices([...API_STYLES]).default('chat'))
-    .option('--plan <file|quick|full|llama|report-a..report-e>', 'plan JSON file, or a built-in plan (default: quick; llama with --target llama; report-X: that seed report\'s grid, scripts and simulator profile)')
+    .option(
+      '--plan <file|quick|full|llama|report-a..report-e>',
+      "plan JSON file, or a built-in plan (default: quick; llama with --target llama; report-X: that seed report's " +
+      "grid, scripts and simulator profile)",
+    )
     .option('--scripts <list>', `entry scripts to run, in order (${SCRIPT_NAMES.join(', ')})`, 'sweep,capacity')
     .option('--profile <name>', 'simulator profile (npm run sim -- --list-profiles)')
     .option('--results <dir>', 'results root folder', 'results')
     .option('--run-id <id>', 'results/<run-id> folder name (default: the start time)')
-    .addOption(new Option('--tokenizer <kind>', 'how prompt lengths are made exact').choices(['auto', 'qwen3', 'server', 'approximate']).default('auto'))
-    .option('--prometheus-rw <url>', 'send the metrics live to this Prometheus remote-write URL (k6 -o experimental-prometheus-rw, testid = the run id); a base URL gets /api/v1/write')
-    .option('--fixed-slots', 'run cells in k6\'s fixed time slots as a plain k6 run does, and capacity as the plan\'s fixed ladder, instead of back to back with an adaptive capacity search')
+    .addOption(
+      new Option('--tokenizer <kind>', 'how prompt lengths are made exact')
+        .choices(['auto', 'qwen3', 'server', 'approximate'])
+        .default('auto'),
+    )
+    .option(
+      '--prometheus-rw <url>',
+      'send the metrics live to this Prometheus remote-write URL (k6 -o experimental-prometheus-rw, testid = the ' +
+      'run id); a base URL gets /api/v1/write',
+    )
+    .option(
+      '--fixed-slots',
+      "run cells in k6's fixed time slots as a plain k6 run does, and capacity as the plan's fixed ladder, instead " +
+      "of back to back with an adaptive capacity search",
+    )
     .option('--no-report', 'skip the report at the end')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) });
@@ -35,16 +62,23 @@ runMain('bench', async () => {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
     throw new UserError(err.message.replace(/^error: /, ''), EXIT.usage);
   }
-  const o = program.opts<{ url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string; profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string; fixedSlots?: boolean }>();
+  const o = program.opts<{
+    url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string;
+    profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string;
+    fixedSlots?: boolean;
+  }>();
 
   // A report preset brings its scripts and simulator profile unless they were given.
   const preset = o.plan ? REPORT_PRESETS[o.plan] : undefined;
   const scriptList = preset && program.getOptionValueSource('scripts') === 'default' ? preset.scripts.join(',') : o.scripts;
   const scripts = scriptList.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
-  for (const s of scripts) if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`, EXIT.usage);
+  for (const s of scripts)
+    if (!SCRIPT_NAMES.includes(s))
+      throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`, EXIT.usage);
   const target = o.target as BuiltInTarget;
   const url = o.url ?? process.env.LLM_BASE_URL ?? null;
-  if (url && target !== 'sim') throw new UserError(`--target ${target} starts a server of its own: leave out --url (or LLM_BASE_URL)`, EXIT.usage);
+  if (url && target !== 'sim')
+    throw new UserError(`--target ${target} starts a server of its own: leave out --url (or LLM_BASE_URL)`, EXIT.usage);
   const planName = o.plan ?? (target === 'llama' ? 'llama' : 'quick');
   let planInput: PlanInput;
   const builtIn = DEFAULT_PLANS[planName];

@@ -1,4 +1,5 @@
-// `npm run build:k6`: builds the project's k6 (k6 + k6/x/llm) into .cache/k6/k6 unless an up-to-date one exists; prints its path. Runs in Node.
+// `npm run build:k6`: builds the project's k6 (k6 + k6/x/llm) into .cache/k6/k6 unless an up-to-date one exists; prints
+// its path. Runs in Node.
 
 import { Command } from 'commander';
 import { EXIT } from '../lib/exit-codes';
@@ -7,7 +8,9 @@ import { runMain, UserError } from './cli';
 
 runMain('build:k6', async () => {
   const program = new Command('build:k6')
-    .description('Build k6 with the k6/x/llm extension (xk6-llm/) into .cache/k6/k6 with go build; reused while the Go sources are unchanged.')
+    .description(
+      'Build k6 with the k6/x/llm extension (xk6-llm/) into .cache/k6/k6 with go build; reused while the Go sources are unchanged.',
+    )
     .option('--force', 'rebuild even when the binary is up to date')
     .exitOverride();
   try {
@@ -17,7 +20,9 @@ runMain('build:k6', async () => {
     if (err.code === 'commander.helpDisplayed') return EXIT.ok;
     throw new UserError(err.message.replace(/^error: /, ''), EXIT.usage);
   }
-  const bin = await ensureProjectK6((line) => process.stderr.write(line + '\n'), { force: program.opts<{ force?: boolean }>().force === true });
+  const bin = await ensureProjectK6((line) => process.stderr.write(line + '\n'), {
+    force: program.opts<{ force?: boolean }>().force === true,
+  });
   process.stdout.write(bin + '\n');
   return EXIT.ok;
 });

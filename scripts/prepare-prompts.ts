@@ -19,7 +19,8 @@ export function contextsOfPlan(planFile: string | undefined, scripts: readonly S
     }
   }
   const contexts = new Set<number>();
-  for (const script of scripts) for (const c of resolvePlan(applyEnvToPlan(input as object, {}), script).cells) contexts.add(c.contextTokens);
+  for (const script of scripts)
+    for (const c of resolvePlan(applyEnvToPlan(input as object, {}), script).cells) contexts.add(c.contextTokens);
   return [...contexts].sort((a, b) => a - b);
 }
 
@@ -37,12 +38,20 @@ runMain('prepare-prompts', async () => {
     .exitOverride()
     .configureOutput({ writeErr: () => {} });
   program.parse();
-  const o = program.opts<{ out: string; contexts?: string; plan?: string; scripts: string; model: string; api: ApiStyle; tokenizer: TokenizerChoice; url?: string }>();
+  const o = program.opts<{
+    out: string; contexts?: string; plan?: string; scripts: string; model: string; api: ApiStyle;
+    tokenizer: TokenizerChoice; url?: string;
+  }>();
   const scripts = o.scripts.split(',').map((s) => s.trim()) as ScriptName[];
   for (const s of scripts) if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`);
   const contexts = o.contexts ? parseTokenList(o.contexts, '--contexts') : contextsOfPlan(o.plan, scripts);
-  const set = await preparePrompts({ model: o.model, api: o.api, contexts, tokenizer: o.tokenizer, baseUrl: o.url, apiKey: process.env.API_KEY ?? null });
+  const set = await preparePrompts({
+    model: o.model, api: o.api, contexts, tokenizer: o.tokenizer, baseUrl: o.url, apiKey: process.env.API_KEY ?? null,
+  });
   mkdirSync(path.dirname(path.resolve(o.out)), { recursive: true });
   writeFileSync(o.out, JSON.stringify(set));
-  process.stderr.write(`prepare-prompts: ${set.prompts.length} prompts (${contexts.join(', ')} tokens) with ${set.tokenizer}${set.exact ? ', exact' : ', NOT exact'} -> ${o.out}\n`);
+  process.stderr.write(
+    `prepare-prompts: ${set.prompts.length} prompts (${contexts.join(', ')} tokens) with ` +
+    `${set.tokenizer}${set.exact ? ', exact' : ', NOT exact'} -> ${o.out}\n`,
+  );
 });

@@ -1,4 +1,5 @@
-// `npm run record-transcripts`: records the simulator's streams (vLLM and SGLang flavours, every injected fault) as golden transcripts for the Go tests. Runs in Node.
+// `npm run record-transcripts`: records the simulator's streams (vLLM and SGLang flavours, every injected fault) as
+// golden transcripts for the Go tests. Runs in Node.
 //
 // Each response is written byte for byte to xk6-llm/testdata/transcripts/sim-<flavour>-<case>.http in
 // the transcript format (xk6-llm/transcript_test.go): comment lines, status, content type, how the
@@ -51,7 +52,12 @@ function send(base: string, endpoint: string, body: object, fault: string): Prom
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('aborted', () => (reset = true));
       res.on('error', () => (reset = true));
-      res.on('close', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), reset: reset || !res.complete, body: Buffer.concat(chunks) }));
+      res.on('close', () =>
+        resolve({
+          status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''),
+          reset: reset || !res.complete, body: Buffer.concat(chunks),
+        }),
+      );
     });
     req.on('error', reject);
     req.end(JSON.stringify(body));
@@ -64,7 +70,10 @@ runMain('record-transcripts', async () => {
     try {
       for (const c of CASES) {
         const completions = c.name === 'completions';
-        const body = { model: MODEL, stream: true, stream_options: { include_usage: true }, max_tokens: 8, ignore_eos: true, messages: [{ role: 'user', content: 'Say hi.' }], ...c.body };
+        const body = {
+          model: MODEL, stream: true, stream_options: { include_usage: true }, max_tokens: 8, ignore_eos: true,
+          messages: [{ role: 'user', content: 'Say hi.' }], ...c.body,
+        };
         const r = await send(sim.url, completions ? '/completions' : '/chat/completions', body, c.fault);
         const header = [
           `# Recorded from the simulator (${flavour} flavour, fixed timing, 8 tokens) by npm run record-transcripts:`,

@@ -1,4 +1,5 @@
-// CLI: npm run report -- results/<run-id> [--baseline <run>] — turns a run's k6 output into the capacity report. Runs in Node.
+// CLI: npm run report -- results/<run-id> [--baseline <run>] — turns a run's k6 output into the capacity report.
+// Runs in Node.
 //
 // Thin by design: parse flags into typed options, call report/generate.ts, print one line per
 // outcome. Errors are one line on stderr with an exit code from lib/exit-codes.ts, never a stack trace.
@@ -12,7 +13,8 @@ import { DEFAULT_REPORT_OPTIONS } from '../report/model';
 function number(name: string, min: number, max: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (value.trim() === '' || !isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a number between ${min} and ${max}, got "${value}"`);
+    if (value.trim() === '' || !isFinite(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${name} must be a number between ${min} and ${max}, got "${value}"`);
     return n;
   };
 }
@@ -20,14 +22,30 @@ function number(name: string, min: number, max: number) {
 async function main(argv: string[]): Promise<number> {
   const program = new Command()
     .name('report')
-    .description('Build report.md, report.html, report.json, cells.csv, capacity.csv and charts/*.svg from a run folder')
+    .description(
+      'Build report.md, report.html, report.json, cells.csv, capacity.csv and charts/*.svg from a run folder',
+    )
     .argument('<run>', 'run folder (results/<run-id>) or one of its part folders')
     .option('--baseline <run>', 'compare with a baseline run; exit 99 when a capacity or gated metric regresses')
-    .option('--tolerance <percent>', 'regression tolerance for --baseline, in percent', number('--tolerance', 0, 1000), 10)
-    .option('--usd-per-kwh <usd>', 'electricity price for cost figures', number('--usd-per-kwh', 0, 1000), DEFAULT_REPORT_OPTIONS.usdPerKwh)
-    .option('--usd-per-gpu-hour <usd>', 'GPU price per hour for cost figures', number('--usd-per-gpu-hour', 0, 100000), DEFAULT_REPORT_OPTIONS.usdPerGpuHour)
-    .option('--gpus <count>', 'GPUs serving the model (multiplies the GPU-hour price)', number('--gpus', 1, 100000), DEFAULT_REPORT_OPTIONS.gpuCount)
-    .option('--min-success-rate <percent>', 'success rate a capacity step needs, in percent (0 to disable)', number('--min-success-rate', 0, 100), (DEFAULT_REPORT_OPTIONS.minSuccessRate ?? 0) * 100)
+    .option(
+      '--tolerance <percent>', 'regression tolerance for --baseline, in percent', number('--tolerance', 0, 1000), 10,
+    )
+    .option(
+      '--usd-per-kwh <usd>', 'electricity price for cost figures', number('--usd-per-kwh', 0, 1000),
+      DEFAULT_REPORT_OPTIONS.usdPerKwh,
+    )
+    .option(
+      '--usd-per-gpu-hour <usd>', 'GPU price per hour for cost figures', number('--usd-per-gpu-hour', 0, 100000),
+      DEFAULT_REPORT_OPTIONS.usdPerGpuHour,
+    )
+    .option(
+      '--gpus <count>', 'GPUs serving the model (multiplies the GPU-hour price)', number('--gpus', 1, 100000),
+      DEFAULT_REPORT_OPTIONS.gpuCount,
+    )
+    .option(
+      '--min-success-rate <percent>', 'success rate a capacity step needs, in percent (0 to disable)',
+      number('--min-success-rate', 0, 100), (DEFAULT_REPORT_OPTIONS.minSuccessRate ?? 0) * 100,
+    )
     .option('--out <dir>', 'write the report here instead of into the run folder')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s.split('\n').find((l) => l.trim() !== '') + '\n') })
@@ -38,7 +56,10 @@ async function main(argv: string[]): Promise<number> {
     if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
     throw e;
   }
-  const o = program.opts<{ baseline?: string; tolerance: number; usdPerKwh: number; usdPerGpuHour: number; gpus: number; minSuccessRate: number; out?: string }>();
+  const o = program.opts<{
+    baseline?: string; tolerance: number; usdPerKwh: number; usdPerGpuHour: number; gpus: number;
+    minSuccessRate: number; out?: string;
+  }>();
   const [run] = program.args as [string];
   const result = await generateReport(run, {
     usdPerKwh: o.usdPerKwh,
@@ -50,9 +71,14 @@ async function main(argv: string[]): Promise<number> {
     outDir: o.out ?? null,
   });
   const r = result.report;
-  process.stderr.write(`report: ${r.cells.filter((c) => c.requests > 0).length} cells, ${r.useCases.length} use case${r.useCases.length === 1 ? '' : 's'} -> ${result.outDir}/report.md (+ ${result.files.length - 1} files)\n`);
+  process.stderr.write(
+    `report: ${r.cells.filter((c) => c.requests > 0).length} cells, ${r.useCases.length} use ` +
+    `case${r.useCases.length === 1 ? '' : 's'} -> ${result.outDir}/report.md (+ ${result.files.length - 1} files)\n`,
+  );
   if (result.comparison?.gatedRegression) {
-    process.stderr.write(`report: ${result.comparison.regressions.length} regression(s) against the baseline: ${result.comparison.regressions[0]}\n`);
+    process.stderr.write(
+      `report: ${result.comparison.regressions.length} regression(s) against the baseline: ${result.comparison.regressions[0]}\n`,
+    );
     return EXIT.thresholdsFailed;
   }
   return EXIT.ok;

