@@ -1,4 +1,5 @@
-// Starts the simulator as its own process (the scripts/sim.ts CLI) and stops it: what the bench and the benchmarks serve requests from. Runs in Node.
+// Starts the simulator as its own process (the scripts/sim.ts CLI) and stops it: what the bench and the benchmarks
+// serve requests from. Runs in Node.
 //
 // Its own process, so its event loop (the schedule of every token it writes) shares nothing with the
 // caller's: an in-process simulator stalled whenever the bench parsed output or collected garbage,
@@ -38,7 +39,11 @@ export async function startSimChild(args: readonly string[], prefix: readonly st
       if (m) resolve(m[1]!);
     });
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`the simulator exited with code ${code} before listening: ${stderr.trim().split('\n').pop() ?? ''}`)));
+    child.once('exit', (code) =>
+      reject(
+        new Error(`the simulator exited with code ${code} before listening: ${stderr.trim().split('\n').pop() ?? ''}`),
+      ),
+    );
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {

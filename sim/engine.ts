@@ -1,4 +1,5 @@
-// The continuous-batching step loop of the simulator (docs/simulator-model.md, "One scheduling step"): pure state, no I/O, no clock. Runs in Node.
+// The continuous-batching step loop of the simulator (docs/simulator-model.md, "One scheduling step"): pure state, no
+// I/O, no clock. Runs in Node.
 //
 // The caller (engine-loop.ts, or a test with a fake clock) calls beginStep(startMs) to schedule a
 // batch, learns its duration, and calls endStep() at the step's deadline to sample tokens.
@@ -116,9 +117,14 @@ export class Engine {
   prefixQueryTokensTotal = 0;
   prefixHitTokensTotal = 0;
 
-  constructor(readonly profile: Profile, options: EngineOptions = {}) {
+  constructor(
+    readonly profile: Profile, options: EngineOptions = {},
+  ) {
     const s = profile.scheduler;
-    this.kv = new KvCache(Math.floor(s.kvCapacityTokens / s.blockSize), s.blockSize, stateBlocksPerSeq(profile), options.prefixCaching ?? true);
+    this.kv = new KvCache(
+      Math.floor(s.kvCapacityTokens / s.blockSize), s.blockSize, stateBlocksPerSeq(profile),
+      options.prefixCaching ?? true,
+    );
   }
 
   get prefixCaching(): boolean {
@@ -149,8 +155,12 @@ export class Engine {
   add(req: EngineRequest): void {
     if (this.byId.has(req.id)) throw new Error(`duplicate request id ${req.id}`);
     if (req.outputTokens < 1) throw new Error('outputTokens must be >= 1');
-    if (!this.fitsCapacity(req.promptTokens + req.outputTokens)) throw new Error(`request ${req.id} cannot fit in the KV cache`);
-    const seq: Seq = { req, generated: 0, computed: 0, firstScheduledMs: null, firstTokenMs: null, lastTokenMs: null, preemptions: 0, cachedTokens: 0, done: false, heldFirst: false };
+    if (!this.fitsCapacity(req.promptTokens + req.outputTokens))
+      throw new Error(`request ${req.id} cannot fit in the KV cache`);
+    const seq: Seq = {
+      req, generated: 0, computed: 0, firstScheduledMs: null, firstTokenMs: null, lastTokenMs: null, preemptions: 0,
+      cachedTokens: 0, done: false, heldFirst: false,
+    };
     this.byId.set(req.id, seq);
     this.waiting.push(seq);
   }
@@ -182,7 +192,7 @@ export class Engine {
     const prefillPending = prefillFirst && (this.waiting.length > 0 || this.running.some(inPrefill));
 
     // 1-2. Running requests, oldest first; on KV exhaustion preempt the newest running request.
-    for (let i = 0; i < this.running.length && budget > 0; ) {
+    for (let i = 0; i < this.running.length && budget > 0;) {
       const seq = this.running[i]!;
       if (prefillPending && !inPrefill(seq)) {
         i++;
@@ -278,7 +288,10 @@ export class Engine {
     return this.plan(startMs, batch, budget, preempted, 0, 0);
   }
 
-  private plan(startMs: number, batch: Scheduled[], budget: number, preempted: number, prefixQueryTokens: number, prefixHitTokens: number): StepPlan {
+  private plan(
+    startMs: number, batch: Scheduled[], budget: number, preempted: number, prefixQueryTokens: number,
+    prefixHitTokens: number,
+  ): StepPlan {
     const { chunkTokens } = this.profile.scheduler;
     const entries: StepEntry[] = batch.map((b) => ({ newTokens: b.newTokens, cachedTokens: b.seq.computed }));
     const time = stepTime(this.profile.hardware, entries);

@@ -1,4 +1,5 @@
-// Fault injection for reliability tests: parses fault specs (header x-sim-fault, CLI flags) and picks the faults of a request. Runs in Node, pure.
+// Fault injection for reliability tests: parses fault specs (header x-sim-fault, CLI flags) and picks the faults of a
+// request. Runs in Node, pure.
 //
 // Spec grammar: faults separated by commas, each `kind[;key=value]...`, e.g.
 //   "reset-mid-stream;after=5", "stall;ms=2000;after=3", "error-status;status=503", "no-done,no-usage",
@@ -6,7 +7,10 @@
 // json-error answers 200 with a JSON error object instead of a stream (some gateways do); error-event
 // ends the stream with an SSE `event: error` carrying the message (TGI and some proxies do).
 
-export const FAULT_KINDS = ['error-status', 'json-error', 'reset-mid-stream', 'stall', 'malformed-chunk', 'no-done', 'no-usage', 'error-in-stream', 'error-event'] as const;
+export const FAULT_KINDS = [
+  'error-status', 'json-error', 'reset-mid-stream', 'stall', 'malformed-chunk', 'no-done', 'no-usage',
+  'error-in-stream', 'error-event',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface Fault {

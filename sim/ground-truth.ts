@@ -1,4 +1,5 @@
-// Ground truth of the simulator: per request, when each token was written to the socket (epoch ms as float). Runs in Node.
+// Ground truth of the simulator: per request, when each token was written to the socket (epoch ms as float).
+// Runs in Node.
 
 /** Epoch ms as a float: performance.timeOrigin + performance.now() (the contract's clock). */
 export function epochMs(): number {

@@ -79,7 +79,8 @@ export function parseJsonBody(text: string): Obj {
 function optInt(o: Obj, key: string, min: number): number | null {
   const v = o[key];
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new ApiError(400, `${key} must be an integer >= ${min}, got ${JSON.stringify(v)}.`, key);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min)
+    throw new ApiError(400, `${key} must be an integer >= ${min}, got ${JSON.stringify(v)}.`, key);
   return v;
 }
 
@@ -96,7 +97,8 @@ function parseMessages(v: unknown): ChatMessage[] {
     if (typeof m !== 'object' || m === null) throw new ApiError(400, `messages[${i}] must be an object.`, 'messages');
     const { role, content } = m as Obj;
     const r = role === 'developer' ? 'system' : role;
-    if (r !== 'system' && r !== 'user' && r !== 'assistant') throw new ApiError(400, `messages[${i}].role must be one of system, user, assistant.`, 'messages');
+    if (r !== 'system' && r !== 'user' && r !== 'assistant')
+      throw new ApiError(400, `messages[${i}].role must be one of system, user, assistant.`, 'messages');
     let text: string;
     if (typeof content === 'string') text = content;
     else if (Array.isArray(content)) {
@@ -133,13 +135,15 @@ export function parseGenerationRequest(o: Obj, endpoint: Endpoint): GenerationRe
   }
   const maxTokens = optInt(o, 'max_tokens', 1) ?? (endpoint === 'chat' ? optInt(o, 'max_completion_tokens', 1) : null);
   const minTokens = optInt(o, 'min_tokens', 0) ?? 0;
-  if (maxTokens !== null && minTokens > maxTokens) throw new ApiError(400, `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens}).`, 'min_tokens');
+  if (maxTokens !== null && minTokens > maxTokens)
+    throw new ApiError(400, `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens}).`, 'min_tokens');
   let stop: string[] = [];
   if (typeof o.stop === 'string') stop = [o.stop];
   else if (Array.isArray(o.stop) && o.stop.every((s) => typeof s === 'string')) stop = o.stop as string[];
   else if (o.stop !== undefined && o.stop !== null) throw new ApiError(400, 'stop must be a string or an array of strings.', 'stop');
   const seedRaw = o.seed;
-  if (seedRaw !== undefined && seedRaw !== null && (typeof seedRaw !== 'number' || !Number.isInteger(seedRaw))) throw new ApiError(400, 'seed must be an integer.', 'seed');
+  if (seedRaw !== undefined && seedRaw !== null && (typeof seedRaw !== 'number' || !Number.isInteger(seedRaw)))
+    throw new ApiError(400, 'seed must be an integer.', 'seed');
   const n = optInt(o, 'n', 1);
   if (n !== null && n !== 1) throw new ApiError(400, 'n > 1 is not supported by the simulator.', 'n');
   return {

@@ -1,4 +1,5 @@
-// KV-cache block accounting of the simulated engine: paged-attention blocks with vLLM's automatic prefix cache. Runs in Node, pure.
+// KV-cache block accounting of the simulated engine: paged-attention blocks with vLLM's automatic prefix cache.
+// Runs in Node, pure.
 //
 // A sequence of t tokens holds ceil(t / blockSize) blocks, plus a fixed number of blocks for the
 // recurrent state of hybrid-attention models, held from admission to finish.

@@ -1,4 +1,5 @@
-// A minimal Prometheus registry and text exposition (format 0.0.4) for the simulator's /metrics: counters, gauges, histograms with labels. Runs in Node, pure.
+// A minimal Prometheus registry and text exposition (format 0.0.4) for the simulator's /metrics: counters, gauges,
+// histograms with labels. Runs in Node, pure.
 
 export type Labels = Readonly<Record<string, string>>;
 

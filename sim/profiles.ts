@@ -1,4 +1,5 @@
-// Hardware/model profiles of the simulator (A-E of docs/simulator-model.md) and parsing of custom profile JSON. Runs in Node.
+// Hardware/model profiles of the simulator (A-E of docs/simulator-model.md) and parsing of custom profile JSON.
+// Runs in Node.
 //
 // Each profile is the calibrated parameter set of the performance model plus what the HTTP surface
 // needs (served model id, context window, flavour). Units are in the field names.
@@ -229,7 +230,10 @@ export function findProfile(name: string): Profile | undefined {
 
 /** One line per profile, for --list-profiles. */
 export function renderProfileList(): string {
-  return PROFILES.map((p) => `${p.name}${p.name === DEFAULT_PROFILE_NAME ? ' (default)' : ''}  [${p.letter}] ${p.description}; model ${p.model}`).join('\n');
+  return PROFILES.map(
+    (p) =>
+      `${p.name}${p.name === DEFAULT_PROFILE_NAME ? ' (default)' : ''}  [${p.letter}] ${p.description}; model ${p.model}`,
+  ).join('\n');
 }
 
 /** Resolves a name (built-in), a path to a JSON file, or a Profile object. Throws with a message naming what to fix. */
@@ -279,8 +283,12 @@ export function parseProfile(raw: unknown, where: string): Profile {
     throw new Error(`${where}.base: must be one of ${PROFILES.map((p) => p.name).join(', ')}`);
   }
   const base = findProfile(baseName)!;
-  const known = new Set(['base', 'name', 'letter', 'description', 'model', 'maxModelLen', 'flavour', 'hardware', 'scheduler', 'powerIdleWatts', 'powerMaxWatts', 'gpuName', 'streamInterval']);
-  for (const k of Object.keys(raw)) if (!known.has(k)) throw new Error(`${where}: unknown field "${k}" (allowed: ${[...known].join(', ')})`);
+  const known = new Set([
+    'base', 'name', 'letter', 'description', 'model', 'maxModelLen', 'flavour', 'hardware', 'scheduler',
+    'powerIdleWatts', 'powerMaxWatts', 'gpuName', 'streamInterval',
+  ]);
+  for (const k of Object.keys(raw))
+    if (!known.has(k)) throw new Error(`${where}: unknown field "${k}" (allowed: ${[...known].join(', ')})`);
   const str = (k: string, d: string): string => {
     const v = raw[k];
     if (v === undefined) return d;
@@ -298,7 +306,8 @@ export function parseProfile(raw: unknown, where: string): Profile {
     if (v === undefined) return {};
     if (!isObj(v)) throw new Error(`${where}.${k}: must be an object`);
     const allowed = Object.keys(base[k]);
-    for (const f of Object.keys(v)) if (!allowed.includes(f)) throw new Error(`${where}.${k}: unknown field "${f}" (allowed: ${allowed.join(', ')})`);
+    for (const f of Object.keys(v))
+      if (!allowed.includes(f)) throw new Error(`${where}.${k}: unknown field "${f}" (allowed: ${allowed.join(', ')})`);
     return v;
   };
   const hw = sub('hardware');

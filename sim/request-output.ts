@@ -1,10 +1,21 @@
-// Writes one request's response as tokens arrive from the scheduler: SSE chunks (vLLM or SGLang style) or a JSON body, with injected faults. Runs in Node.
+// Writes one request's response as tokens arrive from the scheduler: SSE chunks (vLLM or SGLang style) or a JSON body,
+// with injected faults. Runs in Node.
 
 import type { ServerResponse } from 'node:http';
 import type { TokenEvent } from './engine';
 import { faultPoint, type Fault } from './faults';
 import { epochMs, type GroundTruthRecord } from './ground-truth';
-import { completionBody, contentChunk, DONE_EVENT, finishChunk, makeUsage, roleChunk, streamErrorEvent, usageChunk, type StreamIdentity } from './sse';
+import {
+  completionBody,
+  contentChunk,
+  DONE_EVENT,
+  finishChunk,
+  makeUsage,
+  roleChunk,
+  streamErrorEvent,
+  usageChunk,
+  type StreamIdentity,
+} from './sse';
 import { TokenText } from './text';
 
 export interface OutputOptions {
@@ -119,7 +130,14 @@ export class RequestOutput {
   /** Fires the faults due at the current point; true when the response is over. */
   private fireFaults(): boolean {
     for (const f of this.o.faults) {
-      if (this.fired.has(f) || f.kind === 'error-status' || f.kind === 'json-error' || f.kind === 'no-done' || f.kind === 'no-usage') continue;
+      if (
+        this.fired.has(f) ||
+        f.kind === 'error-status' ||
+        f.kind === 'json-error' ||
+        f.kind === 'no-done' ||
+        f.kind === 'no-usage'
+      )
+        continue;
       if (faultPoint(f, this.o.contentTokens) !== this.sent) continue;
       this.fired.add(f);
       switch (f.kind) {
@@ -137,7 +155,10 @@ export class RequestOutput {
           return true;
         case 'error-event':
           if (!this.o.stream) break;
-          this.o.res.end(`event: error\ndata: ${JSON.stringify({ error: { message: 'Injected fault: error-event', type: 'InternalServerError', code: 500 } })}\n\n`);
+          this.o.res.end(
+            `event: error\ndata: ` +
+            `${JSON.stringify({ error: { message: 'Injected fault: error-event', type: 'InternalServerError', code: 500 } })}\n\n`,
+          );
           this.cut();
           return true;
         case 'malformed-chunk':

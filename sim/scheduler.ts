@@ -1,4 +1,5 @@
-// The two token schedulers behind the HTTP layer: the physics engine driven on absolute deadlines, and fixed timing. Runs in Node.
+// The two token schedulers behind the HTTP layer: the physics engine driven on absolute deadlines, and fixed timing.
+// Runs in Node.
 //
 // Both call the sink at each emission time with the tokens sampled then. Deadlines are absolute on
 // the monotonic clock (performance.now()), so timer lateness delays one emission but never accumulates.
@@ -42,7 +43,10 @@ export class EngineScheduler implements Scheduler {
   private lastEndMs = -Infinity;
   private closed = false;
 
-  constructor(readonly profile: Profile, private readonly sink: TokenSink, private readonly clock: Clock = monotonicMs, engineOptions: EngineOptions = {}) {
+  constructor(
+    readonly profile: Profile, private readonly sink: TokenSink, private readonly clock: Clock = monotonicMs,
+    engineOptions: EngineOptions = {},
+  ) {
     this.engine = new Engine(profile, engineOptions);
     this.power = new PowerMeter(profile.powerIdleWatts, clock());
   }

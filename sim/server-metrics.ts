@@ -1,4 +1,5 @@
-// The simulator's /metrics content: vLLM (or SGLang) metric names fed by engine events, plus the DCGM power gauge. Runs in Node.
+// The simulator's /metrics content: vLLM (or SGLang) metric names fed by engine events, plus the DCGM power gauge.
+// Runs in Node.
 
 import type { FinishedEvent, TokenEvent } from './engine';
 import { BUCKETS, Counter, Gauge, Histogram, Registry, type Labels } from './metrics-exposition';
@@ -90,10 +91,21 @@ export function createSimMetrics(
     const gen = reg.add(new Counter('sglang:generation_tokens', 'Number of generation tokens processed.', labels));
     const reqs = reg.add(new Counter('sglang:num_requests', 'Number of requests processed.', labels));
     const retracted = reg.add(new Counter('sglang:num_retracted_reqs', 'Number of retracted (preempted) requests.', labels));
-    const ttft = reg.add(new Histogram('sglang:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', labels, BUCKETS.ttftSeconds));
-    const itl = reg.add(new Histogram('sglang:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', labels, BUCKETS.itlSeconds));
-    const e2e = reg.add(new Histogram('sglang:e2e_request_latency_seconds', 'Histogram of End-to-end request latency in seconds', labels, BUCKETS.requestSeconds));
-    const queue = reg.add(new Histogram('sglang:queue_time_seconds', 'Histogram of queueing time in seconds.', labels, BUCKETS.requestSeconds));
+    const ttft = reg.add(new Histogram(
+      'sglang:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', labels,
+      BUCKETS.ttftSeconds,
+    ));
+    const itl = reg.add(new Histogram(
+      'sglang:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', labels,
+      BUCKETS.itlSeconds,
+    ));
+    const e2e = reg.add(new Histogram(
+      'sglang:e2e_request_latency_seconds', 'Histogram of End-to-end request latency in seconds', labels,
+      BUCKETS.requestSeconds,
+    ));
+    const queue = reg.add(new Histogram(
+      'sglang:queue_time_seconds', 'Histogram of queueing time in seconds.', labels, BUCKETS.requestSeconds,
+    ));
     // SGLang sets it at each prefill batch: cached tokens / prompt tokens of the batch's new requests.
     const hitRate = reg.add(new Gauge('sglang:cache_hit_rate', 'The prefix cache hit rate.', labels));
     hitRate.set(0);
@@ -125,26 +137,50 @@ export function createSimMetrics(
   reg.add(new Gauge('vllm:num_requests_waiting', 'Number of requests waiting to be processed.', labels, state.waiting));
   reg.add(new Gauge('vllm:kv_cache_usage_perc', 'KV-cache usage. 1 means 100 percent usage.', labels, state.kvUsage));
   const info = reg.add(new Gauge('vllm:cache_config_info', 'Information of the LLMEngine CacheConfig', {
-    ...labels, block_size: String(cache.blockSize), num_gpu_blocks: String(cache.numGpuBlocks), enable_prefix_caching: cache.prefixCaching ? 'True' : 'False',
+    ...labels, block_size: String(cache.blockSize), num_gpu_blocks: String(cache.numGpuBlocks),
+    enable_prefix_caching: cache.prefixCaching ? 'True' : 'False',
   }));
   info.set(1);
   // vLLM v1: at each admission, the request's tokens are queried and the cached ones counted as hits.
-  const prefixQueries = reg.add(new Counter('vllm:prefix_cache_queries', 'Prefix cache queries, in terms of number of queried tokens.', labels));
+  const prefixQueries = reg.add(
+    new Counter('vllm:prefix_cache_queries', 'Prefix cache queries, in terms of number of queried tokens.', labels),
+  );
   const prefixHits = reg.add(new Counter('vllm:prefix_cache_hits', 'Prefix cache hits, in terms of number of cached tokens.', labels));
   const preemptions = reg.add(new Counter('vllm:num_preemptions', 'Cumulative number of preemption from the engine.', labels));
   const prompt = reg.add(new Counter('vllm:prompt_tokens', 'Number of prefill tokens processed.', labels));
   const gen = reg.add(new Counter('vllm:generation_tokens', 'Number of generation tokens processed.', labels));
   const success = reg.add(new Counter('vllm:request_success', 'Count of successfully processed requests.', labels));
   for (const r of ['stop', 'length', 'abort']) success.touch({ finished_reason: r });
-  const ttft = reg.add(new Histogram('vllm:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', labels, BUCKETS.ttftSeconds));
-  const itl = reg.add(new Histogram('vllm:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', labels, BUCKETS.itlSeconds));
-  const e2e = reg.add(new Histogram('vllm:e2e_request_latency_seconds', 'Histogram of e2e request latency in seconds.', labels, BUCKETS.requestSeconds));
-  const queue = reg.add(new Histogram('vllm:request_queue_time_seconds', 'Histogram of time spent in WAITING phase for request.', labels, BUCKETS.requestSeconds));
-  const prefill = reg.add(new Histogram('vllm:request_prefill_time_seconds', 'Histogram of time spent in PREFILL phase for request.', labels, BUCKETS.requestSeconds));
-  const decode = reg.add(new Histogram('vllm:request_decode_time_seconds', 'Histogram of time spent in DECODE phase for request.', labels, BUCKETS.requestSeconds));
-  const inference = reg.add(new Histogram('vllm:request_inference_time_seconds', 'Histogram of time spent in RUNNING phase for request.', labels, BUCKETS.requestSeconds));
+  const ttft = reg.add(new Histogram(
+    'vllm:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', labels, BUCKETS.ttftSeconds,
+  ));
+  const itl = reg.add(new Histogram(
+    'vllm:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', labels, BUCKETS.itlSeconds,
+  ));
+  const e2e = reg.add(new Histogram(
+    'vllm:e2e_request_latency_seconds', 'Histogram of e2e request latency in seconds.', labels,
+    BUCKETS.requestSeconds,
+  ));
+  const queue = reg.add(new Histogram(
+    'vllm:request_queue_time_seconds', 'Histogram of time spent in WAITING phase for request.', labels,
+    BUCKETS.requestSeconds,
+  ));
+  const prefill = reg.add(new Histogram(
+    'vllm:request_prefill_time_seconds', 'Histogram of time spent in PREFILL phase for request.', labels,
+    BUCKETS.requestSeconds,
+  ));
+  const decode = reg.add(new Histogram(
+    'vllm:request_decode_time_seconds', 'Histogram of time spent in DECODE phase for request.', labels,
+    BUCKETS.requestSeconds,
+  ));
+  const inference = reg.add(new Histogram(
+    'vllm:request_inference_time_seconds', 'Histogram of time spent in RUNNING phase for request.', labels,
+    BUCKETS.requestSeconds,
+  ));
   const promptHist = reg.add(new Histogram('vllm:request_prompt_tokens', 'Number of prefill tokens processed.', labels, BUCKETS.tokens));
-  const genHist = reg.add(new Histogram('vllm:request_generation_tokens', 'Number of generation tokens processed.', labels, BUCKETS.tokens));
+  const genHist = reg.add(
+    new Histogram('vllm:request_generation_tokens', 'Number of generation tokens processed.', labels, BUCKETS.tokens),
+  );
   return {
     onTokens(tokens, promptOf) {
       for (const t of tokens) {

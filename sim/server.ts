@@ -1,4 +1,5 @@
-// The simulated OpenAI-compatible inference server: HTTP routes, request admission, and wiring of scheduler, metrics and ground truth. Runs in Node.
+// The simulated OpenAI-compatible inference server: HTTP routes, request admission, and wiring of scheduler, metrics
+// and ground truth. Runs in Node.
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -10,7 +11,15 @@ import type { EngineRequest, FinishedEvent } from './engine';
 import { FAULT_HEADER, parseFaultSpec, pickFaults, type Fault } from './faults';
 import { GroundTruthStore, epochMs, type GroundTruthRecord } from './ground-truth';
 import { readRequestBody } from '../node/request-body';
-import { ApiError, contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest, type GenerationRequest, type TokenizeRequest } from './http';
+import {
+  ApiError,
+  contextLengthError,
+  parseGenerationRequest,
+  parseJsonBody,
+  parseTokenizeRequest,
+  type GenerationRequest,
+  type TokenizeRequest,
+} from './http';
 import { resolveProfile, type Flavour, type Profile, type ProfileOverrides } from './profiles';
 import { RequestOutput } from './request-output';
 import { EngineScheduler, FixedScheduler, type Scheduler, type TokenSink } from './scheduler';
@@ -109,7 +118,8 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
 
 /** Throws on options no server can run with. */
 function checkOptions(options: SimOptions): void {
-  if (options.fixed && (!(options.fixed.ttftMs >= 0) || !(options.fixed.itlMs >= 0))) throw new Error('fixed timing needs ttftMs >= 0 and itlMs >= 0');
+  if (options.fixed && (!(options.fixed.ttftMs >= 0) || !(options.fixed.itlMs >= 0)))
+    throw new Error('fixed timing needs ttftMs >= 0 and itlMs >= 0');
   if (options.maxQueue !== undefined && !(options.maxQueue >= 0)) throw new Error('maxQueue must be >= 0');
   if (options.tls) {
     // Bad PEM fails here, before any worker starts.
@@ -160,7 +170,9 @@ class Sim {
     this.engineScheduler = options.fixed ? null : new EngineScheduler(this.profile, sink, undefined, { prefixCaching: prefixCache });
     // Block hashes are only worth computing when the engine has a prefix cache to look them up in.
     this.hashBlockSize = this.engineScheduler && prefixCache ? this.profile.scheduler.blockSize : 0;
-    this.scheduler = this.engineScheduler ?? new FixedScheduler(options.fixed!.ttftMs, options.fixed!.itlMs, sink, this.profile.powerIdleWatts);
+    this.scheduler =
+      this.engineScheduler ??
+      new FixedScheduler(options.fixed!.ttftMs, options.fixed!.itlMs, sink, this.profile.powerIdleWatts);
     this.metrics = this.createMetrics(this.engineScheduler !== null && prefixCache);
     this.startedEpochMs = epochMs();
   }
@@ -213,16 +225,23 @@ class Sim {
   /** The gauges read the scheduler at each scrape; requests still in their per-request overhead count as waiting. */
   private createMetrics(prefixCaching: boolean): SimMetrics {
     const { profile } = this;
-    return createSimMetrics(this.flavour, profile.model, {
-      running: () => this.scheduler.running(),
-      waiting: () => this.waitingRequests(),
-      kvUsage: () => this.scheduler.kvUsage(),
-      powerWatts: () => this.scheduler.powerWatts(),
-    }, {
-      blockSize: profile.scheduler.blockSize,
-      numGpuBlocks: this.engineScheduler?.engine.kv.totalBlocks ?? Math.floor(profile.scheduler.kvCapacityTokens / profile.scheduler.blockSize),
-      prefixCaching,
-    }, { count: profile.hardware.tensorParallel, name: profile.gpuName });
+    return createSimMetrics(
+      this.flavour, profile.model,
+      {
+        running: () => this.scheduler.running(),
+        waiting: () => this.waitingRequests(),
+        kvUsage: () => this.scheduler.kvUsage(),
+        powerWatts: () => this.scheduler.powerWatts(),
+      },
+      {
+        blockSize: profile.scheduler.blockSize,
+        numGpuBlocks:
+          this.engineScheduler?.engine.kv.totalBlocks ??
+          Math.floor(profile.scheduler.kvCapacityTokens / profile.scheduler.blockSize),
+        prefixCaching,
+      },
+      { count: profile.hardware.tensorParallel, name: profile.gpuName },
+    );
   }
 
   /** The request listener: an error thrown anywhere becomes the OpenAI error body, unless the response already started. */
@@ -277,7 +296,9 @@ class Sim {
       sendJsonErrorFault(res);
       return;
     }
-    const prompt = g.messages ? await this.pool.tokenizeChat(g.messages, this.hashBlockSize) : await this.pool.tokenizeText(g.prompt!, this.hashBlockSize);
+    const prompt = g.messages
+      ? await this.pool.tokenizeChat(g.messages, this.hashBlockSize)
+      : await this.pool.tokenizeText(g.prompt!, this.hashBlockSize);
     if (clientGone) return;
     const maxTokens = this.admit(res, g.maxTokens, prompt.count);
     const seed = g.seed ?? randomBytes(4).readUInt32LE(0);
@@ -299,9 +320,14 @@ class Sim {
   /** The max_tokens a request runs with; throws if it overflows the context window or the KV cache, or the queue is full. */
   private admit(res: ServerResponse, requested: number | null, promptTokens: number): number {
     const maxTokens = requested ?? this.profile.maxModelLen - promptTokens;
-    if (maxTokens < 1 || promptTokens + maxTokens > this.profile.maxModelLen) throw contextLengthError(this.profile.maxModelLen, promptTokens, Math.max(maxTokens, 1));
+    if (maxTokens < 1 || promptTokens + maxTokens > this.profile.maxModelLen)
+      throw contextLengthError(this.profile.maxModelLen, promptTokens, Math.max(maxTokens, 1));
     if (this.engineScheduler && !this.engineScheduler.engine.fitsCapacity(promptTokens + maxTokens)) {
-      throw new ApiError(400, `The request needs ${promptTokens + maxTokens} tokens of KV cache but the cache holds ${this.profile.scheduler.kvCapacityTokens}.`, 'max_tokens');
+      throw new ApiError(
+        400,
+        `The request needs ${promptTokens + maxTokens} tokens of KV cache but the cache holds ${this.profile.scheduler.kvCapacityTokens}.`,
+        'max_tokens',
+      );
     }
     if (this.options.maxQueue !== undefined && this.waitingRequests() >= this.options.maxQueue) {
       res.setHeader('retry-after', '1');
@@ -334,9 +360,9 @@ class Sim {
   private recordArrival(a: Admitted): GroundTruthRecord | null {
     if (!this.options.groundTruth) return null;
     const record: GroundTruthRecord = {
-      requestId: a.requestId, endpoint: a.g.endpoint, stream: a.g.stream, promptTokens: a.prompt.count, completionTokens: a.plan.contentTokens,
-      arrivalEpochMs: performance.timeOrigin + a.arrivalMs,
-      tokenEpochMs: [], endEpochMs: null, finishReason: null, outcome: 'in-flight', faults: a.faults.map((f) => f.kind),
+      requestId: a.requestId, endpoint: a.g.endpoint, stream: a.g.stream, promptTokens: a.prompt.count,
+      completionTokens: a.plan.contentTokens, arrivalEpochMs: performance.timeOrigin + a.arrivalMs, tokenEpochMs: [],
+      endEpochMs: null, finishReason: null, outcome: 'in-flight', faults: a.faults.map((f) => f.kind),
     };
     this.truth.add(record);
     return record;
@@ -414,12 +440,16 @@ class Sim {
   private checkAuth(req: IncomingMessage): void {
     if (this.options.apiKey === undefined) return;
     const h = req.headers.authorization;
-    if (h !== `Bearer ${this.options.apiKey}`) throw new ApiError(401, h ? 'Invalid API key.' : 'Missing API key: send Authorization: Bearer <key>.', null, 'AuthenticationError');
+    if (h !== `Bearer ${this.options.apiKey}`)
+      throw new ApiError(
+        401, h ? 'Invalid API key.' : 'Missing API key: send Authorization: Bearer <key>.', null, 'AuthenticationError',
+      );
   }
 
   /** Clients may name the model as served or the profile. */
   private checkModel(model: string): void {
-    if (model !== this.profile.model && model !== this.profile.name) throw new ApiError(404, `The model \`${model}\` does not exist.`, 'model');
+    if (model !== this.profile.model && model !== this.profile.name)
+      throw new ApiError(404, `The model \`${model}\` does not exist.`, 'model');
   }
 
   /** Waiting requests as the metrics and the queue limit count them: the scheduler's queue and those still in their overhead. */
@@ -464,7 +494,12 @@ function tokenizeInput(t: TokenizeRequest): string {
 /** The json-error fault: a 200 whose body is an error. */
 function sendJsonErrorFault(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: { message: 'Injected fault: json-error (model overloaded)', type: 'ServiceUnavailableError', param: null, code: 503 } }));
+  res.end(JSON.stringify({
+    error: {
+      message: 'Injected fault: json-error (model overloaded)', type: 'ServiceUnavailableError', param: null,
+      code: 503,
+    },
+  }));
 }
 
 /** The client's x-request-id, if it sent a non-empty one. */

@@ -1,4 +1,5 @@
-// Builds the response bodies of the simulator: SSE chunks as vLLM and SGLang stream them, and non-streaming bodies. Runs in Node, pure.
+// Builds the response bodies of the simulator: SSE chunks as vLLM and SGLang stream them, and non-streaming bodies.
+// Runs in Node, pure.
 
 import type { Flavour } from './profiles';
 
@@ -45,7 +46,9 @@ function finishJson(finish: string | null): string {
 /** The role-only first chunk of a chat stream (not a token). Completions have none. */
 export function roleChunk(s: StreamIdentity): string {
   const extra = s.flavour === 'sglang' ? ',"matched_stop":null' : '';
-  return sseEvent(`${head(s)},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null${extra}}]}`);
+  return sseEvent(
+    `${head(s)},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null${extra}}]}`,
+  );
 }
 
 /**
@@ -56,7 +59,9 @@ export function contentChunk(s: StreamIdentity, text: string, finish: string | n
   const t = JSON.stringify(text);
   const tail = s.flavour === 'sglang' ? ',"matched_stop":null' : finish === null ? '' : ',"stop_reason":null';
   if (s.endpoint === 'chat') {
-    return sseEvent(`${head(s)},"choices":[{"index":0,"delta":{"content":${t}},"logprobs":null,"finish_reason":${finishJson(finish)}${tail}}]}`);
+    return sseEvent(
+      `${head(s)},"choices":[{"index":0,"delta":{"content":${t}},"logprobs":null,"finish_reason":${finishJson(finish)}${tail}}]}`,
+    );
   }
   return sseEvent(`${head(s)},"choices":[{"index":0,"text":${t},"logprobs":null,"finish_reason":${finishJson(finish)}${tail}}]}`);
 }
@@ -92,7 +97,12 @@ export function completionBody(s: StreamIdentity, text: string, finish: string, 
       object: 'chat.completion',
       created: s.created,
       model: s.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: text, tool_calls: [] }, logprobs: null, finish_reason: finish, stop_reason: null }],
+      choices: [
+        {
+          index: 0, message: { role: 'assistant', content: text, tool_calls: [] }, logprobs: null,
+          finish_reason: finish, stop_reason: null,
+        },
+      ],
       usage,
     });
   }

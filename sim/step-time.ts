@@ -1,4 +1,5 @@
-// Pure step-time formulas of the performance model (docs/simulator-model.md, "Step time") and the power model. Runs in Node.
+// Pure step-time formulas of the performance model (docs/simulator-model.md, "Step time") and the power model.
+// Runs in Node.
 
 import type { HardwareModel } from './profiles';
 

@@ -1,4 +1,5 @@
-// Deterministic generated text for the simulator: one common English word per token, chosen by a seeded PRNG. Runs in Node, pure.
+// Deterministic generated text for the simulator: one common English word per token, chosen by a seeded PRNG.
+// Runs in Node, pure.
 //
 // Every word of WORDS is a single Qwen3 token when preceded by a space (checked in test/sim/text.test.ts),
 // so " word" x N tokenizes to exactly N tokens and a client that counts tokens agrees with usage.
@@ -69,7 +70,9 @@ export interface OutputPlan {
  * or the token before the first stop string (stop strings apply after min_tokens, as vLLM does).
  * Scanning for stop strings regenerates the text from the seed, so it costs O(tokens) once per request.
  */
-export function planOutput(opts: { seed: number; maxTokens: number; minTokens: number; ignoreEos: boolean; stop: readonly string[] }): OutputPlan {
+export function planOutput(opts: {
+  seed: number; maxTokens: number; minTokens: number; ignoreEos: boolean; stop: readonly string[];
+}): OutputPlan {
   let limit = opts.maxTokens;
   let reason: 'length' | 'stop' = 'length';
   if (!opts.ignoreEos) {
@@ -85,7 +88,8 @@ export function planOutput(opts: { seed: number; maxTokens: number; minTokens: n
     let tail = '';
     for (let i = 1; i <= limit; i++) {
       tail = (tail + text.token()).slice(-(longest + 16));
-      if (i > opts.minTokens && opts.stop.some((s) => s !== '' && tail.includes(s))) return { contentTokens: i - 1, finishReason: 'stop' };
+      if (i > opts.minTokens && opts.stop.some((s) => s !== '' && tail.includes(s)))
+        return { contentTokens: i - 1, finishReason: 'stop' };
     }
   }
   return { contentTokens: limit, finishReason: reason };

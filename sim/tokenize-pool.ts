@@ -1,4 +1,5 @@
-// Counts prompt tokens for the simulator in a pool of worker threads, with a cache for repeated texts. Runs in Node (main thread).
+// Counts prompt tokens for the simulator in a pool of worker threads, with a cache for repeated texts.
+// Runs in Node (main thread).
 //
 // Tokenizing takes about 1 s per 300K tokens here, so it never runs on the engine's event loop.
 // Prompts of the suite differ only in their first line, so a text is split after that line (at a cut
@@ -145,7 +146,10 @@ export class TokenizePool {
    */
   async tokenizeText(text: string, blockSize: number): Promise<PromptTokens> {
     const cut = splitPoint(text);
-    const parts = cut < 0 ? [await this.tokensCached(text)] : await Promise.all([this.tokensRaw(text.slice(0, cut)), this.tokensCached(text.slice(cut))]);
+    const parts =
+      cut < 0
+        ? [await this.tokensCached(text)]
+        : await Promise.all([this.tokensRaw(text.slice(0, cut)), this.tokensCached(text.slice(cut))]);
     const count = parts.reduce((n, p) => n + p.count, 0);
     return { count, blockHashes: blockSize > 0 ? chainedBlockHashes(parts.map((p) => p.ids), blockSize) : [] };
   }

@@ -1,4 +1,5 @@
-// Worker thread of the tokenizer pool: counts Qwen3 tokens of texts off the engine's event loop. Runs in Node (worker thread).
+// Worker thread of the tokenizer pool: counts Qwen3 tokens of texts off the engine's event loop.
+// Runs in Node (worker thread).
 
 import { parentPort } from 'node:worker_threads';
 import { loadQwen3Tokenizer } from '../tokenizer/qwen3';

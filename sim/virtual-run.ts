@@ -1,4 +1,5 @@
-// Runs the engine in virtual time (no timers, no HTTP) for a batch of simultaneous requests: what the model predicts. Runs in Node, pure.
+// Runs the engine in virtual time (no timers, no HTTP) for a batch of simultaneous requests: what the model predicts.
+// Runs in Node, pure.
 //
 // Used by the fidelity bench (to show the model's own prediction next to what a client measured)
 // and by unit tests; the HTTP server should reproduce these numbers within timer and network noise.
@@ -44,7 +45,9 @@ export interface VirtualRunOptions {
  * Prompts are unique (no prefix-cache hits, as the suite's per-request first line makes them) unless
  * sharedPrefixTokens says how many leading tokens they share; the engine models the server's cache.
  */
-export function runVirtualBatch(profile: Profile, promptTokens: number, outputTokens: number, concurrency: number, options: VirtualRunOptions = {}): VirtualRunResult {
+export function runVirtualBatch(
+  profile: Profile, promptTokens: number, outputTokens: number, concurrency: number, options: VirtualRunOptions = {},
+): VirtualRunResult {
   const caching = options.prefixCaching ?? true;
   const engine = new Engine(profile, { prefixCaching: caching });
   const overhead = profile.hardware.requestOverheadMs;
@@ -59,7 +62,9 @@ export function runVirtualBatch(profile: Profile, promptTokens: number, outputTo
       ids.fill(1 + i, shared);
       blockHashes = chainedBlockHashes([ids], bs);
     }
-    engine.add({ id: `r${i}`, promptTokens, outputTokens, finishReason: 'length', arrivalMs: 0, queuedMs: overhead, blockHashes });
+    engine.add({
+      id: `r${i}`, promptTokens, outputTokens, finishReason: 'length', arrivalMs: 0, queuedMs: overhead, blockHashes,
+    });
   }
   const first = new Map<string, number>();
   const requests: VirtualRequestResult[] = [];
@@ -92,7 +97,10 @@ export function runVirtualBatch(profile: Profile, promptTokens: number, outputTo
   }
   const total = requests.reduce((s, r) => s + r.outputTokens, 0);
   return {
-    requests, wallMs: now, systemTokensPerSecond: (total * 1000) / now, preemptions: engine.preemptionsTotal,
+    requests,
+    wallMs: now,
+    systemTokensPerSecond: (total * 1000) / now,
+    preemptions: engine.preemptionsTotal,
     peakPowerWatts: peakWatts * profile.hardware.tensorParallel,
     meanPowerWatts: (now > 0 ? energyWattMs / now : idle) * profile.hardware.tensorParallel,
   };
@@ -123,7 +131,9 @@ export interface ClosedLoopRequest extends VirtualRequestResult {
  * its beginning; users removed finish their request first. What the model predicts for a steady-state
  * capacity step, and for a ramp of steps.
  */
-export function runVirtualClosedLoop(profile: Profile, promptTokens: number, outputTokens: number, steps: readonly ClosedLoopStep[]): ClosedLoopRequest[] {
+export function runVirtualClosedLoop(
+  profile: Profile, promptTokens: number, outputTokens: number, steps: readonly ClosedLoopStep[],
+): ClosedLoopRequest[] {
   const engine = new Engine(profile, { prefixCaching: false });
   const overhead = profile.hardware.requestOverheadMs;
   const boundaries: number[] = [];
@@ -178,7 +188,16 @@ export function runVirtualClosedLoop(profile: Profile, promptTokens: number, out
       busy.delete(a.user);
       const ttft = first.get(f.id)! - f.arrivalMs;
       const e2e = f.endMs - f.arrivalMs;
-      out.push({ ttftMs: ttft, e2eMs: e2e, outputTokens: f.generatedTokens, decodeTokensPerSecond: f.generatedTokens > 1 ? ((f.generatedTokens - 1) * 1000) / (e2e - ttft) : 0, step: a.step, user: a.user, startMs: a.startMs, endMs: f.endMs });
+      out.push({
+        ttftMs: ttft,
+        e2eMs: e2e,
+        outputTokens: f.generatedTokens,
+        decodeTokensPerSecond: f.generatedTokens > 1 ? ((f.generatedTokens - 1) * 1000) / (e2e - ttft) : 0,
+        step: a.step,
+        user: a.user,
+        startMs: a.startMs,
+        endMs: f.endMs,
+      });
       const s = stepAt(f.endMs);
       if (f.endMs < endAll && a.user < steps[s]!.users) submit(a.user, f.endMs);
     }
