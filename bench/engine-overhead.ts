@@ -1,4 +1,5 @@
-// Benchmark of the project's k6 running the suite's own sweep bundle, against the simulator's ground truth: timing error, client CPU per token, memory. Runs in Node.
+// Benchmark of the project's k6 running the suite's own sweep bundle, against the simulator's ground truth: timing
+// error, client CPU per token, memory. Runs in Node.
 //
 // The simulator (fixed timing: TTFT 50 ms, ITL 10 ms = 100 tok/s or 33.3 ms = 30 tok/s per stream,
 // --ground-truth: when it wrote each token) is pinned to core 0 and k6 to core 1 (taskset; nice -10
@@ -51,7 +52,10 @@ export interface Args {
 }
 
 export function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { levels: [1, 16, 32, 64, 256, 512, 1024], speeds: [100, 30], tokens: 300, paths: [...PATHS], context: 1024, memory: false, build: true };
+  const args: Args = {
+    levels: [1, 16, 32, 64, 256, 512, 1024], speeds: [100, 30], tokens: 300, paths: [...PATHS], context: 1024,
+    memory: false, build: true,
+  };
   const usage = '(use --levels 1,16,64 --speeds 100,30 --tokens 300 --paths default,callback --context 1024 --memory --no-build)';
   const list = (s: string | undefined): number[] => (s ?? '').split(',').map(Number);
   for (let i = 0; i < argv.length; i++) {
@@ -69,7 +73,8 @@ export function parseArgs(argv: readonly string[]): Args {
     else throw new Error(`unknown argument ${a} ${usage}`);
   }
   if (args.levels.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--levels: positive integers, comma-separated');
-  if (args.speeds.some((s) => !Number.isFinite(s) || s < 1 || s > 1000)) throw new Error('--speeds: tokens per second from 1 to 1000, comma-separated');
+  if (args.speeds.some((s) => !Number.isFinite(s) || s < 1 || s > 1000))
+    throw new Error('--speeds: tokens per second from 1 to 1000, comma-separated');
   if (!Number.isInteger(args.tokens) || args.tokens < 10) throw new Error('--tokens: an integer >= 10');
   if (!Number.isInteger(args.context) || args.context < 16) throw new Error('--context: an integer >= 16');
   if (args.paths.length === 0) throw new Error(`--paths: at least one ${usage}`);
@@ -99,7 +104,9 @@ export interface TruthRecord {
 }
 
 /** What the server did: every gap between token writes, each stream's TTFT and rate, and the streaming window. */
-export function serverSide(truth: readonly TruthRecord[]): { gaps: number[]; ttfts: number[]; ratePerStream: number; from: number; to: number; tokens: number } {
+export function serverSide(truth: readonly TruthRecord[]): {
+  gaps: number[]; ttfts: number[]; ratePerStream: number; from: number; to: number; tokens: number;
+} {
   const gaps: number[] = [];
   const ttfts: number[] = [];
   const rates: number[] = [];
@@ -191,19 +198,36 @@ function runK6(base: string, n: number, rounds: number, tokens: number, context:
   const dir = mkdtempSync(join(tmpdir(), 'engine-overhead-'));
   const plan = join(dir, 'plan.json');
   const streamSeconds = (TTFT_MS + tokens * 40) / 1000;
-  writeFileSync(plan, JSON.stringify({ target: { metricsUrl: null }, sweep: { contexts: [context], concurrencies: [n], rounds, outputTokens: tokens }, schedule: { cellSeconds: Math.ceil(rounds * streamSeconds * 3 + 60) } }));
+  writeFileSync(
+    plan,
+    JSON.stringify({
+      target: { metricsUrl: null }, sweep: { contexts: [context], concurrencies: [n], rounds, outputTokens: tokens },
+      schedule: { cellSeconds: Math.ceil(rounds * streamSeconds * 3 + 60) },
+    }),
+  );
   const csv = join(dir, 'samples.csv');
-  const env = { PLAN: plan, BASE_URL: base, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', RESULTS_DIR: dir, EVENT_CALLBACK: path === 'callback' ? '1' : '0' };
-  const args = ['run', '--quiet', '--no-usage-report', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), '--out', `csv=fileName=${csv},timeFormat=unix_milli`, BUNDLE];
+  const env = {
+    PLAN: plan, BASE_URL: base, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', RESULTS_DIR: dir,
+    EVENT_CALLBACK: path === 'callback' ? '1' : '0',
+  };
+  const args = [
+    'run', '--quiet', '--no-usage-report', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), '--out',
+    `csv=fileName=${csv},timeFormat=unix_milli`, BUNDLE,
+  ];
   return new Promise((res) => {
-    const child = spawn('taskset', ['-c', '1', ...NICE, K6_BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, K6_NO_USAGE_REPORT: 'true' } });
+    const child = spawn('taskset', ['-c', '1', ...NICE, K6_BIN, ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, K6_NO_USAGE_REPORT: 'true' },
+    });
     let tail = '';
     child.stderr!.on('data', (d: Buffer) => (tail = (tail + d.toString()).slice(-2000)));
     // taskset and nice exec: the spawned pid is k6's own.
     const sampler = child.pid !== undefined ? sampleProcess(child.pid) : null;
     child.on('close', (code) => {
       const s = sampler?.stop() ?? { samples: [], peakRssKb: 0 };
-      const out: ClientRun = { itl: [], ttft: [], tokens: 0, failed: 0, samples: s.samples, peakRssKb: s.peakRssKb, code, stderrTail: tail.trim().split('\n').slice(-2).join(' ') };
+      const out: ClientRun = {
+        itl: [], ttft: [], tokens: 0, failed: 0, samples: s.samples, peakRssKb: s.peakRssKb, code,
+        stderrTail: tail.trim().split('\n').slice(-2).join(' '),
+      };
       try {
         const rows = Papa.parse<string[]>(readFileSync(csv, 'utf8'), { skipEmptyLines: true }).data;
         for (const r of rows) {
@@ -253,7 +277,9 @@ async function measure(base: string, speed: number, n: number, tokens: number, c
   const server = serverSide(await truthOf(base));
   if (run.itl.length === 0) return { ...row, error: `k6 exit ${run.code}, no ITL samples: ${run.stderrTail}` };
   const cpuMs = cpuAt(run.samples, server.to + 2 * SAMPLE_MS) - cpuAt(run.samples, server.from);
-  const problems = [run.code !== 0 ? `k6 exit ${run.code}` : '', run.failed > 0 ? `${run.failed} requests failed` : ''].filter((s) => s !== '');
+  const problems = [
+    run.code !== 0 ? `k6 exit ${run.code}` : '', run.failed > 0 ? `${run.failed} requests failed` : '',
+  ].filter((s) => s !== '');
   return {
     ...row,
     ...(problems.length > 0 ? { error: problems.join('; ') } : {}),
@@ -276,11 +302,16 @@ const pct = (v: number | undefined): string => (v !== undefined && Number.isFini
 
 export function renderTable(rows: readonly Row[]): string {
   const lines = [
-    '| tok/s offered | streams | path | server tok/s per stream | read together client / server | ITL p99 client / server (ms) | TTFT mean error (ms) | CPU per token (µs) | peak RSS (MB) | note |',
+    '| tok/s offered | streams | path | server tok/s per stream | read together client / server | ITL p99 client / ' +
+    'server (ms) | TTFT mean error (ms) | CPU per token (µs) | peak RSS (MB) | note |',
     '|---:|---:|---|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rows) {
-    lines.push(`| ${r.speed} | ${r.streams} | ${r.path} | ${f(r.serverRate)} | ${pct(r.togetherClient)} / ${pct(r.togetherServer)} | ${f(r.itlP99Client)} / ${f(r.itlP99Server)} | ${f(r.ttftError)} | ${f(r.cpuUsPerToken, 1)} | ${f(r.peakRssMb, 0)} | ${(r.error ?? '').replace(/\|/g, '\\|')} |`);
+    lines.push(
+      `| ${r.speed} | ${r.streams} | ${r.path} | ${f(r.serverRate)} | ${pct(r.togetherClient)} / ` +
+      `${pct(r.togetherServer)} | ${f(r.itlP99Client)} / ${f(r.itlP99Server)} | ${f(r.ttftError)} | ` +
+      `${f(r.cpuUsPerToken, 1)} | ${f(r.peakRssMb, 0)} | ${(r.error ?? '').replace(/\|/g, '\\|')} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -290,7 +321,10 @@ export function renderRatios(rows: readonly Row[]): string {
   const out: string[] = [];
   for (const d of rows.filter((r) => r.path === 'default')) {
     const c = rows.find((r) => r.path === 'callback' && r.speed === d.speed && r.streams === d.streams);
-    if (c?.cpuUsPerToken && d.cpuUsPerToken) out.push(`${d.streams} x ${d.speed} tok/s: callback path ${f(c.cpuUsPerToken / d.cpuUsPerToken)}x the default path's CPU per token`);
+    if (c?.cpuUsPerToken && d.cpuUsPerToken)
+      out.push(
+        `${d.streams} x ${d.speed} tok/s: callback path ${f(c.cpuUsPerToken / d.cpuUsPerToken)}x the default path's CPU per token`,
+      );
   }
   return out.join('\n');
 }
@@ -298,14 +332,19 @@ export function renderRatios(rows: readonly Row[]): string {
 function conditions(args: Args, version: string, loadStart: number[]): string {
   const la = (v: number[]): string => v.map((x) => x.toFixed(1)).join(' / ');
   return [
-    `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); simulator pinned to core 0, k6 to core 1${NICE.length ? ', both at nice -10' : ' (nice -10 not permitted)'}; load average ${la(loadStart)} at the start, ${la(loadavg())} at the end.`,
-    `${version}; dist/sweep.js, one cell per row, ${args.tokens} tokens per stream (3 rounds up to 16 streams, else 1), fixed TTFT ${TTFT_MS} ms; default path = Go interprets, no event reaches JavaScript; callback = every event also handed to the script (EVENT_CALLBACK=1).`,
+    `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); simulator pinned ` +
+    `to core 0, k6 to core 1${NICE.length ? ', both at nice -10' : ' (nice -10 not permitted)'}; load average ` +
+    `${la(loadStart)} at the start, ${la(loadavg())} at the end.`,
+    `${version}; dist/sweep.js, one cell per row, ${args.tokens} tokens per stream (3 rounds up to 16 streams, ` +
+    `else 1), fixed TTFT ${TTFT_MS} ms; default path = Go interprets, no event reaches JavaScript; callback = ` +
+    `every event also handed to the script (EVENT_CALLBACK=1).`,
   ].join('\n');
 }
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  if (spawnSync('taskset', ['-c', '0', 'true']).status !== 0) throw new Error('taskset is needed to pin the simulator and k6 to separate cores');
+  if (spawnSync('taskset', ['-c', '0', 'true']).status !== 0)
+    throw new Error('taskset is needed to pin the simulator and k6 to separate cores');
   if (args.build) {
     process.stderr.write('engine-overhead: building the bundles and the project k6...\n');
     for (const script of ['scripts/build.ts', 'scripts/build-k6.ts']) {
@@ -318,7 +357,10 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   let memory = '';
   for (const speed of args.speeds) {
-    const sim = await startSimChild(['--fixed-ttft-ms', String(TTFT_MS), '--fixed-itl-ms', String(1000 / speed), '--ground-truth'], ['taskset', '-c', '0', ...NICE]);
+    const sim = await startSimChild(
+      ['--fixed-ttft-ms', String(TTFT_MS), '--fixed-itl-ms', String(1000 / speed), '--ground-truth'],
+      ['taskset', '-c', '0', ...NICE],
+    );
     const base = `${sim.base}/v1`;
     try {
       for (const n of args.levels) {
@@ -330,13 +372,16 @@ async function main(): Promise<void> {
       if (args.memory && speed === args.speeds[0]) {
         process.stderr.write('engine-overhead: memory, 256 streams x 4096 tokens...\n');
         const m = await measure(base, speed, 256, 4096, args.context, 'default');
-        memory = `Memory: 256 streams x 4,096 tokens at ${speed} tok/s, default path: peak RSS ${f(m.peakRssMb, 0)} MB, CPU ${f(m.cpuUsPerToken, 1)} µs per token${m.error ? ` (${m.error})` : ''}.`;
+        memory = `Memory: 256 streams x 4,096 tokens at ${speed} tok/s, default path: peak RSS ` +
+          `${f(m.peakRssMb, 0)} MB, CPU ${f(m.cpuUsPerToken, 1)} µs per token${m.error ? ` (${m.error})` : ''}.`;
       }
     } finally {
       await sim.stop();
     }
   }
-  const text = [conditions(args, version, loadStart), '', renderTable(rows), '', renderRatios(rows), memory ? `\n${memory}` : ''].join('\n');
+  const text = [
+    conditions(args, version, loadStart), '', renderTable(rows), '', renderRatios(rows), memory ? `\n${memory}` : '',
+  ].join('\n');
   process.stdout.write(`${text}\n`);
 }
 

@@ -1,4 +1,5 @@
-// The published figures each profile is held to, one table per seed report, and their virtual-time prediction. Runs in Node.
+// The published figures each profile is held to, one table per seed report, and their virtual-time prediction.
+// Runs in Node.
 //
 // Shared by the HTTP fidelity bench (bench/sim-fidelity.ts) and the virtual-time fit (bench/sim-fit.ts), so
 // the points are stated once. Every figure names the report it comes from (../shared/reference/reports/).

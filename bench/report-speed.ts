@@ -1,4 +1,5 @@
-// Benchmark: generates a k6-layout CSV of about 5 million rows (synthetic run folder) and times the report on it, with peak RSS. Runs in Node.
+// Benchmark: generates a k6-layout CSV of about 5 million rows (synthetic run folder) and times the report on it, with
+// peak RSS. Runs in Node.
 //
 // npm run bench:report-speed [-- --rows 5000000 --keep]
 // The report runs in a child process so its peak RSS is its own, not the generator's.
@@ -23,7 +24,10 @@ async function child(dir: string): Promise<void> {
   const t3 = performance.now();
   const rows = report.parts.reduce((n, p) => n + p.csvRows, 0);
   process.stdout.write(
-    JSON.stringify({ readMs: t1 - t0, renderMs: t2 - t1, writeMs: t3 - t2, totalMs: t3 - t0, rows, cells: report.cells.length, maxRssMb: process.resourceUsage().maxRSS / 1024 }),
+    JSON.stringify({
+      readMs: t1 - t0, renderMs: t2 - t1, writeMs: t3 - t2, totalMs: t3 - t0, rows, cells: report.cells.length,
+      maxRssMb: process.resourceUsage().maxRSS / 1024,
+    }),
   );
 }
 
@@ -55,21 +59,31 @@ async function main(): Promise<void> {
   });
   const genS = (performance.now() - g0) / 1000;
   const bytes = statSync(join(dir, 'sweep', 'samples.csv')).size;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, '--child', dir], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, '--child', dir], {
+    encoding: 'utf8', maxBuffer: 1 << 20,
+  });
   if (r.status !== 0) {
     process.stderr.write(`bench: report failed: ${r.stderr.trim().split('\n')[0]}\n`);
     process.exit(1);
   }
-  const m = JSON.parse(r.stdout) as { readMs: number; renderMs: number; writeMs: number; totalMs: number; rows: number; cells: number; maxRssMb: number };
+  const m = JSON.parse(r.stdout) as {
+    readMs: number; renderMs: number; writeMs: number; totalMs: number; rows: number; cells: number; maxRssMb: number;
+  };
   const rows: [string, string][] = [
     ['CSV rows', m.rows.toLocaleString('en-US')],
     ['CSV size', `${(bytes / 1e6).toFixed(0)} MB`],
     ['cells', String(m.cells)],
     ['generate CSV (not timed as report)', `${genS.toFixed(1)} s`],
-    ['read + aggregate', `${(m.readMs / 1000).toFixed(1)} s (${((m.rows / m.readMs) * 1000 / 1e6).toFixed(2)} M rows/s)`],
+    [
+      'read + aggregate',
+      `${(m.readMs / 1000).toFixed(1)} s (${(((m.rows / m.readMs) * 1000) / 1e6).toFixed(2)} M rows/s)`,
+    ],
     ['build charts + render', `${(m.renderMs / 1000).toFixed(1)} s`],
     ['write files', `${(m.writeMs / 1000).toFixed(2)} s`],
-    ['report total', `${(m.totalMs / 1000).toFixed(1)} s (target < ${TARGET_SECONDS} s: ${m.totalMs / 1000 < TARGET_SECONDS ? 'met' : 'MISSED'})`],
+    [
+      'report total',
+      `${(m.totalMs / 1000).toFixed(1)} s (target < ${TARGET_SECONDS} s: ${m.totalMs / 1000 < TARGET_SECONDS ? 'met' : 'MISSED'})`,
+    ],
     ['peak RSS (report process)', `${m.maxRssMb.toFixed(0)} MB`],
   ];
   const w = Math.max(...rows.map(([k]) => k.length));

@@ -1,4 +1,5 @@
-// Fidelity benchmark of the simulator: runs every seed report's published points (bench/fidelity-points.ts) over real HTTP streams, profiles A-E, and prints predicted vs published values. Runs in Node.
+// Fidelity benchmark of the simulator: runs every seed report's published points (bench/fidelity-points.ts) over real
+// HTTP streams, profiles A-E, and prints predicted vs published values. Runs in Node.
 //
 // The simulator runs as a child process (the CLI), so the measuring client below has its own event loop.
 // Every figure is measured from the client side, as the suite measures it (docs/architecture.md definitions):
@@ -20,7 +21,16 @@ import { findProfile, type Profile } from '../sim/profiles';
 import { startSimChild } from '../sim/child';
 import { mean } from '../sim/virtual-run';
 import {
-  identicalSequences, maxSafeQueue, POINTS, predictFromBatch, STEADY_REQUESTS_PER_USER, steadyModel, virtualBurst, type Kind, type Point, type Target,
+  identicalSequences,
+  maxSafeQueue,
+  POINTS,
+  predictFromBatch,
+  STEADY_REQUESTS_PER_USER,
+  steadyModel,
+  virtualBurst,
+  type Kind,
+  type Point,
+  type Target,
 } from './fidelity-points';
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 
@@ -37,52 +47,65 @@ interface Measured {
 /** Streams one chat completion and measures it from the client side. */
 function streamChat(base: string, model: string, content: string, maxTokens: number): Promise<Measured> {
   const payload = JSON.stringify({
-    model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true, stream_options: { include_usage: true },
+    model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true,
+    stream_options: { include_usage: true },
   });
   const startMs = performance.now();
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-      if (res.statusCode !== 200) {
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => reject(new Error(`HTTP ${res.statusCode}: ${body}`)));
-        return;
-      }
-      res.setEncoding('utf8');
-      let buf = '';
-      let first = -1;
-      let last = -1;
-      let tokens = 0;
-      let usageTokens = -1;
-      const itl: number[] = [];
-      res.on('data', (s: string) => {
-        const now = performance.now();
-        buf += s;
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
-          const j = JSON.parse(line.slice(6)) as { choices: { delta?: { content?: string } }[]; usage?: { completion_tokens: number } | null };
-          if (j.usage) usageTokens = j.usage.completion_tokens;
-          const content = j.choices[0]?.delta?.content;
-          if (content) {
-            if (first < 0) first = now;
-            else itl.push(now - last);
-            last = now;
-            tokens++;
-          }
+    const req = httpRequest(
+      `${base}/v1/chat/completions`,
+      {
+        method: 'POST', agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (res) => {
+        if (res.statusCode !== 200) {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => reject(new Error(`HTTP ${res.statusCode}: ${body}`)));
+          return;
         }
-      });
-      res.on('end', () => {
-        const endMs = performance.now();
-        const n = usageTokens >= 0 ? usageTokens : tokens;
-        const ttftMs = first - startMs;
-        const e2eMs = endMs - startMs;
-        resolve({ ttftMs, e2eMs, outputTokens: n, decodeTps: n > 1 ? ((n - 1) * 1000) / (e2eMs - ttftMs) : 0, startMs, endMs, itlMs: itl });
-      });
-      res.on('error', reject);
-    });
+        res.setEncoding('utf8');
+        let buf = '';
+        let first = -1;
+        let last = -1;
+        let tokens = 0;
+        let usageTokens = -1;
+        const itl: number[] = [];
+        res.on('data', (s: string) => {
+          const now = performance.now();
+          buf += s;
+          let i: number;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const line = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
+            const j = JSON.parse(line.slice(6)) as {
+              choices: { delta?: { content?: string } }[]; usage?: { completion_tokens: number } | null;
+            };
+            if (j.usage) usageTokens = j.usage.completion_tokens;
+            const content = j.choices[0]?.delta?.content;
+            if (content) {
+              if (first < 0) first = now;
+              else itl.push(now - last);
+              last = now;
+              tokens++;
+            }
+          }
+        });
+        res.on('end', () => {
+          const endMs = performance.now();
+          const n = usageTokens >= 0 ? usageTokens : tokens;
+          const ttftMs = first - startMs;
+          const e2eMs = endMs - startMs;
+          resolve({
+            ttftMs, e2eMs, outputTokens: n, decodeTps: n > 1 ? ((n - 1) * 1000) / (e2eMs - ttftMs) : 0, startMs, endMs,
+            itlMs: itl,
+          });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -95,7 +118,8 @@ function streamChat(base: string, model: string, content: string, maxTokens: num
 function streamChatLight(base: string, model: string, content: string, maxTokens: number): Promise<{ tokens: number; itlMs: number[] }> {
   const payload = JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true });
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+    const req = httpRequest(`${base}/v1/chat/completions`, { method: 'POST', agent, headers }, (res) => {
       res.setEncoding('utf8');
       let tokens = 0;
       let last = -1;
@@ -136,7 +160,8 @@ async function makePrompts(base: string, model: string, tokens: number, count: n
     for (let i = 0; i < n; i++) s += ' ' + words[(i * 7) % words.length];
     return s;
   };
-  const countOf = async (content: string) => ((await postJson(`${base}/tokenize`, { model, messages: [{ role: 'user', content }] })) as { count: number }).count;
+  const countOf = async (content: string) =>
+    ((await postJson(`${base}/tokenize`, { model, messages: [{ role: 'user', content }] })) as { count: number }).count;
   let n = tokens;
   const overhead = (await countOf(`${firstLine(0)}\n${body(0)}`)) - 0;
   n = tokens - overhead;
@@ -217,13 +242,15 @@ async function runPoint(base: string, modelId: string, profile: Profile, p: Poin
   const rowOf = (t: Target, model: number | null, measured: number | null, bracket?: Row['steady']): Row => {
     const errorPct = (((measured ?? model ?? NaN) - t.published) / t.published) * 100;
     const row: Row = {
-      label: p.label, metric: metricName(t.kind), kind: t.kind, published: t.published, model, measured, errorPct, profile: p.profile, cls: p.cls,
-      bracketOnly: t.bracketOnly === true, note: [p.note, t.note].filter(Boolean).join('; '),
+      label: p.label, metric: metricName(t.kind), kind: t.kind, published: t.published, model, measured, errorPct,
+      profile: p.profile, cls: p.cls, bracketOnly: t.bracketOnly === true,
+      note: [p.note, t.note].filter(Boolean).join('; '),
     };
     return bracket ? { ...row, steady: bracket } : row;
   };
   // Max safe queue depth: a bisection over burst sizes, in virtual time only (dozens of bursts over HTTP).
-  if (p.targets.every((t) => t.kind === 'max_queue')) return p.targets.map((t) => rowOf(t, maxSafeQueue(profile, p, p.ttftLimitS ?? 3), null));
+  if (p.targets.every((t) => t.kind === 'max_queue'))
+    return p.targets.map((t) => rowOf(t, maxSafeQueue(profile, p, p.ttftLimitS ?? 3), null));
   const rounds = p.rounds ?? 1;
   // A shared-prompt point sends one prompt N times (B's published runs did), else each request its own.
   const prompts = p.sharedPrompt
@@ -238,7 +265,9 @@ async function runPoint(base: string, modelId: string, profile: Profile, p: Poin
   const results: Measured[] = [];
   let wallMs = 0;
   for (let r = 0; r < rounds; r++) {
-    const round = await Promise.all(prompts.slice(r * p.concurrency, (r + 1) * p.concurrency).map((c) => streamChat(base, modelId, c, p.output)));
+    const round = await Promise.all(
+      prompts.slice(r * p.concurrency, (r + 1) * p.concurrency).map((c) => streamChat(base, modelId, c, p.output)),
+    );
     wallMs += Math.max(...round.map((x) => x.endMs)) - Math.min(...round.map((x) => x.startMs));
     results.push(...round);
   }
@@ -247,7 +276,10 @@ async function runPoint(base: string, modelId: string, profile: Profile, p: Poin
   const virtual = virtualBurst(profile, p);
   const hasBracket = steady && p.cls === 'load' && !p.sharedPrompt && p.targets.some((t) => t.kind === 'ttft_s' && t.bracketOnly);
   const bracket = hasBracket
-    ? { measured: await steadyTtftSeconds(base, modelId, p), model: steadyModel(profile, p, 'ttft_s', mean(virtual.requests.map((r) => r.e2eMs))) }
+    ? {
+        measured: await steadyTtftSeconds(base, modelId, p),
+        model: steadyModel(profile, p, 'ttft_s', mean(virtual.requests.map((r) => r.e2eMs))),
+      }
     : undefined;
   return p.targets.map((t) => {
     let measured: number;
@@ -296,11 +328,17 @@ function fmt(v: number, kind: Kind): string {
 
 /** The table as markdown. */
 export function renderTable(rows: readonly Row[]): string {
-  const lines = ['| point | metric | published | model (virtual time) | measured over HTTP | error | note |', '|---|---|---:|---:|---:|---:|---|'];
+  const lines = [
+    '| point | metric | published | model (virtual time) | measured over HTTP | error | note |',
+    '|---|---|---:|---:|---:|---:|---|',
+  ];
   for (const r of rows) {
     const err = `${r.errorPct >= 0 ? '+' : ''}${r.errorPct.toFixed(1)}%`;
     const measured = r.measured === null ? '(virtual only)' : fmt(r.measured, r.kind);
-    lines.push(`| ${r.label} | ${r.metric} | ${fmt(r.published, r.kind)} | ${r.model === null ? '' : fmt(r.model, r.kind)} | ${measured} | ${err} | ${r.note} |`);
+    lines.push(
+      `| ${r.label} | ${r.metric} | ${fmt(r.published, r.kind)} | ${r.model === null ? '' : fmt(r.model, r.kind)} ` +
+      `| ${measured} | ${err} | ${r.note} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -319,7 +357,8 @@ export function renderBracket(rows: readonly Row[]): string {
     'TTFT under load (s): one burst round against closed-loop users in steady state (first request per user left out); ' +
       'the published figure does not say how requests arrived, so it should lie between.',
     '',
-    '| point | published | burst, HTTP | steady state, HTTP | burst, model | steady state, model | published inside the HTTP bracket | burst error |',
+    '| point | published | burst, HTTP | steady state, HTTP | burst, model | steady state, model | published ' +
+    'inside the HTTP bracket | burst error |',
     '|---|---:|---:|---:|---:|---:|:---:|---:|',
   ];
   let inside = 0;
@@ -329,7 +368,8 @@ export function renderBracket(rows: readonly Row[]): string {
     const ok = r.published >= lo && r.published <= hi;
     if (ok) inside++;
     lines.push(
-      `| ${r.label} | ${fmt(r.published, 'ttft_s')} | ${fmt(r.measured!, 'ttft_s')} | ${fmt(r.steady!.measured, 'ttft_s')} | ${r.model === null ? '' : fmt(r.model, 'ttft_s')} | ` +
+      `| ${r.label} | ${fmt(r.published, 'ttft_s')} | ${fmt(r.measured!, 'ttft_s')} | ` +
+      `${fmt(r.steady!.measured, 'ttft_s')} | ${r.model === null ? '' : fmt(r.model, 'ttft_s')} | ` +
         `${fmt(r.steady!.model, 'ttft_s')} | ${ok ? 'yes' : 'no'} | ${r.errorPct >= 0 ? '+' : ''}${r.errorPct.toFixed(1)}% |`,
     );
   }
@@ -348,15 +388,24 @@ export function renderVerdict(rows: readonly Row[]): string {
     if (single.length) {
       const over = single.filter((r) => Math.abs(r.errorPct) > 5).map((r) => `${r.label} ${r.metric}`);
       const max = Math.max(...single.map((r) => Math.abs(r.errorPct)));
-      out.push(`${letter} single-request figures: max error ${max.toFixed(1)}% (target <= 5%)${over.length ? `; over 5%: ${over.join(', ')}` : ''}`);
+      out.push(
+        `${letter} single-request figures: max error ${max.toFixed(1)}% (target <= ` +
+        `5%)${over.length ? `; over 5%: ${over.join(', ')}` : ''}`,
+      );
     }
     const load = mine.filter((r) => r.cls === 'load' && !r.bracketOnly && !isPower(r.kind));
     if (load.length) {
       const e = load.map((r) => Math.abs(r.errorPct));
       const over = load.filter((r) => Math.abs(r.errorPct) > 20).map((r) => `${r.label} ${r.metric}`);
-      out.push(`${letter} load figures: median error ${median(e).toFixed(1)}% (target < 10%), max ${Math.max(...e).toFixed(1)}% (target <= 20%)${over.length ? `; over 20%: ${over.join(', ')}` : ''}`);
+      out.push(
+        `${letter} load figures: median error ${median(e).toFixed(1)}% (target < 10%), max ` +
+        `${Math.max(...e).toFixed(1)}% (target <= 20%)${over.length ? `; over 20%: ${over.join(', ')}` : ''}`,
+      );
     }
-    for (const r of mine.filter((x) => isPower(x.kind))) out.push(`${letter} ${r.metric} at ${r.label}: ${r.errorPct >= 0 ? '+' : ''}${r.errorPct.toFixed(1)}% (target 5%)`);
+    for (const r of mine.filter((x) => isPower(x.kind)))
+      out.push(
+        `${letter} ${r.metric} at ${r.label}: ${r.errorPct >= 0 ? '+' : ''}${r.errorPct.toFixed(1)}% (target 5%)`,
+      );
   }
   return out.join('\n');
 }
@@ -371,7 +420,9 @@ async function fixedModeCapacity(streams: number, tokens: number): Promise<strin
     const results = await Promise.all(Array.from({ length: streams }, (_, i) => streamChatLight(sim.base, model, `stream ${i}`, tokens)));
     const wall = performance.now() - t0;
     const serverCpuMs = processCpuMs(sim.child.pid!) - c0;
-    const gt = (await (await fetch(`${sim.base}/debug/ground-truth`)).json()) as { records: { arrivalEpochMs: number; tokenEpochMs: number[] }[] };
+    const gt = (await (await fetch(`${sim.base}/debug/ground-truth`)).json()) as {
+      records: { arrivalEpochMs: number; tokenEpochMs: number[] }[];
+    };
     const lateness: number[] = [];
     const steady: number[] = [];
     for (const r of gt.records) {
@@ -387,10 +438,14 @@ async function fixedModeCapacity(streams: number, tokens: number): Promise<strin
     const itl = results.flatMap((r) => r.itlMs);
     const ok = results.filter((r) => r.tokens === tokens).length;
     return [
-      `Fixed timing (TTFT 50 ms, ITL 10 ms): ${streams} concurrent streams x ${tokens} tokens (${(streams * 100).toLocaleString('en')} tokens/s), ${ok}/${streams} complete, wall ${(wall / 1000).toFixed(2)} s.`,
-      `Server emission lateness vs the absolute schedule (ground truth), all tokens: p50 ${q(0.5).toFixed(2)} ms, p99 ${q(0.99).toFixed(2)} ms, max ${lateness.at(-1)!.toFixed(2)} ms; ` +
-        `second half of each stream (after the arrival burst): p50 ${q(0.5, steady).toFixed(2)} ms, p99 ${q(0.99, steady).toFixed(2)} ms, max ${steady.at(-1)!.toFixed(2)} ms.`,
-      `Client-side ITL: mean ${mean(itl).toFixed(2)} ms. Simulator CPU: ${Number.isFinite(serverCpuMs) ? `${((serverCpuMs / wall) * 100).toFixed(0)}% of one core` : 'n/a'}.`,
+      `Fixed timing (TTFT 50 ms, ITL 10 ms): ${streams} concurrent streams x ${tokens} tokens ` +
+      `(${(streams * 100).toLocaleString('en')} tokens/s), ${ok}/${streams} complete, wall ${(wall / 1000).toFixed(2)} s.`,
+      `Server emission lateness vs the absolute schedule (ground truth), all tokens: p50 ${q(0.5).toFixed(2)} ms, ` +
+      `p99 ${q(0.99).toFixed(2)} ms, max ${lateness.at(-1)!.toFixed(2)} ms; ` +
+        `second half of each stream (after the arrival burst): p50 ${q(0.5, steady).toFixed(2)} ms, p99 ` +
+        `${q(0.99, steady).toFixed(2)} ms, max ${steady.at(-1)!.toFixed(2)} ms.`,
+      `Client-side ITL: mean ${mean(itl).toFixed(2)} ms. Simulator CPU: ` +
+      `${Number.isFinite(serverCpuMs) ? `${((serverCpuMs / wall) * 100).toFixed(0)}% of one core` : 'n/a'}.`,
     ].join('\n');
   } finally {
     await sim.stop();
@@ -418,7 +473,11 @@ async function main(): Promise<void> {
   const jsonFile = jsonIdx >= 0 ? argv[jsonIdx + 1] : undefined;
   // The steady-state TTFT bracket costs three requests per user at each TTFT load point: --quick leaves it out.
   const steady = !argv.includes('--no-steady') && !quick;
-  const pick = (ps: readonly Point[]) => ps.filter((p) => (!quick || !p.slow) && (only === undefined || p.label.includes(only) || `${p.profile}-${p.cls}`.includes(only)));
+  const pick = (ps: readonly Point[]) =>
+    ps.filter(
+      (p) =>
+        (!quick || !p.slow) && (only === undefined || p.label.includes(only) || `${p.profile}-${p.cls}`.includes(only)),
+    );
   const t0 = performance.now();
   const rows: Row[] = [];
   const tmp = mkdtempSync(join(tmpdir(), 'sim-fidelity-'));
@@ -446,7 +505,11 @@ async function main(): Promise<void> {
           const s = performance.now();
           const r = await runPoint(sim.base, profile.model, profile, p, steady);
           rows.push(...r);
-          const shown = r.map((x) => `${x.metric} ${x.measured === null ? 'n/a' : fmt(x.measured, x.kind)} (published ${fmt(x.published, x.kind)}, ${x.errorPct.toFixed(1)}%)`);
+          const shown = r.map(
+            (x) =>
+              `${x.metric} ${x.measured === null ? 'n/a' : fmt(x.measured, x.kind)} (published ` +
+              `${fmt(x.published, x.kind)}, ${x.errorPct.toFixed(1)}%)`,
+          );
           process.stderr.write(`${p.label}: ${shown.join('; ')} [${((performance.now() - s) / 1000).toFixed(1)} s]\n`);
         }
       } finally {
@@ -458,7 +521,10 @@ async function main(): Promise<void> {
   let fixed = '';
   if (only === undefined || 'fixed'.includes(only)) fixed = await fixedModeCapacity(512, 200);
   const bracket = renderBracket(rows);
-  process.stdout.write(`${renderTable(rows)}\n\n${renderVerdict(rows)}\n\n${bracket ? `${bracket}\n\n` : ''}${fixed}\n\nTotal wall time ${((performance.now() - t0) / 1000).toFixed(0)} s.\n`);
+  process.stdout.write(
+    `${renderTable(rows)}\n\n${renderVerdict(rows)}\n\n${bracket ? `${bracket}\n\n` : ''}${fixed}\n\nTotal wall ` +
+    `time ${((performance.now() - t0) / 1000).toFixed(0)} s.\n`,
+  );
   if (jsonFile) writeFileSync(jsonFile, JSON.stringify({ rows, fixed }, null, 2));
   agent.destroy();
 }

@@ -1,4 +1,5 @@
-// Holds a profile to its published points in virtual time (no HTTP, no timers): the table and verdict used to fit a profile. Runs in Node.
+// Holds a profile to its published points in virtual time (no HTTP, no timers): the table and verdict used to fit a profile.
+// Runs in Node.
 //
 // Usage: npm run bench:sim-fit -- --profile E [--set hardware.t0Ms=3.1 --set powerMaxWatts=600] [--json FILE]
 // Seconds per profile rather than the minutes of the HTTP bench (bench/sim-fidelity.ts), so parameters can be
@@ -6,7 +7,18 @@
 
 import { writeFileSync } from 'node:fs';
 import { resolveProfile, type Profile, type ProfileOverrides } from '../sim/profiles';
-import { burstCapacity, maxSafeQueue, POINTS, PUBLISHED_CAPACITIES, predictFromBatch, steadyModel, virtualBurst, type Kind, type Point, type Target } from './fidelity-points';
+import {
+  burstCapacity,
+  maxSafeQueue,
+  POINTS,
+  PUBLISHED_CAPACITIES,
+  predictFromBatch,
+  steadyModel,
+  virtualBurst,
+  type Kind,
+  type Point,
+  type Target,
+} from './fidelity-points';
 
 export interface FitRow {
   readonly label: string;
@@ -67,20 +79,32 @@ export function renderFitVerdict(letter: string, rows: readonly FitRow[]): strin
   const singles = rows.filter((r) => r.cls === 'single' && !isPower(r.kind));
   if (singles.length) {
     const over = singles.filter((r) => Math.abs(r.errorPct) > 5).map((r) => `${r.label} ${r.kind} ${signed(r.errorPct)}`);
-    out.push(`${letter} single request: max |error| ${Math.max(...singles.map((r) => Math.abs(r.errorPct))).toFixed(1)}% (target <= 5%)${over.length ? `; over: ${over.join(', ')}` : ''}`);
+    out.push(
+      `${letter} single request: max |error| ${Math.max(...singles.map((r) => Math.abs(r.errorPct))).toFixed(1)}% ` +
+      `(target <= 5%)${over.length ? `; over: ${over.join(', ')}` : ''}`,
+    );
   }
   const loads = rows.filter((r) => r.cls === 'load' && !r.bracketOnly && !isPower(r.kind));
   if (loads.length) {
     const errs = loads.map((r) => Math.abs(r.errorPct));
     const over = loads.filter((r) => Math.abs(r.errorPct) > 20).map((r) => `${r.label} ${r.kind} ${signed(r.errorPct)}`);
-    out.push(`${letter} under load: median |error| ${median(errs).toFixed(1)}% (target < 10%), max ${Math.max(...errs).toFixed(1)}% (target <= 20%)${over.length ? `; over 20%: ${over.join(', ')}` : ''}`);
+    out.push(
+      `${letter} under load: median |error| ${median(errs).toFixed(1)}% (target < 10%), max ` +
+      `${Math.max(...errs).toFixed(1)}% (target <= 20%)${over.length ? `; over 20%: ${over.join(', ')}` : ''}`,
+    );
   }
   const bracketed = rows.filter((r) => r.steady !== undefined);
   if (bracketed.length) {
     const outside = bracketed.filter((r) => !inBracket(r)).map((r) => r.label);
-    out.push(`${letter} TTFT/e2e under load: ${bracketed.length - outside.length} of ${bracketed.length} inside the burst/steady bracket${outside.length ? `; outside: ${outside.join(', ')}` : ''}`);
+    out.push(
+      `${letter} TTFT/e2e under load: ${bracketed.length - outside.length} of ${bracketed.length} inside the ` +
+      `burst/steady bracket${outside.length ? `; outside: ${outside.join(', ')}` : ''}`,
+    );
   }
-  for (const r of rows.filter((x) => isPower(x.kind))) out.push(`${letter} peak power ${r.label}: ${r.model.toFixed(0)} W vs ${r.published} W (${signed(r.errorPct)}; target 5%)`);
+  for (const r of rows.filter((x) => isPower(x.kind)))
+    out.push(
+      `${letter} peak power ${r.label}: ${r.model.toFixed(0)} W vs ${r.published} W (${signed(r.errorPct)}; target 5%)`,
+    );
   return out.join('\n');
 }
 
@@ -96,7 +120,10 @@ export function renderFitTable(rows: readonly FitRow[]): string {
   const lines = ['| point | metric | published | model burst | model steady | error (burst) | note |', '|---|---|---:|---:|---:|---:|---|'];
   for (const r of rows) {
     const mark = r.steady !== undefined ? (inBracket(r) ? ' (in bracket)' : ' (outside bracket)') : '';
-    lines.push(`| ${r.label} | ${r.kind} | ${fmt(r.published)} | ${fmt(r.model)} | ${r.steady === undefined ? '' : fmt(r.steady)} | ${signed(r.errorPct)}${mark} | ${r.note} |`);
+    lines.push(
+      `| ${r.label} | ${r.kind} | ${fmt(r.published)} | ${fmt(r.model)} | ` +
+      `${r.steady === undefined ? '' : fmt(r.steady)} | ${signed(r.errorPct)}${mark} | ${r.note} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -145,7 +172,10 @@ function main(): void {
     all[letter] = rows;
     const caps = PUBLISHED_CAPACITIES[letter];
     const capTable = caps ? `\n\n${renderCapacities(caps, (id) => burstCapacity(profile, id))}` : '';
-    process.stdout.write(`## ${letter}: ${profile.description}\n\n${renderFitTable(rows)}\n\n${renderFitVerdict(letter, rows)}${capTable}\n(${((performance.now() - t0) / 1000).toFixed(1)} s)\n\n`);
+    process.stdout.write(
+      `## ${letter}: ${profile.description}\n\n${renderFitTable(rows)}\n\n${renderFitVerdict(letter, rows)}${capTable}\n` +
+        `(${((performance.now() - t0) / 1000).toFixed(1)} s)\n\n`,
+    );
   }
   if (json) writeFileSync(json, JSON.stringify(all, null, 2));
 }

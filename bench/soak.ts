@@ -78,13 +78,19 @@ import { Counter } from 'k6/metrics';
 import { sleep } from 'k6';
 
 export const options = {
-  scenarios: { soak: { executor: 'per-vu-iterations', vus: Number(__ENV.N), iterations: 1000000000, maxDuration: __ENV.DURATION, gracefulStop: '30s' } },
+  scenarios: {
+    soak: {
+      executor: 'per-vu-iterations', vus: Number(__ENV.N), iterations: 1000000000, maxDuration: __ENV.DURATION, gracefulStop: '30s',
+    },
+  },
 };
 const requests = new Counter('soak_requests');
 const failed = new Counter('soak_failed');
 const tokens = new Counter('soak_tokens');
 const TOKENS = Number(__ENV.TOKENS);
-const body = JSON.stringify({ model: __ENV.MODEL, stream: true, max_tokens: TOKENS, ignore_eos: true, messages: [{ role: 'user', content: 'hi' }] });
+const body = JSON.stringify({
+  model: __ENV.MODEL, stream: true, max_tokens: TOKENS, ignore_eos: true, messages: [{ role: 'user', content: 'hi' }],
+});
 let logged = 0;
 
 export default async function () {
@@ -170,16 +176,27 @@ function resolveEngines(args: Args): Engine[] {
     let why = '';
     if (args.build) {
       process.stderr.write('soak: npm run build:k6 (reuses .cache/k6/k6 when up to date)...\n');
-      const b = spawnSync(process.execPath, ['--import', TSX_LOADER, join(REPO, 'scripts/build-k6.ts')], { cwd: REPO, encoding: 'utf8', timeout: 900_000 });
-      if (b.status !== 0) why = `npm run build:k6 failed (exit ${b.status}): ${b.stderr?.trim().split('\n').slice(-1)[0] ?? String(b.error)}`;
+      const b = spawnSync(process.execPath, ['--import', TSX_LOADER, join(REPO, 'scripts/build-k6.ts')], {
+        cwd: REPO, encoding: 'utf8', timeout: 900_000,
+      });
+      if (b.status !== 0)
+        why = `npm run build:k6 failed (exit ${b.status}): ${b.stderr?.trim().split('\n').slice(-1)[0] ?? String(b.error)}`;
     }
     if (!existsSync(K6_BIN)) {
       out.push({ name, command: { unavailable: `no .cache/k6/k6${why ? `; ${why}` : ' (run npm run build:k6)'}` }, version: '' });
       continue;
     }
     const v = spawnSync(K6_BIN, ['version'], { encoding: 'utf8', timeout: 30_000 });
-    if (v.status !== 0) out.push({ name, command: { unavailable: `.cache/k6/k6 version failed: ${firstLine(v.stderr ?? String(v.error))}` }, version: '' });
-    else out.push({ name, command: [K6_BIN, 'run', '-q', '--no-usage-report'], version: firstLine(v.stdout) + (why ? ` (stale binary: ${why})` : '') });
+    if (v.status !== 0)
+      out.push({
+        name, command: { unavailable: `.cache/k6/k6 version failed: ${firstLine(v.stderr ?? String(v.error))}` },
+        version: '',
+      });
+    else
+      out.push({
+        name, command: [K6_BIN, 'run', '-q', '--no-usage-report'],
+        version: firstLine(v.stdout) + (why ? ` (stale binary: ${why})` : ''),
+      });
   }
   return out;
 }
@@ -231,7 +248,10 @@ async function soak(engine: Engine & { command: string[] }, base: string, model:
   writeFileSync(script, SCRIPT);
   const durationMs = Math.round(args.minutes * 60_000);
   const limitMs = durationMs + 180_000;
-  const env = { BASE_URL: base, MODEL: model, N: String(args.streams), TOKENS: String(args.tokens), DURATION: `${Math.round(durationMs / 1000)}s` };
+  const env = {
+    BASE_URL: base, MODEL: model, N: String(args.streams), TOKENS: String(args.tokens),
+    DURATION: `${Math.round(durationMs / 1000)}s`,
+  };
   const envArgs = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   const [bin, ...rest] = engine.command;
   const t0 = performance.now();
@@ -269,7 +289,11 @@ async function soak(engine: Engine & { command: string[] }, base: string, model:
       // logfmt: msg="..." with JSON-style escapes.
       const m = /msg=("(?:[^"\\]|\\.)*")/.exec(line);
       try {
-        failures.push(m ? (JSON.parse(m[1]!) as string).replace(/^SOAK_FAIL /, '') : line.slice(line.indexOf('SOAK_FAIL') + 10).slice(0, 300));
+        failures.push(
+          m
+            ? (JSON.parse(m[1]!) as string).replace(/^SOAK_FAIL /, '')
+            : line.slice(line.indexOf('SOAK_FAIL') + 10).slice(0, 300),
+        );
       } catch {
         failures.push(line.slice(line.indexOf('SOAK_FAIL') + 10).slice(0, 300));
       }
@@ -297,7 +321,11 @@ async function soak(engine: Engine & { command: string[] }, base: string, model:
     problems.push(`no summary export (${(e as Error).message.split('\n')[0]})`);
   }
   const lastLines = tail.split('\n').filter((l) => l.trim() !== '').slice(-2).join(' ').slice(0, 300);
-  if (!metrics.soak_requests) return { engine: engine.name, durationS: elapsedS, error: `${problems.join('; ') || 'no soak_requests metric'}: ${lastLines}` };
+  if (!metrics.soak_requests)
+    return {
+      engine: engine.name, durationS: elapsedS,
+      error: `${problems.join('; ') || 'no soak_requests metric'}: ${lastLines}`,
+    };
 
   const requests = metrics.soak_requests.count ?? 0;
   const failed = metrics.soak_failed?.count ?? 0;
@@ -341,7 +369,8 @@ const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g,
 
 export function render(rows: readonly Row[]): string {
   const lines = [
-    '| engine | duration (s) | requests | failed | tokens | RSS MB at 1 min / end / max | RSS growth | fds at 1 min / end / max | fd growth | verdict | note |',
+    '| engine | duration (s) | requests | failed | tokens | RSS MB at 1 min / end / max | RSS growth | fds at 1 ' +
+    'min / end / max | fd growth | verdict | note |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---|',
   ];
   for (const r of rows) {
@@ -350,7 +379,9 @@ export function render(rows: readonly Row[]): string {
       continue;
     }
     lines.push(
-      `| ${r.engine} | ${f(r.durationS, 0)} | ${r.requests} | ${r.failed} | ${r.tokens} | ${f(r.rss1m)} / ${f(r.rssEnd)} / ${f(r.rssMax)} | ${f(r.rssGrowth)}% | ${r.fds1m ?? 'n/a'} / ${r.fdsEnd ?? 'n/a'} / ${r.fdsMax ?? 'n/a'} | ${f(r.fdsGrowth)}% | ${r.pass ? 'PASS' : 'FAIL'} | ${cell(r.note ?? '')} |`,
+      `| ${r.engine} | ${f(r.durationS, 0)} | ${r.requests} | ${r.failed} | ${r.tokens} | ${f(r.rss1m)} / ` +
+      `${f(r.rssEnd)} / ${f(r.rssMax)} | ${f(r.rssGrowth)}% | ${r.fds1m ?? 'n/a'} / ${r.fdsEnd ?? 'n/a'} / ` +
+      `${r.fdsMax ?? 'n/a'} | ${f(r.fdsGrowth)}% | ${r.pass ? 'PASS' : 'FAIL'} | ${cell(r.note ?? '')} |`,
     );
   }
   return lines.join('\n');
@@ -358,7 +389,8 @@ export function render(rows: readonly Row[]): string {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  if (spawnSync('taskset', ['-c', '0', 'true']).status !== 0) throw new Error('taskset is needed to pin the simulator and the client to separate cores');
+  if (spawnSync('taskset', ['-c', '0', 'true']).status !== 0)
+    throw new Error('taskset is needed to pin the simulator and the client to separate cores');
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(sig, () => {
       killAll();
@@ -371,7 +403,9 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const sim = await startSim();
   try {
-    const model = ((await (await fetch(`${sim.url}/models`, { signal: AbortSignal.timeout(30_000) })).json()) as { data: { id: string }[] }).data[0]!.id;
+    const model = ((await (await fetch(`${sim.url}/models`, { signal: AbortSignal.timeout(30_000) })).json()) as {
+      data: { id: string }[];
+    }).data[0]!.id;
     for (const e of engines) {
       if (!Array.isArray(e.command)) {
         rows.push({ engine: e.name, error: e.command.unavailable });
@@ -390,9 +424,14 @@ async function main(): Promise<void> {
   const la = (v: number[]): string => v.map((x) => x.toFixed(1)).join(' / ');
   const versions = engines.filter((e) => e.version).map((e) => `${e.name}: ${e.version}`).join('; ');
   const text = [
-    `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); simulator pinned to core 0, client to core 1${NICE.length ? ', both at nice -10' : ' (nice -10 not permitted)'}; load average (1/5/15 min) ${la(loadStart)} at the start, ${la(loadavg())} at the end.`,
-    `${args.streams} concurrent streams (per-vu-iterations, requests back to back) for ${args.minutes} min per engine; fixed timing TTFT ${TTFT_MS} ms, ITL ${ITL_MS} ms, ${args.tokens} output tokens per request. ${versions}.`,
-    `RSS (VmRSS) and open fds of the engine process sampled every ${SAMPLE_MS / 1000} s from spawn; growth = end of the load window vs the first sample at or after 1 min; PASS = exit 0, no failed request, RSS and fd growth each under ${GROWTH_LIMIT}%. Duration is the engine process's wall time (start-up, graceful stop and summary included).`,
+    `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); simulator pinned ` +
+    `to core 0, client to core 1${NICE.length ? ', both at nice -10' : ' (nice -10 not permitted)'}; load average ` +
+    `(1/5/15 min) ${la(loadStart)} at the start, ${la(loadavg())} at the end.`,
+    `${args.streams} concurrent streams (per-vu-iterations, requests back to back) for ${args.minutes} min per ` +
+    `engine; fixed timing TTFT ${TTFT_MS} ms, ITL ${ITL_MS} ms, ${args.tokens} output tokens per request. ${versions}.`,
+    `RSS (VmRSS) and open fds of the engine process sampled every ${SAMPLE_MS / 1000} s from spawn; growth = end ` +
+    `of the load window vs the first sample at or after 1 min; PASS = exit 0, no failed request, RSS and fd growth ` +
+    `each under ${GROWTH_LIMIT}%. Duration is the engine process's wall time (start-up, graceful stop and summary included).`,
     '',
     render(rows),
   ].join('\n');
