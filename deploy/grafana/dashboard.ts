@@ -1,4 +1,6 @@
-// The Grafana dashboard for k6 -> Prometheus remote write -> Grafana, built as data from lib/metrics.ts and thresholds/use-cases.ts (no metric name is written here) and rendered with Grafana's dashboards-as-code builders (@grafana/grafana-foundation-sdk). Runs in Node (build-dashboard.ts and the tests).
+// The Grafana dashboard for k6 -> Prometheus remote write -> Grafana, built as data from lib/metrics.ts and
+// thresholds/use-cases.ts (no metric name is written here) and rendered with Grafana's dashboards-as-code builders
+// (@grafana/grafana-foundation-sdk). Runs in Node (build-dashboard.ts and the tests).
 
 import * as cog from '@grafana/grafana-foundation-sdk/cog';
 import * as bargauge from '@grafana/grafana-foundation-sdk/bargauge';
@@ -9,7 +11,14 @@ import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as table from '@grafana/grafana-foundation-sdk/table';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import { SERVER_METRIC_SOURCES } from '../../lib/prometheus';
-import { CLIENT_METRICS, REQUEST_METRICS, SAMPLE_TAGS, SERVER_METRICS, type MetricDefinition, type ServerMetricKey } from '../../lib/metrics';
+import {
+  CLIENT_METRICS,
+  REQUEST_METRICS,
+  SAMPLE_TAGS,
+  SERVER_METRICS,
+  type MetricDefinition,
+  type ServerMetricKey,
+} from '../../lib/metrics';
 import { USE_CASES, type UseCase, type UseCaseLimit } from '../../thresholds/use-cases';
 import {
   cellMatchers,
@@ -28,7 +37,16 @@ import {
   type Matcher,
   type Read,
 } from './promql';
-import { counterSeries, gaugeSeries, grafanaUnit, nativeHistogramSeries, rateSeries, toRemoteWriteUnit, RW_TREND_STATS_ENV, type RwTrendStat } from './remote-write';
+import {
+  counterSeries,
+  gaugeSeries,
+  grafanaUnit,
+  nativeHistogramSeries,
+  rateSeries,
+  toRemoteWriteUnit,
+  RW_TREND_STATS_ENV,
+  type RwTrendStat,
+} from './remote-write';
 
 // ---------------------------------------------------------------------------------------------
 // k6 built-in metrics the dashboard reads (k6 names them; they are not in lib/metrics.ts).
@@ -58,7 +76,8 @@ export const DASHBOARD_UID = 'k6-llm-capacity';
 
 export type GridPos = sdk.GridPos;
 export type ThresholdStep = sdk.Threshold;
-export type Target = Omit<prometheus.Dataquery, '_implementsDataqueryVariant'> & Required<Pick<prometheus.Dataquery, 'refId' | 'legendFormat' | 'range' | 'instant'>>;
+export type Target = Omit<prometheus.Dataquery, '_implementsDataqueryVariant'> &
+  Required<Pick<prometheus.Dataquery, 'refId' | 'legendFormat' | 'range' | 'instant'>>;
 export type TemplateVariable = Omit<sdk.VariableModel, 'query'> & { query: string };
 
 export interface Panel {
@@ -183,7 +202,8 @@ function describe(def: MetricDefinition, extra = ''): string {
 }
 
 const MULTI_RUNNER_NOTE =
-  ' Several runners (k6-operator) send one series each: percentiles shown are the worst runner\'s (a bound on the merged one); means are weighted by sample count (exact).';
+  " Several runners (k6-operator) send one series each: percentiles shown are the worst runner's (a bound on the " +
+  "merged one); means are weighted by sample count (exact).";
 
 function overviewRow(): RowSpec {
   // Everything the server did: warm-up and transition requests count here, not in the statistics.
@@ -200,7 +220,9 @@ function overviewRow(): RowSpec {
       {
         type: 'stat',
         title: 'Requests finished',
-        description: `Streams that ended in the selected cells (k6 built-in http_reqs: k6/x/llm counts a stream when it ends). ${REQUEST_METRICS.requestOk.name} arrives through remote write as a ratio per tag set, not a count, so counts come from counters.`,
+        description: `Streams that ended in the selected cells (k6 built-in http_reqs: k6/x/llm counts a stream ` +
+          `when it ends). ${REQUEST_METRICS.requestOk.name} arrives through remote write as a ratio per tag set, ` +
+          `not a count, so counts come from counters.`,
         queries: [{ expr: finished, legend: 'requests', instant: true }],
         unit: 'short',
         w: QUARTER,
@@ -214,7 +236,12 @@ function overviewRow(): RowSpec {
         unit: 'short',
         w: QUARTER,
         h: 4,
-        thresholds: { steps: [{ color: 'green', value: null }, { color: 'red', value: 1 }], dashed: false },
+        thresholds: {
+          steps: [
+            { color: 'green', value: null }, { color: 'red', value: 1 },
+          ],
+          dashed: false,
+        },
       },
       {
         type: 'stat',
@@ -225,7 +252,12 @@ function overviewRow(): RowSpec {
         decimals: 2,
         w: QUARTER,
         h: 4,
-        thresholds: { steps: [{ color: 'red', value: null }, { color: 'orange', value: 0.95 }, { color: 'green', value: 0.99 }], dashed: false },
+        thresholds: {
+          steps: [
+            { color: 'red', value: null }, { color: 'orange', value: 0.95 }, { color: 'green', value: 0.99 },
+          ],
+          dashed: false,
+        },
       },
       {
         type: 'stat',
@@ -239,7 +271,9 @@ function overviewRow(): RowSpec {
       {
         type: 'timeseries',
         title: 'Requests per second',
-        description: `Finished streams/s (k6 http_reqs) and failed requests/s (${REQUEST_METRICS.errors.name}, all error kinds, mean over the last minute: k6 pushes a counter only when it changed, so a burst of failures is one sample that rate() cannot see).`,
+        description: `Finished streams/s (k6 http_reqs) and failed requests/s (${REQUEST_METRICS.errors.name}, all ` +
+          `error kinds, mean over the last minute: k6 pushes a counter only when it changed, so a burst of ` +
+          `failures is one sample that rate() cannot see).`,
         queries: [
           { expr: ratePerSecond(reqs, cells), legend: 'finished/s' },
           { expr: perSecondOverMinute(errors, cells), legend: 'failed/s (1 min mean)' },
@@ -255,7 +289,8 @@ function overviewRow(): RowSpec {
         description: `Per cell since its start: 1 - ${REQUEST_METRICS.errors.name} / http_reqs (both cumulative from test start).`,
         queries: [
           {
-            expr: `1 - (${orZerosLike(`sum by (cell) (${series(errors, cells)})`, `sum by (cell) (${series(reqs, cells)})`)} / sum by (cell) (${series(reqs, cells)}))`,
+            expr: `1 - (${orZerosLike(`sum by (cell) (${series(errors, cells)})`, `sum by (cell) (${series(reqs, cells)})`)} ` +
+              `/ sum by (cell) (${series(reqs, cells)}))`,
             legend: '{{cell}}',
           },
         ],
@@ -282,7 +317,9 @@ function overviewRow(): RowSpec {
 const LATENCY_STATS: readonly RwTrendStat[] = ['p(50)', 'p(95)', 'p(99)'];
 
 function percentileQueries(def: MetricDefinition, stats: readonly RwTrendStat[], how: Read = 'live'): QuerySpec[] {
-  return stats.map((stat) => ({ expr: trendPercentile(def, stat, cellMatchers(), BY_CELL, how), legend: `{{cell}} ${stat.replace(/[()]/g, '')}` }));
+  return stats.map((stat) => ({
+    expr: trendPercentile(def, stat, cellMatchers(), BY_CELL, how), legend: `{{cell}} ${stat.replace(/[()]/g, '')}`,
+  }));
 }
 
 function latencyRow(): RowSpec {
@@ -310,7 +347,10 @@ function latencyRow(): RowSpec {
       {
         type: 'timeseries',
         title: 'TTFT mean by cell',
-        description: describe(m.ttft, ` The use-case limits are checked on the per-cell mean by default (plan limitStat).${limitsNote('ttft')}`),
+        description: describe(
+          m.ttft,
+          ` The use-case limits are checked on the per-cell mean by default (plan limitStat).${limitsNote('ttft')}`,
+        ),
         queries: [{ expr: trendMean(m.ttft, cellMatchers(), BY_CELL, 'live'), legend: '{{cell}}' }],
         unit: grafanaUnit(m.ttft),
         min: 0,
@@ -332,7 +372,12 @@ function clientRow(): RowSpec {
       {
         type: 'timeseries',
         title: 'k6 read lag p50 / p95 / p99 (longest per request)',
-        description: describe(lag, ' A p99 near the median inter-token latency means tokens were read together: the cell is client-bound (the report says which cells).' + MULTI_RUNNER_NOTE),
+        description: describe(
+          lag,
+          ' A p99 near the median inter-token latency means tokens were read together: the cell is client-bound ' +
+          '(the report says which cells).' +
+            MULTI_RUNNER_NOTE,
+        ),
         queries: percentileQueries(lag, LATENCY_STATS),
         unit: grafanaUnit(lag),
         min: 0,
@@ -408,7 +453,8 @@ function perCellRow(): RowSpec {
       {
         type: 'table',
         title: 'Cells (final values over the time range)',
-        description: `One row per cell (context x concurrency). Times in seconds, speeds in tok/s. Percentiles are the worst runner's; means are exact.${MULTI_RUNNER_NOTE}`,
+        description: `One row per cell (context x concurrency). Times in seconds, speeds in tok/s. Percentiles are ` +
+          `the worst runner's; means are exact.${MULTI_RUNNER_NOTE}`,
         queries: columns.map((c) => ({ expr: c.expr, legend: c.name, table: true })),
         columns: columns.map((c) => ({ name: c.name, unit: c.unit })),
         unit: 'short',
@@ -429,8 +475,14 @@ function useCaseRow(): RowSpec {
       panels.push({
         type: 'timeseries',
         title: `${uc.title}: ${limit.label}`,
-        description: `${uc.description} Per-cell mean of ${def.name} (use_case="${uc.id}") against the limit ${limit.label}, drawn dashed. The plan checks the mean by default (limitStat); a cell whose line stays on the good side passes.`,
-        queries: [{ expr: trendMean(def, cellMatchers({ use_case: uc.id }), ['cell', 'concurrency'], 'live'), legend: '{{concurrency}} users' }],
+        description: `${uc.description} Per-cell mean of ${def.name} (use_case="${uc.id}") against the limit ` +
+          `${limit.label}, drawn dashed. The plan checks the mean by default (limitStat); a cell whose line stays on the good side passes.`,
+        queries: [
+          {
+            expr: trendMean(def, cellMatchers({ use_case: uc.id }), ['cell', 'concurrency'], 'live'),
+            legend: '{{concurrency}} users',
+          },
+        ],
         unit: grafanaUnit(def),
         min: 0,
         w: THIRD,
@@ -481,7 +533,10 @@ const SERVER_JOB_VAR = 'server_job';
 function serverPanel(spec: ServerPanelSpec): PanelSpec {
   const mon = testidMatchers();
   const raw: Matcher[] = [{ label: 'job', op: '=~', value: `$${SERVER_JOB_VAR}` }];
-  const monitorNote = ' "k6 monitor" lines are the llm_server_* gauges the suite\'s monitor scenario samples from the server\'s /metrics during the run; the others are the raw series when Prometheus scrapes the server (prometheus.yml), filtered by the server_job variable.';
+  const monitorNote =
+    ' "k6 monitor" lines are the llm_server_* gauges the suite\'s monitor scenario samples from the server\'s ' +
+    '/metrics during the run; the others are the raw series when Prometheus scrapes the server (prometheus.yml), ' +
+    'filtered by the server_job variable.';
   if (spec.kind === 'level') {
     const def = SERVER_METRICS[spec.key];
     return {
@@ -491,8 +546,11 @@ function serverPanel(spec: ServerPanelSpec): PanelSpec {
       queries: [
         // max, not sum: should two runners both monitor the server, they read the same value.
         { expr: `max(${series(gaugeSeries(def), mon)})`, legend: 'k6 monitor' },
-        // Names of one engine that differ by version (vllm:kv_cache_usage_perc, formerly vllm:gpu_cache_usage_perc) share a line: the first that exists.
-        ...byEngine(rawServerNames(spec.key)).map((names) => ({ expr: names.map((name) => `${spec.agg}(${series(name, raw)})`).join(' or '), legend: names[0]! })),
+        // Names of one engine that differ by version (vllm:kv_cache_usage_perc, formerly vllm:gpu_cache_usage_perc)
+        // share a line: the first that exists.
+        ...byEngine(rawServerNames(spec.key)).map((names) => ({
+          expr: names.map((name) => `${spec.agg}(${series(name, raw)})`).join(' or '), legend: names[0]!,
+        })),
       ],
       unit: grafanaUnit(def),
       min: 0,
@@ -525,7 +583,10 @@ function serverPanel(spec: ServerPanelSpec): PanelSpec {
   const rawQueries: QuerySpec[] = [];
   rawSums.forEach((name, i) => {
     const countName = rawCounts[i];
-    if (countName !== undefined) rawQueries.push({ expr: `${ratePerSecond(name, raw)} / ${ratePerSecond(countName, raw)}`, legend: name.replace(/_sum$/, '') });
+    if (countName !== undefined)
+      rawQueries.push({
+        expr: `${ratePerSecond(name, raw)} / ${ratePerSecond(countName, raw)}`, legend: name.replace(/_sum$/, ''),
+      });
   });
   return {
     type: 'timeseries',
@@ -555,12 +616,22 @@ function serverSpeedPanel(spec: Extract<ServerPanelSpec, { kind: 'speed' }>, raw
   const queries = seconds.flatMap((secondsName) => {
     const engine = /^[^:_]+[:_]/.exec(secondsName)?.[0] ?? '';
     const tokensName = rawServerNames(spec.tokens).find((n) => n.startsWith(engine));
-    return tokensName ? [{ expr: `${ratePerSecond(tokensName, raw)} / ${ratePerSecond(secondsName, raw)}`, legend: engine.slice(0, -1) }] : [];
+    return tokensName
+      ? [
+          {
+            expr: `${ratePerSecond(tokensName, raw)} / ${ratePerSecond(secondsName, raw)}`, legend: engine.slice(0, -1),
+          },
+        ]
+      : [];
   });
   return {
     type: 'timeseries',
     title: spec.title,
-    description: describe(SERVER_METRICS[spec.seconds], ' Increase of the tokens over increase of the seconds, over the rate window; from the raw series of the scrape (server_job variable).'),
+    description: describe(
+      SERVER_METRICS[spec.seconds],
+      ' Increase of the tokens over increase of the seconds, over the rate window; from the raw series of the ' +
+      'scrape (server_job variable).',
+    ),
     queries,
     unit: 'suffix: tok/s',
     min: 0,
@@ -584,7 +655,11 @@ function errorsRow(): RowSpec {
       {
         type: 'timeseries',
         title: `Failed requests/s by ${kind}`,
-        description: describe(REQUEST_METRICS.errors, ' Mean over the last minute, counting a burst that arrived as one sample (k6 pushes a counter only when it changed; rate() would show nothing).'),
+        description: describe(
+          REQUEST_METRICS.errors,
+          ' Mean over the last minute, counting a burst that arrived as one sample (k6 pushes a counter only when ' +
+          'it changed; rate() would show nothing).',
+        ),
         queries: [{ expr: perSecondOverMinute(errors, cells, [kind]), legend: `{{${kind}}}` }],
         unit: 'reqps',
         min: 0,
@@ -596,7 +671,9 @@ function errorsRow(): RowSpec {
         type: 'bargauge',
         title: `Failed requests by ${kind} and cell`,
         description: `${describe(REQUEST_METRICS.errors)} Totals over the time range.`,
-        queries: [{ expr: totalOverRange(errors, cells, ['cell', kind]), legend: `{{cell}} {{${kind}}}`, instant: true }],
+        queries: [
+          { expr: totalOverRange(errors, cells, ['cell', kind]), legend: `{{cell}} {{${kind}}}`, instant: true },
+        ],
         unit: 'short',
         min: 0,
         w: HALF,
@@ -605,7 +682,8 @@ function errorsRow(): RowSpec {
       {
         type: 'timeseries',
         title: 'Finished streams/s by HTTP status',
-        description: 'k6 built-in http_reqs by status: 0 means no HTTP response (connection failure or timeout before headers).',
+        description:
+          'k6 built-in http_reqs by status: 0 means no HTTP response (connection failure or timeout before headers).',
         queries: [{ expr: ratePerSecond(K6_BUILTIN_SERIES.httpReqs, cells, ['status']), legend: '{{status}}' }],
         unit: 'reqps',
         min: 0,
@@ -615,10 +693,17 @@ function errorsRow(): RowSpec {
       {
         type: 'timeseries',
         title: 'Dropped iterations/s',
-        description: 'k6 built-in dropped_iterations: requests an arrival-rate executor could not start for lack of VUs, or a cell\'s requests cut when it overran its slot. Non-zero means the client or the schedule, not the server, limited the load. Mean over the last minute; 0 while the run has VUs and dropped nothing (k6 sends no series until the first drop).',
+        description:
+          "k6 built-in dropped_iterations: requests an arrival-rate executor could not start for lack of VUs, or a " +
+          "cell's requests cut when it overran its slot. Non-zero means the client or the schedule, not the " +
+          "server, limited the load. Mean over the last minute; 0 while the run has VUs and dropped nothing (k6 " +
+          "sends no series until the first drop).",
         queries: [
           {
-            expr: orZerosLike(perSecondOverMinute(K6_BUILTIN_SERIES.droppedIterations, testidMatchers()), `sum(${series(K6_BUILTIN_SERIES.vus, testidMatchers())})`),
+            expr: orZerosLike(
+              perSecondOverMinute(K6_BUILTIN_SERIES.droppedIterations, testidMatchers()),
+              `sum(${series(K6_BUILTIN_SERIES.vus, testidMatchers())})`,
+            ),
             legend: 'dropped/s (1 min mean)',
           },
         ],
@@ -631,7 +716,9 @@ function errorsRow(): RowSpec {
         type: 'timeseries',
         title: 'Server metrics scrape success',
         description: describe(SERVER_METRICS.scrapeOk),
-        queries: [{ expr: `min(${series(rateSeries(SERVER_METRICS.scrapeOk), testidMatchers())})`, legend: 'scrape ok' }],
+        queries: [
+          { expr: `min(${series(rateSeries(SERVER_METRICS.scrapeOk), testidMatchers())})`, legend: 'scrape ok' },
+        ],
         unit: 'percentunit',
         min: 0,
         max: 1,
@@ -650,7 +737,11 @@ function nativeHistogramRow(): RowSpec {
     panels: trends.map((def) => ({
       type: 'timeseries',
       title: `${def.name} p50 / p95 / p99 (native histogram)`,
-      description: describe(def, ' Quantiles merged exactly across runners over the rate window. Empty unless k6 sends Trends as native histograms and Prometheus runs with native histograms enabled.'),
+      description: describe(
+        def,
+        ' Quantiles merged exactly across runners over the rate window. Empty unless k6 sends Trends as native ' +
+        'histograms and Prometheus runs with native histograms enabled.',
+      ),
       queries: [0.5, 0.95, 0.99].map((q) => ({
         expr: histogramQuantile(q, nativeHistogramSeries(def), cellMatchers(), BY_CELL),
         legend: `{{cell}} p${Math.round(q * 100)}`,
@@ -703,14 +794,25 @@ interface FieldPanelBuilder extends cog.Builder<sdk.Panel> {
 }
 
 function withCommon<B extends FieldPanelBuilder>(b: B, spec: PanelSpec, id: number): B {
-  b.id(id).title(spec.title).description(spec.description).datasource(DATASOURCE).height(spec.h).span(spec.w).targets(targets(spec)).unit(spec.unit);
+  b.id(id)
+    .title(spec.title)
+    .description(spec.description)
+    .datasource(DATASOURCE)
+    .height(spec.h)
+    .span(spec.w)
+    .targets(targets(spec))
+    .unit(spec.unit);
   if (spec.min !== undefined) b.min(spec.min);
   if (spec.max !== undefined) b.max(spec.max);
   if (spec.decimals !== undefined) b.decimals(spec.decimals);
   const color = spec.type === 'stat' ? sdk.FieldColorModeId.Thresholds : sdk.FieldColorModeId.PaletteClassic;
   return b
     .colorScheme(new sdk.FieldColorBuilder().mode(color))
-    .thresholds(new sdk.ThresholdsConfigBuilder().mode(sdk.ThresholdsMode.Absolute).steps(spec.thresholds?.steps ?? [{ color: 'green', value: null }]));
+    .thresholds(
+      new sdk.ThresholdsConfigBuilder()
+        .mode(sdk.ThresholdsMode.Absolute)
+        .steps(spec.thresholds?.steps ?? [{ color: 'green', value: null }]),
+    );
 }
 
 function lastValue(): common.ReduceDataOptionsBuilder {
@@ -733,7 +835,13 @@ function tablePanel(spec: PanelSpec, id: number): table.PanelBuilder {
       { id: 'organize', options: { excludeByName: { Time: true, [TESTID_TAG]: true }, indexByName, renameByName } },
       {
         id: 'convertFieldType',
-        options: { conversions: [{ targetField: 'context', destinationType: 'number' }, { targetField: 'concurrency', destinationType: 'number' }], fields: {} },
+        options: {
+          conversions: [
+            { targetField: 'context', destinationType: 'number' },
+            { targetField: 'concurrency', destinationType: 'number' },
+          ],
+          fields: {},
+        },
       },
     ]);
   for (const c of columns) b.overrideByName(c.name, [{ id: 'unit', value: c.unit }]);
@@ -749,8 +857,14 @@ function renderPanel(spec: PanelSpec, id: number): FieldPanelBuilder {
         .fillOpacity(spec.stack ? 30 : 0)
         .showPoints(common.VisibilityMode.Never)
         .spanNulls(false)
-        .stacking(new common.StackingConfigBuilder().mode(spec.stack ? common.StackingMode.Normal : common.StackingMode.None).group('A'))
-        .thresholdsStyle(new common.GraphThresholdsStyleConfigBuilder().mode(spec.thresholds?.dashed ? common.GraphThresholdsStyleMode.Dashed : common.GraphThresholdsStyleMode.Off))
+        .stacking(
+          new common.StackingConfigBuilder()
+            .mode(spec.stack ? common.StackingMode.Normal : common.StackingMode.None)
+            .group('A'),
+        )
+        .thresholdsStyle(new common.GraphThresholdsStyleConfigBuilder().mode(
+          spec.thresholds?.dashed ? common.GraphThresholdsStyleMode.Dashed : common.GraphThresholdsStyleMode.Off,
+        ))
         .legend(
           new common.VizLegendOptionsBuilder()
             .displayMode(common.LegendDisplayMode.Table)
@@ -758,7 +872,9 @@ function renderPanel(spec: PanelSpec, id: number): FieldPanelBuilder {
             .showLegend(true)
             .calcs(['lastNotNull', 'max']),
         )
-        .tooltip(new common.VizTooltipOptionsBuilder().mode(common.TooltipDisplayMode.Multi).sort(common.SortOrder.Descending));
+        .tooltip(
+          new common.VizTooltipOptionsBuilder().mode(common.TooltipDisplayMode.Multi).sort(common.SortOrder.Descending),
+        );
     case 'stat':
       return withCommon(new stat.PanelBuilder(), spec, id)
         .reduceOptions(lastValue())
@@ -801,7 +917,10 @@ function addRows(b: sdk.DashboardBuilder, rows: readonly RowSpec[]): sdk.Dashboa
   return b;
 }
 
-function queryVariable(name: string, label: string, query: string, opts: { multi: boolean; allValue?: string; sort: sdk.VariableSort; description: string }): sdk.QueryVariableBuilder {
+function queryVariable(
+  name: string, label: string, query: string,
+  opts: { multi: boolean; allValue?: string; sort: sdk.VariableSort; description: string },
+): sdk.QueryVariableBuilder {
   const b = new sdk.QueryVariableBuilder(name)
     .label(label)
     .description(opts.description)
@@ -861,10 +980,16 @@ export function templateVariables(): cog.Builder<sdk.VariableModel>[] {
   return vars;
 }
 
-/** The export-format fields Grafana's "Export for sharing externally" adds, which the SDK does not model: the datasource input asked for on import. */
+/**
+ * The export-format fields Grafana's "Export for sharing externally" adds, which the SDK does not model: the datasource
+ * input asked for on import.
+ */
 const EXPORT_FIELDS = {
   __inputs: [
-    { name: 'DS_PROMETHEUS', label: 'Prometheus', description: 'Prometheus receiving k6 remote write', type: 'datasource', pluginId: 'prometheus', pluginName: 'Prometheus' },
+    {
+      name: 'DS_PROMETHEUS', label: 'Prometheus', description: 'Prometheus receiving k6 remote write',
+      type: 'datasource', pluginId: 'prometheus', pluginName: 'Prometheus',
+    },
   ],
   __requires: [
     { type: 'grafana', id: 'grafana', name: 'Grafana', version: '10.4.0' },
@@ -883,7 +1008,9 @@ export function buildDashboard(): Dashboard {
     .id(null)
     .version(1)
     .description(
-      `k6-llm-capacity: LLM endpoint load tests through k6 -o experimental-prometheus-rw with K6_PROMETHEUS_RW_TREND_STATS=${RW_TREND_STATS_ENV} and --tag testid=<run>. Generated by deploy/grafana/build-dashboard.ts (npm run dashboard); do not edit by hand.`,
+      `k6-llm-capacity: LLM endpoint load tests through k6 -o experimental-prometheus-rw with ` +
+      `K6_PROMETHEUS_RW_TREND_STATS=${RW_TREND_STATS_ENV} and --tag testid=<run>. Generated by ` +
+      `deploy/grafana/build-dashboard.ts (npm run dashboard); do not edit by hand.`,
     )
     .tags(['k6', 'llm', 'load-testing', 'k6-llm-capacity'])
     .editable()

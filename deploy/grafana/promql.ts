@@ -1,4 +1,5 @@
-// PromQL building blocks for the dashboard and the recording rules: label selectors over the cell tags and the aggregations that stay correct across several k6 runners. Runs in Node (the generators).
+// PromQL building blocks for the dashboard and the recording rules: label selectors over the cell tags and the
+// aggregations that stay correct across several k6 runners. Runs in Node (the generators).
 
 import { CELL_TAGS, SAMPLE_TAGS, type CellTag, type MetricDefinition } from '../../lib/metrics';
 import { trendSeries, type RwTrendStat } from './remote-write';
@@ -75,7 +76,9 @@ function read(expr: string, how: Read): string {
  * (the cautious side for latencies) and `min` a lower bound (the cautious side for speeds). With one
  * runner both are exact.
  */
-export function trendPercentile(def: MetricDefinition, stat: RwTrendStat, matchers: readonly Matcher[], by: readonly string[], how: Read): string {
+export function trendPercentile(
+  def: MetricDefinition, stat: RwTrendStat, matchers: readonly Matcher[], by: readonly string[], how: Read,
+): string {
   const agg = def.unit === 'tokens/s' ? 'min' : 'max';
   return `${agg} by (${by.join(', ')}) (${read(series(trendSeries(def, stat), matchers), how)})`;
 }

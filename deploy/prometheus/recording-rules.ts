@@ -1,4 +1,5 @@
-// Prometheus recording rules for the suite's remote-written metrics, built from lib/metrics.ts and written to deploy/prometheus/recording-rules.yml by `npm run dashboard`. Runs in Node.
+// Prometheus recording rules for the suite's remote-written metrics, built from lib/metrics.ts and written to
+// deploy/prometheus/recording-rules.yml by `npm run dashboard`. Runs in Node.
 //
 // The rules pre-aggregate what several k6 runners (k6-operator) send as separate series: exact
 // sample-weighted means, worst-runner percentiles, throughput rates and, when Trends arrive as native
@@ -34,7 +35,10 @@ export function recordingRules(): RecordingRule[] {
   for (const def of trends()) {
     const avg = trendSeries(def, 'avg');
     const count = trendSeries(def, 'count');
-    rules.push({ record: `${LEVEL}:${avg}:weighted`, expr: `sum ${BY} (${avg}${MEASURED} * ${count}${MEASURED}) / sum ${BY} (${count}${MEASURED})` });
+    rules.push({
+      record: `${LEVEL}:${avg}:weighted`,
+      expr: `sum ${BY} (${avg}${MEASURED} * ${count}${MEASURED}) / sum ${BY} (${count}${MEASURED})`,
+    });
     // The merged quantile lies between the runners' own; the cautious bound is max for times, min for speeds.
     const agg = def.unit === 'tokens/s' ? 'min' : 'max';
     for (const stat of ['p(95)', 'p(99)'] as const satisfies readonly RwTrendStat[]) {
@@ -46,7 +50,10 @@ export function recordingRules(): RecordingRule[] {
     const name = counterSeries(def);
     // Not rate(): k6 pushes a counter only when it changed, so a lone sample (a burst of errors) has no rate; see perSecondOverMinute.
     const sel = `${name}${MEASURED}`;
-    rules.push({ record: `${LEVEL}:${name.replace(/_total$/, '')}:rate${RATE_WINDOW}`, expr: `sum ${BY} (${sel} - (${sel} offset ${RATE_WINDOW} or ${sel} * 0)) / 60` });
+    rules.push({
+      record: `${LEVEL}:${name.replace(/_total$/, '')}:rate${RATE_WINDOW}`,
+      expr: `sum ${BY} (${sel} - (${sel} offset ${RATE_WINDOW} or ${sel} * 0)) / 60`,
+    });
   }
   for (const def of trends()) {
     const name = nativeHistogramSeries(def);
@@ -63,7 +70,8 @@ export function recordingRules(): RecordingRule[] {
 /** The rules file as YAML. Expressions are single-quoted scalars (they hold no single quote). */
 export function renderRecordingRules(): string {
   const lines = [
-    '# Recording rules for k6-llm-capacity metrics arriving through k6 -o experimental-prometheus-rw. Loaded by prometheus.yml (rule_files).',
+    '# Recording rules for k6-llm-capacity metrics arriving through k6 -o experimental-prometheus-rw. Loaded by ' +
+    'prometheus.yml (rule_files).',
     '# Generated from lib/metrics.ts by deploy/grafana/build-dashboard.ts (npm run dashboard): do not edit by hand.',
     `# Expects K6_PROMETHEUS_RW_TREND_STATS=${RW_TREND_STATS_ENV}; the *_seconds / native-histogram rules are empty unless`,
     '# K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true and Prometheus accepts native histograms.',
