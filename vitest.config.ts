@@ -13,11 +13,19 @@ export default defineConfig({
     maxWorkers: 2,
     minWorkers: 1,
     projects: [
-      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: ALONE, sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: ALONE, sequence: { groupOrder: 0 } },
+      },
       // One file at a time as well: the accuracy test's k6 loads the client core,
       // and the simulator's timing test measured beside them read a TTFT 28% late in one CI run.
       // (vitest 3.2 ignores fileParallelism and maxWorkers in a project; a single fork is honoured.)
-      { extends: true, test: { name: 'timing', include: ALONE, sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true } } } },
+      {
+        extends: true,
+        test: {
+          name: 'timing', include: ALONE, sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true } },
+        },
+      },
     ],
   },
 });

@@ -1,4 +1,5 @@
-// The examples/ scripts a k6 user would write with k6/x/llm, each run on the project's k6 against the simulator (fixed timing). Runs in Node (vitest).
+// The examples/ scripts a k6 user would write with k6/x/llm, each run on the project's k6 against the simulator (fixed
+// timing). Runs in Node (vitest).
 
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -27,13 +28,21 @@ interface Run {
 function runExample(name: string, env: Record<string, string>): Promise<Run> {
   const dir = tempDir(`example-${name}`);
   const summary = path.join(dir, 'summary.json');
-  const args = ['run', '--quiet', '--summary-trend-stats', 'avg,min,med,max,p(95),count', '--summary-export', summary, ...Object.entries({ BASE_URL: sim.url, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', ...env }).flatMap(([k, v]) => ['-e', `${k}=${v}`]), path.join(ROOT, 'examples', name)];
+  const args = [
+    'run', '--quiet', '--summary-trend-stats', 'avg,min,med,max,p(95),count', '--summary-export', summary,
+    ...Object.entries({ BASE_URL: sim.url, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', ...env }).flatMap(
+      ([k, v]) => ['-e', `${k}=${v}`],
+    ),
+    path.join(ROOT, 'examples', name),
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(testEngine().command[0]!, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stderr, summary: JSON.parse(readFileSync(summary, 'utf8')) as Run['summary'] }));
+    child.on('close', (code) =>
+      resolve({ code: code ?? -1, stderr, summary: JSON.parse(readFileSync(summary, 'utf8')) as Run['summary'] }),
+    );
   });
 }
 

@@ -1,4 +1,5 @@
-// The README stays true to the code: every environment variable and npm script it names exists, every one the scripts read is documented, and the plan defaults it gives are the code's. Runs in Node (vitest).
+// The README stays true to the code: every environment variable and npm script it names exists, every one the scripts
+// read is documented, and the plan defaults it gives are the code's. Runs in Node (vitest).
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +10,9 @@ import { PLAN_DEFAULTS } from '../lib/plan-defaults';
 
 const root = path.resolve(import.meta.dirname, '..');
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-const scripts = Object.keys((JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
+const scripts = Object.keys(
+  (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts,
+);
 
 describe('README.md', () => {
   it('documents every environment variable the k6 scripts read', () => {
@@ -25,10 +28,14 @@ describe('README.md', () => {
   it('gives the plan defaults that lib/plan-defaults.ts holds', () => {
     const capacity = [...readme.matchAll(/`capacity\.([a-zA-Z]+)` (\d+)/g)];
     expect(capacity.length).toBeGreaterThan(5);
-    for (const [, field, value] of capacity) expect(PLAN_DEFAULTS.capacity[field as keyof typeof PLAN_DEFAULTS.capacity], `capacity.${field}`).toBe(Number(value));
+    for (const [, field, value] of capacity)
+      expect(PLAN_DEFAULTS.capacity[field as keyof typeof PLAN_DEFAULTS.capacity], `capacity.${field}`).toBe(
+        Number(value),
+      );
     const timeouts = [...readme.matchAll(/`([a-zA-Z]+TimeoutSeconds)` (\d+)/g)];
     expect(timeouts).toHaveLength(4);
-    for (const [, field, value] of timeouts) expect(PLAN_DEFAULTS.target[field as keyof typeof PLAN_DEFAULTS.target], `target.${field}`).toBe(Number(value));
+    for (const [, field, value] of timeouts)
+      expect(PLAN_DEFAULTS.target[field as keyof typeof PLAN_DEFAULTS.target], `target.${field}`).toBe(Number(value));
   });
 
   it('shows the error a plan with an unknown field gets', () => {

@@ -1,4 +1,6 @@
-// Tests for deploy/grafana: the committed dashboard equals the generator's output, every PromQL name follows from lib/metrics.ts through k6's remote-write naming, panels are well-formed and the use-case limits are drawn. Runs in Node (vitest).
+// Tests for deploy/grafana: the committed dashboard equals the generator's output, every PromQL name follows from
+// lib/metrics.ts through k6's remote-write naming, panels are well-formed and the use-case limits are drawn. Runs in
+// Node (vitest).
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -42,10 +44,10 @@ describe('remote-write naming', () => {
   });
 
   it('finds metric names in PromQL and skips functions, labels, strings and ranges', () => {
-    expect(metricNamesIn('sum by (cell, le) (rate(k6_llm_ttft_seconds{cell=~"a|b", x="rate(y)"}[$__rate_interval])) / on(cell) group_left k6_vus or vector(0)')).toEqual([
-      'k6_llm_ttft_seconds',
-      'k6_vus',
-    ]);
+    expect(metricNamesIn(
+      'sum by (cell, le) (rate(k6_llm_ttft_seconds{cell=~"a|b", x="rate(y)"}[$__rate_interval])) / on(cell) ' +
+      'group_left k6_vus or vector(0)',
+    )).toEqual(['k6_llm_ttft_seconds', 'k6_vus']);
     expect(metricNamesIn('sum(vllm:num_requests_running{job=~"$server_job"})')).toEqual(['vllm:num_requests_running']);
   });
 });
@@ -56,7 +58,9 @@ describe('dashboard', () => {
 
   it('uses schemaVersion 39 or later and the DS_PROMETHEUS datasource', () => {
     expect(committed.schemaVersion).toBeGreaterThanOrEqual(39);
-    expect(committed.__inputs).toContainEqual(expect.objectContaining({ name: 'DS_PROMETHEUS', type: 'datasource', pluginId: 'prometheus' }));
+    expect(committed.__inputs).toContainEqual(
+      expect.objectContaining({ name: 'DS_PROMETHEUS', type: 'datasource', pluginId: 'prometheus' }),
+    );
     expect(committed.templating.list.find((v) => v.name === 'DS_PROMETHEUS')?.type).toBe('datasource');
   });
 
@@ -138,7 +142,9 @@ describe('use-case limits', () => {
   const panels = allPanels(committed);
   type Steps = { color: string; value: number | null }[];
   const stepsOf = (p: Panel): Steps => (p.fieldConfig as { defaults: { thresholds: { steps: Steps } } }).defaults.thresholds.steps;
-  const dashed = (p: Panel): boolean => (p.fieldConfig as { defaults: { custom: { thresholdsStyle: { mode: string } } } }).defaults.custom.thresholdsStyle.mode === 'dashed';
+  const dashed = (p: Panel): boolean =>
+    (p.fieldConfig as { defaults: { custom: { thresholdsStyle: { mode: string } } } }).defaults.custom.thresholdsStyle
+      .mode === 'dashed';
 
   it('draws one dashed line per use-case limit, at the limit in Prometheus units (ms -> s)', () => {
     let count = 0;
@@ -162,7 +168,13 @@ describe('use-case limits', () => {
     // Each panel's threshold steps: a base step (null), then the table's distinct limit values, ascending.
     const limitsOf = (metric: string, toPanelUnit: (v: number) => number): (number | null)[] => [
       null,
-      ...[...new Set(USE_CASES.flatMap((u) => u.limits).filter((l) => l.metric === metric).map((l) => toPanelUnit(l.value)))].sort((a, b) => a - b),
+      ...[
+        ...new Set(
+          USE_CASES.flatMap((u) => u.limits)
+            .filter((l) => l.metric === metric)
+            .map((l) => toPanelUnit(l.value)),
+        ),
+      ].sort((a, b) => a - b),
     ];
     const seconds = (ms: number): number => ms / 1000;
     expect(values('TTFT p50 / p95 / p99')).toEqual(limitsOf('ttft', seconds));

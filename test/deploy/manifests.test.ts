@@ -1,4 +1,5 @@
-// Tests for deploy/prometheus, deploy/k6-operator, deploy/ci and deploy/docker: the YAML files parse (js-yaml), carry what the suite needs, and every deploy file opens with its one-line comment. Runs in Node (vitest).
+// Tests for deploy/prometheus, deploy/k6-operator, deploy/ci and deploy/docker: the YAML files parse (js-yaml), carry
+// what the suite needs, and every deploy file opens with its one-line comment. Runs in Node (vitest).
 
 import { pinnedK6Version } from '../../orchestrator/k6-build';
 import { execFileSync } from 'node:child_process';
@@ -67,23 +68,28 @@ describe('prometheus', () => {
 });
 
 describe('k6-operator', () => {
-  it.each(['deploy/k6-operator/testrun-sweep.yaml', 'deploy/k6-operator/testrun-configmap.yaml'])('%s is a TestRun with remote write, a testid, the runner image and the target', (path) => {
-    const text = read(path);
-    expect(text).toMatch(/^apiVersion: k6\.io\/v1alpha1$/m);
-    expect(text).toMatch(/^kind: TestRun$/m);
-    expect(text).toMatch(/^ {2}parallelism: \d+$/m);
-    expect(text).toMatch(/^ {2}arguments: .*-o experimental-prometheus-rw.*--tag testid=\S+/m);
-    expect(text).toMatch(/per runner|PER RUNNER/);
-    const spec = obj(obj(parsed(path)[0]).spec);
-    const script = obj(spec.script);
-    expect(script.configMap !== undefined || script.localFile !== undefined || script.volumeClaim !== undefined).toBe(true);
-    const runner = obj(spec.runner);
-    expect(typeof runner.image).toBe('string');
-    const env = new Map(arr(runner.env).map((e) => [obj(e).name, obj(e).value]));
-    expect(env.has('BASE_URL')).toBe(true);
-    expect(env.get('K6_PROMETHEUS_RW_SERVER_URL')).toMatch(/\/api\/v1\/write$/);
-    expect(env.get('K6_PROMETHEUS_RW_TREND_STATS')).toBe(DOCUMENTED_TREND_STATS);
-  });
+  it.each(['deploy/k6-operator/testrun-sweep.yaml', 'deploy/k6-operator/testrun-configmap.yaml'])(
+    '%s is a TestRun with remote write, a testid, the runner image and the target',
+    (path) => {
+      const text = read(path);
+      expect(text).toMatch(/^apiVersion: k6\.io\/v1alpha1$/m);
+      expect(text).toMatch(/^kind: TestRun$/m);
+      expect(text).toMatch(/^ {2}parallelism: \d+$/m);
+      expect(text).toMatch(/^ {2}arguments: .*-o experimental-prometheus-rw.*--tag testid=\S+/m);
+      expect(text).toMatch(/per runner|PER RUNNER/);
+      const spec = obj(obj(parsed(path)[0]).spec);
+      const script = obj(spec.script);
+      expect(script.configMap !== undefined || script.localFile !== undefined || script.volumeClaim !== undefined).toBe(
+        true,
+      );
+      const runner = obj(spec.runner);
+      expect(typeof runner.image).toBe('string');
+      const env = new Map(arr(runner.env).map((e) => [obj(e).name, obj(e).value]));
+      expect(env.has('BASE_URL')).toBe(true);
+      expect(env.get('K6_PROMETHEUS_RW_SERVER_URL')).toMatch(/\/api\/v1\/write$/);
+      expect(env.get('K6_PROMETHEUS_RW_TREND_STATS')).toBe(DOCUMENTED_TREND_STATS);
+    },
+  );
 
   it('the ConfigMap variant points PLAN at the mounted plan file', () => {
     expect(read('deploy/k6-operator/testrun-configmap.yaml')).toMatch(/name: PLAN\n\s+value: \/test\/plan\.json/);
@@ -163,7 +169,9 @@ describe('every deploy file', () => {
 
 describe('npm run dashboard', () => {
   it('--check passes on the committed files', () => {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'deploy/grafana/build-dashboard.ts', '--check'], { cwd: new URL('.', root), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'deploy/grafana/build-dashboard.ts', '--check'], {
+      cwd: new URL('.', root), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(out).toBe('');
   });
 });

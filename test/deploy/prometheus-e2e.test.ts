@@ -1,4 +1,8 @@
-// End to end through a real Prometheus: the project's k6 pushes a sweep + capacity run with -o experimental-prometheus-rw (as the README documents), Prometheus also scrapes the simulators' /metrics with the shipped prometheus.yml's jobs, and every target of every dashboard panel, with its template variables filled in as Grafana would, must return data whose spot values equal the run's own summary. The recording rules must pass promtool and produce series. Runs in Node (vitest); needs `prometheus` and `promtool` (scripts/ensure-prometheus.sh).
+// End to end through a real Prometheus: the project's k6 pushes a sweep + capacity run with -o
+// experimental-prometheus-rw (as the README documents), Prometheus also scrapes the simulators' /metrics with the
+// shipped prometheus.yml's jobs, and every target of every dashboard panel, with its template variables filled in as
+// Grafana would, must return data whose spot values equal the run's own summary. The recording rules must pass promtool
+// and produce series. Runs in Node (vitest); needs `prometheus` and `promtool` (scripts/ensure-prometheus.sh).
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,12 +29,17 @@ const ITL_MS = 10;
 const OUTPUT = 16;
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 const TESTID = `e2e-prom-${process.pid}`;
-const FAST_SCHEDULE = { prefillTokensPerSecond: 1_000_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 2, gapSeconds: 0.3 };
+const FAST_SCHEDULE = {
+  prefillTokensPerSecond: 1_000_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 2, gapSeconds: 0.3,
+};
 const SCRAPE_SECONDS = 1;
 /** Grafana's datasource "scrape interval" (jsonData.timeInterval) of deploy/grafana/provisioning: the floor of $__interval. */
 const GRAFANA_TIME_INTERVAL_SECONDS = 5;
 
-const SWEEP_PLAN = { sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 2, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE, monitor: { intervalSeconds: 0.5 } };
+const SWEEP_PLAN = {
+  sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 2, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
+  monitor: { intervalSeconds: 0.5 },
+};
 const CAPACITY_IDS = ['code_completion', 'short_chatbot', 'general_chatbot', 'long_document', 'coding_assistant'];
 const CAPACITY_PLAN = {
   capacity: {
@@ -47,9 +56,15 @@ const CAPACITY_PLAN = {
   monitor: { intervalSeconds: 0.5 },
 };
 /** A cell whose every request fails (a simulator answering 503): the error panels get real errors. */
-const FAULT_PLAN = { sweep: { contexts: [512], concurrencies: [2], rounds: 1, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE, monitor: { enabled: false } };
+const FAULT_PLAN = {
+  sweep: { contexts: [512], concurrencies: [2], rounds: 1, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
+  monitor: { enabled: false },
+};
 /** A cell sent as native histograms (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true) for the collapsed row. */
-const NATIVE_PLAN = { sweep: { contexts: [2048], concurrencies: [2], rounds: 3, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE, monitor: { enabled: false } };
+const NATIVE_PLAN = {
+  sweep: { contexts: [2048], concurrencies: [2], rounds: 3, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
+  monitor: { enabled: false },
+};
 
 // ---------------------------------------------------------------------------------------------
 // Processes and helpers.
@@ -70,7 +85,10 @@ interface K6Run {
 }
 
 /** One part as `npm run bench` runs it, plus the remote-write output and its environment exactly as the README documents. */
-function runK6(script: string, plan: object, baseUrl: string, rwUrl: string, extraEnv: Record<string, string> = {}, extraTags: Record<string, string> = {}): Promise<K6Run> {
+function runK6(
+  script: string, plan: object, baseUrl: string, rwUrl: string, extraEnv: Record<string, string> = {},
+  extraTags: Record<string, string> = {},
+): Promise<K6Run> {
   const dir = tempDir(`prom-${script}`);
   const planFile = path.join(dir, 'plan-input.json');
   writeFileSync(planFile, JSON.stringify(plan));
@@ -101,7 +119,9 @@ function runK6(script: string, plan: object, baseUrl: string, rwUrl: string, ext
       try {
         summary = readSummaryData(JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8')), 'summary.json');
       } catch (e) {
-        reject(new Error(`k6 ${script} exited ${code} without summary.json (${(e as Error).message}):\n${stderr.slice(-3000)}`));
+        reject(new Error(
+          `k6 ${script} exited ${code} without summary.json (${(e as Error).message}):\n${stderr.slice(-3000)}`,
+        ));
         return;
       }
       resolve({ exitCode: code ?? -1, stderr, dir, summary });
@@ -111,7 +131,10 @@ function runK6(script: string, plan: object, baseUrl: string, rwUrl: string, ext
 
 interface PromResult {
   readonly resultType: 'vector' | 'matrix' | 'scalar' | 'string';
-  readonly result: { metric: Record<string, string>; value?: [number, string]; values?: [number, string][]; histogram?: unknown; histograms?: unknown[] }[];
+  readonly result: {
+    metric: Record<string, string>; value?: [number, string]; values?: [number, string][]; histogram?: unknown;
+    histograms?: unknown[];
+  }[];
 }
 
 let promUrl = '';
@@ -214,14 +237,18 @@ beforeAll(async () => {
   const promBin = which('prometheus');
   const promtool = which('promtool');
   if (!promBin || !promtool) {
-    throw new Error('prometheus and promtool are not on PATH: run `sh scripts/ensure-prometheus.sh` (npm test does) or install Prometheus 2.40+');
+    throw new Error(
+      'prometheus and promtool are not on PATH: run `sh scripts/ensure-prometheus.sh` (npm test does) or install Prometheus 2.40+',
+    );
   }
   await buildBundles();
   testEngine(); // fails early with a clear message when the project's k6 is missing
 
   const main = await startSim({ port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
   const sglang = await startSim({ port: 0, host: '127.0.0.1', flavour: 'sglang', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
-  const faulty = await startSim({ port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, faults: 'error-status;status=503' });
+  const faulty = await startSim({
+    port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, faults: 'error-status;status=503',
+  });
   sims = [main, sglang, faulty];
   // A real llama-server for the dashboard's llama.cpp lines (npm test builds it first).
   llama = await startLlamaServer(await ensureLlamaArtefacts(() => {}), { slots: 2, contextPerSlot: 2048, threads: 1 });
@@ -238,7 +265,8 @@ beforeAll(async () => {
     scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
   };
   const targetOf: Record<string, string> = {
-    prometheus: `127.0.0.1:${port}`, vllm: hostPort(main.url), sglang: hostPort(sglang.url), dcgm: hostPort(sglang.url), llamacpp: hostPort(llama.base),
+    prometheus: `127.0.0.1:${port}`, vllm: hostPort(main.url), sglang: hostPort(sglang.url), dcgm: hostPort(sglang.url),
+    llamacpp: hostPort(llama.base),
   };
   for (const job of shipped.scrape_configs) {
     const t = targetOf[job.job_name];
@@ -342,11 +370,16 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
       const plan = readPlanFile(path.join(run.dir, 'plan.json'));
       for (const c of plan.cells) {
         const measured = run.summary.metrics[cellMetricKey(METRICS.ttft.name, c)]?.values.count ?? 0;
-        expect(measured, `${c.id}: measured requests (a slot too short for the machine cuts them)`).toBe(c.concurrency * (c.rounds - c.warmupRounds));
+        expect(measured, `${c.id}: measured requests (a slot too short for the machine cuts them)`).toBe(
+          c.concurrency * (c.rounds - c.warmupRounds),
+        );
       }
     }
     for (const [name, run] of Object.entries(runs)) {
-      expect(run.stderr.split('\n').filter((l) => /level=error|remote write/.test(l) && !l.includes('source=console')), `${name}: k6's log`).toEqual([]);
+      expect(
+        run.stderr.split('\n').filter((l) => /level=error|remote write/.test(l) && !l.includes('source=console')),
+        `${name}: k6's log`,
+      ).toEqual([]);
     }
   });
 
@@ -384,7 +417,8 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
       for (const t of panel.targets ?? []) {
         const r = await runTarget(t, allVars, window);
         const values = finiteValues(r);
-        const line = `${panel.id} ${panel.title} [${t.refId}] ${t.legendFormat}: ${r.result.length} series, ${values.length} values${values.length > 0 ? `, last ${values[values.length - 1]!.toPrecision(4)}` : ''}`;
+        const line = `${panel.id} ${panel.title} [${t.refId}] ${t.legendFormat}: ${r.result.length} series, ` +
+          `${values.length} values${values.length > 0 ? `, last ${values[values.length - 1]!.toPrecision(4)}` : ''}`;
         report.push(line);
         if (values.length === 0) empty.push(`${line}\n    ${interpolate(t.expr, allVars, window).expr}`);
       }
@@ -437,7 +471,10 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
 
   it('the server panels show the scraped simulator: generation tokens equal what the run received', async () => {
     const r = await promApi('query', { query: `max_over_time(vllm:generation_tokens_total{job="vllm"}[10m])`, time: String(window.end) });
-    const k6Tokens = runs.sweep.summary.metrics[METRICS.outputTokens.name]!.values.count! + runs.capacity.summary.metrics[METRICS.outputTokens.name]!.values.count! + (runs.native.summary.metrics[METRICS.outputTokens.name]?.values.count ?? 0);
+    const k6Tokens =
+      runs.sweep.summary.metrics[METRICS.outputTokens.name]!.values.count! +
+      runs.capacity.summary.metrics[METRICS.outputTokens.name]!.values.count! +
+      (runs.native.summary.metrics[METRICS.outputTokens.name]?.values.count ?? 0);
     expect(lastValue(r)).toBe(k6Tokens);
     // The monitor's gauge and the scrape agree on the server's TTFT count at the end of the run.
     const power = await promApi('query', { query: 'max_over_time(DCGM_FI_DEV_POWER_USAGE{job="dcgm"}[10m])', time: String(window.end) });
@@ -452,7 +489,9 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const missing: string[] = [];
     for (const record of records) {
       const r = await promApi('query', { query: `${record}{testid="${TESTID}"}`, time: String(window.end) });
-      const rr = await promApi('query_range', { query: `${record}{testid="${TESTID}"}`, start: String(window.start), end: String(window.end), step: '1' });
+      const rr = await promApi('query_range', {
+        query: `${record}{testid="${TESTID}"}`, start: String(window.start), end: String(window.end), step: '1',
+      });
       if (finiteValues(r).length === 0 && finiteValues(rr).length === 0) missing.push(record);
     }
     expect(missing, 'recording rules without series').toEqual([]);
@@ -471,7 +510,10 @@ describe('npm run bench -- --prometheus-rw', () => {
     writeFileSync(planFile, JSON.stringify({ sweep: { contexts: [512], concurrencies: [2], rounds: 2, outputTokens: 16 } }));
     const runId = `bench-rw-${process.pid}`;
     // A Prometheus base URL: the bench adds /api/v1/write.
-    const r = await benchCli(['--plan', planFile, '--scripts', 'sweep', '--results', dir, '--run-id', runId, '--no-report', '--tokenizer', 'approximate', '--prometheus-rw', promUrl]);
+    const r = await benchCli([
+      '--plan', planFile, '--scripts', 'sweep', '--results', dir, '--run-id', runId, '--no-report', '--tokenizer',
+      'approximate', '--prometheus-rw', promUrl,
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(`remote write: k6 sends the metrics live to ${promUrl}/api/v1/write (testid=${runId})`);
     const summary = readSummaryData(JSON.parse(readFileSync(path.join(dir, runId, 'sweep', 'summary.json'), 'utf8')), 'summary.json');

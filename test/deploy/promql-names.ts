@@ -1,4 +1,5 @@
-// Test helper: the k6 remote-write naming rules written independently of deploy/grafana, and a small PromQL scanner that lists the metric names an expression reads. Runs in Node (vitest).
+// Test helper: the k6 remote-write naming rules written independently of deploy/grafana, and a small PromQL scanner
+// that lists the metric names an expression reads. Runs in Node (vitest).
 
 import { METRICS, type MetricDefinition } from '../../lib/metrics';
 
@@ -16,7 +17,9 @@ export function expectedSeriesNames(def: MetricDefinition): string[] {
     case 'gauge':
       return [base];
     case 'trend': {
-      const stats = DOCUMENTED_TREND_STATS.split(',').map((s) => s.replace(/^p\((\d+)(?:\.(\d+))?\)$/, (_m, a: string, b?: string) => `p${a}${b ?? ''}`));
+      const stats = DOCUMENTED_TREND_STATS.split(',').map((s) =>
+        s.replace(/^p\((\d+)(?:\.(\d+))?\)$/, (_m, a: string, b?: string) => `p${a}${b ?? ''}`),
+      );
       return [...stats.map((s) => `${base}_${s}`), def.isTime ? `${base}_seconds` : base];
     }
   }
@@ -33,7 +36,9 @@ export function isAllowedName(name: string): boolean {
   return DERIVED.has(name) || BUILTINS.has(name) || RAW_SERVER.test(name);
 }
 
-const PROMQL_WORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'Inf', 'NaN']);
+const PROMQL_WORDS = new Set([
+  'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'Inf', 'NaN',
+]);
 
 /** The metric names an expression reads: identifiers left once strings, selectors, ranges, groupings and function calls are removed. */
 export function metricNamesIn(expr: string): string[] {

@@ -1,4 +1,5 @@
-// Tests for deploy/grafana/promql.ts: selectors over the cell tags and the cross-runner aggregations, checked as exact strings. Runs in Node (vitest).
+// Tests for deploy/grafana/promql.ts: selectors over the cell tags and the cross-runner aggregations, checked as exact
+// strings. Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { REQUEST_METRICS } from '../../lib/metrics';
@@ -14,17 +15,21 @@ describe('selectors', () => {
 
   it('filters on testid and the four cell variables, pinning overrides, and leaves out warm-up and transition requests', () => {
     expect(selector(cellMatchers({ use_case: 'general_chatbot' }))).toBe(
-      '{testid=~"$testid", cell=~"$cell", use_case="general_chatbot", context=~"$context", concurrency=~"$concurrency", phase!~"warmup|transition"}',
+      '{testid=~"$testid", cell=~"$cell", use_case="general_chatbot", context=~"$context", ' +
+      'concurrency=~"$concurrency", phase!~"warmup|transition"}',
     );
     // Counts of all the work done keep every phase.
-    expect(selector(cellMatchers({}, false))).toBe('{testid=~"$testid", cell=~"$cell", use_case=~"$use_case", context=~"$context", concurrency=~"$concurrency"}');
+    expect(selector(cellMatchers({}, false))).toBe(
+      '{testid=~"$testid", cell=~"$cell", use_case=~"$use_case", context=~"$context", concurrency=~"$concurrency"}',
+    );
   });
 });
 
 describe('aggregations across runners', () => {
   it('weights means by sample count', () => {
     expect(trendMean(REQUEST_METRICS.ttft, T, ['cell'], 'live')).toBe(
-      'sum by (cell) (k6_llm_ttft_avg{testid=~"$testid"} * k6_llm_ttft_count{testid=~"$testid"}) / sum by (cell) (k6_llm_ttft_count{testid=~"$testid"})',
+      'sum by (cell) (k6_llm_ttft_avg{testid=~"$testid"} * k6_llm_ttft_count{testid=~"$testid"}) / sum by (cell) ' +
+      '(k6_llm_ttft_count{testid=~"$testid"})',
     );
   });
 
@@ -36,7 +41,9 @@ describe('aggregations across runners', () => {
   });
 
   it('totals a cumulative series as the sum of each series maximum', () => {
-    expect(totalOverRange('k6_llm_errors_total', T, ['error_kind'])).toBe('sum by (error_kind) (max_over_time(k6_llm_errors_total{testid=~"$testid"}[$__range]))');
+    expect(totalOverRange('k6_llm_errors_total', T, ['error_kind'])).toBe(
+      'sum by (error_kind) (max_over_time(k6_llm_errors_total{testid=~"$testid"}[$__range]))',
+    );
     expect(orZerosLike('a', 'b')).toBe('(a or (b * 0))');
   });
 });

@@ -1,8 +1,18 @@
-// Tests for deploy/grafana/remote-write.ts: k6's remote-write series names and units for each kind of metric in lib/metrics.ts. Runs in Node (vitest).
+// Tests for deploy/grafana/remote-write.ts: k6's remote-write series names and units for each kind of metric in
+// lib/metrics.ts. Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { REQUEST_METRICS, SERVER_METRICS } from '../../lib/metrics';
-import { counterSeries, gaugeSeries, grafanaUnit, nativeHistogramSeries, rateSeries, statSuffix, toRemoteWriteUnit, trendSeries } from '../../deploy/grafana/remote-write';
+import {
+  counterSeries,
+  gaugeSeries,
+  grafanaUnit,
+  nativeHistogramSeries,
+  rateSeries,
+  statSuffix,
+  toRemoteWriteUnit,
+  trendSeries,
+} from '../../deploy/grafana/remote-write';
 
 describe('series names', () => {
   it('names trend stats k6_<name>_<stat>', () => {

@@ -1,4 +1,5 @@
-// End to end: bench-driven runs (lib/drive.ts) on the project's k6: cells back to back, the capacity search in steady state, and its agreement with a dense fixed ladder. Runs in Node (vitest).
+// End to end: bench-driven runs (lib/drive.ts) on the project's k6: cells back to back, the capacity search in steady
+// state, and its agreement with a dense fixed ladder. Runs in Node (vitest).
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,7 +13,10 @@ import { extraTags, readCsv, readJson, runBenchCli, tempDir } from './helpers';
  * state falls about 10% per added user around 100 tok/s (measured: 137 at 2 users, 105 at 5, 94 at
  * 6), so a limit of 100 tok/s puts the capacity near 5, with a clear step on either side.
  */
-const USE_CASE = { id: 'tiny_chat', title: 'Tiny chat', contextTokens: 2048, outputTokens: 32, concurrencies: [1, 2, 3, 4, 5, 6, 7, 8], limits: [{ metric: 'decodeSpeed', operator: '>', value: 100, label: 'speed > 100 tok/s' }] };
+const USE_CASE = {
+  id: 'tiny_chat', title: 'Tiny chat', contextTokens: 2048, outputTokens: 32, concurrencies: [1, 2, 3, 4, 5, 6, 7, 8],
+  limits: [{ metric: 'decodeSpeed', operator: '>', value: 100, label: 'speed > 100 tok/s' }],
+};
 const PLAN = {
   useCases: [USE_CASE],
   sweep: { contexts: [512], concurrencies: [1, 2, 4], rounds: 2, outputTokens: 16 },
@@ -20,7 +24,12 @@ const PLAN = {
 };
 
 interface ReportJson {
-  useCases: { useCase: { id: string }; result: { kind: string; lastPass: number | null; firstFail: number | null; estimate: number | null; display: string } }[];
+  useCases: {
+    useCase: { id: string };
+    result: {
+      kind: string; lastPass: number | null; firstFail: number | null; estimate: number | null; display: string;
+    };
+  }[];
 }
 
 function writePlan(dir: string, plan: object): string {
@@ -89,7 +98,9 @@ describe('npm run bench drives k6', () => {
     // The report reads the steps as a ladder and states the measured capacity, not an interpolation.
     const report = readJson<ReportJson>(path.join(runDir, 'report.json'));
     const tiny = report.useCases.find((u) => u.useCase.id === 'tiny_chat')!;
-    expect(tiny.result).toMatchObject({ kind: 'within', lastPass: capacity, firstFail: breaks, estimate: capacity, display: String(capacity) });
+    expect(tiny.result).toMatchObject({
+      kind: 'within', lastPass: capacity, firstFail: breaks, estimate: capacity, display: String(capacity),
+    });
     const run = readJson<{ time: { partsWallSeconds: number; requestsRunningSeconds: number } }>(path.join(runDir, 'run.json'));
     // Engine start-up is the only idle time; in a run this short it is still the smaller part.
     expect(run.time.requestsRunningSeconds).toBeLessThanOrEqual(run.time.partsWallSeconds);
@@ -102,9 +113,14 @@ describe('the capacity search against a dense fixed ladder', () => {
     const dir = tempDir('ladder');
     const search = await runBenchCli(['--plan', writePlan(dir, PLAN), '--scripts', 'capacity', '--results', dir, '--run-id', 's']);
     expect(search.exitCode, search.stderr).toBe(0);
-    const r = await runBenchCli(['--plan', writePlan(dir, { ...PLAN, schedule: { safetyFactor: 1.5, minCellSeconds: 1, gapSeconds: 0.2 } }), '--scripts', 'capacity', '--results', dir, '--run-id', 'l', '--fixed-slots']);
+    const r = await runBenchCli([
+      '--plan', writePlan(dir, { ...PLAN, schedule: { safetyFactor: 1.5, minCellSeconds: 1, gapSeconds: 0.2 } }),
+      '--scripts', 'capacity', '--results', dir, '--run-id', 'l', '--fixed-slots',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
-    const capacityOf = (run: string) => readJson<ReportJson>(path.join(dir, run, 'report.json')).useCases.find((u) => u.useCase.id === 'tiny_chat')!.result;
+    const capacityOf = (run: string) =>
+      readJson<ReportJson>(path.join(dir, run, 'report.json')).useCases.find((u) => u.useCase.id === 'tiny_chat')!
+        .result;
     const searched = capacityOf('s');
     const ladder = capacityOf('l');
     expect(searched.kind).toBe('within');

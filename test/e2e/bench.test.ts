@@ -1,4 +1,5 @@
-// End to end: `npm run bench` (scripts/bench.ts) as a user runs it: built-in simulator, run folder, report, Ctrl-C, API key hygiene, bad input. Runs in Node (vitest).
+// End to end: `npm run bench` (scripts/bench.ts) as a user runs it: built-in simulator, run folder, report, Ctrl-C, API
+// key hygiene, bad input. Runs in Node (vitest).
 
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -36,9 +37,18 @@ describe('npm run bench against the built-in simulator', () => {
     expect(r.stdout).toContain(`results: ${runDir}`);
     expect(r.stderr).toMatch(/engine: k6 v1\.8\.1 .*\(project build: .*\.cache\/k6\/k6\)/);
     expect(r.stderr).toMatch(/simulator .* listening at http:\/\/127\.0\.0\.1:\d+\/v1/);
-    const run = readJson<{ engine: string; transport: string; target: { simulated: boolean }; parts: string[]; interrupted: boolean; promptsExact: boolean }>(path.join(runDir, 'run.json'));
-    expect(run).toMatchObject({ engine: 'k6', transport: 'k6/x/llm', target: { simulated: true }, parts: ['sweep'], interrupted: false, promptsExact: true, requests: { sweep: { planned: 3, succeeded: 3, failed: 0, cut: 0 } } });
-    for (const f of ['sweep/summary.json', 'sweep/plan.json', 'sweep/samples.csv', 'sweep/summary-export.json', 'report.md', 'report.html', 'report.json', 'cells.csv']) {
+    const run = readJson<{
+      engine: string; transport: string; target: { simulated: boolean }; parts: string[]; interrupted: boolean;
+      promptsExact: boolean;
+    }>(path.join(runDir, 'run.json'));
+    expect(run).toMatchObject({
+      engine: 'k6', transport: 'k6/x/llm', target: { simulated: true }, parts: ['sweep'], interrupted: false,
+      promptsExact: true, requests: { sweep: { planned: 3, succeeded: 3, failed: 0, cut: 0 } },
+    });
+    for (const f of [
+      'sweep/summary.json', 'sweep/plan.json', 'sweep/samples.csv', 'sweep/summary-export.json', 'report.md',
+      'report.html', 'report.json', 'cells.csv',
+    ]) {
       expect(existsSync(path.join(runDir, f)), f).toBe(true);
     }
     const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
@@ -64,11 +74,15 @@ describe('npm run bench against the built-in simulator', () => {
     expect(r.exitCode).toBe(105);
     expect(r.stderr).toMatch(/interrupted; kept \d+ measured requests/);
     const runDir = path.join(dir, 'int');
-    const run = readJson<{ interrupted: boolean; requests: { sweep: { planned: number; succeeded: number; failed: number; cut: number } } }>(path.join(runDir, 'run.json'));
+    const run = readJson<{
+      interrupted: boolean; requests: { sweep: { planned: number; succeeded: number; failed: number; cut: number } };
+    }>(path.join(runDir, 'run.json'));
     expect(run.interrupted).toBe(true);
     // The request in flight at Ctrl-C is cut: neither measured nor failed.
     expect(run.requests.sweep.cut).toBeGreaterThan(0);
-    expect(run.requests.sweep.succeeded + run.requests.sweep.failed + run.requests.sweep.cut).toBeLessThanOrEqual(run.requests.sweep.planned);
+    expect(run.requests.sweep.succeeded + run.requests.sweep.failed + run.requests.sweep.cut).toBeLessThanOrEqual(
+      run.requests.sweep.planned,
+    );
     const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
     expect(summary.metrics[METRICS.requestOk.name]!.values.passes).toBeGreaterThan(0);
     expect(existsSync(path.join(runDir, 'report.md'))).toBe(true);
@@ -87,7 +101,10 @@ describe('npm run bench against a URL with an API key', () => {
 
   it('authenticates every request and never writes the key anywhere', async () => {
     const dir = tempDir('bench-key');
-    const r = await bench(['--url', sim.url, '--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'key'], { LLM_API_KEY: KEY });
+    const r = await bench(
+      ['--url', sim.url, '--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'key'],
+      { LLM_API_KEY: KEY },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     // A target of unknown speed is probed first, and the slots follow: 5 ms per token here is 200 tok/s
     // (a single short probe stream on a loaded machine can read up to ~10% fast when chunks bunch up).
@@ -96,7 +113,10 @@ describe('npm run bench against a URL with an API key', () => {
     expect(Number(probe![2])).toBeGreaterThan(150);
     expect(Number(probe![2])).toBeLessThan(240);
     const runDir = path.join(dir, 'key');
-    expect(readJson<{ schedule: { decodeTokensPerSecond: number } }>(path.join(runDir, 'plan-input.json')).schedule.decodeTokensPerSecond).toBe(Number(probe![2]));
+    expect(
+      readJson<{ schedule: { decodeTokensPerSecond: number } }>(path.join(runDir, 'plan-input.json')).schedule
+        .decodeTokensPerSecond,
+    ).toBe(Number(probe![2]));
     const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
     expect(summary.metrics[METRICS.requestOk.name]!.values).toMatchObject({ passes: 3, fails: 0 });
     expect(r.stdout + r.stderr).not.toContain(KEY);
@@ -105,10 +125,18 @@ describe('npm run bench against a URL with an API key', () => {
 
   it('records failed requests, not a crash, when the key is wrong', async () => {
     const dir = tempDir('bench-badkey');
-    const r = await bench(['--url', sim.url, '--model', 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', '--tokenizer', 'qwen3', '--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'bad'], { LLM_API_KEY: 'wrong' });
+    const r = await bench(
+      [
+        '--url', sim.url, '--model', 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', '--tokenizer', 'qwen3', '--plan',
+        writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'bad',
+      ],
+      { LLM_API_KEY: 'wrong' },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/probe failed \(.*HTTP 401.*Invalid API key.*\); cell slots use the plan.s default speeds/);
-    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(dir, 'bad', 'sweep', 'summary.json'));
+    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(
+      path.join(dir, 'bad', 'sweep', 'summary.json'),
+    );
     expect(summary.metrics[METRICS.requestOk.name]!.values).toMatchObject({ passes: 0, fails: 3 });
     // The server's own words, per cell and kind, at the end of the part.
     expect(r.stderr).toContain('failures, most frequent messages per cell and kind:');
@@ -123,14 +151,23 @@ describe('npm run bench with k6 installed', () => {
     // A stand-in k6: answers `version` as a k6 with k6/x/llm, records how it was called, then runs the project's k6.
     const log = path.join(dir, 'k6-calls.json');
     const fake = path.join(dir, 'k6');
-    writeFileSync(fake, [
-      '#!/bin/sh',
-      'if [ "$1" = "version" ]; then printf "k6 v1.8.1 (stand-in)\nExtensions:\n  github.com/k6-llm-capacity/xk6-llm (devel), k6/x/llm [js]\n"; exit 0; fi',
-      `node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({ args: process.argv.slice(2), key: process.env.API_KEY || null }))' ${log} "$@"`,
-      `exec ${PROJECT_K6_BIN} "$@"`,
-      '',
-    ].join('\n'), { mode: 0o755 });
-    const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'k6run', '--no-report'], { K6_BIN: fake, LLM_API_KEY: 'sk-k6-env-only' });
+    writeFileSync(
+      fake,
+      [
+        '#!/bin/sh',
+        'if [ "$1" = "version" ]; then printf "k6 v1.8.1 (stand-in)\nExtensions:\n  ' +
+        'github.com/k6-llm-capacity/xk6-llm (devel), k6/x/llm [js]\n"; exit 0; fi',
+        `node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({ args: process.argv.slice(2), key: ` +
+        `process.env.API_KEY || null }))' ${log} "$@"`,
+        `exec ${PROJECT_K6_BIN} "$@"`,
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const r = await bench(
+      ['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'k6run', '--no-report'],
+      { K6_BIN: fake, LLM_API_KEY: 'sk-k6-env-only' },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('engine: k6 v1.8.1 (stand-in) (K6_BIN: ');
     const call = readJson<{ args: string[]; key: string | null }>(log);
@@ -141,7 +178,9 @@ describe('npm run bench with k6 installed', () => {
     expect(call.args.at(-1)).toBe(path.join(ROOT, 'dist', 'sweep.js'));
     expect(call.args.join(' ')).not.toContain('sk-k6-env-only');
     expect(call).toMatchObject({ key: 'sk-k6-env-only' });
-    expect(readJson<{ engine: string; engineVersion: string }>(path.join(dir, 'k6run', 'run.json'))).toMatchObject({ engine: 'k6', engineVersion: 'k6 v1.8.1 (stand-in)', transport: 'k6/x/llm' });
+    expect(readJson<{ engine: string; engineVersion: string }>(path.join(dir, 'k6run', 'run.json'))).toMatchObject({
+      engine: 'k6', engineVersion: 'k6 v1.8.1 (stand-in)', transport: 'k6/x/llm',
+    });
   }, 180_000);
 
   it('refuses a K6_BIN without k6/x/llm in one line that says how to get one', async () => {

@@ -1,4 +1,5 @@
-// A failing server never crashes a run, and every failure is classified: the real bundles on the project's k6 against simulators injecting faults. Runs in Node (vitest).
+// A failing server never crashes a run, and every failure is classified: the real bundles on the project's k6 against
+// simulators injecting faults. Runs in Node (vitest).
 
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,9 @@ import { startSim } from '../../sim/server';
 import { extraTags, readCsv, readJson, runScript, type RunResult } from './helpers';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
-const MIXED_FAULTS = 'error-status;status=503;p=0.15,reset-mid-stream;after=3;p=0.15,malformed-chunk;after=2;p=0.1,error-in-stream;after=2;p=0.1,no-done;p=0.05';
+const MIXED_FAULTS =
+  'error-status;status=503;p=0.15,reset-mid-stream;after=3;p=0.15,malformed-chunk;after=2;p=0.1,' +
+  'error-in-stream;after=2;p=0.1,no-done;p=0.05';
 
 beforeAll(async () => {
   await buildBundles();
@@ -29,7 +32,12 @@ describe('a run against a faulty server', () => {
   });
 
   it('completes, counts every request, and records failures by kind without touching latency figures', async () => {
-    const plan = { sweep: { contexts: [256], concurrencies: [4], rounds: 15, outputTokens: 16 }, schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 200, safetyFactor: 3, minCellSeconds: 5, gapSeconds: 0 } };
+    const plan = {
+      sweep: { contexts: [256], concurrencies: [4], rounds: 15, outputTokens: 16 },
+      schedule: {
+        prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 200, safetyFactor: 3, minCellSeconds: 5, gapSeconds: 0,
+      },
+    };
     const r = await runScript('sweep', plan, { BASE_URL: sim.url, MODEL });
     expect(r.exitCode, r.stderr).toBe(0);
     const data = summaryOf(r);
@@ -77,7 +85,14 @@ describe('each fault on its own', () => {
   it.each(CASES)('$fault -> $kind', async ({ fault, kind, message, target, tokenSource }) => {
     const sim = await startSim({ port: 0, fixed: { ttftMs: 10, itlMs: 5 }, faults: `${fault};p=1` });
     try {
-      const plan = { target: target ?? {}, sweep: { contexts: [256], concurrencies: [1], rounds: 2, outputTokens: 8 }, schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 200, safetyFactor: 3, minCellSeconds: 5, gapSeconds: 0 }, monitor: { intervalSeconds: 0.5 } };
+      const plan = {
+        target: target ?? {}, sweep: { contexts: [256], concurrencies: [1], rounds: 2, outputTokens: 8 },
+        schedule: {
+          prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 200, safetyFactor: 3, minCellSeconds: 5,
+          gapSeconds: 0,
+        },
+        monitor: { intervalSeconds: 0.5 },
+      };
       const r = await runScript('sweep', plan, { BASE_URL: sim.url, MODEL });
       expect(r.exitCode, r.stderr).toBe(0);
       const rows = readCsv(path.join(r.dir, 'samples.csv')).rows;

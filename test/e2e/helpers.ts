@@ -1,4 +1,5 @@
-// Helpers for end-to-end tests: run a built bundle on the project's k6 against a simulator, the way `npm run bench` does. Runs in Node (vitest).
+// Helpers for end-to-end tests: run a built bundle on the project's k6 against a simulator, the way `npm run bench` does.
+// Runs in Node (vitest).
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -45,10 +46,15 @@ export function runScript(script: string, plan: object, env: Record<string, stri
   const planFile = path.join(dir, 'plan-input.json');
   writeFileSync(planFile, JSON.stringify(plan));
   const engine = testEngine();
-  const args = runArguments({ bundle: bundlePath(script, path.join(ROOT, 'dist')), partDir: dir, env: { PLAN: planFile, RESULTS_DIR: dir, ...env }, tags: { testid: 'e2e' } });
+  const args = runArguments({
+    bundle: bundlePath(script, path.join(ROOT, 'dist')), partDir: dir,
+    env: { PLAN: planFile, RESULTS_DIR: dir, ...env }, tags: { testid: 'e2e' },
+  });
   const [program, ...lead] = engine.command;
   return new Promise((resolve, reject) => {
-    const child = spawn(program!, [...lead, ...args], { cwd: ROOT, env: { ...process.env, ...opts.extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(program!, [...lead, ...args], {
+      cwd: ROOT, env: { ...process.env, ...opts.extraEnv }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
     opts.onStart?.(child);
     let stdout = '';
     let stderr = '';
@@ -92,7 +98,9 @@ export interface CliRun {
 /** Runs `npm run bench` (scripts/bench.ts) as a user would; `onStart` gets the pid, to signal it. */
 export function runBenchCli(args: readonly string[], env: Record<string, string> = {}, onStart?: (pid: number) => void): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), ...args], {
+      cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -1,4 +1,5 @@
-// A run killed hard (SIGKILL) mid-run on the project's k6: the report still reads its folder, drops a cut last CSV line, and says the run is incomplete and which cells it lacks. Runs in Node (vitest).
+// A run killed hard (SIGKILL) mid-run on the project's k6: the report still reads its folder, drops a cut last CSV
+// line, and says the run is incomplete and which cells it lacks. Runs in Node (vitest).
 
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,7 +28,12 @@ describe('a run killed with SIGKILL', () => {
   });
 
   it('leaves a folder the report reads, saying it is incomplete and which cells it lacks', async () => {
-    const input: PlanInput = { sweep: { contexts: [256, 512], concurrencies: [1, 2], rounds: 3, outputTokens: 32 }, schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 50, safetyFactor: 3, minCellSeconds: 2, gapSeconds: 0 } };
+    const input: PlanInput = {
+      sweep: { contexts: [256, 512], concurrencies: [1, 2], rounds: 3, outputTokens: 32 },
+      schedule: {
+        prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 50, safetyFactor: 3, minCellSeconds: 2, gapSeconds: 0,
+      },
+    };
     const env = { BASE_URL: sim.url, MODEL };
     let killedAfterSamples = false;
     const r = await runScript('sweep', input, env, {

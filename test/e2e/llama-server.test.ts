@@ -1,4 +1,5 @@
-// End to end against a real inference server: llama.cpp's llama-server with the tiny Qwen3 model, the suite on k6. Runs in Node (vitest).
+// End to end against a real inference server: llama.cpp's llama-server with the tiny Qwen3 model, the suite on k6.
+// Runs in Node (vitest).
 //
 // `npm test` builds the server and generates the model first (scripts/ensure-llama-*.sh), so a
 // missing one fails here rather than skipping: it is the check by code the project did not write.
@@ -51,10 +52,14 @@ interface TimedRequest {
 }
 
 /** Runs test/fixtures/llama-timings.js on k6; resolves to each request's record and the server's timings. */
-function runTimingsScript(env: Record<string, string>, onStart?: (kill: () => void) => void): Promise<{ exitCode: number; requests: TimedRequest[]; stderr: string }> {
+function runTimingsScript(
+  env: Record<string, string>, onStart?: (kill: () => void) => void,
+): Promise<{ exitCode: number; requests: TimedRequest[]; stderr: string }> {
   const engine = testEngine();
   const script = path.join(ROOT, 'test', 'fixtures', 'llama-timings.js');
-  const args = ['run', '--quiet', '--log-format', 'raw', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), script];
+  const args = [
+    'run', '--quiet', '--log-format', 'raw', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), script,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(engine.command[0]!, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -63,7 +68,10 @@ function runTimingsScript(env: Record<string, string>, onStart?: (kill: () => vo
     onStart?.(() => child.kill('SIGKILL'));
     child.on('error', reject);
     child.on('close', (code) => {
-      const requests = out.split('\n').filter((l) => l.startsWith('TIMINGS ')).map((l) => JSON.parse(l.slice(8)) as TimedRequest);
+      const requests = out
+        .split('\n')
+        .filter((l) => l.startsWith('TIMINGS '))
+        .map((l) => JSON.parse(l.slice(8)) as TimedRequest);
       resolve({ exitCode: code ?? -1, requests, stderr: out });
     });
   });
@@ -76,13 +84,17 @@ const median = (xs: readonly number[]): number => {
 
 describe('llama-server, a real inference server', () => {
   it('counts prompt tokens as the suite does: the chat template included, for every prepared length', async () => {
-    const prompts = await preparePrompts({ model: server.model, api: 'chat', contexts: [1024, 4096], tokenizer: 'auto', baseUrl: v1, apiKey: null });
+    const prompts = await preparePrompts({
+      model: server.model, api: 'chat', contexts: [1024, 4096], tokenizer: 'auto', baseUrl: v1, apiKey: null,
+    });
     expect(prompts.exact).toBe(true);
     expect(prompts.tokenizer).toMatch(/qwen3/i);
     for (const set of prompts.prompts) {
       const content = requestPrefix('unique', 123_456, 7, 89) + set.body;
       const { prompt } = await post<{ prompt: string }>(`${server.base}/apply-template`, { messages: [{ role: 'user', content }] });
-      const { tokens } = await post<{ tokens: number[] }>(`${server.base}/tokenize`, { content: prompt, add_special: false, parse_special: true });
+      const { tokens } = await post<{ tokens: number[] }>(`${server.base}/tokenize`, {
+        content: prompt, add_special: false, parse_special: true,
+      });
       expect(tokens.length, `${set.contextTokens}-token prompt as llama-server counts it`).toBe(set.contextTokens);
     }
   }, 60_000);
@@ -98,9 +110,17 @@ const GATE_SCHEDULE = { prefillTokensPerSecond: 2000, decodeTokensPerSecond: 20,
 describe('the deploy gate on k6 against llama-server', () => {
   it('passes (exit 0) within the limits and fails with exit 99 when a limit breaks', async () => {
     const env = { BASE_URL: v1, MODEL: server.model };
-    const pass = await runScript('gate', { useCases: TINY_USE_CASES, gate: { useCase: 'tiny_chat', concurrency: 2, rounds: 2 }, schedule: GATE_SCHEDULE }, env);
+    const pass = await runScript(
+      'gate',
+      { useCases: TINY_USE_CASES, gate: { useCase: 'tiny_chat', concurrency: 2, rounds: 2 }, schedule: GATE_SCHEDULE },
+      env,
+    );
     expect(pass.exitCode, pass.stderr.slice(-2000)).toBe(0);
-    const fail = await runScript('gate', { useCases: TINY_USE_CASES, gate: { useCase: 'impossible', concurrency: 2, rounds: 1 }, schedule: GATE_SCHEDULE }, env);
+    const fail = await runScript(
+      'gate',
+      { useCases: TINY_USE_CASES, gate: { useCase: 'impossible', concurrency: 2, rounds: 1 }, schedule: GATE_SCHEDULE },
+      env,
+    );
     expect(fail.exitCode, fail.stderr.slice(-2000)).toBe(99);
     // Every request of both runs completed: the verdict comes from the limits, not from failures.
     for (const run of [pass, fail]) {
@@ -136,13 +156,19 @@ describe("the suite's figures agree with the server's own timings", () => {
     const ttftRatios = run.requests.map(({ record, timings }) => record.ttftMs / timings!.promptMs);
     expect(Math.abs(median(ttftRatios) - 1)).toBeLessThan(0.05);
     // llama.cpp's predicted_ms runs from the first token to the last: n - 1 gaps, as the suite's decode speed.
-    const decodeRatios = run.requests.map(({ record, timings }) => record.decodeTokensPerSecond / ((timings!.predictedN - 1) / (timings!.predictedMs / 1000)));
+    const decodeRatios = run.requests.map(
+      ({ record, timings }) =>
+        record.decodeTokensPerSecond / ((timings!.predictedN - 1) / (timings!.predictedMs / 1000)),
+    );
     expect(Math.abs(median(decodeRatios) - 1)).toBeLessThan(0.05);
     // The per-token gaps add up to the server's generation time.
     const itlSums = run.requests.map(({ record, timings }) => record.itlMs.reduce((a, b) => a + b, 0) / timings!.predictedMs);
     expect(Math.abs(median(itlSums) - 1)).toBeLessThan(0.05);
-    console.log(`llama-server agreement (4K prompt, 64 tokens, 4 requests): TTFT - prompt_ms median ${median(ttftOverMs).toFixed(1)} ms, ` +
-      `TTFT / prompt_ms ${median(ttftRatios).toFixed(3)}, decode / server ${median(decodeRatios).toFixed(4)}, sum(ITL) / predicted_ms ${median(itlSums).toFixed(4)}`);
+    console.log(
+      `llama-server agreement (4K prompt, 64 tokens, 4 requests): TTFT - prompt_ms median ${median(ttftOverMs).toFixed(1)} ms, ` +
+        `TTFT / prompt_ms ${median(ttftRatios).toFixed(3)}, decode / server ${median(decodeRatios).toFixed(4)}, ` +
+        `sum(ITL) / predicted_ms ${median(itlSums).toFixed(4)}`,
+    );
   }, 180_000);
 });
 
@@ -166,7 +192,9 @@ describe("llama-server's own failures, each classified with its own words, nothi
     const dir = tempDir('llama-cancel');
     const promptFile = path.join(dir, 'prompt.txt');
     writeFileSync(promptFile, 'Count to a thousand.');
-    const run = await runTimingsScript({ BASE_URL: v1, MODEL: server.model, PROMPT: promptFile, OUTPUT: '4000', VUS: '2', ITERATIONS: '1', TIMEOUT: '1s' });
+    const run = await runTimingsScript({
+      BASE_URL: v1, MODEL: server.model, PROMPT: promptFile, OUTPUT: '4000', VUS: '2', ITERATIONS: '1', TIMEOUT: '1s',
+    });
     expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
     expect(run.requests.map((r) => r.record.errorKind)).toEqual(['timeout', 'timeout']);
     // llama.cpp notices the closed connections and stops decoding for them.
@@ -197,7 +225,10 @@ describe("llama-server's own failures, each classified with its own words, nothi
         await new Promise((r) => setTimeout(r, 500));
         victim.child.kill('SIGKILL');
       })();
-      const run = await runTimingsScript({ BASE_URL: `${victim.base}/v1`, MODEL: victim.model, PROMPT: promptFile, OUTPUT: '4000', VUS: '1', ITERATIONS: '1' });
+      const run = await runTimingsScript({
+        BASE_URL: `${victim.base}/v1`, MODEL: victim.model, PROMPT: promptFile, OUTPUT: '4000', VUS: '1',
+        ITERATIONS: '1',
+      });
       await killer;
       expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
       const { record } = run.requests[0]!;
@@ -220,13 +251,19 @@ describe('npm run bench -- --target llama', () => {
   };
 
   beforeAll(async () => {
-    bench = await runBenchCli(['--target', 'llama', '--plan', writePlan(dir, plan), '--scripts', 'sweep,capacity,burst', '--results', dir, '--run-id', 'llama']);
+    bench = await runBenchCli([
+      '--target', 'llama', '--plan', writePlan(dir, plan), '--scripts', 'sweep,capacity,burst', '--results', dir,
+      '--run-id', 'llama',
+    ]);
   }, 600_000);
 
   it('starts llama-server, runs every part on k6 and writes the report', () => {
     expect(bench.exitCode, bench.stderr.slice(-3000)).toBe(0);
     expect(bench.stderr).toMatch(/llama-server \(4 slots of 12288 tokens, 1 thread\) listening at http:\/\/127\.0\.0\.1:\d+\/v1/);
-    const run = readJson<{ target: { simulated: boolean; server: { name: string } }; promptsExact: boolean; requests: Record<string, { planned: number; succeeded: number; failed: number }> }>(path.join(runDir, 'run.json'));
+    const run = readJson<{
+      target: { simulated: boolean; server: { name: string } }; promptsExact: boolean;
+      requests: Record<string, { planned: number; succeeded: number; failed: number }>;
+    }>(path.join(runDir, 'run.json'));
     expect(run.target).toMatchObject({ simulated: false, server: { name: 'llama-server' } });
     expect(run.promptsExact).toBe(true);
     expect(run.requests.sweep).toMatchObject({ planned: 8 * 2 - 4, succeeded: 12, failed: 0 });
@@ -279,18 +316,24 @@ describe('npm run bench -- --target llama, interrupted', () => {
     const plan = { sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 6, outputTokens: 1000 } };
     const csv = path.join(dir, 'int', 'sweep', 'samples.csv');
     let serverPort = '';
-    const r = await runBenchCli(['--target', 'llama', '--plan', writePlan(dir, plan), '--scripts', 'sweep', '--results', dir, '--run-id', 'int'], {}, (pid) => {
-      const poll = setInterval(() => {
-        if (existsSync(csv) && readFileSync(csv, 'utf8').includes(`\n${METRICS.requestOk.name},`)) {
-          clearInterval(poll);
-          process.kill(pid, 'SIGINT');
-        }
-      }, 100);
-    });
+    const r = await runBenchCli(
+      ['--target', 'llama', '--plan', writePlan(dir, plan), '--scripts', 'sweep', '--results', dir, '--run-id', 'int'],
+      {},
+      (pid) => {
+        const poll = setInterval(() => {
+          if (existsSync(csv) && readFileSync(csv, 'utf8').includes(`\n${METRICS.requestOk.name},`)) {
+            clearInterval(poll);
+            process.kill(pid, 'SIGINT');
+          }
+        }, 100);
+      },
+    );
     expect(r.exitCode, r.stderr.slice(-2000)).toBe(105);
     serverPort = /listening at http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(r.stderr)?.[1] ?? '';
     const runDir = path.join(dir, 'int');
-    const run = readJson<{ interrupted: boolean; requests: { sweep: { succeeded: number; failed: number; cut: number } } }>(path.join(runDir, 'run.json'));
+    const run = readJson<{
+      interrupted: boolean; requests: { sweep: { succeeded: number; failed: number; cut: number } };
+    }>(path.join(runDir, 'run.json'));
     expect(run.interrupted).toBe(true);
     expect(run.requests.sweep.succeeded).toBeGreaterThan(0);
     expect(run.requests.sweep.failed).toBe(0);

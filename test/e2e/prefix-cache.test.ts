@@ -1,4 +1,6 @@
-// End to end: the report states the server's prefix-cache hit rate per cell, read by the monitor from the simulator's vLLM counters over real HTTP: 0 with the suite's unique prompts, above 0 with PROMPT_MODE=shared-prefix. Runs in Node (vitest).
+// End to end: the report states the server's prefix-cache hit rate per cell, read by the monitor from the simulator's
+// vLLM counters over real HTTP: 0 with the suite's unique prompts, above 0 with PROMPT_MODE=shared-prefix. Runs in Node
+// (vitest).
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -6,14 +8,23 @@ import { describe, expect, it } from 'vitest';
 import { readJson, runBenchCli, tempDir } from './helpers';
 
 interface ReportJson {
-  cells: { id: string; requests: number; server: { prefixCacheHitRate: number | null } | null; metrics: { ttft: { mean: number } | null } }[];
+  cells: {
+    id: string; requests: number; server: { prefixCacheHitRate: number | null } | null;
+    metrics: { ttft: { mean: number } | null };
+  }[];
 }
 
 async function run(mode: 'unique' | 'shared-prefix'): Promise<{ report: ReportJson; md: string }> {
   const dir = tempDir(`prefix-${mode}`);
   const plan = path.join(dir, 'plan.json');
   // Two rounds per user: with a shared prefix every request after the first finds its blocks cached.
-  writeFileSync(plan, JSON.stringify({ sweep: { contexts: [4096], concurrencies: [1, 2], rounds: 3, outputTokens: 8 }, prompts: { mode }, monitor: { intervalSeconds: 0.25 } }));
+  writeFileSync(
+    plan,
+    JSON.stringify({
+      sweep: { contexts: [4096], concurrencies: [1, 2], rounds: 3, outputTokens: 8 }, prompts: { mode },
+      monitor: { intervalSeconds: 0.25 },
+    }),
+  );
   const r = await runBenchCli(['--plan', plan, '--scripts', 'sweep', '--results', dir, '--run-id', 'p']);
   expect(r.exitCode, r.stderr).toBe(0);
   return { report: readJson<ReportJson>(path.join(dir, 'p', 'report.json')), md: readFileSync(path.join(dir, 'p', 'report.md'), 'utf8') };

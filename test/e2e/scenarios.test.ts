@@ -1,4 +1,5 @@
-// End to end: every entry script's real bundle on the project's k6, against the real simulator over loopback (fixed timing: 50 ms TTFT, 10 ms ITL). Runs in Node (vitest).
+// End to end: every entry script's real bundle on the project's k6, against the real simulator over loopback (fixed
+// timing: 50 ms TTFT, 10 ms ITL). Runs in Node (vitest).
 
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +12,10 @@ import { extraTags, readCsv, readJson, runScript, tempDir } from './helpers';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { readPlanFile } from '../../report/inputs';
 
-const K6_CSV_HEADER = 'metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata'.split(',');
+const K6_CSV_HEADER = (
+  'metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,' +
+  'scenario,service,status,subproto,tls_version,url,extra_tags,metadata'
+).split(',');
 const TTFT_MS = 50;
 const ITL_MS = 10;
 const OUTPUT = 20;
@@ -40,12 +44,20 @@ describe('on k6', () => {
   describe('sweep', () => {
     let result: Awaited<ReturnType<typeof runScript>>;
     beforeAll(async () => {
-      result = await runScript('sweep', { sweep: { contexts: [256], concurrencies: [1, 2], rounds: 2, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE, monitor: { intervalSeconds: 0.25 } }, env);
+      result = await runScript(
+        'sweep',
+        {
+          sweep: { contexts: [256], concurrencies: [1, 2], rounds: 2, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
+          monitor: { intervalSeconds: 0.25 },
+        },
+        env,
+      );
     }, 120_000);
 
     it('exits 0 and writes summary.json, plan.json and the CSV', () => {
       expect(result.exitCode, result.stderr).toBe(0);
-      for (const f of ['summary.json', 'plan.json', 'samples.csv', 'summary-export.json']) expect(existsSync(path.join(result.dir, f)), f).toBe(true);
+      for (const f of ['summary.json', 'plan.json', 'samples.csv', 'summary-export.json'])
+        expect(existsSync(path.join(result.dir, f)), f).toBe(true);
       const plan = readPlanFile(path.join(result.dir, 'plan.json'));
       expect(plan.cells.map((c) => c.id)).toEqual(['sweep_c256_o20_n1', 'sweep_c256_o20_n2']);
       expect(result.stdout).toContain('sweep_c256_o20_n2');
@@ -92,7 +104,12 @@ describe('on k6', () => {
 
   describe('gate', () => {
     const gatePlan = (ttftLimitMs: number) => ({
-      useCases: [{ id: 'tiny_chat', title: 'Tiny chat', contextTokens: 256, outputTokens: OUTPUT, concurrencies: [1, 2], limits: [{ metric: 'ttft', operator: '<', value: ttftLimitMs, label: `TTFT < ${ttftLimitMs} ms` }] }],
+      useCases: [
+        {
+          id: 'tiny_chat', title: 'Tiny chat', contextTokens: 256, outputTokens: OUTPUT, concurrencies: [1, 2],
+          limits: [{ metric: 'ttft', operator: '<', value: ttftLimitMs, label: `TTFT < ${ttftLimitMs} ms` }],
+        },
+      ],
       gate: { useCase: 'tiny_chat', concurrency: 2, rounds: 1 },
       schedule: FAST_SCHEDULE,
     });
@@ -113,11 +130,20 @@ describe('on k6', () => {
 
   describe('capacity, burst and mix', () => {
     it('capacity runs one cell per ladder step with use_case tags', async () => {
-      const r = await runScript('capacity', {
-        useCases: [{ id: 'tiny_chat', title: 'Tiny chat', contextTokens: 256, outputTokens: OUTPUT, concurrencies: [1, 3], limits: [{ metric: 'ttft', operator: '<', value: 5000, label: 'TTFT < 5 s' }] }],
-        capacity: { rounds: 1 },
-        schedule: FAST_SCHEDULE,
-      }, env);
+      const r = await runScript(
+        'capacity',
+        {
+          useCases: [
+            {
+              id: 'tiny_chat', title: 'Tiny chat', contextTokens: 256, outputTokens: OUTPUT, concurrencies: [1, 3],
+              limits: [{ metric: 'ttft', operator: '<', value: 5000, label: 'TTFT < 5 s' }],
+            },
+          ],
+          capacity: { rounds: 1 },
+          schedule: FAST_SCHEDULE,
+        },
+        env,
+      );
       expect(r.exitCode, r.stderr).toBe(0);
       const data = summaryOf(r.dir);
       // One warm-up request per user (tag phase=warmup), then one measured: the cell's figures hold the 3 measured.
@@ -134,7 +160,9 @@ describe('on k6', () => {
     }, 60_000);
 
     it('mix runs each profile at each concurrency', async () => {
-      const r = await runScript('mix', { mix: { profiles: ['chatbot_short'], concurrencies: [1, 2], rounds: 1 }, schedule: FAST_SCHEDULE }, env);
+      const r = await runScript(
+        'mix', { mix: { profiles: ['chatbot_short'], concurrencies: [1, 2], rounds: 1 }, schedule: FAST_SCHEDULE }, env,
+      );
       expect(r.exitCode, r.stderr).toBe(0);
       const data = summaryOf(r.dir);
       expect(data.metrics[cellMetricKey(METRICS.e2e.name, 'mix_chatbot_short_n2')]!.values.count).toBe(2);
@@ -146,8 +174,17 @@ describe('on k6', () => {
     it('refuses prompts prepared for the other API style (exit 107, one clear line)', async () => {
       const dir = tempDir('prompts');
       const file = path.join(dir, 'prompts.json');
-      writeFileSync(file, JSON.stringify(await preparePrompts({ model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', api: 'completions', contexts: [256], tokenizer: 'qwen3' })));
-      const r = await runScript('sweep', { sweep: { contexts: [256], concurrencies: [1], rounds: 1, outputTokens: 4 }, schedule: FAST_SCHEDULE }, { ...env, PROMPTS: file });
+      writeFileSync(
+        file,
+        JSON.stringify(await preparePrompts({
+          model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', api: 'completions', contexts: [256], tokenizer: 'qwen3',
+        })),
+      );
+      const r = await runScript(
+        'sweep',
+        { sweep: { contexts: [256], concurrencies: [1], rounds: 1, outputTokens: 4 }, schedule: FAST_SCHEDULE },
+        { ...env, PROMPTS: file },
+      );
       expect(r.exitCode).toBe(107);
       expect(r.stderr).toContain('were prepared for the completions API but the plan uses chat');
     }, 60_000);

@@ -1,4 +1,5 @@
-// HTTPS targets with a private CA: untrusted fails as a connection error, insecureSkipTLSVerify or a trusted CA (SSL_CERT_FILE) succeeds. Runs in Node (vitest).
+// HTTPS targets with a private CA: untrusted fails as a connection error, insecureSkipTLSVerify or a trusted CA
+// (SSL_CERT_FILE) succeeds. Runs in Node (vitest).
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -21,10 +22,19 @@ function makeCertificates(dir: string): { caFile: string; key: string; cert: str
   const openssl = (...args: string[]): void => {
     execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   };
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj', '/CN=k6-llm test CA');
+  openssl(
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj',
+    '/CN=k6-llm test CA',
+  );
   openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=127.0.0.1');
-  writeFileSync(f('server.ext'), 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n');
-  openssl('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.pem'), '-days', '2', '-extfile', f('server.ext'));
+  writeFileSync(
+    f('server.ext'),
+    'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n',
+  );
+  openssl(
+    'x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out',
+    f('server.pem'), '-days', '2', '-extfile', f('server.ext'),
+  );
   return { caFile: f('ca.pem'), key: readFileSync(f('server.key'), 'utf8'), cert: readFileSync(f('server.pem'), 'utf8') };
 }
 
@@ -33,7 +43,9 @@ let sim: SimServer;
 
 beforeAll(async () => {
   certs = makeCertificates(tempDir('tls'));
-  [sim] = await Promise.all([startSim({ port: 0, fixed: { ttftMs: 20, itlMs: 5 }, tls: { key: certs.key, cert: certs.cert } }), buildBundles()]);
+  [sim] = await Promise.all([
+    startSim({ port: 0, fixed: { ttftMs: 20, itlMs: 5 }, tls: { key: certs.key, cert: certs.cert } }), buildBundles(),
+  ]);
 }, 120_000);
 
 afterAll(async () => {
@@ -45,7 +57,9 @@ function outcome(r: RunResult): { passes: number; fails: number; errors: { kind:
   const data = readSummaryData(readJson(path.join(r.dir, 'summary.json')), 'summary.json');
   const ok = data.metrics[cellMetricKey(METRICS.requestOk.name, CELL)]!.values;
   const rows = readCsv(path.join(r.dir, 'samples.csv')).rows;
-  const errors = rows.filter((x) => x.metric_name === METRICS.errors.name).map((x) => ({ kind: extraTags(x).error_kind ?? '', message: x.metadata ?? '' }));
+  const errors = rows
+    .filter((x) => x.metric_name === METRICS.errors.name)
+    .map((x) => ({ kind: extraTags(x).error_kind ?? '', message: x.metadata ?? '' }));
   return { passes: ok.passes ?? 0, fails: ok.fails ?? 0, errors, scraped: rows.some((x) => x.metric_name === SERVER_METRICS.running.name) };
 }
 
@@ -69,13 +83,19 @@ describe('an HTTPS target with a private CA, on k6', () => {
   }, 60_000);
 
   it('succeeds with target.insecureSkipTLSVerify', async () => {
-    const r = await runScript('sweep', { target: { insecureSkipTLSVerify: true }, sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL });
+    const r = await runScript(
+      'sweep', { target: { insecureSkipTLSVerify: true }, sweep: SWEEP, schedule: SCHEDULE },
+      { BASE_URL: sim.url, MODEL },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(outcome(r)).toEqual({ passes: 4, fails: 0, errors: [], scraped: true });
   }, 60_000);
 
   it('succeeds with verification on when the CA is trusted through the environment', async () => {
-    const r = await runScript('sweep', { sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL }, { extraEnv: { SSL_CERT_FILE: certs.caFile } });
+    const r = await runScript(
+      'sweep', { sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL },
+      { extraEnv: { SSL_CERT_FILE: certs.caFile } },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(outcome(r)).toEqual({ passes: 4, fails: 0, errors: [], scraped: true });
   }, 60_000);

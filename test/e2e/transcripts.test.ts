@@ -1,4 +1,5 @@
-// Every golden transcript of xk6-llm/testdata/transcripts, served over real HTTP and read by the real bundle on the project's k6: each request ends as its expected record says. Runs in Node (vitest).
+// Every golden transcript of xk6-llm/testdata/transcripts, served over real HTTP and read by the real bundle on the
+// project's k6: each request ends as its expected record says. Runs in Node (vitest).
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

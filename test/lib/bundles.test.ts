@@ -1,4 +1,5 @@
-// Tests for the k6 bundles built by scripts/build.ts: ES2020 modules that import only k6 and use no syntax k6's engine (Sobek) lacks. Runs in Node (vitest).
+// Tests for the k6 bundles built by scripts/build.ts: ES2020 modules that import only k6 and use no syntax k6's engine
+// (Sobek) lacks. Runs in Node (vitest).
 //
 // Parsed with acorn (installed with eslint, through espree) at ecmaVersion 2020: anything newer
 // (logical assignment, class fields, top-level await) fails to parse. Features inside ES2020 that
@@ -50,7 +51,8 @@ function inspect(code: string): BundleFacts {
         break;
       case 'ExportNamedDeclaration': {
         if (node.source) facts.imports.push(String((node.source as { value: unknown }).value));
-        for (const s of node.specifiers as { exported: { name?: string; value?: string } }[]) facts.exports.push(s.exported.name ?? String(s.exported.value));
+        for (const s of node.specifiers as { exported: { name?: string; value?: string } }[])
+          facts.exports.push(s.exported.name ?? String(s.exported.value));
         const decl = node.declaration as { id?: { name: string }; declarations?: { id: { name: string } }[] } | null;
         if (decl?.id) facts.exports.push(decl.id.name);
         for (const d of decl?.declarations ?? []) facts.exports.push(d.id.name);
@@ -77,14 +79,24 @@ function inspect(code: string): BundleFacts {
       case 'CallExpression': {
         const callee = node.callee as { type: string; name?: string };
         const first = (node.arguments as { type: string; value?: unknown }[])[0];
-        if (callee.type === 'Identifier' && callee.name === 'RegExp' && first?.type === 'Literal' && typeof first.value === 'string' && NAMED_GROUP.test(first.value)) {
+        if (
+          callee.type === 'Identifier' &&
+          callee.name === 'RegExp' &&
+          first?.type === 'Literal' &&
+          typeof first.value === 'string' &&
+          NAMED_GROUP.test(first.value)
+        ) {
           facts.problems.push(`regex named group RegExp("${first.value}")`);
         }
         break;
       }
       case 'MemberExpression': {
         const prop = node.property as { type: string; name?: string; value?: unknown };
-        if ((prop.type === 'Identifier' && prop.name === 'replaceAll' && !node.computed) || (prop.type === 'Literal' && prop.value === 'replaceAll')) facts.problems.push('replaceAll');
+        if (
+          (prop.type === 'Identifier' && prop.name === 'replaceAll' && !node.computed) ||
+          (prop.type === 'Literal' && prop.value === 'replaceAll')
+        )
+          facts.problems.push('replaceAll');
         break;
       }
     }
@@ -100,11 +112,15 @@ describe('the inspector itself', () => {
       'regex named group /(?<y>\\d+)/',
       'regex named group RegExp("(?<m>x)")',
     ]);
-    expect(inspect('async function f() { for await (const x of y) {} await import("k6"); }').problems).toEqual(['for await', 'dynamic import()']);
+    expect(inspect('async function f() { for await (const x of y) {} await import("k6"); }').problems).toEqual([
+      'for await', 'dynamic import()',
+    ]);
     expect(inspect('/(?<=a)(?<!b)/; x.replace(/a/g, "b");').problems).toEqual([]);
     expect(() => inspect('a ??= 1;')).toThrow();
     expect(() => inspect('class A { x = 1 }')).toThrow();
-    expect(inspect('import http from "k6/http"; const a = 1, b = http; export { a as default, b }; export const c = 1; export function d() {}')).toEqual({ imports: ['k6/http'], exports: ['default', 'b', 'c', 'd'], problems: [] });
+    expect(inspect(
+      'import http from "k6/http"; const a = 1, b = http; export { a as default, b }; export const c = 1; export function d() {}',
+    )).toEqual({ imports: ['k6/http'], exports: ['default', 'b', 'c', 'd'], problems: [] });
   });
 });
 
@@ -126,14 +142,19 @@ describe('k6 bundles (scripts/build.ts buildBundles)', () => {
     expect(files.map((f) => path.relative(outdir, f)).sort()).toEqual(SCENARIOS.map((n) => `${n}.js`).sort());
   });
 
-  it.each(SCENARIOS)('%s.js parses as an ES2020 module, imports only k6 modules and k6/x/llm, avoids what Sobek lacks, exports the k6 entry points', (name) => {
-    const code = readFileSync(path.join(outdir, `${name}.js`), 'utf8');
-    const facts = inspect(code);
-    for (const source of facts.imports) expect(source).toMatch(/^k6(\/[a-z0-9/_-]+)?$/);
-    expect(facts.imports).toContain('k6/x/llm');
-    expect(facts.imports.filter((s) => s.startsWith('k6/x/'))).toEqual(['k6/x/llm']);
-    // Logical assignment (??=, ||=, &&=) would already have failed the ES2020 parse.
-    expect(facts.problems).toEqual([]);
-    expect(facts.exports).toEqual(expect.arrayContaining(['options', 'default', 'setup', 'monitor', 'handleSummary']));
-  });
+  it.each(SCENARIOS)(
+    '%s.js parses as an ES2020 module, imports only k6 modules and k6/x/llm, avoids what Sobek lacks, exports the k6 entry points',
+    (name) => {
+      const code = readFileSync(path.join(outdir, `${name}.js`), 'utf8');
+      const facts = inspect(code);
+      for (const source of facts.imports) expect(source).toMatch(/^k6(\/[a-z0-9/_-]+)?$/);
+      expect(facts.imports).toContain('k6/x/llm');
+      expect(facts.imports.filter((s) => s.startsWith('k6/x/'))).toEqual(['k6/x/llm']);
+      // Logical assignment (??=, ||=, &&=) would already have failed the ES2020 parse.
+      expect(facts.problems).toEqual([]);
+      expect(facts.exports).toEqual(
+        expect.arrayContaining(['options', 'default', 'setup', 'monitor', 'handleSummary']),
+      );
+    },
+  );
 });

@@ -1,4 +1,5 @@
-// Tests for lib/env.ts: every environment variable as a plan override, "1k" lists, and one-line errors naming the variable. Runs in Node (vitest).
+// Tests for lib/env.ts: every environment variable as a plan override, "1k" lists, and one-line errors naming the variable.
+// Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { ENV_VARS, applyEnvToPlan } from '../../lib/env';
@@ -29,7 +30,10 @@ describe('applyEnvToPlan', () => {
 
   it('sets the target: BASE_URL, MODEL, API, METRICS_URL ("none" disables)', () => {
     const env = { BASE_URL: 'http://gpu:8000/v1', MODEL: 'qwen', API: 'completions', METRICS_URL: 'http://gpu:8000/metrics' };
-    expect(applyEnvToPlan({ target: { temperature: 0.5 } }, env).target).toEqual({ temperature: 0.5, baseUrl: 'http://gpu:8000/v1', model: 'qwen', api: 'completions', metricsUrl: 'http://gpu:8000/metrics' });
+    expect(applyEnvToPlan({ target: { temperature: 0.5 } }, env).target).toEqual({
+      temperature: 0.5, baseUrl: 'http://gpu:8000/v1', model: 'qwen', api: 'completions',
+      metricsUrl: 'http://gpu:8000/metrics',
+    });
     expect(applyEnvToPlan({}, { METRICS_URL: 'none' }).target).toEqual({ metricsUrl: null });
   });
 
@@ -55,7 +59,13 @@ describe('applyEnvToPlan', () => {
   });
 
   it('GATE_USE_CASE and GATE_CONCURRENCY, PROMPTS and PROMPT_MODE, CELL_SECONDS', () => {
-    const out = applyEnvToPlan({ gate: { rounds: 3 }, schedule: { gapSeconds: 1 } }, { GATE_USE_CASE: 'code_completion', GATE_CONCURRENCY: '16', PROMPTS: 'prompts.json', PROMPT_MODE: 'shared-prefix', CELL_SECONDS: '90' });
+    const out = applyEnvToPlan(
+      { gate: { rounds: 3 }, schedule: { gapSeconds: 1 } },
+      {
+        GATE_USE_CASE: 'code_completion', GATE_CONCURRENCY: '16', PROMPTS: 'prompts.json', PROMPT_MODE: 'shared-prefix',
+        CELL_SECONDS: '90',
+      },
+    );
     expect(out.gate).toEqual({ rounds: 3, useCase: 'code_completion', concurrency: 16 });
     expect(out.prompts).toEqual({ mode: 'shared-prefix', file: 'prompts.json' });
     expect(out.schedule).toEqual({ gapSeconds: 1, cellSeconds: 90 });
@@ -63,12 +73,20 @@ describe('applyEnvToPlan', () => {
 
   it('the environment wins over the plan file, and empty values are ignored', () => {
     const base: PlanInput = { target: { model: 'file-model' }, sweep: { contexts: [4096] } };
-    expect(applyEnvToPlan(base, { MODEL: 'env-model', CONTEXTS: '1k' })).toMatchObject({ target: { model: 'env-model' }, sweep: { contexts: [1024] } });
-    expect(applyEnvToPlan(base, { MODEL: '', CONTEXTS: ' ', API: '' })).toEqual({ target: { model: 'file-model' }, sweep: { contexts: [4096] } });
+    expect(applyEnvToPlan(base, { MODEL: 'env-model', CONTEXTS: '1k' })).toMatchObject({
+      target: { model: 'env-model' }, sweep: { contexts: [1024] },
+    });
+    expect(applyEnvToPlan(base, { MODEL: '', CONTEXTS: ' ', API: '' })).toEqual({
+      target: { model: 'file-model' }, sweep: { contexts: [4096] },
+    });
   });
 
   it.each(SCRIPT_NAMES)('%s: a plan from every override resolves', (script) => {
-    const env = { BASE_URL: 'http://h:1/v1', CONTEXTS: '1k', CONCURRENCIES: '1', ROUNDS: '1', OUTPUT_TOKENS: '16', USE_CASES: 'code_completion', PROFILES: 'chatbot', DEPTHS: '2', GATE_USE_CASE: 'code_completion', GATE_CONCURRENCY: '2', PROMPT_MODE: 'unique', CELL_SECONDS: '5' };
+    const env = {
+      BASE_URL: 'http://h:1/v1', CONTEXTS: '1k', CONCURRENCIES: '1', ROUNDS: '1', OUTPUT_TOKENS: '16',
+      USE_CASES: 'code_completion', PROFILES: 'chatbot', DEPTHS: '2', GATE_USE_CASE: 'code_completion',
+      GATE_CONCURRENCY: '2', PROMPT_MODE: 'unique', CELL_SECONDS: '5',
+    };
     const plan = resolvePlan(applyEnvToPlan({}, env), script);
     // capacity keeps the use case's own concurrency ladder (CONCURRENCIES is for sweep and mix).
     expect(plan.cells.length).toBe(script === 'capacity' ? 10 : 1);
@@ -86,7 +104,10 @@ describe('applyEnvToPlan', () => {
     });
     applyEnvToPlan({}, env);
     for (const name of read) expect(Object.keys(ENV_VARS), name).toContain(name);
-    expect([...read].sort()).toEqual(['API', 'BASE_URL', 'CELL_SECONDS', 'CONCURRENCIES', 'CONTEXTS', 'DEPTHS', 'GATE_CONCURRENCY', 'GATE_USE_CASE', 'METRICS_URL', 'MODEL', 'OUTPUT_TOKENS', 'PROFILES', 'PROMPTS', 'PROMPT_MODE', 'ROUNDS', 'USE_CASES']);
+    expect([...read].sort()).toEqual([
+      'API', 'BASE_URL', 'CELL_SECONDS', 'CONCURRENCIES', 'CONTEXTS', 'DEPTHS', 'GATE_CONCURRENCY', 'GATE_USE_CASE',
+      'METRICS_URL', 'MODEL', 'OUTPUT_TOKENS', 'PROFILES', 'PROMPTS', 'PROMPT_MODE', 'ROUNDS', 'USE_CASES',
+    ]);
     // The others are read by the k6 side, not as plan overrides.
     expect(Object.keys(ENV_VARS).filter((k) => !read.has(k)).sort()).toEqual(['API_KEY', 'PLAN', 'RESULTS_DIR']);
   });
@@ -138,7 +159,11 @@ describe('token lists on the command line', () => {
         return e as UserError;
       }
     };
-    expect(failure('1k,abc')).toMatchObject({ message: '--contexts "1k,abc": "abc" is not a whole number (1024 or 1k)', exitCode: EXIT.usage });
-    expect(failure('1.3k')).toMatchObject({ message: '--contexts "1.3k": "1.3k" must be a whole number of at least 1', exitCode: EXIT.usage });
+    expect(failure('1k,abc')).toMatchObject({
+      message: '--contexts "1k,abc": "abc" is not a whole number (1024 or 1k)', exitCode: EXIT.usage,
+    });
+    expect(failure('1.3k')).toMatchObject({
+      message: '--contexts "1.3k": "1.3k" must be a whole number of at least 1', exitCode: EXIT.usage,
+    });
   });
 });

@@ -1,8 +1,17 @@
-// Tests for lib/options.ts: k6 scenarios, tags, the monitor scenario and thresholds built from a plan. Runs in Node (vitest).
+// Tests for lib/options.ts: k6 scenarios, tags, the monitor scenario and thresholds built from a plan.
+// Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { METRICS, metricKeyOf } from '../../lib/metrics';
-import { INFORMATIONAL_THRESHOLDS, MONITOR_SCENARIO, buildOptions, cellTags, limitExpression, plannedRequests, type ThresholdSpec } from '../../lib/options';
+import {
+  INFORMATIONAL_THRESHOLDS,
+  MONITOR_SCENARIO,
+  buildOptions,
+  cellTags,
+  limitExpression,
+  plannedRequests,
+  type ThresholdSpec,
+} from '../../lib/options';
 import { SCRIPT_NAMES, resolvePlan } from '../../lib/plan';
 import { aggregationAllowed, evaluateThreshold, parseMetricKey, parseThreshold } from '../../lib/thresholds';
 import type { UseCaseLimit } from '../../thresholds/use-cases';
@@ -33,18 +42,33 @@ describe('buildOptions scenarios', () => {
       maxDuration: '30s',
       gracefulStop: '9s',
       exec: 'default',
-      tags: { cell: 'capacity_code_completion_n1', script: 'capacity', context: '1024', output: '128', concurrency: '1', use_case: 'code_completion' },
+      tags: {
+        cell: 'capacity_code_completion_n1', script: 'capacity', context: '1024', output: '128', concurrency: '1',
+        use_case: 'code_completion',
+      },
     });
     // Second cell starts after 30 + 9 + 2.5 s.
-    expect(options.scenarios['capacity_code_completion_n2']).toMatchObject({ vus: 2, iterations: 4, startTime: '41.5s', maxDuration: '30s', gracefulStop: `${b!.gracefulStopSeconds}s` });
+    expect(options.scenarios['capacity_code_completion_n2']).toMatchObject({
+      vus: 2, iterations: 4, startTime: '41.5s', maxDuration: '30s', gracefulStop: `${b!.gracefulStopSeconds}s`,
+    });
   });
 
   it('adds the monitor scenario over the whole run when a metrics URL is set and monitoring is on', () => {
     expect(Object.keys(options.scenarios)).toEqual(['capacity_code_completion_n1', 'capacity_code_completion_n2', MONITOR_SCENARIO]);
-    expect(options.scenarios[MONITOR_SCENARIO]).toEqual({ executor: 'per-vu-iterations', vus: 1, iterations: 1, startTime: '0s', maxDuration: `${plan.totalSeconds + 5}s`, gracefulStop: '5s', exec: 'monitor' });
+    expect(options.scenarios[MONITOR_SCENARIO]).toEqual({
+      executor: 'per-vu-iterations',
+      vus: 1,
+      iterations: 1,
+      startTime: '0s',
+      maxDuration: `${plan.totalSeconds + 5}s`,
+      gracefulStop: '5s',
+      exec: 'monitor',
+    });
     expect(buildOptions(resolvePlan({ monitor: { enabled: false } }, 'gate')).scenarios[MONITOR_SCENARIO]).toBeUndefined();
     expect(buildOptions(resolvePlan({ target: { metricsUrl: null } }, 'gate')).scenarios[MONITOR_SCENARIO]).toBeUndefined();
-    expect(buildOptions(resolvePlan({ target: { metricsUrl: null }, monitor: { enabled: true } }, 'gate')).scenarios[MONITOR_SCENARIO]).toBeUndefined();
+    expect(buildOptions(resolvePlan({ target: { metricsUrl: null }, monitor: { enabled: true } }, 'gate')).scenarios[
+      MONITOR_SCENARIO
+    ]).toBeUndefined();
   });
 
   it('copies the trend stats and sets the setup and teardown timeouts', () => {
@@ -82,7 +106,9 @@ describe('buildOptions thresholds', () => {
       [`llm_request_ok{cell:${cell}}`]: ['rate>=0'],
     });
     // A capacity plan has use cases but is not a gate: its limits are for the report, not thresholds.
-    const capacity = buildOptions(resolvePlan({ capacity: { useCases: ['general_chatbot'], concurrencies: { general_chatbot: [1] } } }, 'capacity'));
+    const capacity = buildOptions(
+      resolvePlan({ capacity: { useCases: ['general_chatbot'], concurrencies: { general_chatbot: [1] } } }, 'capacity'),
+    );
     // Its cells are steady-state steps: the per-cell statistics leave the warm-up requests out.
     expect(capacity.thresholds['llm_ttft{cell:capacity_general_chatbot_n1,phase:measured}']).toEqual(['max>=0']);
     expect(capacity.thresholds['llm_ttft{cell:capacity_general_chatbot_n1}']).toBeUndefined();
@@ -96,7 +122,9 @@ describe('buildOptions thresholds', () => {
     expect(t[`llm_e2e{cell:${cell}}`]).toEqual(['max>=0']);
     expect(t[`llm_request_ok{cell:${cell}}`]).toEqual(['rate>=0.99']);
 
-    const p95 = buildOptions(resolvePlan({ limitStat: 'p(95)', gate: { useCase: 'code_completion', concurrency: 8, minSuccessRate: 0.95 } }, 'gate')).thresholds;
+    const p95 = buildOptions(resolvePlan(
+      { limitStat: 'p(95)', gate: { useCase: 'code_completion', concurrency: 8, minSuccessRate: 0.95 } }, 'gate',
+    )).thresholds;
     expect(p95['llm_e2e{cell:gate_code_completion_n8}']).toEqual(['p(95)<2000']);
     expect(p95['llm_ttft{cell:gate_code_completion_n8}']).toEqual(['max>=0']);
     expect(p95['llm_request_ok{cell:gate_code_completion_n8}']).toEqual(['rate>=0.95']);
@@ -135,7 +163,8 @@ describe('buildOptions thresholds', () => {
       const t = parseThreshold(expr);
       if (!t.ok) throw new Error(t.error);
       const kind = t.value.aggregation === 'rate' ? 'rate' : 'trend';
-      for (const v of kind === 'rate' ? rates : trends) expect(evaluateThreshold(t.value, v, kind), `${expr} on ${JSON.stringify(v)}`).toBe(true);
+      for (const v of kind === 'rate' ? rates : trends)
+        expect(evaluateThreshold(t.value, v, kind), `${expr} on ${JSON.stringify(v)}`).toBe(true);
     }
   });
 });

@@ -1,9 +1,19 @@
-// Tests for lib/plan.ts: defaults per script, cell ids, the sequential schedule, validation errors and readResolvedPlan. Runs in Node (vitest).
+// Tests for lib/plan.ts: defaults per script, cell ids, the sequential schedule, validation errors and readResolvedPlan.
+// Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { SUMMARY_TREND_STATS } from '../../lib/metrics';
 import { PLAN_DEFAULTS } from '../../lib/plan-defaults';
-import { PlanError, SCRIPT_NAMES, estimateRequestSeconds, formatTokens, readResolvedPlan, resolvePlan, type Plan, type ScriptName } from '../../lib/plan';
+import {
+  PlanError,
+  SCRIPT_NAMES,
+  estimateRequestSeconds,
+  formatTokens,
+  readResolvedPlan,
+  resolvePlan,
+  type Plan,
+  type ScriptName,
+} from '../../lib/plan';
 import { BURST_DEPTHS, CONTEXT_GRID, USE_CASES, limitLabel } from '../../thresholds/use-cases';
 
 function planError(raw: unknown, script: ScriptName = 'sweep'): string {
@@ -24,8 +34,13 @@ describe('resolvePlan defaults', () => {
   it('sweep: the 1K..256K context grid x concurrency 1, 2, 4, 6, 3 rounds of 1024 output tokens', () => {
     const plan = resolvePlan({}, 'sweep');
     expect(plan.cells).toHaveLength(CONTEXT_GRID.length * 4);
-    expect(plan.cells.map((c) => [c.contextTokens, c.concurrency])).toEqual(CONTEXT_GRID.flatMap((ctx) => [1, 2, 4, 6].map((n) => [ctx, n])));
-    expect(plan.cells[0]).toMatchObject({ id: 'sweep_c1k_o1k_n1', script: 'sweep', contextTokens: 1024, outputTokens: 1024, concurrency: 1, rounds: 3, useCase: null, profile: null, startSeconds: 0 });
+    expect(plan.cells.map((c) => [c.contextTokens, c.concurrency])).toEqual(
+      CONTEXT_GRID.flatMap((ctx) => [1, 2, 4, 6].map((n) => [ctx, n])),
+    );
+    expect(plan.cells[0]).toMatchObject({
+      id: 'sweep_c1k_o1k_n1', script: 'sweep', contextTokens: 1024, outputTokens: 1024, concurrency: 1, rounds: 3,
+      useCase: null, profile: null, startSeconds: 0,
+    });
     expect(plan.cells.at(-1)!.id).toBe('sweep_c256k_o1k_n6');
     expect(plan.cells.map((c) => c.id)).toContain('sweep_c96k_o1k_n4');
   });
@@ -36,7 +51,11 @@ describe('resolvePlan defaults', () => {
     for (const uc of USE_CASES) {
       const cells = plan.cells.filter((c) => c.useCase === uc.id);
       expect(cells.map((c) => c.concurrency)).toEqual(uc.concurrencies);
-      for (const c of cells) expect(c).toMatchObject({ id: `capacity_${uc.id}_n${c.concurrency}`, contextTokens: uc.contextTokens, outputTokens: uc.outputTokens, rounds: 3, warmupRounds: 1, profile: null });
+      for (const c of cells)
+        expect(c).toMatchObject({
+          id: `capacity_${uc.id}_n${c.concurrency}`, contextTokens: uc.contextTokens, outputTokens: uc.outputTokens,
+          rounds: 3, warmupRounds: 1, profile: null,
+        });
     }
     expect(plan.cells[0]!.id).toBe('capacity_code_completion_n1');
   });
@@ -44,14 +63,21 @@ describe('resolvePlan defaults', () => {
   it('burst: four profiles x queue depths 1..256, one request per user', () => {
     const plan = resolvePlan({}, 'burst');
     expect(plan.cells).toHaveLength(4 * BURST_DEPTHS.length);
-    expect(plan.cells[0]).toMatchObject({ id: 'burst_chatbot_q1', contextTokens: 1024, outputTokens: 256, concurrency: 1, rounds: 1, profile: 'chatbot', useCase: null });
-    expect(plan.cells.at(-1)).toMatchObject({ id: 'burst_tool_calling_q256', contextTokens: 32768, concurrency: 256, profile: 'tool_calling' });
+    expect(plan.cells[0]).toMatchObject({
+      id: 'burst_chatbot_q1', contextTokens: 1024, outputTokens: 256, concurrency: 1, rounds: 1, profile: 'chatbot',
+      useCase: null,
+    });
+    expect(plan.cells.at(-1)).toMatchObject({
+      id: 'burst_tool_calling_q256', contextTokens: 32768, concurrency: 256, profile: 'tool_calling',
+    });
     expect(plan.burstTtftLimitMs).toBe(3000);
   });
 
   it('mix: four profiles x concurrency 1..32, 2 rounds', () => {
     const plan = resolvePlan({}, 'mix');
-    expect(plan.cells.map((c) => c.id)).toEqual(['chatbot', 'rag', 'agentic', 'tool_calling'].flatMap((p) => [1, 2, 4, 8, 16, 32].map((n) => `mix_${p}_n${n}`)));
+    expect(plan.cells.map((c) => c.id)).toEqual(
+      ['chatbot', 'rag', 'agentic', 'tool_calling'].flatMap((p) => [1, 2, 4, 8, 16, 32].map((n) => `mix_${p}_n${n}`)),
+    );
     expect(plan.cells[6]).toMatchObject({ contextTokens: 4096, outputTokens: 256, rounds: 2, profile: 'rag' });
   });
 
@@ -59,7 +85,10 @@ describe('resolvePlan defaults', () => {
     const plan = resolvePlan({}, 'gate');
     expect(plan.gate).toEqual({ useCase: 'general_chatbot', concurrency: 4, rounds: 2, minSuccessRate: 0.99 });
     expect(plan.cells).toEqual([
-      expect.objectContaining({ id: 'gate_general_chatbot_n4', script: 'gate', contextTokens: 32768, outputTokens: 1024, concurrency: 4, rounds: 2, useCase: 'general_chatbot', profile: null, startSeconds: 0 }),
+      expect.objectContaining({
+        id: 'gate_general_chatbot_n4', script: 'gate', contextTokens: 32768, outputTokens: 1024, concurrency: 4,
+        rounds: 2, useCase: 'general_chatbot', profile: null, startSeconds: 0,
+      }),
     ]);
   });
 
@@ -91,9 +120,19 @@ describe('resolvePlan defaults', () => {
   });
 
   it('takes custom use cases, and resolves a gate section in any script', () => {
-    const useCases = [{ id: 'tiny', contextTokens: 128, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 500 }], concurrencies: [1, 3] }];
+    const useCases = [
+      {
+        id: 'tiny', contextTokens: 128, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 500 }],
+        concurrencies: [1, 3],
+      },
+    ];
     const plan = resolvePlan({ useCases, gate: { useCase: 'tiny', concurrency: 2 } }, 'capacity');
-    expect(plan.useCases).toEqual([{ id: 'tiny', title: 'tiny', description: '', contextTokens: 128, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 500, label: 'TTFT < 500 ms' }], concurrencies: [1, 3] }]);
+    expect(plan.useCases).toEqual([
+      {
+        id: 'tiny', title: 'tiny', description: '', contextTokens: 128, outputTokens: 16,
+        limits: [{ metric: 'ttft', operator: '<', value: 500, label: 'TTFT < 500 ms' }], concurrencies: [1, 3],
+      },
+    ]);
     expect(plan.cells.map((c) => c.id)).toEqual(['capacity_tiny_n1', 'capacity_tiny_n3']);
     expect(plan.gate).toEqual({ useCase: 'tiny', concurrency: 2, rounds: 2, minSuccessRate: 0.99 });
   });
@@ -107,13 +146,21 @@ describe('cell ids', () => {
   });
 
   it('formatTokens writes k for multiples of 1024 and rounds other large counts', () => {
-    expect([formatTokens(512), formatTokens(1024), formatTokens(32768), formatTokens(1536), formatTokens(1000), formatTokens(999)]).toEqual(['512', '1k', '32k', '1_5k', '1k', '999']);
+    expect([
+      formatTokens(512), formatTokens(1024), formatTokens(32768), formatTokens(1536), formatTokens(1000),
+      formatTokens(999),
+    ]).toEqual(['512', '1k', '32k', '1_5k', '1k', '999']);
   });
 
   it('rejects a plan that would give two cells one id (repeated values, or 1000 and 1024 both "1k")', () => {
-    expect(planError({ sweep: { concurrencies: [1, 1] } })).toBe('plan field "sweep" gives two cells the id "sweep_c1k_o1k_n1": remove the repeated value (ids round token counts, so 1000 and 1024 are both "1k")');
+    expect(planError({ sweep: { concurrencies: [1, 1] } })).toBe(
+      'plan field "sweep" gives two cells the id "sweep_c1k_o1k_n1": remove the repeated value (ids round token ' +
+      'counts, so 1000 and 1024 are both "1k")',
+    );
     expect(planError({ sweep: { contexts: [1000, 1024], concurrencies: [2] } })).toContain('gives two cells the id "sweep_c1k_o1k_n2"');
-    expect(planError({ capacity: { useCases: ['code_completion', 'code_completion'] } }, 'capacity')).toContain('plan field "capacity" gives two cells the id "capacity_code_completion_n1"');
+    expect(planError({ capacity: { useCases: ['code_completion', 'code_completion'] } }, 'capacity')).toContain(
+      'plan field "capacity" gives two cells the id "capacity_code_completion_n1"',
+    );
   });
 });
 
@@ -121,7 +168,9 @@ describe('schedule', () => {
   function expectSequential(plan: Plan): void {
     for (let i = 1; i < plan.cells.length; i++) {
       const prev = plan.cells[i - 1]!;
-      expect(plan.cells[i]!.startSeconds).toBeGreaterThanOrEqual(prev.startSeconds + prev.maxDurationSeconds + prev.gracefulStopSeconds + plan.schedule.gapSeconds);
+      expect(plan.cells[i]!.startSeconds).toBeGreaterThanOrEqual(
+        prev.startSeconds + prev.maxDurationSeconds + prev.gracefulStopSeconds + plan.schedule.gapSeconds,
+      );
     }
     const last = plan.cells.at(-1)!;
     expect(plan.totalSeconds).toBe(last.startSeconds + last.maxDurationSeconds + last.gracefulStopSeconds);
@@ -136,7 +185,12 @@ describe('schedule', () => {
     // Slot = ceil(11 s x 2 rounds x 1.5) = 33 s; gracefulStop = ceil(11 x 1.5) = 17 s; next start 33 + 17 + 3 = 53.
     // Second cell: 2 + 10 = 12 s -> slot 36 s, gracefulStop 18 s; total 53 + 36 + 18 = 107.
     const plan = resolvePlan(
-      { sweep: { contexts: [1000, 2000], concurrencies: [1], rounds: 2, outputTokens: 100 }, schedule: { prefillTokensPerSecond: 1000, decodeTokensPerSecond: 10, safetyFactor: 1.5, minCellSeconds: 1, gapSeconds: 3 } },
+      {
+        sweep: { contexts: [1000, 2000], concurrencies: [1], rounds: 2, outputTokens: 100 },
+        schedule: {
+          prefillTokensPerSecond: 1000, decodeTokensPerSecond: 10, safetyFactor: 1.5, minCellSeconds: 1, gapSeconds: 3,
+        },
+      },
       'sweep',
     );
     expect(plan.cells.map((c) => [c.id, c.startSeconds, c.maxDurationSeconds, c.gracefulStopSeconds])).toEqual([
@@ -147,18 +201,32 @@ describe('schedule', () => {
   });
 
   it('uses estimateRequestSeconds for larger batches, and at least minCellSeconds per slot', () => {
-    const schedule = { prefillTokensPerSecond: 1000, decodeTokensPerSecond: 10, safetyFactor: 1, minCellSeconds: 1, gapSeconds: 0, cellSeconds: null, predictedCellSeconds: null };
+    const schedule = {
+      prefillTokensPerSecond: 1000, decodeTokensPerSecond: 10, safetyFactor: 1, minCellSeconds: 1, gapSeconds: 0,
+      cellSeconds: null, predictedCellSeconds: null,
+    };
     const plan = resolvePlan({ sweep: { contexts: [1000], concurrencies: [4], rounds: 1, outputTokens: 100 }, schedule }, 'sweep');
     const estimate = estimateRequestSeconds({ contextTokens: 1000, outputTokens: 100, concurrency: 4 }, plan.schedule);
     expect(estimate).toBeGreaterThan(4 + 10); // 4 prefills back to back, and slower decode than one user alone
     expect(plan.cells[0]).toMatchObject({ maxDurationSeconds: Math.ceil(estimate), gracefulStopSeconds: Math.ceil(estimate) });
-    const tiny = resolvePlan({ sweep: { contexts: [10], concurrencies: [1], rounds: 1, outputTokens: 1 }, schedule: { minCellSeconds: 60 } }, 'sweep');
+    const tiny = resolvePlan(
+      { sweep: { contexts: [10], concurrencies: [1], rounds: 1, outputTokens: 1 }, schedule: { minCellSeconds: 60 } },
+      'sweep',
+    );
     expect(tiny.cells[0]!.maxDurationSeconds).toBe(60);
     expect(tiny.cells[0]!.gracefulStopSeconds).toBeGreaterThanOrEqual(1);
   });
 
   it('cellSeconds overrides every slot; gracefulStop stays estimated', () => {
-    const plan = resolvePlan({ sweep: { contexts: [1000, 2000], concurrencies: [1], rounds: 2, outputTokens: 100 }, schedule: { cellSeconds: 30, prefillTokensPerSecond: 1000, decodeTokensPerSecond: 10, safetyFactor: 1.5, gapSeconds: 3 } }, 'sweep');
+    const plan = resolvePlan(
+      {
+        sweep: { contexts: [1000, 2000], concurrencies: [1], rounds: 2, outputTokens: 100 },
+        schedule: {
+          cellSeconds: 30, prefillTokensPerSecond: 1000, decodeTokensPerSecond: 10, safetyFactor: 1.5, gapSeconds: 3,
+        },
+      },
+      'sweep',
+    );
     expect(plan.cells.map((c) => [c.startSeconds, c.maxDurationSeconds, c.gracefulStopSeconds])).toEqual([
       [0, 30, 17],
       [50, 30, 18],
@@ -171,9 +239,18 @@ describe('schedule', () => {
 
 describe('validation errors: one line naming the field', () => {
   it('unknown fields, top-level and nested', () => {
-    expect(planError({ foo: 1 })).toBe('plan field "foo" is not a known field (known: name, target, prompts, limitStat, sweep, capacity, burst, mix, gate, schedule, monitor, useCases, summaryTrendStats)');
-    expect(planError({ target: { url: 'http://x' } })).toBe('plan field "target.url" is not a known field (known: baseUrl, model, api, ignoreEos, minTokens, temperature, seed, requestTimeoutSeconds, connectTimeoutSeconds, firstByteTimeoutSeconds, idleTimeoutSeconds, metricsUrl, powerMetricsUrl, insecureSkipTLSVerify)');
-    expect(planError({ capacity: { useCases: ['code_completion'], concurrencies: { general_chatbot: [1] } } }, 'capacity')).toBe('plan field "capacity.concurrencies.general_chatbot" is not a known field (known: code_completion)');
+    expect(planError({ foo: 1 })).toBe(
+      'plan field "foo" is not a known field (known: name, target, prompts, limitStat, sweep, capacity, burst, ' +
+      'mix, gate, schedule, monitor, useCases, summaryTrendStats)',
+    );
+    expect(planError({ target: { url: 'http://x' } })).toBe(
+      'plan field "target.url" is not a known field (known: baseUrl, model, api, ignoreEos, minTokens, ' +
+      'temperature, seed, requestTimeoutSeconds, connectTimeoutSeconds, firstByteTimeoutSeconds, ' +
+      'idleTimeoutSeconds, metricsUrl, powerMetricsUrl, insecureSkipTLSVerify)',
+    );
+    expect(
+      planError({ capacity: { useCases: ['code_completion'], concurrencies: { general_chatbot: [1] } } }, 'capacity'),
+    ).toBe('plan field "capacity.concurrencies.general_chatbot" is not a known field (known: code_completion)');
   });
 
   it('wrong types', () => {
@@ -183,7 +260,9 @@ describe('validation errors: one line naming the field', () => {
     expect(planError({ target: { model: '' } })).toBe('plan field "target.model" must be a non-empty string');
     expect(planError({ target: 'http://x' })).toBe('plan field "target" must be an object');
     expect(planError({ sweep: { contexts: 1024 } })).toBe('plan field "sweep.contexts" must be a non-empty list of whole numbers');
-    expect(planError({ target: { baseUrl: 'localhost:8000/v1' } })).toBe('plan field "target.baseUrl" must be an http(s) URL, got "localhost:8000/v1"');
+    expect(planError({ target: { baseUrl: 'localhost:8000/v1' } })).toBe(
+      'plan field "target.baseUrl" must be an http(s) URL, got "localhost:8000/v1"',
+    );
     expect(planError({ name: 'my run' })).toBe('plan field "name" must use only letters, digits, "_" and "-", got "my run"');
   });
 
@@ -199,36 +278,56 @@ describe('validation errors: one line naming the field', () => {
     expect(planError({ target: { api: 'responses' } })).toBe('plan field "target.api" is "responses", not one of: chat, completions');
     expect(planError({ limitStat: 'p(50)' })).toBe('plan field "limitStat" is "p(50)", not one of: avg, med, p(90), p(95), p(99)');
     expect(planError({ prompts: { mode: 'cached' } })).toBe('plan field "prompts.mode" is "cached", not one of: unique, shared-prefix');
-    expect(planError({ mix: { profiles: ['chat'] } }, 'mix')).toContain('plan field "mix.profiles[0]" is "chat", not one of: chatbot, rag, agentic, tool_calling, chatbot_short');
+    expect(planError({ mix: { profiles: ['chat'] } }, 'mix')).toContain(
+      'plan field "mix.profiles[0]" is "chat", not one of: chatbot, rag, agentic, tool_calling, chatbot_short',
+    );
   });
 
   it('a bad use case in capacity.useCases or gate.useCase', () => {
-    expect(planError({ capacity: { useCases: ['general_chatbot', 'chat'] } }, 'capacity')).toBe(`plan field "capacity.useCases[1]" is "chat", not one of: ${USE_CASE_IDS}`);
+    expect(planError({ capacity: { useCases: ['general_chatbot', 'chat'] } }, 'capacity')).toBe(
+      `plan field "capacity.useCases[1]" is "chat", not one of: ${USE_CASE_IDS}`,
+    );
     expect(planError({ gate: { useCase: 'chat' } }, 'gate')).toBe(`plan field "gate.useCase" is "chat", not one of: ${USE_CASE_IDS}`);
   });
 
   it('summaryTrendStats must keep what the report reads', () => {
-    expect(planError({ summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'count'] })).toBe('plan field "summaryTrendStats" must include "p(99)" (the report reads it)');
+    expect(planError({ summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'count'] })).toBe(
+      'plan field "summaryTrendStats" must include "p(99)" (the report reads it)',
+    );
     expect(resolvePlan({ summaryTrendStats: [...SUMMARY_TREND_STATS, 'p(99.9)'] }, 'sweep').summaryTrendStats).toContain('p(99.9)');
   });
 
   it('custom use cases are checked field by field', () => {
-    expect(planError({ useCases: [{ id: 'x', contextTokens: 1, outputTokens: 1, limits: [] }] })).toBe('plan field "useCases[0].limits" must be a non-empty list');
-    expect(planError({ useCases: [{ id: 'x', contextTokens: 1, outputTokens: 1, limits: [{ metric: 'latency', operator: '<', value: 1 }] }] })).toBe(
-      'plan field "useCases[0].limits[0].metric" is "latency", not one of: ttft, e2e, decodeSpeed, itl, tpot',
+    expect(planError({ useCases: [{ id: 'x', contextTokens: 1, outputTokens: 1, limits: [] }] })).toBe(
+      'plan field "useCases[0].limits" must be a non-empty list',
     );
+    expect(planError({
+      useCases: [
+        { id: 'x', contextTokens: 1, outputTokens: 1, limits: [{ metric: 'latency', operator: '<', value: 1 }] },
+      ],
+    })).toBe('plan field "useCases[0].limits[0].metric" is "latency", not one of: ttft, e2e, decodeSpeed, itl, tpot');
   });
 
   it('the capacity search\'s maxUsers, as a number or one per use case', () => {
-    expect(planError({ capacity: { maxUsers: 'x' } }, 'capacity')).toBe('plan field "capacity.maxUsers" must be a whole number between 1 and 4096, or an object of them by use case id, got "x"');
+    expect(planError({ capacity: { maxUsers: 'x' } }, 'capacity')).toBe(
+      'plan field "capacity.maxUsers" must be a whole number between 1 and 4096, or an object of them by use case id, got "x"',
+    );
     expect(planError({ capacity: { maxUsers: 0 } }, 'capacity')).toBe('plan field "capacity.maxUsers" must be between 1 and 4096, got 0');
-    expect(planError({ capacity: { maxUsers: { general_chatbot: 5000 } } }, 'capacity')).toBe('plan field "capacity.maxUsers.general_chatbot" must be between 1 and 4096, got 5000');
-    expect(planError({ capacity: { maxUsers: { chat: 8 } } }, 'capacity')).toBe(`plan field "capacity.maxUsers.chat" is not a known field (known: ${USE_CASE_IDS})`);
+    expect(planError({ capacity: { maxUsers: { general_chatbot: 5000 } } }, 'capacity')).toBe(
+      'plan field "capacity.maxUsers.general_chatbot" must be between 1 and 4096, got 5000',
+    );
+    expect(planError({ capacity: { maxUsers: { chat: 8 } } }, 'capacity')).toBe(
+      `plan field "capacity.maxUsers.chat" is not a known field (known: ${USE_CASE_IDS})`,
+    );
   });
 
   it('a missing field a custom use case needs is named', () => {
-    expect(planError({ useCases: [{ contextTokens: 1, outputTokens: 1, limits: [{ metric: 'ttft', operator: '<', value: 1 }] }] })).toBe('plan field "useCases[0].id" is required');
-    expect(planError({ useCases: [{ id: 'x', contextTokens: 1, outputTokens: 1, limits: [{ metric: 'ttft', operator: '<' }] }] })).toBe('plan field "useCases[0].limits[0].value" is required');
+    expect(planError({
+      useCases: [{ contextTokens: 1, outputTokens: 1, limits: [{ metric: 'ttft', operator: '<', value: 1 }] }],
+    })).toBe('plan field "useCases[0].id" is required');
+    expect(planError({
+      useCases: [{ id: 'x', contextTokens: 1, outputTokens: 1, limits: [{ metric: 'ttft', operator: '<' }] }],
+    })).toBe('plan field "useCases[0].limits[0].value" is required');
   });
 
   it('a plan that is not an object', () => {
@@ -244,7 +343,9 @@ describe('readResolvedPlan', () => {
   });
 
   it('checks every field as a plan input is checked, naming it', () => {
-    const plan = JSON.parse(JSON.stringify(resolvePlan({}, 'capacity'))) as { cells: { rounds: unknown }[]; target: Record<string, unknown> };
+    const plan = JSON.parse(JSON.stringify(resolvePlan({}, 'capacity'))) as {
+      cells: { rounds: unknown }[]; target: Record<string, unknown>;
+    };
     plan.cells[3]!.rounds = 1.5;
     expect(() => readResolvedPlan(plan)).toThrow(new PlanError('plan.json field "cells[3].rounds" must be a whole number, got 1.5'));
     plan.cells[3]!.rounds = 1;
@@ -254,7 +355,10 @@ describe('readResolvedPlan', () => {
 
   it('rejects other shapes', () => {
     const message = 'plan.json: not a resolved plan of schema version 1 (was it written by this suite?)';
-    for (const raw of [null, 'plan', [], {}, { schemaVersion: 2, cells: [] }, { schemaVersion: 1 }, { schemaVersion: '1', cells: [] }, { schemaVersion: 1, cells: {} }]) {
+    for (const raw of [
+      null, 'plan', [], {}, { schemaVersion: 2, cells: [] }, { schemaVersion: 1 }, { schemaVersion: '1', cells: [] },
+      { schemaVersion: 1, cells: {} },
+    ]) {
       expect(() => readResolvedPlan(raw)).toThrow(message);
     }
   });
@@ -262,7 +366,15 @@ describe('readResolvedPlan', () => {
 
 describe('predicted cell seconds', () => {
   it('replace the estimate for the cells they name, with the safety factor applied', () => {
-    const plan = resolvePlan({ sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 2 }, schedule: { safetyFactor: 1.5, minCellSeconds: 1, gapSeconds: 0, predictedCellSeconds: { sweep_c1k_o1k_n2: 10 } } }, 'sweep');
+    const plan = resolvePlan(
+      {
+        sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 2 },
+        schedule: {
+          safetyFactor: 1.5, minCellSeconds: 1, gapSeconds: 0, predictedCellSeconds: { sweep_c1k_o1k_n2: 10 },
+        },
+      },
+      'sweep',
+    );
     const [c1, c2] = plan.cells;
     expect(c2!.maxDurationSeconds).toBe(15);
     expect(c2!.gracefulStopSeconds).toBe(Math.ceil(5 * 0.5) + 1);
@@ -270,7 +382,9 @@ describe('predicted cell seconds', () => {
   });
 
   it('reject a value that is not a number, naming the cell', () => {
-    expect(() => resolvePlan({ schedule: { predictedCellSeconds: { x: 'soon' } } } as never, 'sweep')).toThrow('schedule.predictedCellSeconds.x');
+    expect(() => resolvePlan({ schedule: { predictedCellSeconds: { x: 'soon' } } } as never, 'sweep')).toThrow(
+      'schedule.predictedCellSeconds.x',
+    );
   });
 });
 
@@ -281,7 +395,14 @@ describe('limit labels', () => {
     expect(limitLabel('itl', '<', 70)).toBe('ITL < 70 ms');
     expect(limitLabel('decodeSpeed', '>', 15)).toBe('speed > 15 tok/s');
     for (const uc of USE_CASES) for (const l of uc.limits) expect(l.label).toBe(limitLabel(l.metric, l.operator, l.value));
-    const plan = resolvePlan({ useCases: [{ id: 'u', contextTokens: 512, outputTokens: 16, limits: [{ metric: 'tpot', operator: '<', value: 45 }] }] as never }, 'capacity');
+    const plan = resolvePlan(
+      {
+        useCases: [
+          { id: 'u', contextTokens: 512, outputTokens: 16, limits: [{ metric: 'tpot', operator: '<', value: 45 }] },
+        ] as never,
+      },
+      'capacity',
+    );
     expect(plan.useCases[0]!.limits[0]!.label).toBe('TPOT < 45 ms');
   });
 });

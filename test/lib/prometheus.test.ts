@@ -1,4 +1,5 @@
-// Tests for lib/prometheus.ts: exposition text parsing and the server figures read from vLLM, SGLang, llama.cpp and DCGM names. Runs in Node (vitest).
+// Tests for lib/prometheus.ts: exposition text parsing and the server figures read from vLLM, SGLang, llama.cpp and
+// DCGM names. Runs in Node (vitest).
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -57,7 +58,10 @@ describe('parsePrometheusText', () => {
   it('reads names, labels and values; skips comments and blank lines', () => {
     const samples = parsePrometheusText(VLLM);
     expect(samples).toHaveLength(16);
-    expect(samples[0]).toEqual({ name: 'vllm:num_requests_running', labels: { engine: '0', model_name: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' }, value: 3 });
+    expect(samples[0]).toEqual({
+      name: 'vllm:num_requests_running', labels: { engine: '0', model_name: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' },
+      value: 3,
+    });
     expect(samples.filter((s) => s.name === 'vllm:request_queue_time_seconds_bucket').map((s) => [s.labels.le, s.value])).toEqual([
       ['0.3', 5],
       ['+Inf', 10],
@@ -82,7 +86,9 @@ describe('parsePrometheusText', () => {
   });
 
   it('skips lines it cannot read', () => {
-    expect(parsePrometheusText('no_value\nbad value\nunterminated{a="x} 1\nnoquote{a=x} 1\nok 1\n')).toEqual([{ name: 'ok', labels: {}, value: 1 }]);
+    expect(parsePrometheusText('no_value\nbad value\nunterminated{a="x} 1\nnoquote{a=x} 1\nok 1\n')).toEqual([
+      { name: 'ok', labels: {}, value: 1 },
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
-// Tests for lib/prompt-set.ts: reading prompts.json, finding a prompt by length, the approximate set. Runs in Node (vitest).
+// Tests for lib/prompt-set.ts: reading prompts.json, finding a prompt by length, the approximate set.
+// Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { approximatePromptSet, findPrompt, promptText, readPromptSet, requestPrefix, type PromptSet } from '../../lib/prompt-set';
@@ -23,7 +24,8 @@ describe('readPromptSet', () => {
 
   it('rejects other shapes, naming the source and what to run', () => {
     const message = 'prompts.json: not a prompt set of schema version 1; run npm run prepare-prompts';
-    for (const raw of [null, 'x', {}, { ...SET, schemaVersion: 2 }, { ...SET, prompts: {} }]) expect(() => readPromptSet(raw, 'prompts.json')).toThrow(message);
+    for (const raw of [null, 'x', {}, { ...SET, schemaVersion: 2 }, { ...SET, prompts: {} }])
+      expect(() => readPromptSet(raw, 'prompts.json')).toThrow(message);
   });
 
   it('rejects a prompt without contextTokens or body, also a null entry', () => {
@@ -40,7 +42,9 @@ describe('findPrompt', () => {
   });
 
   it('lists the prepared lengths when the length is missing', () => {
-    expect(() => findPrompt(SET, 4096)).toThrow('no prepared prompt of 4096 tokens (prepared: 1024, 8192); run npm run prepare-prompts for this plan');
+    expect(() => findPrompt(SET, 4096)).toThrow(
+      'no prepared prompt of 4096 tokens (prepared: 1024, 8192); run npm run prepare-prompts for this plan',
+    );
   });
 });
 

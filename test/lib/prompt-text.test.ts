@@ -42,7 +42,10 @@ describe('requestPrefix', () => {
   });
 
   it('unique mode: the same width for any numbers (wrapping past the width), so the token count holds', () => {
-    const widths = [requestPrefix('unique', 0, 0, 0), requestPrefix('unique', 999999, 99999, 999999), requestPrefix('unique', 1234567, 123456, 1234567)].map((p) => p.length);
+    const widths = [
+      requestPrefix('unique', 0, 0, 0), requestPrefix('unique', 999999, 99999, 999999),
+      requestPrefix('unique', 1234567, 123456, 1234567),
+    ].map((p) => p.length);
     expect(new Set(widths).size).toBe(1);
     expect(requestPrefix('unique', 1, 2, 3)).not.toBe(requestPrefix('unique', 1, 2, 4));
   });

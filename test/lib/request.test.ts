@@ -2,7 +2,14 @@
 
 import { describe, expect, it } from 'vitest';
 import { resolvePlan, type TargetConfig } from '../../lib/plan';
-import { buildHeaders, buildRequestBody, buildStreamingRequest, endpointPath, errorMessageForResults, redactSecret } from '../../lib/request';
+import {
+  buildHeaders,
+  buildRequestBody,
+  buildStreamingRequest,
+  endpointPath,
+  errorMessageForResults,
+  redactSecret,
+} from '../../lib/request';
 
 const target: TargetConfig = resolvePlan({ target: { baseUrl: 'http://gpu:8000/v1', model: 'qwen' } }, 'sweep').target;
 
@@ -28,7 +35,9 @@ describe('buildRequestBody', () => {
   });
 
   it('switches: min_tokens = max_tokens when enabled; no ignore_eos or seed when off', () => {
-    expect(buildRequestBody({ ...target, minTokens: true }, { prompt: 'x', maxTokens: 256 })).toMatchObject({ min_tokens: 256, max_tokens: 256, ignore_eos: true });
+    expect(buildRequestBody({ ...target, minTokens: true }, { prompt: 'x', maxTokens: 256 })).toMatchObject({
+      min_tokens: 256, max_tokens: 256, ignore_eos: true,
+    });
     const plain = buildRequestBody({ ...target, ignoreEos: false, seed: null, temperature: 0.7 }, { prompt: 'x', maxTokens: 4 });
     expect(plain).not.toHaveProperty('ignore_eos');
     expect(plain).not.toHaveProperty('seed');
@@ -41,7 +50,9 @@ describe('headers and the API key', () => {
   it('sends JSON and accepts SSE; Authorization only with a key', () => {
     expect(buildHeaders(null)).toEqual({ 'Content-Type': 'application/json', Accept: 'text/event-stream' });
     expect(buildHeaders('')).toEqual({ 'Content-Type': 'application/json', Accept: 'text/event-stream' });
-    expect(buildHeaders('sk-secret')).toEqual({ 'Content-Type': 'application/json', Accept: 'text/event-stream', Authorization: 'Bearer sk-secret' });
+    expect(buildHeaders('sk-secret')).toEqual({
+      'Content-Type': 'application/json', Accept: 'text/event-stream', Authorization: 'Bearer sk-secret',
+    });
   });
 
   it('puts the key in the Authorization header and nowhere else', () => {
@@ -56,7 +67,9 @@ describe('headers and the API key', () => {
 
   it('endpointPath per API style', () => {
     expect([endpointPath('chat'), endpointPath('completions')]).toEqual(['/chat/completions', '/completions']);
-    expect(buildStreamingRequest({ ...target, api: 'completions' }, { prompt: 'p', maxTokens: 1 }, null).url).toBe('http://gpu:8000/v1/completions');
+    expect(buildStreamingRequest({ ...target, api: 'completions' }, { prompt: 'p', maxTokens: 1 }, null).url).toBe(
+      'http://gpu:8000/v1/completions',
+    );
   });
 });
 

@@ -1,4 +1,5 @@
-// Tests for lib/summary-text.ts: the end-of-test text summary of a small handcrafted run, checked line by line. Runs in Node (vitest).
+// Tests for lib/summary-text.ts: the end-of-test text summary of a small handcrafted run, checked line by line.
+// Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { resolvePlan } from '../../lib/plan';
@@ -9,22 +10,46 @@ function trend(values: Record<string, number>, thresholds?: Record<string, { ok:
   return { type: 'trend', contains: 'time', values, ...(thresholds ? { thresholds } : {}) };
 }
 
-const plan = resolvePlan({ name: 'demo', target: { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm' }, sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 1, outputTokens: 128 } }, 'sweep');
+const plan = resolvePlan(
+  {
+    name: 'demo', target: { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm' },
+    sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 1, outputTokens: 128 },
+  },
+  'sweep',
+);
 
 const data: SummaryData = {
   root_group: { name: '', path: '', id: 'd41d8cd98f00b204e9800998ecf8427e', groups: [], checks: [] },
-  options: { summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'], summaryTimeUnit: '', noColor: false },
+  options: {
+    summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'], summaryTimeUnit: '',
+    noColor: false,
+  },
   state: { isStdOutTTY: false, isStdErrTTY: false, testRunDurationMs: 9000 },
   metrics: {
     'llm_ttft{cell:sweep_c1k_o128_n1}': trend({ avg: 120, 'p(95)': 150, count: 1 }, { 'max>=0': { ok: true } }),
-    'llm_e2e{cell:sweep_c1k_o128_n1}': trend({ avg: 1500, count: 1 }, { 'max>=0': { ok: true }, 'p(95)<5000': { ok: true } }),
+    'llm_e2e{cell:sweep_c1k_o128_n1}': trend(
+      { avg: 1500, count: 1 }, { 'max>=0': { ok: true }, 'p(95)<5000': { ok: true } },
+    ),
     'llm_itl{cell:sweep_c1k_o128_n1}': trend({ avg: 10.4, count: 127 }, { 'max >= 0': { ok: true } }),
-    'llm_decode_speed{cell:sweep_c1k_o128_n1}': { type: 'trend', contains: 'default', values: { avg: 95.24 }, thresholds: { 'max>=0': { ok: true } } },
+    'llm_decode_speed{cell:sweep_c1k_o128_n1}': {
+      type: 'trend', contains: 'default', values: { avg: 95.24 }, thresholds: { 'max>=0': { ok: true } },
+    },
     'llm_prefill_speed{cell:sweep_c1k_o128_n1}': { type: 'trend', contains: 'default', values: { avg: 8533.3 } },
-    'llm_request_ok{cell:sweep_c1k_o128_n1}': { type: 'rate', contains: 'default', values: { rate: 1, passes: 1, fails: 0 }, thresholds: { 'rate>=0': { ok: true } } },
-    'llm_ttft{cell:sweep_c1k_o128_n2}': trend({ avg: 2500, 'p(95)': 3100, count: 1 }, { 'max>=0': { ok: true }, 'avg<2000': { ok: false } }),
-    'llm_request_ok{cell:sweep_c1k_o128_n2}': { type: 'rate', contains: 'default', values: { rate: 0.5, passes: 1, fails: 1 }, thresholds: { 'rate>=0': { ok: true } } },
-    llm_request_ok: { type: 'rate', contains: 'default', values: { rate: 2 / 3, passes: 2, fails: 1 }, thresholds: { 'rate>=0.99': { ok: false } } },
+    'llm_request_ok{cell:sweep_c1k_o128_n1}': {
+      type: 'rate', contains: 'default', values: { rate: 1, passes: 1, fails: 0 },
+      thresholds: { 'rate>=0': { ok: true } },
+    },
+    'llm_ttft{cell:sweep_c1k_o128_n2}': trend(
+      { avg: 2500, 'p(95)': 3100, count: 1 }, { 'max>=0': { ok: true }, 'avg<2000': { ok: false } },
+    ),
+    'llm_request_ok{cell:sweep_c1k_o128_n2}': {
+      type: 'rate', contains: 'default', values: { rate: 0.5, passes: 1, fails: 1 },
+      thresholds: { 'rate>=0': { ok: true } },
+    },
+    llm_request_ok: {
+      type: 'rate', contains: 'default', values: { rate: 2 / 3, passes: 2, fails: 1 },
+      thresholds: { 'rate>=0.99': { ok: false } },
+    },
   },
 };
 

@@ -1,4 +1,5 @@
-// Tests for lib/thresholds.ts: k6's threshold grammar, allowed aggregations, evaluation (incl. empty sub-metrics) and the golden k6 summary. Runs in Node (vitest).
+// Tests for lib/thresholds.ts: k6's threshold grammar, allowed aggregations, evaluation (incl.
+// empty sub-metrics) and the golden k6 summary. Runs in Node (vitest).
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -81,7 +82,9 @@ describe('aggregationAllowed', () => {
 
 describe('compare and evaluateThreshold', () => {
   it('compares with every operator', () => {
-    expect([compare(1, '<', 2), compare(2, '<', 2), compare(2, '<=', 2), compare(3, '>', 2), compare(2, '>=', 2)]).toEqual([true, false, true, true, true]);
+    expect([
+      compare(1, '<', 2), compare(2, '<', 2), compare(2, '<=', 2), compare(3, '>', 2), compare(2, '>=', 2),
+    ]).toEqual([true, false, true, true, true]);
     expect([compare(2, '==', 2), compare(2, '===', 2), compare(2, '!=', 2), compare(1, '!=', 2)]).toEqual([true, true, false, true]);
   });
 
@@ -122,13 +125,19 @@ describe('parseMetricKey', () => {
   it('reads a plain metric and tag filters, trimming spaces and quotes', () => {
     expect(parseMetricKey('llm_ttft')).toEqual({ ok: true, value: { metric: 'llm_ttft', tags: {} } });
     expect(parseMetricKey('llm_ttft{cell:chat_32k}')).toEqual({ ok: true, value: { metric: 'llm_ttft', tags: { cell: 'chat_32k' } } });
-    expect(parseMetricKey(' llm_ttft { cell : chat_32k , use_case:"general_chatbot" }')).toEqual({ ok: true, value: { metric: 'llm_ttft', tags: { cell: 'chat_32k', use_case: 'general_chatbot' } } });
-    expect(parseMetricKey("http_req_duration{url:'http://x:8000/v1', name:`a`}")).toEqual({ ok: true, value: { metric: 'http_req_duration', tags: { url: 'http://x:8000/v1', name: 'a' } } });
+    expect(parseMetricKey(' llm_ttft { cell : chat_32k , use_case:"general_chatbot" }')).toEqual({
+      ok: true, value: { metric: 'llm_ttft', tags: { cell: 'chat_32k', use_case: 'general_chatbot' } },
+    });
+    expect(parseMetricKey("http_req_duration{url:'http://x:8000/v1', name:`a`}")).toEqual({
+      ok: true, value: { metric: 'http_req_duration', tags: { url: 'http://x:8000/v1', name: 'a' } },
+    });
   });
 
   it('rejects a missing brace or a filter without a colon', () => {
     expect(parseMetricKey('llm_ttft{cell:a')).toEqual({ ok: false, error: 'thresholds key "llm_ttft{cell:a": missing closing "}"' });
-    expect(parseMetricKey('llm_ttft{cell}')).toEqual({ ok: false, error: 'thresholds key "llm_ttft{cell}": tag filter "cell" must be name:value' });
+    expect(parseMetricKey('llm_ttft{cell}')).toEqual({
+      ok: false, error: 'thresholds key "llm_ttft{cell}": tag filter "cell" must be name:value',
+    });
   });
 
   it('formats the canonical key in the order written', () => {
@@ -141,7 +150,9 @@ describe('the golden k6 summary (test/fixtures/k6-golden/handle-summary-data.jso
     values: Record<string, number>;
     thresholds?: Record<string, { ok: boolean }>;
   }
-  const golden = JSON.parse(readFileSync(path.join(GOLDEN_DIR, 'handle-summary-data.json'), 'utf8')) as { metrics: Record<string, GoldenMetric> };
+  const golden = JSON.parse(readFileSync(path.join(GOLDEN_DIR, 'handle-summary-data.json'), 'utf8')) as {
+    metrics: Record<string, GoldenMetric>;
+  };
 
   it('evaluating each threshold from its values gives the ok flag k6 wrote', () => {
     const seen: string[] = [];

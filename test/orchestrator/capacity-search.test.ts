@@ -1,4 +1,5 @@
-// Tests orchestrator/capacity-search.ts: the search's moves, its resolution, and that it lands on the capacity of any monotone system. Runs in Node (vitest).
+// Tests orchestrator/capacity-search.ts: the search's moves, its resolution, and that it lands on the capacity of any
+// monotone system. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { extrapolateCrossing, nextSearchStep, resolutionAt, type SearchPoint } from '../../orchestrator/capacity-search';
@@ -63,18 +64,30 @@ describe('nextSearchStep', () => {
     expect(nextSearchStep([p1, point(2, () => 140)], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 4 });
   });
 
-  it('tries the interpolated crossing between the last pass and the first fail, then one resolution beyond it, and ends at the resolution', () => {
+  it('tries the interpolated crossing between the last pass and the first fail, then one resolution beyond it, and ' +
+    'ends at the resolution', () => {
     const s = (n: number) => (n <= 5 ? 20 : 10);
     // 20 at 1, 10 at 8: speed 15 is crossed at 8^(log(0.75)/log(0.5)) = 2.37 on a power law.
     expect(nextSearchStep([point(1, s), point(8, s)], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 2 });
     // 2 passed next to the predicted crossing: probe one user above it.
-    expect(nextSearchStep([point(1, s), point(8, s), point(2, s)], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 3 });
+    expect(nextSearchStep([point(1, s), point(8, s), point(2, s)], cfg, 64, [speedLimit])).toEqual({
+      kind: 'next', users: 3,
+    });
     // Two tries that did not halve the interval: bisect.
-    expect(nextSearchStep([point(1, s), point(8, s), point(2, s), point(3, s)], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 5 });
+    expect(nextSearchStep([point(1, s), point(8, s), point(2, s), point(3, s)], cfg, 64, [speedLimit])).toEqual({
+      kind: 'next', users: 5,
+    });
     // Without figures to interpolate (a step where every request failed), bisect.
-    const blind: SearchPoint = { users: 8, ok: false, checks: [{ metric: 'decodeSpeed', label: speedLimit.label, expression: speedLimit.expression, actual: null, ok: false }] };
+    const blind: SearchPoint = {
+      users: 8, ok: false,
+      checks: [
+        { metric: 'decodeSpeed', label: speedLimit.label, expression: speedLimit.expression, actual: null, ok: false },
+      ],
+    };
     expect(nextSearchStep([point(1, s), blind], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 4 });
-    expect(nextSearchStep([point(5, s), point(6, s)], cfg, 64, [speedLimit])).toEqual({ kind: 'done', lastPass: 5, firstFail: 6 });
+    expect(nextSearchStep([point(5, s), point(6, s)], cfg, 64, [speedLimit])).toEqual({
+      kind: 'done', lastPass: 5, firstFail: 6,
+    });
   });
 
   it('says "below 1" when one user already breaks a limit, and stops at maxUsers', () => {

@@ -1,4 +1,5 @@
-// The report presets among the built-in plans: valid for their scripts, each with its report's grid. Runs in Node (vitest).
+// The report presets among the built-in plans: valid for their scripts, each with its report's grid.
+// Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { resolvePlan } from '../../lib/plan';
 import { DEFAULT_PLANS, REPORT_PRESETS } from '../../orchestrator/default-plans';

@@ -1,4 +1,5 @@
-// Tests orchestrator/driver.ts: who sends what, when steps end, each request's phase, and the busy time, on a fake clock. Runs in Node (vitest).
+// Tests orchestrator/driver.ts: who sends what, when steps end, each request's phase, and the busy time, on a fake clock.
+// Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { Driver, FixedSteps, type NextDecision, type StepSpec } from '../../orchestrator/driver';
 import type { DoneReport } from '../../lib/drive';
@@ -8,11 +9,19 @@ function cell(id: string, concurrency: number): StepSpec['cell'] {
 }
 
 function steady(id: string, n: number, over: Partial<Extract<StepSpec['mode'], { kind: 'steady' }>> = {}): StepSpec {
-  return { cell: cell(id, n), mode: { kind: 'steady', warmupRequests: 1, minRequestsPerUser: 1, minMeasuredSeconds: 0, freshUsers: false, ...over } };
+  return {
+    cell: cell(id, n),
+    mode: {
+      kind: 'steady', warmupRequests: 1, minRequestsPerUser: 1, minMeasuredSeconds: 0, freshUsers: false, ...over,
+    },
+  };
 }
 
 function report(ticket: number, ok = true): DoneReport {
-  return { ticket, ok, startMs: 0, endMs: 1, ttftMs: 10, e2eMs: 100, tpotMs: 6, decodeTokensPerSecond: 160, prefillTokensPerSecond: 1e5, outputTokens: 16, itlMs: [6, 6] };
+  return {
+    ticket, ok, startMs: 0, endMs: 1, ttftMs: 10, e2eMs: 100, tpotMs: 6, decodeTokensPerSecond: 160,
+    prefillTokensPerSecond: 1e5, outputTokens: 16, itlMs: [6, 6],
+  };
 }
 
 function ticketOf(d: NextDecision): number {
@@ -151,7 +160,13 @@ describe('Driver warm-up', () => {
 describe('Driver, a fresh step', () => {
   it('starts once every request of the earlier steps has ended, and counts its time from then', () => {
     let now = 0;
-    const d = new Driver(new FixedSteps([steady('a2', 2, { freshUsers: true, warmupRequests: 0 }), steady('b1', 1, { freshUsers: true, minMeasuredSeconds: 1 })]), () => now);
+    const d = new Driver(
+      new FixedSteps([
+        steady('a2', 2, { freshUsers: true, warmupRequests: 0 }),
+        steady('b1', 1, { freshUsers: true, minMeasuredSeconds: 1 }),
+      ]),
+      () => now,
+    );
     const t1 = ticketOf(d.next(1));
     const t2 = ticketOf(d.next(2));
     d.done(report(t1));

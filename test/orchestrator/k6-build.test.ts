@@ -1,4 +1,5 @@
-// Tests for orchestrator/k6-build.ts and the engine choice in orchestrator/engine.ts: the pinned k6 version, the rebuild stamp, the bundle each engine runs. Runs in Node (vitest).
+// Tests for orchestrator/k6-build.ts and the engine choice in orchestrator/engine.ts: the pinned k6 version, the
+// rebuild stamp, the bundle each engine runs. Runs in Node (vitest).
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';

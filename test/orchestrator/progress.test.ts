@@ -5,11 +5,22 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import Papa from 'papaparse';
 import { resolvePlan } from '../../lib/plan';
-import { applyRequest, CsvTail, initialProgress, renderErrorMessages, renderProgressLine, requestCounts } from '../../orchestrator/progress';
+import {
+  applyRequest,
+  CsvTail,
+  initialProgress,
+  renderErrorMessages,
+  renderProgressLine,
+  requestCounts,
+} from '../../orchestrator/progress';
 import { tempDir } from '../e2e/helpers';
 
-const HEADER = 'metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata\n';
-const row = (metric: string, scenario: string, value: number) => `${metric},1795324657507,${value.toFixed(6)},,,,,,,chat,,${scenario},,200,,,http://x/v1/chat/completions,cell=${scenario}&context=1024,\n`;
+const HEADER =
+  'metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,' +
+  'scenario,service,status,subproto,tls_version,url,extra_tags,metadata\n';
+const row = (metric: string, scenario: string, value: number) =>
+  `${metric},1795324657507,${value.toFixed(6)},,,,,,,chat,,${scenario},,200,,,` +
+  `http://x/v1/chat/completions,cell=${scenario}&context=1024,\n`;
 
 describe('CsvTail', () => {
   it('counts one request per llm_request_ok row, consuming only whole lines', () => {
@@ -28,7 +39,8 @@ describe('CsvTail', () => {
 
   it("names a bench-driven run's requests by their cell tag, wherever it stands in extra_tags (the scenario is 'driven' for all)", () => {
     const file = path.join(tempDir('tail-driven'), 'samples.csv');
-    const driven = (tags: string) => `llm_request_ok,1795324657507,1.000000,,,,,,,chat,,driven,,200,,,http://x/v1/chat/completions,${tags},\n`;
+    const driven = (tags: string) =>
+      `llm_request_ok,1795324657507,1.000000,,,,,,,chat,,driven,,200,,,http://x/v1/chat/completions,${tags},\n`;
     writeFileSync(file, HEADER + driven('cell=capacity_x_n2&phase=measured') + driven('phase=warmup&cell=capacity_x_n3'));
     const seen: string[] = [];
     new CsvTail(file).poll((cell) => seen.push(cell));
@@ -38,13 +50,20 @@ describe('CsvTail', () => {
 
 describe('renderProgressLine', () => {
   it('puts the part, cell number, requests and times before the cell name', () => {
-    const plan = resolvePlan({ sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 2 }, schedule: { cellSeconds: 60, gapSeconds: 0 } }, 'sweep');
+    const plan = resolvePlan(
+      { sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 2 }, schedule: { cellSeconds: 60, gapSeconds: 0 } },
+      'sweep',
+    );
     const state = initialProgress(plan, 0, 2);
     applyRequest(state, 'sweep_c1k_o1k_n1', true);
     applyRequest(state, 'sweep_c1k_o1k_n1', true);
     applyRequest(state, 'sweep_c1k_o1k_n2', false);
     state.elapsedSeconds = 75;
-    expect(renderProgressLine(state)).toBe(`[sweep 1/2] cell 2/2 | 3/6 requests, 1 failed | elapsed 1m15s | ETA <= ${Math.floor((plan.totalSeconds - 75) / 60)}m${String(Math.round(plan.totalSeconds - 75) % 60).padStart(2, '0')}s | sweep_c1k_o1k_n2 1/4`);
+    expect(renderProgressLine(state)).toBe(
+      `[sweep 1/2] cell 2/2 | 3/6 requests, 1 failed | elapsed 1m15s | ETA <= ` +
+      `${Math.floor((plan.totalSeconds - 75) / 60)}m${String(Math.round(plan.totalSeconds - 75) % 60).padStart(2, '0')}s ` +
+      `| sweep_c1k_o1k_n2 1/4`,
+    );
     for (let i = 0; i < 3; i++) applyRequest(state, 'sweep_c1k_o1k_n2', true);
     expect(renderProgressLine(state)).toBe('[sweep 1/2] all 2 cells done | 6/6 requests, 1 failed | elapsed 1m15s');
   });
@@ -65,8 +84,16 @@ describe('CsvTail error messages', () => {
   it('counts failures per cell, kind and message from llm_errors rows, messages with commas and quotes included', () => {
     const file = path.join(tempDir('tail-errors'), 'samples.csv');
     const err = (cell: string, kind: string, message: string) =>
-      `llm_errors,1795324657507,1.000000,,,,,,,chat,,${cell},,500,,,http://x/v1/chat/completions,cell=${cell}&error_kind=${kind},${Papa.unparse([[`error_message=${message}`]])}\n`;
-    writeFileSync(file, HEADER + err('c_n1', 'http_5xx', 'CUDA out of memory') + err('c_n1', 'http_5xx', 'CUDA out of memory') + err('c_n1', 'http_5xx', 'engine dead, "retry"') + err('c_n2', 'stalled', 'no data read for 2m0s (idleTimeout)'));
+      `llm_errors,1795324657507,1.000000,,,,,,,chat,,${cell},,500,,,http://x/v1/chat/completions,cell=${cell}&error_kind=${kind},` +
+      `${Papa.unparse([[`error_message=${message}`]])}\n`;
+    writeFileSync(
+      file,
+      HEADER +
+        err('c_n1', 'http_5xx', 'CUDA out of memory') +
+        err('c_n1', 'http_5xx', 'CUDA out of memory') +
+        err('c_n1', 'http_5xx', 'engine dead, "retry"') +
+        err('c_n2', 'stalled', 'no data read for 2m0s (idleTimeout)'),
+    );
     const tail = new CsvTail(file);
     tail.poll(() => undefined);
     expect(renderErrorMessages(tail.errorMessages.values()).split('\n')).toEqual([

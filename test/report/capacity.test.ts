@@ -1,4 +1,5 @@
-// Tests report/capacity.ts: capacity per use case with "~N", "more than N", "below", which limit broke first, burst depth. Runs in Node (vitest).
+// Tests report/capacity.ts: capacity per use case with "~N", "more than N", "below", which limit broke first, burst depth.
+// Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { burstCapacity, evaluateLadder, interpolateMetric, ladderLimits, useCaseCapacity } from '../../report/capacity';
 import { limitExpression } from '../../lib/options';
@@ -9,7 +10,10 @@ const chat = USE_CASES.find((u) => u.id === 'general_chatbot')!; // TTFT < 8000 
 const code = USE_CASES.find((u) => u.id === 'code_completion')!; // e2e < 2000 ms
 
 function step(n: number, ttft: number, speed: number) {
-  return cell({ id: `capacity_general_chatbot_n${n}`, useCase: 'general_chatbot', concurrency: n, metrics: { ttft: flat(ttft), decodeSpeed: flat(speed) } });
+  return cell({
+    id: `capacity_general_chatbot_n${n}`, useCase: 'general_chatbot', concurrency: n,
+    metrics: { ttft: flat(ttft), decodeSpeed: flat(speed) },
+  });
 }
 
 describe('limit expressions', () => {
@@ -61,7 +65,9 @@ describe('evaluateLadder', () => {
   });
 
   it('shows a tested step without "~" when the crossing is right after it', () => {
-    const ladder = [1, 2, 4].map((n, i) => cell({ concurrency: n, useCase: 'code_completion', metrics: { e2e: flat([900, 1990, 4000][i]!) } }));
+    const ladder = [1, 2, 4].map((n, i) =>
+      cell({ concurrency: n, useCase: 'code_completion', metrics: { e2e: flat([900, 1990, 4000][i]!) } }),
+    );
     const r = useCaseCapacity(code, ladder, 'avg', null).result;
     // 2000 is crossed at 2 + 10 x 2 / 2010 = 2.01 -> 2 (tested)
     expect(r.estimate).toBe(2);
@@ -70,7 +76,13 @@ describe('evaluateLadder', () => {
   });
 
   it('fails a step on the success-rate limit and one with no samples of the metric', () => {
-    const ladder = [step(1, 1000, 150), cell({ concurrency: 2, useCase: 'general_chatbot', successRate: 0.9, succeeded: 9, failed: 1, metrics: { ttft: flat(1500), decodeSpeed: flat(120) } })];
+    const ladder = [
+      step(1, 1000, 150),
+      cell({
+        concurrency: 2, useCase: 'general_chatbot', successRate: 0.9, succeeded: 9, failed: 1,
+        metrics: { ttft: flat(1500), decodeSpeed: flat(120) },
+      }),
+    ];
     const r = useCaseCapacity(chat, ladder, 'avg', 0.99).result;
     expect(r.kind).toBe('within');
     expect(r.brokenBy?.metric).toBe('successRate');
@@ -93,7 +105,12 @@ describe('evaluateLadder', () => {
 
 describe('burst and interpolation helpers', () => {
   it('finds the max safe queue depth at TTFT <= 3 s', () => {
-    const cells = [1, 64, 128, 256].map((q, i) => cell({ id: `burst_chatbot_q${q}`, script: 'burst', profile: 'chatbot', concurrency: q, metrics: { ttft: flat([190, 1500, 2900, 8250][i]!) } }));
+    const cells = [1, 64, 128, 256].map((q, i) =>
+      cell({
+        id: `burst_chatbot_q${q}`, script: 'burst', profile: 'chatbot', concurrency: q,
+        metrics: { ttft: flat([190, 1500, 2900, 8250][i]!) },
+      }),
+    );
     const b = burstCapacity('chatbot', 'Chatbot', cells, 'avg', 3000);
     // 3000 between (128, 2900) and (256, 8250): 128 + 100 x 128 / 5350 = 130.4 -> ~130
     expect(b.result.display).toBe('~130');

@@ -1,4 +1,5 @@
-// Tests report/cells.ts: throughput, scaling efficiency, success and error counts from accumulators. Runs in Node (vitest).
+// Tests report/cells.ts: throughput, scaling efficiency, success and error counts from accumulators.
+// Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { applyScalingEfficiency, buildCellStats, scalingEfficiency } from '../../report/cells';
 import { FloatList } from '../../report/stats';
@@ -8,7 +9,11 @@ import type { Cell } from '../../lib/plan';
 import { cell } from './helpers';
 
 function planCell(over: Partial<Cell>): Cell {
-  return { id: 'sweep_c1k_o64_n2', script: 'sweep', contextTokens: 1024, outputTokens: 64, concurrency: 2, rounds: 1, warmupRounds: 0, useCase: null, profile: null, startSeconds: 0, maxDurationSeconds: 10, gracefulStopSeconds: 5, ...over };
+  return {
+    id: 'sweep_c1k_o64_n2', script: 'sweep', contextTokens: 1024, outputTokens: 64, concurrency: 2, rounds: 1,
+    warmupRounds: 0, useCase: null, profile: null, startSeconds: 0, maxDurationSeconds: 10, gracefulStopSeconds: 5,
+    ...over,
+  };
 }
 
 describe('buildCellStats', () => {
@@ -60,14 +65,37 @@ describe('buildCellStats', () => {
     for (let i = 0; i < 100; i++) trends.itl.push(10);
     const readLag = new FloatList();
     for (let i = 0; i < 100; i++) readLag.push(i < 95 ? 0.1 : 8);
-    const base = { id: 'c', tags: {}, trends, inputTokens: 0, outputTokens: 0, tokenSources: {}, okCount: 1, failCount: 0, errorsByKind: {}, errorMessages: {}, excluded: { warmup: 0, transition: 0 }, failedByKind: {}, windowStartMs: 0, windowEndMs: 1 };
+    const base = {
+      id: 'c',
+      tags: {},
+      trends,
+      inputTokens: 0,
+      outputTokens: 0,
+      tokenSources: {},
+      okCount: 1,
+      failCount: 0,
+      errorsByKind: {},
+      errorMessages: {},
+      excluded: { warmup: 0, transition: 0 },
+      failedByKind: {},
+      windowStartMs: 0,
+      windowEndMs: 1,
+    };
     // p99 of the longest waits 8 ms against a 10 ms gap: tokens were read together.
     const late = buildCellStats(planCell({}), { ...base, readLag, cpuFirst: null, cpuLast: null }, {}, DEFAULT_COST);
     expect(late.clientBound?.reason).toMatch(/read its streams up to 8\.0 ms late \(p99\) against a median inter-token gap of 10\.0 ms/);
     // 1.9 per-core CPU seconds over 2 s of wall time: 95% of the cores.
-    const busy = buildCellStats(planCell({}), { ...base, readLag: new FloatList(), cpuFirst: { atMs: 0, seconds: 1 }, cpuLast: { atMs: 2000, seconds: 2.9 } }, {}, DEFAULT_COST);
+    const busy = buildCellStats(
+      planCell({}),
+      { ...base, readLag: new FloatList(), cpuFirst: { atMs: 0, seconds: 1 }, cpuLast: { atMs: 2000, seconds: 2.9 } },
+      {}, DEFAULT_COST,
+    );
     expect(busy.clientBound?.reason).toBe("k6 used 95% of the load generator's CPU");
-    const calm = buildCellStats(planCell({}), { ...base, readLag: new FloatList(), cpuFirst: { atMs: 0, seconds: 1 }, cpuLast: { atMs: 2000, seconds: 1.4 } }, {}, DEFAULT_COST);
+    const calm = buildCellStats(
+      planCell({}),
+      { ...base, readLag: new FloatList(), cpuFirst: { atMs: 0, seconds: 1 }, cpuLast: { atMs: 2000, seconds: 1.4 } },
+      {}, DEFAULT_COST,
+    );
     expect(calm.clientBound).toBeNull();
   });
 

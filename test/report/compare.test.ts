@@ -1,4 +1,5 @@
-// Tests report/compare.ts: relative changes, regression direction, gated metrics and capacity regressions. Runs in Node (vitest).
+// Tests report/compare.ts: relative changes, regression direction, gated metrics and capacity regressions.
+// Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { compareReports, isRegression, relativeChange } from '../../report/compare';
 import { useCaseCapacity } from '../../report/capacity';
@@ -22,9 +23,18 @@ function fakeReport(cells: CellStats[]): Report {
 
 function ladder(ttftAt8: number, speed = 100, throughput = 300): CellStats[] {
   return [
-    cell({ id: 'capacity_general_chatbot_n1', useCase: 'general_chatbot', concurrency: 1, throughput: 100, metrics: { ttft: flat(1000), decodeSpeed: flat(150) } }),
-    cell({ id: 'capacity_general_chatbot_n8', useCase: 'general_chatbot', concurrency: 8, throughput, metrics: { ttft: flat(ttftAt8), decodeSpeed: flat(speed) } }),
-    cell({ id: 'capacity_general_chatbot_n16', useCase: 'general_chatbot', concurrency: 16, throughput: 320, metrics: { ttft: flat(12000), decodeSpeed: flat(50) } }),
+    cell({
+      id: 'capacity_general_chatbot_n1', useCase: 'general_chatbot', concurrency: 1, throughput: 100,
+      metrics: { ttft: flat(1000), decodeSpeed: flat(150) },
+    }),
+    cell({
+      id: 'capacity_general_chatbot_n8', useCase: 'general_chatbot', concurrency: 8, throughput,
+      metrics: { ttft: flat(ttftAt8), decodeSpeed: flat(speed) },
+    }),
+    cell({
+      id: 'capacity_general_chatbot_n16', useCase: 'general_chatbot', concurrency: 16, throughput: 320,
+      metrics: { ttft: flat(12000), decodeSpeed: flat(50) },
+    }),
   ];
 }
 

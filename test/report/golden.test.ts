@@ -1,4 +1,5 @@
-// The report on the golden outputs of a real k6 run (test/fixtures/k6-golden): CSV and handleSummary shapes read as they are. Runs in Node (vitest).
+// The report on the golden outputs of a real k6 run (test/fixtures/k6-golden): CSV and handleSummary shapes read as
+// they are. Runs in Node (vitest).
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,12 @@ describe('report on the golden k6 run', () => {
     // golden.js ran two measurement cells; describe them as a plan (the rest of its scenarios are strays).
     const base = resolvePlan({ sweep: { contexts: [1024], concurrencies: [2], rounds: 2, outputTokens: 5 } }, 'sweep');
     const cell = base.cells[0]!;
-    const plan = { ...base, monitor: { enabled: true, intervalSeconds: 0.5 }, cells: [{ ...cell, id: 'ctx1k_c2', concurrency: 2, rounds: 2 }, { ...cell, id: 'ctx1k_c4', concurrency: 4, rounds: 1 }] };
+    const plan = {
+      ...base, monitor: { enabled: true, intervalSeconds: 0.5 },
+      cells: [
+        { ...cell, id: 'ctx1k_c2', concurrency: 2, rounds: 2 }, { ...cell, id: 'ctx1k_c4', concurrency: 4, rounds: 1 },
+      ],
+    };
     writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan));
     copyFileSync(join(GOLDEN, 'samples-unix-milli.csv'), join(dir, 'samples.csv'));
     copyFileSync(join(GOLDEN, 'handle-summary-data.json'), join(dir, 'summary.json'));
@@ -33,7 +39,12 @@ describe('report on the golden k6 run', () => {
     expect(report.warnings.some((w) => /not in its plan\.json/.test(w))).toBe(true);
     const part = report.parts[0]!;
     expect(part.testRunDurationMs).toBeCloseTo(5015.889249, 6);
-    expect(part.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.expression}`).sort()).toEqual(['llm_decode_speed{cell:none} avg>0', 'llm_ttft{cell:ctx1k_c4} avg<1']);
+    expect(
+      part.thresholds
+        .filter((t) => !t.ok)
+        .map((t) => `${t.metric} ${t.expression}`)
+        .sort(),
+    ).toEqual(['llm_decode_speed{cell:none} avg>0', 'llm_ttft{cell:ctx1k_c4} avg<1']);
     const md = readFileSync(join(dir, 'report.md'), 'utf8');
     expect(md).toMatch(/## k6 Thresholds/);
     expect(md).toMatch(/sweep: 4 of 6 thresholds passed; failed: llm_decode_speed\{cell:none\} avg>0, llm_ttft\{cell:ctx1k_c4\} avg<1/);

@@ -1,4 +1,5 @@
-// Tests report/judgement.ts: bands ascend and end open, a bound belongs to the band above it, the cut-offs' edges. Runs in Node (vitest).
+// Tests report/judgement.ts: bands ascend and end open, a bound belongs to the band above it, the cut-offs' edges.
+// Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { bandOf, JUDGEMENT, prefixCacheHit, queueSaturated, severeContention } from '../../report/judgement';
 

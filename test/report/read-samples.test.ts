@@ -1,4 +1,5 @@
-// Tests report/read-samples.ts: the golden k6 CSV, extra_tags in any order, and the one-line input errors. Runs in Node (vitest).
+// Tests report/read-samples.ts: the golden k6 CSV, extra_tags in any order, and the one-line input errors.
+// Runs in Node (vitest).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

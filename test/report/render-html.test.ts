@@ -1,4 +1,5 @@
-// Opens report.html in headless Chromium (Debian's /usr/bin/chromium via playwright-core): every chart renders, offline, with no console errors. Runs in Node (vitest).
+// Opens report.html in headless Chromium (Debian's /usr/bin/chromium via playwright-core): every chart renders,
+// offline, with no console errors. Runs in Node (vitest).
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,10 @@ import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
 import { smallRunParts, writeRunFixture } from './fixtures/make-run';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync',
+];
 
 let tmp: string;
 let htmlPath: string;
@@ -43,7 +47,10 @@ describe('report.html in headless Chromium', () => {
 
   it.skipIf(!existsSync(CHROMIUM))('renders every chart with hover tooltips and no console errors', async () => {
     // A fresh --user-data-dir per run (playwright passes it from launchPersistentContext).
-    context = await chromium.launchPersistentContext(mkdtempSync(join(tmp, 'profile-')), { executablePath: CHROMIUM, args: ARGS, headless: true, timeout: 30_000, viewport: { width: 1200, height: 900 }, offline: true });
+    context = await chromium.launchPersistentContext(mkdtempSync(join(tmp, 'profile-')), {
+      executablePath: CHROMIUM, args: ARGS, headless: true, timeout: 30_000, viewport: { width: 1200, height: 900 },
+      offline: true,
+    });
     const page = await context.newPage();
     const errors: string[] = [];
     const requests: string[] = [];
@@ -76,7 +83,10 @@ describe('report.html in headless Chromium', () => {
     const tooltip = await page.waitForFunction(
       `(() => {
         const el = document.querySelector('[data-chart="throughput"]');
-        const tip = Array.from(el ? el.querySelectorAll('div') : []).find((d) => getComputedStyle(d).position === 'absolute' && /concurrent/.test(d.textContent || '') && getComputedStyle(d).display !== 'none' && getComputedStyle(d).visibility !== 'hidden');
+        const tip = Array.from(el ? el.querySelectorAll('div') : []).find((d) => {
+          const s = getComputedStyle(d);
+          return s.position === 'absolute' && /concurrent/.test(d.textContent || '') && s.display !== 'none' && s.visibility !== 'hidden';
+        });
         return tip ? tip.textContent : null;
       })()`,
       undefined,

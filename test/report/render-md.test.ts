@@ -1,4 +1,5 @@
-// Tests report/render-md.ts and report/format.ts: Markdown blocks and the reference number formats. Runs in Node (vitest).
+// Tests report/render-md.ts and report/format.ts: Markdown blocks and the reference number formats.
+// Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../report/render-md';
 import { DocBuilder } from '../../report/document';

@@ -1,4 +1,5 @@
-// End-to-end tests of the report on a synthetic run folder: files, sections, JSON schema, CSVs, the CLI's exit codes and the baseline gate. Runs in Node (vitest).
+// End-to-end tests of the report on a synthetic run folder: files, sections, JSON schema, CSVs, the CLI's exit codes
+// and the baseline gate. Runs in Node (vitest).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,7 +35,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('report on a synthetic run', () => {
   it('writes every file of the contract', () => {
-    for (const f of ['report.md', 'report.html', 'report.json', 'cells.csv', 'capacity.csv']) expect(existsSync(join(runDir, f))).toBe(true);
+    for (const f of ['report.md', 'report.html', 'report.json', 'cells.csv', 'capacity.csv'])
+      expect(existsSync(join(runDir, f))).toBe(true);
     const svgs = readdirSync(join(runDir, 'charts'));
     expect(svgs).toContain('throughput.svg');
     expect(svgs).toContain('usecase_general_chatbot.svg');
@@ -55,7 +57,13 @@ describe('report on a synthetic run', () => {
 
   it('puts Key Findings and Use Case Guidance first, then the reference sections', () => {
     const md = readFileSync(join(runDir, 'report.md'), 'utf8');
-    const order = ['## Highlights', '## Key Findings', '## Use Case Guidance', '### System Throughput', '### Per-User Generation Speed', '### Time to First Token', '## Capacity Analysis', '## When to Scale Up', '## When Am I the Fastest?', '### Queue Wait Times', '### Per-User Prefill Speed', '### Inter-Token Latency', '### Scaling Efficiency', '### Power & Efficiency', '## Latency Percentiles', '## Success Rate and Errors', '## Deploy Gate', '## Methodology'];
+    const order = [
+      '## Highlights', '## Key Findings', '## Use Case Guidance', '### System Throughput',
+      '### Per-User Generation Speed', '### Time to First Token', '## Capacity Analysis', '## When to Scale Up',
+      '## When Am I the Fastest?', '### Queue Wait Times', '### Per-User Prefill Speed', '### Inter-Token Latency',
+      '### Scaling Efficiency', '### Power & Efficiency', '## Latency Percentiles', '## Success Rate and Errors',
+      '## Deploy Gate', '## Methodology',
+    ];
     let at = -1;
     for (const h of order) {
       const i = md.indexOf(h);
@@ -89,10 +97,14 @@ describe('report on a synthetic run', () => {
     const json = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as { schemaVersion: number; cells: unknown[] };
     expect(json.schemaVersion).toBe(REPORT_SCHEMA_VERSION);
     expect(json.cells.length).toBe(report.cells.length);
-    const cells = Papa.parse<Record<string, string>>(readFileSync(join(runDir, 'cells.csv'), 'utf8'), { header: true, skipEmptyLines: true }).data;
+    const cells = Papa.parse<Record<string, string>>(readFileSync(join(runDir, 'cells.csv'), 'utf8'), {
+      header: true, skipEmptyLines: true,
+    }).data;
     expect(cells.length).toBe(report.cells.length);
     expect(Number(cells[0]!.ttft_ms_p99)).toBeGreaterThan(0);
-    const cap = Papa.parse<Record<string, string>>(readFileSync(join(runDir, 'capacity.csv'), 'utf8'), { header: true, skipEmptyLines: true }).data;
+    const cap = Papa.parse<Record<string, string>>(readFileSync(join(runDir, 'capacity.csv'), 'utf8'), {
+      header: true, skipEmptyLines: true,
+    }).data;
     expect(cap.map((r) => r.id)).toEqual(['code_completion', 'short_chatbot', 'general_chatbot', 'chatbot', 'agentic']);
   });
 
@@ -157,7 +169,9 @@ describe('CLI', () => {
     const r = cli([slowDir, '--baseline', runDir, '--tolerance', '10']);
     expect(r.code).toBe(EXIT.thresholdsFailed);
     expect(r.stderr).toMatch(/regression/);
-    const cmp = JSON.parse(readFileSync(join(slowDir, 'compare.json'), 'utf8')) as { gatedRegression: boolean; capacities: { id: string; regression: boolean }[] };
+    const cmp = JSON.parse(readFileSync(join(slowDir, 'compare.json'), 'utf8')) as {
+      gatedRegression: boolean; capacities: { id: string; regression: boolean }[];
+    };
     expect(cmp.gatedRegression).toBe(true);
     const md = readFileSync(join(slowDir, 'report.md'), 'utf8');
     expect(md).toMatch(/## Comparison with Baseline/);

@@ -1,6 +1,15 @@
-// Tests report/server-metrics.ts and report/power.ts: histogram deltas over a cell window, gauges, energy and cost. Runs in Node (vitest).
+// Tests report/server-metrics.ts and report/power.ts: histogram deltas over a cell window, gauges, energy and cost.
+// Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { deltaOver, histogramMeanMs, prefixCacheHitRate, samplesNear, serverFigures, valueAtOrAfter, valueAtOrBefore } from '../../report/server-metrics';
+import {
+  deltaOver,
+  histogramMeanMs,
+  prefixCacheHitRate,
+  samplesNear,
+  serverFigures,
+  valueAtOrAfter,
+  valueAtOrBefore,
+} from '../../report/server-metrics';
 import { powerFigures } from '../../report/power';
 import { FloatList } from '../../report/stats';
 import type { Series } from '../../report/read-samples';
@@ -42,7 +51,15 @@ describe('cumulative series over a window', () => {
   });
 
   it('summarises server figures and returns null without monitor samples', () => {
-    const f = serverFigures({ queueTimeSum: sum, queueTimeCount: count, waiting: series([[2000, 3], [3000, 7]]) }, { startMs: 1500, endMs: 3500 })!;
+    const f = serverFigures(
+      {
+        queueTimeSum: sum, queueTimeCount: count,
+        waiting: series([
+          [2000, 3], [3000, 7],
+        ]),
+      },
+      { startMs: 1500, endMs: 3500 },
+    )!;
     expect(f.queueWaitMs).toBe(1250);
     expect(f.maxWaiting).toBe(7);
     expect(f.prefillTimeMs).toBeNull();

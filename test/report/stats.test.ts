@@ -30,7 +30,9 @@ describe('percentile (k6 method)', () => {
     const list = new FloatList(2);
     for (const v of [5, 1, 4, 2, 3]) list.push(v);
     const d = summarize(list.sorted())!;
-    expect(d).toEqual({ count: 5, mean: 3, min: 1, max: 5, p50: 3, p90: 4.6, p95: 4.8, p99: expect.closeTo(4.96, 10) as unknown as number });
+    expect(d).toEqual({
+      count: 5, mean: 3, min: 1, max: 5, p50: 3, p90: 4.6, p95: 4.8, p99: expect.closeTo(4.96, 10) as unknown as number,
+    });
     expect(toK6Values(d)['p(95)']).toBe(4.8);
     expect(toK6Values(d).avg).toBe(3);
   });
@@ -41,7 +43,9 @@ describe('percentile (k6 method)', () => {
     const iName = header.indexOf('metric_name');
     const iVal = header.indexOf('metric_value');
     const iTags = header.indexOf('extra_tags');
-    const summary = JSON.parse(readFileSync(`${GOLDEN}/handle-summary-data.json`, 'utf8')) as { metrics: Record<string, { values: Record<string, number> }> };
+    const summary = JSON.parse(readFileSync(`${GOLDEN}/handle-summary-data.json`, 'utf8')) as {
+      metrics: Record<string, { values: Record<string, number> }>;
+    };
     const cases: [string, (tags: string) => boolean][] = [
       [metricName('ttft'), () => true],
       [`${metricName('ttft')}{cell:ctx1k_c4}`, (t) => t.split('&').includes('cell=ctx1k_c4')],
@@ -55,7 +59,10 @@ describe('percentile (k6 method)', () => {
       const k6 = summary.metrics[key]!.values;
       expect(d.count).toBe(k6.count);
       // The CSV rounds values to 6 decimals, so compare to 1e-5 relative.
-      for (const [mine, theirs] of [[d.mean, k6.avg], [d.p50, k6.med], [d.p90, k6['p(90)']], [d.p95, k6['p(95)']], [d.p99, k6['p(99)']], [d.max, k6.max], [d.min, k6.min]] as const) {
+      for (const [mine, theirs] of [
+        [d.mean, k6.avg], [d.p50, k6.med], [d.p90, k6['p(90)']], [d.p95, k6['p(95)']], [d.p99, k6['p(99)']],
+        [d.max, k6.max], [d.min, k6.min],
+      ] as const) {
         expect(Math.abs(mine - theirs!)).toBeLessThan(1e-5 * Math.max(1, Math.abs(theirs!)));
       }
     }

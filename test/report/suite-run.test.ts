@@ -1,4 +1,5 @@
-// The report on a fixture produced by running the suite (fixtures/suite-run/HOW-MADE.md), checked against figures recomputed here straight from samples.csv. Runs in Node (vitest).
+// The report on a fixture produced by running the suite (fixtures/suite-run/HOW-MADE.md), checked against figures
+// recomputed here straight from samples.csv. Runs in Node (vitest).
 
 import { cpSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -46,7 +47,10 @@ describe('report on a real suite run', () => {
 
   it('has every planned cell, all requests succeeded', () => {
     expect(report.cells.map((c) => c.id).sort()).toEqual(
-      ['capacity_tiny_chat_n1', 'capacity_tiny_chat_n8', 'capacity_tiny_chat_n32', 'capacity_tiny_chat_n64', 'sweep_c1k_o32_n1', 'sweep_c1k_o32_n4', 'sweep_c4k_o32_n1', 'sweep_c4k_o32_n4'].sort(),
+      [
+        'capacity_tiny_chat_n1', 'capacity_tiny_chat_n8', 'capacity_tiny_chat_n32', 'capacity_tiny_chat_n64',
+        'sweep_c1k_o32_n1', 'sweep_c1k_o32_n4', 'sweep_c4k_o32_n1', 'sweep_c4k_o32_n4',
+      ].sort(),
     );
     for (const c of report.cells) {
       expect(c.requests, c.id).toBe(c.concurrency * c.rounds);
@@ -85,7 +89,9 @@ describe('report on a real suite run', () => {
       // Linear interpolation of the average e2e between the two steps, rounded down.
       const a = passing.at(-1)!;
       const b = failing[0]!;
-      const crossing = a.concurrency + ((600 - a.metrics.e2e!.mean) * (b.concurrency - a.concurrency)) / (b.metrics.e2e!.mean - a.metrics.e2e!.mean);
+      const crossing =
+        a.concurrency +
+        ((600 - a.metrics.e2e!.mean) * (b.concurrency - a.concurrency)) / (b.metrics.e2e!.mean - a.metrics.e2e!.mean);
       expect(uc.result.estimate).toBe(Math.max(a.concurrency, Math.floor(crossing)));
     }
     expect(uc.result.brokenBy?.metric ?? null).toBe(failing.length > 0 ? 'e2e' : null);
@@ -101,7 +107,8 @@ describe('report on a real suite run', () => {
 
   it('writes the report files', () => {
     const md = readFileSync(path.join(dir, 'report.md'), 'utf8');
-    for (const heading of ['## Key Findings', '## Use Case Guidance', '## Capacity Analysis', '## Methodology']) expect(md).toContain(heading);
+    for (const heading of ['## Key Findings', '## Use Case Guidance', '## Capacity Analysis', '## Methodology'])
+      expect(md).toContain(heading);
     expect(md).toContain('Tiny chat');
   });
 });

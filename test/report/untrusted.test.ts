@@ -1,4 +1,5 @@
-// Server error messages per cell and kind in the report, and untrusted strings (model names, URLs, messages) escaped in HTML, Markdown and CSV. Runs in Node (vitest).
+// Server error messages per cell and kind in the report, and untrusted strings (model names, URLs, messages) escaped in
+// HTML, Markdown and CSV. Runs in Node (vitest).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,10 +25,20 @@ beforeAll(async () => {
   writeRunFixture({
     dir,
     model: MODEL,
-    parts: { sweep: { name: 'untrusted', sweep: { contexts: [1024], concurrencies: [1, 4], rounds: 3, outputTokens: 16 }, schedule: { cellSeconds: 5, gapSeconds: 1 } } },
+    parts: {
+      sweep: {
+        name: 'untrusted', sweep: { contexts: [1024], concurrencies: [1, 4], rounds: 3, outputTokens: 16 },
+        schedule: { cellSeconds: 5, gapSeconds: 1 },
+      },
+    },
     failEvery: 3,
     // Three kinds of message per kind, one more frequent; the metadata value holds "&", "=", "," and a quote.
-    errorMessage: (kind, n) => (kind === 'timeout' ? 'read timeout' : n % 4 === 0 ? `CUDA out of memory, "tried" a=b & c ${EVIL}` : 'Internal Server Error'),
+    errorMessage: (kind, n) =>
+      kind === 'timeout'
+        ? 'read timeout'
+        : n % 4 === 0
+          ? `CUDA out of memory, "tried" a=b & c ${EVIL}`
+          : 'Internal Server Error',
   });
   report = await analyzeRun(dir, DEFAULT_REPORT_OPTIONS);
   out = renderReport(report);

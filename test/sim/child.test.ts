@@ -1,4 +1,5 @@
-// The simulator as its own process (sim/child.ts): it serves, stops on stop(), and does not outlive a caller that dies without stopping it. Runs in Node (vitest).
+// The simulator as its own process (sim/child.ts): it serves, stops on stop(), and does not outlive a caller that dies
+// without stopping it. Runs in Node (vitest).
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { startSimChild } from '../../sim/child';
@@ -34,7 +35,15 @@ describe('startSimChild', () => {
 
   it('exits when the process that started it is killed with SIGKILL (no orphan serving forever)', async () => {
     // A caller that starts the simulator, prints its pid, and is then killed without a chance to stop it.
-    const caller = spawn(process.execPath, ['--import', 'tsx', '-e', "import('./sim/child.ts').then(async (m) => { const s = await m.startSimChild(['--fixed-ttft-ms', '5', '--fixed-itl-ms', '1']); console.log('pid', s.child.pid); setInterval(() => {}, 1000); })"], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const caller = spawn(
+      process.execPath,
+      [
+        '--import', 'tsx', '-e',
+        "import('./sim/child.ts').then(async (m) => { const s = await m.startSimChild(['--fixed-ttft-ms', '5', " +
+        "'--fixed-itl-ms', '1']); console.log('pid', s.child.pid); setInterval(() => {}, 1000); })",
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const pid = await new Promise<number>((resolve, reject) => {
       let out = '';
       caller.stdout!.on('data', (d: Buffer) => {

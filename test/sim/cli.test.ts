@@ -1,4 +1,5 @@
-// The sim command line: --list-profiles, bad flags (exit 2, one line), start-up line with the URL, clean stop on SIGTERM. Runs in Node (vitest).
+// The sim command line: --list-profiles, bad flags (exit 2, one line), start-up line with the URL, clean stop on SIGTERM.
+// Runs in Node (vitest).
 import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { PROFILES } from '../../sim/profiles';
@@ -23,7 +24,11 @@ describe('scripts/sim.ts', () => {
   });
 
   it('prints the URL once listening, serves, and stops cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, [...TSX, '--port', '0', '--fixed-ttft-ms', '5', '--fixed-itl-ms', '1', '--tokenizer-workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [...TSX, '--port', '0', '--fixed-ttft-ms', '5', '--fixed-itl-ms', '1', '--tokenizer-workers', '1'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (d: Buffer) => {
@@ -43,7 +48,9 @@ describe('scripts/sim.ts', () => {
   });
 
   it('--no-prefix-cache turns the prefix cache off (on by default)', async () => {
-    const child = spawn(process.execPath, [...TSX, '--port', '0', '--no-prefix-cache', '--tokenizer-workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...TSX, '--port', '0', '--no-prefix-cache', '--tokenizer-workers', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const line = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (d: Buffer) => {

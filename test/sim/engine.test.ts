@@ -1,4 +1,5 @@
-// Unit tests of the engine's step loop on a fake clock: chunked prefill, decode, admission, preemption, abort. Runs in Node (vitest).
+// Unit tests of the engine's step loop on a fake clock: chunked prefill, decode, admission, preemption, abort.
+// Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { Engine, type EngineRequest, type FinishedEvent, type TokenEvent } from '../../sim/engine';
 import { chainedBlockHashes } from '../../sim/kv-cache';
@@ -45,7 +46,8 @@ describe('Engine', () => {
     expect(e.kv.usedBlocks).toBe(0);
   });
 
-  it('gives the published single-request figures of profile A within the fit tolerance (5%): decode 164.9 tok/s and TTFT 76 ms at 1K, decode 149 tok/s at 8K', () => {
+  it('gives the published single-request figures of profile A within the fit tolerance (5%): decode 164.9 tok/s ' +
+    'and TTFT 76 ms at 1K, decode 149 tok/s at 8K', () => {
     const at1k = runVirtualBatch(A, 1024, 256, 1).requests[0]!;
     expect(Math.abs(at1k.decodeTokensPerSecond / 164.9 - 1)).toBeLessThan(0.05);
     expect(Math.abs(at1k.ttftMs / 76 - 1)).toBeLessThan(0.05);
@@ -147,7 +149,9 @@ describe('Engine', () => {
 
 describe('Engine prefix cache', () => {
   const hashes = (n: number, salt = 0): number[] => chainedBlockHashes([Uint32Array.from({ length: n }, (_, i) => i + salt)], 16);
-  const withHashes = (id: string, n: number, out: number, salt = 0): EngineRequest => ({ ...req(id, n, out), blockHashes: hashes(n, salt) });
+  const withHashes = (id: string, n: number, out: number, salt = 0): EngineRequest => ({
+    ...req(id, n, out), blockHashes: hashes(n, salt),
+  });
 
   it('prefills only the tokens after the cached prefix of an identical earlier prompt (at least the last token)', () => {
     const e = new Engine(A);

@@ -1,4 +1,5 @@
-// Test helpers for the simulator suites: a small streaming client that timestamps every SSE event. Runs in Node (vitest).
+// Test helpers for the simulator suites: a small streaming client that timestamps every SSE event.
+// Runs in Node (vitest).
 
 import { request as httpRequest } from 'node:http';
 
@@ -40,26 +41,33 @@ export function postStream(url: string, body: unknown, headers: Record<string, s
       settled = true;
       resolve({ status, headers: resHeaders, startMs, events, endMs: performance.now(), error, text });
     };
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers } }, (res) => {
-      status = res.statusCode ?? 0;
-      resHeaders = res.headers;
-      res.setEncoding('utf8');
-      res.on('data', (s: string) => {
-        const atMs = performance.now();
-        text += s;
-        buf += s;
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const raw = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          if (raw.startsWith('data: ')) events.push({ atMs, data: raw.slice(6) });
-        }
-      });
-      res.on('end', () => finish(null));
-      res.on('aborted', () => finish('aborted'));
-      res.on('error', (e) => finish(e.message));
-      res.on('close', () => finish(res.complete ? null : 'closed before the end'));
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers },
+      },
+      (res) => {
+        status = res.statusCode ?? 0;
+        resHeaders = res.headers;
+        res.setEncoding('utf8');
+        res.on('data', (s: string) => {
+          const atMs = performance.now();
+          text += s;
+          buf += s;
+          let i: number;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const raw = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            if (raw.startsWith('data: ')) events.push({ atMs, data: raw.slice(6) });
+          }
+        });
+        res.on('end', () => finish(null));
+        res.on('aborted', () => finish('aborted'));
+        res.on('error', (e) => finish(e.message));
+        res.on('close', () => finish(res.complete ? null : 'closed before the end'));
+      },
+    );
     req.on('error', (e) => (status === 0 ? reject(e) : finish(e.message)));
     req.end(payload);
   });
@@ -96,8 +104,13 @@ export function usageOf(r: StreamResult): { prompt_tokens: number; completion_to
   return null;
 }
 
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: unknown; text: string }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+export async function postJson(
+  url: string, body: unknown, headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; json: unknown; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   let json: unknown = null;
   try {

@@ -13,10 +13,34 @@ const err = (f: () => unknown): ApiError => {
 
 describe('parseGenerationRequest', () => {
   it('reads the fields the suite sends', () => {
-    const g = parseGenerationRequest({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }], max_tokens: 5, min_tokens: 2, ignore_eos: true, stop: 'x', seed: 3, stream: true, stream_options: { include_usage: true } }, 'chat');
-    expect(g).toMatchObject({ model: 'm', stream: true, includeUsage: true, maxTokens: 5, minTokens: 2, ignoreEos: true, stop: ['x'], seed: 3, messages: [{ role: 'user', content: 'ab' }] });
-    expect(parseGenerationRequest({ model: 'm', prompt: ['p'] }, 'completion')).toMatchObject({ prompt: 'p', maxTokens: null, stream: false });
-    expect(parseGenerationRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], max_completion_tokens: 9 }, 'chat').maxTokens).toBe(9);
+    const g = parseGenerationRequest(
+      {
+        model: 'm',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'a' }, { type: 'text', text: 'b' },
+            ],
+          },
+        ],
+        max_tokens: 5, min_tokens: 2, ignore_eos: true, stop: 'x', seed: 3, stream: true,
+        stream_options: { include_usage: true },
+      },
+      'chat',
+    );
+    expect(g).toMatchObject({
+      model: 'm', stream: true, includeUsage: true, maxTokens: 5, minTokens: 2, ignoreEos: true, stop: ['x'], seed: 3,
+      messages: [{ role: 'user', content: 'ab' }],
+    });
+    expect(parseGenerationRequest({ model: 'm', prompt: ['p'] }, 'completion')).toMatchObject({
+      prompt: 'p', maxTokens: null, stream: false,
+    });
+    expect(
+      parseGenerationRequest(
+        { model: 'm', messages: [{ role: 'user', content: 'x' }], max_completion_tokens: 9 }, 'chat',
+      ).maxTokens,
+    ).toBe(9);
   });
 
   it('rejects bad input with a 400 naming the field', () => {
@@ -26,15 +50,20 @@ describe('parseGenerationRequest', () => {
     expect(err(() => parseGenerationRequest({ model: 'm', messages: [] }, 'chat')).param).toBe('messages');
     expect(err(() => parseGenerationRequest({ model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 'chat')).param).toBe('messages');
     expect(err(() => parseGenerationRequest({ model: 'm', prompt: 'x', max_tokens: 1.5 }, 'completion')).param).toBe('max_tokens');
-    expect(err(() => parseGenerationRequest({ model: 'm', prompt: 'x', max_tokens: 2, min_tokens: 3 }, 'completion')).param).toBe('min_tokens');
+    expect(
+      err(() => parseGenerationRequest({ model: 'm', prompt: 'x', max_tokens: 2, min_tokens: 3 }, 'completion')).param,
+    ).toBe('min_tokens');
     expect(err(() => parseGenerationRequest({ model: 'm', prompt: 'x', stop: [1] }, 'completion')).param).toBe('stop');
     expect(err(() => parseGenerationRequest({ model: 'm', prompt: 'x', n: 2 }, 'completion')).param).toBe('n');
   });
 
   it('renders OpenAI-style error bodies', () => {
-    expect(JSON.parse(new ApiError(404, 'nope', 'model').body())).toEqual({ error: { message: 'nope', type: 'NotFoundError', param: 'model', code: 404 } });
+    expect(JSON.parse(new ApiError(404, 'nope', 'model').body())).toEqual({
+      error: { message: 'nope', type: 'NotFoundError', param: 'model', code: 404 },
+    });
     expect(contextLengthError(100, 90, 20).message).toBe(
-      "This model's maximum context length is 100 tokens. However, you requested 110 tokens (90 in the messages, 20 in the completion). Please reduce the length of the messages or completion.",
+      "This model's maximum context length is 100 tokens. However, you requested 110 tokens (90 in the messages, " +
+      "20 in the completion). Please reduce the length of the messages or completion.",
     );
   });
 });
@@ -42,6 +71,8 @@ describe('parseGenerationRequest', () => {
 describe('parseTokenizeRequest', () => {
   it('takes a prompt or messages', () => {
     expect(parseTokenizeRequest({ prompt: 'x' })).toMatchObject({ prompt: 'x', messages: null });
-    expect(parseTokenizeRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], add_generation_prompt: false })).toMatchObject({ addGenerationPrompt: false });
+    expect(
+      parseTokenizeRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], add_generation_prompt: false }),
+    ).toMatchObject({ addGenerationPrompt: false });
   });
 });

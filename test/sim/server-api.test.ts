@@ -1,4 +1,5 @@
-// The simulator's HTTP surface over loopback: streaming and non-streaming responses, /tokenize, /v1/models, /health, input errors. Runs in Node (vitest).
+// The simulator's HTTP surface over loopback: streaming and non-streaming responses, /tokenize, /v1/models, /health,
+// input errors. Runs in Node (vitest).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type SimServer } from '../../sim/server';
 import { naturalLength } from '../../sim/text';
@@ -16,7 +17,9 @@ afterAll(async () => {
   await sim.close();
 });
 
-const chat = (extra: Record<string, unknown> = {}) => ({ model: MODEL_A, messages: [{ role: 'user', content: 'Say something.' }], max_tokens: 12, ignore_eos: true, ...extra });
+const chat = (extra: Record<string, unknown> = {}) => ({
+  model: MODEL_A, messages: [{ role: 'user', content: 'Say something.' }], max_tokens: 12, ignore_eos: true, ...extra,
+});
 
 describe('streaming chat completions', () => {
   it('sends the role chunk, one chunk per token, finish_reason on the last, usage, then [DONE]', async () => {
@@ -74,7 +77,10 @@ describe('streaming chat completions', () => {
     const words = contentEvents(probe).map((c) => c.text);
     const stop = words[10]!.trim();
     const firstHit = words.findIndex((w) => w.includes(stop));
-    const r = await postStream(`${sim.url}/chat/completions`, chat({ stream: true, seed: 77, max_tokens: 30, stop: [stop], stream_options: { include_usage: true } }));
+    const r = await postStream(
+      `${sim.url}/chat/completions`,
+      chat({ stream: true, seed: 77, max_tokens: 30, stop: [stop], stream_options: { include_usage: true } }),
+    );
     const content = contentEvents(r);
     expect(content.length).toBeLessThanOrEqual(firstHit);
     expect(content.map((c) => c.text).join('')).not.toContain(stop);
@@ -87,7 +93,10 @@ describe('streaming chat completions', () => {
     let seed = 0;
     while (naturalLength(seed, 0) > 300) seed++;
     const natural = naturalLength(seed, 0);
-    const body = { model: MODEL_A, messages: [{ role: 'user', content: 'x' }], max_tokens: 1500, seed, stream: true, stream_options: { include_usage: true } };
+    const body = {
+      model: MODEL_A, messages: [{ role: 'user', content: 'x' }], max_tokens: 1500, seed, stream: true,
+      stream_options: { include_usage: true },
+    };
     const plain = await postStream(`${sim.url}/chat/completions`, body);
     expect(usageOf(plain)!.completion_tokens).toBe(natural);
     expect(plain.events.some((e) => e.data.includes('"finish_reason":"stop"'))).toBe(true);
@@ -98,7 +107,10 @@ describe('streaming chat completions', () => {
 
 describe('completions and non-streaming', () => {
   it('streams /v1/completions without a role chunk', async () => {
-    const r = await postStream(`${sim.url}/completions`, { model: MODEL_A, prompt: 'Once upon a time', max_tokens: 5, ignore_eos: true, stream: true, stream_options: { include_usage: true } });
+    const r = await postStream(`${sim.url}/completions`, {
+      model: MODEL_A, prompt: 'Once upon a time', max_tokens: 5, ignore_eos: true, stream: true,
+      stream_options: { include_usage: true },
+    });
     const first = JSON.parse(r.events[0]!.data);
     expect(first.object).toBe('text_completion');
     expect(first.choices[0].text).not.toBe('');
@@ -109,7 +121,10 @@ describe('completions and non-streaming', () => {
   it('answers a non-streaming chat request with one JSON body', async () => {
     const r = await postJson(`${sim.url}/chat/completions`, chat({ max_tokens: 7 }));
     expect(r.status).toBe(200);
-    const j = r.json as { object: string; choices: { message: { role: string; content: string }; finish_reason: string }[]; usage: { completion_tokens: number } };
+    const j = r.json as {
+      object: string; choices: { message: { role: string; content: string }; finish_reason: string }[];
+      usage: { completion_tokens: number };
+    };
     expect(j.object).toBe('chat.completion');
     expect(j.choices[0]!.message.role).toBe('assistant');
     expect(j.choices[0]!.finish_reason).toBe('length');
@@ -138,7 +153,10 @@ describe('other endpoints', () => {
   it('POST /tokenize counts a prompt and chat messages as vLLM does', async () => {
     const tok = loadQwen3Tokenizer();
     const a = await postJson(`${base}/tokenize`, { model: MODEL_A, prompt: 'hello world, how are you?' });
-    expect(a.json).toMatchObject({ count: tok.countText('hello world, how are you?'), max_model_len: 262144, tokens: tok.encode('hello world, how are you?') });
+    expect(a.json).toMatchObject({
+      count: tok.countText('hello world, how are you?'), max_model_len: 262144,
+      tokens: tok.encode('hello world, how are you?'),
+    });
     const msgs = [{ role: 'user', content: 'hello' }];
     const b = await postJson(`${base}/tokenize`, { model: MODEL_A, messages: msgs });
     expect((b.json as { count: number }).count).toBe(tok.countChat([{ role: 'user', content: 'hello' }]));
@@ -211,12 +229,19 @@ describe('API key and queue limit', () => {
     // keeps both earlier requests waiting (requests in their o_req count as waiting) until the third
     // has arrived, however slow the machine: with the profile's 58 ms a loaded CI run once let the
     // third in, and it then streamed 5000 tokens into the test's timeout.
-    const s = await startSim({ profile: { scheduler: { maxNumSeqs: 1 }, hardware: { requestOverheadMs: 5000 } }, maxQueue: 1, tokenizerWorkers: 1 });
+    const s = await startSim({
+      profile: { scheduler: { maxNumSeqs: 1 }, hardware: { requestOverheadMs: 5000 } }, maxQueue: 1,
+      tokenizerWorkers: 1,
+    });
     try {
       const body = chat({ max_tokens: 5000, stream: true });
-      const first = fetch(`${s.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const first = fetch(`${s.url}/chat/completions`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+      });
       const firstRes = await first;
-      const second = fetch(`${s.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const second = fetch(`${s.url}/chat/completions`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+      });
       const secondRes = await second;
       const third = await postJson(`${s.url}/chat/completions`, body);
       expect(third.status).toBe(429);

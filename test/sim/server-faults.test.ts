@@ -1,4 +1,5 @@
-// Fault injection over loopback: per-request header faults and server-wide faults with a probability. Runs in Node (vitest).
+// Fault injection over loopback: per-request header faults and server-wide faults with a probability.
+// Runs in Node (vitest).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type SimServer } from '../../sim/server';
 import { contentEvents, MODEL_A, postJson, postStream, usageOf } from './helpers';
@@ -11,8 +12,12 @@ afterAll(async () => {
   await sim.close();
 });
 
-const body = { model: MODEL_A, messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, ignore_eos: true, stream: true, stream_options: { include_usage: true } };
-const withFault = (spec: string, extra: Record<string, string> = {}) => postStream(`${sim.url}/chat/completions`, body, { 'x-sim-fault': spec, ...extra });
+const body = {
+  model: MODEL_A, messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, ignore_eos: true, stream: true,
+  stream_options: { include_usage: true },
+};
+const withFault = (spec: string, extra: Record<string, string> = {}) =>
+  postStream(`${sim.url}/chat/completions`, body, { 'x-sim-fault': spec, ...extra });
 
 describe('per-request faults (x-sim-fault header)', () => {
   it('error-status answers the status with an OpenAI error body', async () => {

@@ -1,4 +1,5 @@
-// The prefix cache over real HTTP: unique per-request prefixes never hit, identical prompts hit and cut TTFT, eviction under KV pressure, counters, the switch. Runs in Node (vitest).
+// The prefix cache over real HTTP: unique per-request prefixes never hit, identical prompts hit and cut TTFT, eviction
+// under KV pressure, counters, the switch. Runs in Node (vitest).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText, sumSamples } from '../../lib/prometheus';
 import { fillerText, requestPrefix } from '../../lib/prompt-text';
@@ -25,7 +26,8 @@ const A = findProfile('A')!;
 /** Streams one chat request; returns its client-side TTFT and prompt tokens. */
 async function chat(sim: SimServer, content: string, maxTokens = 4): Promise<{ ttftMs: number; promptTokens: number }> {
   const r = await postStream(`${sim.url}/chat/completions`, {
-    model: MODEL_A, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true, stream_options: { include_usage: true },
+    model: MODEL_A, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true,
+    stream_options: { include_usage: true },
   });
   const c = contentEvents(r);
   expect(c).toHaveLength(maxTokens);
@@ -33,7 +35,10 @@ async function chat(sim: SimServer, content: string, maxTokens = 4): Promise<{ t
 }
 
 async function completion(sim: SimServer, prompt: string, maxTokens: number): Promise<number> {
-  const r = await postStream(`${sim.url}/completions`, { model: MODEL_A, prompt, max_tokens: maxTokens, ignore_eos: true, stream: true, stream_options: { include_usage: true } });
+  const r = await postStream(`${sim.url}/completions`, {
+    model: MODEL_A, prompt, max_tokens: maxTokens, ignore_eos: true, stream: true,
+    stream_options: { include_usage: true },
+  });
   expect(contentEvents(r)).toHaveLength(maxTokens);
   return usageOf(r)!.prompt_tokens;
 }
@@ -89,7 +94,10 @@ describe('prefix cache, profile A (on by default)', () => {
     expect(second.ttftMs).toBeLessThan(hitModel + 25);
     expect(second.ttftMs).toBeGreaterThan(hitModel - 5);
     expect(first.ttftMs - second.ttftMs).toBeGreaterThan(0.7 * (missModel - hitModel));
-    console.log(`prefix cache: ${n}-token prompt, TTFT miss ${first.ttftMs.toFixed(1)} ms (model ${missModel.toFixed(1)}), hit ${second.ttftMs.toFixed(1)} ms (model ${hitModel.toFixed(1)})`);
+    console.log(
+      `prefix cache: ${n}-token prompt, TTFT miss ${first.ttftMs.toFixed(1)} ms (model ${missModel.toFixed(1)}), ` +
+      `hit ${second.ttftMs.toFixed(1)} ms (model ${hitModel.toFixed(1)})`,
+    );
   });
 });
 

@@ -1,4 +1,5 @@
-// Timing over loopback: a client's measured decode speed and TTFT match the profile; fixed timing is exact; ground truth matches the client. Runs in Node (vitest).
+// Timing over loopback: a client's measured decode speed and TTFT match the profile; fixed timing is exact; ground
+// truth matches the client. Runs in Node (vitest).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findProfile } from '../../sim/profiles';
 import { startSim, type SimServer } from '../../sim/server';
@@ -48,7 +49,11 @@ describe('fixed timing', () => {
   });
 
   it('gives 50 ms TTFT and 10 ms ITL over 20 tokens', async () => {
-    const r = await postStream(`${sim.url}/chat/completions`, { model: MODEL_A, messages: [{ role: 'user', content: 'hi' }], max_tokens: 20, ignore_eos: true, stream: true }, { 'x-request-id': 'fixed-1' });
+    const r = await postStream(
+      `${sim.url}/chat/completions`,
+      { model: MODEL_A, messages: [{ role: 'user', content: 'hi' }], max_tokens: 20, ignore_eos: true, stream: true },
+      { 'x-request-id': 'fixed-1' },
+    );
     const c = contentEvents(r);
     expect(c).toHaveLength(20);
     const rec = sim.groundTruth().find((g) => g.requestId === 'fixed-1')!;

@@ -1,6 +1,15 @@
 // Unit tests of the response formats: vLLM and SGLang chunks, usage, non-streaming bodies. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { completionBody, contentChunk, DONE_EVENT, finishChunk, makeUsage, roleChunk, usageChunk, type StreamIdentity } from '../../sim/sse';
+import {
+  completionBody,
+  contentChunk,
+  DONE_EVENT,
+  finishChunk,
+  makeUsage,
+  roleChunk,
+  usageChunk,
+  type StreamIdentity,
+} from '../../sim/sse';
 
 const chat: StreamIdentity = { id: 'chatcmpl-1', created: 1700000000, model: 'm', endpoint: 'chat', flavour: 'vllm' };
 const parse = (event: string) => {
@@ -15,9 +24,15 @@ describe('vLLM chat chunks', () => {
       id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1700000000, model: 'm',
       choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
     });
-    expect(parse(contentChunk(chat, ' the'))).toMatchObject({ choices: [{ index: 0, delta: { content: ' the' }, logprobs: null, finish_reason: null }] });
-    expect(parse(contentChunk(chat, ' end', 'length'))).toMatchObject({ choices: [{ delta: { content: ' end' }, finish_reason: 'length', stop_reason: null }] });
-    expect(parse(usageChunk(chat, makeUsage(10, 5)))).toMatchObject({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
+    expect(parse(contentChunk(chat, ' the'))).toMatchObject({
+      choices: [{ index: 0, delta: { content: ' the' }, logprobs: null, finish_reason: null }],
+    });
+    expect(parse(contentChunk(chat, ' end', 'length'))).toMatchObject({
+      choices: [{ delta: { content: ' end' }, finish_reason: 'length', stop_reason: null }],
+    });
+    expect(parse(usageChunk(chat, makeUsage(10, 5)))).toMatchObject({
+      choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    });
     expect(DONE_EVENT).toBe('data: [DONE]\n\n');
   });
 
@@ -30,7 +45,9 @@ describe('completions and SGLang', () => {
   it('text_completion chunks carry text', () => {
     const c = { ...chat, id: 'cmpl-1', endpoint: 'completion' as const };
     expect(parse(contentChunk(c, ' x'))).toMatchObject({ object: 'text_completion', choices: [{ text: ' x', finish_reason: null }] });
-    expect(JSON.parse(completionBody(c, ' x y', 'length', makeUsage(1, 2)))).toMatchObject({ object: 'text_completion', choices: [{ text: ' x y', finish_reason: 'length' }], usage: { total_tokens: 3 } });
+    expect(JSON.parse(completionBody(c, ' x y', 'length', makeUsage(1, 2)))).toMatchObject({
+      object: 'text_completion', choices: [{ text: ' x y', finish_reason: 'length' }], usage: { total_tokens: 3 },
+    });
   });
 
   it('SGLang sends matched_stop and a separate finish chunk with an empty delta', () => {
@@ -40,6 +57,8 @@ describe('completions and SGLang', () => {
   });
 
   it('the non-streaming chat body has the assistant message', () => {
-    expect(JSON.parse(completionBody(chat, 'hi', 'stop', makeUsage(3, 1)))).toMatchObject({ object: 'chat.completion', choices: [{ message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] });
+    expect(JSON.parse(completionBody(chat, 'hi', 'stop', makeUsage(3, 1)))).toMatchObject({
+      object: 'chat.completion', choices: [{ message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+    });
   });
 });

@@ -1,4 +1,5 @@
-// Unit tests of the generated text: determinism, one token per word, output planning (max_tokens, EOS, stop, min_tokens). Runs in Node (vitest).
+// Unit tests of the generated text: determinism, one token per word, output planning (max_tokens, EOS, stop, min_tokens).
+// Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { naturalLength, planOutput, TokenText, WORDS } from '../../sim/text';
 import { loadQwen3Tokenizer } from '../../tokenizer/qwen3';
@@ -18,16 +19,24 @@ describe('TokenText', () => {
 
 describe('planOutput', () => {
   it('runs to max_tokens with ignore_eos', () => {
-    expect(planOutput({ seed: 1, maxTokens: 5000, minTokens: 0, ignoreEos: true, stop: [] })).toEqual({ contentTokens: 5000, finishReason: 'length' });
+    expect(planOutput({ seed: 1, maxTokens: 5000, minTokens: 0, ignoreEos: true, stop: [] })).toEqual({
+      contentTokens: 5000, finishReason: 'length',
+    });
   });
 
   it('stops at the natural EOS (256..1023 tokens) without ignore_eos, never before min_tokens', () => {
     const n = naturalLength(9, 0);
     expect(n).toBeGreaterThanOrEqual(256);
     expect(n).toBeLessThan(1024);
-    expect(planOutput({ seed: 9, maxTokens: 5000, minTokens: 0, ignoreEos: false, stop: [] })).toEqual({ contentTokens: n, finishReason: 'stop' });
-    expect(planOutput({ seed: 9, maxTokens: 5000, minTokens: 2000, ignoreEos: false, stop: [] })).toEqual({ contentTokens: 2000, finishReason: 'stop' });
-    expect(planOutput({ seed: 9, maxTokens: 10, minTokens: 0, ignoreEos: false, stop: [] })).toEqual({ contentTokens: 10, finishReason: 'length' });
+    expect(planOutput({ seed: 9, maxTokens: 5000, minTokens: 0, ignoreEos: false, stop: [] })).toEqual({
+      contentTokens: n, finishReason: 'stop',
+    });
+    expect(planOutput({ seed: 9, maxTokens: 5000, minTokens: 2000, ignoreEos: false, stop: [] })).toEqual({
+      contentTokens: 2000, finishReason: 'stop',
+    });
+    expect(planOutput({ seed: 9, maxTokens: 10, minTokens: 0, ignoreEos: false, stop: [] })).toEqual({
+      contentTokens: 10, finishReason: 'length',
+    });
   });
 
   it('ends before the token that completes a stop string', () => {

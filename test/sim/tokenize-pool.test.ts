@@ -1,4 +1,5 @@
-// Tests of the tokenizer pool: worker-thread counting equals the in-process tokenizer, including split-and-cache of long prompts. Runs in Node (vitest).
+// Tests of the tokenizer pool: worker-thread counting equals the in-process tokenizer, including split-and-cache of
+// long prompts. Runs in Node (vitest).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderChatMl } from '../../lib/chat-template';
 import { chainedBlockHashes } from '../../sim/kv-cache';
@@ -75,7 +76,10 @@ describe('TokenizePool', () => {
     const t1 = performance.now();
     const b = await pool.countChat([{ role: 'user', content: `first line BB\n${rest}` }]);
     const warm = performance.now() - t1;
-    expect(b - a).toBe(loadQwen3Tokenizer().countText(renderChatMl([{ role: 'user', content: 'first line BB\nx' }])) - loadQwen3Tokenizer().countText(renderChatMl([{ role: 'user', content: 'first line A\nx' }])));
+    expect(b - a).toBe(
+      loadQwen3Tokenizer().countText(renderChatMl([{ role: 'user', content: 'first line BB\nx' }])) -
+        loadQwen3Tokenizer().countText(renderChatMl([{ role: 'user', content: 'first line A\nx' }])),
+    );
     expect(warm).toBeLessThan(cold / 5);
   });
 

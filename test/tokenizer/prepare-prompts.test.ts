@@ -1,4 +1,5 @@
-// Exact-length prompt preparation: with the Qwen3 tokenizer, with a server's /tokenize (the real simulator), and approximately. Runs in Node (vitest).
+// Exact-length prompt preparation: with the Qwen3 tokenizer, with a server's /tokenize (the real simulator), and
+// approximately. Runs in Node (vitest).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestPrefix } from '../../lib/prompt-text';
@@ -17,7 +18,10 @@ describe('preparePrompts with the Qwen3 tokenizer', () => {
     const tok = loadQwen3Tokenizer();
     for (const p of set.prompts) {
       expect(p.measuredTokens).toBe(p.contextTokens);
-      for (const prefix of [requestPrefix('unique', 123_456, 7, 89), requestPrefix('unique', 1, 99_999, 0), requestPrefix('shared-prefix', 0, 0, 0)]) {
+      for (const prefix of [
+        requestPrefix('unique', 123_456, 7, 89), requestPrefix('unique', 1, 99_999, 0),
+        requestPrefix('shared-prefix', 0, 0, 0),
+      ]) {
         expect(tok.countChat([{ role: 'user', content: prefix + p.body }])).toBe(p.contextTokens);
       }
     }
@@ -30,7 +34,9 @@ describe('preparePrompts with the Qwen3 tokenizer', () => {
   });
 
   it('refuses a context shorter than the fixed part of the prompt', async () => {
-    await expect(preparePrompts({ model: MODEL, api: 'chat', contexts: [5], tokenizer: 'qwen3' })).rejects.toThrow(/shorter than the prompt's fixed part/);
+    await expect(preparePrompts({ model: MODEL, api: 'chat', contexts: [5], tokenizer: 'qwen3' })).rejects.toThrow(
+      /shorter than the prompt's fixed part/,
+    );
   });
 });
 
@@ -51,7 +57,9 @@ describe('preparePrompts with a server /tokenize', () => {
   });
 
   it('says what to do when the server has no /tokenize', async () => {
-    await expect(preparePrompts({ model: MODEL, api: 'chat', contexts: [300], tokenizer: 'server', baseUrl: 'http://127.0.0.1:9/v1' })).rejects.toThrow();
+    await expect(preparePrompts({
+      model: MODEL, api: 'chat', contexts: [300], tokenizer: 'server', baseUrl: 'http://127.0.0.1:9/v1',
+    })).rejects.toThrow();
   });
 });
 
