@@ -484,7 +484,8 @@ func TestStreamParseJSON(t *testing.T) {
 			out.seen = (out.seen || []).concat(evs.map((e) => e.json === undefined ? 'none'
 				: e.json === null ? 'null'
 				: !e.json.choices ? 'a=' + e.json.a
-				: [Array.isArray(e.json.choices), e.json.choices[0].delta.content, e.json.choices[0].finish_reason, typeof e.json.usage.completion_tokens, e.json.usage.completion_tokens].join('|')));
+				: [Array.isArray(e.json.choices), e.json.choices[0].delta.content, e.json.choices[0].finish_reason,
+					typeof e.json.usage.completion_tokens, e.json.usage.completion_tokens].join('|')));
 		`)
 		v, err := h.rt.VU.Runtime().RunString(`out.seen.join(',')`)
 		if err != nil {
@@ -498,7 +499,8 @@ func TestStreamParseJSON(t *testing.T) {
 			t.Errorf("parseJson %v: json seen %q, want %q", parse, got, want)
 		}
 	}
-	if _, err := newHarness(t).rt.RunOnEventLoop(`llm.stream({ url: "http://127.0.0.1/", parseJson: "yes" }, () => {})`); err == nil || !strings.Contains(err.Error(), "params.parseJson") {
+	_, err := newHarness(t).rt.RunOnEventLoop(`llm.stream({ url: "http://127.0.0.1/", parseJson: "yes" }, () => {})`)
+	if err == nil || !strings.Contains(err.Error(), "params.parseJson") {
 		t.Errorf("parseJson of a wrong type: err = %v", err)
 	}
 }

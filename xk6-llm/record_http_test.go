@@ -140,7 +140,8 @@ func TestStreamPushesTheRecordsSamples(t *testing.T) {
 	if err := json.Unmarshal(got, &js); err != nil {
 		t.Fatal(err)
 	}
-	if js.Record["outcome"] != "completed" || js.Record["outputTokens"] != 3.0 || !js.IsArray || !strings.HasPrefix(js.JSON, "[") || strings.Count(js.JSON, ",") != 1 {
+	if js.Record["outcome"] != "completed" || js.Record["outputTokens"] != 3.0 || !js.IsArray ||
+		!strings.HasPrefix(js.JSON, "[") || strings.Count(js.JSON, ",") != 1 {
 		t.Fatalf("record %s", got)
 	}
 	m := h.drain()

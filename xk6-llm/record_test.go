@@ -25,7 +25,8 @@ func content(s string) string {
 func TestRecordReasoningThenContent(t *testing.T) {
 	rc := recorder{requestedInput: 1000}
 	reasoning := `{"choices":[{"index":0,"delta":{"reasoning_content":"hmm"},"finish_reason":null}]}`
-	feed(&rc, []float64{50, 80, 120, 150, 151}, role, reasoning, content("Hi"), `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`, "[DONE]")
+	stop := `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`
+	feed(&rc, []float64{50, 80, 120, 150, 151}, role, reasoning, content("Hi"), stop, "[DONE]")
 	r := rc.finish(streamEnd{status: 200, endMs: 152})
 	if r.Outcome != outcomeCompleted || r.TTFTMs != 80 || !r.TTFCMs.ok || r.TTFCMs.value != 120 {
 		t.Fatalf("TTFT at the first reasoning token, TTFC at the first content token: %+v", r)
@@ -67,20 +68,28 @@ func TestRecordErrors(t *testing.T) {
 	}{
 		{"connection refused", nil, streamEnd{code: codeConnect, transportErr: "dial tcp: connection refused"}, kindConnection, "refused"},
 		{"header timeout", nil, streamEnd{code: codeHeaderTimeout, transportErr: "no response headers within 1s"}, kindTTFBTimeout, "headers"},
-		{"whole timeout before the head", nil, streamEnd{code: codeTimeout, transportErr: "request timeout after 1s (timeout)"}, kindTimeout, "timeout"},
-		{"idle mid-stream", []string{content("a")}, streamEnd{status: 200, code: codeIdleTimeout, transportErr: "no data read for 1s"}, kindStalled, "no data"},
-		{"reset mid-stream", []string{content("a")}, streamEnd{status: 200, code: codeReset, transportErr: "connection reset by peer"}, kindStreamError, "reset"},
+		{"whole timeout before the head", nil,
+			streamEnd{code: codeTimeout, transportErr: "request timeout after 1s (timeout)"}, kindTimeout, "timeout"},
+		{"idle mid-stream", []string{content("a")},
+			streamEnd{status: 200, code: codeIdleTimeout, transportErr: "no data read for 1s"}, kindStalled, "no data"},
+		{"reset mid-stream", []string{content("a")},
+			streamEnd{status: 200, code: codeReset, transportErr: "connection reset by peer"}, kindStreamError, "reset"},
 		{"3xx", nil, streamEnd{status: 302}, kindHTTPOther, "HTTP 302"},
 		{"500 without body", nil, streamEnd{status: 500}, kindHTTP5xx, "HTTP 500"},
-		{"500 with the server's words", nil, streamEnd{status: 500, body: `{"error":{"message":"CUDA out of memory"}}`}, kindHTTP5xx, "CUDA out of memory"},
-		{"200 JSON error body", nil, streamEnd{status: 200, body: `{"object":"error","message":"model overloaded"}`}, kindServerError, "model overloaded"},
-		{"bare JSON line in a 200 stream", []string{content("a")}, streamEnd{status: 200, firstInvalid: `{"error":"bad"}`}, kindServerError, "bad"},
+		{"500 with the server's words", nil,
+			streamEnd{status: 500, body: `{"error":{"message":"CUDA out of memory"}}`}, kindHTTP5xx, "CUDA out of memory"},
+		{"200 JSON error body", nil,
+			streamEnd{status: 200, body: `{"object":"error","message":"model overloaded"}`}, kindServerError, "model overloaded"},
+		{"bare JSON line in a 200 stream", []string{content("a")},
+			streamEnd{status: 200, firstInvalid: `{"error":"bad"}`}, kindServerError, "bad"},
 		{"error string", []string{`{"error":"boom"}`}, streamEnd{status: 200}, kindServerError, "boom"},
 		{"error object without message", []string{`{"error":{"code":7}}`}, streamEnd{status: 200}, kindServerError, `{"code":7}`},
 		{"not an object", []string{`[1]`}, streamEnd{status: 200}, kindServerError, "not a JSON object"},
 		{"[DONE] alone", []string{"[DONE]"}, streamEnd{status: 200}, kindNoTokens, "without a generated token"},
-		{"first error wins", []string{"nope", `{"error":"later"}`}, streamEnd{status: 200, code: codeReset}, kindMalformedChunk, "malformed chunk: nope"},
-		{"line too long", []string{content("a")}, streamEnd{status: 200, code: codeLineTooLong, transportErr: "an event-stream line is longer"}, kindMalformedChunk, "longer"},
+		{"first error wins", []string{"nope", `{"error":"later"}`},
+			streamEnd{status: 200, code: codeReset}, kindMalformedChunk, "malformed chunk: nope"},
+		{"line too long", []string{content("a")},
+			streamEnd{status: 200, code: codeLineTooLong, transportErr: "an event-stream line is longer"}, kindMalformedChunk, "longer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

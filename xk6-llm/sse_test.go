@@ -176,7 +176,8 @@ func FuzzParser(f *testing.F) {
 			t.Fatalf("split at %d,%d: err %v, unsplit %v", a, b, gotErr, wantErr)
 		}
 		if gp.InvalidLines != wp.InvalidLines || gp.FirstInvalidLine != wp.FirstInvalidLine {
-			t.Fatalf("split at %d,%d: invalid %d %q, unsplit %d %q", a, b, gp.InvalidLines, gp.FirstInvalidLine, wp.InvalidLines, wp.FirstInvalidLine)
+			t.Fatalf("split at %d,%d: invalid %d %q, unsplit %d %q",
+				a, b, gp.InvalidLines, gp.FirstInvalidLine, wp.InvalidLines, wp.FirstInvalidLine)
 		}
 	})
 }
