@@ -1,4 +1,5 @@
-// Finds a free loopback TCP port for a server that cannot listen on port 0 itself (llama-server, Prometheus). Runs in Node.
+// Finds a free loopback TCP port for a server that cannot listen on port 0 itself (llama-server, Prometheus).
+// Runs in Node.
 //
 // The port is free when this returns; another process could take it before the caller's server
 // binds, which on a test machine is rare enough to accept.
