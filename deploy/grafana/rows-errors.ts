@@ -1,0 +1,126 @@
+// The Errors row and the collapsed native-histogram row of the dashboard, as panel specs. Runs in Node.
+
+import { REQUEST_METRICS, SAMPLE_TAGS, SERVER_METRICS, type MetricDefinition } from '../../lib/metrics';
+import { K6_BUILTIN_SERIES } from './k6-builtins';
+import { describe, BY_CELL, HALF, THIRD, type RowSpec } from './panel-spec';
+import {
+  cellMatchers,
+  histogramQuantile,
+  orZerosLike,
+  perSecondOverMinute,
+  ratePerSecond,
+  series,
+  testidMatchers,
+  totalOverRange,
+} from './promql';
+import { counterSeries, grafanaUnit, nativeHistogramSeries, rateSeries } from './remote-write';
+
+export function errorsRow(): RowSpec {
+  const cells = cellMatchers();
+  const errors = counterSeries(REQUEST_METRICS.errors);
+  const kind = SAMPLE_TAGS.errorKind;
+  return {
+    title: 'Errors',
+    collapsed: false,
+    panels: [
+      {
+        type: 'timeseries',
+        title: `Failed requests/s by ${kind}`,
+        description: describe(
+          REQUEST_METRICS.errors,
+          ' Mean over the last minute, counting a burst that arrived as one sample (k6 pushes a counter only when ' +
+          'it changed; rate() would show nothing).',
+        ),
+        queries: [{ expr: perSecondOverMinute(errors, cells, [kind]), legend: `{{${kind}}}` }],
+        unit: 'reqps',
+        min: 0,
+        stack: true,
+        w: HALF,
+        h: 8,
+      },
+      {
+        type: 'bargauge',
+        title: `Failed requests by ${kind} and cell`,
+        description: `${describe(REQUEST_METRICS.errors)} Totals over the time range.`,
+        queries: [
+          { expr: totalOverRange(errors, cells, ['cell', kind]), legend: `{{cell}} {{${kind}}}`, instant: true },
+        ],
+        unit: 'short',
+        min: 0,
+        w: HALF,
+        h: 8,
+      },
+      {
+        type: 'timeseries',
+        title: 'Finished streams/s by HTTP status',
+        description:
+          'k6 built-in http_reqs by status: 0 means no HTTP response (connection failure or timeout before headers).',
+        queries: [{ expr: ratePerSecond(K6_BUILTIN_SERIES.httpReqs, cells, ['status']), legend: '{{status}}' }],
+        unit: 'reqps',
+        min: 0,
+        w: THIRD,
+        h: 8,
+      },
+      {
+        type: 'timeseries',
+        title: 'Dropped iterations/s',
+        description:
+          "k6 built-in dropped_iterations: requests an arrival-rate executor could not start for lack of VUs, or a " +
+          "cell's requests cut when it overran its slot. Non-zero means the client or the schedule, not the " +
+          "server, limited the load. Mean over the last minute; 0 while the run has VUs and dropped nothing (k6 " +
+          "sends no series until the first drop).",
+        queries: [
+          {
+            expr: orZerosLike(
+              perSecondOverMinute(K6_BUILTIN_SERIES.droppedIterations, testidMatchers()),
+              `sum(${series(K6_BUILTIN_SERIES.vus, testidMatchers())})`,
+            ),
+            legend: 'dropped/s (1 min mean)',
+          },
+        ],
+        unit: 'short',
+        min: 0,
+        w: THIRD,
+        h: 8,
+      },
+      {
+        type: 'timeseries',
+        title: 'Server metrics scrape success',
+        description: describe(SERVER_METRICS.scrapeOk),
+        queries: [
+          { expr: `min(${series(rateSeries(SERVER_METRICS.scrapeOk), testidMatchers())})`, legend: 'scrape ok' },
+        ],
+        unit: 'percentunit',
+        min: 0,
+        max: 1,
+        w: THIRD,
+        h: 8,
+      },
+    ],
+  };
+}
+
+export function nativeHistogramRow(): RowSpec {
+  const trends = Object.values(REQUEST_METRICS).filter((d: MetricDefinition) => d.kind === 'trend');
+  return {
+    title: 'Native histograms (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true)',
+    collapsed: true,
+    panels: trends.map((def) => ({
+      type: 'timeseries',
+      title: `${def.name} p50 / p95 / p99 (native histogram)`,
+      description: describe(
+        def,
+        ' Quantiles merged exactly across runners over the rate window. Empty unless k6 sends Trends as native ' +
+        'histograms and Prometheus runs with native histograms enabled.',
+      ),
+      queries: [0.5, 0.95, 0.99].map((q) => ({
+        expr: histogramQuantile(q, nativeHistogramSeries(def), cellMatchers(), BY_CELL),
+        legend: `{{cell}} p${Math.round(q * 100)}`,
+      })),
+      unit: grafanaUnit(def),
+      min: 0,
+      w: HALF,
+      h: 8,
+    })),
+  };
+}
