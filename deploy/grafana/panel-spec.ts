@@ -1,5 +1,5 @@
-// Panel and row specs: the dashboard as plain data (a panel without id or position), the grid widths and the shared
-// description text; rendered to Grafana JSON by render.ts. Runs in Node (the dashboard generator).
+// Panel and row specs (the dashboard as plain data), grid widths and shared description text; runs in Node.
+// render.ts turns the specs into Grafana JSON.
 
 import type * as sdk from '@grafana/grafana-foundation-sdk/dashboard';
 import type { MetricDefinition } from '../../lib/metrics';

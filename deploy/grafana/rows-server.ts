@@ -1,5 +1,5 @@
-// The Server row of the dashboard: the k6 monitor's llm_server_* gauges beside the raw vllm:/sglang:/DCGM_ series
-// Prometheus scrapes, as panel specs. Runs in Node.
+// The dashboard's Server row as panel specs: the k6 monitor's gauges beside the scraped raw series; runs in Node.
+// The monitor's gauges are llm_server_*; the raw series are vllm:, sglang: and DCGM_, as Prometheus scrapes them.
 
 import { SERVER_METRIC_SOURCES } from '../../lib/prometheus';
 import { SERVER_METRICS, type ServerMetricKey } from '../../lib/metrics';
