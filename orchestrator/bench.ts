@@ -28,47 +28,14 @@ import {
   initialProgress,
   renderErrorMessages,
   requestCounts,
-  type DrivenProgress,
   type ProgressState,
 } from './progress';
-import { RW_TREND_STATS_ENV } from '../deploy/grafana/remote-write';
 import { Driver, FixedSteps, type StepResult, type StepSource } from './driver';
 import { CapacitySearch } from './capacity-search';
-import { requestSecondsWithinLimits, searchEtaSeconds } from './search-eta';
-import { mean } from '../report/stats';
 import { startControlServer } from './control-server';
 import { drivenCells, renderSearchTable, renderTimeSpent, type TimeSpent } from './driven-results';
-
-
-/** The remote-write endpoint for a --prometheus-rw value: a Prometheus base URL gets /api/v1/write; a URL with a path is kept. */
-export function prometheusWriteUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UserError(`--prometheus-rw: "${value}" is not a URL (e.g. http://prometheus:9090/api/v1/write)`, EXIT.usage);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UserError(`--prometheus-rw: "${value}" is not an http(s) URL`, EXIT.usage);
-  if (url.pathname === '/' || url.pathname === '') url.pathname = '/api/v1/write';
-  return url.toString();
-}
-
-/** `k6 run` arguments with the remote-write output added before the script path (the last argument). */
-export function withPrometheusRw(args: readonly string[]): string[] {
-  return [...args.slice(0, -1), '-o', 'experimental-prometheus-rw', ...args.slice(-1)];
-}
-
-/**
- * The environment k6 needs for the dashboard (deploy/README.md): the write URL and the trend stats the
- * dashboard reads, unless the caller set K6_PROMETHEUS_RW_TREND_STATS (or other K6_PROMETHEUS_RW_*) itself.
- */
-export function prometheusRwEnv(writeUrl: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return {
-    ...env, K6_PROMETHEUS_RW_SERVER_URL: writeUrl,
-    K6_PROMETHEUS_RW_TREND_STATS: env.K6_PROMETHEUS_RW_TREND_STATS ?? RW_TREND_STATS_ENV,
-  };
-}
+import { drivenProgress, renderSearchStepLine } from './driven-progress';
+import { prometheusRwEnv, prometheusWriteUrl, withPrometheusRw } from './remote-write-env';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -608,64 +575,6 @@ export class Bench extends EventEmitter<BenchEvents> {
       child.on('close', (code) => resolve(code ?? EXIT.internal));
     });
   }
-}
-
-/** One line per finished search step: its verdict and the figures its limits were checked on. */
-function renderSearchStepLine(r: StepResult, search: CapacitySearch): string {
-  const s = search.searches.find((x) => x.useCase.id === r.spec.cell.useCase);
-  const point = s?.points.find((p) => p.users === r.spec.cell.concurrency);
-  const measured = r.requests.filter((q) => q.phase === 'measured').length;
-  const figures = point
-    ? point.checks
-        .map((c) => `${c.label}: ${c.actual === null ? 'n/a' : fmt(c.actual)} ${c.ok ? 'ok' : 'BROKEN'}`)
-        .join(', ')
-    : '';
-  const n = r.spec.cell.concurrency;
-  return `  ${r.spec.cell.useCase} at ${n} user${n === 1 ? '' : 's'}: ` +
-    `${point?.ok ? 'within limits' : 'limit broken'} (${measured} measured requests in ` +
-    `${((r.endMs - r.startMs) / 1000).toFixed(1)} s; ${figures})`;
-}
-
-function fmt(v: number): string {
-  return Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1);
-}
-
-/**
- * The driven part's progress: the step, the search interval, and an ETA (fixed cells: from the steps so far; a search:
- * orchestrator/search-eta.ts).
- */
-function drivenProgress(driver: Driver, search: CapacitySearch | null, state: ProgressState): DrivenProgress {
-  const cur = driver.current;
-  const steps = driver.steps.length;
-  const step = cur
-    ? {
-        id: cur.spec.cell.id, index: steps, users: cur.spec.cell.concurrency, ended: cur.ended, measured: cur.measured,
-        warmingUsers: cur.warmingUsers,
-      }
-    : null;
-  const pos = search?.position ?? null;
-  let eta: number | null = null;
-  const seconds = (r: { startMs: number; endMs: number }): number => (r.endMs - r.startMs) / 1000;
-  const allStepSeconds = driver.steps.map(seconds);
-  if (!search) {
-    // Fixed cells: the cells not yet done, each at the mean of the finished ones.
-    const left = state.cells.slice(steps).length;
-    const perStep = mean(allStepSeconds);
-    eta = perStep === null ? null : left * perStep;
-  } else if (pos) {
-    const s = search.searches[pos.index]!;
-    const width = pos.firstFail === null ? null : pos.firstFail - (pos.lastPass ?? 0);
-    const stepsLeft = width === null ? 3 : Math.max(1, Math.ceil(Math.log2(Math.max(1, width))));
-    const here = driver.steps.filter((r) => r.spec.cell.useCase === s.useCase.id).map(seconds);
-    const running = cur && cur.spec.cell.useCase === s.useCase.id ? (performance.now() - cur.startMs) / 1000 : 0;
-    const bound = (u: (typeof search.searches)[number]): number | null => requestSecondsWithinLimits(u.useCase.limits, u.outputTokens);
-    eta = searchEtaSeconds({
-      current: { boundSeconds: bound(s), spentSeconds: here.reduce((a, b) => a + b, 0) + running, stepSeconds: here, stepsLeft },
-      future: search.searches.slice(pos.index + 1).map(bound),
-      allStepSeconds,
-    });
-  }
-  return { step, search: pos, etaSeconds: eta, ...driver.totals };
 }
 
 function readIfExists(file: string): string {
