@@ -15,6 +15,11 @@ import type { LimitStat } from '../lib/plan';
 import type { CellStats } from './cells';
 import { crossingX, toK6Values, valueAt } from './stats';
 import { limitExpression } from '../lib/options';
+import { capacityInterval, type CapacityInterval } from './capacity-interval';
+import type { TrendKey } from './read-samples';
+
+/** A capacity cell's per-request values of the request Trends (ITL aside: one value per token, no limit here). */
+export type RequestValues = Partial<Record<TrendKey, Float64Array>>;
 
 /** One limit, resolved to a threshold expression. metric "successRate" checks the share of successful requests. */
 export interface LadderLimit {
@@ -195,6 +200,25 @@ export interface UseCaseCapacity {
   readonly cellIds: readonly string[];
   readonly limits: readonly LadderLimit[];
   readonly result: LadderResult;
+  /** The capacity's 95% interval from a bootstrap over each step's requests (report/capacity-interval.ts); null without a ladder. */
+  readonly interval?: CapacityInterval | null;
+}
+
+/**
+ * The capacity with its bootstrap interval, from the per-request values of its capacity steps; unchanged
+ * (no interval) when the use case was read off sweep or gate cells, whose requests were not kept.
+ */
+export function withInterval(
+  capacity: UseCaseCapacity, cells: readonly CellStats[], requestValues: ReadonlyMap<string, RequestValues>,
+): UseCaseCapacity {
+  if (capacity.source !== 'capacity') return { ...capacity, interval: null };
+  const steps = cells.filter((c) => capacity.cellIds.includes(c.id) && c.requests > 0).map((c) => ({
+    users: c.concurrency,
+    values: capacity.limits.map((l) => (l.metric === SUCCESS_METRIC ? null : requestValues.get(c.id)?.[l.metric] ?? null)),
+    succeeded: c.succeeded,
+    failed: c.failed,
+  }));
+  return { ...capacity, interval: capacityInterval(steps, capacity.limits) };
 }
 
 /** Picks the cells that measure a use case, in order of preference. */

@@ -6,13 +6,16 @@ import { MIX_PROFILES, type UseCase } from '../thresholds/use-cases';
 import type { PartInput, RunInput } from './inputs';
 import type { SamplesData } from './read-samples';
 import { applyScalingEfficiency, buildCellStats, type CellStats } from './cells';
+import type { CellAccumulator, TrendKey } from './read-samples';
 import {
   burstCapacity,
   checkLimit,
   interpolateMetric,
   ladderLimits,
   useCaseCapacity,
+  withInterval,
   type BurstCapacity,
+  type RequestValues,
   type UseCaseCapacity,
 } from './capacity';
 import { DEFAULT_COST } from './power';
@@ -134,7 +137,7 @@ export function buildReport(
     const used = `capacity uses "${limitStat}" from ${input.parts[0]!.name}`;
     warnings.push(`Parts use different limit statistics (${[...limitStats].join(', ')}); ${used}.`);
   }
-  const useCases = useCaseCapacities(input, cells, limitStat, options);
+  const useCases = useCaseCapacities(input, cells, limitStat, options, measured.requestValues);
   const burstPart = input.parts.find((part) => part.plan.script === 'burst');
   const burstTtftLimitMs = burstPart?.plan.burstTtftLimitMs ?? firstPlan.burstTtftLimitMs;
   const bursts = burstCapacities(cells, limitStat, burstTtftLimitMs);
@@ -176,6 +179,8 @@ export function buildReport(
 /** What the parts measured: every planned cell's statistics, a summary per part, and what is missing or damaged. */
 interface MeasuredParts {
   readonly cells: CellStats[];
+  /** Each capacity cell's per-request values of the request Trends (ITL aside), for the capacity interval. */
+  readonly requestValues: Map<string, RequestValues>;
   readonly parts: PartSummary[];
   readonly warnings: string[];
   readonly missingCells: string[];
@@ -183,8 +188,15 @@ interface MeasuredParts {
   readonly incomplete: boolean;
 }
 
+/** A cell's per-request values of each request Trend but ITL (one value per token is not a limit's). */
+function requestValuesOf(accumulator: CellAccumulator): RequestValues {
+  const out: RequestValues = {};
+  for (const [key, values] of Object.entries(accumulator.trends)) if (key !== 'itl') out[key as TrendKey] = values.values();
+  return out;
+}
+
 function measureParts(input: RunInput, samples: readonly SamplesData[], options: ReportOptions): MeasuredParts {
-  const measured: MeasuredParts = { cells: [], parts: [], warnings: [], missingCells: [], incomplete: false };
+  const measured: MeasuredParts = { cells: [], requestValues: new Map(), parts: [], warnings: [], missingCells: [], incomplete: false };
   let incomplete = false;
   input.parts.forEach((part, i) => {
     const data = samples[i]!;
@@ -194,6 +206,7 @@ function measureParts(input: RunInput, samples: readonly SamplesData[], options:
       if (accumulator) withData++;
       const monitorIntervalMs = part.plan.monitor.intervalSeconds * 1000;
       measured.cells.push(buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs));
+      if (accumulator && cell.script === 'capacity') measured.requestValues.set(cell.id, requestValuesOf(accumulator));
     }
     const lacking = part.plan.cells.filter((cell) => !data.cells.has(cell.id)).map((cell) => cell.id);
     measured.missingCells.push(...lacking);
@@ -268,6 +281,7 @@ function useCaseCapacities(
   cells: readonly CellStats[],
   limitStat: LimitStat,
   options: ReportOptions,
+  requestValues: ReadonlyMap<string, RequestValues>,
 ): UseCaseCapacity[] {
   const useCaseList: UseCase[] = [];
   for (const part of input.parts) {
@@ -276,7 +290,7 @@ function useCaseCapacities(
     }
   }
   return useCaseList
-    .map((useCase) => useCaseCapacity(useCase, cells, limitStat, options.minSuccessRate))
+    .map((useCase) => withInterval(useCaseCapacity(useCase, cells, limitStat, options.minSuccessRate), cells, requestValues))
     .filter((capacity) => capacity.source !== null);
 }
 

@@ -105,6 +105,10 @@ export function renderCapacityCsv(report: Report): string {
       last_pass: u.result.lastPass,
       first_fail: u.result.firstFail,
       broken_by: u.result.brokenBy?.label ?? null,
+      interval_level: u.interval?.level ?? null,
+      interval_low: u.interval?.low ?? null,
+      // Empty with a low end: open above (some resamples broke no limit up to the largest step).
+      interval_high: u.interval?.high ?? null,
       tested: u.result.steps.map((s) => `${s.concurrency}:${s.ok ? 'pass' : 'fail'}`).join(';'),
     });
   }

@@ -10,8 +10,8 @@ import type { CellStats } from './cells';
 import type { RunInfo, ThresholdOutcome } from './inputs';
 import type { CostOptions } from './power';
 
-/** Bumped whenever report.json changes shape. */
-export const REPORT_SCHEMA_VERSION = 1;
+/** Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval`. */
+export const REPORT_SCHEMA_VERSION = 2;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */

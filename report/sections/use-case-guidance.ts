@@ -1,7 +1,9 @@
 // The use-case guidance table: thresholds and capacity per use case, and how capacity was measured. Runs in Node.
 
 import { DocBuilder, type Block } from '../document';
-import { fmtInt, fmtLimitValue, fmtPct, fmtTokens } from '../format';
+import { fmtInt, fmtLimitValue, fmtPct, fmtTokens, plural } from '../format';
+import { formatInterval, searchResolution } from '../capacity-interval';
+import { PLAN_DEFAULTS } from '../../lib/plan-defaults';
 import { capacityGuidance } from '../judgement';
 import type { UseCaseCapacity } from '../capacity';
 import type { CellStats } from '../cells';
@@ -26,17 +28,48 @@ export function useCaseGuidanceSection(report: Report): Block[] {
     fmtTokens(capacity.useCase.contextTokens),
     thresholdColumn(capacity, ['ttft', 'e2e']),
     thresholdColumn(capacity, ['decodeSpeed', 'itl', 'tpot']),
-    capacity.result.displayShort,
+    capacityWithInterval(capacity),
     capacityGuidance(capacity),
   ];
   const head = ['USE CASE', 'CONTEXT', 'TTFT THRESHOLD', 'SPEED THRESHOLD', 'CAPACITY', 'ANALYSIS'];
   doc.table(head, report.useCases.map(row));
+  const uncertainty = intervalNote(report);
+  if (uncertainty) doc.p(uncertainty);
   doc.p(sentences(
     'The limits shown are conservative.',
     'Beyond these points, the system continues functioning with slower response times ' +
       'that may still be acceptable for your specific use case.',
   ));
   return doc.blocks;
+}
+
+/** "73 (69-76)": the capacity and, in brackets, its 95% interval when one was estimated and is not a single value. */
+function capacityWithInterval(capacity: UseCaseCapacity): string {
+  const interval = capacity.interval;
+  if (!interval || interval.low === interval.high) return capacity.result.displayShort;
+  return `${capacity.result.displayShort} (${formatInterval(interval)})`;
+}
+
+/** What the brackets mean, and which intervals are wider than the search's resolution. */
+function intervalNote(report: Report): string | null {
+  const withInterval = report.useCases.filter((capacity) => capacity.interval);
+  if (withInterval.length === 0) return null;
+  const search = report.parts.find((part) => part.search)?.search ?? null;
+  const exactBelow = search?.exactBelow ?? PLAN_DEFAULTS.capacity.exactBelow;
+  const percent = search?.resolutionPercent ?? PLAN_DEFAULTS.capacity.resolutionPercent;
+  const wide = withInterval.filter((capacity) => {
+    const { low, high } = capacity.interval!;
+    const at = capacity.result.estimate ?? low;
+    return high === null || high - low > 2 * searchResolution(at, exactBelow, percent);
+  });
+  return sentences(
+    "In brackets, a capacity's 95% interval: the capacities a bootstrap over each step's measured requests " +
+      'gives (1,000 resamples, the same reading of the steps), so how far the noise of the requests moves the answer; ' +
+      'without brackets, every resample gave the same capacity.',
+    wide.length === 0 ? null
+      : `Wider than the search's resolution (±${plural(1, 'user')} below ${exactBelow} users, else ±${percent}%): ` +
+        `${wide.map((capacity) => capacity.useCase.title).join(', ')}; more requests per step would narrow it.`,
+  );
 }
 
 /** A use case's first limit on one of `metrics`, written for the guidance table ("8s", "2s e2e", "15 tok/s"). */

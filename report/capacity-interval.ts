@@ -1,0 +1,155 @@
+// A capacity's 95% interval by a bootstrap over the measured requests of each step. Runs in Node.
+//
+// Why a bootstrap: a step's verdict rests on a statistic (the mean TTFT, a percentile of decode speed)
+// of a handful of requests, and on a real server two runs of the same step differ by more than the
+// margin that separates the last passing step from the first failing one. Resampling each step's
+// requests with replacement gives the spread of that statistic; re-reading the capacity from each
+// resampled ladder, with the same rule as the report (the last passing step, the crossing interpolated
+// towards the first failing one), gives the spread of the capacity. Quantiles of the replicates are the
+// interval. It says how far the noise of the measured requests moves the answer; it cannot see what was
+// not measured (a step the search skipped, a slower day of the server).
+
+import { crossingX, percentile, sortValues } from './stats';
+
+/** A limit as a ladder checks it (report/capacity.ts IntervalLimit): its k6 expression names the aggregation. */
+export interface IntervalLimit {
+  readonly metric: string;
+  readonly operator: '<' | '<=' | '>' | '>=';
+  readonly value: number;
+  /** e.g. "avg<8000", "p(95)>15", "rate>=0.99". */
+  readonly expression: string;
+}
+
+/** One measured step: its users and, per limit (same order), the requests' values of that limit's metric. */
+export interface IntervalStep {
+  readonly users: number;
+  /** Per limit: the per-request values (ms or tok/s); null for the success-rate limit, which uses the counts. */
+  readonly values: readonly (ArrayLike<number> | null)[];
+  readonly succeeded: number;
+  readonly failed: number;
+}
+
+export interface CapacityInterval {
+  /** 0.95. */
+  readonly level: number;
+  /** Lower end, in users (0 when the first step may already break a limit). */
+  readonly low: number;
+  /** Upper end, in users; null when some replicates broke no limit at all (open above the largest step). */
+  readonly high: number | null;
+  /** The largest step measured (what an open upper end is "more than"). */
+  readonly largestStep: number;
+  readonly replicates: number;
+}
+
+/** A small seeded generator (mulberry32): the same run gives the same interval. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The statistic a threshold aggregation names ("avg", "med", "p(95)", "min", "max") of some values. */
+export function aggregate(values: ArrayLike<number>, aggregation: string): number {
+  const sorted = sortValues(values);
+  if (aggregation === 'avg') return sorted.reduce((a, b) => a + b, 0) / sorted.length;
+  if (aggregation === 'med') return percentile(sorted, 0.5);
+  if (aggregation === 'min') return sorted[0]!;
+  if (aggregation === 'max') return sorted[sorted.length - 1]!;
+  const p = /^p\((\d+(?:\.\d+)?)\)$/.exec(aggregation);
+  if (!p) throw new Error(`no aggregation "${aggregation}"`);
+  return percentile(sorted, Number(p[1]) / 100);
+}
+
+function holds(actual: number, op: IntervalLimit['operator'], value: number): boolean {
+  return op === '<' ? actual < value : op === '<=' ? actual <= value : op === '>' ? actual > value : actual >= value;
+}
+
+/** The aggregation of a limit's k6 expression: "avg<8000" -> "avg", "p(95)>15" -> "p(95)". */
+function aggregationOf(limit: IntervalLimit): string {
+  return /^[a-z]+(?:\([\d.]+\))?/.exec(limit.expression)![0];
+}
+
+/** One resampled statistic per limit for one step; the success rate as a binomial draw. */
+function resampleStep(step: IntervalStep, limits: readonly IntervalLimit[], random: () => number): (number | null)[] {
+  return limits.map((limit, i) => {
+    const values = step.values[i];
+    if (limit.metric === 'successRate') {
+      const n = step.succeeded + step.failed;
+      if (n === 0) return null;
+      let ok = 0;
+      for (let k = 0; k < n; k++) if (random() < step.succeeded / n) ok++;
+      return ok / n;
+    }
+    if (!values || values.length === 0) return null;
+    const draw = new Float64Array(values.length);
+    for (let k = 0; k < values.length; k++) draw[k] = values[Math.floor(random() * values.length)]!;
+    return aggregate(draw, aggregationOf(limit));
+  });
+}
+
+/**
+ * The capacity one ladder of statistics gives, as the report reads a fixed ladder: the last passing step,
+ * the first broken limit's crossing interpolated towards the first failing step (whole users, strict
+ * limits one below an exact crossing); 0 when the first step fails, Infinity when none does.
+ */
+export function ladderCapacity(
+  users: readonly number[], stats: readonly (readonly (number | null)[])[], limits: readonly IntervalLimit[],
+): number {
+  const ok = stats.map((row) => row.every((v, i) => v !== null && holds(v, limits[i]!.operator, limits[i]!.value)));
+  const fail = ok.indexOf(false);
+  if (fail < 0) return Infinity;
+  if (fail === 0) return 0;
+  const n0 = users[fail - 1]!;
+  const n1 = users[fail]!;
+  let best = n1 - 1;
+  limits.forEach((limit, i) => {
+    const v0 = stats[fail - 1]![i] ?? null;
+    const v1 = stats[fail]![i] ?? null;
+    if (v1 !== null && holds(v1, limit.operator, limit.value)) return;
+    let x = n0;
+    if (v0 !== null && v1 !== null) {
+      const c = crossingX(n0, v0, n1, v1, limit.value);
+      if (c !== null && isFinite(c)) x = Math.min(Math.max(c, n0), n1);
+    }
+    let estimate = Math.floor(x);
+    if (estimate === x && (limit.operator === '<' || limit.operator === '>') && estimate > n0) estimate -= 1;
+    best = Math.min(best, Math.max(n0, Math.min(estimate, n1 - 1)));
+  });
+  return best;
+}
+
+/** The bootstrap interval of the capacity of measured steps (any order); null without steps. */
+export function capacityInterval(
+  steps: readonly IntervalStep[], limits: readonly IntervalLimit[], opts: { replicates?: number; level?: number; seed?: number } = {},
+): CapacityInterval | null {
+  const ran = steps.filter((s) => s.succeeded + s.failed > 0).sort((a, b) => a.users - b.users);
+  if (ran.length === 0 || limits.length === 0) return null;
+  const replicates = opts.replicates ?? 1000;
+  const level = opts.level ?? 0.95;
+  const random = seededRandom(opts.seed ?? 1);
+  const users = ran.map((s) => s.users);
+  const capacities: number[] = [];
+  for (let r = 0; r < replicates; r++) {
+    capacities.push(ladderCapacity(users, ran.map((s) => resampleStep(s, limits, random)), limits));
+  }
+  capacities.sort((a, b) => a - b);
+  const at = (q: number): number => capacities[Math.min(replicates - 1, Math.max(0, Math.round(q * (replicates - 1))))]!;
+  const high = at(1 - (1 - level) / 2);
+  return { level, low: at((1 - level) / 2), high: isFinite(high) ? high : null, largestStep: users[users.length - 1]!, replicates };
+}
+
+/** The search's resolution at a capacity: 1 user below `exactBelow`, else `percent` of it (at least 1). */
+export function searchResolution(capacity: number, exactBelow: number, percent: number): number {
+  return capacity < exactBelow ? 1 : Math.max(1, Math.ceil((capacity * percent) / 100));
+}
+
+/** "69-76", "70-more than 74", for the interval of a capacity. */
+export function formatInterval(i: CapacityInterval): string {
+  const high = i.high === null ? `more than ${i.largestStep}` : String(i.high);
+  return i.low === i.high ? `${i.low}` : `${i.low}-${high}`;
+}

@@ -1,0 +1,104 @@
+// Tests for report/capacity-interval.ts: the bootstrap interval of a capacity, against hand-worked ladders. Runs in Node (vitest).
+
+import { describe, expect, it } from 'vitest';
+import {
+  aggregate, capacityInterval, formatInterval, ladderCapacity, searchResolution, seededRandom, type IntervalLimit,
+  type IntervalStep,
+} from '../../report/capacity-interval';
+
+const TTFT_BELOW_300: IntervalLimit = { metric: 'ttft', operator: '<', value: 300, expression: 'avg<300' };
+const SPEED_ABOVE_10: IntervalLimit = { metric: 'decodeSpeed', operator: '>', value: 10, expression: 'p(95)>10' };
+const SUCCESS: IntervalLimit = { metric: 'successRate', operator: '>=', value: 0.99, expression: 'rate>=0.99' };
+
+/** A step whose requests all read `mean` (no spread), or spread evenly by +-spread around it. */
+function step(users: number, mean: number, requests: number, spread = 0): IntervalStep {
+  const values = Array.from({ length: requests }, (_, i) => mean + (requests === 1 ? 0 : spread * (2 * i / (requests - 1) - 1)));
+  return { users, values: [values], succeeded: requests, failed: 0 };
+}
+
+describe('aggregate', () => {
+  it('reads the threshold aggregations as k6 does', () => {
+    expect(aggregate([1, 2, 3, 10], 'avg')).toBe(4);
+    expect(aggregate([10, 1, 3, 2], 'med')).toBe(2.5);
+    expect(aggregate([1, 2, 3, 10], 'max')).toBe(10);
+    expect(aggregate([1, 2, 3, 10], 'min')).toBe(1);
+    // k6's p(x): linear between ranks, rank (n - 1) * x = 2.85 -> 3 + 0.85 * (10 - 3).
+    expect(aggregate([1, 2, 3, 10], 'p(95)')).toBeCloseTo(8.95, 10);
+  });
+});
+
+describe('ladderCapacity', () => {
+  const users = [1, 2, 4];
+  it('interpolates the crossing between the last passing and the first failing step', () => {
+    // 200 ms at 2 users, 360 ms at 4: 300 ms is crossed at 2 + 2 * 100 / 160 = 3.25 users -> 3.
+    expect(ladderCapacity(users, [[100], [200], [360]], [TTFT_BELOW_300])).toBe(3);
+    // Crossed exactly at 3 users (200 -> 400): a strict limit already fails there -> 2.
+    expect(ladderCapacity(users, [[100], [200], [400]], [TTFT_BELOW_300])).toBe(2);
+  });
+  it('is 0 when the first step fails and Infinity when none does', () => {
+    expect(ladderCapacity(users, [[400], [500], [600]], [TTFT_BELOW_300])).toBe(0);
+    expect(ladderCapacity(users, [[100], [120], [150]], [TTFT_BELOW_300])).toBe(Infinity);
+  });
+  it('takes the limit that breaks first, and a step without samples as broken', () => {
+    // TTFT crosses at 3.25 users, speed (12 -> 6 over 2..4) at 2 + 2 * 2 / 6 = 2.67 -> 2.
+    expect(ladderCapacity(users, [[100, 20], [200, 12], [360, 6]], [TTFT_BELOW_300, SPEED_ABOVE_10])).toBe(2);
+    expect(ladderCapacity(users, [[100], [200], [null]], [TTFT_BELOW_300])).toBe(2);
+  });
+});
+
+describe('capacityInterval', () => {
+  it('collapses to the capacity when the requests do not vary', () => {
+    const steps = [step(1, 100, 5), step(2, 200, 5), step(4, 360, 5)];
+    expect(capacityInterval(steps, [TTFT_BELOW_300])).toMatchObject({ level: 0.95, low: 3, high: 3, largestStep: 4 });
+  });
+
+  it('widens with the spread of the requests, contains the capacity, and repeats for a seed', () => {
+    const noisy = [step(1, 100, 5, 60), step(2, 200, 5, 120), step(4, 360, 5, 200)];
+    const interval = capacityInterval(noisy, [TTFT_BELOW_300], { seed: 7 })!;
+    expect(interval.low).toBeLessThanOrEqual(3);
+    expect(interval.high ?? Infinity).toBeGreaterThanOrEqual(3);
+    expect(interval.low).toBeLessThan(interval.high ?? Infinity);
+    expect(capacityInterval(noisy, [TTFT_BELOW_300], { seed: 7 })).toEqual(interval);
+    // The same spread over 20 times the requests: the step means move less, the interval narrows.
+    const many = [step(1, 100, 100, 60), step(2, 200, 100, 120), step(4, 360, 100, 200)];
+    const narrow = capacityInterval(many, [TTFT_BELOW_300], { seed: 7 })!;
+    expect((narrow.high ?? 99) - narrow.low).toBeLessThan((interval.high ?? 99) - interval.low);
+  });
+
+  it('is open above when some replicates break no limit', () => {
+    // The last step sits on the limit with a wide spread: about half the replicates pass it.
+    const steps = [step(1, 100, 4), step(2, 295, 4, 100)];
+    const interval = capacityInterval(steps, [TTFT_BELOW_300])!;
+    expect(interval.high).toBeNull();
+    expect(formatInterval(interval)).toBe(`${interval.low}-more than 2`);
+  });
+
+  it('draws the success rate as a binomial of the step', () => {
+    const steps: IntervalStep[] = [
+      { users: 1, values: [null], succeeded: 100, failed: 0 },
+      { users: 2, values: [null], succeeded: 90, failed: 10 },
+    ];
+    // 90% success can never resample to 99%: the capacity is 1 in every replicate.
+    expect(capacityInterval(steps, [SUCCESS])).toMatchObject({ low: 1, high: 1 });
+  });
+
+  it('has no interval without measured steps', () => {
+    expect(capacityInterval([], [TTFT_BELOW_300])).toBeNull();
+  });
+});
+
+describe('helpers', () => {
+  it('searchResolution: 1 user below exactBelow, else the percentage, rounded up', () => {
+    expect(searchResolution(15, 16, 5)).toBe(1);
+    expect(searchResolution(73, 16, 5)).toBe(4);
+    expect(searchResolution(16, 16, 5)).toBe(1);
+  });
+  it('seededRandom repeats for a seed and stays in [0, 1)', () => {
+    const a = seededRandom(3);
+    const b = seededRandom(3);
+    const xs = Array.from({ length: 1000 }, () => a());
+    expect(xs).toEqual(Array.from({ length: 1000 }, () => b()));
+    expect(Math.min(...xs)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...xs)).toBeLessThan(1);
+  });
+});
