@@ -1,5 +1,6 @@
-// Lint rules: typescript-eslint's recommended set, plus the import direction of docs/architecture.md and the
-// syntax k6's JavaScript engine (Sobek) lacks, for the code that is bundled into k6 scripts.
+// Lint rules: typescript-eslint's recommended set, plus the project's import direction and k6 syntax rules.
+// The import direction is that of docs/architecture.md; the syntax rules forbid what k6's JavaScript engine (Sobek)
+// lacks, in the code that is bundled into k6 scripts.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

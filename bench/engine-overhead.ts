@@ -1,5 +1,5 @@
-// Benchmark of the project's k6 running the suite's own sweep bundle, against the simulator's ground truth: timing
-// error, client CPU per token, memory. Runs in Node.
+// Benchmarks the project's k6 running the suite's own sweep bundle against the simulator's ground truth. Runs in Node.
+// It measures timing error, client CPU per token and memory.
 //
 // The simulator (fixed timing: TTFT 50 ms, ITL 10 ms = 100 tok/s or 33.3 ms = 30 tok/s per stream,
 // --ground-truth: when it wrote each token) is pinned to core 0 and k6 to core 1 (taskset; nice -10

@@ -1,5 +1,5 @@
-// Benchmark: generates a k6-layout CSV of about 5 million rows (synthetic run folder) and times the report on it, with
-// peak RSS. Runs in Node.
+// Benchmarks the report on a k6-layout CSV of about 5 million rows, with peak RSS. Runs in Node.
+// It first generates the CSV as a synthetic run folder, then times the report on it.
 //
 // npm run bench:report-speed [-- --rows 5000000 --keep]
 // The report runs in a child process so its peak RSS is its own, not the generator's.

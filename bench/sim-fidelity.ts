@@ -1,5 +1,5 @@
-// Fidelity benchmark of the simulator: runs every seed report's published points (bench/fidelity-points.ts) over real
-// HTTP streams, profiles A-E, and prints predicted vs published values. Runs in Node.
+// Benchmarks the simulator's fidelity: prints predicted vs published values of the seed reports' points. Runs in Node.
+// It runs every seed report's published points (bench/fidelity-points.ts) over real HTTP streams, profiles A-E.
 //
 // The simulator runs as a child process (the CLI), so the measuring client below has its own event loop.
 // Every figure is measured from the client side, as the suite measures it (docs/architecture.md definitions):

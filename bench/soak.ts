@@ -1,5 +1,5 @@
-// Soak test of the project's k6: does the client leak memory or file descriptors, or drop
-// requests, over a long run of concurrent streams? Runs in Node.
+// Soak test of the project's k6 over a long run of concurrent streams. Runs in Node.
+// It asks whether the client leaks memory or file descriptors, or drops requests.
 //
 // The simulator (sim/, fixed timing: TTFT 50 ms, ITL 10 ms = 100 tok/s per stream, 300 output tokens
 // per request, so about 3 s per request) is pinned to core 0 and the client engine to core 1 (taskset;

@@ -1,5 +1,5 @@
-// The bench-driven protocol: how a k6 script run by `npm run bench` asks the bench for its next request and reports the
-// last one. Runs in k6 and Node.
+// The bench-driven protocol between a k6 script run by `npm run bench` and the bench. Runs in k6 and Node.
+// The script asks the bench for its next request and reports the last one.
 //
 // Plain `k6 run` schedules cells in fixed time slots (lib/options.ts), which leaves a slot idle when
 // a cell ends early. When the bench drives, every VU asks the bench's control endpoint (CONTROL_URL)

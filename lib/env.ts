@@ -1,5 +1,5 @@
-// Environment values (k6 __ENV / process.env) parsed once into plan overrides and run settings, with errors that name
-// the variable. Runs in k6 and Node.
+// Parses environment values (k6 __ENV / process.env) once into plan overrides and run settings. Runs in k6 and Node.
+// Its errors name the variable.
 
 import * as v from 'valibot';
 import { API_STYLES, PROMPT_MODES, type PlanInput, PlanError } from './plan';

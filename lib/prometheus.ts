@@ -1,5 +1,5 @@
-// Prometheus text-format reading for the monitor scenario: flat samples, and the server figures the suite tracks (vLLM,
-// SGLang, DCGM). Runs in k6 and Node.
+// Prometheus text-format reading for the monitor scenario. Runs in k6 and Node.
+// It reads flat samples, and the server figures the suite tracks (vLLM, SGLang, DCGM).
 //
 // Hand-written rather than parse-prometheus-text-format: that package (last released 2019) drops
 // histogram _sum/_count samples that carry labels and does not map `_total` counters to their

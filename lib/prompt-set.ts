@@ -1,5 +1,5 @@
-// The prepared prompt set (prompts.json): prompt bodies of exact token lengths per context, written by `npm run
-// prepare-prompts`, read by the k6 scripts in init. Runs in k6 and Node.
+// The prepared prompt set (prompts.json): prompt bodies of exact token lengths per context. Runs in k6 and Node.
+// `npm run prepare-prompts` writes it; the k6 scripts read it in init.
 
 import { PlanError, type ApiStyle } from './plan';
 import { approximateWordsForTokens, fillerText, requestPrefix } from './prompt-text';

@@ -1,5 +1,5 @@
-// Deterministic prompt text and per-request unique prefixes, so prompts have exact lengths and prefix caching cannot
-// hide prefill. Runs in k6 and Node.
+// Deterministic prompt text and per-request unique prefixes. Runs in k6 and Node.
+// Prompts get exact lengths, and prefix caching cannot hide prefill.
 
 import type { PromptMode } from './plan';
 

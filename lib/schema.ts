@@ -1,5 +1,5 @@
-// The building blocks of the suite's schemas (valibot), worded for one-line errors: each message says what was expected
-// and what came. Runs in k6 and Node.
+// The building blocks of the suite's schemas (valibot), worded for one-line errors. Runs in k6 and Node.
+// Each message says what was expected and what came.
 //
 // A message never names its field: parseOrThrow() puts the path in front, so one field schema
 // serves a plan file and a plan.json read back. The builders are marked free of side effects so

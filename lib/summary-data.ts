@@ -1,5 +1,5 @@
-// The shape of k6's handleSummary data (test/fixtures/k6-golden/handle-summary-data.json), typed once for everything
-// that reads it. Runs in k6 and Node.
+// The shape of k6's handleSummary data, typed once for everything that reads it. Runs in k6 and Node.
+// An example is test/fixtures/k6-golden/handle-summary-data.json.
 
 import * as v from 'valibot';
 import type { MetricKind } from './metrics';

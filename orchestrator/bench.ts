@@ -1,5 +1,5 @@
-// The main job: start the simulator when no URL is given, prepare prompts, build, run each entry script on k6, then the
-// report. Runs in Node.
+// The main job of a bench run, from prompts to report. Runs in Node.
+// Start the simulator when no URL is given, prepare prompts, build, run each entry script on k6, then the report.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';

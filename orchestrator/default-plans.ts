@@ -1,5 +1,5 @@
-// The plans `npm run bench` runs when given none: a quick one sized for a 2-core machine and the simulator, and the
-// full grid of the reports. Runs in Node.
+// The plans `npm run bench` runs when given none. Runs in Node.
+// A quick one sized for a 2-core machine and the simulator, and the full grid of the reports.
 
 import type { PlanInput, ScriptName } from '../lib/plan';
 import { BURST_DEPTHS, CONTEXT_GRID } from '../thresholds/use-cases';

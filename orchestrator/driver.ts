@@ -1,5 +1,5 @@
-// The scheduler of a bench-driven run: which VU sends which request of which step, when a step ends, and each request's
-// phase. Pure state, no I/O, no clock of its own. Runs in Node.
+// The scheduler of a bench-driven run: pure state, no I/O, no clock of its own. Runs in Node.
+// It decides which VU sends which request of which step, when a step ends, and each request's phase.
 //
 // A step is N users (VUs) sending requests of one cell back to back, closed loop. Two kinds:
 //   rounds: each user sends exactly `rounds` requests, all measured; the step ends when all are done

@@ -1,5 +1,5 @@
-// Builds the project's k6 (k6 + k6/x/llm) from xk6-llm/ with `go build`, as xk6 does, and reuses it while its sources
-// are unchanged. Runs in Node.
+// Builds the project's k6 (k6 + k6/x/llm) from xk6-llm/ with `go build`, as xk6 does. Runs in Node.
+// It reuses the build while its sources are unchanged.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
-// The time left in a capacity search, for the bench's status line: pure arithmetic on the use cases' limits and the
-// steps so far. Runs in Node.
+// The time left in a capacity search, for the bench's status line. Runs in Node.
+// Pure arithmetic on the use cases' limits and the steps so far.
 //
 // Averaging the steps so far underestimated badly: the first use cases are the short-context ones,
 // and in every use case the costly steps are the last ones, near its capacity. Those steps run at the

@@ -1,5 +1,5 @@
-// Capacity per use case and max safe burst depth: limits evaluated with lib/thresholds.ts, crossings interpolated
-// between steps. Runs in Node.
+// Capacity per use case and max safe burst depth. Runs in Node.
+// Limits are evaluated with lib/thresholds.ts; crossings are interpolated between steps.
 //
 // A ladder is a list of steps (cells) of rising concurrency. Every limit is turned into a k6
 // threshold expression ("<limitStat><op><value>", e.g. "avg<8000") and evaluated with the suite's

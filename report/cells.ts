@@ -1,5 +1,5 @@
-// Per-cell statistics: requests, success, errors, latency distributions, speeds, throughput, efficiency, server and
-// power figures. Runs in Node.
+// Per-cell statistics, from requests and errors to server and power figures. Runs in Node.
+// They are requests, success, errors, latency distributions, speeds, throughput, efficiency, server and power figures.
 //
 // Formulas (docs/architecture.md, "Measurement definitions"):
 //   system throughput = output tokens / cell wall time (first request start to last request end), tok/s

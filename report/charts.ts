@@ -1,5 +1,5 @@
-// ECharts options for every chart of the report, built once from the report object and used for both the SVG files and
-// the interactive HTML. Runs in Node.
+// ECharts options for every chart of the report, built once from the report object. Runs in Node.
+// The same options serve the SVG files and the interactive HTML.
 //
 // Options are plain JSON (no functions), so the HTML page can embed them as they are. Threshold
 // lines are dashed markLines. SVG is rendered server-side with echarts' SSR renderer.

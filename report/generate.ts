@@ -1,5 +1,5 @@
-// Orchestrates a report: load the run folder, stream each part's samples, build the report object, render, and write
-// the files. Runs in Node.
+// Orchestrates a report, from the run folder to the written files. Runs in Node.
+// Load the run folder, stream each part's samples, build the report object, render, and write the files.
 
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
-// Renders cells.csv (one row per cell, every figure) and capacity.csv (one row per use case and burst profile); returns
-// strings. Runs in Node.
+// Renders cells.csv and capacity.csv, returned as strings. Runs in Node.
+// cells.csv has one row per cell with every figure; capacity.csv one row per use case and burst profile.
 
 import Papa from 'papaparse';
 import type { Report } from './report-types';

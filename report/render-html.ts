@@ -1,5 +1,5 @@
-// Renders the report document as one self-contained HTML page (inline CSS, inline echarts, interactive charts; works
-// offline); returns a string. Runs in Node.
+// Renders the report document as one self-contained HTML page, returned as a string. Runs in Node.
+// Inline CSS, inline echarts and interactive charts: the page works offline.
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

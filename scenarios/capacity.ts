@@ -1,5 +1,6 @@
-// k6 entry script "capacity": Per use case, steps of N users held in steady state (warm-up excluded) up to where a
-// limit breaks, so the report can state each capacity limit. Runs in k6 (bundled to dist/capacity.js).
+// k6 entry script "capacity": finds each use case's capacity. Runs in k6 (bundled to dist/capacity.js).
+// Per use case, steps of N users held in steady state (warm-up excluded) up to where a limit breaks, so the report can
+// state each capacity limit.
 
 import { entryScript } from '../lib/k6/entry';
 

@@ -1,5 +1,5 @@
-// k6 entry script "gate": A short fixed load with a use case's limits as thresholds, for pipelines: k6 exits 99 when
-// they fail. Runs in k6 (bundled to dist/gate.js).
+// k6 entry script "gate": a short load gated by a use case's limits. Runs in k6 (bundled to dist/gate.js).
+// The load is fixed and the limits are its thresholds. For pipelines: k6 exits 99 when they fail.
 
 import { entryScript } from '../lib/k6/entry';
 

@@ -1,5 +1,5 @@
-// k6 entry script "mix": Fixed input/output profiles (chatbot, RAG, agentic, tool calling and long-output variants) at
-// rising concurrency. Runs in k6 (bundled to dist/mix.js).
+// k6 entry script "mix": fixed input/output profiles at rising concurrency. Runs in k6 (bundled to dist/mix.js).
+// The profiles are chatbot, RAG, agentic, tool calling and long-output variants.
 
 import { entryScript } from '../lib/k6/entry';
 

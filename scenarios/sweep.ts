@@ -1,5 +1,5 @@
-// k6 entry script "sweep": The context x concurrency grid of the reports: N simultaneous users per cell, several rounds
-// each. Runs in k6 (bundled to dist/sweep.js).
+// k6 entry script "sweep": the context x concurrency grid of the reports. Runs in k6 (bundled to dist/sweep.js).
+// Each cell has N simultaneous users, several rounds each.
 
 import { entryScript } from '../lib/k6/entry';
 

@@ -1,5 +1,5 @@
-// `npm run build:k6`: builds the project's k6 (k6 + k6/x/llm) into .cache/k6/k6 unless an up-to-date one exists; prints
-// its path. Runs in Node.
+// `npm run build:k6`: builds the project's k6 (k6 + k6/x/llm) into .cache/k6/k6. Runs in Node.
+// It skips the build when an up-to-date one exists, and prints its path.
 
 import { Command } from 'commander';
 import { EXIT } from '../lib/exit-codes';

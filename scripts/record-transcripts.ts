@@ -1,5 +1,5 @@
-// `npm run record-transcripts`: records the simulator's streams (vLLM and SGLang flavours, every injected fault) as
-// golden transcripts for the Go tests. Runs in Node.
+// `npm run record-transcripts`: records the simulator's streams as golden transcripts for the Go tests. Runs in Node.
+// It covers the vLLM and SGLang flavours and every injected fault.
 //
 // Each response is written byte for byte to xk6-llm/testdata/transcripts/sim-<flavour>-<case>.http in
 // the transcript format (xk6-llm/transcript_test.go): comment lines, status, content type, how the

@@ -1,5 +1,5 @@
-// Starts the simulator as its own process (the scripts/sim.ts CLI) and stops it: what the bench and the benchmarks
-// serve requests from. Runs in Node.
+// Starts the simulator as its own process (the scripts/sim.ts CLI) and stops it. Runs in Node.
+// The bench and the benchmarks serve requests from it.
 //
 // Its own process, so its event loop (the schedule of every token it writes) shares nothing with the
 // caller's: an in-process simulator stalled whenever the bench parsed output or collected garbage,

@@ -1,5 +1,5 @@
-// Fault injection for reliability tests: parses fault specs (header x-sim-fault, CLI flags) and picks the faults of a
-// request. Runs in Node, pure.
+// Fault injection for reliability tests: parses fault specs and picks the faults of a request. Runs in Node, pure.
+// Specs come from the header x-sim-fault and from CLI flags.
 //
 // Spec grammar: faults separated by commas, each `kind[;key=value]...`, e.g.
 //   "reset-mid-stream;after=5", "stall;ms=2000;after=3", "error-status;status=503", "no-done,no-usage",

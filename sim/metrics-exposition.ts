@@ -1,5 +1,5 @@
-// A minimal Prometheus registry and text exposition (format 0.0.4) for the simulator's /metrics: counters, gauges,
-// histograms with labels. Runs in Node, pure.
+// A minimal Prometheus registry and text exposition (format 0.0.4) for the simulator's /metrics. Runs in Node, pure.
+// It has counters, gauges and histograms with labels.
 
 export type Labels = Readonly<Record<string, string>>;
 

@@ -1,5 +1,5 @@
-// Writes one request's response as tokens arrive from the scheduler: SSE chunks (vLLM or SGLang style) or a JSON body,
-// with injected faults. Runs in Node.
+// Writes one request's response as tokens arrive from the scheduler. Runs in Node.
+// It writes SSE chunks (vLLM or SGLang style) or a JSON body, with injected faults.
 
 import type { ServerResponse } from 'node:http';
 import type { TokenEvent } from './engine';

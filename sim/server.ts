@@ -1,5 +1,5 @@
-// The simulated OpenAI-compatible inference server: HTTP routes, request admission, and wiring of scheduler, metrics
-// and ground truth. Runs in Node.
+// The simulated OpenAI-compatible inference server. Runs in Node.
+// HTTP routes, request admission, and wiring of scheduler, metrics and ground truth.
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';

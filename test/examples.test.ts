@@ -1,5 +1,5 @@
-// The examples/ scripts a k6 user would write with k6/x/llm, each run on the project's k6 against the simulator (fixed
-// timing). Runs in Node (vitest).
+// The examples/ scripts a k6 user would write with k6/x/llm, each run on the project's k6. Runs in Node (vitest).
+// They run against the simulator (fixed timing).
 
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
-// The README stays true to the code: every environment variable and npm script it names exists, every one the scripts
-// read is documented, and the plan defaults it gives are the code's. Runs in Node (vitest).
+// The README stays true to the code. Runs in Node (vitest).
+// Every environment variable and npm script it names exists, every one the scripts read is documented, and the plan
+// defaults it gives are the code's.
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

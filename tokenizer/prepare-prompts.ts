@@ -1,5 +1,5 @@
-// Builds prompt sets of exact token lengths: with the Qwen3 tokenizer for Qwen models, else the server's /tokenize,
-// else approximately. Runs in Node.
+// Builds prompt sets of exact token lengths. Runs in Node.
+// It uses the Qwen3 tokenizer for Qwen models, else the server's /tokenize, else counts approximately.
 
 import type { ApiStyle } from '../lib/plan';
 import { approximatePromptSet, PROMPT_SET_SCHEMA_VERSION, requestPrefix, type PreparedPrompt, type PromptSet } from '../lib/prompt-set';

@@ -1,7 +1,7 @@
-// Package llm is the k6 extension k6/x/llm: one streaming request to an OpenAI-compatible
-// endpoint, read, timestamped with the kernel's receive time and interpreted in Go into a request
-// record whose llm_* samples Go pushes itself. The script gets the record back, and the events too
-// when it asks for them. The contract is docs/k6-x-llm.md in the repository.
+// Package llm is the k6 extension k6/x/llm: one streaming request to an OpenAI-compatible endpoint.
+// Go reads the stream, timestamps it with the kernel's receive time and interprets it into a
+// request record whose llm_* samples Go pushes itself. The script gets the record back, and the
+// events too when it asks for them. The contract is docs/k6-x-llm.md in the repository.
 package llm
 
 import (

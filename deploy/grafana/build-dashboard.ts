@@ -1,6 +1,7 @@
-// Writes the files generated from the metric table: deploy/grafana/k6-llm-capacity.json, deploy/prometheus/recording-rules.yml
-// and xk6-llm/metric-table.json (Go's copy of the table), from lib/metrics.ts and thresholds/use-cases.ts. Runs in
-// Node: `npm run dashboard`; `npm run dashboard -- --check` only compares and exits 3 when a committed file is stale.
+// Writes the files generated from the metric table. Runs in Node: `npm run dashboard`.
+// The files are deploy/grafana/k6-llm-capacity.json, deploy/prometheus/recording-rules.yml and
+// xk6-llm/metric-table.json (Go's copy of the table), from lib/metrics.ts and thresholds/use-cases.ts.
+// `npm run dashboard -- --check` only compares and exits 3 when a committed file is stale.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,7 @@
-// The Grafana dashboard for k6 -> Prometheus remote write -> Grafana, built as data from lib/metrics.ts and
+// Builds the Grafana dashboard of the suite's remote-written metrics. Runs in Node (build-dashboard.ts and the tests).
+// The path is k6 -> Prometheus remote write -> Grafana. The dashboard is built as data from lib/metrics.ts and
 // thresholds/use-cases.ts (no metric name is written here) and rendered with Grafana's dashboards-as-code builders
-// (@grafana/grafana-foundation-sdk). Runs in Node (build-dashboard.ts and the tests).
+// (@grafana/grafana-foundation-sdk).
 // The rows are in rows-*.ts, rendering in render.ts and variables.ts; this module assembles them and keeps the public
 // entry points, re-exporting what the tests and the generator import from here.
 

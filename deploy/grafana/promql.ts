@@ -1,5 +1,5 @@
-// PromQL building blocks for the dashboard and the recording rules: label selectors over the cell tags and the
-// aggregations that stay correct across several k6 runners. Runs in Node (the generators).
+// PromQL building blocks for the dashboard and the recording rules. Runs in Node (the generators).
+// They are label selectors over the cell tags and the aggregations that stay correct across several k6 runners.
 
 import { CELL_TAGS, SAMPLE_TAGS, type CellTag, type MetricDefinition } from '../../lib/metrics';
 import { trendSeries, type RwTrendStat } from './remote-write';

@@ -1,5 +1,6 @@
-// How k6's experimental-prometheus-rw output names and scales the suite's metrics, so the dashboard and the recording
-// rules derive every series name from lib/metrics.ts. Runs in Node (the dashboard generator).
+// How k6's remote-write output names and scales the suite's metrics. Runs in Node (the dashboard generator).
+// The output is experimental-prometheus-rw; from these rules the dashboard and the recording rules derive every series
+// name from lib/metrics.ts.
 //
 // The rules (grafana/k6 internal/output/prometheusrw/remotewrite, docs/k6-observed.md, "Outputs"):
 // - every series is prefixed `k6_`;

@@ -1,5 +1,5 @@
-// Prometheus recording rules for the suite's remote-written metrics, built from lib/metrics.ts and written to
-// deploy/prometheus/recording-rules.yml by `npm run dashboard`. Runs in Node.
+// Prometheus recording rules for the suite's remote-written metrics, built from lib/metrics.ts. Runs in Node.
+// `npm run dashboard` writes them to deploy/prometheus/recording-rules.yml.
 //
 // The rules pre-aggregate what several k6 runners (k6-operator) send as separate series: exact
 // sample-weighted means, worst-runner percentiles, throughput rates and, when Trends arrive as native

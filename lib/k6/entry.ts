@@ -1,5 +1,5 @@
-// The exports every k6 entry script needs (options, setup, default, monitor, handleSummary), made from the suite for
-// one script. Runs in k6 (bundled).
+// The exports every k6 entry script needs, made from the suite for one script. Runs in k6 (bundled).
+// They are options, setup, default, monitor and handleSummary.
 
 import type { Options } from 'k6/options';
 import { PlanError, type ScriptName } from '../plan';

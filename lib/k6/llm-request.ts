@@ -1,5 +1,5 @@
-// One streaming request through the project's k6/x/llm: Go reads, stamps and interprets the stream and pushes the llm_*
-// samples. Runs in k6 (bundled).
+// One streaming request through the project's k6/x/llm. Runs in k6 (bundled).
+// Go reads, stamps and interprets the stream and pushes the llm_* samples.
 
 import llm, { type LlmEvent } from 'k6/x/llm';
 import type { HttpRequestSpec } from '../request';

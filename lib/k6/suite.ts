@@ -1,5 +1,5 @@
-// The k6 side of an entry script: loads the plan and prompts in init, runs one request per iteration, runs the monitor,
-// writes the summary. Runs in k6 (bundled).
+// The k6 side of an entry script. Runs in k6 (bundled).
+// It loads the plan and prompts in init, runs one request per iteration, runs the monitor and writes the summary.
 
 import exec from 'k6/execution';
 import http from 'k6/http';

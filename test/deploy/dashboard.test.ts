@@ -1,6 +1,6 @@
-// Tests for deploy/grafana: the committed dashboard equals the generator's output, every PromQL name follows from
-// lib/metrics.ts through k6's remote-write naming, panels are well-formed and the use-case limits are drawn. Runs in
-// Node (vitest).
+// Tests for deploy/grafana: the dashboard, its PromQL names, its panels and the use-case limits. Runs in Node (vitest).
+// The committed dashboard equals the generator's output, every PromQL name follows from lib/metrics.ts through k6's
+// remote-write naming, panels are well-formed and the use-case limits are drawn.
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
-// Tests for deploy/prometheus, deploy/k6-operator, deploy/ci and deploy/docker: the YAML files parse (js-yaml), carry
-// what the suite needs, and every deploy file opens with its one-line comment. Runs in Node (vitest).
+// Tests for the deploy YAML files and every deploy file's one-line opening comment. Runs in Node (vitest).
+// The YAML files of deploy/prometheus, deploy/k6-operator, deploy/ci and deploy/docker parse (js-yaml) and carry what
+// the suite needs.
 
 import { pinnedK6Version } from '../../orchestrator/k6-build';
 import { execFileSync } from 'node:child_process';

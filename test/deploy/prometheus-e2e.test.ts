@@ -1,8 +1,9 @@
-// End to end through a real Prometheus: the project's k6 pushes a sweep + capacity run with -o
-// experimental-prometheus-rw (as the README documents), Prometheus also scrapes the simulators' /metrics with the
+// End to end through a real Prometheus: the dashboard's panels show the run's own figures. Runs in Node (vitest).
+// Needs `prometheus` and `promtool` (scripts/ensure-prometheus.sh). The project's k6 pushes a sweep + capacity run with
+// -o experimental-prometheus-rw (as the README documents), Prometheus also scrapes the simulators' /metrics with the
 // shipped prometheus.yml's jobs, and every target of every dashboard panel, with its template variables filled in as
 // Grafana would, must return data whose spot values equal the run's own summary. The recording rules must pass promtool
-// and produce series. Runs in Node (vitest); needs `prometheus` and `promtool` (scripts/ensure-prometheus.sh).
+// and produce series.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
-// Test helper: the k6 remote-write naming rules written independently of deploy/grafana, and a small PromQL scanner
-// that lists the metric names an expression reads. Runs in Node (vitest).
+// Test helper: k6's remote-write naming rules and a small PromQL scanner. Runs in Node (vitest).
+// The naming rules are written independently of deploy/grafana; the scanner lists the metric names an expression reads.
 
 import { METRICS, type MetricDefinition } from '../../lib/metrics';
 

@@ -1,5 +1,5 @@
-// Tests for deploy/grafana/promql.ts: selectors over the cell tags and the cross-runner aggregations, checked as exact
-// strings. Runs in Node (vitest).
+// Tests for deploy/grafana/promql.ts: selectors and cross-runner aggregations. Runs in Node (vitest).
+// The selectors are over the cell tags; both are checked as exact strings.
 
 import { describe, expect, it } from 'vitest';
 import { REQUEST_METRICS } from '../../lib/metrics';

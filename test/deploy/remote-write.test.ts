@@ -1,5 +1,5 @@
-// Tests for deploy/grafana/remote-write.ts: k6's remote-write series names and units for each kind of metric in
-// lib/metrics.ts. Runs in Node (vitest).
+// Tests for deploy/grafana/remote-write.ts: k6's remote-write series names and units. Runs in Node (vitest).
+// They cover each kind of metric in lib/metrics.ts.
 
 import { describe, expect, it } from 'vitest';
 import { REQUEST_METRICS, SERVER_METRICS } from '../../lib/metrics';

@@ -1,5 +1,5 @@
-// The project's k6 against the simulator's ground truth (when it wrote each token): one plan at 1, 4 and 16 users,
-// per-cell TTFT and ITL means within stated tolerances of the truth. Runs in Node (vitest).
+// The project's k6 against the simulator's ground truth (when it wrote each token). Runs in Node (vitest).
+// One plan at 1, 4 and 16 users; per-cell TTFT and ITL means must be within stated tolerances of the truth.
 
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

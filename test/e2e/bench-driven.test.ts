@@ -1,5 +1,5 @@
-// End to end: bench-driven runs (lib/drive.ts) on the project's k6: cells back to back, the capacity search in steady
-// state, and its agreement with a dense fixed ladder. Runs in Node (vitest).
+// End to end: bench-driven runs (lib/drive.ts) on the project's k6. Runs in Node (vitest).
+// Cells back to back, the capacity search in steady state, and its agreement with a dense fixed ladder.
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';

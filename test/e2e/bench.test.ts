@@ -1,5 +1,5 @@
-// End to end: `npm run bench` (scripts/bench.ts) as a user runs it: built-in simulator, run folder, report, Ctrl-C, API
-// key hygiene, bad input. Runs in Node (vitest).
+// End to end: `npm run bench` (scripts/bench.ts) as a user runs it. Runs in Node (vitest).
+// Built-in simulator, run folder, report, Ctrl-C, API key hygiene, bad input.
 
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
-// A failing server never crashes a run, and every failure is classified: the real bundles on the project's k6 against
-// simulators injecting faults. Runs in Node (vitest).
+// A failing server never crashes a run, and every failure is classified. Runs in Node (vitest).
+// The real bundles run on the project's k6 against simulators injecting faults.
 
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

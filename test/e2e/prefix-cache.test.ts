@@ -1,6 +1,6 @@
-// End to end: the report states the server's prefix-cache hit rate per cell, read by the monitor from the simulator's
-// vLLM counters over real HTTP: 0 with the suite's unique prompts, above 0 with PROMPT_MODE=shared-prefix. Runs in Node
-// (vitest).
+// End to end: the report states the server's prefix-cache hit rate per cell. Runs in Node (vitest).
+// The monitor reads it from the simulator's vLLM counters over real HTTP: 0 with the suite's unique prompts, above 0
+// with PROMPT_MODE=shared-prefix.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

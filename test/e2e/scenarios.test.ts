@@ -1,5 +1,5 @@
-// End to end: every entry script's real bundle on the project's k6, against the real simulator over loopback (fixed
-// timing: 50 ms TTFT, 10 ms ITL). Runs in Node (vitest).
+// End to end: every entry script's real bundle on the project's k6, against the real simulator. Runs in Node (vitest).
+// The simulator runs over loopback with fixed timing: 50 ms TTFT, 10 ms ITL.
 
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
-// HTTPS targets with a private CA: untrusted fails as a connection error, insecureSkipTLSVerify or a trusted CA
-// (SSL_CERT_FILE) succeeds. Runs in Node (vitest).
+// HTTPS targets with a private CA. Runs in Node (vitest).
+// Untrusted fails as a connection error; insecureSkipTLSVerify or a trusted CA (SSL_CERT_FILE) succeeds.
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

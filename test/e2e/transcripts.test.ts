@@ -1,5 +1,6 @@
-// Every golden transcript of xk6-llm/testdata/transcripts, served over real HTTP and read by the real bundle on the
-// project's k6: each request ends as its expected record says. Runs in Node (vitest).
+// Replays every golden transcript of xk6-llm/testdata/transcripts to the project's k6. Runs in Node (vitest).
+// Each is served over real HTTP and read by the real bundle on the project's k6: each request ends as its expected
+// record says.
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

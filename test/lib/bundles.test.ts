@@ -1,5 +1,5 @@
-// Tests for the k6 bundles built by scripts/build.ts: ES2020 modules that import only k6 and use no syntax k6's engine
-// (Sobek) lacks. Runs in Node (vitest).
+// Tests for the k6 bundles built by scripts/build.ts. Runs in Node (vitest).
+// They must be ES2020 modules that import only k6 and use no syntax k6's engine (Sobek) lacks.
 //
 // Parsed with acorn (installed with eslint, through espree) at ecmaVersion 2020: anything newer
 // (logical assignment, class fields, top-level await) fails to parse. Features inside ES2020 that

@@ -1,5 +1,5 @@
-// Tests for lib/prometheus.ts: exposition text parsing and the server figures read from vLLM, SGLang, llama.cpp and
-// DCGM names. Runs in Node (vitest).
+// Tests for lib/prometheus.ts: exposition text parsing and server figures. Runs in Node (vitest).
+// The server figures are read from vLLM, SGLang, llama.cpp and DCGM names.
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
-// Tests orchestrator/capacity-search.ts: the search's moves, its resolution, and that it lands on the capacity of any
-// monotone system. Runs in Node (vitest).
+// Tests orchestrator/capacity-search.ts: the search's moves and its resolution. Runs in Node (vitest).
+// It also checks that the search lands on the capacity of any monotone system.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { extrapolateCrossing, nextSearchStep, resolutionAt, type SearchPoint } from '../../orchestrator/capacity-search';

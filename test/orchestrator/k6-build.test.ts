@@ -1,5 +1,5 @@
-// Tests for orchestrator/k6-build.ts and the engine choice in orchestrator/engine.ts: the pinned k6 version, the
-// rebuild stamp, the bundle each engine runs. Runs in Node (vitest).
+// Tests for orchestrator/k6-build.ts and the engine choice in orchestrator/engine.ts. Runs in Node (vitest).
+// They cover the pinned k6 version, the rebuild stamp and the bundle each engine runs.
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
-// The report on the golden outputs of a real k6 run (test/fixtures/k6-golden): CSV and handleSummary shapes read as
-// they are. Runs in Node (vitest).
+// The report on the golden outputs of a real k6 run (test/fixtures/k6-golden). Runs in Node (vitest).
+// The CSV and handleSummary shapes are read as they are.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

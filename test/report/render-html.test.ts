@@ -1,5 +1,5 @@
-// Opens report.html in headless Chromium (Debian's /usr/bin/chromium via playwright-core): every chart renders,
-// offline, with no console errors. Runs in Node (vitest).
+// Opens report.html in headless Chromium: every chart renders, offline, with no console errors. Runs in Node (vitest).
+// The browser is Debian's /usr/bin/chromium, driven through playwright-core.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
-// End-to-end tests of the report on a synthetic run folder: files, sections, JSON schema, CSVs, the CLI's exit codes
-// and the baseline gate. Runs in Node (vitest).
+// End-to-end tests of the report on a synthetic run folder. Runs in Node (vitest).
+// Files, sections, JSON schema, CSVs, the CLI's exit codes and the baseline gate.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,6 @@
-// The report on a fixture produced by running the suite (fixtures/suite-run/HOW-MADE.md), checked against figures
-// recomputed here straight from samples.csv. Runs in Node (vitest).
+// The report on a fixture produced by running the suite, checked against samples.csv. Runs in Node (vitest).
+// The fixture is described in fixtures/suite-run/HOW-MADE.md; the figures are recomputed here straight from
+// samples.csv.
 
 import { cpSync, readFileSync } from 'node:fs';
 import path from 'node:path';

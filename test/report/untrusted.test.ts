@@ -1,5 +1,5 @@
-// Server error messages per cell and kind in the report, and untrusted strings (model names, URLs, messages) escaped in
-// HTML, Markdown and CSV. Runs in Node (vitest).
+// Server error messages in the report, and untrusted strings escaped in HTML, Markdown and CSV. Runs in Node (vitest).
+// The messages are per cell and kind; the untrusted strings are model names, URLs and messages.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
-// The simulator as its own process (sim/child.ts): it serves, stops on stop(), and does not outlive a caller that dies
-// without stopping it. Runs in Node (vitest).
+// The simulator as its own process (sim/child.ts). Runs in Node (vitest).
+// It serves, stops on stop(), and does not outlive a caller that dies without stopping it.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { startSimChild } from '../../sim/child';

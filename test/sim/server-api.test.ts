@@ -1,5 +1,5 @@
-// The simulator's HTTP surface over loopback: streaming and non-streaming responses, /tokenize, /v1/models, /health,
-// input errors. Runs in Node (vitest).
+// The simulator's HTTP surface over loopback. Runs in Node (vitest).
+// Streaming and non-streaming responses, /tokenize, /v1/models, /health, input errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type SimServer } from '../../sim/server';
 import { naturalLength } from '../../sim/text';

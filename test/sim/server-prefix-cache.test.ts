@@ -1,5 +1,6 @@
-// The prefix cache over real HTTP: unique per-request prefixes never hit, identical prompts hit and cut TTFT, eviction
-// under KV pressure, counters, the switch. Runs in Node (vitest).
+// The simulator's prefix cache over real HTTP. Runs in Node (vitest).
+// Unique per-request prefixes never hit; identical prompts hit and cut TTFT; eviction under KV pressure, counters, the
+// switch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText, sumSamples } from '../../lib/prometheus';
 import { fillerText, requestPrefix } from '../../lib/prompt-text';

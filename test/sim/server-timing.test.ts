@@ -1,5 +1,5 @@
-// Timing over loopback: a client's measured decode speed and TTFT match the profile; fixed timing is exact; ground
-// truth matches the client. Runs in Node (vitest).
+// The simulator's timing over loopback. Runs in Node (vitest).
+// A client's measured decode speed and TTFT match the profile; fixed timing is exact; ground truth matches the client.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findProfile } from '../../sim/profiles';
 import { startSim, type SimServer } from '../../sim/server';

@@ -1,5 +1,5 @@
-// Tests of the tokenizer pool: worker-thread counting equals the in-process tokenizer, including split-and-cache of
-// long prompts. Runs in Node (vitest).
+// Tests of the tokenizer pool: worker-thread counting equals the in-process tokenizer. Runs in Node (vitest).
+// That includes split-and-cache of long prompts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderChatMl } from '../../lib/chat-template';
 import { chainedBlockHashes } from '../../sim/kv-cache';

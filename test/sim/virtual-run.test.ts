@@ -1,5 +1,5 @@
-// Tests sim/virtual-run.ts's closed loop: users send back to back, follow the steps' user counts, and in steady state
-// the arrival burst is gone. Runs in Node (vitest).
+// Tests sim/virtual-run.ts's closed loop. Runs in Node (vitest).
+// Users send back to back, follow the steps' user counts, and in steady state the arrival burst is gone.
 import { describe, expect, it } from 'vitest';
 import { findProfile } from '../../sim/profiles';
 import { runVirtualBatch, runVirtualClosedLoop } from '../../sim/virtual-run';

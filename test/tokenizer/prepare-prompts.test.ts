@@ -1,5 +1,5 @@
-// Exact-length prompt preparation: with the Qwen3 tokenizer, with a server's /tokenize (the real simulator), and
-// approximately. Runs in Node (vitest).
+// Exact-length prompt preparation by each of its three ways. Runs in Node (vitest).
+// With the Qwen3 tokenizer, with a server's /tokenize (the real simulator), and approximately.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestPrefix } from '../../lib/prompt-text';
