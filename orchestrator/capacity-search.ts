@@ -12,12 +12,15 @@ import { buildCellStats, type CellStats } from '../report/cells';
 import { newCellAccumulator } from '../report/read-samples';
 import { DEFAULT_REPORT_OPTIONS } from '../report/model';
 import type { StepMode, StepResult, StepSource, StepSpec } from './driver';
+import { capacityInterval, type CapacityInterval, type IntervalStep } from '../report/capacity-interval';
 
 /** One measured step of a use case. */
 export interface SearchPoint {
   readonly users: number;
   readonly ok: boolean;
   readonly checks: readonly LimitCheck[];
+  /** Its measured requests' values per limit, for the capacity's bootstrap interval (absent: not kept). */
+  readonly sample?: IntervalStep;
 }
 
 export type SearchState =
@@ -133,6 +136,28 @@ function intervalWidths(points: readonly SearchPoint[]): number[] {
   return out;
 }
 
+/** A step's measured requests as the bootstrap reads them: per limit, each request's value of its metric. */
+function intervalStep(result: StepResult, limits: readonly LadderLimit[], stats: CellStats): IntervalStep {
+  const measured = result.requests.filter((r) => r.phase === 'measured' && r.ok);
+  const field = {
+    ttft: (r: (typeof measured)[number]) => [r.ttftMs],
+    e2e: (r: (typeof measured)[number]) => [r.e2eMs],
+    tpot: (r: (typeof measured)[number]) => [r.tpotMs],
+    decodeSpeed: (r: (typeof measured)[number]) => [r.decodeTokensPerSecond],
+    itl: (r: (typeof measured)[number]) => r.itlMs,
+  };
+  const values = limits.map((l) =>
+    l.metric === 'successRate' ? null
+      : measured.flatMap(field[l.metric]).filter((v): v is number => v !== null));
+  return { users: result.spec.cell.concurrency, values, succeeded: stats.succeeded, failed: stats.failed };
+}
+
+/** The bootstrap interval of a search's capacity (report/capacity-interval.ts); null before any step. */
+export function searchInterval95(s: UseCaseSearch): CapacityInterval | null {
+  const samples = s.points.flatMap((p) => (p.sample ? [p.sample] : []));
+  return samples.length === s.points.length ? capacityInterval(samples, s.limits) : null;
+}
+
 /** A step's statistics from its measured requests, built as the report builds a cell's (report/cells.ts). */
 export function measuredStats(result: StepResult): CellStats {
   const c = result.spec.cell;
@@ -201,7 +226,8 @@ export class CapacitySearch implements StepSource {
       const s = this.searches[this.at]!;
       const stats = measuredStats(r);
       const checks = s.limits.map((l) => checkLimit(stats, l));
-      s.points.push({ users: r.spec.cell.concurrency, ok: checks.every((k) => k.ok), checks });
+      const sample = intervalStep(r, s.limits, stats);
+      s.points.push({ users: r.spec.cell.concurrency, ok: checks.every((k) => k.ok), checks, sample });
     }
     while (this.at < this.searches.length) {
       const s = this.searches[this.at]!;

@@ -2,7 +2,8 @@
 // Pure. Runs in Node.
 
 import type { Cell } from '../lib/plan';
-import type { CapacitySearch } from './capacity-search';
+import { searchInterval95, type CapacitySearch } from './capacity-search';
+import { formatInterval } from '../report/capacity-interval';
 import type { StepResult } from './driver';
 
 /**
@@ -45,7 +46,9 @@ export function renderSearchTable(search: CapacitySearch): string {
     else if (o.lastPass === null) verdict = `below ${o.firstFail ?? 1} user`;
     else if (o.firstFail === null) verdict = `more than ${o.lastPass} (the search stops at ${s.maxUsers})`;
     else verdict = `${o.lastPass} (${o.firstFail} breaks a limit)`;
-    lines.push(`  ${s.useCase.id}: ${verdict}; steps ${tried}`);
+    const interval = o === null ? null : searchInterval95(s);
+    const spread = interval && interval.low !== interval.high ? `; 95% interval ${formatInterval(interval)}` : '';
+    lines.push(`  ${s.useCase.id}: ${verdict}; steps ${tried}${spread}`);
   }
   return lines.join('\n');
 }
