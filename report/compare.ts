@@ -3,11 +3,14 @@
 //
 // A metric regresses when it moves in its bad direction by more than the tolerance, relative to the
 // baseline: (baseline - current) / baseline > tol for higher-is-better metrics, (current - baseline)
-// / baseline > tol for lower-is-better ones. Gated regressions (capacity, burst depth, success rate,
-// and the use-case limit metrics of the cells a capacity is computed from) make the CLI exit 99.
+// / baseline > tol for lower-is-better ones, and by more than the measurement's own noise: for a mean,
+// 1.96 standard errors of the difference of the two cells' means; for a capacity, outside the overlap
+// of the two capacities' 95% bootstrap intervals. Gated regressions (capacity, burst depth, success
+// rate, and the use-case limit metrics of the cells a capacity is computed from) make the CLI exit 99.
 
 import type { CellStats } from './cells';
-import type { LadderResult } from './capacity';
+import type { LadderResult, UseCaseCapacity } from './capacity';
+import { formatInterval, type CapacityInterval } from './capacity-interval';
 import type { CapacityComparison, CellComparison, Comparison, MetricDelta, Report } from './report-types';
 import { toK6Values } from './stats';
 import type { TrendKey } from './read-samples';
@@ -24,7 +27,7 @@ export function isRegression(change: number | null, better: 'higher' | 'lower', 
   return better === 'higher' ? change < -tolerance : change > tolerance;
 }
 
-interface MetricSpec {
+export interface MetricSpec {
   readonly metric: string;
   readonly label: string;
   readonly better: 'higher' | 'lower';
@@ -36,6 +39,18 @@ const trend = (k: TrendKey) => (c: CellStats, stat: string): number | null => {
   const d = c.metrics[k];
   return d === null ? null : (toK6Values(d)[stat] ?? null);
 };
+
+/**
+ * What noise alone moves a cell's mean by, in its unit: 1.96 standard errors of the difference of two
+ * independent means; null for other statistics, other metrics, or a side without a spread.
+ */
+export function meanNoise(before: CellStats, after: CellStats, spec: MetricSpec, stat: string): number | null {
+  if (stat !== 'avg' || !spec.limitMetric) return null;
+  const a = before.metrics[spec.limitMetric];
+  const b = after.metrics[spec.limitMetric];
+  if (!a || !b || a.stdDev === undefined || b.stdDev === undefined) return null;
+  return 1.96 * Math.sqrt(a.stdDev ** 2 / a.count + b.stdDev ** 2 / b.count);
+}
 
 const SPECS: readonly MetricSpec[] = [
   { metric: 'throughput', label: 'System throughput (tok/s)', better: 'higher', get: (c) => c.throughput },
@@ -112,11 +127,14 @@ function compareCells(
       const baselineValue = spec.get(before, current.limitStat);
       const currentValue = spec.get(cell, current.limitStat);
       const change = relativeChange(baselineValue, currentValue);
-      const regression = isRegression(change, spec.better, tolerance);
+      const noise = meanNoise(before, cell, spec, current.limitStat);
+      const beyondNoise = noise === null || baselineValue === null || currentValue === null
+        || Math.abs(currentValue - baselineValue) > noise;
+      const regression = isRegression(change, spec.better, tolerance) && beyondNoise;
       const limitGated = spec.limitMetric !== undefined && (gatedMetrics.get(cell.id)?.has(spec.limitMetric) ?? false);
       const gated = spec.metric === 'successRate' || limitGated;
       const { metric, label, better } = spec;
-      return { metric, label, better, baseline: baselineValue, current: currentValue, change, regression, gated };
+      return { metric, label, better, baseline: baselineValue, current: currentValue, change, noise, regression, gated };
     });
     for (const delta of deltas) {
       if (delta.regression && delta.gated) regressions.push(cellRegression(cell.id, delta, tolerance));
@@ -130,7 +148,8 @@ function compareCells(
 function cellRegression(cellId: string, delta: MetricDelta, tolerance: number): string {
   const moved = `${delta.better === 'higher' ? 'fell' : 'rose'} ${(Math.abs(delta.change ?? 0) * 100).toFixed(1)}%`;
   const values = `${fmt(delta.baseline, delta.metric)} → ${fmt(delta.current, delta.metric)}`;
-  return `${cellId}: ${delta.label} ${moved} (${values}), beyond the ${(tolerance * 100).toFixed(0)}% tolerance.`;
+  const noise = delta.noise === null ? '' : ` and its noise (±${fmt(delta.noise, delta.metric)})`;
+  return `${cellId}: ${delta.label} ${moved} (${values}), beyond the ${(tolerance * 100).toFixed(0)}% tolerance${noise}.`;
 }
 
 /** Each use case's capacity and each burst's max safe queue depth on both sides; one sentence per regression. */
@@ -144,17 +163,19 @@ function compareCapacities(
   for (const capacity of current.useCases) {
     const before = baseline.useCases.find((candidate) => candidate.useCase.id === capacity.useCase.id);
     if (!before) continue;
-    const compared = compareLadders(before.result, capacity.result, tolerance);
+    const compared = withIntervals(compareLadders(before.result, capacity.result, tolerance), before, capacity);
     if (compared.regression) {
-      const fell = `from ${before.result.display} to ${capacity.result.display} concurrent requests`;
-      regressions.push(`${capacity.useCase.title}: capacity fell ${fell}.`);
+      const side = (result: LadderResult, interval: string | null): string =>
+        interval ? `${result.display} (95% interval ${interval})` : result.display;
+      const fell = `from ${side(before.result, compared.baselineInterval)} to ${side(capacity.result, compared.currentInterval)}`;
+      regressions.push(`${capacity.useCase.title}: capacity fell ${fell} concurrent requests.`);
     }
     capacities.push({ kind: 'useCase', id: capacity.useCase.id, title: capacity.useCase.title, ...compared });
   }
   for (const burst of current.bursts) {
     const before = baseline.bursts.find((candidate) => candidate.profile === burst.profile);
     if (!before) continue;
-    const compared = compareLadders(before.result, burst.result, tolerance);
+    const compared = { ...compareLadders(before.result, burst.result, tolerance), ...NO_INTERVALS };
     if (compared.regression) {
       const fell = `from ${before.result.display} to ${burst.result.display}`;
       regressions.push(`${burst.title} burst: max safe queue depth fell ${fell}.`);
@@ -162,6 +183,34 @@ function compareCapacities(
     capacities.push({ kind: 'burst', id: burst.profile, title: `${burst.title} (burst)`, ...compared });
   }
   return { capacities, regressions };
+}
+
+const NO_INTERVALS = { baselineInterval: null, currentInterval: null, withinNoise: false } as const;
+
+/** Whether the intervals leave room for no change: the lower capacity's upper end reaches the other's lower end. */
+function overlap(lower: CapacityInterval, higher: CapacityInterval): boolean {
+  return lower.high === null || lower.high >= higher.low;
+}
+
+/**
+ * A capacity comparison weighed against both capacities' 95% intervals: a fall beyond the tolerance whose
+ * intervals overlap is the measurement's noise, not a regression. Without both intervals, the tolerance decides.
+ */
+function withIntervals(
+  compared: ReturnType<typeof compareLadders>, before: UseCaseCapacity, after: UseCaseCapacity,
+): ReturnType<typeof compareLadders> & typeof NO_INTERVALS | ReturnType<typeof compareLadders> & {
+  baselineInterval: string | null; currentInterval: string | null; withinNoise: boolean;
+} {
+  const a = before.interval ?? null;
+  const b = after.interval ?? null;
+  if (!a || !b) {
+    return { ...compared, baselineInterval: a && formatInterval(a), currentInterval: b && formatInterval(b), withinNoise: false };
+  }
+  const withinNoise = compared.regression && overlap(b, a);
+  return {
+    ...compared, regression: compared.regression && !withinNoise,
+    baselineInterval: formatInterval(a), currentInterval: formatInterval(b), withinNoise,
+  };
 }
 
 /** Two ladder results side by side: their written and numeric values, the change and whether it is a regression. */

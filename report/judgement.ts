@@ -310,12 +310,15 @@ export function comparisonVerdict(comparison: Comparison): string {
 }
 
 /** A capacity or burst depth against the baseline. */
-export function capacityChangeVerdict(regression: boolean): string {
+export function capacityChangeVerdict(regression: boolean, withinNoise = false): string {
+  if (withinNoise) return '✓ within the noise (intervals overlap)';
   return regression ? '✗ regression' : '✓';
 }
 
 /** A cell metric that moved beyond the tolerance. */
 export function deltaVerdict(delta: MetricDelta): string {
+  const worse = delta.change !== null && (delta.better === 'higher' ? delta.change < 0 : delta.change > 0);
+  if (!delta.regression && worse) return '✓ within the noise';
   if (!delta.regression) return '✓ improvement';
   return delta.gated ? '✗ gated regression' : '✗ regression';
 }

@@ -10,7 +10,10 @@ import type { CellStats } from './cells';
 import type { RunInfo, ThresholdOutcome } from './inputs';
 import type { CostOptions } from './power';
 
-/** Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval`. */
+/**
+ * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval`,
+ * distributions a `stdDev`, and comparisons the noise they weighed a change against.
+ */
 export const REPORT_SCHEMA_VERSION = 2;
 
 export interface ReportOptions extends CostOptions {
@@ -112,6 +115,12 @@ export interface MetricDelta {
   readonly current: number | null;
   /** Relative change (current - baseline) / baseline; null when either side is missing or baseline is 0. */
   readonly change: number | null;
+  /**
+   * The change the measurement's own noise can explain, in the metric's unit: 1.96 standard errors of the
+   * difference of two means (the limit statistic "avg" only); null when not known. A move within it is
+   * no regression, however far beyond the tolerance.
+   */
+  readonly noise: number | null;
   readonly regression: boolean;
   readonly gated: boolean;
 }
@@ -132,6 +141,11 @@ export interface CapacityComparison {
   readonly baselineValue: number | null;
   readonly currentValue: number | null;
   readonly change: number | null;
+  /** The 95% intervals of both capacities, as written ("69-76"); null where a side has none. */
+  readonly baselineInterval: string | null;
+  readonly currentInterval: string | null;
+  /** Beyond the tolerance but inside both capacities' intervals: the noise of the measurement, not a regression. */
+  readonly withinNoise: boolean;
   readonly regression: boolean;
 }
 

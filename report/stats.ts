@@ -60,6 +60,8 @@ export interface Distribution {
   readonly p90: number;
   readonly p95: number;
   readonly p99: number;
+  /** Sample standard deviation (0 for one value): the spread a comparison of means weighs changes against. */
+  readonly stdDev?: number;
 }
 
 /** Summarises values; null when there are none (a metric with no samples has no statistics). */
@@ -68,9 +70,13 @@ export function summarize(sorted: SortedValues): Distribution | null {
   if (n === 0) return null;
   let sum = 0;
   for (let i = 0; i < n; i++) sum += sorted[i]!;
+  const mean = sum / n;
+  let squares = 0;
+  for (let i = 0; i < n; i++) squares += (sorted[i]! - mean) ** 2;
   return {
     count: n,
-    mean: sum / n,
+    mean,
+    stdDev: n > 1 ? Math.sqrt(squares / (n - 1)) : 0,
     min: sorted[0]!,
     max: sorted[n - 1]!,
     p50: percentile(sorted, 0.5),

@@ -56,15 +56,19 @@ export function comparisonSection(report: Report): Block[] {
     `Baseline: ${comparison.baselineRunId ?? comparison.baselineDir}.`,
     `Tolerance: ${tolerance} relative change in the bad direction.`,
     'Gated: capacities, max safe queue depths, success rates and the use-case limit metrics of the capacity steps.',
+    'A change counts only beyond the tolerance and beyond the noise of the measurement: ' +
+      "capacities in brackets are 95% intervals, and a fall inside both intervals' overlap is noise; " +
+      'a mean moves by noise within 1.96 standard errors of the difference.',
   ));
   doc.p(comparisonVerdict(comparison));
   doc.list(comparison.regressions);
+  const withInterval = (value: string, interval: string | null): string => (interval ? `${value} (${interval})` : value);
   const capacityRows = comparison.capacities.map((capacity) => [
     capacity.title,
-    capacity.baseline,
-    capacity.current,
+    withInterval(capacity.baseline, capacity.baselineInterval),
+    withInterval(capacity.current, capacity.currentInterval),
     capacity.change === null ? 'n/a' : fmtChange(capacity.change),
-    capacityChangeVerdict(capacity.regression),
+    capacityChangeVerdict(capacity.regression, capacity.withinNoise),
   ]);
   doc.table(['USE CASE / BURST', 'BASELINE', 'CURRENT', 'CHANGE', 'VERDICT'], capacityRows);
   return [...doc.blocks, ...movedCellMetrics(comparison, tolerance)];

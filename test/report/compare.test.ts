@@ -77,4 +77,41 @@ describe('compareReports', () => {
     expect(n8.deltas.find((d) => d.metric === 'throughput')).toMatchObject({ regression: true, gated: false });
     expect(c.gatedRegression).toBe(false);
   });
+
+  it('does not flag a mean that moved beyond the tolerance but within its noise, and says so', () => {
+    // TTFT at 8 users 4000 -> 4600 ms (+15%). With a standard deviation of 2000 ms over 10 requests per side
+    // the noise is 1.96 x sqrt(2000^2/10 + 2000^2/10) = 1753 ms: no regression. Over 1000 requests it is 175 ms.
+    const noisy = (ttft: number, sd: number, count: number) => {
+      const cells = ladder(ttft);
+      const n8 = cells[1]!;
+      return cells.map((c) => (c === n8 ? { ...c, metrics: { ...c.metrics, ttft: { ...flat(ttft, count), stdDev: sd } } } : c));
+    };
+    const few = compareReports(fakeReport(noisy(4600, 2000, 10)), fakeReport(noisy(4000, 2000, 10)), 0.1);
+    const fewTtft = few.cells.find((x) => x.cellId === 'capacity_general_chatbot_n8')!.deltas.find((d) => d.metric === 'ttft')!;
+    expect(fewTtft.noise).toBeCloseTo(1753.1, 0);
+    expect(fewTtft.regression).toBe(false);
+    const many = compareReports(fakeReport(noisy(4600, 2000, 1000)), fakeReport(noisy(4000, 2000, 1000)), 0.1);
+    const manyTtft = many.cells.find((x) => x.cellId === 'capacity_general_chatbot_n8')!.deltas.find((d) => d.metric === 'ttft')!;
+    expect(manyTtft.noise).toBeCloseTo(175.3, 0);
+    expect(manyTtft).toMatchObject({ regression: true, gated: true });
+    expect(many.regressions.find((r) => /TTFT/.test(r))).toMatch(/and its noise \(±175\)/);
+  });
+
+  it('does not flag a capacity whose fall stays inside both 95% intervals', () => {
+    const withInterval = (cells: CellStats[], low: number, high: number | null): Report => {
+      const report = fakeReport(cells);
+      const useCases = report.useCases.map((u) => ({ ...u, interval: { level: 0.95, low, high, largestStep: 16, replicates: 1000 } }));
+      return { ...report, useCases } as Report;
+    };
+    // ~11 -> ~9 is a 25% fall; intervals 8-13 and 7-12 overlap: the noise of the measurement.
+    const overlapping = compareReports(withInterval(ladder(7000), 7, 12), withInterval(ladder(4000), 8, 13), 0.1);
+    const cap = overlapping.capacities.find((x) => x.id === 'general_chatbot')!;
+    expect(cap).toMatchObject({ regression: false, withinNoise: true, baselineInterval: '8-13', currentInterval: '7-12' });
+    // Intervals 10-12 and 8-9 do not overlap: a regression, written with both intervals.
+    const apart = compareReports(withInterval(ladder(7000), 8, 9), withInterval(ladder(4000), 10, 12), 0.1);
+    expect(apart.capacities.find((x) => x.id === 'general_chatbot')).toMatchObject({ regression: true, withinNoise: false });
+    expect(apart.regressions).toContain(
+      'General Chatbot: capacity fell from ~11 (95% interval 10-12) to ~9 (95% interval 8-9) concurrent requests.',
+    );
+  });
 });

@@ -32,6 +32,8 @@ describe('percentile (k6 method)', () => {
     const d = summarize(list.sorted())!;
     expect(d).toEqual({
       count: 5, mean: 3, min: 1, max: 5, p50: 3, p90: 4.6, p95: 4.8, p99: expect.closeTo(4.96, 10) as unknown as number,
+      // Sample standard deviation: squares 4 + 1 + 0 + 1 + 4 = 10 over n - 1 = 4.
+      stdDev: expect.closeTo(Math.sqrt(2.5), 12) as unknown as number,
     });
     expect(toK6Values(d)['p(95)']).toBe(4.8);
     expect(toK6Values(d).avg).toBe(3);
