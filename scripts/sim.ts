@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { parseFaultSpec } from '../sim/faults';
+import { describeNoise } from '../sim/noise';
 import { DEFAULT_PROFILE_NAME, renderProfileList, resolveProfile } from '../sim/profiles';
 import { startSim, type SimOptions } from '../sim/server';
 import { EXIT } from '../lib/exit-codes';
@@ -46,6 +47,8 @@ interface CliFlags {
   streamInterval?: number;
   tokenizerWorkers?: number;
   prefixCache: boolean;
+  noise?: boolean;
+  noiseSeed?: number;
   tlsCert?: string;
   tlsKey?: string;
 }
@@ -71,6 +74,9 @@ async function main(argv: string[]): Promise<number> {
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); needs --tls-key')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
     .option('--no-prefix-cache', 'disable automatic prefix caching (vLLM --no-enable-prefix-caching); on by default, as in vLLM v1')
+    .option('--noise', "step-time jitter and occasional stalls, as on a GPU (the profile's noise model, or the defaults)")
+    .option('--noise-seed <n>', 'seed of the noise draws, to repeat a noisy run (implies --noise; default: random, printed)',
+      intArg('--noise-seed', 0, 2 ** 32 - 1))
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, writeOut: (s) => process.stdout.write(s) });
 
@@ -93,6 +99,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     if ((f.fixedTtftMs === undefined) !== (f.fixedItlMs === undefined)) throw new Error('--fixed-ttft-ms and --fixed-itl-ms go together');
     if ((f.tlsCert === undefined) !== (f.tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together');
+    if (f.fixedTtftMs !== undefined && (f.noise || f.noiseSeed !== undefined))
+      throw new Error('--noise needs the performance model: leave out --fixed-ttft-ms and --fixed-itl-ms');
     if (f.faultProbability !== undefined && f.faultProbability > 1) throw new Error('--fault-probability must be within 0..1');
     // --fault-probability applies to the specs that give no p= of their own.
     const faults = f.fault.flatMap((spec) =>
@@ -113,6 +121,8 @@ async function main(argv: string[]): Promise<number> {
       streamInterval: f.streamInterval,
       tokenizerWorkers: f.tokenizerWorkers,
       prefixCache: f.prefixCache,
+      noise: f.noise,
+      noiseSeed: f.noiseSeed,
       tls: f.tlsCert !== undefined ? { cert: readFileSync(f.tlsCert), key: readFileSync(f.tlsKey!) } : undefined,
     };
   } catch (e) {
@@ -124,7 +134,8 @@ async function main(argv: string[]): Promise<number> {
   const p = sim.profile;
   const timing = options.fixed
     ? `fixed timing TTFT ${options.fixed.ttftMs} ms, ITL ${options.fixed.itlMs} ms`
-    : `profile ${p.name}, prefix cache ${options.prefixCache ? 'on' : 'off'}`;
+    : `profile ${p.name}, prefix cache ${options.prefixCache ? 'on' : 'off'}, ` +
+      (sim.noise ? `noise on: ${describeNoise(sim.noise)}` : 'no noise');
   process.stdout.write(`sim: serving ${p.model} (${timing}, ${sim.flavour} flavour) at ${sim.url}\n`);
   await new Promise<void>((resolve) => {
     const stop = (): void => {

@@ -14,6 +14,8 @@ export interface SimChild {
   /** http://127.0.0.1:<port> (no /v1). */
   readonly base: string;
   readonly child: ChildProcess;
+  /** Seed of the step-time noise as the simulator printed it (--noise, --noise-seed), or null: no noise. */
+  readonly noiseSeed: number | null;
   /** SIGTERM, then resolves when the process has exited. */
   stop(): Promise<void>;
 }
@@ -23,7 +25,7 @@ const SIM_CLI = fileURLToPath(new URL('../scripts/sim.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * `args` are the CLI's flags (--profile, --fixed-ttft-ms, ...); it listens on a free loopback port.
+ * `args` are the CLI's flags (--profile, --fixed-ttft-ms, --noise, ...); it listens on a free loopback port.
  * `prefix` runs it under another command, e.g. ['taskset', '-c', '0'] to pin it to a core.
  */
 export async function startSimChild(args: readonly string[], prefix: readonly string[] = []): Promise<SimChild> {
@@ -31,12 +33,12 @@ export async function startSimChild(args: readonly string[], prefix: readonly st
   const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
-  const base = await new Promise<string>((resolve, reject) => {
+  // The start-up line: `sim: serving <model> (..., noise on: ..., seed N, ...) at http://127.0.0.1:<port>/v1`.
+  const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(out);
-      if (m) resolve(m[1]!);
+      if (/http:\/\/127\.0\.0\.1:\d+\/v1/.test(out)) resolve(out);
     });
     child.once('error', reject);
     child.once('exit', (code) =>
@@ -45,10 +47,13 @@ export async function startSimChild(args: readonly string[], prefix: readonly st
       ),
     );
   });
+  const base = /(http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(line)![1]!;
+  const seed = /noise on: .*?seed (\d+)/.exec(line);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     base,
     child,
+    noiseSeed: seed ? Number(seed[1]) : null,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;

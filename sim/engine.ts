@@ -5,6 +5,7 @@
 // batch, learns its duration, and calls endStep() at the step's deadline to sample tokens.
 
 import { KvCache } from './kv-cache';
+import { StepNoise, type NoiseSettings } from './noise';
 import type { Profile } from './profiles';
 import { stepTime, type StepEntry, type StepTime } from './step-time';
 
@@ -31,6 +32,8 @@ export interface EngineRequest {
 export interface EngineOptions {
   /** Automatic prefix caching, as vLLM v1 (default on). */
   readonly prefixCaching?: boolean;
+  /** Step-time noise (sim/noise.ts); absent = every step lasts exactly its modelled time. */
+  readonly noise?: NoiseSettings;
 }
 
 /** One sampled token: `index` is the 1-based count of tokens the request has sampled. */
@@ -60,8 +63,12 @@ export interface FinishedEvent {
 
 export interface StepPlan {
   readonly startMs: number;
+  /** startMs + the modelled time (time.totalMs), or with noise the jittered time plus any stall. */
   readonly endMs: number;
+  /** The performance model's step time, without noise. */
   readonly time: StepTime;
+  /** Stall added after this step by the noise, ms (0 without noise). */
+  readonly stallMs: number;
   readonly sequences: number;
   readonly tokens: number;
   readonly preempted: number;
@@ -109,6 +116,7 @@ export class Engine {
   private running: Seq[] = [];
   private readonly byId = new Map<string, Seq>();
   private inFlight: { plan: StepPlan; batch: Scheduled[] } | null = null;
+  private readonly noise: StepNoise | null;
   /** Cumulative counters for /metrics. */
   preemptionsTotal = 0;
   promptTokensTotal = 0;
@@ -125,6 +133,12 @@ export class Engine {
       Math.floor(s.kvCapacityTokens / s.blockSize), s.blockSize, stateBlocksPerSeq(profile),
       options.prefixCaching ?? true,
     );
+    this.noise = options.noise ? new StepNoise(options.noise) : null;
+  }
+
+  /** The noise this engine runs with, or null (exact modelled step times). */
+  get noiseSettings(): NoiseSettings | null {
+    return this.noise?.settings ?? null;
   }
 
   get prefixCaching(): boolean {
@@ -295,10 +309,15 @@ export class Engine {
     const { chunkTokens } = this.profile.scheduler;
     const entries: StepEntry[] = batch.map((b) => ({ newTokens: b.newTokens, cachedTokens: b.seq.computed }));
     const time = stepTime(this.profile.hardware, entries);
+    // A stall lasts stallSteps decode steps of these sequences: each computing one token on top of all it holds.
+    const noisy = this.noise
+      ? this.noise.step(time.totalMs, () => stepTime(this.profile.hardware, decodeEntries(entries)).totalMs)
+      : { totalMs: time.totalMs, stallMs: 0 };
     const plan: StepPlan = {
       startMs,
-      endMs: startMs + time.totalMs,
+      endMs: startMs + noisy.totalMs,
       time,
+      stallMs: noisy.stallMs,
       sequences: batch.length,
       tokens: chunkTokens - budget,
       preempted,
@@ -378,6 +397,11 @@ export class Engine {
       cachedTokens: seq.cachedTokens,
     };
   }
+}
+
+/** The entries of a decode-only step of the same sequences: one new token each, on top of all the step leaves in KV. */
+function decodeEntries(entries: readonly StepEntry[]): StepEntry[] {
+  return entries.map((e) => ({ newTokens: 1, cachedTokens: e.cachedTokens + e.newTokens - 1 }));
 }
 
 /** Still computing its prompt (or, after preemption, recomputing): more than the one decode token to go. */

@@ -5,6 +5,7 @@
 // needs (served model id, context window, flavour). Units are in the field names.
 
 import { readFileSync } from 'node:fs';
+import { checkNoiseModel, DEFAULT_NOISE, type NoiseModel } from './noise';
 
 export type Flavour = 'vllm' | 'sglang';
 
@@ -88,6 +89,11 @@ export interface Profile {
   readonly gpuName: string;
   /** SGLang flavour: tokens per streamed chunk (stream_interval). 1 = one chunk per step. */
   readonly streamInterval: number;
+  /**
+   * Step-time noise the profile runs with (sim/noise.ts), or null: exact modelled step times. Null in every
+   * built-in profile; `--noise` turns it on with this model, or sim/noise.ts's DEFAULT_NOISE when null.
+   */
+  readonly noise: NoiseModel | null;
 }
 
 const GB = 1e9;
@@ -121,6 +127,7 @@ export const PROFILES: readonly Profile[] = [
     powerMaxWatts: 700,
     gpuName: 'NVIDIA H200',
     streamInterval: 1,
+    noise: null,
   },
   {
     name: 'qwen3-coder-30b-a3b-h100pcie-vllm',
@@ -139,6 +146,7 @@ export const PROFILES: readonly Profile[] = [
     powerMaxWatts: 350,
     gpuName: 'NVIDIA H100 PCIe',
     streamInterval: 1,
+    noise: null,
   },
   {
     name: 'qwen3.5-35b-a3b-h100-vllm',
@@ -160,6 +168,7 @@ export const PROFILES: readonly Profile[] = [
     powerMaxWatts: 700,
     gpuName: 'NVIDIA H100 80GB HBM3',
     streamInterval: 1,
+    noise: null,
   },
   {
     name: 'qwen3-coder-next-h200-sglang',
@@ -178,6 +187,7 @@ export const PROFILES: readonly Profile[] = [
     powerMaxWatts: 700,
     gpuName: 'NVIDIA H200',
     streamInterval: 1,
+    noise: null,
   },
   {
     name: 'qwen3-coder-next-2xrtxpro6000-sglang',
@@ -200,6 +210,7 @@ export const PROFILES: readonly Profile[] = [
     powerMaxWatts: 600,
     gpuName: 'NVIDIA RTX PRO 6000 Blackwell Server Edition',
     streamInterval: 1,
+    noise: null,
   },
 ];
 
@@ -218,6 +229,8 @@ export interface ProfileOverrides {
   readonly powerMaxWatts?: number;
   readonly gpuName?: string;
   readonly streamInterval?: number;
+  /** Noise on (fields not given take sim/noise.ts's defaults), or null: off. */
+  readonly noise?: Partial<NoiseModel> | null;
 }
 
 export const DEFAULT_PROFILE_NAME = PROFILES[0]!.name;
@@ -285,7 +298,7 @@ export function parseProfile(raw: unknown, where: string): Profile {
   const base = findProfile(baseName)!;
   const known = new Set([
     'base', 'name', 'letter', 'description', 'model', 'maxModelLen', 'flavour', 'hardware', 'scheduler',
-    'powerIdleWatts', 'powerMaxWatts', 'gpuName', 'streamInterval',
+    'powerIdleWatts', 'powerMaxWatts', 'gpuName', 'streamInterval', 'noise',
   ]);
   for (const k of Object.keys(raw))
     if (!known.has(k)) throw new Error(`${where}: unknown field "${k}" (allowed: ${[...known].join(', ')})`);
@@ -344,5 +357,25 @@ export function parseProfile(raw: unknown, where: string): Profile {
     powerMaxWatts: num(raw, 'powerMaxWatts', base.powerMaxWatts, where),
     gpuName: str('gpuName', base.gpuName),
     streamInterval: Math.max(1, Math.round(num(raw, 'streamInterval', base.streamInterval, where, 1))),
+    noise: parseNoise(raw.noise, base.noise, `${where}.noise`),
   };
+}
+
+/** A profile's `noise`: absent = the base's, null = off, an object = on, its missing fields from DEFAULT_NOISE. */
+function parseNoise(v: unknown, base: NoiseModel | null, path: string): NoiseModel | null {
+  if (v === undefined) return base;
+  if (v === null) return null;
+  if (!isObj(v)) throw new Error(`${path}: must be an object (fields ${Object.keys(DEFAULT_NOISE).join(', ')}) or null`);
+  for (const k of Object.keys(v))
+    if (!(k in DEFAULT_NOISE)) throw new Error(`${path}: unknown field "${k}" (allowed: ${Object.keys(DEFAULT_NOISE).join(', ')})`);
+  const field = (k: keyof NoiseModel): number => {
+    const x = v[k] ?? DEFAULT_NOISE[k];
+    if (typeof x !== 'number') throw new Error(`${path}.${k}: must be a number`);
+    return x;
+  };
+  const model: NoiseModel = {
+    stepJitterPercent: field('stepJitterPercent'), stallProbability: field('stallProbability'), stallSteps: field('stallSteps'),
+  };
+  checkNoiseModel(model, path);
+  return model;
 }

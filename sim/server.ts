@@ -20,6 +20,7 @@ import {
   type GenerationRequest,
   type TokenizeRequest,
 } from './http';
+import { resolveNoise, type NoiseRequest, type NoiseSettings } from './noise';
 import { resolveProfile, type Flavour, type Profile, type ProfileOverrides } from './profiles';
 import { RequestOutput } from './request-output';
 import { EngineScheduler, FixedScheduler, type Scheduler, type TokenSink } from './scheduler';
@@ -64,6 +65,14 @@ export interface SimOptions {
   readonly prefixCache?: boolean;
   /** Serve HTTPS with this PEM key and certificate (chain) instead of plain HTTP. */
   readonly tls?: SimTls;
+  /**
+   * Step-time noise (sim/noise.ts): true = the profile's noise model or the defaults, an object = those fields
+   * changed, false = off even if the profile has noise. Default: the profile's (off in every built-in profile).
+   * Not with fixed timing.
+   */
+  readonly noise?: NoiseRequest;
+  /** Seed of the noise draws (turns noise on); default a random one, shown in `noise.seed`. */
+  readonly noiseSeed?: number;
 }
 
 export interface SimTls {
@@ -85,6 +94,8 @@ export interface SimServer {
   readonly port: number;
   readonly profile: Profile;
   readonly flavour: Flavour;
+  /** The step-time noise in effect, with its seed; null = exact modelled step times (and always in fixed timing). */
+  readonly noise: NoiseSettings | null;
   readonly events: EventEmitter<SimEvents>;
   /** Snapshot of ground-truth records (empty unless groundTruth was enabled). */
   groundTruth(): GroundTruthRecord[];
@@ -108,6 +119,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     port,
     profile: sim.profile,
     flavour: sim.flavour,
+    noise: sim.noise,
     events: sim.events,
     groundTruth: () => sim.truth.all(),
     clearGroundTruth: () => sim.truth.clear(),
@@ -121,6 +133,8 @@ function checkOptions(options: SimOptions): void {
   if (options.fixed && (!(options.fixed.ttftMs >= 0) || !(options.fixed.itlMs >= 0)))
     throw new Error('fixed timing needs ttftMs >= 0 and itlMs >= 0');
   if (options.maxQueue !== undefined && !(options.maxQueue >= 0)) throw new Error('maxQueue must be >= 0');
+  if (options.fixed && ((options.noise !== undefined && options.noise !== false) || options.noiseSeed !== undefined))
+    throw new Error('noise needs the performance model: fixed timing has no steps to jitter');
   if (options.tls) {
     // Bad PEM fails here, before any worker starts.
     try {
@@ -167,7 +181,10 @@ class Sim {
     this.pool = new TokenizePool(options.tokenizerWorkers ?? 2);
     const sink = this.tokenSink();
     const prefixCache = options.prefixCache ?? true;
-    this.engineScheduler = options.fixed ? null : new EngineScheduler(this.profile, sink, undefined, { prefixCaching: prefixCache });
+    const noise = options.fixed ? null : resolveNoise(this.profile.noise, options.noise, options.noiseSeed);
+    this.engineScheduler = options.fixed
+      ? null
+      : new EngineScheduler(this.profile, sink, undefined, { prefixCaching: prefixCache, noise: noise ?? undefined });
     // Block hashes are only worth computing when the engine has a prefix cache to look them up in.
     this.hashBlockSize = this.engineScheduler && prefixCache ? this.profile.scheduler.blockSize : 0;
     this.scheduler =
@@ -175,6 +192,11 @@ class Sim {
       new FixedScheduler(options.fixed!.ttftMs, options.fixed!.itlMs, sink, this.profile.powerIdleWatts);
     this.metrics = this.createMetrics(this.engineScheduler !== null && prefixCache);
     this.startedEpochMs = epochMs();
+  }
+
+  /** The engine's step-time noise, or null (exact step times; always in fixed timing). */
+  get noise(): NoiseSettings | null {
+    return this.engineScheduler?.engine.noiseSettings ?? null;
   }
 
   /** Resolves once the tokenizer workers have loaded; if they cannot, stops them and rejects. */

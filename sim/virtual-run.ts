@@ -6,6 +6,7 @@
 
 import { Engine } from './engine';
 import { chainedBlockHashes } from './kv-cache';
+import type { NoiseSettings } from './noise';
 import type { Profile } from './profiles';
 import { smoothTowards, stepPowerWatts } from './step-time';
 
@@ -38,6 +39,8 @@ export interface VirtualRunOptions {
   readonly sharedPrefixTokens?: number;
   /** Prefix caching in the engine (default true, as the server). */
   readonly prefixCaching?: boolean;
+  /** Step-time noise, as the server's --noise (sim/noise.ts); default none. One seed gives one run. */
+  readonly noise?: NoiseSettings;
 }
 
 /**
@@ -49,7 +52,7 @@ export function runVirtualBatch(
   profile: Profile, promptTokens: number, outputTokens: number, concurrency: number, options: VirtualRunOptions = {},
 ): VirtualRunResult {
   const caching = options.prefixCaching ?? true;
-  const engine = new Engine(profile, { prefixCaching: caching });
+  const engine = new Engine(profile, { prefixCaching: caching, noise: options.noise });
   const overhead = profile.hardware.requestOverheadMs;
   const shared = Math.min(options.sharedPrefixTokens ?? 0, promptTokens);
   const bs = profile.scheduler.blockSize;
@@ -129,12 +132,13 @@ export interface ClosedLoopRequest extends VirtualRequestResult {
  * Closed-loop users in virtual time: each user sends its next request the moment the previous one
  * ends (no think time). The user count follows `steps` back to back: users added at a step start at
  * its beginning; users removed finish their request first. What the model predicts for a steady-state
- * capacity step, and for a ramp of steps.
+ * capacity step, and for a ramp of steps. With `noise`, what the simulator with that noise (--noise) predicts.
  */
 export function runVirtualClosedLoop(
   profile: Profile, promptTokens: number, outputTokens: number, steps: readonly ClosedLoopStep[],
+  options: { readonly noise?: NoiseSettings } = {},
 ): ClosedLoopRequest[] {
-  const engine = new Engine(profile, { prefixCaching: false });
+  const engine = new Engine(profile, { prefixCaching: false, noise: options.noise });
   const overhead = profile.hardware.requestOverheadMs;
   const boundaries: number[] = [];
   let t = 0;

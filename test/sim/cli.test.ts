@@ -15,7 +15,8 @@ describe('scripts/sim.ts', () => {
   });
 
   it('rejects a bad flag with one line on stderr and exit code 2', () => {
-    for (const args of [['--port', 'abc'], ['--bogus'], ['--profile', 'nope'], ['--fault', 'explode'], ['--fixed-ttft-ms', '5']]) {
+    for (const args of [['--port', 'abc'], ['--bogus'], ['--profile', 'nope'], ['--fault', 'explode'], ['--fixed-ttft-ms', '5'],
+      ['--noise', '--fixed-ttft-ms', '5', '--fixed-itl-ms', '1'], ['--noise-seed', '-1'], ['--noise-seed', '4294967296']]) {
       const r = spawnSync(process.execPath, [...TSX, ...args], { encoding: 'utf8' });
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
@@ -67,4 +68,27 @@ describe('scripts/sim.ts', () => {
       child.kill('SIGTERM');
     });
   });
+
+  it('--noise turns step-time noise on with the defaults and prints its seed; none without it', async () => {
+    const firstLine = (args: string[]): Promise<string> => {
+      const child = spawn(process.execPath, [...TSX, '--port', '0', '--tokenizer-workers', '1', ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      return new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) {
+            child.kill('SIGTERM');
+            resolve(out);
+          }
+        });
+        child.on('exit', (code) => reject(new Error(`exited ${code} before listening: ${out}`)));
+      });
+    };
+    const [noisy, seeded, quiet] = await Promise.all([firstLine(['--noise']), firstLine(['--noise-seed', '99']), firstLine([])]);
+    expect(noisy).toMatch(/noise on: jitter 3%, stall of 3 steps after 0\.5% of steps, seed \d+/);
+    expect(seeded).toContain('seed 99,');
+    expect(quiet).toContain('no noise');
+  }, 60_000);
 });
