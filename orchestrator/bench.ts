@@ -51,6 +51,8 @@ export interface BenchOptions {
   readonly planLabel: string;
   readonly scripts: readonly ScriptName[];
   readonly simProfile: string | null;
+  /** Simulator with step-time noise (its --noise), and the seed to draw it with (null: random, logged). */
+  readonly simNoise?: { readonly seed: number | null } | null;
   readonly resultsRoot: string;
   readonly runId: string;
   readonly tokenizer: TokenizerChoice;
@@ -284,9 +286,12 @@ export class Bench extends EventEmitter<BenchEvents> {
       return { baseUrl, sim: null, llama };
     }
     const profile = resolveProfile(options.simProfile ?? undefined);
-    const child = await startSimChild(['--profile', options.simProfile ?? profile.name]);
+    const noise = options.simNoise;
+    const noiseArgs = noise ? ['--noise', ...(noise.seed !== null ? ['--noise-seed', String(noise.seed)] : [])] : [];
+    const child = await startSimChild(['--profile', options.simProfile ?? profile.name, ...noiseArgs]);
     const baseUrl = `${child.base}/v1`;
-    this.emit('log', `simulator (profile ${profile.name}, its own process) listening at ${baseUrl}`);
+    const noiseNote = child.noiseSeed !== null ? `, step-time noise with seed ${child.noiseSeed}` : '';
+    this.emit('log', `simulator (profile ${profile.name}${noiseNote}, its own process) listening at ${baseUrl}`);
     return { baseUrl, sim: { child, profile }, llama: null };
   }
 

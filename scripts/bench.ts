@@ -35,6 +35,8 @@ runMain('bench', async () => {
     )
     .option('--scripts <list>', `entry scripts to run, in order (${SCRIPT_NAMES.join(', ')})`, 'sweep,capacity')
     .option('--profile <name>', 'simulator profile (npm run sim -- --list-profiles)')
+    .option('--sim-noise', 'simulator with step-time jitter and stalls, as on a GPU (npm run sim -- --noise)')
+    .option('--sim-noise-seed <n>', 'seed of the simulator noise, to repeat a noisy run (implies --sim-noise)')
     .option('--results <dir>', 'results root folder', 'results')
     .option('--run-id <id>', 'results/<run-id> folder name (default: the start time)')
     .addOption(
@@ -65,7 +67,7 @@ runMain('bench', async () => {
   const o = program.opts<{
     url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string;
     profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string;
-    fixedSlots?: boolean;
+    fixedSlots?: boolean; simNoise?: boolean; simNoiseSeed?: string;
   }>();
 
   // A report preset brings its scripts and simulator profile unless they were given.
@@ -91,6 +93,12 @@ runMain('bench', async () => {
     }
   }
   if (!url && scripts.length === 0) throw new UserError('--scripts is empty', EXIT.usage);
+  const simNoiseSeed = o.simNoiseSeed === undefined ? null : Number(o.simNoiseSeed);
+  if (simNoiseSeed !== null && !(Number.isInteger(simNoiseSeed) && simNoiseSeed >= 0 && simNoiseSeed < 2 ** 32))
+    throw new UserError(`--sim-noise-seed must be an integer 0..${2 ** 32 - 1}`, EXIT.usage);
+  const simNoise = o.simNoise || simNoiseSeed !== null ? { seed: simNoiseSeed } : null;
+  if (simNoise && (url || target !== 'sim'))
+    throw new UserError('--sim-noise applies to the built-in simulator: leave out --url and --target', EXIT.usage);
 
   const bench = new Bench({
     url: url ? url.replace(/\/+$/, '') : null,
@@ -102,6 +110,7 @@ runMain('bench', async () => {
     planLabel: builtIn ? `built-in "${planName}"` : planName,
     scripts,
     simProfile: o.profile ?? preset?.profile ?? null,
+    simNoise,
     resultsRoot: o.results,
     runId: o.runId ?? newRunId(),
     tokenizer: o.tokenizer,
