@@ -98,6 +98,16 @@ export const REQUEST_METRICS = {
     description:
       'One sample per request: 1 when the stream completed with at least one token, 0 when it errored or was cut.',
   },
+  goodput: {
+    name: 'llm_goodput',
+    kind: 'rate',
+    isTime: false,
+    unit: 'ratio',
+    description:
+      "One sample per request judged against a use case's limits (llm.stream params.slo): 1 when it completed and its own " +
+      'TTFT, e2e, decode speed, TPOT and mean ITL each met the limit on it, 0 otherwise (a failed request is not good). ' +
+      'Goodput of a cell = good requests / judged requests.',
+  },
   errors: {
     name: 'llm_errors',
     kind: 'counter',
