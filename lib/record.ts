@@ -35,6 +35,11 @@ interface RecordBase {
   readonly requestedOutputTokens: number;
   /** SSE events seen, including role-only, usage and [DONE]. */
   readonly events: number;
+  /**
+   * Whether the request met every limit it was sent with (k6/x/llm params.slo, its own TTFT, e2e, decode speed, TPOT
+   * and mean ITL); false for a failed request; null when it was sent without limits.
+   */
+  readonly goodput: boolean | null;
 }
 
 export interface CompletedRecord extends RecordBase {

@@ -42,6 +42,21 @@ declare module 'k6/x/llm' {
     deferMetrics?: boolean;
     /** With onEvents: also hand each event's data decoded as JSON (event.json). Default false. */
     parseJson?: boolean;
+    /**
+     * Limits the request is judged against for goodput: record.goodput and one llm_goodput sample (1 when it completed
+     * and every limit holds for its own value, 0 otherwise). Absent: not judged.
+     */
+    slo?: LlmLimit[];
+  }
+
+  /**
+   * One limit of params.slo, in the metric's unit (ms; tokens/s for decodeSpeed). `itl` is judged on the request's mean
+   * ITL; a figure the request lacks (ITL, TPOT, decode speed below 2 tokens) is not judged. Other fields are ignored.
+   */
+  export interface LlmLimit {
+    metric: 'ttft' | 'e2e' | 'decodeSpeed' | 'itl' | 'tpot';
+    operator: '<' | '<=' | '>' | '>=';
+    value: number;
   }
 
   /** Why the transport ended the request early; '' when the response ended normally (EOF). */
@@ -85,6 +100,8 @@ declare module 'k6/x/llm' {
     requestedOutputTokens: number;
     /** Events read, the role-only, usage and [DONE] ones included. */
     events: number;
+    /** With params.slo: whether the request met every limit (false when it failed); null without params.slo. */
+    goodput: boolean | null;
   }
 
   /** A request that streamed at least one token and ended normally; its figures are the llm_* samples. */

@@ -35,7 +35,7 @@ func clientSamples(ms requestMetrics, h clientHealth, tm metrics.TagsAndMeta, t 
 // request's) and stamped at t. A completed request gives its figures; a failed one only
 // llm_request_ok 0 and llm_errors 1 tagged error_kind, with the message as metadata: unbounded
 // text must never become a tag, and so never a Prometheus label. Failures never enter latency
-// Trends.
+// Trends. A request judged against params.slo adds its llm_goodput sample, 0 for a failure.
 func recordSamples(ms requestMetrics, r *Record, tm metrics.TagsAndMeta, t time.Time) []metrics.Sample {
 	sample := func(key string, tags *metrics.TagSet, meta map[string]string, v float64) metrics.Sample {
 		return metrics.Sample{
@@ -57,14 +57,21 @@ func recordSamples(ms requestMetrics, r *Record, tm metrics.TagsAndMeta, t time.
 			}
 			meta[metaErrorMessage] = r.ErrorMessage
 		}
-		return []metrics.Sample{
+		out := []metrics.Sample{
 			sample(keyRequestOk, base, tm.Metadata, 0),
 			sample(keyErrors, base.With(tagErrorKind, r.ErrorKind), meta, 1),
 		}
+		if r.Goodput != nil {
+			out = append(out, sample(keyGoodput, base, tm.Metadata, 0))
+		}
+		return out
 	}
-	out := make([]metrics.Sample, 0, 10+len(r.ITLMs))
+	out := make([]metrics.Sample, 0, 11+len(r.ITLMs))
 	add := func(key string, v float64) { out = append(out, sample(key, base, tm.Metadata, v)) }
 	add(keyRequestOk, 1)
+	if r.Goodput != nil {
+		add(keyGoodput, boolValue(*r.Goodput))
+	}
 	add(keyTTFT, r.TTFTMs)
 	if r.TTFCMs.ok {
 		add(keyTTFC, r.TTFCMs.value)
@@ -86,4 +93,11 @@ func recordSamples(ms requestMetrics, r *Record, tm metrics.TagsAndMeta, t time.
 		sample(keyInputTokens, base.With(tagTokenSource, r.InputTokenSource), tm.Metadata, float64(r.InputTokens)),
 		sample(keyOutputTokens, base.With(tagTokenSource, r.OutputTokenSource), tm.Metadata, float64(r.OutputTokens)))
 	return out
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -44,11 +44,12 @@ const (
 	keyOutputTokens = "outputTokens"
 	keyRequestOk    = "requestOk"
 	keyErrors       = "errors"
+	keyGoodput      = "goodput"
 )
 
 var requestMetricKeys = []string{
 	keyTTFT, keyTTFC, keyITL, keyTPOT, keyE2E, keyDecodeSpeed, keyPrefillSpeed,
-	keyInputTokens, keyOutputTokens, keyRequestOk, keyErrors,
+	keyInputTokens, keyOutputTokens, keyRequestOk, keyErrors, keyGoodput,
 }
 
 // The keys of the load generator's health metrics (lib/metrics.ts CLIENT_METRICS).

@@ -212,6 +212,10 @@ func (r *request) record(o *outcome) Record {
 	if rec.Outcome == outcomeErrored {
 		rec.ErrorMessage = messageForResults(rec.ErrorMessage, r.secrets, errorMessageMaxChar)
 	}
+	if r.p.hasSLO {
+		good := judgeGoodput(&rec, r.p.slo)
+		rec.Goodput = &good
+	}
 	return rec
 }
 

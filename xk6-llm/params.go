@@ -36,6 +36,10 @@ type params struct {
 	// deferMetrics: the script pushes the llm_* samples itself (result.pushMetrics), once it knows
 	// the tags they need.
 	deferMetrics bool
+	// slo are the limits the request is judged against for goodput (slo.go); hasSLO: params.slo
+	// was given, so the record carries a verdict and llm_goodput a sample.
+	slo    []sloLimit
+	hasSLO bool
 }
 
 // parseParams reads stream()'s params object; an error is a misuse, thrown to the script.
@@ -109,6 +113,9 @@ func parseParams(v sobek.Value) (*params, error) {
 	}
 	var err error
 	if p.tags, err = tagsParam(obj.Get("tags"), "params.tags"); err != nil {
+		return nil, err
+	}
+	if p.slo, p.hasSLO, err = parseSLO(obj.Get("slo")); err != nil {
 		return nil, err
 	}
 	return p, nil

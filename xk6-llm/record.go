@@ -24,6 +24,8 @@ type Record struct {
 	RequestedOutputTokens int
 	// Events counts every event, the role-only, usage and [DONE] ones included.
 	Events int
+	// Goodput is whether the request met every limit of params.slo (slo.go); nil without one.
+	Goodput *bool
 
 	// Completed only.
 	InputTokens       int
@@ -62,6 +64,13 @@ func (o optional) any() any {
 	return o.value
 }
 
+func (r *Record) goodputValue() any {
+	if r.Goodput == nil {
+		return nil
+	}
+	return *r.Goodput
+}
+
 // field is one named value of a record as JSON and JavaScript see it.
 type field struct {
 	name  string
@@ -78,6 +87,7 @@ func (r *Record) fields() []field {
 		{"requestedInputTokens", r.RequestedInputTokens},
 		{"requestedOutputTokens", r.RequestedOutputTokens},
 		{"events", r.Events},
+		{"goodput", r.goodputValue()},
 	}
 	if r.Outcome == outcomeErrored {
 		return append(f,
