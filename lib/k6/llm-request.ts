@@ -4,6 +4,7 @@
 import llm, { type LlmEvent } from 'k6/x/llm';
 import type { HttpRequestSpec } from '../request';
 import type { RequestRecord } from '../record';
+import type { UseCaseLimit } from '../../thresholds/use-cases';
 
 export interface RequestLimits {
   readonly requestTimeoutSeconds: number;
@@ -39,11 +40,12 @@ function readEveryEvent(events: LlmEvent[]): number {
 /**
  * Sends one request; never throws for a failing server. With `deferMetrics` the llm_* samples wait
  * for pushMetrics (the bench says a driven request's phase only after it ended); otherwise they are
- * pushed when the request ends, with `tags`.
+ * pushed when the request ends, with `tags`. `slo`, a use case's limits, has Go judge the request's
+ * goodput on its own figures (record.goodput, one llm_goodput sample); null judges nothing.
  */
 export async function sendRequest(
   spec: HttpRequestSpec, lengths: RequestLengths, limits: RequestLimits, tags: Record<string, string>,
-  deferMetrics: boolean, eventCallback = false,
+  deferMetrics: boolean, slo: readonly UseCaseLimit[] | null, eventCallback = false,
 ): Promise<SentRequest> {
   // Only a misuse throws (docs/k6-x-llm.md): a bug in the calling script, left to end the iteration loudly.
   const result = await llm.stream(
@@ -61,6 +63,7 @@ export async function sendRequest(
       tags,
       deferMetrics,
       parseJson: eventCallback,
+      ...(slo ? { slo: slo.map((l) => ({ metric: l.metric, operator: l.operator, value: l.value })) } : {}),
     },
     eventCallback ? readEveryEvent : undefined,
   );

@@ -102,9 +102,11 @@ export function createSuite(script: ScriptName): Suite {
   const eventCallback = __ENV.EVENT_CALLBACK === '1';
   const resultsDir = (__ENV.RESULTS_DIR || 'results/latest').replace(/\/+$/, '');
 
+  // A cell of a use case (capacity steps, gate cells) has each request judged against its limits: goodput.
+  const sloOf = new Map(plan.useCases.map((u) => [u.id, u.limits]));
   /** Sends one request of a cell; `phase` tags its llm_* samples, and null defers them until the bench names it. */
   const send = (
-    cell: Pick<Cell, 'contextTokens' | 'outputTokens'>, prefix: string, phase: string | null | undefined,
+    cell: Pick<Cell, 'contextTokens' | 'outputTokens' | 'useCase'>, prefix: string, phase: string | null | undefined,
   ): Promise<SentRequest> => {
     const prompt = prompts.get(cell.contextTokens);
     const spec = buildStreamingRequest(
@@ -113,7 +115,7 @@ export function createSuite(script: ScriptName): Suite {
     const tags: Record<string, string> = phase ? { [SAMPLE_TAGS.phase]: phase } : {};
     return sendRequest(
       spec, { requestedInputTokens: cell.contextTokens, requestedOutputTokens: cell.outputTokens }, plan.target, tags,
-      phase === null, eventCallback,
+      phase === null, cell.useCase ? (sloOf.get(cell.useCase) ?? null) : null, eventCallback,
     );
   };
   const warnOnce = new Set<string>();
