@@ -202,6 +202,11 @@ export interface UseCaseCapacity {
   readonly result: LadderResult;
   /** The capacity's 95% interval from a bootstrap over each step's requests (report/capacity-interval.ts); null without a ladder. */
   readonly interval?: CapacityInterval | null;
+  /**
+   * Goodput at the capacity (report/cells.ts: the share of requests within every limit, judged per request): the
+   * capacity step's, interpolated between steps like every figure at "~N"; null when no capacity or no goodput.
+   */
+  readonly goodputAtCapacity: number | null;
 }
 
 /**
@@ -237,9 +242,11 @@ export function useCaseCapacity(uc: UseCase, cells: readonly CellStats[], stat: 
   const limits = ladderLimits(uc.limits, stat, minSuccessRate);
   // Steps of an adaptive search are measured on both sides of the limit: nothing is interpolated.
   const searched = picked.cells.length > 0 && picked.cells.every((c) => c.measurement === 'search');
+  const result = evaluateLadder(picked.cells, limits, !searched);
+  const ran = picked.cells.filter((c) => c.requests > 0);
   return {
-    useCase: uc, source: picked.source, cellIds: picked.cells.map((c) => c.id), limits,
-    result: evaluateLadder(picked.cells, limits, !searched),
+    useCase: uc, source: picked.source, cellIds: picked.cells.map((c) => c.id), limits, result,
+    goodputAtCapacity: result.estimate === null ? null : interpolateMetric(ran, result.estimate, (c) => c.goodput),
   };
 }
 

@@ -5,6 +5,7 @@
 //   system throughput = output tokens / cell wall time (first request start to last request end), tok/s
 //   tokens per hour   = throughput x 3600
 //   scaling efficiency = throughput(N) / (N x throughput(1)), same part, context and output length
+//   goodput            = requests within every limit of the cell's use case / requests judged (llm_goodput)
 
 import type { Cell } from '../lib/plan';
 import type { ServerMetricKey } from '../lib/metrics';
@@ -36,6 +37,11 @@ export interface CellStats extends Pick<
   readonly measurement: 'rounds' | 'steady' | 'search';
   /** succeeded / requests; null with no requests. */
   readonly successRate: number | null;
+  /**
+   * The share of the judged requests that met every limit of the cell's use case on their own figures (a failed
+   * request counts as not good): llm_goodput's rate; null when no request was judged (a cell without a use case).
+   */
+  readonly goodput: number | null;
   readonly errorsByKind: Readonly<Record<string, number>>;
   /** Per error kind, the most frequent server error messages (top ERROR_MESSAGES_SHOWN), most frequent first. Untrusted text. */
   readonly errorMessages: Readonly<Record<string, readonly ErrorMessageCount[]>>;
@@ -126,6 +132,7 @@ export function buildCellStats(
     transitionRequests: acc?.excluded.transition ?? 0,
     measurement: cell.driven ? (cell.driven.search ? 'search' : cell.driven.mode) : cell.warmupRounds > 0 ? 'steady' : 'rounds',
     successRate: requests > 0 ? succeeded / requests : null,
+    goodput: acc && acc.goodput.judged > 0 ? acc.goodput.good / acc.goodput.judged : null,
     errorsByKind,
     errorMessages: acc ? topErrorMessages(acc.errorMessages) : {},
     metrics,

@@ -37,6 +37,8 @@ export interface CellAccumulator {
   readonly tokenSources: Record<string, number>;
   okCount: number;
   failCount: number;
+  /** llm_goodput samples: requests judged against the cell's use-case limits, and those that met them all. */
+  readonly goodput: { judged: number; good: number };
   /** llm_errors counts per error_kind. */
   readonly errorsByKind: Record<string, number>;
   /**
@@ -96,6 +98,7 @@ export function newCellAccumulator(id: string, tags: Record<string, string>): Ce
     tokenSources: {},
     okCount: 0,
     failCount: 0,
+    goodput: { judged: 0, good: 0 },
     errorsByKind: {},
     errorMessages: {},
     failedByKind: {},
@@ -265,7 +268,7 @@ function addTrendSample(cell: CellAccumulator, trend: TrendKey, timestampMs: num
   if (timestampMs > cell.windowEndMs) cell.windowEndMs = timestampMs;
 }
 
-/** A counter, rate or gauge sample of a request: tokens, read lag, CPU, success and errors. */
+/** A counter, rate or gauge sample of a request: tokens, read lag, CPU, success, goodput and errors. */
 function addRequestSample(
   cell: CellAccumulator,
   key: string,
@@ -300,6 +303,10 @@ function addRequestSample(
       return;
     case 'errors':
       addErrorSample(cell, tags[SAMPLE_TAGS.errorKind] ?? 'unknown', value, metadata);
+      return;
+    case 'goodput':
+      cell.goodput.judged++;
+      if (value !== 0) cell.goodput.good++;
       return;
     default:
       return;

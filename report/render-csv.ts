@@ -48,6 +48,7 @@ export function renderCellsCsv(report: Report): string {
       failed: c.failed,
       cut: c.cut,
       success_rate: r(c.successRate, 5),
+      goodput: r(c.goodput, 5),
       errors: Object.entries(c.errorsByKind).map(([k, n]) => `${k}:${n}`).join(';'),
       // {"kind":[{"message":...,"count":n}, ...]}: the top messages per error kind, as JSON (messages may hold any character).
       error_messages: Object.keys(c.errorMessages).length > 0 ? JSON.stringify(c.errorMessages) : '',
@@ -100,6 +101,7 @@ export function renderCapacityCsv(report: Report): string {
       source: u.source,
       result: u.result.kind,
       capacity: u.result.display,
+      goodput_at_capacity: r(u.goodputAtCapacity, 5),
       estimate: u.result.estimate,
       interpolated: u.result.interpolated,
       last_pass: u.result.lastPass,
@@ -123,6 +125,7 @@ export function renderCapacityCsv(report: Report): string {
       source: 'burst',
       result: b.result.kind,
       capacity: b.result.display,
+      goodput_at_capacity: null,
       estimate: b.result.estimate,
       interpolated: b.result.interpolated,
       last_pass: b.result.lastPass,
@@ -132,7 +135,7 @@ export function renderCapacityCsv(report: Report): string {
     });
   }
   if (rows.length === 0)
-    return 'kind,id,title,context_tokens,output_tokens,limits,source,result,capacity,estimate,interpolated,' +
+    return 'kind,id,title,context_tokens,output_tokens,limits,source,result,capacity,goodput_at_capacity,estimate,interpolated,' +
       'last_pass,first_fail,broken_by,tested\n';
   return `${Papa.unparse(rows)}\n`;
 }

@@ -99,11 +99,15 @@ function capacityColumns(result: LadderResult, ladder: readonly CellStats[]): Ca
   return columns;
 }
 
-/** The use case's limited metrics, then throughput (unless decode speed is limited) and decode speed. */
-function capacityMetrics(capacity: UseCaseCapacity): string[] {
+/**
+ * The use case's limited metrics, then throughput (unless decode speed is limited) and decode speed, then goodput
+ * (the share of requests within every limit, judged per request) when the steps measured it.
+ */
+function capacityMetrics(capacity: UseCaseCapacity, ladder: readonly CellStats[]): string[] {
   const limited = capacity.useCase.limits.map((limit) => limit.metric as string);
   const speeds = limited.includes('decodeSpeed') ? ['decodeSpeed'] : ['throughput', 'decodeSpeed'];
-  return [...new Set([...limited, ...speeds])];
+  const goodput = ladder.some((cell) => cell.goodput !== null) ? ['goodput'] : [];
+  return [...new Set([...limited, ...speeds, ...goodput])];
 }
 
 function capacityRows(
@@ -112,7 +116,7 @@ function capacityRows(
   ladder: readonly CellStats[],
   columns: readonly CapacityColumn[],
 ): string[][] {
-  return capacityMetrics(capacity).map((metric) => {
+  return capacityMetrics(capacity, ladder).map((metric) => {
     const valueOf = (cell: CellStats): MaybeNumber => metricValue(cell, metric, report.limitStat);
     const tableCell = (column: CapacityColumn): string => {
       const tested = ladder.find((cell) => cell.concurrency === column.concurrency);

@@ -44,12 +44,15 @@ export function allCellsSection(report: Report): Block[] {
   const doc = new DocBuilder();
   doc.h(2, 'All Cells');
   doc.p('Every measured cell (also in cells.csv). Times are means; throughput is output tokens / cell wall time.');
+  // Goodput (requests within every limit of the cell's use case) only where requests were judged against one.
+  const withGoodput = cells.some((cell) => cell.goodput !== null);
   const row = (cell: CellStats): string[] => [
     `${cell.id}${cell.clientBound ? ' ⚠ client-bound' : ''}`,
     fmtTokens(cell.contextTokens),
     fmtTokens(cell.outputTokens),
     String(cell.concurrency),
     String(cell.requests),
+    ...(withGoodput ? [fmtPct(cell.goodput)] : []),
     fmtMs(cell.metrics.ttft?.mean),
     fmtMsFine(cell.metrics.itl?.mean),
     fmtTokS(cell.metrics.decodeSpeed?.mean),
@@ -60,7 +63,7 @@ export function allCellsSection(report: Report): Block[] {
     fmtWatts(cell.power?.meanWatts),
   ];
   const head = [
-    'CELL', 'CONTEXT', 'OUTPUT', 'USERS', 'REQ', 'TTFT', 'ITL', 'DECODE', 'PREFILL',
+    'CELL', 'CONTEXT', 'OUTPUT', 'USERS', 'REQ', ...(withGoodput ? ['GOODPUT'] : []), 'TTFT', 'ITL', 'DECODE', 'PREFILL',
     'THROUGHPUT', 'EFFICIENCY', 'QUEUE WAIT', 'POWER',
   ];
   doc.table(head, cells.map(row));

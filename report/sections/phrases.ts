@@ -44,6 +44,7 @@ export function statName(stat: string): string {
 /** A capacity-table metric of a cell: a Trend at the limit statistic, or the success rate, or the system throughput. */
 export function metricValue(cell: CellStats, metric: string, stat: string): MaybeNumber {
   if (metric === 'successRate') return cell.successRate;
+  if (metric === 'goodput') return cell.goodput;
   if (metric === 'throughput') return cell.throughput;
   return statistic(cell.metrics[metric as TrendKey], stat);
 }
@@ -62,6 +63,8 @@ export function metricLabel(metric: string): string {
       return 'Time per output token';
     case 'successRate':
       return 'Success rate';
+    case 'goodput':
+      return 'Goodput (requests within every limit)';
     default:
       return metric;
   }
@@ -85,6 +88,7 @@ export function fmtMetric(metric: string, value: MaybeNumber): string {
     case 'throughput':
       return fmtTokS0(value);
     case 'successRate':
+    case 'goodput':
       return fmtPct(value);
     default:
       return fmtMsFine(value);

@@ -10,6 +10,11 @@ import type { CellStats } from '../cells';
 import type { Report } from '../report-types';
 import { sentences, statName } from './phrases';
 
+const GOODPUT_NOTE =
+  'GOODPUT is the share of requests at the capacity step that met every limit of the use case on their own figures ' +
+  '(their TTFT, speed, e2e), a failed request counting as not good: a capacity checked on the step\'s ' +
+  'statistic can hold while some of its users wait longer than the limit.';
+
 /** Each use case's thresholds and capacity in one table, with a sentence per use case. */
 export function useCaseGuidanceSection(report: Report): Block[] {
   if (report.useCases.length === 0) return [];
@@ -23,15 +28,19 @@ export function useCaseGuidanceSection(report: Report): Block[] {
       `breaks the use case's threshold${orFailures}.`,
     capacityMethod(report),
   ));
+  // Goodput beside each capacity, once any capacity step measured it (requests sent with the use case's limits).
+  const withGoodput = report.useCases.some((capacity) => capacity.goodputAtCapacity !== null);
+  if (withGoodput) doc.p(GOODPUT_NOTE);
   const row = (capacity: UseCaseCapacity): string[] => [
     capacity.useCase.title,
     fmtTokens(capacity.useCase.contextTokens),
     thresholdColumn(capacity, ['ttft', 'e2e']),
     thresholdColumn(capacity, ['decodeSpeed', 'itl', 'tpot']),
     capacityWithInterval(capacity),
+    ...(withGoodput ? [fmtPct(capacity.goodputAtCapacity)] : []),
     capacityGuidance(capacity),
   ];
-  const head = ['USE CASE', 'CONTEXT', 'TTFT THRESHOLD', 'SPEED THRESHOLD', 'CAPACITY', 'ANALYSIS'];
+  const head = ['USE CASE', 'CONTEXT', 'TTFT THRESHOLD', 'SPEED THRESHOLD', 'CAPACITY', ...(withGoodput ? ['GOODPUT'] : []), 'ANALYSIS'];
   doc.table(head, report.useCases.map(row));
   const uncertainty = intervalNote(report);
   if (uncertainty) doc.p(uncertainty);

@@ -117,6 +117,19 @@ describe('burst and interpolation helpers', () => {
     expect(b.limit.expression).toBe('avg<=3000');
   });
 
+  it('states goodput at the capacity: the step\'s own, interpolated at "~N", null without a capacity', () => {
+    const judged = (n: number, ttft: number, goodput: number | null) => ({ ...step(n, ttft, 100), goodput });
+    // TTFT 8000 crossed at 8 + 2000 x 8 / 4000 = 12 -> ~11 (strict); goodput 0.9 -> 0.5 over 8..16: 0.9 - 0.4 x 3/8 = 0.75.
+    const within = useCaseCapacity(chat, [judged(8, 6000, 0.9), judged(16, 10_000, 0.5)], 'avg', null);
+    expect(within.result.display).toBe('~11');
+    expect(within.goodputAtCapacity).toBeCloseTo(0.75, 10);
+    // No step breaks a limit: the largest step's goodput.
+    expect(useCaseCapacity(chat, [judged(8, 6000, 0.97), judged(16, 7000, 0.93)], 'avg', null).goodputAtCapacity).toBe(0.93);
+    // Below the first step: no capacity, no goodput at it; steps without goodput (old runs): null.
+    expect(useCaseCapacity(chat, [judged(8, 9000, 0.2)], 'avg', null).goodputAtCapacity).toBeNull();
+    expect(useCaseCapacity(chat, [judged(8, 6000, null), judged(16, 7000, null)], 'avg', null).goodputAtCapacity).toBeNull();
+  });
+
   it('interpolates a metric at a concurrency between steps', () => {
     const cells = [cell({ concurrency: 8, throughput: 200 }), cell({ concurrency: 16, throughput: 300 })];
     expect(interpolateMetric(cells, 12, (c) => c.throughput)).toBe(250);

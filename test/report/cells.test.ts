@@ -31,6 +31,7 @@ describe('buildCellStats', () => {
       tokenSources: { usage: 2 },
       okCount: 2,
       failCount: 1,
+      goodput: { judged: 3, good: 1 },
       errorsByKind: { timeout: 1 },
       errorMessages: { timeout: new Map([['read timeout', 1]]) },
       excluded: { warmup: 0, transition: 0 },
@@ -48,6 +49,8 @@ describe('buildCellStats', () => {
     expect(s.cut).toBe(0);
     expect(buildCellStats(planCell({ rounds: 2 }), acc, {}, DEFAULT_COST).cut).toBe(1);
     expect(s.successRate).toBeCloseTo(2 / 3, 10);
+    // 3 judged (the failure among them), 1 within every limit.
+    expect(s.goodput).toBeCloseTo(1 / 3, 10);
     expect(s.errorsByKind).toEqual({ timeout: 1 });
     expect(s.metrics.ttft?.mean).toBe(150);
     expect(s.wallSeconds).toBe(2);
@@ -74,6 +77,7 @@ describe('buildCellStats', () => {
       tokenSources: {},
       okCount: 1,
       failCount: 0,
+      goodput: { judged: 0, good: 0 },
       errorsByKind: {},
       errorMessages: {},
       excluded: { warmup: 0, transition: 0 },
@@ -83,6 +87,7 @@ describe('buildCellStats', () => {
     };
     // p99 of the longest waits 8 ms against a 10 ms gap: tokens were read together.
     const late = buildCellStats(planCell({}), { ...base, readLag, cpuFirst: null, cpuLast: null }, {}, DEFAULT_COST);
+    expect(late.goodput, 'no request judged: no goodput').toBeNull();
     expect(late.clientBound?.reason).toMatch(/read its streams up to 8\.0 ms late \(p99\) against a median inter-token gap of 10\.0 ms/);
     // 1.9 per-core CPU seconds over 2 s of wall time: 95% of the cores.
     const busy = buildCellStats(

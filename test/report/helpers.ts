@@ -29,6 +29,7 @@ export function cell(over: Partial<Omit<CellStats, 'metrics'>> & { metrics?: Par
     transitionRequests: over.transitionRequests ?? 0,
     measurement: over.measurement ?? 'rounds',
     successRate: over.successRate === undefined ? 1 : over.successRate,
+    goodput: over.goodput === undefined ? null : over.goodput,
     errorsByKind: over.errorsByKind ?? {},
     errorMessages: over.errorMessages ?? {},
     metrics,

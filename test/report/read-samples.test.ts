@@ -73,6 +73,15 @@ describe('readSamples on the golden k6 output (timeFormat=unix_milli)', () => {
     expect(c.windowStartMs).toBeCloseTo(1795324657507 - 100.5, 6);
   });
 
+  it('counts llm_goodput samples per cell: judged and good, warm-up left out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'report-read-'));
+    const p = join(dir, 's.csv');
+    const row = (v: number, tags = 'cell=c1'): string => `llm_goodput,1795324657507,${v},,,,,,,,,c1,,,,,,${tags},\n`;
+    writeFileSync(p, `${CSV_HEADER}\n${row(1)}${row(0)}${row(1)}${row(0, 'cell=c1&phase=warmup')}`);
+    const data = await readSamples(p);
+    expect(data.cells.get('c1')!.goodput).toEqual({ judged: 3, good: 2 });
+  });
+
   it('drops the partial last line of a file cut by SIGKILL, and rows with a wrong column count', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'report-read-'));
     const p = join(dir, 's.csv');

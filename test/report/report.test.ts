@@ -108,6 +108,28 @@ describe('report on a synthetic run', () => {
     expect(cap.map((r) => r.id)).toEqual(['code_completion', 'short_chatbot', 'general_chatbot', 'chatbot', 'agentic']);
   });
 
+  it('states goodput per cell of a use case and beside every capacity', () => {
+    const cells = Papa.parse<Record<string, string>>(readFileSync(join(runDir, 'cells.csv'), 'utf8'), {
+      header: true, skipEmptyLines: true,
+    }).data;
+    const byId = new Map(cells.map((row) => [row.cell, row]));
+    // Sweep cells have no use case: not judged. Capacity steps are: at 1 user every request is within the limits.
+    expect(byId.get('sweep_c1k_o32_n1')!.goodput).toBe('');
+    expect(Number(byId.get('capacity_general_chatbot_n1')!.goodput)).toBe(1);
+    const chat = report.cells.filter((c) => c.useCase === 'general_chatbot' && c.script === 'capacity');
+    for (const c of chat) expect(c.goodput, c.id).toBeLessThanOrEqual(c.successRate!);
+    const capacity = report.useCases.find((u) => u.useCase.id === 'general_chatbot')!;
+    const step = chat.find((c) => c.concurrency === capacity.result.lastPass)!;
+    expect(capacity.goodputAtCapacity).toBe(step.goodput);
+    const cap = Papa.parse<Record<string, string>>(readFileSync(join(runDir, 'capacity.csv'), 'utf8'), {
+      header: true, skipEmptyLines: true,
+    }).data;
+    expect(Number(cap.find((r) => r.id === 'general_chatbot')!.goodput_at_capacity)).toBeCloseTo(step.goodput!, 4);
+    const md = readFileSync(join(runDir, 'report.md'), 'utf8');
+    expect(md).toMatch(/\| USE CASE \| CONTEXT \| TTFT THRESHOLD \| SPEED THRESHOLD \| CAPACITY \| GOODPUT \| ANALYSIS \|/);
+    expect(md).toMatch(/\| Goodput \(requests within every limit\) \| 100\.0% \|/);
+  });
+
   it('reads a single part folder, and says plainly what was not measured', async () => {
     const partDir = join(tmp, 'part-only');
     writeRunFixture({ dir: partDir, parts: { sweep: smallRunParts().sweep! }, runJson: false, monitor: false });
