@@ -96,6 +96,8 @@ describe('on k6', () => {
       }
       const tokenRows = rows.filter((r) => r.metric_name === METRICS.outputTokens.name);
       expect(tokenRows.every((r) => extraTags(r).token_source === 'usage')).toBe(true);
+      // Sweep cells have no use case: no request is judged for goodput.
+      expect(rows.filter((r) => r.metric_name === METRICS.goodput.name)).toHaveLength(0);
       const monitor = rows.filter((r) => r.metric_name === METRICS.running.name);
       expect(monitor.length).toBeGreaterThan(0);
       expect(monitor.every((r) => r.scenario === 'monitor')).toBe(true);
@@ -114,14 +116,21 @@ describe('on k6', () => {
       schedule: FAST_SCHEDULE,
     });
 
-    it('exits 0 when the use case limits hold', async () => {
+    /** The llm_goodput values of a run's requests, from its CSV. */
+    const goodputOf = (dir: string): number[] =>
+      readCsv(path.join(dir, 'samples.csv')).rows.filter((x) => x.metric_name === METRICS.goodput.name).map((x) => Number(x.metric_value));
+
+    it('exits 0 when the use case limits hold, every request judged good', async () => {
       const r = await runScript('gate', gatePlan(5000), env);
       expect(r.exitCode, r.stderr).toBe(0);
+      expect(goodputOf(r.dir)).toEqual([1, 1]);
     }, 60_000);
 
     it('exits 99 and names the crossed threshold when a limit fails', async () => {
       const r = await runScript('gate', gatePlan(10), env);
       expect(r.exitCode).toBe(99);
+      // Each request's own TTFT (50 ms) breaks TTFT < 10 ms: none is good.
+      expect(goodputOf(r.dir)).toEqual([0, 0]);
       expect(r.stderr).toContain('llm_ttft{cell:gate_tiny_chat_n2}');
       const data = summaryOf(r.dir);
       expect(data.metrics[cellMetricKey(METRICS.ttft.name, 'gate_tiny_chat_n2')]!.thresholds!['avg<10']!.ok).toBe(false);
