@@ -11,7 +11,7 @@ import type { RunInfo, ThresholdOutcome } from './inputs';
 import type { CostOptions } from './power';
 
 /**
- * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval`,
+ * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval` and its goodput,
  * distributions a `stdDev`, and comparisons the noise they weighed a change against.
  */
 export const REPORT_SCHEMA_VERSION = 2;
