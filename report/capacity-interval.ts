@@ -9,6 +9,7 @@
 // interval. It says how far the noise of the measured requests moves the answer; it cannot see what was
 // not measured (a step the search skipped, a slower day of the server).
 
+import { mulberry32 } from '../lib/random';
 import { crossingX, percentile, sortValues } from './stats';
 
 /** A limit as a ladder checks it (report/capacity.ts IntervalLimit): its k6 expression names the aggregation. */
@@ -39,18 +40,6 @@ export interface CapacityInterval {
   /** The largest step measured (what an open upper end is "more than"). */
   readonly largestStep: number;
   readonly replicates: number;
-}
-
-/** A small seeded generator (mulberry32): the same run gives the same interval. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The statistic a threshold aggregation names ("avg", "med", "p(95)", "min", "max") of some values. */
@@ -131,7 +120,8 @@ export function capacityInterval(
   if (ran.length === 0 || limits.length === 0) return null;
   const replicates = opts.replicates ?? 1000;
   const level = opts.level ?? 0.95;
-  const random = seededRandom(opts.seed ?? 1);
+  // Seeded, so the same run gives the same interval.
+  const random = mulberry32(opts.seed ?? 1);
   const users = ran.map((s) => s.users);
   const capacities: number[] = [];
   for (let r = 0; r < replicates; r++) {

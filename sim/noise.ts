@@ -6,7 +6,7 @@
 // several decode steps. One seed gives one sequence of draws, so a noisy run is reproducible by its seed.
 // Where the default figures come from: sim/README.md, "Noise".
 
-import { mulberry32 } from './text';
+import { mulberry32 } from '../lib/random';
 
 /** How much a step's duration varies (docs in sim/README.md, "Noise"). */
 export interface NoiseModel {

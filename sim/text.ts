@@ -4,6 +4,8 @@
 // Every word of WORDS is a single Qwen3 token when preceded by a space (checked in test/sim/text.test.ts),
 // so " word" x N tokenizes to exactly N tokens and a client that counts tokens agrees with usage.
 
+import { mulberry32 } from '../lib/random';
+
 export const WORDS: readonly string[] = (
   'the of and to in is that it for was on are as with his they at be this from have or by one had not but what all ' +
   'were when we there can an your which their said if do will each about how up out them then she many some so these ' +
@@ -16,18 +18,6 @@ export const WORDS: readonly string[] = (
   'house world going want school important until form food keep children feet land side without boy once animal life ' +
   'enough took sometimes four head above kind began almost live page got earth need far hand high year mother light'
 ).split(' ');
-
-/** mulberry32: a small, fast, seedable 32-bit PRNG returning floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** An endless stream of tokens (" word") for a seed: the same seed always yields the same text. */
 export class TokenText {

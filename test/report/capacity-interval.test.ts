@@ -1,8 +1,9 @@
 // Tests for report/capacity-interval.ts: the bootstrap interval of a capacity, against hand-worked ladders. Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../lib/random';
 import {
-  aggregate, capacityInterval, formatInterval, ladderCapacity, searchResolution, seededRandom, type IntervalLimit,
+  aggregate, capacityInterval, formatInterval, ladderCapacity, searchResolution, type IntervalLimit,
   type IntervalStep,
 } from '../../report/capacity-interval';
 
@@ -93,9 +94,9 @@ describe('helpers', () => {
     expect(searchResolution(73, 16, 5)).toBe(4);
     expect(searchResolution(16, 16, 5)).toBe(1);
   });
-  it('seededRandom repeats for a seed and stays in [0, 1)', () => {
-    const a = seededRandom(3);
-    const b = seededRandom(3);
+  it('mulberry32 repeats for a seed and stays in [0, 1)', () => {
+    const a = mulberry32(3);
+    const b = mulberry32(3);
     const xs = Array.from({ length: 1000 }, () => a());
     expect(xs).toEqual(Array.from({ length: 1000 }, () => b()));
     expect(Math.min(...xs)).toBeGreaterThanOrEqual(0);

@@ -1,0 +1,13 @@
+// A small seeded random number generator, so the simulator's text and noise and the report's bootstrap repeat. Runs in k6 and Node.
+
+/** mulberry32: a small, fast, seedable 32-bit PRNG returning floats in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
