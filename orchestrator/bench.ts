@@ -14,7 +14,7 @@ import { readSummaryData } from '../lib/summary-data';
 import { renderTextSummary } from '../lib/summary-text';
 import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
 import type { PromptSet } from '../lib/prompt-set';
-import { buildBundles } from '../scripts/build';
+import { buildBundles } from './bundles';
 import { startSimChild, type SimChild } from '../sim/child';
 import { ensureLlamaArtefacts, startLlamaServer, type LlamaServer } from './llama-server';
 import { resolveProfile, type Profile } from '../sim/profiles';

@@ -1,66 +1,17 @@
-// Builds one k6 bundle per entry script with esbuild: scenarios/<name>.ts -> dist/<name>.js. Runs in Node.
+// `npm run build`: builds the k6 bundles, scenarios/<name>.ts -> dist/<name>.js (orchestrator/bundles.ts). Runs in Node.
 
-import { build, type BuildOptions, type Plugin } from 'esbuild';
-import { readdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildBundles } from '../orchestrator/bundles';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/**
- * esbuild settings for k6's JavaScript engine (docs/k6-observed.md): ESM, as k6 reads it natively; k6
- * modules (k6/x/llm included) external; ES2020 so esbuild lowers
- * syntax Sobek lacks (logical assignment, class fields); platform neutral: no Node shims.
- */
-export const K6_BUILD_OPTIONS: BuildOptions = {
-  bundle: true,
-  format: 'esm',
-  platform: 'neutral',
-  target: 'es2020',
-  external: ['k6', 'k6/*', 'https://*'],
-  mainFields: ['module', 'main'],
-  sourcemap: 'linked',
-  legalComments: 'none',
-  logLevel: 'warning',
-};
-
-export function entryScripts(): string[] {
-  return readdirSync(path.join(root, 'scenarios'))
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => path.join(root, 'scenarios', f))
-    .sort();
-}
-
-/**
- * valibot (lib/schema.ts) from its own minified build: half the bytes it adds to every bundle in its
- * readable build, and nothing in a k6 stack trace needs to be read inside the validation library.
- */
-function minifiedValibot(): Plugin {
-  const file = path.join(path.dirname(createRequire(import.meta.url).resolve('valibot')), 'index.min.mjs');
-  return {
-    name: 'valibot-min',
-    setup(b) {
-      b.onResolve({ filter: /^valibot$/ }, () => ({ path: file }));
-    },
-  };
-}
-
-/** Builds every entry script; returns the bundle paths (dist/<name>.js). */
-export async function buildBundles(distDir = path.join(root, 'dist')): Promise<string[]> {
-  const entries = entryScripts();
-  await build({ ...K6_BUILD_OPTIONS, entryPoints: entries, outdir: distDir, plugins: [minifiedValibot()] });
-  return entries.map((e) => path.join(distDir, path.basename(e).replace(/\.ts$/, '.js')));
-}
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  buildBundles().then(
-    (files) => {
-      process.stderr.write(`built ${files.map((f) => path.relative(root, f)).join(', ')}\n`);
-    },
-    (e: unknown) => {
-      process.stderr.write(`build failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
-      process.exit(1);
-    },
-  );
-}
+buildBundles().then(
+  (files) => {
+    process.stderr.write(`built ${files.map((f) => path.relative(root, f)).join(', ')}\n`);
+  },
+  (e: unknown) => {
+    process.stderr.write(`build failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
+    process.exit(1);
+  },
+);

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { readSummaryData, cellMetricKey, type SummaryData } from '../../lib/summary-data';
 import { bundlePath, runArguments } from '../../orchestrator/engine';
-import { buildBundles } from '../../scripts/build';
+import { buildBundles } from '../../orchestrator/bundles';
 import { readPlanFile } from '../../report/inputs';
 import { startSim } from '../../sim/server';
 import { ensureLlamaArtefacts, startLlamaServer, type LlamaServer } from '../../orchestrator/llama-server';

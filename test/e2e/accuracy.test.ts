@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { cellMetricKey, readSummaryData, type SummaryData } from '../../lib/summary-data';
-import { buildBundles } from '../../scripts/build';
+import { buildBundles } from '../../orchestrator/bundles';
 import { startSim, type GroundTruthRecord } from '../../sim/server';
 import { readJson, runScript } from './helpers';
 

@@ -8,7 +8,7 @@ import { applyEnvToPlan } from '../../lib/env';
 import { resolvePlan, type PlanInput } from '../../lib/plan';
 import { analyzeRun, renderReport } from '../../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
-import { buildBundles } from '../../scripts/build';
+import { buildBundles } from '../../orchestrator/bundles';
 import { startSim } from '../../sim/server';
 import { runScript } from './helpers';
 

@@ -12,7 +12,7 @@ import { METRICS } from '../../lib/metrics';
 import { ensureLlamaArtefacts, startLlamaServer, type LlamaArtefacts, type LlamaServer } from '../../orchestrator/llama-server';
 import { requestPrefix } from '../../lib/prompt-text';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
-import { buildBundles } from '../../scripts/build';
+import { buildBundles } from '../../orchestrator/bundles';
 import { extraTags, readCsv, readJson, ROOT, runBenchCli, runScript, tempDir, testEngine } from './helpers';
 
 let artefacts: LlamaArtefacts;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { readSummaryData, cellMetricKey, type SummaryData } from '../../lib/summary-data';
-import { buildBundles } from '../../scripts/build';
+import { buildBundles } from '../../orchestrator/bundles';
 import { startSim } from '../../sim/server';
 import { extraTags, readCsv, readJson, runScript, tempDir } from './helpers';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';

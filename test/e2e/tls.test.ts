@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS, SERVER_METRICS } from '../../lib/metrics';
 import { cellMetricKey, readSummaryData } from '../../lib/summary-data';
-import { buildBundles } from '../../scripts/build';
+import { buildBundles } from '../../orchestrator/bundles';
 import { startSim, type SimServer } from '../../sim/server';
 import { extraTags, readCsv, readJson, runScript, tempDir, type RunResult } from './helpers';
 

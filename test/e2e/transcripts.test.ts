@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
-import { buildBundles } from '../../scripts/build';
+import { buildBundles } from '../../orchestrator/bundles';
 import { extraTags, readCsv, ROOT, runScript, type CsvRow } from './helpers';
 
 const DIR = path.join(ROOT, 'xk6-llm', 'testdata', 'transcripts');

@@ -1,4 +1,4 @@
-// Tests for the k6 bundles built by scripts/build.ts. Runs in Node (vitest).
+// Tests for the k6 bundles built by orchestrator/bundles.ts. Runs in Node (vitest).
 // They must be ES2020 modules that import only k6 and use no syntax k6's engine (Sobek) lacks.
 //
 // Parsed with acorn (installed with eslint, through espree) at ecmaVersion 2020: anything newer
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, type Node } from 'acorn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBundles } from '../../scripts/build';
+import { buildBundles } from '../../orchestrator/bundles';
 
 const SCENARIOS = readdirSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../scenarios'))
   .filter((f) => f.endsWith('.ts'))
@@ -124,7 +124,7 @@ describe('the inspector itself', () => {
   });
 });
 
-describe('k6 bundles (scripts/build.ts buildBundles)', () => {
+describe('k6 bundles (orchestrator/bundles.ts buildBundles)', () => {
   let outdir = '';
   let files: string[] = [];
 

@@ -1,0 +1,56 @@
+// Builds one k6 bundle per entry script with esbuild: scenarios/<name>.ts -> dist/<name>.js. Runs in Node.
+//
+// The library half of `npm run build` (scripts/build.ts), which the bench and the tests call too.
+
+import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * esbuild settings for k6's JavaScript engine (docs/k6-observed.md): ESM, as k6 reads it natively; k6
+ * modules (k6/x/llm included) external; ES2020 so esbuild lowers
+ * syntax Sobek lacks (logical assignment, class fields); platform neutral: no Node shims.
+ */
+export const K6_BUILD_OPTIONS: BuildOptions = {
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2020',
+  external: ['k6', 'k6/*', 'https://*'],
+  mainFields: ['module', 'main'],
+  sourcemap: 'linked',
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
+export function entryScripts(): string[] {
+  return readdirSync(path.join(root, 'scenarios'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.join(root, 'scenarios', f))
+    .sort();
+}
+
+/**
+ * valibot (lib/schema.ts) from its own minified build: half the bytes it adds to every bundle in its
+ * readable build, and nothing in a k6 stack trace needs to be read inside the validation library.
+ */
+function minifiedValibot(): Plugin {
+  const file = path.join(path.dirname(createRequire(import.meta.url).resolve('valibot')), 'index.min.mjs');
+  return {
+    name: 'valibot-min',
+    setup(b) {
+      b.onResolve({ filter: /^valibot$/ }, () => ({ path: file }));
+    },
+  };
+}
+
+/** Builds every entry script; returns the bundle paths (dist/<name>.js). */
+export async function buildBundles(distDir = path.join(root, 'dist')): Promise<string[]> {
+  const entries = entryScripts();
+  await build({ ...K6_BUILD_OPTIONS, entryPoints: entries, outdir: distDir, plugins: [minifiedValibot()] });
+  return entries.map((e) => path.join(distDir, path.basename(e).replace(/\.ts$/, '.js')));
+}
