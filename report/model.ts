@@ -55,6 +55,17 @@ function acrossContexts(lo: CellStats, hi: CellStats, figure: (c: CellStats) => 
   return lo === hi ? at(lo) : `${at(lo)} → ${at(hi)}`;
 }
 
+/** How throughput grows from one request to the most at the single-request cell's context; null without a ladder. */
+function scalingFinding(grid: readonly CellStats[], single: CellStats): Finding | null {
+  const sameCtx = grid.filter((c) =>
+    c.contextTokens === single.contextTokens && c.outputTokens === single.outputTokens && c.script === single.script);
+  const top = maxBy(sameCtx, (c) => c.concurrency);
+  if (!top || top.concurrency <= 1 || top.throughput === null || !single.throughput) return null;
+  const gain = `${(top.throughput / single.throughput).toFixed(1)}× from 1 to ${top.concurrency} concurrent requests`;
+  const context = `${fmtTokens(single.contextTokens)} context, ${fmtPct(top.scalingEfficiency, 0)} scaling efficiency`;
+  return { label: 'Throughput Scaling', value: `${gain} (${context})` };
+}
+
 function buildFindings(
   cells: readonly CellStats[], grid: readonly CellStats[], useCases: readonly UseCaseCapacity[],
   bursts: readonly BurstCapacity[], totals: Totals,
@@ -87,16 +98,8 @@ function buildFindings(
     key.push({ label: 'Generation Speed Single Request', value });
   }
   if (chat) key.push({ label: `${chat.useCase.title} Capacity`, value: capacityFinding(chat) });
-  if (lo) {
-    const sameCtx = grid.filter((c) =>
-      c.contextTokens === lo.contextTokens && c.outputTokens === lo.outputTokens && c.script === lo.script);
-    const top = maxBy(sameCtx, (c) => c.concurrency);
-    if (top && top.concurrency > 1 && top.throughput !== null && lo.throughput) {
-      const gain = `${(top.throughput / lo.throughput).toFixed(1)}× from 1 to ${top.concurrency} concurrent requests`;
-      const value = `${gain} (${fmtTokens(lo.contextTokens)} context, ${fmtPct(top.scalingEfficiency, 0)} scaling efficiency)`;
-      key.push({ label: 'Throughput Scaling', value });
-    }
-  }
+  const scaling = lo ? scalingFinding(grid, lo) : null;
+  if (scaling) key.push(scaling);
   const bestBurst = maxBy(bursts.filter((b) => b.result.kind !== 'untested'), (b) => b.result.estimate ?? 0);
   if (bestBurst) {
     const value = `${bestBurst.result.display} requests (${bestBurst.title}, ${bestBurst.limit.label})`;

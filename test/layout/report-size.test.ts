@@ -1,4 +1,4 @@
-// Keeps report/ in rooms a reader can take in: no module over 400 lines, no function over 60. Runs in Node (vitest).
+// Keeps report/ in rooms a reader can take in: no module over 400 lines, every function under 60. Runs in Node (vitest).
 //
 // report/ is where most of the suite's wording and arithmetic lives; issue 24 split it into one
 // module per report part and long functions into named steps, and this keeps it that way.
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(__dirname, '../..');
 const MAX_FILE_LINES = 400;
-const MAX_FUNCTION_LINES = 60;
+const MAX_FUNCTION_LINES = 59;
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
