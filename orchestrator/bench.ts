@@ -179,6 +179,8 @@ function newRunInfo(
       model: run.model,
       simulated: target.sim !== null,
       simProfile: target.sim ? target.sim.profile.name : null,
+      // The simulator's step-time noise seed (--sim-noise), so a noisy run can be repeated; null without noise.
+      simNoiseSeed: target.sim?.child.noiseSeed ?? null,
       api: options.api,
       server: target.llama ? { name: 'llama-server', ...target.llama.settings } : null,
     },

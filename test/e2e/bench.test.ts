@@ -58,6 +58,16 @@ describe('npm run bench against the built-in simulator', () => {
     expect(readFileSync(path.join(runDir, 'report.md'), 'utf8')).toContain('## Key Findings');
   }, 180_000);
 
+  it('runs the simulator with step-time noise for --sim-noise-seed, and keeps the seed in run.json', async () => {
+    const dir = tempDir('bench-noise');
+    const args = ['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'noise'];
+    const r = await bench([...args, '--sim-noise-seed', '7']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/step-time noise with seed 7/);
+    const run = readJson<{ target: { simNoiseSeed: number | null } }>(path.join(dir, 'noise', 'run.json'));
+    expect(run.target.simNoiseSeed).toBe(7);
+  }, 180_000);
+
   it('keeps what it measured when interrupted with Ctrl-C (on k6)', async () => {
     const dir = tempDir('bench-int');
     const plan = { sweep: { contexts: [512], concurrencies: [1, 2, 4], rounds: 4, outputTokens: 200 } };
