@@ -160,9 +160,10 @@ func (r *request) do(o *outcome, l *limits, pt *phaseTrace) {
 	resp, err := client.Do(req) //nolint:bodyclose // closed in readBody
 	if err != nil && r.ctx.Err() == nil && pt.lostReusedConn() {
 		// The server closed a kept-alive connection as this request went out on it (llama-server
-		// does after every streamed response). Go resends when it reads EOF there, but not when its
-		// own reader closed the connection under the write; either way the server never saw the
-		// request, so it is sent once more, on a new connection, its start time kept.
+		// does after every streamed response): an EOF, a reset or a write into the closed connection,
+		// with no byte of a response. Go resends only idempotent requests, and a POST it wrote part of
+		// never; a client would try again, so the request is sent once more, on a new connection, its
+		// start time kept.
 		if again, rerr := r.newRequest(); rerr == nil {
 			resp, err = client.Do(again.WithContext(req.Context())) //nolint:bodyclose // closed in readBody
 		}
@@ -317,13 +318,6 @@ func (r *request) newRequest() (*http.Request, error) {
 	}
 	if req.Header.Get("Accept") == "" {
 		req.Header.Set("Accept", "text/event-stream")
-	}
-	// Replayable, though a POST: when a kept-alive connection turns out closed before any byte of the
-	// response (llama-server closes after each streamed response while announcing keep-alive), Go's
-	// transport sends the request again on a new connection, as it does for GETs; the server never saw
-	// the first attempt. A nil value marks the request without sending the header (net/http).
-	if _, set := req.Header["X-Idempotency-Key"]; !set {
-		req.Header["X-Idempotency-Key"] = nil
 	}
 	if !hasUA {
 		// As k6/http: k6's User-Agent option ("" sends none rather than Go's default).
