@@ -10,6 +10,7 @@
 // not measured (a step the search skipped, a slower day of the server).
 
 import { mulberry32 } from '../lib/random';
+import { compare, parseThreshold } from '../lib/thresholds';
 import { crossingX, percentile, sortValues } from './stats';
 
 /** A limit as a ladder checks it (report/capacity.ts IntervalLimit): its k6 expression names the aggregation. */
@@ -44,8 +45,12 @@ export interface CapacityInterval {
 
 /** The statistic a threshold aggregation names ("avg", "med", "p(95)", "min", "max") of some values. */
 export function aggregate(values: ArrayLike<number>, aggregation: string): number {
+  if (aggregation === 'avg') {
+    let sum = 0;
+    for (let i = 0; i < values.length; i++) sum += values[i]!;
+    return sum / values.length;
+  }
   const sorted = sortValues(values);
-  if (aggregation === 'avg') return sorted.reduce((a, b) => a + b, 0) / sorted.length;
   if (aggregation === 'med') return percentile(sorted, 0.5);
   if (aggregation === 'min') return sorted[0]!;
   if (aggregation === 'max') return sorted[sorted.length - 1]!;
@@ -54,17 +59,22 @@ export function aggregate(values: ArrayLike<number>, aggregation: string): numbe
   return percentile(sorted, Number(p[1]) / 100);
 }
 
-function holds(actual: number, op: IntervalLimit['operator'], value: number): boolean {
-  return op === '<' ? actual < value : op === '<=' ? actual <= value : op === '>' ? actual > value : actual >= value;
+/** Whether a statistic meets a limit, compared as k6 compares a threshold (lib/thresholds.ts). */
+function holds(actual: number, limit: IntervalLimit): boolean {
+  return compare(actual, limit.operator, limit.value);
 }
 
 /** The aggregation of a limit's k6 expression: "avg<8000" -> "avg", "p(95)>15" -> "p(95)". */
 function aggregationOf(limit: IntervalLimit): string {
-  return /^[a-z]+(?:\([\d.]+\))?/.exec(limit.expression)![0];
+  const parsed = parseThreshold(limit.expression);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.value.aggregation;
 }
 
 /** One resampled statistic per limit for one step; the success rate as a binomial draw. */
-function resampleStep(step: IntervalStep, limits: readonly IntervalLimit[], random: () => number): (number | null)[] {
+function resampleStep(
+  step: IntervalStep, limits: readonly IntervalLimit[], aggregations: readonly string[], random: () => number,
+): (number | null)[] {
   return limits.map((limit, i) => {
     const values = step.values[i];
     if (limit.metric === 'successRate') {
@@ -77,7 +87,7 @@ function resampleStep(step: IntervalStep, limits: readonly IntervalLimit[], rand
     if (!values || values.length === 0) return null;
     const draw = new Float64Array(values.length);
     for (let k = 0; k < values.length; k++) draw[k] = values[Math.floor(random() * values.length)]!;
-    return aggregate(draw, aggregationOf(limit));
+    return aggregate(draw, aggregations[i]!);
   });
 }
 
@@ -89,7 +99,7 @@ function resampleStep(step: IntervalStep, limits: readonly IntervalLimit[], rand
 export function ladderCapacity(
   users: readonly number[], stats: readonly (readonly (number | null)[])[], limits: readonly IntervalLimit[],
 ): number {
-  const ok = stats.map((row) => row.every((v, i) => v !== null && holds(v, limits[i]!.operator, limits[i]!.value)));
+  const ok = stats.map((row) => row.every((v, i) => v !== null && holds(v, limits[i]!)));
   const fail = ok.indexOf(false);
   if (fail < 0) return Infinity;
   if (fail === 0) return 0;
@@ -99,7 +109,7 @@ export function ladderCapacity(
   limits.forEach((limit, i) => {
     const v0 = stats[fail - 1]![i] ?? null;
     const v1 = stats[fail]![i] ?? null;
-    if (v1 !== null && holds(v1, limit.operator, limit.value)) return;
+    if (v1 !== null && holds(v1, limit)) return;
     let x = n0;
     if (v0 !== null && v1 !== null) {
       const c = crossingX(n0, v0, n1, v1, limit.value);
@@ -123,9 +133,10 @@ export function capacityInterval(
   // Seeded, so the same run gives the same interval.
   const random = mulberry32(opts.seed ?? 1);
   const users = ran.map((s) => s.users);
+  const aggregations = limits.map(aggregationOf);
   const capacities: number[] = [];
   for (let r = 0; r < replicates; r++) {
-    capacities.push(ladderCapacity(users, ran.map((s) => resampleStep(s, limits, random)), limits));
+    capacities.push(ladderCapacity(users, ran.map((s) => resampleStep(s, limits, aggregations, random)), limits));
   }
   capacities.sort((a, b) => a - b);
   const at = (q: number): number => capacities[Math.min(replicates - 1, Math.max(0, Math.round(q * (replicates - 1))))]!;
