@@ -9,7 +9,7 @@
 // rate, and the use-case limit metrics of the cells a capacity is computed from) make the CLI exit 99.
 
 import type { CellStats } from './cells';
-import type { LadderResult, UseCaseCapacity } from './capacity';
+import type { LadderResult } from './capacity';
 import { formatInterval, type CapacityInterval } from './capacity-interval';
 import type { CapacityComparison, CellComparison, Comparison, MetricDelta, Report } from './report-types';
 import { toK6Values } from './stats';
@@ -163,7 +163,9 @@ function compareCapacities(
   for (const capacity of current.useCases) {
     const before = baseline.useCases.find((candidate) => candidate.useCase.id === capacity.useCase.id);
     if (!before) continue;
-    const compared = withIntervals(compareLadders(before.result, capacity.result, tolerance), before, capacity);
+    const compared = withIntervals(
+      compareLadders(before.result, capacity.result, tolerance), before.interval ?? null, capacity.interval ?? null,
+    );
     if (compared.regression) {
       const side = (result: LadderResult, interval: string | null): string =>
         interval ? `${result.display} (95% interval ${interval})` : result.display;
@@ -175,7 +177,7 @@ function compareCapacities(
   for (const burst of current.bursts) {
     const before = baseline.bursts.find((candidate) => candidate.profile === burst.profile);
     if (!before) continue;
-    const compared = { ...compareLadders(before.result, burst.result, tolerance), ...NO_INTERVALS };
+    const compared = withIntervals(compareLadders(before.result, burst.result, tolerance), null, null);
     if (compared.regression) {
       const fell = `from ${before.result.display} to ${burst.result.display}`;
       regressions.push(`${burst.title} burst: max safe queue depth fell ${fell}.`);
@@ -185,32 +187,26 @@ function compareCapacities(
   return { capacities, regressions };
 }
 
-const NO_INTERVALS = { baselineInterval: null, currentInterval: null, withinNoise: false } as const;
-
-/** Whether the intervals leave room for no change: the lower capacity's upper end reaches the other's lower end. */
-function overlap(lower: CapacityInterval, higher: CapacityInterval): boolean {
-  return lower.high === null || lower.high >= higher.low;
-}
+/** Two capacities compared, with the intervals the verdict was weighed against (CapacityComparison's fields). */
+type LadderComparison = ReturnType<typeof compareLadders> & {
+  readonly baselineInterval: string | null;
+  readonly currentInterval: string | null;
+  readonly withinNoise: boolean;
+};
 
 /**
  * A capacity comparison weighed against both capacities' 95% intervals: a fall beyond the tolerance whose
- * intervals overlap is the measurement's noise, not a regression. Without both intervals, the tolerance decides.
+ * intervals overlap (the lower one's upper end reaches the other's lower end) is the measurement's noise,
+ * not a regression. Without both intervals, the tolerance decides.
  */
 function withIntervals(
-  compared: ReturnType<typeof compareLadders>, before: UseCaseCapacity, after: UseCaseCapacity,
-): ReturnType<typeof compareLadders> & typeof NO_INTERVALS | ReturnType<typeof compareLadders> & {
-  baselineInterval: string | null; currentInterval: string | null; withinNoise: boolean;
-} {
-  const a = before.interval ?? null;
-  const b = after.interval ?? null;
-  if (!a || !b) {
-    return { ...compared, baselineInterval: a && formatInterval(a), currentInterval: b && formatInterval(b), withinNoise: false };
-  }
-  const withinNoise = compared.regression && overlap(b, a);
-  return {
-    ...compared, regression: compared.regression && !withinNoise,
-    baselineInterval: formatInterval(a), currentInterval: formatInterval(b), withinNoise,
-  };
+  compared: ReturnType<typeof compareLadders>, before: CapacityInterval | null, after: CapacityInterval | null,
+): LadderComparison {
+  const baselineInterval = before && formatInterval(before);
+  const currentInterval = after && formatInterval(after);
+  const overlap = before !== null && after !== null && (after.high === null || after.high >= before.low);
+  const withinNoise = compared.regression && overlap;
+  return { ...compared, regression: compared.regression && !withinNoise, baselineInterval, currentInterval, withinNoise };
 }
 
 /** Two ladder results side by side: their written and numeric values, the change and whether it is a regression. */
