@@ -50,6 +50,11 @@ export type ScheduleConfig = Plan['schedule'];
 export type MonitorConfig = Plan['monitor'];
 /** How `npm run bench` searches each use case's capacity (docs/architecture.md, "Bench-driven runs"). */
 export type CapacitySearchConfig = NonNullable<Plan['search']>;
+
+/** The search's step width that counts as exact at n users: 1 below exactBelow, else resolutionPercent of n. */
+export function resolutionAt(n: number, cfg: Pick<CapacitySearchConfig, 'exactBelow' | 'resolutionPercent'>): number {
+  return n < cfg.exactBelow ? 1 : Math.max(1, Math.floor((n * cfg.resolutionPercent) / 100));
+}
 export type GateConfig = NonNullable<Plan['gate']>;
 
 /** The part of a plan a user writes (JSON file or env); everything is optional. Defaults in lib/plan-defaults.ts. */

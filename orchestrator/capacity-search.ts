@@ -5,7 +5,7 @@
 // (report/capacity.ts on report/cells.ts statistics), so the bench's decision and the report's table
 // cannot disagree.
 
-import type { CapacitySearchConfig, LimitStat } from '../lib/plan';
+import { resolutionAt, type CapacitySearchConfig, type LimitStat } from '../lib/plan';
 import type { UseCase } from '../thresholds/use-cases';
 import { checkLimit, ladderLimits, type LadderLimit, type LimitCheck } from '../report/capacity';
 import { buildCellStats, type CellStats } from '../report/cells';
@@ -27,10 +27,6 @@ export type SearchState =
   | { readonly kind: 'next'; readonly users: number }
   | { readonly kind: 'done'; readonly lastPass: number | null; readonly firstFail: number | null };
 
-/** The step width that counts as exact at n users: 1 below exactBelow, else resolutionPercent of n. */
-export function resolutionAt(n: number, cfg: Pick<CapacitySearchConfig, 'exactBelow' | 'resolutionPercent'>): number {
-  return n < cfg.exactBelow ? 1 : Math.max(1, Math.floor((n * cfg.resolutionPercent) / 100));
-}
 
 /**
  * Where a limit's statistic is predicted to cross its value, from two passing points on a power law (log-log line);

@@ -144,11 +144,6 @@ export function capacityInterval(
   return { level, low: at((1 - level) / 2), high: isFinite(high) ? high : null, largestStep: users[users.length - 1]!, replicates };
 }
 
-/** The search's resolution at a capacity: 1 user below `exactBelow`, else `percent` of it (at least 1). */
-export function searchResolution(capacity: number, exactBelow: number, percent: number): number {
-  return capacity < exactBelow ? 1 : Math.max(1, Math.ceil((capacity * percent) / 100));
-}
-
 /** "69-76", "70-more than 74", for the interval of a capacity. */
 export function formatInterval(i: CapacityInterval): string {
   const high = i.high === null ? `more than ${i.largestStep}` : String(i.high);

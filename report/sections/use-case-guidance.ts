@@ -2,7 +2,8 @@
 
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtLimitValue, fmtPct, fmtTokens, plural } from '../format';
-import { formatInterval, searchResolution } from '../capacity-interval';
+import { formatInterval } from '../capacity-interval';
+import { resolutionAt } from '../../lib/plan';
 import { PLAN_DEFAULTS } from '../../lib/plan-defaults';
 import { capacityGuidance } from '../judgement';
 import type { UseCaseCapacity } from '../capacity';
@@ -64,19 +65,22 @@ function intervalNote(report: Report): string | null {
   const withInterval = report.useCases.filter((capacity) => capacity.interval);
   if (withInterval.length === 0) return null;
   const search = report.parts.find((part) => part.search)?.search ?? null;
-  const exactBelow = search?.exactBelow ?? PLAN_DEFAULTS.capacity.exactBelow;
-  const percent = search?.resolutionPercent ?? PLAN_DEFAULTS.capacity.resolutionPercent;
+  const resolution = {
+    exactBelow: search?.exactBelow ?? PLAN_DEFAULTS.capacity.exactBelow,
+    resolutionPercent: search?.resolutionPercent ?? PLAN_DEFAULTS.capacity.resolutionPercent,
+  };
   const wide = withInterval.filter((capacity) => {
     const { low, high } = capacity.interval!;
     const at = capacity.result.estimate ?? low;
-    return high === null || high - low > 2 * searchResolution(at, exactBelow, percent);
+    return high === null || high - low > 2 * resolutionAt(at, resolution);
   });
   return sentences(
     "In brackets, a capacity's 95% interval: the capacities a bootstrap over each step's measured requests " +
       'gives (1,000 resamples, the same reading of the steps), so how far the noise of the requests moves the answer; ' +
       'without brackets, every resample gave the same capacity.',
     wide.length === 0 ? null
-      : `Wider than the search's resolution (±${plural(1, 'user')} below ${exactBelow} users, else ±${percent}%): ` +
+      : `Wider than the search's resolution (±${plural(1, 'user')} below ${resolution.exactBelow} users, ` +
+        `else ±${resolution.resolutionPercent}%): ` +
         `${wide.map((capacity) => capacity.useCase.title).join(', ')}; more requests per step would narrow it.`,
   );
 }

@@ -2,7 +2,8 @@
 // It also checks that the search lands on the capacity of any monotone system.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { extrapolateCrossing, nextSearchStep, resolutionAt, type SearchPoint } from '../../orchestrator/capacity-search';
+import { extrapolateCrossing, nextSearchStep, type SearchPoint } from '../../orchestrator/capacity-search';
+import { resolutionAt } from '../../lib/plan';
 import type { LadderLimit } from '../../report/capacity';
 
 const cfg = { startUsers: 1, exactBelow: 16, resolutionPercent: 5 };

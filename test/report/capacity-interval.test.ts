@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../lib/random';
 import {
-  aggregate, capacityInterval, formatInterval, ladderCapacity, searchResolution, type IntervalLimit,
+  aggregate, capacityInterval, formatInterval, ladderCapacity, type IntervalLimit,
   type IntervalStep,
 } from '../../report/capacity-interval';
 
@@ -89,11 +89,6 @@ describe('capacityInterval', () => {
 });
 
 describe('helpers', () => {
-  it('searchResolution: 1 user below exactBelow, else the percentage, rounded up', () => {
-    expect(searchResolution(15, 16, 5)).toBe(1);
-    expect(searchResolution(73, 16, 5)).toBe(4);
-    expect(searchResolution(16, 16, 5)).toBe(1);
-  });
   it('mulberry32 repeats for a seed and stays in [0, 1)', () => {
     const a = mulberry32(3);
     const b = mulberry32(3);
