@@ -9,7 +9,7 @@ import { resolutionAt, type CapacitySearchConfig, type LimitStat } from '../lib/
 import type { UseCase } from '../thresholds/use-cases';
 import { checkLimit, ladderLimits, type LadderLimit, type LimitCheck } from '../report/capacity';
 import { buildCellStats, type CellStats } from '../report/cells';
-import { newCellAccumulator } from '../report/read-samples';
+import { newCellAccumulator, type CellAccumulator } from '../report/read-samples';
 import { DEFAULT_REPORT_OPTIONS } from '../report/model';
 import type { StepMode, StepResult, StepSource, StepSpec } from './driver';
 import { capacityInterval, type CapacityInterval, type IntervalStep } from '../report/capacity-interval';
@@ -133,19 +133,9 @@ function intervalWidths(points: readonly SearchPoint[]): number[] {
 }
 
 /** A step's measured requests as the bootstrap reads them: per limit, each request's value of its metric. */
-function intervalStep(result: StepResult, limits: readonly LadderLimit[], stats: CellStats): IntervalStep {
-  const measured = result.requests.filter((r) => r.phase === 'measured' && r.ok);
-  const field = {
-    ttft: (r: (typeof measured)[number]) => [r.ttftMs],
-    e2e: (r: (typeof measured)[number]) => [r.e2eMs],
-    tpot: (r: (typeof measured)[number]) => [r.tpotMs],
-    decodeSpeed: (r: (typeof measured)[number]) => [r.decodeTokensPerSecond],
-    itl: (r: (typeof measured)[number]) => r.itlMs,
-  };
-  const values = limits.map((l) =>
-    l.metric === 'successRate' ? null
-      : measured.flatMap(field[l.metric]).filter((v): v is number => v !== null));
-  return { users: result.spec.cell.concurrency, values, succeeded: stats.succeeded, failed: stats.failed };
+function intervalStep(users: number, limits: readonly LadderLimit[], acc: CellAccumulator): IntervalStep {
+  const values = limits.map((l) => (l.metric === 'successRate' ? null : acc.trends[l.metric].values()));
+  return { users, values, succeeded: acc.okCount, failed: acc.failCount };
 }
 
 /** The bootstrap interval of a search's capacity (report/capacity-interval.ts); null before any step. */
@@ -154,10 +144,9 @@ export function searchInterval95(s: UseCaseSearch): CapacityInterval | null {
   return samples.length === s.points.length ? capacityInterval(samples, s.limits) : null;
 }
 
-/** A step's statistics from its measured requests, built as the report builds a cell's (report/cells.ts). */
-export function measuredStats(result: StepResult): CellStats {
-  const c = result.spec.cell;
-  const acc = newCellAccumulator(c.id, {});
+/** A step's measured requests gathered as the report gathers a cell's samples (report/read-samples.ts). */
+function measuredAccumulator(result: StepResult): CellAccumulator {
+  const acc = newCellAccumulator(result.spec.cell.id, {});
   for (const r of result.requests) {
     if (r.phase !== 'measured') continue;
     if (!r.ok) {
@@ -178,7 +167,12 @@ export function measuredStats(result: StepResult): CellStats {
     for (const x of r.itlMs) t.itl.push(x);
     acc.outputTokens += r.outputTokens;
   }
-  const cell = { ...c, rounds: 0, warmupRounds: 0, startSeconds: 0, maxDurationSeconds: 0, gracefulStopSeconds: 0 };
+  return acc;
+}
+
+/** A step's statistics from its measured requests, built as the report builds a cell's (report/cells.ts). */
+function measuredStats(result: StepResult, acc: CellAccumulator): CellStats {
+  const cell = { ...result.spec.cell, rounds: 0, warmupRounds: 0, startSeconds: 0, maxDurationSeconds: 0, gracefulStopSeconds: 0 };
   return buildCellStats(cell, acc, {}, DEFAULT_REPORT_OPTIONS);
 }
 
@@ -220,9 +214,10 @@ export class CapacitySearch implements StepSource {
     for (; this.seen < done.length; this.seen++) {
       const r = done[this.seen]!;
       const s = this.searches[this.at]!;
-      const stats = measuredStats(r);
+      const acc = measuredAccumulator(r);
+      const stats = measuredStats(r, acc);
       const checks = s.limits.map((l) => checkLimit(stats, l));
-      const sample = intervalStep(r, s.limits, stats);
+      const sample = intervalStep(r.spec.cell.concurrency, s.limits, acc);
       s.points.push({ users: r.spec.cell.concurrency, ok: checks.every((k) => k.ok), checks, sample });
     }
     while (this.at < this.searches.length) {
