@@ -1,12 +1,11 @@
 // End to end: bench-driven runs (lib/drive.ts) on the project's k6. Runs in Node (vitest).
 // Cells back to back, the capacity search in steady state, and its agreement with a dense fixed ladder.
 
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { readPlanFile } from '../../report/inputs';
-import { extraTags, readCsv, readJson, runBenchCli, tempDir } from './helpers';
+import { extraTags, readCsv, readJson, runBenchCli, tempDir, writePlan } from './helpers';
 
 /**
  * 2K prompts, 32 tokens out, on the simulator's default profile: per-user decode speed in steady
@@ -32,11 +31,6 @@ interface ReportJson {
   }[];
 }
 
-function writePlan(dir: string, plan: object): string {
-  const file = path.join(dir, 'plan.json');
-  writeFileSync(file, JSON.stringify(plan));
-  return file;
-}
 
 describe('npm run bench drives k6', () => {
   it('runs the sweep back to back and finds the capacity by a steady-state search, measured on both sides', async () => {

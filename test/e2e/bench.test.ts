@@ -7,16 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { startSim } from '../../sim/server';
 import { PROJECT_K6_BIN } from '../../orchestrator/k6-build';
-import { readJson, ROOT, runBenchCli, tempDir } from './helpers';
+import { readJson, ROOT, runBenchCli, tempDir, writePlan } from './helpers';
 
 /** Starts the bench CLI; `onStart` may signal it while it runs. */
 const bench = runBenchCli;
 
-function writePlan(dir: string, plan: object): string {
-  const file = path.join(dir, 'plan.json');
-  writeFileSync(file, JSON.stringify(plan));
-  return file;
-}
 
 /** Every file below a folder, recursively. */
 function filesBelow(dir: string): string[] {

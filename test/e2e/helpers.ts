@@ -65,6 +65,13 @@ export function runScript(script: string, plan: object, env: Record<string, stri
   });
 }
 
+/** Writes a plan input as dir/plan.json, for --plan; returns the file. */
+export function writePlan(dir: string, plan: object): string {
+  const file = path.join(dir, 'plan.json');
+  writeFileSync(file, JSON.stringify(plan));
+  return file;
+}
+
 export function readJson<T = unknown>(file: string): T {
   return JSON.parse(readFileSync(file, 'utf8')) as T;
 }

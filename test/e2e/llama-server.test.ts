@@ -13,7 +13,7 @@ import { ensureLlamaArtefacts, startLlamaServer, type LlamaArtefacts, type Llama
 import { requestPrefix } from '../../lib/prompt-text';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { buildBundles } from '../../orchestrator/bundles';
-import { extraTags, readCsv, readJson, ROOT, runBenchCli, runScript, tempDir, testEngine } from './helpers';
+import { extraTags, readCsv, readJson, ROOT, runBenchCli, runScript, tempDir, testEngine, writePlan } from './helpers';
 
 let artefacts: LlamaArtefacts;
 let server: LlamaServer;
@@ -31,11 +31,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function writePlan(dir: string, plan: object): string {
-  const file = path.join(dir, 'plan.json');
-  writeFileSync(file, JSON.stringify(plan));
-  return file;
-}
 
 async function post<T>(url: string, body: object): Promise<T> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
