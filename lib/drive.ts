@@ -41,6 +41,8 @@ export interface DoneReport {
   readonly outputTokens: number;
   /** Every inter-token latency of the request (ms), so ITL limits are checked on the same samples as the report. */
   readonly itlMs: readonly number[];
+  /** Whether the request met every limit of its cell's use case (record.goodput); null when none was judged. */
+  readonly goodput: boolean | null;
 }
 
 /** The answer to a done report: the phase the request's samples are tagged with. */
@@ -49,6 +51,24 @@ export interface DoneAnswer {
 }
 
 export const CONTROL_PATHS = { next: '/next', done: '/done', status: '/status' } as const;
+
+/** A use case whose capacity search has ended, as the bench states it (orchestrator/driven-results.ts). */
+export interface CapacityAnnouncement {
+  readonly useCase: string;
+  /** The largest step within every limit (0: one user already breaks one). */
+  readonly capacity: number;
+  /** The 95% interval's ends; high null when it is open above the largest step measured. */
+  readonly low: number | null;
+  readonly high: number | null;
+  /** The limit the first failing step broke ("speed > 10 tok/s"); null when no step broke one. */
+  readonly limit: string | null;
+}
+
+/** The answer to /status: whether the run is over, and every capacity the search has decided so far. */
+export interface StatusAnswer {
+  readonly finished: boolean;
+  readonly capacities: readonly CapacityAnnouncement[];
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -79,6 +99,20 @@ export function parseDoneAnswer(text: string): DoneAnswer {
 
 const num = (v: unknown): number | null => (typeof v === 'number' && isFinite(v) ? v : null);
 
+/** Reads the control endpoint's answer to /status; capacities it cannot read are left out. */
+export function parseStatusAnswer(text: string): StatusAnswer {
+  const v: unknown = JSON.parse(text);
+  if (!isObject(v)) throw new Error(`control: not a status: ${text.slice(0, 120)}`);
+  const capacities = (Array.isArray(v.capacities) ? v.capacities : []).flatMap((c: unknown): CapacityAnnouncement[] => {
+    if (!isObject(c) || typeof c.useCase !== 'string' || num(c.capacity) === null) return [];
+    return [{
+      useCase: c.useCase, capacity: num(c.capacity)!, low: num(c.low), high: num(c.high),
+      limit: typeof c.limit === 'string' ? c.limit : null,
+    }];
+  });
+  return { finished: v.finished === true, capacities };
+}
+
 /** Validates a done report received by the bench; null when it is not one. */
 export function parseDoneReport(v: unknown): DoneReport | null {
   if (!isObject(v) || typeof v.ticket !== 'number' || typeof v.ok !== 'boolean') return null;
@@ -97,5 +131,6 @@ export function parseDoneReport(v: unknown): DoneReport | null {
     prefillTokensPerSecond: num(v.prefillTokensPerSecond),
     outputTokens: num(v.outputTokens) ?? 0,
     itlMs: Array.isArray(v.itlMs) ? v.itlMs.filter((x): x is number => typeof x === 'number' && isFinite(x)) : [],
+    goodput: typeof v.goodput === 'boolean' ? v.goodput : null,
   };
 }

@@ -291,7 +291,23 @@ export const SERVER_METRICS = {
   },
 } as const satisfies Record<string, MetricDefinition>;
 
-export const METRICS = { ...REQUEST_METRICS, ...CLIENT_METRICS, ...SERVER_METRICS } as const;
+/** What a bench-driven capacity search decided, pushed by the script as each use case's search ends. */
+export const SEARCH_METRICS = {
+  capacityUsers: {
+    name: 'llm_capacity_users',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'count',
+    description:
+      'A use case\'s capacity as the bench\'s search found it, in users, one series per bound (tag bound: capacity, ' +
+      'interval_low, interval_high of its 95% interval) with the limit that set it (tag limit); tag use_case.',
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
+/** The tags of llm_capacity_users. */
+export const CAPACITY_TAGS = { useCase: 'use_case', bound: 'bound', limit: 'limit' } as const;
+
+export const METRICS = { ...REQUEST_METRICS, ...CLIENT_METRICS, ...SERVER_METRICS, ...SEARCH_METRICS } as const;
 export type MetricKey = keyof typeof METRICS;
 export type RequestMetricKey = keyof typeof REQUEST_METRICS;
 export type ServerMetricKey = keyof typeof SERVER_METRICS;

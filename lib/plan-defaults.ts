@@ -30,11 +30,12 @@ export const PLAN_DEFAULTS = {
   },
   prompts: { mode: 'unique', file: null },
   limitStat: 'avg',
+  minGoodput: null as number | null,
   sweep: { contexts: CONTEXT_GRID, concurrencies: [1, 2, 4, 6], rounds: 3, outputTokens: 1024 },
   /** The capacity search; `rounds` is measured requests per user of a step (after warm-up). */
   capacity: {
     rounds: 2, warmupRequests: 1, minMeasuredSeconds: 10, startUsers: 1, maxUsers: 256, exactBelow: 16,
-    resolutionPercent: 5,
+    resolutionPercent: 5, maxRepeats: 4,
   },
   burst: { profiles: PROFILES, depths: BURST_DEPTHS, ttftLimitMs: BURST_TTFT_LIMIT_MS },
   mix: { profiles: PROFILES, concurrencies: [1, 2, 4, 8, 16, 32], rounds: 2 },

@@ -110,11 +110,21 @@ const search = {
   exactBelow: users,
   /** ...above, to this share of the capacity (percent). */
   resolutionPercent: num(0.1, 100),
+  /**
+   * Per use case, how many times the search may measure a step again (pooling its requests) while the step's
+   * verdict is statistically unclear: its limits neither hold nor break in 95% of bootstrap resamples.
+   */
+  maxRepeats: int(0, 50),
 };
 
 const monitorInterval = num(0.1, 3600);
 const burstTtftLimitMs = num(1);
 const limitStat = oneOf(LIMIT_STATS);
+/**
+ * Judge capacity (and the gate) also on goodput: at least this share of a step's requests met every limit of
+ * the use case, each judged on its own figures (llm_goodput); null judges the step's statistic only.
+ */
+const minGoodput = nullable(num(0.01, 1));
 const promptMode = oneOf(PROMPT_MODES);
 
 /** The report reads these statistics from the summary, so a plan may add to them but not drop any. */
@@ -177,6 +187,7 @@ export const PlanInputSchema = object({
     object({ mode: orDefault(promptMode, D.prompts.mode), file: orDefault(nullable(text), D.prompts.file) }), {},
   ),
   limitStat: orDefault(limitStat, D.limitStat),
+  minGoodput: orDefault(minGoodput, D.minGoodput),
   sweep: orDefault(
     object({
       contexts: orDefault(intList(1, 10_000_000), D.sweep.contexts),
@@ -205,6 +216,7 @@ export const PlanInputSchema = object({
       ),
       exactBelow: orDefault(search.exactBelow, D.capacity.exactBelow),
       resolutionPercent: orDefault(search.resolutionPercent, D.capacity.resolutionPercent),
+      maxRepeats: orDefault(search.maxRepeats, D.capacity.maxRepeats),
     }),
     {},
   ),
@@ -310,6 +322,8 @@ export function resolvedPlanSchema() {
     startSeconds: seconds,
     seconds,
     requests: object({ measured: count, warmup: count, transition: count, cut: count }),
+    /** How many times the search measured the step (an unclear verdict is measured again); 1 in older runs. */
+    measurements: orDefault(int(1, 1000), 1),
   });
   /** One measurement cell: one k6 scenario, N concurrent closed-loop users for `rounds` requests each. */
   const cell = object({
@@ -350,12 +364,15 @@ export function resolvedPlanSchema() {
     }),
     prompts: object({ mode: promptMode, file: nullable(text) }),
     limitStat,
+    // Absent in a plan.json written before goodput could be judged.
+    minGoodput: orDefault(minGoodput, null),
     /** The use cases this plan refers to, copied in full so a report never depends on code defaults. */
     useCases: list(useCase),
     burstTtftLimitMs,
     gate: nullable(object({ useCase: text, ...gate })),
     /** For the capacity script: how the bench searches; null for the other scripts. */
-    search: orDefault(nullable(object({ ...search, ...searchLimits })), null),
+    // maxRepeats is absent in a plan.json from before the search repeated unclear steps.
+    search: orDefault(nullable(object({ ...search, maxRepeats: orDefault(search.maxRepeats, 0), ...searchLimits })), null),
     schedule: object(schedule),
     monitor: object({ enabled: bool, intervalSeconds: monitorInterval }),
     summaryTrendStats,

@@ -127,6 +127,7 @@ function searchConfig(c: ParsedPlanInput['capacity'], useCases: readonly UseCase
     maxUsers,
     exactBelow: c.exactBelow,
     resolutionPercent: c.resolutionPercent,
+    maxRepeats: c.maxRepeats,
   };
 }
 
@@ -239,6 +240,7 @@ export function resolvePlan(raw: unknown, script: ScriptName): Plan {
     target,
     prompts: input.prompts,
     limitStat: input.limitStat,
+    minGoodput: input.minGoodput,
     useCases,
     burstTtftLimitMs: input.burst.ttftLimitMs,
     gate,

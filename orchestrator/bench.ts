@@ -33,7 +33,7 @@ import {
 import { Driver, FixedSteps, type StepResult, type StepSource } from './driver';
 import { CapacitySearch } from './capacity-search';
 import { startControlServer } from './control-server';
-import { drivenCells, renderSearchTable, renderTimeSpent, type TimeSpent } from './driven-results';
+import { drivenCells, renderSearchTable, renderTimeSpent, searchCapacities, type TimeSpent } from './driven-results';
 import { drivenProgress, renderSearchStepLine } from './driven-progress';
 import { prometheusRwEnv, prometheusWriteUrl, withPrometheusRw } from './remote-write-env';
 
@@ -86,7 +86,7 @@ function partDrive(plan: Plan): PartDrive {
       useCase: plan.useCases.find((u) => u.id === id)!,
       outputTokens: plan.cells.find((c) => c.useCase === id)!.outputTokens,
     }));
-    const search = new CapacitySearch(useCases, plan.search, plan.limitStat);
+    const search = new CapacitySearch(useCases, plan.search, plan.limitStat, plan.minGoodput);
     return { source: search, vus: Math.max(...search.searches.map((s) => s.maxUsers)), search };
   }
   const specs = plan.cells.map((c) => ({ cell: c, mode: { kind: 'rounds' as const, rounds: c.rounds } }));
@@ -455,7 +455,8 @@ export class Bench extends EventEmitter<BenchEvents> {
       return { ...r, running: { wallMs: performance.now() - started, runningMs: r.runningMs } };
     }
     const driver = new Driver(drive.source, () => performance.now());
-    const control = await startControlServer(driver);
+    const search = drive.search;
+    const control = await startControlServer(driver, () => (search ? searchCapacities(search) : []));
     const driverStart = performance.now();
     driver.onStepEnd((r: StepResult) => {
       if (drive.search) this.emit('log', renderSearchStepLine(r, drive.search));

@@ -7,12 +7,14 @@
 
 import { resolutionAt, type CapacitySearchConfig, type LimitStat } from '../lib/plan';
 import type { UseCase } from '../thresholds/use-cases';
-import { checkLimit, ladderLimits, type LadderLimit, type LimitCheck } from '../report/capacity';
+import { checkLimit, ladderLimits, limitTrend, type LadderLimit, type LimitCheck } from '../report/capacity';
 import { buildCellStats, type CellStats } from '../report/cells';
 import { newCellAccumulator, type CellAccumulator } from '../report/read-samples';
 import { DEFAULT_REPORT_OPTIONS } from '../report/model';
-import type { StepMode, StepResult, StepSource, StepSpec } from './driver';
-import { capacityInterval, type CapacityInterval, type IntervalStep } from '../report/capacity-interval';
+import type { StepMode, StepRequest, StepResult, StepSource, StepSpec } from './driver';
+import { capacityInterval, isUnclear, passShare, type CapacityInterval, type IntervalStep } from '../report/capacity-interval';
+
+export { isUnclear };
 
 /** One measured step of a use case. */
 export interface SearchPoint {
@@ -21,7 +23,12 @@ export interface SearchPoint {
   readonly checks: readonly LimitCheck[];
   /** Its measured requests' values per limit, for the capacity's bootstrap interval (absent: not kept). */
   readonly sample?: IntervalStep;
+  /** The share of bootstrap resamples of its requests that pass every limit (absent: not computed). */
+  readonly passShare?: number;
+  /** How many times it was measured: a step whose verdict was unclear is measured again, its requests pooled. */
+  readonly measurements?: number;
 }
+
 
 export type SearchState =
   | { readonly kind: 'next'; readonly users: number }
@@ -134,7 +141,11 @@ function intervalWidths(points: readonly SearchPoint[]): number[] {
 
 /** A step's measured requests as the bootstrap reads them: per limit, each request's value of its metric. */
 function intervalStep(users: number, limits: readonly LadderLimit[], acc: CellAccumulator): IntervalStep {
-  const values = limits.map((l) => (l.metric === 'successRate' ? null : acc.trends[l.metric].values()));
+  const values = limits.map((l) => {
+    if (l.metric === 'goodput') return { passes: acc.goodput.good, fails: acc.goodput.judged - acc.goodput.good };
+    const trend = limitTrend(l);
+    return trend === null ? null : acc.trends[trend].values();
+  });
   return { users, values, succeeded: acc.okCount, failed: acc.failCount };
 }
 
@@ -145,10 +156,15 @@ export function searchInterval95(s: UseCaseSearch): CapacityInterval | null {
 }
 
 /** A step's measured requests gathered as the report gathers a cell's samples (report/read-samples.ts). */
-function measuredAccumulator(result: StepResult): CellAccumulator {
-  const acc = newCellAccumulator(result.spec.cell.id, {});
-  for (const r of result.requests) {
+function measuredAccumulator(cellId: string, requests: readonly StepRequest[]): CellAccumulator {
+  const acc = newCellAccumulator(cellId, {});
+  for (const r of requests) {
     if (r.phase !== 'measured') continue;
+    // A failed request is judged too (not good), as k6/x/llm pushes its llm_goodput sample.
+    if (r.goodput !== null) {
+      acc.goodput.judged++;
+      if (r.goodput) acc.goodput.good++;
+    }
     if (!r.ok) {
       acc.failCount++;
       continue;
@@ -171,8 +187,8 @@ function measuredAccumulator(result: StepResult): CellAccumulator {
 }
 
 /** A step's statistics from its measured requests, built as the report builds a cell's (report/cells.ts). */
-function measuredStats(result: StepResult, acc: CellAccumulator): CellStats {
-  const cell = { ...result.spec.cell, rounds: 0, warmupRounds: 0, startSeconds: 0, maxDurationSeconds: 0, gracefulStopSeconds: 0 };
+function measuredStats(spec: StepSpec, acc: CellAccumulator): CellStats {
+  const cell = { ...spec.cell, rounds: 0, warmupRounds: 0, startSeconds: 0, maxDurationSeconds: 0, gracefulStopSeconds: 0 };
   return buildCellStats(cell, acc, {}, DEFAULT_REPORT_OPTIONS);
 }
 
@@ -183,6 +199,18 @@ export interface UseCaseSearch {
   readonly limits: readonly LadderLimit[];
   readonly points: SearchPoint[];
   outcome: Extract<SearchState, { kind: 'done' }> | null;
+  /** Repeats of unclear steps spent so far (at most the plan's maxRepeats). */
+  repeats: number;
+  /** Steps whose verdict was unclear when the search ended (the repeat budget spent, or none given). */
+  readonly unclear: number[];
+  /**
+   * How the search ended, once it has: narrow (the capacity's interval within the resolution), budget (still wide,
+   * unclear steps left, no repeats left), steps-clear (still wide, though every step's verdict is clear: the
+   * limit's statistic barely moves with users, and measuring again would not narrow it).
+   */
+  decision: 'narrow' | 'budget' | 'steps-clear' | null;
+  /** The measured requests of each step, by users, pooled over its measurements. */
+  readonly requests: Map<number, StepRequest[]>;
 }
 
 /**
@@ -198,36 +226,86 @@ export class CapacitySearch implements StepSource {
     useCases: readonly { readonly useCase: UseCase; readonly outputTokens: number }[],
     private readonly cfg: CapacitySearchConfig,
     limitStat: LimitStat,
+    minGoodput: number | null = null,
   ) {
     this.searches = useCases.map(({ useCase, outputTokens }) => ({
       useCase,
       outputTokens,
       maxUsers: cfg.maxUsers[useCase.id] ?? 256,
-      limits: ladderLimits(useCase.limits, limitStat, DEFAULT_REPORT_OPTIONS.minSuccessRate),
+      limits: ladderLimits(useCase.limits, limitStat, DEFAULT_REPORT_OPTIONS.minSuccessRate, minGoodput),
       points: [],
       outcome: null,
+      repeats: 0,
+      unclear: [],
+      decision: null,
+      requests: new Map(),
     }));
   }
 
   next(done: readonly StepResult[]): StepSpec | null {
     // Fold in the steps that ended since the last call (one at a time: the driver calls after each).
-    for (; this.seen < done.length; this.seen++) {
-      const r = done[this.seen]!;
-      const s = this.searches[this.at]!;
-      const acc = measuredAccumulator(r);
-      const stats = measuredStats(r, acc);
-      const checks = s.limits.map((l) => checkLimit(stats, l));
-      const sample = intervalStep(r.spec.cell.concurrency, s.limits, acc);
-      s.points.push({ users: r.spec.cell.concurrency, ok: checks.every((k) => k.ok), checks, sample });
-    }
+    for (; this.seen < done.length; this.seen++) this.fold(this.searches[this.at]!, done[this.seen]!);
     while (this.at < this.searches.length) {
       const s = this.searches[this.at]!;
       const state = nextSearchStep(s.points, this.cfg, s.maxUsers, s.limits);
       if (state.kind === 'next') return this.spec(s, state.users);
+      const repeat = this.repeatFor(s, state);
+      if (repeat !== null) {
+        s.repeats++;
+        return this.spec(s, repeat);
+      }
       s.outcome = state;
       this.at++;
     }
     return null;
+  }
+
+  /**
+   * Once the search has narrowed to its resolution: the step to measure again, or null when the capacity is
+   * decided. Decided means its bootstrap interval is no wider than the resolution on both sides (what the report
+   * calls narrow), so a deterministic server costs nothing more. Otherwise the unclear step nearest the capacity
+   * (the one the resamples disagree on most among equals) is measured again, while the plan's budget lasts.
+   */
+  private repeatFor(s: UseCaseSearch, state: Extract<SearchState, { kind: 'done' }>): number | null {
+    const capacity = state.lastPass ?? 0;
+    const interval = searchInterval95(s);
+    s.decision = 'narrow';
+    s.unclear.splice(0);
+    if (interval === null) return null;
+    const allowed = 2 * resolutionAt(Math.max(1, capacity), this.cfg);
+    if (interval.high !== null && interval.high - interval.low <= allowed) return null;
+    const unclear = s.points.filter((p) => p.passShare !== undefined && isUnclear(p.passShare))
+      .sort((a, b) => Math.abs(a.users - capacity) - Math.abs(b.users - capacity) ||
+        Math.abs(a.passShare! - 0.5) - Math.abs(b.passShare! - 0.5));
+    s.unclear.splice(0, s.unclear.length, ...unclear.map((p) => p.users));
+    if (unclear.length === 0) {
+      s.decision = 'steps-clear';
+      return null;
+    }
+    if (s.repeats >= this.cfg.maxRepeats) {
+      s.decision = 'budget';
+      return null;
+    }
+    return unclear[0]!.users;
+  }
+
+  /** Folds a measured step into its use case's points; a repeat of a step pools its requests with the earlier ones. */
+  private fold(s: UseCaseSearch, result: StepResult): SearchPoint {
+    const users = result.spec.cell.concurrency;
+    const requests = [...(s.requests.get(users) ?? []), ...result.requests];
+    s.requests.set(users, requests);
+    const acc = measuredAccumulator(result.spec.cell.id, requests);
+    const checks = s.limits.map((l) => checkLimit(measuredStats(result.spec, acc), l));
+    const sample = intervalStep(users, s.limits, acc);
+    const at = s.points.findIndex((p) => p.users === users);
+    const point: SearchPoint = {
+      users, ok: checks.every((k) => k.ok), checks, sample, passShare: passShare(sample, s.limits),
+      measurements: at < 0 ? 1 : (s.points[at]!.measurements ?? 1) + 1,
+    };
+    // The points stay in the order measured: a repeat is the latest measurement of its step.
+    if (at >= 0) s.points.splice(at, 1);
+    s.points.push(point);
+    return point;
   }
 
   /** The use case being searched and its interval so far: [last pass, first fail). */

@@ -3,7 +3,7 @@
 
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CONTROL_PATHS, parseDoneReport, type NextAnswer } from '../lib/drive';
+import { CONTROL_PATHS, parseDoneReport, type CapacityAnnouncement, type NextAnswer, type StatusAnswer } from '../lib/drive';
 import type { Driver } from './driver';
 import { readRequestBody } from '../node/request-body';
 
@@ -23,9 +23,12 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 
 /**
  * Serves a driver on 127.0.0.1 (a free port). A VU with nothing to do waits in its /next request until
- * the driver has work for it, so parked VUs cost nothing; every /done may free work for them.
+ * the driver has work for it, so parked VUs cost nothing; every /done may free work for them. /status says
+ * whether the run is over and what `capacities` has decided, which the script pushes to k6's outputs.
  */
-export async function startControlServer(driver: Driver): Promise<ControlServer> {
+export async function startControlServer(
+  driver: Driver, capacities: () => readonly CapacityAnnouncement[] = () => [],
+): Promise<ControlServer> {
   const waiting = new Map<number, ServerResponse>();
 
   const answer = (vu: number, res: ServerResponse): boolean => {
@@ -74,7 +77,10 @@ export async function startControlServer(driver: Driver): Promise<ControlServer>
       );
       return;
     }
-    if (req.method === 'GET' && url.pathname === CONTROL_PATHS.status) return send(res, 200, { finished: driver.finished });
+    if (req.method === 'GET' && url.pathname === CONTROL_PATHS.status) {
+      const answer: StatusAnswer = { finished: driver.finished, capacities: capacities() };
+      return send(res, 200, answer);
+    }
     send(res, 404, { error: 'not found' });
   });
   // Long polls can wait for minutes; k6 keeps its connections alive between calls.

@@ -1,6 +1,6 @@
 // The bench-driven part's progress: a line per finished search step, and the step, interval and ETA it shows. Runs in Node.
 
-import type { CapacitySearch } from './capacity-search';
+import { isUnclear, type CapacitySearch } from './capacity-search';
 import type { Driver, StepResult } from './driver';
 import type { DrivenProgress, ProgressState } from './progress';
 import { requestSecondsWithinLimits, searchEtaSeconds } from './search-eta';
@@ -17,9 +17,13 @@ export function renderSearchStepLine(r: StepResult, search: CapacitySearch): str
         .join(', ')
     : '';
   const n = r.spec.cell.concurrency;
+  const times = (point?.measurements ?? 1) > 1 ? `, measurement ${point!.measurements}, pooled` : '';
+  const share = point?.passShare;
+  const unclear = share !== undefined && isUnclear(share)
+    ? `; unclear: every limit holds in ${(share * 100).toFixed(0)}% of resamples` : '';
   return `  ${r.spec.cell.useCase} at ${n} user${n === 1 ? '' : 's'}: ` +
     `${point?.ok ? 'within limits' : 'limit broken'} (${measured} measured requests in ` +
-    `${((r.endMs - r.startMs) / 1000).toFixed(1)} s; ${figures})`;
+    `${((r.endMs - r.startMs) / 1000).toFixed(1)} s${times}; ${figures}${unclear})`;
 }
 
 function fmt(v: number): string {

@@ -5,41 +5,82 @@ import type { Cell } from '../lib/plan';
 import { searchInterval95, type CapacitySearch } from './capacity-search';
 import { formatInterval } from '../report/capacity-interval';
 import type { StepResult } from './driver';
+import type { CapacityAnnouncement } from '../lib/drive';
 
 /**
  * The steps that ran, as the cells of the part's plan.json, so the report reads a driven part like
  * any other: one cell per step, its samples found by the cell tag. `rounds` is the measured requests
- * per user (rounded); `driven` says how the step was measured.
+ * per user (rounded); `driven` says how the step was measured. A step the search measured again (an
+ * unclear verdict) ran under the same cell id each time: its measurements are one cell, which lasted the sum
+ * of their times (the report leaves out the gaps between them: report/cells.ts busyMs).
  */
 export function drivenCells(steps: readonly StepResult[], unfinished: ReadonlyMap<number, number>, originMs: number): Cell[] {
-  return steps.map((r) => {
-    const c = r.spec.cell;
-    const count = (phase: string) => r.requests.filter((q) => q.phase === phase).length;
+  const groups = new Map<string, StepResult[]>();
+  for (const r of steps) groups.set(r.spec.cell.id, [...(groups.get(r.spec.cell.id) ?? []), r]);
+  return [...groups.values()].map((group) => {
+    const first = group[0]!;
+    const c = first.spec.cell;
+    const requests = group.flatMap((r) => r.requests);
+    const count = (phase: string) => requests.filter((q) => q.phase === phase).length;
     const measured = count('measured');
-    const seconds = Math.round(r.endMs - r.startMs) / 1000;
+    const seconds = Math.round(group.reduce((ms, r) => ms + r.endMs - r.startMs, 0)) / 1000;
+    const cut = group.reduce((n, r) => n + (unfinished.get(r.index) ?? 0), 0);
     return {
       ...c,
-      rounds: r.spec.mode.kind === 'rounds' ? r.spec.mode.rounds : Math.round(measured / c.concurrency),
+      rounds: first.spec.mode.kind === 'rounds' ? first.spec.mode.rounds : Math.round(measured / c.concurrency),
       warmupRounds: 0,
-      startSeconds: Math.round(r.startMs - originMs) / 1000,
+      startSeconds: Math.round(first.startMs - originMs) / 1000,
       maxDurationSeconds: seconds,
       gracefulStopSeconds: 0,
       driven: {
-        mode: r.spec.mode.kind,
+        mode: first.spec.mode.kind,
         search: c.script === 'capacity',
-        startSeconds: Math.round(r.startMs - originMs) / 1000,
+        startSeconds: Math.round(first.startMs - originMs) / 1000,
         seconds,
-        requests: { measured, warmup: count('warmup'), transition: count('transition'), cut: unfinished.get(r.index) ?? 0 },
+        requests: { measured, warmup: count('warmup'), transition: count('transition'), cut },
+        measurements: group.length,
       },
     };
   });
+}
+
+/** Each use case whose search has ended: its capacity, 95% interval and the limit that set it, for /status. */
+export function searchCapacities(search: CapacitySearch): CapacityAnnouncement[] {
+  return search.searches.flatMap((s): CapacityAnnouncement[] => {
+    const o = s.outcome;
+    if (o === null) return [];
+    const interval = searchInterval95(s);
+    const fail = s.points.find((p) => p.users === o.firstFail);
+    const limit = fail?.checks.find((c) => !c.ok)?.label ?? null;
+    return [{
+      useCase: s.useCase.id, capacity: o.lastPass ?? 0, low: interval?.low ?? null,
+      high: interval ? interval.high : null, limit,
+    }];
+  });
+}
+
+/** How the search decided: its interval within the resolution, or why not (the repeat budget, or nothing to repeat). */
+function decision(s: CapacitySearch['searches'][number]): string {
+  const repeats = s.repeats === 0 ? 'no repeats' : `${s.repeats} repeat${s.repeats === 1 ? '' : 's'}`;
+  const steps = `${s.unclear.join(', ')} user${s.unclear.length === 1 && s.unclear[0] === 1 ? '' : 's'}`;
+  switch (s.decision) {
+    case 'narrow':
+      return `decided: interval within the resolution (${repeats})`;
+    case 'budget':
+      return `undecided: repeat budget spent (${repeats}); the verdict at ${steps} stayed unclear`;
+    case 'steps-clear':
+      return `interval wider than the resolution though every step's verdict is clear (${repeats})`;
+    default:
+      return 'not decided';
+  }
 }
 
 /** The search's outcome per use case, for the end of the capacity part. */
 export function renderSearchTable(search: CapacitySearch): string {
   const lines = ['capacity search (steady state, warm-up excluded):'];
   for (const s of search.searches) {
-    const tried = [...s.points].sort((a, b) => a.users - b.users).map((p) => `${p.users}${p.ok ? '' : '✗'}`).join(' ');
+    const tried = [...s.points].sort((a, b) => a.users - b.users)
+      .map((p) => `${p.users}${p.ok ? '' : '✗'}${(p.measurements ?? 1) > 1 ? `(x${p.measurements})` : ''}`).join(' ');
     let verdict: string;
     const o = s.outcome;
     if (o === null) verdict = 'not finished';
@@ -48,7 +89,7 @@ export function renderSearchTable(search: CapacitySearch): string {
     else verdict = `${o.lastPass} (${o.firstFail} breaks a limit)`;
     const interval = o === null ? null : searchInterval95(s);
     const spread = interval && interval.low !== interval.high ? `; 95% interval ${formatInterval(interval)}` : '';
-    lines.push(`  ${s.useCase.id}: ${verdict}; steps ${tried}${spread}`);
+    lines.push(`  ${s.useCase.id}: ${verdict}; steps ${tried}${spread}; ${decision(s)}`);
   }
   return lines.join('\n');
 }

@@ -22,13 +22,26 @@ export interface IntervalLimit {
   readonly expression: string;
 }
 
+/** Requests counted by a share limit (success rate, goodput): those that passed and those that did not. */
+export interface ShareCounts {
+  readonly passes: number;
+  readonly fails: number;
+}
+
 /** One measured step: its users and, per limit (same order), the requests' values of that limit's metric. */
 export interface IntervalStep {
   readonly users: number;
-  /** Per limit: the per-request values (ms or tok/s); null for the success-rate limit, which uses the counts. */
-  readonly values: readonly (ArrayLike<number> | null)[];
+  /**
+   * Per limit: the per-request values (ms or tok/s), or for a share limit the request counts; null for the
+   * success-rate limit, which uses succeeded and failed.
+   */
+  readonly values: readonly (ArrayLike<number> | ShareCounts | null)[];
   readonly succeeded: number;
   readonly failed: number;
+}
+
+function isShareCounts(v: ArrayLike<number> | ShareCounts | null | undefined): v is ShareCounts {
+  return typeof v === 'object' && v !== null && 'passes' in v;
 }
 
 export interface CapacityInterval {
@@ -77,14 +90,16 @@ function resampleStep(
 ): (number | null)[] {
   return limits.map((limit, i) => {
     const values = step.values[i];
-    if (limit.metric === 'successRate') {
-      const n = step.succeeded + step.failed;
+    const share = isShareCounts(values) ? values
+      : limit.metric === 'successRate' ? { passes: step.succeeded, fails: step.failed } : null;
+    if (share !== null) {
+      const n = share.passes + share.fails;
       if (n === 0) return null;
       let ok = 0;
-      for (let k = 0; k < n; k++) if (random() < step.succeeded / n) ok++;
+      for (let k = 0; k < n; k++) if (random() < share.passes / n) ok++;
       return ok / n;
     }
-    if (!values || values.length === 0) return null;
+    if (!values || isShareCounts(values) || values.length === 0) return null;
     const draw = new Float64Array(values.length);
     for (let k = 0; k < values.length; k++) draw[k] = values[Math.floor(random() * values.length)]!;
     return aggregate(draw, aggregations[i]!);
@@ -142,6 +157,33 @@ export function capacityInterval(
   const at = (q: number): number => capacities[Math.min(replicates - 1, Math.max(0, Math.round(q * (replicates - 1))))]!;
   const high = at(1 - (1 - level) / 2);
   return { level, low: at((1 - level) / 2), high: isFinite(high) ? high : null, largestStep: users[users.length - 1]!, replicates };
+}
+
+/** A verdict is clear when at least this share of resamples agree on it (one-sided 95%). */
+export const CLEAR_VERDICT = 0.95;
+
+/** Whether a step's pass share leaves its verdict unclear: neither pass nor fail holds in 95% of resamples. */
+export function isUnclear(passShare: number): boolean {
+  return passShare > 1 - CLEAR_VERDICT && passShare < CLEAR_VERDICT;
+}
+
+/**
+ * The share of bootstrap resamples of one step in which every limit holds: near 1 or 0 the step's verdict is
+ * clear, in between the requests measured cannot tell (the capacity search measures such a step again).
+ */
+export function passShare(
+  step: IntervalStep, limits: readonly IntervalLimit[], opts: { replicates?: number; seed?: number } = {},
+): number {
+  if (limits.length === 0) return 1;
+  const replicates = opts.replicates ?? 400;
+  const random = mulberry32(opts.seed ?? 1);
+  const aggregations = limits.map(aggregationOf);
+  let passed = 0;
+  for (let r = 0; r < replicates; r++) {
+    const stats = resampleStep(step, limits, aggregations, random);
+    if (stats.every((v, i) => v !== null && holds(v, limits[i]!))) passed++;
+  }
+  return passed / replicates;
 }
 
 /** "69-76", "70-more than 74", for the interval of a capacity. */

@@ -15,15 +15,18 @@ import type { LimitStat } from '../lib/plan';
 import type { CellStats } from './cells';
 import { crossingX, toK6Values, valueAt } from './stats';
 import { limitExpression } from '../lib/options';
-import { capacityInterval, type CapacityInterval } from './capacity-interval';
+import { capacityInterval, passShare, type CapacityInterval } from './capacity-interval';
 import type { TrendKey } from './read-samples';
 
 /** A capacity cell's per-request values of the request Trends (ITL aside: one value per token, no limit here). */
 export type RequestValues = Partial<Record<TrendKey, Float64Array>>;
 
-/** One limit, resolved to a threshold expression. metric "successRate" checks the share of successful requests. */
+/**
+ * One limit, resolved to a threshold expression. metric "successRate" checks the share of successful requests,
+ * "goodput" the share of requests that met every limit on their own figures (plan minGoodput).
+ */
 export interface LadderLimit {
-  readonly metric: UseCaseLimit['metric'] | 'successRate';
+  readonly metric: UseCaseLimit['metric'] | 'successRate' | 'goodput';
   readonly operator: UseCaseLimit['operator'];
   readonly value: number;
   readonly label: string;
@@ -70,12 +73,44 @@ export interface LadderResult {
 }
 
 const SUCCESS_METRIC = 'successRate';
+const GOODPUT_METRIC = 'goodput';
 
+/** The share limits (success rate, goodput): judged on counts of requests, not on a distribution of values. */
+export function isShareLimit(limit: Pick<LadderLimit, 'metric'>): boolean {
+  return limit.metric === SUCCESS_METRIC || limit.metric === GOODPUT_METRIC;
+}
 
-export function ladderLimits(limits: readonly UseCaseLimit[], stat: LimitStat, minSuccessRate: number | null): LadderLimit[] {
+/** The request Trend a limit is checked on; null for a share limit. */
+export function limitTrend(limit: Pick<LadderLimit, 'metric'>): UseCaseLimit['metric'] | null {
+  return limit.metric === SUCCESS_METRIC || limit.metric === GOODPUT_METRIC ? null : limit.metric;
+}
+
+/** A share limit's counts on one cell: requests that count, and of those the ones that passed. */
+export function shareCounts(cell: CellStats, limit: Pick<LadderLimit, 'metric'>): { passes: number; fails: number } {
+  if (limit.metric === GOODPUT_METRIC) {
+    const good = Math.round((cell.goodput ?? 0) * cell.goodputJudged);
+    return { passes: good, fails: cell.goodputJudged - good };
+  }
+  return { passes: cell.succeeded, fails: cell.failed };
+}
+
+/** "95%", "99.5%": a share as a limit's label writes it. */
+function sharePercent(share: number): string {
+  return `${(share * 100).toFixed(Math.round(share * 1000) % 10 === 0 ? 0 : 1)}%`;
+}
+
+export function ladderLimits(
+  limits: readonly UseCaseLimit[], stat: LimitStat, minSuccessRate: number | null, minGoodput: number | null = null,
+): LadderLimit[] {
   const out: LadderLimit[] = limits.map((l) => ({
     metric: l.metric, operator: l.operator, value: l.value, label: l.label, expression: limitExpression(l, stat),
   }));
+  if (minGoodput !== null) {
+    out.push({
+      metric: GOODPUT_METRIC, operator: '>=', value: minGoodput, label: `goodput >= ${sharePercent(minGoodput)}`,
+      expression: limitExpression({ operator: '>=', value: minGoodput }, 'rate'),
+    });
+  }
   if (minSuccessRate !== null && minSuccessRate > 0) {
     out.push({
       metric: SUCCESS_METRIC, operator: '>=', value: minSuccessRate,
@@ -95,7 +130,8 @@ function parsed(expression: string): ParsedThreshold {
 /** The statistic a limit is checked on, for one cell; null when there were no samples. */
 export function limitActual(cell: CellStats, limit: LadderLimit): number | null {
   if (limit.metric === SUCCESS_METRIC) return cell.successRate;
-  const d = cell.metrics[limit.metric];
+  if (limit.metric === GOODPUT_METRIC) return cell.goodput;
+  const d = cell.metrics[limit.metric as UseCaseLimit['metric']];
   if (d === null) return null;
   return toK6Values(d)[parsed(limit.expression).aggregation] ?? null;
 }
@@ -103,13 +139,14 @@ export function limitActual(cell: CellStats, limit: LadderLimit): number | null 
 /** Evaluates one limit on one cell with lib/thresholds.ts. */
 export function checkLimit(cell: CellStats, limit: LadderLimit): LimitCheck {
   const t = parsed(limit.expression);
-  if (limit.metric === SUCCESS_METRIC) {
-    const rate = cell.successRate;
-    const ok = rate === null ? false : evaluateThreshold(t, { rate, passes: cell.succeeded, fails: cell.failed }, 'rate');
+  if (isShareLimit(limit)) {
+    const rate = limitActual(cell, limit);
+    // No request judged for goodput (no use case on the cell, an old run) cannot meet a goodput limit.
+    const ok = rate === null ? false : evaluateThreshold(t, { rate, ...shareCounts(cell, limit) }, 'rate');
     return { metric: limit.metric, label: limit.label, expression: limit.expression, actual: rate, ok };
   }
-  const key: MetricKey = limit.metric;
-  const d = cell.metrics[limit.metric];
+  const key: MetricKey = limit.metric as UseCaseLimit['metric'];
+  const d = cell.metrics[key as UseCaseLimit['metric']];
   // A step with no samples of the metric (every request failed) cannot be within the limit.
   const ok = d === null ? false : evaluateThreshold(t, toK6Values(d), METRICS[key].kind);
   return { metric: limit.metric, label: limit.label, expression: limit.expression, actual: limitActual(cell, limit), ok };
@@ -207,6 +244,21 @@ export interface UseCaseCapacity {
    * capacity step's, interpolated between steps like every figure at "~N"; null when no capacity or no goodput.
    */
   readonly goodputAtCapacity: number | null;
+  /**
+   * The verdicts of the steps on either side of a searched capacity (last pass, first fail): how sure the measured
+   * requests are of each; absent when the capacity was not read off a capacity part.
+   */
+  readonly verdicts?: readonly StepVerdict[];
+}
+
+/** How sure a step's measured requests are of its verdict. */
+export interface StepVerdict {
+  readonly users: number;
+  readonly ok: boolean;
+  /** The share of bootstrap resamples of its requests in which every limit holds (report/capacity-interval.ts). */
+  readonly passShare: number;
+  /** How many times it was measured, its requests pooled. */
+  readonly measurements: number;
 }
 
 /**
@@ -217,13 +269,20 @@ export function withInterval(
   capacity: UseCaseCapacity, cells: readonly CellStats[], requestValues: ReadonlyMap<string, RequestValues>,
 ): UseCaseCapacity {
   if (capacity.source !== 'capacity') return { ...capacity, interval: null };
-  const steps = cells.filter((c) => capacity.cellIds.includes(c.id) && c.requests > 0).map((c) => ({
+  const ran = cells.filter((c) => capacity.cellIds.includes(c.id) && c.requests > 0);
+  const steps = ran.map((c) => ({
     users: c.concurrency,
-    values: capacity.limits.map((l) => (l.metric === SUCCESS_METRIC ? null : requestValues.get(c.id)?.[l.metric] ?? null)),
+    values: capacity.limits.map((l) => (isShareLimit(l) ? shareCounts(c, l) : requestValues.get(c.id)?.[limitTrend(l)!] ?? null)),
     succeeded: c.succeeded,
     failed: c.failed,
   }));
-  return { ...capacity, interval: capacityInterval(steps, capacity.limits) };
+  const { lastPass, firstFail } = capacity.result;
+  const verdicts = ran.flatMap((c, i): StepVerdict[] => {
+    if (c.concurrency !== lastPass && c.concurrency !== firstFail) return [];
+    const passShareOf = passShare(steps[i]!, capacity.limits);
+    return [{ users: c.concurrency, ok: c.concurrency === lastPass, passShare: passShareOf, measurements: c.measurements }];
+  }).sort((a, b) => a.users - b.users);
+  return { ...capacity, interval: capacityInterval(steps, capacity.limits), verdicts };
 }
 
 /** Picks the cells that measure a use case, in order of preference. */
@@ -237,9 +296,11 @@ export function cellsForUseCase(uc: UseCase, cells: readonly CellStats[]): { sou
   return { source: null, cells: [] };
 }
 
-export function useCaseCapacity(uc: UseCase, cells: readonly CellStats[], stat: LimitStat, minSuccessRate: number | null): UseCaseCapacity {
+export function useCaseCapacity(
+  uc: UseCase, cells: readonly CellStats[], stat: LimitStat, minSuccessRate: number | null, minGoodput: number | null = null,
+): UseCaseCapacity {
   const picked = cellsForUseCase(uc, cells);
-  const limits = ladderLimits(uc.limits, stat, minSuccessRate);
+  const limits = ladderLimits(uc.limits, stat, minSuccessRate, minGoodput);
   // Steps of an adaptive search are measured on both sides of the limit: nothing is interpolated.
   const searched = picked.cells.length > 0 && picked.cells.every((c) => c.measurement === 'search');
   const result = evaluateLadder(picked.cells, limits, !searched);

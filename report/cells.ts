@@ -35,6 +35,8 @@ export interface CellStats extends Pick<
    * chosen by the capacity search.
    */
   readonly measurement: 'rounds' | 'steady' | 'search';
+  /** How many times the step was measured: the capacity search measures a step again while its verdict is unclear. */
+  readonly measurements: number;
   /** succeeded / requests; null with no requests. */
   readonly successRate: number | null;
   /**
@@ -42,6 +44,8 @@ export interface CellStats extends Pick<
    * request counts as not good): llm_goodput's rate; null when no request was judged (a cell without a use case).
    */
   readonly goodput: number | null;
+  /** Requests judged for goodput (the denominator of `goodput`). */
+  readonly goodputJudged: number;
   readonly errorsByKind: Readonly<Record<string, number>>;
   /** Per error kind, the most frequent server error messages (top ERROR_MESSAGES_SHOWN), most frequent first. Untrusted text. */
   readonly errorMessages: Readonly<Record<string, readonly ErrorMessageCount[]>>;
@@ -111,7 +115,10 @@ export function buildCellStats(
   const errorsByKind = acc && Object.keys(acc.errorsByKind).length > 0 ? acc.errorsByKind : (acc?.failedByKind ?? {});
   const hasWindow = acc !== undefined && isFinite(acc.windowStartMs) && isFinite(acc.windowEndMs) && acc.windowEndMs > acc.windowStartMs;
   const window = hasWindow ? { startMs: acc.windowStartMs, endMs: acc.windowEndMs } : null;
-  const wallSeconds = window ? (window.endMs - window.startMs) / 1000 : null;
+  // A step the search measured more than once ran in separate periods: its wall time leaves out the gaps between.
+  const pooled = (cell.driven?.measurements ?? 1) > 1 && acc !== undefined;
+  const wallSeconds = !window ? null
+    : pooled ? busyMs(acc.trends.e2e.values(), acc.requestEnds.values()) / 1000 : (window.endMs - window.startMs) / 1000;
   const outputTokensTotal = acc?.outputTokens ?? 0;
   const throughput = wallSeconds && wallSeconds > 0 ? outputTokensTotal / wallSeconds : null;
   return {
@@ -131,8 +138,10 @@ export function buildCellStats(
     warmupRequests: acc?.excluded.warmup ?? 0,
     transitionRequests: acc?.excluded.transition ?? 0,
     measurement: cell.driven ? (cell.driven.search ? 'search' : cell.driven.mode) : cell.warmupRounds > 0 ? 'steady' : 'rounds',
+    measurements: cell.driven?.measurements ?? 1,
     successRate: requests > 0 ? succeeded / requests : null,
     goodput: acc && acc.goodput.judged > 0 ? acc.goodput.good / acc.goodput.judged : null,
+    goodputJudged: acc?.goodput.judged ?? 0,
     errorsByKind,
     errorMessages: acc ? topErrorMessages(acc.errorMessages) : {},
     metrics,
@@ -155,6 +164,23 @@ export function buildCellStats(
 /** The group a cell's efficiency is measured within: same part, context, output length and profile. */
 function scalingGroup(c: CellStats): string {
   return `${c.script}|${c.contextTokens}|${c.outputTokens}|${c.profile ?? ''}|${c.useCase ?? ''}`;
+}
+
+/** Time with at least one of the requests running (the union of their [end - e2e, end] spans), ms. */
+export function busyMs(e2e: ArrayLike<number>, ends: ArrayLike<number>): number {
+  const spans = Array.from({ length: Math.min(e2e.length, ends.length) }, (_, i) => [ends[i]! - e2e[i]!, ends[i]!] as const)
+    .sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let from = -Infinity;
+  let to = -Infinity;
+  for (const [start, end] of spans) {
+    if (start > to) {
+      if (to > from) total += to - from;
+      from = start;
+      to = end;
+    } else if (end > to) to = end;
+  }
+  return to > from ? total + (to - from) : total;
 }
 
 /**

@@ -286,6 +286,8 @@ function useCaseCapacities(
   options: ReportOptions,
   requestValues: ReadonlyMap<string, RequestValues>,
 ): UseCaseCapacity[] {
+  // A top-level plan field, so every part carries the same; a part written before it existed carries null.
+  const minGoodput = input.parts.find((part) => part.plan.minGoodput !== null)?.plan.minGoodput ?? null;
   const useCaseList: UseCase[] = [];
   for (const part of input.parts) {
     for (const useCase of part.plan.useCases) {
@@ -293,7 +295,8 @@ function useCaseCapacities(
     }
   }
   return useCaseList
-    .map((useCase) => withInterval(useCaseCapacity(useCase, cells, limitStat, options.minSuccessRate), cells, requestValues))
+    .map((useCase) => useCaseCapacity(useCase, cells, limitStat, options.minSuccessRate, minGoodput))
+    .map((capacity) => withInterval(capacity, cells, requestValues))
     .filter((capacity) => capacity.source !== null);
 }
 
@@ -317,7 +320,7 @@ function mixProfiles(cells: readonly CellStats[]): MixProfileSummary[] {
   });
 }
 
-/** Each gate cell checked against its use case's limits and the gate's minimum success rate. */
+/** Each gate cell checked against its use case's limits, the gate's minimum success rate and the plan's goodput. */
 function gateResults(input: RunInput, cells: readonly CellStats[]): GateResult[] {
   const gates: GateResult[] = [];
   for (const part of input.parts) {
@@ -327,7 +330,7 @@ function gateResults(input: RunInput, cells: readonly CellStats[]): GateResult[]
     if (!useCase) continue;
     for (const cell of cells.filter((candidate) => candidate.script === 'gate' && candidate.useCase === useCase.id)) {
       const measured = cell.requests > 0;
-      const limits = ladderLimits(useCase.limits, part.plan.limitStat, gate.minSuccessRate);
+      const limits = ladderLimits(useCase.limits, part.plan.limitStat, gate.minSuccessRate, part.plan.minGoodput);
       const checks = measured ? limits.map((limit) => checkLimit(cell, limit)) : [];
       const ok = measured && checks.every((check) => check.ok);
       const { id: cellId, concurrency } = cell;

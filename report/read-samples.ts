@@ -51,6 +51,8 @@ export interface CellAccumulator {
   /** First request start (llm_e2e sample time minus its value) and last request end, epoch ms. */
   windowStartMs: number;
   windowEndMs: number;
+  /** Each request's end (its llm_e2e sample time), in the order of trends.e2e: with it, when each request ran. */
+  readonly requestEnds: FloatList;
   /** Requests left out of the statistics by their phase tag (lib/drive.ts): warm-up and transition. */
   readonly excluded: { warmup: number; transition: number };
   /** Each request's longest read lag, ms (llm_client_read_lag). */
@@ -104,6 +106,7 @@ export function newCellAccumulator(id: string, tags: Record<string, string>): Ce
     failedByKind: {},
     windowStartMs: Infinity,
     windowEndMs: -Infinity,
+    requestEnds: new FloatList(),
     excluded: { warmup: 0, transition: 0 },
     readLag: new FloatList(64),
     cpuFirst: null,
@@ -263,6 +266,7 @@ class SamplesReader {
 function addTrendSample(cell: CellAccumulator, trend: TrendKey, timestampMs: number, value: number): void {
   cell.trends[trend].push(value);
   if (trend !== 'e2e') return;
+  cell.requestEnds.push(timestampMs);
   const start = timestampMs - value;
   if (start < cell.windowStartMs) cell.windowStartMs = start;
   if (timestampMs > cell.windowEndMs) cell.windowEndMs = timestampMs;

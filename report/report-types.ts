@@ -12,9 +12,10 @@ import type { CostOptions } from './power';
 
 /**
  * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval` and its goodput,
- * distributions a `stdDev`, and comparisons the noise they weighed a change against.
+ * distributions a `stdDev`, and comparisons the noise they weighed a change against. 3: cells carry `measurements`, and
+ * searched capacities the `verdicts` of the steps on either side of them.
  */
-export const REPORT_SCHEMA_VERSION = 2;
+export const REPORT_SCHEMA_VERSION = 3;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */

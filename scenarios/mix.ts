@@ -5,5 +5,5 @@ import { entryScript } from '../lib/k6/entry';
 
 const script = entryScript('mix');
 
-export const { options, setup, monitor, handleSummary } = script;
+export const { options, setup, monitor, teardown, handleSummary } = script;
 export default script.run;

@@ -37,6 +37,10 @@ runMain('bench', async () => {
     .option('--profile <name>', 'simulator profile (npm run sim -- --list-profiles)')
     .option('--sim-noise', 'simulator with step-time jitter and stalls, as on a GPU (npm run sim -- --noise)')
     .option('--sim-noise-seed <n>', 'seed of the simulator noise, to repeat a noisy run (implies --sim-noise)')
+    .option(
+      '--min-goodput <share>',
+      'judge capacity and gates also on goodput: at least this share (0.01-1) of requests within every limit (plan minGoodput)',
+    )
     .option('--results <dir>', 'results root folder', 'results')
     .option('--run-id <id>', 'results/<run-id> folder name (default: the start time)')
     .addOption(
@@ -67,7 +71,7 @@ runMain('bench', async () => {
   const o = program.opts<{
     url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string;
     profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string;
-    fixedSlots?: boolean; simNoise?: boolean; simNoiseSeed?: string;
+    fixedSlots?: boolean; simNoise?: boolean; simNoiseSeed?: string; minGoodput?: string;
   }>();
 
   // A report preset brings its scripts and simulator profile unless they were given.
@@ -91,6 +95,11 @@ runMain('bench', async () => {
     } catch (e) {
       throw new UserError(`--plan ${planName}: ${(e as Error).message.split('\n')[0]}`);
     }
+  }
+  if (o.minGoodput !== undefined) {
+    const share = Number(o.minGoodput);
+    if (!(share >= 0.01 && share <= 1)) throw new UserError('--min-goodput must be a share 0.01-1, e.g. 0.95', EXIT.usage);
+    planInput = { ...planInput, minGoodput: share };
   }
   if (!url && scripts.length === 0) throw new UserError('--scripts is empty', EXIT.usage);
   const simNoiseSeed = o.simNoiseSeed === undefined ? null : Number(o.simNoiseSeed);

@@ -1,5 +1,5 @@
 // The exports every k6 entry script needs, made from the suite for one script. Runs in k6 (bundled).
-// They are options, setup, default, monitor and handleSummary.
+// They are options, setup, default, monitor, teardown and handleSummary.
 
 import type { Options } from 'k6/options';
 import { PlanError, type ScriptName } from '../plan';
@@ -11,6 +11,7 @@ export interface EntryScript {
   /** One iteration: one request, or in a bench-driven run every request the bench hands this VU. */
   run(data: SetupData): Promise<void>;
   monitor(): Promise<void>;
+  teardown(): Promise<void>;
   handleSummary(data: unknown): Record<string, string>;
 }
 
@@ -31,6 +32,7 @@ export function entryScript(script: ScriptName): EntryScript {
     setup: () => suite.setup(),
     run: (data) => suite.request(data),
     monitor: () => suite.monitor(),
+    teardown: () => suite.teardown(),
     handleSummary: (data) => suite.handleSummary(data),
   };
 }

@@ -2,7 +2,8 @@
 // Runs in k6 (bundled).
 
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
-import { SERVER_METRICS, type MetricDefinition, type ServerMetricKey } from '../metrics';
+import { CAPACITY_TAGS, SEARCH_METRICS, SERVER_METRICS, type MetricDefinition, type ServerMetricKey } from '../metrics';
+import type { CapacityAnnouncement } from '../drive';
 import type { ServerSnapshot } from '../prometheus';
 
 type K6Metric = Trend | Counter | Rate | Gauge;
@@ -34,5 +35,17 @@ export function recordServerSnapshot(snapshot: ServerSnapshot | null): void {
   for (const key of Object.keys(snapshot) as (keyof ServerSnapshot)[]) {
     const value = snapshot[key];
     if (value !== null && key in SERVER_METRICS) objects[key as ServerMetricKey].add(value);
+  }
+}
+
+const capacityUsers = create(SEARCH_METRICS.capacityUsers);
+
+/** Emits each decided capacity and the ends of its interval (an open end is left out) as llm_capacity_users. */
+export function recordCapacities(capacities: readonly CapacityAnnouncement[]): void {
+  for (const c of capacities) {
+    const tags = { [CAPACITY_TAGS.useCase]: c.useCase, [CAPACITY_TAGS.limit]: c.limit ?? 'none' };
+    capacityUsers.add(c.capacity, { ...tags, [CAPACITY_TAGS.bound]: 'capacity' });
+    if (c.low !== null) capacityUsers.add(c.low, { ...tags, [CAPACITY_TAGS.bound]: 'interval_low' });
+    if (c.high !== null) capacityUsers.add(c.high, { ...tags, [CAPACITY_TAGS.bound]: 'interval_high' });
   }
 }

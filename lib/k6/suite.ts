@@ -13,9 +13,11 @@ import { buildStreamingRequest } from '../request';
 import { readSummaryData } from '../summary-data';
 import { renderTextSummary } from '../summary-text';
 import { nowMs, pause } from './clock';
-import { recordServerSnapshot } from './metrics';
+import { recordCapacities, recordServerSnapshot } from './metrics';
 import { sendRequest, type SentRequest } from './llm-request';
-import { CONTROL_PATHS, parseDoneAnswer, parseNextAnswer, type DoneReport, type Ticket } from '../drive';
+import {
+  CONTROL_PATHS, parseDoneAnswer, parseNextAnswer, parseStatusAnswer, type DoneReport, type StatusAnswer, type Ticket,
+} from '../drive';
 import type { RequestRecord } from '../record';
 import { CELL_TAGS, SAMPLE_TAGS } from '../metrics';
 
@@ -30,6 +32,7 @@ export interface Suite {
   setup(): SetupData;
   request(data: SetupData): Promise<void>;
   monitor(): Promise<void>;
+  teardown(): Promise<void>;
   handleSummary(data: unknown): Record<string, string>;
 }
 
@@ -171,11 +174,16 @@ export function createSuite(script: ScriptName): Suite {
       const endMs = plan.totalSeconds * 1000;
       const intervalMs = plan.monitor.intervalSeconds * 1000;
       // Ends when every planned request has finished (iterations are counted instance-wide) or the last
-      // slot is over; when the bench drives, when the bench says the run is over.
-      const running = async (): Promise<boolean> =>
-        control
-          ? !(await control.finished())
-          : exec.instance.iterationsCompleted + exec.instance.iterationsInterrupted < expected && nowMs() < endMs;
+      // slot is over; when the bench drives, when the bench says the run is over. Each capacity the bench's
+      // search decides is pushed as it is decided, so Grafana shows it while the run goes on.
+      let announced = 0;
+      const running = async (): Promise<boolean> => {
+        if (!control) return exec.instance.iterationsCompleted + exec.instance.iterationsInterrupted < expected && nowMs() < endMs;
+        const status = await control.status();
+        recordCapacities(status.capacities.slice(announced));
+        announced = Math.max(announced, status.capacities.length);
+        return !status.finished;
+      };
       while (await running()) {
         const started = nowMs();
         let snapshot = null;
@@ -197,6 +205,11 @@ export function createSuite(script: ScriptName): Suite {
         recordServerSnapshot(snapshot);
         await pause(intervalMs - (nowMs() - started));
       }
+    },
+
+    /** After a driven run: every capacity the search decided, again, so a run without the monitor still pushes them. */
+    async teardown(): Promise<void> {
+      if (control) recordCapacities((await control.status()).capacities);
     },
 
     handleSummary(raw: unknown): Record<string, string> {
@@ -240,13 +253,14 @@ function doneReport(t: Ticket, r: RequestRecord): DoneReport {
     prefillTokensPerSecond: ok ? r.prefillTokensPerSecond : null,
     outputTokens: ok ? r.outputTokens : 0,
     itlMs: ok ? r.itlMs : [],
+    goodput: r.goodput,
   };
 }
 
 interface ControlClient {
   next(vu: number): Promise<ReturnType<typeof parseNextAnswer>>;
   done(report: DoneReport): Promise<ReturnType<typeof parseDoneAnswer>['phase']>;
-  finished(): Promise<boolean>;
+  status(): Promise<StatusAnswer>;
 }
 
 /** Control calls are tagged name=bench-control so they stay apart from the measured requests in http_* metrics. */
@@ -277,9 +291,8 @@ function controlClient(base: string): ControlClient {
     async done(report) {
       return parseDoneAnswer(await call('POST', CONTROL_PATHS.done, JSON.stringify(report))).phase;
     },
-    async finished() {
-      const text = await call('GET', CONTROL_PATHS.status, null);
-      return (JSON.parse(text) as { finished?: boolean }).finished === true;
+    async status() {
+      return parseStatusAnswer(await call('GET', CONTROL_PATHS.status, null));
     },
   };
 }

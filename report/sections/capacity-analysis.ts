@@ -59,7 +59,9 @@ function useCaseCapacitySection(report: Report, capacity: UseCaseCapacity, chart
 function thresholdsParagraph(report: Report, capacity: UseCaseCapacity): string {
   const useCase = capacity.useCase;
   const success = capacity.limits.find((limit) => limit.metric === 'successRate');
-  const andSuccess = success ? `, and ${success.label} of requests` : '';
+  const goodput = capacity.limits.find((limit) => limit.metric === 'goodput');
+  const andSuccess = (success ? `, and ${success.label} of requests` : '') +
+    (goodput ? `, and ${goodput.label} (requests within every limit, each judged on its own figures)` : '');
   const firstCell = report.cells.find((cell) => capacity.cellIds.includes(cell.id));
   const outputTokens = firstCell?.outputTokens ?? useCase.outputTokens;
   const labels = useCase.limits.map((limit) => limit.label).join(', ');

@@ -87,7 +87,12 @@ function limitItems(report: Report): string[] {
   const minSuccess = minSuccessRate ? `; capacity steps also need ${fmtPct(minSuccessRate)} successful requests` : '';
   const burst = `burst limit TTFT <= ${fmtSec(report.burstTtftLimitMs)}`;
   const statistic = `the ${statName(stat)} of each cell ("${stat}" in k6 threshold expressions)`;
-  const items = [`Limit statistic: ${statistic}; ${burst}${minSuccess}.`];
+  const goodput = report.useCases.flatMap((capacity) => capacity.limits).find((limit) => limit.metric === 'goodput');
+  const judged = goodput
+    ? `; capacity steps also need goodput >= ${fmtPct(goodput.value)}: that share of requests met every limit of ` +
+      'the use case on their own TTFT, decode speed and e2e (llm_goodput, judged per request by k6/x/llm)'
+    : '';
+  const items = [`Limit statistic: ${statistic}; ${burst}${minSuccess}${judged}.`];
   if (report.useCases.length > 0) items.push(`Capacity: ${capacityMethod(report)}`);
   return items;
 }

@@ -2,7 +2,7 @@
 
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtLimitValue, fmtPct, fmtTokens, plural } from '../format';
-import { formatInterval } from '../capacity-interval';
+import { formatInterval, isUnclear } from '../capacity-interval';
 import { resolutionAt } from '../../lib/plan';
 import { PLAN_DEFAULTS } from '../../lib/plan-defaults';
 import { capacityGuidance } from '../judgement';
@@ -75,6 +75,7 @@ function intervalNote(report: Report): string | null {
     return high === null || high - low > 2 * resolutionAt(at, resolution);
   });
   return sentences(
+    verdictNote(withInterval),
     "In brackets, a capacity's 95% interval: the capacities a bootstrap over each step's measured requests " +
       'gives (1,000 resamples, the same reading of the steps), so how far the noise of the requests moves the answer; ' +
       'without brackets, every resample gave the same capacity.',
@@ -83,6 +84,30 @@ function intervalNote(report: Report): string | null {
         `else ±${resolution.resolutionPercent}%): ` +
         `${wide.map((capacity) => capacity.useCase.title).join(', ')}; more requests per step would narrow it.`,
   );
+}
+
+/**
+ * Which steps next to a capacity the search measured again because their requests could not tell pass from fail,
+ * and which stayed unclear when its repeat budget ran out.
+ */
+function verdictNote(capacities: readonly UseCaseCapacity[]): string | null {
+  const repeated: string[] = [];
+  const unclear: string[] = [];
+  for (const capacity of capacities) {
+    for (const v of capacity.verdicts ?? []) {
+      const at = `${capacity.useCase.title} at ${plural(v.users, 'user')}`;
+      if (v.measurements > 1) repeated.push(`${at} (${v.measurements} measurements)`);
+      const held = `every limit held in ${fmtPct(v.passShare)} of resamples`;
+      if (isUnclear(v.passShare)) unclear.push(`${at} (${v.ok ? 'passed' : 'failed'}; ${held})`);
+    }
+  }
+  return sentences(
+    repeated.length === 0 ? null
+      : `The search measured again, pooling the requests, steps whose verdict was unclear: ${repeated.join(', ')}.`,
+    unclear.length === 0 ? null
+      : `Still unclear, the capacity resting on a verdict the requests cannot make: ${unclear.join(', ')}; ` +
+        'a larger repeat budget (capacity.maxRepeats) or more requests per step would decide it.',
+  ) || null;
 }
 
 /** A use case's first limit on one of `metrics`, written for the guidance table ("8s", "2s e2e", "15 tok/s"). */

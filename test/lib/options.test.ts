@@ -128,6 +128,14 @@ describe('buildOptions thresholds', () => {
     expect(p95['llm_e2e{cell:gate_code_completion_n8}']).toEqual(['p(95)<2000']);
     expect(p95['llm_ttft{cell:gate_code_completion_n8}']).toEqual(['max>=0']);
     expect(p95['llm_request_ok{cell:gate_code_completion_n8}']).toEqual(['rate>=0.95']);
+    expect(p95['llm_goodput{cell:gate_code_completion_n8}']).toBeUndefined();
+  });
+
+  it('gate plans with minGoodput: the share of requests within every limit as a threshold of llm_goodput', () => {
+    const t = buildOptions(resolvePlan({ minGoodput: 0.95 }, 'gate')).thresholds;
+    expect(t['llm_goodput{cell:gate_general_chatbot_n4}']).toEqual(['rate>=0.95']);
+    // Not a gate: informational only.
+    expect(buildOptions(resolvePlan({ minGoodput: 0.95 }, 'sweep')).thresholds['llm_goodput{cell:sweep_c1k_n1}']).toBeUndefined();
   });
 
   it('limitExpression writes "<stat><op><value>"', () => {

@@ -240,7 +240,7 @@ describe('schedule', () => {
 describe('validation errors: one line naming the field', () => {
   it('unknown fields, top-level and nested', () => {
     expect(planError({ foo: 1 })).toBe(
-      'plan field "foo" is not a known field (known: name, target, prompts, limitStat, sweep, capacity, burst, ' +
+      'plan field "foo" is not a known field (known: name, target, prompts, limitStat, minGoodput, sweep, capacity, burst, ' +
       'mix, gate, schedule, monitor, useCases, summaryTrendStats)',
     );
     expect(planError({ target: { url: 'http://x' } })).toBe(

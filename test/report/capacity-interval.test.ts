@@ -83,6 +83,17 @@ describe('capacityInterval', () => {
     expect(capacityInterval(steps, [SUCCESS])).toMatchObject({ low: 1, high: 1 });
   });
 
+  it('draws goodput as a binomial of its own counts, apart from the success rate', () => {
+    const goodput = { metric: 'goodput', operator: '>=', value: 0.95, expression: 'rate>=0.95' } as const;
+    const at = (users: number, passes: number): IntervalStep =>
+      ({ users, values: [{ passes, fails: 200 - passes }], succeeded: 200, failed: 0 });
+    // 99% and 80% of 200 requests on either side of 95%: every replicate reads 1.
+    expect(capacityInterval([at(1, 198), at(2, 160)], [goodput])).toMatchObject({ low: 1, high: 1 });
+    // 95.5% of 200 passes in about half the replicates: the interval spans both steps.
+    const wide = capacityInterval([at(1, 200), at(2, 191), at(3, 100)], [goodput])!;
+    expect([wide.low, wide.high]).toEqual([1, 2]);
+  });
+
   it('has no interval without measured steps', () => {
     expect(capacityInterval([], [TTFT_BELOW_300])).toBeNull();
   });

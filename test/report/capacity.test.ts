@@ -130,6 +130,21 @@ describe('burst and interpolation helpers', () => {
     expect(useCaseCapacity(chat, [judged(8, 6000, null), judged(16, 7000, null)], 'avg', null).goodputAtCapacity).toBeNull();
   });
 
+  it('judges capacity on goodput when the plan sets minGoodput: the step mean may pass while too few requests do', () => {
+    const judged = (n: number, ttft: number, goodput: number) => ({ ...step(n, ttft, 100), goodput, goodputJudged: 200 });
+    const limits = ladderLimits(chat.limits, 'avg', 0.99, 0.95);
+    expect(limits.map((l) => [l.label, l.expression])).toContainEqual(['goodput >= 95%', 'rate>=0.95']);
+    expect(ladderLimits(chat.limits, 'avg', 0.99, 0.995).at(-2)!.label).toBe('goodput >= 99.5%');
+    // The mean TTFT passes at 16 users (7000 < 8000), but only 85% of requests met every limit.
+    const ladder = [judged(8, 5000, 0.99), judged(16, 7000, 0.85)];
+    expect(useCaseCapacity(chat, ladder, 'avg', null).result.kind).toBe('beyond');
+    const r = useCaseCapacity(chat, ladder, 'avg', null, 0.95).result;
+    // Goodput 0.99 -> 0.85 over 8..16 crosses 0.95 at 8 + 0.04 x 8 / 0.14 = 10.3 -> ~10.
+    expect([r.display, r.brokenBy?.label]).toEqual(['~10', 'goodput >= 95%']);
+    // A cell nobody judged (a run from before goodput) cannot meet a goodput limit.
+    expect(useCaseCapacity(chat, [{ ...step(8, 5000, 100), goodput: null }], 'avg', null, 0.95).result.kind).toBe('below');
+  });
+
   it('interpolates a metric at a concurrency between steps', () => {
     const cells = [cell({ concurrency: 8, throughput: 200 }), cell({ concurrency: 16, throughput: 300 })];
     expect(interpolateMetric(cells, 12, (c) => c.throughput)).toBe(250);

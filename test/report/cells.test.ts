@@ -1,7 +1,7 @@
 // Tests report/cells.ts: throughput, scaling efficiency, success and error counts from accumulators.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { applyScalingEfficiency, buildCellStats, scalingEfficiency } from '../../report/cells';
+import { applyScalingEfficiency, buildCellStats, busyMs, scalingEfficiency } from '../../report/cells';
 import { FloatList } from '../../report/stats';
 import { TREND_KEYS, type CellAccumulator, type TrendKey } from '../../report/read-samples';
 import { DEFAULT_COST } from '../../report/power';
@@ -15,6 +15,14 @@ function planCell(over: Partial<Cell>): Cell {
     ...over,
   };
 }
+
+describe('busyMs', () => {
+  it('is the time with at least one request running: overlaps once, gaps left out', () => {
+    // [0, 100] and [50, 150] overlap (150 ms), [400, 500] after a gap (100 ms), [420, 480] inside it.
+    expect(busyMs([100, 100, 100, 60], [100, 150, 500, 480])).toBe(250);
+    expect(busyMs([], [])).toBe(0);
+  });
+});
 
 describe('buildCellStats', () => {
   it('computes requests, success, errors, throughput and the window', () => {
@@ -32,6 +40,7 @@ describe('buildCellStats', () => {
       okCount: 2,
       failCount: 1,
       goodput: { judged: 3, good: 1 },
+      requestEnds: new FloatList(),
       errorsByKind: { timeout: 1 },
       errorMessages: { timeout: new Map([['read timeout', 1]]) },
       excluded: { warmup: 0, transition: 0 },
@@ -59,6 +68,12 @@ describe('buildCellStats', () => {
     expect(s.tokensPerHour).toBe(64 * 3600);
     expect(s.tokenSource).toBe('usage');
     expect(s.power).toBeNull();
+    // The same requests as a search step measured twice: running 10-11 s and 13-15 s, so 128 tokens over 3 s, not 5.
+    for (const end of [11_000, 15_000]) acc.requestEnds.push(end);
+    const driven = { mode: 'steady' as const, search: true, startSeconds: 0, seconds: 2, measurements: 2,
+      requests: { measured: 2, warmup: 0, transition: 0, cut: 0 } };
+    const pooled = buildCellStats(planCell({ driven }), { ...acc, windowStartMs: 10_000, windowEndMs: 15_000 }, {}, DEFAULT_COST);
+    expect([pooled.wallSeconds, pooled.throughput, pooled.measurements]).toEqual([3, 128 / 3, 2]);
     expect(s.clientBound).toBeNull();
   });
 
@@ -78,6 +93,7 @@ describe('buildCellStats', () => {
       okCount: 1,
       failCount: 0,
       goodput: { judged: 0, good: 0 },
+      requestEnds: new FloatList(),
       errorsByKind: {},
       errorMessages: {},
       excluded: { warmup: 0, transition: 0 },

@@ -1,0 +1,89 @@
+// Tests orchestrator/capacity-search.ts CapacitySearch: steps whose verdict the measured requests cannot tell
+// are measured again, pooled, until clear or the plan's repeat budget is spent. Runs in Node (vitest).
+import { describe, expect, it } from 'vitest';
+import { CapacitySearch, isUnclear } from '../../orchestrator/capacity-search';
+import { drivenCells, renderSearchTable } from '../../orchestrator/driven-results';
+import type { StepRequest, StepResult, StepSpec } from '../../orchestrator/driver';
+import { mulberry32 } from '../../lib/random';
+import { USE_CASES } from '../../thresholds/use-cases';
+import type { CapacitySearchConfig } from '../../lib/plan';
+
+// TTFT < 8000 ms and decode speed > 15 tok/s (mean per step).
+const chat = USE_CASES.find((u) => u.id === 'general_chatbot')!;
+
+function config(maxRepeats: number): CapacitySearchConfig {
+  return {
+    warmupRequests: 0, minRequestsPerUser: 2, minMeasuredSeconds: 0, startUsers: 1, maxUsers: { general_chatbot: 64 },
+    exactBelow: 16, resolutionPercent: 5, maxRepeats,
+  };
+}
+
+/** A system whose decode speed per request is 300 / users tok/s, spread uniformly by +-spread around that mean. */
+function measure(spec: StepSpec, index: number, spread: number, seed: number): StepResult {
+  const random = mulberry32(seed + index);
+  const n = spec.cell.concurrency;
+  const requests: StepRequest[] = Array.from({ length: 2 * n + 20 }, (_, i) => {
+    const speed = 300 / n + spread * (2 * random() - 1);
+    return {
+      ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
+      decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
+      phase: 'measured', vu: i % n,
+    };
+  });
+  return { index, spec, startMs: index * 1000, endMs: index * 1000 + 900, requests };
+}
+
+/** Runs the search to its end against the system above. */
+function run(maxRepeats: number, spread: number, seed = 1): { search: CapacitySearch; steps: StepResult[] } {
+  const search = new CapacitySearch([{ useCase: chat, outputTokens: 256 }], config(maxRepeats), 'avg');
+  const steps: StepResult[] = [];
+  for (let spec = search.next(steps); spec !== null; spec = search.next(steps)) {
+    steps.push(measure(spec, steps.length, spread, seed));
+    if (steps.length > 100) throw new Error('the search did not end');
+  }
+  return { search, steps };
+}
+
+describe('CapacitySearch repeats unclear steps', () => {
+  it('calls a verdict unclear when fewer than 95% of resamples agree', () => {
+    expect([0, 0.05, 0.06, 0.5, 0.94, 0.95, 1].map(isUnclear)).toEqual([false, false, true, true, true, false, false]);
+  });
+
+  it('repeats nothing when the requests do not vary: the deterministic search costs what it did', () => {
+    // 300/n > 15 up to n = 19; 20 sits on the limit (not above it).
+    const { search, steps } = run(4, 0);
+    const s = search.searches[0]!;
+    expect(s.outcome).toEqual({ kind: 'done', lastPass: 19, firstFail: 20 });
+    expect([s.repeats, s.unclear, s.decision]).toEqual([0, [], 'narrow']);
+    expect(new Set(steps.map((r) => r.spec.cell.id)).size).toBe(steps.length);
+    expect(renderSearchTable(search)).toContain('decided: interval within the resolution (no repeats)');
+  });
+
+  it('measures the unclear step next to the capacity again, pools its requests, and says when the budget ran out', () => {
+    const wide = run(3, 30);
+    const s = wide.search.searches[0]!;
+    expect([s.repeats, s.decision]).toEqual([3, 'budget']);
+    expect(s.unclear.length).toBeGreaterThan(0);
+    // Every repeat ran under its step's cell id: one cell of the part, its measurements counted.
+    const cells = drivenCells(wide.steps, new Map(), 0);
+    const measurements = cells.reduce((n, c) => n + c.driven!.measurements, 0);
+    expect(measurements).toBe(wide.steps.length);
+    expect(new Set(cells.map((c) => c.id)).size).toBe(cells.length);
+    const pooled = s.points.filter((p) => (p.measurements ?? 1) > 1);
+    expect(pooled.length).toBeGreaterThan(0);
+    for (const p of pooled) expect(p.sample!.succeeded).toBe(p.measurements! * (2 * p.users + 20));
+    const budget = /undecided: repeat budget spent \(3 repeats\); the verdict at [\d, ]+ users? stayed unclear/;
+    expect(renderSearchTable(wide.search)).toMatch(budget);
+    // Without a budget the same system ends at once and says so.
+    const none = run(0, 30).search.searches[0]!;
+    expect([none.repeats, none.decision]).toEqual([0, 'budget']);
+  });
+
+  it('decides once pooled requests narrow the interval to the resolution', () => {
+    const { search } = run(20, 20, 2);
+    const s = search.searches[0]!;
+    expect(s.decision).toBe('narrow');
+    expect(s.repeats).toBeGreaterThan(0);
+    expect(s.repeats).toBeLessThan(20);
+  });
+});
