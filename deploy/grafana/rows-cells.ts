@@ -1,12 +1,12 @@
 // The per-cell rows of the dashboard (the cells table and one panel per use-case limit), as panel specs. Runs in Node.
 
-import { REQUEST_METRICS } from '../../lib/metrics';
+import { CAPACITY_TAGS, REQUEST_METRICS, SEARCH_METRICS } from '../../lib/metrics';
 import { USE_CASES } from '../../thresholds/use-cases';
 import { K6_BUILTIN_SERIES } from './k6-builtins';
 import { limitMetric, lowerIsBetter, thresholdSteps } from './limits';
 import { FULL, MULTI_RUNNER_NOTE, TABLE_LABELS, THIRD, type PanelSpec, type RowSpec } from './panel-spec';
-import { cellMatchers, totalOverRange, trendMean, trendPercentile } from './promql';
-import { counterSeries, grafanaUnit, toRemoteWriteUnit } from './remote-write';
+import { cellMatchers, lastOverRange, series, testidMatchers, totalOverRange, trendMean, trendPercentile } from './promql';
+import { counterSeries, gaugeSeries, grafanaUnit, toRemoteWriteUnit } from './remote-write';
 
 export function perCellRow(): RowSpec {
   const m = REQUEST_METRICS;
@@ -47,8 +47,38 @@ export function perCellRow(): RowSpec {
   };
 }
 
+/**
+ * The bench search's capacity per use case with its 95% interval and the limit that set it (llm_capacity_users,
+ * pushed as each use case's search ends): "capacity 73, interval 69-76, speed > 10 tok/s".
+ */
+function capacityTable(): PanelSpec {
+  const name = gaugeSeries(SEARCH_METRICS.capacityUsers);
+  const bound = (value: string) =>
+    `max by (${CAPACITY_TAGS.useCase}, ${CAPACITY_TAGS.limit}) (${lastOverRange(series(name, [
+      ...testidMatchers(), { label: CAPACITY_TAGS.bound, op: '=', value },
+    ]))})`;
+  const columns = [
+    { name: 'Capacity (users)', bound: 'capacity' },
+    { name: '95% interval low', bound: 'interval_low' },
+    { name: '95% interval high', bound: 'interval_high' },
+  ];
+  return {
+    type: 'table',
+    title: 'Capacity per use case (npm run bench search)',
+    description: 'Each use case\'s capacity as the bench\'s capacity search found it, with its 95% interval (a ' +
+      'bootstrap over each step\'s measured requests) and the limit that set it (column limit). Pushed by the script ' +
+      'as each search ends; empty for runs not driven by npm run bench. An empty high: open above the largest step.',
+    queries: columns.map((c) => ({ expr: bound(c.bound), legend: c.name, table: true })),
+    columns: columns.map((c) => ({ name: c.name, unit: 'short' })),
+    unit: 'short',
+    decimals: 0,
+    w: FULL,
+    h: 6,
+  };
+}
+
 export function useCaseRow(): RowSpec {
-  const panels: PanelSpec[] = [];
+  const panels: PanelSpec[] = [capacityTable()];
   for (const uc of USE_CASES) {
     for (const limit of uc.limits) {
       const def = limitMetric(limit);

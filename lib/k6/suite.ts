@@ -209,7 +209,8 @@ export function createSuite(script: ScriptName): Suite {
 
     /** After a driven run: every capacity the search decided, again, so a run without the monitor still pushes them. */
     async teardown(): Promise<void> {
-      if (control) recordCapacities((await control.status()).capacities);
+      const status = control ? await control.finalStatus() : null;
+      if (status) recordCapacities(status.capacities);
     },
 
     handleSummary(raw: unknown): Record<string, string> {
@@ -261,6 +262,8 @@ interface ControlClient {
   next(vu: number): Promise<ReturnType<typeof parseNextAnswer>>;
   done(report: DoneReport): Promise<ReturnType<typeof parseDoneAnswer>['phase']>;
   status(): Promise<StatusAnswer>;
+  /** One /status call, no retries, null on any failure: for teardown, where k6 has no run clock. */
+  finalStatus(): Promise<StatusAnswer | null>;
 }
 
 /** Control calls are tagged name=bench-control so they stay apart from the measured requests in http_* metrics. */
@@ -293,6 +296,14 @@ function controlClient(base: string): ControlClient {
     },
     async status() {
       return parseStatusAnswer(await call('GET', CONTROL_PATHS.status, null));
+    },
+    async finalStatus() {
+      try {
+        const res = await http.asyncRequest('GET', base + CONTROL_PATHS.status, null, { ...CONTROL_PARAMS, timeout: '10s' });
+        return res.status === 200 && typeof res.body === 'string' ? parseStatusAnswer(res.body) : null;
+      } catch {
+        return null;
+      }
     },
   };
 }
