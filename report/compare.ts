@@ -43,13 +43,21 @@ const trend = (k: TrendKey) => (c: CellStats, stat: string): number | null => {
 /**
  * What noise alone moves a cell's mean by, in its unit: 1.96 standard errors of the difference of two
  * independent means; null for other statistics, other metrics, or a side without a spread.
+ *
+ * Requests that run together are not independent: a server hiccup (a stall, a slow step) slows every request in
+ * flight at once, so a cell of N users measures about one independent value per round of its users. The
+ * standard error of a per-request mean counts requests / N samples (at least 2); with one user, every request.
+ * ITL, one sample per token, keeps its own count: its spread is mostly within a request.
  */
 export function meanNoise(before: CellStats, after: CellStats, spec: MetricSpec, stat: string): number | null {
   if (stat !== 'avg' || !spec.limitMetric) return null;
   const a = before.metrics[spec.limitMetric];
   const b = after.metrics[spec.limitMetric];
   if (!a || !b || a.stdDev === undefined || b.stdDev === undefined) return null;
-  return 1.96 * Math.sqrt(a.stdDev ** 2 / a.count + b.stdDev ** 2 / b.count);
+  const perToken = spec.limitMetric === 'itl';
+  const effective = (d: { count: number }, cell: CellStats) =>
+    perToken ? d.count : Math.min(d.count, Math.max(2, d.count / Math.max(1, cell.concurrency)));
+  return 1.96 * Math.sqrt(a.stdDev ** 2 / effective(a, before) + b.stdDev ** 2 / effective(b, after));
 }
 
 const SPECS: readonly MetricSpec[] = [

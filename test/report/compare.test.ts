@@ -79,8 +79,9 @@ describe('compareReports', () => {
   });
 
   it('does not flag a mean that moved beyond the tolerance but within its noise, and says so', () => {
-    // TTFT at 8 users 4000 -> 4600 ms (+15%). With a standard deviation of 2000 ms over 10 requests per side
-    // the noise is 1.96 x sqrt(2000^2/10 + 2000^2/10) = 1753 ms: no regression. Over 1000 requests it is 175 ms.
+    // TTFT at 8 users 4000 -> 4600 ms (+15%). 8 users running together count as one sample per round: 10 requests
+    // are 2 samples (at least), so with a standard deviation of 2000 ms the noise is 1.96 x sqrt(2 x 2000^2 / 2) =
+    // 3920 ms: no regression. Over 1000 requests (125 rounds) it is 1.96 x sqrt(2 x 2000^2 / 125) = 496 ms.
     const noisy = (ttft: number, sd: number, count: number) => {
       const cells = ladder(ttft);
       const n8 = cells[1]!;
@@ -88,13 +89,13 @@ describe('compareReports', () => {
     };
     const few = compareReports(fakeReport(noisy(4600, 2000, 10)), fakeReport(noisy(4000, 2000, 10)), 0.1);
     const fewTtft = few.cells.find((x) => x.cellId === 'capacity_general_chatbot_n8')!.deltas.find((d) => d.metric === 'ttft')!;
-    expect(fewTtft.noise).toBeCloseTo(1753.1, 0);
+    expect(fewTtft.noise).toBeCloseTo(3920, 0);
     expect(fewTtft.regression).toBe(false);
     const many = compareReports(fakeReport(noisy(4600, 2000, 1000)), fakeReport(noisy(4000, 2000, 1000)), 0.1);
     const manyTtft = many.cells.find((x) => x.cellId === 'capacity_general_chatbot_n8')!.deltas.find((d) => d.metric === 'ttft')!;
-    expect(manyTtft.noise).toBeCloseTo(175.3, 0);
+    expect(manyTtft.noise).toBeCloseTo(495.8, 0);
     expect(manyTtft).toMatchObject({ regression: true, gated: true });
-    expect(many.regressions.find((r) => /TTFT/.test(r))).toMatch(/and its noise \(±175\)/);
+    expect(many.regressions.find((r) => /TTFT/.test(r))).toMatch(/and its noise \(±496\)/);
   });
 
   it('does not flag a capacity whose fall stays inside both 95% intervals', () => {
