@@ -75,7 +75,7 @@ function intervalNote(report: Report): string | null {
     return high === null || high - low > 2 * resolutionAt(at, resolution);
   });
   return sentences(
-    verdictNote(withInterval),
+    verdictNote(withInterval, wide),
     "In brackets, a capacity's 95% interval: the capacities a bootstrap over each step's measured requests " +
       'gives (1,000 resamples, the same reading of the steps), so how far the noise of the requests moves the answer; ' +
       'without brackets, every resample gave the same capacity.',
@@ -88,17 +88,18 @@ function intervalNote(report: Report): string | null {
 
 /**
  * Which steps next to a capacity the search measured again because their requests could not tell pass from fail,
- * and which stayed unclear when its repeat budget ran out.
+ * and, where the capacity's interval is still wider than the resolution, which verdicts stayed unclear.
  */
-function verdictNote(capacities: readonly UseCaseCapacity[]): string | null {
+function verdictNote(capacities: readonly UseCaseCapacity[], wide: readonly UseCaseCapacity[]): string | null {
   const repeated: string[] = [];
   const unclear: string[] = [];
   for (const capacity of capacities) {
     for (const v of capacity.verdicts ?? []) {
+      if (!wide.includes(capacity) && v.measurements === 1) continue;
       const at = `${capacity.useCase.title} at ${plural(v.users, 'user')}`;
       if (v.measurements > 1) repeated.push(`${at} (${v.measurements} measurements)`);
       const held = `every limit held in ${fmtPct(v.passShare)} of resamples`;
-      if (isUnclear(v.passShare)) unclear.push(`${at} (${v.ok ? 'passed' : 'failed'}; ${held})`);
+      if (wide.includes(capacity) && isUnclear(v.passShare)) unclear.push(`${at} (${v.ok ? 'passed' : 'failed'}; ${held})`);
     }
   }
   return sentences(
