@@ -86,7 +86,10 @@ export function renderSearchTable(search: CapacitySearch): string {
     if (o === null) verdict = 'not finished';
     else if (o.lastPass === null) verdict = `below ${o.firstFail ?? 1} user`;
     else if (o.firstFail === null) verdict = `more than ${o.lastPass} (the search stops at ${s.maxUsers})`;
-    else verdict = `${o.lastPass} (${o.firstFail} breaks a limit)`;
+    else {
+      const broken = s.points.find((p) => p.users === o.firstFail)?.checks.find((c) => !c.ok)?.label ?? 'a limit';
+      verdict = `${o.lastPass} (${o.firstFail} breaks ${broken})`;
+    }
     const interval = o === null ? null : searchInterval95(s);
     const spread = interval && interval.low !== interval.high ? `; 95% interval ${formatInterval(interval)}` : '';
     lines.push(`  ${s.useCase.id}: ${verdict}; steps ${tried}${spread}; ${decision(s)}`);

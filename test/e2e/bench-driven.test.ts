@@ -42,7 +42,9 @@ describe('npm run bench drives k6', () => {
     expect(r.stderr).toMatch(/sweep: 3 cells, 14 requests, back to back/);
     expect(r.stderr).toMatch(/tiny_chat at \d+ users?: within limits \(\d+ measured requests in [\d.]+ s; speed > 100 tok\/s: [\d.]+ ok/);
     expect(r.stderr).toMatch(/tiny_chat at \d+ users: limit broken \(.*BROKEN/);
-    const found = /tiny_chat: (\d+) \((\d+) breaks a limit\); steps /.exec(r.stderr);
+    const found = /tiny_chat: (\d+) \((\d+) breaks speed > 100 tok\/s\); steps /.exec(r.stderr);
+    // The table also says how the search decided (the interval against the resolution, or the repeat budget).
+    expect(r.stderr).toMatch(/tiny_chat: .*; (decided: interval within the resolution|undecided: repeat budget spent)/);
     expect(found, r.stderr).not.toBeNull();
     const [capacity, breaks] = [Number(found![1]), Number(found![2])];
     // Exact to the resolution (1 user below 16): the next step up was measured and broke the limit.
