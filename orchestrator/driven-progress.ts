@@ -1,6 +1,7 @@
 // The bench-driven part's progress: a line per finished search step, and the step, interval and ETA it shows. Runs in Node.
 
 import { isUnclear, type CapacitySearch } from './capacity-search';
+import { isShareLimit } from '../report/capacity';
 import type { Driver, StepResult } from './driver';
 import type { DrivenProgress, ProgressState } from './progress';
 import { requestSecondsWithinLimits, searchEtaSeconds } from './search-eta';
@@ -13,7 +14,7 @@ export function renderSearchStepLine(r: StepResult, search: CapacitySearch): str
   const measured = r.requests.filter((q) => q.phase === 'measured').length;
   const figures = point
     ? point.checks
-        .map((c) => `${c.label}: ${c.actual === null ? 'n/a' : fmt(c.actual)} ${c.ok ? 'ok' : 'BROKEN'}`)
+        .map((c) => `${c.label}: ${c.actual === null ? 'n/a' : fmt(c.actual, isShareLimit(c))} ${c.ok ? 'ok' : 'BROKEN'}`)
         .join(', ')
     : '';
   const n = r.spec.cell.concurrency;
@@ -26,7 +27,9 @@ export function renderSearchStepLine(r: StepResult, search: CapacitySearch): str
     `${((r.endMs - r.startMs) / 1000).toFixed(1)} s${times}; ${figures}${unclear})`;
 }
 
-function fmt(v: number): string {
+/** A figure as the step line shows it; a share (success rate, goodput) in percent. */
+function fmt(v: number, share: boolean): string {
+  if (share) return `${(v * 100).toFixed(1)}%`;
   return Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1);
 }
 
