@@ -27,6 +27,11 @@ export interface EngineRequest {
    * prefix cache; absent = a prompt that shares nothing with any other.
    */
   readonly blockHashes?: readonly number[];
+  /**
+   * How far past queuedMs the simulator's own work (reading the body, counting tokens) brought the request, ms:
+   * an idle engine may start its step that far back, so that work never shows in TTFT; absent = 0.
+   */
+  readonly lateMs?: number;
 }
 
 export interface EngineOptions {

@@ -55,9 +55,10 @@ export class EngineScheduler implements Scheduler {
     this.engine.add(req);
     if (this.engine.stepInFlight || this.closed) return;
     // Idle engine: start at the request's queue time (absolute), so a timer that brought it here late or
-    // early does not shift its schedule; after a long event-loop stall start from now instead.
+    // early does not shift its schedule, nor the simulator's own tokenizing (lateMs); after a long event-loop
+    // stall start from now instead.
     const now = this.clock();
-    const start = now - req.queuedMs > MAX_CATCH_UP_MS ? now : req.queuedMs;
+    const start = now - req.queuedMs > MAX_CATCH_UP_MS + (req.lateMs ?? 0) ? now : req.queuedMs;
     this.startStep(Math.max(this.lastEndMs, start));
   }
 

@@ -399,10 +399,14 @@ class Sim {
       if (submitted) this.scheduler.abort(a.id);
       else this.outputs.delete(a.id);
     });
-    const queuedMs = this.options.fixed ? a.arrivalMs : Math.max(a.arrivalMs + this.profile.hardware.requestOverheadMs, performance.now());
+    // The modelled per-request overhead (o_req) stands for all the server's own work before scheduling, its
+    // tokenizer's included: the simulator's tokenizer (about 1 s per 300K tokens, slower than a real server's)
+    // must not add to it. So the request queues at arrival + o_req even when counting its tokens took longer; an
+    // idle engine starts its step back at that time (lateMs), a busy one admits it at its next step.
+    const queuedMs = this.options.fixed ? a.arrivalMs : a.arrivalMs + this.profile.hardware.requestOverheadMs;
     const engineReq: EngineRequest = {
       id: a.id, promptTokens: a.prompt.count, outputTokens: Math.max(1, a.plan.contentTokens), finishReason: a.plan.finishReason,
-      arrivalMs: a.arrivalMs, queuedMs, blockHashes: a.prompt.blockHashes,
+      arrivalMs: a.arrivalMs, queuedMs, blockHashes: a.prompt.blockHashes, lateMs: Math.max(0, performance.now() - queuedMs),
     };
     const submit = (): void => {
       if (output.done) return;

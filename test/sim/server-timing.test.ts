@@ -39,6 +39,27 @@ describe('profile A physics, one stream', () => {
   });
 });
 
+describe('profile A, a long prompt the simulator has never tokenized', () => {
+  let sim: SimServer;
+  beforeAll(async () => {
+    sim = await startSim({ profile: 'A', groundTruth: true, tokenizerWorkers: 1, prefixCache: false });
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
+
+  it('has the TTFT the model predicts: counting its 64K tokens (~200 ms here) hides inside o_req', async () => {
+    // Any client's prompt, not one warmed through /tokenize: its TTFT must not depend on the simulator's tokenizer.
+    const prompt = `A first line of its own ${Date.now()}\n${wordsPrompt(64_000)}`;
+    const body = { model: MODEL_A, prompt, max_tokens: 2, ignore_eos: true, stream: true, stream_options: { include_usage: true } };
+    const r = await postStream(`${sim.url}/completions`, body, { 'x-request-id': 'cold-64k' });
+    const ttftMs = contentEvents(r)[0]!.atMs - r.startMs;
+    const model = runVirtualBatch(findProfile('A')!, usageOf(r)!.prompt_tokens, 2, 1).requests[0]!;
+    // Before, the request queued only once counted: TTFT was the model's plus the tokenizing past o_req.
+    expect(Math.abs(ttftMs - model.ttftMs), `client ${ttftMs.toFixed(1)} ms, model ${model.ttftMs.toFixed(1)} ms`).toBeLessThan(40);
+  });
+});
+
 describe('fixed timing', () => {
   let sim: SimServer;
   beforeAll(async () => {
