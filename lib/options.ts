@@ -157,7 +157,10 @@ export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): S
   };
 }
 
-/** Requests the plan's cells will send in total: the monitor stops once this many iterations ended. */
-export function plannedRequests(plan: Plan): number {
-  return plan.cells.reduce((n, c) => n + c.concurrency * c.rounds, 0);
+/**
+ * Requests the plan's cells will send in total, or one runner's share of them (`usersOf` gives its users
+ * of a cell, lib/runner.ts): the monitor stops once this many iterations ended.
+ */
+export function plannedRequests(plan: Plan, usersOf: (cell: Cell) => number = (cell) => cell.concurrency): number {
+  return plan.cells.reduce((n, c) => n + usersOf(c) * c.rounds, 0);
 }

@@ -37,8 +37,13 @@ function decidingThresholds(data: SummaryData): { key: string; expr: string; ok:
   return out;
 }
 
-/** Renders the per-cell summary as plain text (no colour codes). */
-export function renderTextSummary(data: SummaryData, plan: Plan, resultsDir: string): string {
+/**
+ * Renders the per-cell summary as plain text (no colour codes). `usersOf` gives this process's users of a
+ * cell: a runner of a split run has only its share (lib/runner.ts cellShare).
+ */
+export function renderTextSummary(
+  data: SummaryData, plan: Plan, resultsDir: string, usersOf: (cell: Plan['cells'][number]) => number = (cell) => cell.concurrency,
+): string {
   const lines: string[] = [];
   lines.push('', `k6-llm-capacity: ${plan.script} "${plan.name}" against ${plan.target.baseUrl} (model ${plan.target.model})`, '');
   const header = ['cell', 'ok/req', 'TTFT avg', 'TTFT p95', 'e2e avg', 'ITL avg', 'tok/s/user', 'prefill tok/s'];
@@ -50,8 +55,12 @@ export function renderTextSummary(data: SummaryData, plan: Plan, resultsDir: str
     const ttft = v(REQUEST_METRICS.ttft.name);
     const ok = reqOk(cell);
     const count = ttft?.count ?? 0;
-    const requested = cell.concurrency * (cell.rounds - cell.warmupRounds);
+    const requested = usersOf(cell) * (cell.rounds - cell.warmupRounds);
     const attempted = ok ? (ok.passes ?? 0) + (ok.fails ?? 0) : count;
+    if (attempted === 0 && requested === 0) {
+      rows.push([cell.id, '0/0', 'no share', '-', '-', '-', '-', '-']);
+      continue;
+    }
     if (attempted === 0) {
       // k6 reports an empty sub-metric as zeros; a cell that sent nothing says so instead.
       rows.push([cell.id, `0/${requested}`, 'not run', '-', '-', '-', '-', '-']);

@@ -20,10 +20,28 @@ import {
 } from '../drive';
 import type { RequestRecord } from '../record';
 import { CELL_TAGS, SAMPLE_TAGS } from '../metrics';
+import { segmentPosition } from '../segments';
+import { cellShare, cellsWithoutShare, RUNNER_FILE, runnerLabel, runnerOf, type RunnerInfo, type SegmentOptions } from '../runner';
 
-/** Passed from setup() to every VU: a per-run number that makes prompt prefixes unique across runs. */
+/**
+ * Passed from setup() to every VU and to handleSummary: a per-run number that makes prompt prefixes unique
+ * across runs, and in a split run which runner this process is (written to runner.json at the end).
+ */
 export interface SetupData {
   readonly runNonce: number;
+  readonly runner?: RunnerInfo | null;
+}
+
+/**
+ * In a split run the monitor's runner sees only its own share end; the other runners' last requests end
+ * about then too (every runner has its share of every cell, started together), so it scrapes this much
+ * longer to cover them, within the last cell's slot.
+ */
+const SPLIT_MONITOR_TAIL_MS = 5000;
+
+/** This process's place in a split run, from k6's options (VU context only: k6 has no options in init). */
+function splitRunner(): ReturnType<typeof runnerOf> {
+  return runnerOf(exec.test.options as unknown as SegmentOptions);
 }
 
 export interface Suite {
@@ -151,7 +169,17 @@ export function createSuite(script: ScriptName): Suite {
     options,
     setup(): SetupData {
       if (!prompts.exact) console.warn(`prompts are approximate (${prompts.tokenizer}); run npm run prepare-prompts for exact lengths`);
-      return { runNonce: Math.floor(Math.random() * 1_000_000) };
+      // setup() runs on every runner of a split run: it only draws this runner's nonce and says what it will do.
+      const split = control ? null : splitRunner();
+      const idle = split ? cellsWithoutShare(split.position, plan.cells) : [];
+      if (split && idle.length > 0) {
+        const listed = `${idle.slice(0, 6).join(', ')}${idle.length > 6 ? `, … (${idle.length - 6} more)` : ''}`;
+        console.warn(
+          `${runnerLabel(split.info)} has no users in ${idle.length} cell(s) with fewer users than runners ` +
+          `(k6 gives a cell's users to the first runners): ${listed}`,
+        );
+      }
+      return { runNonce: Math.floor(Math.random() * 1_000_000), runner: split?.info ?? null };
     },
 
     async request(data: SetupData): Promise<void> {
@@ -170,19 +198,28 @@ export function createSuite(script: ScriptName): Suite {
     async monitor(): Promise<void> {
       const url = plan.target.metricsUrl;
       if (!url) return;
-      const expected = plannedRequests(plan);
+      const split = control ? null : splitRunner();
+      // Iterations are counted per k6 process: a runner of a split run waits for its own share.
+      const expected = split ? plannedRequests(plan, (cell) => cellShare(split.position, cell)) : plannedRequests(plan);
       const endMs = plan.totalSeconds * 1000;
       const intervalMs = plan.monitor.intervalSeconds * 1000;
-      // Ends when every planned request has finished (iterations are counted instance-wide) or the last
-      // slot is over; when the bench drives, when the bench says the run is over. Each capacity the bench's
-      // search decides is pushed as it is decided, so Grafana shows it while the run goes on.
+      let ownShareEndedMs: number | null = null;
+      // Ends when every planned request has finished (iterations are counted instance-wide; a split run's
+      // runner adds a tail for the others) or the last slot is over; when the bench drives, when it says so.
+      // Each capacity the bench's search decides is pushed as it is decided, so Grafana shows it while the run goes on.
       let announced = 0;
       const running = async (): Promise<boolean> => {
-        if (!control) return exec.instance.iterationsCompleted + exec.instance.iterationsInterrupted < expected && nowMs() < endMs;
-        const status = await control.status();
-        recordCapacities(status.capacities.slice(announced));
-        announced = Math.max(announced, status.capacities.length);
-        return !status.finished;
+        if (control) {
+          const status = await control.status();
+          recordCapacities(status.capacities.slice(announced));
+          announced = Math.max(announced, status.capacities.length);
+          return !status.finished;
+        }
+        const now = nowMs();
+        if (now >= endMs) return false;
+        if (exec.instance.iterationsCompleted + exec.instance.iterationsInterrupted < expected) return true;
+        if (ownShareEndedMs === null) ownShareEndedMs = now;
+        return split !== null && now - ownShareEndedMs < Math.max(SPLIT_MONITOR_TAIL_MS, 3 * intervalMs);
       };
       while (await running()) {
         const started = nowMs();
@@ -215,11 +252,22 @@ export function createSuite(script: ScriptName): Suite {
 
     handleSummary(raw: unknown): Record<string, string> {
       const data = readSummaryData(raw, 'handleSummary data');
-      return {
+      const runner = (data.setup_data as SetupData | undefined)?.runner ?? null;
+      const position = runner ? segmentPosition(runner.segment, runner.sequence) : null;
+      const usersOf = position ? (cell: Cell) => cellShare(position, cell) : undefined;
+      const files: Record<string, string> = {
         [`${resultsDir}/summary.json`]: JSON.stringify(data, null, 1),
         [`${resultsDir}/plan.json`]: JSON.stringify(plan, null, 1),
-        stdout: renderTextSummary(data, plan, resultsDir),
+        stdout: renderTextSummary(data, plan, resultsDir, usersOf),
       };
+      if (runner) {
+        files[`${resultsDir}/${RUNNER_FILE}`] = JSON.stringify(runner, null, 1);
+        // Each runner's thresholds and figures are its share's: say so before they are read as the run's.
+        files.stdout =
+          `${runnerLabel(runner)}: the figures and thresholds below are this runner's share; ` +
+          `npm run report merges the runners' folders\n${files.stdout}`;
+      }
+      return files;
     },
   };
 }

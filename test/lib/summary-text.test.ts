@@ -107,4 +107,13 @@ describe('renderTextSummary', () => {
     expect(lines.find((l) => l.startsWith('sweep_c1k_o128_n2'))).toMatch(/^sweep_c1k_o128_n2 +1\/1 \+1 cut /);
     expect(lines).toContain('requests: 2 succeeded, 0 failed, 1 cut (slot ended or interrupted: neither measured nor failed)');
   });
+
+  it("counts a split run's runner against its share: no share of a cell is not a cell that did not run", () => {
+    // Runner 2 of 2: no user of the 1-user cell, 1 of the 2-user cell.
+    const metrics = Object.fromEntries(Object.entries(data.metrics).filter(([key]) => !key.includes('_n1}')));
+    const lines = renderTextSummary({ ...data, metrics }, plan, 'out', (cell) => cell.concurrency - 1).split('\n');
+    expect(lines.find((l) => l.startsWith('sweep_c1k_o128_n1'))).toMatch(/^sweep_c1k_o128_n1 +0\/0 +no share /);
+    expect(lines.find((l) => l.startsWith('sweep_c1k_o128_n2'))).toMatch(/^sweep_c1k_o128_n2 +1\/2 +2\.50s/);
+    expect(lines.join('\n')).not.toContain('cut');
+  });
 });
