@@ -3,8 +3,9 @@
 
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadRun } from './inputs';
-import { readSamples, type SamplesData } from './read-samples';
+import { loadRun } from './load-run';
+import type { SamplesData } from './read-samples';
+import { readPartSamples } from './split-inputs';
 import { buildReport, DEFAULT_REPORT_OPTIONS } from './model';
 import type { Comparison, Report, ReportOptions } from './report-types';
 import { buildCharts, renderChartSvg, type ChartSpec } from './charts';
@@ -14,12 +15,15 @@ import { renderHtml } from './render-html';
 import { renderCapacityCsv, renderCellsCsv } from './render-csv';
 import { compareReports } from './compare';
 
-/** Reads a run folder (or part folder) and builds its report object, without writing anything. */
-export async function analyzeRun(folder: string, options: ReportOptions = DEFAULT_REPORT_OPTIONS): Promise<Report> {
+/**
+ * Reads a run folder (or part folder, or a split run's runner folders) and builds its report object,
+ * without writing anything.
+ */
+export async function analyzeRun(folder: string | readonly string[], options: ReportOptions = DEFAULT_REPORT_OPTIONS): Promise<Report> {
   const input = loadRun(folder);
   const samples: SamplesData[] = [];
   // One part at a time: memory holds one CSV's accumulators at most (plus the finished cells).
-  for (const part of input.parts) samples.push(await readSamples(part.samplesPath));
+  for (const part of input.parts) samples.push(await readPartSamples(part));
   return buildReport(input, samples, options);
 }
 
@@ -90,7 +94,7 @@ export interface GenerateResult {
 }
 
 /** The whole command: analyse, compare with a baseline when given, render, write. */
-export async function generateReport(folder: string, options: GenerateOptions): Promise<GenerateResult> {
+export async function generateReport(folder: string | readonly string[], options: GenerateOptions): Promise<GenerateResult> {
   const report = await analyzeRun(folder, options);
   if (options.baseline) {
     const baseline = await analyzeRun(options.baseline, options);

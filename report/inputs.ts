@@ -4,11 +4,12 @@
 // Every failure is a ReportInputError with a one-line message that says what to fix; nothing past
 // this file checks shapes again. Layout: docs/contracts.md, "Run folder".
 
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as v from 'valibot';
 import { UserError } from '../lib/exit-codes';
-import { PlanError, readResolvedPlan, SCRIPT_NAMES, type Plan } from '../lib/plan';
+import { PlanError, readResolvedPlan, type Plan } from '../lib/plan';
+import type { RunnerInfo } from '../lib/runner';
 import { parseOrThrow, record } from '../lib/schema';
 
 /** Bad input to the report (exit EXIT.badInput through the CLI). */
@@ -49,10 +50,36 @@ export interface PartInput {
   readonly name: string;
   readonly dir: string;
   readonly plan: Plan;
+  /** The part's samples.csv; for a split part, its first runner's (the runners' are in `split`). */
   readonly samplesPath: string;
+  /** k6's summary; null for a split part, whose runners each have their own. */
   readonly summary: SummaryInfo | null;
   /** Why summary.json is absent (null when present): a run killed hard (SIGKILL) never writes it. */
   readonly summaryProblem: string | null;
+  /** The runners of a part split across k6 processes (report/split-inputs.ts); null for one process. */
+  readonly split: SplitPart | null;
+}
+
+/** One k6 process of a split part: its folder (samples.csv, summary.json, runner.json). */
+export interface RunnerInput {
+  /** The folder as the report names it (its path relative to the part, or as given). */
+  readonly name: string;
+  readonly dir: string;
+  /** runner.json; null when the runner never wrote it (killed before its end). */
+  readonly info: RunnerInfo | null;
+  readonly samplesPath: string;
+  readonly summary: SummaryInfo | null;
+  readonly summaryProblem: string | null;
+}
+
+/** A part run as n k6 processes with execution segments (docs/contracts.md, "Split runs"). */
+export interface SplitPart {
+  /** In runner order; folders without runner.json last. */
+  readonly runners: readonly RunnerInput[];
+  /** How many runners the split had (runner.json); null when no runner wrote one. */
+  readonly count: number | null;
+  /** The runners with no folder, as "runner 2 of 4 (segment 1/4:1/2)". */
+  readonly missing: readonly string[];
 }
 
 export interface RunInput {
@@ -61,7 +88,7 @@ export interface RunInput {
   readonly parts: readonly PartInput[];
 }
 
-function readJson(path: string): unknown {
+export function readJson(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -146,64 +173,26 @@ export function readPlanFile(path: string): Plan {
   }
 }
 
-function readPart(dir: string, name: string): PartInput {
+export function readPart(dir: string, name: string): PartInput {
   const plan = readPlanFile(join(dir, 'plan.json'));
   const samplesPath = join(dir, 'samples.csv');
   if (!existsSync(samplesPath)) {
     throw new ReportInputError(`${samplesPath} is missing: run k6 with --out csv=fileName=${samplesPath},timeFormat=unix_milli`);
   }
-  const summaryPath = join(dir, 'summary.json');
-  // k6 writes summary.json last: a run killed hard has none (or, rarely, a cut one). The report then
-  // stands on plan.json and samples.csv alone, and says so.
-  let summary: SummaryInfo | null = null;
-  let summaryProblem: string | null = null;
-  if (!existsSync(summaryPath)) summaryProblem = 'no summary.json';
-  else {
-    try {
-      summary = parseSummary(readJson(summaryPath), summaryPath);
-    } catch (e) {
-      if (!(e instanceof ReportInputError)) throw e;
-      summaryProblem = `an unreadable summary.json (${e.message})`;
-    }
-  }
-  return {
-    name,
-    dir,
-    plan,
-    samplesPath,
-    summary,
-    summaryProblem,
-  };
+  return { name, dir, plan, samplesPath, ...readSummaryFile(dir), split: null };
 }
 
 /**
- * Loads a run folder (results/<run-id>, holding run.json and part folders) or a single part folder
- * (one that holds plan.json itself). Parts are ordered as in run.json, else sweep, capacity, burst, mix, gate.
+ * A folder's summary.json, or why there is none. k6 writes summary.json last: a run killed hard has
+ * none (or, rarely, a cut one). The report then stands on plan.json and samples.csv alone, and says so.
  */
-export function loadRun(folder: string): RunInput {
-  const dir = resolve(folder);
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new ReportInputError(`${folder} is not a folder: pass results/<run-id> (a run folder) or one of its part folders`);
+export function readSummaryFile(dir: string): { summary: SummaryInfo | null; summaryProblem: string | null } {
+  const summaryPath = join(dir, 'summary.json');
+  if (!existsSync(summaryPath)) return { summary: null, summaryProblem: 'no summary.json' };
+  try {
+    return { summary: parseSummary(readJson(summaryPath), summaryPath), summaryProblem: null };
+  } catch (e) {
+    if (!(e instanceof ReportInputError)) throw e;
+    return { summary: null, summaryProblem: `an unreadable summary.json (${e.message})` };
   }
-  const runPath = join(dir, 'run.json');
-  const run = existsSync(runPath) ? parseRunInfo(readJson(runPath), runPath) : null;
-  if (existsSync(join(dir, 'plan.json'))) {
-    return { dir, run, parts: [readPart(dir, basename(dir))] };
-  }
-  const found = readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(dir, d.name, 'plan.json')))
-    .map((d) => d.name);
-  const order = run && run.parts.length > 0 ? [...run.parts] : [...SCRIPT_NAMES];
-  const rank = (n: string): number => {
-    const i = order.indexOf(n);
-    return i < 0 ? order.length : i;
-  };
-  found.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-  if (found.length === 0) {
-    throw new ReportInputError(
-      `no plan.json in ${folder} or its part folders (sweep/, capacity/, burst/, mix/, gate/): is this a run ` +
-      `folder written by npm run bench?`,
-    );
-  }
-  return { dir, run, parts: found.map((name) => readPart(join(dir, name), name)) };
 }

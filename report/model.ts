@@ -20,6 +20,8 @@ import {
 } from './capacity';
 import { DEFAULT_COST } from './power';
 import { capacityFinding } from './judgement';
+import { judgeMergedThresholds } from './split-thresholds';
+import { splitWarnings } from './split-notes';
 import { maxBy, minBy } from './stats';
 import { fmtCount, fmtMs, fmtMillions, fmtPct, fmtTokS, fmtTokens, plural } from './format';
 import {
@@ -204,18 +206,21 @@ function measureParts(input: RunInput, samples: readonly SamplesData[], options:
   input.parts.forEach((part, i) => {
     const data = samples[i]!;
     let withData = 0;
+    const partCells: CellStats[] = [];
     for (const cell of part.plan.cells) {
       const accumulator = data.cells.get(cell.id);
       if (accumulator) withData++;
       const monitorIntervalMs = part.plan.monitor.intervalSeconds * 1000;
-      measured.cells.push(buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs));
+      partCells.push(buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs));
       if (accumulator && cell.script === 'capacity') measured.requestValues.set(cell.id, requestValuesOf(accumulator));
     }
+    measured.cells.push(...partCells);
     const lacking = part.plan.cells.filter((cell) => !data.cells.has(cell.id)).map((cell) => cell.id);
     measured.missingCells.push(...lacking);
-    measured.warnings.push(...partWarnings(part, data, lacking));
+    measured.warnings.push(...splitWarnings(part, data), ...partWarnings(part, data, lacking));
     if (part.summaryProblem !== null || data.partialTailBytes > 0 || lacking.length > 0) incomplete = true;
-    measured.parts.push(partSummary(part, data, withData));
+    if ((data.split?.problems.length ?? 0) > 0) incomplete = true;
+    measured.parts.push(partSummary(part, data, withData, partCells));
   });
   return { ...measured, incomplete };
 }
@@ -255,8 +260,9 @@ function partWarnings(part: PartInput, data: SamplesData, lacking: readonly stri
   return warnings;
 }
 
-function partSummary(part: PartInput, data: SamplesData, cellsWithData: number): PartSummary {
+function partSummary(part: PartInput, data: SamplesData, cellsWithData: number, cells: readonly CellStats[]): PartSummary {
   const plan = part.plan;
+  const runnerDurations = (part.split?.runners ?? []).map((r) => r.summary?.testRunDurationMs ?? 0);
   return {
     name: part.name,
     script: plan.script,
@@ -269,9 +275,10 @@ function partSummary(part: PartInput, data: SamplesData, cellsWithData: number):
     monitorEnabled: plan.monitor.enabled,
     monitorIntervalSeconds: plan.monitor.intervalSeconds,
     plannedSeconds: plan.totalSeconds,
-    testRunDurationMs: part.summary?.testRunDurationMs ?? null,
-    thresholds: part.summary?.thresholds ?? [],
-    hasSummary: part.summary !== null,
+    testRunDurationMs: part.split ? Math.max(0, ...runnerDurations) || null : (part.summary?.testRunDurationMs ?? null),
+    // Each runner of a split part judged only its share: its thresholds are judged again on the merged samples.
+    thresholds: part.split ? judgeMergedThresholds(plan, cells) : (part.summary?.thresholds ?? []),
+    hasSummary: part.summary !== null || (part.split?.runners.some((r) => r.summary !== null) ?? false),
     csvRows: data.rows,
     search: plan.cells.some((cell) => cell.driven?.search) ? (plan.search ?? null) : null,
     driven: plan.cells.some((cell) => cell.driven !== undefined),

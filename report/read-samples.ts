@@ -78,6 +78,11 @@ export interface SamplesData {
   readonly partialTailBytes: number;
   /** Rows whose column count differs from the header's, dropped (a damaged line). */
   readonly malformedRows: number;
+  /**
+   * For a part split across k6 processes (report/split-inputs.ts): the runners the split had, how many
+   * CSVs were merged, and one sentence per runner that is missing or did not finish.
+   */
+  readonly split?: { readonly runners: number; readonly merged: number; readonly problems: readonly string[] };
 }
 
 /** Distinct messages kept per cell and error kind: bounded memory when every message differs (ids, timestamps). */

@@ -24,6 +24,19 @@ export class FloatList {
     this.buf[this.length++] = v;
   }
 
+  /** Appends many values at once (a split run's runners merged: report/merge-samples.ts). */
+  pushAll(values: ArrayLike<number>): void {
+    let capacity = Math.max(1, this.buf.length);
+    while (this.length + values.length > capacity) capacity *= 2;
+    if (capacity !== this.buf.length) {
+      const next = new Float64Array(capacity);
+      next.set(this.buf.subarray(0, this.length));
+      this.buf = next;
+    }
+    this.buf.set(values, this.length);
+    this.length += values.length;
+  }
+
   /** A sorted copy of the values (ascending). */
   sorted(): SortedValues {
     const copy = this.buf.slice(0, this.length);

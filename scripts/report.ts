@@ -1,4 +1,4 @@
-// CLI: npm run report -- results/<run-id> [--baseline <run>] — turns a run's k6 output into the capacity report.
+// CLI: npm run report -- results/<run-id> [--baseline <run>] [--gate] — turns a run's k6 output into the capacity report.
 // Runs in Node.
 //
 // Thin by design: parse flags into typed options, call report/generate.ts, print one line per
@@ -9,6 +9,7 @@ import { EXIT } from '../lib/exit-codes';
 import { runMain } from './cli';
 import { generateReport } from '../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../report/model';
+import { gateFailures } from '../report/gate-verdict';
 
 function number(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -25,7 +26,10 @@ async function main(argv: string[]): Promise<number> {
     .description(
       'Build report.md, report.html, report.json, cells.csv, capacity.csv and charts/*.svg from a run folder',
     )
-    .argument('<run>', 'run folder (results/<run-id>) or one of its part folders')
+    .argument(
+      '<run...>',
+      'run folder (results/<run-id>), one of its part folders, or the folders of a split run\'s k6 runners (merged)',
+    )
     .option('--baseline <run>', 'compare with a baseline run; exit 99 when a capacity or gated metric regresses')
     .option(
       '--tolerance <percent>', 'regression tolerance for --baseline, in percent', number('--tolerance', 0, 1000), 10,
@@ -47,6 +51,10 @@ async function main(argv: string[]): Promise<number> {
       number('--min-success-rate', 0, 100), (DEFAULT_REPORT_OPTIONS.minSuccessRate ?? 0) * 100,
     )
     .option('--out <dir>', 'write the report here instead of into the run folder')
+    .option(
+      '--gate',
+      "exit 99 when a deploy gate or a k6 threshold fails, judged on all the samples (a split run's runners each saw a share)",
+    )
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s.split('\n').find((l) => l.trim() !== '') + '\n') })
     .showHelpAfterError(false);
@@ -58,10 +66,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const o = program.opts<{
     baseline?: string; tolerance: number; usdPerKwh: number; usdPerGpuHour: number; gpus: number;
-    minSuccessRate: number; out?: string;
+    minSuccessRate: number; out?: string; gate?: boolean;
   }>();
-  const [run] = program.args as [string];
-  const result = await generateReport(run, {
+  const result = await generateReport(program.args, {
     usdPerKwh: o.usdPerKwh,
     usdPerGpuHour: o.usdPerGpuHour,
     gpuCount: Math.round(o.gpus),
@@ -81,6 +88,12 @@ async function main(argv: string[]): Promise<number> {
     );
     return EXIT.thresholdsFailed;
   }
+  const failures = o.gate ? gateFailures(r) : [];
+  if (failures.length > 0) {
+    process.stderr.write(`report: gate failed: ${failures.length} failure(s): ${failures.slice(0, 3).join('; ')}\n`);
+    return EXIT.thresholdsFailed;
+  }
+  if (o.gate) process.stderr.write('report: gate passed\n');
   return EXIT.ok;
 }
 
