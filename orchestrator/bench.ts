@@ -2,7 +2,7 @@
 // Start the simulator when no URL is given, prepare prompts, build, run each entry script on k6, then the report.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EventEmitter } from 'node:events';
@@ -36,6 +36,9 @@ import { startControlServer } from './control-server';
 import { drivenCells, renderSearchTable, renderTimeSpent, searchCapacities, type TimeSpent } from './driven-results';
 import { drivenProgress, renderSearchStepLine } from './driven-progress';
 import { prometheusRwEnv, prometheusWriteUrl, withPrometheusRw } from './remote-write-env';
+import { launchEngine, runnerDirName, splitLaunch } from './generators';
+import { analyzeRun } from '../report/generate';
+import { gateFailures } from '../report/gate-verdict';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -64,6 +67,11 @@ export interface BenchOptions {
    * (and searching capacity adaptively). Default false.
    */
   readonly fixedSlots?: boolean;
+  /**
+   * k6 processes per part (default 1): more splits every part with k6's execution segments, as the
+   * k6-operator does (orchestrator/generators.ts), in k6's fixed time slots; the report merges them.
+   */
+  readonly generators?: number;
 }
 
 export type BuiltInTarget = 'sim' | 'llama';
@@ -229,7 +237,8 @@ function finishRunInfo(runInfo: RunInfoRecord, interrupted: boolean, time: TimeS
  * measured, and the outcome says the run was interrupted.
  */
 export class Bench extends EventEmitter<BenchEvents> {
-  private child: ChildProcess | null = null;
+  /** The running k6 processes of the current part (n for a split run). */
+  private children: readonly ChildProcess[] = [];
   private stopping = false;
 
   constructor(private readonly options: BenchOptions) {
@@ -241,9 +250,9 @@ export class Bench extends EventEmitter<BenchEvents> {
     if (!this.stopping) {
       this.stopping = true;
       this.emit('log', 'stopping: the engine finishes writing what was measured (press Ctrl-C again to kill it)');
-      this.child?.kill('SIGINT');
+      for (const child of this.children) child.kill('SIGINT');
     } else {
-      this.child?.kill('SIGKILL');
+      for (const child of this.children) child.kill('SIGKILL');
     }
   }
 
@@ -398,7 +407,9 @@ export class Bench extends EventEmitter<BenchEvents> {
       // a part whose engine was killed hard (SIGKILL) before it got there.
       writeFileSync(path.join(partDir, 'plan.json'), JSON.stringify(plan, null, 1));
       const bundle = bundlePath(plan.script);
-      const drive = !options.fixedSlots && DRIVEN_SCRIPTS.includes(plan.script) ? partDrive(plan) : null;
+      const generators = options.generators ?? 1;
+      // A split run is k6's own mechanism: every runner runs its share of each cell in k6's time slots.
+      const drive = !options.fixedSlots && generators === 1 && DRIVEN_SCRIPTS.includes(plan.script) ? partDrive(plan) : null;
       const env = {
         PLAN: run.planFile,
         PROMPTS: run.promptsFile,
@@ -409,7 +420,8 @@ export class Bench extends EventEmitter<BenchEvents> {
       };
       const invocation = { bundle, partDir, env, tags: { testid: options.runId } };
       const partRun = await this.runPart(engine, plan, i, plans.length, invocation, drive);
-      const { code, requests: measured, counts, running } = partRun;
+      const { requests: measured, counts, running } = partRun;
+      const code = generators > 1 ? await this.splitVerdict(partDir, partRun.code) : partRun.code;
       time.parts.push({ part: plan.script, ...running });
       runInfo.parts.push(plan.script);
       runInfo.exitCodes[plan.script] = code;
@@ -432,7 +444,9 @@ export class Bench extends EventEmitter<BenchEvents> {
 
   /** The report of what was measured, when asked for and when at least one part wrote its summary. */
   private async writeReport(runDir: string, runInfo: RunInfoRecord): Promise<void> {
-    const summaryWritten = runInfo.parts.some((part) => existsSync(path.join(runDir, part, 'summary.json')));
+    const generators = this.options.generators ?? 1;
+    const summaryWritten = runInfo.parts.some((part) => existsSync(path.join(runDir, part, 'summary.json')) ||
+      Array.from({ length: generators }, (_, i) => path.join(runDir, part, runnerDirName(i + 1), 'summary.json')).some(existsSync));
     if (!this.options.report || !summaryWritten) return;
     const reportCode = await this.runReport(runDir);
     if (reportCode !== EXIT.ok) this.emit('log', `report exited with code ${reportCode}`);
@@ -497,22 +511,24 @@ export class Bench extends EventEmitter<BenchEvents> {
     }
   }
 
-  private runSlots(
+  private async runSlots(
     engine: Engine, plan: Plan, index: number, count: number, part: PartInvocation,
     driven: { driver: Driver; search: CapacitySearch | null } | null,
   ): Promise<{ code: number; requests: number; counts: ReturnType<typeof requestCounts>; runningMs: number }> {
     const rwUrl = this.options.prometheusRw ? prometheusWriteUrl(this.options.prometheusRw) : null;
-    const args = rwUrl ? withPrometheusRw(runArguments(part)) : runArguments(part);
+    const withRw = (args: string[]): string[] => (rwUrl ? withPrometheusRw(args) : args);
     const [program, ...lead] = engine.command;
+    const generators = this.options.generators ?? 1;
+    const launch = generators > 1
+      ? await splitLaunch(part, generators, this.options.runId, withRw)
+      : { runs: [{ args: withRw(runArguments(part)), dir: part.partDir }], addresses: null };
     let env: NodeJS.ProcessEnv = { ...process.env };
     if (rwUrl) env = prometheusRwEnv(rwUrl, env);
     // The key reaches the script through the environment (k6 run copies it into __ENV), never the command line.
     if (this.options.apiKey) env.API_KEY = this.options.apiKey;
     else delete env.API_KEY;
-    const stdout = createWriteStream(path.join(part.partDir, 'engine-stdout.txt'));
-    const stderr = createWriteStream(path.join(part.partDir, 'engine-stderr.txt'));
     const state = initialProgress(plan, index, count);
-    const tail = new CsvTail(path.join(part.partDir, 'samples.csv'));
+    const tails = launch.runs.map((r) => new CsvTail(path.join(r.dir, 'samples.csv')));
     const started = Date.now();
     if (driven?.search)
       this.emit(
@@ -527,51 +543,50 @@ export class Bench extends EventEmitter<BenchEvents> {
         `${driven ? 'back to back' : `at most ${Math.ceil(plan.totalSeconds / 60)} min`}`,
       );
     const refresh = (): void => {
-      tail.poll((scenario, ok) => applyRequest(state, scenario, ok));
+      for (const t of tails) t.poll((scenario, ok) => applyRequest(state, scenario, ok));
       state.elapsedSeconds = (Date.now() - started) / 1000;
       if (driven) state.driven = drivenProgress(driven.driver, driven.search, state);
       this.emit('progress', state);
     };
-    return new Promise((resolve) => {
-      // Own process group: a terminal's Ctrl-C reaches the bench only, which forwards it once.
-      const child = spawn(program!, [...lead, ...args], {
-        cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      this.child = child;
-      child.stdout!.pipe(stdout);
-      child.stderr!.pipe(stderr);
-      const timer = setInterval(refresh, 500);
-      child.on('error', (e) => {
-        clearInterval(timer);
-        this.emit('log', `cannot start ${program}: ${e.message}`);
-        resolve({ code: EXIT.internal, requests: 0, counts: requestCounts(state), runningMs: 0 });
-      });
-      child.on('close', (code, signal) => {
-        clearInterval(timer);
-        refresh();
-        this.child = null;
-        stdout.end();
-        stderr.end();
-        const summary = driven?.search ? '' : readIfExists(path.join(part.partDir, 'summary.json'));
-        if (summary) {
-          try {
-            this.emit(
-              'log', renderTextSummary(readSummaryData(JSON.parse(summary), 'summary.json'), plan, part.partDir),
-            );
-          } catch {
-            // A partial or foreign summary: the report says what is missing.
-          }
-        }
-        // k6's summary data has no messages; the CSV's metadata column has them (the API key redacted at the source).
-        const messages = renderErrorMessages(tail.errorMessages.values());
-        if (messages) this.emit('log', messages);
-        const requests = driven ? driven.driver.totals.ended : state.cells.reduce((n, c) => n + c.done, 0);
-        resolve({
-          code: code ?? (signal ? EXIT.interrupted : EXIT.internal), requests, counts: requestCounts(state),
-          runningMs: coveredMs(tail.requestSpans),
-        });
-      });
-    });
+    const runs = launch.runs.map((r) => ({ ...r, args: [...lead, ...r.args] }));
+    const run = launchEngine({ program: program!, env, cwd: root, runs, addresses: launch.addresses });
+    this.children = run.children;
+    const timer = setInterval(refresh, 500);
+    const { code, error } = await run.exit;
+    clearInterval(timer);
+    refresh();
+    this.children = [];
+    if (error) this.emit('log', error);
+    const summary = driven?.search || generators > 1 ? '' : readIfExists(path.join(part.partDir, 'summary.json'));
+    if (summary) {
+      try {
+        this.emit('log', renderTextSummary(readSummaryData(JSON.parse(summary), 'summary.json'), plan, part.partDir));
+      } catch {
+        // A partial or foreign summary: the report says what is missing.
+      }
+    }
+    // k6's summary data has no messages; the CSV's metadata column has them (the API key redacted at the source).
+    const messages = renderErrorMessages(tails.flatMap((t) => [...t.errorMessages.values()]));
+    if (messages) this.emit('log', messages);
+    const requests = driven ? driven.driver.totals.ended : state.cells.reduce((n, c) => n + c.done, 0);
+    return { code, requests, counts: requestCounts(state), runningMs: coveredMs(tails.flatMap((t) => t.requestSpans)) };
+  }
+
+  /**
+   * A split part's verdict on the merged samples: each runner's exit code 99 judged only its share, so
+   * 99 or 0 is decided again by the gates and thresholds on all the runners' samples (report/gate-verdict.ts).
+   */
+  private async splitVerdict(partDir: string, code: number): Promise<number> {
+    if (code !== EXIT.ok && code !== EXIT.thresholdsFailed) return code;
+    try {
+      const failures = gateFailures(await analyzeRun(partDir));
+      this.emit('log', `${path.basename(partDir)}: runners merged; ${failures.length === 0 ? 'gates and thresholds passed' :
+        `${failures.length} failure(s) on the merged samples: ${failures.slice(0, 3).join('; ')}`}`);
+      return failures.length === 0 ? EXIT.ok : EXIT.thresholdsFailed;
+    } catch (e) {
+      this.emit('log', `${path.basename(partDir)}: the runners' samples could not be merged (${(e as Error).message})`);
+      return code;
+    }
   }
 
   private runReport(runDir: string): Promise<number> {

@@ -58,6 +58,13 @@ runMain('bench', async () => {
       "run cells in k6's fixed time slots as a plain k6 run does, and capacity as the plan's fixed ladder, instead " +
       "of back to back with an adaptive capacity search",
     )
+    .option(
+      '--generators <n>',
+      "split every part over n k6 processes on this machine, exactly as the k6-operator splits a TestRun " +
+      "(execution segments, started paused and resumed together over k6's REST API); cells run in k6's time " +
+      'slots and the report merges the runners',
+      '1',
+    )
     .option('--no-report', 'skip the report at the end')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) });
@@ -71,8 +78,11 @@ runMain('bench', async () => {
   const o = program.opts<{
     url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string;
     profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string;
-    fixedSlots?: boolean; simNoise?: boolean; simNoiseSeed?: string; minGoodput?: string;
+    fixedSlots?: boolean; simNoise?: boolean; simNoiseSeed?: string; minGoodput?: string; generators: string;
   }>();
+  const generators = Number(o.generators);
+  if (!(Number.isInteger(generators) && generators >= 1 && generators <= 64))
+    throw new UserError(`--generators must be a whole number from 1 to 64, got "${o.generators}"`, EXIT.usage);
 
   // A report preset brings its scripts and simulator profile unless they were given.
   const preset = o.plan ? REPORT_PRESETS[o.plan] : undefined;
@@ -126,6 +136,7 @@ runMain('bench', async () => {
     report: o.report,
     prometheusRw: o.prometheusRw ?? null,
     fixedSlots: o.fixedSlots === true,
+    generators,
   });
 
   const tty = process.stderr.isTTY === true;

@@ -1,0 +1,217 @@
+// End to end: a sweep and a gate split over two k6 processes exactly as the k6-operator splits a TestRun. Runs in Node (vitest).
+//
+// Each runner is the project's k6 with the operator's command line (segment flags, --address, --paused,
+// instance_id and testrun_name tags), resumed with the operator's PATCH /v1/status, against the real
+// simulator (fixed timing: 50 ms TTFT, 10 ms ITL). The merged report is checked against the same plan
+// run by one process, and the merged gate verdict against the runners' own exit codes.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METRICS } from '../../lib/metrics';
+import { operatorSegmentFlags } from '../../lib/segments';
+import { freePort } from '../../node/free-port';
+import { buildBundles } from '../../orchestrator/bundles';
+import { bundlePath } from '../../orchestrator/engine';
+import { analyzeRun } from '../../report/generate';
+import type { CellStats } from '../../report/cells';
+import { startSim } from '../../sim/server';
+import { extraTags, readCsv, readJson, ROOT, runBenchCli, runScript, tempDir, testEngine, writePlan } from './helpers';
+
+/** The operator's flags for runner 1 and 2 of 2 (k6-operator pkg/segmentation), written out as a user would. */
+const OPERATOR_SEGMENTS = [
+  ['--execution-segment=0:1/2', '--execution-segment-sequence=0,1/2,1'],
+  ['--execution-segment=1/2:1', '--execution-segment-sequence=0,1/2,1'],
+];
+/** The body the operator's starter sends each runner. */
+const RESUME = '{"data":{"attributes":{"paused":false},"id":"default","type":"status"}}';
+const FAST_SCHEDULE = { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.2 };
+
+let sim: Awaited<ReturnType<typeof startSim>>;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  await buildBundles();
+  sim = await startSim({ port: 0, fixed: { ttftMs: 50, itlMs: 10 } });
+  env = { BASE_URL: sim.url, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' };
+}, 120_000);
+
+afterAll(async () => {
+  await sim?.close();
+});
+
+async function statusOf(address: string): Promise<{ status: number; paused: boolean } | null> {
+  try {
+    const res = await fetch(`http://${address}/v1/status`);
+    return ((await res.json()) as { data: { attributes: { status: number; paused: boolean } } }).data.attributes;
+  } catch {
+    return null;
+  }
+}
+
+interface SplitRun {
+  readonly dir: string;
+  readonly codes: number[];
+  /** Request samples in each runner's CSV while all were paused (none expected). */
+  readonly samplesWhilePaused: number[];
+}
+
+/** Starts runner i of 2 with the operator's command line; resolves to its exit code. */
+function startRunner(script: string, dir: string, planFile: string, i: number, address: string): Promise<number> {
+  const runnerDir = path.join(dir, `runner-${i}`);
+  mkdirSync(runnerDir);
+  const e = { ...env, PLAN: planFile, RESULTS_DIR: runnerDir, METRICS_URL: sim.url.replace(/\/v1$/, '/metrics') };
+  const args = [
+    'run', '--quiet', ...OPERATOR_SEGMENTS[i - 1]!, ...Object.entries(e).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    '--out', `csv=fileName=${path.join(runnerDir, 'samples.csv')},timeFormat=unix_milli`, bundlePath(script, path.join(ROOT, 'dist')),
+    `--address=${address}`, '--paused', '--tag', `instance_id=${i}`, '--tag', 'testrun_name=e2e-split',
+  ];
+  const child = spawn(testEngine().command[0]!, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => {
+    writeFileSync(path.join(runnerDir, 'engine-stderr.txt'), stderr);
+    resolve(code ?? -1);
+  }));
+}
+
+/** Runs a script as runners 1 and 2 of 2 and starts them as the operator's starter does. */
+async function runSplit(script: string, plan: object): Promise<SplitRun> {
+  const dir = tempDir(`split-${script}`);
+  const planFile = path.join(dir, 'plan-input.json');
+  writeFileSync(planFile, JSON.stringify(plan));
+  const addresses = [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`];
+  const exits = addresses.map((address, i) => startRunner(script, dir, planFile, i + 1, address));
+  // The starter: wait until every runner waits paused with its VUs initialised, then resume them all.
+  for (;;) {
+    const states = await Promise.all(addresses.map(statusOf));
+    if (states.every((s) => s?.paused === true && s.status === 4)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const samplesWhilePaused = [1, 2].map((r) => requestRows(path.join(dir, `runner-${r}`)));
+  await Promise.all(addresses.map((a) => fetch(`http://${a}/v1/status`, { method: 'PATCH', body: RESUME })));
+  return { dir, codes: await Promise.all(exits), samplesWhilePaused };
+}
+
+/** llm_request_ok rows of a runner's CSV so far, per cell. */
+function requestsByCell(runnerDir: string): Record<string, number> {
+  const file = path.join(runnerDir, 'samples.csv');
+  const out: Record<string, number> = {};
+  if (!existsSync(file)) return out;
+  for (const row of readCsv(file).rows) {
+    if (row.metric_name !== METRICS.requestOk.name) continue;
+    const cell = extraTags(row).cell!;
+    out[cell] = (out[cell] ?? 0) + 1;
+  }
+  return out;
+}
+
+const requestRows = (runnerDir: string): number => Object.values(requestsByCell(runnerDir)).reduce((a, b) => a + b, 0);
+
+function monitorRows(runnerDir: string): number {
+  return readCsv(path.join(runnerDir, 'samples.csv')).rows.filter((row) => (row.metric_name ?? '').startsWith('llm_server_')).length;
+}
+
+describe('a sweep split 2 ways as the k6-operator runs it', () => {
+  const plan = {
+    sweep: { contexts: [256], concurrencies: [1, 3, 4], rounds: 2, outputTokens: 20 }, schedule: FAST_SCHEDULE,
+    monitor: { intervalSeconds: 0.25 },
+  };
+  let split: SplitRun;
+  let single: Awaited<ReturnType<typeof runScript>>;
+
+  beforeAll(async () => {
+    split = await runSplit('sweep', plan);
+    single = await runScript('sweep', plan, env);
+  }, 240_000);
+
+  it('uses the flags lib/segments.ts writes for the operator, and sends nothing before the resume', () => {
+    expect([operatorSegmentFlags(1, 2), operatorSegmentFlags(2, 2)]).toEqual(OPERATOR_SEGMENTS);
+    expect(split.codes).toEqual([0, 0]);
+    expect(split.samplesWhilePaused).toEqual([0, 0]);
+  });
+
+  it("gives each runner k6's share of every cell's users, runner 1 the monitor alone, and each its runner.json", () => {
+    const [one, two] = [1, 2].map((r) => requestsByCell(path.join(split.dir, `runner-${r}`)));
+    expect(one).toEqual({ sweep_c256_o20_n1: 2, sweep_c256_o20_n3: 4, sweep_c256_o20_n4: 4 });
+    expect(two).toEqual({ sweep_c256_o20_n3: 2, sweep_c256_o20_n4: 4 });
+    expect(monitorRows(path.join(split.dir, 'runner-1'))).toBeGreaterThan(0);
+    expect(monitorRows(path.join(split.dir, 'runner-2'))).toBe(0);
+    expect(readJson(path.join(split.dir, 'runner-2', 'runner.json'))).toEqual({
+      schemaVersion: 1, runner: 2, runners: 2, segment: '1/2:1', sequence: '0,1/2,1', instanceId: '2',
+    });
+    expect(readFileSync(path.join(split.dir, 'runner-2', 'engine-stderr.txt'), 'utf8')).toContain(
+      'runner 2 of 2 (segment 1/2:1) has no users in 1 cell(s) with fewer users than runners',
+    );
+  });
+
+  it('merges into the report of the same plan run by one process: equal counts, close latencies', async () => {
+    const merged = await analyzeRun(split.dir);
+    const whole = await analyzeRun(single.dir);
+    expect(merged.incomplete).toBe(false);
+    const byId = new Map(whole.cells.map((cell) => [cell.id, cell]));
+    for (const cell of merged.cells) {
+      const other = byId.get(cell.id)!;
+      expect([cell.requests, cell.succeeded, cell.outputTokensTotal]).toEqual([other.requests, other.succeeded, other.outputTokensTotal]);
+      expect(cell.requests).toBe(cell.concurrency * 2);
+      // Fixed timing: 50 ms TTFT and 10 ms ITL on both; a shared 2-core machine adds a few ms either way.
+      const close = (get: (c: CellStats) => number | undefined, within: number) =>
+        expect(Math.abs(get(cell)! - get(other)!), `${cell.id}`).toBeLessThan(within);
+      close((c) => c.metrics.ttft?.mean, 25);
+      close((c) => c.metrics.itl?.mean, 2);
+      close((c) => c.metrics.decodeSpeed?.mean, 15);
+    }
+  });
+});
+
+describe('a gate split 2 ways: the verdict is the merged samples', () => {
+  const gatePlan = (ttftLimitMs: number, concurrency: number) => ({
+    useCases: [{
+      id: 'tiny_chat', title: 'Tiny chat', contextTokens: 256, outputTokens: 20, concurrencies: [1, 2],
+      limits: [
+        { metric: 'ttft', operator: '<', value: ttftLimitMs },
+        { metric: 'decodeSpeed', operator: '>', value: 20 },
+      ],
+    }],
+    gate: { useCase: 'tiny_chat', concurrency, rounds: 2 },
+    schedule: FAST_SCHEDULE,
+  });
+  const reportGate = (dir: string): number => {
+    try {
+      const report = path.join(ROOT, 'scripts', 'report.ts');
+      execFileSync(process.execPath, ['--import', 'tsx', report, dir, '--gate'], { cwd: ROOT, stdio: 'pipe' });
+      return 0;
+    } catch (e) {
+      return (e as { status: number }).status;
+    }
+  };
+
+  it('passes when the limits hold on all samples, though runner 2 (no user of the gate) exits 99 on its empty share', async () => {
+    const run = await runSplit('gate', gatePlan(5000, 1));
+    expect(run.codes).toEqual([0, 99]);
+    expect(reportGate(run.dir)).toBe(0);
+  }, 120_000);
+
+  it('fails with exit 99 when a limit breaks on the merged samples', async () => {
+    const run = await runSplit('gate', gatePlan(10, 3));
+    expect(run.codes).toEqual([99, 99]);
+    expect(reportGate(run.dir)).toBe(99);
+  }, 120_000);
+});
+
+describe('npm run bench -- --generators 2', () => {
+  it('runs each part as two k6 processes in runner folders and reports them merged', async () => {
+    const dir = tempDir('bench-generators');
+    const planFile = writePlan(dir, { sweep: { contexts: [512], concurrencies: [1, 2], rounds: 1, outputTokens: 16 } });
+    const r = await runBenchCli(['--plan', planFile, '--scripts', 'sweep', '--generators', '2', '--results', dir, '--run-id', 'g2']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('sweep: runners merged; gates and thresholds passed');
+    const part = path.join(dir, 'g2', 'sweep');
+    const stdout = readFileSync(path.join(part, 'runner-2', 'engine-stdout.txt'), 'utf8');
+    expect(stdout).toContain("runner 2 of 2 (segment 1/2:1): the figures and thresholds below are this runner's share");
+    expect(requestsByCell(path.join(part, 'runner-1'))).toEqual({ sweep_c512_o16_n1: 1, sweep_c512_o16_n2: 1 });
+    expect(requestsByCell(path.join(part, 'runner-2'))).toEqual({ sweep_c512_o16_n2: 1 });
+    expect(readFileSync(path.join(dir, 'g2', 'report.md'), 'utf8')).toContain('sweep ran split across 2 k6 processes');
+  }, 180_000);
+});

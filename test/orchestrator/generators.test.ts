@@ -1,0 +1,39 @@
+// Tests for orchestrator/generators.ts: a split run's k6 command lines and exit codes. Runs in Node (vitest).
+
+import { describe, expect, it } from 'vitest';
+import { EXIT } from '../../lib/exit-codes';
+import { runArguments } from '../../orchestrator/engine';
+import { combineExitCodes, generatorArguments, RESUME_BODY, runnerInvocation } from '../../orchestrator/generators';
+
+const part = {
+  bundle: 'dist/sweep.js', partDir: '/r/run/sweep', env: { PLAN: '/r/plan.json', RESULTS_DIR: '/r/run/sweep' }, tags: { testid: 'run' },
+};
+
+describe('generatorArguments', () => {
+  it("is the k6-operator's command line for runner 2 of 4, with the runner's own folder", () => {
+    const own = runArguments(runnerInvocation(part, 2));
+    expect(generatorArguments(own, 2, 4, '127.0.0.1:6565', 'run')).toEqual([
+      'run', '--quiet', '--execution-segment=1/4:2/4', '--execution-segment-sequence=0,1/4,2/4,3/4,1',
+      '-e', 'PLAN=/r/plan.json', '-e', 'RESULTS_DIR=/r/run/sweep/runner-2', '--tag', 'testid=run',
+      '--out', 'csv=fileName=/r/run/sweep/runner-2/samples.csv,timeFormat=unix_milli',
+      '--summary-export', '/r/run/sweep/runner-2/summary-export.json', 'dist/sweep.js',
+      '--address=127.0.0.1:6565', '--paused', '--tag', 'instance_id=2', '--tag', 'testrun_name=run',
+    ]);
+  });
+
+  it("resumes with the body the operator's starter sends", () => {
+    expect(JSON.parse(RESUME_BODY)).toEqual({ data: { type: 'status', id: 'default', attributes: { paused: false } } });
+  });
+});
+
+describe('combineExitCodes', () => {
+  it('is 99 when a runner failed a threshold on its share, 0 when none did', () => {
+    expect(combineExitCodes([0, 0])).toBe(EXIT.ok);
+    expect(combineExitCodes([0, 99])).toBe(EXIT.thresholdsFailed);
+  });
+
+  it('lets any other code win, an interrupt first', () => {
+    expect(combineExitCodes([99, 107])).toBe(EXIT.scriptError);
+    expect(combineExitCodes([107, 105, 0])).toBe(EXIT.interrupted);
+  });
+});
