@@ -17,6 +17,7 @@ const YAML_FILES = [
   'deploy/prometheus/recording-rules.yml',
   'deploy/k6-operator/testrun-sweep.yaml',
   'deploy/k6-operator/testrun-configmap.yaml',
+  'deploy/k6-operator/testrun-split-capacity.yaml',
   'deploy/ci/github-actions-llm-gate.yml',
   'deploy/ci/gitlab-ci-llm-gate.yml',
   'deploy/docker/compose.yml',

@@ -117,3 +117,40 @@ export function runBenchCli(args: readonly string[], env: Record<string, string>
     if (onStart && child.pid) onStart(child.pid);
   });
 }
+
+/** The body the k6-operator's starter sends each runner (PATCH /v1/status: the REST form of `k6 resume`). */
+export const OPERATOR_RESUME = '{"data":{"attributes":{"paused":false},"id":"default","type":"status"}}';
+
+async function k6Status(address: string): Promise<{ status: number; paused: boolean } | null> {
+  try {
+    const res = await fetch(`http://${address}/v1/status`);
+    return ((await res.json()) as { data: { attributes: { status: number; paused: boolean } } }).data.attributes;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The tests' own k6-operator starter: waits until every k6 at `addresses` waits paused with its VUs
+ * initialised (status 4, PausedBeforeRun), calls `beforeResume`, then resumes them all with the operator's PATCH.
+ */
+export async function resumeWhenPaused(addresses: readonly string[], beforeResume: () => void = () => {}): Promise<void> {
+  for (;;) {
+    const states = await Promise.all(addresses.map(k6Status));
+    if (states.every((s) => s?.paused === true && s.status === 4)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  beforeResume();
+  await Promise.all(addresses.map((a) => fetch(`http://${a}/v1/status`, { method: 'PATCH', body: OPERATOR_RESUME })));
+}
+
+/** Runs the project's k6 with `args` and `env`; keeps its stderr in `stderrFile`; resolves to its exit code. */
+export function runK6(args: readonly string[], env: NodeJS.ProcessEnv, stderrFile: string): Promise<number> {
+  const child = spawn(testEngine().command[0]!, [...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => {
+    writeFileSync(stderrFile, stderr);
+    resolve(code ?? -1);
+  }));
+}

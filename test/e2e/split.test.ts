@@ -5,7 +5,7 @@
 // simulator (fixed timing: 50 ms TTFT, 10 ms ITL). The merged report is checked against the same plan
 // run by one process, and the merged gate verdict against the runners' own exit codes.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,15 +17,13 @@ import { bundlePath } from '../../orchestrator/engine';
 import { analyzeRun } from '../../report/generate';
 import type { CellStats } from '../../report/cells';
 import { startSim } from '../../sim/server';
-import { extraTags, readCsv, readJson, ROOT, runBenchCli, runScript, tempDir, testEngine, writePlan } from './helpers';
+import { extraTags, readCsv, readJson, resumeWhenPaused, ROOT, runBenchCli, runK6, runScript, tempDir, writePlan } from './helpers';
 
 /** The operator's flags for runner 1 and 2 of 2 (k6-operator pkg/segmentation), written out as a user would. */
 const OPERATOR_SEGMENTS = [
   ['--execution-segment=0:1/2', '--execution-segment-sequence=0,1/2,1'],
   ['--execution-segment=1/2:1', '--execution-segment-sequence=0,1/2,1'],
 ];
-/** The body the operator's starter sends each runner. */
-const RESUME = '{"data":{"attributes":{"paused":false},"id":"default","type":"status"}}';
 const FAST_SCHEDULE = { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.2 };
 
 let sim: Awaited<ReturnType<typeof startSim>>;
@@ -40,15 +38,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim?.close();
 });
-
-async function statusOf(address: string): Promise<{ status: number; paused: boolean } | null> {
-  try {
-    const res = await fetch(`http://${address}/v1/status`);
-    return ((await res.json()) as { data: { attributes: { status: number; paused: boolean } } }).data.attributes;
-  } catch {
-    return null;
-  }
-}
 
 interface SplitRun {
   readonly dir: string;
@@ -67,13 +56,7 @@ function startRunner(script: string, dir: string, planFile: string, i: number, a
     '--out', `csv=fileName=${path.join(runnerDir, 'samples.csv')},timeFormat=unix_milli`, bundlePath(script, path.join(ROOT, 'dist')),
     `--address=${address}`, '--paused', '--tag', `instance_id=${i}`, '--tag', 'testrun_name=e2e-split',
   ];
-  const child = spawn(testEngine().command[0]!, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => {
-    writeFileSync(path.join(runnerDir, 'engine-stderr.txt'), stderr);
-    resolve(code ?? -1);
-  }));
+  return runK6(args, process.env, path.join(runnerDir, 'engine-stderr.txt'));
 }
 
 /** Runs a script as runners 1 and 2 of 2 and starts them as the operator's starter does. */
@@ -83,14 +66,10 @@ async function runSplit(script: string, plan: object): Promise<SplitRun> {
   writeFileSync(planFile, JSON.stringify(plan));
   const addresses = [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`];
   const exits = addresses.map((address, i) => startRunner(script, dir, planFile, i + 1, address));
-  // The starter: wait until every runner waits paused with its VUs initialised, then resume them all.
-  for (;;) {
-    const states = await Promise.all(addresses.map(statusOf));
-    if (states.every((s) => s?.paused === true && s.status === 4)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const samplesWhilePaused = [1, 2].map((r) => requestRows(path.join(dir, `runner-${r}`)));
-  await Promise.all(addresses.map((a) => fetch(`http://${a}/v1/status`, { method: 'PATCH', body: RESUME })));
+  let samplesWhilePaused: number[] = [];
+  await resumeWhenPaused(addresses, () => {
+    samplesWhilePaused = [1, 2].map((r) => requestRows(path.join(dir, `runner-${r}`)));
+  });
   return { dir, codes: await Promise.all(exits), samplesWhilePaused };
 }
 
