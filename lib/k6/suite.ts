@@ -3,6 +3,7 @@
 
 import exec from 'k6/execution';
 import http from 'k6/http';
+import { sleep } from 'k6';
 import { SharedArray } from 'k6/data';
 import { applyEnvToPlan } from '../env';
 import { buildOptions, cellTags, plannedRequests, type SuiteOptions } from '../options';
@@ -39,6 +40,13 @@ export interface SetupData {
  */
 const SPLIT_MONITOR_TAIL_MS = 5000;
 
+/**
+ * In a split run each runner's cells start when its setup() returns, and setup() starts only after k6
+ * has initialised a VU for it, which takes each runner its own time (tens of ms on a busy machine). So
+ * setup() returns this long after the runner was resumed: runners resumed together start their cells
+ * together, and the first round of a cell is one burst across runners, as in one process.
+ */
+const SPLIT_START_AFTER_RESUME_MS = 1000;
 /** This process's place in a split run, from k6's options (VU context only: k6 has no options in init). */
 function splitRunner(): ReturnType<typeof runnerOf> {
   return runnerOf(exec.test.options as unknown as SegmentOptions);
@@ -179,6 +187,8 @@ export function createSuite(script: ScriptName): Suite {
           `(k6 gives a cell's users to the first runners): ${listed}`,
         );
       }
+      // exec.instance's run clock starts at the resume (k6 marks the run started before setup()).
+      if (split) sleep(Math.max(0, SPLIT_START_AFTER_RESUME_MS - nowMs()) / 1000);
       return { runNonce: Math.floor(Math.random() * 1_000_000), runner: split?.info ?? null };
     },
 
