@@ -36,7 +36,7 @@ import { startControlServer } from './control-server';
 import { drivenCells, renderSearchTable, renderTimeSpent, searchCapacities, type TimeSpent } from './driven-results';
 import { drivenProgress, renderSearchStepLine } from './driven-progress';
 import { prometheusRwEnv, prometheusWriteUrl, withPrometheusRw } from './remote-write-env';
-import { launchEngine, runnerDirName, splitLaunch } from './generators';
+import { launchEngine, runnerDirName, runnerShares, splitLaunch } from './generators';
 import { analyzeRun } from '../report/generate';
 import { gateFailures } from '../report/gate-verdict';
 
@@ -408,8 +408,12 @@ export class Bench extends EventEmitter<BenchEvents> {
       writeFileSync(path.join(partDir, 'plan.json'), JSON.stringify(plan, null, 1));
       const bundle = bundlePath(plan.script);
       const generators = options.generators ?? 1;
-      // A split run is k6's own mechanism: every runner runs its share of each cell in k6's time slots.
-      const drive = !options.fixedSlots && generators === 1 && DRIVEN_SCRIPTS.includes(plan.script) ? partDrive(plan) : null;
+      // A split run is k6's own mechanism: every runner runs its share of each cell in k6's time slots. The
+      // capacity search is the exception: its steps are chosen as it goes, so the bench hands each runner its share.
+      const drivenScript = generators === 1
+        ? DRIVEN_SCRIPTS.includes(plan.script)
+        : plan.script === 'capacity' && Boolean(plan.search);
+      const drive = !options.fixedSlots && drivenScript ? partDrive(plan) : null;
       const env = {
         PLAN: run.planFile,
         PROMPTS: run.promptsFile,
@@ -468,7 +472,8 @@ export class Bench extends EventEmitter<BenchEvents> {
       // In time slots the bench hands out nothing: the time with requests running comes from the CSV's e2e samples.
       return { ...r, running: { wallMs: performance.now() - started, runningMs: r.runningMs } };
     }
-    const driver = new Driver(drive.source, () => performance.now());
+    const generators = this.options.generators ?? 1;
+    const driver = new Driver(drive.source, () => performance.now(), generators > 1 ? runnerShares(generators) : null);
     const search = drive.search;
     const control = await startControlServer(driver, () => (search ? searchCapacities(search) : []));
     const driverStart = performance.now();

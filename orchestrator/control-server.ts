@@ -31,8 +31,9 @@ export async function startControlServer(
 ): Promise<ControlServer> {
   const waiting = new Map<number, ServerResponse>();
 
-  const answer = (vu: number, res: ServerResponse): boolean => {
-    const d = driver.next(vu);
+  /** `runner`: the VU's k6 process in a split run, as it says in /next (the driver keeps it). */
+  const answer = (vu: number, res: ServerResponse, runner?: number): boolean => {
+    const d = driver.next(vu, runner);
     if (d.kind === 'wait') return false;
     const body: NextAnswer = d.kind === 'stop' ? { stop: true } : { stop: false, ticket: d.ticket };
     send(res, 200, body);
@@ -49,8 +50,10 @@ export async function startControlServer(
     if (req.method === 'GET' && url.pathname === CONTROL_PATHS.next) {
       const vu = Number(url.searchParams.get('vu'));
       if (!Number.isInteger(vu) || vu < 1) return send(res, 400, { error: 'vu must be a VU id' });
+      const runner = Number(url.searchParams.get('runner') ?? '0');
+      if (!Number.isInteger(runner) || runner < 0) return send(res, 400, { error: 'runner must be a runner index' });
       waiting.get(vu)?.destroy();
-      if (!answer(vu, res)) {
+      if (!answer(vu, res, runner)) {
         waiting.set(vu, res);
         res.on('close', () => {
           if (waiting.get(vu) === res) waiting.delete(vu);

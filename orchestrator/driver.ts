@@ -95,10 +95,18 @@ export class Driver {
   private busySince: number | null = null;
   private readonly startedMs: number;
   private onStep: ((result: StepResult) => void) | null = null;
+  /** The runner (0-based k6 process of a split run) each VU said it runs on. */
+  private readonly runnerOfVu = new Map<number, number>();
 
+  /**
+   * `shareOf(runner, users)`: in a run split over k6 processes, the users of a step each runner may hold
+   * (k6's own split of a scenario's VUs, lib/segments.ts), so every runner drives its share of the load;
+   * null for one process.
+   */
   constructor(
     private readonly source: StepSource,
     private readonly now: () => number,
+    private readonly shareOf: ((runner: number, users: number) => number) | null = null,
   ) {
     this.startedMs = now();
   }
@@ -168,8 +176,9 @@ export class Driver {
     return { busyMs: this.busyMs + (this.busySince === null ? 0 : t - this.busySince), wallMs: t - this.startedMs };
   }
 
-  /** What VU `vu` (which has no request running) should do now. */
-  next(vu: number): NextDecision {
+  /** What VU `vu` (which has no request running) should do now; `runner`: its k6 process, once known. */
+  next(vu: number, runner?: number): NextDecision {
+    if (runner !== undefined) this.runnerOfVu.set(vu, runner);
     if (!this.begun) {
       this.begun = true;
       this.begin(this.source.next([]), []);
@@ -185,7 +194,7 @@ export class Driver {
     }
     const n = s.spec.cell.concurrency;
     if (!s.left.has(vu)) {
-      if (s.members.length >= n) return { kind: 'wait' };
+      if (s.members.length >= n || !this.hasRoom(s.members, this.runnerOfVu.get(vu) ?? 0, n)) return { kind: 'wait' };
       this.join(s, vu);
     }
     const mode = s.spec.mode;
@@ -234,6 +243,12 @@ export class Driver {
       if (past) (past.requests as StepRequest[]).push(request);
     }
     return phase;
+  }
+
+  /** Whether `members` of a step of `users` leave room for another user of `runner` (always, in one process). */
+  private hasRoom(members: readonly number[], runner: number, users: number): boolean {
+    if (!this.shareOf) return true;
+    return members.filter((vu) => this.runnerOfVu.get(vu) === runner).length < this.shareOf(runner, users);
   }
 
   private join(s: StepState, vu: number): void {
@@ -286,8 +301,11 @@ export class Driver {
     };
     const mode = spec.mode;
     if (mode.kind === 'steady' && !mode.freshUsers) {
-      // Users carried over keep sending without a new warm-up; the step keeps the earliest joined.
-      for (const vu of previousMembers.slice(0, spec.cell.concurrency)) {
+      // Users carried over keep sending without a new warm-up; the step keeps the earliest joined (within
+      // each runner's share, in a split run).
+      for (const vu of previousMembers) {
+        if (s.members.length >= spec.cell.concurrency) break;
+        if (!this.hasRoom(s.members, this.runnerOfVu.get(vu) ?? 0, spec.cell.concurrency)) continue;
         s.members.push(vu);
         s.left.set(vu, 0);
       }

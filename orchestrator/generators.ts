@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { EXIT } from '../lib/exit-codes';
-import { operatorSegmentFlags } from '../lib/segments';
+import { operatorSegmentFlags, parseSequence, StripedSequence } from '../lib/segments';
 import { RUNNER_FILE, runnerOf } from '../lib/runner';
 import { freePort } from '../node/free-port';
 import { runArguments, type PartInvocation } from './engine';
@@ -168,4 +168,11 @@ export async function splitLaunch(
     runs.push({ args: generatorArguments(finish(runArguments(own)), i, n, address, testrunName), dir: own.partDir });
   }
   return { runs, addresses };
+}
+
+/** Each runner's share of a step's users in a run split `n` ways: k6's own split of a scenario's VUs. */
+export function runnerShares(n: number): (runner: number, users: number) => number {
+  const [, sequence] = operatorSegmentFlags(1, n).map((flag) => flag.slice(flag.indexOf('=') + 1));
+  const striped = new StripedSequence(parseSequence(sequence!));
+  return (runner, users) => striped.share(runner, users);
 }

@@ -159,8 +159,10 @@ export function createSuite(script: ScriptName): Suite {
   const drive = async (data: SetupData, c: ControlClient): Promise<void> => {
     const vu = exec.vu.idInTest;
     const tags = exec.vu.metrics.tags;
+    // In a split run the bench gives each runner its share of a step's users (as k6 splits a scenario's).
+    const runner = data.runner ? data.runner.runner - 1 : 0;
     for (let n = 0; ; n++) {
-      const answer = await c.next(vu);
+      const answer = await c.next(vu, runner);
       if (answer.stop) return;
       const t = answer.ticket;
       setCellTags(tags, t.cell);
@@ -178,8 +180,9 @@ export function createSuite(script: ScriptName): Suite {
     setup(): SetupData {
       if (!prompts.exact) console.warn(`prompts are approximate (${prompts.tokenizer}); run npm run prepare-prompts for exact lengths`);
       // setup() runs on every runner of a split run: it only draws this runner's nonce and says what it will do.
-      const split = control ? null : splitRunner();
-      const idle = split ? cellsWithoutShare(split.position, plan.cells) : [];
+      const split = splitRunner();
+      // Driven by the bench, a runner's users of a step are handed out by the bench: no cell is known up front.
+      const idle = split && !control ? cellsWithoutShare(split.position, plan.cells) : [];
       if (split && idle.length > 0) {
         const listed = `${idle.slice(0, 6).join(', ')}${idle.length > 6 ? `, … (${idle.length - 6} more)` : ''}`;
         console.warn(
@@ -188,7 +191,7 @@ export function createSuite(script: ScriptName): Suite {
         );
       }
       // exec.instance's run clock starts at the resume (k6 marks the run started before setup()).
-      if (split) sleep(Math.max(0, SPLIT_START_AFTER_RESUME_MS - nowMs()) / 1000);
+      if (split && !control) sleep(Math.max(0, SPLIT_START_AFTER_RESUME_MS - nowMs()) / 1000);
       return { runNonce: Math.floor(Math.random() * 1_000_000), runner: split?.info ?? null };
     },
 
@@ -317,7 +320,8 @@ function doneReport(t: Ticket, r: RequestRecord): DoneReport {
 }
 
 interface ControlClient {
-  next(vu: number): Promise<ReturnType<typeof parseNextAnswer>>;
+  /** `runner`: this process's 0-based index in a split run (0 otherwise). */
+  next(vu: number, runner: number): Promise<ReturnType<typeof parseNextAnswer>>;
   done(report: DoneReport): Promise<ReturnType<typeof parseDoneAnswer>['phase']>;
   status(): Promise<StatusAnswer>;
   /** One /status call, no retries, null on any failure: for teardown, where k6 has no run clock. */
@@ -346,8 +350,8 @@ function controlClient(base: string): ControlClient {
     }
   };
   return {
-    async next(vu) {
-      return parseNextAnswer(await call('GET', `${CONTROL_PATHS.next}?vu=${vu}`, null));
+    async next(vu, runner) {
+      return parseNextAnswer(await call('GET', `${CONTROL_PATHS.next}?vu=${vu}&runner=${runner}`, null));
     },
     async done(report) {
       return parseDoneAnswer(await call('POST', CONTROL_PATHS.done, JSON.stringify(report))).phase;

@@ -194,3 +194,42 @@ describe('npm run bench -- --generators 2', () => {
     expect(readFileSync(path.join(dir, 'g2', 'report.md'), 'utf8')).toContain('sweep ran split across 2 k6 processes');
   }, 180_000);
 });
+
+describe('the capacity search spread over 2 k6 processes', () => {
+  /** As test/e2e/bench-driven.test.ts: on the simulator's default profile the capacity lies near 5 users. */
+  const plan = {
+    useCases: [{
+      id: 'tiny_chat', title: 'Tiny chat', contextTokens: 2048, outputTokens: 32, concurrencies: [1, 2, 3, 4, 5, 6, 7, 8],
+      limits: [{ metric: 'decodeSpeed', operator: '>', value: 100, label: 'speed > 100 tok/s' }],
+    }],
+    capacity: { rounds: 2, minMeasuredSeconds: 1, maxUsers: 16 },
+  };
+
+  it('finds the capacity with each runner driving its share of every step, and the report agrees', async () => {
+    const dir = tempDir('split-search');
+    const args = ['--plan', writePlan(dir, plan), '--scripts', 'capacity', '--generators', '2', '--results', dir, '--run-id', 's'];
+    const r = await runBenchCli(args);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const found = /tiny_chat: (\d+) \((\d+) breaks a limit\); steps /.exec(r.stderr);
+    expect(found, r.stderr).not.toBeNull();
+    const [capacity, breaks] = [Number(found![1]), Number(found![2])];
+    expect(breaks).toBe(capacity + 1);
+    const part = path.join(dir, 's', 'capacity');
+    // Every step of two or more users had measured requests from both runners (k6's share: 1 of 2, 2 of 3, ...).
+    const measured = (runner: number): Record<string, number> => {
+      const out: Record<string, number> = {};
+      for (const row of readCsv(path.join(part, `runner-${runner}`, 'samples.csv')).rows) {
+        const tags = extraTags(row);
+        if (row.metric_name !== METRICS.requestOk.name || tags.phase !== 'measured') continue;
+        out[tags.cell!] = (out[tags.cell!] ?? 0) + 1;
+      }
+      return out;
+    };
+    const [one, two] = [measured(1), measured(2)];
+    const steps = Object.keys(one).filter((cell) => Number(/_n(\d+)$/.exec(cell)![1]) >= 2);
+    expect(steps.length).toBeGreaterThan(2);
+    for (const cell of steps) expect(two[cell] ?? 0, cell).toBeGreaterThan(0);
+    const report = readJson<{ useCases: { result: { estimate: number } }[] }>(path.join(dir, 's', 'report.json'));
+    expect(report.useCases[0]!.result.estimate).toBe(capacity);
+  }, 300_000);
+});

@@ -186,3 +186,28 @@ describe('Driver, a fresh step', () => {
     expect(d.steps.map((s) => s.spec.cell.id)).toEqual(['a2', 'b1']);
   });
 });
+
+describe('Driver, split over k6 processes', () => {
+  // Two runners, k6's split of a scenario's users: runner 0 takes the extra one.
+  const shareOf = (runner: number, users: number): number => Math.floor(users / 2) + (runner < users % 2 ? 1 : 0);
+
+  it("gives each runner k6's share of a step's users: the third VU of runner 0 waits while runner 1 has room", () => {
+    const d = new Driver(new FixedSteps([{ cell: cell('a', 3), mode: { kind: 'rounds', rounds: 1 } }]), () => 0, shareOf);
+    ticketOf(d.next(1, 0));
+    ticketOf(d.next(3, 0));
+    expect(d.next(5, 0).kind).toBe('wait');
+    ticketOf(d.next(2, 1));
+    expect(d.next(4, 1).kind).toBe('wait'); // the step is full
+  });
+
+  it('keeps each runner within its share when a step carries users over to a smaller one', () => {
+    const d = new Driver(new FixedSteps([steady('s4', 4, { freshUsers: true, warmupRequests: 0 }), steady('s2', 2)]), () => 0, shareOf);
+    const first = [[1, 0], [3, 0], [2, 1], [4, 1]].map(([vu, runner]) => ticketOf(d.next(vu!, runner)));
+    for (const t of first) d.done(report(t));
+    // Step s2 keeps the earliest joined within each runner's share of 2 users: VU 1 (runner 0) and VU 2 (runner 1).
+    expect(d.current?.members).toBe(2);
+    expect(d.next(3).kind).toBe('wait');
+    expect(d.next(1).kind).toBe('ticket');
+    expect(d.next(2).kind).toBe('ticket');
+  });
+});
