@@ -1,18 +1,79 @@
 // Benchmarks the report on a k6-layout CSV of about 5 million rows, with peak RSS. Runs in Node.
 // It first generates the CSV as a synthetic run folder, then times the report on it.
 //
-// npm run bench:report-speed [-- --rows 5000000 --keep]
-// The report runs in a child process so its peak RSS is its own, not the generator's.
+// npm run bench:report-speed [-- --rows 5000000 --split 4 --keep]
+// The report runs in a child process so its peak RSS is its own, not the generator's. With --split n the
+// same rows are also dealt out to n runner folders (a split run, docs/contracts.md "Split runs") and the
+// merged report is timed against the report of the one file (target: at most 1.5x its time).
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import {
+  cpSync, createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, type WriteStream,
+} from 'node:fs';
+import { once } from 'node:events';
+import { cpus, tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { writeRunFixture } from '../test/report/fixtures/make-run';
 import { analyzeRun, renderReport, writeReportFiles } from '../report/generate';
+import { runnerOf } from '../lib/runner';
+import { operatorSegmentFlags } from '../lib/segments';
 
 const TARGET_SECONDS = 30;
+/** A split run's merged report may take at most this many times the one file's. */
+const SPLIT_TARGET_RATIO = 1.5;
+
+interface Timing {
+  readMs: number; renderMs: number; writeMs: number; totalMs: number; rows: number; cells: number; maxRssMb: number;
+}
+
+/** Times the report on `dir` in a child process. */
+function timeReport(dir: string): Timing {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, '--child', dir], {
+    encoding: 'utf8', maxBuffer: 1 << 20,
+  });
+  if (r.status !== 0) {
+    process.stderr.write(`bench: report failed: ${r.stderr.trim().split('\n')[0]}\n`);
+    process.exit(1);
+  }
+  return JSON.parse(r.stdout) as Timing;
+}
+
+async function write(out: WriteStream, line: string): Promise<void> {
+  if (!out.write(line)) await once(out, 'drain');
+}
+
+/**
+ * A copy of a run folder whose sweep part is split n ways, as k6 processes with execution segments
+ * would have written it: the monitor's rows to runner 1, the other rows dealt out in turn.
+ */
+async function splitRun(dir: string, n: number): Promise<string> {
+  const to = `${dir}-split${n}`;
+  const part = join(to, 'sweep');
+  mkdirSync(part, { recursive: true });
+  cpSync(join(dir, 'run.json'), join(to, 'run.json'));
+  cpSync(join(dir, 'sweep', 'plan.json'), join(part, 'plan.json'));
+  const outs = Array.from({ length: n }, (_, i) => {
+    const runner = join(part, `runner-${i + 1}`);
+    mkdirSync(runner);
+    cpSync(join(dir, 'sweep', 'summary.json'), join(runner, 'summary.json'));
+    const [segment, sequence] = operatorSegmentFlags(i + 1, n).map((flag) => flag.slice(flag.indexOf('=') + 1));
+    const info = runnerOf({ executionSegment: segment, executionSegmentSequence: sequence })!.info;
+    writeFileSync(join(runner, 'runner.json'), JSON.stringify(info));
+    return createWriteStream(join(runner, 'samples.csv'));
+  });
+  let header: string | null = null;
+  let next = 0;
+  for await (const line of createInterface({ input: createReadStream(join(dir, 'sweep', 'samples.csv')) })) {
+    if (header === null) {
+      header = `${line}\n`;
+      for (const out of outs) await write(out, header);
+    } else await write(outs[line.includes(',monitor,') ? 0 : next++ % n]!, `${line}\n`);
+  }
+  await Promise.all(outs.map((out) => new Promise((resolve) => out.end(resolve))));
+  return to;
+}
 
 async function child(dir: string): Promise<void> {
   const t0 = performance.now();
@@ -38,10 +99,11 @@ function rowsPerRequest(output: number): number {
 async function main(): Promise<void> {
   const program = new Command()
     .option('--rows <n>', 'approximate CSV rows to generate', (v) => Number(v), 5_000_000)
+    .option('--split <n>', 'also time the report of the same rows split over n runner folders', (v) => Number(v), 0)
     .option('--keep', 'keep the generated run folder')
     .option('--child <dir>', 'internal: run the report on <dir> and print timings as JSON')
     .parse(process.argv);
-  const o = program.opts<{ rows: number; keep?: boolean; child?: string }>();
+  const o = program.opts<{ rows: number; keep?: boolean; child?: string; split: number }>();
   if (o.child) return child(o.child);
 
   const contexts = [1024, 8192, 32768, 65536];
@@ -59,16 +121,7 @@ async function main(): Promise<void> {
   });
   const genS = (performance.now() - g0) / 1000;
   const bytes = statSync(join(dir, 'sweep', 'samples.csv')).size;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, '--child', dir], {
-    encoding: 'utf8', maxBuffer: 1 << 20,
-  });
-  if (r.status !== 0) {
-    process.stderr.write(`bench: report failed: ${r.stderr.trim().split('\n')[0]}\n`);
-    process.exit(1);
-  }
-  const m = JSON.parse(r.stdout) as {
-    readMs: number; renderMs: number; writeMs: number; totalMs: number; rows: number; cells: number; maxRssMb: number;
-  };
+  const m = timeReport(dir);
   const rows: [string, string][] = [
     ['CSV rows', m.rows.toLocaleString('en-US')],
     ['CSV size', `${(bytes / 1e6).toFixed(0)} MB`],
@@ -86,12 +139,29 @@ async function main(): Promise<void> {
     ],
     ['peak RSS (report process)', `${m.maxRssMb.toFixed(0)} MB`],
   ];
+  let splitMissed = false;
+  if (o.split > 1) {
+    const split = timeReport(await splitRun(dir, o.split));
+    const ratio = split.totalMs / m.totalMs;
+    splitMissed = ratio > SPLIT_TARGET_RATIO || split.rows !== m.rows;
+    rows.push(
+      [`split over ${o.split} runner folders`, `${split.rows.toLocaleString('en-US')} rows, ${split.cells} cells`],
+      [`  read + merge ${o.split} CSVs`, `${(split.readMs / 1000).toFixed(1)} s`],
+      [
+        '  report total',
+        `${(split.totalMs / 1000).toFixed(1)} s = ${ratio.toFixed(2)}x one file ` +
+          `(target <= ${SPLIT_TARGET_RATIO}x: ${ratio <= SPLIT_TARGET_RATIO ? 'met' : 'MISSED'})`,
+      ],
+      ['  peak RSS', `${split.maxRssMb.toFixed(0)} MB`],
+      ['cores (the report uses one)', String(cpus().length)],
+    );
+  }
   const w = Math.max(...rows.map(([k]) => k.length));
   process.stdout.write(`report speed (${fx.rows.toLocaleString('en-US')} rows written)\n`);
   for (const [k, v] of rows) process.stdout.write(`  ${k.padEnd(w)}  ${v}\n`);
   if (o.keep) process.stdout.write(`  kept: ${dir}\n`);
   else rmSync(join(dir, '..'), { recursive: true, force: true });
-  if (m.totalMs / 1000 >= TARGET_SECONDS) process.exitCode = 1;
+  if (m.totalMs / 1000 >= TARGET_SECONDS || splitMissed) process.exitCode = 1;
 }
 
 main().catch((e: unknown) => {
