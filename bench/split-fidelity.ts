@@ -20,12 +20,13 @@ const METRICS = ['ttft', 'itl', 'decodeSpeed'] as const;
 /**
  * Tolerances on the relative difference to the one-process run (README, "Past one machine"). Decode
  * speed and ITL are steady-state figures; TTFT includes each cell's first round, all users at once,
- * which the runners' start skew (a few ms to 20 ms) spreads. The ITL p95 of the simulator's default
+ * which the runners' start skew (a few ms to 20 ms) spreads, and all of them move with the load of a
+ * shared machine: the one-process repeat is printed first to show it. The ITL p95 of the simulator's default
  * profile is bimodal (a gap with or without another user's prefill chunk) and moves by tens of percent
  * between two identical one-process runs on a shared machine: reported, not judged (null).
  */
 const TOLERANCE: Record<(typeof METRICS)[number], { mean: number; p95: number | null }> = {
-  ttft: { mean: 0.15, p95: 0.1 }, itl: { mean: 0.03, p95: null }, decodeSpeed: { mean: 0.03, p95: 0.03 },
+  ttft: { mean: 0.05, p95: 0.05 }, itl: { mean: 0.01, p95: null }, decodeSpeed: { mean: 0.01, p95: 0.01 },
 };
 const P95_MIN_REQUESTS = 12;
 
