@@ -30,6 +30,8 @@ function busierCpu(a: CellAccumulator, b: CellAccumulator): Pick<CellAccumulator
 export function mergeCell(into: CellAccumulator, from: CellAccumulator): void {
   for (const [key, values] of Object.entries(from.trends)) appendAll(into.trends[key as keyof typeof from.trends], values);
   appendAll(into.readLag, from.readLag);
+  // In the order of trends.e2e, appended just above: each request's end stays beside its e2e.
+  appendAll(into.requestEnds, from.requestEnds);
   into.inputTokens += from.inputTokens;
   into.outputTokens += from.outputTokens;
   addCounts(into.tokenSources, from.tokenSources);
