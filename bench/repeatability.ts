@@ -1,0 +1,175 @@
+// Benchmarks how far a capacity can be trusted: repeated quick capacity searches on the noisy simulator. Runs in Node.
+//
+// Runs the bench's capacity part once on the deterministic simulator and `--runs` times with step-time noise
+// (seeds 1..runs), each a fresh `npm run bench` with its report, and holds every stated capacity and 95% interval
+// against the others and against the noisy simulator's true capacity. The true capacity is found in virtual time
+// (bench/virtual-capacity.ts: thousands of requests per step, so the draws average out), shifted by what the
+// measuring chain adds on this machine: the deterministic run's capacity minus the deterministic virtual one.
+//
+// Usage: npm run bench:repeatability [-- --runs 5] [--plan quick] [--use-cases a,b] [--keep DIR]
+// Prints a table per use case; README "Capacity you can trust" shows one.
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Command } from 'commander';
+import { DEFAULT_PLANS } from '../orchestrator/default-plans';
+import { resolvePlan, type PlanInput } from '../lib/plan';
+import { DEFAULT_NOISE } from '../sim/noise';
+import { DEFAULT_PROFILE_NAME, findProfile } from '../sim/profiles';
+import { virtualCapacity } from './virtual-capacity';
+
+const REPO = resolve(import.meta.dirname, '..');
+/** The seed of the reference's noise: apart from the runs' seeds 1..runs. */
+const REFERENCE_SEED = 1_000_003;
+
+interface RunCapacity {
+  readonly estimate: number | null;
+  readonly low: number | null;
+  readonly high: number | null;
+  /** Extra measurements of unclear steps, over the use case's steps. */
+  readonly repeats: number;
+  readonly unclear: boolean;
+}
+
+interface BenchRun {
+  readonly seed: number | null;
+  readonly seconds: number;
+  readonly capacities: ReadonlyMap<string, RunCapacity>;
+}
+
+interface ReportJson {
+  readonly useCases: readonly {
+    useCase: { id: string };
+    result: { estimate: number | null };
+    interval?: { low: number; high: number | null } | null;
+    verdicts?: readonly { passShare: number }[];
+    cellIds: readonly string[];
+  }[];
+  readonly cells: readonly { id: string; measurements?: number }[];
+}
+
+/** One `npm run bench` of the capacity part; its capacities from report.json, its time from the bench's own line. */
+function runBench(planFile: string, dir: string, runId: string, seed: number | null): BenchRun {
+  const args = ['--import', 'tsx', join(REPO, 'scripts/bench.ts'), '--plan', planFile, '--scripts', 'capacity',
+    '--results', dir, '--run-id', runId, ...(seed === null ? [] : ['--sim-noise-seed', String(seed)])];
+  const r = spawnSync(process.execPath, args, { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`bench ${runId} exited ${r.status}: ${r.stderr.trim().split('\n').at(-1)}`);
+  const time = /time: ([\d.]+) s in the parts/.exec(r.stdout + r.stderr);
+  const report = JSON.parse(readFileSync(join(dir, runId, 'report.json'), 'utf8')) as ReportJson;
+  const measurements = new Map(report.cells.map((c) => [c.id, c.measurements ?? 1]));
+  const capacities = new Map(report.useCases.map((u) => [u.useCase.id, {
+    estimate: u.result.estimate,
+    low: u.interval?.low ?? u.result.estimate,
+    high: u.interval ? u.interval.high : u.result.estimate,
+    repeats: u.cellIds.reduce((n, id) => n + (measurements.get(id) ?? 1) - 1, 0),
+    unclear: (u.verdicts ?? []).some((v) => v.passShare > 0.05 && v.passShare < 0.95),
+  }]));
+  return { seed, seconds: time ? Number(time[1]) : NaN, capacities };
+}
+
+function contains(c: RunCapacity, x: number | null): boolean {
+  if (x === null || c.low === null) return false;
+  return x >= c.low && (c.high === null || x <= c.high);
+}
+
+function fmtInterval(c: RunCapacity | undefined): string {
+  if (!c || c.estimate === null) return 'n/a';
+  const interval = c.low === c.high ? '' : ` (${c.low}-${c.high ?? 'open'})`;
+  return `${c.estimate}${interval}${c.repeats > 0 ? ` r${c.repeats}` : ''}${c.unclear ? ' ?' : ''}`;
+}
+
+interface Row {
+  readonly useCase: string;
+  readonly truth: number;
+  readonly cells: string[];
+  readonly agreeing: string;
+  readonly coverage: string;
+  readonly halfWidth: string;
+}
+
+/** One use case: each run's capacity and interval, how the runs agree, and how often an interval holds the truth. */
+function row(id: string, truth: number, runs: readonly BenchRun[]): Row {
+  const caps = runs.map((r) => r.capacities.get(id)!).filter(Boolean);
+  let pairs = 0;
+  let agreeing = 0;
+  for (const a of caps) for (const b of caps) {
+    if (a === b) continue;
+    pairs++;
+    if (contains(b, a.estimate)) agreeing++;
+  }
+  const covered = caps.filter((c) => contains(c, truth)).length;
+  const widths = caps.map((c) => (c.high === null || c.low === null ? Infinity : (c.high - c.low) / 2));
+  const worst = Math.max(...widths);
+  const allowed = truth > 16 ? 0.1 * truth : 2;
+  return {
+    useCase: id, truth, cells: caps.map(fmtInterval), agreeing: `${agreeing}/${pairs}`,
+    coverage: `${covered}/${caps.length}`,
+    halfWidth: `${isFinite(worst) ? worst.toFixed(1) : 'open'} (<= ${allowed.toFixed(1)}) ${worst <= allowed ? 'ok' : 'MISSED'}`,
+  };
+}
+
+function main(): void {
+  const program = new Command('bench:repeatability')
+    .option('--runs <n>', 'noisy runs', '5')
+    .option('--plan <name|file>', 'plan (built-in name or JSON file)', 'quick')
+    .option('--use-cases <list>', 'only these use cases of the plan')
+    .option('--keep <dir>', 'keep the runs in this folder (default: a temporary one, removed)');
+  program.parse();
+  const o = program.opts<{ runs: string; plan: string; useCases?: string; keep?: string }>();
+  const runs = Number(o.runs);
+  if (!(Number.isInteger(runs) && runs >= 2 && runs <= 20)) throw new Error('--runs must be a whole number 2-20');
+  let input: PlanInput = DEFAULT_PLANS[o.plan] ?? (JSON.parse(readFileSync(o.plan, 'utf8')) as PlanInput);
+  if (o.useCases) input = { ...input, capacity: { ...input.capacity, useCases: o.useCases.split(',') } };
+  const plan = resolvePlan(input, 'capacity');
+  const dir = o.keep ? resolve(o.keep) : mkdtempSync(join(tmpdir(), 'repeatability-'));
+  mkdirSync(dir, { recursive: true });
+  const planFile = join(dir, 'plan-input.json');
+  writeFileSync(planFile, JSON.stringify(input, null, 2));
+  const profile = findProfile(DEFAULT_PROFILE_NAME)!;
+  const search = plan.search!;
+  const useCases = [...new Set(plan.cells.map((c) => c.useCase!))].map((id) => ({
+    useCase: plan.useCases.find((u) => u.id === id)!, outputTokens: plan.cells.find((c) => c.useCase === id)!.outputTokens,
+  }));
+  process.stderr.write(`repeatability: ${runs} noisy runs + 1 deterministic of plan ${o.plan} (capacity part), in ${dir}\n`);
+  const det = runBench(planFile, dir, 'det', null);
+  process.stderr.write(`  deterministic: ${det.seconds.toFixed(1)} s\n`);
+  const noisy: BenchRun[] = [];
+  for (let seed = 1; seed <= runs; seed++) {
+    noisy.push(runBench(planFile, dir, `noise-${seed}`, seed));
+    process.stderr.write(`  noise seed ${seed}: ${noisy.at(-1)!.seconds.toFixed(1)} s\n`);
+  }
+  const lines = [
+    `| use case | truth (virtual noisy + offset) | deterministic | ${noisy.map((r) => `seed ${r.seed}`).join(' | ')} ` +
+      '| runs inside each other\'s interval | intervals holding the truth | worst half-width |',
+    `|---|---:|---:|${noisy.map(() => '---:|').join('')}---:|---:|---|`,
+  ];
+  for (const { useCase, outputTokens } of useCases) {
+    const maxUsers = search.maxUsers[useCase.id] ?? 256;
+    const virtualDet = virtualCapacity(profile, useCase, outputTokens, maxUsers, plan.limitStat);
+    const virtualNoisy = virtualCapacity(profile, useCase, outputTokens, maxUsers, plan.limitStat,
+      { model: profile.noise ?? DEFAULT_NOISE, seed: REFERENCE_SEED });
+    const detCapacity = det.capacities.get(useCase.id)?.estimate ?? null;
+    const offset = detCapacity === null ? 0 : detCapacity - virtualDet;
+    const truth = Math.max(0, virtualNoisy + offset);
+    const r = row(useCase.id, truth, noisy);
+    const truthCell = `${truth} (${virtualNoisy}${offset >= 0 ? '+' : ''}${offset})`;
+    lines.push(`| ${r.useCase} | ${truthCell} | ${detCapacity ?? 'n/a'} | ${r.cells.join(' | ')} | ${r.agreeing} | ` +
+      `${r.coverage} | ${r.halfWidth} |`);
+  }
+  const meanNoisy = noisy.reduce((s, r) => s + r.seconds, 0) / noisy.length;
+  lines.push('', `time of the capacity part: deterministic ${det.seconds.toFixed(1)} s; noisy mean ${meanNoisy.toFixed(1)} s ` +
+    `(max ${Math.max(...noisy.map((r) => r.seconds)).toFixed(1)} s). "rN": N extra measurements of unclear steps; ` +
+    '"?": a verdict next to the capacity stayed unclear.');
+  lines.push(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}); simulator and k6 unpinned, as npm run bench runs them.`);
+  process.stdout.write(lines.join('\n') + '\n');
+  if (!o.keep) rmSync(dir, { recursive: true, force: true });
+}
+
+try {
+  main();
+} catch (e) {
+  process.stderr.write(`bench:repeatability: ${(e as Error).message}\n`);
+  process.exit(1);
+}
