@@ -48,6 +48,12 @@ export interface TokenEvent {
   /** Time since the request's previous token, ms (null for the first token). */
   readonly gapMs: number | null;
   readonly finished: 'length' | 'stop' | null;
+  /**
+   * On the first token (index 1) only: prompt tokens the prefix cache served at the request's first admission, as
+   * vLLM reports them (num_cached_tokens is set once, when the request is first scheduled; a re-admission after
+   * preemption does not change it).
+   */
+  readonly cachedTokens?: number;
 }
 
 export interface FinishedEvent {
@@ -98,6 +104,8 @@ interface Seq {
   preemptions: number;
   /** Prompt tokens found in the prefix cache at the latest admission. */
   cachedTokens: number;
+  /** ...and at the first admission (what the response's usage reports); null before it. */
+  firstCachedTokens: number | null;
   done: boolean;
   /** Prefill-first policy: the first token is sampled but not yet streamed (it goes out with the second). */
   heldFirst: boolean;
@@ -178,7 +186,7 @@ export class Engine {
       throw new Error(`request ${req.id} cannot fit in the KV cache`);
     const seq: Seq = {
       req, generated: 0, computed: 0, firstScheduledMs: null, firstTokenMs: null, lastTokenMs: null, preemptions: 0,
-      cachedTokens: 0, done: false, heldFirst: false,
+      cachedTokens: 0, firstCachedTokens: null, done: false, heldFirst: false,
     };
     this.byId.set(req.id, seq);
     this.waiting.push(seq);
@@ -257,6 +265,7 @@ export class Engine {
         this.kv.commit(seq.req.id, seq.req.blockHashes, cached + need);
         seq.computed = cached;
         seq.cachedTokens = cached;
+        seq.firstCachedTokens ??= cached;
         if (this.kv.prefixCaching) {
           prefixQueryTokens += length;
           prefixHitTokens += cached;
@@ -356,7 +365,7 @@ export class Engine {
       if (seq.heldFirst) {
         // The held first token goes out now, in the same write as the second.
         seq.heldFirst = false;
-        tokens.push({ id: seq.req.id, index: seq.generated - 1, gapMs: null, finished: null });
+        tokens.push({ id: seq.req.id, index: 1, gapMs: null, finished: null, cachedTokens: seq.firstCachedTokens ?? 0 });
         seq.lastTokenMs = endMs;
       }
       const gapMs = seq.lastTokenMs === null ? null : endMs - seq.lastTokenMs;
@@ -365,7 +374,8 @@ export class Engine {
         this.promptTokensTotal += seq.req.promptTokens;
       }
       seq.lastTokenMs = endMs;
-      tokens.push({ id: seq.req.id, index: seq.generated, gapMs, finished: isLast ? seq.req.finishReason : null });
+      const token: TokenEvent = { id: seq.req.id, index: seq.generated, gapMs, finished: isLast ? seq.req.finishReason : null };
+      tokens.push(seq.generated === 1 ? { ...token, cachedTokens: seq.firstCachedTokens ?? 0 } : token);
       if (isLast) {
         seq.done = true;
         anyDone = true;

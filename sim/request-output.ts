@@ -44,6 +44,8 @@ export class RequestOutput {
   private body = '';
   private stalledUntil = 0;
   private stallTimer: NodeJS.Timeout | null = null;
+  /** Prompt tokens the prefix cache served (from the first token's event); 0 until then and in fixed timing. */
+  private cachedTokens = 0;
   private readonly fired = new Set<Fault>();
   /** True once the response is over (completed, cut by a fault, or the client left). */
   done = false;
@@ -59,6 +61,7 @@ export class RequestOutput {
   /** A token sampled by the scheduler: tokens beyond contentTokens carry no text (a stop ended the content). */
   onToken(ev: TokenEvent): void {
     if (this.done) return;
+    if (ev.cachedTokens !== undefined) this.cachedTokens = ev.cachedTokens;
     if (ev.index <= this.o.contentTokens) this.queue.push(this.text.token());
     if (ev.finished) this.finish = ev.finished;
     this.drain();
@@ -200,7 +203,7 @@ export class RequestOutput {
   private end(finishAlreadySent = false): void {
     const res = this.o.res;
     const finish = this.finish ?? 'length';
-    const usage = makeUsage(this.o.promptTokens, this.o.contentTokens);
+    const usage = makeUsage(this.o.promptTokens, this.o.contentTokens, this.cachedTokens);
     this.done = true;
     if (this.o.record) {
       this.o.record.finishReason = finish;

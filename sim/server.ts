@@ -26,7 +26,8 @@ import { RequestOutput } from './request-output';
 import { EngineScheduler, FixedScheduler, type Scheduler, type TokenSink } from './scheduler';
 import { createSimMetrics, type SimMetrics } from './server-metrics';
 import type { StreamIdentity } from './sse';
-import { planOutput, type OutputPlan } from './text';
+import { outputTokenIds, planOutput, WORDS, type OutputPlan } from './text';
+import { chainedBlockHashes } from './kv-cache';
 import { TokenizePool, type PromptTokens } from './tokenize-pool';
 import { renderChatMl } from '../lib/chat-template';
 
@@ -162,6 +163,8 @@ class Sim {
   private readonly scheduler: Scheduler;
   /** Block size of the prompts' block hashes; 0 computes none. */
   private readonly hashBlockSize: number;
+  /** Token id of each generated word (sim/text.ts WORDS), for hashing responses; loaded with the tokenizer. */
+  private wordIds: Uint32Array = new Uint32Array(0);
   private readonly metrics: SimMetrics;
   /** Responses in flight, by internal (scheduler) id. */
   private readonly outputs = new Map<string, RequestOutput>();
@@ -203,6 +206,7 @@ class Sim {
   async tokenizerLoaded(): Promise<void> {
     try {
       await this.pool.ready();
+      if (this.hashBlockSize > 0) this.wordIds = await this.pool.wordIds(WORDS);
     } catch (e) {
       await this.pool.close();
       throw new Error(`tokenizer workers failed to start: ${(e as Error).message}`);
@@ -318,9 +322,8 @@ class Sim {
       sendJsonErrorFault(res);
       return;
     }
-    const prompt = g.messages
-      ? await this.pool.tokenizeChat(g.messages, this.hashBlockSize)
-      : await this.pool.tokenizeText(g.prompt!, this.hashBlockSize);
+    // Hashed below, with the response: hashing the prompt alone now would be done twice.
+    const prompt = g.messages ? await this.pool.tokenizeChat(g.messages, 0) : await this.pool.tokenizeText(g.prompt!, 0);
     if (clientGone) return;
     const maxTokens = this.admit(res, g.maxTokens, prompt.count);
     const seed = g.seed ?? randomBytes(4).readUInt32LE(0);
@@ -406,7 +409,7 @@ class Sim {
     const queuedMs = this.options.fixed ? a.arrivalMs : a.arrivalMs + this.profile.hardware.requestOverheadMs;
     const engineReq: EngineRequest = {
       id: a.id, promptTokens: a.prompt.count, outputTokens: Math.max(1, a.plan.contentTokens), finishReason: a.plan.finishReason,
-      arrivalMs: a.arrivalMs, queuedMs, blockHashes: a.prompt.blockHashes, lateMs: Math.max(0, performance.now() - queuedMs),
+      arrivalMs: a.arrivalMs, queuedMs, blockHashes: this.blockHashesOf(a), lateMs: Math.max(0, performance.now() - queuedMs),
     };
     const submit = (): void => {
       if (output.done) return;
@@ -423,6 +426,17 @@ class Sim {
         submit();
       }, delay);
     }
+  }
+
+  /**
+   * The chained hashes of a request's prompt followed by its response, for the prefix cache; undefined without one.
+   * vLLM caches a block once its tokens' KV is computed, generated tokens included, so the next turn of a
+   * conversation, which sends the response back as history, hits the blocks of the response too.
+   */
+  private blockHashesOf(a: Admitted): number[] | undefined {
+    if (this.hashBlockSize === 0) return undefined;
+    const response = outputTokenIds(a.seed, a.plan.contentTokens, this.wordIds);
+    return chainedBlockHashes([...a.prompt.ids, response], this.hashBlockSize);
   }
 
   /** POST /tokenize and /v1/tokenize, in vLLM's shape. */

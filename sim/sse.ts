@@ -9,6 +9,8 @@ export interface Usage {
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
   readonly total_tokens: number;
+  /** Prompt tokens served from the prefix cache; present only when there were some (see makeUsage). */
+  readonly prompt_tokens_details?: { readonly cached_tokens: number };
 }
 
 export interface StreamIdentity {
@@ -85,8 +87,14 @@ export function streamErrorEvent(message: string, code = 500): string {
   return sseEvent(JSON.stringify({ error: { message, type: 'InternalServerError', param: null, code } }));
 }
 
-export function makeUsage(promptTokens: number, completionTokens: number): Usage {
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+/**
+ * The usage object. prompt_tokens_details.cached_tokens is written as vLLM writes it with
+ * --enable-prompt-tokens-details (and SGLang with --enable-cache-report): only when some prompt tokens came from
+ * the prefix cache (`if self.enable_prompt_tokens_details and num_cached_tokens:`), so its absence means none.
+ */
+export function makeUsage(promptTokens: number, completionTokens: number, cachedTokens = 0): Usage {
+  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  return cachedTokens > 0 ? { ...usage, prompt_tokens_details: { cached_tokens: cachedTokens } } : usage;
 }
 
 /** The non-streaming response body. */

@@ -29,7 +29,12 @@ export class TokenText {
 
   /** The next token's text, with its leading space. */
   token(): string {
-    return ' ' + WORDS[Math.floor(this.next() * WORDS.length)]!;
+    return ' ' + WORDS[this.nextIndex()]!;
+  }
+
+  /** The next token as its index in WORDS (the same draw as token()). */
+  nextIndex(): number {
+    return Math.floor(this.next() * WORDS.length);
   }
 
   /** The next n tokens joined. */
@@ -38,6 +43,17 @@ export class TokenText {
     for (let i = 0; i < n; i++) s += this.token();
     return s;
   }
+}
+
+/**
+ * The token ids of a seed's first n tokens, given the id of each word of WORDS (as " word"): what the
+ * prefix cache hashes for a response's blocks, so a later prompt that repeats the response hits them.
+ */
+export function outputTokenIds(seed: number, n: number, wordIds: ArrayLike<number>): Uint32Array {
+  const text = new TokenText(seed);
+  const ids = new Uint32Array(Math.max(0, n));
+  for (let i = 0; i < ids.length; i++) ids[i] = wordIds[text.nextIndex()]!;
+  return ids;
 }
 
 /**

@@ -2,7 +2,10 @@
 // Runs in Node (main thread).
 //
 // Tokenizing takes about 1 s per 300K tokens here, so it never runs on the engine's event loop.
-// Prompts of the suite differ only in their first line, so a text is split after that line (at a cut
+// A chat prompt is tokenized message by message: ChatML puts a special token between messages, which
+// the tokenizer splits on before anything else, so the ids of the whole are the messages' ids one after
+// another, and a conversation's earlier turns (sent again with every turn) come from the cache. Prompts
+// of the suite differ only in their first line, so a long message is split after that line (at a cut
 // where the Qwen3 pre-tokenizer cannot merge across, see safeCut) and the long rest is cached.
 
 import { Worker } from 'node:worker_threads';
@@ -14,7 +17,8 @@ const EMPTY: Tokens = { count: 0, ids: new Uint32Array(0) };
 
 /** Texts shorter than this are counted whole (splitting buys nothing). */
 const SPLIT_MIN_CHARS = 4096;
-const CACHE_ENTRIES = 256;
+/** Entries of the cache: enough for the histories of a few hundred conversations (a few messages each). */
+const CACHE_ENTRIES = 8192;
 /** The cache keeps texts as keys: cap their total size (UTF-16 code units, about 2 bytes each). */
 const CACHE_CHARS = 32 * 1024 * 1024;
 
@@ -39,14 +43,33 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12 || c === 0xa0 || c === 0x3000 || (c >= 0x2000 && c <= 0x200a);
 }
 
-/** Where the part of a prompt that varies per request ends: after the first line of the last user turn. */
-export function splitPoint(text: string): number {
-  if (text.length < SPLIT_MIN_CHARS) return -1;
-  const marker = '<|im_start|>user\n';
-  const at = text.lastIndexOf(marker);
-  const from = at >= 0 ? at + marker.length : 0;
-  const cut = safeCut(text, from);
-  return cut > 0 && text.length - cut >= SPLIT_MIN_CHARS ? cut : -1;
+const MESSAGE_START = '<|im_start|>';
+
+/**
+ * A prompt in the pieces it is tokenized in: each ChatML message from its <|im_start|> (text before the first
+ * one is a piece too), so count(text) = the pieces' counts summed; a text without messages is one piece.
+ */
+export function messagePieces(text: string): string[] {
+  const pieces: string[] = [];
+  let from = 0;
+  for (let at = text.indexOf(MESSAGE_START, 1); at > 0; at = text.indexOf(MESSAGE_START, at + 1)) {
+    pieces.push(text.slice(from, at));
+    from = at;
+  }
+  pieces.push(text.slice(from));
+  return pieces.filter((p) => p !== '');
+}
+
+/**
+ * Where a long message (a piece of messagePieces) splits into its varying first line and its cached rest; -1 to keep
+ * it whole.
+ */
+export function splitPoint(piece: string): number {
+  if (piece.length < SPLIT_MIN_CHARS) return -1;
+  // Past the role line of a message ("<|im_start|>user\n"): the content's first line is what varies.
+  const from = piece.startsWith(MESSAGE_START) ? piece.indexOf('\n') + 1 : 0;
+  const cut = safeCut(piece, from);
+  return cut > 0 && piece.length - cut >= SPLIT_MIN_CHARS ? cut : -1;
 }
 
 /** Prompt tokens of a request: the count and, when asked for, the chained hashes of its full KV blocks. */
@@ -54,6 +77,8 @@ export interface PromptTokens {
   readonly count: number;
   /** Hash of block i covers tokens 0..(i+1)*blockSize (chained); empty when blockSize was 0. */
   readonly blockHashes: number[];
+  /** The prompt's token ids, in pieces (their concatenation): for hashing the prompt with its response. */
+  readonly ids: readonly Uint32Array[];
 }
 
 interface Tokens {
@@ -139,19 +164,31 @@ export class TokenizePool {
   }
 
   /**
-   * Tokens of a text and, with blockSize > 0, chained hashes of its full blocks of token ids. The text
-   * is tokenized as head (up to the first line of the last user turn) and tail (cached with its ids);
-   * the cut is where the pre-tokenizer cannot merge, so the ids of the whole are head ids + tail ids and
-   * the hashes are those of the whole prompt's blocks (hashed on this thread: about 1 ms per 256K tokens).
+   * Tokens of a text and, with blockSize > 0, chained hashes of its full blocks of token ids. The text is
+   * tokenized message by message (messagePieces); a long message as head (its first line, with the role line)
+   * and tail (cached with its ids), cut where the pre-tokenizer cannot merge; a short one whole, cached. So the ids
+   * of the whole are the pieces' ids in order and the hashes are those of the whole prompt's blocks (hashed on this
+   * thread: about 1 ms per 256K tokens).
    */
   async tokenizeText(text: string, blockSize: number): Promise<PromptTokens> {
-    const cut = splitPoint(text);
-    const parts =
-      cut < 0
-        ? [await this.tokensCached(text)]
-        : await Promise.all([this.tokensRaw(text.slice(0, cut)), this.tokensCached(text.slice(cut))]);
+    const jobs = messagePieces(text).flatMap((piece) => {
+      const cut = splitPoint(piece);
+      return cut < 0 ? [this.tokensCached(piece)] : [this.tokensRaw(piece.slice(0, cut)), this.tokensCached(piece.slice(cut))];
+    });
+    const parts = await Promise.all(jobs);
     const count = parts.reduce((n, p) => n + p.count, 0);
-    return { count, blockHashes: blockSize > 0 ? chainedBlockHashes(parts.map((p) => p.ids), blockSize) : [] };
+    const ids = parts.map((p) => p.ids);
+    return { count, blockHashes: blockSize > 0 ? chainedBlockHashes(ids, blockSize) : [], ids };
+  }
+
+  /**
+   * The token id of each word as generated text carries it (" word"), in order; throws unless every word is one
+   * token (sim/text.ts promises it), since the prefix cache hashes responses with these ids.
+   */
+  async wordIds(words: readonly string[]): Promise<Uint32Array> {
+    const ids = (await this.run(words.map((w) => ` ${w}`).join(''))).ids;
+    if (ids.length !== words.length) throw new Error(`${words.length} words tokenize to ${ids.length} tokens, not one each`);
+    return ids;
   }
 
   private tokensCached(text: string): Promise<Tokens> {

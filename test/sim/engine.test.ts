@@ -209,6 +209,21 @@ describe('Engine prefix cache', () => {
     expect(shared.wallMs).toBeLessThan(unique.wallMs / 3);
   });
 
+  it("caches a response's blocks when its hashes cover it, and tells the cached prompt tokens with the first token", () => {
+    const e = new Engine(A);
+    // Hashes over prompt + response ids: the next turn's prompt (1000 + 40 + 20 tokens) repeats both.
+    e.add({ ...req('a', 1000, 40), blockHashes: hashes(1040) });
+    const first = drain(e);
+    e.add({ ...req('b', 1060, 8), blockHashes: hashes(1068) });
+    const second = drain(e, first.endMs);
+    // Every block whose KV was computed: the prompt and the response but its last (sampled, never fed) token.
+    const cached = 16 * Math.floor((1000 + 40 - 1) / 16);
+    expect(second.finished[0]!.cachedTokens).toBe(cached);
+    expect(second.steps[0]!.tokens).toBe(1060 - cached);
+    expect(first.tokens.filter((t) => t.cachedTokens !== undefined).map((t) => [t.index, t.cachedTokens])).toEqual([[1, 0]]);
+    expect(second.tokens.filter((t) => t.cachedTokens !== undefined).map((t) => [t.index, t.cachedTokens])).toEqual([[1, cached]]);
+  });
+
   it('a preempted request finds its own prompt blocks again when they were not evicted', () => {
     const tiny = parseProfile({ scheduler: { kvCapacityTokens: 1024, blockSize: 16 } }, 'test');
     const e = new Engine(tiny);

@@ -91,11 +91,18 @@ export function contentEvents(r: StreamResult): { atMs: number; text: string; fi
   return out;
 }
 
-export function usageOf(r: StreamResult): { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null {
+export interface UsageJson {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+}
+
+export function usageOf(r: StreamResult): UsageJson | null {
   for (const e of r.events) {
     if (e.data === '[DONE]') continue;
     try {
-      const j = JSON.parse(e.data) as { usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null };
+      const j = JSON.parse(e.data) as { usage?: UsageJson | null };
       if (j.usage) return j.usage;
     } catch {
       // malformed chunk

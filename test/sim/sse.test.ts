@@ -36,6 +36,13 @@ describe('vLLM chat chunks', () => {
     expect(DONE_EVENT).toBe('data: [DONE]\n\n');
   });
 
+  it('writes prompt_tokens_details only when the prefix cache served some prompt tokens, as vLLM does', () => {
+    expect(makeUsage(10, 5, 0)).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
+    expect(parse(usageChunk(chat, makeUsage(100, 5, 64)))).toMatchObject({
+      usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, prompt_tokens_details: { cached_tokens: 64 } },
+    });
+  });
+
   it('escapes text as JSON', () => {
     expect(parse(contentChunk(chat, 'a"b\n'))).toMatchObject({ choices: [{ delta: { content: 'a"b\n' } }] });
   });

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderChatMl } from '../../lib/chat-template';
 import { chainedBlockHashes } from '../../sim/kv-cache';
-import { safeCut, splitPoint, TokenizePool } from '../../sim/tokenize-pool';
+import { messagePieces, safeCut, splitPoint, TokenizePool } from '../../sim/tokenize-pool';
+import { TokenText, WORDS } from '../../sim/text';
 import { loadQwen3Tokenizer } from '../../tokenizer/qwen3';
 
 let pool: TokenizePool;
@@ -38,6 +39,14 @@ describe('safeCut / splitPoint', () => {
 
   it('does not split short texts', () => {
     expect(splitPoint('short\ntext')).toBe(-1);
+  });
+
+  it('cuts a chat prompt into its messages, each from its <|im_start|>', () => {
+    const text = renderChatMl([{ role: 'user', content: 'a\nb' }, { role: 'assistant', content: ' c' }]);
+    expect(messagePieces(text)).toEqual([
+      '<|im_start|>user\na\nb<|im_end|>\n', '<|im_start|>assistant\n c<|im_end|>\n', '<|im_start|>assistant\n',
+    ]);
+    expect(messagePieces('plain text')).toEqual(['plain text']);
   });
 });
 
@@ -81,6 +90,32 @@ describe('TokenizePool', () => {
         loadQwen3Tokenizer().countText(renderChatMl([{ role: 'user', content: 'first line A\nx' }])),
     );
     expect(warm).toBeLessThan(cold / 5);
+  });
+
+  it('tokenizes a conversation message by message into exactly the ids of the whole, turn after turn', async () => {
+    const tok = loadQwen3Tokenizer();
+    const messages: { role: 'user' | 'assistant'; content: string }[] = [
+      { role: 'user', content: `[00000000042-000007] Read the text and continue it.\n${longText(2, 9000)}` },
+    ];
+    for (let t = 0; t < 4; t++) {
+      const want = tok.encode(renderChatMl(messages));
+      const got = await pool.tokenizeChat(messages, 16);
+      expect(got.count, `turn ${t + 1}`).toBe(want.length);
+      expect(got.blockHashes, `turn ${t + 1}`).toEqual(chainedBlockHashes([want], 16));
+      expect(got.ids.flatMap((ids) => Array.from(ids))).toEqual(want);
+      // The response as the simulator streams it (" word" tokens), then a user message with a newline, a long one last.
+      messages.push(
+        { role: 'assistant', content: new TokenText(t).tokens(50 + 40 * t) },
+        { role: 'user', content: t === 2 ? `Now this:\n${longText(t, 5000)}` : `Question ${t}:\n  indented\tand more` },
+      );
+    }
+  });
+
+  it('gives every generated word its single token id', async () => {
+    const ids = await pool.wordIds(WORDS);
+    const tok = loadQwen3Tokenizer();
+    expect(Array.from(ids)).toEqual(WORDS.map((w) => tok.encode(` ${w}`)[0]));
+    await expect(pool.wordIds(['the', 'antidisestablishmentarianism'])).rejects.toThrow(/not one each/);
   });
 
   it('keeps the event loop free while a long text is counted', async () => {
