@@ -82,6 +82,17 @@ export const REQUEST_METRICS = {
     description:
       'Prompt tokens of completed requests (usage.prompt_tokens, else the requested length; tag token_source says which).',
   },
+  cachedTokens: {
+    name: 'llm_cached_tokens',
+    kind: 'counter',
+    isTime: false,
+    unit: 'tokens',
+    description:
+      "Prompt tokens of completed requests that the server's prefix cache served (usage.prompt_tokens_details." +
+      'cached_tokens: vLLM with --enable-prompt-tokens-details, SGLang with --enable-cache-report), one sample per ' +
+      'request whose usage has the field (vLLM leaves it out when it is 0); beside llm_input_tokens it gives the hit ' +
+      'rate, cached / input tokens.',
+  },
   outputTokens: {
     name: 'llm_output_tokens',
     kind: 'counter',

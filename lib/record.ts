@@ -47,6 +47,11 @@ export interface CompletedRecord extends RecordBase {
   /** usage.prompt_tokens, else the requested length (inputTokenSource says which). */
   readonly inputTokens: number;
   readonly inputTokenSource: 'usage' | 'requested';
+  /**
+   * usage.prompt_tokens_details.cached_tokens: prompt tokens the server's prefix cache served; null when the usage had
+   * no such field (vLLM writes it only when some were cached, and only with --enable-prompt-tokens-details).
+   */
+  readonly cachedTokens: number | null;
   readonly outputTokens: number;
   readonly outputTokenSource: TokenSource;
   readonly ttftMs: number;

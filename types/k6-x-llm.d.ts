@@ -43,6 +43,11 @@ declare module 'k6/x/llm' {
     /** With onEvents: also hand each event's data decoded as JSON (event.json). Default false. */
     parseJson?: boolean;
     /**
+     * Gather the generated content (delta.content, or a completions choice's text) into result.text, for a
+     * conversation's next turn. Default false.
+     */
+    keepText?: boolean;
+    /**
      * Limits the request is judged against for goodput: record.goodput and one llm_goodput sample (1 when it completed
      * and every limit holds for its own value, 0 otherwise). Absent: not judged.
      */
@@ -110,6 +115,8 @@ declare module 'k6/x/llm' {
     /** usage.prompt_tokens, else requestedInputTokens (inputTokenSource says which). */
     inputTokens: number;
     inputTokenSource: 'usage' | 'requested';
+    /** usage.prompt_tokens_details.cached_tokens (prompt tokens the prefix cache served); null when absent. */
+    cachedTokens: number | null;
     /** usage.completion_tokens, else the token-bearing chunks counted (outputTokenSource says which). */
     outputTokens: number;
     outputTokenSource: 'usage' | 'chunks';
@@ -166,6 +173,8 @@ declare module 'k6/x/llm' {
     invalidLines: number;
     /** The first such line, at most 512 characters ('' when none): often a bare JSON error body. */
     firstInvalidLine: string;
+    /** With params.keepText only: the generated content, as the server sent it. */
+    text?: string;
     /** With params.deferMetrics only: pushes the record's llm_* samples once, with these tags added. */
     pushMetrics?: (tags?: Record<string, string | number | boolean>) => void;
   }

@@ -22,6 +22,13 @@ type chunkFacts struct {
 	hasPrompt      bool
 	completion     int
 	hasCompletion  bool
+	// cached is usage.prompt_tokens_details.cached_tokens (vLLM with --enable-prompt-tokens-details,
+	// SGLang with --enable-cache-report): prompt tokens the prefix cache served.
+	cached    int
+	hasCached bool
+	// content is the generated content text of the chunk (delta.content, or a completions choice's
+	// text), for a conversation's next turn; reasoning and tool calls are not part of it.
+	content string
 	// err is the server's error message when the chunk is an error object, else "".
 	err    string
 	hasErr bool
@@ -58,6 +65,9 @@ func readChunk(v any) chunkFacts {
 			f.finishReason = fr
 		}
 		if delta, ok := choice["delta"].(map[string]any); ok {
+			if text, ok := delta["content"].(string); ok {
+				f.content += text
+			}
 			content := textLength(delta["content"])
 			reasoning := textLength(delta["reasoning_content"]) + textLength(delta["reasoning"])
 			tool := 0
@@ -82,11 +92,15 @@ func readChunk(v any) chunkFacts {
 		} else if n := textLength(choice["text"]); n > 0 {
 			f.hasToken, f.hasContent = true, true
 			f.generatedChars += n
+			f.content += choice["text"].(string)
 		}
 	}
 	if usage, ok := o["usage"].(map[string]any); ok {
 		f.promptTokens, f.hasPrompt = tokenCount(usage["prompt_tokens"])
 		f.completion, f.hasCompletion = tokenCount(usage["completion_tokens"])
+		if details, ok := usage["prompt_tokens_details"].(map[string]any); ok {
+			f.cached, f.hasCached = tokenCount(details["cached_tokens"])
+		}
 	}
 	return f
 }

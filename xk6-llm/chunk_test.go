@@ -32,6 +32,9 @@ func TestWireChunkAgreesWithGeneric(t *testing.T) {
 		`{"choices":[{"delta":{"content":"é😀"}}],"Choices":[{"text":"x"}]}`,
 		`{"choices":[{"delta":{"content":5}}]}`, `{"error":"x"}`, `{"object":"error","message":"m"}`,
 		`null`, `[1]`, `{"usage":{"prompt_tokens":"3"}}`, `{"choices":[{"finish_reason":"stop","delta":{}}]}`,
+		`{"choices":[],"usage":{"prompt_tokens":9,"prompt_tokens_details":{"cached_tokens":8}}}`,
+		`{"usage":{"prompt_tokens_details":{"cached_tokens":null}}}`, `{"usage":{"prompt_tokens_details":7}}`,
+		`{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}}]}`, `{"choices":[{"text":" x"},{"text":"y"}]}`,
 	}
 	for _, c := range cases {
 		checkWireAgrees(t, c)

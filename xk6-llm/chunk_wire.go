@@ -39,8 +39,11 @@ type wireToolCall struct {
 }
 
 type wireUsage struct {
-	PromptTokens     *float64 `json:"prompt_tokens"`
-	CompletionTokens *float64 `json:"completion_tokens"`
+	PromptTokens        *float64 `json:"prompt_tokens"`
+	CompletionTokens    *float64 `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens *float64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
 }
 
 // wireOptions are decodeOptions with names matched exactly, as JSON.parse and the generic path do.
@@ -65,6 +68,9 @@ func readWireChunk(b []byte) (chunkFacts, bool) {
 			f.finishReason = *c.FinishReason
 		}
 		if d := c.Delta; d != nil {
+			if d.Content != nil {
+				f.content += *d.Content
+			}
 			content := strLen(d.Content)
 			reasoning := strLen(d.ReasoningContent) + strLen(d.Reasoning)
 			tool := 0
@@ -85,11 +91,15 @@ func readWireChunk(b []byte) (chunkFacts, bool) {
 		} else if n := strLen(c.Text); n > 0 {
 			f.hasToken, f.hasContent = true, true
 			f.generatedChars += n
+			f.content += *c.Text
 		}
 	}
 	if u := w.Usage; u != nil {
 		f.promptTokens, f.hasPrompt = finiteCount(u.PromptTokens)
 		f.completion, f.hasCompletion = finiteCount(u.CompletionTokens)
+		if d := u.PromptTokensDetails; d != nil {
+			f.cached, f.hasCached = finiteCount(d.CachedTokens)
+		}
 	}
 	return f, true
 }

@@ -35,7 +35,8 @@ func clientSamples(ms requestMetrics, h clientHealth, tm metrics.TagsAndMeta, t 
 // request's) and stamped at t. A completed request gives its figures; a failed one only
 // llm_request_ok 0 and llm_errors 1 tagged error_kind, with the message as metadata: unbounded
 // text must never become a tag, and so never a Prometheus label. Failures never enter latency
-// Trends. A request judged against params.slo adds its llm_goodput sample, 0 for a failure.
+// Trends. A request judged against params.slo adds its llm_goodput sample, 0 for a failure; one whose
+// usage said how many prompt tokens were cached adds its llm_cached_tokens sample.
 func recordSamples(ms requestMetrics, r *Record, tm metrics.TagsAndMeta, t time.Time) []metrics.Sample {
 	sample := func(key string, tags *metrics.TagSet, meta map[string]string, v float64) metrics.Sample {
 		return metrics.Sample{
@@ -66,7 +67,7 @@ func recordSamples(ms requestMetrics, r *Record, tm metrics.TagsAndMeta, t time.
 		}
 		return out
 	}
-	out := make([]metrics.Sample, 0, 11+len(r.ITLMs))
+	out := make([]metrics.Sample, 0, 12+len(r.ITLMs))
 	add := func(key string, v float64) { out = append(out, sample(key, base, tm.Metadata, v)) }
 	add(keyRequestOk, 1)
 	if r.Goodput != nil {
@@ -92,6 +93,11 @@ func recordSamples(ms requestMetrics, r *Record, tm metrics.TagsAndMeta, t time.
 	out = append(out,
 		sample(keyInputTokens, base.With(tagTokenSource, r.InputTokenSource), tm.Metadata, float64(r.InputTokens)),
 		sample(keyOutputTokens, base.With(tagTokenSource, r.OutputTokenSource), tm.Metadata, float64(r.OutputTokens)))
+	// Only when the server reported it: with llm_input_tokens beside it, cached / input is the
+	// prefix-cache hit rate, and a server that never reports it leaves no series at all.
+	if r.CachedTokens.ok {
+		add(keyCachedTokens, r.CachedTokens.value)
+	}
 	return out
 }
 

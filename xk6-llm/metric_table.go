@@ -45,11 +45,12 @@ const (
 	keyRequestOk    = "requestOk"
 	keyErrors       = "errors"
 	keyGoodput      = "goodput"
+	keyCachedTokens = "cachedTokens"
 )
 
 var requestMetricKeys = []string{
 	keyTTFT, keyTTFC, keyITL, keyTPOT, keyE2E, keyDecodeSpeed, keyPrefillSpeed,
-	keyInputTokens, keyOutputTokens, keyRequestOk, keyErrors, keyGoodput,
+	keyInputTokens, keyOutputTokens, keyRequestOk, keyErrors, keyGoodput, keyCachedTokens,
 }
 
 // The keys of the load generator's health metrics (lib/metrics.ts CLIENT_METRICS).

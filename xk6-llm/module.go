@@ -146,7 +146,7 @@ func (mi *ModuleInstance) stream(call sobek.FunctionCall) sobek.Value {
 		transport: mi.transport.roundTripper(state),
 		metrics:   mi.metrics,
 		secrets:   secretsOf(p.headers),
-		rec:       recorder{requestedInput: p.requestedInput, requestedOutput: p.requestedOutput},
+		rec:       recorder{requestedInput: p.requestedInput, requestedOutput: p.requestedOutput, keepText: p.keepText},
 		offset:    testRunOffset(vuCtx),
 		base:      time.Now(),
 	}
@@ -275,6 +275,9 @@ func (r *request) result(o *outcome, rec *Record, h clientHealth) *sobek.Object 
 	_ = res.Set("invalidLines", o.invalidLines)
 	_ = res.Set("firstInvalidLine", o.firstInvalid)
 	_ = res.Set("record", recordObject(rt, rec))
+	if r.p.keepText {
+		_ = res.Set("text", r.rec.text.String())
+	}
 	if r.p.deferMetrics {
 		_ = res.Set("pushMetrics", r.pushMetrics(rec, h))
 	}

@@ -29,6 +29,9 @@ type params struct {
 
 	// parseJSON: hand onEvents each event's data decoded as JSON (docs/k6-x-llm.md).
 	parseJSON bool
+	// keepText: the result carries the generated content as text (result.text), which a
+	// conversation sends back as history with its next turn.
+	keepText bool
 
 	// requestedInput and requestedOutput are the lengths the request asked for, kept in the record.
 	requestedInput  int
@@ -90,6 +93,7 @@ func parseParams(v sobek.Value) (*params, error) {
 	}{
 		{"parseJson", &p.parseJSON},
 		{"deferMetrics", &p.deferMetrics},
+		{"keepText", &p.keepText},
 	} {
 		if v := obj.Get(b.name); !nullish(v) {
 			x, ok := v.Export().(bool)

@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"regexp"
+	"strings"
 )
 
 // Outcomes and token sources of a record (the TypeScript RequestRecord in lib/record.ts).
@@ -28,8 +29,11 @@ type Record struct {
 	Goodput *bool
 
 	// Completed only.
-	InputTokens       int
-	InputTokenSource  string // usage or requested
+	InputTokens      int
+	InputTokenSource string // usage or requested
+	// CachedTokens is usage.prompt_tokens_details.cached_tokens: prompt tokens the server's prefix
+	// cache served; absent when the usage had no such field (vLLM leaves it out when it is 0).
+	CachedTokens      optional
 	OutputTokens      int
 	OutputTokenSource string // usage or chunks
 	TTFTMs            float64
@@ -102,6 +106,7 @@ func (r *Record) fields() []field {
 	return append(f,
 		field{"inputTokens", r.InputTokens},
 		field{"inputTokenSource", r.InputTokenSource},
+		field{"cachedTokens", r.CachedTokens.any()},
 		field{"outputTokens", r.OutputTokens},
 		field{"outputTokenSource", r.OutputTokenSource},
 		field{"ttftMs", r.TTFTMs},
@@ -145,9 +150,15 @@ type recorder struct {
 	hasPrompt     bool
 	completion    int
 	hasCompletion bool
+	cached        int
+	hasCached     bool
 	sawDone       bool
-	errKind       string // the first error seen in the stream, "" when none
-	errMessage    string
+	// keepText: gather the generated content into text (params.keepText), for a conversation's
+	// next turn; off by default, as most requests never need it.
+	keepText   bool
+	text       strings.Builder
+	errKind    string // the first error seen in the stream, "" when none
+	errMessage string
 }
 
 func (rc *recorder) noteError(kind, message string) {
@@ -206,6 +217,12 @@ func (rc *recorder) event(name string, data []byte, atMs float64, wantJSON bool)
 	}
 	if f.hasCompletion {
 		rc.completion, rc.hasCompletion = f.completion, true
+	}
+	if f.hasCached {
+		rc.cached, rc.hasCached = f.cached, true
+	}
+	if rc.keepText {
+		rc.text.WriteString(f.content)
 	}
 	return v, decoded
 }
@@ -311,6 +328,7 @@ func (rc *recorder) complete(r *Record) {
 	if rc.hasPrompt {
 		r.InputTokenSource, r.InputTokens = sourceUsage, rc.promptTokens
 	}
+	r.CachedTokens = some(float64(rc.cached), rc.hasCached)
 	r.TPOTMs = some(timePerOutputToken(r.E2EMs, r.TTFTMs, r.OutputTokens))
 	r.DecodeSpeed = some(decodeSpeed(r.E2EMs, r.TTFTMs, r.OutputTokens))
 	r.PrefillSpeed = some(prefillSpeed(r.InputTokens, r.TTFTMs))

@@ -148,7 +148,7 @@ func TestStreamPushesTheRecordsSamples(t *testing.T) {
 	for name, n := range map[string]int{
 		"llm_request_ok": 1, "llm_ttft": 1, "llm_ttfc": 1, "llm_e2e": 1, "llm_itl": 2, "llm_tpot": 1,
 		"llm_decode_speed": 1, "llm_prefill_speed": 1, "llm_input_tokens": 1, "llm_output_tokens": 1, "llm_errors": 0,
-		"llm_client_read_lag": 1, "llm_client_cpu_seconds": 1,
+		"llm_client_read_lag": 1, "llm_client_cpu_seconds": 1, "llm_cached_tokens": 0,
 	} {
 		if len(m[name]) != n {
 			t.Errorf("%s: %d samples, want %d", name, len(m[name]), n)
@@ -175,6 +175,37 @@ func TestStreamPushesTheRecordsSamples(t *testing.T) {
 	}
 	if c, _ := m["llm_client_read_lag"][0].Tags.Get("cell"); c != "c1" {
 		t.Errorf("client samples carry the request's tags: cell %q", c)
+	}
+}
+
+// A conversation's turn: result.text is the content as streamed (params.keepText), and the cached
+// prompt tokens of its usage reach the record and llm_cached_tokens.
+func TestStreamKeepTextAndCachedTokens(t *testing.T) {
+	t.Parallel()
+	var tr transcript
+	for _, x := range transcripts(t) {
+		if x.name == "vllm-cached-tokens" {
+			tr = x
+		}
+	}
+	srv := httptest.NewServer(serveTranscript(tr))
+	t.Cleanup(srv.Close)
+	for _, keep := range []string{"true", "false"} {
+		h := newHarness(t)
+		got := h.run(t, `llm.stream(`+paramsJS(srv.URL, "keepText: "+keep)+`).then((r) => {
+			out.text = r.text === undefined ? 'absent' : r.text; out.cached = r.record.cachedTokens;
+		});`)
+		want := `{"text":" the water is","cached":2096}`
+		if keep == "false" {
+			want = `{"text":"absent","cached":2096}`
+		}
+		if string(got) != want {
+			t.Errorf("keepText %s: %s, want %s", keep, got, want)
+		}
+		m := h.drain()
+		if c := m["llm_cached_tokens"]; len(c) != 1 || c[0].Value != 2096 || c[0].Metric.Type != metrics.Counter {
+			t.Errorf("llm_cached_tokens samples %v", c)
+		}
 	}
 }
 

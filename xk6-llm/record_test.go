@@ -155,3 +155,30 @@ func TestRequestMetricsMatchTheTable(t *testing.T) {
 		}
 	}
 }
+
+func TestRecordKeepsTheContentTextWhenAsked(t *testing.T) {
+	reasoning := `{"choices":[{"index":0,"delta":{"reasoning_content":"hmm"},"finish_reason":null}]}`
+	completion := `{"choices":[{"index":0,"text":" and more","finish_reason":null}]}`
+	cached := `{"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":32}}}`
+	for _, keep := range []bool{true, false} {
+		rc := recorder{keepText: keep}
+		feed(&rc, []float64{10, 20, 30, 40, 50, 60, 61}, role, reasoning, content("Hi"), content(` \"there\"`), completion, cached, "[DONE]")
+		r := rc.finish(streamEnd{status: 200, endMs: 70})
+		want := ""
+		if keep {
+			// Content only: reasoning is not part of what a conversation sends back.
+			want = `Hi "there" and more`
+		}
+		if got := rc.text.String(); got != want {
+			t.Errorf("keepText %v: text %q, want %q", keep, got, want)
+		}
+		if !r.CachedTokens.ok || r.CachedTokens.value != 32 || r.InputTokens != 40 {
+			t.Errorf("cached tokens from usage.prompt_tokens_details: %+v", r.CachedTokens)
+		}
+	}
+	rc := recorder{}
+	feed(&rc, []float64{10, 20}, content("a"), strings.Replace(usage, "%s", "1", 1))
+	if r := rc.finish(streamEnd{status: 200, endMs: 30}); r.CachedTokens.ok {
+		t.Errorf("usage without prompt_tokens_details: cached tokens must be absent, got %+v", r.CachedTokens)
+	}
+}

@@ -14,6 +14,7 @@ import { RW_TREND_STATS_ENV } from './remote-write';
 import { clientRow, latencyRow, overviewRow, speedRow } from './rows-requests';
 import { perCellRow, useCaseRow } from './rows-cells';
 import { serverRow } from './rows-server';
+import { sessionsRow } from './rows-sessions';
 import { errorsRow, nativeHistogramRow } from './rows-errors';
 import { templateVariables } from './variables';
 
@@ -59,7 +60,10 @@ export interface Dashboard extends Omit<sdk.Dashboard, 'panels' | 'templating'> 
 
 /** The rows of the dashboard, top to bottom. */
 export function dashboardRows(): RowSpec[] {
-  return [overviewRow(), latencyRow(), speedRow(), perCellRow(), useCaseRow(), serverRow(), errorsRow(), clientRow(), nativeHistogramRow()];
+  return [
+    overviewRow(), latencyRow(), speedRow(), perCellRow(), useCaseRow(), serverRow(), errorsRow(), sessionsRow(), clientRow(),
+    nativeHistogramRow(),
+  ];
 }
 
 /**

@@ -61,6 +61,15 @@ const FAULT_PLAN = {
   sweep: { contexts: [512], concurrencies: [2], rounds: 1, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
   monitor: { enabled: false },
 };
+/**
+ * Identical prompts on a simulator with its performance model and prefix cache: the responses' usage carries cached
+ * tokens (llm_cached_tokens) and the monitor the server's hit counters, for the prefix-cache panel.
+ */
+const PREFIX_PLAN = {
+  // Rounds enough for a few seconds of requests: the monitor's counters need two pushes a second apart to have a rate.
+  sweep: { contexts: [768], concurrencies: [2], rounds: 12, outputTokens: 32 }, prompts: { mode: 'shared-prefix' },
+  schedule: { ...FAST_SCHEDULE, minCellSeconds: 4 }, monitor: { intervalSeconds: 0.5 },
+};
 /** A cell sent as native histograms (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true) for the collapsed row. */
 const NATIVE_PLAN = {
   sweep: { contexts: [2048], concurrencies: [2], rounds: 3, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
@@ -234,7 +243,7 @@ let rulesFile = '';
 let window: Window;
 /** When the last k6 process had exited (its last push done), s since the epoch. */
 let lastPushAt = 0;
-const runs: Record<'sweep' | 'capacity' | 'fault' | 'native', K6Run> = {} as never;
+const runs: Record<'sweep' | 'capacity' | 'fault' | 'native' | 'prefix', K6Run> = {} as never;
 const allVars: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -253,7 +262,8 @@ beforeAll(async () => {
   const faulty = await startSim({
     port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, faults: 'error-status;status=503',
   });
-  sims = [main, sglang, faulty];
+  const physics = await startSim({ port: 0, host: '127.0.0.1', tokenizerWorkers: 1 });
+  sims = [main, sglang, faulty, physics];
   // A real llama-server for the dashboard's llama.cpp lines (npm test builds it first).
   llama = await startLlamaServer(await ensureLlamaArtefacts(() => {}), { slots: 2, contextPerSlot: 2048, threads: 1 });
   const hostPort = (url: string) => new URL(url).host;
@@ -328,13 +338,15 @@ beforeAll(async () => {
       runs.sweep = await runK6('sweep', SWEEP_PLAN, main.url, rw);
       runs.capacity = await runK6('capacity', CAPACITY_PLAN, main.url, rw);
     })();
-    const [fault, native] = await Promise.all([
+    const [fault, native, prefix] = await Promise.all([
       runK6('sweep', FAULT_PLAN, faulty.url, rw, {}, { instance_id: 'fault' }),
       runK6('sweep', NATIVE_PLAN, main.url, rw, { K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM: 'true' }, { instance_id: 'native' }),
+      runK6('sweep', PREFIX_PLAN, physics.url, rw, {}, { instance_id: 'prefix' }),
       sweepAndCapacity,
     ]);
     runs.fault = fault;
     runs.native = native;
+    runs.prefix = prefix;
     lastPushAt = Date.now() / 1000;
     // k6 pushes a last time as it exits. Grafana's range queries are evaluated on a grid of $__interval
     // steps (at least the datasource's 5 s) ending at or before the range's end, so a push less than
@@ -460,6 +472,18 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const total = Object.values(runs).reduce((n, r) => n + (r.summary.metrics[METRICS.outputTokens.name]?.values.count ?? 0), 0);
     const stat = lastValue(await runTarget(byId('Output tokens').targets![0]!, allVars, window));
     expect(stat).toBe(total);
+  });
+
+  it("the prefix-cache panel's usage line is the cell's cached / input tokens", async () => {
+    const cell = 'sweep_c768_o32_n2';
+    const m = runs.prefix.summary.metrics;
+    const cached = m[METRICS.cachedTokens.name]?.values.count ?? 0;
+    const input = m[METRICS.inputTokens.name]!.values.count!;
+    // Every request after the first of the two users finds the shared prompt cached (all but its last token's block).
+    expect(cached).toBeGreaterThan(0);
+    const panel = allPanels(dashboard).find((p) => p.title === 'Prefix-cache hit rate')!;
+    const got = lastValue(await runTarget(panel.targets![0]!, { ...allVars, cell }, window), { cell });
+    expect(got).toBeCloseTo(cached / input, 9);
   });
 
   it('the failed requests of the fault cell reach the error panels with their kind', async () => {
