@@ -15,3 +15,12 @@ export function renderChatMl(messages: readonly ChatMessage[]): string {
   for (const m of messages) text += `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`;
   return `${text}<|im_start|>assistant\n`;
 }
+
+/**
+ * What a follow-up user message adds to a conversation's prompt after the previous answer: the answer's end, the
+ * message, and the generation prompt. renderChatMl([...history, answer, message]) is renderChatMl(history) + the
+ * answer's text + followUpText(message), so a follow-up of exactly g tokens adds g to the prompt besides the answer.
+ */
+export function followUpText(message: string): string {
+  return `<|im_end|>\n<|im_start|>user\n${message}<|im_end|>\n<|im_start|>assistant\n`;
+}

@@ -4,6 +4,7 @@
 import * as v from 'valibot';
 import { API_STYLES, PROMPT_MODES, type PlanInput, PlanError } from './plan';
 import { url } from './schema';
+import { USE_CASES } from '../thresholds/use-cases';
 
 /** Every variable the entry scripts read, with what it does (printed by the README and `bench --help`). */
 export const ENV_VARS: Readonly<Record<string, string>> = {
@@ -17,7 +18,8 @@ export const ENV_VARS: Readonly<Record<string, string>> = {
   CONCURRENCIES: 'Comma-separated concurrency levels for sweep and mix.',
   ROUNDS: 'Requests per user per cell.',
   OUTPUT_TOKENS: 'Output tokens per request for sweep (plan sweep.outputTokens).',
-  USE_CASES: 'Comma-separated use-case ids for capacity (plan capacity.useCases).',
+  USE_CASES: 'Comma-separated use-case ids for capacity and sessions (plan capacity.useCases, sessions.useCases).',
+  SESSION_USERS: 'Comma-separated active users of each sessions step under plain k6, for every use case (plan sessions.users).',
   PROFILES: 'Comma-separated profile ids for mix and burst.',
   DEPTHS: 'Comma-separated queue depths for burst.',
   GATE_USE_CASE: 'Use case whose limits the gate script enforces.',
@@ -102,6 +104,14 @@ export function applyEnvToPlan(base: PlanInput, env: Env): PlanInput {
     plan.capacity = { ...(plan.capacity ?? {}) };
     if (useCases) plan.capacity.useCases = useCases;
     if (rounds) plan.capacity.rounds = rounds;
+  }
+  const sessionUsers = listOfIntegers(env, 'SESSION_USERS');
+  if (useCases || sessionUsers) {
+    plan.sessions = { ...(plan.sessions ?? {}) };
+    if (useCases) plan.sessions.useCases = useCases;
+    // The ladder for every use case the part measures (named here, in the plan, or all of them).
+    const ids = useCases ?? plan.sessions.useCases ?? (plan.useCases ?? USE_CASES).map((u) => u.id);
+    if (sessionUsers) plan.sessions.users = Object.fromEntries(ids.map((id) => [id, sessionUsers]));
   }
   const profiles = listOfStrings(env, 'PROFILES');
   if (profiles || concurrencies || rounds) {

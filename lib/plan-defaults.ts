@@ -37,6 +37,16 @@ export const PLAN_DEFAULTS = {
     rounds: 2, warmupRequests: 1, minMeasuredSeconds: 10, startUsers: 1, maxUsers: 256, exactBelow: 16,
     resolutionPercent: 5, maxRepeats: 4,
   },
+  /**
+   * The sessions script: the search's fields as capacity's, counted in turns; the plain-k6 ladder of active users and
+   * how long it holds each step (conversations per use case: thresholds/sessions.ts).
+   */
+  sessions: {
+    rounds: 2, warmupRequests: 1, minMeasuredSeconds: 10, startUsers: 1, maxUsers: 256, exactBelow: 16,
+    resolutionPercent: 5, rampSeconds: 10, warmupSeconds: 10, holdSeconds: 60,
+  },
+  /** The plain-k6 ladder of active users of a use case the plan gives none for. */
+  sessionUsers: [1, 2, 4, 8, 16, 32, 64],
   burst: { profiles: PROFILES, depths: BURST_DEPTHS, ttftLimitMs: BURST_TTFT_LIMIT_MS },
   mix: { profiles: PROFILES, concurrencies: [1, 2, 4, 8, 16, 32], rounds: 2 },
   /** Used by the gate script, and by any script whose plan has a gate section. */

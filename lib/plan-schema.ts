@@ -9,10 +9,11 @@ import { MIX_PROFILES, limitLabel } from '../thresholds/use-cases';
 import { SUMMARY_TREND_STATS } from './metrics';
 import { PLAN_DEFAULTS as D } from './plan-defaults';
 import { bool, int, intList, list, name, num, object, oneOf, record, text, url } from './schema';
+import { resolvedSessions, sessionsInput } from './plan-sessions-schema';
 
 export const PLAN_SCHEMA_VERSION = 1;
 
-export const SCRIPT_NAMES = ['sweep', 'capacity', 'burst', 'mix', 'gate'] as const;
+export const SCRIPT_NAMES = ['sweep', 'capacity', 'burst', 'mix', 'gate', 'sessions'] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 export const API_STYLES = ['chat', 'completions'] as const;
 export const PROMPT_MODES = ['unique', 'shared-prefix'] as const;
@@ -228,6 +229,7 @@ export const PlanInputSchema = object({
     }),
     {},
   ),
+  sessions: sessionsInput,
   mix: orDefault(
     object({
       profiles: orDefault(list(mixProfile), D.mix.profiles),
@@ -290,8 +292,16 @@ export function useCaseRefs(
           },
         }
       : {};
+  const se = input.sessions;
+  const sessions = object({
+    useCases: opt(list(oneOf(ids))), models: fieldsFor(ids), users: fieldsFor(se.useCases ?? ids),
+    maxUsers: typeof se.maxUsers === 'number' ? v.unknown() : fieldsFor(ids),
+  });
+  const sessionRefs =
+    script === 'sessions' ? { sessions: { useCases: se.useCases, models: se.models, users: se.users, maxUsers: se.maxUsers } } : {};
   const gateRefs = gate !== null ? { gate: { useCase: gate.useCase } } : {};
-  return [object({ capacity: opt(capacity), gate: opt(object({ useCase: oneOf(ids) })) }), { ...refs, ...gateRefs }];
+  const schema = object({ capacity: opt(capacity), sessions: opt(sessions), gate: opt(object({ useCase: oneOf(ids) })) });
+  return [schema, { ...refs, ...sessionRefs, ...gateRefs }];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -370,9 +380,11 @@ export function resolvedPlanSchema() {
     useCases: list(useCase),
     burstTtftLimitMs,
     gate: nullable(object({ useCase: text, ...gate })),
-    /** For the capacity script: how the bench searches; null for the other scripts. */
+    /** For the capacity and sessions scripts: how the bench searches; null for the other scripts. */
     // maxRepeats is absent in a plan.json from before the search repeated unclear steps.
     search: orDefault(nullable(object({ ...search, maxRepeats: orDefault(search.maxRepeats, 0), ...searchLimits })), null),
+    /** For the sessions script: each use case's conversation and how plain k6 holds a step; null otherwise. */
+    sessions: orDefault(nullable(resolvedSessions), null),
     schedule: object(schedule),
     monitor: object({ enabled: bool, intervalSeconds: monitorInterval }),
     summaryTrendStats,

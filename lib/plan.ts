@@ -21,6 +21,7 @@ import {
   type ScriptName,
 } from './plan-schema';
 import { parseOrThrow, type Parsed } from './schema';
+import { resolveSessions, sessionDrafts, sessionSearchConfig, sessionSlot, type SessionsConfig } from './plan-sessions';
 
 export { API_STYLES, LIMIT_STATS, PLAN_SCHEMA_VERSION, PROMPT_MODES, SCRIPT_NAMES, type ScriptName };
 
@@ -95,10 +96,21 @@ export function estimateRequestSeconds(draft: Pick<Cell, 'contextTokens' | 'outp
   return prefill + decode;
 }
 
-function scheduleCells(drafts: readonly CellDraft[], s: ScheduleConfig): { cells: Cell[]; totalSeconds: number } {
+function scheduleCells(
+  drafts: readonly CellDraft[], s: ScheduleConfig, sessions: SessionsConfig | null,
+): { cells: Cell[]; totalSeconds: number } {
   let start = 0;
   const cells: Cell[] = [];
+  const requestSeconds = (contextTokens: number, outputTokens: number, concurrency: number): number =>
+    estimateRequestSeconds({ contextTokens, outputTokens, concurrency }, s);
   for (const d of drafts) {
+    if (d.script === 'sessions' && sessions) {
+      // A step of active users holds its timing, whatever its requests take (lib/plan-sessions.ts).
+      const slot = sessionSlot({ ...d, script: 'sessions', useCase: d.useCase!, profile: null }, sessions, requestSeconds, s.safetyFactor);
+      cells.push({ ...d, warmupRounds: 0, startSeconds: start, ...slot });
+      start += slot.maxDurationSeconds + slot.gracefulStopSeconds + s.gapSeconds;
+      continue;
+    }
     const predicted = s.predictedCellSeconds?.[d.id];
     const perRequest = predicted !== undefined ? predicted / d.rounds : estimateRequestSeconds(d, s);
     const slot = s.cellSeconds ?? Math.max(s.minCellSeconds, Math.ceil(perRequest * d.rounds * s.safetyFactor));
@@ -133,10 +145,12 @@ function searchConfig(c: ParsedPlanInput['capacity'], useCases: readonly UseCase
 
 function buildDrafts(
   script: ScriptName, input: ParsedPlanInput, useCases: readonly UseCase[], gate: GateConfig | null,
-  search: CapacitySearchConfig | null,
+  search: CapacitySearchConfig | null, sessions: SessionsConfig | null,
 ): CellDraft[] {
   const drafts: CellDraft[] = [];
   switch (script) {
+    case 'sessions':
+      return sessionDrafts(input.sessions, sessions!);
     case 'sweep': {
       const { contexts, concurrencies, rounds, outputTokens } = input.sweep;
       for (const contextTokens of contexts) {
@@ -220,8 +234,14 @@ export function resolvePlan(raw: unknown, script: ScriptName): Plan {
   const t = input.target;
   const origin = /^https?:\/\/[^/]+/.exec(t.baseUrl)?.[0] ?? t.baseUrl;
   const target: TargetConfig = { ...t, metricsUrl: t.metricsUrl === undefined ? `${origin}/metrics` : t.metricsUrl };
-  const search = script === 'capacity' ? searchConfig(input.capacity, useCases) : null;
-  const drafts = buildDrafts(script, input, useCases, gate, search);
+  if (script === 'sessions' && target.api !== 'chat')
+    throw planFieldError('target.api', 'must be chat for the sessions script: a conversation is a list of chat messages');
+  const sessions = script === 'sessions' ? resolveSessions(input.sessions, useCases) : null;
+  const search =
+    script === 'capacity'
+      ? searchConfig(input.capacity, useCases)
+      : script === 'sessions' ? sessionSearchConfig(input.sessions, useCases) : null;
+  const drafts = buildDrafts(script, input, useCases, gate, search, sessions);
   // A cell id is a k6 scenario name: two cells with one id would silently become one scenario.
   const seen = new Set<string>();
   for (const d of drafts) {
@@ -232,7 +252,7 @@ export function resolvePlan(raw: unknown, script: ScriptName): Plan {
       );
     seen.add(d.id);
   }
-  const { cells, totalSeconds } = scheduleCells(drafts, input.schedule);
+  const { cells, totalSeconds } = scheduleCells(drafts, input.schedule, sessions);
   return {
     schemaVersion: PLAN_SCHEMA_VERSION,
     name: input.name ?? script,
@@ -245,6 +265,7 @@ export function resolvePlan(raw: unknown, script: ScriptName): Plan {
     burstTtftLimitMs: input.burst.ttftLimitMs,
     gate,
     search,
+    sessions,
     schedule: input.schedule,
     monitor: { enabled: input.monitor.enabled ?? target.metricsUrl !== null, intervalSeconds: input.monitor.intervalSeconds },
     summaryTrendStats: input.summaryTrendStats,

@@ -23,6 +23,11 @@ export interface PromptSet {
   readonly tokenizer: string;
   readonly exact: boolean;
   readonly prompts: readonly PreparedPrompt[];
+  /**
+   * Follow-up messages for conversations (the sessions script): `contextTokens` is what one adds to a turn's prompt
+   * besides the previous answer (lib/chat-template.ts followUpText), `body` the message. Absent in older sets.
+   */
+  readonly followUps?: readonly PreparedPrompt[];
 }
 
 /** Reads prompts.json content, checking its shape once; throws with a message naming the problem. */
@@ -31,11 +36,23 @@ export function readPromptSet(raw: unknown, source: string): PromptSet {
   if (!o || o.schemaVersion !== PROMPT_SET_SCHEMA_VERSION || !Array.isArray(o.prompts)) {
     throw new PlanError(`${source}: not a prompt set of schema version ${PROMPT_SET_SCHEMA_VERSION}; run npm run prepare-prompts`);
   }
-  for (const p of o.prompts) {
+  for (const p of [...o.prompts, ...(Array.isArray(o.followUps) ? o.followUps : [])]) {
     if (!p || typeof p.contextTokens !== 'number' || typeof p.body !== 'string')
       throw new PlanError(`${source}: a prompt lacks contextTokens or body`);
   }
   return o as PromptSet;
+}
+
+/** The prepared follow-up message of `tokens` tokens; throws when the set has none of that length. */
+export function findFollowUp(set: PromptSet, tokens: number): PreparedPrompt {
+  const p = (set.followUps ?? []).find((x) => x.contextTokens === tokens);
+  if (!p) {
+    const prepared = (set.followUps ?? []).map((x) => x.contextTokens).join(', ') || 'none';
+    throw new PlanError(
+      `no prepared follow-up message of ${tokens} tokens (prepared: ${prepared}); run npm run prepare-prompts for this plan`,
+    );
+  }
+  return p;
 }
 
 /** The prepared body for a context length; throws when the set was prepared for other lengths. */
@@ -51,7 +68,9 @@ export function findPrompt(set: PromptSet, contextTokens: number): PreparedPromp
 }
 
 /** A prompt set built without a tokenizer: lengths are approximate and every record says so. */
-export function approximatePromptSet(model: string, api: ApiStyle, contexts: readonly number[]): PromptSet {
+export function approximatePromptSet(
+  model: string, api: ApiStyle, contexts: readonly number[], followUps: readonly number[] = [],
+): PromptSet {
   return {
     schemaVersion: PROMPT_SET_SCHEMA_VERSION,
     model,
@@ -62,6 +81,10 @@ export function approximatePromptSet(model: string, api: ApiStyle, contexts: rea
       contextTokens,
       body: fillerText(approximateWordsForTokens(contextTokens) - 20, 1000 + i),
       measuredTokens: contextTokens,
+    })),
+    // About ten tokens of each follow-up are the chat template around it.
+    followUps: followUps.map((tokens, i) => ({
+      contextTokens: tokens, body: fillerText(Math.max(1, approximateWordsForTokens(tokens) - 10), 2000 + i), measuredTokens: tokens,
     })),
   };
 }

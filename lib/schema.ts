@@ -85,15 +85,21 @@ function plainObjectOf<T>() {
   return v.custom<T>(isPlainObject, 'must be an object');
 }
 
-/** An object with exactly these fields: an unknown one is an error that lists the known ones. */
+/** valibot's strict object with this module's messages; object() adds the plain-object check (a variant's options cannot). */
 /* @__NO_SIDE_EFFECTS__ */
-export function object<E extends Entries>(entries: E) {
+export function strictObject<E extends Entries>(entries: E) {
   const known = Object.keys(entries).join(', ');
   const message = (issue: v.BaseIssue<unknown>): string => {
     if (issue.expected === 'never') return `is not a known field (known: ${known})`;
     return issue.expected?.startsWith('"') ? 'is required' : 'must be an object';
   };
-  return v.pipe(plainObjectOf<v.InferInput<v.StrictObjectSchema<E, undefined>>>(), v.strictObject(entries, message));
+  return v.strictObject(entries, message);
+}
+
+/** An object with exactly these fields: an unknown one is an error that lists the known ones. */
+/* @__NO_SIDE_EFFECTS__ */
+export function object<E extends Entries>(entries: E) {
+  return v.pipe(plainObjectOf<v.InferInput<v.StrictObjectSchema<E, undefined>>>(), strictObject(entries));
 }
 
 /** An object of any keys whose values all match `value`. */

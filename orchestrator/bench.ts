@@ -334,9 +334,12 @@ export class Bench extends EventEmitter<BenchEvents> {
     const options = this.options;
     const contextSet = new Set(plans.flatMap((plan) => plan.cells.map((cell) => cell.contextTokens)));
     const contexts = [...contextSet].sort((a, b) => a - b);
+    // A conversation's later turns add follow-up messages of the plan's growth lengths (the sessions script).
+    const growth = plans.flatMap((plan) => Object.values(plan.sessions?.models ?? {}).map((m) => m.growthTokens));
+    const followUps = [...new Set(growth)].sort((a, b) => a - b);
     this.emit('log', `preparing prompts for ${contexts.length} context lengths (${contexts.join(', ')} tokens)`);
     const { api, tokenizer, apiKey } = options;
-    const prompts = await preparePrompts({ model, api, contexts, tokenizer, baseUrl, apiKey });
+    const prompts = await preparePrompts({ model, api, contexts, followUps, tokenizer, baseUrl, apiKey });
     const file = path.join(runDir, 'prompts.json');
     writeFileSync(file, JSON.stringify(prompts));
     this.emit('log', `prompts: ${prompts.tokenizer}${prompts.exact ? ' (exact lengths)' : ' (approximate lengths)'}`);

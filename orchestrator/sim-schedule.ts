@@ -16,6 +16,8 @@ export function predictCellSeconds(plans: readonly Plan[], profile: Profile): Re
   const out: Record<string, number> = {};
   const memo = new Map<string, number>();
   for (const plan of plans) {
+    // A sessions step holds its own timing (lib/plan-sessions.ts): no batch to predict.
+    if (plan.script === 'sessions') continue;
     for (const cell of plan.cells) {
       const key = `${cell.contextTokens}/${cell.outputTokens}/${cell.concurrency}`;
       let wallMs = memo.get(key);

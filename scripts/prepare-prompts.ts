@@ -8,8 +8,8 @@ import { applyEnvToPlan } from '../lib/env';
 import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
 import { parseTokenList, runMain, UserError } from './cli';
 
-/** Contexts a plan file needs, over the given scripts. */
-export function contextsOfPlan(planFile: string | undefined, scripts: readonly ScriptName[]): number[] {
+/** Contexts a plan file needs over the given scripts, and the follow-up lengths of its conversations (sessions). */
+export function lengthsOfPlan(planFile: string | undefined, scripts: readonly ScriptName[]): { contexts: number[]; followUps: number[] } {
   let input: unknown = {};
   if (planFile) {
     try {
@@ -19,9 +19,14 @@ export function contextsOfPlan(planFile: string | undefined, scripts: readonly S
     }
   }
   const contexts = new Set<number>();
-  for (const script of scripts)
-    for (const c of resolvePlan(applyEnvToPlan(input as object, {}), script).cells) contexts.add(c.contextTokens);
-  return [...contexts].sort((a, b) => a - b);
+  const followUps = new Set<number>();
+  for (const script of scripts) {
+    const plan = resolvePlan(applyEnvToPlan(input as object, {}), script);
+    for (const c of plan.cells) contexts.add(c.contextTokens);
+    for (const m of Object.values(plan.sessions?.models ?? {})) followUps.add(m.growthTokens);
+  }
+  const sorted = (x: Set<number>) => [...x].sort((a, b) => a - b);
+  return { contexts: sorted(contexts), followUps: sorted(followUps) };
 }
 
 runMain('prepare-prompts', async () => {
@@ -29,6 +34,7 @@ runMain('prepare-prompts', async () => {
     .description('Build prompts of exact token lengths (one per context) for the k6 scripts; pass the file as PROMPTS=...')
     .requiredOption('--out <file>', 'where to write the prompt set (JSON)')
     .option('--contexts <list>', 'context lengths, e.g. 1k,8k,32k (default: those of --plan)')
+    .option('--follow-ups <list>', "follow-up message lengths of conversations, e.g. 64,256 (default: --plan's sessions)")
     .option('--plan <file>', 'a plan JSON file whose cells give the contexts')
     .option('--scripts <list>', 'entry scripts of the plan to cover', 'sweep,capacity')
     .option('--model <name>', 'model name (selects the tokenizer; sent to /tokenize)', 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8')
@@ -39,19 +45,22 @@ runMain('prepare-prompts', async () => {
     .configureOutput({ writeErr: () => {} });
   program.parse();
   const o = program.opts<{
-    out: string; contexts?: string; plan?: string; scripts: string; model: string; api: ApiStyle;
+    out: string; contexts?: string; followUps?: string; plan?: string; scripts: string; model: string; api: ApiStyle;
     tokenizer: TokenizerChoice; url?: string;
   }>();
   const scripts = o.scripts.split(',').map((s) => s.trim()) as ScriptName[];
   for (const s of scripts) if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`);
-  const contexts = o.contexts ? parseTokenList(o.contexts, '--contexts') : contextsOfPlan(o.plan, scripts);
+  const ofPlan = o.contexts && o.followUps ? null : lengthsOfPlan(o.plan, scripts);
+  const contexts = o.contexts ? parseTokenList(o.contexts, '--contexts') : ofPlan!.contexts;
+  const followUps = o.followUps ? parseTokenList(o.followUps, '--follow-ups') : ofPlan!.followUps;
   const set = await preparePrompts({
-    model: o.model, api: o.api, contexts, tokenizer: o.tokenizer, baseUrl: o.url, apiKey: process.env.API_KEY ?? null,
+    model: o.model, api: o.api, contexts, followUps, tokenizer: o.tokenizer, baseUrl: o.url, apiKey: process.env.API_KEY ?? null,
   });
   mkdirSync(path.dirname(path.resolve(o.out)), { recursive: true });
   writeFileSync(o.out, JSON.stringify(set));
   process.stderr.write(
-    `prepare-prompts: ${set.prompts.length} prompts (${contexts.join(', ')} tokens) with ` +
+    `prepare-prompts: ${set.prompts.length} prompts (${contexts.join(', ')} tokens)` +
+    `${followUps.length > 0 ? ` and ${followUps.length} follow-ups (${followUps.join(', ')} tokens)` : ''} with ` +
     `${set.tokenizer}${set.exact ? ', exact' : ', NOT exact'} -> ${o.out}\n`,
   );
 });

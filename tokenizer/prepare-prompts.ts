@@ -2,6 +2,7 @@
 // It uses the Qwen3 tokenizer for Qwen models, else the server's /tokenize, else counts approximately.
 
 import type { ApiStyle } from '../lib/plan';
+import { followUpText } from '../lib/chat-template';
 import { approximatePromptSet, PROMPT_SET_SCHEMA_VERSION, requestPrefix, type PreparedPrompt, type PromptSet } from '../lib/prompt-set';
 import { approximateWordsForTokens, fillerText } from '../lib/prompt-text';
 import { loadQwen3Tokenizer, QWEN3_TOKENIZER_NAME } from './qwen3';
@@ -12,6 +13,8 @@ export interface PrepareOptions {
   readonly model: string;
   readonly api: ApiStyle;
   readonly contexts: readonly number[];
+  /** Lengths of follow-up messages for conversations (the sessions script), as each adds to a turn's prompt. */
+  readonly followUps?: readonly number[];
   readonly tokenizer: TokenizerChoice;
   /** Base URL ending in /v1; its origin serves /tokenize (vLLM, SGLang, the simulator). */
   readonly baseUrl?: string;
@@ -20,6 +23,9 @@ export interface PrepareOptions {
 
 /** Counts the prompt tokens of a full prompt text as the server will for this API style. */
 type Counter = (text: string) => Promise<number>;
+
+/** Counts what a follow-up message adds to a turn's prompt besides the previous answer (followUpText). */
+type FollowUpCounter = (message: string) => Promise<number>;
 
 const PREFIX_SAMPLES = [
   requestPrefix('unique', 0, 0, 0), requestPrefix('unique', 999_999, 99_999, 999_999),
@@ -31,14 +37,34 @@ function qwenCounter(api: ApiStyle): Counter {
   return async (text) => (api === 'chat' ? tok.countChat([{ role: 'user', content: text }]) : tok.countText(text));
 }
 
-function serverCounter(baseUrl: string, model: string, api: ApiStyle, apiKey: string | null | undefined): Counter {
+/** ChatML's special tokens split the text before anything else, so the follow-up's own tokens are exactly its count. */
+function qwenFollowUpCounter(): FollowUpCounter {
+  const tok = loadQwen3Tokenizer();
+  return async (message) => tok.countText(followUpText(message));
+}
+
+/**
+ * Through the server's /tokenize: a conversation with and without the follow-up after a one-word answer, less that
+ * word counted alone (the server's template may differ from ChatML, so only differences of its counts are used).
+ */
+function serverFollowUpCounter(count: (body: object) => Promise<number>, model: string): FollowUpCounter {
+  const first = { role: 'user', content: 'Hello.' };
+  return async (message) => {
+    const messages = [first, { role: 'assistant', content: 'Yes' }, { role: 'user', content: message }];
+    const [withIt, without, answer] = await Promise.all([
+      count({ model, messages, add_generation_prompt: true }),
+      count({ model, messages: [first], add_generation_prompt: true }),
+      count({ model, prompt: 'Yes' }),
+    ]);
+    return withIt - without - answer;
+  };
+}
+
+/** POSTs a body to the server's /tokenize and returns its token count. */
+function tokenizeCount(baseUrl: string, apiKey: string | null | undefined): (body: object) => Promise<number> {
   const origin = /^https?:\/\/[^/]+/.exec(baseUrl)?.[0];
   if (!origin) throw new Error(`--url "${baseUrl}" is not an http(s) URL`);
-  return async (text) => {
-    const body =
-      api === 'chat'
-        ? { model, messages: [{ role: 'user', content: text }], add_generation_prompt: true }
-        : { model, prompt: text };
+  return async (body) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
     const res = await fetch(`${origin}/tokenize`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -53,24 +79,30 @@ function serverCounter(baseUrl: string, model: string, api: ApiStyle, apiKey: st
   };
 }
 
+function serverCounter(count: (body: object) => Promise<number>, model: string, api: ApiStyle): Counter {
+  return (text) =>
+    count(api === 'chat' ? { model, messages: [{ role: 'user', content: text }], add_generation_prompt: true } : { model, prompt: text });
+}
+
 /** Whether a model name belongs to the Qwen3 family, whose tokenizer ships with the suite. */
 export function isQwen3Model(model: string): boolean {
   return /qwen3/i.test(model);
 }
 
 /**
- * Finds a body text whose full prompt (prefix line + body, with the chat template where it applies)
- * counts exactly `target` tokens. Starts from a word-count estimate and corrects by the measured
- * difference; ends within a few rounds because counts move almost one for one with words.
+ * Finds a body text whose count (`countBody`: the full prompt, prefix line and chat template included, or what a
+ * follow-up adds) is exactly `target` tokens. Starts from a word-count estimate less the fixed part (`slack`) and
+ * corrects by the measured difference; ends within a few rounds because counts move almost one for one with words.
  */
-async function fitBody(target: number, count: Counter, textForWords: (words: number) => string): Promise<PreparedPrompt> {
-  const prefix = PREFIX_SAMPLES[0]!;
-  let words = approximateWordsForTokens(target) - 25;
+async function fitBody(
+  target: number, countBody: (body: string) => Promise<number>, textForWords: (words: number) => string, slack: number,
+): Promise<PreparedPrompt> {
+  let words = approximateWordsForTokens(target) - slack;
   let best: PreparedPrompt | null = null;
   for (let round = 0; round < 12; round++) {
     words = Math.max(1, words);
     const body = textForWords(words);
-    const measured = await count(prefix + body);
+    const measured = await countBody(body);
     if (!best || Math.abs(measured - target) < Math.abs(best.measuredTokens - target))
       best = { contextTokens: target, body, measuredTokens: measured };
     if (measured === target) break;
@@ -84,12 +116,26 @@ async function fitBody(target: number, count: Counter, textForWords: (words: num
     for (const cut of [0, 1, 2]) {
       for (const ending of ['', '.', ',', ' a', ' the', ' of the']) {
         const body = base.slice(0, base.length - cut).join(' ') + ending;
-        const measured = await count(prefix + body);
+        const measured = await countBody(body);
         if (measured === target) return { contextTokens: target, body, measuredTokens: measured };
       }
     }
   }
   return best!;
+}
+
+/** Follow-up messages of exact lengths (what each adds to a turn's prompt), from their own deterministic text. */
+async function prepareFollowUps(lengths: readonly number[], count: FollowUpCounter): Promise<PreparedPrompt[]> {
+  const minimum = await count('x');
+  const words = fillerText(Math.ceil(Math.max(0, ...lengths) * 1.2) + 50, 23).split(' ');
+  const textForWords = (n: number) => `Go on, and also take this into account:\n${words.slice(0, n).join(' ')}`;
+  const out: PreparedPrompt[] = [];
+  for (const target of [...new Set(lengths)].sort((a, b) => a - b)) {
+    if (target < minimum + 10)
+      throw new Error(`a follow-up of ${target} tokens is shorter than its fixed part and first line (${minimum + 10} tokens)`);
+    out.push(await fitBody(target, count, textForWords, 20));
+  }
+  return out;
 }
 
 /**
@@ -99,8 +145,12 @@ async function fitBody(target: number, count: Counter, textForWords: (words: num
 export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
   let choice = opts.tokenizer;
   if (choice === 'auto') choice = isQwen3Model(opts.model) ? 'qwen3' : opts.baseUrl ? 'server' : 'approximate';
-  if (choice === 'approximate') return approximatePromptSet(opts.model, opts.api, opts.contexts);
-  const count = choice === 'qwen3' ? qwenCounter(opts.api) : serverCounter(opts.baseUrl ?? '', opts.model, opts.api, opts.apiKey);
+  const followUps = opts.followUps ?? [];
+  if (followUps.length > 0 && opts.api !== 'chat') throw new Error('follow-up messages are for the chat API (--api chat)');
+  if (choice === 'approximate') return approximatePromptSet(opts.model, opts.api, opts.contexts, followUps);
+  const tokenize = choice === 'qwen3' ? null : tokenizeCount(opts.baseUrl ?? '', opts.apiKey);
+  const count = tokenize ? serverCounter(tokenize, opts.model, opts.api) : qwenCounter(opts.api);
+  const followUpCount = tokenize ? serverFollowUpCounter(tokenize, opts.model) : qwenFollowUpCounter();
   const tokenizerName = choice === 'qwen3' ? QWEN3_TOKENIZER_NAME : `server /tokenize of ${opts.model}`;
 
   const prefixCounts = await Promise.all(PREFIX_SAMPLES.map((p) => count(p + 'x')));
@@ -117,15 +167,17 @@ export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
   for (const target of [...opts.contexts].sort((a, b) => a - b)) {
     const minimum = await count(PREFIX_SAMPLES[0]! + 'x');
     if (target < minimum) throw new Error(`context ${target} is shorter than the prompt's fixed part (${minimum} tokens)`);
-    prompts.push(await fitBody(target, count, textForWords));
+    prompts.push(await fitBody(target, (body) => count(PREFIX_SAMPLES[0]! + body), textForWords, 25));
   }
+  const followUpPrompts = followUps.length > 0 ? await prepareFollowUps(followUps, followUpCount) : [];
   return {
     schemaVersion: PROMPT_SET_SCHEMA_VERSION,
     model: opts.model,
     api: opts.api,
     tokenizer: tokenizerName,
-    exact: prompts.every((p) => p.measuredTokens === p.contextTokens),
+    exact: [...prompts, ...followUpPrompts].every((p) => p.measuredTokens === p.contextTokens),
     prompts,
+    ...(followUpPrompts.length > 0 ? { followUps: followUpPrompts } : {}),
   };
 }
 

@@ -58,6 +58,15 @@ describe('applyEnvToPlan', () => {
     expect(out.burst).toEqual({ profiles: ['rag', 'agentic'] });
   });
 
+  it('USE_CASES and SESSION_USERS for sessions: the ladder of every use case the part measures', () => {
+    expect(applyEnvToPlan({}, { USE_CASES: 'code_completion', SESSION_USERS: '4,8k' }).sessions).toEqual({
+      useCases: ['code_completion'], users: { code_completion: [4, 8192] },
+    });
+    const all = applyEnvToPlan({ sessions: { useCases: ['general_chatbot'] } }, { SESSION_USERS: '2' }).sessions;
+    expect(all).toEqual({ useCases: ['general_chatbot'], users: { general_chatbot: [2] } });
+    expect(Object.keys(applyEnvToPlan({}, { SESSION_USERS: '2' }).sessions!.users!)).toHaveLength(5);
+  });
+
   it('GATE_USE_CASE and GATE_CONCURRENCY, PROMPTS and PROMPT_MODE, CELL_SECONDS', () => {
     const out = applyEnvToPlan(
       { gate: { rounds: 3 }, schedule: { gapSeconds: 1 } },
@@ -88,9 +97,10 @@ describe('applyEnvToPlan', () => {
       GATE_CONCURRENCY: '2', PROMPT_MODE: 'unique', CELL_SECONDS: '5',
     };
     const plan = resolvePlan(applyEnvToPlan({}, env), script);
-    // capacity keeps the use case's own concurrency ladder (CONCURRENCIES is for sweep and mix).
-    expect(plan.cells.length).toBe(script === 'capacity' ? 10 : 1);
-    for (const c of plan.cells) expect(c.maxDurationSeconds).toBe(5);
+    // capacity keeps the use case's own concurrency ladder (CONCURRENCIES is for sweep and mix); sessions its default
+    // ladder of active users (SESSION_USERS), each step held its own ramp + warm-up + hold, not a slot.
+    expect(plan.cells.length).toBe(script === 'capacity' ? 10 : script === 'sessions' ? 7 : 1);
+    for (const c of plan.cells) expect(c.maxDurationSeconds).toBe(script === 'sessions' ? 80 : 5);
     expect(plan.target.baseUrl).toBe('http://h:1/v1');
   });
 
@@ -106,7 +116,7 @@ describe('applyEnvToPlan', () => {
     for (const name of read) expect(Object.keys(ENV_VARS), name).toContain(name);
     expect([...read].sort()).toEqual([
       'API', 'BASE_URL', 'CELL_SECONDS', 'CONCURRENCIES', 'CONTEXTS', 'DEPTHS', 'GATE_CONCURRENCY', 'GATE_USE_CASE',
-      'METRICS_URL', 'MODEL', 'OUTPUT_TOKENS', 'PROFILES', 'PROMPTS', 'PROMPT_MODE', 'ROUNDS', 'USE_CASES',
+      'METRICS_URL', 'MODEL', 'OUTPUT_TOKENS', 'PROFILES', 'PROMPTS', 'PROMPT_MODE', 'ROUNDS', 'SESSION_USERS', 'USE_CASES',
     ]);
     // The others are read by the k6 side, not as plan overrides.
     expect(Object.keys(ENV_VARS).filter((k) => !read.has(k)).sort()).toEqual(['API_KEY', 'PLAN', 'RESULTS_DIR']);

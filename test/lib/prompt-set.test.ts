@@ -2,7 +2,9 @@
 // Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
-import { approximatePromptSet, findPrompt, promptText, readPromptSet, requestPrefix, type PromptSet } from '../../lib/prompt-set';
+import {
+  approximatePromptSet, findFollowUp, findPrompt, promptText, readPromptSet, requestPrefix, type PromptSet,
+} from '../../lib/prompt-set';
 import { approximateWordsForTokens, fillerText } from '../../lib/prompt-text';
 
 const SET: PromptSet = {
@@ -45,6 +47,18 @@ describe('findPrompt', () => {
     expect(() => findPrompt(SET, 4096)).toThrow(
       'no prepared prompt of 4096 tokens (prepared: 1024, 8192); run npm run prepare-prompts for this plan',
     );
+  });
+});
+
+describe('findFollowUp', () => {
+  it('finds a follow-up by length, says which exist when it is missing, and checks them when reading a set', () => {
+    const set = approximatePromptSet('m', 'chat', [1024], [64, 256]);
+    expect(findFollowUp(set, 256).contextTokens).toBe(256);
+    expect(() => findFollowUp(set, 128)).toThrow(
+      'no prepared follow-up message of 128 tokens (prepared: 64, 256); run npm run prepare-prompts for this plan',
+    );
+    expect(() => findFollowUp(approximatePromptSet('m', 'chat', [1024]), 64)).toThrow(/prepared: none/);
+    expect(() => readPromptSet({ ...set, followUps: [{ contextTokens: 64 }] }, 'p.json')).toThrow(/p.json: a prompt lacks/);
   });
 });
 

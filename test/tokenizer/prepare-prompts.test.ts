@@ -6,6 +6,7 @@ import { requestPrefix } from '../../lib/prompt-text';
 import { startSim } from '../../sim/server';
 import { isQwen3Model, preparePrompts } from '../../tokenizer/prepare-prompts';
 import { loadQwen3Tokenizer } from '../../tokenizer/qwen3';
+import { TokenText } from '../../sim/text';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 const CONTEXTS = [300, 1024, 4096];
@@ -33,6 +34,21 @@ describe('preparePrompts with the Qwen3 tokenizer', () => {
     expect(tok.countText(requestPrefix('unique', 5, 5, 5) + set.prompts[0]!.body)).toBe(512);
   });
 
+  it("prepares follow-ups that add exactly their length to a conversation's next turn, besides the answer", async () => {
+    const set = await preparePrompts({ model: MODEL, api: 'chat', contexts: [1024], followUps: [64, 700], tokenizer: 'qwen3' });
+    expect(set.exact).toBe(true);
+    const tok = loadQwen3Tokenizer();
+    const first = { role: 'user' as const, content: requestPrefix('unique', 3, 2, 1) + set.prompts[0]!.body };
+    for (const f of set.followUps!) {
+      // The answer as the simulator generates it: one token per word.
+      const answer = { role: 'assistant' as const, content: new TokenText(f.contextTokens).tokens(128) };
+      expect(tok.countChat([first, answer, { role: 'user', content: f.body }])).toBe(1024 + 128 + f.contextTokens);
+    }
+    await expect(preparePrompts({ model: MODEL, api: 'chat', contexts: [1024], followUps: [8], tokenizer: 'qwen3' })).rejects.toThrow(
+      /follow-up of 8 tokens is shorter than its fixed part/,
+    );
+  });
+
   it('refuses a context shorter than the fixed part of the prompt', async () => {
     await expect(preparePrompts({ model: MODEL, api: 'chat', contexts: [5], tokenizer: 'qwen3' })).rejects.toThrow(
       /shorter than the prompt's fixed part/,
@@ -54,6 +70,16 @@ describe('preparePrompts with a server /tokenize', () => {
     expect(set.tokenizer).toContain('/tokenize');
     expect(set.exact).toBe(true);
     expect(set.prompts.map((p) => p.measuredTokens)).toEqual([300, 2048]);
+  });
+
+  it('prepares follow-ups through /tokenize to the lengths the local tokenizer counts', async () => {
+    const set = await preparePrompts({
+      model: MODEL, api: 'chat', contexts: [300], followUps: [100], tokenizer: 'server', baseUrl: sim.url,
+    });
+    expect(set.followUps!.map((f) => f.measuredTokens)).toEqual([100]);
+    const first = { role: 'user' as const, content: requestPrefix('unique', 3, 2, 1) + set.prompts[0]!.body };
+    const answer = { role: 'assistant' as const, content: new TokenText(1).tokens(50) };
+    expect(loadQwen3Tokenizer().countChat([first, answer, { role: 'user', content: set.followUps![0]!.body }])).toBe(300 + 50 + 100);
   });
 
   it('says what to do when the server has no /tokenize', async () => {
