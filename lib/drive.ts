@@ -21,6 +21,8 @@ export type Phase = (typeof PHASES)[number];
 export interface Ticket {
   readonly ticket: number;
   readonly cell: Pick<Cell, 'id' | 'script' | 'contextTokens' | 'outputTokens' | 'concurrency' | 'useCase' | 'profile'>;
+  /** The VU's first ticket of a step it joins (not carried over from the previous step): a new user arriving. */
+  readonly joined?: boolean;
 }
 
 /** The answer to "what next?": a ticket, or stop (the run is over: the VU ends). */

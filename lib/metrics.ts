@@ -318,11 +318,27 @@ export const SEARCH_METRICS = {
 /** The tags of llm_capacity_users. */
 export const CAPACITY_TAGS = { useCase: 'use_case', bound: 'bound', limit: 'limit' } as const;
 
-export const METRICS = { ...REQUEST_METRICS, ...CLIENT_METRICS, ...SERVER_METRICS, ...SEARCH_METRICS } as const;
+/** What the sessions script says of its users, beside each turn's request samples (same tags). */
+export const SESSION_METRICS = {
+  activeUsers: {
+    name: 'llm_active_users',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'count',
+    description:
+      'Active users of the sessions step running (each in a conversation: in a request or thinking), sampled by every ' +
+      "user at each turn's start: the step's users when the bench drives it, those arrived so far over a plain k6 step's ramp.",
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
+export const METRICS = {
+  ...REQUEST_METRICS, ...CLIENT_METRICS, ...SERVER_METRICS, ...SEARCH_METRICS, ...SESSION_METRICS,
+} as const;
 export type MetricKey = keyof typeof METRICS;
 export type RequestMetricKey = keyof typeof REQUEST_METRICS;
 export type ServerMetricKey = keyof typeof SERVER_METRICS;
 export type ClientMetricKey = keyof typeof CLIENT_METRICS;
+export type SessionMetricKey = keyof typeof SESSION_METRICS;
 
 /** The k6 metric name for a key, e.g. metricName('ttft') === 'llm_ttft'. */
 export function metricName(key: MetricKey): string {
@@ -351,6 +367,10 @@ export const SAMPLE_TAGS = {
   tokenSource: 'token_source',
   /** On request samples of steady-state steps: measured, warmup or transition (lib/drive.ts); only measured ones enter statistics. */
   phase: 'phase',
+  /** On request samples of the sessions script: the turn of its conversation, capped (lib/sessions.ts turnTag). */
+  turn: 'turn',
+  /** On request samples of the sessions script: the user's n-th conversation, capped (lib/sessions.ts sessionTag). */
+  session: 'session',
 } as const;
 
 /**

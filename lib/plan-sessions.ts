@@ -49,6 +49,8 @@ export function sessionSearchConfig(input: Input, useCases: readonly UseCase[]) 
   return {
     warmupRequests: input.warmupRequests, minRequestsPerUser: input.rounds, minMeasuredSeconds: input.minMeasuredSeconds,
     startUsers: input.startUsers, maxUsers, exactBelow: input.exactBelow, resolutionPercent: input.resolutionPercent,
+    // Unclear steps are measured again as in the capacity search (plan capacity.maxRepeats' default).
+    maxRepeats: PLAN_DEFAULTS.capacity.maxRepeats,
   };
 }
 

@@ -1,11 +1,14 @@
 // Request bodies and headers for OpenAI-compatible /chat/completions and /completions streaming calls.
 // Runs in k6 and Node.
 
+import type { ChatMessage } from './chat-template';
 import type { ApiStyle, TargetConfig } from './plan';
 
 export interface GenerationRequest {
   readonly prompt: string;
   readonly maxTokens: number;
+  /** A conversation's messages (chat API): sent instead of one user message of `prompt`. */
+  readonly messages?: readonly ChatMessage[];
 }
 
 export interface HttpRequestSpec {
@@ -32,7 +35,7 @@ export function buildRequestBody(target: TargetConfig, request: GenerationReques
     max_tokens: request.maxTokens,
     temperature: target.temperature,
   };
-  if (target.api === 'chat') body.messages = [{ role: 'user', content: request.prompt }];
+  if (target.api === 'chat') body.messages = request.messages ?? [{ role: 'user', content: request.prompt }];
   else body.prompt = request.prompt;
   if (target.ignoreEos) body.ignore_eos = true;
   if (target.minTokens) body.min_tokens = request.maxTokens;

@@ -55,8 +55,13 @@ export function readSummaryData(raw: unknown, source: string): SummaryData {
 }
 
 /** The sub-metric key k6 uses for a metric filtered by cell. */
-export function cellMetricKey(metricName: string, cell: string | { readonly id: string; readonly warmupRounds: number }): string {
-  // A steady-state cell's statistics leave its warm-up requests out (tag phase, lib/drive.ts).
-  if (typeof cell !== 'string' && cell.warmupRounds > 0) return `${metricName}{cell:${cell.id},phase:measured}`;
+export function cellMetricKey(
+  metricName: string, cell: string | { readonly id: string; readonly warmupRounds: number; readonly script?: string },
+): string {
+  // A steady-state cell's statistics leave its warm-up requests out (tag phase, lib/drive.ts), and a sessions step's
+  // its turns outside the measuring window (lib/sessions.ts turnPhase).
+  if (typeof cell !== 'string' && (cell.warmupRounds > 0 || cell.script === 'sessions')) {
+    return `${metricName}{cell:${cell.id},phase:measured}`;
+  }
   return `${metricName}{cell:${typeof cell === 'string' ? cell : cell.id}}`;
 }

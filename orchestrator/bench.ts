@@ -32,6 +32,7 @@ import {
 } from './progress';
 import { Driver, FixedSteps, type StepResult, type StepSource } from './driver';
 import { CapacitySearch } from './capacity-search';
+import { sessionsDrive } from './sessions-search';
 import { startControlServer } from './control-server';
 import { drivenCells, renderSearchTable, renderTimeSpent, searchCapacities, type TimeSpent } from './driven-results';
 import { drivenProgress, renderSearchStepLine } from './driven-progress';
@@ -78,7 +79,7 @@ export type BuiltInTarget = 'sim' | 'llama';
 export const BUILT_IN_TARGETS: readonly BuiltInTarget[] = ['sim', 'llama'];
 
 /** Scripts the bench drives (lib/drive.ts); the gate keeps its k6 thresholds and slot. */
-const DRIVEN_SCRIPTS: readonly ScriptName[] = ['sweep', 'capacity', 'burst', 'mix'];
+const DRIVEN_SCRIPTS: readonly ScriptName[] = ['sweep', 'capacity', 'burst', 'mix', 'sessions'];
 
 /** What drives a part: the step source, how many VUs it may need, and for capacity the search. */
 interface PartDrive {
@@ -88,6 +89,7 @@ interface PartDrive {
 }
 
 function partDrive(plan: Plan): PartDrive {
+  if (plan.script === 'sessions' && plan.search && plan.sessions) return sessionsDrive(plan, plan.search, plan.sessions);
   if (plan.script === 'capacity' && plan.search) {
     const ids = [...new Set(plan.cells.map((c) => c.useCase).filter((u): u is string => u !== null))];
     const useCases = ids.map((id) => ({
@@ -499,7 +501,9 @@ export class Bench extends EventEmitter<BenchEvents> {
           path.join(part.partDir, 'plan.json'),
           JSON.stringify({ ...plan, cells, totalSeconds: Math.round(busy.wallMs) / 1000 } satisfies Plan, null, 1),
         );
-      if (drive.search) this.emit('log', renderSearchTable(drive.search));
+      if (drive.search) {
+        this.emit('log', renderSearchTable(drive.search, plan.script === 'sessions' ? 'active-user search' : 'capacity search'));
+      }
       const counts = {
         planned: cells.reduce((n, c) => n + (c.driven?.requests.measured ?? 0) + (c.driven?.requests.cut ?? 0), 0),
         succeeded: 0, failed: 0, cut: cells.reduce((n, c) => n + (c.driven?.requests.cut ?? 0), 0),

@@ -227,6 +227,8 @@ export class CapacitySearch implements StepSource {
     private readonly cfg: CapacitySearchConfig,
     limitStat: LimitStat,
     minGoodput: number | null = null,
+    /** The step of `users` users: a capacity step by default; the sessions script searches its own steps of active users. */
+    private readonly cellOf: (s: UseCaseSearch, users: number) => StepSpec['cell'] = capacityCell,
   ) {
     this.searches = useCases.map(({ useCase, outputTokens }) => ({
       useCase,
@@ -324,12 +326,14 @@ export class CapacitySearch implements StepSource {
       minMeasuredSeconds: this.cfg.minMeasuredSeconds,
       freshUsers: s.points.length === 0,
     };
-    return {
-      cell: {
-        id: `capacity_${s.useCase.id}_n${users}`, script: 'capacity', contextTokens: s.useCase.contextTokens,
-        outputTokens: s.outputTokens, concurrency: users, useCase: s.useCase.id, profile: null,
-      },
-      mode,
-    };
+    return { cell: this.cellOf(s, users), mode };
   }
+}
+
+/** The capacity script's step of `users` closed-loop users of a use case. */
+function capacityCell(s: UseCaseSearch, users: number): StepSpec['cell'] {
+  return {
+    id: `capacity_${s.useCase.id}_n${users}`, script: 'capacity', contextTokens: s.useCase.contextTokens,
+    outputTokens: s.outputTokens, concurrency: users, useCase: s.useCase.id, profile: null,
+  };
 }

@@ -34,7 +34,7 @@ export function drivenCells(steps: readonly StepResult[], unfinished: ReadonlyMa
       gracefulStopSeconds: 0,
       driven: {
         mode: first.spec.mode.kind,
-        search: c.script === 'capacity',
+        search: c.script === 'capacity' || c.script === 'sessions',
         startSeconds: Math.round(first.startMs - originMs) / 1000,
         seconds,
         requests: { measured, warmup: count('warmup'), transition: count('transition'), cut },
@@ -75,9 +75,9 @@ function decision(s: CapacitySearch['searches'][number]): string {
   }
 }
 
-/** The search's outcome per use case, for the end of the capacity part. */
-export function renderSearchTable(search: CapacitySearch): string {
-  const lines = ['capacity search (steady state, warm-up excluded):'];
+/** The search's outcome per use case, for the end of the capacity (or sessions) part. */
+export function renderSearchTable(search: CapacitySearch, what = 'capacity search'): string {
+  const lines = [`${what} (steady state, warm-up excluded):`];
   for (const s of search.searches) {
     const tried = [...s.points].sort((a, b) => a.users - b.users)
       .map((p) => `${p.users}${p.ok ? '' : '✗'}${(p.measurements ?? 1) > 1 ? `(x${p.measurements})` : ''}`).join(' ');

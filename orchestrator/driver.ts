@@ -193,9 +193,11 @@ export class Driver {
       s.startMs = this.now();
     }
     const n = s.spec.cell.concurrency;
+    let joined = false;
     if (!s.left.has(vu)) {
       if (s.members.length >= n || !this.hasRoom(s.members, this.runnerOfVu.get(vu) ?? 0, n)) return { kind: 'wait' };
       this.join(s, vu);
+      joined = true;
     }
     const mode = s.spec.mode;
     const left = s.left.get(vu)!;
@@ -210,7 +212,7 @@ export class Driver {
     const id = this.nextTicket++;
     this.tickets.set(id, { vu, step: s.index, phase });
     if (this.busySince === null) this.busySince = this.now();
-    return { kind: 'ticket', ticket: { ticket: id, cell: s.spec.cell } };
+    return { kind: 'ticket', ticket: { ticket: id, cell: s.spec.cell, ...(joined ? { joined: true } : {}) } };
   }
 
   /** A request ended: records it and returns its phase; may end the step and begin the next. Unknown tickets get null. */

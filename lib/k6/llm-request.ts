@@ -20,6 +20,8 @@ export interface RequestLengths {
 
 export interface SentRequest {
   readonly record: RequestRecord;
+  /** The generated content, when sent with keepText (a conversation's turn); else null. */
+  readonly text: string | null;
   /** Pushes the llm_* samples with these tags added, when the request was sent with deferred metrics; else does nothing. */
   pushMetrics(tags: Record<string, string>): void;
 }
@@ -45,7 +47,7 @@ function readEveryEvent(events: LlmEvent[]): number {
  */
 export async function sendRequest(
   spec: HttpRequestSpec, lengths: RequestLengths, limits: RequestLimits, tags: Record<string, string>,
-  deferMetrics: boolean, slo: readonly UseCaseLimit[] | null, eventCallback = false,
+  deferMetrics: boolean, slo: readonly UseCaseLimit[] | null, eventCallback = false, keepText = false,
 ): Promise<SentRequest> {
   // Only a misuse throws (docs/k6-x-llm.md): a bug in the calling script, left to end the iteration loudly.
   const result = await llm.stream(
@@ -63,10 +65,11 @@ export async function sendRequest(
       tags,
       deferMetrics,
       parseJson: eventCallback,
+      keepText,
       ...(slo ? { slo: slo.map((l) => ({ metric: l.metric, operator: l.operator, value: l.value })) } : {}),
     },
     eventCallback ? readEveryEvent : undefined,
   );
   const push = result.pushMetrics;
-  return { record: result.record, pushMetrics: (t) => push?.(t) };
+  return { record: result.record, text: result.text ?? null, pushMetrics: (t) => push?.(t) };
 }

@@ -8,7 +8,9 @@ import { SharedArray } from 'k6/data';
 import { applyEnvToPlan } from '../env';
 import { buildOptions, cellTags, plannedRequests, type SuiteOptions } from '../options';
 import { PlanError, resolvePlan, type Cell, type Plan, type PlanInput, type ScriptName } from '../plan';
-import { approximatePromptSet, findPrompt, promptText, readPromptSet, requestPrefix, type PreparedPrompt } from '../prompt-set';
+import {
+  approximatePromptSet, findFollowUp, findPrompt, promptText, readPromptSet, requestPrefix, type PreparedPrompt,
+} from '../prompt-set';
 import { parsePrometheusText, readServerSnapshot } from '../prometheus';
 import { buildStreamingRequest } from '../request';
 import { readSummaryData } from '../summary-data';
@@ -23,6 +25,7 @@ import type { RequestRecord } from '../record';
 import { CELL_TAGS, SAMPLE_TAGS } from '../metrics';
 import { segmentPosition } from '../segments';
 import { cellShare, cellsWithoutShare, RUNNER_FILE, runnerLabel, runnerOf, type RunnerInfo, type SegmentOptions } from '../runner';
+import { sessionUser, type SessionUser } from './sessions';
 
 /**
  * Passed from setup() to every VU and to handleSummary: a per-run number that makes prompt prefixes unique
@@ -87,17 +90,20 @@ interface PromptStore {
   readonly exact: boolean;
   /** The prompt for a context length; SharedArray hands out a copy per access, so only the one needed is copied. */
   get(contextTokens: number): PreparedPrompt;
+  /** The follow-up message of a length (the sessions script's later turns). */
+  followUp(tokens: number): PreparedPrompt;
 }
 
 function loadPrompts(plan: Plan): PromptStore {
   const contexts = Array.from(new Set(plan.cells.map((c) => c.contextTokens)));
+  const followUps = Array.from(new Set(Object.values(plan.sessions?.models ?? {}).map((m) => m.growthTokens)));
   const file = plan.prompts.file;
-  // Element 0 describes the set; elements 1.. are the prompts in `contexts` order. VUs share one copy
-  // of the (large) bodies, and a request copies only the element it reads.
+  // Element 0 describes the set; elements 1.. are the prompts in `contexts` order, then the follow-ups in
+  // `followUps` order. VUs share one copy of the (large) bodies, and a request copies only the element it reads.
   const shared = new SharedArray('prompts', () => {
     const set = file
       ? readPromptSet(readJsonFile(file, 'PROMPTS'), file)
-      : approximatePromptSet(plan.target.model, plan.target.api, contexts);
+      : approximatePromptSet(plan.target.model, plan.target.api, contexts, followUps);
     // Chat prompts are counted with the chat template around them: the other API would be off by its length.
     if (set.api !== plan.target.api)
       throw new PlanError(
@@ -105,7 +111,7 @@ function loadPrompts(plan: Plan): PromptStore {
         `prepare-prompts -- --api ${plan.target.api}`,
       );
     const info = { tokenizer: set.tokenizer, exact: set.exact };
-    return [info, ...contexts.map((c) => findPrompt(set, c))];
+    return [info, ...contexts.map((c) => findPrompt(set, c)), ...followUps.map((f) => findFollowUp(set, f))];
   });
   const info = shared[0] as { tokenizer: string; exact: boolean };
   return {
@@ -113,6 +119,9 @@ function loadPrompts(plan: Plan): PromptStore {
     exact: info.exact,
     get(contextTokens: number): PreparedPrompt {
       return shared[contexts.indexOf(contextTokens) + 1] as PreparedPrompt;
+    },
+    followUp(tokens: number): PreparedPrompt {
+      return shared[contexts.length + followUps.indexOf(tokens) + 1] as PreparedPrompt;
     },
   };
 }
@@ -147,6 +156,13 @@ export function createSuite(script: ScriptName): Suite {
       phase === null, cell.useCase ? (sloOf.get(cell.useCase) ?? null) : null, eventCallback,
     );
   };
+  // The sessions script's user of this VU: conversations with think time (lib/k6/sessions.ts).
+  const sessions: SessionUser | null = plan.sessions
+    ? sessionUser({
+        plan, apiKey, firstPrompt: (n) => prompts.get(n), followUp: (n) => prompts.followUp(n),
+        slo: (useCase) => sloOf.get(useCase) ?? null,
+      })
+    : null;
   const warnOnce = new Set<string>();
   const warnFailure = (cellId: string, record: RequestRecord): void => {
     if (record.outcome !== 'errored' || warnOnce.has(cellId)) return;
@@ -166,11 +182,15 @@ export function createSuite(script: ScriptName): Suite {
       if (answer.stop) return;
       const t = answer.ticket;
       setCellTags(tags, t.cell);
-      const sent = await send(t.cell, requestPrefix(plan.prompts.mode, data.runNonce, vu, n), null);
+      const sent = sessions
+        ? await sessions.turn(t.cell, t.joined === true, data.runNonce)
+        : await send(t.cell, requestPrefix(plan.prompts.mode, data.runNonce, vu, n), null);
       warnFailure(t.cell.id, sent.record);
       // The bench says which phase the request belongs to only now: a step may have ended meanwhile.
       const phase = await c.done(doneReport(t, sent.record));
       sent.pushMetrics(phase === null ? {} : { [SAMPLE_TAGS.phase]: phase });
+      // A user thinks after each turn, its request already reported: the bench's step counts it out of flight.
+      if (sessions) await sessions.think();
     }
   };
 
@@ -202,6 +222,7 @@ export function createSuite(script: ScriptName): Suite {
         exec.test.abort(`scenario "${exec.scenario.name}" is not a cell of the plan`);
         return;
       }
+      if (sessions) return sessions.runStep(cell, data.runNonce);
       // A steady-state cell's first requests per user are its warm-up: kept, tagged, left out of its statistics.
       const phase = cell.warmupRounds > 0 ? (exec.vu.iterationInScenario < cell.warmupRounds ? 'warmup' : 'measured') : undefined;
       const sent = await send(cell, requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, exec.vu.iterationInInstance), phase);

@@ -89,6 +89,21 @@ describe('Driver, steady steps', () => {
     expect(d.done(report(b))).toBe('measured');
   });
 
+  it("marks a user's first ticket of a step it joins, not those of users carried over (a conversation starts anew)", () => {
+    const d = new Driver(new FixedSteps([steady('s1', 1, { freshUsers: true, warmupRequests: 0 }), steady('s2', 2)]), () => 0);
+    const first = d.next(1);
+    expect(first.kind === 'ticket' && first.ticket.joined).toBe(true);
+    d.done(report(ticketOf(first)));
+    // s2 carries user 1 over and adds user 2.
+    const carried = d.next(1);
+    const added = d.next(2);
+    expect(carried.kind === 'ticket' && carried.ticket.joined).toBeUndefined();
+    expect(added.kind === 'ticket' && added.ticket.joined).toBe(true);
+    d.done(report(ticketOf(added)));
+    const again = d.next(2);
+    expect(again.kind === 'ticket' && again.ticket.joined).toBeUndefined();
+  });
+
   it('keeps the earliest users when a step has fewer, and parks the others', () => {
     const d = new Driver(new FixedSteps([steady('s3', 3, { freshUsers: true, warmupRequests: 0 }), steady('s1', 1)]), () => 0);
     const ts = [1, 2, 3].map((vu) => ticketOf(d.next(vu)));

@@ -1,0 +1,122 @@
+// End to end: the sessions script on the project's k6 against the simulator's performance model and prefix cache.
+// Plain `k6 run dist/sessions.js` (turns, tags, exact lengths, cached tokens), and `npm run bench`'s search in active
+// users beside the capacity search. Runs in Node (vitest).
+
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METRICS } from '../../lib/metrics';
+import { cellMetricKey, readSummaryData } from '../../lib/summary-data';
+import { buildBundles } from '../../orchestrator/bundles';
+import { readPlanFile } from '../../report/inputs';
+import { startSim } from '../../sim/server';
+import { preparePrompts } from '../../tokenizer/prepare-prompts';
+import { extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, writePlan, type CsvRow } from './helpers';
+
+const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
+/** 2K prompts, 32 tokens out: on the default profile per-user decode speed crosses 100 tok/s near 5 concurrent requests. */
+const TINY = {
+  id: 'tiny_chat', title: 'Tiny chat', contextTokens: 2048, outputTokens: 32,
+  limits: [{ metric: 'decodeSpeed', operator: '>', value: 100 }],
+};
+const FIRST = 2048;
+const GROWTH = 64;
+const OUTPUT = 32;
+
+describe('k6 run dist/sessions.js', () => {
+  let sim: Awaited<ReturnType<typeof startSim>>;
+  let run: Awaited<ReturnType<typeof runScript>>;
+  let rows: CsvRow[];
+  beforeAll(async () => {
+    await buildBundles();
+    sim = await startSim({ port: 0, tokenizerWorkers: 1 });
+    const dir = tempDir('sessions-prompts');
+    const prompts = path.join(dir, 'prompts.json');
+    writeFileSync(prompts, JSON.stringify(await preparePrompts({
+      model: MODEL, api: 'chat', contexts: [FIRST], followUps: [GROWTH], tokenizer: 'qwen3',
+    })));
+    const plan = {
+      useCases: [TINY], monitor: { intervalSeconds: 0.5 },
+      sessions: {
+        users: { tiny_chat: [3] }, rampSeconds: 1, warmupSeconds: 1, holdSeconds: 4,
+        models: { tiny_chat: { turns: 3, growthTokens: GROWTH, thinkTime: { distribution: 'exponential', meanSeconds: 0.2 } } },
+      },
+    };
+    run = await runScript('sessions', plan, { BASE_URL: sim.url, MODEL, PROMPTS: prompts });
+    rows = readCsv(path.join(run.dir, 'samples.csv')).rows;
+  }, 120_000);
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it('exits 0, holds the step as planned and keeps its measured turns apart in the summary', () => {
+    expect(run.exitCode, run.stderr).toBe(0);
+    const plan = readPlanFile(path.join(run.dir, 'plan.json'));
+    expect(plan.cells.map((c) => [c.id, c.concurrency, c.maxDurationSeconds])).toEqual([['sessions_tiny_chat_n3', 3, 6]]);
+    const summary = readSummaryData(readJson(path.join(run.dir, 'summary.json')), 'summary.json');
+    const measured = summary.metrics[cellMetricKey(METRICS.ttft.name, plan.cells[0]!)]!.values.count!;
+    expect(measured).toBeGreaterThan(3);
+  });
+
+  it("sends each turn the history, exactly first + (turn - 1) x (growth + output) tokens, and finds the last turn cached", () => {
+    const requests = rows.filter((r) => r.metric_name === METRICS.inputTokens.name);
+    expect(requests.length).toBeGreaterThan(6);
+    const cachedAt = new Map(rows.filter((r) => r.metric_name === METRICS.cachedTokens.name).map((r) => {
+      const t = extraTags(r);
+      return [`${r.timestamp}/${t.turn}/${t.session}`, Number(r.metric_value)];
+    }));
+    const turns = new Set<string>();
+    for (const r of requests) {
+      const t = extraTags(r);
+      const turn = Number(t.turn);
+      turns.add(t.turn!);
+      const input = Number(r.metric_value);
+      expect(input, `turn ${turn}`).toBe(FIRST + (turn - 1) * (GROWTH + OUTPUT));
+      const cached = cachedAt.get(`${r.timestamp}/${t.turn}/${t.session}`);
+      // The previous turn's prompt and answer, but the answer's last token, in whole 16-token blocks.
+      if (turn === 1) expect(cached).toBeUndefined();
+      else expect(cached, `turn ${turn}`).toBe(16 * Math.floor((input - GROWTH - 1) / 16));
+      expect(['warmup', 'measured', 'transition']).toContain(t.phase);
+      expect(['1', '2', '3+']).toContain(t.session);
+    }
+    expect([...turns].sort()).toEqual(['1', '2', '3']);
+    expect(requests.some((r) => extraTags(r).phase === 'measured')).toBe(true);
+  });
+
+  it('samples the active users, never more than the step holds', () => {
+    const users = rows.filter((r) => r.metric_name === METRICS.activeUsers.name).map((r) => Number(r.metric_value));
+    expect(users.length).toBeGreaterThan(3);
+    expect(Math.max(...users)).toBe(3);
+    expect(Math.min(...users)).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('npm run bench -- --scripts capacity,sessions', () => {
+  it('finds as many active users without think time as concurrent requests, and more with it', async () => {
+    const thinking = { ...TINY, id: 'tiny_think', title: 'Tiny chat with pauses' };
+    const search = { rounds: 2, minMeasuredSeconds: 1.5, maxUsers: 32 };
+    const plan = {
+      useCases: [TINY, thinking],
+      capacity: { useCases: ['tiny_chat'], ...search },
+      sessions: {
+        ...search,
+        models: {
+          // One turn, no pause: every turn is the capacity script's request, so the two searches must agree.
+          tiny_chat: { turns: 1, thinkTime: { distribution: 'constant', seconds: 0 } },
+          tiny_think: { turns: 1, thinkTime: { distribution: 'exponential', meanSeconds: 0.4 } },
+        },
+      },
+    };
+    const dir = tempDir('sessions-bench');
+    const r = await runBenchCli(['--plan', writePlan(dir, plan), '--scripts', 'capacity,sessions', '--results', dir, '--run-id', 's']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const found = (what: string, id: string): number => {
+      const m = new RegExp(`${what} \\(steady state, warm-up excluded\\):\\n(?:  .*\\n)*?  ${id}: (\\d+) \\(`).exec(r.stderr);
+      expect(m, r.stderr).not.toBeNull();
+      return Number(m![1]);
+    };
+    const concurrent = found('capacity search', 'tiny_chat');
+    expect(Math.abs(found('active-user search', 'tiny_chat') - concurrent)).toBeLessThanOrEqual(1);
+    expect(found('active-user search', 'tiny_think')).toBeGreaterThan(concurrent);
+  }, 240_000);
+});
