@@ -15,6 +15,7 @@ import { TREND_KEYS } from './read-samples';
 import { summarize, type Distribution } from './stats';
 import { serverFigures, type ServerFigures } from './server-metrics';
 import { powerFigures, type CostOptions, type PowerFigures } from './power';
+import { sessionCellStats, type SessionCellStats } from './sessions';
 
 /** The plan's description of a cell (its part, lengths, concurrency, use case), plus what was measured. */
 export interface CellStats extends Pick<
@@ -67,6 +68,8 @@ export interface CellStats extends Pick<
   readonly power: PowerFigures | null;
   /** Why the client, not the server, limited this cell (report/client-bound.ts), or null. */
   readonly clientBound: { readonly reason: string } | null;
+  /** A sessions step's requests in flight and turns (report/sessions.ts); null for other cells. */
+  readonly sessions: SessionCellStats | null;
 }
 
 export interface ErrorMessageCount {
@@ -158,6 +161,7 @@ export function buildCellStats(
     server: window ? serverFigures(monitor, window, monitorIntervalMs) : null,
     power: window ? powerFigures(monitor.powerWatts, window, outputTokensTotal, throughput ?? 0, cost, monitorIntervalMs) : null,
     clientBound: clientBoundOf(acc, metrics.itl),
+    sessions: acc?.sessions ? sessionCellStats(acc.sessions, window) : null,
   };
 }
 

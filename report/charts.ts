@@ -32,7 +32,7 @@ function round(v: Num, digits = 2): Num {
   return Math.round(v * f) / f;
 }
 
-interface SeriesIn {
+export interface SeriesIn {
   readonly name: string;
   readonly data: readonly Num[];
   readonly yAxisIndex?: number;
@@ -42,7 +42,7 @@ interface SeriesIn {
   readonly dashed?: boolean;
 }
 
-interface LineChartIn {
+export interface LineChartIn {
   readonly id: string;
   readonly title: string;
   readonly caption: string;
@@ -54,7 +54,7 @@ interface LineChartIn {
   readonly series: readonly SeriesIn[];
 }
 
-function lineChart(c: LineChartIn): ChartSpec {
+export function lineChart(c: LineChartIn): ChartSpec {
   const option = {
     color: PALETTE,
     animation: false,

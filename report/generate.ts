@@ -9,10 +9,12 @@ import { readPartSamples } from './split-inputs';
 import { buildReport, DEFAULT_REPORT_OPTIONS } from './model';
 import type { Comparison, Report, ReportOptions } from './report-types';
 import { buildCharts, renderChartSvg, type ChartSpec } from './charts';
+import { sessionCharts } from './charts-sessions';
 import { buildDocument } from './sections';
 import { renderMarkdown } from './render-md';
 import { renderHtml } from './render-html';
 import { renderCapacityCsv, renderCellsCsv } from './render-csv';
+import { renderActiveUsersCsv } from './render-active-users-csv';
 import { compareReports } from './compare';
 
 /**
@@ -33,6 +35,8 @@ export interface RenderedReport {
   readonly json: string;
   readonly cellsCsv: string;
   readonly capacityCsv: string;
+  /** active-users.csv, when a sessions part ran. */
+  readonly activeUsersCsv: string | null;
   readonly compareJson: string | null;
   readonly charts: readonly ChartSpec[];
   readonly svgs: ReadonlyMap<string, string>;
@@ -40,7 +44,7 @@ export interface RenderedReport {
 
 /** Renders every output of a report as strings. */
 export function renderReport(report: Report): RenderedReport {
-  const charts = buildCharts(report);
+  const charts = [...buildCharts(report), ...sessionCharts(report)];
   const ids = new Set(charts.map((c) => c.id));
   const blocks = buildDocument(report, ids);
   const svgs = new Map(charts.map((c) => [c.id, renderChartSvg(c)]));
@@ -50,13 +54,17 @@ export function renderReport(report: Report): RenderedReport {
     json: `${JSON.stringify(report, null, 1)}\n`,
     cellsCsv: renderCellsCsv(report),
     capacityCsv: renderCapacityCsv(report),
+    activeUsersCsv: renderActiveUsersCsv(report),
     compareJson: report.comparison ? `${JSON.stringify({ schemaVersion: report.schemaVersion, ...report.comparison }, null, 1)}\n` : null,
     charts,
     svgs,
   };
 }
 
-/** Writes the rendered report into a folder (report.md, report.html, report.json, cells.csv, capacity.csv, charts/*.svg, compare.json). */
+/**
+ * Writes the rendered report into a folder (report.md, report.html, report.json, cells.csv, capacity.csv,
+ * active-users.csv, charts/*.svg, compare.json).
+ */
 export function writeReportFiles(dir: string, r: RenderedReport): string[] {
   const chartsDir = join(dir, 'charts');
   mkdirSync(chartsDir, { recursive: true });
@@ -72,6 +80,8 @@ export function writeReportFiles(dir: string, r: RenderedReport): string[] {
   put('report.json', r.json);
   put('cells.csv', r.cellsCsv);
   put('capacity.csv', r.capacityCsv);
+  if (r.activeUsersCsv) put('active-users.csv', r.activeUsersCsv);
+  else rmSync(join(dir, 'active-users.csv'), { force: true });
   if (r.compareJson) put('compare.json', r.compareJson);
   else rmSync(join(dir, 'compare.json'), { force: true });
   for (const [id, svg] of r.svgs) put(join('charts', `${id}.svg`), svg);

@@ -19,6 +19,7 @@ import {
   type UseCaseCapacity,
 } from './capacity';
 import { DEFAULT_COST } from './power';
+import { activeUsersCapacities } from './active-users';
 import { capacityFinding } from './judgement';
 import { judgeMergedThresholds } from './split-thresholds';
 import { splitWarnings } from './split-notes';
@@ -48,7 +49,9 @@ function byConcurrency(a: CellStats, b: CellStats): number {
 /** Sweep cells, or (when there is no sweep part) every cell: the grid the performance sections describe. */
 export function gridCells(r: Pick<Report, 'cells'>): CellStats[] {
   const sweep = r.cells.filter((c) => c.script === 'sweep' && c.requests > 0);
-  return (sweep.length > 0 ? sweep : r.cells.filter((c) => c.requests > 0 && c.script !== 'burst')).slice().sort(byConcurrency);
+  // Bursts and sessions steps (users with pauses, not N requests) are no grid of concurrent requests.
+  const other = r.cells.filter((c) => c.requests > 0 && c.script !== 'burst' && c.script !== 'sessions');
+  return (sweep.length > 0 ? sweep : other).slice().sort(byConcurrency);
 }
 
 /** A single-request figure at the shortest and the longest context: "a (1K context) → b (8K context)". */
@@ -168,6 +171,7 @@ export function buildReport(
     options,
     cells,
     useCases,
+    activeUsers: activeUsersCapacities(input.parts.map((part) => part.plan), cells, limitStat, options.minSuccessRate, useCases),
     bursts,
     mixProfiles: mixProfiles(cells),
     gates: gateResults(input, cells),

@@ -18,6 +18,7 @@ import {
 import { FloatList } from './stats';
 import { ReportInputError } from './inputs';
 import { columnsOf, completeLength, detach, parseErrorMessage, parseExtraTags, timestampScale, type Columns } from './k6-csv';
+import { addSessionSample, newSessionAccumulator, type SessionAccumulator } from './session-samples';
 
 /** Request metrics recorded as Trends (one value per request, or per token for ITL). */
 export const TREND_KEYS = [
@@ -60,6 +61,8 @@ export interface CellAccumulator {
   /** The earliest and latest llm_client_cpu_seconds samples: epoch ms and per-core CPU seconds. */
   cpuFirst: { atMs: number; seconds: number } | null;
   cpuLast: { atMs: number; seconds: number } | null;
+  /** The sessions script's turns and request spans (report/session-samples.ts); absent in other cells. */
+  sessions?: SessionAccumulator;
 }
 
 /** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
@@ -247,6 +250,10 @@ class SamplesReader {
     }
     // Warm-up and transition requests stay in the samples but out of the cell's statistics.
     const phase = tags[SAMPLE_TAGS.phase];
+    if (tags[SAMPLE_TAGS.turn] !== undefined) {
+      const measured = phase !== 'warmup' && phase !== 'transition';
+      addSessionSample((cell.sessions ??= newSessionAccumulator()), key, tags, timestampMs, value, measured);
+    }
     if (phase === 'warmup' || phase === 'transition') {
       if (key === 'requestOk') cell.excluded[phase]++;
       return;

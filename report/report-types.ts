@@ -9,11 +9,13 @@ import type { BurstCapacity, LimitCheck, UseCaseCapacity } from './capacity';
 import type { CellStats } from './cells';
 import type { RunInfo, ThresholdOutcome } from './inputs';
 import type { CostOptions } from './power';
+import type { ActiveUsersCapacity } from './active-users';
 
 /**
  * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval` and its goodput,
  * distributions a `stdDev`, and comparisons the noise they weighed a change against. 3: cells carry `measurements`, and
- * searched capacities the `verdicts` of the steps on either side of them.
+ * searched capacities the `verdicts` of the steps on either side of them; `activeUsers`, the sessions part's
+ * capacity in active users per use case, and each cell's `sessions` figures.
  */
 export const REPORT_SCHEMA_VERSION = 3;
 
@@ -94,6 +96,8 @@ export interface Report {
   readonly options: ReportOptions;
   readonly cells: readonly CellStats[];
   readonly useCases: readonly UseCaseCapacity[];
+  /** The sessions part's capacities in active users (report/active-users.ts); [] without one. */
+  readonly activeUsers: readonly ActiveUsersCapacity[];
   readonly bursts: readonly BurstCapacity[];
   readonly mixProfiles: readonly MixProfileSummary[];
   readonly gates: readonly GateResult[];

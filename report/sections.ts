@@ -10,6 +10,7 @@ import { DocBuilder } from './document';
 import { gridCells } from './model';
 import type { Report } from './report-types';
 import { capacityAnalysisSection } from './sections/capacity-analysis';
+import { activeUsersSection } from './sections/active-users';
 import { allCellsSection, latencyPercentilesSection } from './sections/cell-tables';
 import { successAndErrorsSection } from './sections/errors';
 import { highlightsSection, keyFindingsSection, titleSection } from './sections/findings';
@@ -29,6 +30,7 @@ export function buildDocument(report: Report, charts: ReadonlySet<string>): Bloc
     ...useCaseGuidanceSection(report),
     ...performanceAnalysisSection(report, charts),
     ...capacityAnalysisSection(report, charts),
+    ...activeUsersSection(report, charts),
     ...scaleUpSection(report, charts),
     ...fastestSection(report, charts),
     ...technicalAnalysisSection(report, charts),

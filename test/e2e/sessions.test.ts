@@ -2,13 +2,16 @@
 // Plain `k6 run dist/sessions.js` (turns, tags, exact lengths, cached tokens), and `npm run bench`'s search in active
 // users beside the capacity search. Runs in Node (vitest).
 
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { cellMetricKey, readSummaryData } from '../../lib/summary-data';
 import { buildBundles } from '../../orchestrator/bundles';
 import { readPlanFile } from '../../report/inputs';
+import { generateReport } from '../../report/generate';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import type { ActiveUsersCapacity } from '../../report/active-users';
 import { startSim } from '../../sim/server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, writePlan, type CsvRow } from './helpers';
@@ -83,6 +86,29 @@ describe('k6 run dist/sessions.js', () => {
     expect(requests.some((r) => extraTags(r).phase === 'measured')).toBe(true);
   });
 
+  it('reports the step in "Active Users": requests in flight, and TTFT and cache hits by turn', async () => {
+    const { report } = await generateReport(run.dir, { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null });
+    const [a] = report.activeUsers;
+    expect(a!.useCase.id).toBe('tiny_chat');
+    const at = a!.atCapacity!;
+    expect(at.users).toBe(3);
+    expect(at.concurrentMean!).toBeGreaterThan(0);
+    expect(at.concurrentMean!).toBeLessThanOrEqual(3);
+    expect(at.concurrentP95!).toBeLessThanOrEqual(3);
+    expect(at.turns.map((t) => t.turn)).toEqual(['1', '2', '3']);
+    // Turn 1 is a new conversation; later turns find all but the new message cached.
+    expect(at.turns[0]!.hitRate).toBe(0);
+    for (const t of at.turns.slice(1)) expect(t.hitRate!, `turn ${t.turn}`).toBeGreaterThan(0.9);
+    expect(at.serverHitRate!).toBeGreaterThan(0.5);
+    const md = readFileSync(path.join(run.dir, 'report.md'), 'utf8');
+    expect(md).toMatch(/## Active Users\n/);
+    expect(md).toMatch(/\| Tiny chat \| 3 turns, 2K → 2\.2K, 32 out \| exponential, mean 0\.2 s \| 3\+ \| \d\.\d \/ [123] \|/);
+    expect(md).toMatch(/### Tiny chat: Turns at 3 Active Users/);
+    expect(md).toContain('charts/sessions_turns_tiny_chat.svg');
+    expect(existsSync(path.join(run.dir, 'charts', 'sessions_users_tiny_chat.svg'))).toBe(true);
+    expect(readFileSync(path.join(run.dir, 'active-users.csv'), 'utf8')).toMatch(/^kind,id,title,turn,/);
+  });
+
   it('samples the active users, never more than the step holds', () => {
     const users = rows.filter((r) => r.metric_name === METRICS.activeUsers.name).map((r) => Number(r.metric_value));
     expect(users.length).toBeGreaterThan(3);
@@ -118,5 +144,16 @@ describe('npm run bench -- --scripts capacity,sessions', () => {
     const concurrent = found('capacity search', 'tiny_chat');
     expect(Math.abs(found('active-user search', 'tiny_chat') - concurrent)).toBeLessThanOrEqual(1);
     expect(found('active-user search', 'tiny_think')).toBeGreaterThan(concurrent);
+    // The report sets each beside the concurrent capacity: without pauses one user per slot, with them about
+    // (k + 1) of them and never far beyond Little's law (one turn, nothing to cache).
+    const report = readJson<{ activeUsers: ActiveUsersCapacity[] }>(path.join(dir, 's', 'report.json'));
+    const [still, think] = report.activeUsers;
+    expect(still!.concurrentCapacity).toBe(concurrent);
+    expect(still!.atCapacity!.usersPerSlot!).toBeGreaterThan(0.9);
+    expect(still!.atCapacity!.usersPerSlot!).toBeLessThan(1.2);
+    expect(think!.thinkToRequest!).toBeGreaterThan(0.3);
+    expect(think!.atCapacity!.usersPerSlot!).toBeGreaterThan(1.2);
+    // tiny_think has tiny_chat's lengths and limits: its Little bound is (k + 1) x tiny_chat's concurrent capacity.
+    expect(think!.result.estimate!).toBeLessThanOrEqual(1.25 * (think!.thinkToRequest! + 1) * concurrent + 1);
   }, 240_000);
 });

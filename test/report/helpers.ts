@@ -44,8 +44,9 @@ export function cell(over: Partial<Omit<CellStats, 'metrics'>> & { metrics?: Par
     throughput: over.throughput === undefined ? 100 : over.throughput,
     tokensPerHour: over.throughput === undefined ? 360000 : over.throughput === null ? null : over.throughput * 3600,
     scalingEfficiency: null,
-    server: null,
+    server: over.server ?? null,
     power: null,
     clientBound: over.clientBound ?? null,
+    sessions: over.sessions ?? null,
   };
 }
