@@ -1,18 +1,19 @@
 // The dashboard's Sessions row as panel specs: conversations on the prefix cache. Runs in Node.
 // The client's view (usage.prompt_tokens_details, llm_cached_tokens) beside the server's own counters.
 
-import { REQUEST_METRICS, SERVER_METRICS } from '../../lib/metrics';
-import { BY_CELL, describe, HALF, type PanelSpec, type RowSpec } from './panel-spec';
-import { cellMatchers, series, testidMatchers, RATE_WINDOW } from './promql';
-import { counterSeries, gaugeSeries } from './remote-write';
+import { REQUEST_METRICS, SAMPLE_TAGS, SERVER_METRICS, SESSION_METRICS } from '../../lib/metrics';
+import { TURN_TAG_CAP } from '../../lib/sessions';
+import { BY_CELL, describe, HALF, MULTI_RUNNER_NOTE, THIRD, type PanelSpec, type RowSpec } from './panel-spec';
+import { cellMatchers, series, testidMatchers, trendMean, RATE_WINDOW, type Matcher } from './promql';
+import { counterSeries, gaugeSeries, grafanaUnit } from './remote-write';
 import { SERVER_JOB_VAR } from './variables';
 
 /**
  * cached / input tokens by the given labels, both cumulative from the test's start: the hit rate so far. A group
  * whose server never reported cached tokens (or none were cached: vLLM then leaves the field out) has no line.
  */
-export function usageHitRate(by: readonly string[], measuredOnly = true): string {
-  const cells = cellMatchers({}, measuredOnly);
+export function usageHitRate(by: readonly string[], extra: readonly Matcher[] = []): string {
+  const cells = [...cellMatchers(), ...extra];
   const sum = (name: string) => `sum by (${by.join(', ')}) (${series(name, cells)})`;
   return `${sum(counterSeries(REQUEST_METRICS.cachedTokens))} / ${sum(counterSeries(REQUEST_METRICS.inputTokens))}`;
 }
@@ -48,6 +49,61 @@ function hitRatePanel(): PanelSpec {
   };
 }
 
+/** Request samples of the sessions script only: they carry a turn. */
+const SESSION_TURNS: Matcher = { label: SAMPLE_TAGS.turn, op: '=~', value: '.+' };
+const TURNS_NOTE =
+  ` One line per turn of the conversations (tag turn: 1, 2, ... and ${TURN_TAG_CAP}+ for the later ones), over the ` +
+  'selected cells, measured turns only.';
+
+function ttftByTurnPanel(): PanelSpec {
+  const def = REQUEST_METRICS.ttft;
+  return {
+    type: 'timeseries',
+    title: 'TTFT by turn (mean)',
+    description: describe(def, `${TURNS_NOTE} A later turn sends a longer history; a prefix cache serves most of it.` +
+      MULTI_RUNNER_NOTE),
+    queries: [{ expr: trendMean(def, [...cellMatchers(), SESSION_TURNS], [SAMPLE_TAGS.turn], 'live'), legend: 'turn {{turn}}' }],
+    unit: grafanaUnit(def),
+    min: 0,
+    w: THIRD,
+    h: 8,
+  };
+}
+
+function hitRateByTurnPanel(): PanelSpec {
+  return {
+    type: 'timeseries',
+    title: 'Prefix-cache hit rate by turn',
+    description: describe(REQUEST_METRICS.cachedTokens, `${TURNS_NOTE} Cached / input tokens since the cells began.`),
+    queries: [{ expr: usageHitRate([SAMPLE_TAGS.turn], [SESSION_TURNS]), legend: 'turn {{turn}}' }],
+    unit: 'percentunit',
+    min: 0,
+    max: 1,
+    w: THIRD,
+    h: 8,
+  };
+}
+
+function activeUsersPanel(): PanelSpec {
+  const def = SESSION_METRICS.activeUsers;
+  return {
+    type: 'timeseries',
+    title: 'Active users',
+    // Every user of a step reports the step's count (arrivals are counted over the whole plan, not a runner's share).
+    description: describe(def, ' Per sessions step (cell); several runners report the same count: the largest is shown.'),
+    queries: [
+      { expr: `max by (cell) (${series(gaugeSeries(def), cellMatchers({}, false))})`, legend: '{{cell}}' },
+    ],
+    unit: 'short',
+    min: 0,
+    w: THIRD,
+    h: 8,
+  };
+}
+
 export function sessionsRow(): RowSpec {
-  return { title: 'Sessions and prefix cache', collapsed: false, panels: [hitRatePanel()] };
+  return {
+    title: 'Sessions and prefix cache', collapsed: false,
+    panels: [ttftByTurnPanel(), hitRateByTurnPanel(), activeUsersPanel(), hitRatePanel()],
+  };
 }

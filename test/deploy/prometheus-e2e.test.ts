@@ -20,7 +20,8 @@ import { startSim } from '../../sim/server';
 import { ensureLlamaArtefacts, startLlamaServer, type LlamaServer } from '../../orchestrator/llama-server';
 import { RW_TREND_STATS_ENV } from '../../deploy/grafana/remote-write';
 import type { Dashboard, Panel, Target } from '../../deploy/grafana/dashboard';
-import { ROOT, runBenchCli, tempDir, testEngine } from '../e2e/helpers';
+import { extraTags, readCsv, ROOT, runBenchCli, tempDir, testEngine } from '../e2e/helpers';
+import { preparePrompts } from '../../tokenizer/prepare-prompts';
 
 // ---------------------------------------------------------------------------------------------
 // Settings. The simulator answers with fixed timing (a few hundred ms per request); k6 pushes every second.
@@ -69,6 +70,16 @@ const PREFIX_PLAN = {
   // Rounds enough for a few seconds of requests: the monitor's counters need two pushes a second apart to have a rate.
   sweep: { contexts: [768], concurrencies: [2], rounds: 12, outputTokens: 32 }, prompts: { mode: 'shared-prefix' },
   schedule: { ...FAST_SCHEDULE, minCellSeconds: 4 }, monitor: { intervalSeconds: 0.5 },
+};
+/** Three users' conversations on the prefix-caching simulator, for the Sessions row (turns, hit rate, active users). */
+const SESSIONS_PLAN = {
+  sessions: {
+    useCases: ['code_completion'], users: { code_completion: [3] }, rampSeconds: 1, warmupSeconds: 1, holdSeconds: 4,
+    models: {
+      code_completion: { turns: 3, growthTokens: 64, outputTokens: OUTPUT, thinkTime: { distribution: 'constant', seconds: 0.2 } },
+    },
+  },
+  monitor: { intervalSeconds: 0.5 },
 };
 /** A cell sent as native histograms (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true) for the collapsed row. */
 const NATIVE_PLAN = {
@@ -243,7 +254,7 @@ let rulesFile = '';
 let window: Window;
 /** When the last k6 process had exited (its last push done), s since the epoch. */
 let lastPushAt = 0;
-const runs: Record<'sweep' | 'capacity' | 'fault' | 'native' | 'prefix', K6Run> = {} as never;
+const runs: Record<'sweep' | 'capacity' | 'fault' | 'native' | 'prefix' | 'sessions', K6Run> = {} as never;
 const allVars: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -263,6 +274,9 @@ beforeAll(async () => {
     port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, faults: 'error-status;status=503',
   });
   const physics = await startSim({ port: 0, host: '127.0.0.1', tokenizerWorkers: 1 });
+  const promptsFile = path.join(tempDir('prom-prompts'), 'prompts.json');
+  const prompts = await preparePrompts({ model: MODEL, api: 'chat', contexts: [1024], followUps: [64], tokenizer: 'qwen3' });
+  writeFileSync(promptsFile, JSON.stringify(prompts));
   sims = [main, sglang, faulty, physics];
   // A real llama-server for the dashboard's llama.cpp lines (npm test builds it first).
   llama = await startLlamaServer(await ensureLlamaArtefacts(() => {}), { slots: 2, contextPerSlot: 2048, threads: 1 });
@@ -341,7 +355,12 @@ beforeAll(async () => {
     const [fault, native, prefix] = await Promise.all([
       runK6('sweep', FAULT_PLAN, faulty.url, rw, {}, { instance_id: 'fault' }),
       runK6('sweep', NATIVE_PLAN, main.url, rw, { K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM: 'true' }, { instance_id: 'native' }),
-      runK6('sweep', PREFIX_PLAN, physics.url, rw, {}, { instance_id: 'prefix' }),
+      (async () => {
+        // One simulator for both: the prefix cell first, so neither's monitor reads the other's requests.
+        const p = await runK6('sweep', PREFIX_PLAN, physics.url, rw, {}, { instance_id: 'prefix' });
+        runs.sessions = await runK6('sessions', SESSIONS_PLAN, physics.url, rw, { PROMPTS: promptsFile }, { instance_id: 'sessions' });
+        return p;
+      })(),
       sweepAndCapacity,
     ]);
     runs.fault = fault;
@@ -484,6 +503,36 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const panel = allPanels(dashboard).find((p) => p.title === 'Prefix-cache hit rate')!;
     const got = lastValue(await runTarget(panel.targets![0]!, { ...allVars, cell }, window), { cell });
     expect(got).toBeCloseTo(cached / input, 9);
+  });
+
+  it("the Sessions row's TTFT and hit rate by turn equal the sessions run's own samples, turn by turn", async () => {
+    const rows = readCsv(path.join(runs.sessions.dir, 'samples.csv')).rows.filter((r) => extraTags(r).phase === 'measured');
+    const byTurn = (metric: string) => {
+      const out = new Map<string, { sum: number; n: number }>();
+      for (const r of rows.filter((x) => x.metric_name === metric)) {
+        const t = extraTags(r).turn!;
+        const acc = out.get(t) ?? { sum: 0, n: 0 };
+        acc.sum += Number(r.metric_value);
+        acc.n++;
+        out.set(t, acc);
+      }
+      return out;
+    };
+    const ttft = byTurn(METRICS.ttft.name);
+    const cached = byTurn(METRICS.cachedTokens.name);
+    const input = byTurn(METRICS.inputTokens.name);
+    expect([...ttft.keys()].sort()).toEqual(['1', '2', '3']);
+    const panel = (title: string) => allPanels(dashboard).find((p) => p.title === title)!.targets![0]!;
+    const ttftPanel = await runTarget(panel('TTFT by turn (mean)'), allVars, window);
+    const hitPanel = await runTarget(panel('Prefix-cache hit rate by turn'), allVars, window);
+    for (const [turn, t] of ttft) {
+      expect(lastValue(ttftPanel, { turn }), `turn ${turn} TTFT`).toBeCloseTo(t.sum / t.n / 1000, 6);
+      if (turn === '1') continue; // a new conversation: nothing cached, no cached_tokens in usage
+      expect(lastValue(hitPanel, { turn }), `turn ${turn} hit rate`).toBeCloseTo(cached.get(turn)!.sum / input.get(turn)!.sum, 9);
+      expect(lastValue(hitPanel, { turn })).toBeGreaterThan(0.9);
+    }
+    const users = await runTarget(panel('Active users'), allVars, window);
+    expect(Math.max(...finiteValues(users))).toBe(3);
   });
 
   it('the failed requests of the fault cell reach the error panels with their kind', async () => {
