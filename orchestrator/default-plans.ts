@@ -31,6 +31,24 @@ export const QUICK_PLAN: PlanInput = {
     minMeasuredSeconds: 2,
     maxUsers: 128,
   },
+  /**
+   * Two use cases' conversations, shortened so the search takes about 3 minutes: code completion with 4 turns and
+   * pauses of 2 s (half its default), agentic coding on a 16K repository slice with 64-token tool calls and pauses of a
+   * second; from 16 users up, capped above their capacities on the default profile so no step overshoots far. Chats
+   * pause tens of seconds, so a search over their users takes longer than a quick plan: `--plan full` runs them.
+   */
+  sessions: {
+    useCases: ['code_completion', 'coding_assistant'],
+    models: {
+      code_completion: { turns: 4, thinkTime: { distribution: 'exponential', meanSeconds: 2 } },
+      coding_assistant: { turns: 6, firstTurnTokens: 16_384, growthTokens: 1024, outputTokens: 64 },
+    },
+    users: { code_completion: [16, 32, 64, 96], coding_assistant: [16, 32, 48, 64] },
+    rampSeconds: 5, warmupSeconds: 5, holdSeconds: 20,
+    // Found to 10% (1 user below 8): a step of users with pauses runs several of their think times.
+    rounds: 1, minMeasuredSeconds: 2, startUsers: 16, exactBelow: 8, resolutionPercent: 10,
+    maxUsers: { code_completion: 100, coding_assistant: 80 },
+  },
   schedule: { safetyFactor: 1.5, minCellSeconds: 5, gapSeconds: 1 },
 };
 
