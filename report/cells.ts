@@ -16,6 +16,7 @@ import { summarize, type Distribution } from './stats';
 import { serverFigures, type ServerFigures } from './server-metrics';
 import { powerFigures, type CostOptions, type PowerFigures } from './power';
 import { sessionCellStats, type SessionCellStats } from './sessions';
+import type { RequestSpans } from './session-samples';
 
 /** The plan's description of a cell (its part, lengths, concurrency, use case), plus what was measured. */
 export interface CellStats extends Pick<
@@ -106,7 +107,7 @@ function tokenSourceOf(sources: Readonly<Record<string, number>>): string | null
  */
 export function buildCellStats(
   cell: Cell, acc: CellAccumulator | undefined, monitor: Partial<Record<ServerMetricKey, Series>>, cost: CostOptions,
-  monitorIntervalMs = 1000,
+  monitorIntervalMs = 1000, sessionSpans: RequestSpans | null = null,
 ): CellStats {
   const metrics = {} as Record<TrendKey, Distribution | null>;
   for (const k of TREND_KEYS) metrics[k] = acc ? summarize(acc.trends[k].sorted()) : null;
@@ -161,7 +162,7 @@ export function buildCellStats(
     server: window ? serverFigures(monitor, window, monitorIntervalMs) : null,
     power: window ? powerFigures(monitor.powerWatts, window, outputTokensTotal, throughput ?? 0, cost, monitorIntervalMs) : null,
     clientBound: clientBoundOf(acc, metrics.itl),
-    sessions: acc?.sessions ? sessionCellStats(acc.sessions, window) : null,
+    sessions: acc?.sessions ? sessionCellStats(acc.sessions, sessionSpans, window) : null,
   };
 }
 

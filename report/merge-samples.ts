@@ -10,6 +10,7 @@ import type { CellAccumulator, SamplesData, Series } from './read-samples';
 import { MAX_MESSAGES_PER_KIND } from './read-samples';
 import { cpuShareBetween } from './client-bound';
 import type { ServerMetricKey } from '../lib/metrics';
+import { newSessionAccumulator, type RequestSpans, type SessionAccumulator } from './session-samples';
 import { FloatList } from './stats';
 
 function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
@@ -24,6 +25,28 @@ function appendAll(into: FloatList, from: FloatList): void {
 function busierCpu(a: CellAccumulator, b: CellAccumulator): Pick<CellAccumulator, 'cpuFirst' | 'cpuLast'> {
   const share = (c: CellAccumulator): number => (c.cpuFirst && c.cpuLast ? (cpuShareBetween(c.cpuFirst, c.cpuLast) ?? -1) : -1);
   return share(b) > share(a) ? b : a;
+}
+
+/** Every runner's sessions requests: what was in flight during a step is the union of theirs. */
+function mergeSpans(a: RequestSpans, b: RequestSpans): RequestSpans {
+  appendAll(a.starts, b.starts);
+  appendAll(a.ends, b.ends);
+  return a;
+}
+
+/** A sessions cell's turns over the runners: each turn's TTFTs and token counts added up. */
+function mergeSessions(into: SessionAccumulator, from: SessionAccumulator): void {
+  for (const [turn, t] of from.turns) {
+    const mine = into.turns.get(turn);
+    if (!mine) {
+      into.turns.set(turn, t);
+      continue;
+    }
+    appendAll(mine.ttft, t.ttft);
+    mine.inputTokens += t.inputTokens;
+    mine.cachedTokens += t.cachedTokens;
+    mine.cachedReported += t.cachedReported;
+  }
 }
 
 /** Folds cell `from` (another runner's samples of the same cell) into `into`. */
@@ -56,6 +79,7 @@ export function mergeCell(into: CellAccumulator, from: CellAccumulator): void {
   const cpu = busierCpu(into, from);
   into.cpuFirst = cpu.cpuFirst;
   into.cpuLast = cpu.cpuLast;
+  if (from.sessions) mergeSessions((into.sessions ??= newSessionAccumulator()), from.sessions);
   // A cell's tags are the same on every runner (the plan's); a runner that saw the cell first sets them.
   if (Object.keys(into.tags).length === 0) Object.assign(into.tags, from.tags);
 }
@@ -97,5 +121,6 @@ export function mergeSamples(into: SamplesData, from: SamplesData): SamplesData 
     skippedRows: into.skippedRows + from.skippedRows,
     partialTailBytes: 0,
     malformedRows: into.malformedRows + from.malformedRows,
+    sessionSpans: mergeSpans(into.sessionSpans, from.sessionSpans),
   };
 }

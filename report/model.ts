@@ -215,7 +215,7 @@ function measureParts(input: RunInput, samples: readonly SamplesData[], options:
       const accumulator = data.cells.get(cell.id);
       if (accumulator) withData++;
       const monitorIntervalMs = part.plan.monitor.intervalSeconds * 1000;
-      partCells.push(buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs));
+      partCells.push(buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs, data.sessionSpans));
       if (accumulator && cell.script === 'capacity') measured.requestValues.set(cell.id, requestValuesOf(accumulator));
     }
     measured.cells.push(...partCells);

@@ -18,7 +18,7 @@ import {
 import { FloatList } from './stats';
 import { ReportInputError } from './inputs';
 import { columnsOf, completeLength, detach, parseErrorMessage, parseExtraTags, timestampScale, type Columns } from './k6-csv';
-import { addSessionSample, newSessionAccumulator, type SessionAccumulator } from './session-samples';
+import { addSessionSample, newRequestSpans, newSessionAccumulator, type RequestSpans, type SessionAccumulator } from './session-samples';
 
 /** Request metrics recorded as Trends (one value per request, or per token for ITL). */
 export const TREND_KEYS = [
@@ -61,7 +61,7 @@ export interface CellAccumulator {
   /** The earliest and latest llm_client_cpu_seconds samples: epoch ms and per-core CPU seconds. */
   cpuFirst: { atMs: number; seconds: number } | null;
   cpuLast: { atMs: number; seconds: number } | null;
-  /** The sessions script's turns and request spans (report/session-samples.ts); absent in other cells. */
+  /** The sessions script's turns (report/session-samples.ts); absent in other cells. */
   sessions?: SessionAccumulator;
 }
 
@@ -86,6 +86,8 @@ export interface SamplesData {
    * CSVs were merged, and one sentence per runner that is missing or did not finish.
    */
   readonly split?: { readonly runners: number; readonly merged: number; readonly problems: readonly string[] };
+  /** The spans of the part's sessions requests, for the requests in flight of each step. */
+  readonly sessionSpans: RequestSpans;
 }
 
 /** Distinct messages kept per cell and error kind: bounded memory when every message differs (ids, timestamps). */
@@ -179,6 +181,7 @@ class SamplesReader {
   private readonly cells = new Map<string, CellAccumulator>();
   private readonly monitor: Partial<Record<ServerMetricKey, Series>> = {};
   private readonly tagCache = new Map<string, Record<string, string>>();
+  private readonly sessionSpans = newRequestSpans();
   private header: readonly string[] | null = null;
   private columns: Columns | null = null;
   /** Milliseconds per timestamp unit, from the first sample; 0 until then. */
@@ -205,8 +208,8 @@ class SamplesReader {
     if (this.header === null) {
       throw new ReportInputError(`${this.path} is empty: the k6 run wrote no samples (did it start?)`);
     }
-    const { cells, monitor, rows, skippedRows, malformedRows } = this;
-    return { cells, monitor, rows, skippedRows, partialTailBytes, malformedRows };
+    const { cells, monitor, rows, skippedRows, malformedRows, sessionSpans } = this;
+    return { cells, monitor, rows, skippedRows, partialTailBytes, malformedRows, sessionSpans };
   }
 
   /** One sample: a suite metric goes to the monitor series or to its cell; k6 built-ins are counted and skipped. */
@@ -252,7 +255,7 @@ class SamplesReader {
     const phase = tags[SAMPLE_TAGS.phase];
     if (tags[SAMPLE_TAGS.turn] !== undefined) {
       const measured = phase !== 'warmup' && phase !== 'transition';
-      addSessionSample((cell.sessions ??= newSessionAccumulator()), key, tags, timestampMs, value, measured);
+      addSessionSample((cell.sessions ??= newSessionAccumulator()), this.sessionSpans, key, tags, timestampMs, value, measured);
     }
     if (phase === 'warmup' || phase === 'transition') {
       if (key === 'requestOk') cell.excluded[phase]++;

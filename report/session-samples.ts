@@ -1,5 +1,5 @@
-// What the samples of the sessions script add to a cell: every request's span, and the measured turns by turn. Runs in Node.
-// read-samples.ts hands it each request sample tagged with a turn.
+// What the samples of the sessions script add: every request's span (per part), and a cell's measured turns by turn.
+// Runs in Node. read-samples.ts hands it each request sample tagged with a turn.
 
 import { SAMPLE_TAGS } from '../lib/metrics';
 import { FloatList } from './stats';
@@ -13,29 +13,37 @@ export interface TurnAccumulator {
   cachedReported: number;
 }
 
-export interface SessionAccumulator {
-  /**
-   * Every request of the cell with an e2e sample, in any phase, as [start, end] epoch ms: what was in flight while
-   * the cell measured. A failed request has no e2e sample and is left out.
-   */
+/**
+ * Every request of a part's sessions steps with an e2e sample, in any phase and of any step, as [start, end] epoch ms:
+ * what was in flight while a step measured, the requests its users started in the step before included (they ran
+ * into it as that step's transition). A failed request has no e2e sample and is left out.
+ */
+export interface RequestSpans {
   readonly starts: FloatList;
   readonly ends: FloatList;
-  /** Measured requests by `turn` tag. */
+}
+
+export function newRequestSpans(): RequestSpans {
+  return { starts: new FloatList(256), ends: new FloatList(256) };
+}
+
+/** A sessions cell's measured requests by `turn` tag. */
+export interface SessionAccumulator {
   readonly turns: Map<string, TurnAccumulator>;
 }
 
 export function newSessionAccumulator(): SessionAccumulator {
-  return { starts: new FloatList(256), ends: new FloatList(256), turns: new Map() };
+  return { turns: new Map() };
 }
 
 /** One request sample of a sessions cell (it has a turn tag); `measured` says whether its phase enters statistics. */
 export function addSessionSample(
-  acc: SessionAccumulator, key: string, tags: Readonly<Record<string, string>>, timestampMs: number, value: number,
-  measured: boolean,
+  acc: SessionAccumulator, spans: RequestSpans, key: string, tags: Readonly<Record<string, string>>, timestampMs: number,
+  value: number, measured: boolean,
 ): void {
   if (key === 'e2e') {
-    acc.starts.push(timestampMs - value);
-    acc.ends.push(timestampMs);
+    spans.starts.push(timestampMs - value);
+    spans.ends.push(timestampMs);
   }
   if (!measured) return;
   const tag = tags[SAMPLE_TAGS.turn]!;

@@ -1,13 +1,14 @@
 // A sessions cell's own figures: the requests its active users kept in flight, and TTFT and cache hits by turn. Runs in Node.
 //
 // Formulas:
-//   concurrent requests at time t = requests (any phase) started before t and not yet ended; over the cell's measured
-//     window its time-weighted mean and 95th percentile (the count that 95% of the window stays at or below)
+//   concurrent requests at time t = the part's sessions requests (any phase, any step: a user's request from the step
+//     before runs into this one) started before t and not yet ended; over the cell's measured window its time-weighted
+//     mean and 95th percentile (the count that 95% of the window stays at or below)
 //   users per slot = active users / mean concurrent requests
 //   prefix-cache hit rate of a turn = cached / prompt tokens of its measured requests (usage.prompt_tokens_details)
 
 import { turnOfTag } from '../lib/sessions';
-import type { SessionAccumulator } from './session-samples';
+import type { RequestSpans, SessionAccumulator } from './session-samples';
 import { summarize } from './stats';
 
 export interface TurnStats {
@@ -71,8 +72,10 @@ export function inFlight(
 }
 
 /** A sessions cell's figures over its measured window (the first measured request's start to the last's end). */
-export function sessionCellStats(acc: SessionAccumulator, window: { startMs: number; endMs: number } | null): SessionCellStats {
-  const flight = window ? inFlight(acc.starts.values(), acc.ends.values(), window.startMs, window.endMs) : null;
+export function sessionCellStats(
+  acc: SessionAccumulator, spans: RequestSpans | null, window: { startMs: number; endMs: number } | null,
+): SessionCellStats {
+  const flight = window && spans ? inFlight(spans.starts.values(), spans.ends.values(), window.startMs, window.endMs) : null;
   const turns = [...acc.turns.entries()].sort((a, b) => turnOfTag(a[0]) - turnOfTag(b[0]));
   // vLLM writes cached_tokens only when some were cached: once the cell saw it, an absent one is 0.
   const reported = turns.some(([, t]) => t.cachedReported > 0);

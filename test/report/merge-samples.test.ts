@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { mergeCell, mergeSamples } from '../../report/merge-samples';
 import { MAX_MESSAGES_PER_KIND, newCellAccumulator, type SamplesData } from '../../report/read-samples';
+import { newRequestSpans } from '../../report/session-samples';
 import { FloatList } from '../../report/stats';
 
 function cellOf(ttfts: number[], over: { ok?: number; cpu?: [number, number, number, number]; windowMs?: [number, number] } = {}) {
@@ -57,7 +58,7 @@ describe('mergeSamples', () => {
     return l;
   };
   const data = (cells: [string, ReturnType<typeof cellOf>][], monitor: SamplesData['monitor'], rows: number): SamplesData => ({
-    cells: new Map(cells), monitor, rows, skippedRows: 1, partialTailBytes: 9, malformedRows: 0,
+    cells: new Map(cells), monitor, rows, skippedRows: 1, partialTailBytes: 9, malformedRows: 0, sessionSpans: newRequestSpans(),
   });
 
   it('merges cells by id, adds rows, and puts monitor samples in time order', () => {

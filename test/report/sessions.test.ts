@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { activeUsersCapacities } from '../../report/active-users';
 import { ladderLimits, useCaseCapacity } from '../../report/capacity';
-import { addSessionSample, newSessionAccumulator } from '../../report/session-samples';
+import { addSessionSample, newRequestSpans, newSessionAccumulator } from '../../report/session-samples';
 import { inFlight, sessionCellStats } from '../../report/sessions';
 import { resolvePlan } from '../../lib/plan';
 import { cell, flat } from './helpers';
@@ -25,8 +25,9 @@ describe('inFlight', () => {
 describe('sessionCellStats', () => {
   it('gives TTFT and hit rate by turn from measured turns, and spans from every request', () => {
     const acc = newSessionAccumulator();
+    const spans = newRequestSpans();
     const add = (key: string, turn: string, v: number, at = 0, measured = true) =>
-      addSessionSample(acc, key, { turn }, at, v, measured);
+      addSessionSample(acc, spans, key, { turn }, at, v, measured);
     // Turn 1: two requests, nothing cached (vLLM writes no cached_tokens then). Turn 2: one, 900 of 1000 cached.
     add('ttft', '1', 100);
     add('ttft', '1', 300);
@@ -39,17 +40,21 @@ describe('sessionCellStats', () => {
     add('ttft', '16+', 10, 0, false);
     add('e2e', '1', 1000, 1000, false);
     add('e2e', '2', 1000, 2000);
-    const s = sessionCellStats(acc, { startMs: 0, endMs: 2000 });
+    // The spans are the part's: a request of the step before, running into this one, counts too.
+    spans.starts.push(1500);
+    spans.ends.push(2500);
+    const s = sessionCellStats(acc, spans, { startMs: 0, endMs: 2000 });
     expect(s.turns).toEqual([
       { turn: '1', requests: 2, ttftMeanMs: 200, ttftP95Ms: expect.any(Number) as number, hitRate: 0 },
       { turn: '2', requests: 1, ttftMeanMs: 50, ttftP95Ms: 50, hitRate: 0.9 },
     ]);
     expect(s.hitRate).toBe(900 / 2600);
-    expect(s.concurrentMean).toBe(1);
+    expect(s.concurrentMean).toBe(1.25);
+    expect(s.concurrentP95).toBe(2);
     // A server that never reports cached tokens: no hit rate rather than 0.
     const silent = newSessionAccumulator();
-    addSessionSample(silent, 'inputTokens', { turn: '1' }, 0, 500, true);
-    expect(sessionCellStats(silent, null)).toMatchObject({ hitRate: null, concurrentMean: null, turns: [{ hitRate: null }] });
+    addSessionSample(silent, newRequestSpans(), 'inputTokens', { turn: '1' }, 0, 500, true);
+    expect(sessionCellStats(silent, null, null)).toMatchObject({ hitRate: null, concurrentMean: null, turns: [{ hitRate: null }] });
   });
 });
 
