@@ -111,8 +111,7 @@ export function buildCellStats(
 ): CellStats {
   const metrics = {} as Record<TrendKey, Distribution | null>;
   for (const k of TREND_KEYS) metrics[k] = acc ? summarize(acc.trends[k].sorted()) : null;
-  const ok = acc?.okCount ?? 0;
-  const fail = acc?.failCount ?? 0;
+  const [ok, fail] = [acc?.okCount ?? 0, acc?.failCount ?? 0];
   // Requests that never reported llm_request_ok but did report e2e still count as requests.
   const requests = Math.max(ok + fail, metrics.e2e?.count ?? 0);
   const succeeded = ok + fail === 0 ? requests : ok;

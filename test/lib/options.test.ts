@@ -153,8 +153,9 @@ describe('buildOptions thresholds', () => {
       const metricKey = metricKeyOf(k.value.metric);
       expect(metricKey, key).toBeDefined();
       // A steady-state (capacity) cell's statistics are of its measured requests only.
-      expect(Object.keys(k.value.tags)).toEqual(script === 'capacity' ? ['cell', 'phase'] : ['cell']);
-      if (script === 'capacity') expect(k.value.tags.phase).toBe('measured');
+      const steady = script === 'capacity' || script === 'sessions';
+      expect(Object.keys(k.value.tags)).toEqual(steady ? ['cell', 'phase'] : ['cell']);
+      if (steady) expect(k.value.tags.phase).toBe('measured');
       expect(options.scenarios[k.value.tags.cell!], key).toBeDefined();
       for (const expr of expressions(specs)) {
         const t = parseThreshold(expr);
