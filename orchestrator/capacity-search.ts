@@ -9,12 +9,20 @@ import { resolutionAt, type CapacitySearchConfig, type LimitStat } from '../lib/
 import type { UseCase } from '../thresholds/use-cases';
 import { checkLimit, ladderLimits, limitTrend, type LadderLimit, type LimitCheck } from '../report/capacity';
 import { buildCellStats, type CellStats } from '../report/cells';
+import { extrapolateCrossing } from '../report/stats';
 import { newCellAccumulator, type CellAccumulator } from '../report/read-samples';
 import { DEFAULT_REPORT_OPTIONS } from '../report/model';
 import type { StepMode, StepRequest, StepResult, StepSource, StepSpec } from './driver';
-import { capacityInterval, isUnclear, passShare, type CapacityInterval, type IntervalStep } from '../report/capacity-interval';
+import {
+  capacityInterval, isUnclear, passShare, sharedNoise, SOLO_USERS, withCapacity, type CapacityInterval, type IntervalStep,
+} from '../report/capacity-interval';
 
-export { isUnclear };
+/**
+ * A one-user step measures at least 4 requests, or 5 s of them: the requests a bootstrap reads the server's shared
+ * noise from (report/capacity-interval.ts). Short requests (the use cases whose large steps need it) get 4 in a few
+ * seconds; a long-context step stops at the cap. The part's first request warms the connections and code up.
+ */
+const NOISE_PROBE = { requests: 4, seconds: 5 } as const;
 
 /** One measured step of a use case. */
 export interface SearchPoint {
@@ -34,17 +42,6 @@ export type SearchState =
   | { readonly kind: 'next'; readonly users: number }
   | { readonly kind: 'done'; readonly lastPass: number | null; readonly firstFail: number | null };
 
-
-/**
- * Where a limit's statistic is predicted to cross its value, from two passing points on a power law (log-log line);
- * null when it does not approach it.
- */
-export function extrapolateCrossing(n0: number, v0: number, n1: number, v1: number, limit: number): number | null {
-  if (!(n0 > 0 && n1 > n0 && v0 > 0 && v1 > 0 && limit > 0) || v0 === v1) return null;
-  const b = Math.log(v1 / v0) / Math.log(n1 / n0);
-  const x = n1 * Math.pow(limit / v1, 1 / b);
-  return isFinite(x) && x > n1 ? x : null;
-}
 
 /** How far one climbing step may go: x2 of the last passing step. */
 const MAX_CLIMB = 2;
@@ -140,19 +137,20 @@ function intervalWidths(points: readonly SearchPoint[]): number[] {
 }
 
 /** A step's measured requests as the bootstrap reads them: per limit, each request's value of its metric. */
-function intervalStep(users: number, limits: readonly LadderLimit[], acc: CellAccumulator): IntervalStep {
+function intervalStep(users: number, limits: readonly LadderLimit[], acc: CellAccumulator, measurements: number): IntervalStep {
   const values = limits.map((l) => {
     if (l.metric === 'goodput') return { passes: acc.goodput.good, fails: acc.goodput.judged - acc.goodput.good };
     const trend = limitTrend(l);
     return trend === null ? null : acc.trends[trend].values();
   });
-  return { users, values, succeeded: acc.okCount, failed: acc.failCount };
+  return { users, values, succeeded: acc.okCount, failed: acc.failCount, measurements };
 }
 
-/** The bootstrap interval of a search's capacity (report/capacity-interval.ts); null before any step. */
+/** The bootstrap interval of a search's capacity, holding its last passing step; null before any step. */
 export function searchInterval95(s: UseCaseSearch): CapacityInterval | null {
   const samples = s.points.flatMap((p) => (p.sample ? [p.sample] : []));
-  return samples.length === s.points.length ? capacityInterval(samples, s.limits) : null;
+  if (samples.length !== s.points.length) return null;
+  return withCapacity(capacityInterval(samples, s.limits), searchInterval(s.points).lo);
 }
 
 /** A step's measured requests gathered as the report gathers a cell's samples (report/read-samples.ts). */
@@ -298,16 +296,19 @@ export class CapacitySearch implements StepSource {
     s.requests.set(users, requests);
     const acc = measuredAccumulator(result.spec.cell.id, requests);
     const checks = s.limits.map((l) => checkLimit(measuredStats(result.spec, acc), l));
-    const sample = intervalStep(users, s.limits, acc);
     const at = s.points.findIndex((p) => p.users === users);
-    const point: SearchPoint = {
-      users, ok: checks.every((k) => k.ok), checks, sample, passShare: passShare(sample, s.limits),
-      measurements: at < 0 ? 1 : (s.points[at]!.measurements ?? 1) + 1,
-    };
+    const measurements = at < 0 ? 1 : (s.points[at]!.measurements ?? 1) + 1;
+    const sample = intervalStep(users, s.limits, acc, measurements);
+    const point: SearchPoint = { users, ok: checks.every((k) => k.ok), checks, sample, measurements };
     // The points stay in the order measured: a repeat is the latest measurement of its step.
     if (at >= 0) s.points.splice(at, 1);
     s.points.push(point);
-    return point;
+    // Every step's verdict is judged again: the noise its requests share is read off the ladder's smallest steps.
+    const shared = sharedNoise(s.points.flatMap((p) => (p.sample ? [p.sample] : [])), s.limits);
+    s.points.forEach((p, i) => {
+      if (p.sample) s.points[i] = { ...p, passShare: passShare(p.sample, s.limits, { shared }) };
+    });
+    return s.points[s.points.length - 1]!;
   }
 
   /** The use case being searched and its interval so far: [last pass, first fail). */
@@ -325,6 +326,7 @@ export class CapacitySearch implements StepSource {
       minRequestsPerUser: this.cfg.minRequestsPerUser,
       minMeasuredSeconds: this.cfg.minMeasuredSeconds,
       freshUsers: s.points.length === 0,
+      ...(users <= SOLO_USERS ? { noiseProbe: { ...NOISE_PROBE, warmupRequests: this.searches.indexOf(s) === 0 ? 1 : 0 } } : {}),
     };
     return { cell: this.cellOf(s, users), mode };
   }

@@ -1,6 +1,7 @@
 // The bench-driven part's progress: a line per finished search step, and the step, interval and ETA it shows. Runs in Node.
 
-import { isUnclear, type CapacitySearch } from './capacity-search';
+import { isUnclear } from '../report/capacity-interval';
+import type { CapacitySearch } from './capacity-search';
 import { isShareLimit } from '../report/capacity';
 import type { Driver, StepResult } from './driver';
 import type { DrivenProgress, ProgressState } from './progress';

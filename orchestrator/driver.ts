@@ -8,7 +8,9 @@
 //           `warmupRequests` first (phase warmup); users carried over, or a single added user, need none. The step ends when every
 //           added user is past its warm-up, at least minRequestsPerUser x N requests were measured and
 //           minMeasuredSeconds have passed. Requests still running then are `transition`: they ran
-//           partly under the next step's load, so neither step counts them.
+//           partly under the next step's load, so neither step counts them. A step with a `noiseProbe`
+//           (a search's first step, one user) measures a few requests more, within a time cap: their spread
+//           is the noise a larger step's requests share (report/capacity-interval.ts).
 // docs/architecture.md, "Bench-driven runs".
 
 import type { DoneReport, Phase, Ticket } from '../lib/drive';
@@ -25,7 +27,17 @@ export type StepMode =
        * requests of other lengths. Its users start once every earlier request has ended.
        */
       readonly freshUsers: boolean;
+      /** Measure also until `requests` requests or `seconds` seconds, after `warmupRequests` of its own (default none). */
+      readonly noiseProbe?: NoiseProbe;
     };
+
+/** How long a step measures the requests that show the server's own noise (one user: each request alone). */
+export interface NoiseProbe {
+  readonly requests: number;
+  readonly seconds: number;
+  /** Warm-up requests first, even for one user: the run's first request meets cold connections and code. */
+  readonly warmupRequests: number;
+}
 
 export interface StepSpec {
   readonly cell: Ticket['cell'];
@@ -260,7 +272,7 @@ export class Driver {
     else {
       // Users added together arrive in a burst and need a warm-up to spread out; a single added user
       // joins at a random phase of the others' requests, already as in service.
-      const warmup = s.added >= 2 ? mode.warmupRequests : 0;
+      const warmup = s.added >= 2 ? mode.warmupRequests : (mode.noiseProbe?.warmupRequests ?? 0);
       s.left.set(vu, warmup);
       if (warmup > 0) s.warming.set(vu, warmup);
     }
@@ -270,11 +282,14 @@ export class Driver {
     const mode = s.spec.mode;
     const n = s.spec.cell.concurrency;
     if (mode.kind === 'rounds') return s.requests.length >= n * mode.rounds;
+    const elapsedMs = this.now() - s.startMs;
+    const probe = mode.noiseProbe;
     return (
       s.members.length >= n &&
       s.warming.size === 0 &&
       s.measured >= mode.minRequestsPerUser * n &&
-      this.now() - s.startMs >= mode.minMeasuredSeconds * 1000
+      elapsedMs >= mode.minMeasuredSeconds * 1000 &&
+      (probe === undefined || s.measured >= probe.requests || elapsedMs >= probe.seconds * 1000)
     );
   }
 

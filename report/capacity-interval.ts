@@ -4,14 +4,22 @@
 // of a handful of requests, and on a real server two runs of the same step differ by more than the
 // margin that separates the last passing step from the first failing one. Resampling each step's
 // requests with replacement gives the spread of that statistic; re-reading the capacity from each
-// resampled ladder, with the same rule as the report (the last passing step, the crossing interpolated
-// towards the first failing one), gives the spread of the capacity. Quantiles of the replicates are the
-// interval. It says how far the noise of the measured requests moves the answer; it cannot see what was
-// not measured (a step the search skipped, a slower day of the server).
+// resampled ladder (the crossing interpolated between the last passing and the first failing step, as the report
+// reads a fixed ladder) gives the spread of the capacity. Quantiles of the replicates are the interval. A searched
+// capacity is its last passing step, below the crossing by up to the search's resolution: its interval is widened to
+// hold it (withCapacity).
+//
+// Resampling requests sees only the noise they do not share. A server's hiccup (a stall, a slower step) slows every
+// request running at that moment, so at many users a step's requests move together and its mean moves by as much as
+// one request does, while a bootstrap over them sees no spread at all. Where a step holds at most SOLO_USERS users,
+// its requests hardly overlap and their spread is that noise, seen once per request: their pooled coefficient of
+// variation (per limit metric) is applied to every larger step as one shared factor per resample, divided by the
+// square root of the step's measurements (a repeated step averages two independent stretches of time). It cannot
+// see what was not measured (a step the search skipped, a slower day of the server).
 
 import { mulberry32 } from '../lib/random';
 import { compare, parseThreshold } from '../lib/thresholds';
-import { crossingX, percentile, sortValues } from './stats';
+import { crossingX, extrapolateCrossing, percentile, sortValues } from './stats';
 
 /** A limit as a ladder checks it (report/capacity.ts IntervalLimit): its k6 expression names the aggregation. */
 export interface IntervalLimit {
@@ -38,7 +46,12 @@ export interface IntervalStep {
   readonly values: readonly (ArrayLike<number> | ShareCounts | null)[];
   readonly succeeded: number;
   readonly failed: number;
+  /** How many times the step was measured, its requests pooled (default 1). */
+  readonly measurements?: number;
 }
+
+/** Steps of at most this many users: their requests barely run together, so each sees its own share of the noise. */
+export const SOLO_USERS = 1;
 
 function isShareCounts(v: ArrayLike<number> | ShareCounts | null | undefined): v is ShareCounts {
   return typeof v === 'object' && v !== null && 'passes' in v;
@@ -84,10 +97,45 @@ function aggregationOf(limit: IntervalLimit): string {
   return parsed.value.aggregation;
 }
 
-/** One resampled statistic per limit for one step; the success rate as a binomial draw. */
+/**
+ * Per limit, the relative noise a step's requests share at many users: the coefficient of variation of one request's
+ * value within the steps of at most SOLO_USERS users, pooled over them by degrees of freedom; null for a share limit
+ * or without two requests in such a step.
+ */
+export function sharedNoise(steps: readonly IntervalStep[], limits: readonly IntervalLimit[]): (number | null)[] {
+  return limits.map((_, i) => {
+    let weighted = 0;
+    let freedom = 0;
+    for (const step of steps) {
+      const values = step.values[i];
+      if (step.users > SOLO_USERS || !values || isShareCounts(values) || values.length < 2) continue;
+      let sum = 0;
+      for (let k = 0; k < values.length; k++) sum += values[k]!;
+      const mean = sum / values.length;
+      if (!(mean > 0)) continue;
+      let squares = 0;
+      for (let k = 0; k < values.length; k++) squares += (values[k]! - mean) ** 2;
+      weighted += squares / (mean * mean);
+      freedom += values.length - 1;
+    }
+    return freedom > 0 ? Math.sqrt(weighted / freedom) : null;
+  });
+}
+
+/** A standard normal draw (Box-Muller) from the seeded uniform source. */
+function normal(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+/**
+ * One resampled statistic per limit for one step; the success rate as a binomial draw. A step of more than
+ * SOLO_USERS users also moves by its shared noise: one factor per limit, as its requests move together.
+ */
 function resampleStep(
   step: IntervalStep, limits: readonly IntervalLimit[], aggregations: readonly string[], random: () => number,
+  shared: readonly (number | null)[] = [],
 ): (number | null)[] {
+  const sharedScale = step.users > SOLO_USERS ? 1 / Math.sqrt(step.measurements ?? 1) : 0;
   return limits.map((limit, i) => {
     const values = step.values[i];
     const share = isShareCounts(values) ? values
@@ -102,7 +150,9 @@ function resampleStep(
     if (!values || isShareCounts(values) || values.length === 0) return null;
     const draw = new Float64Array(values.length);
     for (let k = 0; k < values.length; k++) draw[k] = values[Math.floor(random() * values.length)]!;
-    return aggregate(draw, aggregations[i]!);
+    const noise = shared[i] ?? 0;
+    const factor = noise > 0 && sharedScale > 0 ? Math.max(0, 1 + noise * sharedScale * normal(random)) : 1;
+    return aggregate(draw, aggregations[i]!) * factor;
   });
 }
 
@@ -116,7 +166,7 @@ export function ladderCapacity(
 ): number {
   const ok = stats.map((row) => row.every((v, i) => v !== null && holds(v, limits[i]!)));
   const fail = ok.indexOf(false);
-  if (fail < 0) return Infinity;
+  if (fail < 0) return extrapolatedCapacity(users, stats, limits);
   if (fail === 0) return 0;
   const n0 = users[fail - 1]!;
   const n1 = users[fail]!;
@@ -137,9 +187,40 @@ export function ladderCapacity(
   return best;
 }
 
+export interface IntervalOptions {
+  readonly replicates?: number;
+  readonly level?: number;
+  readonly seed?: number;
+}
+
+/**
+ * Where the limits would break above a ladder none of whose steps breaks one: each limit's power law through the
+ * largest step and the smallest one at least half of it (the widest base the search's doubling leaves, so two
+ * neighbouring steps' noise does not set the slope), up to twice the largest step, as far as the search climbs at
+ * once; Infinity beyond, or when no limit approaches its value.
+ */
+function extrapolatedCapacity(
+  users: readonly number[], stats: readonly (readonly (number | null)[])[], limits: readonly IntervalLimit[],
+): number {
+  const top = users.length - 1;
+  const base = users.findIndex((u) => u >= users[top]! / 2);
+  if (base < 0 || base === top) return Infinity;
+  let best = Infinity;
+  limits.forEach((limit, i) => {
+    const v0 = stats[base]![i] ?? null;
+    const v1 = stats[top]![i] ?? null;
+    const x = v0 === null || v1 === null ? null : extrapolateCrossing(users[base]!, v0, users[top]!, v1, limit.value);
+    if (x === null) return;
+    // The largest whole number of users within the limit: at an exact crossing a strict limit already fails.
+    const estimate = Number.isInteger(x) && (limit.operator === '<' || limit.operator === '>') ? x - 1 : Math.floor(x);
+    best = Math.min(best, Math.max(users[top]!, estimate));
+  });
+  return best <= 2 * users[top]! ? best : Infinity;
+}
+
 /** The bootstrap interval of the capacity of measured steps (any order); null without steps. */
 export function capacityInterval(
-  steps: readonly IntervalStep[], limits: readonly IntervalLimit[], opts: { replicates?: number; level?: number; seed?: number } = {},
+  steps: readonly IntervalStep[], limits: readonly IntervalLimit[], opts: IntervalOptions = {},
 ): CapacityInterval | null {
   const ran = steps.filter((s) => s.succeeded + s.failed > 0).sort((a, b) => a.users - b.users);
   if (ran.length === 0 || limits.length === 0) return null;
@@ -149,14 +230,26 @@ export function capacityInterval(
   const random = mulberry32(opts.seed ?? 1);
   const users = ran.map((s) => s.users);
   const aggregations = limits.map(aggregationOf);
+  const shared = sharedNoise(ran, limits);
   const capacities: number[] = [];
   for (let r = 0; r < replicates; r++) {
-    capacities.push(ladderCapacity(users, ran.map((s) => resampleStep(s, limits, aggregations, random)), limits));
+    const stats = ran.map((s) => resampleStep(s, limits, aggregations, random, shared));
+    capacities.push(ladderCapacity(users, stats, limits));
   }
   capacities.sort((a, b) => a - b);
   const at = (q: number): number => capacities[Math.min(replicates - 1, Math.max(0, Math.round(q * (replicates - 1))))]!;
   const high = at(1 - (1 - level) / 2);
   return { level, low: at((1 - level) / 2), high: isFinite(high) ? high : null, largestStep: users[users.length - 1]!, replicates };
+}
+
+/**
+ * The interval widened to hold a capacity stated off the measured steps: a search states its last passing step,
+ * which lies below the interpolated crossing by up to its resolution ("51 (51-55)", not "51 (53-55)").
+ */
+export function withCapacity(interval: CapacityInterval | null, capacity: number | null): CapacityInterval | null {
+  if (interval === null || capacity === null) return interval;
+  const high = interval.high === null ? null : Math.max(interval.high, capacity);
+  return { ...interval, low: Math.min(interval.low, capacity), high };
 }
 
 /** A verdict is clear when at least this share of resamples agree on it (one-sided 95%). */
@@ -169,10 +262,12 @@ export function isUnclear(passShare: number): boolean {
 
 /**
  * The share of bootstrap resamples of one step in which every limit holds: near 1 or 0 the step's verdict is
- * clear, in between the requests measured cannot tell (the capacity search measures such a step again).
+ * clear, in between the requests measured cannot tell (the capacity search measures such a step again). With the
+ * ladder's `shared` noise (sharedNoise), what the requests share counts too.
  */
 export function passShare(
-  step: IntervalStep, limits: readonly IntervalLimit[], opts: { replicates?: number; seed?: number } = {},
+  step: IntervalStep, limits: readonly IntervalLimit[],
+  opts: { replicates?: number; seed?: number; shared?: readonly (number | null)[] } = {},
 ): number {
   if (limits.length === 0) return 1;
   const replicates = opts.replicates ?? 400;
@@ -180,7 +275,7 @@ export function passShare(
   const aggregations = limits.map(aggregationOf);
   let passed = 0;
   for (let r = 0; r < replicates; r++) {
-    const stats = resampleStep(step, limits, aggregations, random);
+    const stats = resampleStep(step, limits, aggregations, random, opts.shared);
     if (stats.every((v, i) => v !== null && holds(v, limits[i]!))) passed++;
   }
   return passed / replicates;

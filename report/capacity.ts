@@ -15,7 +15,7 @@ import type { LimitStat } from '../lib/plan';
 import type { CellStats } from './cells';
 import { crossingX, toK6Values, valueAt } from './stats';
 import { limitExpression } from '../lib/options';
-import { capacityInterval, passShare, type CapacityInterval } from './capacity-interval';
+import { capacityInterval, passShare, sharedNoise, withCapacity, type CapacityInterval } from './capacity-interval';
 import type { TrendKey } from './read-samples';
 
 /** A capacity cell's per-request values of the request Trends (ITL aside: one value per token, no limit here). */
@@ -275,14 +275,17 @@ export function withInterval(
     values: capacity.limits.map((l) => (isShareLimit(l) ? shareCounts(c, l) : requestValues.get(c.id)?.[limitTrend(l)!] ?? null)),
     succeeded: c.succeeded,
     failed: c.failed,
+    measurements: c.measurements,
   }));
+  const shared = sharedNoise(steps, capacity.limits);
   const { lastPass, firstFail } = capacity.result;
   const verdicts = ran.flatMap((c, i): StepVerdict[] => {
     if (c.concurrency !== lastPass && c.concurrency !== firstFail) return [];
-    const passShareOf = passShare(steps[i]!, capacity.limits);
+    const passShareOf = passShare(steps[i]!, capacity.limits, { shared });
     return [{ users: c.concurrency, ok: c.concurrency === lastPass, passShare: passShareOf, measurements: c.measurements }];
   }).sort((a, b) => a.users - b.users);
-  return { ...capacity, interval: capacityInterval(steps, capacity.limits), verdicts };
+  const interval = withCapacity(capacityInterval(steps, capacity.limits), capacity.result.estimate);
+  return { ...capacity, interval, verdicts };
 }
 
 /** Picks the cells that measure a use case, in order of preference. */

@@ -120,6 +120,17 @@ export function crossingX(x0: number, y0: number, x1: number, y1: number, y: num
   return x0 + ((y - y0) * (x1 - x0)) / (y1 - y0);
 }
 
+/**
+ * Where a limit's statistic is predicted to cross its value, from two passing points on a power law (log-log line);
+ * null when it does not approach it.
+ */
+export function extrapolateCrossing(n0: number, v0: number, n1: number, v1: number, limit: number): number | null {
+  if (!(n0 > 0 && n1 > n0 && v0 > 0 && v1 > 0 && limit > 0) || v0 === v1) return null;
+  const b = Math.log(v1 / v0) / Math.log(n1 / n0);
+  const x = n1 * Math.pow(limit / v1, 1 / b);
+  return isFinite(x) && x > n1 ? x : null;
+}
+
 /** Linear interpolation: the y of the line through (x0, y0) and (x1, y1) at x. */
 export function valueAt(x0: number, y0: number, x1: number, y1: number, x: number): number {
   if (x1 === x0) return y0;

@@ -1,7 +1,8 @@
 // Tests orchestrator/capacity-search.ts CapacitySearch: steps whose verdict the measured requests cannot tell
 // are measured again, pooled, until clear or the plan's repeat budget is spent. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { CapacitySearch, isUnclear } from '../../orchestrator/capacity-search';
+import { CapacitySearch, searchInterval95 } from '../../orchestrator/capacity-search';
+import { isUnclear } from '../../report/capacity-interval';
 import { drivenCells, renderSearchTable } from '../../orchestrator/driven-results';
 import type { StepRequest, StepResult, StepSpec } from '../../orchestrator/driver';
 import { mulberry32 } from '../../lib/random';
@@ -85,5 +86,56 @@ describe('CapacitySearch repeats unclear steps', () => {
     expect(s.decision).toBe('narrow');
     expect(s.repeats).toBeGreaterThan(0);
     expect(s.repeats).toBeLessThan(20);
+  });
+});
+
+/**
+ * A system whose hiccups slow every request running together: a step of n > 1 users moves as one by a factor drawn
+ * once (3% standard deviation), while one user's requests, each alone, draw their own.
+ */
+function measureShared(spec: StepSpec, index: number, seed: number): StepResult {
+  const random = mulberry32(seed * 1000 + index);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const n = spec.cell.concurrency;
+  const stepFactor = 1 + 0.03 * normal();
+  const requests: StepRequest[] = Array.from({ length: n === 1 ? 4 : 2 * n }, (_, i) => {
+    const speed = (300 / n) * (n === 1 ? 1 + 0.03 * normal() : stepFactor);
+    return {
+      ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
+      decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
+      phase: 'measured', vu: i % n,
+    };
+  });
+  return { index, spec, startMs: index * 1000, endMs: index * 1000 + 900, requests };
+}
+
+describe('CapacitySearch and the noise a step\'s requests share', () => {
+  it('probes the noise with each use case\'s one-user step, the part\'s first request as warm-up', () => {
+    const coding = USE_CASES.find((u) => u.id === 'coding_assistant')!;
+    const cfg = { ...config(0), maxUsers: { general_chatbot: 64, coding_assistant: 8 } };
+    const search = new CapacitySearch([{ useCase: chat, outputTokens: 256 }, { useCase: coding, outputTokens: 256 }], cfg, 'avg');
+    const steps: StepResult[] = [];
+    const specs: StepSpec[] = [];
+    for (let spec = search.next(steps); spec !== null; spec = search.next(steps)) {
+      specs.push(spec);
+      steps.push(measure(spec, steps.length, 0, 1));
+    }
+    const probes = specs.filter((s) => s.mode.kind === 'steady' && s.mode.noiseProbe);
+    expect(probes.map((s) => [s.cell.useCase, s.cell.concurrency])).toEqual([['general_chatbot', 1], ['coding_assistant', 1]]);
+    expect(probes.map((s) => s.mode.kind === 'steady' && s.mode.noiseProbe!.warmupRequests)).toEqual([1, 0]);
+  });
+
+  it('states intervals that hold the noiseless capacity although every step\'s requests agree', () => {
+    // Without noise 300 / n > 15 holds up to 19 users. Each step's requests agree exactly, so only what one user's
+    // requests show can widen the interval.
+    let holding = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      const search = new CapacitySearch([{ useCase: chat, outputTokens: 256 }], config(2), 'avg');
+      const steps: StepResult[] = [];
+      for (let spec = search.next(steps); spec !== null; spec = search.next(steps)) steps.push(measureShared(spec, steps.length, seed));
+      const interval = searchInterval95(search.searches[0]!)!;
+      if (interval.low <= 19 && 19 <= (interval.high ?? Infinity)) holding++;
+    }
+    expect(holding).toBeGreaterThanOrEqual(17);
   });
 });

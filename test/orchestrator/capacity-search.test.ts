@@ -2,7 +2,8 @@
 // It also checks that the search lands on the capacity of any monotone system.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { extrapolateCrossing, nextSearchStep, type SearchPoint } from '../../orchestrator/capacity-search';
+import { nextSearchStep, type SearchPoint } from '../../orchestrator/capacity-search';
+import { extrapolateCrossing } from '../../report/stats';
 import { resolutionAt } from '../../lib/plan';
 import type { LadderLimit } from '../../report/capacity';
 

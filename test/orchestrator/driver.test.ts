@@ -126,6 +126,27 @@ describe('Driver, steady steps', () => {
     expect(d.finished).toBe(true);
   });
 
+  it('a noise probe warms its one user up, then measures its requests or its seconds, whichever comes first', () => {
+    let now = 0;
+    const noiseProbe = { requests: 3, seconds: 5, warmupRequests: 1 };
+    const probe = steady('p1', 1, { freshUsers: true, warmupRequests: 0, noiseProbe });
+    const d = new Driver(new FixedSteps([probe, { ...probe, cell: cell('p2', 1) }]), () => now);
+    expect(d.done(report(ticketOf(d.next(1))))).toBe('warmup');
+    for (let i = 0; i < 2; i++) expect(d.done(report(ticketOf(d.next(1))))).toBe('measured');
+    expect(d.steps).toHaveLength(0);
+    d.done(report(ticketOf(d.next(1))));
+    expect(d.steps.map((r) => r.requests.filter((q) => q.phase === 'measured').length)).toEqual([3]);
+    // The second probe's requests are slow: it ends at its time cap with two measured.
+    d.done(report(ticketOf(d.next(1))));
+    now = 3000;
+    d.done(report(ticketOf(d.next(1))));
+    expect(d.steps).toHaveLength(1);
+    now = 5000;
+    d.done(report(ticketOf(d.next(1))));
+    expect(d.steps).toHaveLength(2);
+    expect(d.steps[1]!.requests.map((q) => q.phase)).toEqual(['warmup', 'measured', 'measured']);
+  });
+
   it('knows nothing of unknown tickets', () => {
     const d = new Driver(new FixedSteps([steady('s1', 1)]), () => 0);
     expect(d.done(report(999))).toBeNull();

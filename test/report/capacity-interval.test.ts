@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../lib/random';
 import {
-  aggregate, capacityInterval, formatInterval, ladderCapacity, type IntervalLimit,
+  aggregate, capacityInterval, formatInterval, ladderCapacity, sharedNoise, withCapacity, type IntervalLimit,
   type IntervalStep,
 } from '../../report/capacity-interval';
 
@@ -54,24 +54,58 @@ describe('capacityInterval', () => {
   });
 
   it('widens with the spread of the requests, contains the capacity, and repeats for a seed', () => {
-    const noisy = [step(1, 100, 5, 60), step(2, 200, 5, 120), step(4, 360, 5, 200)];
+    // One user's requests do not vary: no noise shared by the larger steps' requests, only their own spread.
+    const noisy = [step(1, 100, 5), step(2, 200, 5, 120), step(4, 360, 5, 200)];
     const interval = capacityInterval(noisy, [TTFT_BELOW_300], { seed: 7 })!;
     expect(interval.low).toBeLessThanOrEqual(3);
     expect(interval.high ?? Infinity).toBeGreaterThanOrEqual(3);
     expect(interval.low).toBeLessThan(interval.high ?? Infinity);
     expect(capacityInterval(noisy, [TTFT_BELOW_300], { seed: 7 })).toEqual(interval);
     // The same spread over 20 times the requests: the step means move less, the interval narrows.
-    const many = [step(1, 100, 100, 60), step(2, 200, 100, 120), step(4, 360, 100, 200)];
+    const many = [step(1, 100, 100), step(2, 200, 100, 120), step(4, 360, 100, 200)];
     const narrow = capacityInterval(many, [TTFT_BELOW_300], { seed: 7 })!;
     expect((narrow.high ?? 99) - narrow.low).toBeLessThan((interval.high ?? 99) - interval.low);
   });
 
-  it('is open above when some replicates break no limit', () => {
-    // The last step sits on the limit with a wide spread: about half the replicates pass it.
-    const steps = [step(1, 100, 4), step(2, 295, 4, 100)];
+  it('extrapolates where a ladder that breaks nothing would break, up to twice its largest step', () => {
+    // 100 ms at 1 user, 200 at 2: a power law of exponent 1 reaches 350 ms at 3.5 users -> 3.
+    expect(capacityInterval([step(1, 100, 4), step(2, 200, 4)], [{ ...TTFT_BELOW_300, value: 350, expression: 'avg<350' }]))
+      .toMatchObject({ low: 3, high: 3 });
+    // Exactly at 3 users for a 300 ms strict limit: 3 already breaks it -> 2.
+    expect(capacityInterval([step(1, 100, 4), step(2, 200, 4)], [TTFT_BELOW_300])).toMatchObject({ low: 2, high: 2 });
+  });
+
+  it('is open above when some replicates break no limit and their trend does not reach it', () => {
+    // The last step sits near the limit, flat from the first: about half the replicates pass it and go nowhere.
+    const steps = [step(1, 290, 4), step(2, 295, 4, 100)];
     const interval = capacityInterval(steps, [TTFT_BELOW_300])!;
     expect(interval.high).toBeNull();
     expect(formatInterval(interval)).toBe(`${interval.low}-more than 2`);
+  });
+
+  it('moves a many-user step by the noise one user\'s requests show, once for all its requests', () => {
+    // 20 users whose 40 requests agree to the ms: alone they leave the capacity exact.
+    const quiet = [step(1, 100, 4), step(10, 200, 40), step(20, 290, 40), step(30, 400, 40)];
+    expect(capacityInterval(quiet, [TTFT_BELOW_300])).toMatchObject({ low: 20, high: 20 });
+    // One user's requests spread by +-5% (a server's hiccups): the 20-user step's mean moves by as much, so 290 ms
+    // may break 300 and the capacity falls to the crossing below it.
+    const shaky = [step(1, 100, 4, 5), ...quiet.slice(1)];
+    const interval = capacityInterval(shaky, [TTFT_BELOW_300])!;
+    expect(interval.low).toBeLessThan(20);
+    expect(interval.high).toBeGreaterThan(20);
+    expect(sharedNoise(shaky, [TTFT_BELOW_300])[0]).toBeCloseTo(Math.sqrt((25 + 25 + (5 / 3) ** 2 * 2) / 3) / 100, 6);
+    // Measured twice, the step averages two stretches of the server's time: narrower.
+    const twice = [shaky[0]!, shaky[1]!, { ...shaky[2]!, measurements: 2 }, shaky[3]!];
+    const narrower = capacityInterval(twice, [TTFT_BELOW_300])!;
+    expect(narrower.high! - narrower.low).toBeLessThanOrEqual(interval.high! - interval.low);
+  });
+
+  it('widens to hold a capacity stated off the measured steps', () => {
+    const interval = { level: 0.95, low: 53, high: 55, largestStep: 58, replicates: 1000 };
+    expect(withCapacity(interval, 51)).toMatchObject({ low: 51, high: 55 });
+    expect(withCapacity(interval, 54)).toEqual(interval);
+    expect(withCapacity({ ...interval, high: null }, 60)).toMatchObject({ low: 53, high: null });
+    expect(withCapacity(null, 51)).toBeNull();
   });
 
   it('draws the success rate as a binomial of the step', () => {
