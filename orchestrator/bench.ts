@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EventEmitter } from 'node:events';
 import { applyEnvToPlan } from '../lib/env';
-import { EXIT, UserError } from '../lib/exit-codes';
+import { EXIT } from '../lib/exit-codes';
 import { resolvePlan, type ApiStyle, type Plan, type PlanInput, type ScriptName } from '../lib/plan';
 import { redactSecret } from '../lib/request';
 import { readSummaryData } from '../lib/summary-data';
@@ -15,9 +15,9 @@ import { renderTextSummary } from '../lib/summary-text';
 import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
 import type { PromptSet } from '../lib/prompt-set';
 import { buildBundles } from './bundles';
-import { startSimChild, type SimChild } from '../sim/child';
-import { ensureLlamaArtefacts, startLlamaServer, type LlamaServer } from './llama-server';
-import { resolveProfile, type Profile } from '../sim/profiles';
+import { startSimChild } from '../sim/child';
+import { ensureLlamaArtefacts, startLlamaServer } from './llama-server';
+import { resolveProfile } from '../sim/profiles';
 import { predictCellSeconds } from './sim-schedule';
 import { probeSpeeds } from './probe';
 import { bundlePath, chooseEngine, runArguments, type Engine, type PartInvocation } from './engine';
@@ -39,6 +39,8 @@ import { drivenProgress, renderSearchStepLine } from './driven-progress';
 import { prometheusRwEnv, prometheusWriteUrl, withPrometheusRw } from './remote-write-env';
 import { launchEngine, runnerDirName, runnerShares, splitLaunch } from './generators';
 import { analyzeRun } from '../report/generate';
+import { finishRunInfo, newRunInfo, writeRunInfo, type RunInfoRecord } from './run-info';
+import { discoverModel, stopTarget, type Target } from './target';
 import { gateFailures } from '../report/gate-verdict';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -120,37 +122,6 @@ export function newRunId(now = new Date()): string {
   return now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
 }
 
-async function discoverModel(baseUrl: string, apiKey: string | null): Promise<string> {
-  const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
-  let res: Response;
-  try {
-    res = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(15_000) });
-  } catch (e) {
-    throw new UserError(`cannot reach ${baseUrl}/models (${(e as Error).message}); check --url or pass --model`, EXIT.unreachable);
-  }
-  if (!res.ok)
-    throw new UserError(
-      `${baseUrl}/models answered HTTP ${res.status}; pass --model (and an API key in LLM_API_KEY if the server needs one)`,
-      EXIT.unreachable,
-    );
-  const body = (await res.json()) as { data?: { id?: string }[] };
-  const id = body.data?.[0]?.id;
-  if (!id) throw new UserError(`${baseUrl}/models lists no model; pass --model`, EXIT.unreachable);
-  return id;
-}
-
-/** The server under test: its base URL, and the simulator or llama-server when the bench started one (stopped at the end). */
-interface Target {
-  readonly baseUrl: string;
-  readonly sim: { readonly child: SimChild; readonly profile: Profile } | null;
-  readonly llama: LlamaServer | null;
-}
-
-async function stopTarget(target: Target): Promise<void> {
-  await target.sim?.child.stop();
-  await target.llama?.stop();
-}
-
 /** The plan input as run (plan-input.json), and each part's resolved plan. */
 interface PlannedParts {
   readonly planInput: PlanInput;
@@ -165,72 +136,6 @@ interface RunFiles {
   readonly promptsFile: string;
   readonly baseUrl: string;
   readonly model: string;
-}
-
-/** run.json as the bench writes it while the run goes (engine, target, parts so far, their exit codes and requests). */
-function newRunInfo(
-  options: BenchOptions,
-  run: { startedAt: string; engine: Engine; target: Target; model: string; prompts: PromptSet },
-) {
-  const { target, engine, prompts } = run;
-  const redact = (arg: string): string => (options.apiKey ? redactSecret(arg, options.apiKey) : arg);
-  return {
-    schemaVersion: 1,
-    runId: options.runId,
-    engine: 'k6',
-    engineVersion: engine.version,
-    engineSource: engine.source,
-    transport: 'k6/x/llm',
-    startedAt: run.startedAt,
-    endedAt: null as string | null,
-    interrupted: false,
-    target: {
-      baseUrl: target.baseUrl,
-      model: run.model,
-      simulated: target.sim !== null,
-      simProfile: target.sim ? target.sim.profile.name : null,
-      // The simulator's step-time noise seed (--sim-noise), so a noisy run can be repeated; null without noise.
-      simNoiseSeed: target.sim?.child.noiseSeed ?? null,
-      api: options.api,
-      server: target.llama ? { name: 'llama-server', ...target.llama.settings } : null,
-    },
-    tokenizer: prompts.tokenizer,
-    promptsExact: prompts.exact,
-    plan: options.planLabel,
-    command: ['npm', 'run', 'bench', '--', ...process.argv.slice(2).map(redact)],
-    parts: [] as string[],
-    exitCodes: {} as Record<string, number>,
-    /** Per part, from the CSV as it grew: cut = requests of started cells that never ended. */
-    requests: {} as Record<string, ReturnType<typeof requestCounts>>,
-    /** Where the parts' time went: wall time and the time with at least one request running. */
-    time: null as null | {
-      partsWallSeconds: number;
-      requestsRunningSeconds: number;
-      parts: { part: string; wallSeconds: number; requestsRunningSeconds: number }[];
-    },
-  };
-}
-
-type RunInfoRecord = ReturnType<typeof newRunInfo>;
-
-function writeRunInfo(runDir: string, runInfo: RunInfoRecord): void {
-  writeFileSync(path.join(runDir, 'run.json'), JSON.stringify(runInfo, null, 2));
-}
-
-/** The end of the run in run.json: when, whether interrupted, and where the time went (seconds, to the millisecond). */
-function finishRunInfo(runInfo: RunInfoRecord, interrupted: boolean, time: TimeSpent): void {
-  const seconds = (ms: number): number => Math.round(ms) / 1000;
-  runInfo.interrupted = interrupted;
-  runInfo.endedAt = new Date().toISOString();
-  runInfo.time = {
-    partsWallSeconds: seconds(time.wallMs),
-    requestsRunningSeconds: seconds(time.runningMs),
-    parts: time.parts.map((part) => ({
-      part: part.part,
-      wallSeconds: seconds(part.wallMs),
-      requestsRunningSeconds: seconds(part.runningMs),
-    })),
-  };
 }
 
 /**
