@@ -78,11 +78,14 @@ function intervalNote(report: Report): string | null {
     verdictNote(withInterval, wide),
     "In brackets, a capacity's 95% interval: the capacities a bootstrap over each step's measured requests " +
       'gives (1,000 resamples, the same reading of the steps), so how far the noise of the requests moves the answer; ' +
-      'without brackets, every resample gave the same capacity.',
+      "a step of many users also moves by the spread of one user's requests, drawn once for all of them, since a " +
+      "server's hiccup slows every request running together; the interval holds the stated capacity. " +
+      'Without brackets, every resample gave the same capacity.',
     wide.length === 0 ? null
       : `Wider than the search's resolution (±${plural(1, 'user')} below ${resolution.exactBelow} users, ` +
         `else ±${resolution.resolutionPercent}%): ` +
-        `${wide.map((capacity) => capacity.useCase.title).join(', ')}; more requests per step would narrow it.`,
+        `${wide.map((capacity) => capacity.useCase.title).join(', ')}; ` +
+        'more requests per step, or steps measured again, would narrow it.',
   );
 }
 
