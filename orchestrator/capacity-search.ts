@@ -67,8 +67,8 @@ export function interpolateCrossing(pass: SearchPoint, fail: SearchPoint, limits
 
 /**
  * The search's next move from the points measured so far, in the order measured.
- * Climbing: the largest passing step grows to the crossing the last two passing steps predict, at
- * least +1 and at most x2 (an overshoot is the dearest step: the most users, the slowest requests),
+ * Climbing: the largest passing step grows to the crossing it and the smallest passing step at least half of it
+ * predict, at least +1 and at most x2 (an overshoot is the dearest step: the most users, the slowest requests),
  * capped at maxUsers. Once a step fails: the
  * crossing interpolated between the last pass and the first fail is tried, then the step one
  * resolution beyond it on the other side, so a good prediction ends the search in two steps; when
@@ -104,8 +104,9 @@ export function nextSearchStep(
   const sorted = [...passes].sort((a, b) => a.users - b.users);
   let target = lo * MAX_CLIMB;
   if (sorted.length >= 2) {
-    const a = sorted[sorted.length - 2]!;
     const b = sorted[sorted.length - 1]!;
+    // The widest base within a factor 2 below the largest pass: two neighbouring steps' noise would set the slope.
+    const a = sorted.find((p) => p !== b && p.users >= b.users / 2) ?? sorted[sorted.length - 2]!;
     let nearest: number | null = null;
     limits.forEach((l, i) => {
       const va = a.checks[i]?.actual;

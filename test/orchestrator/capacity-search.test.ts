@@ -66,6 +66,14 @@ describe('nextSearchStep', () => {
     expect(nextSearchStep([p1, point(2, () => 140)], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 4 });
   });
 
+  it('climbs on the widest base within a factor 2, so two neighbouring steps\' noise does not send it to x2', () => {
+    // 30 tok/s at 32 users, 20 at 60, and 20.2 at 64 (noise: flat from 60). From 60 and 64 the speed does not fall,
+    // which would double to 128; from 32 and 64: b = log(20.2 / 30) / log 2, 15 tok/s at 64 x (15 / 20.2)^(1/b) = 107.8.
+    const speeds: Record<number, number> = { 32: 30, 60: 20, 64: 20.2 };
+    const points = [32, 60, 64].map((n) => point(n, () => speeds[n]!));
+    expect(nextSearchStep(points, cfg, 256, [speedLimit])).toEqual({ kind: 'next', users: 107 });
+  });
+
   it('tries the interpolated crossing between the last pass and the first fail, then one resolution beyond it, and ' +
     'ends at the resolution', () => {
     const s = (n: number) => (n <= 5 ? 20 : 10);
