@@ -9,7 +9,7 @@ import { resolutionAt, type CapacitySearchConfig, type LimitStat } from '../lib/
 import type { UseCase } from '../thresholds/use-cases';
 import { checkLimit, ladderLimits, limitTrend, type LadderLimit, type LimitCheck } from '../report/capacity';
 import { buildCellStats, type CellStats } from '../report/cells';
-import { extrapolateCrossing } from '../report/stats';
+import { extrapolateCrossing, powerLawBase } from '../report/stats';
 import { newCellAccumulator, type CellAccumulator } from '../report/read-samples';
 import { DEFAULT_REPORT_OPTIONS } from '../report/model';
 import type { StepMode, StepRequest, StepResult, StepSource, StepSpec } from './driver';
@@ -67,8 +67,8 @@ export function interpolateCrossing(pass: SearchPoint, fail: SearchPoint, limits
 
 /**
  * The search's next move from the points measured so far, in the order measured.
- * Climbing: the largest passing step grows to the crossing it and the smallest passing step at least half of it
- * predict, at least +1 and at most x2 (an overshoot is the dearest step: the most users, the slowest requests),
+ * Climbing: the largest passing step grows to the crossing a power law through it and its base predicts (the
+ * largest passing step at most half of it: report/stats.ts powerLawBase), at least +1 and at most x2 (an overshoot is the dearest step: the most users, the slowest requests),
  * capped at maxUsers. Once a step fails: the
  * crossing interpolated between the last pass and the first fail is tried, then the step one
  * resolution beyond it on the other side, so a good prediction ends the search in two steps; when
@@ -105,8 +105,7 @@ export function nextSearchStep(
   let target = lo * MAX_CLIMB;
   if (sorted.length >= 2) {
     const b = sorted[sorted.length - 1]!;
-    // The widest base within a factor 2 below the largest pass: two neighbouring steps' noise would set the slope.
-    const a = sorted.find((p) => p !== b && p.users >= b.users / 2) ?? sorted[sorted.length - 2]!;
+    const a = sorted[powerLawBase(sorted.map((p) => p.users), sorted.length - 1)]!;
     let nearest: number | null = null;
     limits.forEach((l, i) => {
       const va = a.checks[i]?.actual;
@@ -264,8 +263,8 @@ export class CapacitySearch implements StepSource {
   /**
    * Once the search has narrowed to its resolution: the step to measure again, or null when the capacity is
    * decided. Decided means its bootstrap interval is no wider than the resolution on both sides (what the report
-   * calls narrow), so a deterministic server costs nothing more. Otherwise the unclear step nearest the capacity
-   * (the one the resamples disagree on most among equals) is measured again, while the plan's budget lasts.
+   * calls narrow), so a deterministic server costs nothing more. Otherwise the least certain unclear step the
+   * interval spans (resamples nearest an even split) is measured again, while the plan's budget lasts.
    */
   private repeatFor(s: UseCaseSearch, state: Extract<SearchState, { kind: 'done' }>): number | null {
     const capacity = state.lastPass ?? 0;
@@ -275,9 +274,11 @@ export class CapacitySearch implements StepSource {
     if (interval === null) return null;
     const allowed = 2 * resolutionAt(Math.max(1, capacity), this.cfg);
     if (interval.high !== null && interval.high - interval.low <= allowed) return null;
+    // The least certain of the steps the interval spans moves the capacity most; nearer the capacity among equals.
+    const within = (p: SearchPoint) => p.users >= interval.low && (interval.high === null || p.users <= interval.high);
     const unclear = s.points.filter((p) => p.passShare !== undefined && isUnclear(p.passShare))
-      .sort((a, b) => Math.abs(a.users - capacity) - Math.abs(b.users - capacity) ||
-        Math.abs(a.passShare! - 0.5) - Math.abs(b.passShare! - 0.5));
+      .sort((a, b) => Number(within(b)) - Number(within(a)) ||
+        Math.abs(a.passShare! - 0.5) - Math.abs(b.passShare! - 0.5) || Math.abs(a.users - capacity) - Math.abs(b.users - capacity));
     s.unclear.splice(0, s.unclear.length, ...unclear.map((p) => p.users));
     if (unclear.length === 0) {
       s.decision = 'steps-clear';

@@ -19,7 +19,7 @@
 
 import { mulberry32 } from '../lib/random';
 import { compare, parseThreshold } from '../lib/thresholds';
-import { crossingX, extrapolateCrossing, percentile, sortValues } from './stats';
+import { crossingX, extrapolateCrossing, percentile, powerLawBase, sortValues } from './stats';
 
 /** A limit as a ladder checks it (report/capacity.ts IntervalLimit): its k6 expression names the aggregation. */
 export interface IntervalLimit {
@@ -195,16 +195,15 @@ export interface IntervalOptions {
 
 /**
  * Where the limits would break above a ladder none of whose steps breaks one: each limit's power law through the
- * largest step and the smallest one at least half of it (the widest base the search's doubling leaves, so two
- * neighbouring steps' noise does not set the slope), up to twice the largest step, as far as the search climbs at
- * once; Infinity beyond, or when no limit approaches its value.
+ * largest step and its base (report/stats.ts powerLawBase), up to twice the largest step, as far as the search
+ * climbs at once; Infinity beyond, or when no limit approaches its value.
  */
 function extrapolatedCapacity(
   users: readonly number[], stats: readonly (readonly (number | null)[])[], limits: readonly IntervalLimit[],
 ): number {
   const top = users.length - 1;
-  const base = users.findIndex((u) => u >= users[top]! / 2);
-  if (base < 0 || base === top) return Infinity;
+  const base = powerLawBase(users, top);
+  if (base < 0) return Infinity;
   let best = Infinity;
   limits.forEach((limit, i) => {
     const v0 = stats[base]![i] ?? null;

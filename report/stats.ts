@@ -131,6 +131,18 @@ export function extrapolateCrossing(n0: number, v0: number, n1: number, v1: numb
   return isFinite(x) && x > n1 ? x : null;
 }
 
+/**
+ * The step to fit a power law from, with the largest step (index `top` of ascending `users`): the largest at most half
+ * of it, else the smallest; -1 with a single step. Two neighbouring steps' noise would set the slope; a factor 2
+ * apart their difference is the load's, and over such a span the limits' statistics follow a power law closely.
+ */
+export function powerLawBase(users: readonly number[], top: number): number {
+  if (top <= 0) return -1;
+  let base = 0;
+  for (let i = 0; i < top; i++) if (users[i]! <= users[top]! / 2) base = i;
+  return base;
+}
+
 /** Linear interpolation: the y of the line through (x0, y0) and (x1, y1) at x. */
 export function valueAt(x0: number, y0: number, x1: number, y1: number, x: number): number {
   if (x1 === x0) return y0;

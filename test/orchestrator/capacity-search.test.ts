@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { nextSearchStep, type SearchPoint } from '../../orchestrator/capacity-search';
-import { extrapolateCrossing } from '../../report/stats';
+import { extrapolateCrossing, powerLawBase } from '../../report/stats';
 import { resolutionAt } from '../../lib/plan';
 import type { LadderLimit } from '../../report/capacity';
 
@@ -39,6 +39,15 @@ describe('resolutionAt', () => {
   });
 });
 
+describe('powerLawBase', () => {
+  it('is the largest step at most half of the top, else the smallest', () => {
+    expect(powerLawBase([1, 2, 4, 8, 16, 17, 18], 6)).toBe(3);
+    expect(powerLawBase([32, 64, 73, 74], 3)).toBe(0);
+    expect(powerLawBase([60, 64], 1)).toBe(0);
+    expect(powerLawBase([60], 0)).toBe(-1);
+  });
+});
+
 describe('extrapolateCrossing', () => {
   it('finds where a power law reaches the limit', () => {
     // 160 / n: 160 at 1, 80 at 2, reaches 16 at 10.
@@ -66,7 +75,7 @@ describe('nextSearchStep', () => {
     expect(nextSearchStep([p1, point(2, () => 140)], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 4 });
   });
 
-  it('climbs on the widest base within a factor 2, so two neighbouring steps\' noise does not send it to x2', () => {
+  it('climbs on a base at most half its largest pass, so two neighbouring steps\' noise does not send it to x2', () => {
     // 30 tok/s at 32 users, 20 at 60, and 20.2 at 64 (noise: flat from 60). From 60 and 64 the speed does not fall,
     // which would double to 128; from 32 and 64: b = log(20.2 / 30) / log 2, 15 tok/s at 64 x (15 / 20.2)^(1/b) = 107.8.
     const speeds: Record<number, number> = { 32: 30, 60: 20, 64: 20.2 };
