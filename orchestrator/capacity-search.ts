@@ -18,11 +18,13 @@ import {
 } from '../report/capacity-interval';
 
 /**
- * A one-user step measures at least 4 requests, or 5 s of them: the requests a bootstrap reads the server's shared
- * noise from (report/capacity-interval.ts). Short requests (the use cases whose large steps need it) get 4 in a few
- * seconds; a long-context step stops at the cap. The part's first request warms the connections and code up.
+ * A one-user step measures at least 6 requests, or 6 s of them: the requests a bootstrap reads the server's shared
+ * noise from (report/capacity-interval.ts). Short requests (the use cases whose large steps need it) get 6 in a few
+ * seconds; a long-context step stops at the cap. Fewer left the estimate too often far below the noise (4 requests:
+ * 3 degrees of freedom, one run in five stated an exact capacity on the noisy simulator). The part's first request
+ * warms the connections and code up.
  */
-const NOISE_PROBE = { requests: 4, seconds: 5 } as const;
+const NOISE_PROBE = { requests: 6, seconds: 6 } as const;
 
 /** One measured step of a use case. */
 export interface SearchPoint {
