@@ -70,8 +70,8 @@ export function interpolateCrossing(pass: SearchPoint, fail: SearchPoint, limits
 /**
  * The search's next move from the points measured so far, in the order measured.
  * Climbing: the largest passing step grows to the crossing a power law through it and its base predicts (the
- * largest passing step at most half of it: report/stats.ts powerLawBase), at least +1 and at most x2 (an overshoot is the dearest step: the most users, the slowest requests),
- * capped at maxUsers. Once a step fails: the
+ * largest passing step at most half of it: report/stats.ts powerLawBase), at least +1 and at most x2 (an overshoot
+ * is the dearest step: the most users, the slowest requests), capped at maxUsers. Once a step fails: the
  * crossing interpolated between the last pass and the first fail is tried, then the step one
  * resolution beyond it on the other side, so a good prediction ends the search in two steps; when
  * a try does not halve the interval, the next is its middle, so the search always ends.
