@@ -265,8 +265,8 @@ export class CapacitySearch implements StepSource {
   /**
    * Once the search has narrowed to its resolution: the step to measure again, or null when the capacity is
    * decided. Decided means its bootstrap interval is no wider than the resolution on both sides (what the report
-   * calls narrow), so a deterministic server costs nothing more. Otherwise the least certain unclear step the
-   * interval spans (resamples nearest an even split) is measured again, while the plan's budget lasts.
+   * calls narrow), so a deterministic server costs nothing more. Otherwise the less certain of the last pass and
+   * the first fail (resamples nearer an even split), when unclear, is measured again, while the plan's budget lasts.
    */
   private repeatFor(s: UseCaseSearch, state: Extract<SearchState, { kind: 'done' }>): number | null {
     const capacity = state.lastPass ?? 0;
@@ -276,11 +276,13 @@ export class CapacitySearch implements StepSource {
     if (interval === null) return null;
     const allowed = 2 * resolutionAt(Math.max(1, capacity), this.cfg);
     if (interval.high !== null && interval.high - interval.low <= allowed) return null;
-    // The least certain of the steps the interval spans moves the capacity most; nearer the capacity among equals.
-    const within = (p: SearchPoint) => p.users >= interval.low && (interval.high === null || p.users <= interval.high);
+    // The last pass and the first fail set the capacity: the less certain of them first (a step above the first
+    // fail matters only where it flips), then the other unclear steps, nearest the capacity first.
+    const bracket = (p: SearchPoint) => p.users === state.lastPass || p.users === state.firstFail;
     const unclear = s.points.filter((p) => p.passShare !== undefined && isUnclear(p.passShare))
-      .sort((a, b) => Number(within(b)) - Number(within(a)) ||
-        Math.abs(a.passShare! - 0.5) - Math.abs(b.passShare! - 0.5) || Math.abs(a.users - capacity) - Math.abs(b.users - capacity));
+      .sort((a, b) => Number(bracket(b)) - Number(bracket(a)) ||
+        (bracket(a) ? Math.abs(a.passShare! - 0.5) - Math.abs(b.passShare! - 0.5) : 0) ||
+        Math.abs(a.users - capacity) - Math.abs(b.users - capacity));
     s.unclear.splice(0, s.unclear.length, ...unclear.map((p) => p.users));
     if (unclear.length === 0) {
       s.decision = 'steps-clear';
