@@ -11,3 +11,8 @@ export function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** A standard normal draw from two of `random`'s uniforms (Box-Muller; 1 - u is in (0, 1], so the log is finite). */
+export function standardNormal(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}

@@ -1,6 +1,7 @@
 // The arithmetic of a conversation: think-time draws, the next turn's messages and length, bounded tags. Runs in k6 and Node.
 // Pure: the k6 side (lib/k6/sessions.ts) does the sending and the waiting.
 
+import { standardNormal } from './random';
 import type { ChatMessage } from './chat-template';
 import type { ThinkTime } from '../thresholds/sessions';
 
@@ -29,9 +30,7 @@ export function drawThinkSeconds(t: ThinkTime, random: () => number): number {
     case 'uniform':
       return t.minSeconds + (t.maxSeconds - t.minSeconds) * random();
     case 'lognormal': {
-      // Box-Muller: one standard normal from two uniforms.
-      const z = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-      return t.medianSeconds * Math.exp(t.sigma * z);
+      return t.medianSeconds * Math.exp(t.sigma * standardNormal(random));
     }
   }
 }

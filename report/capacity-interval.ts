@@ -17,7 +17,7 @@
 // square root of the step's measurements (a repeated step averages two independent stretches of time). It cannot
 // see what was not measured (a step the search skipped, a slower day of the server).
 
-import { mulberry32 } from '../lib/random';
+import { mulberry32, standardNormal } from '../lib/random';
 import { compare, parseThreshold } from '../lib/thresholds';
 import { crossingX, extrapolateCrossing, percentile, powerLawBase, sortValues } from './stats';
 
@@ -122,11 +122,6 @@ export function sharedNoise(steps: readonly IntervalStep[], limits: readonly Int
   });
 }
 
-/** A standard normal draw (Box-Muller) from the seeded uniform source. */
-function normal(random: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-}
-
 /**
  * One resampled statistic per limit for one step; the success rate as a binomial draw. A step of more than
  * SOLO_USERS users also moves by its shared noise: one factor per limit, as its requests move together.
@@ -151,7 +146,7 @@ function resampleStep(
     const draw = new Float64Array(values.length);
     for (let k = 0; k < values.length; k++) draw[k] = values[Math.floor(random() * values.length)]!;
     const noise = shared[i] ?? 0;
-    const factor = noise > 0 && sharedScale > 0 ? Math.max(0, 1 + noise * sharedScale * normal(random)) : 1;
+    const factor = noise > 0 && sharedScale > 0 ? Math.max(0, 1 + noise * sharedScale * standardNormal(random)) : 1;
     return aggregate(draw, aggregations[i]!) * factor;
   });
 }

@@ -6,7 +6,7 @@
 // several decode steps. One seed gives one sequence of draws, so a noisy run is reproducible by its seed.
 // Where the default figures come from: sim/README.md, "Noise".
 
-import { mulberry32 } from '../lib/random';
+import { mulberry32, standardNormal } from '../lib/random';
 
 /** How much a step's duration varies (docs in sim/README.md, "Noise"). */
 export interface NoiseModel {
@@ -75,8 +75,7 @@ export class StepNoise {
   /** A standard normal (Box-Muller) redrawn until within +-3: symmetric, so its mean stays 0. */
   private cutNormal(): number {
     for (;;) {
-      const u = 1 - this.next(); // (0, 1]: log(u) is finite
-      const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
+      const z = standardNormal(this.next);
       if (Math.abs(z) <= CUT_SD) return z;
     }
   }

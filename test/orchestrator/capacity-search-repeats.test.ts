@@ -5,7 +5,7 @@ import { CapacitySearch, searchInterval95 } from '../../orchestrator/capacity-se
 import { isUnclear } from '../../report/capacity-interval';
 import { drivenCells, renderSearchTable } from '../../orchestrator/driven-results';
 import type { StepRequest, StepResult, StepSpec } from '../../orchestrator/driver';
-import { mulberry32 } from '../../lib/random';
+import { mulberry32, standardNormal } from '../../lib/random';
 import { USE_CASES } from '../../thresholds/use-cases';
 import type { CapacitySearchConfig } from '../../lib/plan';
 
@@ -95,7 +95,7 @@ describe('CapacitySearch repeats unclear steps', () => {
  */
 function measureShared(spec: StepSpec, index: number, seed: number): StepResult {
   const random = mulberry32(seed * 1000 + index);
-  const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const normal = () => standardNormal(random);
   const n = spec.cell.concurrency;
   const stepFactor = 1 + 0.03 * normal();
   const requests: StepRequest[] = Array.from({ length: n === 1 ? 4 : 2 * n }, (_, i) => {
