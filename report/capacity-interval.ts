@@ -186,6 +186,8 @@ export interface IntervalOptions {
   readonly replicates?: number;
   readonly level?: number;
   readonly seed?: number;
+  /** The ladder's shared noise when the caller has it already (sharedNoise of the same steps). */
+  readonly shared?: readonly (number | null)[];
 }
 
 /**
@@ -224,7 +226,7 @@ export function capacityInterval(
   const random = mulberry32(opts.seed ?? 1);
   const users = ran.map((s) => s.users);
   const aggregations = limits.map(aggregationOf);
-  const shared = sharedNoise(ran, limits);
+  const shared = opts.shared ?? sharedNoise(ran, limits);
   const capacities: number[] = [];
   for (let r = 0; r < replicates; r++) {
     const stats = ran.map((s) => resampleStep(s, limits, aggregations, random, shared));

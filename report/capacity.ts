@@ -284,7 +284,7 @@ export function withInterval(
     const passShareOf = passShare(steps[i]!, capacity.limits, { shared });
     return [{ users: c.concurrency, ok: c.concurrency === lastPass, passShare: passShareOf, measurements: c.measurements }];
   }).sort((a, b) => a.users - b.users);
-  const interval = withCapacity(capacityInterval(steps, capacity.limits), capacity.result.estimate);
+  const interval = withCapacity(capacityInterval(steps, capacity.limits, { shared }), capacity.result.estimate);
   return { ...capacity, interval, verdicts };
 }
 
