@@ -7,12 +7,22 @@ import { approximateWordsForTokens, fillerText, requestPrefix } from './prompt-t
 export const PROMPT_SET_SCHEMA_VERSION = 1;
 
 export interface PreparedPrompt {
-  /** Target prompt tokens as the server counts them (chat template included for the chat API). */
+  /** The context length of the cells this prompt is for: prompt tokens as the server counts them (chat template included). */
   readonly contextTokens: number;
+  /**
+   * The prompt's length when it was shortened to fit the server's context window (the window less the cells' output
+   * tokens: a 256K cell asking 1,024 tokens of a 262,144-token window sends 261,120); absent when contextTokens.
+   */
+  readonly promptTokens?: number;
   /** The body after the per-request prefix line. */
   readonly body: string;
-  /** Prompt tokens counted for prefix + body at preparation time; equals contextTokens when exact. */
+  /** Prompt tokens counted for prefix + body at preparation time; equals the prompt's length when exact. */
   readonly measuredTokens: number;
+}
+
+/** The length a prepared prompt was built to: its context, or less when fitted to the server's window. */
+export function preparedLength(prompt: PreparedPrompt): number {
+  return prompt.promptTokens ?? prompt.contextTokens;
 }
 
 export interface PromptSet {
@@ -67,9 +77,13 @@ export function findPrompt(set: PromptSet, contextTokens: number): PreparedPromp
   return p;
 }
 
-/** A prompt set built without a tokenizer: lengths are approximate and every record says so. */
+/**
+ * A prompt set built without a tokenizer: lengths are approximate and every record says so. `fitted` maps a context to
+ * the shorter prompt length that fits the server's window (orchestrator/context-window.ts).
+ */
 export function approximatePromptSet(
   model: string, api: ApiStyle, contexts: readonly number[], followUps: readonly number[] = [],
+  fitted: ReadonlyMap<number, number> = new Map(),
 ): PromptSet {
   return {
     schemaVersion: PROMPT_SET_SCHEMA_VERSION,
@@ -77,11 +91,12 @@ export function approximatePromptSet(
     api,
     tokenizer: 'approximate (about one token per word; no tokenizer)',
     exact: false,
-    prompts: contexts.map((contextTokens, i) => ({
-      contextTokens,
-      body: fillerText(approximateWordsForTokens(contextTokens) - 20, 1000 + i),
-      measuredTokens: contextTokens,
-    })),
+    prompts: contexts.map((contextTokens, i) => {
+      const promptTokens = fitted.get(contextTokens);
+      const length = promptTokens ?? contextTokens;
+      const body = fillerText(approximateWordsForTokens(length) - 20, 1000 + i);
+      return { contextTokens, ...(promptTokens !== undefined ? { promptTokens } : {}), body, measuredTokens: length };
+    }),
     // About ten tokens of each follow-up are the chat template around it.
     followUps: followUps.map((tokens, i) => ({
       contextTokens: tokens, body: fillerText(Math.max(1, approximateWordsForTokens(tokens) - 10), 2000 + i), measuredTokens: tokens,

@@ -39,6 +39,7 @@ import { drivenProgress, renderSearchStepLine } from './driven-progress';
 import { prometheusRwEnv, prometheusWriteUrl, withPrometheusRw } from './remote-write-env';
 import { launchEngine, runnerDirName, runnerShares, splitLaunch } from './generators';
 import { analyzeRun } from '../report/generate';
+import { promptLengthsForWindow, readContextWindow } from './context-window';
 import { finishRunInfo, newRunInfo, writeRunInfo, type RunInfoRecord } from './run-info';
 import { discoverModel, stopTarget, type Target } from './target';
 import { gateFailures } from '../report/gate-verdict';
@@ -175,10 +176,12 @@ export class Bench extends EventEmitter<BenchEvents> {
     try {
       const model = options.model ?? (await discoverModel(target.baseUrl, options.apiKey));
       const planned = this.planParts(target, model, runDir);
-      const prompts = await this.prepareRunPrompts(planned.plans, model, target.baseUrl, runDir);
+      const prompts = await this.prepareRunPrompts(planned.plans, model, target, runDir);
       const sized = await this.sizeSlotsForTarget(target, planned, prompts.prompts);
       const engine = await this.prepareEngine(rwUrl);
-      const runInfo = newRunInfo(options, { startedAt, engine, target, model, prompts: prompts.prompts });
+      const runInfo = newRunInfo(
+        options, { startedAt, engine, target, model, prompts: prompts.prompts, contextWindow: prompts.contextWindow },
+      );
       writeRunInfo(runDir, runInfo);
       const files = { runDir, planFile: sized.planFile, promptsFile: prompts.file };
       const outcome = await this.runParts(engine, sized.plans, { ...files, baseUrl: target.baseUrl, model }, runInfo);
@@ -231,26 +234,40 @@ export class Bench extends EventEmitter<BenchEvents> {
     return { planInput, plans, planFile };
   }
 
-  /** Prompts of exact lengths for every context the plans use, written to prompts.json. */
+  /**
+   * Prompts of exact lengths for every context the plans use, written to prompts.json; a context whose cells would
+   * overflow the server's window gets the longest prompt that fits (context-window.ts).
+   */
   private async prepareRunPrompts(
     plans: readonly Plan[],
     model: string,
-    baseUrl: string,
+    target: Target,
     runDir: string,
-  ): Promise<{ prompts: PromptSet; file: string }> {
+  ): Promise<{ prompts: PromptSet; file: string; contextWindow: number | null }> {
     const options = this.options;
-    const contextSet = new Set(plans.flatMap((plan) => plan.cells.map((cell) => cell.contextTokens)));
-    const contexts = [...contextSet].sort((a, b) => a - b);
+    const cells = plans.flatMap((plan) => plan.cells);
+    const contexts = [...new Set(cells.map((cell) => cell.contextTokens))].sort((a, b) => a - b);
     // A conversation's later turns add follow-up messages of the plan's growth lengths (the sessions script).
     const growth = plans.flatMap((plan) => Object.values(plan.sessions?.models ?? {}).map((m) => m.growthTokens));
     const followUps = [...new Set(growth)].sort((a, b) => a - b);
-    this.emit('log', `preparing prompts for ${contexts.length} context lengths (${contexts.join(', ')} tokens)`);
     const { api, tokenizer, apiKey } = options;
-    const prompts = await preparePrompts({ model, api, contexts, followUps, tokenizer, baseUrl, apiKey });
+    const contextWindow = target.llama
+      ? target.llama.settings.contextPerSlot
+      : await readContextWindow(target.baseUrl, model, apiKey);
+    const fittedContexts = contextWindow !== null ? promptLengthsForWindow(cells, contextWindow) : [];
+    for (const f of fittedContexts) {
+      this.emit(
+        'log', `context ${f.contextTokens}: prompts of ${f.promptTokens} tokens, to fit the server's ` +
+        `${contextWindow}-token window with the cells' output`,
+      );
+    }
+    const fitted = new Map(fittedContexts.map((f) => [f.contextTokens, f.promptTokens]));
+    this.emit('log', `preparing prompts for ${contexts.length} context lengths (${contexts.join(', ')} tokens)`);
+    const prompts = await preparePrompts({ model, api, contexts, fitted, followUps, tokenizer, baseUrl: target.baseUrl, apiKey });
     const file = path.join(runDir, 'prompts.json');
     writeFileSync(file, JSON.stringify(prompts));
     this.emit('log', `prompts: ${prompts.tokenizer}${prompts.exact ? ' (exact lengths)' : ' (approximate lengths)'}`);
-    return { prompts, file };
+    return { prompts, file, contextWindow };
   }
 
   /**

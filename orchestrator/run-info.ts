@@ -22,7 +22,7 @@ export interface RunInfoOptions {
 /** run.json as the bench writes it while the run goes (engine, target, parts so far, their exit codes and requests). */
 export function newRunInfo(
   options: RunInfoOptions,
-  run: { startedAt: string; engine: Engine; target: Target; model: string; prompts: PromptSet },
+  run: { startedAt: string; engine: Engine; target: Target; model: string; prompts: PromptSet; contextWindow: number | null },
 ) {
   const { target, engine, prompts } = run;
   const redact = (arg: string): string => (options.apiKey ? redactSecret(arg, options.apiKey) : arg);
@@ -48,6 +48,10 @@ export function newRunInfo(
     },
     tokenizer: prompts.tokenizer,
     promptsExact: prompts.exact,
+    // The server's window (max_model_len), null when it states none; contexts sent shorter to fit it.
+    contextWindow: run.contextWindow,
+    fittedPrompts: prompts.prompts.flatMap((p) =>
+      p.promptTokens !== undefined ? [{ contextTokens: p.contextTokens, promptTokens: p.promptTokens }] : []),
     plan: options.planLabel,
     command: ['npm', 'run', 'bench', '--', ...process.argv.slice(2).map(redact)],
     parts: [] as string[],

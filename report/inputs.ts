@@ -28,6 +28,10 @@ export interface RunInfo {
   readonly interrupted: boolean;
   readonly target: { readonly baseUrl: string; readonly model: string; readonly simulated: boolean; readonly simProfile?: string };
   readonly tokenizer: string;
+  /** The server's context window (max_model_len); null when it stated none or run.json predates the field. */
+  readonly contextWindow: number | null;
+  /** Contexts whose prompts were shortened to fit that window (orchestrator/context-window.ts). */
+  readonly fittedPrompts: readonly { readonly contextTokens: number; readonly promptTokens: number }[];
   readonly command: readonly string[];
   readonly parts: readonly string[];
 }
@@ -120,6 +124,8 @@ const RunInfoSchema = v.object({
   interrupted: flag,
   target: record(v.unknown()),
   tokenizer: str('unknown'),
+  contextWindow: v.fallback(v.nullable(v.number()), null),
+  fittedPrompts: v.fallback(v.array(v.object({ contextTokens: v.number(), promptTokens: v.number() })), []),
   command: strings,
   parts: strings,
 });

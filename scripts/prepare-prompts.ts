@@ -6,10 +6,24 @@ import path from 'node:path';
 import { API_STYLES, SCRIPT_NAMES, resolvePlan, type ApiStyle, type ScriptName } from '../lib/plan';
 import { applyEnvToPlan } from '../lib/env';
 import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
+import { EXIT } from '../lib/exit-codes';
+import { promptLengthsForWindow, readContextWindow } from '../orchestrator/context-window';
 import { parseTokenList, runMain, UserError } from './cli';
 
-/** Contexts a plan file needs over the given scripts, and the follow-up lengths of its conversations (sessions). */
-export function lengthsOfPlan(planFile: string | undefined, scripts: readonly ScriptName[]): { contexts: number[]; followUps: number[] } {
+/** One token length ("262144" or "256k"). */
+function parseTokens(text: string, flag: string): number {
+  const list = parseTokenList(text, flag);
+  if (list.length !== 1) throw new UserError(`${flag} takes one length, not "${text}"`, EXIT.usage);
+  return list[0]!;
+}
+
+/**
+ * Contexts a plan file needs over the given scripts, the follow-up lengths of its conversations (sessions), and its
+ * cells' context and output lengths (to fit a server's window).
+ */
+export function lengthsOfPlan(
+  planFile: string | undefined, scripts: readonly ScriptName[],
+): { contexts: number[]; followUps: number[]; cells: { contextTokens: number; outputTokens: number }[] } {
   let input: unknown = {};
   if (planFile) {
     try {
@@ -20,13 +34,15 @@ export function lengthsOfPlan(planFile: string | undefined, scripts: readonly Sc
   }
   const contexts = new Set<number>();
   const followUps = new Set<number>();
+  const cells: { contextTokens: number; outputTokens: number }[] = [];
   for (const script of scripts) {
     const plan = resolvePlan(applyEnvToPlan(input as object, {}), script);
     for (const c of plan.cells) contexts.add(c.contextTokens);
+    cells.push(...plan.cells.map(({ contextTokens, outputTokens }) => ({ contextTokens, outputTokens })));
     for (const m of Object.values(plan.sessions?.models ?? {})) followUps.add(m.growthTokens);
   }
   const sorted = (x: Set<number>) => [...x].sort((a, b) => a - b);
-  return { contexts: sorted(contexts), followUps: sorted(followUps) };
+  return { contexts: sorted(contexts), followUps: sorted(followUps), cells };
 }
 
 runMain('prepare-prompts', async () => {
@@ -41,20 +57,29 @@ runMain('prepare-prompts', async () => {
     .addOption(new Option('--api <style>', 'API style').choices([...API_STYLES]).default('chat'))
     .addOption(new Option('--tokenizer <kind>', 'how to count tokens').choices(['auto', 'qwen3', 'server', 'approximate']).default('auto'))
     .option('--url <baseUrl>', 'server base URL (/v1) whose /tokenize counts tokens')
+    .option('--window <tokens>', "the server's context window: longer prompts are fitted to it (default: --url's max_model_len)")
+    .option('--output-tokens <n>', 'output tokens asked with --contexts, to fit the window', '1024')
     .exitOverride()
     .configureOutput({ writeErr: () => {} });
   program.parse();
   const o = program.opts<{
     out: string; contexts?: string; followUps?: string; plan?: string; scripts: string; model: string; api: ApiStyle;
-    tokenizer: TokenizerChoice; url?: string;
+    tokenizer: TokenizerChoice; url?: string; window?: string; outputTokens: string;
   }>();
   const scripts = o.scripts.split(',').map((s) => s.trim()) as ScriptName[];
   for (const s of scripts) if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`);
   const ofPlan = o.contexts && o.followUps ? null : lengthsOfPlan(o.plan, scripts);
   const contexts = o.contexts ? parseTokenList(o.contexts, '--contexts') : ofPlan!.contexts;
   const followUps = o.followUps ? parseTokenList(o.followUps, '--follow-ups') : ofPlan!.followUps;
+  const apiKey = process.env.API_KEY ?? null;
+  const outputTokens = parseTokens(o.outputTokens, '--output-tokens');
+  const cells = o.contexts ? contexts.map((contextTokens) => ({ contextTokens, outputTokens })) : ofPlan!.cells;
+  const window = o.window ? parseTokens(o.window, '--window') : o.url ? await readContextWindow(o.url, o.model, apiKey) : null;
+  const fitted = window !== null ? promptLengthsForWindow(cells, window) : [];
+  for (const f of fitted) process.stderr.write(`prepare-prompts: context ${f.contextTokens} fitted to ${f.promptTokens} tokens\n`);
   const set = await preparePrompts({
-    model: o.model, api: o.api, contexts, followUps, tokenizer: o.tokenizer, baseUrl: o.url, apiKey: process.env.API_KEY ?? null,
+    model: o.model, api: o.api, contexts, followUps, tokenizer: o.tokenizer, baseUrl: o.url, apiKey,
+    fitted: new Map(fitted.map((f) => [f.contextTokens, f.promptTokens])),
   });
   mkdirSync(path.dirname(path.resolve(o.out)), { recursive: true });
   writeFileSync(o.out, JSON.stringify(set));

@@ -3,7 +3,9 @@
 
 import type { ApiStyle } from '../lib/plan';
 import { followUpText } from '../lib/chat-template';
-import { approximatePromptSet, PROMPT_SET_SCHEMA_VERSION, requestPrefix, type PreparedPrompt, type PromptSet } from '../lib/prompt-set';
+import {
+  approximatePromptSet, preparedLength, PROMPT_SET_SCHEMA_VERSION, requestPrefix, type PreparedPrompt, type PromptSet,
+} from '../lib/prompt-set';
 import { approximateWordsForTokens, fillerText } from '../lib/prompt-text';
 import { loadQwen3Tokenizer, QWEN3_TOKENIZER_NAME } from './qwen3';
 
@@ -13,6 +15,8 @@ export interface PrepareOptions {
   readonly model: string;
   readonly api: ApiStyle;
   readonly contexts: readonly number[];
+  /** Contexts whose prompts must be shorter to fit the server's window, mapped to that length (context-window.ts). */
+  readonly fitted?: ReadonlyMap<number, number>;
   /** Lengths of follow-up messages for conversations (the sessions script), as each adds to a turn's prompt. */
   readonly followUps?: readonly number[];
   readonly tokenizer: TokenizerChoice;
@@ -146,8 +150,9 @@ export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
   let choice = opts.tokenizer;
   if (choice === 'auto') choice = isQwen3Model(opts.model) ? 'qwen3' : opts.baseUrl ? 'server' : 'approximate';
   const followUps = opts.followUps ?? [];
+  const fitted = opts.fitted ?? new Map<number, number>();
   if (followUps.length > 0 && opts.api !== 'chat') throw new Error('follow-up messages are for the chat API (--api chat)');
-  if (choice === 'approximate') return approximatePromptSet(opts.model, opts.api, opts.contexts, followUps);
+  if (choice === 'approximate') return approximatePromptSet(opts.model, opts.api, opts.contexts, followUps, fitted);
   const tokenize = choice === 'qwen3' ? null : tokenizeCount(opts.baseUrl ?? '', opts.apiKey);
   const count = tokenize ? serverCounter(tokenize, opts.model, opts.api) : qwenCounter(opts.api);
   const followUpCount = tokenize ? serverFollowUpCounter(tokenize, opts.model) : qwenFollowUpCounter();
@@ -164,10 +169,12 @@ export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
   const allWords = fillerText(Math.ceil(maxContext * 1.2) + 100, 7).split(' ');
   const textForWords = (words: number) => allWords.slice(0, Math.min(words, allWords.length)).join(' ');
   const prompts: PreparedPrompt[] = [];
-  for (const target of [...opts.contexts].sort((a, b) => a - b)) {
+  for (const contextTokens of [...opts.contexts].sort((a, b) => a - b)) {
+    const target = fitted.get(contextTokens) ?? contextTokens;
     const minimum = await count(PREFIX_SAMPLES[0]! + 'x');
     if (target < minimum) throw new Error(`context ${target} is shorter than the prompt's fixed part (${minimum} tokens)`);
-    prompts.push(await fitBody(target, (body) => count(PREFIX_SAMPLES[0]! + body), textForWords, 25));
+    const prompt = await fitBody(target, (body) => count(PREFIX_SAMPLES[0]! + body), textForWords, 25);
+    prompts.push(target === contextTokens ? prompt : { ...prompt, contextTokens, promptTokens: target });
   }
   const followUpPrompts = followUps.length > 0 ? await prepareFollowUps(followUps, followUpCount) : [];
   return {
@@ -175,7 +182,7 @@ export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
     model: opts.model,
     api: opts.api,
     tokenizer: tokenizerName,
-    exact: [...prompts, ...followUpPrompts].every((p) => p.measuredTokens === p.contextTokens),
+    exact: [...prompts, ...followUpPrompts].every((p) => p.measuredTokens === preparedLength(p)),
     prompts,
     ...(followUpPrompts.length > 0 ? { followUps: followUpPrompts } : {}),
   };

@@ -9,7 +9,7 @@ import { applyEnvToPlan } from '../env';
 import { buildOptions, cellTags, plannedRequests, type SuiteOptions } from '../options';
 import { PlanError, resolvePlan, type Cell, type Plan, type PlanInput, type ScriptName } from '../plan';
 import {
-  approximatePromptSet, findFollowUp, findPrompt, promptText, readPromptSet, requestPrefix, type PreparedPrompt,
+  approximatePromptSet, findFollowUp, findPrompt, preparedLength, promptText, readPromptSet, requestPrefix, type PreparedPrompt,
 } from '../prompt-set';
 import { parsePrometheusText, readServerSnapshot } from '../prometheus';
 import { buildStreamingRequest } from '../request';
@@ -152,7 +152,7 @@ export function createSuite(script: ScriptName): Suite {
     );
     const tags: Record<string, string> = phase ? { [SAMPLE_TAGS.phase]: phase } : {};
     return sendRequest(
-      spec, { requestedInputTokens: cell.contextTokens, requestedOutputTokens: cell.outputTokens }, plan.target, tags,
+      spec, { requestedInputTokens: preparedLength(prompt), requestedOutputTokens: cell.outputTokens }, plan.target, tags,
       phase === null, cell.useCase ? (sloOf.get(cell.useCase) ?? null) : null, eventCallback,
     );
   };

@@ -1,7 +1,8 @@
 // The methodology, from the run and its plans: engine, target, requests, limits, parts, definitions. Runs in Node.
 
 import { DocBuilder, lit, type Block } from '../document';
-import { fmtInt, fmtPct, fmtSec } from '../format';
+import { fmtInt, fmtPct, fmtSec, fmtTokens } from '../format';
+import type { RunInfo } from '../inputs';
 import type { PartSummary, Report } from '../report-types';
 import { engineLabel, statName } from './phrases';
 import { capacityMethod } from './use-case-guidance';
@@ -41,8 +42,19 @@ function runItems(report: Report): string[] {
     `Target: ${lit(run.target.model)} at ${lit(run.target.baseUrl)}${simulated}.`,
     `Tokenizer used to build exact-length prompts: ${lit(run.tokenizer)}.`,
   ];
+  if (run.fittedPrompts.length > 0) items.push(fittedPromptsItem(run.fittedPrompts, run.contextWindow));
   if (run.command.length > 0) items.push(`Command: \`${run.command.join(' ').replace(/[`\r\n]/g, ' ')}\`.`);
   return items;
+}
+
+/** Why the longest contexts sent shorter prompts than their names say. */
+function fittedPromptsItem(fitted: RunInfo['fittedPrompts'], window: number | null): string {
+  const each = fitted.map((f) => `${fmtTokens(f.contextTokens)} cells sent ${fmtInt(f.promptTokens)}-token prompts`);
+  const windowText = window !== null ? `${fmtInt(window)}-token ` : '';
+  return (
+    `Context window: the server's ${windowText}window holds the prompt and the output asked, so ${each.join(', ')} ` +
+    '(the window less their output tokens); the cells keep their context names, as in the published grids.'
+  );
 }
 
 /** What every request looked like: API and sampling, how its output length was forced, its prompt mode. */

@@ -63,6 +63,29 @@ describe('npm run bench against the built-in simulator', () => {
     expect(run.target.simNoiseSeed).toBe(7);
   }, 180_000);
 
+  it("fits a context that would overflow the server's window, and the report says so", async () => {
+    const dir = tempDir('bench-window');
+    const profile = path.join(dir, 'small-window.json');
+    writeFileSync(profile, JSON.stringify({ base: 'A', maxModelLen: 2048 }));
+    const plan = { sweep: { contexts: [512, 2048], concurrencies: [1], rounds: 1, outputTokens: 16 } };
+    const args = ['--plan', writePlan(dir, plan), '--scripts', 'sweep', '--results', dir, '--run-id', 'window'];
+    const r = await bench([...args, '--profile', profile]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain("context 2048: prompts of 2032 tokens, to fit the server's 2048-token window");
+    const run = readJson<object>(path.join(dir, 'window', 'run.json'));
+    expect(run).toMatchObject({
+      contextWindow: 2048, fittedPrompts: [{ contextTokens: 2048, promptTokens: 2032 }],
+      requests: { sweep: { succeeded: 2, failed: 0 } },
+    });
+    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(
+      path.join(dir, 'window', 'sweep', 'summary.json'),
+    );
+    expect(summary.metrics[METRICS.inputTokens.name]!.values.count).toBe(512 + 2032);
+    expect(readFileSync(path.join(dir, 'window', 'report.md'), 'utf8')).toContain(
+      "the server's 2,048-token window holds the prompt and the output asked, so 2K cells sent 2,032-token prompts",
+    );
+  }, 180_000);
+
   it('keeps what it measured when interrupted with Ctrl-C (on k6)', async () => {
     const dir = tempDir('bench-int');
     const plan = { sweep: { contexts: [512], concurrencies: [1, 2, 4], rounds: 4, outputTokens: 200 } };

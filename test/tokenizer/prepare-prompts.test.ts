@@ -1,12 +1,16 @@
 // Exact-length prompt preparation by each of its three ways. Runs in Node (vitest).
 // With the Qwen3 tokenizer, with a server's /tokenize (the real simulator), and approximately.
 
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestPrefix } from '../../lib/prompt-text';
 import { startSim } from '../../sim/server';
 import { isQwen3Model, preparePrompts } from '../../tokenizer/prepare-prompts';
 import { loadQwen3Tokenizer } from '../../tokenizer/qwen3';
 import { TokenText } from '../../sim/text';
+import { ROOT, tempDir } from '../e2e/helpers';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 const CONTEXTS = [300, 1024, 4096];
@@ -47,6 +51,19 @@ describe('preparePrompts with the Qwen3 tokenizer', () => {
     await expect(preparePrompts({ model: MODEL, api: 'chat', contexts: [1024], followUps: [8], tokenizer: 'qwen3' })).rejects.toThrow(
       /follow-up of 8 tokens is shorter than its fixed part/,
     );
+  });
+
+  it('builds a context fitted to the window at its shorter length, under its own context name', async () => {
+    const fitted = new Map([[4096, 4000]]);
+    const set = await preparePrompts({ model: MODEL, api: 'chat', contexts: [1024, 4096], fitted, tokenizer: 'qwen3' });
+    expect(set.exact).toBe(true);
+    const [short, long] = set.prompts;
+    expect(short).not.toHaveProperty('promptTokens');
+    expect(long).toMatchObject({ contextTokens: 4096, promptTokens: 4000, measuredTokens: 4000 });
+    const tok = loadQwen3Tokenizer();
+    expect(tok.countChat([{ role: 'user', content: requestPrefix('unique', 9, 9, 9) + long!.body }])).toBe(4000);
+    const approximate = await preparePrompts({ model: 'm', api: 'chat', contexts: [4096], fitted, tokenizer: 'approximate' });
+    expect(approximate.prompts[0]).toMatchObject({ contextTokens: 4096, promptTokens: 4000 });
   });
 
   it('refuses a context shorter than the fixed part of the prompt', async () => {
@@ -96,5 +113,30 @@ describe('model families', () => {
     const set = await preparePrompts({ model: 'meta-llama/Llama-3.1-8B-Instruct', api: 'chat', contexts: [1024], tokenizer: 'auto' });
     expect(set.exact).toBe(false);
     expect(set.tokenizer).toMatch(/approximate/);
+  });
+});
+
+describe('npm run prepare-prompts with a context window', () => {
+  const cli = (args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'prepare-prompts.ts'), ...args], {
+      cwd: ROOT, encoding: 'utf8',
+    });
+
+  it('fits contexts longer than the window less the output, and says so', () => {
+    const out = path.join(tempDir('prompts-window'), 'prompts.json');
+    const r = cli(['--out', out, '--contexts', '1k,4k', '--window', '4k', '--output-tokens', '256', '--tokenizer', 'qwen3']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain('context 4096 fitted to 3840 tokens');
+    const set = JSON.parse(readFileSync(out, 'utf8')) as { exact: boolean; prompts: object[] };
+    expect(set.exact).toBe(true);
+    expect(set.prompts[1]).toMatchObject({ contextTokens: 4096, promptTokens: 3840, measuredTokens: 3840 });
+  });
+
+  it('refuses an output that leaves no room for the prompt, in one line', () => {
+    const out = path.join(tempDir('prompts-window'), 'prompts.json');
+    const r = cli(['--out', out, '--contexts', '4k', '--window', '4k', '--output-tokens', '3000', '--tokenizer', 'qwen3']);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr.trim()).toMatch(/^prepare-prompts: cells of context 4096 ask 3000 output tokens.*window is 4096 tokens/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
