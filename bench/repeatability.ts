@@ -30,6 +30,8 @@ interface RunCapacity {
   readonly high: number | null;
   /** Extra measurements of unclear steps, over the use case's steps. */
   readonly repeats: number;
+  /** Whether the one-user noise probe was measured again at the search's end. */
+  readonly lateProbe: boolean;
   readonly unclear: boolean;
 }
 
@@ -47,7 +49,7 @@ interface ReportJson {
     verdicts?: readonly { passShare: number }[];
     cellIds: readonly string[];
   }[];
-  readonly cells: readonly { id: string; measurements?: number }[];
+  readonly cells: readonly { id: string; concurrency: number; measurements?: number }[];
 }
 
 /** One `npm run bench` of the capacity part; its capacities from report.json, its time from the bench's own line. */
@@ -58,12 +60,14 @@ function runBench(planFile: string, dir: string, runId: string, seed: number | n
   if (r.status !== 0) throw new Error(`bench ${runId} exited ${r.status}: ${r.stderr.trim().split('\n').at(-1)}`);
   const time = /time: ([\d.]+) s in the parts/.exec(r.stdout + r.stderr);
   const report = JSON.parse(readFileSync(join(dir, runId, 'report.json'), 'utf8')) as ReportJson;
-  const measurements = new Map(report.cells.map((c) => [c.id, c.measurements ?? 1]));
+  const extra = new Map(report.cells.map((c) => [c.id, (c.measurements ?? 1) - 1]));
+  const probes = new Set(report.cells.filter((c) => c.concurrency === 1).map((c) => c.id));
   const capacities = new Map(report.useCases.map((u) => [u.useCase.id, {
     estimate: u.result.estimate,
     low: u.interval?.low ?? u.result.estimate,
     high: u.interval ? u.interval.high : u.result.estimate,
-    repeats: u.cellIds.reduce((n, id) => n + (measurements.get(id) ?? 1) - 1, 0),
+    repeats: u.cellIds.reduce((n, id) => n + (probes.has(id) ? 0 : (extra.get(id) ?? 0)), 0),
+    lateProbe: u.cellIds.some((id) => probes.has(id) && (extra.get(id) ?? 0) > 0),
     unclear: (u.verdicts ?? []).some((v) => v.passShare > 0.05 && v.passShare < 0.95),
   }]));
   return { seed, seconds: time ? Number(time[1]) : NaN, capacities };
@@ -77,7 +81,7 @@ function contains(c: RunCapacity, x: number | null): boolean {
 function fmtInterval(c: RunCapacity | undefined): string {
   if (!c || c.estimate === null) return 'n/a';
   const interval = c.low === c.high ? '' : ` (${c.low}-${c.high ?? 'open'})`;
-  return `${c.estimate}${interval}${c.repeats > 0 ? ` r${c.repeats}` : ''}${c.unclear ? ' ?' : ''}`;
+  return `${c.estimate}${interval}${c.repeats > 0 ? ` r${c.repeats}` : ''}${c.lateProbe ? ' p' : ''}${c.unclear ? ' ?' : ''}`;
 }
 
 interface Row {
@@ -161,7 +165,7 @@ function main(): void {
   const meanNoisy = noisy.reduce((s, r) => s + r.seconds, 0) / noisy.length;
   lines.push('', `time of the capacity part: deterministic ${det.seconds.toFixed(1)} s; noisy mean ${meanNoisy.toFixed(1)} s ` +
     `(max ${Math.max(...noisy.map((r) => r.seconds)).toFixed(1)} s). "rN": N extra measurements of unclear steps; ` +
-    '"?": a verdict next to the capacity stayed unclear.');
+    '"p": the one-user noise probe measured again at the end; "?": a verdict next to the capacity stayed unclear.');
   lines.push(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}); simulator and k6 unpinned, as npm run bench runs them.`);
   process.stdout.write(lines.join('\n') + '\n');
   if (!o.keep) rmSync(dir, { recursive: true, force: true });

@@ -26,6 +26,15 @@ import {
  */
 const NOISE_PROBE = { requests: 6, seconds: 6 } as const;
 
+/**
+ * Where one user's requests vary by more than this (coefficient of variation of a limit's metric), the server has
+ * noise of its own, and the probe is measured again once the search has narrowed: noise that arrives after the
+ * search's start (a neighbour's load, a thermal limit) then shows in the pooled probe's spread, between the two
+ * stretches as well as within each. Below it (the deterministic simulator: 0.1%) the second probe would only cost
+ * time. Real servers' single-user requests vary by 0.5-2%, the noisy simulator's by 1-5%.
+ */
+export const LATE_PROBE_MIN_NOISE = 0.005;
+
 /** One measured step of a use case. */
 export interface SearchPoint {
   readonly users: number;
@@ -201,6 +210,8 @@ export interface UseCaseSearch {
   outcome: Extract<SearchState, { kind: 'done' }> | null;
   /** Repeats of unclear steps spent so far (at most the plan's maxRepeats). */
   repeats: number;
+  /** Whether the one-user noise probe was measured again at the search's end (LATE_PROBE_MIN_NOISE). */
+  lateProbe: boolean;
   /** Steps whose verdict was unclear when the search ended (the repeat budget spent, or none given). */
   readonly unclear: number[];
   /**
@@ -238,6 +249,7 @@ export class CapacitySearch implements StepSource {
       points: [],
       outcome: null,
       repeats: 0,
+      lateProbe: false,
       unclear: [],
       decision: null,
       requests: new Map(),
@@ -251,6 +263,10 @@ export class CapacitySearch implements StepSource {
       const s = this.searches[this.at]!;
       const state = nextSearchStep(s.points, this.cfg, s.maxUsers, s.limits);
       if (state.kind === 'next') return this.spec(s, state.users);
+      if (this.wantsLateProbe(s)) {
+        s.lateProbe = true;
+        return this.spec(s, SOLO_USERS);
+      }
       const repeat = this.repeatFor(s, state);
       if (repeat !== null) {
         s.repeats++;
@@ -295,6 +311,18 @@ export class CapacitySearch implements StepSource {
     return unclear[0]!.users;
   }
 
+  /**
+   * Whether to measure the one-user probe again now that the search has narrowed: once per use case, when the probe
+   * ran as the search's first step, and its requests showed noise of the server's own (LATE_PROBE_MIN_NOISE).
+   */
+  private wantsLateProbe(s: UseCaseSearch): boolean {
+    if (s.lateProbe) return false;
+    const probe = s.points.find((p) => p.users <= SOLO_USERS);
+    if (!probe?.sample || probe.measurements !== 1 || s.points[s.points.length - 1] === probe) return false;
+    const noise = sharedNoise([probe.sample], s.limits);
+    return noise.some((cv) => cv !== null && cv >= LATE_PROBE_MIN_NOISE);
+  }
+
   /** Folds a measured step into its use case's points; a repeat of a step pools its requests with the earlier ones. */
   private fold(s: UseCaseSearch, result: StepResult): SearchPoint {
     const users = result.spec.cell.concurrency;
@@ -325,6 +353,11 @@ export class CapacitySearch implements StepSource {
     return { useCase: s.useCase.id, lastPass: lo === 0 ? null : lo, firstFail: hi, index: this.at, count: this.searches.length };
   }
 
+  /** The part's first step meets cold connections and code: its first request is a warm-up. */
+  private coldStart(s: UseCaseSearch): boolean {
+    return this.searches.indexOf(s) === 0 && s.points.length === 0;
+  }
+
   private spec(s: UseCaseSearch, users: number): StepSpec {
     const mode: StepMode = {
       kind: 'steady',
@@ -332,7 +365,7 @@ export class CapacitySearch implements StepSource {
       minRequestsPerUser: this.cfg.minRequestsPerUser,
       minMeasuredSeconds: this.cfg.minMeasuredSeconds,
       freshUsers: s.points.length === 0,
-      ...(users <= SOLO_USERS ? { noiseProbe: { ...NOISE_PROBE, warmupRequests: this.searches.indexOf(s) === 0 ? 1 : 0 } } : {}),
+      ...(users <= SOLO_USERS ? { noiseProbe: { ...NOISE_PROBE, warmupRequests: this.coldStart(s) ? 1 : 0 } } : {}),
     };
     return { cell: this.cellOf(s, users), mode };
   }

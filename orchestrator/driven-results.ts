@@ -61,7 +61,8 @@ export function searchCapacities(search: CapacitySearch): CapacityAnnouncement[]
 
 /** How the search decided: its interval within the resolution, or why not (the repeat budget, or nothing to repeat). */
 function decision(s: CapacitySearch['searches'][number]): string {
-  const repeats = s.repeats === 0 ? 'no repeats' : `${s.repeats} repeat${s.repeats === 1 ? '' : 's'}`;
+  const repeatCount = s.repeats === 0 ? 'no repeats' : `${s.repeats} repeat${s.repeats === 1 ? '' : 's'}`;
+  const repeats = `${repeatCount}${s.lateProbe ? '; the one-user noise probe measured again' : ''}`;
   const steps = `${s.unclear.join(', ')} user${s.unclear.length === 1 && s.unclear[0] === 1 ? '' : 's'}`;
   switch (s.decision) {
     case 'narrow':

@@ -73,7 +73,7 @@ describe('CapacitySearch repeats unclear steps', () => {
     const pooled = s.points.filter((p) => (p.measurements ?? 1) > 1);
     expect(pooled.length).toBeGreaterThan(0);
     for (const p of pooled) expect(p.sample!.succeeded).toBe(p.measurements! * (2 * p.users + 20));
-    const budget = /undecided: repeat budget spent \(3 repeats\); the verdict at [\d, ]+ users? stayed unclear/;
+    const budget = /undecided: repeat budget spent \(3 repeats[;)].* the verdict at [\d, ]+ users? stayed unclear/;
     expect(renderSearchTable(wide.search)).toMatch(budget);
     // Without a budget the same system ends at once and says so.
     const none = run(0, 30).search.searches[0]!;
@@ -137,5 +137,58 @@ describe('CapacitySearch and the noise a step\'s requests share', () => {
       if (interval.low <= 19 && 19 <= (interval.high ?? Infinity)) holding++;
     }
     expect(holding).toBeGreaterThanOrEqual(17);
+  });
+});
+
+/**
+ * A server that turns noisy after the search's start: one user's requests vary by 1.5% in the first step and by 5%
+ * later, and every larger step moves as one by a factor of 5% standard deviation.
+ */
+function measureLateNoise(spec: StepSpec, index: number, seed: number): StepResult {
+  const random = mulberry32(seed * 7919 + index);
+  const normal = () => standardNormal(random);
+  const n = spec.cell.concurrency;
+  const sd = index === 0 ? 0.015 : 0.05;
+  const stepFactor = 1 + sd * normal();
+  const requests: StepRequest[] = Array.from({ length: n === 1 ? 6 : 2 * n }, (_, i) => {
+    const speed = (300 / n) * (n === 1 ? 1 + sd * normal() : stepFactor);
+    return {
+      ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
+      decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
+      phase: 'measured', vu: i % n,
+    };
+  });
+  return { index, spec, startMs: index * 1000, endMs: index * 1000 + 900, requests };
+}
+
+describe('CapacitySearch measures its noise probe again at the end', () => {
+  it('on a server whose noise arrives after the first probe, and the intervals then hold the capacity', () => {
+    let holdingBefore = 0;
+    let holdingAfter = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      const search = new CapacitySearch([{ useCase: chat, outputTokens: 256 }], config(2), 'avg');
+      const s = search.searches[0]!;
+      const steps: StepResult[] = [];
+      let beforeLate: ReturnType<typeof searchInterval95> = null;
+      for (let spec = search.next(steps); spec !== null; spec = search.next(steps)) {
+        if (steps.length > 0 && spec.cell.concurrency === 1) {
+          // The late probe: after the bracket is measured, no warm-up, pooled with the first probe.
+          expect(s.outcome).toBeNull();
+          expect(spec.mode.kind === 'steady' && spec.mode.noiseProbe?.warmupRequests).toBe(0);
+          beforeLate = searchInterval95(s);
+        }
+        steps.push(measureLateNoise(spec, steps.length, seed));
+      }
+      expect(s.lateProbe, steps.map((r) => r.spec.cell.concurrency).join(" ")).toBe(true);
+      expect(steps.filter((r) => r.spec.cell.concurrency === 1)).toHaveLength(2);
+      expect(s.points.find((p) => p.users === 1)!.measurements).toBe(2);
+      const holds = (i: ReturnType<typeof searchInterval95>) => i !== null && i.low <= 19 && 19 <= (i.high ?? Infinity);
+      if (holds(beforeLate)) holdingBefore++;
+      if (holds(searchInterval95(s))) holdingAfter++;
+    }
+    expect(holdingAfter).toBeGreaterThanOrEqual(17);
+    expect(holdingAfter).toBeGreaterThan(holdingBefore);
+    const { search } = run(0, 30);
+    expect(renderSearchTable(search)).toContain('the one-user noise probe measured again');
   });
 });
