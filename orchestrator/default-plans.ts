@@ -106,6 +106,9 @@ function millstone(name: string, concurrencies: number[], ladders: Record<string
       rounds: 1,
       maxUsers: Math.max(...Object.values(ladders).flat()),
     },
+    // N prompts of 256K sent at once wait N single prefills for their first byte (report-e x10: 10 x 20 s; report-a
+    // x6: 6 x 48 s): the default idle timeout (120 s) would cut the last ones as stalled and lose the grid's corner.
+    target: { idleTimeoutSeconds: 600 },
     schedule: { safetyFactor: 1.5 },
   };
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { resolvePlan } from '../../lib/plan';
 import { DEFAULT_PLANS, REPORT_PRESETS } from '../../orchestrator/default-plans';
 import { findProfile } from '../../sim/profiles';
+import { predictCellSeconds } from '../../orchestrator/sim-schedule';
 
 describe('report presets', () => {
   it('one per seed report, each valid for its scripts and naming a built-in simulator profile', () => {
@@ -14,6 +15,17 @@ describe('report presets', () => {
       for (const script of preset.scripts) {
         expect(resolvePlan(preset.plan, script).cells.length, `${name} ${script}`).toBeGreaterThan(0);
       }
+    }
+  });
+
+  it("waits for the 256K corner's last first byte: the idle timeout outlasts the longest cell on the profile", () => {
+    // N prompts of 256K sent at once queue the last behind N - 1 prefills; cut as stalled at 120 s before.
+    for (const name of ['report-a', 'report-d', 'report-e']) {
+      const preset = REPORT_PRESETS[name]!;
+      const plans = preset.scripts.map((script) => resolvePlan(preset.plan, script));
+      const longest = Math.max(...Object.values(predictCellSeconds(plans, findProfile(preset.profile)!)));
+      expect(longest, name).toBeGreaterThan(120);
+      expect(plans[0]!.target.idleTimeoutSeconds, name).toBeGreaterThan(longest);
     }
   });
 
