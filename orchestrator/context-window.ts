@@ -15,7 +15,8 @@ export interface FittedContext {
 
 /**
  * For each context whose longest-output cell would overflow `window` (prompt + max_tokens), the prompt length that
- * fits: window less that output. Contexts that fit are absent. Throws when a cell's output alone fills the window.
+ * fits: window less that output. Contexts that fit are absent. Throws when that would cut a prompt below half its
+ * context: the plan, not the prompt, should change then.
  */
 export function promptLengthsForWindow(
   cells: readonly Pick<Cell, 'contextTokens' | 'outputTokens'>[], window: number,
