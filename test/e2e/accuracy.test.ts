@@ -1,5 +1,5 @@
 // The project's k6 against the simulator's ground truth (when it wrote each token). Runs in Node (vitest).
-// One plan at 1, 4 and 16 users; per-cell TTFT and ITL means must be within stated tolerances of the truth.
+// One plan at 1, 4 and 16 users; per-cell TTFT medians and ITL means must be within stated tolerances of the truth.
 
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,9 +16,13 @@ const ROUNDS = 3;
 const USERS = [1, 4, 16];
 const CELLS = USERS.map((n) => `sweep_c256_o32_n${n}`);
 /**
- * Tolerances against the truth, per cell mean. TTFT: the client's may be up to 5 ms above the
+ * Tolerances against the truth, per cell. TTFT median: the client's may be up to 5 ms above the
  * server's (connect, request write and the first chunk's trip on loopback; a loaded 2-core CI
- * machine adds a few ms), never more than 0.5 ms below it. ITL: within 0.3 ms (3% of 10 ms).
+ * machine adds a few ms), never more than 0.5 ms below it. The median, not the mean: the client's
+ * overhead is what is under test, and one request of twelve that a busy CI machine scheduled 30 ms
+ * late moved a cell's mean 5.6 ms above the truth (CI, stop 28) while its median stayed near it.
+ * Every client TTFT is at or above its request's truth, so the median cannot hide a bias below.
+ * ITL mean: within 0.3 ms (3% of 10 ms), over hundreds of gaps per cell.
  */
 const TTFT_ABOVE_MS = 5;
 const TTFT_BELOW_MS = 0.5;
@@ -52,14 +56,22 @@ afterAll(async () => {
   await sim?.close();
 });
 
-function clientMean(metric: string, cell: string): number {
+function clientStat(metric: string, cell: string, stat: 'avg' | 'med'): number {
   const v = summary.metrics[cellMetricKey(metric, cell)]?.values;
-  if (!v || typeof v.avg !== 'number') throw new Error(`no ${metric} for ${cell}`);
-  return v.avg;
+  const x = v?.[stat];
+  if (typeof x !== 'number') throw new Error(`no ${stat} of ${metric} for ${cell}`);
+  return x;
 }
 
 function mean(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/** The median as k6 computes it: linear interpolation between the two middle values. */
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = (s.length - 1) / 2;
+  return (s[Math.floor(mid)]! + s[Math.ceil(mid)]!) / 2;
 }
 
 describe('k6 against the simulator ground truth', () => {
@@ -72,12 +84,12 @@ describe('k6 against the simulator ground truth', () => {
     }
   });
 
-  it.each(CELLS)('%s: TTFT and ITL means are the truth within the stated tolerances', (cell) => {
+  it.each(CELLS)('%s: TTFT median and ITL mean are the truth within the stated tolerances', (cell) => {
     const rs = truth[cell]!;
-    const truthTtft = mean(rs.map((t) => t.tokenEpochMs[0]! - t.arrivalEpochMs));
+    const truthTtft = median(rs.map((t) => t.tokenEpochMs[0]! - t.arrivalEpochMs));
     const truthItl = mean(rs.flatMap((t) => t.tokenEpochMs.slice(1).map((x, i) => x - t.tokenEpochMs[i]!)));
-    const ttft = clientMean(METRICS.ttft.name, cell);
-    const itl = clientMean(METRICS.itl.name, cell);
+    const ttft = clientStat(METRICS.ttft.name, cell, 'med');
+    const itl = clientStat(METRICS.itl.name, cell, 'avg');
     const msg = `client TTFT ${ttft.toFixed(2)} ITL ${itl.toFixed(3)}; truth TTFT ${truthTtft.toFixed(2)} ITL ${truthItl.toFixed(3)}`;
     expect(ttft - truthTtft, msg).toBeLessThanOrEqual(TTFT_ABOVE_MS);
     expect(truthTtft - ttft, msg).toBeLessThanOrEqual(TTFT_BELOW_MS);
