@@ -8,7 +8,8 @@
 //           `warmupRequests` first (phase warmup); users carried over, or a single added user, need none. The step ends when every
 //           added user is past its warm-up, at least minRequestsPerUser x N requests were measured and
 //           minMeasuredSeconds have passed. Requests still running then are `transition`: they ran
-//           partly under the next step's load, so neither step counts them. A step with a `noiseProbe`
+//           partly under the next step's load, so neither step counts them. After a step down, a request
+//           sent while users the step dropped are still finishing theirs is a warm-up too. A step with a `noiseProbe`
 //           (a search's first step, one user) measures a few requests more, within a time cap: their spread
 //           is the noise a larger step's requests share (report/capacity-interval.ts).
 // docs/architecture.md, "Bench-driven runs".
@@ -220,6 +221,10 @@ export class Driver {
     } else if (left > 0) {
       phase = 'warmup';
       s.left.set(vu, left - 1);
+    } else if (this.droppedStillRunning(s)) {
+      // A step down: users the step no longer holds are finishing requests, so this one starts under more load
+      // than the step's (74 users' tails loaded a one-user probe's first request to a third of its speed).
+      phase = 'warmup';
     }
     const id = this.nextTicket++;
     this.tickets.set(id, { vu, step: s.index, phase });
@@ -257,6 +262,12 @@ export class Driver {
       if (past) (past.requests as StepRequest[]).push(request);
     }
     return phase;
+  }
+
+  /** Whether a request of an earlier step runs on a VU the step does not hold (it stepped down from more users). */
+  private droppedStillRunning(s: StepState): boolean {
+    for (const t of this.tickets.values()) if (t.step < s.index && !s.left.has(t.vu)) return true;
+    return false;
   }
 
   /** Whether `members` of a step of `users` leave room for another user of `runner` (always, in one process). */

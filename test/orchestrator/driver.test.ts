@@ -115,6 +115,25 @@ describe('Driver, steady steps', () => {
     expect(d.next(1).kind).toBe('ticket');
   });
 
+  it('after a step down, does not measure a request sent while a dropped user is still finishing its own', () => {
+    const d = new Driver(new FixedSteps([steady('s3', 3, { freshUsers: true, warmupRequests: 0 }), steady('s1', 1)]), () => 0);
+    const [a1, a2, a3] = [1, 2, 3].map((vu) => ticketOf(d.next(vu)));
+    d.done(report(a1!));
+    const b1 = ticketOf(d.next(1));
+    d.done(report(a3!));
+    ticketOf(d.next(3));
+    d.done(report(b1));
+    // s3 measured three requests and ended; s1 keeps user 1, while users 2 and 3 still run requests of s3.
+    expect(d.steps).toHaveLength(1);
+    const early = ticketOf(d.next(1));
+    expect(d.done(report(a2!))).toBe('transition');
+    const late = ticketOf(d.next(1));
+    expect(d.done(report(early))).toBe('warmup');
+    // User 3's request still runs: user 1's next one is not measured either, nor does it end the step.
+    expect(d.done(report(late))).toBe('warmup');
+    expect(d.steps).toHaveLength(1);
+  });
+
   it('waits for minMeasuredSeconds, and counts failed measured requests toward the step', () => {
     let now = 0;
     const d = new Driver(new FixedSteps([steady('s1', 1, { freshUsers: true, warmupRequests: 0, minMeasuredSeconds: 5 })]), () => now);
