@@ -3,10 +3,12 @@
 // Runs the bench's capacity part once on the deterministic simulator and `--runs` times with step-time noise
 // (seeds 1..runs), each a fresh `npm run bench` with its report, and holds every stated capacity and 95% interval
 // against the others and against the noisy simulator's true capacity. The true capacity is found in virtual time
-// (bench/virtual-capacity.ts: thousands of requests per step, so the draws average out), shifted by what the
-// measuring chain adds on this machine: the deterministic run's capacity minus the deterministic virtual one.
+// (bench/virtual-capacity.ts: thousands of requests per step, so the draws average out), with each limit's statistic
+// scaled by what the measuring chain adds on this machine: the deterministic run's statistic over the deterministic
+// virtual one, at the steps around its capacity (client e2e 2% above the server's, say). A shift in users instead
+// (deterministic capacity minus virtual) is off by one whenever either crossing lies near a whole number.
 //
-// Usage: npm run bench:repeatability [-- --runs 5] [--plan quick] [--use-cases a,b] [--keep DIR]
+// Usage: npm run bench:repeatability [-- --runs 5] [--plan quick] [--use-cases a,b] [--keep DIR | --from DIR]
 // Prints a table per use case; README "Capacity you can trust" shows one.
 
 import { spawnSync } from 'node:child_process';
@@ -15,10 +17,11 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { DEFAULT_PLANS } from '../orchestrator/default-plans';
-import { resolvePlan, type PlanInput } from '../lib/plan';
+import { resolvePlan, type LimitStat, type PlanInput } from '../lib/plan';
 import { DEFAULT_NOISE } from '../sim/noise';
-import { DEFAULT_PROFILE_NAME, findProfile } from '../sim/profiles';
-import { virtualCapacity } from './virtual-capacity';
+import { DEFAULT_PROFILE_NAME, findProfile, type Profile } from '../sim/profiles';
+import type { UseCase } from '../thresholds/use-cases';
+import { virtualCapacity, virtualStepStats } from './virtual-capacity';
 
 const REPO = resolve(import.meta.dirname, '..');
 /** The seed of the reference's noise: apart from the runs' seeds 1..runs. */
@@ -39,12 +42,19 @@ interface BenchRun {
   readonly seed: number | null;
   readonly seconds: number;
   readonly capacities: ReadonlyMap<string, RunCapacity>;
+  readonly report: ReportJson;
 }
 
 interface ReportJson {
   readonly useCases: readonly {
     useCase: { id: string };
-    result: { estimate: number | null };
+    result: {
+      estimate: number | null;
+      lastPass: number | null;
+      firstFail: number | null;
+      brokenBy?: { metric: string } | null;
+      steps: readonly { concurrency: number; checks: readonly { metric: string; actual: number | null }[] }[];
+    };
     interval?: { low: number; high: number | null } | null;
     verdicts?: readonly { passShare: number }[];
     cellIds: readonly string[];
@@ -52,14 +62,19 @@ interface ReportJson {
   readonly cells: readonly { id: string; concurrency: number; measurements?: number }[];
 }
 
-/** One `npm run bench` of the capacity part; its capacities from report.json, its time from the bench's own line. */
+/** One `npm run bench` of the capacity part, then what it stated. */
 function runBench(planFile: string, dir: string, runId: string, seed: number | null): BenchRun {
   const args = ['--import', 'tsx', join(REPO, 'scripts/bench.ts'), '--plan', planFile, '--scripts', 'capacity',
     '--results', dir, '--run-id', runId, ...(seed === null ? [] : ['--sim-noise-seed', String(seed)])];
   const r = spawnSync(process.execPath, args, { cwd: REPO, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`bench ${runId} exited ${r.status}: ${r.stderr.trim().split('\n').at(-1)}`);
-  const time = /time: ([\d.]+) s in the parts/.exec(r.stdout + r.stderr);
+  return readRun(dir, runId, seed);
+}
+
+/** A finished run's capacities from its report.json, its time from run.json (the parts' wall time). */
+function readRun(dir: string, runId: string, seed: number | null): BenchRun {
   const report = JSON.parse(readFileSync(join(dir, runId, 'report.json'), 'utf8')) as ReportJson;
+  const run = JSON.parse(readFileSync(join(dir, runId, 'run.json'), 'utf8')) as { time?: { partsWallSeconds?: number } };
   const extra = new Map(report.cells.map((c) => [c.id, (c.measurements ?? 1) - 1]));
   const probes = new Set(report.cells.filter((c) => c.concurrency === 1).map((c) => c.id));
   const capacities = new Map(report.useCases.map((u) => [u.useCase.id, {
@@ -70,7 +85,32 @@ function runBench(planFile: string, dir: string, runId: string, seed: number | n
     lateProbe: u.cellIds.some((id) => probes.has(id) && (extra.get(id) ?? 0) > 0),
     unclear: (u.verdicts ?? []).some((v) => v.passShare > 0.05 && v.passShare < 0.95),
   }]));
-  return { seed, seconds: time ? Number(time[1]) : NaN, capacities };
+  return { seed, seconds: run.time?.partsWallSeconds ?? NaN, capacities, report };
+}
+
+/**
+ * Per limit of the use case, a factor for its virtual statistic: for the limit that set the deterministic run's
+ * capacity, the measured statistic over the virtual one at that run's last passing and first failing steps (their
+ * mean ratio), what the measuring chain adds to it here; 1 for every other limit. Only the deciding limit: far from
+ * their values the others' ratios mean little (a long prompt's TTFT under load depends on how the users' requests
+ * interleave, which a virtual closed loop started as a burst and a search carrying users over do differently).
+ */
+function chainScale(
+  det: BenchRun, useCase: UseCase, outputTokens: number, stat: LimitStat, profile: Profile,
+): { scale: number[]; steps: number[] } {
+  const result = det.report.useCases.find((u) => u.useCase.id === useCase.id)?.result;
+  const steps = (result?.steps ?? []).filter((s) => s.concurrency === result?.lastPass || s.concurrency === result?.firstFail);
+  const virtual = steps.map((s) => virtualStepStats(profile, useCase, outputTokens, s.concurrency, stat));
+  const scale = useCase.limits.map((limit, i) => {
+    if (limit.metric !== result?.brokenBy?.metric) return 1;
+    const ratios = steps.flatMap((s, k) => {
+      const measured = s.checks.find((c) => c.metric === limit.metric)?.actual;
+      const v = virtual[k]![i];
+      return typeof measured === 'number' && typeof v === 'number' && v > 0 ? [measured / v] : [];
+    });
+    return ratios.length === 0 ? 1 : ratios.reduce((a, b) => a + b, 0) / ratios.length;
+  });
+  return { scale, steps: steps.map((s) => s.concurrency) };
 }
 
 function contains(c: RunCapacity, x: number | null): boolean {
@@ -119,48 +159,53 @@ function main(): void {
     .option('--runs <n>', 'noisy runs', '5')
     .option('--plan <name|file>', 'plan (built-in name or JSON file)', 'quick')
     .option('--use-cases <list>', 'only these use cases of the plan')
-    .option('--keep <dir>', 'keep the runs in this folder (default: a temporary one, removed)');
+    .option('--keep <dir>', 'keep the runs in this folder (default: a temporary one, removed)')
+    .option('--from <dir>', 'run nothing: read the runs an earlier --keep left in this folder');
   program.parse();
-  const o = program.opts<{ runs: string; plan: string; useCases?: string; keep?: string }>();
+  const o = program.opts<{ runs: string; plan: string; useCases?: string; keep?: string; from?: string }>();
   const runs = Number(o.runs);
   if (!(Number.isInteger(runs) && runs >= 2 && runs <= 20)) throw new Error('--runs must be a whole number 2-20');
-  let input: PlanInput = DEFAULT_PLANS[o.plan] ?? (JSON.parse(readFileSync(o.plan, 'utf8')) as PlanInput);
+  if (o.from && o.keep) throw new Error('--from reads kept runs; --keep would run them again: give one');
+  const planSource = o.from ? join(resolve(o.from), 'plan-input.json') : o.plan;
+  let input: PlanInput = DEFAULT_PLANS[planSource] ?? (JSON.parse(readFileSync(planSource, 'utf8')) as PlanInput);
   if (o.useCases) input = { ...input, capacity: { ...input.capacity, useCases: o.useCases.split(',') } };
   const plan = resolvePlan(input, 'capacity');
-  const dir = o.keep ? resolve(o.keep) : mkdtempSync(join(tmpdir(), 'repeatability-'));
+  const dir = o.from ? resolve(o.from) : o.keep ? resolve(o.keep) : mkdtempSync(join(tmpdir(), 'repeatability-'));
   mkdirSync(dir, { recursive: true });
   const planFile = join(dir, 'plan-input.json');
-  writeFileSync(planFile, JSON.stringify(input, null, 2));
+  if (!o.from) writeFileSync(planFile, JSON.stringify(input, null, 2));
   const profile = findProfile(DEFAULT_PROFILE_NAME)!;
   const search = plan.search!;
   const useCases = [...new Set(plan.cells.map((c) => c.useCase!))].map((id) => ({
     useCase: plan.useCases.find((u) => u.id === id)!, outputTokens: plan.cells.find((c) => c.useCase === id)!.outputTokens,
   }));
   process.stderr.write(`repeatability: ${runs} noisy runs + 1 deterministic of plan ${o.plan} (capacity part), in ${dir}\n`);
-  const det = runBench(planFile, dir, 'det', null);
+  const measure = (runId: string, seed: number | null) =>
+    o.from ? readRun(dir, runId, seed) : runBench(planFile, dir, runId, seed);
+  const det = measure('det', null);
   process.stderr.write(`  deterministic: ${det.seconds.toFixed(1)} s\n`);
   const noisy: BenchRun[] = [];
   for (let seed = 1; seed <= runs; seed++) {
-    noisy.push(runBench(planFile, dir, `noise-${seed}`, seed));
+    noisy.push(measure(`noise-${seed}`, seed));
     process.stderr.write(`  noise seed ${seed}: ${noisy.at(-1)!.seconds.toFixed(1)} s\n`);
   }
   const lines = [
-    `| use case | truth (virtual noisy + offset) | deterministic | ${noisy.map((r) => `seed ${r.seed}`).join(' | ')} ` +
+    `| use case | truth (chain adds) | deterministic | ${noisy.map((r) => `seed ${r.seed}`).join(' | ')} ` +
       '| runs inside each other\'s interval | intervals holding the truth | worst half-width |',
     `|---|---:|---:|${noisy.map(() => '---:|').join('')}---:|---:|---|`,
   ];
   for (const { useCase, outputTokens } of useCases) {
     const maxUsers = search.maxUsers[useCase.id] ?? 256;
-    const virtualDet = virtualCapacity(profile, useCase, outputTokens, maxUsers, plan.limitStat);
-    const virtualNoisy = virtualCapacity(profile, useCase, outputTokens, maxUsers, plan.limitStat,
-      { model: profile.noise ?? DEFAULT_NOISE, seed: REFERENCE_SEED });
+    const { scale } = chainScale(det, useCase, outputTokens, plan.limitStat, profile);
+    const truth = virtualCapacity(profile, useCase, outputTokens, maxUsers, plan.limitStat,
+      { model: profile.noise ?? DEFAULT_NOISE, seed: REFERENCE_SEED }, scale);
     const detCapacity = det.capacities.get(useCase.id)?.estimate ?? null;
-    const offset = detCapacity === null ? 0 : detCapacity - virtualDet;
-    const truth = Math.max(0, virtualNoisy + offset);
     const r = row(useCase.id, truth, noisy);
-    const truthCell = `${truth} (${virtualNoisy}${offset >= 0 ? '+' : ''}${offset})`;
-    lines.push(`| ${r.useCase} | ${truthCell} | ${detCapacity ?? 'n/a'} | ${r.cells.join(' | ')} | ${r.agreeing} | ` +
-      `${r.coverage} | ${r.halfWidth} |`);
+    const adds = useCase.limits.flatMap((l, i) =>
+      scale[i] === 1 ? [] : [`${l.metric} ${scale[i]! >= 1 ? '+' : ''}${((scale[i]! - 1) * 100).toFixed(1)}%`]);
+    const truthCell = `${truth}${adds.length > 0 ? ` (${adds.join(', ')})` : ''}`;
+    lines.push(`| ${r.useCase} | ${truthCell} | ${detCapacity ?? 'n/a'} | ${r.cells.join(' | ')} | ` +
+      `${r.agreeing} | ${r.coverage} | ${r.halfWidth} |`);
   }
   const meanNoisy = noisy.reduce((s, r) => s + r.seconds, 0) / noisy.length;
   lines.push('', `time of the capacity part: deterministic ${det.seconds.toFixed(1)} s; noisy mean ${meanNoisy.toFixed(1)} s ` +
@@ -168,7 +213,8 @@ function main(): void {
     '"p": the one-user noise probe measured again at the end; "?": a verdict next to the capacity stayed unclear.');
   lines.push(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}); simulator and k6 unpinned, as npm run bench runs them.`);
   process.stdout.write(lines.join('\n') + '\n');
-  if (!o.keep) rmSync(dir, { recursive: true, force: true });
+  // Only a folder of its own making: --from names runs kept earlier.
+  if (!o.keep && !o.from) rmSync(dir, { recursive: true, force: true });
 }
 
 try {

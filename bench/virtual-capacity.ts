@@ -34,10 +34,13 @@ function valueOf(r: ClosedLoopRequest, metric: UseCase['limits'][number]['metric
   }
 }
 
-/** Whether n users hold every limit of the use case, each on its statistic over the measured requests. */
-export function virtualStepHolds(
+/**
+ * Each limit's statistic over n users' measured requests, as the report computes it from a step (null: the metric has
+ * no values, as a one-token answer's decode speed).
+ */
+export function virtualStepStats(
   profile: Profile, useCase: UseCase, outputTokens: number, users: number, stat: LimitStat, noise?: NoiseSettings,
-): boolean {
+): (number | null)[] {
   // Long enough for REQUESTS_PER_USER + warm-up requests per user at the single-user pace, and more under load.
   const probe = runVirtualClosedLoop(profile, useCase.contextTokens, outputTokens, [{ users, seconds: 1 }], { noise });
   const e2eSeconds = Math.max(0.05, ...probe.map((r) => r.e2eMs / 1000));
@@ -46,20 +49,39 @@ export function virtualStepHolds(
   const byUser = new Map<number, ClosedLoopRequest[]>();
   for (const r of all) byUser.set(r.user, [...(byUser.get(r.user) ?? []), r]);
   const measured = [...byUser.values()].flatMap((rs) => rs.sort((a, b) => a.startMs - b.startMs).slice(WARMUP_PER_USER));
-  return useCase.limits.every((limit) => {
+  return useCase.limits.map((limit) => {
     const values = measured.map((r) => valueOf(r, limit.metric)).filter((v): v is number => v !== null);
-    if (values.length === 0) return false;
-    const parsed = parseThreshold(limitExpression(limit, stat));
-    if (!parsed.ok) throw new Error(parsed.error);
-    return compare(aggregate(values, parsed.value.aggregation), limit.operator, limit.value);
+    return values.length === 0 ? null : aggregate(values, aggregationOf(limit, stat));
+  });
+}
+
+function aggregationOf(limit: UseCase['limits'][number], stat: LimitStat): string {
+  const parsed = parseThreshold(limitExpression(limit, stat));
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.value.aggregation;
+}
+
+/**
+ * Whether n users hold every limit of the use case, each on its statistic over the measured requests. `scale`: per
+ * limit, a factor applied to the statistic first (what the measuring chain adds, bench/repeatability.ts; default 1).
+ */
+export function virtualStepHolds(
+  profile: Profile, useCase: UseCase, outputTokens: number, users: number, stat: LimitStat, noise?: NoiseSettings,
+  scale: readonly number[] = [],
+): boolean {
+  const stats = virtualStepStats(profile, useCase, outputTokens, users, stat, noise);
+  return useCase.limits.every((limit, i) => {
+    const v = stats[i];
+    return v !== null && v !== undefined && compare(v * (scale[i] ?? 1), limit.operator, limit.value);
   });
 }
 
 /** The largest number of users (up to maxUsers) that holds every limit; 0 when one user already breaks one. */
 export function virtualCapacity(
   profile: Profile, useCase: UseCase, outputTokens: number, maxUsers: number, stat: LimitStat, noise?: NoiseSettings,
+  scale: readonly number[] = [],
 ): number {
-  const holds = (n: number) => virtualStepHolds(profile, useCase, outputTokens, n, stat, noise);
+  const holds = (n: number) => virtualStepHolds(profile, useCase, outputTokens, n, stat, noise, scale);
   if (!holds(1)) return 0;
   let lo = 1;
   let hi = maxUsers + 1;
