@@ -91,15 +91,14 @@ describe('CapacitySearch repeats unclear steps', () => {
 
 /**
  * A system whose hiccups slow every request running together: a step of n > 1 users moves as one by a factor drawn
- * once (3% standard deviation), while one user's requests, each alone, draw their own.
+ * once (`sd` standard deviation), while one user's `soloRequests` requests, each alone, draw their own.
  */
-function measureShared(spec: StepSpec, index: number, seed: number): StepResult {
-  const random = mulberry32(seed * 1000 + index);
+function measureShared(spec: StepSpec, index: number, random: () => number, sd: number, soloRequests: number): StepResult {
   const normal = () => standardNormal(random);
   const n = spec.cell.concurrency;
-  const stepFactor = 1 + 0.03 * normal();
-  const requests: StepRequest[] = Array.from({ length: n === 1 ? 4 : 2 * n }, (_, i) => {
-    const speed = (300 / n) * (n === 1 ? 1 + 0.03 * normal() : stepFactor);
+  const stepFactor = 1 + sd * normal();
+  const requests: StepRequest[] = Array.from({ length: n === 1 ? soloRequests : 2 * n }, (_, i) => {
+    const speed = (300 / n) * (n === 1 ? 1 + sd * normal() : stepFactor);
     return {
       ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
       decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
@@ -132,7 +131,9 @@ describe('CapacitySearch and the noise a step\'s requests share', () => {
     for (let seed = 1; seed <= 20; seed++) {
       const search = new CapacitySearch([{ useCase: chat, outputTokens: 256 }], config(2), 'avg');
       const steps: StepResult[] = [];
-      for (let spec = search.next(steps); spec !== null; spec = search.next(steps)) steps.push(measureShared(spec, steps.length, seed));
+      for (let spec = search.next(steps); spec !== null; spec = search.next(steps)) {
+        steps.push(measureShared(spec, steps.length, mulberry32(seed * 1000 + steps.length), 0.03, 4));
+      }
       const interval = searchInterval95(search.searches[0]!)!;
       if (interval.low <= 19 && 19 <= (interval.high ?? Infinity)) holding++;
     }
@@ -145,20 +146,7 @@ describe('CapacitySearch and the noise a step\'s requests share', () => {
  * later, and every larger step moves as one by a factor of 5% standard deviation.
  */
 function measureLateNoise(spec: StepSpec, index: number, seed: number): StepResult {
-  const random = mulberry32(seed * 7919 + index);
-  const normal = () => standardNormal(random);
-  const n = spec.cell.concurrency;
-  const sd = index === 0 ? 0.015 : 0.05;
-  const stepFactor = 1 + sd * normal();
-  const requests: StepRequest[] = Array.from({ length: n === 1 ? 6 : 2 * n }, (_, i) => {
-    const speed = (300 / n) * (n === 1 ? 1 + sd * normal() : stepFactor);
-    return {
-      ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
-      decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
-      phase: 'measured', vu: i % n,
-    };
-  });
-  return { index, spec, startMs: index * 1000, endMs: index * 1000 + 900, requests };
+  return measureShared(spec, index, mulberry32(seed * 7919 + index), index === 0 ? 0.015 : 0.05, 6);
 }
 
 describe('CapacitySearch measures its noise probe again at the end', () => {
