@@ -2,11 +2,9 @@
 //
 // Runs the bench's capacity part once on the deterministic simulator and `--runs` times with step-time noise
 // (seeds 1..runs), each a fresh `npm run bench` with its report, and holds every stated capacity and 95% interval
-// against the others and against the noisy simulator's true capacity. The true capacity is found in virtual time
-// (bench/virtual-capacity.ts: thousands of requests per step, so the draws average out), with each limit's statistic
-// scaled by what the measuring chain adds on this machine: the deterministic run's statistic over the deterministic
-// virtual one, at the steps around its capacity (client e2e 2% above the server's, say). A shift in users instead
-// (deterministic capacity minus virtual) is off by one whenever either crossing lies near a whole number.
+// against the others and against the noisy simulator's true capacity: the deterministic run's crossing (fractional
+// users, between its last passing and first failing steps) moved by what the noise moves the crossing in virtual time
+// (bench/virtual-capacity.ts: thousands of requests per step, so the draws average out).
 //
 // Usage: npm run bench:repeatability [-- --runs 5] [--plan quick] [--use-cases a,b] [--keep DIR | --from DIR]
 // Prints a table per use case; README "Capacity you can trust" shows one.
@@ -21,7 +19,7 @@ import { resolvePlan, type LimitStat, type PlanInput } from '../lib/plan';
 import { DEFAULT_NOISE } from '../sim/noise';
 import { DEFAULT_PROFILE_NAME, findProfile, type Profile } from '../sim/profiles';
 import type { UseCase } from '../thresholds/use-cases';
-import { virtualCapacity, virtualStepStats } from './virtual-capacity';
+import { boundaryCrossing, virtualCapacity, virtualCrossing } from './virtual-capacity';
 
 const REPO = resolve(import.meta.dirname, '..');
 /** The seed of the reference's noise: apart from the runs' seeds 1..runs. */
@@ -52,7 +50,6 @@ interface ReportJson {
       estimate: number | null;
       lastPass: number | null;
       firstFail: number | null;
-      brokenBy?: { metric: string } | null;
       steps: readonly { concurrency: number; checks: readonly { metric: string; actual: number | null }[] }[];
     };
     interval?: { low: number; high: number | null } | null;
@@ -89,28 +86,41 @@ function readRun(dir: string, runId: string, seed: number | null): BenchRun {
 }
 
 /**
- * Per limit of the use case, a factor for its virtual statistic: for the limit that set the deterministic run's
- * capacity, the measured statistic over the virtual one at that run's last passing and first failing steps (their
- * mean ratio), what the measuring chain adds to it here; 1 for every other limit. Only the deciding limit: far from
- * their values the others' ratios mean little (a long prompt's TTFT under load depends on how the users' requests
- * interleave, which a virtual closed loop started as a burst and a search carrying users over do differently).
+ * The deterministic run's capacity in fractional users: where between its last passing and first failing steps the
+ * limits break, from their measured statistics; null without both steps.
  */
-function chainScale(
-  det: BenchRun, useCase: UseCase, outputTokens: number, stat: LimitStat, profile: Profile,
-): { scale: number[]; steps: number[] } {
+function measuredCrossing(det: BenchRun, useCase: UseCase): number | null {
   const result = det.report.useCases.find((u) => u.useCase.id === useCase.id)?.result;
-  const steps = (result?.steps ?? []).filter((s) => s.concurrency === result?.lastPass || s.concurrency === result?.firstFail);
-  const virtual = steps.map((s) => virtualStepStats(profile, useCase, outputTokens, s.concurrency, stat));
-  const scale = useCase.limits.map((limit, i) => {
-    if (limit.metric !== result?.brokenBy?.metric) return 1;
-    const ratios = steps.flatMap((s, k) => {
-      const measured = s.checks.find((c) => c.metric === limit.metric)?.actual;
-      const v = virtual[k]![i];
-      return typeof measured === 'number' && typeof v === 'number' && v > 0 ? [measured / v] : [];
-    });
-    return ratios.length === 0 ? 1 : ratios.reduce((a, b) => a + b, 0) / ratios.length;
-  });
-  return { scale, steps: steps.map((s) => s.concurrency) };
+  const step = (n: number | null | undefined) => (result?.steps ?? []).find((s) => s.concurrency === n);
+  const pass = step(result?.lastPass);
+  const fail = step(result?.firstFail);
+  if (!pass || !fail) return null;
+  const stats = (s: typeof pass) => useCase.limits.map((l) => s.checks.find((c) => c.metric === l.metric)?.actual ?? null);
+  return boundaryCrossing(useCase.limits, pass.concurrency, stats(pass), fail.concurrency, stats(fail));
+}
+
+/**
+ * The noisy simulator's true capacity as this chain measures it: the deterministic run's crossing moved by as many
+ * (fractional) users as the noise moves the virtual crossing. Whole users on either side (capacity differences)
+ * were off by one where a crossing lies near a whole number; the measured crossing carries what the chain adds here
+ * (client e2e 2% above the server's) and what the virtual closed loop does not reproduce (long prompts' interleaving).
+ */
+function trueCapacity(
+  det: BenchRun, useCase: UseCase, outputTokens: number, maxUsers: number, stat: LimitStat, profile: Profile,
+): { truth: number; how: string } {
+  const noise = { model: profile.noise ?? DEFAULT_NOISE, seed: REFERENCE_SEED };
+  const measured = measuredCrossing(det, useCase);
+  const virtualDet = virtualCrossing(profile, useCase, outputTokens, maxUsers, stat);
+  const virtualNoisy = virtualCrossing(profile, useCase, outputTokens, maxUsers, stat, noise);
+  if (measured !== null && virtualDet !== null && virtualNoisy !== null) {
+    const shift = virtualNoisy - virtualDet;
+    const truth = Math.max(0, Math.ceil(measured + shift) - 1);
+    return { truth, how: `${measured.toFixed(2)} ${shift >= 0 ? '+' : '-'} ${Math.abs(shift).toFixed(2)}` };
+  }
+  const detCapacity = det.capacities.get(useCase.id)?.estimate ?? 0;
+  const shift = virtualCapacity(profile, useCase, outputTokens, maxUsers, stat, noise) -
+    virtualCapacity(profile, useCase, outputTokens, maxUsers, stat);
+  return { truth: Math.max(0, detCapacity + shift), how: `${detCapacity} ${shift >= 0 ? '+' : '-'} ${Math.abs(shift)}` };
 }
 
 function contains(c: RunCapacity, x: number | null): boolean {
@@ -190,20 +200,16 @@ function main(): void {
     process.stderr.write(`  noise seed ${seed}: ${noisy.at(-1)!.seconds.toFixed(1)} s\n`);
   }
   const lines = [
-    `| use case | truth (chain adds) | deterministic | ${noisy.map((r) => `seed ${r.seed}`).join(' | ')} ` +
+    `| use case | truth (measured crossing + noise's shift) | deterministic | ${noisy.map((r) => `seed ${r.seed}`).join(' | ')} ` +
       '| runs inside each other\'s interval | intervals holding the truth | worst half-width |',
     `|---|---:|---:|${noisy.map(() => '---:|').join('')}---:|---:|---|`,
   ];
   for (const { useCase, outputTokens } of useCases) {
     const maxUsers = search.maxUsers[useCase.id] ?? 256;
-    const { scale } = chainScale(det, useCase, outputTokens, plan.limitStat, profile);
-    const truth = virtualCapacity(profile, useCase, outputTokens, maxUsers, plan.limitStat,
-      { model: profile.noise ?? DEFAULT_NOISE, seed: REFERENCE_SEED }, scale);
+    const { truth, how } = trueCapacity(det, useCase, outputTokens, maxUsers, plan.limitStat, profile);
     const detCapacity = det.capacities.get(useCase.id)?.estimate ?? null;
     const r = row(useCase.id, truth, noisy);
-    const adds = useCase.limits.flatMap((l, i) =>
-      scale[i] === 1 ? [] : [`${l.metric} ${scale[i]! >= 1 ? '+' : ''}${((scale[i]! - 1) * 100).toFixed(1)}%`]);
-    const truthCell = `${truth}${adds.length > 0 ? ` (${adds.join(', ')})` : ''}`;
+    const truthCell = `${truth} (${how})`;
     lines.push(`| ${r.useCase} | ${truthCell} | ${detCapacity ?? 'n/a'} | ${r.cells.join(' | ')} | ` +
       `${r.agreeing} | ${r.coverage} | ${r.halfWidth} |`);
   }

@@ -9,6 +9,7 @@ import { compare, parseThreshold } from '../lib/thresholds';
 import { limitExpression } from '../lib/options';
 import type { LimitStat } from '../lib/plan';
 import { aggregate } from '../report/capacity-interval';
+import { crossingX } from '../report/stats';
 import type { NoiseSettings } from '../sim/noise';
 import type { Profile } from '../sim/profiles';
 import { runVirtualClosedLoop, type ClosedLoopRequest } from '../sim/virtual-run';
@@ -61,27 +62,56 @@ function aggregationOf(limit: UseCase['limits'][number], stat: LimitStat): strin
   return parsed.value.aggregation;
 }
 
-/**
- * Whether n users hold every limit of the use case, each on its statistic over the measured requests. `scale`: per
- * limit, a factor applied to the statistic first (what the measuring chain adds, bench/repeatability.ts; default 1).
- */
+/** Whether n users hold every limit of the use case, each on its statistic over the measured requests. */
 export function virtualStepHolds(
   profile: Profile, useCase: UseCase, outputTokens: number, users: number, stat: LimitStat, noise?: NoiseSettings,
-  scale: readonly number[] = [],
 ): boolean {
-  const stats = virtualStepStats(profile, useCase, outputTokens, users, stat, noise);
-  return useCase.limits.every((limit, i) => {
+  return statsHold(useCase.limits, virtualStepStats(profile, useCase, outputTokens, users, stat, noise));
+}
+
+function statsHold(limits: UseCase['limits'], stats: readonly (number | null | undefined)[]): boolean {
+  return limits.every((limit, i) => {
     const v = stats[i];
-    return v !== null && v !== undefined && compare(v * (scale[i] ?? 1), limit.operator, limit.value);
+    return v !== null && v !== undefined && compare(v, limit.operator, limit.value);
   });
+}
+
+/**
+ * Where between n0 (holding) and n1 users the limits break, in fractional users: the first crossing of a limit that
+ * n1 breaks, interpolated linearly between the two steps' statistics (n1 when no crossing can be placed).
+ */
+export function boundaryCrossing(
+  limits: UseCase['limits'], n0: number, stats0: readonly (number | null)[], n1: number, stats1: readonly (number | null)[],
+): number {
+  let x = n1;
+  limits.forEach((limit, i) => {
+    const v0 = stats0[i];
+    const v1 = stats1[i];
+    if (v0 === null || v0 === undefined || v1 === null || v1 === undefined || compare(v1, limit.operator, limit.value)) return;
+    const c = crossingX(n0, v0, n1, v1, limit.value);
+    if (c !== null && isFinite(c)) x = Math.min(x, Math.max(n0, c));
+  });
+  return x;
+}
+
+/**
+ * The virtual capacity in fractional users: where between the capacity and one user more the limits break; null
+ * when the capacity is 0 or maxUsers (no boundary to place).
+ */
+export function virtualCrossing(
+  profile: Profile, useCase: UseCase, outputTokens: number, maxUsers: number, stat: LimitStat, noise?: NoiseSettings,
+): number | null {
+  const c = virtualCapacity(profile, useCase, outputTokens, maxUsers, stat, noise);
+  if (c === 0 || c >= maxUsers) return null;
+  const at = (n: number) => virtualStepStats(profile, useCase, outputTokens, n, stat, noise);
+  return boundaryCrossing(useCase.limits, c, at(c), c + 1, at(c + 1));
 }
 
 /** The largest number of users (up to maxUsers) that holds every limit; 0 when one user already breaks one. */
 export function virtualCapacity(
   profile: Profile, useCase: UseCase, outputTokens: number, maxUsers: number, stat: LimitStat, noise?: NoiseSettings,
-  scale: readonly number[] = [],
 ): number {
-  const holds = (n: number) => virtualStepHolds(profile, useCase, outputTokens, n, stat, noise, scale);
+  const holds = (n: number) => virtualStepHolds(profile, useCase, outputTokens, n, stat, noise);
   if (!holds(1)) return 0;
   let lo = 1;
   let hi = maxUsers + 1;

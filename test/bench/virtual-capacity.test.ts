@@ -1,6 +1,6 @@
 // Tests bench/virtual-capacity.ts: the true capacity in virtual time is the largest step that holds. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { virtualCapacity, virtualStepHolds, virtualStepStats } from '../../bench/virtual-capacity';
+import { boundaryCrossing, virtualCapacity, virtualCrossing, virtualStepHolds, virtualStepStats } from '../../bench/virtual-capacity';
 import { DEFAULT_NOISE } from '../../sim/noise';
 import { findProfile } from '../../sim/profiles';
 import { USE_CASES } from '../../thresholds/use-cases';
@@ -22,13 +22,23 @@ describe('virtualCapacity', () => {
     expect(noisy).toBeLessThanOrEqual(virtualCapacity(A, code, 128, 64, 'avg'));
   });
 
-  it("judges each limit on its statistic times the chain's factor, so a slower client moves the capacity down", () => {
+  it('places the boundary between the capacity and one more user, where the breaking limit crosses its value', () => {
     const c = virtualCapacity(A, code, 128, 64, 'avg');
-    const [e2e] = virtualStepStats(A, code, 128, c, 'avg');
-    expect(e2e).toBeLessThan(2000);
-    // A chain adding just enough to the e2e at c users that c breaks the 2 s limit.
-    const scale = [2000 / e2e! * 1.001];
-    expect(virtualStepHolds(A, code, 128, c, 'avg', undefined, scale)).toBe(false);
-    expect(virtualCapacity(A, code, 128, 64, 'avg', undefined, scale)).toBe(c - 1);
+    const x = virtualCrossing(A, code, 128, 64, 'avg')!;
+    expect(x).toBeGreaterThanOrEqual(c);
+    expect(x).toBeLessThanOrEqual(c + 1);
+    const [e0] = virtualStepStats(A, code, 128, c, 'avg');
+    const [e1] = virtualStepStats(A, code, 128, c + 1, 'avg');
+    expect(e0! + (e1! - e0!) * (x - c)).toBeCloseTo(2000, 6);
+    expect(virtualCrossing(A, code, 128, 4, 'avg')).toBeNull();
+  });
+});
+
+describe('boundaryCrossing', () => {
+  const limits = [{ metric: 'e2e', operator: '<', value: 2000, label: 'e2e < 2 s' }] as const;
+  it('interpolates the first broken limit linearly, and is the failing step where none can be placed', () => {
+    expect(boundaryCrossing(limits, 10, [1900], 12, [2100])).toBeCloseTo(11, 9);
+    expect(boundaryCrossing(limits, 10, [1900], 12, [1990])).toBe(12);
+    expect(boundaryCrossing(limits, 10, [2100], 12, [2200])).toBe(10);
   });
 });
