@@ -80,6 +80,33 @@ describe('CapacitySearch repeats unclear steps', () => {
     expect([none.repeats, none.decision]).toEqual([0, 'budget']);
   });
 
+  it('measures an unclear first fail again although the interval is narrow: above it the interval sees nothing', () => {
+    // 305 / n > 15 holds up to 20 users. One user's requests vary by 2% (the noise larger steps share); the first
+    // measurement of 20 users reads 2% slow, so it fails, yet passes in a good share of resamples.
+    const search = new CapacitySearch([{ useCase: chat, outputTokens: 256 }], config(4), 'avg');
+    const steps: StepResult[] = [];
+    for (let spec = search.next(steps); spec !== null; spec = search.next(steps)) {
+      const n = spec.cell.concurrency;
+      const slow = n === 20 && !steps.some((r) => r.spec.cell.concurrency === 20) ? 0.98 : 1;
+      const requests: StepRequest[] = Array.from({ length: n === 1 ? 8 : 2 * n }, (_, i) => {
+        const speed = n === 1 ? 305 * (1 + 0.02 * (i % 2 === 0 ? 1 : -1)) : (305 / n) * slow * (1 + 0.0005 * (i % 3 - 1));
+        return {
+          ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
+          decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
+          phase: 'measured', vu: i % n,
+        };
+      });
+      steps.push({ index: steps.length, spec, startMs: 0, endMs: 1, requests });
+      if (steps.length > 100) throw new Error('the search did not end');
+    }
+    const s = search.searches[0]!;
+    const twenty = s.points.find((p) => p.users === 20)!;
+    expect(twenty.measurements).toBeGreaterThan(1);
+    const interval = searchInterval95(s)!;
+    expect(interval.low).toBeLessThanOrEqual(20);
+    expect(interval.high ?? Infinity).toBeGreaterThanOrEqual(20);
+  });
+
   it('decides once pooled requests narrow the interval to the resolution', () => {
     const { search } = run(20, 20, 2);
     const s = search.searches[0]!;
