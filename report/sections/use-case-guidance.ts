@@ -172,6 +172,7 @@ function steadyStateMethod(report: Report, cells: readonly CellStats[]): string 
     'Every capacity step holds its users in steady state: ' +
     'each sends its next request as soon as the previous one ends; ' +
     `the first request${one ? '' : 's'} of each user a step adds ${one ? 'is' : 'are'} warm-up, ` +
+    'as is a request sent while users a smaller step dropped were still finishing theirs, ' +
     "and requests still running when a step ended ran partly under the next step's load: " +
     `both stay in the samples (tag phase) and out of the statistics ` +
     `(${fmtInt(warmup)} warm-up and ${fmtInt(transition)} transition requests in all).`
