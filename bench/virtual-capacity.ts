@@ -69,10 +69,10 @@ export function virtualStepHolds(
   return statsHold(useCase.limits, virtualStepStats(profile, useCase, outputTokens, users, stat, noise));
 }
 
-function statsHold(limits: UseCase['limits'], stats: readonly (number | null | undefined)[]): boolean {
+function statsHold(limits: UseCase['limits'], stats: readonly (number | null)[]): boolean {
   return limits.every((limit, i) => {
-    const v = stats[i];
-    return v !== null && v !== undefined && compare(v, limit.operator, limit.value);
+    const v = stats[i] ?? null;
+    return v !== null && compare(v, limit.operator, limit.value);
   });
 }
 
@@ -101,9 +101,14 @@ export function boundaryCrossing(
 export function virtualCrossing(
   profile: Profile, useCase: UseCase, outputTokens: number, maxUsers: number, stat: LimitStat, noise?: NoiseSettings,
 ): number | null {
-  const c = virtualCapacity(profile, useCase, outputTokens, maxUsers, stat, noise);
+  // The bisection measured c and c + 1 already: each virtual step is thousands of requests, so keep them.
+  const measured = new Map<number, (number | null)[]>();
+  const at = (n: number) => {
+    if (!measured.has(n)) measured.set(n, virtualStepStats(profile, useCase, outputTokens, n, stat, noise));
+    return measured.get(n)!;
+  };
+  const c = largestHolding(maxUsers, (n) => statsHold(useCase.limits, at(n)));
   if (c === 0 || c >= maxUsers) return null;
-  const at = (n: number) => virtualStepStats(profile, useCase, outputTokens, n, stat, noise);
   return boundaryCrossing(useCase.limits, c, at(c), c + 1, at(c + 1));
 }
 
@@ -111,7 +116,11 @@ export function virtualCrossing(
 export function virtualCapacity(
   profile: Profile, useCase: UseCase, outputTokens: number, maxUsers: number, stat: LimitStat, noise?: NoiseSettings,
 ): number {
-  const holds = (n: number) => virtualStepHolds(profile, useCase, outputTokens, n, stat, noise);
+  return largestHolding(maxUsers, (n) => virtualStepHolds(profile, useCase, outputTokens, n, stat, noise));
+}
+
+/** The largest n in 1..maxUsers for which holds(n), holds being monotone; 0 when holds(1) is false. */
+function largestHolding(maxUsers: number, holds: (n: number) => boolean): number {
   if (!holds(1)) return 0;
   let lo = 1;
   let hi = maxUsers + 1;
