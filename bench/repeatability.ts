@@ -176,8 +176,8 @@ function main(): void {
   const runs = Number(o.runs);
   if (!(Number.isInteger(runs) && runs >= 2 && runs <= 20)) throw new Error('--runs must be a whole number 2-20');
   if (o.from && o.keep) throw new Error('--from reads kept runs; --keep would run them again: give one');
-  const planSource = o.from ? join(resolve(o.from), 'plan-input.json') : o.plan;
-  let input: PlanInput = DEFAULT_PLANS[planSource] ?? (JSON.parse(readFileSync(planSource, 'utf8')) as PlanInput);
+  const readPlan = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as PlanInput;
+  let input = o.from ? readPlan(join(resolve(o.from), 'plan-input.json')) : (DEFAULT_PLANS[o.plan] ?? readPlan(o.plan));
   if (o.useCases) input = { ...input, capacity: { ...input.capacity, useCases: o.useCases.split(',') } };
   const plan = resolvePlan(input, 'capacity');
   const dir = o.from ? resolve(o.from) : o.keep ? resolve(o.keep) : mkdtempSync(join(tmpdir(), 'repeatability-'));
