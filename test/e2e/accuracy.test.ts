@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { cellMetricKey, readSummaryData, type SummaryData } from '../../lib/summary-data';
 import { buildBundles } from '../../orchestrator/bundles';
+import { percentile, sortValues } from '../../report/stats';
 import { startSim, type GroundTruthRecord } from '../../sim/server';
 import { readJson, runScript } from './helpers';
 
@@ -67,12 +68,6 @@ function mean(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
-/** The median as k6 computes it: linear interpolation between the two middle values. */
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = (s.length - 1) / 2;
-  return (s[Math.floor(mid)]! + s[Math.ceil(mid)]!) / 2;
-}
 
 describe('k6 against the simulator ground truth', () => {
   it('measures every request of every cell, one ITL sample per token after the first', () => {
@@ -86,7 +81,7 @@ describe('k6 against the simulator ground truth', () => {
 
   it.each(CELLS)('%s: TTFT median and ITL mean are the truth within the stated tolerances', (cell) => {
     const rs = truth[cell]!;
-    const truthTtft = median(rs.map((t) => t.tokenEpochMs[0]! - t.arrivalEpochMs));
+    const truthTtft = percentile(sortValues(rs.map((t) => t.tokenEpochMs[0]! - t.arrivalEpochMs)), 0.5);
     const truthItl = mean(rs.flatMap((t) => t.tokenEpochMs.slice(1).map((x, i) => x - t.tokenEpochMs[i]!)));
     const ttft = clientStat(METRICS.ttft.name, cell, 'med');
     const itl = clientStat(METRICS.itl.name, cell, 'avg');
