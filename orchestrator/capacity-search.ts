@@ -282,8 +282,8 @@ export class CapacitySearch implements StepSource {
    * Once the search has narrowed to its resolution: the step to measure again, or null when the capacity is
    * decided. Decided means its bootstrap interval is no wider than the resolution on both sides (what the report
    * calls narrow), so a deterministic server costs nothing more, and the first failing step's verdict is clear
-   * (censoredAbove). Otherwise the less certain of the last pass and
-   * the first fail (resamples nearer an even split), when unclear, is measured again, while the plan's budget lasts.
+   * (censoredAbove). Otherwise the less certain of the last pass and the first fail (resamples nearer an even split),
+   * when unclear, is measured again, while the plan's budget lasts; under a narrow interval, the first fail.
    */
   private repeatFor(s: UseCaseSearch, state: Extract<SearchState, { kind: 'done' }>): number | null {
     const capacity = state.lastPass ?? 0;
@@ -293,12 +293,15 @@ export class CapacitySearch implements StepSource {
     if (interval === null) return null;
     const allowed = 2 * resolutionAt(Math.max(1, capacity), this.cfg);
     const firstFail = s.points.find((p) => p.users === state.firstFail);
-    if (interval.high !== null && interval.high - interval.low <= allowed && !censoredAbove(firstFail)) return null;
+    const narrow = interval.high !== null && interval.high - interval.low <= allowed;
+    if (narrow && !censoredAbove(firstFail)) return null;
     // The last pass and the first fail set the capacity: the less certain of them first (a step above the first
-    // fail matters only where it flips), then the other unclear steps, nearest the capacity first.
+    // fail matters only where it flips), then the other unclear steps, nearest the capacity first. A narrow interval
+    // is in doubt only above it: the first fail goes first.
     const bracket = (p: SearchPoint) => p.users === state.lastPass || p.users === state.firstFail;
     const unclear = s.points.filter((p) => p.passShare !== undefined && isUnclear(p.passShare))
-      .sort((a, b) => Number(bracket(b)) - Number(bracket(a)) ||
+      .sort((a, b) => (narrow ? Number(b === firstFail) - Number(a === firstFail) : 0) ||
+        Number(bracket(b)) - Number(bracket(a)) ||
         (bracket(a) ? Math.abs(a.passShare! - 0.5) - Math.abs(b.passShare! - 0.5) : 0) ||
         Math.abs(a.users - capacity) - Math.abs(b.users - capacity));
     s.unclear.splice(0, s.unclear.length, ...unclear.map((p) => p.users));

@@ -107,6 +107,34 @@ describe('CapacitySearch repeats unclear steps', () => {
     expect(interval.high ?? Infinity).toBeGreaterThanOrEqual(20);
   });
 
+  it('measures the first fail again first when only its verdict is in doubt, not a less certain last pass', () => {
+    // 920 / n tok/s: 61 users read 15.08 (0.5% above the limit), 62 users 14.84. One user's requests vary by 1%.
+    // The interval is narrow at once; the first fail's verdict is not (88% of resamples fail), the last pass's is
+    // less certain still (74% pass), but below the capacity the interval already sees it.
+    const search = new CapacitySearch([{ useCase: chat, outputTokens: 256 }], { ...config(4), maxUsers: { general_chatbot: 128 } }, 'avg');
+    const steps: StepResult[] = [];
+    for (let spec = search.next(steps); spec !== null; spec = search.next(steps)) {
+      const n = spec.cell.concurrency;
+      const requests: StepRequest[] = Array.from({ length: n === 1 ? 8 : 2 * n }, (_, i) => {
+        const speed = n === 1 ? 920 * (1 + 0.01 * (i % 2 === 0 ? 1 : -1)) : (920 / n) * (1 + 0.0005 * (i % 3 - 1));
+        return {
+          ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
+          decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
+          phase: 'measured', vu: i % n,
+        };
+      });
+      steps.push({ index: steps.length, spec, startMs: 0, endMs: 1, requests });
+      if (steps.length > 100) throw new Error('the search did not end');
+    }
+    const s = search.searches[0]!;
+    expect(s.outcome).toEqual({ kind: 'done', lastPass: 61, firstFail: 62 });
+    const repeated = steps.map((r) => r.spec.cell.concurrency).filter((n, i, all) => n > 1 && all.indexOf(n) < i);
+    expect(repeated.length).toBeGreaterThan(0);
+    expect(new Set(repeated)).toEqual(new Set([62]));
+    expect(s.decision).toBe('narrow');
+    expect(s.repeats).toBeLessThan(4);
+  });
+
   it('decides once pooled requests narrow the interval to the resolution', () => {
     const { search } = run(20, 20, 2);
     const s = search.searches[0]!;
