@@ -45,6 +45,35 @@ function run(maxRepeats: number, spread: number, seed = 1): { search: CapacitySe
   return { search, steps };
 }
 
+/**
+ * Runs the search against a scripted system: `base / n` tok/s at n users, times `slow(n, steps so far)`, its requests
+ * within 0.05% of each other; one user's 8 requests alternate +-`soloSpread` (the noise larger steps share).
+ */
+function runScripted(
+  maxUsers: number, base: number, soloSpread: number, slow: (n: number, steps: readonly StepResult[]) => number,
+): { search: CapacitySearch; steps: StepResult[] } {
+  const cfg = { ...config(4), maxUsers: { general_chatbot: maxUsers } };
+  const search = new CapacitySearch([{ useCase: chat, outputTokens: 256 }], cfg, 'avg');
+  const steps: StepResult[] = [];
+  for (let spec = search.next(steps); spec !== null; spec = search.next(steps)) {
+    const n = spec.cell.concurrency;
+    const factor = slow(n, steps);
+    const requests: StepRequest[] = Array.from({ length: n === 1 ? 8 : 2 * n }, (_, i) => {
+      const speed = n === 1
+        ? base * (1 + soloSpread * (i % 2 === 0 ? 1 : -1))
+        : (base / n) * factor * (1 + 0.0005 * (i % 3 - 1));
+      return {
+        ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
+        decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
+        phase: 'measured', vu: i % n,
+      };
+    });
+    steps.push({ index: steps.length, spec, startMs: 0, endMs: 1, requests });
+    if (steps.length > 100) throw new Error('the search did not end');
+  }
+  return { search, steps };
+}
+
 describe('CapacitySearch repeats unclear steps', () => {
   it('calls a verdict unclear when fewer than 95% of resamples agree', () => {
     expect([0, 0.05, 0.06, 0.5, 0.94, 0.95, 1].map(isUnclear)).toEqual([false, false, true, true, true, false, false]);
@@ -83,22 +112,8 @@ describe('CapacitySearch repeats unclear steps', () => {
   it('measures an unclear first fail again although the interval is narrow: above it the interval sees nothing', () => {
     // 305 / n > 15 holds up to 20 users. One user's requests vary by 2% (the noise larger steps share); the first
     // measurement of 20 users reads 2% slow, so it fails, yet passes in a good share of resamples.
-    const search = new CapacitySearch([{ useCase: chat, outputTokens: 256 }], config(4), 'avg');
-    const steps: StepResult[] = [];
-    for (let spec = search.next(steps); spec !== null; spec = search.next(steps)) {
-      const n = spec.cell.concurrency;
-      const slow = n === 20 && !steps.some((r) => r.spec.cell.concurrency === 20) ? 0.98 : 1;
-      const requests: StepRequest[] = Array.from({ length: n === 1 ? 8 : 2 * n }, (_, i) => {
-        const speed = n === 1 ? 305 * (1 + 0.02 * (i % 2 === 0 ? 1 : -1)) : (305 / n) * slow * (1 + 0.0005 * (i % 3 - 1));
-        return {
-          ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
-          decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
-          phase: 'measured', vu: i % n,
-        };
-      });
-      steps.push({ index: steps.length, spec, startMs: 0, endMs: 1, requests });
-      if (steps.length > 100) throw new Error('the search did not end');
-    }
+    const { search } = runScripted(64, 305, 0.02, (n, steps) =>
+      n === 20 && !steps.some((r) => r.spec.cell.concurrency === 20) ? 0.98 : 1);
     const s = search.searches[0]!;
     const twenty = s.points.find((p) => p.users === 20)!;
     expect(twenty.measurements).toBeGreaterThan(1);
@@ -111,21 +126,7 @@ describe('CapacitySearch repeats unclear steps', () => {
     // 920 / n tok/s: 61 users read 15.08 (0.5% above the limit), 62 users 14.84. One user's requests vary by 1%.
     // The interval is narrow at once; the first fail's verdict is not (88% of resamples fail), the last pass's is
     // less certain still (74% pass), but below the capacity the interval already sees it.
-    const search = new CapacitySearch([{ useCase: chat, outputTokens: 256 }], { ...config(4), maxUsers: { general_chatbot: 128 } }, 'avg');
-    const steps: StepResult[] = [];
-    for (let spec = search.next(steps); spec !== null; spec = search.next(steps)) {
-      const n = spec.cell.concurrency;
-      const requests: StepRequest[] = Array.from({ length: n === 1 ? 8 : 2 * n }, (_, i) => {
-        const speed = n === 1 ? 920 * (1 + 0.01 * (i % 2 === 0 ? 1 : -1)) : (920 / n) * (1 + 0.0005 * (i % 3 - 1));
-        return {
-          ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
-          decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
-          phase: 'measured', vu: i % n,
-        };
-      });
-      steps.push({ index: steps.length, spec, startMs: 0, endMs: 1, requests });
-      if (steps.length > 100) throw new Error('the search did not end');
-    }
+    const { search, steps } = runScripted(128, 920, 0.01, () => 1);
     const s = search.searches[0]!;
     expect(s.outcome).toEqual({ kind: 'done', lastPass: 61, firstFail: 62 });
     const repeated = steps.map((r) => r.spec.cell.concurrency).filter((n, i, all) => n > 1 && all.indexOf(n) < i);
