@@ -296,12 +296,10 @@ export class CapacitySearch implements StepSource {
     const narrow = interval.high !== null && interval.high - interval.low <= allowed;
     if (narrow && !censoredAbove(firstFail)) return null;
     // The last pass and the first fail set the capacity: the less certain of them first (a step above the first
-    // fail matters only where it flips), then the other unclear steps, nearest the capacity first. A narrow interval
-    // is in doubt only above it: the first fail goes first.
+    // fail matters only where it flips), then the other unclear steps, nearest the capacity first.
     const bracket = (p: SearchPoint) => p.users === state.lastPass || p.users === state.firstFail;
     const unclear = s.points.filter((p) => p.passShare !== undefined && isUnclear(p.passShare))
-      .sort((a, b) => (narrow ? Number(b === firstFail) - Number(a === firstFail) : 0) ||
-        Number(bracket(b)) - Number(bracket(a)) ||
+      .sort((a, b) => Number(bracket(b)) - Number(bracket(a)) ||
         (bracket(a) ? Math.abs(a.passShare! - 0.5) - Math.abs(b.passShare! - 0.5) : 0) ||
         Math.abs(a.users - capacity) - Math.abs(b.users - capacity));
     s.unclear.splice(0, s.unclear.length, ...unclear.map((p) => p.users));
@@ -313,7 +311,8 @@ export class CapacitySearch implements StepSource {
       s.decision = 'budget';
       return null;
     }
-    return unclear[0]!.users;
+    // A narrow interval is in doubt only above it: the (unclear, so listed) first fail.
+    return narrow ? firstFail!.users : unclear[0]!.users;
   }
 
   /**
