@@ -1,0 +1,45 @@
+package agent
+
+import "encoding/json"
+
+// Answer is what the agent answers a stream request with (docs/agent.md, "The answer"): the record
+// and how the response went.
+type Answer struct {
+	Record Record `json:"record"`
+	// Status is the HTTP status; 0 when no response head arrived.
+	Status int `json:"status"`
+	// Headers are the response's, names lower-cased, values joined with ", ".
+	Headers map[string]string `json:"headers"`
+	// Error and ErrorCode are the transport's message and code (timeouts.go); "" when none.
+	Error     string `json:"error"`
+	ErrorCode string `json:"errorCode"`
+	// Body is the first 4 KiB of a non-2xx or non-event-stream body, else "".
+	Body string `json:"body"`
+	// StartTime, HeadersTime and EndTime are ms on the caller's scale (params.timeOriginMs);
+	// HeadersTime is 0 without a response head.
+	StartTime        float64 `json:"startTime"`
+	HeadersTime      float64 `json:"headersTime"`
+	EndTime          float64 `json:"endTime"`
+	InvalidLines     int     `json:"invalidLines"`
+	FirstInvalidLine string  `json:"firstInvalidLine"`
+	// Text is the generated content, with params.keepText; absent otherwise.
+	Text *string `json:"text,omitempty"`
+	// Events are every event with its receive time, with params.events; absent otherwise.
+	Events []timedEvent `json:"events,omitempty"`
+	Health Health       `json:"health"`
+}
+
+// Health is what the agent knew of itself when the request ended: the load generator's own
+// figures, so that a report can tell a busy client from a slow server.
+type Health struct {
+	// ReadLagMs is the longest the request's bytes waited in the socket before the agent read them;
+	// null without kernel receive times.
+	ReadLagMs optional `json:"readLagMs"`
+	// CPUPerCore is the agent's CPU time so far (user + system) over the cores it may use, in s.
+	CPUPerCore optional `json:"cpuPerCore"`
+}
+
+// MarshalJSON writes an optional figure as a number or null.
+func (o optional) MarshalJSON() ([]byte, error) {
+	return json.Marshal(o.any())
+}

@@ -1,6 +1,0 @@
-//go:build !unix
-
-package llm
-
-// processCPUPerCore is not measured here: no llm_client_cpu_seconds samples.
-func processCPUPerCore() (float64, bool) { return 0, false }
