@@ -129,7 +129,7 @@ export const REQUEST_METRICS = {
 } as const satisfies Record<string, MetricDefinition>;
 
 /**
- * The load generator's own health, pushed by k6/x/llm with each request's samples (same tags), so the
+ * The load generator's own health, reported by the agent with each request's record and pushed with its samples (same tags), so the
  * report can tell a cell the client limited from one the server limited.
  */
 export const CLIENT_METRICS = {
@@ -139,7 +139,7 @@ export const CLIENT_METRICS = {
     isTime: true,
     unit: 'ms',
     description:
-      "Per request, the longest time its bytes waited in the socket before k6 read them (read time - the kernel's " +
+      "Per request, the longest time its bytes waited in the socket before the agent read them (read time - the kernel's " +
       "receive time). Event times are the receive times, so lag costs no accuracy until it reaches the inter-token " +
       "gap: then tokens are read together and share one time.",
   },
@@ -149,7 +149,7 @@ export const CLIENT_METRICS = {
     isTime: false,
     unit: 'seconds',
     description:
-      "CPU time the k6 process has used since it started (user + system), divided by the cores it may use " +
+      "CPU time the measuring agent has used since it started (user + system), divided by the cores it may use " +
       "(GOMAXPROCS), sampled as each request ends: its rise over a cell's window divided by the window is the " +
       "share of the load generator's CPU the cell used.",
   },

@@ -132,7 +132,7 @@ export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): S
       thresholds[key] = gates.length > 0 ? gates : [KEEP_TREND_STATS];
     }
     thresholds[cellMetricKey(REQUEST_METRICS.requestOk.name, cell)] = gated ? [`rate>=${plan.gate!.minSuccessRate}`] : [KEEP_RATE_STATS];
-    // The share of requests within every limit, judged per request by k6/x/llm: the SLO as users state it.
+    // The share of requests within every limit, judged per request by the agent: the SLO as users state it.
     if (gated && useCase && plan.minGoodput !== null)
       thresholds[cellMetricKey(REQUEST_METRICS.goodput.name, cell)] = [limitExpression({ operator: '>=', value: plan.minGoodput }, 'rate')];
   }

@@ -56,11 +56,11 @@ const target = {
   seed: nullable(int(0)),
   /** Whole-request timeout, connect to end of stream, seconds. */
   requestTimeoutSeconds: int(1, dayOfSeconds),
-  /** Until the connection is ready (TCP and TLS), seconds; 0 = only the whole-request limit. k6/x/llm only. */
+  /** Until the connection is ready (TCP and TLS), seconds; 0 = only the whole-request limit. */
   connectTimeoutSeconds: num(0, 3600),
-  /** Request written to response head, seconds; 0 = none. k6/x/llm only. */
+  /** Request written to response head, seconds; 0 = none. */
   firstByteTimeoutSeconds: num(0, dayOfSeconds),
-  /** No byte for this long while the stream is open ends the request as `stalled`, seconds; 0 = none. k6/x/llm only. */
+  /** No byte for this long while the stream is open ends the request as `stalled`, seconds; 0 = none. */
   idleTimeoutSeconds: num(0, dayOfSeconds),
   /** Prometheus endpoint of the server (vLLM/SGLang /metrics); null disables server metrics. */
   metricsUrl: nullable(text),

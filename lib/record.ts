@@ -1,15 +1,15 @@
-// The per-request record k6/x/llm builds in Go (xk6-llm/record.go), and the list of error kinds. Runs in k6 and Node.
+// The per-request record the measuring agent builds (agent/record.go), and the list of error kinds. Runs in k6 and Node.
 //
 // Go computes every figure (docs/measurement.md); TypeScript reads records, in the scripts and in the
-// bench's driven search. ERROR_KINDS reaches Go through xk6-llm/metric-table.json (npm run dashboard).
+// bench's driven search. The agent's GET / lists its error kinds, and a test holds ERROR_KINDS equal to them.
 
 /** Why a request failed; becomes the error_kind tag of llm_errors. */
 export const ERROR_KINDS = [
   'connection', // no HTTP response at all (refused, reset before headers, DNS)
   'timeout', // the whole-request timeout fired
-  'connect_timeout', // no connection within target.connectTimeoutSeconds (k6/x/llm)
-  'ttfb_timeout', // no response head within target.firstByteTimeoutSeconds (k6/x/llm)
-  'stalled', // no byte for target.idleTimeoutSeconds while the stream was open (k6/x/llm)
+  'connect_timeout', // no connection within target.connectTimeoutSeconds
+  'ttfb_timeout', // no response head within target.firstByteTimeoutSeconds
+  'stalled', // no byte for target.idleTimeoutSeconds while the stream was open
   'http_429', // the server refused for load
   'http_4xx', // any other client error status
   'http_5xx', // server error status
@@ -36,7 +36,7 @@ interface RecordBase {
   /** SSE events seen, including role-only, usage and [DONE]. */
   readonly events: number;
   /**
-   * Whether the request met every limit it was sent with (k6/x/llm params.slo, its own TTFT, e2e, decode speed, TPOT
+   * Whether the request met every limit it was sent with (params.slo of lib/k6/llm.ts stream, its own TTFT, e2e, decode speed, TPOT
    * and mean ITL); false for a failed request; null when it was sent without limits.
    */
   readonly goodput: boolean | null;

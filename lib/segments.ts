@@ -6,8 +6,8 @@
 // arithmetic (go.k6.io/k6 lib/execution_segment.go, v1.8.1: NewExecutionSegmentSequenceWrapper's
 // striping and ScaleInt64), so the suite can say before a run which runner sends which requests,
 // which runner holds the 1-VU monitor, and how many requests each runner's share of a plan is. Its
-// figures are checked against k6's own code in xk6-llm/segments_test.go
-// (xk6-llm/testdata/k6-segments.json).
+// figures are checked against shares k6's own code computed (test/fixtures/k6-segments/, written by
+// k6 v1.8.1's ExecutionTuple.ScaleInt64 when the project still built k6; k6's arithmetic is unchanged since).
 
 /** A rational number in lowest terms with a positive denominator (k6 uses big.Rat). */
 export interface Ratio {

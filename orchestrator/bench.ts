@@ -21,6 +21,7 @@ import { resolveProfile } from '../sim/profiles';
 import { predictCellSeconds } from './sim-schedule';
 import { probeSpeeds } from './probe';
 import { bundlePath, chooseEngine, runArguments, type Engine, type PartInvocation } from './engine';
+import { startAgent, type AgentProcess } from './agent-process';
 import {
   applyRequest,
   coveredMs,
@@ -137,6 +138,8 @@ interface RunFiles {
   readonly promptsFile: string;
   readonly baseUrl: string;
   readonly model: string;
+  /** The measuring agents' URLs, one per k6 runner (runner i uses agents[i - 1]). */
+  readonly agents: readonly string[];
 }
 
 /**
@@ -148,6 +151,8 @@ export class Bench extends EventEmitter<BenchEvents> {
   /** The running k6 processes of the current part (n for a split run). */
   private children: readonly ChildProcess[] = [];
   private stopping = false;
+  /** The measuring agents of the run, one per k6 runner. */
+  private agentUrls: readonly string[] = [];
 
   constructor(private readonly options: BenchOptions) {
     super();
@@ -184,13 +189,35 @@ export class Bench extends EventEmitter<BenchEvents> {
       );
       writeRunInfo(runDir, runInfo);
       const files = { runDir, planFile: sized.planFile, promptsFile: prompts.file };
-      const outcome = await this.runParts(engine, sized.plans, { ...files, baseUrl: target.baseUrl, model }, runInfo);
-      await this.writeReport(runDir, runInfo);
-      const exitCode = this.stopping ? EXIT.interrupted : outcome.worstCode;
-      return { runDir, exitCode, interrupted: this.stopping, requests: outcome.requests };
+      const agents = await this.startAgents(options.generators ?? 1);
+      try {
+        this.agentUrls = agents.map((a) => a.url);
+        const run = { ...files, baseUrl: target.baseUrl, model, agents: this.agentUrls };
+        const outcome = await this.runParts(engine, sized.plans, run, runInfo);
+        await this.writeReport(runDir, runInfo);
+        const exitCode = this.stopping ? EXIT.interrupted : outcome.worstCode;
+        return { runDir, exitCode, interrupted: this.stopping, requests: outcome.requests };
+      } finally {
+        // After k6 has exited: the agents answer what was in flight until then.
+        await Promise.all(agents.map((a) => a.stop()));
+      }
     } finally {
       await stopTarget(target);
     }
+  }
+
+  /** One measuring agent per k6 runner, each in its own process (built on first use). */
+  private async startAgents(count: number): Promise<AgentProcess[]> {
+    const agents: AgentProcess[] = [];
+    try {
+      for (let i = 0; i < count; i++) agents.push(await startAgent({ log: (line) => this.emit('log', line) }));
+    } catch (e) {
+      await Promise.all(agents.map((a) => a.stop()));
+      throw e;
+    }
+    this.emit('log', `measuring agent${count > 1 ? 's' : ''} (own process${count > 1 ? 'es' : ''}) listening at ` +
+      agents.map((a) => a.url).join(', '));
+    return agents;
   }
 
   /** The server under test: the URL given, or else the built-in target (the simulator, or llama-server), in its own process. */
@@ -348,6 +375,7 @@ export class Bench extends EventEmitter<BenchEvents> {
         BASE_URL: run.baseUrl,
         MODEL: run.model,
         API: options.api,
+        LLM_AGENT: run.agents[0]!,
       };
       const invocation = { bundle, partDir, env, tags: { testid: options.runId } };
       const partRun = await this.runPart(engine, plan, i, plans.length, invocation, drive);
@@ -454,7 +482,7 @@ export class Bench extends EventEmitter<BenchEvents> {
     const [program, ...lead] = engine.command;
     const generators = this.options.generators ?? 1;
     const launch = generators > 1
-      ? await splitLaunch(part, generators, this.options.runId, withRw)
+      ? await splitLaunch(part, generators, this.options.runId, withRw, this.agentUrls)
       : { runs: [{ args: withRw(runArguments(part)), dir: part.partDir }], addresses: null };
     let env: NodeJS.ProcessEnv = { ...process.env };
     if (rwUrl) env = prometheusRwEnv(rwUrl, env);

@@ -1,4 +1,5 @@
-// Builds one k6 bundle per entry script with esbuild: scenarios/<name>.ts -> dist/<name>.js. Runs in Node.
+// Builds one k6 bundle per entry script with esbuild: scenarios/<name>.ts -> dist/<name>.js, and the
+// stream module alone for users' own scripts: lib/k6/llm.ts -> dist/llm.js. Runs in Node.
 //
 // The library half of `npm run build` (scripts/build.ts), which the bench and the tests call too.
 
@@ -11,8 +12,8 @@ import path from 'node:path';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * esbuild settings for k6's JavaScript engine (docs/k6-observed.md): ESM, as k6 reads it natively; k6
- * modules (k6/x/llm included) external; ES2020 so esbuild lowers
+ * esbuild settings for k6's JavaScript engine (docs/k6-observed.md): ESM, as k6 reads it natively; k6's
+ * modules external; ES2020 so esbuild lowers
  * syntax Sobek lacks (logical assignment, class fields); platform neutral: no Node shims.
  */
 export const K6_BUILD_OPTIONS: BuildOptions = {
@@ -48,9 +49,14 @@ function minifiedValibot(): Plugin {
   };
 }
 
-/** Builds every entry script; returns the bundle paths (dist/<name>.js). */
+/** The stream module as a k6 user imports it: `import llm from './llm.js'` (examples/). */
+export const STREAM_MODULE = { entry: path.join(root, 'lib', 'k6', 'llm.ts'), bundle: 'llm.js' } as const;
+
+/** Builds every entry script and the stream module; returns the bundle paths (dist/<name>.js, dist/llm.js). */
 export async function buildBundles(distDir = path.join(root, 'dist')): Promise<string[]> {
   const entries = entryScripts();
   await build({ ...K6_BUILD_OPTIONS, entryPoints: entries, outdir: distDir, plugins: [minifiedValibot()] });
-  return entries.map((e) => path.join(distDir, path.basename(e).replace(/\.ts$/, '.js')));
+  const module = path.join(distDir, STREAM_MODULE.bundle);
+  await build({ ...K6_BUILD_OPTIONS, entryPoints: [STREAM_MODULE.entry], outfile: module });
+  return [...entries.map((e) => path.join(distDir, path.basename(e).replace(/\.ts$/, '.js'))), module];
 }

@@ -21,10 +21,15 @@ export function runnerDirName(runner: number): string {
   return `runner-${runner}`;
 }
 
-/** The part as runner `i` of `n` runs it: its own folder for results, RESULTS_DIR pointing there. */
-export function runnerInvocation(part: PartInvocation, i: number): PartInvocation {
+/**
+ * The part as runner `i` of `n` runs it: its own folder for results, RESULTS_DIR pointing there, and its own
+ * measuring agent when one is given (each runner has one beside it, as in the k6-operator's pods).
+ */
+export function runnerInvocation(part: PartInvocation, i: number, agentUrl?: string): PartInvocation {
   const partDir = path.join(part.partDir, runnerDirName(i));
-  return { ...part, partDir, env: { ...part.env, RESULTS_DIR: partDir } };
+  const env: Record<string, string> = { ...part.env, RESULTS_DIR: partDir };
+  if (agentUrl) env.LLM_AGENT = agentUrl;
+  return { ...part, partDir, env };
 }
 
 /**
@@ -154,11 +159,12 @@ export function launchEngine(launch: Launch): EngineRun {
  */
 export async function splitLaunch(
   part: PartInvocation, n: number, testrunName: string, finish: (args: string[]) => string[],
+  agents: readonly string[] = [],
 ): Promise<Pick<Launch, 'runs' | 'addresses'>> {
   const runs: { args: string[]; dir: string }[] = [];
   const addresses: string[] = [];
   for (let i = 1; i <= n; i++) {
-    const own = runnerInvocation(part, i);
+    const own = runnerInvocation(part, i, agents[i - 1]);
     mkdirSync(own.partDir, { recursive: true });
     const [segment, sequence] = operatorSegmentFlags(i, n).map((flag) => flag.slice(flag.indexOf('=') + 1));
     const runner = runnerOf({ executionSegment: segment, executionSegmentSequence: sequence, tags: { instance_id: String(i) } });

@@ -1,6 +1,6 @@
 // Writes the files generated from the metric table. Runs in Node: `npm run dashboard`.
-// The files are deploy/grafana/k6-llm-capacity.json, deploy/prometheus/recording-rules.yml and
-// xk6-llm/metric-table.json (Go's copy of the table), from lib/metrics.ts and thresholds/use-cases.ts.
+// The files are deploy/grafana/k6-llm-capacity.json and deploy/prometheus/recording-rules.yml, from
+// lib/metrics.ts and thresholds/use-cases.ts.
 // `npm run dashboard -- --check` only compares and exits 3 when a committed file is stale.
 
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -8,14 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { EXIT } from '../../lib/exit-codes';
 import { renderRecordingRules } from '../prometheus/recording-rules';
 import { renderDashboardJson } from './dashboard';
-import { METRIC_TABLE_JSON_PATH, renderMetricTableJson } from '../../lib/metric-table-json';
 
 /** The generated files, by path from the repository root, with their content. */
 function generatedFiles(): { path: string; content: string }[] {
   return [
     { path: 'deploy/grafana/k6-llm-capacity.json', content: renderDashboardJson() },
     { path: 'deploy/prometheus/recording-rules.yml', content: renderRecordingRules() },
-    { path: METRIC_TABLE_JSON_PATH, content: renderMetricTableJson() },
   ];
 }
 

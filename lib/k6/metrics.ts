@@ -23,7 +23,7 @@ function create(def: MetricDefinition): K6Metric {
 
 /**
  * Created in the init context (k6 allows it nowhere else), one object per server metric. The request
- * metrics (llm_ttft ...) are registered and pushed by k6/x/llm in Go from the same table.
+ * metrics (llm_ttft ...) are created and pushed by lib/k6/llm.ts from the same table.
  */
 const objects = {} as Record<ServerMetricKey, K6Metric>;
 for (const key of Object.keys(SERVER_METRICS) as ServerMetricKey[]) objects[key] = create(SERVER_METRICS[key]);

@@ -1,6 +1,6 @@
 // The sessions script's users: conversations of several turns with think time between them. Runs in k6 (bundled).
 //
-// Each VU is one user. A turn sends the whole history (the model's answers as returned, k6/x/llm keepText) plus a new
+// Each VU is one user. A turn sends the whole history (the model's answers as returned, the agent's keepText) plus a new
 // message, tagged with its turn and the user's session; then the user thinks. A failed turn ends its conversation: the
 // next turn starts a new one. Under plain `k6 run` a VU holds its step's window itself (runStep); when the bench drives,
 // every turn is a ticket and the bench decides the phase (turn, think).

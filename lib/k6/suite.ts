@@ -167,7 +167,7 @@ export function createSuite(script: ScriptName): Suite {
   const warnFailure = (cellId: string, record: RequestRecord): void => {
     if (record.outcome !== 'errored' || warnOnce.has(cellId)) return;
     warnOnce.add(cellId);
-    // The message is already redacted and cut to one line by k6/x/llm.
+    // The message is already redacted and cut to one line by the agent.
     console.warn(`${cellId}: request failed (${record.errorKind}): ${record.errorMessage}`);
   };
 

@@ -1,10 +1,12 @@
-// Tests for the deploy YAML files and every deploy file's one-line opening comment. Runs in Node (vitest).
+// Tests for the deploy YAML files, the Docker files and every deploy file's one-line opening comment. Runs in Node (vitest).
 // The YAML files of deploy/prometheus, deploy/k6-operator, deploy/ci and deploy/docker parse (js-yaml) and carry what
-// the suite needs.
+// the suite needs; the images run stock k6 beside our measuring agent, and the image's entrypoint is run here with fakes.
 
-import { pinnedK6Version } from '../../orchestrator/k6-build';
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DOCUMENTED_TREND_STATS, isAllowedName, metricNamesIn } from './promql-names';
 import * as yaml from 'js-yaml';
@@ -110,45 +112,136 @@ describe('local stack', () => {
 });
 
 describe('CI examples', () => {
-  it('GitHub Actions runs the gate with k6, treats 99 as a threshold failure and reports against a baseline', () => {
+  it('GitHub Actions runs the gate on stock k6 with the agent, treats 99 as a threshold failure and reports against a baseline', () => {
     const text = read('deploy/ci/github-actions-llm-gate.yml');
-    expect(text).toContain('npm run build:k6');
-    expect(text).toContain('.cache/k6/k6 run dist/gate.js');
+    expect(text).not.toMatch(/xk6|build:k6/);
+    expect(text).toContain('cd agent && go build -o k6-llm-agent ./cmd/k6-llm-agent');
+    expect(text).toMatch(/agent\/k6-llm-agent --host 127\.0\.0\.1 --port 0 .*&$/m);
+    expect(text).toContain('k6 run dist/gate.js -e LLM_AGENT="$LLM_AGENT"');
     expect(text).toMatch(/99\)/);
     expect(text).toMatch(/npm run report -- "results\/\$RUN_ID\/gate" --baseline/);
     const wf = obj(parsed('deploy/ci/github-actions-llm-gate.yml')[0]);
     const steps = arr(obj(obj(wf.jobs).gate).steps).map(obj);
-    const gate = steps.find((s) => s.id === 'gate');
-    expect(String(gate?.run)).toContain('exit "$code"');
+    expect(steps.find((s) => String(s.uses).startsWith('grafana/setup-k6-action@'))).toBeDefined();
+    const gate = steps.findIndex((s) => s.id === 'gate');
+    expect(String(steps[gate]?.run)).toContain('exit "$code"');
+    // The agent starts in an earlier step and hands its URL on through GITHUB_ENV.
+    const agent = steps.findIndex((s) => String(s.run ?? '').includes('>> "$GITHUB_ENV"'));
+    expect(agent).toBeGreaterThanOrEqual(0);
+    expect(agent).toBeLessThan(gate);
     expect(steps.some((s) => String(s.run ?? '').includes('--baseline'))).toBe(true);
   });
 
-  it('GitLab CI runs the gate with k6 and reports against the last passing run', () => {
+  it('GitLab CI runs the gate in the stock k6 image with the agent built by Go, and reports against the last passing run', () => {
     const text = read('deploy/ci/gitlab-ci-llm-gate.yml');
+    expect(text).not.toMatch(/xk6|k6\/x\/llm/);
     expect(text).toContain('LLM_BUNDLE: dist/gate.js');
-    expect(text).toContain('k6 run "$LLM_BUNDLE"');
+    expect(text).toContain('k6 run "$LLM_BUNDLE" -e LLM_AGENT="$LLM_AGENT"');
     expect(text).toContain('--baseline');
     const ci = obj(parsed('deploy/ci/gitlab-ci-llm-gate.yml')[0]);
-    expect(arr(obj(ci['llm-gate']).script).join('\n')).toContain('exit "$code"');
+    expect(obj(ci.variables).LLM_K6_IMAGE).toMatch(/^grafana\/k6:\d+\.\d+\.\d+$/);
+    const build = arr(obj(ci['llm-agent']).script).join('\n');
+    expect(build).toMatch(/cd agent && CGO_ENABLED=0 go build .*-o k6-llm-agent \.\/cmd\/k6-llm-agent/);
+    const gate = obj(ci['llm-gate']);
+    expect(gate.needs).toEqual(expect.arrayContaining(['llm-bundles', 'llm-agent']));
+    const script = arr(gate.script).join('\n');
+    expect(script).toMatch(/agent\/k6-llm-agent --host 127\.0\.0\.1 --port 0 .*&/);
+    expect(script.indexOf('k6-llm-agent --host')).toBeLessThan(script.indexOf('k6 run'));
+    expect(script).toContain('exit "$code"');
     expect(obj(ci['llm-report']).when).toBe('always');
   });
 });
 
-describe('Dockerfile', () => {
-  const text = read('deploy/docker/Dockerfile');
+describe('Docker images', () => {
+  const agentFile = read('deploy/docker/agent.Dockerfile');
+  const k6File = read('deploy/docker/k6-agent.Dockerfile');
+  const goBuild = /^RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false .*-o \/out\/k6-llm-agent \.\/cmd\/k6-llm-agent$/m;
 
-  it('builds k6 with k6/x/llm from xk6-llm/ in a separate stage and copies the bundles', () => {
-    expect(text).toMatch(/^FROM golang:\S+ AS builder$/m);
-    expect(text).toMatch(/^COPY xk6-llm\/ \.\/$/m);
-    expect(text).toContain('go build -trimpath -buildvcs=false -o /build/k6 ./cmd/k6');
-    expect(text).toMatch(/^COPY --from=builder /m);
-    expect(text).toMatch(/^COPY dist\/ \/scripts\/$/m);
-    expect(read('deploy/docker/Dockerfile.dockerignore')).toMatch(/^!xk6-llm\/$/m);
+  it('agent.Dockerfile builds agent/ with Go in one stage and ships the binary alone, on loopback port 7070', () => {
+    expect(agentFile).toMatch(/^FROM golang:\S+ AS build$/m);
+    expect(agentFile).toMatch(/^COPY agent\/ \.\/$/m);
+    expect(agentFile).toMatch(goBuild);
+    expect(agentFile).toMatch(/^FROM scratch$/m);
+    expect(agentFile).toMatch(/^COPY --from=build \/out\/k6-llm-agent /m);
+    expect(agentFile).toContain('ENTRYPOINT ["/usr/local/bin/k6-llm-agent"]');
+    expect(agentFile).toContain('CMD ["--host", "127.0.0.1", "--port", "7070"]');
+    expect(read('deploy/docker/agent.Dockerfile.dockerignore')).toMatch(/^!agent\/$/m);
   });
 
-  it("runs on the official image of the k6 version pinned in xk6-llm/go.mod", () => {
-    const tag = /^ARG K6_IMAGE_TAG=(\S+)$/m.exec(text)?.[1];
-    expect(`v${tag}`).toBe(pinnedK6Version(read('xk6-llm/go.mod')));
+  it('k6-agent.Dockerfile is the official grafana/k6 image plus the agent, the entrypoint and the bundles', () => {
+    expect(k6File).toMatch(/^FROM grafana\/k6:\$\{K6_IMAGE_TAG\}$/m);
+    expect(k6File).toMatch(/^ARG K6_IMAGE_TAG=\d+\.\d+\.\d+$/m);
+    expect(k6File).toMatch(goBuild);
+    expect(k6File).toMatch(/^COPY --from=agent \/out\/k6-llm-agent \/usr\/local\/bin\/k6-llm-agent$/m);
+    expect(k6File).toMatch(/^COPY dist\/ \/scripts\/$/m);
+    expect(k6File).toContain('ENTRYPOINT ["/usr/local/bin/k6-agent-entrypoint.sh"]');
+    // No k6 is built or replaced: the only binaries copied in are the agent's.
+    expect(k6File).not.toMatch(/xk6|go\.k6\.io|\/usr\/bin\/k6/);
+    const ignore = read('deploy/docker/k6-agent.Dockerfile.dockerignore');
+    for (const kept of ['dist/', 'agent/', 'deploy/docker/k6-agent-entrypoint.sh']) expect(ignore).toContain(`!${kept}`);
+  });
+
+  it('deploy/ names one k6 version: the image tag, the TestRun runners and the CI examples', () => {
+    const version = /^ARG K6_IMAGE_TAG=(\S+)$/m.exec(k6File)?.[1];
+    const named = ['deploy/k6-operator', 'deploy/ci'].flatMap(filesUnder)
+      .flatMap((path) => [...read(path).matchAll(/grafana\/k6:(\d[\w.-]*)|k6-version: '([^']+)'/g)].map((m) => m[1] ?? m[2]));
+    expect(named.length).toBeGreaterThan(3);
+    expect(new Set(named)).toEqual(new Set([version]));
+  });
+});
+
+describe('the k6-agent entrypoint', () => {
+  const script = fileURLToPath(new URL('deploy/docker/k6-agent-entrypoint.sh', root));
+
+  /** Runs the entrypoint with a fake agent, k6 and wget first on PATH; the fake agent says where it listens. */
+  function runEntrypoint(agentFails: boolean): { status: number | null; stdout: string; stderr: string; agent: { argv: string[] } } {
+    const dir = mkdtempSync(join(tmpdir(), 'k6-agent-entrypoint-'));
+    const node = (name: string, body: string) => {
+      writeFileSync(join(dir, name), `#!${process.execPath}\n${body}\n`);
+      chmodSync(join(dir, name), 0o755);
+    };
+    node('k6-llm-agent', `import('node:fs').then(async (fs) => {
+      const { createServer } = await import('node:http');
+      fs.writeFileSync(process.env.FAKE_DIR + '/agent.json', JSON.stringify({ pid: process.pid, argv: process.argv.slice(2) }));
+      if (process.env.FAKE_AGENT_FAILS) process.exit(3);
+      const server = createServer((req, res) => { res.statusCode = req.url === '/health' ? 200 : 404; res.end(); });
+      server.listen(Number(process.argv[process.argv.indexOf('--port') + 1]), '127.0.0.1', () =>
+        process.stdout.write('agent listening on http://127.0.0.1:' + server.address().port + '\\n'));
+    });`);
+    node('wget', 'fetch(process.argv.at(-1)).then((r) => process.exit(r.status === 200 ? 0 : 1), () => process.exit(1));');
+    writeFileSync(join(dir, 'k6'), '#!/bin/sh\necho "LLM_AGENT=$LLM_AGENT k6 $*"\n');
+    chmodSync(join(dir, 'k6'), 0o755);
+    // stderr to a file: the agent inherits it and outlives the script, so a pipe would stay open.
+    const run = spawnSync('sh', ['-c', 'sh "$0" "$@" 2>"$FAKE_DIR/stderr"', script, 'run', '/scripts/gate.js', '--tag', 'testid=t'], {
+      encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env, PATH: `${dir}:${process.env.PATH}`, FAKE_DIR: dir, LLM_AGENT_PORT: '0', TMPDIR: dir,
+        ...(agentFails ? { FAKE_AGENT_FAILS: '1' } : {}),
+      },
+    });
+    const agent = JSON.parse(readFileSync(join(dir, 'agent.json'), 'utf8')) as { pid: number; argv: string[] };
+    try {
+      process.kill(agent.pid);
+    } catch {
+      // already gone
+    }
+    const stderr = readFileSync(join(dir, 'stderr'), 'utf8');
+    rmSync(dir, { recursive: true, force: true });
+    return { status: run.status, stdout: run.stdout, stderr, agent };
+  }
+
+  it('starts the agent on loopback, takes its URL from the listening line, waits for /health, then execs k6', () => {
+    const run = runEntrypoint(false);
+    expect(run.agent.argv).toEqual(['--host', '127.0.0.1', '--port', '0']);
+    expect(run.stdout).toMatch(/^LLM_AGENT=http:\/\/127\.0\.0\.1:\d+ k6 run \/scripts\/gate\.js --tag testid=t\n$/);
+    expect(run.status).toBe(0);
+  });
+
+  it('stops with an error, and without running k6, when the agent dies', () => {
+    const run = runEntrypoint(true);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('k6-llm-agent exited before it answered /health');
   });
 });
 
@@ -163,7 +256,8 @@ describe('every deploy file', () => {
   it('starts with a one-line comment saying what it does and where it runs', () => {
     for (const path of filesUnder('deploy')) {
       if (path.endsWith('.json') || path.endsWith('.md')) continue; // JSON has no comments; the README is prose
-      const first = read(path).split('\n')[0]!;
+      const lines = read(path).split('\n');
+      const first = lines[0]!.startsWith('#!') ? lines[1]! : lines[0]!; // after a shell script's #! line
       expect(first, path).toMatch(/^(#|\/\/) \S.{20,}/);
     }
   });

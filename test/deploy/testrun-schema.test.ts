@@ -1,5 +1,5 @@
-// Every TestRun under deploy/k6-operator/ against the k6-operator's own CRD schema, and the split run's volume wiring.
-// Runs in Node (vitest).
+// Every TestRun under deploy/k6-operator/ against the k6-operator's own CRD schema, the agent beside every runner,
+// and the split run's volume wiring. Runs in Node (vitest).
 //
 // The schema is grafana/k6-operator's TestRun CRD, vendored unchanged in test/fixtures/k6-operator/ with
 // its licence (Apache-2.0); test/deploy/crd-schema.ts checks a manifest against it as the API server would.
@@ -25,9 +25,11 @@ function testRunSchema(): Obj {
   return obj(obj(version.schema).openAPIV3Schema);
 }
 
+const AGENT_IMAGE = 'registry.example.com/k6-llm-capacity/agent:test';
+
 /** The documents of a manifest after the envsubst its header tells users to run. */
 function manifestDocs(path: string): Obj[] {
-  const text = read(path).replace(/\$\{TESTID\}/g, 'capacity-20261126-120000').replace(/\$\{IMAGE\}/g, 'registry.example.com/k6:llm');
+  const text = read(path).replace(/\$\{TESTID\}/g, 'capacity-20261126-120000').replace(/\$\{AGENT_IMAGE\}/g, AGENT_IMAGE);
   return yaml.loadAll(text).map(obj);
 }
 
@@ -71,6 +73,39 @@ describe.each(MANIFESTS)('%s', (path) => {
     for (const testRun of testRuns) {
       expect(testRun.apiVersion).toBe('k6.io/v1alpha1');
       expect(check(schema, testRun)).toEqual([]);
+    }
+  });
+
+  it('names in its envsubst line exactly the variables its YAML uses', () => {
+    const text = read(path);
+    const listed = /envsubst '([^']*)'/.exec(text)?.[1]?.match(/\$\{\w+\}/g) ?? [];
+    const body = text.split('\n').filter((line) => !line.trimStart().startsWith('#')).join('\n');
+    expect(new Set(listed)).toEqual(new Set(body.match(/\$\{\w+\}/g)));
+  });
+
+  // The operator builds every runner pod from spec.runner, so init containers there are in each runner's pod: one agent
+  // per runner, on that pod's loopback. Kubernetes starts a restartPolicy: Always init container as a sidecar (1.29+)
+  // and runs the next init container once it has started; the regular containers start after all init containers.
+  it('runs stock grafana/k6 with the agent as a sidecar in every runner pod, reached on loopback', () => {
+    for (const testRun of testRuns) {
+      const spec = obj(testRun.spec);
+      const runner = obj(spec.runner);
+      expect(runner.image).toMatch(/^grafana\/k6:\d+\.\d+\.\d+$/);
+      const init = arr(runner.initContainers).map(obj);
+      const at = init.findIndex((c) => c.image === AGENT_IMAGE);
+      expect(at, 'an init container runs the agent image').toBeGreaterThanOrEqual(0);
+      const agent = init[at]!;
+      expect(agent.restartPolicy).toBe('Always');
+      const args = arr(agent.args).map(String);
+      expect(args[args.indexOf('--host') + 1]).toBe('127.0.0.1');
+      const port = args[args.indexOf('--port') + 1]!;
+      expect(port).toMatch(/^\d+$/);
+      expect(port, "k6's REST API has 6565").not.toBe('6565');
+      expect(String(spec.arguments).split(' ')).toEqual(expect.arrayContaining(['-e', `LLM_AGENT=http://127.0.0.1:${port}`]));
+      // A plain init container after the sidecar ends only once the agent answers, so k6 starts against a ready agent.
+      const wait = init.slice(at + 1).find((c) => arr(c.command).join(' ').includes(`http://127.0.0.1:${port}/health`));
+      expect(wait?.restartPolicy).toBeUndefined();
+      expect(wait?.image).toBe(runner.image);
     }
   });
 

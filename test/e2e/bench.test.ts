@@ -6,8 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { startSim } from '../../sim/server';
-import { PROJECT_K6_BIN } from '../../orchestrator/k6-build';
-import { readJson, ROOT, runBenchCli, tempDir, writePlan } from './helpers';
+import { readJson, ROOT, runBenchCli, tempDir, testEngine, writePlan } from './helpers';
 
 /** Starts the bench CLI; `onStart` may signal it while it runs. */
 const bench = runBenchCli;
@@ -176,18 +175,17 @@ describe('npm run bench against a URL with an API key', () => {
 describe('npm run bench with k6 installed', () => {
   it('runs K6_BIN with the CSV, summary-export and tag arguments, the key only in its environment', async () => {
     const dir = tempDir('bench-k6');
-    // A stand-in k6: answers `version` as a k6 with k6/x/llm, records how it was called, then runs the project's k6.
+    // A stand-in k6: answers `version` as a stock k6, records how it was called, then runs the real one.
     const log = path.join(dir, 'k6-calls.json');
     const fake = path.join(dir, 'k6');
     writeFileSync(
       fake,
       [
         '#!/bin/sh',
-        'if [ "$1" = "version" ]; then printf "k6 v1.8.1 (stand-in)\nExtensions:\n  ' +
-        'github.com/k6-llm-capacity/xk6-llm (devel), k6/x/llm [js]\n"; exit 0; fi',
+        'if [ "$1" = "version" ]; then printf "k6 v1.8.1 (stand-in)\n"; exit 0; fi',
         `node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({ args: process.argv.slice(2), key: ` +
         `process.env.API_KEY || null }))' ${log} "$@"`,
-        `exec ${PROJECT_K6_BIN} "$@"`,
+        `exec ${testEngine().command[0]!} "$@"`,
         '',
       ].join('\n'),
       { mode: 0o755 },

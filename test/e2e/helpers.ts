@@ -1,4 +1,5 @@
-// Helpers for end-to-end tests: run a built bundle on the project's k6 against a simulator, the way `npm run bench` does.
+// Helpers for end-to-end tests: run a built bundle on a stock k6 with the measuring agent beside it, against a
+// simulator, the way `npm run bench` does.
 // Runs in Node (vitest).
 
 import { spawn } from 'node:child_process';
@@ -6,8 +7,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
-import { bundlePath, probeK6, runArguments, type Engine } from '../../orchestrator/engine';
-import { PROJECT_K6_BIN } from '../../orchestrator/k6-build';
+import { startAgent, type AgentProcess } from '../../orchestrator/agent-process';
+import { bundlePath, k6Engine, runArguments, type Engine } from '../../orchestrator/engine';
+import { cachedUpstreamK6, findOnPath } from '../../orchestrator/k6-install';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -23,14 +25,29 @@ export function tempDir(prefix: string): string {
 }
 
 /**
- * The project's k6 (`npm test` builds it first with `npm run build:k6`). A missing k6 fails the test
- * rather than skipping it: it is what users run.
+ * A stock k6, found as the bench finds it (K6_BIN, PATH, the cached upstream build that `npm test` makes first with
+ * `npm run k6:ensure`). A missing k6 fails the test rather than skipping it: it is what users run.
  */
 export function testEngine(): Engine {
-  const probe = probeK6(PROJECT_K6_BIN);
-  if (!probe) throw new Error(`${PROJECT_K6_BIN} does not run: build it with npm run build:k6`);
-  if (!probe.hasLlm) throw new Error(`${PROJECT_K6_BIN} lacks k6/x/llm: rebuild it with npm run build:k6 -- --force`);
-  return { command: [PROJECT_K6_BIN], version: probe.version, source: 'project build' };
+  if (process.env.K6_BIN) return k6Engine(process.env.K6_BIN, 'K6_BIN');
+  const onPath = findOnPath('k6');
+  if (onPath) return k6Engine(onPath, 'PATH');
+  const cached = cachedUpstreamK6();
+  if (!cached) throw new Error('no k6: npm test installs one first (npm run k6:ensure)');
+  return k6Engine(cached, 'cached upstream build');
+}
+
+let sharedAgent: Promise<AgentProcess> | null = null;
+
+/** The measuring agent of this test file, started on first use (killed when the file's process exits). */
+export async function testAgent(): Promise<string> {
+  sharedAgent ??= startAgent();
+  return (await sharedAgent).url;
+}
+
+/** A measuring agent of the caller's own (one per k6 runner in split tests); stop it when done. */
+export function startTestAgent(): Promise<AgentProcess> {
+  return startAgent();
 }
 
 export interface RunOptions {
@@ -40,15 +57,17 @@ export interface RunOptions {
   readonly onStart?: (child: import('node:child_process').ChildProcess) => void;
 }
 
-/** Runs an entry script's bundle on k6 with a plan, as the bench does; resolves when k6 exits. */
-export function runScript(script: string, plan: object, env: Record<string, string>, opts: RunOptions = {}): Promise<RunResult> {
+/** Runs an entry script's bundle on k6 with a plan and the file's agent, as the bench does; resolves when k6 exits. */
+export async function runScript(
+  script: string, plan: object, env: Record<string, string>, opts: RunOptions = {},
+): Promise<RunResult> {
   const dir = tempDir(script);
   const planFile = path.join(dir, 'plan-input.json');
   writeFileSync(planFile, JSON.stringify(plan));
   const engine = testEngine();
   const args = runArguments({
     bundle: bundlePath(script, path.join(ROOT, 'dist')), partDir: dir,
-    env: { PLAN: planFile, RESULTS_DIR: dir, ...env }, tags: { testid: 'e2e' },
+    env: { PLAN: planFile, RESULTS_DIR: dir, LLM_AGENT: await testAgent(), ...env }, tags: { testid: 'e2e' },
   });
   const [program, ...lead] = engine.command;
   return new Promise((resolve, reject) => {
@@ -144,7 +163,7 @@ export async function resumeWhenPaused(addresses: readonly string[], beforeResum
   await Promise.all(addresses.map((a) => fetch(`http://${a}/v1/status`, { method: 'PATCH', body: OPERATOR_RESUME })));
 }
 
-/** Runs the project's k6 with `args` and `env`; keeps its stderr in `stderrFile`; resolves to its exit code. */
+/** Runs a stock k6 with `args` and `env`; keeps its stderr in `stderrFile`; resolves to its exit code. */
 export function runK6(args: readonly string[], env: NodeJS.ProcessEnv, stderrFile: string): Promise<number> {
   const child = spawn(testEngine().command[0]!, [...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

@@ -1,4 +1,4 @@
-// Tests for lib/segments.ts against k6's own segment arithmetic (xk6-llm/testdata/k6-segments.json). Runs in Node (vitest).
+// Tests for lib/segments.ts against k6's own segment arithmetic (test/fixtures/k6-segments/k6-segments.json). Runs in Node (vitest).
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ interface Golden {
 }
 
 const golden = JSON.parse(
-  readFileSync(new URL('../../xk6-llm/testdata/k6-segments.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../fixtures/k6-segments/k6-segments.json', import.meta.url), 'utf8'),
 ) as Golden[];
 
 describe('StripedSequence.share', () => {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -29,6 +30,9 @@ func run() int {
 		"address to listen on (loopback by default: the agent opens requests for whoever calls it)")
 	port := fs.Int("port", 0, "port to listen on; 0 picks a free one")
 	version := fs.Bool("version", false, "print the API version and exit")
+	stdinClose := fs.Bool("exit-on-stdin-close", false,
+		"shut down when standard input reaches its end: a parent holding the other end of a pipe ends the agent by "+
+			"exiting, even when it is killed")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -59,6 +63,12 @@ func run() int {
 	go func() { done <- httpSrv.Serve(ln) }()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	if *stdinClose {
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			sig <- syscall.SIGTERM
+		}()
+	}
 	select {
 	case err := <-done:
 		fmt.Fprintf(os.Stderr, "k6-llm-agent: %v\n", err)
