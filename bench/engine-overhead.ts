@@ -1,12 +1,12 @@
-// Benchmarks the project's k6 running the suite's own sweep bundle against the simulator's ground truth. Runs in Node.
-// It measures timing error, client CPU per token and memory.
+// Benchmarks the client, a stock k6 running the suite's own sweep bundle with the measuring agent beside it, against
+// the simulator's ground truth. Runs in Node. It measures timing error, client CPU per token and memory.
 //
 // The simulator (fixed timing: TTFT 50 ms, ITL 10 ms = 100 tok/s or 33.3 ms = 30 tok/s per stream,
-// --ground-truth: when it wrote each token) is pinned to core 0 and k6 to core 1 (taskset; nice -10
-// when allowed). At each speed and number of streams N, dist/sweep.js runs one cell of N users (3
-// rounds up to 16 users, else 1) twice on the same k6 binary: on the default path (Go interprets the
-// stream, no event reaches JavaScript) and on the per-event-callback path (EVENT_CALLBACK=1: every
-// event is also handed to the script, which reads each decoded chunk, as a custom script would).
+// --ground-truth: when it wrote each token) is pinned to core 0, and the client, k6 and the agent, to core 1
+// (taskset; nice -10 when allowed). At each speed and number of streams N, dist/sweep.js runs one cell of N
+// users (3 rounds up to 16 users, else 1; --rounds sets it) on the default path (the agent interprets the stream
+// and answers with the record; no event reaches JavaScript) and on the events path (EVENT_CALLBACK=1: every
+// event also comes back with the record, and the script decodes each chunk, as a custom script would).
 // From the run's CSV (llm_itl, llm_ttft) and the simulator's ground truth:
 //   server tok/s per stream  what the simulator achieved (tokens - 1 over first to last write, mean);
 //   read together            share of ITL samples under 1 ms, client against server (the server's own
@@ -14,27 +14,31 @@
 //                            read as the one before shares its time;
 //   ITL p99                  of every token gap, client against server;
 //   TTFT error               client TTFT mean minus server TTFT mean (first token write - arrival);
-//   CPU per token            utime+stime of k6 (/proc, every 100 ms) over the streaming window the
-//                            ground truth gives, per token received;
-//   peak RSS                 VmHWM of k6.
+//   CPU per token            utime+stime of k6 and the agent together (/proc, every 100 ms) over the streaming
+//                            window the ground truth gives, per token received (also each apart);
+//   peak RSS                 VmHWM of k6 plus VmHWM of the agent.
 // `--memory` adds peak RSS at 256 streams x 4,096 tokens on the default path.
 // Usage: npm run bench:engine-overhead [-- --levels 1,16,32,64,256,512,1024 --speeds 100,30 --tokens 300
-//        --paths default,callback --memory --no-build]
+//        --paths default,events --rounds 3 --ttft-ms 50 --memory --no-build]
+// The sweep's own shape (issue 30): -- --levels 1,8,32,128 --speeds 66.667 --tokens 128 --rounds 4 --ttft-ms 60
+//        --paths default
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Papa from 'papaparse';
 import { METRICS } from '../lib/metrics';
+import { ensureAgent } from '../orchestrator/agent-build';
+import { startAgent, type AgentProcess } from '../orchestrator/agent-process';
+import { buildBundles } from '../orchestrator/bundles';
+import { chooseEngine } from '../orchestrator/engine';
 import { startSimChild } from '../sim/child';
 
 const REPO = resolve(import.meta.dirname, '..');
-const TTFT_MS = 50;
-const K6_BIN = join(REPO, '.cache/k6/k6');
 const BUNDLE = join(REPO, 'dist/sweep.js');
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 const SAMPLE_MS = 100;
-const PATHS = ['default', 'callback'] as const;
+const PATHS = ['default', 'events'] as const;
 type PathName = (typeof PATHS)[number];
 /** A read under this gap means the token was read with the one before (one read, one receive time). */
 const TOGETHER_MS = 1;
@@ -49,14 +53,20 @@ export interface Args {
   context: number;
   memory: boolean;
   build: boolean;
+  /** Rounds per cell; null: 3 up to 16 streams, else 1. */
+  rounds: number | null;
+  ttftMs: number;
+  /** > 0: users start this far apart (bench/k6/staggered.js) instead of all at once (the sweep's cell). */
+  staggerMs: number;
 }
 
 export function parseArgs(argv: readonly string[]): Args {
   const args: Args = {
     levels: [1, 16, 32, 64, 256, 512, 1024], speeds: [100, 30], tokens: 300, paths: [...PATHS], context: 1024,
-    memory: false, build: true,
+    memory: false, build: true, rounds: null, ttftMs: 50, staggerMs: 0,
   };
-  const usage = '(use --levels 1,16,64 --speeds 100,30 --tokens 300 --paths default,callback --context 1024 --memory --no-build)';
+  const usage = '(use --levels 1,16,64 --speeds 100,30 --tokens 300 --paths default,events --context 1024 ' +
+    '--rounds 3 --ttft-ms 50 --stagger-ms 0 --memory --no-build)';
   const list = (s: string | undefined): number[] => (s ?? '').split(',').map(Number);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -70,6 +80,9 @@ export function parseArgs(argv: readonly string[]): Args {
       args.paths = names as PathName[];
     } else if (a === '--memory') args.memory = true;
     else if (a === '--no-build') args.build = false;
+    else if (a === '--rounds') args.rounds = Number(argv[++i]);
+    else if (a === '--ttft-ms') args.ttftMs = Number(argv[++i]);
+    else if (a === '--stagger-ms') args.staggerMs = Number(argv[++i]);
     else throw new Error(`unknown argument ${a} ${usage}`);
   }
   if (args.levels.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--levels: positive integers, comma-separated');
@@ -78,6 +91,9 @@ export function parseArgs(argv: readonly string[]): Args {
   if (!Number.isInteger(args.tokens) || args.tokens < 10) throw new Error('--tokens: an integer >= 10');
   if (!Number.isInteger(args.context) || args.context < 16) throw new Error('--context: an integer >= 16');
   if (args.paths.length === 0) throw new Error(`--paths: at least one ${usage}`);
+  if (args.rounds !== null && (!Number.isInteger(args.rounds) || args.rounds < 1)) throw new Error('--rounds: an integer >= 1');
+  if (!Number.isFinite(args.ttftMs) || args.ttftMs < 1) throw new Error('--ttft-ms: a number of ms >= 1');
+  if (!Number.isFinite(args.staggerMs) || args.staggerMs < 0) throw new Error('--stagger-ms: a number of ms >= 0');
   return args;
 }
 
@@ -189,15 +205,37 @@ interface ClientRun {
   failed: number;
   samples: ProcSample[];
   peakRssKb: number;
+  agentSamples: ProcSample[];
+  agentPeakRssKb: number;
   code: number | null;
   stderrTail: string;
 }
 
-/** Runs dist/sweep.js on k6 (core 1) with one cell of n users; returns what its CSV says and what /proc saw. */
-function runK6(base: string, n: number, rounds: number, tokens: number, context: number, path: PathName): Promise<ClientRun> {
+/** The client of a run: the k6 binary and the agent beside it, both on core 1. */
+interface Client {
+  readonly k6: string;
+  readonly agent: AgentProcess;
+  readonly ttftMs: number;
+}
+
+/** One cell: n users, their rounds, their tokens per request, the path, how far apart the users start. */
+interface CellShape {
+  readonly n: number;
+  readonly rounds: number;
+  readonly tokens: number;
+  readonly context: number;
+  readonly path: PathName;
+  readonly staggerMs: number;
+}
+
+const STAGGERED = join(REPO, 'bench/k6/staggered.js');
+
+/** Runs dist/sweep.js on k6 (core 1) with one cell; returns what its CSV says and what /proc saw of k6. */
+function runK6(base: string, client: Client, cell: CellShape): Promise<ClientRun> {
+  const { n, rounds, tokens, context, path } = cell;
   const dir = mkdtempSync(join(tmpdir(), 'engine-overhead-'));
   const plan = join(dir, 'plan.json');
-  const streamSeconds = (TTFT_MS + tokens * 40) / 1000;
+  const streamSeconds = (client.ttftMs + tokens * 40) / 1000;
   writeFileSync(
     plan,
     JSON.stringify({
@@ -208,24 +246,31 @@ function runK6(base: string, n: number, rounds: number, tokens: number, context:
   const csv = join(dir, 'samples.csv');
   const env = {
     PLAN: plan, BASE_URL: base, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', RESULTS_DIR: dir,
-    EVENT_CALLBACK: path === 'callback' ? '1' : '0',
+    LLM_AGENT: client.agent.url, EVENT_CALLBACK: path === 'events' ? '1' : '0',
   };
+  const staggered = cell.staggerMs > 0
+    ? { USERS: String(n), ROUNDS: String(rounds), TOKENS: String(tokens), STAGGER_MS: String(cell.staggerMs) }
+    : {};
   const args = [
-    'run', '--quiet', '--no-usage-report', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), '--out',
-    `csv=fileName=${csv},timeFormat=unix_milli`, BUNDLE,
+    'run', '--quiet', '--no-usage-report',
+    ...Object.entries({ ...env, ...staggered }).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    '--out', `csv=fileName=${csv},timeFormat=unix_milli`, cell.staggerMs > 0 ? STAGGERED : BUNDLE,
   ];
   return new Promise((res) => {
-    const child = spawn('taskset', ['-c', '1', ...NICE, K6_BIN, ...args], {
+    const child = spawn('taskset', ['-c', '1', ...NICE, client.k6, ...args], {
       stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, K6_NO_USAGE_REPORT: 'true' },
     });
     let tail = '';
     child.stderr!.on('data', (d: Buffer) => (tail = (tail + d.toString()).slice(-2000)));
     // taskset and nice exec: the spawned pid is k6's own.
     const sampler = child.pid !== undefined ? sampleProcess(child.pid) : null;
+    const agentSampler = sampleProcess(client.agent.pid);
     child.on('close', (code) => {
       const s = sampler?.stop() ?? { samples: [], peakRssKb: 0 };
+      const a = agentSampler.stop();
       const out: ClientRun = {
-        itl: [], ttft: [], tokens: 0, failed: 0, samples: s.samples, peakRssKb: s.peakRssKb, code,
+        itl: [], ttft: [], tokens: 0, failed: 0, samples: s.samples, peakRssKb: s.peakRssKb,
+        agentSamples: a.samples, agentPeakRssKb: a.peakRssKb, code,
         stderrTail: tail.trim().split('\n').slice(-2).join(' '),
       };
       try {
@@ -266,17 +311,39 @@ export interface Row {
   itlP99Server?: number;
   ttftError?: number;
   cpuUsPerToken?: number;
+  /** The agent's and k6's parts of cpuUsPerToken. */
+  agentCpuUsPerToken?: number;
+  k6CpuUsPerToken?: number;
   peakRssMb?: number;
 }
 
-async function measure(base: string, speed: number, n: number, tokens: number, context: number, path: PathName): Promise<Row> {
-  const rounds = n <= 16 ? 3 : 1;
-  const row: Row = { speed, streams: n, path, tokens: n * rounds * tokens };
-  await clearTruth(base);
-  const run = await runK6(base, n, rounds, tokens, context, path);
-  const server = serverSide(await truthOf(base));
+interface Measured {
+  readonly base: string;
+  readonly k6: string;
+  readonly speed: number;
+  readonly ttftMs: number;
+}
+
+/** One row: a fresh agent (its peak RSS is this row's), k6, the ground truth. */
+async function measure(m: Measured, cell: Omit<CellShape, 'rounds'> & { rounds: number | null }): Promise<Row> {
+  const rounds = cell.rounds ?? (cell.n <= 16 ? 3 : 1);
+  const row: Row = { speed: m.speed, streams: cell.n, path: cell.path, tokens: cell.n * rounds * cell.tokens };
+  await clearTruth(m.base);
+  const agent = await startAgent({ prefix: ['taskset', '-c', '1', ...NICE] });
+  let run: ClientRun;
+  try {
+    run = await runK6(m.base, { k6: m.k6, agent, ttftMs: m.ttftMs }, { ...cell, rounds });
+  } finally {
+    await agent.stop();
+  }
+  const server = serverSide(await truthOf(m.base));
   if (run.itl.length === 0) return { ...row, error: `k6 exit ${run.code}, no ITL samples: ${run.stderrTail}` };
-  const cpuMs = cpuAt(run.samples, server.to + 2 * SAMPLE_MS) - cpuAt(run.samples, server.from);
+  const window = (samples: readonly ProcSample[]): number =>
+    cpuAt(samples, server.to + 2 * SAMPLE_MS) - cpuAt(samples, server.from);
+  const k6CpuMs = window(run.samples);
+  const agentCpuMs = window(run.agentSamples);
+  const cpuMs = k6CpuMs + agentCpuMs;
+  const perToken = (ms: number): number => (ms * 1000) / Math.max(1, run.tokens);
   const problems = [
     run.code !== 0 ? `k6 exit ${run.code}` : '', run.failed > 0 ? `${run.failed} requests failed` : '',
   ].filter((s) => s !== '');
@@ -289,8 +356,10 @@ async function measure(base: string, speed: number, n: number, tokens: number, c
     itlP99Client: quantile(run.itl, 0.99),
     itlP99Server: quantile(server.gaps, 0.99),
     ttftError: mean(run.ttft) - mean(server.ttfts),
-    cpuUsPerToken: (cpuMs * 1000) / Math.max(1, run.tokens),
-    peakRssMb: run.peakRssKb / 1024,
+    cpuUsPerToken: perToken(cpuMs),
+    agentCpuUsPerToken: perToken(agentCpuMs),
+    k6CpuUsPerToken: perToken(k6CpuMs),
+    peakRssMb: (run.peakRssKb + run.agentPeakRssKb) / 1024,
   };
 }
 
@@ -303,27 +372,28 @@ const pct = (v: number | undefined): string => (v !== undefined && Number.isFini
 export function renderTable(rows: readonly Row[]): string {
   const lines = [
     '| tok/s offered | streams | path | server tok/s per stream | read together client / server | ITL p99 client / ' +
-    'server (ms) | TTFT mean error (ms) | CPU per token (µs) | peak RSS (MB) | note |',
+    'server (ms) | TTFT mean error (ms) | CPU per token, k6 + agent (µs) | peak RSS, k6 + agent (MB) | note |',
     '|---:|---:|---|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rows) {
     lines.push(
-      `| ${r.speed} | ${r.streams} | ${r.path} | ${f(r.serverRate)} | ${pct(r.togetherClient)} / ` +
-      `${pct(r.togetherServer)} | ${f(r.itlP99Client)} / ${f(r.itlP99Server)} | ${f(r.ttftError)} | ` +
-      `${f(r.cpuUsPerToken, 1)} | ${f(r.peakRssMb, 0)} | ${(r.error ?? '').replace(/\|/g, '\\|')} |`,
+      `| ${f(r.speed, r.speed % 1 === 0 ? 0 : 1)} | ${r.streams} | ${r.path} | ${f(r.serverRate)} | ` +
+      `${pct(r.togetherClient)} / ${pct(r.togetherServer)} | ${f(r.itlP99Client)} / ${f(r.itlP99Server)} | ` +
+      `${f(r.ttftError)} | ${f(r.cpuUsPerToken, 1)} (${f(r.k6CpuUsPerToken, 1)} + ${f(r.agentCpuUsPerToken, 1)}) | ` +
+      `${f(r.peakRssMb, 0)} | ${(r.error ?? '').replace(/\|/g, '\\|')} |`,
     );
   }
   return lines.join('\n');
 }
 
-/** The default path's CPU per token against the callback path's, per speed and level run on both. */
+/** The default path's CPU per token against the events path's, per speed and level run on both. */
 export function renderRatios(rows: readonly Row[]): string {
   const out: string[] = [];
   for (const d of rows.filter((r) => r.path === 'default')) {
-    const c = rows.find((r) => r.path === 'callback' && r.speed === d.speed && r.streams === d.streams);
+    const c = rows.find((r) => r.path === 'events' && r.speed === d.speed && r.streams === d.streams);
     if (c?.cpuUsPerToken && d.cpuUsPerToken)
       out.push(
-        `${d.streams} x ${d.speed} tok/s: callback path ${f(c.cpuUsPerToken / d.cpuUsPerToken)}x the default path's CPU per token`,
+        `${d.streams} x ${d.speed} tok/s: events path ${f(c.cpuUsPerToken / d.cpuUsPerToken)}x the default path's CPU per token`,
       );
   }
   return out.join('\n');
@@ -331,49 +401,58 @@ export function renderRatios(rows: readonly Row[]): string {
 
 function conditions(args: Args, version: string, loadStart: number[]): string {
   const la = (v: number[]): string => v.map((x) => x.toFixed(1)).join(' / ');
+  const rounds = args.rounds === null ? '3 rounds up to 16 streams, else 1' : `${args.rounds} rounds`;
+  const script = args.staggerMs > 0
+    ? `bench/k6/staggered.js (users start ${args.staggerMs} ms apart, then back to back)`
+    : 'dist/sweep.js (a cell\'s users start at once)';
   return [
     `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); simulator pinned ` +
-    `to core 0, k6 to core 1${NICE.length ? ', both at nice -10' : ' (nice -10 not permitted)'}; load average ` +
-    `${la(loadStart)} at the start, ${la(loadavg())} at the end.`,
-    `${version}; dist/sweep.js, one cell per row, ${args.tokens} tokens per stream (3 rounds up to 16 streams, ` +
-    `else 1), fixed TTFT ${TTFT_MS} ms; default path = Go interprets, no event reaches JavaScript; callback = ` +
-    `every event also handed to the script (EVENT_CALLBACK=1).`,
+    `to core 0, the client (k6 and the agent) to core 1${NICE.length ? ', all at nice -10' : ' (nice -10 not permitted)'}` +
+    `; load average ${la(loadStart)} at the start, ${la(loadavg())} at the end.`,
+    `${version}, stock; ${script}, one cell per row, ${args.tokens} tokens per stream (${rounds}), fixed TTFT ` +
+    `${args.ttftMs} ms; default path = the agent interprets, the script gets the record; events = every event also ` +
+    `comes back with the record and the script decodes each (EVENT_CALLBACK=1).`,
   ].join('\n');
+}
+
+async function prepareClient(args: Args): Promise<{ k6: string; version: string }> {
+  const log = (line: string): void => void process.stderr.write(`engine-overhead: ${line}\n`);
+  if (args.build) {
+    log('building the bundles and the agent...');
+    await buildBundles();
+    await ensureAgent(log);
+  }
+  const engine = await chooseEngine(log);
+  return { k6: engine.command[0]!, version: engine.version };
 }
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (spawnSync('taskset', ['-c', '0', 'true']).status !== 0)
-    throw new Error('taskset is needed to pin the simulator and k6 to separate cores');
-  if (args.build) {
-    process.stderr.write('engine-overhead: building the bundles and the project k6...\n');
-    for (const script of ['scripts/build.ts', 'scripts/build-k6.ts']) {
-      const b = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, script)], { cwd: REPO, encoding: 'utf8', timeout: 900_000 });
-      if (b.status !== 0) throw new Error(`${script} failed: ${b.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
-    }
-  }
-  const version = spawnSync(K6_BIN, ['version'], { encoding: 'utf8' }).stdout.trim().split('\n')[0] ?? 'k6';
+    throw new Error('taskset is needed to pin the simulator and the client to separate cores');
+  const { k6, version } = await prepareClient(args);
   const loadStart = loadavg();
   const rows: Row[] = [];
   let memory = '';
   for (const speed of args.speeds) {
     const sim = await startSimChild(
-      ['--fixed-ttft-ms', String(TTFT_MS), '--fixed-itl-ms', String(1000 / speed), '--ground-truth'],
+      ['--fixed-ttft-ms', String(args.ttftMs), '--fixed-itl-ms', String(1000 / speed), '--ground-truth'],
       ['taskset', '-c', '0', ...NICE],
     );
-    const base = `${sim.base}/v1`;
+    const m: Measured = { base: `${sim.base}/v1`, k6, speed, ttftMs: args.ttftMs };
+    const cell = { tokens: args.tokens, context: args.context, rounds: args.rounds, staggerMs: args.staggerMs };
     try {
       for (const n of args.levels) {
         for (const path of args.paths) {
           process.stderr.write(`engine-overhead: ${speed} tok/s, ${n} streams, ${path} path...\n`);
-          rows.push(await measure(base, speed, n, args.tokens, args.context, path));
+          rows.push(await measure(m, { ...cell, n, path }));
         }
       }
       if (args.memory && speed === args.speeds[0]) {
         process.stderr.write('engine-overhead: memory, 256 streams x 4096 tokens...\n');
-        const m = await measure(base, speed, 256, 4096, args.context, 'default');
-        memory = `Memory: 256 streams x 4,096 tokens at ${speed} tok/s, default path: peak RSS ` +
-          `${f(m.peakRssMb, 0)} MB, CPU ${f(m.cpuUsPerToken, 1)} µs per token${m.error ? ` (${m.error})` : ''}.`;
+        const r = await measure(m, { ...cell, n: 256, tokens: 4096, rounds: 1, path: 'default', staggerMs: 0 });
+        memory = `Memory: 256 streams x 4,096 tokens at ${speed} tok/s, default path: peak RSS k6 + agent ` +
+          `${f(r.peakRssMb, 0)} MB, CPU ${f(r.cpuUsPerToken, 1)} µs per token${r.error ? ` (${r.error})` : ''}.`;
       }
     } finally {
       await sim.stop();

@@ -32,6 +32,8 @@ export interface StartAgentOptions {
   readonly log?: BuildProgress;
   /** How long to wait for the listening line; default 20 s. */
   readonly startupTimeoutMs?: number;
+  /** A command that execs the agent (`taskset -c 1`, as the benchmarks pin it); its pid stays the agent's. */
+  readonly prefix?: readonly string[];
 }
 
 const STOP_GRACE_MS = 5_000;
@@ -66,7 +68,8 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentProcess> {
   const bin = opts.bin ?? (await ensureAgent(opts.log ?? (() => {})));
   const args = ['--host', opts.host ?? '127.0.0.1', '--port', String(opts.port ?? 0), '--exit-on-stdin-close'];
-  const child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const [program, ...lead] = [...(opts.prefix ?? []), bin];
+  const child = spawn(program!, [...lead, ...args], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   let stderr = '';
   let stdout = '';
   // Both pipes are read to the end: an agent blocked on a full pipe would stall the requests it drives.

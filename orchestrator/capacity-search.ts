@@ -169,7 +169,7 @@ function measuredAccumulator(cellId: string, requests: readonly StepRequest[]): 
   const acc = newCellAccumulator(cellId, {});
   for (const r of requests) {
     if (r.phase !== 'measured') continue;
-    // A failed request is judged too (not good), as k6/x/llm pushes its llm_goodput sample.
+    // A failed request is judged too (not good), as lib/k6/llm.ts pushes its llm_goodput sample from the agent's record.
     if (r.goodput !== null) {
       acc.goodput.judged++;
       if (r.goodput) acc.goodput.good++;

@@ -2,7 +2,7 @@
 // Runs in Node.
 //
 // The probe reads no tokens: it sends non-streaming requests and times whole answers, whose `usage`
-// says how many tokens they held. The one stream reader is k6/x/llm's, in Go.
+// says how many tokens they held. The one stream reader is the measuring agent's (agent/, Go).
 
 import { buildRequestBody, buildHeaders, endpointPath, errorMessageForResults } from '../lib/request';
 import type { TargetConfig } from '../lib/plan';

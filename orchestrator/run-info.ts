@@ -32,7 +32,7 @@ export function newRunInfo(
     engine: 'k6',
     engineVersion: engine.version,
     engineSource: engine.source,
-    transport: 'k6/x/llm',
+    transport: 'agent',
     startedAt: run.startedAt,
     endedAt: null as string | null,
     interrupted: false,

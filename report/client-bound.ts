@@ -1,21 +1,24 @@
-// Whether the load generator, not the server, set a cell's pace: a pure verdict from what k6/x/llm measured of itself.
-// Runs in Node.
+// Whether the load generator, not the server, set a cell's pace: a pure verdict from what the measuring agent
+// reported of itself with each request (llm_client_read_lag, llm_client_cpu_seconds). Runs in Node.
 //
-// Event times are the kernel's receive times, so a busy k6 costs no accuracy until its reader falls
-// a whole inter-token gap behind: then two tokens are read together and share one time, and the
-// cell's ITL distribution is wrong even though its mean stays right. A saturated CPU is the other sign.
+// The agent (agent/, its own process beside k6) reads every stream and stamps its tokens with the kernel's receive
+// times, so a busy agent costs no accuracy until its reader falls a whole inter-token gap behind: then two tokens
+// are read together and share one time, and the cell's ITL distribution is wrong even though its mean stays right.
+// The agent's CPU used up is the other sign. k6's own CPU is not measured and not part of the verdict: k6 only
+// starts requests and pushes their records' samples, so a busy k6 delays request starts (the load offered), not
+// token times.
 
 /** What the samples of one cell say about the client (null where a figure is unknown). */
 export interface ClientEvidence {
-  /** p99 over the cell's requests of each request's longest read lag (llm_client_read_lag), ms. */
+  /** p99 over the cell's requests of each request's longest read lag in the agent (llm_client_read_lag), ms. */
   readonly readLagP99Ms: number | null;
-  /** Share of the load generator's cores k6 used over the cell (llm_client_cpu_seconds), 0..1. */
+  /** Share of its cores (GOMAXPROCS) the measuring agent used over the cell (llm_client_cpu_seconds), 0..1. */
   readonly cpuShare: number | null;
   /** The cell's median inter-token latency, ms. */
   readonly itlMedianMs: number | null;
 }
 
-/** At or above this share of its cores, k6 itself is the bottleneck. */
+/** At or above this share of its cores, the measuring agent itself is the bottleneck. */
 export const CPU_SHARE_LIMIT = 0.9;
 /** A read lag p99 at or above this share of the median inter-token gap risks tokens read together. */
 export const READ_LAG_GAP_SHARE = 0.5;
@@ -26,7 +29,7 @@ export const READ_LAG_FLOOR_MS = 1;
 export function clientBoundReason(e: ClientEvidence): string | null {
   const reasons: string[] = [];
   if (e.cpuShare !== null && e.cpuShare >= CPU_SHARE_LIMIT) {
-    reasons.push(`k6 used ${Math.round(e.cpuShare * 100)}% of the load generator's CPU`);
+    reasons.push(`the measuring agent used ${Math.round(e.cpuShare * 100)}% of its cores`);
   }
   if (
     e.readLagP99Ms !== null &&
@@ -35,7 +38,7 @@ export function clientBoundReason(e: ClientEvidence): string | null {
     e.readLagP99Ms >= READ_LAG_GAP_SHARE * e.itlMedianMs
   ) {
     reasons.push(
-      `k6 read its streams up to ${e.readLagP99Ms.toFixed(1)} ms late (p99) against a median inter-token gap of ` +
+      `the measuring agent read its streams up to ${e.readLagP99Ms.toFixed(1)} ms late (p99) against a median inter-token gap of ` +
       `${e.itlMedianMs.toFixed(1)} ms, so tokens were read together`,
     );
   }

@@ -2,7 +2,7 @@
 
 import { CAPACITY_TAGS, REQUEST_METRICS, SEARCH_METRICS } from '../../lib/metrics';
 import { USE_CASES } from '../../thresholds/use-cases';
-import { K6_BUILTIN_SERIES } from './k6-builtins';
+import { AGENT_CALLS, K6_BUILTIN_SERIES } from './k6-builtins';
 import { limitMetric, lowerIsBetter, thresholdSteps } from './limits';
 import { FULL, MULTI_RUNNER_NOTE, TABLE_LABELS, THIRD, type PanelSpec, type RowSpec } from './panel-spec';
 import { cellMatchers, lastOverRange, series, testidMatchers, totalOverRange, trendMean, trendPercentile } from './promql';
@@ -11,6 +11,7 @@ import { counterSeries, gaugeSeries, grafanaUnit, toRemoteWriteUnit } from './re
 export function perCellRow(): RowSpec {
   const m = REQUEST_METRICS;
   const cells = cellMatchers();
+  const agentCalls = [...cellMatchers({}, false), AGENT_CALLS];
   const columns: { name: string; unit: string; expr: string }[] = [
     { name: 'TTFT mean', unit: grafanaUnit(m.ttft), expr: trendMean(m.ttft, cells, TABLE_LABELS, 'final') },
     ...(['p(50)', 'p(95)', 'p(99)'] as const).map((stat) => ({
@@ -24,7 +25,8 @@ export function perCellRow(): RowSpec {
     { name: 'Decode mean', unit: grafanaUnit(m.decodeSpeed), expr: trendMean(m.decodeSpeed, cells, TABLE_LABELS, 'final') },
     { name: 'Prefill mean', unit: grafanaUnit(m.prefillSpeed), expr: trendMean(m.prefillSpeed, cells, TABLE_LABELS, 'final') },
     { name: 'Output tokens', unit: 'short', expr: totalOverRange(counterSeries(m.outputTokens), cells, TABLE_LABELS) },
-    { name: 'Requests', unit: 'short', expr: totalOverRange(K6_BUILTIN_SERIES.httpReqs, cells, TABLE_LABELS) },
+    // k6's calls to the measuring agent, one per request; they carry no phase tag, so warm-up requests count too.
+    { name: 'Requests', unit: 'short', expr: totalOverRange(K6_BUILTIN_SERIES.httpReqs, agentCalls, TABLE_LABELS) },
     { name: 'Failed', unit: 'short', expr: totalOverRange(counterSeries(m.errors), cells, TABLE_LABELS) },
   ];
   return {
@@ -35,7 +37,9 @@ export function perCellRow(): RowSpec {
         type: 'table',
         title: 'Cells (final values over the time range)',
         description: `One row per cell (context x concurrency). Times in seconds, speeds in tok/s. Percentiles are ` +
-          `the worst runner's; means are exact.${MULTI_RUNNER_NOTE}`,
+          `the worst runner's; means are exact. Requests are every request the cell ended, warm-up included (k6's ` +
+          `calls to the measuring agent, one per request, which carry no phase tag); the other columns are of its ` +
+          `measured requests.${MULTI_RUNNER_NOTE}`,
         queries: columns.map((c) => ({ expr: c.expr, legend: c.name, table: true })),
         columns: columns.map((c) => ({ name: c.name, unit: c.unit })),
         unit: 'short',

@@ -1,14 +1,13 @@
 // The Errors row and the collapsed native-histogram row of the dashboard, as panel specs. Runs in Node.
 
 import { REQUEST_METRICS, SAMPLE_TAGS, SERVER_METRICS, type MetricDefinition } from '../../lib/metrics';
-import { K6_BUILTIN_SERIES } from './k6-builtins';
+import { AGENT_CALLS, K6_BUILTIN_SERIES } from './k6-builtins';
 import { describe, BY_CELL, HALF, THIRD, type RowSpec } from './panel-spec';
 import {
   cellMatchers,
   histogramQuantile,
   orZerosLike,
   perSecondOverMinute,
-  ratePerSecond,
   series,
   testidMatchers,
   totalOverRange,
@@ -17,8 +16,11 @@ import { counterSeries, grafanaUnit, nativeHistogramSeries, rateSeries } from '.
 
 export function errorsRow(): RowSpec {
   const cells = cellMatchers();
+  // Every request, warm-up and transition included: k6's calls to the agent carry no phase tag.
+  const allWork = cellMatchers({}, false);
   const errors = counterSeries(REQUEST_METRICS.errors);
   const kind = SAMPLE_TAGS.errorKind;
+  const ended = series(K6_BUILTIN_SERIES.httpReqs, [...allWork, AGENT_CALLS]);
   return {
     title: 'Errors',
     collapsed: false,
@@ -51,12 +53,19 @@ export function errorsRow(): RowSpec {
         h: 8,
       },
       {
+        // The LLM server's status classes are error kinds (http_429, http_4xx, http_5xx, http_other; connection: no
+        // HTTP response): k6's own http_reqs status is the measuring agent's 200, never the server's.
         type: 'timeseries',
-        title: 'Finished streams/s by HTTP status',
-        description:
-          'k6 built-in http_reqs by status: 0 means no HTTP response (connection failure or timeout before headers).',
-        queries: [{ expr: ratePerSecond(K6_BUILTIN_SERIES.httpReqs, cells, ['status']), legend: '{{status}}' }],
-        unit: 'reqps',
+        title: `Share of requests failed, by ${kind}`,
+        description: describe(
+          REQUEST_METRICS.errors,
+          ` Divided by the requests ended (k6 built-in http_reqs of its calls to the measuring agent, one per LLM ` +
+          `request), both cumulative from test start. The LLM server's HTTP status shows here as a kind: http_429, ` +
+          `http_4xx, http_5xx, http_other; connection means no HTTP response. k6's own status label is the agent's ` +
+          `200, never the server's.`,
+        ),
+        queries: [{ expr: `sum by (${kind}) (${series(errors, allWork)}) / scalar(sum(${ended}))`, legend: `{{${kind}}}` }],
+        unit: 'percentunit',
         min: 0,
         w: THIRD,
         h: 8,

@@ -2,7 +2,7 @@
 
 import { CLIENT_METRICS, REQUEST_METRICS, type MetricDefinition } from '../../lib/metrics';
 import type { UseCaseLimit } from '../../thresholds/use-cases';
-import { K6_BUILTIN_SERIES } from './k6-builtins';
+import { AGENT_CALLS, K6_BUILTIN_SERIES } from './k6-builtins';
 import { allLimitsOf, limitsNote } from './limits';
 import { describe, BY_CELL, HALF, MULTI_RUNNER_NOTE, QUARTER, THIRD, type PanelSpec, type QuerySpec, type RowSpec } from './panel-spec';
 import {
@@ -22,9 +22,12 @@ import { counterSeries, grafanaUnit, type RwTrendStat } from './remote-write';
 export function overviewRow(): RowSpec {
   // Everything the server did: warm-up and transition requests count here, not in the statistics.
   const cells = cellMatchers({}, false);
+  // Requests ended: k6's calls to the measuring agent, one per LLM request (llm_request_ok, a Rate, reaches
+  // Prometheus as a ratio per tag set, not a count).
+  const calls = [...cells, AGENT_CALLS];
   const errors = counterSeries(REQUEST_METRICS.errors);
   const reqs = K6_BUILTIN_SERIES.httpReqs;
-  const finished = totalOverRange(reqs, cells);
+  const finished = totalOverRange(reqs, calls);
   const failed = totalOverRange(errors, cells);
   const outputTokens = counterSeries(REQUEST_METRICS.outputTokens);
   return {
@@ -34,9 +37,10 @@ export function overviewRow(): RowSpec {
       {
         type: 'stat',
         title: 'Requests finished',
-        description: `Streams that ended in the selected cells (k6 built-in http_reqs: k6/x/llm counts a stream ` +
-          `when it ends). ${REQUEST_METRICS.requestOk.name} arrives through remote write as a ratio per tag set, ` +
-          `not a count, so counts come from counters.`,
+        description: `LLM requests that ended in the selected cells, failed ones included: k6 built-in http_reqs of ` +
+          `its calls to the measuring agent (${AGENT_CALLS.label}=${AGENT_CALLS.value}), one per request, ending ` +
+          `when the request ends. ${REQUEST_METRICS.requestOk.name} counts the same requests in the report, but ` +
+          `arrives through remote write as a ratio per tag set, not a count.`,
         queries: [{ expr: finished, legend: 'requests', instant: true }],
         unit: 'short',
         w: QUARTER,
@@ -60,7 +64,9 @@ export function overviewRow(): RowSpec {
       {
         type: 'stat',
         title: 'Success rate',
-        description: `1 - ${REQUEST_METRICS.errors.name} / http_reqs over the selected cells and time range.`,
+        description: `1 - ${REQUEST_METRICS.errors.name} / requests ended (the calls to the measuring agent) over ` +
+          `the selected cells and time range. k6's own http_req_failed says nothing here: it is 0 whenever the ` +
+          `agent answered, whatever the LLM server did.`,
         queries: [{ expr: `1 - ((${failed} or vector(0)) / ${finished})`, legend: 'success', instant: true }],
         unit: 'percentunit',
         decimals: 2,
@@ -85,11 +91,12 @@ export function overviewRow(): RowSpec {
       {
         type: 'timeseries',
         title: 'Requests per second',
-        description: `Finished streams/s (k6 http_reqs) and failed requests/s (${REQUEST_METRICS.errors.name}, all ` +
+        description: `Requests ended/s (k6 http_reqs of the calls to the measuring agent, one per LLM request) and ` +
+          `failed requests/s (${REQUEST_METRICS.errors.name}, all ` +
           `error kinds, mean over the last minute: k6 pushes a counter only when it changed, so a burst of ` +
           `failures is one sample that rate() cannot see).`,
         queries: [
-          { expr: ratePerSecond(reqs, cells), legend: 'finished/s' },
+          { expr: ratePerSecond(reqs, calls), legend: 'ended/s' },
           { expr: perSecondOverMinute(errors, cells), legend: 'failed/s (1 min mean)' },
         ],
         unit: 'reqps',
@@ -100,11 +107,12 @@ export function overviewRow(): RowSpec {
       {
         type: 'timeseries',
         title: 'Success rate by cell',
-        description: `Per cell since its start: 1 - ${REQUEST_METRICS.errors.name} / http_reqs (both cumulative from test start).`,
+        description: `Per cell since its start: 1 - ${REQUEST_METRICS.errors.name} / requests ended (the calls to ` +
+          `the measuring agent; both cumulative from test start).`,
         queries: [
           {
-            expr: `1 - (${orZerosLike(`sum by (cell) (${series(errors, cells)})`, `sum by (cell) (${series(reqs, cells)})`)} ` +
-              `/ sum by (cell) (${series(reqs, cells)}))`,
+            expr: `1 - (${orZerosLike(`sum by (cell) (${series(errors, cells)})`, `sum by (cell) (${series(reqs, calls)})`)} ` +
+              `/ sum by (cell) (${series(reqs, calls)}))`,
             legend: '{{cell}}',
           },
         ],
@@ -176,7 +184,11 @@ export function latencyRow(): RowSpec {
   };
 }
 
-/** The load generator's own health: when k6 read its streams late, its figures are the client's, not the server's. */
+/**
+ * The load generator's own health, which is the measuring agent's: when it read its streams late, its figures are the
+ * client's, not the server's. k6's own CPU is not measured: the agent stamps the tokens, so a busy k6 delays request
+ * starts, not token times.
+ */
 export function clientRow(): RowSpec {
   const lag = CLIENT_METRICS.readLag;
   return {
@@ -185,11 +197,12 @@ export function clientRow(): RowSpec {
     panels: [
       {
         type: 'timeseries',
-        title: 'k6 read lag p50 / p95 / p99 (longest per request)',
+        title: 'Agent read lag p50 / p95 / p99 (longest per request)',
         description: describe(
           lag,
-          ' A p99 near the median inter-token latency means tokens were read together: the cell is client-bound ' +
-          '(the report says which cells).' +
+          ' A p99 reaching half the median inter-token latency means tokens start to be read together: the cell is ' +
+          "client-bound (the report says which cells). This is the measuring agent's health, not k6's: the agent " +
+          'reads the streams and stamps the tokens.' +
             MULTI_RUNNER_NOTE,
         ),
         queries: percentileQueries(lag, LATENCY_STATS),

@@ -107,7 +107,9 @@ function create(def: MetricDefinition): K6Metric {
 
 // Created in the init context, as k6 requires, from the one metric table.
 const requestMetrics = {} as Record<RequestMetricKey, K6Metric>;
-for (const key of Object.keys(REQUEST_METRICS) as RequestMetricKey[]) requestMetrics[key] = create(REQUEST_METRICS[key]);
+for (const key of Object.keys(REQUEST_METRICS) as RequestMetricKey[]) {
+  requestMetrics[key] = create(REQUEST_METRICS[key]);
+}
 const clientMetrics = {} as Record<ClientMetricKey, K6Metric>;
 for (const key of Object.keys(CLIENT_METRICS) as ClientMetricKey[]) clientMetrics[key] = create(CLIENT_METRICS[key]);
 
@@ -170,7 +172,9 @@ function stringTags(tags: Record<string, string | number | boolean> | undefined)
 export async function stream(params: StreamParams): Promise<StreamResult> {
   const url = agentStreamUrl();
   if (url === null) {
-    exec.test.abort('LLM_AGENT is not set: start the agent (npm run agent) and run k6 with -e LLM_AGENT=http://127.0.0.1:PORT');
+    exec.test.abort(
+      'LLM_AGENT is not set: start the agent (npm run agent) and run k6 with -e LLM_AGENT=http://127.0.0.1:PORT',
+    );
   }
   const res = await http.asyncRequest('POST', url!, agentParams(params), {
     headers: { 'Content-Type': 'application/json' },
@@ -180,7 +184,8 @@ export async function stream(params: StreamParams): Promise<StreamResult> {
   });
   if (res.status === 400) throw new Error(String((JSON.parse(String(res.body)) as { error?: string }).error));
   if (res.status !== 200) {
-    exec.test.abort(`the measuring agent at ${url!} did not answer (status ${res.status}${res.error ? `: ${res.error}` : ''})`);
+    const why = `status ${res.status}${res.error ? `: ${res.error}` : ''}`;
+    exec.test.abort(`the measuring agent at ${url!} did not answer (${why}): is it running?`);
   }
   const answer = JSON.parse(String(res.body)) as Omit<StreamResult, 'pushMetrics'>;
   const tags = stringTags(params.tags);

@@ -2,6 +2,7 @@
 
 import { DocBuilder, lit, type Block } from '../document';
 import { fmtInt, fmtPct, fmtSec, fmtTokens } from '../format';
+import { CPU_SHARE_LIMIT, READ_LAG_GAP_SHARE } from '../client-bound';
 import type { RunInfo } from '../inputs';
 import type { PartSummary, Report } from '../report-types';
 import { engineLabel, statName } from './phrases';
@@ -14,6 +15,7 @@ export function methodologySection(report: Report): Block[] {
   doc.list([
     ...runItems(report),
     ...requestItems(report),
+    measurementItem(),
     ...limitItems(report),
     ...report.parts.map(partItem),
     `Definitions: ${DEFINITIONS.join('; ')}.`,
@@ -78,6 +80,18 @@ function requestItems(report: Report): string[] {
   ];
 }
 
+/** Who timed the tokens, and what the client-bound check looks at (report/client-bound.ts). */
+function measurementItem(): string {
+  return (
+    'Measurement: k6 set the load; every request went through the measuring agent, a process of its own beside k6, ' +
+    "which opened it, stamped each token with the kernel's receive time of its bytes (on 64-bit Linux; elsewhere the " +
+    "time the agent read them) and returned the request's figures. A cell is marked client-bound when the agent's " +
+    `read lag p99 reached ${fmtPct(READ_LAG_GAP_SHARE, 0)} of the cell's median inter-token gap or the agent used ` +
+    `${fmtPct(CPU_SHARE_LIMIT, 0)} of its cores. k6's own CPU is not measured and not part of that check: the agent ` +
+    'timestamps tokens itself, so a busy k6 delays request starts, not token times.'
+  );
+}
+
 // A Map, not an object: a source is a tag value from the CSV and must not reach Object.prototype.
 const TOKEN_SOURCES: ReadonlyMap<string, string> = new Map([
   ['usage', "the server's usage field"],
@@ -102,7 +116,7 @@ function limitItems(report: Report): string[] {
   const goodput = report.useCases.flatMap((capacity) => capacity.limits).find((limit) => limit.metric === 'goodput');
   const judged = goodput
     ? `; capacity steps also need goodput >= ${fmtPct(goodput.value)}: that share of requests met every limit of ` +
-      'the use case on their own TTFT, decode speed and e2e (llm_goodput, judged per request by k6/x/llm)'
+      'the use case on their own TTFT, decode speed and e2e (llm_goodput, judged per request by the measuring agent)'
     : '';
   const items = [`Limit statistic: ${statistic}; ${burst}${minSuccess}${judged}.`];
   if (report.useCases.length > 0) items.push(`Capacity: ${capacityMethod(report)}`);

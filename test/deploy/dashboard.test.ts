@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { REQUEST_METRICS, type MetricDefinition } from '../../lib/metrics';
 import { USE_CASES } from '../../thresholds/use-cases';
 import { buildDashboard, renderDashboardJson, type Dashboard, type Panel } from '../../deploy/grafana/dashboard';
+import { AGENT_CALL_NAME, K6_BUILTIN_SERIES } from '../../deploy/grafana/k6-builtins';
 import { RW_TREND_STATS_ENV, statSuffix } from '../../deploy/grafana/remote-write';
 import { renderRecordingRules } from '../../deploy/prometheus/recording-rules';
 import { DOCUMENTED_TREND_STATS, expectedSeriesNames, isAllowedName as isAllowed, metricNamesIn } from './promql-names';
@@ -108,6 +109,24 @@ describe('dashboard', () => {
       if (def.kind === 'rate') continue; // llm_request_ok reaches Prometheus as a ratio per tag set; the variables use it
       expect(expectedSeriesNames(def).some((n) => used.has(n)), def.name).toBe(true);
     }
+  });
+
+  it("reads k6's http_reqs only as its calls to the measuring agent (one per LLM request), never by status", () => {
+    // k6 never sees the LLM server: its HTTP samples are the agent's loopback calls (status 200 whenever the agent
+    // answered), the bench's control calls and the monitor's scrapes. lib/k6/llm.ts runs in k6 only, so its tag
+    // value is read from the source.
+    expect(read('lib/k6/llm.ts')).toContain(`export const AGENT_CALL_NAME = '${AGENT_CALL_NAME}';`);
+    const name = K6_BUILTIN_SERIES.httpReqs;
+    const reads = queries.filter((q) => metricNamesIn(q.expr).includes(name));
+    // Requests finished, success rate, requests per second, success rate by cell, the cells table, failed share.
+    expect(reads.length).toBeGreaterThanOrEqual(6);
+    for (const q of reads) {
+      const uses = [...q.expr.matchAll(new RegExp(`${name}(\\{[^}]*\\})?`, 'g'))];
+      expect(uses.length, q.panel).toBe(metricNamesIn(q.expr).filter((n) => n === name).length);
+      for (const u of uses) expect(u[1] ?? '', `${q.panel}: ${q.expr}`).toContain(`name="${AGENT_CALL_NAME}"`);
+      expect(q.expr, q.panel).not.toMatch(/\bstatus\b/);
+    }
+    expect(panels.map((p) => p.title).filter((t) => /HTTP status|k6 read lag/.test(t))).toEqual([]);
   });
 
   it('draws time Trends in seconds and speeds in tok/s', () => {

@@ -1,4 +1,4 @@
-// The project's k6 against the simulator's ground truth (when it wrote each token). Runs in Node (vitest).
+// Stock k6 and the measuring agent against the simulator's ground truth (when it wrote each token). Runs in Node (vitest).
 // One plan at 1, 4 and 16 users; per-cell TTFT medians and ITL means must be within stated tolerances of the truth.
 
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// End to end: bench-driven runs (lib/drive.ts) on the project's k6. Runs in Node (vitest).
+// End to end: bench-driven runs (lib/drive.ts) on a stock k6 with the measuring agent. Runs in Node (vitest).
 // Cells back to back, the capacity search in steady state, and its agreement with a dense fixed ladder.
 
 import path from 'node:path';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { startSim } from '../../sim/server';
-import { readJson, ROOT, runBenchCli, tempDir, testEngine, writePlan } from './helpers';
+import { readCsv, readJson, ROOT, runBenchCli, tempDir, testEngine, writePlan } from './helpers';
 
 /** Starts the bench CLI; `onStart` may signal it while it runs. */
 const bench = runBenchCli;
@@ -20,25 +20,38 @@ function filesBelow(dir: string): string[] {
   });
 }
 
+/** The name tag of k6's http_req_* samples of its calls to the agent (lib/k6/llm.ts AGENT_CALL_NAME; that module runs in k6 only). */
+const AGENT_CALL_NAME = 'llm-agent';
+
 const TINY = { sweep: { contexts: [512], concurrencies: [1, 2], rounds: 1, outputTokens: 16 } };
 
 describe('npm run bench against the built-in simulator', () => {
-  it('runs the plan on the project\'s k6 and writes the run folder and the report', async () => {
+  it('runs the plan on a stock k6 with the measuring agent and writes the run folder and the report', async () => {
     const dir = tempDir('bench');
     const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'tiny']);
     expect(r.exitCode, r.stderr).toBe(0);
     const runDir = path.join(dir, 'tiny');
     expect(r.stdout).toContain(`results: ${runDir}`);
-    expect(r.stderr).toMatch(/engine: k6 v1\.8\.1 .*\(project build: .*\.cache\/k6\/k6\)/);
+    // The k6 the bench finds is the one the tests find (K6_BIN, PATH, the cached upstream build), named as found.
+    const engine = testEngine();
+    expect(r.stderr).toContain(`engine: ${engine.version} (${engine.source}: ${engine.command[0]!})`);
     expect(r.stderr).toMatch(/simulator .* listening at http:\/\/127\.0\.0\.1:\d+\/v1/);
+    const agent = /measuring agent \(own process\) listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(r.stderr);
+    expect(agent, r.stderr).not.toBeNull();
     const run = readJson<{
-      engine: string; transport: string; target: { simulated: boolean }; parts: string[]; interrupted: boolean;
-      promptsExact: boolean;
+      engine: string; target: { simulated: boolean }; parts: string[]; interrupted: boolean; promptsExact: boolean;
     }>(path.join(runDir, 'run.json'));
     expect(run).toMatchObject({
-      engine: 'k6', transport: 'k6/x/llm', target: { simulated: true }, parts: ['sweep'], interrupted: false,
-      promptsExact: true, requests: { sweep: { planned: 3, succeeded: 3, failed: 0, cut: 0 } },
+      engine: 'k6', engineVersion: engine.version, engineSource: engine.source, target: { simulated: true },
+      parts: ['sweep'], interrupted: false, promptsExact: true,
+      requests: { sweep: { planned: 3, succeeded: 3, failed: 0, cut: 0 } },
     });
+    // Every request went through the agent: k6's own http_reqs are its calls to /stream, one per request.
+    const calls = readCsv(path.join(runDir, 'sweep', 'samples.csv')).rows.filter(
+      (row) => row.metric_name === 'http_reqs' && row.name === AGENT_CALL_NAME,
+    );
+    // (k6 writes the name tag in the url column of a request that has one.)
+    expect(calls.map((row) => [row.method, row.status, row.url])).toEqual(Array(3).fill(['POST', '200', AGENT_CALL_NAME]));
     for (const f of [
       'sweep/summary.json', 'sweep/plan.json', 'sweep/samples.csv', 'sweep/summary-export.json', 'report.md',
       'report.html', 'report.json', 'cells.csv',
@@ -204,18 +217,30 @@ describe('npm run bench with k6 installed', () => {
     expect(call.args.at(-1)).toBe(path.join(ROOT, 'dist', 'sweep.js'));
     expect(call.args.join(' ')).not.toContain('sk-k6-env-only');
     expect(call).toMatchObject({ key: 'sk-k6-env-only' });
+    // The measuring agent's URL reaches k6 as an -e value, like the plan and the target.
+    expect(call.args.join(' ')).toMatch(/-e LLM_AGENT=http:\/\/127\.0\.0\.1:\d+ /);
     expect(readJson<{ engine: string; engineVersion: string }>(path.join(dir, 'k6run', 'run.json'))).toMatchObject({
-      engine: 'k6', engineVersion: 'k6 v1.8.1 (stand-in)', transport: 'k6/x/llm',
+      engine: 'k6', engineVersion: 'k6 v1.8.1 (stand-in)', engineSource: 'K6_BIN',
     });
   }, 180_000);
 
-  it('refuses a K6_BIN without k6/x/llm in one line that says how to get one', async () => {
-    const dir = tempDir('bench-k6-stock');
-    const stock = path.join(dir, 'k6');
-    writeFileSync(stock, '#!/bin/sh\necho "k6 v1.8.1 (go1.25, linux/amd64)"\n', { mode: 0o755 });
-    const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir], { K6_BIN: stock });
+  it('refuses a K6_BIN older than k6 1.0 in one line that says how to get one', async () => {
+    const dir = tempDir('bench-k6-old');
+    const old = path.join(dir, 'k6');
+    writeFileSync(old, '#!/bin/sh\necho "k6 v0.54.0 (go1.23.1, linux/amd64)"\n', { mode: 0o755 });
+    const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir], { K6_BIN: old });
     expect(r.exitCode).not.toBe(0);
-    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/lacks the k6\/x\/llm extension: install Go 1\.25 or newer/);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/K6_BIN k6 ".*" is v0\.54\.0; k6 >= 1\.0 is needed: install k6/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
+
+  it('refuses a K6_BIN that does not run, in one line', async () => {
+    const dir = tempDir('bench-k6-broken');
+    const broken = path.join(dir, 'k6');
+    writeFileSync(broken, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir], { K6_BIN: broken });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr.trim().split('\n').at(-1)).toContain(`K6_BIN k6 "${broken}" does not run`);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   }, 60_000);
 });

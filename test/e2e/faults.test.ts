@@ -1,5 +1,5 @@
 // A failing server never crashes a run, and every failure is classified. Runs in Node (vitest).
-// The real bundles run on the project's k6 against simulators injecting faults.
+// The real bundles run on a stock k6 with the measuring agent against simulators injecting faults.
 
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
-// End to end: the sessions script on the project's k6 against the simulator's performance model and prefix cache.
-// Plain `k6 run dist/sessions.js` (turns, tags, exact lengths, cached tokens), and `npm run bench`'s search in active
-// users beside the capacity search. Runs in Node (vitest).
+// End to end: the sessions script on a stock k6 with the measuring agent, against the simulator's performance model
+// and prefix cache. Plain `k6 run dist/sessions.js` (turns, tags, exact lengths, cached tokens), and `npm run bench`'s
+// search in active users beside the capacity search. Runs in Node (vitest).
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,8 +1,9 @@
 // End to end: a sweep and a gate split over two k6 processes exactly as the k6-operator splits a TestRun. Runs in Node (vitest).
 //
-// Each runner is the project's k6 with the operator's command line (segment flags, --address, --paused,
-// instance_id and testrun_name tags), resumed with the operator's PATCH /v1/status, against the real
-// simulator (fixed timing: 50 ms TTFT, 10 ms ITL). The merged report is checked against the same plan
+// Each runner is a stock k6 with the operator's command line (segment flags, --address, --paused,
+// instance_id and testrun_name tags) and its own measuring agent (-e LLM_AGENT, as the operator's runner pod has
+// its sidecar), resumed with the operator's PATCH /v1/status, against the real simulator (fixed timing: 50 ms
+// TTFT, 10 ms ITL). The merged report is checked against the same plan
 // run by one process, and the merged gate verdict against the runners' own exit codes.
 
 import { execFileSync } from 'node:child_process';
@@ -17,7 +18,9 @@ import { bundlePath } from '../../orchestrator/engine';
 import { analyzeRun } from '../../report/generate';
 import type { CellStats } from '../../report/cells';
 import { startSim } from '../../sim/server';
-import { extraTags, readCsv, readJson, resumeWhenPaused, ROOT, runBenchCli, runK6, runScript, tempDir, writePlan } from './helpers';
+import {
+  extraTags, readCsv, readJson, resumeWhenPaused, ROOT, runBenchCli, runK6, runScript, startTestAgent, tempDir, writePlan,
+} from './helpers';
 
 /** The operator's flags for runner 1 and 2 of 2 (k6-operator pkg/segmentation), written out as a user would. */
 const OPERATOR_SEGMENTS = [
@@ -44,13 +47,23 @@ interface SplitRun {
   readonly codes: number[];
   /** Request samples in each runner's CSV while all were paused (none expected). */
   readonly samplesWhilePaused: number[];
+  /** The URL of each runner's own agent. */
+  readonly agents: string[];
 }
 
-/** Starts runner i of 2 with the operator's command line; resolves to its exit code. */
-function startRunner(script: string, dir: string, planFile: string, i: number, address: string): Promise<number> {
+/** The calls a runner's k6 made to its agent: http_reqs samples named llm-agent (lib/k6/llm.ts AGENT_CALL_NAME). */
+function agentCalls(runnerDir: string): number {
+  return readCsv(path.join(runnerDir, 'samples.csv')).rows.filter((row) => row.metric_name === 'http_reqs' && row.name === 'llm-agent')
+    .length;
+}
+
+/** Starts runner i of 2 with the operator's command line and its own agent; resolves to its exit code. */
+function startRunner(script: string, dir: string, planFile: string, i: number, address: string, agent: string): Promise<number> {
   const runnerDir = path.join(dir, `runner-${i}`);
   mkdirSync(runnerDir);
-  const e = { ...env, PLAN: planFile, RESULTS_DIR: runnerDir, METRICS_URL: sim.url.replace(/\/v1$/, '/metrics') };
+  const e = {
+    ...env, PLAN: planFile, RESULTS_DIR: runnerDir, METRICS_URL: sim.url.replace(/\/v1$/, '/metrics'), LLM_AGENT: agent,
+  };
   const args = [
     'run', '--quiet', ...OPERATOR_SEGMENTS[i - 1]!, ...Object.entries(e).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
     '--out', `csv=fileName=${path.join(runnerDir, 'samples.csv')},timeFormat=unix_milli`, bundlePath(script, path.join(ROOT, 'dist')),
@@ -59,18 +72,23 @@ function startRunner(script: string, dir: string, planFile: string, i: number, a
   return runK6(args, process.env, path.join(runnerDir, 'engine-stderr.txt'));
 }
 
-/** Runs a script as runners 1 and 2 of 2 and starts them as the operator's starter does. */
+/** Runs a script as runners 1 and 2 of 2, each with its own agent, and starts them as the operator's starter does. */
 async function runSplit(script: string, plan: object): Promise<SplitRun> {
   const dir = tempDir(`split-${script}`);
   const planFile = path.join(dir, 'plan-input.json');
   writeFileSync(planFile, JSON.stringify(plan));
-  const addresses = [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`];
-  const exits = addresses.map((address, i) => startRunner(script, dir, planFile, i + 1, address));
-  let samplesWhilePaused: number[] = [];
-  await resumeWhenPaused(addresses, () => {
-    samplesWhilePaused = [1, 2].map((r) => requestRows(path.join(dir, `runner-${r}`)));
-  });
-  return { dir, codes: await Promise.all(exits), samplesWhilePaused };
+  const agents = await Promise.all([startTestAgent(), startTestAgent()]);
+  try {
+    const addresses = [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`];
+    const exits = addresses.map((address, i) => startRunner(script, dir, planFile, i + 1, address, agents[i]!.url));
+    let samplesWhilePaused: number[] = [];
+    await resumeWhenPaused(addresses, () => {
+      samplesWhilePaused = [1, 2].map((r) => requestRows(path.join(dir, `runner-${r}`)));
+    });
+    return { dir, codes: await Promise.all(exits), samplesWhilePaused, agents: agents.map((a) => a.url) };
+  } finally {
+    await Promise.all(agents.map((a) => a.stop()));
+  }
 }
 
 /** llm_request_ok rows of a runner's CSV so far, per cell. */
@@ -117,6 +135,9 @@ describe('a sweep split 2 ways as the k6-operator runs it', () => {
     expect(two).toEqual({ sweep_c256_o20_n3: 2, sweep_c256_o20_n4: 4 });
     expect(monitorRows(path.join(split.dir, 'runner-1'))).toBeGreaterThan(0);
     expect(monitorRows(path.join(split.dir, 'runner-2'))).toBe(0);
+    // Each runner's requests went through an agent of its own: one call per request, two agents.
+    expect(new Set(split.agents).size).toBe(2);
+    expect([1, 2].map((r) => agentCalls(path.join(split.dir, `runner-${r}`)))).toEqual([10, 6]);
     expect(readJson(path.join(split.dir, 'runner-2', 'runner.json'))).toEqual({
       schemaVersion: 1, runner: 2, runners: 2, segment: '1/2:1', sequence: '0,1/2,1', instanceId: '2',
     });
@@ -186,6 +207,10 @@ describe('npm run bench -- --generators 2', () => {
     const r = await runBenchCli(['--plan', planFile, '--scripts', 'sweep', '--generators', '2', '--results', dir, '--run-id', 'g2']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('sweep: runners merged; gates and thresholds passed');
+    // One measuring agent per k6 process.
+    const agents = /measuring agents \(own processes\) listening at (\S+), (\S+)$/m.exec(r.stderr);
+    expect(agents, r.stderr).not.toBeNull();
+    expect(agents![1]).not.toBe(agents![2]);
     const part = path.join(dir, 'g2', 'sweep');
     const stdout = readFileSync(path.join(part, 'runner-2', 'engine-stdout.txt'), 'utf8');
     expect(stdout).toContain("runner 2 of 2 (segment 1/2:1): the figures and thresholds below are this runner's share");

@@ -77,7 +77,7 @@ describe('buildCellStats', () => {
     expect(s.clientBound).toBeNull();
   });
 
-  it('says a cell was client-bound when k6 read its streams late or used the CPU up', () => {
+  it('says a cell was client-bound when the measuring agent read its streams late or used its cores up', () => {
     const trends = {} as Record<TrendKey, FloatList>;
     for (const k of TREND_KEYS) trends[k] = new FloatList();
     for (let i = 0; i < 100; i++) trends.itl.push(10);
@@ -104,14 +104,16 @@ describe('buildCellStats', () => {
     // p99 of the longest waits 8 ms against a 10 ms gap: tokens were read together.
     const late = buildCellStats(planCell({}), { ...base, readLag, cpuFirst: null, cpuLast: null }, {}, DEFAULT_COST);
     expect(late.goodput, 'no request judged: no goodput').toBeNull();
-    expect(late.clientBound?.reason).toMatch(/read its streams up to 8\.0 ms late \(p99\) against a median inter-token gap of 10\.0 ms/);
+    expect(late.clientBound?.reason).toMatch(
+      /^the measuring agent read its streams up to 8\.0 ms late \(p99\) against a median inter-token gap of 10\.0 ms/,
+    );
     // 1.9 per-core CPU seconds over 2 s of wall time: 95% of the cores.
     const busy = buildCellStats(
       planCell({}),
       { ...base, readLag: new FloatList(), cpuFirst: { atMs: 0, seconds: 1 }, cpuLast: { atMs: 2000, seconds: 2.9 } },
       {}, DEFAULT_COST,
     );
-    expect(busy.clientBound?.reason).toBe("k6 used 95% of the load generator's CPU");
+    expect(busy.clientBound?.reason).toBe('the measuring agent used 95% of its cores');
     const calm = buildCellStats(
       planCell({}),
       { ...base, readLag: new FloatList(), cpuFirst: { atMs: 0, seconds: 1 }, cpuLast: { atMs: 2000, seconds: 1.4 } },
