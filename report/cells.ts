@@ -204,7 +204,7 @@ export function applyScalingEfficiency(cells: CellStats[]): void {
   }
 }
 
-/** The client-bound verdict of a cell from k6's own health samples (report/client-bound.ts). */
+/** The client-bound verdict of a cell from the measuring agent's health samples (report/client-bound.ts). */
 function clientBoundOf(acc: CellAccumulator | undefined, itl: Distribution | null): { readonly reason: string } | null {
   if (!acc) return null;
   const lag = summarize(acc.readLag.sorted());

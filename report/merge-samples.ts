@@ -3,7 +3,7 @@
 // Every figure of the report is a function of a cell's raw samples, so merging is concatenating:
 // the union of the runners' values per Trend (percentiles are then taken over the union, never
 // averaged), sums of counts, the widest window. Two figures are per process and are not summed:
-// the CPU share (each runner's k6 on its own cores: the busiest runner's share is kept, since one
+// the CPU share (each runner's agent on its own cores: the busiest runner's share is kept, since one
 // saturated runner is enough to distort a cell) and the monitor series (one runner scrapes).
 
 import type { CellAccumulator, SamplesData, Series } from './read-samples';
