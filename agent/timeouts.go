@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Error codes of a result (docs/k6-x-llm.md, "result").
+// Error codes of an answer (docs/agent.md, "The answer").
 const (
 	codeNone           = ""
 	codeConnect        = "connect"
