@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 // token deadlines slip, because of the load, not because of the code under test.
 const ALONE = [
   'test/e2e/accuracy.test.ts', 'test/sim/server-timing.test.ts', 'test/e2e/split.test.ts', 'test/e2e/sessions.test.ts',
+  'test/examples.test.ts',
 ];
 
 export default defineConfig({

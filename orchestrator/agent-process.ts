@@ -34,6 +34,8 @@ export interface StartAgentOptions {
   readonly startupTimeoutMs?: number;
   /** A command that execs the agent (`taskset -c 1`, as the benchmarks pin it); its pid stays the agent's. */
   readonly prefix?: readonly string[];
+  /** The agent's environment (default: this process's): proxies and trusted CAs (SSL_CERT_FILE) are read from it. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 const STOP_GRACE_MS = 5_000;
@@ -69,7 +71,7 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
   const bin = opts.bin ?? (await ensureAgent(opts.log ?? (() => {})));
   const args = ['--host', opts.host ?? '127.0.0.1', '--port', String(opts.port ?? 0), '--exit-on-stdin-close'];
   const [program, ...lead] = [...(opts.prefix ?? []), bin];
-  const child = spawn(program!, [...lead, ...args], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const child = spawn(program!, [...lead, ...args], { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: opts.env });
   let stderr = '';
   let stdout = '';
   // Both pipes are read to the end: an agent blocked on a full pipe would stall the requests it drives.

@@ -4,7 +4,7 @@
 // The library half of `npm run build` (scripts/build.ts), which the bench and the tests call too.
 
 import { build, type BuildOptions, type Plugin } from 'esbuild';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -52,11 +52,25 @@ function minifiedValibot(): Plugin {
 /** The stream module as a k6 user imports it: `import llm from './llm.js'` (examples/). */
 export const STREAM_MODULE = { entry: path.join(root, 'lib', 'k6', 'llm.ts'), bundle: 'llm.js' } as const;
 
-/** Builds every entry script and the stream module; returns the bundle paths (dist/<name>.js, dist/llm.js). */
+/**
+ * Builds every entry script and the stream module; returns the bundle paths (dist/<name>.js, dist/llm.js). Each
+ * build writes into a folder of its own beside dist/ and renames its files into place, so a k6 started by another
+ * process (two test files, a bench beside a test) never reads a bundle half written.
+ */
 export async function buildBundles(distDir = path.join(root, 'dist')): Promise<string[]> {
-  const entries = entryScripts();
-  await build({ ...K6_BUILD_OPTIONS, entryPoints: entries, outdir: distDir, plugins: [minifiedValibot()] });
-  const module = path.join(distDir, STREAM_MODULE.bundle);
-  await build({ ...K6_BUILD_OPTIONS, entryPoints: [STREAM_MODULE.entry], outfile: module });
-  return [...entries.map((e) => path.join(distDir, path.basename(e).replace(/\.ts$/, '.js'))), module];
+  mkdirSync(distDir, { recursive: true });
+  const staging = mkdtempSync(path.join(distDir, '.build-'));
+  try {
+    const entries = entryScripts();
+    await build({ ...K6_BUILD_OPTIONS, entryPoints: entries, outdir: staging, plugins: [minifiedValibot()] });
+    const module = path.join(staging, STREAM_MODULE.bundle);
+    await build({ ...K6_BUILD_OPTIONS, entryPoints: [STREAM_MODULE.entry], outfile: module });
+    // Source maps first: a bundle never points at a map that is not there yet.
+    const files = readdirSync(staging).sort((a, b) => Number(b.endsWith('.map')) - Number(a.endsWith('.map')));
+    for (const f of files) renameSync(path.join(staging, f), path.join(distDir, f));
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  const names = [...entryScripts().map((e) => path.basename(e).replace(/\.ts$/, '.js')), STREAM_MODULE.bundle];
+  return names.map((n) => path.join(distDir, n));
 }

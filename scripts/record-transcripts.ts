@@ -1,10 +1,10 @@
 // `npm run record-transcripts`: records the simulator's streams as golden transcripts for the Go tests. Runs in Node.
 // It covers the vLLM and SGLang flavours and every injected fault.
 //
-// Each response is written byte for byte to xk6-llm/testdata/transcripts/sim-<flavour>-<case>.http in
-// the transcript format (xk6-llm/transcript_test.go): comment lines, status, content type, how the
+// Each response is written byte for byte to agent/testdata/transcripts/sim-<flavour>-<case>.http in
+// the transcript format (agent/transcript_test.go): comment lines, status, content type, how the
 // response ended (eof, or reset when the connection was cut), a blank line, the body. Then
-// `cd xk6-llm && go test -run TestTranscripts -update` writes their expected records, to be read
+// `cd agent && go test -run TestTranscripts -update` writes their expected records, to be read
 // before they are committed. Request ids and `created` differ per recording; nothing else does.
 
 import { request } from 'node:http';
@@ -15,7 +15,7 @@ import { FAULT_HEADER } from '../sim/faults';
 import { startSim } from '../sim/server';
 import { runMain } from './cli';
 
-const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'xk6-llm', 'testdata', 'transcripts');
+const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'agent', 'testdata', 'transcripts');
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 
 /** The cases: a name and the faults the request asks for ('' for none). */

@@ -1,5 +1,6 @@
 // End to end through a real Prometheus: the dashboard's panels show the run's own figures. Runs in Node (vitest).
-// Needs `prometheus` and `promtool` (scripts/ensure-prometheus.sh). The project's k6 pushes a sweep + capacity run with
+// Needs `prometheus` and `promtool` (scripts/ensure-prometheus.sh). A stock k6, each run with a measuring agent of its
+// own, pushes a sweep + capacity run with
 // -o experimental-prometheus-rw (as the README documents), Prometheus also scrapes the simulators' /metrics with the
 // shipped prometheus.yml's jobs, and every target of every dashboard panel, with its template variables filled in as
 // Grafana would, must return data whose spot values equal the run's own summary. The recording rules must pass promtool
@@ -20,7 +21,7 @@ import { startSim } from '../../sim/server';
 import { ensureLlamaArtefacts, startLlamaServer, type LlamaServer } from '../../orchestrator/llama-server';
 import { RW_TREND_STATS_ENV } from '../../deploy/grafana/remote-write';
 import type { Dashboard, Panel, Target } from '../../deploy/grafana/dashboard';
-import { extraTags, readCsv, ROOT, runBenchCli, tempDir, testEngine } from '../e2e/helpers';
+import { extraTags, readCsv, ROOT, runBenchCli, startTestAgent, tempDir, testEngine } from '../e2e/helpers';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 
 // ---------------------------------------------------------------------------------------------
@@ -105,10 +106,25 @@ interface K6Run {
   readonly summary: SummaryData;
 }
 
-/** One part as `npm run bench` runs it, plus the remote-write output and its environment exactly as the README documents. */
-function runK6(
+/**
+ * One part as `npm run bench` runs it (a measuring agent of its own beside k6, stopped when k6 has exited), plus the
+ * remote-write output and its environment exactly as the README documents.
+ */
+async function runK6(
   script: string, plan: object, baseUrl: string, rwUrl: string, extraEnv: Record<string, string> = {},
   extraTags: Record<string, string> = {},
+): Promise<K6Run> {
+  const agent = await startTestAgent();
+  try {
+    return await runK6WithAgent(agent.url, script, plan, baseUrl, rwUrl, extraEnv, extraTags);
+  } finally {
+    await agent.stop();
+  }
+}
+
+function runK6WithAgent(
+  agentUrl: string, script: string, plan: object, baseUrl: string, rwUrl: string, extraEnv: Record<string, string>,
+  extraTags: Record<string, string>,
 ): Promise<K6Run> {
   const dir = tempDir(`prom-${script}`);
   const planFile = path.join(dir, 'plan-input.json');
@@ -117,7 +133,7 @@ function runK6(
   const args = runArguments({
     bundle: bundlePath(script, path.join(ROOT, 'dist')),
     partDir: dir,
-    env: { PLAN: planFile, RESULTS_DIR: dir, BASE_URL: baseUrl, MODEL },
+    env: { PLAN: planFile, RESULTS_DIR: dir, BASE_URL: baseUrl, MODEL, LLM_AGENT: agentUrl },
     tags: { testid: TESTID, ...extraTags },
   });
   // `-o experimental-prometheus-rw` next to the CSV output, before the bundle path.
@@ -266,7 +282,7 @@ beforeAll(async () => {
     );
   }
   await buildBundles();
-  testEngine(); // fails early with a clear message when the project's k6 is missing
+  testEngine(); // fails early with a clear message when no k6 is found
 
   const main = await startSim({ port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
   const sglang = await startSim({ port: 0, host: '127.0.0.1', flavour: 'sglang', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });

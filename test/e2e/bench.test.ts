@@ -39,10 +39,11 @@ describe('npm run bench against the built-in simulator', () => {
     const agent = /measuring agent \(own process\) listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(r.stderr);
     expect(agent, r.stderr).not.toBeNull();
     const run = readJson<{
-      engine: string; target: { simulated: boolean }; parts: string[]; interrupted: boolean; promptsExact: boolean;
+      engine: string; transport: string; target: { simulated: boolean }; parts: string[]; interrupted: boolean;
+      promptsExact: boolean;
     }>(path.join(runDir, 'run.json'));
     expect(run).toMatchObject({
-      engine: 'k6', engineVersion: engine.version, engineSource: engine.source, target: { simulated: true },
+      engine: 'k6', engineVersion: engine.version, engineSource: engine.source, transport: 'agent', target: { simulated: true },
       parts: ['sweep'], interrupted: false, promptsExact: true,
       requests: { sweep: { planned: 3, succeeded: 3, failed: 0, cut: 0 } },
     });
@@ -220,7 +221,7 @@ describe('npm run bench with k6 installed', () => {
     // The measuring agent's URL reaches k6 as an -e value, like the plan and the target.
     expect(call.args.join(' ')).toMatch(/-e LLM_AGENT=http:\/\/127\.0\.0\.1:\d+ /);
     expect(readJson<{ engine: string; engineVersion: string }>(path.join(dir, 'k6run', 'run.json'))).toMatchObject({
-      engine: 'k6', engineVersion: 'k6 v1.8.1 (stand-in)', engineSource: 'K6_BIN',
+      engine: 'k6', engineVersion: 'k6 v1.8.1 (stand-in)', engineSource: 'K6_BIN', transport: 'agent',
     });
   }, 180_000);
 

@@ -46,8 +46,8 @@ export async function testAgent(): Promise<string> {
 }
 
 /** A measuring agent of the caller's own (one per k6 runner in split tests); stop it when done. */
-export function startTestAgent(): Promise<AgentProcess> {
-  return startAgent();
+export function startTestAgent(env?: NodeJS.ProcessEnv): Promise<AgentProcess> {
+  return startAgent({ env });
 }
 
 export interface RunOptions {

@@ -1,5 +1,5 @@
-// End to end against a real inference server: llama.cpp's llama-server with the tiny Qwen3 model, the suite on k6.
-// Runs in Node (vitest).
+// End to end against a real inference server: llama.cpp's llama-server with the tiny Qwen3 model, the suite on a
+// stock k6 with the measuring agent. Runs in Node (vitest).
 //
 // `npm test` builds the server and generates the model first (scripts/ensure-llama-*.sh), so a
 // missing one fails here rather than skipping: it is the check by code the project did not write.
@@ -13,7 +13,7 @@ import { ensureLlamaArtefacts, startLlamaServer, type LlamaArtefacts, type Llama
 import { requestPrefix } from '../../lib/prompt-text';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { buildBundles } from '../../orchestrator/bundles';
-import { extraTags, readCsv, readJson, ROOT, runBenchCli, runScript, tempDir, testEngine, writePlan } from './helpers';
+import { extraTags, readCsv, readJson, ROOT, runBenchCli, runScript, tempDir, testAgent, testEngine, writePlan } from './helpers';
 
 let artefacts: LlamaArtefacts;
 let server: LlamaServer;
@@ -46,14 +46,15 @@ interface TimedRequest {
   readonly timings: { promptN: number; promptMs: number; predictedN: number; predictedMs: number } | null;
 }
 
-/** Runs test/fixtures/llama-timings.js on k6; resolves to each request's record and the server's timings. */
-function runTimingsScript(
+/** Runs test/fixtures/llama-timings.js on k6 with the file's agent; resolves to each request's record and the server's timings. */
+async function runTimingsScript(
   env: Record<string, string>, onStart?: (kill: () => void) => void,
 ): Promise<{ exitCode: number; requests: TimedRequest[]; stderr: string }> {
   const engine = testEngine();
   const script = path.join(ROOT, 'test', 'fixtures', 'llama-timings.js');
   const args = [
-    'run', '--quiet', '--log-format', 'raw', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), script,
+    'run', '--quiet', '--log-format', 'raw',
+    ...Object.entries({ LLM_AGENT: await testAgent(), ...env }).flatMap(([k, v]) => ['-e', `${k}=${v}`]), script,
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(engine.command[0]!, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -4,9 +4,11 @@
 // No cluster: each runner's command line is built from the manifest the way the operator builds it
 // (pkg/resources/jobs/runner.go), its environment the way the kubelet fills it in (the Job name from the
 // downward API, $(VAR) expanded), the shared claim is a temporary folder and its subPathExpr mount a
-// folder in it. Only what the manifest says to edit for a cluster (the target, the use cases) and the
-// ConfigMap's files are the test's. The runners are resumed with the operator's PATCH, and npm run
-// report reads the claim's run folder.
+// folder in it. Each runner pod's agent sidecar is an agent of its own here, started as the manifest
+// starts it; the pod's loopback address in the manifest's -e LLM_AGENT becomes that agent's (runners share
+// this machine's loopback, where one port cannot serve them all). Only what the manifest says to edit for a
+// cluster (the target, the use cases) and the ConfigMap's files are the test's. The runners are resumed
+// with the operator's PATCH, and npm run report reads the claim's run folder.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,7 +21,7 @@ import { buildBundles } from '../../orchestrator/bundles';
 import { bundlePath } from '../../orchestrator/engine';
 import { analyzeRun } from '../../report/generate';
 import { startSim } from '../../sim/server';
-import { resumeWhenPaused, ROOT, runK6, tempDir } from './helpers';
+import { resumeWhenPaused, ROOT, runK6, startTestAgent, tempDir } from './helpers';
 
 type Obj = Record<string, unknown>;
 const TESTID = 'capacity-e2e';
@@ -34,7 +36,9 @@ afterAll(async () => {
 });
 
 /** What the manifest says, with the envsubst of its header applied. */
-function manifest(): { name: string; parallelism: number; arguments: string[]; env: Obj[]; mount: Obj } {
+function manifest(): {
+  name: string; parallelism: number; arguments: string[]; env: Obj[]; mount: Obj; initContainers: Obj[];
+} {
   const text = readFileSync(path.join(ROOT, 'deploy/k6-operator/testrun-split-capacity.yaml'), 'utf8').replace(/\$\{TESTID\}/g, TESTID);
   const testRun = yaml.loadAll(text).map((d) => d as Obj).find((d) => d.kind === 'TestRun')!;
   const spec = testRun.spec as Obj;
@@ -43,7 +47,26 @@ function manifest(): { name: string; parallelism: number; arguments: string[]; e
     name: String((testRun.metadata as Obj).name), parallelism: Number(spec.parallelism),
     arguments: String(spec.arguments).split(/\s+/), env: runner.env as Obj[],
     mount: (runner.volumeMounts as Obj[]).find((m) => m.name === 'results')!,
+    initContainers: (runner.initContainers as Obj[] | undefined) ?? [],
   };
+}
+
+/**
+ * The runner's agent as the manifest has it: the sidecar's --host and --port, which the -e LLM_AGENT argument must
+ * name, and the index of that argument's value in `arguments`.
+ */
+function agentOf(m: ReturnType<typeof manifest>): { url: string; argIndex: number } {
+  const sidecar = m.initContainers.find((c) => c.name === 'llm-agent')!;
+  expect(sidecar, 'the runner pod has an llm-agent sidecar').toBeDefined();
+  // A native sidecar: an init container that keeps running beside k6.
+  expect(sidecar.restartPolicy).toBe('Always');
+  const args = (sidecar.args as string[]).map(String);
+  const flag = (name: string): string => args[args.indexOf(name) + 1]!;
+  const url = `http://${flag('--host')}:${flag('--port')}`;
+  const argIndex = m.arguments.findIndex((a, i) => m.arguments[i - 1] === '-e' && a.startsWith('LLM_AGENT='));
+  expect(argIndex, 'the TestRun passes -e LLM_AGENT=...').toBeGreaterThan(0);
+  expect(m.arguments[argIndex]).toBe(`LLM_AGENT=${url}`);
+  return { url, argIndex };
 }
 
 /** The kubelet's $(VAR) expansion of a value from the variables defined so far. */
@@ -84,22 +107,30 @@ describe('the split capacity manifest, run as the k6-operator runs it', () => {
       PLAN: plan, BASE_URL: sim.url, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', USE_CASES: 'tiny_chat',
       METRICS_URL: sim.url.replace(/\/v1$/, '/metrics'),
     };
-    const addresses: string[] = [];
-    const exits: Promise<number>[] = [];
-    for (let i = 1; i <= m.parallelism; i++) {
-      const { env, folder } = runnerEnv(m, i, claim, target);
-      const address = `127.0.0.1:${await freePort()}`;
-      addresses.push(address);
-      const args = [
-        'run', '--quiet', ...operatorSegmentFlags(i, m.parallelism), ...m.arguments, bundlePath('capacity', path.join(ROOT, 'dist')),
-        `--address=${address}`, '--paused', '--tag', `instance_id=${i}`, '--tag', `testrun_name=${m.name}`,
-      ];
-      exits.push(runK6(args, { ...process.env, ...env }, path.join(dir, `stderr-${i}.txt`)));
-      expect(folder).toBe(path.join(claim, TESTID, `${m.name}-${i}`));
+    const { argIndex } = agentOf(m);
+    // One agent per runner pod, as its sidecar.
+    const agents = await Promise.all(Array.from({ length: m.parallelism }, () => startTestAgent()));
+    try {
+      const addresses: string[] = [];
+      const exits: Promise<number>[] = [];
+      for (let i = 1; i <= m.parallelism; i++) {
+        const { env, folder } = runnerEnv(m, i, claim, target);
+        const address = `127.0.0.1:${await freePort()}`;
+        addresses.push(address);
+        const own = m.arguments.map((a, at) => (at === argIndex ? `LLM_AGENT=${agents[i - 1]!.url}` : a));
+        const args = [
+          'run', '--quiet', ...operatorSegmentFlags(i, m.parallelism), ...own, bundlePath('capacity', path.join(ROOT, 'dist')),
+          `--address=${address}`, '--paused', '--tag', `instance_id=${i}`, '--tag', `testrun_name=${m.name}`,
+        ];
+        exits.push(runK6(args, { ...process.env, ...env }, path.join(dir, `stderr-${i}.txt`)));
+        expect(folder).toBe(path.join(claim, TESTID, `${m.name}-${i}`));
+      }
+      await resumeWhenPaused(addresses);
+      const codes = await Promise.all(exits);
+      expect(codes, readFileSync(path.join(dir, 'stderr-1.txt'), 'utf8')).toEqual(Array(m.parallelism).fill(0));
+    } finally {
+      await Promise.all(agents.map((a) => a.stop()));
     }
-    await resumeWhenPaused(addresses);
-    const codes = await Promise.all(exits);
-    expect(codes, readFileSync(path.join(dir, 'stderr-1.txt'), 'utf8')).toEqual(Array(m.parallelism).fill(0));
 
     const report = await analyzeRun(path.join(claim, TESTID));
     expect(report.incomplete).toBe(false);

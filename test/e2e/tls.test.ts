@@ -1,5 +1,7 @@
 // HTTPS targets with a private CA. Runs in Node (vitest).
-// Untrusted fails as a connection error; insecureSkipTLSVerify or a trusted CA (SSL_CERT_FILE) succeeds.
+// Untrusted fails as a connection error; insecureSkipTLSVerify or a trusted CA (SSL_CERT_FILE) succeeds. The
+// streams are the measuring agent's, so the CA must be trusted in its environment; the monitor's scrapes are k6's,
+// so in k6's too.
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -9,7 +11,7 @@ import { METRICS, SERVER_METRICS } from '../../lib/metrics';
 import { cellMetricKey, readSummaryData } from '../../lib/summary-data';
 import { buildBundles } from '../../orchestrator/bundles';
 import { startSim, type SimServer } from '../../sim/server';
-import { extraTags, readCsv, readJson, runScript, tempDir, type RunResult } from './helpers';
+import { extraTags, readCsv, readJson, runScript, startTestAgent, tempDir, type RunResult } from './helpers';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 const CELL = 'sweep_c256_o8_n2';
@@ -92,11 +94,29 @@ describe('an HTTPS target with a private CA, on k6', () => {
   }, 60_000);
 
   it('succeeds with verification on when the CA is trusted through the environment', async () => {
+    // An agent of its own, started with SSL_CERT_FILE set: Go reads the trusted roots once per process.
+    const agent = await startTestAgent({ ...process.env, SSL_CERT_FILE: certs.caFile });
+    try {
+      const r = await runScript(
+        'sweep', { sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL, LLM_AGENT: agent.url },
+        { extraEnv: { SSL_CERT_FILE: certs.caFile } },
+      );
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(outcome(r)).toEqual({ passes: 4, fails: 0, errors: [], scraped: true });
+    } finally {
+      await agent.stop();
+    }
+  }, 60_000);
+
+  it("fails the streams when only k6 trusts the CA: the agent's environment is what counts for them", async () => {
     const r = await runScript(
       'sweep', { sweep: SWEEP, schedule: SCHEDULE }, { BASE_URL: sim.url, MODEL },
       { extraEnv: { SSL_CERT_FILE: certs.caFile } },
     );
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(outcome(r)).toEqual({ passes: 4, fails: 0, errors: [], scraped: true });
+    const o = outcome(r);
+    expect([o.passes, o.fails, o.errors.map((e) => e.kind)]).toEqual([0, 4, Array(4).fill('connection')]);
+    // The monitor's scrapes, k6's own requests, got through.
+    expect(o.scraped).toBe(true);
   }, 60_000);
 });

@@ -1,6 +1,6 @@
-// Replays every golden transcript of xk6-llm/testdata/transcripts to the project's k6. Runs in Node (vitest).
-// Each is served over real HTTP and read by the real bundle on the project's k6: each request ends as its expected
-// record says.
+// Replays every golden transcript of agent/testdata/transcripts to a stock k6 and the measuring agent. Runs in Node
+// (vitest). Each is served over real HTTP, read by the agent and pushed by the real bundle on k6: each request ends as
+// its expected record says.
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +11,7 @@ import { METRICS } from '../../lib/metrics';
 import { buildBundles } from '../../orchestrator/bundles';
 import { extraTags, readCsv, ROOT, runScript, type CsvRow } from './helpers';
 
-const DIR = path.join(ROOT, 'xk6-llm', 'testdata', 'transcripts');
+const DIR = path.join(ROOT, 'agent', 'testdata', 'transcripts');
 const NAMES = readdirSync(DIR).filter((f) => f.endsWith('.http')).map((f) => f.slice(0, -'.http'.length)).sort();
 
 interface Transcript {
@@ -21,7 +21,7 @@ interface Transcript {
   readonly body: Buffer;
 }
 
-/** Reads the transcript format the Go tests define (xk6-llm/transcript_test.go): comments, three header lines, a blank line, the body. */
+/** Reads the transcript format the Go tests define (agent/transcript_test.go): comments, three header lines, a blank line, the body. */
 function readTranscript(name: string): Transcript {
   const raw = readFileSync(path.join(DIR, `${name}.http`));
   let at = 0;
@@ -80,7 +80,7 @@ function outcomes(rows: readonly CsvRow[]): string[] {
   return ok.map((r) => (Number(r.metric_value) === 1 ? 'ok' : (extraTags(errors[e++]!).error_kind ?? '?')));
 }
 
-describe('golden transcripts over real HTTP, on k6', () => {
+describe('golden transcripts over real HTTP, on k6 and the agent', () => {
   it('each ends as its expected record says', async () => {
     const plan = {
       target: { metricsUrl: null },

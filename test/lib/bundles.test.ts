@@ -1,5 +1,6 @@
 // Tests for the k6 bundles built by orchestrator/bundles.ts. Runs in Node (vitest).
-// They must be ES2020 modules that import only k6 and use no syntax k6's engine (Sobek) lacks.
+// They must be ES2020 modules that import only a stock k6's own modules (no k6/x/ extension) and use no syntax
+// k6's engine (Sobek) lacks.
 //
 // Parsed with acorn (installed with eslint, through espree) at ecmaVersion 2020: anything newer
 // (logical assignment, class fields, top-level await) fails to parse. Features inside ES2020 that
@@ -137,19 +138,20 @@ describe('k6 bundles (orchestrator/bundles.ts buildBundles)', () => {
     if (outdir) rmSync(outdir, { recursive: true, force: true });
   });
 
-  it('builds one bundle per entry script: dist/<name>.js', () => {
+  it('builds one bundle per entry script, dist/<name>.js, and the stream module alone, dist/llm.js', () => {
     expect(SCENARIOS.length).toBeGreaterThan(0);
-    expect(files.map((f) => path.relative(outdir, f)).sort()).toEqual(SCENARIOS.map((n) => `${n}.js`).sort());
+    expect(files.map((f) => path.relative(outdir, f)).sort()).toEqual([...SCENARIOS.map((n) => `${n}.js`), 'llm.js'].sort());
   });
 
   it.each(SCENARIOS)(
-    '%s.js parses as an ES2020 module, imports only k6 modules and k6/x/llm, avoids what Sobek lacks, exports the k6 entry points',
+    '%s.js parses as an ES2020 module, imports only stock k6 modules, avoids what Sobek lacks, exports the k6 entry points',
     (name) => {
       const code = readFileSync(path.join(outdir, `${name}.js`), 'utf8');
       const facts = inspect(code);
       for (const source of facts.imports) expect(source).toMatch(/^k6(\/[a-z0-9/_-]+)?$/);
-      expect(facts.imports).toContain('k6/x/llm');
-      expect(facts.imports.filter((s) => s.startsWith('k6/x/'))).toEqual(['k6/x/llm']);
+      expect(facts.imports.filter((s) => s.startsWith('k6/x/'))).toEqual([]);
+      // The streams go through the measuring agent: one k6/http call per request.
+      expect(facts.imports).toEqual(expect.arrayContaining(['k6/http', 'k6/execution', 'k6/metrics']));
       // Logical assignment (??=, ||=, &&=) would already have failed the ES2020 parse.
       expect(facts.problems).toEqual([]);
       expect(facts.exports).toEqual(
@@ -157,4 +159,13 @@ describe('k6 bundles (orchestrator/bundles.ts buildBundles)', () => {
       );
     },
   );
+
+  it('llm.js, the stream module for users\' own scripts, imports only stock k6 modules and exports stream as default', () => {
+    const facts = inspect(readFileSync(path.join(outdir, 'llm.js'), 'utf8'));
+    expect([...new Set(facts.imports)].sort()).toEqual(['k6/execution', 'k6/http', 'k6/metrics']);
+    expect(facts.problems).toEqual([]);
+    expect(facts.exports).toEqual(expect.arrayContaining(['default', 'stream']));
+    // A module, not a test: no k6 entry point of its own.
+    expect(facts.exports).not.toContain('options');
+  });
 });
