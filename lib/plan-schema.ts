@@ -9,7 +9,7 @@ import { MIX_PROFILES, limitLabel } from '../thresholds/use-cases';
 import { SUMMARY_TREND_STATS } from './metrics';
 import { PLAN_DEFAULTS as D } from './plan-defaults';
 import { bool, int, intList, list, name, num, object, oneOf, record, text, url } from './schema';
-import { resolvedSessions, sessionsInput } from './plan-sessions-schema';
+import { sessionsSchemas } from './plan-sessions-schema';
 
 export const PLAN_SCHEMA_VERSION = 1;
 
@@ -36,237 +36,263 @@ function orDefault<S extends v.GenericSchema>(schema: S, fallback: unknown): v.O
 // ---------------------------------------------------------------------------------------------
 // Field schemas shared by the input and the resolved plan.
 
-const users = int(1, 4096);
-const rounds = int(1, 10_000);
-const contextTokens = int(1, 10_000_000);
-const outputTokens = int(1, 1_000_000);
-const dayOfSeconds = 86_400;
-
-const target = {
-  /** OpenAI-compatible base URL ending in /v1, e.g. http://127.0.0.1:8000/v1. */
-  baseUrl: url,
-  model: text,
-  api: oneOf(API_STYLES),
-  /** Send ignore_eos: true (vLLM, SGLang) so the output length is exactly max_tokens. */
-  ignoreEos: bool,
-  /** Send min_tokens = max_tokens (vLLM) as a second way of forcing the length. */
-  minTokens: bool,
-  temperature: num(0, 2),
-  /** Sampling seed sent with each request; null sends none. */
-  seed: nullable(int(0)),
-  /** Whole-request timeout, connect to end of stream, seconds. */
-  requestTimeoutSeconds: int(1, dayOfSeconds),
-  /** Until the connection is ready (TCP and TLS), seconds; 0 = only the whole-request limit. */
-  connectTimeoutSeconds: num(0, 3600),
-  /** Request written to response head, seconds; 0 = none. */
-  firstByteTimeoutSeconds: num(0, dayOfSeconds),
-  /** No byte for this long while the stream is open ends the request as `stalled`, seconds; 0 = none. */
-  idleTimeoutSeconds: num(0, dayOfSeconds),
-  /** Prometheus endpoint of the server (vLLM/SGLang /metrics); null disables server metrics. */
-  metricsUrl: nullable(text),
-  /** Extra Prometheus endpoint for GPU power (a DCGM exporter); null when the server's own has it or there is none. */
-  powerMetricsUrl: nullable(text),
-  /** Accept any TLS certificate of the target (k6's insecureSkipTLSVerify), e.g. a self-signed one; default false. */
-  insecureSkipTLSVerify: bool,
-};
-
-const schedule = {
-  /** Idle seconds between cells, so one cell's tail never overlaps the next. */
-  gapSeconds: num(0, 3600),
-  /** Expected prefill speed of the target (tokens/s, one request alone), used only to size cell time slots. */
-  prefillTokensPerSecond: num(1),
-  /** Expected single-user decode speed (tokens/s), used only to size cell time slots. */
-  decodeTokensPerSecond: num(0.1),
-  /** Multiplier on the estimate, so a slower server still finishes inside its slot. */
-  safetyFactor: num(1, 100),
-  minCellSeconds: int(1, dayOfSeconds),
-  /** Fixed slot for every cell, overriding the estimate; null to estimate. */
-  cellSeconds: nullable(int(1, dayOfSeconds)),
-  /**
-   * Predicted seconds for all of a cell's requests, by cell id, from a model of the target (the bench
-   * fills it from the simulator's own engine when it targets the simulator); replaces the estimate.
-   */
-  predictedCellSeconds: nullable(record(num(0))),
-};
-
-const gate = {
-  concurrency: users,
-  rounds,
-  /** Minimum fraction of successful requests. */
-  minSuccessRate: num(0, 1),
-};
-
 /**
- * How `npm run bench` searches each use case's capacity (docs/architecture.md, "Bench-driven runs"): steps of
- * N closed-loop users held in steady state, climbing until a limit breaks, then bisecting.
+ * The field schemas, built on first use and not at load: every k6 VU evaluates a bundle's top level, and
+ * building these took about 2 MB per VU (256 VUs: 0.5 GB), while a run resolves its plan once
+ * (lib/k6/suite.ts hands the VUs the resolved plan).
  */
-const search = {
-  /** Warm-up requests of each user a step adds (carried-over users need none). */
-  warmupRequests: int(0, 100),
-  /** A step measures at least this many seconds (and minRequestsPerUser requests per user on average). */
-  minMeasuredSeconds: num(0, dayOfSeconds),
-  /** Users of the first step. */
-  startUsers: users,
-  /** Below this many users the capacity is found to 1 user... */
-  exactBelow: users,
-  /** ...above, to this share of the capacity (percent). */
-  resolutionPercent: num(0.1, 100),
+function buildFieldSchemas() {
+  const users = int(1, 4096);
+  const rounds = int(1, 10_000);
+  const contextTokens = int(1, 10_000_000);
+  const outputTokens = int(1, 1_000_000);
+  const dayOfSeconds = 86_400;
+
+  const target = {
+    /** OpenAI-compatible base URL ending in /v1, e.g. http://127.0.0.1:8000/v1. */
+    baseUrl: url,
+    model: text,
+    api: oneOf(API_STYLES),
+    /** Send ignore_eos: true (vLLM, SGLang) so the output length is exactly max_tokens. */
+    ignoreEos: bool,
+    /** Send min_tokens = max_tokens (vLLM) as a second way of forcing the length. */
+    minTokens: bool,
+    temperature: num(0, 2),
+    /** Sampling seed sent with each request; null sends none. */
+    seed: nullable(int(0)),
+    /** Whole-request timeout, connect to end of stream, seconds. */
+    requestTimeoutSeconds: int(1, dayOfSeconds),
+    /** Until the connection is ready (TCP and TLS), seconds; 0 = only the whole-request limit. */
+    connectTimeoutSeconds: num(0, 3600),
+    /** Request written to response head, seconds; 0 = none. */
+    firstByteTimeoutSeconds: num(0, dayOfSeconds),
+    /** No byte for this long while the stream is open ends the request as `stalled`, seconds; 0 = none. */
+    idleTimeoutSeconds: num(0, dayOfSeconds),
+    /** Prometheus endpoint of the server (vLLM/SGLang /metrics); null disables server metrics. */
+    metricsUrl: nullable(text),
+    /** Extra Prometheus endpoint for GPU power (a DCGM exporter); null when the server's own has it or there is none. */
+    powerMetricsUrl: nullable(text),
+    /** Accept any TLS certificate of the target (k6's insecureSkipTLSVerify), e.g. a self-signed one; default false. */
+    insecureSkipTLSVerify: bool,
+  };
+
+  const schedule = {
+    /** Idle seconds between cells, so one cell's tail never overlaps the next. */
+    gapSeconds: num(0, 3600),
+    /** Expected prefill speed of the target (tokens/s, one request alone), used only to size cell time slots. */
+    prefillTokensPerSecond: num(1),
+    /** Expected single-user decode speed (tokens/s), used only to size cell time slots. */
+    decodeTokensPerSecond: num(0.1),
+    /** Multiplier on the estimate, so a slower server still finishes inside its slot. */
+    safetyFactor: num(1, 100),
+    minCellSeconds: int(1, dayOfSeconds),
+    /** Fixed slot for every cell, overriding the estimate; null to estimate. */
+    cellSeconds: nullable(int(1, dayOfSeconds)),
+    /**
+     * Predicted seconds for all of a cell's requests, by cell id, from a model of the target (the bench
+     * fills it from the simulator's own engine when it targets the simulator); replaces the estimate.
+     */
+    predictedCellSeconds: nullable(record(num(0))),
+  };
+
+  const gate = {
+    concurrency: users,
+    rounds,
+    /** Minimum fraction of successful requests. */
+    minSuccessRate: num(0, 1),
+  };
+
   /**
-   * Per use case, how many times the search may measure a step again (pooling its requests) while the step's
-   * verdict is statistically unclear: its limits neither hold nor break in 95% of bootstrap resamples.
+   * How `npm run bench` searches each use case's capacity (docs/architecture.md, "Bench-driven runs"): steps of
+   * N closed-loop users held in steady state, climbing until a limit breaks, then bisecting.
    */
-  maxRepeats: int(0, 50),
-};
+  const search = {
+    /** Warm-up requests of each user a step adds (carried-over users need none). */
+    warmupRequests: int(0, 100),
+    /** A step measures at least this many seconds (and minRequestsPerUser requests per user on average). */
+    minMeasuredSeconds: num(0, dayOfSeconds),
+    /** Users of the first step. */
+    startUsers: users,
+    /** Below this many users the capacity is found to 1 user... */
+    exactBelow: users,
+    /** ...above, to this share of the capacity (percent). */
+    resolutionPercent: num(0.1, 100),
+    /**
+     * Per use case, how many times the search may measure a step again (pooling its requests) while the step's
+     * verdict is statistically unclear: its limits neither hold nor break in 95% of bootstrap resamples.
+     */
+    maxRepeats: int(0, 50),
+  };
 
-const monitorInterval = num(0.1, 3600);
-const burstTtftLimitMs = num(1);
-const limitStat = oneOf(LIMIT_STATS);
-/**
- * Judge capacity (and the gate) also on goodput: at least this share of a step's requests met every limit of
- * the use case, each judged on its own figures (llm_goodput); null judges the step's statistic only.
- */
-const minGoodput = nullable(num(0.01, 1));
-const promptMode = oneOf(PROMPT_MODES);
+  const monitorInterval = num(0.1, 3600);
+  const burstTtftLimitMs = num(1);
+  const limitStat = oneOf(LIMIT_STATS);
+  /**
+   * Judge capacity (and the gate) also on goodput: at least this share of a step's requests met every limit of
+   * the use case, each judged on its own figures (llm_goodput); null judges the step's statistic only.
+   */
+  const minGoodput = nullable(num(0.01, 1));
+  const promptMode = oneOf(PROMPT_MODES);
 
-/** The report reads these statistics from the summary, so a plan may add to them but not drop any. */
-const summaryTrendStats = v.pipe(
-  list(text),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const missing = SUMMARY_TREND_STATS.find((s) => !dataset.value.includes(s));
-    if (missing !== undefined) addIssue({ message: `must include "${missing}" (the report reads it)` });
-  }),
-);
-
-/** A use case's limit; its label, when not given, is derived so it always matches the value. */
-const limit = v.pipe(
-  object({ metric: oneOf(LIMIT_METRICS), operator: oneOf(OPERATORS), value: num(0), label: opt(text) }),
-  v.transform((l) => ({ ...l, label: l.label ?? limitLabel(l.metric, l.operator, l.value) })),
-);
-
-const useCase = v.pipe(
-  object({
-    id: name,
-    title: opt(text),
-    description: opt(v.string('must be a string')),
-    contextTokens,
-    outputTokens,
-    limits: list(limit),
-    concurrencies: orDefault(intList(1, 4096), D.useCaseConcurrencies),
-  }),
-  v.transform((u) => ({ ...u, title: u.title ?? u.id, description: u.description ?? '' })),
-);
-
-// ---------------------------------------------------------------------------------------------
-// The input: every field optional. Use-case ids the sections refer to are checked against the
-// plan's own use cases while resolving (useCaseRefs), since a plan may define its own.
-
-const mixProfile = oneOf(MIX_PROFILES.map((p) => p.id));
-
-export const PlanInputSchema = object({
-  name: opt(name),
-  target: orDefault(
-    object({
-      baseUrl: orDefault(target.baseUrl, D.target.baseUrl),
-      model: orDefault(target.model, D.target.model),
-      api: orDefault(target.api, D.target.api),
-      ignoreEos: orDefault(target.ignoreEos, D.target.ignoreEos),
-      minTokens: orDefault(target.minTokens, D.target.minTokens),
-      temperature: orDefault(target.temperature, D.target.temperature),
-      seed: orDefault(target.seed, D.target.seed),
-      requestTimeoutSeconds: orDefault(target.requestTimeoutSeconds, D.target.requestTimeoutSeconds),
-      connectTimeoutSeconds: orDefault(target.connectTimeoutSeconds, D.target.connectTimeoutSeconds),
-      firstByteTimeoutSeconds: orDefault(target.firstByteTimeoutSeconds, D.target.firstByteTimeoutSeconds),
-      idleTimeoutSeconds: orDefault(target.idleTimeoutSeconds, D.target.idleTimeoutSeconds),
-      metricsUrl: opt(target.metricsUrl),
-      powerMetricsUrl: orDefault(target.powerMetricsUrl, D.target.powerMetricsUrl),
-      insecureSkipTLSVerify: orDefault(target.insecureSkipTLSVerify, D.target.insecureSkipTLSVerify),
+  /** The report reads these statistics from the summary, so a plan may add to them but not drop any. */
+  const summaryTrendStats = v.pipe(
+    list(text),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const missing = SUMMARY_TREND_STATS.find((s) => !dataset.value.includes(s));
+      if (missing !== undefined) addIssue({ message: `must include "${missing}" (the report reads it)` });
     }),
-    {},
-  ),
-  prompts: orDefault(
-    object({ mode: orDefault(promptMode, D.prompts.mode), file: orDefault(nullable(text), D.prompts.file) }), {},
-  ),
-  limitStat: orDefault(limitStat, D.limitStat),
-  minGoodput: orDefault(minGoodput, D.minGoodput),
-  sweep: orDefault(
+  );
+
+  /** A use case's limit; its label, when not given, is derived so it always matches the value. */
+  const limit = v.pipe(
+    object({ metric: oneOf(LIMIT_METRICS), operator: oneOf(OPERATORS), value: num(0), label: opt(text) }),
+    v.transform((l) => ({ ...l, label: l.label ?? limitLabel(l.metric, l.operator, l.value) })),
+  );
+
+  const useCase = v.pipe(
     object({
-      contexts: orDefault(intList(1, 10_000_000), D.sweep.contexts),
-      concurrencies: orDefault(intList(1, 4096), D.sweep.concurrencies),
-      rounds: orDefault(rounds, D.sweep.rounds),
-      outputTokens: orDefault(outputTokens, D.sweep.outputTokens),
+      id: name,
+      title: opt(text),
+      description: opt(v.string('must be a string')),
+      contextTokens,
+      outputTokens,
+      limits: list(limit),
+      concurrencies: orDefault(intList(1, 4096), D.useCaseConcurrencies),
     }),
-    {},
-  ),
-  capacity: orDefault(
-    object({
-      useCases: opt(list(text)),
-      concurrencies: orDefault(record(intList(1, 4096)), {}),
-      rounds: orDefault(rounds, D.capacity.rounds),
-      outputTokens: orDefault(record(outputTokens), {}),
-      warmupRequests: orDefault(search.warmupRequests, D.capacity.warmupRequests),
-      minMeasuredSeconds: orDefault(search.minMeasuredSeconds, D.capacity.minMeasuredSeconds),
-      startUsers: orDefault(search.startUsers, D.capacity.startUsers),
-      maxUsers: orDefault(
-        v.union(
-          [users, record(users)],
-          (issue) =>
-            `must be a whole number between 1 and 4096, or an object of them by use case id, got ${JSON.stringify(issue.input)}`,
+    v.transform((u) => ({ ...u, title: u.title ?? u.id, description: u.description ?? '' })),
+  );
+
+  // ---------------------------------------------------------------------------------------------
+  // The input: every field optional. Use-case ids the sections refer to are checked against the
+  // plan's own use cases while resolving (useCaseRefs), since a plan may define its own.
+
+  const mixProfile = oneOf(MIX_PROFILES.map((p) => p.id));
+  return { users, rounds, contextTokens, outputTokens, dayOfSeconds, target, schedule, gate, search, monitorInterval, burstTtftLimitMs, limitStat, minGoodput, promptMode, summaryTrendStats, limit, useCase, mixProfile };
+}
+
+let fields: ReturnType<typeof buildFieldSchemas> | null = null;
+
+function fieldSchemas(): ReturnType<typeof buildFieldSchemas> {
+  if (fields === null) fields = buildFieldSchemas();
+  return fields;
+}
+
+function buildPlanInputSchema() {
+  const { users, rounds, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs, limitStat, minGoodput, promptMode, summaryTrendStats, useCase, mixProfile } = fieldSchemas();
+  return object({
+    name: opt(name),
+    target: orDefault(
+      object({
+        baseUrl: orDefault(target.baseUrl, D.target.baseUrl),
+        model: orDefault(target.model, D.target.model),
+        api: orDefault(target.api, D.target.api),
+        ignoreEos: orDefault(target.ignoreEos, D.target.ignoreEos),
+        minTokens: orDefault(target.minTokens, D.target.minTokens),
+        temperature: orDefault(target.temperature, D.target.temperature),
+        seed: orDefault(target.seed, D.target.seed),
+        requestTimeoutSeconds: orDefault(target.requestTimeoutSeconds, D.target.requestTimeoutSeconds),
+        connectTimeoutSeconds: orDefault(target.connectTimeoutSeconds, D.target.connectTimeoutSeconds),
+        firstByteTimeoutSeconds: orDefault(target.firstByteTimeoutSeconds, D.target.firstByteTimeoutSeconds),
+        idleTimeoutSeconds: orDefault(target.idleTimeoutSeconds, D.target.idleTimeoutSeconds),
+        metricsUrl: opt(target.metricsUrl),
+        powerMetricsUrl: orDefault(target.powerMetricsUrl, D.target.powerMetricsUrl),
+        insecureSkipTLSVerify: orDefault(target.insecureSkipTLSVerify, D.target.insecureSkipTLSVerify),
+      }),
+      {},
+    ),
+    prompts: orDefault(
+      object({ mode: orDefault(promptMode, D.prompts.mode), file: orDefault(nullable(text), D.prompts.file) }), {},
+    ),
+    limitStat: orDefault(limitStat, D.limitStat),
+    minGoodput: orDefault(minGoodput, D.minGoodput),
+    sweep: orDefault(
+      object({
+        contexts: orDefault(intList(1, 10_000_000), D.sweep.contexts),
+        concurrencies: orDefault(intList(1, 4096), D.sweep.concurrencies),
+        rounds: orDefault(rounds, D.sweep.rounds),
+        outputTokens: orDefault(outputTokens, D.sweep.outputTokens),
+      }),
+      {},
+    ),
+    capacity: orDefault(
+      object({
+        useCases: opt(list(text)),
+        concurrencies: orDefault(record(intList(1, 4096)), {}),
+        rounds: orDefault(rounds, D.capacity.rounds),
+        outputTokens: orDefault(record(outputTokens), {}),
+        warmupRequests: orDefault(search.warmupRequests, D.capacity.warmupRequests),
+        minMeasuredSeconds: orDefault(search.minMeasuredSeconds, D.capacity.minMeasuredSeconds),
+        startUsers: orDefault(search.startUsers, D.capacity.startUsers),
+        maxUsers: orDefault(
+          v.union(
+            [users, record(users)],
+            (issue) =>
+              `must be a whole number between 1 and 4096, or an object of them by use case id, got ${JSON.stringify(issue.input)}`,
+          ),
+          D.capacity.maxUsers,
         ),
-        D.capacity.maxUsers,
-      ),
-      exactBelow: orDefault(search.exactBelow, D.capacity.exactBelow),
-      resolutionPercent: orDefault(search.resolutionPercent, D.capacity.resolutionPercent),
-      maxRepeats: orDefault(search.maxRepeats, D.capacity.maxRepeats),
-    }),
-    {},
-  ),
-  burst: orDefault(
-    object({
-      profiles: orDefault(list(mixProfile), D.burst.profiles),
-      depths: orDefault(intList(1, 4096), D.burst.depths),
-      ttftLimitMs: orDefault(burstTtftLimitMs, D.burst.ttftLimitMs),
-    }),
-    {},
-  ),
-  sessions: sessionsInput,
-  mix: orDefault(
-    object({
-      profiles: orDefault(list(mixProfile), D.mix.profiles),
-      concurrencies: orDefault(intList(1, 4096), D.mix.concurrencies),
-      rounds: orDefault(rounds, D.mix.rounds),
-    }),
-    {},
-  ),
-  gate: opt(
-    object({
-      useCase: orDefault(text, D.gate.useCase),
-      concurrency: orDefault(gate.concurrency, D.gate.concurrency),
-      rounds: orDefault(gate.rounds, D.gate.rounds),
-      minSuccessRate: orDefault(gate.minSuccessRate, D.gate.minSuccessRate),
-    }),
-  ),
-  schedule: orDefault(
-    object({
-      gapSeconds: orDefault(schedule.gapSeconds, D.schedule.gapSeconds),
-      prefillTokensPerSecond: orDefault(schedule.prefillTokensPerSecond, D.schedule.prefillTokensPerSecond),
-      decodeTokensPerSecond: orDefault(schedule.decodeTokensPerSecond, D.schedule.decodeTokensPerSecond),
-      safetyFactor: orDefault(schedule.safetyFactor, D.schedule.safetyFactor),
-      minCellSeconds: orDefault(schedule.minCellSeconds, D.schedule.minCellSeconds),
-      cellSeconds: orDefault(schedule.cellSeconds, D.schedule.cellSeconds),
-      predictedCellSeconds: orDefault(schedule.predictedCellSeconds, D.schedule.predictedCellSeconds),
-    }),
-    {},
-  ),
-  monitor: orDefault(
-    object({ enabled: opt(bool), intervalSeconds: orDefault(monitorInterval, D.monitor.intervalSeconds) }), {},
-  ),
-  useCases: orDefault(list(useCase), D.useCases),
-  summaryTrendStats: orDefault(summaryTrendStats, D.summaryTrendStats),
-});
+        exactBelow: orDefault(search.exactBelow, D.capacity.exactBelow),
+        resolutionPercent: orDefault(search.resolutionPercent, D.capacity.resolutionPercent),
+        maxRepeats: orDefault(search.maxRepeats, D.capacity.maxRepeats),
+      }),
+      {},
+    ),
+    burst: orDefault(
+      object({
+        profiles: orDefault(list(mixProfile), D.burst.profiles),
+        depths: orDefault(intList(1, 4096), D.burst.depths),
+        ttftLimitMs: orDefault(burstTtftLimitMs, D.burst.ttftLimitMs),
+      }),
+      {},
+    ),
+    sessions: sessionsSchemas().sessionsInput,
+    mix: orDefault(
+      object({
+        profiles: orDefault(list(mixProfile), D.mix.profiles),
+        concurrencies: orDefault(intList(1, 4096), D.mix.concurrencies),
+        rounds: orDefault(rounds, D.mix.rounds),
+      }),
+      {},
+    ),
+    gate: opt(
+      object({
+        useCase: orDefault(text, D.gate.useCase),
+        concurrency: orDefault(gate.concurrency, D.gate.concurrency),
+        rounds: orDefault(gate.rounds, D.gate.rounds),
+        minSuccessRate: orDefault(gate.minSuccessRate, D.gate.minSuccessRate),
+      }),
+    ),
+    schedule: orDefault(
+      object({
+        gapSeconds: orDefault(schedule.gapSeconds, D.schedule.gapSeconds),
+        prefillTokensPerSecond: orDefault(schedule.prefillTokensPerSecond, D.schedule.prefillTokensPerSecond),
+        decodeTokensPerSecond: orDefault(schedule.decodeTokensPerSecond, D.schedule.decodeTokensPerSecond),
+        safetyFactor: orDefault(schedule.safetyFactor, D.schedule.safetyFactor),
+        minCellSeconds: orDefault(schedule.minCellSeconds, D.schedule.minCellSeconds),
+        cellSeconds: orDefault(schedule.cellSeconds, D.schedule.cellSeconds),
+        predictedCellSeconds: orDefault(schedule.predictedCellSeconds, D.schedule.predictedCellSeconds),
+      }),
+      {},
+    ),
+    monitor: orDefault(
+      object({ enabled: opt(bool), intervalSeconds: orDefault(monitorInterval, D.monitor.intervalSeconds) }), {},
+    ),
+    useCases: orDefault(list(useCase), D.useCases),
+    summaryTrendStats: orDefault(summaryTrendStats, D.summaryTrendStats),
+  });
+}
+
+let planInput: ReturnType<typeof buildPlanInputSchema> | null = null;
+
+/** The schema of a plan input (file and environment), built once per JavaScript runtime. */
+export function planInputSchema(): ReturnType<typeof buildPlanInputSchema> {
+  if (planInput === null) planInput = buildPlanInputSchema();
+  return planInput;
+}
 
 /** A plan input with every static default filled in. */
-export type ParsedPlanInput = v.InferOutput<typeof PlanInputSchema>;
+export type ParsedPlanInput = v.InferOutput<ReturnType<typeof buildPlanInputSchema>>;
 
 /**
  * The use-case ids a plan's sections name, checked against its use cases: the capacity section's
@@ -314,6 +340,7 @@ export function useCaseRefs(
  * level would stay in every bundle (esbuild keeps object spreads, which may run getters).
  */
 export function resolvedPlanSchema() {
+  const { users, rounds, contextTokens, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs, limitStat, minGoodput, promptMode, summaryTrendStats, useCase } = fieldSchemas();
   const count = int(0);
   const seconds = num(0);
   const searchLimits = {
@@ -384,7 +411,7 @@ export function resolvedPlanSchema() {
     // maxRepeats is absent in a plan.json from before the search repeated unclear steps.
     search: orDefault(nullable(object({ ...search, maxRepeats: orDefault(search.maxRepeats, 0), ...searchLimits })), null),
     /** For the sessions script: each use case's conversation and how plain k6 holds a step; null otherwise. */
-    sessions: orDefault(nullable(resolvedSessions), null),
+    sessions: orDefault(nullable(sessionsSchemas().resolvedSessions), null),
     schedule: object(schedule),
     monitor: object({ enabled: bool, intervalSeconds: monitorInterval }),
     summaryTrendStats,

@@ -10,11 +10,11 @@ import { defaultSession, type SessionModel } from '../thresholds/sessions';
 import type { UseCase } from '../thresholds/use-cases';
 import { PLAN_DEFAULTS } from './plan-defaults';
 import type { ParsedPlanInput } from './plan-schema';
-import type { resolvedSessions } from './plan-sessions-schema';
+import type { sessionsSchemas } from './plan-sessions-schema';
 import { thinkMeanSeconds } from './sessions';
 
 /** The sessions of a resolved plan (plan.json's `sessions`). */
-export type SessionsConfig = v.InferOutput<typeof resolvedSessions>;
+export type SessionsConfig = v.InferOutput<ReturnType<typeof sessionsSchemas>['resolvedSessions']>;
 
 type Input = ParsedPlanInput['sessions'];
 

@@ -12,7 +12,7 @@ import {
   LIMIT_STATS,
   PLAN_SCHEMA_VERSION,
   PROMPT_MODES,
-  PlanInputSchema,
+  planInputSchema,
   ResolvedPlanHeader,
   SCRIPT_NAMES,
   resolvedPlanSchema,
@@ -59,7 +59,7 @@ export function resolutionAt(n: number, cfg: Pick<CapacitySearchConfig, 'exactBe
 export type GateConfig = NonNullable<Plan['gate']>;
 
 /** The part of a plan a user writes (JSON file or env); everything is optional. Defaults in lib/plan-defaults.ts. */
-export type PlanInput = v.InferInput<typeof PlanInputSchema>;
+export type PlanInput = v.InferInput<ReturnType<typeof planInputSchema>>;
 
 /** Bad input from the user: a plan, an environment value or a prompts file. One line, no stack. */
 export class PlanError extends Error {
@@ -225,7 +225,7 @@ function planFieldError(field: string, message: string): PlanError {
  * Throws PlanError with a one-line message naming the bad field.
  */
 export function resolvePlan(raw: unknown, script: ScriptName): Plan {
-  const input = parseOrThrow(PlanInputSchema, raw ?? {}, planFieldError);
+  const input = parseOrThrow(planInputSchema(), raw ?? {}, planFieldError);
   const useCases = input.useCases;
   const ids = useCases.map((u) => u.id);
   const gate = input.gate ?? (script === 'gate' ? { ...PLAN_DEFAULTS.gate } : null);
