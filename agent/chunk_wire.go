@@ -91,6 +91,18 @@ func namesMatchExactly(b []byte) bool {
 }
 
 func exactName(name []byte) bool {
+	// The wire names are lower-case ASCII, so a name without an upper-case ASCII letter or a non-ASCII byte
+	// (which can fold to ASCII: U+017F to s, U+212A to k) can only match one of them exactly: most chunks stop here.
+	folds := false
+	for _, c := range name {
+		if ('A' <= c && c <= 'Z') || c >= 0x80 {
+			folds = true
+			break
+		}
+	}
+	if !folds {
+		return true
+	}
 	for _, n := range wireNames {
 		if string(name) != n && strings.EqualFold(string(name), n) {
 			return false
