@@ -315,6 +315,8 @@ export interface Row {
   agentCpuUsPerToken?: number;
   k6CpuUsPerToken?: number;
   peakRssMb?: number;
+  k6PeakRssMb?: number;
+  agentPeakRssMb?: number;
 }
 
 interface Measured {
@@ -360,6 +362,8 @@ async function measure(m: Measured, cell: Omit<CellShape, 'rounds'> & { rounds: 
     agentCpuUsPerToken: perToken(agentCpuMs),
     k6CpuUsPerToken: perToken(k6CpuMs),
     peakRssMb: (run.peakRssKb + run.agentPeakRssKb) / 1024,
+    k6PeakRssMb: run.peakRssKb / 1024,
+    agentPeakRssMb: run.agentPeakRssKb / 1024,
   };
 }
 
@@ -380,7 +384,7 @@ export function renderTable(rows: readonly Row[]): string {
       `| ${f(r.speed, r.speed % 1 === 0 ? 0 : 1)} | ${r.streams} | ${r.path} | ${f(r.serverRate)} | ` +
       `${pct(r.togetherClient)} / ${pct(r.togetherServer)} | ${f(r.itlP99Client)} / ${f(r.itlP99Server)} | ` +
       `${f(r.ttftError)} | ${f(r.cpuUsPerToken, 1)} (${f(r.k6CpuUsPerToken, 1)} + ${f(r.agentCpuUsPerToken, 1)}) | ` +
-      `${f(r.peakRssMb, 0)} | ${(r.error ?? '').replace(/\|/g, '\\|')} |`,
+      `${f(r.peakRssMb, 0)} (${f(r.k6PeakRssMb, 0)} + ${f(r.agentPeakRssMb, 0)}) | ${(r.error ?? '').replace(/\|/g, '\\|')} |`,
     );
   }
   return lines.join('\n');
@@ -452,7 +456,7 @@ async function main(): Promise<void> {
         process.stderr.write('engine-overhead: memory, 256 streams x 4096 tokens...\n');
         const r = await measure(m, { ...cell, n: 256, tokens: 4096, rounds: 1, path: 'default', staggerMs: 0 });
         memory = `Memory: 256 streams x 4,096 tokens at ${speed} tok/s, default path: peak RSS k6 + agent ` +
-          `${f(r.peakRssMb, 0)} MB, CPU ${f(r.cpuUsPerToken, 1)} µs per token${r.error ? ` (${r.error})` : ''}.`;
+          `${f(r.peakRssMb, 0)} MB (${f(r.k6PeakRssMb, 0)} + ${f(r.agentPeakRssMb, 0)}), CPU ${f(r.cpuUsPerToken, 1)} µs per token${r.error ? ` (${r.error})` : ''}.`;
       }
     } finally {
       await sim.stop();
