@@ -7,7 +7,7 @@ import { constants } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { EXIT } from '../lib/exit-codes';
 import { ensureAgent } from '../orchestrator/agent-build';
-import { runMain, UserError } from './cli';
+import { parseCommandLine, runMain, UserError } from './cli';
 
 function portArg(v: string): number {
   const n = Number(v);
@@ -51,13 +51,7 @@ runMain('agent', async () => {
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .exitOverride()
     .configureOutput({ writeErr: () => undefined });
-  try {
-    program.parse();
-  } catch (e) {
-    const err = e as { code?: string; message: string };
-    if (err.code === 'commander.helpDisplayed') return EXIT.ok;
-    throw new UserError(err.message.replace(/^error: /, ''), EXIT.usage);
-  }
+  if (!parseCommandLine(program)) return EXIT.ok;
   const { port, host } = program.opts<{ port: number; host: string }>();
   const bin = await ensureAgent((line) => process.stderr.write(line + '\n'));
   return runForeground(bin, ['--host', host, '--port', String(port)]);

@@ -8,7 +8,7 @@ import { EXIT } from '../lib/exit-codes';
 import { Bench, BUILT_IN_TARGETS, newRunId, type BuiltInTarget } from '../orchestrator/bench';
 import { DEFAULT_PLANS, REPORT_PRESETS } from '../orchestrator/default-plans';
 import { renderProgressLine } from '../orchestrator/progress';
-import { runMain, UserError } from './cli';
+import { parseCommandLine, runMain, UserError } from './cli';
 
 runMain('bench', async () => {
   const program = new Command('bench')
@@ -19,8 +19,8 @@ runMain('bench', async () => {
     .addOption(
       new Option(
         '--target <name>',
-        "built-in target to start when no --url is given: the simulator, or llama.cpp's llama-server with a tiny " +
-        "Qwen3 model (built and cached on first use)",
+        "built-in target to start when no --url is given: the simulator, or a real server with a tiny Qwen3 model " +
+        "(llama.cpp's llama-server, vLLM's CPU build or SGLang; built or installed into the cache on first use)",
       )
         .choices([...BUILT_IN_TARGETS])
         .default('sim'),
@@ -30,7 +30,7 @@ runMain('bench', async () => {
     .addOption(new Option('--api <style>', 'API style').choices([...API_STYLES]).default('chat'))
     .option(
       '--plan <file|quick|full|llama|report-a..report-e>',
-      "plan JSON file, or a built-in plan (default: quick; llama with --target llama; report-X: that seed report's " +
+      "plan JSON file, or a built-in plan (default: quick; llama with a real --target; report-X: that seed report's " +
       "grid, scripts and simulator profile)",
     )
     .option('--scripts <list>', `entry scripts to run, in order (${SCRIPT_NAMES.join(', ')})`, 'sweep,capacity')
@@ -68,13 +68,7 @@ runMain('bench', async () => {
     .option('--no-report', 'skip the report at the end')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) });
-  try {
-    program.parse();
-  } catch (e) {
-    const err = e as { code?: string; exitCode?: number; message: string };
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
-    throw new UserError(err.message.replace(/^error: /, ''), EXIT.usage);
-  }
+  if (!parseCommandLine(program)) return EXIT.ok;
   const o = program.opts<{
     url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string;
     profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string;
@@ -95,7 +89,8 @@ runMain('bench', async () => {
   const url = o.url ?? process.env.LLM_BASE_URL ?? null;
   if (url && target !== 'sim')
     throw new UserError(`--target ${target} starts a server of its own: leave out --url (or LLM_BASE_URL)`, EXIT.usage);
-  const planName = o.plan ?? (target === 'llama' ? 'llama' : 'quick');
+  // The llama plan is sized for the tiny model on one server thread, which every real built-in target runs.
+  const planName = o.plan ?? (target !== 'sim' ? 'llama' : 'quick');
   let planInput: PlanInput;
   const builtIn = DEFAULT_PLANS[planName];
   if (builtIn) planInput = builtIn;

@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import { EXIT } from '../lib/exit-codes';
 import { ensureAgent } from '../orchestrator/agent-build';
-import { runMain, UserError } from './cli';
+import { parseCommandLine, runMain } from './cli';
 
 runMain('agent:build', async () => {
   const program = new Command('agent:build')
@@ -15,13 +15,7 @@ runMain('agent:build', async () => {
     .option('--force', 'rebuild even when the binary is up to date')
     .exitOverride()
     .configureOutput({ writeErr: () => undefined });
-  try {
-    program.parse();
-  } catch (e) {
-    const err = e as { code?: string; message: string };
-    if (err.code === 'commander.helpDisplayed') return EXIT.ok;
-    throw new UserError(err.message.replace(/^error: /, ''), EXIT.usage);
-  }
+  if (!parseCommandLine(program)) return EXIT.ok;
   const bin = await ensureAgent((line) => process.stderr.write(line + '\n'), {
     force: program.opts<{ force?: boolean }>().force === true,
   });

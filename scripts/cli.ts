@@ -1,5 +1,6 @@
 // Shared plumbing of the Node command-line entry points: one-line errors, exit codes from one table. Runs in Node.
 
+import type { Command } from 'commander';
 import { EXIT, UserError, type ExitCode } from '../lib/exit-codes';
 import { PlanError } from '../lib/plan';
 import { parseCountList } from '../lib/env';
@@ -30,6 +31,21 @@ export function runMain(command: string, main: () => Promise<number | void>): vo
       process.exitCode = exitCodeOf(e);
     },
   );
+}
+
+/**
+ * Parses the command line with a commander program made with exitOverride(): false when it printed its help or
+ * version (the command is done), a usage error as a one-line UserError.
+ */
+export function parseCommandLine(program: Command): boolean {
+  try {
+    program.parse();
+    return true;
+  } catch (e) {
+    const err = e as { code?: string; message: string };
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return false;
+    throw new UserError(err.message.replace(/^error: /, ''), EXIT.usage);
+  }
 }
 
 /** Parses "1024,8k,1.5k" into token counts, as CONTEXTS does in k6 (lib/env.ts). */

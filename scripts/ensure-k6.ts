@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { EXIT } from '../lib/exit-codes';
 import { chooseEngine } from '../orchestrator/engine';
 import { K6_VERSION, upstreamK6Path } from '../orchestrator/k6-install';
-import { runMain, UserError } from './cli';
+import { parseCommandLine, runMain } from './cli';
 
 runMain('k6:ensure', async () => {
   const program = new Command('k6:ensure')
@@ -16,13 +16,7 @@ runMain('k6:ensure', async () => {
     )
     .exitOverride()
     .configureOutput({ writeErr: () => undefined });
-  try {
-    program.parse();
-  } catch (e) {
-    const err = e as { code?: string; message: string };
-    if (err.code === 'commander.helpDisplayed') return EXIT.ok;
-    throw new UserError(err.message.replace(/^error: /, ''), EXIT.usage);
-  }
+  if (!parseCommandLine(program)) return EXIT.ok;
   const engine = await chooseEngine((line) => process.stderr.write(line + '\n'));
   process.stdout.write(`${engine.command[0]}\n${engine.version}\n`);
   process.stderr.write(`k6:ensure: found via ${engine.source}\n`);

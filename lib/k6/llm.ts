@@ -7,9 +7,9 @@
 
 import exec from 'k6/execution';
 import http from 'k6/http';
-import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
+import { createMetric, type K6Metric } from './metric-object';
 import {
-  CLIENT_METRICS, REQUEST_METRICS, SAMPLE_METADATA, SAMPLE_TAGS, type ClientMetricKey, type MetricDefinition,
+  CLIENT_METRICS, REQUEST_METRICS, SAMPLE_METADATA, SAMPLE_TAGS, type ClientMetricKey,
   type RequestMetricKey,
 } from '../metrics';
 import type { CompletedRecord, ErroredRecord, RequestRecord } from '../record';
@@ -90,28 +90,15 @@ export interface StreamResult {
   readonly pushMetrics?: (tags?: Record<string, string>) => void;
 }
 
-type K6Metric = Trend | Counter | Rate | Gauge;
-
-function create(def: MetricDefinition): K6Metric {
-  switch (def.kind) {
-    case 'trend':
-      return new Trend(def.name, def.isTime);
-    case 'counter':
-      return new Counter(def.name);
-    case 'rate':
-      return new Rate(def.name);
-    case 'gauge':
-      return new Gauge(def.name);
-  }
-}
-
 // Created in the init context, as k6 requires, from the one metric table.
 const requestMetrics = {} as Record<RequestMetricKey, K6Metric>;
 for (const key of Object.keys(REQUEST_METRICS) as RequestMetricKey[]) {
-  requestMetrics[key] = create(REQUEST_METRICS[key]);
+  requestMetrics[key] = createMetric(REQUEST_METRICS[key]);
 }
 const clientMetrics = {} as Record<ClientMetricKey, K6Metric>;
-for (const key of Object.keys(CLIENT_METRICS) as ClientMetricKey[]) clientMetrics[key] = create(CLIENT_METRICS[key]);
+for (const key of Object.keys(CLIENT_METRICS) as ClientMetricKey[]) {
+  clientMetrics[key] = createMetric(CLIENT_METRICS[key]);
+}
 
 /** The tag the calls to the agent carry on k6's own http_req_* samples, so none is taken for the LLM server's. */
 export const AGENT_CALL_NAME = 'llm-agent';

@@ -1,32 +1,17 @@
 // The monitor's k6 metric objects, created from the metric table, and the function that records one scrape.
 // Runs in k6 (bundled).
 
-import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
-import { CAPACITY_TAGS, SEARCH_METRICS, SERVER_METRICS, type MetricDefinition, type ServerMetricKey } from '../metrics';
+import { createMetric, type K6Metric } from './metric-object';
+import { CAPACITY_TAGS, SEARCH_METRICS, SERVER_METRICS, type ServerMetricKey } from '../metrics';
 import type { CapacityAnnouncement } from '../drive';
 import type { ServerSnapshot } from '../prometheus';
-
-type K6Metric = Trend | Counter | Rate | Gauge;
-
-function create(def: MetricDefinition): K6Metric {
-  switch (def.kind) {
-    case 'trend':
-      return new Trend(def.name, def.isTime);
-    case 'counter':
-      return new Counter(def.name);
-    case 'rate':
-      return new Rate(def.name);
-    case 'gauge':
-      return new Gauge(def.name);
-  }
-}
 
 /**
  * Created in the init context (k6 allows it nowhere else), one object per server metric. The request
  * metrics (llm_ttft ...) are created and pushed by lib/k6/llm.ts from the same table.
  */
 const objects = {} as Record<ServerMetricKey, K6Metric>;
-for (const key of Object.keys(SERVER_METRICS) as ServerMetricKey[]) objects[key] = create(SERVER_METRICS[key]);
+for (const key of Object.keys(SERVER_METRICS) as ServerMetricKey[]) objects[key] = createMetric(SERVER_METRICS[key]);
 
 /** Emits one scrape of the server's metrics: each figure the server exposes, as a cumulative Gauge value. */
 export function recordServerSnapshot(snapshot: ServerSnapshot | null): void {
@@ -38,7 +23,7 @@ export function recordServerSnapshot(snapshot: ServerSnapshot | null): void {
   }
 }
 
-const capacityUsers = create(SEARCH_METRICS.capacityUsers);
+const capacityUsers = createMetric(SEARCH_METRICS.capacityUsers);
 
 /** Emits each decided capacity and the ends of its interval (an open end is left out) as llm_capacity_users. */
 export function recordCapacities(capacities: readonly CapacityAnnouncement[]): void {
