@@ -456,7 +456,8 @@ async function main(): Promise<void> {
         process.stderr.write('engine-overhead: memory, 256 streams x 4096 tokens...\n');
         const r = await measure(m, { ...cell, n: 256, tokens: 4096, rounds: 1, path: 'default', staggerMs: 0 });
         memory = `Memory: 256 streams x 4,096 tokens at ${speed} tok/s, default path: peak RSS k6 + agent ` +
-          `${f(r.peakRssMb, 0)} MB (${f(r.k6PeakRssMb, 0)} + ${f(r.agentPeakRssMb, 0)}), CPU ${f(r.cpuUsPerToken, 1)} µs per token${r.error ? ` (${r.error})` : ''}.`;
+          `${f(r.peakRssMb, 0)} MB (${f(r.k6PeakRssMb, 0)} + ${f(r.agentPeakRssMb, 0)}), ` +
+          `CPU ${f(r.cpuUsPerToken, 1)} µs per token${r.error ? ` (${r.error})` : ''}.`;
       }
     } finally {
       await sim.stop();

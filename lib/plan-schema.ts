@@ -168,7 +168,10 @@ function buildFieldSchemas() {
   // plan's own use cases while resolving (useCaseRefs), since a plan may define its own.
 
   const mixProfile = oneOf(MIX_PROFILES.map((p) => p.id));
-  return { users, rounds, contextTokens, outputTokens, dayOfSeconds, target, schedule, gate, search, monitorInterval, burstTtftLimitMs, limitStat, minGoodput, promptMode, summaryTrendStats, limit, useCase, mixProfile };
+  return {
+    users, rounds, contextTokens, outputTokens, dayOfSeconds, target, schedule, gate, search, monitorInterval,
+    burstTtftLimitMs, limitStat, minGoodput, promptMode, summaryTrendStats, limit, useCase, mixProfile,
+  };
 }
 
 let fields: ReturnType<typeof buildFieldSchemas> | null = null;
@@ -179,7 +182,10 @@ function fieldSchemas(): ReturnType<typeof buildFieldSchemas> {
 }
 
 function buildPlanInputSchema() {
-  const { users, rounds, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs, limitStat, minGoodput, promptMode, summaryTrendStats, useCase, mixProfile } = fieldSchemas();
+  const {
+    users, rounds, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs, limitStat,
+    minGoodput, promptMode, summaryTrendStats, useCase, mixProfile,
+  } = fieldSchemas();
   return object({
     name: opt(name),
     target: orDefault(
@@ -340,7 +346,10 @@ export function useCaseRefs(
  * level would stay in every bundle (esbuild keeps object spreads, which may run getters).
  */
 export function resolvedPlanSchema() {
-  const { users, rounds, contextTokens, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs, limitStat, minGoodput, promptMode, summaryTrendStats, useCase } = fieldSchemas();
+  const {
+    users, rounds, contextTokens, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs,
+    limitStat, minGoodput, promptMode, summaryTrendStats, useCase,
+  } = fieldSchemas();
   const count = int(0);
   const seconds = num(0);
   const searchLimits = {
