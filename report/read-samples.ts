@@ -10,6 +10,7 @@ import Papa from 'papaparse';
 import {
   CELL_TAGS,
   SAMPLE_TAGS,
+  SEARCH_METRICS,
   SERVER_METRICS,
   metricKeyOf,
   type RequestMetricKey,
@@ -231,6 +232,9 @@ class SamplesReader {
     if (this.timestampScale === 0) this.timestampScale = timestampScale(timestampText, this.path);
     const timestampMs = Number(timestampText) * this.timestampScale;
     const value = Number(row[columns.value]);
+    // What the bench's search decided, pushed by the monitor VU for Grafana: run-level, no cell's sample (the
+    // report reads the decisions from plan.json). Taken for a cell, it made a stray "monitor" cell warning.
+    if (key in SEARCH_METRICS) return;
     if (key in SERVER_METRICS) {
       const series = (this.monitor[key as ServerMetricKey] ??= { times: new FloatList(), values: new FloatList() });
       series.times.push(timestampMs);

@@ -82,6 +82,16 @@ describe('readSamples on the golden k6 output (timeFormat=unix_milli)', () => {
     expect(data.cells.get('c1')!.goodput).toEqual({ judged: 3, good: 2 });
   });
 
+  it("keeps the search's llm_capacity_users out of the cells: the monitor VU pushes them, with no cell tag", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'report-read-'));
+    const p = join(dir, 's.csv');
+    const capacity = 'llm_capacity_users,1795324657507,18,,,,,,,,,monitor,,,,,,bound=capacity&use_case=chat&limit=e2e < 2 s,\n';
+    const ok = 'llm_request_ok,1795324657507,1,,,,,,,,,c1,,,,,,cell=c1,\n';
+    writeFileSync(p, `${CSV_HEADER}\n${ok}${capacity}`);
+    const data = await readSamples(p);
+    expect([...data.cells.keys()]).toEqual(['c1']);
+  });
+
   it('drops the partial last line of a file cut by SIGKILL, and rows with a wrong column count', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'report-read-'));
     const p = join(dir, 's.csv');
