@@ -16,7 +16,7 @@ import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-promp
 import type { PromptSet } from '../lib/prompt-set';
 import { buildBundles } from './bundles';
 import { startSimChild } from '../sim/child';
-import { ensureLlamaArtefacts, startLlamaServer } from './llama-server';
+import { startBuiltInServer, REAL_SERVER_TARGETS, type RealServerTarget } from './built-in-server';
 import { resolveProfile } from '../sim/profiles';
 import { predictCellSeconds } from './sim-schedule';
 import { probeSpeeds } from './probe';
@@ -50,7 +50,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export interface BenchOptions {
   /** Target base URL (/v1); null starts the built-in target (`target`). */
   readonly url: string | null;
-  /** The built-in target started when no URL is given: the simulator, or llama.cpp's llama-server. */
+  /** The built-in target started when no URL is given: the simulator, or a real server (llama.cpp, vLLM, SGLang). */
   readonly target?: BuiltInTarget;
   readonly model: string | null;
   readonly apiKey: string | null;
@@ -79,8 +79,8 @@ export interface BenchOptions {
   readonly generators?: number;
 }
 
-export type BuiltInTarget = 'sim' | 'llama';
-export const BUILT_IN_TARGETS: readonly BuiltInTarget[] = ['sim', 'llama'];
+export type BuiltInTarget = 'sim' | RealServerTarget;
+export const BUILT_IN_TARGETS: readonly BuiltInTarget[] = ['sim', ...REAL_SERVER_TARGETS];
 
 /** Scripts the bench drives (lib/drive.ts); the gate keeps its k6 thresholds and slot. */
 const DRIVEN_SCRIPTS: readonly ScriptName[] = ['sweep', 'capacity', 'burst', 'mix', 'sessions'];
@@ -220,18 +220,15 @@ export class Bench extends EventEmitter<BenchEvents> {
     return agents;
   }
 
-  /** The server under test: the URL given, or else the built-in target (the simulator, or llama-server), in its own process. */
+  /** The server under test: the URL given, or else the built-in target (simulator or real server), in its own process. */
   private async startTarget(): Promise<Target> {
     const options = this.options;
-    if (options.url) return { baseUrl: options.url, sim: null, llama: null };
-    if (options.target === 'llama') {
-      const llama = await startLlamaServer(await ensureLlamaArtefacts((line) => this.emit('log', line)));
-      const baseUrl = `${llama.base}/v1`;
-      const { slots, contextPerSlot, threads } = llama.settings;
-      this.emit(
-        'log', `llama-server (${slots} slots of ${contextPerSlot} tokens, ${threads} thread) listening at ${baseUrl}`,
-      );
-      return { baseUrl, sim: null, llama };
+    if (options.url) return { baseUrl: options.url, sim: null, server: null };
+    if (options.target && options.target !== 'sim') {
+      const server = await startBuiltInServer(options.target, (line) => this.emit('log', line));
+      const baseUrl = `${server.base}/v1`;
+      this.emit('log', `${server.description} listening at ${baseUrl}`);
+      return { baseUrl, sim: null, server };
     }
     const profile = resolveProfile(options.simProfile ?? undefined);
     const noise = options.simNoise;
@@ -240,7 +237,7 @@ export class Bench extends EventEmitter<BenchEvents> {
     const baseUrl = `${child.base}/v1`;
     const noiseNote = child.noiseSeed !== null ? `, step-time noise with seed ${child.noiseSeed}` : '';
     this.emit('log', `simulator (profile ${profile.name}${noiseNote}, its own process) listening at ${baseUrl}`);
-    return { baseUrl, sim: { child, profile }, llama: null };
+    return { baseUrl, sim: { child, profile }, server: null };
   }
 
   /** Each part's plan, with the target and model filled in; written to plan-input.json. */
@@ -278,9 +275,7 @@ export class Bench extends EventEmitter<BenchEvents> {
     const growth = plans.flatMap((plan) => Object.values(plan.sessions?.models ?? {}).map((m) => m.growthTokens));
     const followUps = [...new Set(growth)].sort((a, b) => a - b);
     const { api, tokenizer, apiKey } = options;
-    const contextWindow = target.llama
-      ? target.llama.settings.contextPerSlot
-      : await readContextWindow(target.baseUrl, model, apiKey);
+    const contextWindow = target.server?.contextWindow ?? await readContextWindow(target.baseUrl, model, apiKey);
     const fittedContexts = contextWindow !== null ? promptLengthsForWindow(cells, contextWindow) : [];
     for (const f of fittedContexts) {
       this.emit(

@@ -44,7 +44,7 @@ export function newRunInfo(
       // The simulator's step-time noise seed (--sim-noise), so a noisy run can be repeated; null without noise.
       simNoiseSeed: target.sim?.child.noiseSeed ?? null,
       api: options.api,
-      server: target.llama ? { name: 'llama-server', ...target.llama.settings } : null,
+      server: target.server ? { name: target.server.name, ...target.server.settings } : null,
     },
     tokenizer: prompts.tokenizer,
     promptsExact: prompts.exact,

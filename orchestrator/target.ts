@@ -1,20 +1,20 @@
-// The server a bench run measures: the URL given, or the simulator or llama-server the bench started. Runs in Node.
+// The server a bench run measures: the URL given, or the simulator or real server the bench started. Runs in Node.
 
 import { EXIT, UserError } from '../lib/exit-codes';
 import type { SimChild } from '../sim/child';
 import type { Profile } from '../sim/profiles';
-import type { LlamaServer } from './llama-server';
+import type { BuiltInServer } from './built-in-server';
 
-/** The server under test: its base URL, and the simulator or llama-server when the bench started one (stopped at the end). */
+/** The server under test: its base URL, and the simulator or real server when the bench started one (stopped at the end). */
 export interface Target {
   readonly baseUrl: string;
   readonly sim: { readonly child: SimChild; readonly profile: Profile } | null;
-  readonly llama: LlamaServer | null;
+  readonly server: BuiltInServer | null;
 }
 
 export async function stopTarget(target: Target): Promise<void> {
   await target.sim?.child.stop();
-  await target.llama?.stop();
+  await target.server?.stop();
 }
 
 
