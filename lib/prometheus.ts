@@ -129,10 +129,8 @@ export const SERVER_METRIC_SOURCES: Readonly<Record<keyof ServerSnapshot, readon
   powerWatts: ['DCGM_FI_DEV_POWER_USAGE'],
   promptTokensTotal: ['vllm:prompt_tokens_total', 'sglang:prompt_tokens_total', 'llamacpp:prompt_tokens_total'],
   generationTokensTotal: ['vllm:generation_tokens_total', 'sglang:generation_tokens_total', 'llamacpp:tokens_predicted_total'],
-  // SGLang's counter says `requests` (0.5.23; its gauge holds `num_retracted_reqs`); the simulator's, `reqs`.
-  preemptionsTotal: [
-    'vllm:num_preemptions_total', 'sglang:num_retracted_requests_total', 'sglang:num_retracted_reqs_total',
-  ],
+  // SGLang's counter says `requests` (0.5.23, checked on the real server); `num_retracted_reqs` is its gauge.
+  preemptionsTotal: ['vllm:num_preemptions_total', 'sglang:num_retracted_requests_total'],
   queueTimeSum: ['vllm:request_queue_time_seconds_sum', 'sglang:queue_time_seconds_sum'],
   queueTimeCount: ['vllm:request_queue_time_seconds_count', 'sglang:queue_time_seconds_count'],
   prefillTimeSum: ['vllm:request_prefill_time_seconds_sum'],

@@ -1,7 +1,5 @@
 // Runs one of the project's scripts/ensure-*.sh, which build or download an artefact once into the user's cache and
 // print its path as their last stdout line. Runs in Node.
-//
-// The same runner as orchestrator/llama-server.ts's own, for the servers added after it (vLLM, SGLang).
 
 import { spawn } from 'node:child_process';
 import path from 'node:path';

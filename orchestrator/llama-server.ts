@@ -8,11 +8,8 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '../node/free-port';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { UserError } from '../lib/exit-codes';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { runEnsureScript } from './ensure-script';
 
 /** The name the server answers to (`--alias`): "qwen3" in it makes the suite count prompts with Qwen3's tokenizer. */
 export const LLAMA_MODEL_ALIAS = 'qwen3-tiny-random';
@@ -35,33 +32,6 @@ export const LLAMA_DEFAULTS: LlamaServerSettings = { slots: 4, contextPerSlot: 1
 export interface LlamaArtefacts {
   readonly bin: string;
   readonly model: string;
-}
-
-/** Runs a project shell script, passing its stderr lines to `log`; resolves to its last stdout line. */
-function runEnsureScript(script: string, log: (line: string) => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', [path.join(root, 'scripts', script)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let partial = '';
-    const tail: string[] = [];
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines.filter((l) => l.trim())) {
-        log(line);
-        tail.push(line);
-        if (tail.length > 5) tail.shift();
-      }
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const last = stdout.trim().split('\n').pop() ?? '';
-      if (code === 0 && last) resolve(last);
-      else reject(new UserError(`scripts/${script} failed (exit ${code}): ${tail.slice(-2).join(' | ') || 'no message'}`));
-    });
-  });
 }
 
 /** Builds llama-server and generates the model unless both are cached; resolves to their paths. */

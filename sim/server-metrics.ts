@@ -90,7 +90,7 @@ export function createSimMetrics(
     const prompt = reg.add(new Counter('sglang:prompt_tokens', 'Number of prefill tokens processed.', labels));
     const gen = reg.add(new Counter('sglang:generation_tokens', 'Number of generation tokens processed.', labels));
     const reqs = reg.add(new Counter('sglang:num_requests', 'Number of requests processed.', labels));
-    const retracted = reg.add(new Counter('sglang:num_retracted_reqs', 'Number of retracted (preempted) requests.', labels));
+    const retracted = reg.add(new Counter('sglang:num_retracted_requests', 'Number of retracted (preempted) requests.', labels));
     const ttft = reg.add(new Histogram(
       'sglang:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', labels,
       BUCKETS.ttftSeconds,

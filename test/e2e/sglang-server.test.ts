@@ -5,10 +5,8 @@
 // run. SGLang's sgl_kernel is the project's CPU stand-in (scripts/sglang-cpu/sgl_kernel): see ensure-sglang.sh.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRICS } from '../../lib/metrics';
 import { parsePrometheusText, readServerSnapshot } from '../../lib/prometheus';
 import { requestPrefix } from '../../lib/prompt-text';
 import { groupMembers } from '../../orchestrator/process-group';
@@ -16,7 +14,8 @@ import {
   ensureSglangArtefacts, startSglangServer, type SglangArtefacts, type SglangServer,
 } from '../../orchestrator/sglang-server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
-import { extraTags, readCsv, readJson, ROOT, runBenchCli, tempDir, testAgent, writePlan } from './helpers';
+import { ROOT, runBenchCli, tempDir, testAgent, writePlan } from './helpers';
+import { expectExactSweep } from './real-server';
 
 let artefacts: SglangArtefacts;
 let server: SglangServer;
@@ -177,24 +176,6 @@ describe('npm run bench -- --target sglang', () => {
   }, 900_000);
 
   it('starts SGLang, runs the sweep on k6 with exact prompt and output lengths, and writes the report', () => {
-    expect(bench.exitCode, bench.stderr.slice(-3000)).toBe(0);
-    const run = readJson<{
-      target: { simulated: boolean; server: { name: string } }; promptsExact: boolean;
-      requests: Record<string, { succeeded: number; failed: number }>;
-    }>(path.join(runDir, 'run.json'));
-    expect(run.target).toMatchObject({ simulated: false, server: { name: 'sglang' } });
-    expect(run.promptsExact).toBe(true);
-    expect(run.requests.sweep).toMatchObject({ succeeded: 6, failed: 0 });
-    const rows = readCsv(path.join(runDir, 'sweep', 'samples.csv')).rows;
-    const tokenMetrics: string[] = [METRICS.inputTokens.name, METRICS.outputTokens.name];
-    const counted = rows.filter((r) => tokenMetrics.includes(r.metric_name!));
-    expect(counted.length).toBe(12);
-    for (const row of counted) {
-      const tags = extraTags(row);
-      expect(tags.token_source).toBe('usage');
-      const planned = row.metric_name === METRICS.inputTokens.name ? tags.context : tags.output;
-      expect(Number(row.metric_value), `${tags.cell} ${row.metric_name}`).toBe(Number(planned));
-    }
-    for (const f of ['report.md', 'report.html', 'cells.csv']) expect(existsSync(path.join(runDir, f)), f).toBe(true);
+    expectExactSweep(bench, runDir, 'sglang');
   });
 });

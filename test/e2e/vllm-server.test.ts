@@ -3,15 +3,14 @@
 //
 // The install (scripts/ensure-vllm.sh, about 3 GB, minutes) happens here when `npm run vllm:build` has not run.
 
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRICS } from '../../lib/metrics';
 import { requestPrefix } from '../../lib/prompt-text';
 import { groupMembers } from '../../orchestrator/process-group';
 import { ensureVllmArtefacts, startVllmServer, type VllmServer } from '../../orchestrator/vllm-server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
-import { extraTags, readCsv, readJson, runBenchCli, tempDir, writePlan } from './helpers';
+import { runBenchCli, tempDir, writePlan } from './helpers';
+import { expectExactSweep } from './real-server';
 
 let server: VllmServer;
 let v1: string;
@@ -100,25 +99,7 @@ describe('npm run bench -- --target vllm', () => {
   }, 900_000);
 
   it('starts vLLM, runs the sweep on k6 with exact prompt and output lengths, and writes the report', () => {
-    expect(bench.exitCode, bench.stderr.slice(-3000)).toBe(0);
+    expectExactSweep(bench, runDir, 'vllm');
     expect(bench.stderr).toMatch(/vLLM, CPU build \(max-model-len 16384, .*\) listening at http:\/\/127\.0\.0\.1:\d+/);
-    const run = readJson<{
-      target: { simulated: boolean; server: { name: string } }; promptsExact: boolean;
-      requests: Record<string, { succeeded: number; failed: number }>;
-    }>(path.join(runDir, 'run.json'));
-    expect(run.target).toMatchObject({ simulated: false, server: { name: 'vllm' } });
-    expect(run.promptsExact).toBe(true);
-    expect(run.requests.sweep).toMatchObject({ succeeded: 6, failed: 0 });
-    const rows = readCsv(path.join(runDir, 'sweep', 'samples.csv')).rows;
-    const tokenMetrics: string[] = [METRICS.inputTokens.name, METRICS.outputTokens.name];
-    const counted = rows.filter((r) => tokenMetrics.includes(r.metric_name!));
-    expect(counted.length).toBe(12);
-    for (const row of counted) {
-      const tags = extraTags(row);
-      expect(tags.token_source).toBe('usage');
-      const planned = row.metric_name === METRICS.inputTokens.name ? tags.context : tags.output;
-      expect(Number(row.metric_value), `${tags.cell} ${row.metric_name}`).toBe(Number(planned));
-    }
-    for (const f of ['report.md', 'report.html', 'cells.csv']) expect(existsSync(path.join(runDir, f)), f).toBe(true);
   });
 });
