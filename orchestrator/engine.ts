@@ -12,8 +12,6 @@ import {
   ensureUpstreamK6, findOnPath, HOW_TO_GET_K6, isSupportedK6, MIN_K6_MAJOR, probeK6, type BuildProgress,
 } from './k6-install';
 
-// Re-exported for the callers that found them here before k6-install.ts existed.
-export { HOW_TO_GET_K6, probeK6 };
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
