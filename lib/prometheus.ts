@@ -114,6 +114,10 @@ export interface ServerSnapshot {
   prefillTimeCount: number | null;
   serverTtftSum: number | null;
   serverTtftCount: number | null;
+  serverItlSum: number | null;
+  serverItlCount: number | null;
+  serverE2eSum: number | null;
+  serverE2eCount: number | null;
   prefixCacheQueriesTotal: number | null;
   prefixCacheHitsTotal: number | null;
   prefixCacheHitRate: number | null;
@@ -137,6 +141,10 @@ export const SERVER_METRIC_SOURCES: Readonly<Record<keyof ServerSnapshot, readon
   prefillTimeCount: ['vllm:request_prefill_time_seconds_count'],
   serverTtftSum: ['vllm:time_to_first_token_seconds_sum', 'sglang:time_to_first_token_seconds_sum'],
   serverTtftCount: ['vllm:time_to_first_token_seconds_count', 'sglang:time_to_first_token_seconds_count'],
+  serverItlSum: ['vllm:inter_token_latency_seconds_sum', 'sglang:inter_token_latency_seconds_sum'],
+  serverItlCount: ['vllm:inter_token_latency_seconds_count', 'sglang:inter_token_latency_seconds_count'],
+  serverE2eSum: ['vllm:e2e_request_latency_seconds_sum', 'sglang:e2e_request_latency_seconds_sum'],
+  serverE2eCount: ['vllm:e2e_request_latency_seconds_count', 'sglang:e2e_request_latency_seconds_count'],
   prefixCacheQueriesTotal: ['vllm:prefix_cache_queries_total'],
   prefixCacheHitsTotal: ['vllm:prefix_cache_hits_total'],
   prefixCacheHitRate: ['sglang:cache_hit_rate'],

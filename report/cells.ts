@@ -157,8 +157,11 @@ export function buildCellStats(
     throughput,
     tokensPerHour: throughput === null ? null : throughput * 3600,
     scalingEfficiency: null,
-    // A cell shorter than the scrape interval takes the nearest gauge sample (within one interval).
-    server: window ? serverFigures(monitor, window, monitorIntervalMs) : null,
+    // A cell shorter than the scrape interval takes the nearest gauge sample (within one interval); the histograms
+    // are told how many observations the cell's own requests made, to keep its neighbours' out.
+    server: window
+      ? serverFigures(monitor, window, monitorIntervalMs, { requests: succeeded, tokenGaps: metrics.itl?.count ?? 0 })
+      : null,
     power: window ? powerFigures(monitor.powerWatts, window, outputTokensTotal, throughput ?? 0, cost, monitorIntervalMs) : null,
     clientBound: clientBoundOf(acc, metrics.itl),
     sessions: acc?.sessions ? sessionCellStats(acc.sessions, sessionSpans, window) : null,

@@ -24,6 +24,8 @@ function serverColumns(c: Report['cells'][number]): Record<string, Cell> {
     server_queue_wait_ms: r(c.server?.queueWaitMs),
     server_prefill_time_ms: r(c.server?.prefillTimeMs),
     server_ttft_ms: r(c.server?.serverTtftMs),
+    server_itl_ms: r(c.server?.serverItlMs, 3),
+    server_e2e_ms: r(c.server?.serverE2eMs),
     server_preemptions: r(c.server?.preemptions, 0),
     server_max_waiting: r(c.server?.maxWaiting, 0),
     server_max_kv_cache_usage: r(c.server?.maxKvCacheUsage, 4),

@@ -16,6 +16,7 @@ import { successAndErrorsSection } from './sections/errors';
 import { highlightsSection, keyFindingsSection, titleSection } from './sections/findings';
 import { comparisonSection, deployGateSection, k6ThresholdsSection } from './sections/gates';
 import { methodologySection } from './sections/methodology';
+import { serverClockSection } from './sections/server-clock';
 import { itlSection, powerSection, prefillSpeedSection, scalingEfficiencySection } from './sections/technical';
 import { fastestSection, perUserSpeedSection, systemThroughputSection } from './sections/throughput-speed';
 import { prefixCacheSection, queueWaitSection, scaleUpSection, ttftSection } from './sections/ttft-queue';
@@ -37,6 +38,7 @@ export function buildDocument(report: Report, charts: ReadonlySet<string>): Bloc
     ...latencyPercentilesSection(report),
     ...successAndErrorsSection(report),
     ...allCellsSection(report),
+    ...serverClockSection(report),
     ...deployGateSection(report),
     ...k6ThresholdsSection(report),
     ...comparisonSection(report),

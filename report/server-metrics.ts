@@ -2,9 +2,14 @@
 // Runs in Node.
 //
 // The monitor samples the engine's counters and histogram _sum/_count as cumulative gauges. A
-// cell's mean server queue wait is (sum(t1) - sum(t0)) / (count(t1) - count(t0)), where t0 is the
-// last sample at or before the window start and t1 the first sample at or after the window end, so
-// the window is covered in full and scrape timing never cuts a request off.
+// cell's mean server queue wait is (sum(t1) - sum(t0)) / (count(t1) - count(t0)). The outer scrapes
+// (t0 the last at or before the window start, t1 the first at or after its end) cover every request
+// of the cell, but also whatever the neighbouring steps' requests were observed doing between those
+// scrapes and the window's edges: a 1-user step after a busier one took in the busier step's TTFTs,
+// and the server's mean came out above the client's. So a histogram uses the outer scrapes only when
+// their count delta is exactly the cell's own number of observations (then they are the cell's own),
+// and otherwise the inner scrapes (the first at or after the start, the last at or before the end):
+// a sample of the cell's requests, none of its neighbours'.
 
 import type { ServerMetricKey } from '../lib/metrics';
 import type { Series } from './read-samples';
@@ -61,14 +66,44 @@ export function deltaOver(s: Series | undefined, w: Window): number | null {
 }
 
 /**
- * Mean of a Prometheus histogram over a window, in ms: delta(sum seconds) / delta(count) x 1000.
- * Null when the series are missing or no request was counted in the window.
+ * Increase of a cumulative series between the first sample at or after the window start and the last at or before
+ * its end: what was observed inside the window only. Null without two such samples, or on a counter reset.
  */
-export function histogramMeanMs(sum: Series | undefined, count: Series | undefined, w: Window): number | null {
-  const ds = deltaOver(sum, w);
+export function innerDeltaOver(s: Series | undefined, w: Window): number | null {
+  if (!s) return null;
+  const times = s.times.values();
+  const values = s.values.values();
+  let first = -1;
+  let last = -1;
+  for (let i = 0; i < times.length; i++) {
+    const t = times[i]!;
+    if (t < w.startMs || t > w.endMs) continue;
+    if (first < 0 || t < times[first]!) first = i;
+    if (last < 0 || t > times[last]!) last = i;
+  }
+  if (first < 0 || times[last]! <= times[first]!) return null;
+  const d = values[last]! - values[first]!;
+  return d < 0 ? null : d;
+}
+
+/**
+ * Mean of a Prometheus histogram over a window, in ms: delta(sum seconds) / delta(count) x 1000. `observations` is how
+ * many the cell's own requests made (one per request, or one per token gap): when the outer scrapes counted exactly
+ * that many, they are the cell's own and the mean covers all of them; otherwise the inner scrapes' (see the header).
+ * Null when the series are missing or no observation was counted.
+ */
+export function histogramMeanMs(
+  sum: Series | undefined, count: Series | undefined, w: Window, observations: number | null = null,
+): number | null {
   const dc = deltaOver(count, w);
-  if (ds === null || dc === null || dc <= 0) return null;
-  return (ds / dc) * 1000;
+  if (observations !== null && observations > 0 && dc === observations) {
+    const ds = deltaOver(sum, w);
+    return ds === null ? null : (ds / dc) * 1000;
+  }
+  const ic = innerDeltaOver(count, w);
+  const is = innerDeltaOver(sum, w);
+  if (ic === null || is === null || ic <= 0) return null;
+  return (is / ic) * 1000;
 }
 
 /** Samples of a gauge inside a window. */
@@ -111,6 +146,10 @@ export interface ServerFigures {
   readonly prefillTimeMs: number | null;
   /** Mean server-side TTFT, ms. */
   readonly serverTtftMs: number | null;
+  /** Mean server-side inter-token latency, ms (vLLM and SGLang observe one gap per token). */
+  readonly serverItlMs: number | null;
+  /** Mean server-side request latency, arrival to last token, ms. */
+  readonly serverE2eMs: number | null;
   /** Preemptions during the window. */
   readonly preemptions: number | null;
   /** Largest engine queue length seen in the window. */
@@ -147,12 +186,23 @@ export function prefixCacheHitRate(monitor: Partial<Record<ServerMetricKey, Seri
   return mean(rates);
 }
 
-export function serverFigures(monitor: Partial<Record<ServerMetricKey, Series>>, w: Window, toleranceMs = 0): ServerFigures | null {
+/** How many histogram observations a cell's own requests made: one per request, and one per token gap. */
+export interface OwnObservations {
+  readonly requests: number;
+  readonly tokenGaps: number;
+}
+
+export function serverFigures(
+  monitor: Partial<Record<ServerMetricKey, Series>>, w: Window, toleranceMs = 0, own: OwnObservations | null = null,
+): ServerFigures | null {
+  const perRequest = own?.requests ?? null;
   const max = (xs: number[]): number | null => (xs.length === 0 ? null : Math.max(...xs));
   const f: ServerFigures = {
-    queueWaitMs: histogramMeanMs(monitor.queueTimeSum, monitor.queueTimeCount, w),
-    prefillTimeMs: histogramMeanMs(monitor.prefillTimeSum, monitor.prefillTimeCount, w),
-    serverTtftMs: histogramMeanMs(monitor.serverTtftSum, monitor.serverTtftCount, w),
+    queueWaitMs: histogramMeanMs(monitor.queueTimeSum, monitor.queueTimeCount, w, perRequest),
+    prefillTimeMs: histogramMeanMs(monitor.prefillTimeSum, monitor.prefillTimeCount, w, perRequest),
+    serverTtftMs: histogramMeanMs(monitor.serverTtftSum, monitor.serverTtftCount, w, perRequest),
+    serverItlMs: histogramMeanMs(monitor.serverItlSum, monitor.serverItlCount, w, own?.tokenGaps ?? null),
+    serverE2eMs: histogramMeanMs(monitor.serverE2eSum, monitor.serverE2eCount, w, perRequest),
     preemptions: deltaOver(monitor.preemptionsTotal, w),
     maxWaiting: max(samplesNear(monitor.waiting, w, toleranceMs)),
     maxKvCacheUsage: max(samplesNear(monitor.kvCacheUsage, w, toleranceMs)),

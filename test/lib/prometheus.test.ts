@@ -28,6 +28,10 @@ vllm:request_prefill_time_seconds_sum{engine="0",model_name="Qwen/Qwen3-Coder-30
 vllm:request_prefill_time_seconds_count{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 10.0
 vllm:time_to_first_token_seconds_sum{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 6.5
 vllm:time_to_first_token_seconds_count{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 10.0
+vllm:inter_token_latency_seconds_sum{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 3.1
+vllm:inter_token_latency_seconds_count{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 310.0
+vllm:e2e_request_latency_seconds_sum{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 12.5
+vllm:e2e_request_latency_seconds_count{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 10.0
 vllm:prefix_cache_queries_total{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 2048.0
 vllm:prefix_cache_hits_total{engine="0",model_name="Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8"} 512.0
 `;
@@ -44,6 +48,10 @@ sglang:queue_time_seconds_sum{model_name="default"} 0.75
 sglang:queue_time_seconds_count{model_name="default"} 3.0
 sglang:time_to_first_token_seconds_sum{model_name="default"} 1.25
 sglang:time_to_first_token_seconds_count{model_name="default"} 5.0
+sglang:inter_token_latency_seconds_sum{model_name="default"} 0.5
+sglang:inter_token_latency_seconds_count{model_name="default"} 40.0
+sglang:e2e_request_latency_seconds_sum{model_name="default"} 2.5
+sglang:e2e_request_latency_seconds_count{model_name="default"} 4.0
 sglang:cache_hit_rate{model_name="default"} 0.4
 `;
 
@@ -57,7 +65,7 @@ DCGM_FI_DEV_POWER_USAGE{gpu="1",UUID="GPU-bbbb",device="nvidia1",modelName="NVID
 describe('parsePrometheusText', () => {
   it('reads names, labels and values; skips comments and blank lines', () => {
     const samples = parsePrometheusText(VLLM);
-    expect(samples).toHaveLength(16);
+    expect(samples).toHaveLength(20);
     expect(samples[0]).toEqual({
       name: 'vllm:num_requests_running', labels: { engine: '0', model_name: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' },
       value: 3,
@@ -108,6 +116,10 @@ describe('sumSamples and readServerSnapshot', () => {
       prefillTimeCount: 10,
       serverTtftSum: 6.5,
       serverTtftCount: 10,
+      serverItlSum: 3.1,
+      serverItlCount: 310,
+      serverE2eSum: 12.5,
+      serverE2eCount: 10,
       prefixCacheQueriesTotal: 2048,
       prefixCacheHitsTotal: 512,
       prefixCacheHitRate: null,
@@ -131,6 +143,10 @@ describe('sumSamples and readServerSnapshot', () => {
       prefillTimeCount: null,
       serverTtftSum: 1.25,
       serverTtftCount: 5,
+      serverItlSum: 0.5,
+      serverItlCount: 40,
+      serverE2eSum: 2.5,
+      serverE2eCount: 4,
       prefixCacheQueriesTotal: null,
       prefixCacheHitsTotal: null,
       prefixCacheHitRate: 0.4,
@@ -155,6 +171,10 @@ describe('sumSamples and readServerSnapshot', () => {
       prefillTimeCount: null,
       serverTtftSum: null,
       serverTtftCount: null,
+      serverItlSum: null,
+      serverItlCount: null,
+      serverE2eSum: null,
+      serverE2eCount: null,
       prefixCacheQueriesTotal: null,
       prefixCacheHitsTotal: null,
       prefixCacheHitRate: null,

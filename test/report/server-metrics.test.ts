@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   deltaOver,
   histogramMeanMs,
+  innerDeltaOver,
   prefixCacheHitRate,
   samplesNear,
   serverFigures,
@@ -37,12 +38,35 @@ describe('cumulative series over a window', () => {
   });
 
   it('gives the mean of the histogram over the window: delta sum / delta count', () => {
-    // window 1500..3500: sum 10 -> 15 (5 s), count 100 -> 104: 5 / 4 = 1.25 s = 1250 ms
+    // window 1500..3500, the cell's own 4 requests: outer scrapes 1000 and 4000, sum 10 -> 15 (5 s), count 100 -> 104:
+    // exactly the cell's count, so 5 / 4 = 1.25 s = 1250 ms.
     expect(deltaOver(sum, { startMs: 1500, endMs: 3500 })).toBe(5);
-    expect(histogramMeanMs(sum, count, { startMs: 1500, endMs: 3500 })).toBe(1250);
+    expect(histogramMeanMs(sum, count, { startMs: 1500, endMs: 3500 }, 4)).toBe(1250);
+    // Count unknown: only what the scrapes inside the window saw (2000 -> 3000: 3 s over 2 requests).
+    expect(innerDeltaOver(count, { startMs: 1500, endMs: 3500 })).toBe(2);
+    expect(histogramMeanMs(sum, count, { startMs: 1500, endMs: 3500 })).toBe(1500);
     // No request counted in the window -> not measured.
     expect(histogramMeanMs(sum, count, { startMs: 3100, endMs: 3900 })).toBeNull();
     expect(histogramMeanMs(undefined, count, { startMs: 0, endMs: 1 })).toBeNull();
+  });
+
+  it("keeps a busier neighbour's TTFTs out of a 1-user step (issue 31: server 6.4 s against the client's 4.4 s)", () => {
+    // Scrapes every second. A 4-user step ends at 10.2 s; its last requests' first tokens come at 10.5 s, 8 s each.
+    // The 1-user step runs 10.7 s .. 19.5 s: 2 requests at TTFT 4.4 s (first tokens at 15.1 s and 19.2 s).
+    const t = [10_000, 11_000, 12_000, 13_000, 14_000, 15_000, 16_000, 17_000, 18_000, 19_000, 20_000];
+    const ttftCount = series(t.map((x, i) => [x, 100 + (x >= 11_000 ? 4 : 0) + (x >= 16_000 ? 1 : 0) + (i === 10 ? 1 : 0)]));
+    const ttftSum = series(t.map((x, i) => [x, 500 + (x >= 11_000 ? 32 : 0) + (x >= 16_000 ? 4.4 : 0) + (i === 10 ? 4.4 : 0)]));
+    const w = { startMs: 10_700, endMs: 19_500 };
+    // The old outer window: (32 + 8.8) s / 6 requests = 6.8 s, above every request the client measured.
+    expect((deltaOver(ttftSum, w)! / deltaOver(ttftCount, w)!) * 1000).toBeCloseTo(6800, 6);
+    // Told it ran 2 requests, the outer count (6) is not the cell's: the inner scrapes 11 s .. 19 s hold only the first.
+    expect(histogramMeanMs(ttftSum, ttftCount, w, 2)).toBeCloseTo(4400, 6);
+    const f = serverFigures({ serverTtftSum: ttftSum, serverTtftCount: ttftCount }, w, 1000, { requests: 2, tokenGaps: 0 });
+    expect(f!.serverTtftMs).toBeCloseTo(4400, 6);
+    // Without the neighbour, the outer scrapes count exactly the cell's 2 requests and both are used.
+    const alone = series(t.map((x, i) => [x, 100 + (x >= 16_000 ? 1 : 0) + (i === 10 ? 1 : 0)]));
+    const aloneSum = series(t.map((x, i) => [x, 500 + (x >= 16_000 ? 4.4 : 0) + (i === 10 ? 4.6 : 0)]));
+    expect(histogramMeanMs(aloneSum, alone, w, 2)).toBeCloseTo(4500, 6);
   });
 
   it('treats a counter reset as not measured', () => {
@@ -58,7 +82,7 @@ describe('cumulative series over a window', () => {
           [2000, 3], [3000, 7],
         ]),
       },
-      { startMs: 1500, endMs: 3500 },
+      { startMs: 1500, endMs: 3500 }, 0, { requests: 4, tokenGaps: 0 },
     )!;
     expect(f.queueWaitMs).toBe(1250);
     expect(f.maxWaiting).toBe(7);
