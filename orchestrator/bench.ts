@@ -86,6 +86,9 @@ export const BUILT_IN_TARGETS: readonly BuiltInTarget[] = ['sim', ...REAL_SERVER
 const DRIVEN_SCRIPTS: readonly ScriptName[] = ['sweep', 'capacity', 'burst', 'mix', 'sessions'];
 
 /** What drives a part: the step source, how many VUs it may need, and for capacity the search. */
+/** Beyond the scrape interval, the quiet gap between driven steps: a scrape takes a few ms to answer. */
+const QUIET_MARGIN_MS = 250;
+
 interface PartDrive {
   readonly source: StepSource;
   readonly vus: number;
@@ -423,7 +426,12 @@ export class Bench extends EventEmitter<BenchEvents> {
       return { ...r, running: { wallMs: performance.now() - started, runningMs: r.runningMs } };
     }
     const generators = this.options.generators ?? 1;
-    const driver = new Driver(drive.source, () => performance.now(), generators > 1 ? runnerShares(generators) : null);
+    // With the server's metrics scraped, a step on a drained server waits a scrape interval and a bit first, so a
+    // scrape falls between steps and the server's histograms can be read per step.
+    const monitored = plan.monitor.enabled && plan.target.metricsUrl !== null;
+    const quietMs = monitored ? plan.monitor.intervalSeconds * 1000 + QUIET_MARGIN_MS : 0;
+    const shares = generators > 1 ? runnerShares(generators) : null;
+    const driver = new Driver(drive.source, () => performance.now(), shares, quietMs);
     const search = drive.search;
     const control = await startControlServer(driver, () => (search ? searchCapacities(search) : []));
     const driverStart = performance.now();

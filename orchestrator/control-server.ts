@@ -39,10 +39,21 @@ export async function startControlServer(
     send(res, 200, body);
     return true;
   };
+  // Work is freed by a /done, or by the clock when a step waits out its quiet gap: then a timer wakes the VUs.
+  let quietTimer: NodeJS.Timeout | null = null;
   const wake = (): void => {
     for (const [vu, res] of [...waiting]) {
       if (answer(vu, res)) waiting.delete(vu);
     }
+    wakeAfterQuiet();
+  };
+  const wakeAfterQuiet = (): void => {
+    const ms = driver.quietForMs();
+    if (ms === null || quietTimer !== null || waiting.size === 0) return;
+    quietTimer = setTimeout(() => {
+      quietTimer = null;
+      wake();
+    }, Math.ceil(ms));
   };
 
   const server = createServer((req, res) => {
@@ -58,6 +69,7 @@ export async function startControlServer(
         res.on('close', () => {
           if (waiting.get(vu) === res) waiting.delete(vu);
         });
+        wakeAfterQuiet();
       }
       return;
     }
@@ -99,6 +111,7 @@ export async function startControlServer(
     url: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
+        if (quietTimer !== null) clearTimeout(quietTimer);
         for (const res of waiting.values()) res.destroy();
         waiting.clear();
         server.closeAllConnections();

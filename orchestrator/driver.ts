@@ -81,6 +81,8 @@ interface StepState {
   startMs: number;
   /** A fresh steady step waits until every request of earlier steps has ended. */
   drain: boolean;
+  /** No request before this time: the quiet gap after the step before (rounds and fresh steps, not the first). */
+  notBeforeMs: number;
   /** Users (VU ids) of the step in the order they joined. */
   readonly members: number[];
   /** Per member: warm-up requests still to issue (steady) or requests still to issue (rounds). */
@@ -116,12 +118,26 @@ export class Driver {
    * (k6's own split of a scenario's VUs, lib/segments.ts), so every runner drives its share of the load;
    * null for one process.
    */
+  /**
+   * `quietMs`: a step that starts on a drained server (rounds, fresh steady) sends nothing for this long after the
+   * server drained, so a scrape of the server's metrics falls between it and the step before and the server's
+   * histograms can be read per step (report/server-metrics.ts); 0 when nothing scrapes them.
+   */
   constructor(
     private readonly source: StepSource,
     private readonly now: () => number,
     private readonly shareOf: ((runner: number, users: number) => number) | null = null,
+    private readonly quietMs = 0,
   ) {
     this.startedMs = now();
+  }
+
+  /** How long until the current step's quiet gap is over (ms); null when no request waits for the clock. */
+  quietForMs(): number | null {
+    const s = this.step;
+    if (s === null || s.drain) return null;
+    const left = s.notBeforeMs - this.now();
+    return left > 0 ? left : null;
   }
 
   /** Called with each step as it ends (before the next one begins). */
@@ -203,8 +219,10 @@ export class Driver {
       // would load its first requests (a single added user has no warm-up to absorb them).
       if (this.tickets.size > 0) return { kind: 'wait' };
       s.drain = false;
-      s.startMs = this.now();
+      s.notBeforeMs = this.now() + (this.results.length > 0 ? this.quietMs : 0);
+      s.startMs = s.notBeforeMs;
     }
+    if (this.now() < s.notBeforeMs) return { kind: 'wait' };
     const n = s.spec.cell.concurrency;
     let joined = false;
     if (!s.left.has(vu)) {
@@ -323,9 +341,11 @@ export class Driver {
       return;
     }
     const fresh = spec.mode.kind === 'steady' && spec.mode.freshUsers;
+    // A rounds step begins when the one before has ended all its requests: the server is drained already.
+    const quiet = spec.mode.kind === 'rounds' && this.results.length > 0 ? this.quietMs : 0;
     const s: StepState = {
-      index: this.results.length, spec, startMs: this.now(), drain: fresh, members: [], left: new Map(),
-      warming: new Map(), requests: [], measured: 0, added: 0,
+      index: this.results.length, spec, startMs: this.now() + quiet, drain: fresh, notBeforeMs: this.now() + quiet,
+      members: [], left: new Map(), warming: new Map(), requests: [], measured: 0, added: 0,
     };
     const mode = spec.mode;
     if (mode.kind === 'steady' && !mode.freshUsers) {

@@ -11,7 +11,7 @@ import { PlanError, resolvePlan, type Cell, type Plan, type PlanInput, type Scri
 import {
   approximatePromptSet, findFollowUp, findPrompt, preparedLength, promptText, readPromptSet, requestPrefix, type PreparedPrompt,
 } from '../prompt-set';
-import { parsePrometheusText, readServerSnapshot } from '../prometheus';
+import { parsePrometheusText, readServerSnapshot, type ServerSnapshot } from '../prometheus';
 import { buildStreamingRequest } from '../request';
 import { readSummaryData } from '../summary-data';
 import { renderTextSummary } from '../summary-text';
@@ -50,6 +50,25 @@ const SPLIT_MONITOR_TAIL_MS = 5000;
  * together, and the first round of a cell is one burst across runners, as in one process.
  */
 const SPLIT_START_AFTER_RESUME_MS = 1000;
+/** The server's figures now, from its /metrics (and the power exporter's); null when the scrape failed. */
+async function scrapeServer(target: Plan['target']): Promise<ServerSnapshot | null> {
+  try {
+    const res = await http.asyncRequest('GET', target.metricsUrl!, null, { tags: { name: 'metrics' }, timeout: '10s' });
+    if (res.status !== 200 || typeof res.body !== 'string') return null;
+    let text = res.body;
+    if (target.powerMetricsUrl) {
+      const power = await http.asyncRequest('GET', target.powerMetricsUrl, null, {
+        tags: { name: 'power-metrics' }, timeout: '10s',
+      });
+      if (power.status === 200 && typeof power.body === 'string') text += '\n' + power.body;
+    }
+    return readServerSnapshot(parsePrometheusText(text));
+  } catch {
+    // A failing metrics endpoint must not end the monitor: the scrape is recorded as failed.
+    return null;
+  }
+}
+
 /** This process's place in a split run, from k6's options (VU context only: k6 has no options in init). */
 function splitRunner(): ReturnType<typeof runnerOf> {
   return runnerOf(exec.test.options as unknown as SegmentOptions);
@@ -272,25 +291,12 @@ export function createSuite(script: ScriptName): Suite {
       };
       while (await running()) {
         const started = nowMs();
-        let snapshot = null;
-        try {
-          const res = await http.asyncRequest('GET', url, null, { tags: { name: 'metrics' }, timeout: '10s' });
-          if (res.status === 200 && typeof res.body === 'string') {
-            let text = res.body;
-            if (plan.target.powerMetricsUrl) {
-              const power = await http.asyncRequest('GET', plan.target.powerMetricsUrl, null, {
-                tags: { name: 'power-metrics' }, timeout: '10s',
-              });
-              if (power.status === 200 && typeof power.body === 'string') text += '\n' + power.body;
-            }
-            snapshot = readServerSnapshot(parsePrometheusText(text));
-          }
-        } catch {
-          // A failing metrics endpoint must not end the monitor: the scrape is recorded as failed.
-        }
-        recordServerSnapshot(snapshot);
+        recordServerSnapshot(await scrapeServer(plan.target));
         await pause(intervalMs - (nowMs() - started));
       }
+      // One scrape after the last request ended: the last cell's window then has a sample after its end, as every
+      // other cell's has, and the server's histograms can be read over exactly its requests.
+      recordServerSnapshot(await scrapeServer(plan.target));
     },
 
     /** After a driven run: every capacity the search decided, again, so a run without the monitor still pushes them. */

@@ -266,3 +266,41 @@ describe('Driver, split over k6 processes', () => {
     expect(d.next(2).kind).toBe('ticket');
   });
 });
+
+describe('Driver, the quiet gap between steps (a scrape of the server falls between them)', () => {
+  it('starts a rounds step quietMs after the one before ended, and the first step at once', () => {
+    let now = 0;
+    const specs: StepSpec[] = [
+      { cell: cell('a', 1), mode: { kind: 'rounds', rounds: 1 } },
+      { cell: cell('b', 1), mode: { kind: 'rounds', rounds: 1 } },
+    ];
+    const d = new Driver(new FixedSteps(specs), () => now, null, 750);
+    const t1 = ticketOf(d.next(1));
+    now = 1000;
+    d.done(report(t1));
+    now = 1749;
+    expect(d.next(1).kind).toBe('wait');
+    now = 1750;
+    const t2 = ticketOf(d.next(1));
+    now = 2000;
+    d.done(report(t2));
+    const [a, b] = d.snapshot();
+    expect([a!.startMs, a!.endMs, b!.startMs, b!.endMs]).toEqual([0, 1000, 1750, 2000]);
+  });
+
+  it('waits quietMs after the drain before a fresh steady step, and not at all when nothing scrapes (0)', () => {
+    for (const quietMs of [500, 0]) {
+      let now = 0;
+      const specs = [steady('s1', 1, { freshUsers: true, warmupRequests: 0 }), steady('t1', 1, { freshUsers: true })];
+      const d = new Driver(new FixedSteps(specs), () => now, null, quietMs);
+      const t1 = ticketOf(d.next(1));
+      now = 100;
+      expect(d.done(report(t1))).toBe('measured');
+      // The step ended with its one measured request; the next waits for the drain (none left), then quietMs.
+      if (quietMs > 0) expect(d.next(1).kind).toBe('wait');
+      now = 100 + quietMs;
+      expect(d.next(1).kind).toBe('ticket');
+      expect(d.snapshot()[1]!.startMs).toBe(100 + quietMs);
+    }
+  });
+});
