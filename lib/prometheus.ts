@@ -145,8 +145,9 @@ export const SERVER_METRIC_SOURCES: Readonly<Record<keyof ServerSnapshot, readon
   serverItlCount: ['vllm:inter_token_latency_seconds_count', 'sglang:inter_token_latency_seconds_count'],
   serverE2eSum: ['vllm:e2e_request_latency_seconds_sum', 'sglang:e2e_request_latency_seconds_sum'],
   serverE2eCount: ['vllm:e2e_request_latency_seconds_count', 'sglang:e2e_request_latency_seconds_count'],
-  prefixCacheQueriesTotal: ['vllm:prefix_cache_queries_total'],
-  prefixCacheHitsTotal: ['vllm:prefix_cache_hits_total'],
+  // SGLang looks every prompt token up in its radix tree and counts the hits at a request's end (by cache source).
+  prefixCacheQueriesTotal: ['vllm:prefix_cache_queries_total', 'sglang:prompt_tokens_total'],
+  prefixCacheHitsTotal: ['vllm:prefix_cache_hits_total', 'sglang:cached_tokens_total'],
   prefixCacheHitRate: ['sglang:cache_hit_rate'],
   // llama.cpp times prompt processing and generation per slot and adds them up: over a window, tokens
   // over seconds is the speed one request saw, as the server measured it.

@@ -109,6 +109,11 @@ export function createSimMetrics(
     // SGLang sets it at each prefill batch: cached tokens / prompt tokens of the batch's new requests.
     const hitRate = reg.add(new Gauge('sglang:cache_hit_rate', 'The prefix cache hit rate.', labels));
     hitRate.set(0);
+    // Counted by cache source; on one GPU and no host tier every hit is on the device.
+    const cachedTokens = reg.add(new Counter(
+      'sglang:cached_tokens', 'Number of cached prompt tokens by source (device/host/storage).',
+      { ...labels, cache_source: 'device' },
+    ));
     return {
       onTokens(tokens, promptOf) {
         for (const t of tokens) {
@@ -128,6 +133,7 @@ export function createSimMetrics(
       },
       onPrefixCache(queryTokens, hitTokens) {
         if (queryTokens > 0) hitRate.set(hitTokens / queryTokens);
+        if (hitTokens > 0) cachedTokens.inc(hitTokens);
       },
       render: renderAll,
     };

@@ -53,6 +53,8 @@ sglang:inter_token_latency_seconds_count{model_name="default"} 40.0
 sglang:e2e_request_latency_seconds_sum{model_name="default"} 2.5
 sglang:e2e_request_latency_seconds_count{model_name="default"} 4.0
 sglang:cache_hit_rate{model_name="default"} 0.4
+sglang:cached_tokens_total{model_name="default",cache_source="device"} 300.0
+sglang:cached_tokens_total{model_name="default",cache_source="host"} 20.0
 `;
 
 // NVIDIA dcgm-exporter: one power gauge per GPU (watts).
@@ -147,8 +149,9 @@ describe('sumSamples and readServerSnapshot', () => {
       serverItlCount: 40,
       serverE2eSum: 2.5,
       serverE2eCount: 4,
-      prefixCacheQueriesTotal: null,
-      prefixCacheHitsTotal: null,
+      // Every prompt token is looked up; the hits are summed over the cache sources.
+      prefixCacheQueriesTotal: 1000,
+      prefixCacheHitsTotal: 320,
       prefixCacheHitRate: 0.4,
       prefillSecondsTotal: null,
       decodeSecondsTotal: null,
