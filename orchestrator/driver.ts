@@ -187,7 +187,11 @@ export class Driver {
     return s
       ? [
           ...this.results,
-          { index: s.index, spec: s.spec, startMs: s.startMs, endMs: this.now(), requests: [...s.requests] },
+          // A step stopped in its quiet gap has not started: it ends where it would have started.
+          {
+            index: s.index, spec: s.spec, startMs: s.startMs, endMs: Math.max(this.now(), s.startMs),
+            requests: [...s.requests],
+          },
         ]
       : [...this.results];
   }

@@ -4,13 +4,12 @@
 // -o experimental-prometheus-rw (as the README documents), Prometheus also scrapes the simulators' /metrics with the
 // shipped prometheus.yml's jobs, and every target of every dashboard panel, with its template variables filled in as
 // Grafana would, must return data whose spot values equal the run's own summary. The recording rules must pass promtool
-// and produce series.
+// and produce series. Prometheus, started from the shipped config, and the targets run as Grafana runs them:
+// prometheus-harness.ts.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { freePort } from '../../node/free-port';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { dump as yamlDump, load as yamlLoad } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { readSummaryData, cellMetricKey, type SummaryData } from '../../lib/summary-data';
@@ -20,9 +19,14 @@ import { readPlanFile } from '../../report/inputs';
 import { startSim } from '../../sim/server';
 import { ensureLlamaArtefacts, startLlamaServer, type LlamaServer } from '../../orchestrator/llama-server';
 import { RW_TREND_STATS_ENV } from '../../deploy/grafana/remote-write';
-import type { Dashboard, Panel, Target } from '../../deploy/grafana/dashboard';
+import type { Dashboard, Target } from '../../deploy/grafana/dashboard';
 import { extraTags, readCsv, ROOT, runBenchCli, startTestAgent, tempDir, testEngine } from '../e2e/helpers';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
+import {
+  allPanels, allVariables, finiteValues, GRAFANA_TIME_INTERVAL_SECONDS, interpolate, lastValue, PROMETHEUS_SELF,
+  readDashboard, requirePrometheusTools, runTarget as runTargetOn, startPrometheus, type PromResult, type PrometheusRun,
+  type Window,
+} from './prometheus-harness';
 
 // ---------------------------------------------------------------------------------------------
 // Settings. The simulator answers with fixed timing (a few hundred ms per request); k6 pushes every second.
@@ -36,8 +40,6 @@ const FAST_SCHEDULE = {
   prefillTokensPerSecond: 1_000_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 2, gapSeconds: 0.3,
 };
 const SCRAPE_SECONDS = 1;
-/** Grafana's datasource "scrape interval" (jsonData.timeInterval) of deploy/grafana/provisioning: the floor of $__interval. */
-const GRAFANA_TIME_INTERVAL_SECONDS = 5;
 
 const SWEEP_PLAN = {
   sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 2, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
@@ -90,12 +92,6 @@ const NATIVE_PLAN = {
 
 // ---------------------------------------------------------------------------------------------
 // Processes and helpers.
-
-function which(cmd: string): string | null {
-  const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
-  return r.status === 0 ? r.stdout.trim() : null;
-}
-
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -166,43 +162,12 @@ function runK6WithAgent(
   });
 }
 
-interface PromResult {
-  readonly resultType: 'vector' | 'matrix' | 'scalar' | 'string';
-  readonly result: {
-    metric: Record<string, string>; value?: [number, string]; values?: [number, string][]; histogram?: unknown;
-    histograms?: unknown[];
-  }[];
-}
-
+let prom: PrometheusRun | null = null;
 let promUrl = '';
 
-async function promApi<T = PromResult>(endpoint: string, params: Record<string, string | string[]>): Promise<T> {
-  const body = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
-  // GET, as Grafana does for label values (Prometheus allows POST only on query endpoints).
-  const res = await fetch(`${promUrl}/api/v1/${endpoint}?${body.toString()}`);
-  const json = (await res.json()) as { status: string; data: T; error?: string };
-  if (json.status !== 'success') throw new Error(`Prometheus ${endpoint} ${JSON.stringify(params)}: ${json.error}`);
-  return json.data;
-}
-
-/** Finite numbers a query result holds (instant or range). */
-function finiteValues(r: PromResult): number[] {
-  const out: number[] = [];
-  for (const s of r.result) {
-    for (const [, v] of s.values ?? (s.value ? [s.value] : [])) {
-      const n = Number(v);
-      if (Number.isFinite(n)) out.push(n);
-    }
-  }
-  return out;
-}
-
-function lastValue(r: PromResult, match: Record<string, string> = {}): number {
-  const s = r.result.find((x) => Object.entries(match).every(([k, v]) => x.metric[k] === v));
-  if (!s) throw new Error(`no series with ${JSON.stringify(match)} in ${JSON.stringify(r.result.map((x) => x.metric))}`);
-  const v = s.value ?? s.values?.[s.values.length - 1];
-  return Number(v![1]);
+/** Prometheus' HTTP API (see prometheus-harness.ts), once beforeAll has started it. */
+function promApi<T = PromResult>(endpoint: string, params: Record<string, string | string[]>): Promise<T> {
+  return prom!.api<T>(endpoint, params);
 }
 
 /** Cells of the sweep and capacity runs with no measured-phase TTFT series in Prometheus under this attempt's testid. */
@@ -214,55 +179,17 @@ async function cellsWithoutMeasuredSeries(): Promise<string[]> {
   return cells.filter((c) => !present.has(c));
 }
 
-// ---------------------------------------------------------------------------------------------
-// Grafana's variable interpolation.
-
-interface Window {
-  readonly start: number;
-  readonly end: number;
-}
-
-/**
- * Fills in a target's expression as Grafana does for a Prometheus datasource with the provisioned
- * timeInterval: $__interval = max(timeInterval, range / maxDataPoints), rounded to whole seconds;
- * $__rate_interval = max($__interval + timeInterval, 4 * timeInterval); $__range = the dashboard range
- * in seconds; query variables by value, "All" by the variable's allValue.
- */
-function interpolate(expr: string, vars: Record<string, string>, w: Window, maxDataPoints = 1000): { expr: string; step: number } {
-  const rangeSeconds = Math.ceil(w.end - w.start);
-  const interval = Math.max(GRAFANA_TIME_INTERVAL_SECONDS, Math.ceil(rangeSeconds / maxDataPoints));
-  const rateInterval = Math.max(interval + GRAFANA_TIME_INTERVAL_SECONDS, 4 * GRAFANA_TIME_INTERVAL_SECONDS);
-  let out = expr
-    .replaceAll('$__rate_interval', `${rateInterval}s`)
-    .replaceAll('$__interval', `${interval}s`)
-    .replaceAll('$__range', `${rangeSeconds}s`);
-  // Longest names first so $cell does not eat into a $cell_x.
-  for (const name of Object.keys(vars).sort((a, b) => b.length - a.length)) out = out.replaceAll(`$${name}`, vars[name]!);
-  expect(out, `uninterpolated variable in ${out}`).not.toMatch(/\$[A-Za-z_]/);
-  return { expr: out, step: interval };
-}
-
-function allPanels(d: Dashboard): Panel[] {
-  return d.panels.flatMap((p) => [p, ...(p.panels ?? [])]).filter((p) => p.type !== 'row');
-}
-
 /** Panels only a bench-driven search fills (llm_capacity_users): checked against `npm run bench` below. */
 const BENCH_SEARCH_PANEL = /npm run bench search/;
 
-async function runTarget(t: Target, vars: Record<string, string>, w: Window): Promise<PromResult> {
-  const { expr, step } = interpolate(t.expr, vars, w);
-  if (t.instant) return promApi('query', { query: expr, time: String(w.end) });
-  // Grafana aligns range queries to the step.
-  const start = Math.floor(w.start / step) * step;
-  return promApi('query_range', { query: expr, start: String(start), end: String(w.end), step: String(step) });
+/** A panel target as Grafana runs it (see prometheus-harness.ts), against this test's Prometheus. */
+function runTarget(t: Target, vars: Record<string, string>, w: Window): Promise<PromResult> {
+  return runTargetOn(prom!.api, t, vars, w);
 }
 
 // ---------------------------------------------------------------------------------------------
 // The run.
 
-let prometheus: ChildProcess | null = null;
-let promLog = '';
-let dataDir = '';
 let sims: Awaited<ReturnType<typeof startSim>>[] = [];
 let llama: LlamaServer | null = null;
 let dashboard: Dashboard;
@@ -271,16 +198,10 @@ let window: Window;
 /** When the last k6 process had exited (its last push done), s since the epoch. */
 let lastPushAt = 0;
 const runs: Record<'sweep' | 'capacity' | 'fault' | 'native' | 'prefix' | 'sessions', K6Run> = {} as never;
-const allVars: Record<string, string> = {};
+let allVars: Record<string, string> = {};
 
 beforeAll(async () => {
-  const promBin = which('prometheus');
-  const promtool = which('promtool');
-  if (!promBin || !promtool) {
-    throw new Error(
-      'prometheus and promtool are not on PATH: run `sh scripts/ensure-prometheus.sh` (npm test does) or install Prometheus 2.40+',
-    );
-  }
+  requirePrometheusTools(['prometheus', 'promtool']);
   await buildBundles();
   testEngine(); // fails early with a clear message when no k6 is found
 
@@ -300,52 +221,16 @@ beforeAll(async () => {
 
   // The shipped prometheus.yml with the simulators as targets: vllm -> the main simulator, sglang and
   // dcgm -> the SGLang-flavoured one (it serves the DCGM power gauge too). Short intervals, rules copied.
-  const port = await freePort();
-  promUrl = `http://127.0.0.1:${port}`;
-  dataDir = tempDir('prometheus');
-  const shipped = yamlLoad(readFileSync(path.join(ROOT, 'deploy/prometheus/prometheus.yml'), 'utf8')) as {
-    global: Record<string, string>;
-    rule_files: string[];
-    scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
-  };
-  const targetOf: Record<string, string> = {
-    prometheus: `127.0.0.1:${port}`, vllm: hostPort(main.url), sglang: hostPort(sglang.url), dcgm: hostPort(sglang.url),
-    llamacpp: hostPort(llama.base),
-  };
-  for (const job of shipped.scrape_configs) {
-    const t = targetOf[job.job_name];
-    if (!t) throw new Error(`deploy/prometheus/prometheus.yml has a job "${job.job_name}" this test does not map to a simulator`);
-    for (const sc of job.static_configs) sc.targets = [t];
-  }
-  shipped.global = { ...shipped.global, scrape_interval: `${SCRAPE_SECONDS}s`, evaluation_interval: `${SCRAPE_SECONDS}s` };
-  const shippedRules = readFileSync(path.join(ROOT, 'deploy/prometheus', shipped.rule_files[0]!), 'utf8');
-  rulesFile = path.join(dataDir, 'recording-rules.yml');
-  writeFileSync(rulesFile, shippedRules.replace(/^(\s+interval:\s*)\S+$/m, `$1${SCRAPE_SECONDS}s`));
-  shipped.rule_files = [rulesFile];
-  const configFile = path.join(dataDir, 'prometheus.yml');
-  writeFileSync(configFile, yamlDump(shipped));
-  mkdirSync(path.join(dataDir, 'data'));
-  prometheus = spawn(
-    promBin,
-    [
-      `--config.file=${configFile}`,
-      `--storage.tsdb.path=${path.join(dataDir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      '--web.enable-remote-write-receiver',
-      '--enable-feature=native-histograms',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  prometheus.stderr!.on('data', (d: Buffer) => (promLog = (promLog + d.toString()).slice(-20_000)));
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${promUrl}/-/ready`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (i > 100 || prometheus.exitCode !== null) throw new Error(`Prometheus did not start:\n${promLog}`);
-    await sleep(200);
-  }
+  prom = await startPrometheus({
+    targets: {
+      prometheus: PROMETHEUS_SELF, vllm: hostPort(main.url), sglang: hostPort(sglang.url), dcgm: hostPort(sglang.url),
+      llamacpp: hostPort(llama.base),
+    },
+    unmappedJobs: 'error',
+    scrapeSeconds: SCRAPE_SECONDS,
+  });
+  promUrl = prom.url;
+  rulesFile = prom.rulesFile;
 
   const start = Date.now() / 1000 - 5;
   const rw = `${promUrl}/api/v1/write`;
@@ -393,20 +278,15 @@ beforeAll(async () => {
   await Promise.all([runParts(), sglangTraffic]);
   window = { start, end: Date.now() / 1000 };
 
-  dashboard = JSON.parse(readFileSync(path.join(ROOT, 'deploy/grafana/k6-llm-capacity.json'), 'utf8')) as Dashboard;
+  dashboard = readDashboard();
   // Every query variable at "All" (its allValue), testid at this run.
-  for (const v of dashboard.templating.list) {
-    if (v.type !== 'query') continue;
-    allVars[v.name] = v.name === 'testid' ? TESTID : v.allValue ?? '.*';
-  }
+  allVars = allVariables(dashboard, TESTID);
 }, 300_000);
 
 afterAll(async () => {
-  prometheus?.kill('SIGTERM');
-  if (prometheus && prometheus.exitCode === null) await new Promise((r) => prometheus!.once('close', r));
+  await prom?.stop();
   await Promise.all(sims.map((s) => s.close()));
   await llama?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('k6 -> Prometheus remote write -> the dashboard', () => {
@@ -440,11 +320,11 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const start = Math.floor(window.start / step) * step;
     expect(start + Math.floor((window.end - start) / step) * step).toBeGreaterThan(lastPushAt);
     const lost = await cellsWithoutMeasuredSeries();
-    expect(lost, `cells without a measured TTFT series (Prometheus log tail:\n${promLog.slice(-3000)})`).toEqual([]);
+    expect(lost, `cells without a measured TTFT series (Prometheus log tail:\n${prom!.log().slice(-3000)})`).toEqual([]);
   });
 
   it('Prometheus accepted every push (no out-of-order or rejected remote write)', () => {
-    expect(promLog).not.toMatch(/level=(?:error|warn).*remote write/i);
+    expect(prom!.log()).not.toMatch(/level=(?:error|warn).*remote write/i);
   });
 
   it('the template variables list this run and its cells, as Grafana asks for them (label values)', async () => {
@@ -629,7 +509,7 @@ describe('npm run bench -- --prometheus-rw', () => {
       useCases: { useCase: { id: string }; result: { estimate: number } }[];
     };
     const stated = report.useCases.find((u) => u.useCase.id === 'code_completion')!.result.estimate;
-    const board = JSON.parse(readFileSync(path.join(ROOT, 'deploy/grafana/k6-llm-capacity.json'), 'utf8')) as Dashboard;
+    const board = readDashboard();
     const table = allPanels(board).find((p) => BENCH_SEARCH_PANEL.test(p.title))!;
     const vars = { testid: runId };
     const w = { start: Date.now() / 1000 - 300, end: Date.now() / 1000 };

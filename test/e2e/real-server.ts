@@ -1,33 +1,323 @@
-// What the real-server e2e tests (vLLM, SGLang) check alike: a bench sweep against the server. Runs in Node (vitest).
+// What the real-server e2e tests (vLLM, SGLang) check alike: streams, the gate, the suite against the server's own
+// clock, the prefix cache, abandoned and killed requests, and the bench interrupted. Runs in Node (vitest).
 
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { METRICS } from '../../lib/metrics';
-import { extraTags, readCsv, readJson, type CliRun } from './helpers';
+import { parsePrometheusText, readServerSnapshot, type ServerSnapshot } from '../../lib/prometheus';
+import { groupMembers } from '../../orchestrator/process-group';
+import { extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, writePlan, type CliRun } from './helpers';
+
+/** The part of a started vLLM or SGLang these checks use. */
+export interface RealServer {
+  /** http://127.0.0.1:<port> (no /v1). */
+  readonly base: string;
+  readonly model: string;
+  readonly group: { readonly pgid: number };
+  stop(): Promise<void>;
+}
+
+export interface Chunk {
+  choices: { delta?: { content?: string }; finish_reason?: string | null }[];
+  usage?: {
+    prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number } | null;
+  };
+}
+
+export interface Streamed {
+  status: number;
+  chunks: Chunk[];
+  body: string;
+}
+
+/** The JSON body of a streamed chat completion of exactly `maxTokens` tokens, usage asked for. */
+export function chatBody(model: string, content: string, maxTokens: number): string {
+  return JSON.stringify({
+    model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true,
+    stream_options: { include_usage: true },
+  });
+}
+
+/** A streamed chat completion, read to the end: its chunks, in order. */
+export async function streamChat(server: RealServer, content: string, maxTokens: number): Promise<Streamed> {
+  const res = await fetch(`${server.base}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: chatBody(server.model, content, maxTokens),
+  });
+  const body = await res.text();
+  const data = body.split('\n').filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]');
+  return { status: res.status, chunks: data.map((l) => JSON.parse(l.slice(6)) as Chunk), body };
+}
+
+export interface AgentRecord {
+  outcome: string; errorKind?: string; errorMessage?: string; outputTokens: number; outputTokenSource: string;
+  inputTokens: number; cachedTokens: number | null; itlMs: number[]; ttftMs: number;
+}
+
+export interface AgentAnswer {
+  record: AgentRecord;
+  events?: { data: string }[];
+}
+
+/** One streamed chat request through the measuring agent (the path every k6 request takes). */
+export async function viaAgent(
+  agent: string, server: RealServer, content: string, maxTokens: number,
+  opts: { timeout?: string; events?: boolean } = {},
+): Promise<AgentAnswer> {
+  const res = await fetch(`${agent}/stream`, {
+    method: 'POST',
+    body: JSON.stringify({
+      url: `${server.base}/v1/chat/completions`, headers: { 'content-type': 'application/json' },
+      body: chatBody(server.model, content, maxTokens), timeout: opts.timeout ?? '120s',
+      requestedOutputTokens: maxTokens, events: opts.events ?? false,
+    }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as AgentAnswer;
+}
+
+/** The server's own figures now, from its /metrics. */
+export async function scrape(server: RealServer): Promise<ServerSnapshot> {
+  return readServerSnapshot(parsePrometheusText(await (await fetch(`${server.base}/metrics`)).text()));
+}
+
+/** Polls the server's running-requests gauge until it reads 0 (or the deadline); returns the last reading. */
+export async function runningAfter(server: RealServer, deadlineMs: number): Promise<number | null> {
+  const until = Date.now() + deadlineMs;
+  let running = await scrape(server).then((s) => s.running);
+  while (running !== 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 250));
+    running = await scrape(server).then((s) => s.running);
+  }
+  return running;
+}
+
+export const TINY_USE_CASES = [
+  {
+    id: 'tiny_chat', title: 'Tiny chat', contextTokens: 512, outputTokens: 16,
+    limits: [{ metric: 'ttft', operator: '<', value: 20_000 }],
+  },
+  {
+    id: 'impossible', title: 'Impossible', contextTokens: 512, outputTokens: 16,
+    limits: [{ metric: 'e2e', operator: '<', value: 1 }],
+  },
+];
+export const GATE_SCHEDULE = {
+  prefillTokensPerSecond: 2000, decodeTokensPerSecond: 20, safetyFactor: 3, minCellSeconds: 5, gapSeconds: 0.5,
+};
+
+/** The deploy gate on k6 against the server: exit 0 within its limits, 99 beyond them, every request completed. */
+export async function expectGate(v1: string, model: string): Promise<void> {
+  const env = { BASE_URL: v1, MODEL: model };
+  const gate = (useCase: string, rounds: number) => runScript(
+    'gate', { useCases: TINY_USE_CASES, gate: { useCase, concurrency: 2, rounds }, schedule: GATE_SCHEDULE }, env,
+  );
+  const pass = await gate('tiny_chat', 2);
+  expect(pass.exitCode, pass.stderr.slice(-2000)).toBe(0);
+  const fail = await gate('impossible', 1);
+  expect(fail.exitCode, fail.stderr.slice(-2000)).toBe(99);
+  // The verdict comes from the limits, not from failures.
+  for (const run of [pass, fail]) {
+    const ok = readCsv(path.join(run.dir, 'samples.csv')).rows.filter((r) => r.metric_name === METRICS.requestOk.name);
+    expect(ok.length).toBeGreaterThan(0);
+    expect(ok.every((r) => Number(r.metric_value) === 1), run.stderr.slice(-1000)).toBe(true);
+  }
+}
+
+/** One cell's means as the suite and as the server's own histograms had them (report.json). */
+export interface CellClock {
+  readonly id: string;
+  readonly requests: number;
+  readonly suite: { ttft: number; itl: number; e2e: number };
+  readonly server: { ttft: number | null; itl: number | null; e2e: number | null };
+}
+
+interface ReportCell {
+  id: string; succeeded: number;
+  metrics: Record<'ttft' | 'itl' | 'e2e', { mean: number } | null>;
+  server: { serverTtftMs: number | null; serverItlMs: number | null; serverE2eMs: number | null } | null;
+}
 
 /**
- * The sweep of 1K and 4K prompts at 1 and 2 users (6 requests) ran against the named server: exit 0, run.json names
- * the server, every prompt and output length is the planned one as the server's usage counted it, the report is there.
+ * `npm run bench -- --url` against the running server: a sweep of 1K prompts at 1 and 4 users, monitored every 0.5 s;
+ * each cell's clock from report.json.
  */
-export function expectExactSweep(bench: CliRun, runDir: string, serverName: string): void {
+export async function clockSweep(server: RealServer) {
+  const dir = tempDir('clock');
+  const plan = {
+    sweep: { contexts: [1024], concurrencies: [1, 4], rounds: 3, outputTokens: 64 }, monitor: { intervalSeconds: 0.5 },
+  };
+  const bench = await runBenchCli([
+    '--url', `${server.base}/v1`, '--model', server.model, '--plan', writePlan(dir, plan), '--scripts', 'sweep',
+    '--results', dir, '--run-id', 'clock',
+  ]);
   expect(bench.exitCode, bench.stderr.slice(-3000)).toBe(0);
+  const cells = readJson<{ cells: ReportCell[] }>(path.join(dir, 'clock', 'report.json')).cells;
+  const md = readFileSync(path.join(dir, 'clock', 'report.md'), 'utf8');
+  const clocks: CellClock[] = cells.filter((c) => c.succeeded > 0).map((c) => ({
+    id: c.id, requests: c.succeeded,
+    suite: { ttft: c.metrics.ttft!.mean, itl: c.metrics.itl!.mean, e2e: c.metrics.e2e!.mean },
+    server: {
+      ttft: c.server?.serverTtftMs ?? null, itl: c.server?.serverItlMs ?? null, e2e: c.server?.serverE2eMs ?? null,
+    },
+  }));
+  return { clocks, md };
+}
+
+/** How far below the server's own figure the suite's may read: see expectClockAgreement. */
+const CLOCKS_MS = 1;
+
+/**
+ * Issue 31's agreement targets per cell: the suite's TTFT and e2e never below the server's own, mean TTFT within
+ * 5% + 20 ms of the server's TTFT histogram, mean ITL within 5% of its inter-token histogram. "Never below" to within
+ * CLOCKS_MS: the two are read on different clocks (the server's perf_counter in its own process, the agent's kernel
+ * receive stamps), and SGLang's e2e mean once came out 0.26 ms (0.02%) above the suite's over three 1.5 s requests.
+ */
+export function expectClockAgreement(name: string, clocks: readonly CellClock[]): void {
+  expect(clocks.length).toBe(2);
+  const lines = clocks.map((c) => {
+    const f = (v: number | null) => (v === null ? 'n/a' : v.toFixed(1));
+    return `${name} ${c.id} (${c.requests} req): TTFT ${f(c.suite.ttft)} / ${f(c.server.ttft)} ms, ` +
+      `ITL ${c.suite.itl.toFixed(2)} / ${f(c.server.itl)} ms, e2e ${f(c.suite.e2e)} / ${f(c.server.e2e)} ms`;
+  });
+  console.log(lines.join('\n'));
+  for (const [i, c] of clocks.entries()) {
+    const { ttft, itl, e2e } = c.server;
+    expect([ttft, itl, e2e], lines[i]).not.toContain(null);
+    expect(c.suite.ttft, lines[i]).toBeGreaterThanOrEqual(ttft! - CLOCKS_MS);
+    expect(c.suite.ttft - ttft!, lines[i]).toBeLessThanOrEqual(0.05 * ttft! + 20);
+    expect(c.suite.e2e, lines[i]).toBeGreaterThanOrEqual(e2e! - CLOCKS_MS);
+    expect(Math.abs(c.suite.itl - itl!), lines[i]).toBeLessThanOrEqual(0.05 * itl!);
+  }
+}
+
+/**
+ * Two requests the client gives up on after 1 s (4,000 tokens asked): each a timeout, and the server, seeing the
+ * connections close, stops running them (its running gauge back to 0).
+ */
+export async function expectAbandonedFreed(agent: string, server: RealServer): Promise<void> {
+  const answers = await Promise.all([0, 1].map((i) =>
+    viaAgent(agent, server, `Count to a thousand, run ${i}.`, 4000, { timeout: '1s' })));
+  expect(answers.map((a) => a.record.errorKind)).toEqual(['timeout', 'timeout']);
+  expect(await runningAfter(server, 15_000)).toBe(0);
+}
+
+/**
+ * k6 sends the same 1K prompt twice (shared-prefix mode): the second request's llm_cached_tokens are the tokens the
+ * server's own counters say it found cached. Returns the server's figures before and after, and the cached tokens.
+ */
+export async function cachedTokensRun(server: RealServer) {
+  const before = await scrape(server);
+  const run = await runScript(
+    'sweep',
+    {
+      sweep: { contexts: [1024], concurrencies: [1], rounds: 2, outputTokens: 4 }, prompts: { mode: 'shared-prefix' },
+      target: { metricsUrl: null },
+    },
+    { BASE_URL: `${server.base}/v1`, MODEL: server.model },
+  );
+  expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+  const after = await scrape(server);
+  const rows = readCsv(path.join(run.dir, 'samples.csv')).rows;
+  const cached = rows.filter((r) => r.metric_name === METRICS.cachedTokens.name).map((r) => Number(r.metric_value));
+  const requests = rows.filter((r) => r.metric_name === METRICS.requestOk.name).length;
+  return { before, after, cached, requests };
+}
+
+/**
+ * The server's HTTP process killed (SIGKILL) while a 4,000-token answer streams: the request ends as a stream failure,
+ * nothing crashes; then stopping the server leaves none of its processes.
+ */
+export async function expectKilledMidStream(agent: string, server: RealServer, minProcesses: number): Promise<void> {
+  const { pgid } = server.group;
+  expect(groupMembers(pgid).length, 'the server runs as several processes').toBeGreaterThanOrEqual(minProcesses);
+  const answer = viaAgent(agent, server, 'Tell a long story.', 4000);
+  // Kill once tokens are streaming: the server reports a request running, then give it half a second of tokens.
+  for (let i = 0; i < 100 && (await scrape(server)).running !== 1; i++) await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 500));
+  process.kill(pgid, 'SIGKILL');
+  const { record } = await answer;
+  expect(record.outcome).toBe('errored');
+  expect(['stream_error', 'truncated']).toContain(record.errorKind);
+  await server.stop();
+  expect(groupMembers(pgid)).toEqual([]);
+  await expect(fetch(`${server.base}/health`)).rejects.toThrow();
+}
+
+/** The plan of the bench run through --target: the sweep (6 exact requests), a capacity search, then a burst. */
+export const BENCH_PLAN = {
+  sweep: { contexts: [1024, 4096], concurrencies: [1, 2], rounds: 1, outputTokens: 32 },
+  capacity: {
+    useCases: ['code_completion'], outputTokens: { code_completion: 16 }, rounds: 1, minMeasuredSeconds: 1, maxUsers: 4,
+  },
+  burst: { profiles: ['chatbot'], depths: [1, 4] },
+};
+
+/**
+ * `npm run bench -- --target <server>` over sweep, capacity and burst, with Ctrl-C (SIGINT) once the burst has a
+ * request done: the run keeps what it measured (exit 105, run.json interrupted), writes the report and stops the
+ * server it started. Returns the run's folder and the bench's output.
+ */
+export async function interruptedBench(target: 'vllm' | 'sglang') {
+  const dir = tempDir(`${target}-bench`);
+  const runDir = path.join(dir, target);
+  const burstCsv = path.join(runDir, 'burst', 'samples.csv');
+  let interruptedAt = 0;
+  const bench = await runBenchCli(
+    [
+      '--target', target, '--plan', writePlan(dir, BENCH_PLAN), '--scripts', 'sweep,capacity,burst', '--results', dir,
+      '--run-id', target,
+    ],
+    {},
+    (pid) => {
+      const poll = setInterval(() => {
+        if (existsSync(burstCsv) && readFileSync(burstCsv, 'utf8').includes(`\n${METRICS.requestOk.name},`)) {
+          clearInterval(poll);
+          interruptedAt = Date.now();
+          process.kill(pid, 'SIGINT');
+        }
+      }, 100);
+    },
+  );
+  return { bench, runDir, interrupted: interruptedAt > 0 };
+}
+
+/** After interruptedBench: what it kept, and that its server is gone. */
+export async function expectKeptAndStopped(bench: CliRun, runDir: string, serverName: string): Promise<void> {
+  expect(bench.exitCode, bench.stderr.slice(-3000)).toBe(105);
   const run = readJson<{
-    target: { simulated: boolean; server: { name: string } }; promptsExact: boolean;
+    interrupted: boolean; target: { simulated: boolean; server: { name: string } }; promptsExact: boolean;
     requests: Record<string, { succeeded: number; failed: number }>;
   }>(path.join(runDir, 'run.json'));
+  expect(run.interrupted).toBe(true);
   expect(run.target).toMatchObject({ simulated: false, server: { name: serverName } });
   expect(run.promptsExact).toBe(true);
   expect(run.requests.sweep).toMatchObject({ succeeded: 6, failed: 0 });
-  const rows = readCsv(path.join(runDir, 'sweep', 'samples.csv')).rows;
-  const tokenMetrics: string[] = [METRICS.inputTokens.name, METRICS.outputTokens.name];
-  const counted = rows.filter((r) => tokenMetrics.includes(r.metric_name!));
-  expect(counted.length).toBe(12);
-  for (const row of counted) {
-    const tags = extraTags(row);
-    expect(tags.token_source).toBe('usage');
-    const planned = row.metric_name === METRICS.inputTokens.name ? tags.context : tags.output;
-    expect(Number(row.metric_value), `${tags.cell} ${row.metric_name}`).toBe(Number(planned));
+  expect(run.requests.capacity!.succeeded).toBeGreaterThan(0);
+  expect(run.requests.burst!.succeeded).toBeGreaterThan(0);
+  for (const part of ['sweep', 'capacity', 'burst']) expect(run.requests[part]!.failed, part).toBe(0);
+  for (const f of ['report.md', 'report.html', 'report.json', 'cells.csv']) {
+    expect(existsSync(path.join(runDir, f)), f).toBe(true);
   }
-  for (const f of ['report.md', 'report.html', 'cells.csv']) expect(existsSync(path.join(runDir, f)), f).toBe(true);
+  expectExactLengths(runDir, ['sweep', 'capacity']);
+  const port = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(bench.stderr)?.[1];
+  expect(port, 'the bench names the server it started').toBeDefined();
+  await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+}
+
+/** Every prompt and output length of the parts is the planned one, as the server's usage counted it. */
+export function expectExactLengths(runDir: string, parts: readonly string[]): void {
+  const tokenMetrics: string[] = [METRICS.inputTokens.name, METRICS.outputTokens.name];
+  let checked = 0;
+  for (const part of parts) {
+    const rows = readCsv(path.join(runDir, part, 'samples.csv')).rows;
+    for (const row of rows.filter((r) => tokenMetrics.includes(r.metric_name!))) {
+      const tags = extraTags(row);
+      expect(tags.token_source).toBe('usage');
+      const planned = row.metric_name === METRICS.inputTokens.name ? tags.context : tags.output;
+      expect(Number(row.metric_value), `${part} ${tags.cell} ${row.metric_name}`).toBe(Number(planned));
+      checked++;
+    }
+  }
+  expect(checked).toBeGreaterThanOrEqual(12);
 }

@@ -1,5 +1,6 @@
-// End to end against SGLang on the CPU with the tiny Qwen3 model (Hugging Face format), and the suite through
-// `npm run bench -- --target sglang`. Runs in Node (vitest).
+// End to end against SGLang on the CPU with the tiny Qwen3 model (Hugging Face format): its streams and errors, the
+// gate, the suite against SGLang's own histograms, its prefix cache, several tokens per chunk, abandoned and killed
+// requests, and `npm run bench -- --target sglang` interrupted. Runs in Node (vitest).
 //
 // The install (scripts/ensure-sglang.sh, about 3.2 GB, minutes) happens here when `npm run sglang:build` has not
 // run. SGLang's sgl_kernel is the project's CPU stand-in (scripts/sglang-cpu/sgl_kernel): see ensure-sglang.sh.
@@ -9,13 +10,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText, readServerSnapshot } from '../../lib/prometheus';
 import { requestPrefix } from '../../lib/prompt-text';
-import { groupMembers } from '../../orchestrator/process-group';
 import {
   ensureSglangArtefacts, startSglangServer, type SglangArtefacts, type SglangServer,
 } from '../../orchestrator/sglang-server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
-import { ROOT, runBenchCli, tempDir, testAgent, writePlan } from './helpers';
-import { expectExactSweep } from './real-server';
+import { ROOT, testAgent } from './helpers';
+import { expectServerRowsLive } from './real-server-grafana';
+import {
+  cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
+  expectKilledMidStream, interruptedBench, streamChat, viaAgent, type AgentAnswer, type Chunk,
+} from './real-server';
 
 let artefacts: SglangArtefacts;
 let server: SglangServer;
@@ -31,59 +35,10 @@ afterAll(async () => {
   await server?.stop();
 });
 
-interface Chunk {
-  choices: { delta?: { content?: string }; finish_reason?: string | null }[];
-  usage?: {
-    prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number } | null;
-  };
-}
-
-/** The JSON body of a streamed chat completion of `maxTokens` tokens, usage asked for. */
-function chatBody(content: string, maxTokens: number): string {
-  return JSON.stringify({
-    model: server.model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true,
-    stream_options: { include_usage: true },
-  });
-}
-
-interface Streamed {
-  status: number;
-  chunks: Chunk[];
-  body: string;
-}
-
-/** A streamed chat completion, read to the end: its chunks, in order. */
-async function streamChat(content: string, maxTokens: number): Promise<Streamed> {
-  const res = await fetch(`${v1}/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: chatBody(content, maxTokens),
-  });
-  const body = await res.text();
-  const data = body.split('\n').filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]');
-  return { status: res.status, chunks: data.map((l) => JSON.parse(l.slice(6)) as Chunk), body };
-}
-
-interface AgentAnswer {
-  record: { outcome: string; outputTokens: number; outputTokenSource: string; inputTokens: number; itlMs: number[] };
-  events: { data: string }[];
-}
-
-/** One streamed request through the measuring agent, with every event kept. */
-async function viaAgent(agent: string, content: string, maxTokens: number): Promise<AgentAnswer> {
-  const res = await fetch(`${agent}/stream`, {
-    method: 'POST',
-    body: JSON.stringify({
-      url: `${v1}/chat/completions`, headers: { 'content-type': 'application/json' },
-      body: chatBody(content, maxTokens), timeout: '120s', requestedOutputTokens: maxTokens, events: true,
-    }),
-  });
-  expect(res.status).toBe(200);
-  return (await res.json()) as AgentAnswer;
-}
-
 /** The events of an answer that carry generated text. */
 function contentChunks(answer: AgentAnswer): number {
-  return answer.events.filter((e) => e.data.startsWith('{') && (JSON.parse(e.data) as Chunk).choices[0]?.delta?.content)
-    .length;
+  const carriesText = (data: string) => data.startsWith('{') && !!(JSON.parse(data) as Chunk).choices[0]?.delta?.content;
+  return answer.events!.filter((e) => carriesText(e.data)).length;
 }
 
 describe('SGLang (CPU), a real inference server', () => {
@@ -101,7 +56,7 @@ describe('SGLang (CPU), a real inference server', () => {
     });
     expect(prompts.exact).toBe(true);
     for (const set of prompts.prompts) {
-      const { status, chunks, body } = await streamChat(requestPrefix('unique', 123_456, 7, 89) + set.body, 16);
+      const { status, chunks, body } = await streamChat(server, requestPrefix('unique', 123_456, 7, 89) + set.body, 16);
       expect(status, body.slice(0, 500)).toBe(200);
       const last = chunks.at(-1)!;
       // As vLLM: the usage chunk has no choices.
@@ -115,7 +70,7 @@ describe('SGLang (CPU), a real inference server', () => {
   }, 120_000);
 
   it('answers an over-long prompt with 400', async () => {
-    const { status, body } = await streamChat('word '.repeat(server.settings.contextLength + 100), 8);
+    const { status, body } = await streamChat(server, 'word '.repeat(server.settings.contextLength + 100), 8);
     expect(status).toBe(400);
     expect(body).toMatch(/context|length|tokens/i);
   }, 60_000);
@@ -138,8 +93,9 @@ describe('SGLang (CPU), a real inference server', () => {
 
   it('puts several tokens in one chunk under load, and the agent gives each token its own ITL', async () => {
     const agent = await testAgent();
+    const story = (i: number) => `${requestPrefix('unique', 5, i, 0)} Tell a story.`;
     const answers = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => viaAgent(agent, `${requestPrefix('unique', 5, i, 0)} Tell a story.`, 64)),
+      Array.from({ length: 16 }, (_, i) => viaAgent(agent, server, story(i), 64, { events: true })),
     );
     for (const a of answers) {
       expect(a.record).toMatchObject({ outcome: 'completed', outputTokens: 64, outputTokenSource: 'usage' });
@@ -149,33 +105,49 @@ describe('SGLang (CPU), a real inference server', () => {
     // chunks carry more than one token.
     expect(answers.filter((a) => contentChunks(a) < a.record.outputTokens).length).toBeGreaterThan(0);
   }, 300_000);
-});
 
-// Before the bench below starts an SGLang of its own: two on two cores would slow both.
-describe('stopping SGLang', () => {
-  it('leaves no process of the server: HTTP server, scheduler and detokenizer all end', async () => {
-    const { pgid } = server.group;
-    expect(groupMembers(pgid).length, 'SGLang runs as several processes').toBeGreaterThan(2);
-    await server.stop();
-    expect(groupMembers(pgid)).toEqual([]);
-    await expect(fetch(`${server.base}/health`)).rejects.toThrow();
+  it('gates a deploy on k6: exit 0 within the limits, 99 when a limit breaks', async () => {
+    await expectGate(v1, server.model);
+  }, 180_000);
+
+  it("agrees with SGLang's own clock per cell (TTFT, e2e never below; ITL within 5%); Grafana shows it", async () => {
+    // A real Prometheus scrapes the server meanwhile: the dashboard's server lines must show it.
+    let sweep: Awaited<ReturnType<typeof clockSweep>> | null = null;
+    const grafana = await expectServerRowsLive({
+      job: 'sglang', base: server.base, drive: async () => void (sweep = await clockSweep(server)),
+    });
+    console.log(grafana.lines.join('\n'));
+    expect(grafana.live.length).toBeGreaterThanOrEqual(7);
+    const { clocks, md } = sweep!;
+    expectClockAgreement('SGLang', clocks);
+    expect(md).toMatch(/## The Server's Own Clock\n/);
+    expect(md).toMatch(/The KV cache was at most \*\*\d+\.\d%\*\* full/);
+  }, 240_000);
+
+  it("finds the repeated prompt cached: llm_cached_tokens add up to SGLang's own cached-token counter", async () => {
+    const { before, after, cached, requests } = await cachedTokensRun(server);
+    expect(requests).toBe(2);
+    // Its radix cache matches token by token: the second request finds all of the first's prompt but its last token
+    // (the first may find the chat template's first tokens, cached by earlier requests).
+    expect(Math.max(...cached)).toBeGreaterThanOrEqual(1000);
+    const sum = cached.reduce((a, b) => a + b, 0);
+    expect(after.prefixCacheHitsTotal! - (before.prefixCacheHitsTotal ?? 0)).toBe(sum);
+  }, 120_000);
+
+  it('stops running a request the client gives up on (timeout; its running gauge back to 0)', async () => {
+    await expectAbandonedFreed(await testAgent(), server);
   }, 60_000);
+
+  // Last: it kills the server.
+  it('killed mid-stream: a stream failure, and stopping SGLang leaves none of its processes', async () => {
+    await expectKilledMidStream(await testAgent(), server, 3);
+  }, 120_000);
 });
 
-describe('npm run bench -- --target sglang', () => {
-  const dir = tempDir('sglang-bench');
-  const runDir = path.join(dir, 'sglang');
-  let bench: Awaited<ReturnType<typeof runBenchCli>>;
-
-  beforeAll(async () => {
-    const plan = { sweep: { contexts: [1024, 4096], concurrencies: [1, 2], rounds: 1, outputTokens: 32 } };
-    bench = await runBenchCli([
-      '--target', 'sglang', '--plan', writePlan(dir, plan), '--scripts', 'sweep', '--results', dir,
-      '--run-id', 'sglang',
-    ]);
+describe('npm run bench -- --target sglang, interrupted in its burst', () => {
+  it('starts SGLang, runs the sweep and capacity search exactly, keeps all on Ctrl-C and stops SGLang', async () => {
+    const { bench, runDir, interrupted } = await interruptedBench('sglang');
+    expect(interrupted, bench.stderr.slice(-3000)).toBe(true);
+    await expectKeptAndStopped(bench, runDir, 'sglang');
   }, 900_000);
-
-  it('starts SGLang, runs the sweep on k6 with exact prompt and output lengths, and writes the report', () => {
-    expectExactSweep(bench, runDir, 'sglang');
-  });
 });

@@ -1,16 +1,19 @@
-// End to end against vLLM's CPU build with the tiny Qwen3 model (Hugging Face format), and the suite through
-// `npm run bench -- --target vllm`. Runs in Node (vitest).
+// End to end against vLLM's CPU build with the tiny Qwen3 model (Hugging Face format): its streams and errors, the
+// gate, the suite against vLLM's own histograms, its prefix cache, abandoned and killed requests, and
+// `npm run bench -- --target vllm` interrupted. Runs in Node (vitest).
 //
 // The install (scripts/ensure-vllm.sh, about 3 GB, minutes) happens here when `npm run vllm:build` has not run.
 
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestPrefix } from '../../lib/prompt-text';
-import { groupMembers } from '../../orchestrator/process-group';
 import { ensureVllmArtefacts, startVllmServer, type VllmServer } from '../../orchestrator/vllm-server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
-import { runBenchCli, tempDir, writePlan } from './helpers';
-import { expectExactSweep } from './real-server';
+import { testAgent } from './helpers';
+import { expectServerRowsLive } from './real-server-grafana';
+import {
+  cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
+  expectKilledMidStream, interruptedBench, streamChat,
+} from './real-server';
 
 let server: VllmServer;
 let v1: string;
@@ -24,32 +27,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-interface Chunk {
-  choices: { delta?: { content?: string }; finish_reason?: string | null }[];
-  usage?: { prompt_tokens: number; completion_tokens: number };
-}
-
-interface Streamed {
-  status: number;
-  chunks: Chunk[];
-  body: string;
-}
-
-/** A streamed chat completion, read to the end: its chunks, in order. */
-async function streamChat(content: string, maxTokens: number): Promise<Streamed> {
-  const res = await fetch(`${v1}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      model: server.model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true,
-      stream_options: { include_usage: true },
-    }),
-  });
-  const body = await res.text();
-  const data = body.split('\n').filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]');
-  return { status: res.status, chunks: data.map((l) => JSON.parse(l.slice(6)) as Chunk), body };
-}
-
 describe('vLLM (CPU build), a real inference server', () => {
   it('counts prompt tokens as the suite does, the chat template included, and streams usage last', async () => {
     const prompts = await preparePrompts({
@@ -58,7 +35,7 @@ describe('vLLM (CPU build), a real inference server', () => {
     expect(prompts.exact).toBe(true);
     expect(prompts.tokenizer).toMatch(/qwen3/i);
     for (const set of prompts.prompts) {
-      const { status, chunks, body } = await streamChat(requestPrefix('unique', 123_456, 7, 89) + set.body, 16);
+      const { status, chunks, body } = await streamChat(server, requestPrefix('unique', 123_456, 7, 89) + set.body, 16);
       expect(status, body.slice(0, 500)).toBe(200);
       const last = chunks.at(-1)!;
       // vLLM's usage chunk has no choices; the suite reads usage from it.
@@ -69,37 +46,55 @@ describe('vLLM (CPU build), a real inference server', () => {
   }, 120_000);
 
   it('answers an over-long prompt with 400', async () => {
-    const { status, body } = await streamChat('word '.repeat(server.settings.maxModelLen + 100), 8);
+    const { status, body } = await streamChat(server, 'word '.repeat(server.settings.maxModelLen + 100), 8);
     expect(status).toBe(400);
     expect(body).toMatch(/context|length|tokens/i);
   }, 60_000);
-});
 
-// Before the bench below starts a vLLM of its own: two on two cores would slow both.
-describe('stopping vLLM', () => {
-  it('leaves no process of the server: API server, engine core and worker all end', async () => {
-    const { pgid } = server.group;
-    expect(groupMembers(pgid).length, 'vLLM runs as several processes').toBeGreaterThan(1);
-    await server.stop();
-    expect(groupMembers(pgid)).toEqual([]);
-    await expect(fetch(`${server.base}/health`)).rejects.toThrow();
+  it('gates a deploy on k6: exit 0 within the limits, 99 when a limit breaks', async () => {
+    await expectGate(v1, server.model);
+  }, 180_000);
+
+  it("agrees with vLLM's own clock per cell (TTFT, e2e never below; ITL within 5%); Grafana shows it", async () => {
+    // A real Prometheus scrapes the server meanwhile: the dashboard's server lines must show it.
+    let sweep: Awaited<ReturnType<typeof clockSweep>> | null = null;
+    const grafana = await expectServerRowsLive({
+      job: 'vllm', base: server.base, drive: async () => void (sweep = await clockSweep(server)),
+    });
+    console.log(grafana.lines.join('\n'));
+    expect(grafana.live.length).toBeGreaterThanOrEqual(7);
+    const { clocks, md } = sweep!;
+    expectClockAgreement('vLLM', clocks);
+    expect(md).toMatch(/## The Server's Own Clock\n/);
+    expect(md).toMatch(/The KV cache was at most \*\*\d+\.\d%\*\* full/);
+  }, 240_000);
+
+  it("finds the repeated prompt cached: llm_cached_tokens are the hits vLLM's own counter adds", async () => {
+    const { before, after, cached, requests } = await cachedTokensRun(server);
+    expect(requests).toBe(2);
+    // vLLM 0.32 states cached tokens even when there are none (older vLLM, and the simulator, leave the field out):
+    // the first request finds none, the second all of the first's full blocks.
+    expect(cached).toHaveLength(2);
+    expect(cached[0]).toBe(0);
+    expect(cached[1]).toBeGreaterThanOrEqual(768);
+    expect(after.prefixCacheHitsTotal! - before.prefixCacheHitsTotal!).toBe(cached[1]);
+  }, 120_000);
+
+  it('stops running a request the client gives up on (timeout; its running gauge back to 0)', async () => {
+    await expectAbandonedFreed(await testAgent(), server);
   }, 60_000);
+
+  // Last: it kills the server.
+  it('killed mid-stream: a stream failure, and stopping vLLM leaves none of its processes', async () => {
+    await expectKilledMidStream(await testAgent(), server, 2);
+  }, 120_000);
 });
 
-describe('npm run bench -- --target vllm', () => {
-  const dir = tempDir('vllm-bench');
-  const runDir = path.join(dir, 'vllm');
-  let bench: Awaited<ReturnType<typeof runBenchCli>>;
-
-  beforeAll(async () => {
-    const plan = { sweep: { contexts: [1024, 4096], concurrencies: [1, 2], rounds: 1, outputTokens: 32 } };
-    bench = await runBenchCli([
-      '--target', 'vllm', '--plan', writePlan(dir, plan), '--scripts', 'sweep', '--results', dir, '--run-id', 'vllm',
-    ]);
-  }, 900_000);
-
-  it('starts vLLM, runs the sweep on k6 with exact prompt and output lengths, and writes the report', () => {
-    expectExactSweep(bench, runDir, 'vllm');
+describe('npm run bench -- --target vllm, interrupted in its burst', () => {
+  it('starts vLLM, runs the sweep and capacity search exactly, keeps all on Ctrl-C and stops vLLM', async () => {
+    const { bench, runDir, interrupted } = await interruptedBench('vllm');
+    expect(interrupted, bench.stderr.slice(-3000)).toBe(true);
     expect(bench.stderr).toMatch(/vLLM, CPU build \(max-model-len 16384, .*\) listening at http:\/\/127\.0\.0\.1:\d+/);
-  });
+    await expectKeptAndStopped(bench, runDir, 'vllm');
+  }, 900_000);
 });

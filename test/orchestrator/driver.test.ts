@@ -288,6 +288,19 @@ describe('Driver, the quiet gap between steps (a scrape of the server falls betw
     expect([a!.startMs, a!.endMs, b!.startMs, b!.endMs]).toEqual([0, 1000, 1750, 2000]);
   });
 
+  it('a run stopped in the gap: the step not started yet ends where it would have started (no negative span)', () => {
+    let now = 0;
+    const specs: StepSpec[] = [
+      { cell: cell('a', 1), mode: { kind: 'rounds', rounds: 1 } },
+      { cell: cell('b', 1), mode: { kind: 'rounds', rounds: 1 } },
+    ];
+    const d = new Driver(new FixedSteps(specs), () => now, null, 750);
+    d.done(report(ticketOf(d.next(1))));
+    now = 200;
+    const b = d.snapshot()[1]!;
+    expect([b.startMs, b.endMs, b.requests.length]).toEqual([750, 750, 0]);
+  });
+
   it('waits quietMs after the drain before a fresh steady step, and not at all when nothing scrapes (0)', () => {
     for (const quietMs of [500, 0]) {
       let now = 0;
