@@ -1,21 +1,22 @@
-// `npm run record-transcripts`: records the simulator's streams as golden transcripts for the Go tests. Runs in Node.
-// It covers the vLLM and SGLang flavours and every injected fault.
+// `npm run record-transcripts`: records streams as golden transcripts for the Go tests. Runs in Node.
+// By default the simulator's (its vLLM and SGLang flavours and every injected fault); with --target vllm or
+// --target sglang, the real server's (started as --target starts it for the bench): a chat stream with usage,
+// one without, /v1/completions, a repeated prompt with cached tokens, a prompt beyond the window (400), and for
+// SGLang a stream that carried several tokens in one chunk under load.
 //
-// Each response is written byte for byte to agent/testdata/transcripts/sim-<flavour>-<case>.http in
+// Each response is written byte for byte to agent/testdata/transcripts/<source>-<case>.http in
 // the transcript format (agent/transcript_test.go): comment lines, status, content type, how the
 // response ended (eof, or reset when the connection was cut), a blank line, the body. Then
 // `cd agent && go test -run TestTranscripts -update` writes their expected records, to be read
 // before they are committed. Request ids and `created` differ per recording; nothing else does.
 
-import { request } from 'node:http';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { FAULT_HEADER } from '../sim/faults';
 import { startSim } from '../sim/server';
-import { runMain } from './cli';
+import { Command, Option } from 'commander';
+import { EXIT } from '../lib/exit-codes';
+import { parseCommandLine, runMain } from './cli';
+import { recordRealServer } from './record-real-transcripts';
+import { send, writeTranscript } from './transcript-file';
 
-const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'agent', 'testdata', 'transcripts');
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 
 /** The cases: a name and the faults the request asks for ('' for none). */
@@ -34,37 +35,7 @@ const CASES: readonly { name: string; fault: string; body?: object }[] = [
   { name: 'bad-request', fault: '', body: { max_tokens: 0 } },
 ];
 
-interface Recorded {
-  status: number;
-  contentType: string;
-  reset: boolean;
-  body: Buffer;
-}
-
-function send(base: string, endpoint: string, body: object, fault: string): Promise<Recorded> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(`${base}${endpoint}`);
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (fault) headers[FAULT_HEADER] = fault;
-    const req = request(url, { method: 'POST', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      let reset = false;
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('aborted', () => (reset = true));
-      res.on('error', () => (reset = true));
-      res.on('close', () =>
-        resolve({
-          status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''),
-          reset: reset || !res.complete, body: Buffer.concat(chunks),
-        }),
-      );
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
-
-runMain('record-transcripts', async () => {
+async function recordSim(): Promise<void> {
   for (const flavour of ['vllm', 'sglang'] as const) {
     const sim = await startSim({ port: 0, flavour, fixed: { ttftMs: 5, itlMs: 2 } });
     try {
@@ -75,19 +46,26 @@ runMain('record-transcripts', async () => {
           messages: [{ role: 'user', content: 'Say hi.' }], ...c.body,
         };
         const r = await send(sim.url, completions ? '/completions' : '/chat/completions', body, c.fault);
-        const header = [
-          `# Recorded from the simulator (${flavour} flavour, fixed timing, 8 tokens) by npm run record-transcripts:`,
-          `# ${c.fault ? `x-sim-fault: ${c.fault}` : 'no fault'}, ${completions ? '/v1/completions' : '/v1/chat/completions'}.`,
-          `status: ${r.status}`,
-          `content-type: ${r.contentType.split(';')[0]}`,
-          `end: ${r.reset ? 'reset' : 'eof'}`,
-          '',
-        ].join('\n');
-        writeFileSync(path.join(DIR, `sim-${flavour}-${c.name}.http`), Buffer.concat([Buffer.from(header + '\n'), r.body]));
-        process.stderr.write(`sim-${flavour}-${c.name}: ${r.status}${r.reset ? ', reset' : ''}, ${r.body.length} bytes\n`);
+        writeTranscript(`sim-${flavour}-${c.name}`, [
+          `Recorded from the simulator (${flavour} flavour, fixed timing, 8 tokens) by npm run record-transcripts:`,
+          `${c.fault ? `x-sim-fault: ${c.fault}` : 'no fault'}, ${completions ? '/v1/completions' : '/v1/chat/completions'}.`,
+        ], r);
       }
     } finally {
       await sim.close();
     }
   }
+}
+
+runMain('record-transcripts', async () => {
+  const program = new Command('record-transcripts')
+    .description('Record streams as golden transcripts of agent/testdata/transcripts (the simulator by default).')
+    .addOption(new Option('--target <server>', 'a real server to record instead').choices(['vllm', 'sglang']))
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined });
+  if (!parseCommandLine(program)) return EXIT.ok;
+  const { target } = program.opts<{ target?: 'vllm' | 'sglang' }>();
+  if (target) await recordRealServer(target);
+  else await recordSim();
+  return EXIT.ok;
 });
