@@ -6,8 +6,8 @@
 // (t0 the last at or before the window start, t1 the first at or after its end) cover every request
 // of the cell, but also whatever the neighbouring steps' requests were observed doing between those
 // scrapes and the window's edges: a 1-user step after a busier one took in the busier step's TTFTs,
-// and the server's mean came out above the client's. So a histogram uses the outer scrapes only when
-// their count delta is exactly the cell's own number of observations (then they are the cell's own),
+// and the server's mean came out above the client's. So a histogram uses scrapes around the window only
+// when their count delta is exactly the cell's own number of observations (then they are the cell's own),
 // and otherwise the inner scrapes (the first at or after the start, the last at or before the end):
 // a sample of the cell's requests, none of its neighbours'.
 
@@ -86,19 +86,44 @@ export function innerDeltaOver(s: Series | undefined, w: Window): number | null 
   return d < 0 ? null : d;
 }
 
+/** How many scrapes on each side of a window are tried for an exact count (the server may observe late). */
+const EXACT_CANDIDATES = 8;
+
+/**
+ * Two scrapes around the window between which the count grew by exactly `observations`: the latest at or before the
+ * start (or the first scrape, when none is that early) and the earliest at or after the end that do. A server may
+ * observe a request some time after the client has its last byte (SGLang, by up to half a second here), so scrapes
+ * after the first one past the end are tried too. Null when no pair counts exactly that many.
+ */
+export function exactScrapes(count: Series, w: Window, observations: number): { t0: number; t1: number } | null {
+  const times = count.times.values();
+  const values = count.values.values();
+  const order = Array.from(times.keys()).sort((a, b) => times[a]! - times[b]!);
+  let before = order.filter((i) => times[i]! <= w.startMs).reverse().slice(0, EXACT_CANDIDATES);
+  if (before.length === 0 && order.length > 0) before = [order[0]!];
+  const after = order.filter((i) => times[i]! >= w.endMs).slice(0, EXACT_CANDIDATES);
+  for (const i1 of after) {
+    for (const i0 of before) {
+      if (times[i0]! < times[i1]! && values[i1]! - values[i0]! === observations) return { t0: times[i0]!, t1: times[i1]! };
+    }
+  }
+  return null;
+}
+
 /**
  * Mean of a Prometheus histogram over a window, in ms: delta(sum seconds) / delta(count) x 1000. `observations` is how
- * many the cell's own requests made (one per request, or one per token gap): when the outer scrapes counted exactly
- * that many, they are the cell's own and the mean covers all of them; otherwise the inner scrapes' (see the header).
- * Null when the series are missing or no observation was counted.
+ * many the cell's own requests made (one per request, or one per token gap): when two scrapes around the window
+ * counted exactly that many (exactScrapes), the mean is over those, the cell's own; otherwise over what the scrapes
+ * inside the window saw (see the header). Null when the series are missing or no observation was counted.
  */
 export function histogramMeanMs(
   sum: Series | undefined, count: Series | undefined, w: Window, observations: number | null = null,
 ): number | null {
-  const dc = deltaOver(count, w);
-  if (observations !== null && observations > 0 && dc === observations) {
-    const ds = deltaOver(sum, w);
-    return ds === null ? null : (ds / dc) * 1000;
+  if (!sum || !count) return null;
+  const exact = observations !== null && observations > 0 ? exactScrapes(count, w, observations) : null;
+  if (exact) {
+    const ds = valueAtOrAfter(sum, exact.t1)! - valueAtOrBefore(sum, exact.t0)!;
+    return ds < 0 ? null : (ds / observations!) * 1000;
   }
   const ic = innerDeltaOver(count, w);
   const is = innerDeltaOver(sum, w);

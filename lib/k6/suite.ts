@@ -50,6 +50,8 @@ const SPLIT_MONITOR_TAIL_MS = 5000;
  * together, and the first round of a cell is one burst across runners, as in one process.
  */
 const SPLIT_START_AFTER_RESUME_MS = 1000;
+/** The monitor's last scrape comes at least this long after the last request. */
+const FINAL_SCRAPE_AFTER_MS = 1000;
 /** The server's figures now, from its /metrics (and the power exporter's); null when the scrape failed. */
 async function scrapeServer(target: Plan['target']): Promise<ServerSnapshot | null> {
   try {
@@ -294,8 +296,10 @@ export function createSuite(script: ScriptName): Suite {
         recordServerSnapshot(await scrapeServer(plan.target));
         await pause(intervalMs - (nowMs() - started));
       }
-      // One scrape after the last request ended: the last cell's window then has a sample after its end, as every
-      // other cell's has, and the server's histograms can be read over exactly its requests.
+      // A last scrape a while after the last request ended: the last cell's window then has a sample after its end,
+      // as every other cell's has, late enough for a server that counts a request after its last byte (SGLang, up to
+      // 0.5 s here), so its histograms can be read over exactly the cell's requests.
+      await pause(Math.max(intervalMs, FINAL_SCRAPE_AFTER_MS));
       recordServerSnapshot(await scrapeServer(plan.target));
     },
 

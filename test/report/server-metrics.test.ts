@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   deltaOver,
+  exactScrapes,
   histogramMeanMs,
   innerDeltaOver,
   prefixCacheHitRate,
@@ -48,6 +49,18 @@ describe('cumulative series over a window', () => {
     // No request counted in the window -> not measured.
     expect(histogramMeanMs(sum, count, { startMs: 3100, endMs: 3900 })).toBeNull();
     expect(histogramMeanMs(undefined, count, { startMs: 0, endMs: 1 })).toBeNull();
+  });
+
+  it('waits for a server that observes a request after the client has its last byte (SGLang, up to 0.5 s)', () => {
+    // Window 1000 .. 4000, three requests of 2 s; the server counts the last one between the scrapes at 4000 and 4500.
+    const t = [500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000];
+    const count = series(t.map((x) => [x, 10 + (x >= 2000 ? 1 : 0) + (x >= 3000 ? 1 : 0) + (x >= 4500 ? 1 : 0)]));
+    const sum = series(t.map((x) => [x, 20 + (x >= 2000 ? 2 : 0) + (x >= 3000 ? 2 : 0) + (x >= 4500 ? 2.3 : 0)]));
+    const w = { startMs: 1000, endMs: 4000 };
+    expect(exactScrapes(count, w, 3)).toEqual({ t0: 1000, t1: 4500 });
+    expect(histogramMeanMs(sum, count, w, 3)).toBeCloseTo(2100, 6);
+    // No pair of scrapes counts 5: the scrapes inside the window serve instead.
+    expect(exactScrapes(count, w, 5)).toBeNull();
   });
 
   it("keeps a busier neighbour's TTFTs out of a 1-user step (issue 31: server 6.4 s against the client's 4.4 s)", () => {
