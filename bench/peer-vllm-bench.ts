@@ -1,0 +1,699 @@
+// Benchmarks the suite against vLLM's own benchmark client, `vllm bench serve`, as a peer: both run the same workload
+// against the simulator's ground truth, and each one's TTFT and ITL error is printed. Runs in Node.
+//
+// The workload (issue 31): chat completions, 1K-token prompts, 128 output tokens (ignore_eos), N concurrent users,
+// each sending its requests back to back (N = 1, 8, 32; 4 x N requests, at least 16, in whole rounds). The simulator
+// (fixed timing: TTFT 50 ms, ITL 10 ms; --ground-truth: when it read each request's headers and wrote each token) runs
+// as its own process on core 0; each client runs alone on core 1 (taskset; nice -10 when allowed):
+//   suite             a stock k6 running dist/sweep.js with one cell (contexts [1024], concurrencies [N], 128 tokens),
+//                     the measuring agent beside it; llm_ttft and llm_itl from the run's CSV;
+//   vllm bench serve  the venv's own CLI (scripts/ensure-vllm.sh), --backend openai-chat, --max-concurrency N, run
+//                     twice: with its own random prompts (--dataset-name random: random token ids, decoded) and
+//                     with the suite's prompts; its --save-detailed JSON (ttfts and itls per request, in order).
+// Why twice: the simulator caches the suite's prompts (one shared body behind a unique first line) but tokenizes each
+// random prompt whole, on its own core; 32 of them at once keep that core busy for hundreds of ms, late to read new
+// requests and writing tokens in bursts. With the suite's prompts, the simulator does the same work for both clients.
+// They go in as a ShareGPT file (--dataset-name sharegpt): the custom dataset reads JSONL with pandas, which the venv
+// lacks (scripts/vllm-requirements.txt), and ShareGPT drops prompts over 1,024 tokens (is_valid_sequence in
+// vllm/benchmarks/datasets/datasets.py), so the body loses its last words until the prompt fits (Qwen3 count).
+// Before the first run, one request of each shared prompt body warms the simulator's tokenizer cache (warmSimulator).
+// Ground truth is cleared before each client runs, so a run's records are that client's own requests.
+//
+// How each client measures (read from their sources, so the errors below can be explained):
+//   suite   the agent stamps every read with the kernel's receive time of its bytes (SO_TIMESTAMPNS). TTFT: request
+//           start (before dialling) to the first generated token; the chat role-only chunk is not a token. ITL: one
+//           value per token after the first (a chunk of k tokens spreads its gap over k values). docs/agent.md.
+//   vllm    vllm/benchmarks/lib/endpoint_request_func.py (async_request_openai_chat_completions), 0.32.0: st =
+//           time.perf_counter() just before aiohttp's session.post, inside the --max-concurrency semaphore (so its
+//           own queueing is left out, the connect and the body upload are in). It reads with
+//           response.content.iter_any(), splits the bytes into SSE messages and stamps each message with
+//           perf_counter() when its loop reaches it: user-space time, after the event loop got round to the read.
+//           TTFT: st to the first message with non-empty `choices`, which on the chat API is the role-only chunk
+//           (vLLM, and the simulator, write it just before the first token). ITL: the gap between consecutive
+//           messages with `choices`: per chunk, not per token (one gap for a k-token chunk); with the role chunk
+//           counted, a 128-token stream gives 128 gaps, the first the role-to-first-token gap (about 0 ms).
+//           serve.py pools every request's gaps and takes numpy's linear percentile, as k6's Trend and
+//           report/stats.ts do, so the p99s compare like for like. The request id (--request-id-prefix + index) goes
+//           out as x-request-id, which the simulator keeps as the ground truth's requestId: its requests are matched
+//           one by one. The simulator's vLLM flavour writes one token per chunk, so per-chunk and per-token ITL agree
+//           but for the role chunk.
+// Against ground truth, for each client's own requests:
+//   TTFT error   client mean TTFT - truth mean TTFT (truth: first token written - request headers read), also medians;
+//   ITL p99      client p99 of all its ITL values against the p99 of every gap between token writes;
+//   ITL < 1 ms   share of values under 1 ms: tokens read in one read share a time (the truth's own share: tokens
+//                written together).
+// Targets: the suite's TTFT error at most half of vllm bench serve's at 32 users (judged against each of its runs);
+// the suite's ITL p99 within 2 ms of the truth at every level.
+// Usage: npm run bench:peer-vllm [-- --levels 1,8,32 --num-prompts 64 --context 1024 --tokens 128 --ttft-ms 50
+//        --itl-ms 10 --vllm-prompts random,suite --no-build]
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs as parseCli } from 'node:util';
+import Papa from 'papaparse';
+import { EXIT, UserError } from '../lib/exit-codes';
+import { METRICS } from '../lib/metrics';
+import { approximatePromptSet, findPrompt, promptText, requestPrefix } from '../lib/prompt-set';
+import { ensureAgent } from '../orchestrator/agent-build';
+import { startAgent } from '../orchestrator/agent-process';
+import { buildBundles } from '../orchestrator/bundles';
+import { chooseEngine } from '../orchestrator/engine';
+import { percentile, sortValues } from '../report/stats';
+import { loadQwen3Tokenizer } from '../tokenizer/qwen3';
+import { startSimChild } from '../sim/child';
+import { DEFAULT_PROFILE_NAME, findProfile } from '../sim/profiles';
+
+const REPO = resolve(import.meta.dirname, '..');
+const BUNDLE = join(REPO, 'dist/sweep.js');
+const NAME = 'peer-vllm-bench';
+/** The model the simulator serves (its default profile): both clients name it. */
+const MODEL = findProfile(DEFAULT_PROFILE_NAME)!.model;
+/** Under this gap, a value means "read together" (one read, one time). */
+const TOGETHER_MS = 1;
+/** The level whose TTFT errors the first target compares. */
+const TARGET_LEVEL = 32;
+const SIM_CORE = '0';
+const CLIENT_CORE = '1';
+/** Raised priority keeps other work on the machine from preempting the measured processes, when allowed. */
+const NICE = spawnSync('nice', ['-n', '-10', 'true'], { encoding: 'utf8' }).stderr === '' ? ['nice', '-n', '-10'] : [];
+
+export interface Args {
+  levels: number[];
+  /** Requests per level; null: 4 x the level, at least 16. Rounded up to whole rounds of the level's users. */
+  numPrompts: number | null;
+  /** Prompt length in tokens (the simulator's fixed timing ignores it; its tokenizer does not). */
+  context: number;
+  tokens: number;
+  ttftMs: number;
+  itlMs: number;
+  /**
+   * What vllm bench serve sends, one run each: its random prompts, the suite's own (a ShareGPT file, so at most
+   * 1,024 tokens). Default: both, or its random prompts alone when the context is longer.
+   */
+  vllmPrompts: VllmPrompts[];
+  build: boolean;
+}
+
+const VLLM_PROMPTS = ['random', 'suite'] as const;
+export type VllmPrompts = (typeof VLLM_PROMPTS)[number];
+
+const USAGE = '(use --levels 1,8,32 --num-prompts 64 --context 1024 --tokens 128 --ttft-ms 50 --itl-ms 10 ' +
+  '--vllm-prompts random,suite --no-build)';
+
+/** The command line, checked; a UserError (exit 2) names what is wrong. */
+export function parseArgs(argv: readonly string[]): Args {
+  let v: Record<string, string | boolean | undefined>;
+  try {
+    v = parseCli({
+      args: [...argv], strict: true, allowPositionals: false,
+      options: {
+        levels: { type: 'string' }, 'num-prompts': { type: 'string' }, context: { type: 'string' },
+        tokens: { type: 'string' }, 'ttft-ms': { type: 'string' }, 'itl-ms': { type: 'string' },
+        'vllm-prompts': { type: 'string' }, 'no-build': { type: 'boolean' },
+      },
+    }).values;
+  } catch (e) {
+    throw new UserError(`${(e as Error).message.split('\n')[0]} ${USAGE}`, EXIT.usage);
+  }
+  const num = (name: string, fallback: number): number => (v[name] === undefined ? fallback : Number(v[name]));
+  const args: Args = {
+    levels: v.levels === undefined ? [1, 8, 32] : String(v.levels).split(',').map((s) => (s === '' ? NaN : Number(s))),
+    numPrompts: v['num-prompts'] === undefined ? null : Number(v['num-prompts']),
+    context: num('context', 1024), tokens: num('tokens', 128), ttftMs: num('ttft-ms', 50), itlMs: num('itl-ms', 10),
+    vllmPrompts: v['vllm-prompts'] === undefined
+      ? VLLM_PROMPTS.filter((p) => p === 'random' || num('context', 1024) <= SHAREGPT_MAX_PROMPT_TOKENS)
+      : (String(v['vllm-prompts']).split(',') as VllmPrompts[]),
+    build: v['no-build'] !== true,
+  };
+  const bad = (message: string): never => {
+    throw new UserError(message, EXIT.usage);
+  };
+  if (args.levels.length === 0 || args.levels.some((n) => !Number.isInteger(n) || n < 1 || n > 512))
+    bad('--levels: integers from 1 to 512, comma-separated');
+  if (args.numPrompts !== null && (!Number.isInteger(args.numPrompts) || args.numPrompts < 1))
+    bad('--num-prompts: an integer >= 1');
+  if (!Number.isInteger(args.context) || args.context < 16 || args.context > 65536)
+    bad('--context: an integer 16..65536');
+  if (!Number.isInteger(args.tokens) || args.tokens < 2 || args.tokens > 4096) bad('--tokens: an integer 2..4096');
+  if (!Number.isFinite(args.ttftMs) || args.ttftMs < 1) bad('--ttft-ms: a number of ms >= 1');
+  if (!Number.isFinite(args.itlMs) || args.itlMs < 1) bad('--itl-ms: a number of ms >= 1');
+  const unknown = args.vllmPrompts.find((x) => !(VLLM_PROMPTS as readonly string[]).includes(x));
+  if (unknown !== undefined) bad(`--vllm-prompts: "${unknown}" is not one of ${VLLM_PROMPTS.join(', ')}`);
+  if (args.vllmPrompts.includes('suite') && args.context > SHAREGPT_MAX_PROMPT_TOKENS)
+    bad(`--vllm-prompts suite: vllm bench serve's ShareGPT dataset drops prompts over ${SHAREGPT_MAX_PROMPT_TOKENS} ` +
+      'tokens; use --context 1024 or less, or --vllm-prompts random');
+  return args;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurement maths (pure)
+
+/** Rounds per user and requests of one level: `numPrompts` (default 4 x users, at least 16) in whole rounds. */
+export function levelShape(users: number, numPrompts: number | null): { rounds: number; requests: number } {
+  const wanted = numPrompts ?? Math.max(16, 4 * users);
+  const rounds = Math.max(1, Math.ceil(wanted / users));
+  return { rounds, requests: rounds * users };
+}
+
+/** ShareGPT's longest prompt in tokens (is_valid_sequence): vllm bench serve drops longer ones. */
+export const SHAREGPT_MAX_PROMPT_TOKENS = 1024;
+/** ShareGPT's cap, counted as vllm bench serve counts it: Qwen3's tokenizer (the tiny model's), no template. */
+const SHAREGPT: PromptFit = {
+  maxTokens: SHAREGPT_MAX_PROMPT_TOKENS, countText: (text) => loadQwen3Tokenizer().countText(text),
+};
+
+/** A prompt length limit and the tokenizer that counts it (no template). */
+export interface PromptFit {
+  readonly maxTokens: number;
+  readonly countText: (text: string) => number;
+}
+
+/**
+ * The suite's own prompts: the sweep's body for the context (approximate lengths, as dist/sweep.js builds it without
+ * a prompts file) behind a first line unique to each request (lib/prompt-text.ts requestPrefix; its digits are
+ * fixed-width, so every prompt counts the same). With `fit`, the body loses its last words until the prompt fits.
+ * The simulator counts such prompts from its cache (the body repeats); it tokenizes each of vllm's random prompts
+ * whole.
+ */
+export function suitePrompts(context: number, count: number, nonce: number, fit: PromptFit | null): string[] {
+  const prepared = findPrompt(approximatePromptSet(MODEL, 'chat', [context]), context);
+  const text = (i: number, words: readonly string[]): string =>
+    promptText({ ...prepared, body: words.join(' ') }, requestPrefix('unique', nonce, 1, i));
+  const all = prepared.body.split(' ');
+  const fits = (n: number): boolean => fit === null || fit.countText(text(0, all.slice(0, n))) <= fit.maxTokens;
+  // The most words that fit (a bisection: a word more never makes a prompt shorter), at least one.
+  let lo = 1;
+  let hi = all.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return Array.from({ length: count }, (_, i) => text(i, all.slice(0, lo)));
+}
+
+/** Prompts as a ShareGPT file for vllm bench serve (`--dataset-name sharegpt`), one conversation each. */
+export function shareGptFile(prompts: readonly string[]): string {
+  // The answer is never read: --sharegpt-output-len sets the output length.
+  const entry = (value: string, i: number): unknown => ({
+    id: `${i}`, conversations: [{ from: 'human', value }, { from: 'gpt', value: '' }],
+  });
+  return `${JSON.stringify(prompts.map(entry))}\n`;
+}
+
+/** A ground-truth record as GET /debug/ground-truth gives it (sim/ground-truth.ts), the fields used here. */
+export interface TruthRecord {
+  readonly requestId: string;
+  readonly promptTokens: number;
+  readonly arrivalEpochMs: number;
+  readonly tokenEpochMs: readonly number[];
+  readonly outcome: string;
+}
+
+/** What a client measured, in ms: one TTFT per completed request, every ITL value of them. */
+export interface ClientTimes {
+  readonly ttftMs: readonly number[];
+  readonly itlMs: readonly number[];
+}
+
+/** The server's side of some requests: TTFT = first token written - headers read; ITL = every gap between writes. */
+export function truthTimes(records: readonly TruthRecord[]): ClientTimes {
+  const ttftMs: number[] = [];
+  const itlMs: number[] = [];
+  for (const r of records) {
+    const w = r.tokenEpochMs;
+    if (w.length === 0) continue;
+    ttftMs.push(w[0]! - r.arrivalEpochMs);
+    for (let i = 1; i < w.length; i++) itlMs.push(w[i]! - w[i - 1]!);
+  }
+  return { ttftMs, itlMs };
+}
+
+/** One request as vllm bench serve saved it (--save-detailed), in ms. `error` is '' when it succeeded. */
+export interface VllmOutput {
+  readonly ttftMs: number;
+  readonly itlMs: readonly number[];
+  readonly error: string;
+}
+
+export interface Matched {
+  readonly client: ClientTimes;
+  readonly truth: readonly TruthRecord[];
+  /** Successful client requests with no completed ground-truth record of that id. */
+  readonly unmatched: number;
+  /**
+   * Pairs whose client TTFT is shorter than the server's: impossible when the pair is right (the client's interval
+   * holds the server's), so a count above 0 means the order of the saved results is not the order of the ids.
+   */
+  readonly clientShorter: number;
+}
+
+/** Pairs vllm bench serve's i-th saved request with the ground-truth record `${prefix}${i}` (its x-request-id). */
+export function matchByRequestId(
+  prefix: string, outputs: readonly VllmOutput[], truth: readonly TruthRecord[],
+): Matched {
+  const byId = new Map(truth.filter((r) => r.outcome === 'completed').map((r) => [r.requestId, r]));
+  const ttftMs: number[] = [];
+  const itlMs: number[] = [];
+  const records: TruthRecord[] = [];
+  let unmatched = 0;
+  let clientShorter = 0;
+  outputs.forEach((o, i) => {
+    if (o.error !== '') return;
+    const r = byId.get(`${prefix}${i}`);
+    if (r === undefined || r.tokenEpochMs.length === 0) {
+      unmatched++;
+      return;
+    }
+    if (o.ttftMs < r.tokenEpochMs[0]! - r.arrivalEpochMs) clientShorter++;
+    ttftMs.push(o.ttftMs);
+    itlMs.push(...o.itlMs);
+    records.push(r);
+  });
+  return { client: { ttftMs, itlMs }, truth: records, unmatched, clientShorter };
+}
+
+/** A figure as the client saw it and as the server did; error = client - truth. */
+export interface Versus {
+  readonly client: number;
+  readonly truth: number;
+  readonly error: number;
+}
+
+export interface Comparison {
+  readonly requests: number;
+  readonly truthRequests: number;
+  /** Mean prompt tokens as the simulator counted them (the chat template included). */
+  readonly promptTokens: number;
+  readonly ttftMean: Versus;
+  readonly ttftMedian: Versus;
+  readonly itlP99: Versus;
+  /** ITL values per request. */
+  readonly itlPerRequest: { readonly client: number; readonly truth: number };
+  /** Share of ITL values under TOGETHER_MS. */
+  readonly together: { readonly client: number; readonly truth: number };
+}
+
+const meanOf = (xs: readonly number[]): number => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
+/** k6's (and numpy's default) linear percentile, p in 0..1; NaN for no values. */
+export const pctOf = (xs: readonly number[], p: number): number =>
+  xs.length === 0 ? NaN : percentile(sortValues(xs), p);
+const versus = (client: number, truth: number): Versus => ({ client, truth, error: client - truth });
+const shareBelow = (xs: readonly number[], limit: number): number =>
+  xs.length === 0 ? NaN : xs.filter((x) => x < limit).length / xs.length;
+
+/** A client's figures against the ground truth of its own requests. */
+export function compare(client: ClientTimes, truth: readonly TruthRecord[]): Comparison {
+  const t = truthTimes(truth);
+  return {
+    requests: client.ttftMs.length,
+    truthRequests: t.ttftMs.length,
+    promptTokens: meanOf(truth.map((r) => r.promptTokens)),
+    ttftMean: versus(meanOf(client.ttftMs), meanOf(t.ttftMs)),
+    ttftMedian: versus(pctOf(client.ttftMs, 0.5), pctOf(t.ttftMs, 0.5)),
+    itlP99: versus(pctOf(client.itlMs, 0.99), pctOf(t.itlMs, 0.99)),
+    itlPerRequest: { client: client.itlMs.length / client.ttftMs.length, truth: t.itlMs.length / t.ttftMs.length },
+    together: { client: shareBelow(client.itlMs, TOGETHER_MS), truth: shareBelow(t.itlMs, TOGETHER_MS) },
+  };
+}
+
+/** The suite, and vllm bench serve with either kind of prompts. */
+export type ClientName = 'suite' | `vllm-${VllmPrompts}`;
+
+export interface Row {
+  readonly level: number;
+  readonly client: ClientName;
+  readonly comparison: Comparison | null;
+  /** Why a run has no figures or what went wrong in it ('' when nothing). */
+  readonly note: string;
+}
+
+/**
+ * The two targets, each met or missed with its figures: the TTFT one at `level` (32 unless not measured) against each
+ * kind of vllm bench serve run measured there, the ITL one at every level.
+ */
+export function verdicts(rows: readonly Row[], level = TARGET_LEVEL): string[] {
+  const at = (client: ClientName): Comparison | null =>
+    rows.find((r) => r.level === level && r.client === client)?.comparison ?? null;
+  const suite = at('suite');
+  const peers = VLLM_PROMPTS.map((p) => ({ p, c: at(`vllm-${p}`) })).filter((x) => x.c !== null);
+  const ttft = suite === null || peers.length === 0
+    ? [`not measured (no ${level}-user row of both clients)`]
+    : peers.map(({ p, c }) => {
+      const ratio = Math.abs(suite.ttftMean.error) / Math.abs(c!.ttftMean.error);
+      return `${ratio <= 0.5 ? 'met' : 'missed'} against ${PROMPTS_LABEL[p]}: suite ${f(suite.ttftMean.error)} ms, ` +
+        `vllm bench serve ${f(c!.ttftMean.error)} ms (${f(ratio)}x)`;
+    });
+  const suites = rows.filter((r) => r.client === 'suite');
+  const worst = Math.max(...suites.map((r) => Math.abs(r.comparison?.itlP99.error ?? Infinity)));
+  const itl = suites.length === 0
+    ? 'not measured'
+    : `${worst <= 2 ? 'met' : 'missed'}: largest |error| ${f(worst)} ms over ` +
+      `${suites.map((r) => r.level).join(', ')} users`;
+  return [
+    `Target 1, suite TTFT mean error at most half of vllm bench serve's at ${level} users: ${ttft.join('; ')}.`,
+    `Target 2, suite ITL p99 within 2 ms of the truth: ${itl}.`,
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+const f = (v: number | undefined, d = 2): string => (v !== undefined && Number.isFinite(v) ? v.toFixed(d) : 'n/a');
+const pct = (v: number): string => (Number.isFinite(v) ? `${(v * 100).toFixed(1)}%` : 'n/a');
+const PROMPTS_LABEL: Record<VllmPrompts, string> = {
+  random: 'its random prompts', suite: `the suite's prompts (at most ${SHAREGPT_MAX_PROMPT_TOKENS} tokens)`,
+};
+const CLIENT_LABEL: Record<ClientName, string> = {
+  suite: `suite: k6 + agent (core ${CLIENT_CORE})`,
+  'vllm-random': `vllm bench serve, ${PROMPTS_LABEL.random} (core ${CLIENT_CORE})`,
+  'vllm-suite': `vllm bench serve, ${PROMPTS_LABEL.suite} (core ${CLIENT_CORE})`,
+};
+
+/** The Markdown table, one row per level and client. */
+export function renderTable(rows: readonly Row[]): string {
+  const lines = [
+    '| users | client | requests | prompt tokens (server) | TTFT mean client / truth (ms) | TTFT mean error (ms) | ' +
+    'TTFT median error (ms) | ITL p99 client / truth (ms) | ITL p99 error (ms) | ' +
+    'ITL values per request client / truth | ITL < 1 ms client / truth | note |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const r of rows) {
+    const c = r.comparison;
+    const cells = c === null
+      ? Array<string>(9).fill('n/a')
+      : [
+        `${c.requests}`, f(c.promptTokens, 0), `${f(c.ttftMean.client)} / ${f(c.ttftMean.truth)}`, f(c.ttftMean.error),
+        f(c.ttftMedian.error), `${f(c.itlP99.client)} / ${f(c.itlP99.truth)}`, f(c.itlP99.error),
+        `${f(c.itlPerRequest.client, 1)} / ${f(c.itlPerRequest.truth, 1)}`,
+        `${pct(c.together.client)} / ${pct(c.together.truth)}`,
+      ];
+    lines.push(`| ${r.level} | ${CLIENT_LABEL[r.client]} | ${cells.join(' | ')} | ${r.note.replace(/\|/g, '\\|')} |`);
+  }
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading what the clients wrote (the edge: checked here, trusted afterwards)
+
+/** vllm bench serve's saved JSON (--save-result --save-detailed): per request in seconds, turned into ms. */
+export function parseVllmResult(text: string): { outputs: VllmOutput[]; meanTtftMs: number; p99ItlMs: number } {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error('vllm bench serve\'s result is not JSON');
+  }
+  const { ttfts, itls, errors } = o;
+  const numbers = (x: unknown): x is number[] => Array.isArray(x) && x.every((n) => typeof n === 'number');
+  if (!numbers(ttfts)) throw new Error('vllm bench serve\'s result has no "ttfts" list (was --save-detailed given?)');
+  if (!Array.isArray(itls) || itls.length !== ttfts.length || !itls.every(numbers))
+    throw new Error('vllm bench serve\'s result: "itls" is not one list of numbers per request');
+  if (!Array.isArray(errors) || errors.length !== ttfts.length || !errors.every((e) => typeof e === 'string'))
+    throw new Error('vllm bench serve\'s result: "errors" is not one string per request');
+  const outputs = ttfts.map((t, i) => ({ ttftMs: t * 1000, itlMs: itls[i]!.map((s) => s * 1000), error: errors[i]! }));
+  const ms = (key: string): number => (typeof o[key] === 'number' ? o[key] : NaN);
+  return { outputs, meanTtftMs: ms('mean_ttft_ms'), p99ItlMs: ms('p99_itl_ms') };
+}
+
+/** llm_ttft and llm_itl of a k6 CSV (--out csv), and the llm_errors count. */
+export function parseK6Csv(text: string): ClientTimes & { errors: number } {
+  const rows = Papa.parse<string[]>(text, { skipEmptyLines: true }).data;
+  const header = rows[0] ?? [];
+  const name = header.indexOf('metric_name');
+  const value = header.indexOf('metric_value');
+  if (name < 0 || value < 0) throw new Error('the k6 CSV has no metric_name and metric_value columns');
+  const ttftMs: number[] = [];
+  const itlMs: number[] = [];
+  let errors = 0;
+  for (const r of rows.slice(1)) {
+    const v = Number(r[value]);
+    if (r[name] === METRICS.ttft.name) ttftMs.push(v);
+    else if (r[name] === METRICS.itl.name) itlMs.push(v);
+    else if (r[name] === METRICS.errors.name) errors += v;
+  }
+  return { ttftMs, itlMs, errors };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running the clients
+
+interface Exit {
+  readonly code: number | null;
+  /** The last two lines it wrote (stdout and stderr). */
+  readonly tail: string;
+}
+
+/** Runs a command pinned to the client core; SIGKILL after `timeoutMs` (taskset and nice exec: the pid is its own). */
+function runPinned(
+  command: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<Exit> {
+  return new Promise((res) => {
+    const child = spawn('taskset', ['-c', CLIENT_CORE, ...NICE, ...command], {
+      cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env },
+    });
+    let tail = '';
+    const keep = (d: Buffer): void => void (tail = (tail + d.toString()).slice(-4000));
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const last = tail.trim().split('\n').slice(-2).join(' ');
+      res({ code, tail: signal ? `${signal}: ${last}` : last });
+    });
+  });
+}
+
+interface Context {
+  readonly args: Args;
+  /** The simulator, http://127.0.0.1:<port> (no /v1). */
+  readonly base: string;
+  readonly k6: string;
+  readonly vllm: string;
+  readonly tokenizerDir: string;
+}
+
+/** Generous time for one client's run of a level before it is killed. */
+function timeoutMs(ctx: Context, rounds: number): number {
+  const streamMs = ctx.args.ttftMs + ctx.args.tokens * ctx.args.itlMs;
+  return rounds * streamMs * 5 + 180_000;
+}
+
+/**
+ * Sends the simulator one request of each prompt body the clients share (the suite's, and its ShareGPT cut), so its
+ * tokenizer cache holds them before anything is measured. Cold, the first 32 requests at once each tokenize the body
+ * on the simulator's core: it reads their headers up to tens of ms late and the ground truth lays that at the door of
+ * whichever client went first (measured: the suite's TTFT error at 32 users 15.7 ms cold, 2-5 ms warm).
+ */
+async function warmSimulator(ctx: Context): Promise<void> {
+  const { context, vllmPrompts } = ctx.args;
+  const cut = vllmPrompts.includes('suite') ? suitePrompts(context, 1, 0, SHAREGPT) : [];
+  const texts = [...suitePrompts(context, 1, 0, null), ...cut];
+  for (const content of texts) {
+    const r = await fetch(`${ctx.base}/v1/chat/completions`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content }], max_tokens: 1 }),
+    });
+    await r.text();
+    if (!r.ok) throw new Error(`the simulator answered the warm-up request with ${r.status}`);
+  }
+}
+
+async function truthOf(base: string): Promise<TruthRecord[]> {
+  return ((await (await fetch(`${base}/debug/ground-truth`)).json()) as { records: TruthRecord[] }).records;
+}
+
+async function clearTruth(base: string): Promise<void> {
+  await fetch(`${base}/debug/ground-truth`, { method: 'DELETE' });
+}
+
+/** The suite: dist/sweep.js on a stock k6 with one cell, a fresh agent beside it, both on the client core. */
+async function runSuite(ctx: Context, users: number, rounds: number): Promise<Row> {
+  const { args } = ctx;
+  const dir = mkdtempSync(join(tmpdir(), `${NAME}-suite-`));
+  const plan = join(dir, 'plan.json');
+  const cellSeconds = Math.ceil((rounds * (args.ttftMs + args.tokens * args.itlMs) * 3) / 1000 + 60);
+  writeFileSync(plan, JSON.stringify({
+    target: { metricsUrl: null }, schedule: { cellSeconds },
+    sweep: { contexts: [args.context], concurrencies: [users], rounds, outputTokens: args.tokens },
+  }));
+  const csv = join(dir, 'samples.csv');
+  await clearTruth(ctx.base);
+  const agent = await startAgent({ prefix: ['taskset', '-c', CLIENT_CORE, ...NICE] });
+  let exit: Exit;
+  try {
+    const env = { PLAN: plan, BASE_URL: `${ctx.base}/v1`, MODEL, RESULTS_DIR: dir, LLM_AGENT: agent.url };
+    exit = await runPinned([
+      ctx.k6, 'run', '--quiet', '--no-usage-report', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+      '--out', `csv=fileName=${csv},timeFormat=unix_milli`, BUNDLE,
+    ], { cwd: dir, env: { K6_NO_USAGE_REPORT: 'true' }, timeoutMs: timeoutMs(ctx, rounds) });
+  } finally {
+    await agent.stop();
+  }
+  let times: ClientTimes & { errors: number };
+  try {
+    times = parseK6Csv(readFileSync(csv, 'utf8'));
+  } catch (e) {
+    const note = `k6 exit ${exit.code}: ${(e as Error).message}; ${exit.tail}`;
+    return { level: users, client: 'suite', comparison: null, note };
+  } finally {
+    // What is kept of a run is its row: the plan, CSV and summary go (a run of 32 users writes about 2 MB).
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // Cleared before the run: every completed record is one of this run's requests (no ids to match them by).
+  const truth = (await truthOf(ctx.base)).filter((r) => r.outcome === 'completed');
+  const comparison = compare(times, truth);
+  const notes = [
+    exit.code !== 0 ? `k6 exit ${exit.code}: ${exit.tail}` : '', times.errors > 0 ? `${times.errors} failed` : '',
+    comparison.truthRequests !== comparison.requests ? `${comparison.truthRequests} ground-truth records` : '',
+  ];
+  return { level: users, client: 'suite', comparison, note: notes.filter((s) => s).join('; ') };
+}
+
+/** vllm bench serve's dataset arguments: its random prompts, or the suite's written as a ShareGPT file in `dir`. */
+function vllmDataset(args: Args, prompts: VllmPrompts, requests: number, dir: string): string[] {
+  if (prompts === 'random') {
+    const lengths = ['--random-input-len', String(args.context), '--random-output-len', String(args.tokens)];
+    return ['--dataset-name', 'random', ...lengths];
+  }
+  const file = join(dir, 'prompts.json');
+  const nonce = Math.floor(Math.random() * 1_000_000);
+  writeFileSync(file, shareGptFile(suitePrompts(args.context, requests, nonce, SHAREGPT)));
+  // The text goes out as the user message, as the suite sends it; ShareGPT applies no template (the server does).
+  return ['--dataset-name', 'sharegpt', '--dataset-path', file, '--sharegpt-output-len', String(args.tokens),
+    '--disable-shuffle'];
+}
+
+/** vllm bench serve with the same users, requests and lengths; its detailed results matched to the truth by id. */
+async function runVllm(ctx: Context, users: number, requests: number, prompts: VllmPrompts): Promise<Row> {
+  const dir = mkdtempSync(join(tmpdir(), `${NAME}-vllm-`));
+  const prefix = `peer-${users}-${prompts}-`;
+  const client: ClientName = `vllm-${prompts}`;
+  const dataset = vllmDataset(ctx.args, prompts, requests, dir);
+  await clearTruth(ctx.base);
+  const exit = await runPinned([
+    ctx.vllm, 'bench', 'serve', '--backend', 'openai-chat', '--base-url', ctx.base,
+    '--endpoint', '/v1/chat/completions', '--model', MODEL, '--tokenizer', ctx.tokenizerDir, ...dataset, '--ignore-eos',
+    '--max-concurrency', String(users), '--num-prompts', String(requests), '--request-id-prefix', prefix,
+    '--percentile-metrics', 'ttft,itl', '--metric-percentiles', '50,99', '--disable-tqdm',
+    '--save-result', '--save-detailed', '--result-dir', dir, '--result-filename', 'result.json',
+  ], { cwd: dir, timeoutMs: timeoutMs(ctx, requests / users) + 120_000 });
+  let result: ReturnType<typeof parseVllmResult>;
+  try {
+    result = parseVllmResult(readFileSync(join(dir, 'result.json'), 'utf8'));
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no result.json' : (e as Error).message;
+    return { level: users, client, comparison: null, note: `exit ${exit.code}, ${why}: ${exit.tail}` };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const m = matchByRequestId(prefix, result.outputs, await truthOf(ctx.base));
+  const comparison = compare(m.client, m.truth);
+  const failed = result.outputs.filter((o) => o.error !== '').length;
+  // Our reading of its per-request figures must give what it printed itself.
+  const own = Math.max(
+    Math.abs(comparison.ttftMean.client - result.meanTtftMs), Math.abs(comparison.itlP99.client - result.p99ItlMs),
+  );
+  const notes = [
+    exit.code !== 0 ? `exit ${exit.code}: ${exit.tail}` : '', failed > 0 ? `${failed} failed` : '',
+    m.unmatched > 0 ? `${m.unmatched} without ground truth` : '',
+    m.clientShorter > 0 ? `${m.clientShorter} shorter than the server's TTFT (mismatched?)` : '',
+    m.unmatched === 0 && failed === 0 && !(own < 0.01) ? `its own summary differs by ${f(own, 3)} ms` : '',
+  ];
+  return { level: users, client, comparison, note: notes.filter((s) => s).join('; ') };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+/** The last stdout line of a shell script (the ensure-* scripts print the path they ensured last). */
+function lastLineOf(script: string): string {
+  const r = spawnSync('sh', [join(REPO, script)], {
+    cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = r.stdout.trim().split('\n').pop() ?? '';
+  if (r.status !== 0 || line === '') throw new UserError(`${script} failed (exit ${r.status})`, EXIT.internal);
+  return line;
+}
+
+interface Tools {
+  readonly k6: string;
+  readonly k6Version: string;
+  /** The `vllm` wrapper of the venv. */
+  readonly vllm: string;
+  /** The tiny model's directory: Qwen3's real tokenizer, for vllm bench serve's random prompts. */
+  readonly tok: string;
+}
+
+async function prepare(args: Args, log: (line: string) => void): Promise<Tools> {
+  if (spawnSync('taskset', ['-c', CLIENT_CORE, 'true']).status !== 0)
+    throw new UserError(
+      `taskset and a core ${CLIENT_CORE} are needed: the simulator and the clients run on separate cores`,
+    );
+  if (args.build) {
+    log('building the bundles and the agent...');
+    await buildBundles();
+    await ensureAgent(log);
+  }
+  const engine = await chooseEngine(log);
+  log('the vLLM venv and the tiny model\'s tokenizer...');
+  const vllm = lastLineOf('scripts/ensure-vllm.sh');
+  const tok = lastLineOf('scripts/ensure-hf-model.sh');
+  return { k6: engine.command[0]!, k6Version: engine.version, vllm, tok };
+}
+
+function conditions(args: Args, k6Version: string, vllm: string, loadStart: readonly number[]): string {
+  const la = (v: readonly number[]): string => v.map((x) => x.toFixed(1)).join(' / ');
+  const vllmVersion = /vllm-([\d.]+)/.exec(vllm)?.[1] ?? 'unknown';
+  return [
+    `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); the simulator on ` +
+    `core ${SIM_CORE}, each client alone on core ${CLIENT_CORE}` +
+    `${NICE.length ? ', all at nice -10' : ' (nice -10 not permitted)'}; ` +
+    `load average ${la(loadStart)} at the start, ${la(loadavg())} at the end.`,
+    `Simulator: fixed timing, TTFT ${args.ttftMs} ms, ITL ${args.itlMs} ms, vLLM flavour (one token per chunk). ` +
+    `Workload: chat, ${args.context}-token prompts, ${args.tokens} tokens (ignore_eos), users back to back. ` +
+    `Clients: ${k6Version}, stock, dist/sweep.js with the measuring agent; vllm bench serve ${vllmVersion} ` +
+    `(openai-chat; ${args.vllmPrompts.map((p) => PROMPTS_LABEL[p]).join(', ')}).`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const log = (line: string): void => void process.stderr.write(`${NAME}: ${line}\n`);
+  const { k6, k6Version, vllm, tok } = await prepare(args, log);
+  const loadStart = loadavg();
+  const sim = await startSimChild(
+    ['--fixed-ttft-ms', String(args.ttftMs), '--fixed-itl-ms', String(args.itlMs), '--ground-truth'],
+    ['taskset', '-c', SIM_CORE, ...NICE],
+  );
+  const ctx: Context = { args, base: sim.base, k6, vllm, tokenizerDir: tok };
+  const rows: Row[] = [];
+  try {
+    await warmSimulator(ctx);
+    for (const users of args.levels) {
+      const { rounds, requests } = levelShape(users, args.numPrompts);
+      log(`${users} users, ${requests} requests: the suite...`);
+      rows.push(await runSuite(ctx, users, rounds));
+      for (const prompts of args.vllmPrompts) {
+        log(`${users} users, ${requests} requests: vllm bench serve, ${PROMPTS_LABEL[prompts]}...`);
+        rows.push(await runVllm(ctx, users, requests, prompts));
+      }
+    }
+  } finally {
+    await sim.stop();
+  }
+  const level = args.levels.includes(TARGET_LEVEL) ? TARGET_LEVEL : Math.max(...args.levels);
+  const text = [conditions(args, k6Version, vllm, loadStart), '', renderTable(rows), '', ...verdicts(rows, level)];
+  process.stdout.write(`${text.join('\n')}\n`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  main().catch((e: unknown) => {
+    process.stderr.write(`${NAME}: ${(e as Error).message}\n`);
+    process.exit(e instanceof UserError ? e.exitCode : EXIT.internal);
+  });
+}
+
+export { main };
