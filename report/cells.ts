@@ -13,7 +13,7 @@ import { clientBoundReason, cpuShareBetween } from './client-bound';
 import type { CellAccumulator, Series, TrendKey } from './read-samples';
 import { TREND_KEYS } from './read-samples';
 import { summarize, type Distribution } from './stats';
-import { serverFigures, type ServerFigures } from './server-metrics';
+import { serverFigures, type OwnObservations, type ServerFigures } from './server-metrics';
 import { powerFigures, type CostOptions, type PowerFigures } from './power';
 import { sessionCellStats, type SessionCellStats } from './sessions';
 import type { RequestSpans } from './session-samples';
@@ -101,6 +101,11 @@ function tokenSourceOf(sources: Readonly<Record<string, number>>): string | null
   return 'mixed';
 }
 
+/** How many observations the cell's own requests made in the server's histograms: one each, and one per token gap. */
+function ownObservations(succeeded: number, metrics: Record<TrendKey, Distribution | null>): OwnObservations {
+  return { requests: succeeded, tokenGaps: metrics.itl?.count ?? 0 };
+}
+
 /**
  * Builds a cell's statistics from its plan entry and what the CSV held for it (acc may be undefined
  * when the cell never ran, e.g. an interrupted run: the cell is kept with zero requests).
@@ -157,11 +162,8 @@ export function buildCellStats(
     throughput,
     tokensPerHour: throughput === null ? null : throughput * 3600,
     scalingEfficiency: null,
-    // A cell shorter than the scrape interval takes the nearest gauge sample (within one interval); the histograms
-    // are told how many observations the cell's own requests made, to keep its neighbours' out.
-    server: window
-      ? serverFigures(monitor, window, monitorIntervalMs, { requests: succeeded, tokenGaps: metrics.itl?.count ?? 0 })
-      : null,
+    // Gauges: the nearest sample for a cell shorter than the scrape interval; histograms: the cell's own requests.
+    server: window ? serverFigures(monitor, window, monitorIntervalMs, ownObservations(succeeded, metrics)) : null,
     power: window ? powerFigures(monitor.powerWatts, window, outputTokensTotal, throughput ?? 0, cost, monitorIntervalMs) : null,
     clientBound: clientBoundOf(acc, metrics.itl),
     sessions: acc?.sessions ? sessionCellStats(acc.sessions, sessionSpans, window) : null,

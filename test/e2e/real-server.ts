@@ -2,6 +2,7 @@
 // clock, the prefix cache, abandoned and killed requests, and the bench interrupted. Runs in Node (vitest).
 
 import { existsSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { METRICS } from '../../lib/metrics';
@@ -128,12 +129,14 @@ export async function expectGate(v1: string, model: string): Promise<void> {
 export interface CellClock {
   readonly id: string;
   readonly requests: number;
+  /** Why the report says the load generator limited the cell, or null. */
+  readonly clientBound: string | null;
   readonly suite: { ttft: number; itl: number; e2e: number };
   readonly server: { ttft: number | null; itl: number | null; e2e: number | null };
 }
 
 interface ReportCell {
-  id: string; succeeded: number;
+  id: string; succeeded: number; clientBound: { reason: string } | null;
   metrics: Record<'ttft' | 'itl' | 'e2e', { mean: number } | null>;
   server: { serverTtftMs: number | null; serverItlMs: number | null; serverE2eMs: number | null } | null;
 }
@@ -155,7 +158,7 @@ export async function clockSweep(server: RealServer) {
   const cells = readJson<{ cells: ReportCell[] }>(path.join(dir, 'clock', 'report.json')).cells;
   const md = readFileSync(path.join(dir, 'clock', 'report.md'), 'utf8');
   const clocks: CellClock[] = cells.filter((c) => c.succeeded > 0).map((c) => ({
-    id: c.id, requests: c.succeeded,
+    id: c.id, requests: c.succeeded, clientBound: c.clientBound?.reason ?? null,
     suite: { ttft: c.metrics.ttft!.mean, itl: c.metrics.itl!.mean, e2e: c.metrics.e2e!.mean },
     server: {
       ttft: c.server?.serverTtftMs ?? null, itl: c.server?.serverItlMs ?? null, e2e: c.server?.serverE2eMs ?? null,
@@ -182,6 +185,8 @@ export function expectClockAgreement(name: string, clocks: readonly CellClock[])
   });
   console.log(lines.join('\n'));
   for (const [i, c] of clocks.entries()) {
+    // Issue 31: with k6 on the server's core every cell was client-bound; the server now keeps to its own core.
+    expect(c.clientBound, lines[i]).toBeNull();
     const { ttft, itl, e2e } = c.server;
     expect([ttft, itl, e2e], lines[i]).not.toContain(null);
     expect(c.suite.ttft, lines[i]).toBeGreaterThanOrEqual(ttft! - CLOCKS_MS);
@@ -189,6 +194,20 @@ export function expectClockAgreement(name: string, clocks: readonly CellClock[])
     expect(c.suite.e2e, lines[i]).toBeGreaterThanOrEqual(e2e! - CLOCKS_MS);
     expect(Math.abs(c.suite.itl - itl!), lines[i]).toBeLessThanOrEqual(0.05 * itl!);
   }
+}
+
+/**
+ * Every process of the server runs on the machine's last core only (K6_LLM_VLLM_CORES / K6_LLM_SGLANG_CORES = 1):
+ * unpinned, its API server took the core k6 and the agent ran on, and every cell was flagged client-bound.
+ */
+export function expectOnLastCore(server: RealServer): void {
+  const last = String(cpus().length - 1);
+  const allowed = groupMembers(server.group.pgid).map((pid) => {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return /^Cpus_allowed_list:\s*(\S+)/m.exec(status)?.[1];
+  });
+  expect(allowed.length).toBeGreaterThan(1);
+  expect(new Set(allowed)).toEqual(new Set([last]));
 }
 
 /**

@@ -18,7 +18,7 @@ import { ROOT, testAgent } from './helpers';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
   cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
-  expectKilledMidStream, interruptedBench, streamChat, viaAgent, type AgentAnswer, type Chunk,
+  expectKilledMidStream, expectOnLastCore, interruptedBench, streamChat, viaAgent, type AgentAnswer, type Chunk,
 } from './real-server';
 
 let artefacts: SglangArtefacts;
@@ -105,6 +105,10 @@ describe('SGLang (CPU), a real inference server', () => {
     // chunks carry more than one token.
     expect(answers.filter((a) => contentChunks(a) < a.record.outputTokens).length).toBeGreaterThan(0);
   }, 300_000);
+
+  it("keeps every process of SGLang on the machine's last core, away from k6 and the agent", () => {
+    expectOnLastCore(server);
+  });
 
   it('gates a deploy on k6: exit 0 within the limits, 99 when a limit breaks', async () => {
     await expectGate(v1, server.model);

@@ -12,7 +12,7 @@ import { testAgent } from './helpers';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
   cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
-  expectKilledMidStream, interruptedBench, streamChat,
+  expectKilledMidStream, expectOnLastCore, interruptedBench, streamChat,
 } from './real-server';
 
 let server: VllmServer;
@@ -50,6 +50,10 @@ describe('vLLM (CPU build), a real inference server', () => {
     expect(status).toBe(400);
     expect(body).toMatch(/context|length|tokens/i);
   }, 60_000);
+
+  it("keeps every process of vLLM on the machine's last core, away from k6 and the agent", () => {
+    expectOnLastCore(server);
+  });
 
   it('gates a deploy on k6: exit 0 within the limits, 99 when a limit breaks', async () => {
     await expectGate(v1, server.model);
