@@ -106,6 +106,18 @@ describe('report on a real suite run', () => {
     }
   });
 
+  it("puts the server's own clock beside the suite's per cell, and the KV cache's peak, in report.md", () => {
+    const md = readFileSync(path.join(dir, 'report.md'), 'utf8');
+    const section = md.slice(md.indexOf("## The Server's Own Clock"));
+    expect(section).toMatch(/\| CELL \| USERS \| REQ \| TTFT SUITE \/ SERVER \| ITL SUITE \/ SERVER \|/);
+    // The simulator's TTFT histogram runs from the request's arrival: the client's is never below it.
+    const timed = report.cells.filter((c) => c.server?.serverTtftMs != null);
+    expect(timed.length).toBeGreaterThan(3);
+    for (const c of timed) expect(c.metrics.ttft!.mean, c.id).toBeGreaterThanOrEqual(c.server!.serverTtftMs!);
+    const peak = Math.max(...report.cells.map((c) => c.server?.maxKvCacheUsage ?? 0));
+    expect(section).toContain(`The KV cache was at most **${(peak * 100).toFixed(1)}%** full`);
+  });
+
   it('writes the report files', () => {
     const md = readFileSync(path.join(dir, 'report.md'), 'utf8');
     for (const heading of ['## Key Findings', '## Use Case Guidance', '## Capacity Analysis', '## Methodology'])
