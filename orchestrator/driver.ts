@@ -77,12 +77,13 @@ interface IssuedTicket {
 interface StepState {
   readonly index: number;
   readonly spec: StepSpec;
-  /** When its first request could be sent (after the drain, for a fresh step). */
+  /**
+   * When its first request may be sent: after the drain (a fresh step) and the quiet gap after the step before
+   * (rounds and fresh steps, not the first). No request goes out before it.
+   */
   startMs: number;
   /** A fresh steady step waits until every request of earlier steps has ended. */
   drain: boolean;
-  /** No request before this time: the quiet gap after the step before (rounds and fresh steps, not the first). */
-  notBeforeMs: number;
   /** Users (VU ids) of the step in the order they joined. */
   readonly members: number[];
   /** Per member: warm-up requests still to issue (steady) or requests still to issue (rounds). */
@@ -136,7 +137,7 @@ export class Driver {
   quietForMs(): number | null {
     const s = this.step;
     if (s === null || s.drain) return null;
-    const left = s.notBeforeMs - this.now();
+    const left = s.startMs - this.now();
     return left > 0 ? left : null;
   }
 
@@ -223,10 +224,9 @@ export class Driver {
       // would load its first requests (a single added user has no warm-up to absorb them).
       if (this.tickets.size > 0) return { kind: 'wait' };
       s.drain = false;
-      s.notBeforeMs = this.now() + (this.results.length > 0 ? this.quietMs : 0);
-      s.startMs = s.notBeforeMs;
+      s.startMs = this.now() + (this.results.length > 0 ? this.quietMs : 0);
     }
-    if (this.now() < s.notBeforeMs) return { kind: 'wait' };
+    if (this.now() < s.startMs) return { kind: 'wait' };
     const n = s.spec.cell.concurrency;
     let joined = false;
     if (!s.left.has(vu)) {
@@ -348,7 +348,7 @@ export class Driver {
     // A rounds step begins when the one before has ended all its requests: the server is drained already.
     const quiet = spec.mode.kind === 'rounds' && this.results.length > 0 ? this.quietMs : 0;
     const s: StepState = {
-      index: this.results.length, spec, startMs: this.now() + quiet, drain: fresh, notBeforeMs: this.now() + quiet,
+      index: this.results.length, spec, startMs: this.now() + quiet, drain: fresh,
       members: [], left: new Map(), warming: new Map(), requests: [], measured: 0, added: 0,
     };
     const mode = spec.mode;
