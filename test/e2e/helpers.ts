@@ -2,9 +2,9 @@
 // simulator, the way `npm run bench` does.
 // Runs in Node (vitest).
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
 import { startAgent, type AgentProcess } from '../../orchestrator/agent-process';
@@ -55,6 +55,10 @@ export interface RunOptions {
   readonly extraEnv?: Record<string, string>;
   /** Called with the child process once started (to send signals). */
   readonly onStart?: (child: import('node:child_process').ChildProcess) => void;
+  /** Runs k6 under another command, e.g. ['taskset', '-c', '1'] to pin it to a core. */
+  readonly prefix?: readonly string[];
+  /** The measuring agent to use instead of the file's shared one (e.g. one pinned beside k6). */
+  readonly agentUrl?: string;
 }
 
 /** Runs an entry script's bundle on k6 with a plan and the file's agent, as the bench does; resolves when k6 exits. */
@@ -67,9 +71,10 @@ export async function runScript(
   const engine = testEngine();
   const args = runArguments({
     bundle: bundlePath(script, path.join(ROOT, 'dist')), partDir: dir,
-    env: { PLAN: planFile, RESULTS_DIR: dir, LLM_AGENT: await testAgent(), ...env }, tags: { testid: 'e2e' },
+    env: { PLAN: planFile, RESULTS_DIR: dir, LLM_AGENT: opts.agentUrl ?? (await testAgent()), ...env },
+    tags: { testid: 'e2e' },
   });
-  const [program, ...lead] = engine.command;
+  const [program, ...lead] = [...(opts.prefix ?? []), ...engine.command];
   return new Promise((resolve, reject) => {
     const child = spawn(program!, [...lead, ...args], {
       cwd: ROOT, env: { ...process.env, ...opts.extraEnv }, stdio: ['ignore', 'pipe', 'pipe'],
@@ -172,4 +177,21 @@ export function runK6(args: readonly string[], env: NodeJS.ProcessEnv, stderrFil
     writeFileSync(stderrFile, stderr);
     resolve(code ?? -1);
   }));
+}
+
+/** Command prefixes that keep a server and the client (k6 and the agent) on cores of their own, as the benchmarks do. */
+export interface CoreSplit {
+  readonly server: readonly string[];
+  readonly client: readonly string[];
+}
+
+/**
+ * The first core for the server, the last for the client, or no pinning on a one-core machine or without taskset. On a
+ * shared core the server's process waits for k6's: a request then reaches its handler (where a server's own clock
+ * starts) late, and the client's TTFT reads that wait as latency the server never saw.
+ */
+export function coreSplit(): CoreSplit {
+  const n = cpus().length;
+  if (n < 2 || spawnSync('taskset', ['-c', '0', 'true']).status !== 0) return { server: [], client: [] };
+  return { server: ['taskset', '-c', '0'], client: ['taskset', '-c', String(n - 1)] };
 }

@@ -175,18 +175,20 @@ const CLOCKS_MS = 1;
  * 5% + 20 ms of the server's TTFT histogram, mean ITL within 5% of its inter-token histogram. "Never below" to within
  * CLOCKS_MS: the two are read on different clocks (the server's perf_counter in its own process, the agent's kernel
  * receive stamps), and SGLang's e2e mean once came out 0.26 ms (0.02%) above the suite's over three 1.5 s requests.
+ * A cell the report flags client-bound must agree all the same; the flag itself is not judged: it reads how late the
+ * agent was scheduled, which a busy machine sets (CI, stop 36: 11.8 ms p99 against 14 ms gaps, ITL still 17.07 against
+ * vLLM's 17.1). That the server keeps off the client's core, the cause issue 31 found, is expectOnLastCore's to check.
  */
 export function expectClockAgreement(name: string, clocks: readonly CellClock[]): void {
   expect(clocks.length).toBe(2);
   const lines = clocks.map((c) => {
     const f = (v: number | null) => (v === null ? 'n/a' : v.toFixed(1));
     return `${name} ${c.id} (${c.requests} req): TTFT ${f(c.suite.ttft)} / ${f(c.server.ttft)} ms, ` +
-      `ITL ${c.suite.itl.toFixed(2)} / ${f(c.server.itl)} ms, e2e ${f(c.suite.e2e)} / ${f(c.server.e2e)} ms`;
+      `ITL ${c.suite.itl.toFixed(2)} / ${f(c.server.itl)} ms, e2e ${f(c.suite.e2e)} / ${f(c.server.e2e)} ms` +
+      (c.clientBound ? ` (client-bound: ${c.clientBound})` : '');
   });
   console.log(lines.join('\n'));
   for (const [i, c] of clocks.entries()) {
-    // Issue 31: with k6 on the server's core every cell was client-bound; the server now keeps to its own core.
-    expect(c.clientBound, lines[i]).toBeNull();
     const { ttft, itl, e2e } = c.server;
     expect([ttft, itl, e2e], lines[i]).not.toContain(null);
     expect(c.suite.ttft, lines[i]).toBeGreaterThanOrEqual(ttft! - CLOCKS_MS);
