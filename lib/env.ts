@@ -18,7 +18,10 @@ export const ENV_VARS: Readonly<Record<string, string>> = {
   CONCURRENCIES: 'Comma-separated concurrency levels for sweep and mix.',
   ROUNDS: 'Requests per user per cell.',
   OUTPUT_TOKENS: 'Output tokens per request for sweep (plan sweep.outputTokens).',
-  USE_CASES: 'Comma-separated use-case ids for capacity and sessions (plan capacity.useCases, sessions.useCases).',
+  USE_CASES:
+    'Comma-separated use-case ids for capacity, sessions and rate (plan capacity.useCases, sessions.useCases, ' +
+    'rate.useCases).',
+  RATES: 'Comma-separated offered rates in requests per second for the rate script (plan rate.rates), e.g. 0.5,1,2.',
   SESSION_USERS: 'Comma-separated active users of each sessions step under plain k6, for every use case (plan sessions.users).',
   PROFILES: 'Comma-separated profile ids for mix and burst.',
   DEPTHS: 'Comma-separated queue depths for burst.',
@@ -64,6 +67,17 @@ function listOfStrings(env: Env, name: string): string[] | undefined {
   const v = env[name];
   if (v === undefined || v.trim() === '') return undefined;
   return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function listOfRates(env: Env, name: string): number[] | undefined {
+  const v = env[name];
+  if (v === undefined || v.trim() === '') return undefined;
+  return v.split(',').map((part) => {
+    const n = Number(part.trim());
+    if (part.trim() === '' || !(n > 0) || !isFinite(n))
+      throw new PlanError(`${name} "${v}": "${part.trim()}" is not a rate in requests per second (e.g. 0.5 or 4)`);
+    return n;
+  });
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]): T | undefined {
@@ -112,6 +126,12 @@ export function applyEnvToPlan(base: PlanInput, env: Env): PlanInput {
     // The ladder for every use case the part measures (named here, in the plan, or all of them).
     const ids = useCases ?? plan.sessions.useCases ?? (plan.useCases ?? USE_CASES).map((u) => u.id);
     if (sessionUsers) plan.sessions.users = Object.fromEntries(ids.map((id) => [id, sessionUsers]));
+  }
+  const rates = listOfRates(env, 'RATES');
+  if (useCases || rates) {
+    plan.rate = { ...(plan.rate ?? {}) };
+    if (useCases) plan.rate.useCases = useCases;
+    if (rates) plan.rate.rates = rates;
   }
   const profiles = listOfStrings(env, 'PROFILES');
   if (profiles || concurrencies || rounds) {

@@ -4,7 +4,8 @@
 // report reads k6's output through it, so no metric name is written as a literal anywhere else.
 
 export type MetricKind = 'trend' | 'counter' | 'rate' | 'gauge';
-export type MetricUnit = 'ms' | 'tokens/s' | 'tokens' | 'requests' | 'ratio' | 'count' | 'watts' | 'seconds' | 'bytes';
+export type MetricUnit =
+  'ms' | 'tokens/s' | 'tokens' | 'requests' | 'requests/s' | 'ratio' | 'count' | 'watts' | 'seconds' | 'bytes';
 
 export interface MetricDefinition {
   /** The k6 metric name (matches ^[a-zA-Z_][a-zA-Z0-9_]{1,128}$). */
@@ -330,6 +331,46 @@ export const SERVER_METRICS = {
   },
 } as const satisfies Record<string, MetricDefinition>;
 
+/**
+ * What the rate script (open-loop arrivals, lib/arrivals.ts) adds to each request's samples, same tags: when the
+ * request was meant to go against when it went. Latency from the intended send is what a user arriving on the
+ * schedule sees: a late sender cannot hide a slow server from it (coordinated omission, docs/open-loop.md).
+ */
+export const ARRIVAL_METRICS = {
+  scheduleLag: {
+    name: 'llm_schedule_lag',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description:
+      'Schedule lag: the request\'s actual start (the agent\'s stamp) minus its intended send time from the seeded ' +
+      'arrival schedule; one sample per request of a rate cell.',
+  },
+  ttftIntended: {
+    name: 'llm_ttft_intended',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description: 'TTFT from the intended send time: llm_ttft + llm_schedule_lag, per completed request of a rate cell.',
+  },
+  e2eIntended: {
+    name: 'llm_e2e_intended',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description: 'End-to-end latency from the intended send time: llm_e2e + llm_schedule_lag, per completed request.',
+  },
+  achievedRate: {
+    name: 'llm_achieved_rate',
+    kind: 'gauge',
+    isTime: false,
+    unit: 'requests/s',
+    description:
+      'One sample per rate cell, when its last request ended: requests sent / (the cell\'s duration + the last ' +
+      "request's schedule lag); the offered rate is the plan's (lib/arrivals.ts holds exactly rate x duration requests).",
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
 /** What a bench-driven capacity search decided, pushed by the script as each use case's search ends. */
 export const SEARCH_METRICS = {
   capacityUsers: {
@@ -360,12 +401,13 @@ export const SESSION_METRICS = {
 } as const satisfies Record<string, MetricDefinition>;
 
 export const METRICS = {
-  ...REQUEST_METRICS, ...CLIENT_METRICS, ...SERVER_METRICS, ...SEARCH_METRICS, ...SESSION_METRICS,
+  ...REQUEST_METRICS, ...CLIENT_METRICS, ...ARRIVAL_METRICS, ...SERVER_METRICS, ...SEARCH_METRICS, ...SESSION_METRICS,
 } as const;
 export type MetricKey = keyof typeof METRICS;
 export type RequestMetricKey = keyof typeof REQUEST_METRICS;
 export type ServerMetricKey = keyof typeof SERVER_METRICS;
 export type ClientMetricKey = keyof typeof CLIENT_METRICS;
+export type ArrivalMetricKey = keyof typeof ARRIVAL_METRICS;
 export type SessionMetricKey = keyof typeof SESSION_METRICS;
 
 /** The k6 metric name for a key, e.g. metricName('ttft') === 'llm_ttft'. */

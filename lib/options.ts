@@ -1,7 +1,7 @@
 // k6 options from a resolved plan: one scenario per cell (strictly sequential), the monitor scenario, and thresholds.
 // Runs in k6 and Node.
 
-import { REQUEST_METRICS, type CellTag } from './metrics';
+import { ARRIVAL_METRICS, REQUEST_METRICS, type CellTag } from './metrics';
 import type { Cell, Plan } from './plan';
 import { cellMetricKey } from './summary-data';
 import type { UseCase, UseCaseLimit } from '../thresholds/use-cases';
@@ -75,6 +75,9 @@ const PER_CELL_TRENDS = [
   REQUEST_METRICS.prefillSpeed,
 ] as const;
 
+/** A rate cell's own Trends. */
+const OPEN_LOOP_TRENDS = [ARRIVAL_METRICS.scheduleLag, ARRIVAL_METRICS.ttftIntended, ARRIVAL_METRICS.e2eIntended] as const;
+
 /** The scenario of a bench-driven run: every VU runs one long iteration, asking the bench for each request. */
 export const DRIVEN_SCENARIO = 'driven';
 /** Long enough for any bench-driven run; the bench ends it by answering stop, or with SIGINT. */
@@ -131,6 +134,9 @@ export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): S
           : [];
       thresholds[key] = gates.length > 0 ? gates : [KEEP_TREND_STATS];
     }
+    // A rate cell's sender against its schedule: kept in the summary too (k6 keeps per-cell figures of thresholds only).
+    if (cell.arrivals)
+      for (const def of OPEN_LOOP_TRENDS) thresholds[cellMetricKey(def.name, cell)] = [KEEP_TREND_STATS];
     thresholds[cellMetricKey(REQUEST_METRICS.requestOk.name, cell)] = gated ? [`rate>=${plan.gate!.minSuccessRate}`] : [KEEP_RATE_STATS];
     // The share of requests within every limit, judged per request by the agent: the SLO as users state it.
     if (gated && useCase && plan.minGoodput !== null)

@@ -49,6 +49,11 @@ export const PLAN_DEFAULTS = {
   sessionUsers: [1, 2, 4, 8, 16, 32, 64],
   burst: { profiles: PROFILES, depths: BURST_DEPTHS, ttftLimitMs: BURST_TTFT_LIMIT_MS },
   mix: { profiles: PROFILES, concurrencies: [1, 2, 4, 8, 16, 32], rounds: 2 },
+  /**
+   * The rate script: Poisson arrivals at each rate for a minute per cell. The lag limit flags a sender that kept its
+   * schedule worse than the open-loop benchmark's target (5 ms p99 at 50 requests/s) with room for a shared machine.
+   */
+  rate: { rates: [0.5, 1, 2, 4], durationSeconds: 60, arrival: 'poisson', burstiness: 1, seed: 42, lagLimitMs: 10 },
   /** Used by the gate script, and by any script whose plan has a gate section. */
   gate: { useCase: 'general_chatbot', concurrency: 4, rounds: 2, minSuccessRate: 0.99 },
   schedule: {

@@ -6,6 +6,7 @@
 
 import * as v from 'valibot';
 import { MIX_PROFILES, limitLabel } from '../thresholds/use-cases';
+import { ARRIVAL_PROCESSES } from './arrivals';
 import { SUMMARY_TREND_STATS } from './metrics';
 import { PLAN_DEFAULTS as D } from './plan-defaults';
 import { bool, int, intList, list, name, num, object, oneOf, record, text, url } from './schema';
@@ -13,7 +14,7 @@ import { sessionsSchemas } from './plan-sessions-schema';
 
 export const PLAN_SCHEMA_VERSION = 1;
 
-export const SCRIPT_NAMES = ['sweep', 'capacity', 'burst', 'mix', 'gate', 'sessions'] as const;
+export const SCRIPT_NAMES = ['sweep', 'capacity', 'burst', 'mix', 'gate', 'sessions', 'rate'] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 export const API_STYLES = ['chat', 'completions'] as const;
 export const PROMPT_MODES = ['unique', 'shared-prefix'] as const;
@@ -168,9 +169,22 @@ function buildFieldSchemas() {
   // plan's own use cases while resolving (useCaseRefs), since a plan may define its own.
 
   const mixProfile = oneOf(MIX_PROFILES.map((p) => p.id));
+
+  /** How a rate cell's requests arrive (lib/arrivals.ts, docs/open-loop.md). */
+  const arrivals = {
+    process: oneOf(ARRIVAL_PROCESSES),
+    /** Requests per second (at the end of a ramp). */
+    rate: num(0.001, 100_000),
+    durationSeconds: int(1, dayOfSeconds),
+    /** Gamma shape b of the gaps (process gamma): 1 is Poisson, below 1 burstier, above smoother. */
+    burstiness: num(0.01, 100),
+    seed: int(0, 2 ** 32 - 1),
+    /** A cell whose schedule lag p99 exceeds this many ms is flagged: its sender did not keep the schedule. */
+    lagLimitMs: num(0),
+  };
   return {
     users, rounds, contextTokens, outputTokens, dayOfSeconds, target, schedule, gate, search, monitorInterval,
-    burstTtftLimitMs, limitStat, minGoodput, promptMode, summaryTrendStats, limit, useCase, mixProfile,
+    burstTtftLimitMs, limitStat, minGoodput, promptMode, summaryTrendStats, limit, useCase, mixProfile, arrivals,
   };
 }
 
@@ -184,7 +198,7 @@ function fieldSchemas(): ReturnType<typeof buildFieldSchemas> {
 function buildPlanInputSchema() {
   const {
     users, rounds, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs, limitStat,
-    minGoodput, promptMode, summaryTrendStats, useCase, mixProfile,
+    minGoodput, promptMode, summaryTrendStats, useCase, mixProfile, arrivals,
   } = fieldSchemas();
   return object({
     name: opt(name),
@@ -253,6 +267,21 @@ function buildPlanInputSchema() {
       {},
     ),
     sessions: sessionsSchemas().sessionsInput,
+    /** The rate script: each use case at each offered rate, requests arriving on their own clock (open loop). */
+    rate: orDefault(
+      object({
+        useCases: opt(list(text)),
+        rates: orDefault(list(arrivals.rate, 'list of requests per second'), D.rate.rates),
+        durationSeconds: orDefault(arrivals.durationSeconds, D.rate.durationSeconds),
+        arrival: orDefault(arrivals.process, D.rate.arrival),
+        burstiness: orDefault(arrivals.burstiness, D.rate.burstiness),
+        /** Each cell ramps linearly from this rate to its own; null holds its rate. */
+        rampFromRate: orDefault(nullable(arrivals.rate), null),
+        seed: orDefault(arrivals.seed, D.rate.seed),
+        lagLimitMs: orDefault(arrivals.lagLimitMs, D.rate.lagLimitMs),
+      }),
+      {},
+    ),
     mix: orDefault(
       object({
         profiles: orDefault(list(mixProfile), D.mix.profiles),
@@ -332,8 +361,12 @@ export function useCaseRefs(
   const sessionRefs =
     script === 'sessions' ? { sessions: { useCases: se.useCases, models: se.models, users: se.users, maxUsers: se.maxUsers } } : {};
   const gateRefs = gate !== null ? { gate: { useCase: gate.useCase } } : {};
-  const schema = object({ capacity: opt(capacity), sessions: opt(sessions), gate: opt(object({ useCase: oneOf(ids) })) });
-  return [schema, { ...refs, ...sessionRefs, ...gateRefs }];
+  const rateRefs = script === 'rate' ? { rate: { useCases: input.rate.useCases } } : {};
+  const schema = object({
+    capacity: opt(capacity), sessions: opt(sessions), gate: opt(object({ useCase: oneOf(ids) })),
+    rate: opt(object({ useCases: opt(list(oneOf(ids))) })),
+  });
+  return [schema, { ...refs, ...sessionRefs, ...gateRefs, ...rateRefs }];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -348,7 +381,7 @@ export function useCaseRefs(
 export function resolvedPlanSchema() {
   const {
     users, rounds, contextTokens, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs,
-    limitStat, minGoodput, promptMode, summaryTrendStats, useCase,
+    limitStat, minGoodput, promptMode, summaryTrendStats, useCase, arrivals,
   } = fieldSchemas();
   const count = int(0);
   const seconds = num(0);
@@ -396,6 +429,20 @@ export function resolvedPlanSchema() {
     gracefulStopSeconds: seconds,
     /** Written by the bench for a step it drove (lib/drive.ts); absent for a cell run in k6's time slots. */
     driven: opt(driven),
+    /** A rate cell's arrival schedule (one VU sends it, lib/k6/open-loop.ts); absent for closed-loop cells. */
+    arrivals: opt(
+      object({
+        process: arrivals.process,
+        ratePerSecond: arrivals.rate,
+        rampFromPerSecond: nullable(arrivals.rate),
+        durationSeconds: arrivals.durationSeconds,
+        burstiness: arrivals.burstiness,
+        seed: arrivals.seed,
+        /** How many requests the schedule holds: round(mean rate x duration). */
+        requests: int(1),
+        lagLimitMs: arrivals.lagLimitMs,
+      }),
+    ),
   });
   return object({
     schemaVersion: oneOf([PLAN_SCHEMA_VERSION]),

@@ -6,6 +6,7 @@
 
 import type * as v from 'valibot';
 import { findMixProfile, type UseCase } from '../thresholds/use-cases';
+import { arrivalCount } from './arrivals';
 import { PLAN_DEFAULTS } from './plan-defaults';
 import {
   API_STYLES,
@@ -43,8 +44,13 @@ export type LimitStat = (typeof LIMIT_STATS)[number];
 /** A resolved plan, as resolvePlan returns it and plan.json holds it. */
 export type Plan = Parsed<ReturnType<typeof resolvedPlanSchema>>;
 export type TargetConfig = Plan['target'];
-/** One measurement cell: one k6 scenario, N concurrent closed-loop users for `rounds` requests each. */
+/**
+ * One measurement cell: one k6 scenario, N concurrent closed-loop users for `rounds` requests each, or (a rate cell)
+ * one VU sending its `arrivals` schedule open-loop.
+ */
 export type Cell = Plan['cells'][number];
+/** A rate cell's arrival schedule. */
+export type CellArrivals = NonNullable<Cell['arrivals']>;
 /** How the bench ran a step (the report says how each figure was measured). */
 export type DrivenStepInfo = NonNullable<Cell['driven']>;
 export type ScheduleConfig = Plan['schedule'];
@@ -111,6 +117,12 @@ function scheduleCells(
       start += slot.maxDurationSeconds + slot.gracefulStopSeconds + s.gapSeconds;
       continue;
     }
+    if (d.arrivals) {
+      const slot = rateSlot(d, d.arrivals.durationSeconds, s);
+      cells.push({ ...d, warmupRounds: 0, startSeconds: start, ...slot });
+      start += slot.maxDurationSeconds + slot.gracefulStopSeconds + s.gapSeconds;
+      continue;
+    }
     const predicted = s.predictedCellSeconds?.[d.id];
     const perRequest = predicted !== undefined ? predicted / d.rounds : estimateRequestSeconds(d, s);
     const slot = s.cellSeconds ?? Math.max(s.minCellSeconds, Math.ceil(perRequest * d.rounds * s.safetyFactor));
@@ -124,6 +136,27 @@ function scheduleCells(
     start += slot + graceful + s.gapSeconds;
   }
   return { cells, totalSeconds: Math.max(0, start - s.gapSeconds) };
+}
+
+/**
+ * A rate cell's slot: its schedule's duration, then time for its last requests (one request alone, times the safety
+ * factor) before k6 stops it. Requests still queued then are cut, and the report counts them.
+ */
+function rateSlot(
+  d: Pick<Cell, 'contextTokens' | 'outputTokens'>, durationSeconds: number, s: ScheduleConfig,
+): Pick<Cell, 'maxDurationSeconds' | 'gracefulStopSeconds'> {
+  const tail = Math.max(1, Math.ceil(estimateRequestSeconds({ ...d, concurrency: 1 }, s) * s.safetyFactor));
+  return { maxDurationSeconds: durationSeconds + tail, gracefulStopSeconds: tail };
+}
+
+/** Requests a cell sends when it runs to its end: its schedule's (rate cell), else users x rounds, warm-up included. */
+export function cellRequests(cell: Pick<Cell, 'concurrency' | 'rounds' | 'arrivals'>): number {
+  return cell.arrivals ? cell.arrivals.requests : cell.concurrency * cell.rounds;
+}
+
+/** "2", "0_5": a rate in requests per second as a cell id has it. */
+export function formatRate(rate: number): string {
+  return String(rate).replace('.', '_');
 }
 
 /** The capacity search's settings, from the capacity section (maxUsers one number for every use case, or one each). */
@@ -203,6 +236,8 @@ function buildDrafts(
       }
       break;
     }
+    case 'rate':
+      return rateDrafts(input, useCases);
     case 'gate': {
       const g = gate as GateConfig;
       const uc = useCases.find((u) => u.id === g.useCase) as UseCase;
@@ -211,6 +246,27 @@ function buildDrafts(
         concurrency: g.concurrency, rounds: g.rounds, useCase: uc.id, profile: null,
       });
       break;
+    }
+  }
+  return drafts;
+}
+
+/** The rate script's cells: each use case at each rate, one VU sending the cell's arrival schedule. */
+function rateDrafts(input: ParsedPlanInput, useCases: readonly UseCase[]): CellDraft[] {
+  const r = input.rate;
+  const drafts: CellDraft[] = [];
+  for (const id of r.useCases ?? useCases.map((u) => u.id)) {
+    const uc = useCases.find((u) => u.id === id)!;
+    for (const rate of r.rates) {
+      const spec = {
+        process: r.arrival, ratePerSecond: rate, rampFromPerSecond: r.rampFromRate, durationSeconds: r.durationSeconds,
+        burstiness: r.arrival === 'poisson' ? 1 : r.burstiness, seed: r.seed,
+      };
+      drafts.push({
+        id: `rate_${id}_r${formatRate(rate)}`, script: 'rate', contextTokens: uc.contextTokens,
+        outputTokens: uc.outputTokens, concurrency: 1, rounds: 1, useCase: id, profile: null,
+        arrivals: { ...spec, requests: arrivalCount(spec), lagLimitMs: r.lagLimitMs },
+      });
     }
   }
   return drafts;

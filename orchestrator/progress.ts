@@ -4,7 +4,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import Papa from 'papaparse';
 import { REQUEST_METRICS } from '../lib/metrics';
 import { parseErrorMessage } from '../report/k6-csv';
-import type { Plan } from '../lib/plan';
+import { cellRequests, type Plan } from '../lib/plan';
 
 export interface CellProgress {
   readonly id: string;
@@ -61,7 +61,7 @@ export function initialProgress(plan: Plan, partIndex: number, partCount: number
     part: plan.script,
     partIndex,
     partCount,
-    cells: plan.cells.map((c) => ({ id: c.id, planned: c.concurrency * c.rounds, done: 0, failed: 0 })),
+    cells: plan.cells.map((c) => ({ id: c.id, planned: cellRequests(c), done: 0, failed: 0 })),
     elapsedSeconds: 0,
     totalSeconds: plan.totalSeconds,
   };

@@ -80,6 +80,8 @@ export function grafanaUnit(def: MetricDefinition): string {
   switch (def.unit) {
     case 'tokens/s':
       return 'suffix: tok/s';
+    case 'requests/s':
+      return 'reqps';
     case 'ratio':
       return 'percentunit';
     case 'watts':

@@ -25,6 +25,7 @@ import type { RequestRecord } from '../record';
 import { CELL_TAGS, SAMPLE_TAGS } from '../metrics';
 import { segmentPosition } from '../segments';
 import { cellShare, cellsWithoutShare, RUNNER_FILE, runnerLabel, runnerOf, type RunnerInfo, type SegmentOptions } from '../runner';
+import { runOpenLoop } from './open-loop';
 import { sessionUser, type SessionUser } from './sessions';
 
 /**
@@ -178,20 +179,25 @@ export function createSuite(script: ScriptName): Suite {
 
   // A cell of a use case (capacity steps, gate cells) has each request judged against its limits: goodput.
   const sloOf = new Map(plan.useCases.map((u) => [u.id, u.limits]));
-  /** Sends one request of a cell; `phase` tags its llm_* samples, and null defers them until the bench names it. */
-  const send = (
+  /**
+   * Builds one request of a cell and returns what sends it: an open-loop cell builds the next request (a long
+   * prompt's body takes milliseconds) before its intended time comes. `phase` tags its llm_* samples, and null
+   * defers them until the bench names it.
+   */
+  const prepare = (
     cell: Pick<Cell, 'contextTokens' | 'outputTokens' | 'useCase'>, prefix: string, phase: string | null | undefined,
-  ): Promise<SentRequest> => {
+  ): (() => Promise<SentRequest>) => {
     const prompt = prompts.get(cell.contextTokens);
     const spec = buildStreamingRequest(
       plan.target, { prompt: promptText(prompt, prefix), maxTokens: cell.outputTokens }, apiKey,
     );
     const tags: Record<string, string> = phase ? { [SAMPLE_TAGS.phase]: phase } : {};
-    return sendRequest(
+    return () => sendRequest(
       spec, { requestedInputTokens: preparedLength(prompt), requestedOutputTokens: cell.outputTokens }, plan.target, tags,
       phase === null, cell.useCase ? (sloOf.get(cell.useCase) ?? null) : null, eventCallback,
     );
   };
+  const send = (...args: Parameters<typeof prepare>): Promise<SentRequest> => prepare(...args)();
   // The sessions script's user of this VU: conversations with think time (lib/k6/sessions.ts).
   const sessions: SessionUser | null = plan.sessions
     ? sessionUser({
@@ -259,6 +265,15 @@ export function createSuite(script: ScriptName): Suite {
         return;
       }
       if (sessions) return sessions.runStep(cell, data.runNonce);
+      if (cell.arrivals) {
+        return runOpenLoop(cell.arrivals, (i) => {
+          const fire = prepare(cell, requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, i), undefined);
+          return () => fire().then((sent) => {
+            warnFailure(cell.id, sent.record);
+            return sent;
+          });
+        });
+      }
       // A steady-state cell's first requests per user are its warm-up: kept, tagged, left out of its statistics.
       const phase = cell.warmupRounds > 0 ? (exec.vu.iterationInScenario < cell.warmupRounds ? 'warmup' : 'measured') : undefined;
       const sent = await send(cell, requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, exec.vu.iterationInInstance), phase);

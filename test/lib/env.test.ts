@@ -94,13 +94,15 @@ describe('applyEnvToPlan', () => {
     const env = {
       BASE_URL: 'http://h:1/v1', CONTEXTS: '1k', CONCURRENCIES: '1', ROUNDS: '1', OUTPUT_TOKENS: '16',
       USE_CASES: 'code_completion', PROFILES: 'chatbot', DEPTHS: '2', GATE_USE_CASE: 'code_completion',
-      GATE_CONCURRENCY: '2', PROMPT_MODE: 'unique', CELL_SECONDS: '5',
+      GATE_CONCURRENCY: '2', PROMPT_MODE: 'unique', CELL_SECONDS: '5', RATES: '2',
     };
     const plan = resolvePlan(applyEnvToPlan({}, env), script);
     // capacity keeps the use case's own concurrency ladder (CONCURRENCIES is for sweep and mix); sessions its default
     // ladder of active users (SESSION_USERS), each step held its own ramp + warm-up + hold, not a slot.
     expect(plan.cells.length).toBe(script === 'capacity' ? 10 : script === 'sessions' ? 7 : 1);
-    for (const c of plan.cells) expect(c.maxDurationSeconds).toBe(script === 'sessions' ? 80 : 5);
+    // A rate cell lasts its schedule (a minute) and the time its last request takes, whatever CELL_SECONDS says.
+    const slot = script === 'sessions' ? 80 : script === 'rate' ? 60 + plan.cells[0]!.gracefulStopSeconds : 5;
+    for (const c of plan.cells) expect(c.maxDurationSeconds).toBe(slot);
     expect(plan.target.baseUrl).toBe('http://h:1/v1');
   });
 
@@ -116,7 +118,7 @@ describe('applyEnvToPlan', () => {
     for (const name of read) expect(Object.keys(ENV_VARS), name).toContain(name);
     expect([...read].sort()).toEqual([
       'API', 'BASE_URL', 'CELL_SECONDS', 'CONCURRENCIES', 'CONTEXTS', 'DEPTHS', 'GATE_CONCURRENCY', 'GATE_USE_CASE',
-      'METRICS_URL', 'MODEL', 'OUTPUT_TOKENS', 'PROFILES', 'PROMPTS', 'PROMPT_MODE', 'ROUNDS', 'SESSION_USERS', 'USE_CASES',
+      'METRICS_URL', 'MODEL', 'OUTPUT_TOKENS', 'PROFILES', 'PROMPTS', 'PROMPT_MODE', 'RATES', 'ROUNDS', 'SESSION_USERS', 'USE_CASES',
     ]);
     // The others are read by the k6 side, not as plan overrides.
     expect(Object.keys(ENV_VARS).filter((k) => !read.has(k)).sort()).toEqual(['API_KEY', 'PLAN', 'RESULTS_DIR']);

@@ -241,7 +241,7 @@ describe('validation errors: one line naming the field', () => {
   it('unknown fields, top-level and nested', () => {
     expect(planError({ foo: 1 })).toBe(
       'plan field "foo" is not a known field (known: name, target, prompts, limitStat, minGoodput, sweep, capacity, burst, ' +
-      'sessions, mix, gate, schedule, monitor, useCases, summaryTrendStats)',
+      'sessions, rate, mix, gate, schedule, monitor, useCases, summaryTrendStats)',
     );
     expect(planError({ target: { url: 'http://x' } })).toBe(
       'plan field "target.url" is not a known field (known: baseUrl, model, api, ignoreEos, minTokens, ' +
