@@ -7,7 +7,7 @@
 //   scaling efficiency = throughput(N) / (N x throughput(1)), same part, context and output length
 //   goodput            = requests within every limit of the cell's use case / requests judged (llm_goodput)
 
-import type { Cell } from '../lib/plan';
+import { cellRequests, type Cell } from '../lib/plan';
 import type { ServerMetricKey } from '../lib/metrics';
 import { clientBoundReason, cpuShareBetween } from './client-bound';
 import type { CellAccumulator, Series, TrendKey } from './read-samples';
@@ -15,6 +15,7 @@ import { TREND_KEYS } from './read-samples';
 import { summarize, type Distribution } from './stats';
 import { serverFigures, type OwnObservations, type ServerFigures } from './server-metrics';
 import { powerFigures, type CostOptions, type PowerFigures } from './power';
+import { openLoopStats, type OpenLoopStats } from './open-loop';
 import { sessionCellStats, type SessionCellStats } from './sessions';
 import type { RequestSpans } from './session-samples';
 
@@ -71,6 +72,8 @@ export interface CellStats extends Pick<
   readonly clientBound: { readonly reason: string } | null;
   /** A sessions step's requests in flight and turns (report/sessions.ts); null for other cells. */
   readonly sessions: SessionCellStats | null;
+  /** A rate cell's schedule against what its sender did (report/open-loop.ts); null for closed-loop cells. */
+  readonly openLoop: OpenLoopStats | null;
 }
 
 export interface ErrorMessageCount {
@@ -141,8 +144,7 @@ export function buildCellStats(
     requests,
     succeeded,
     failed: requests - succeeded,
-    cut: cell.driven ? cell.driven.requests.cut
-      : requests > 0 ? Math.max(0, cell.concurrency * (cell.rounds - cell.warmupRounds) - requests) : 0,
+    cut: cutRequests(cell, requests),
     warmupRequests: acc?.excluded.warmup ?? 0,
     transitionRequests: acc?.excluded.transition ?? 0,
     measurement: cell.driven ? (cell.driven.search ? 'search' : cell.driven.mode) : cell.warmupRounds > 0 ? 'steady' : 'rounds',
@@ -167,7 +169,14 @@ export function buildCellStats(
     power: window ? powerFigures(monitor.powerWatts, window, outputTokensTotal, throughput ?? 0, cost, monitorIntervalMs) : null,
     clientBound: clientBoundOf(acc, metrics.itl),
     sessions: acc?.sessions ? sessionCellStats(acc.sessions, sessionSpans, window) : null,
+    openLoop: cell.arrivals ? openLoopStats(cell.arrivals, metrics.scheduleLag, acc?.achievedRate ?? null, requests) : null,
   };
+}
+
+/** Planned requests of a cell that ran but never ended (see CellStats.cut). */
+function cutRequests(cell: Cell, requests: number): number {
+  if (cell.driven) return cell.driven.requests.cut;
+  return requests > 0 ? Math.max(0, cellRequests(cell) - cell.concurrency * cell.warmupRounds - requests) : 0;
 }
 
 /** The group a cell's efficiency is measured within: same part, context, output length and profile. */
@@ -219,4 +228,19 @@ function clientBoundOf(acc: CellAccumulator | undefined, itl: Distribution | nul
     itlMedianMs: itl ? itl.p50 : null,
   });
   return reason === null ? null : { reason };
+}
+
+/** The cells whose load was not the server's to set: the client limited it, or the sender did not offer it. */
+export function loadWarnings(cells: readonly CellStats[]): string[] {
+  const warnings: string[] = [];
+  for (const cell of cells) {
+    if (!cell.clientBound) continue;
+    warnings.push(`Cell ${cell.id} was client-bound (${cell.clientBound.reason}): its figures understate the server.`);
+  }
+  for (const cell of cells) {
+    if (!cell.openLoop || cell.openLoop.problems.length === 0 || cell.requests === 0) continue;
+    const why = cell.openLoop.problems.join('; ');
+    warnings.push(`Cell ${cell.id} did not offer its planned load (${why}): its rate capacity does not stand on it.`);
+  }
+  return warnings;
 }

@@ -117,3 +117,9 @@ export function mdLiteral(s: string): string {
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
+
+/** "2.00 req/s", "120 req/s". */
+export function fmtRate(rate: number | null | undefined): string {
+  if (rate === null || rate === undefined || !isFinite(rate)) return 'n/a';
+  return `${rate >= 100 ? rate.toFixed(0) : rate.toFixed(2)} req/s`;
+}

@@ -11,6 +11,7 @@ import { UserError } from '../lib/exit-codes';
 import { PlanError, readResolvedPlan, type Plan } from '../lib/plan';
 import type { RunnerInfo } from '../lib/runner';
 import { parseOrThrow, record } from '../lib/schema';
+import type { UseCase } from '../thresholds/use-cases';
 
 /** Bad input to the report (exit EXIT.badInput through the CLI). */
 export class ReportInputError extends UserError {
@@ -201,4 +202,20 @@ export function readSummaryFile(dir: string): { summary: SummaryInfo | null; sum
     if (!(e instanceof ReportInputError)) throw e;
     return { summary: null, summaryProblem: `an unreadable summary.json (${e.message})` };
   }
+}
+
+/** The plans' goodput threshold: a top-level field, so every part carries the same; one written before it, null. */
+export function runMinGoodput(input: RunInput): number | null {
+  return input.parts.find((part) => part.plan.minGoodput !== null)?.plan.minGoodput ?? null;
+}
+
+/** Every use case of the parts' plans, the first definition of an id winning. */
+export function runUseCases(input: RunInput): UseCase[] {
+  const useCaseList: UseCase[] = [];
+  for (const part of input.parts) {
+    for (const useCase of part.plan.useCases) {
+      if (!useCaseList.some((known) => known.id === useCase.id)) useCaseList.push(useCase);
+    }
+  }
+  return useCaseList;
 }

@@ -2,10 +2,10 @@
 // Runs in Node.
 
 import type { LimitStat } from '../lib/plan';
-import { MIX_PROFILES, type UseCase } from '../thresholds/use-cases';
-import type { PartInput, RunInput } from './inputs';
+import { MIX_PROFILES } from '../thresholds/use-cases';
+import { runMinGoodput, runUseCases, type PartInput, type RunInput } from './inputs';
 import type { SamplesData } from './read-samples';
-import { applyScalingEfficiency, buildCellStats, type CellStats } from './cells';
+import { applyScalingEfficiency, buildCellStats, loadWarnings, type CellStats } from './cells';
 import type { CellAccumulator, TrendKey } from './read-samples';
 import {
   burstCapacity,
@@ -20,6 +20,7 @@ import {
 } from './capacity';
 import { DEFAULT_COST } from './power';
 import { activeUsersCapacities } from './active-users';
+import { rateCapacities } from './rate-capacity';
 import { capacityFinding } from './judgement';
 import { judgeMergedThresholds } from './split-thresholds';
 import { splitWarnings } from './split-notes';
@@ -50,7 +51,8 @@ function byConcurrency(a: CellStats, b: CellStats): number {
 export function gridCells(r: Pick<Report, 'cells'>): CellStats[] {
   const sweep = r.cells.filter((c) => c.script === 'sweep' && c.requests > 0);
   // Bursts and sessions steps (users with pauses, not N requests) are no grid of concurrent requests.
-  const other = r.cells.filter((c) => c.requests > 0 && c.script !== 'burst' && c.script !== 'sessions');
+  // Rate cells are one sender at an offered rate, not N concurrent requests either.
+  const other = r.cells.filter((c) => c.requests > 0 && !['burst', 'sessions', 'rate'].includes(c.script));
   return (sweep.length > 0 ? sweep : other).slice().sort(byConcurrency);
 }
 
@@ -134,10 +136,7 @@ export function buildReport(
   const measured = measureParts(input, samples, options);
   const { cells, warnings } = measured;
   applyScalingEfficiency(cells);
-  for (const cell of cells) {
-    if (!cell.clientBound) continue;
-    warnings.push(`Cell ${cell.id} was client-bound (${cell.clientBound.reason}): its figures understate the server.`);
-  }
+  warnings.push(...loadWarnings(cells));
   const firstPlan = input.parts[0]!.plan;
   const limitStat = firstPlan.limitStat;
   const limitStats = new Set(input.parts.map((part) => part.plan.limitStat));
@@ -172,6 +171,7 @@ export function buildReport(
     cells,
     useCases,
     activeUsers: activeUsersCapacities(input.parts.map((part) => part.plan), cells, limitStat, options.minSuccessRate, useCases),
+    rates: rateCapacities(runUseCases(input), cells, limitStat, options.minSuccessRate, runMinGoodput(input)),
     bursts,
     mixProfiles: mixProfiles(cells),
     gates: gateResults(input, cells),
@@ -297,15 +297,8 @@ function useCaseCapacities(
   options: ReportOptions,
   requestValues: ReadonlyMap<string, RequestValues>,
 ): UseCaseCapacity[] {
-  // A top-level plan field, so every part carries the same; a part written before it existed carries null.
-  const minGoodput = input.parts.find((part) => part.plan.minGoodput !== null)?.plan.minGoodput ?? null;
-  const useCaseList: UseCase[] = [];
-  for (const part of input.parts) {
-    for (const useCase of part.plan.useCases) {
-      if (!useCaseList.some((known) => known.id === useCase.id)) useCaseList.push(useCase);
-    }
-  }
-  return useCaseList
+  const minGoodput = runMinGoodput(input);
+  return runUseCases(input)
     .map((useCase) => useCaseCapacity(useCase, cells, limitStat, options.minSuccessRate, minGoodput))
     .map((capacity) => withInterval(capacity, cells, requestValues))
     .filter((capacity) => capacity.source !== null);

@@ -13,6 +13,7 @@ import {
   SEARCH_METRICS,
   SERVER_METRICS,
   metricKeyOf,
+  type ArrivalMetricKey,
   type RequestMetricKey,
   type ServerMetricKey,
 } from '../lib/metrics';
@@ -21,10 +22,10 @@ import { ReportInputError } from './inputs';
 import { columnsOf, completeLength, detach, parseErrorMessage, parseExtraTags, timestampScale, type Columns } from './k6-csv';
 import { addSessionSample, newRequestSpans, newSessionAccumulator, type RequestSpans, type SessionAccumulator } from './session-samples';
 
-/** Request metrics recorded as Trends (one value per request, or per token for ITL). */
+/** Request metrics recorded as Trends (one value per request, or per token for ITL); the last three, rate cells only. */
 export const TREND_KEYS = [
-  'ttft', 'ttfc', 'itl', 'tpot', 'e2e', 'decodeSpeed', 'prefillSpeed',
-] as const satisfies readonly RequestMetricKey[];
+  'ttft', 'ttfc', 'itl', 'tpot', 'e2e', 'decodeSpeed', 'prefillSpeed', 'scheduleLag', 'ttftIntended', 'e2eIntended',
+] as const satisfies readonly (RequestMetricKey | ArrivalMetricKey)[];
 export type TrendKey = (typeof TREND_KEYS)[number];
 
 /** Everything the CSV says about one cell. Times are epoch milliseconds. */
@@ -64,6 +65,8 @@ export interface CellAccumulator {
   cpuLast: { atMs: number; seconds: number } | null;
   /** The sessions script's turns (report/session-samples.ts); absent in other cells. */
   sessions?: SessionAccumulator;
+  /** A rate cell's llm_achieved_rate (requests/s), pushed once its last request ended; null until then or elsewhere. */
+  achievedRate: number | null;
 }
 
 /** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
@@ -122,6 +125,7 @@ export function newCellAccumulator(id: string, tags: Record<string, string>): Ce
     readLag: new FloatList(64),
     cpuFirst: null,
     cpuLast: null,
+    achievedRate: null,
   };
 }
 
@@ -330,6 +334,9 @@ function addRequestSample(
     case 'goodput':
       cell.goodput.judged++;
       if (value !== 0) cell.goodput.good++;
+      return;
+    case 'achievedRate':
+      cell.achievedRate = value;
       return;
     default:
       return;

@@ -10,14 +10,16 @@ import type { CellStats } from './cells';
 import type { RunInfo, ThresholdOutcome } from './inputs';
 import type { CostOptions } from './power';
 import type { ActiveUsersCapacity } from './active-users';
+import type { RateCapacity } from './rate-capacity';
 
 /**
  * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval` and its goodput,
  * distributions a `stdDev`, and comparisons the noise they weighed a change against. 3: cells carry `measurements`, and
  * searched capacities the `verdicts` of the steps on either side of them; `activeUsers`, the sessions part's
- * capacity in active users per use case, and each cell's `sessions` figures.
+ * capacity in active users per use case, and each cell's `sessions` figures. 4: `rates`, the rate part's capacity in
+ * requests per second per use case, and each cell's `openLoop` figures (schedule lag, offered and achieved rate).
  */
-export const REPORT_SCHEMA_VERSION = 3;
+export const REPORT_SCHEMA_VERSION = 4;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
@@ -98,6 +100,8 @@ export interface Report {
   readonly useCases: readonly UseCaseCapacity[];
   /** The sessions part's capacities in active users (report/active-users.ts); [] without one. */
   readonly activeUsers: readonly ActiveUsersCapacity[];
+  /** Capacity in requests per second per use case, from the rate part (open-loop arrivals). */
+  readonly rates: readonly RateCapacity[];
   readonly bursts: readonly BurstCapacity[];
   readonly mixProfiles: readonly MixProfileSummary[];
   readonly gates: readonly GateResult[];

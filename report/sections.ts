@@ -16,6 +16,7 @@ import { successAndErrorsSection } from './sections/errors';
 import { highlightsSection, keyFindingsSection, titleSection } from './sections/findings';
 import { comparisonSection, deployGateSection, k6ThresholdsSection } from './sections/gates';
 import { methodologySection } from './sections/methodology';
+import { openLoopSection } from './sections/open-loop';
 import { serverClockSection } from './sections/server-clock';
 import { itlSection, powerSection, prefillSpeedSection, scalingEfficiencySection } from './sections/technical';
 import { fastestSection, perUserSpeedSection, systemThroughputSection } from './sections/throughput-speed';
@@ -32,6 +33,7 @@ export function buildDocument(report: Report, charts: ReadonlySet<string>): Bloc
     ...performanceAnalysisSection(report, charts),
     ...capacityAnalysisSection(report, charts),
     ...activeUsersSection(report, charts),
+    ...openLoopSection(report),
     ...scaleUpSection(report, charts),
     ...fastestSection(report, charts),
     ...technicalAnalysisSection(report, charts),

@@ -50,6 +50,7 @@ describe('buildCellStats', () => {
       readLag: new FloatList(),
       cpuFirst: null,
       cpuLast: null,
+      achievedRate: null,
     };
     const s = buildCellStats(planCell({}), acc, {}, DEFAULT_COST);
     expect(s.requests).toBe(3);
@@ -100,6 +101,7 @@ describe('buildCellStats', () => {
       failedByKind: {},
       windowStartMs: 0,
       windowEndMs: 1,
+      achievedRate: null,
     };
     // p99 of the longest waits 8 ms against a 10 ms gap: tokens were read together.
     const late = buildCellStats(planCell({}), { ...base, readLag, cpuFirst: null, cpuLast: null }, {}, DEFAULT_COST);

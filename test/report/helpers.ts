@@ -48,5 +48,6 @@ export function cell(over: Partial<Omit<CellStats, 'metrics'>> & { metrics?: Par
     power: null,
     clientBound: over.clientBound ?? null,
     sessions: over.sessions ?? null,
+    openLoop: over.openLoop ?? null,
   };
 }

@@ -1,0 +1,50 @@
+// Capacity in requests per second per use case, from the rate part's cells: the highest offered rate whose cell met
+// every limit (MLPerf's server scenario states capacity so). Pure; runs in Node.
+//
+// A rate ladder is read as measured, never interpolated: between two rates the queue either keeps up or grows without
+// bound, and a straight line between them says nothing about where that turns. A request a cell's slot cut off
+// counts as failed here: in an open loop it is a user who waited past the slot, the surest sign of overload. A cell
+// whose sender did not offer its load (report/open-loop.ts) measured another rate than its own and is left out.
+
+import type { LimitStat } from '../lib/plan';
+import type { UseCase } from '../thresholds/use-cases';
+import { evaluateLadder, ladderLimits, type LadderLimit, type LadderResult } from './capacity';
+import type { CellStats } from './cells';
+
+export interface RateCapacity {
+  readonly useCase: UseCase;
+  /** The use case's rate cells, by offered rate. */
+  readonly cellIds: readonly string[];
+  readonly limits: readonly LadderLimit[];
+  /** The ladder over offered rates (requests/s) of the cells whose sender kept its schedule. */
+  readonly result: LadderResult;
+  /** Cells left out: their sender did not offer the planned load. */
+  readonly excluded: readonly string[];
+}
+
+/** A rate cell as a ladder step: its offered rate in place of users, and its cut requests counted as failed. */
+function rateStep(c: CellStats): CellStats {
+  const o = c.openLoop!;
+  const successRate = o.scheduled > 0 && c.requests > 0 ? c.succeeded / Math.max(c.requests, o.scheduled) : c.successRate;
+  return { ...c, concurrency: o.offeredRate, successRate };
+}
+
+/** Each use case the rate cells measured, with its capacity in requests per second. */
+export function rateCapacities(
+  useCases: readonly UseCase[], cells: readonly CellStats[], limitStat: LimitStat, minSuccessRate: number | null,
+  minGoodput: number | null,
+): RateCapacity[] {
+  const out: RateCapacity[] = [];
+  for (const useCase of useCases) {
+    const mine = cells.filter((c) => c.script === 'rate' && c.useCase === useCase.id && c.openLoop !== null);
+    if (mine.every((c) => c.requests === 0)) continue;
+    mine.sort((a, b) => a.openLoop!.offeredRate - b.openLoop!.offeredRate);
+    const kept = mine.filter((c) => c.openLoop!.problems.length === 0);
+    const limits = ladderLimits(useCase.limits, limitStat, minSuccessRate, minGoodput);
+    out.push({
+      useCase, cellIds: mine.map((c) => c.id), limits, result: evaluateLadder(kept.map(rateStep), limits, false),
+      excluded: mine.filter((c) => !kept.includes(c) && c.requests > 0).map((c) => c.id),
+    });
+  }
+  return out;
+}

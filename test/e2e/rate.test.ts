@@ -1,0 +1,105 @@
+// The rate script (open-loop arrivals) on a stock k6 against the simulator: every request of the seeded schedule sent
+// once, the gaps the simulator saw shaped as the schedule's, the lag and latency from the intended send pushed per
+// request, and the report's "Open-Loop Load" with its capacity in requests per second. Runs in Node (vitest).
+// Nothing here judges how late a request went: that is the open-loop benchmark's (bench/open-loop.ts); the shape of
+// 200 gaps of 50 ms on average does not move with a few ms of lag.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { arrivalTimesMs } from '../../lib/arrivals';
+import { METRICS } from '../../lib/metrics';
+import { cellMetricKey, readSummaryData, type SummaryData } from '../../lib/summary-data';
+import { buildBundles } from '../../orchestrator/bundles';
+import { generateReport } from '../../report/generate';
+import { readPlanFile } from '../../report/inputs';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import type { Report } from '../../report/report-types';
+import { startSim, type GroundTruthRecord } from '../../sim/server';
+import { readJson, runScript } from './helpers';
+
+const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
+const SEED = 11;
+/** 20 requests/s for 10 s (200 requests), then 60/s (600). */
+const PLAN = {
+  target: { metricsUrl: null },
+  useCases: [{ id: 'tiny', contextTokens: 256, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 60 }] }],
+  rate: { useCases: ['tiny'], rates: [20, 60], durationSeconds: 10, arrival: 'poisson', seed: SEED },
+  schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.5 },
+};
+
+function cv(gaps: readonly number[]): number {
+  const mean = gaps.reduce((a, b) => a + b, 0) / gaps.length;
+  return Math.sqrt(gaps.reduce((a, g) => a + (g - mean) ** 2, 0) / (gaps.length - 1)) / mean;
+}
+
+const gapsOf = (times: readonly number[]): number[] => times.slice(1).map((t, i) => t - times[i]!);
+
+describe('npm run bench --scripts rate: open-loop arrivals on k6', () => {
+  let sim: Awaited<ReturnType<typeof startSim>>;
+  let dir: string;
+  let summary: SummaryData;
+  let truth: GroundTruthRecord[];
+  let report: Report;
+
+  beforeAll(async () => {
+    await buildBundles();
+    // Fixed timing: a 40 ms TTFT whatever the load, within the 60 ms limit at both rates: "more than 60 req/s".
+    sim = await startSim({ port: 0, fixed: { ttftMs: 40, itlMs: 5 }, groundTruth: true });
+    const r = await runScript('rate', PLAN, { BASE_URL: sim.url, MODEL });
+    if (r.exitCode !== 0) throw new Error(`k6 exited ${r.exitCode}: ${r.stderr.slice(-800)}`);
+    dir = r.dir;
+    summary = readSummaryData(readJson(path.join(dir, 'summary.json')), 'summary.json');
+    truth = sim.groundTruth().sort((a, b) => a.arrivalEpochMs - b.arrivalEpochMs);
+    report = (await generateReport(dir, { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null })).report;
+  }, 180_000);
+
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it('plans one cell per rate, its schedule exactly rate x duration requests', () => {
+    const plan = readPlanFile(path.join(dir, 'plan.json'));
+    expect(plan.cells.map((c) => [c.id, c.arrivals?.requests])).toEqual([['rate_tiny_r20', 200], ['rate_tiny_r60', 600]]);
+  });
+
+  it('sends every request of the schedule once, and the simulator sees the schedule\'s gaps', () => {
+    expect(truth).toHaveLength(800);
+    expect(truth.every((t) => t.outcome === 'completed')).toBe(true);
+    const first = truth.slice(0, 200).map((t) => t.arrivalEpochMs);
+    const schedule = arrivalTimesMs({
+      process: 'poisson', ratePerSecond: 20, rampFromPerSecond: null, durationSeconds: 10, burstiness: 1, seed: SEED,
+    });
+    const seen = cv(gapsOf(first));
+    expect(Math.abs(seen - cv(gapsOf(schedule))), `gap CV ${seen}`).toBeLessThan(0.1);
+    // The arrivals span the schedule's span: a sender that fell behind would stretch it.
+    const span = first.at(-1)! - first[0]!;
+    expect(span / (schedule.at(-1)! - schedule[0]!)).toBeGreaterThan(0.97);
+    expect(span / (schedule.at(-1)! - schedule[0]!)).toBeLessThan(1.03);
+  });
+
+  it('pushes a schedule lag per request, and TTFT from the intended send = TTFT + lag', () => {
+    for (const [cell, n] of [['rate_tiny_r20', 200], ['rate_tiny_r60', 600]] as const) {
+      const of = (name: string) => summary.metrics[cellMetricKey(name, cell)]!.values;
+      expect(of(METRICS.scheduleLag.name).count, cell).toBe(n);
+      expect(of(METRICS.ttftIntended.name).count, cell).toBe(n);
+      const gap = of(METRICS.ttftIntended.name).avg! - of(METRICS.ttft.name).avg!;
+      expect(gap, cell).toBeCloseTo(of(METRICS.scheduleLag.name).avg!, 6);
+    }
+  });
+
+  it('reports the offered and achieved rate, the lag and the capacity in requests per second', () => {
+    const cells = report.cells.filter((c) => c.openLoop);
+    expect(cells.map((c) => [c.id, c.openLoop!.offeredRate, c.openLoop!.ended])).toEqual([
+      ['rate_tiny_r20', 20, 200], ['rate_tiny_r60', 60, 600],
+    ]);
+    for (const c of cells) expect(c.openLoop!.achievedRate! / c.openLoop!.offeredRate).toBeGreaterThan(0.98);
+    const [rate] = report.rates;
+    expect(rate!.useCase.id).toBe('tiny');
+    expect(rate!.result.steps.map((s) => s.concurrency)).toEqual([20, 60]);
+    const md = readFileSync(path.join(dir, 'report.md'), 'utf8');
+    expect(md).toContain('## Open-Loop Load');
+    expect(rate!.result.display).toBe('more than 60');
+    expect(md).toContain('| tiny | more than 60 req/s | none | 20, 60 |');
+  });
+});
