@@ -271,7 +271,14 @@ function buildPlanInputSchema() {
     rate: orDefault(
       object({
         useCases: opt(list(text)),
-        rates: orDefault(list(arrivals.rate, 'list of requests per second'), D.rate.rates),
+        rates: orDefault(
+          v.union(
+            [list(arrivals.rate, 'list of requests per second'), record(list(arrivals.rate, 'list of requests per second'))],
+            (issue) =>
+              `must be a list of rates in requests per second, or an object of them by use case id, got ${JSON.stringify(issue.input)}`,
+          ),
+          D.rate.rates,
+        ),
         durationSeconds: orDefault(arrivals.durationSeconds, D.rate.durationSeconds),
         arrival: orDefault(arrivals.process, D.rate.arrival),
         burstiness: orDefault(arrivals.burstiness, D.rate.burstiness),
@@ -361,10 +368,13 @@ export function useCaseRefs(
   const sessionRefs =
     script === 'sessions' ? { sessions: { useCases: se.useCases, models: se.models, users: se.users, maxUsers: se.maxUsers } } : {};
   const gateRefs = gate !== null ? { gate: { useCase: gate.useCase } } : {};
-  const rateRefs = script === 'rate' ? { rate: { useCases: input.rate.useCases } } : {};
+  const r = input.rate;
+  const rateRefs = script === 'rate' ? { rate: { useCases: r.useCases, rates: r.rates } } : {};
+  const rate = object({
+    useCases: opt(list(oneOf(ids))), rates: Array.isArray(r.rates) ? v.unknown() : fieldsFor(r.useCases ?? ids),
+  });
   const schema = object({
-    capacity: opt(capacity), sessions: opt(sessions), gate: opt(object({ useCase: oneOf(ids) })),
-    rate: opt(object({ useCases: opt(list(oneOf(ids))) })),
+    capacity: opt(capacity), sessions: opt(sessions), gate: opt(object({ useCase: oneOf(ids) })), rate: opt(rate),
   });
   return [schema, { ...refs, ...sessionRefs, ...gateRefs, ...rateRefs }];
 }

@@ -140,14 +140,17 @@ function scheduleCells(
 
 /**
  * A rate cell's slot: its schedule's duration, then time for its last requests (one request alone, times the safety
- * factor) before k6 stops it. Requests still queued then are cut, and the report counts them.
+ * factor), then a second's grace. Requests still queued then are cut, and the report counts them as failed: the
+ * time a request may take is already in the slot, so k6's graceful stop need not add it again.
  */
 function rateSlot(
   d: Pick<Cell, 'contextTokens' | 'outputTokens'>, durationSeconds: number, s: ScheduleConfig,
 ): Pick<Cell, 'maxDurationSeconds' | 'gracefulStopSeconds'> {
   const tail = Math.max(1, Math.ceil(estimateRequestSeconds({ ...d, concurrency: 1 }, s) * s.safetyFactor));
-  return { maxDurationSeconds: durationSeconds + tail, gracefulStopSeconds: tail };
+  return { maxDurationSeconds: durationSeconds + tail, gracefulStopSeconds: RATE_GRACE_SECONDS };
 }
+
+const RATE_GRACE_SECONDS = 1;
 
 /** Requests a cell sends when it runs to its end: its schedule's (rate cell), else users x rounds, warm-up included. */
 export function cellRequests(cell: Pick<Cell, 'concurrency' | 'rounds' | 'arrivals'>): number {
@@ -257,7 +260,8 @@ function rateDrafts(input: ParsedPlanInput, useCases: readonly UseCase[]): CellD
   const drafts: CellDraft[] = [];
   for (const id of r.useCases ?? useCases.map((u) => u.id)) {
     const uc = useCases.find((u) => u.id === id)!;
-    for (const rate of r.rates) {
+    const rates = Array.isArray(r.rates) ? r.rates : (r.rates[id] ?? PLAN_DEFAULTS.rate.rates);
+    for (const rate of rates) {
       const spec = {
         process: r.arrival, ratePerSecond: rate, rampFromPerSecond: r.rampFromRate, durationSeconds: r.durationSeconds,
         burstiness: r.arrival === 'poisson' ? 1 : r.burstiness, seed: r.seed,

@@ -49,6 +49,11 @@ export const QUICK_PLAN: PlanInput = {
     rounds: 1, minMeasuredSeconds: 2, startUsers: 16, exactBelow: 8, resolutionPercent: 10,
     maxUsers: { code_completion: 100, coding_assistant: 80 },
   },
+  /**
+   * Poisson arrivals for code completion only (its requests take about a second; a chat's take tens): 20 s per rate,
+   * about 2.5 minutes, straddling its limit on the default profile.
+   */
+  rate: { useCases: ['code_completion'], rates: { code_completion: [8, 12, 16, 20, 24] }, durationSeconds: 20 },
   schedule: { safetyFactor: 1.5, minCellSeconds: 5, gapSeconds: 1 },
 };
 
@@ -57,6 +62,14 @@ export const FULL_PLAN: PlanInput = {
   name: 'full',
   sweep: { contexts: [1024, 8192, 32_768, 65_536, 98_304, 131_072, 262_144], concurrencies: [1, 2, 4, 6], rounds: 3, outputTokens: 1024 },
   capacity: { rounds: 2 },
+  /** Two minutes per rate; ladders around each use case's concurrent capacity over its request time (Little's law). */
+  rate: {
+    rates: {
+      code_completion: [4, 8, 12, 16, 20, 24], short_chatbot: [1, 2, 4, 6, 8], general_chatbot: [0.25, 0.5, 1, 1.5, 2],
+      long_document: [0.1, 0.25, 0.5, 1], coding_assistant: [0.05, 0.1, 0.25, 0.5],
+    },
+    durationSeconds: 120,
+  },
   schedule: { safetyFactor: 1.5 },
 };
 

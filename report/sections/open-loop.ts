@@ -45,7 +45,7 @@ export function openLoopSection(report: Report): Block[] {
   doc.table(
     [
       'CELL', 'OFFERED', 'ACHIEVED', 'ENDED / SCHEDULED', 'LAG P50 / P99 / MAX', 'TTFT P50 / P99 (SENT)',
-      'TTFT P50 / P99 (INTENDED)', 'TPOT P50 / P99', 'GOODPUT', 'LOAD AS PLANNED',
+      'TTFT P50 / P99 (INTENDED)', 'E2E P50 / P99 (INTENDED)', 'TPOT P50 / P99', 'GOODPUT', 'LOAD AS PLANNED',
     ],
     cells.map(cellRow),
   );
@@ -66,7 +66,8 @@ function cellRow(c: CellStats): string[] {
   const lag = o.lag ? `${fmtMsFine(o.lag.p50)} / ${fmtMsFine(o.lag.p99)} / ${fmtMsFine(o.lag.max)}` : 'n/a';
   return [
     c.id, fmtRate(o.offeredRate), fmtRate(o.achievedRate), `${o.ended} / ${o.scheduled}`, lag,
-    pair(c.metrics.ttft, fmtMs), pair(c.metrics.ttftIntended, fmtMs), pair(c.metrics.tpot, fmtMsFine),
+    pair(c.metrics.ttft, fmtMs), pair(c.metrics.ttftIntended, fmtMs), pair(c.metrics.e2eIntended, fmtMs),
+    pair(c.metrics.tpot, fmtMsFine),
     fmtPct(c.goodput), o.problems.length === 0 ? 'yes' : `no: ${o.problems.join('; ')}`,
   ];
 }

@@ -101,7 +101,7 @@ describe('applyEnvToPlan', () => {
     // ladder of active users (SESSION_USERS), each step held its own ramp + warm-up + hold, not a slot.
     expect(plan.cells.length).toBe(script === 'capacity' ? 10 : script === 'sessions' ? 7 : 1);
     // A rate cell lasts its schedule (a minute) and the time its last request takes, whatever CELL_SECONDS says.
-    const slot = script === 'sessions' ? 80 : script === 'rate' ? 60 + plan.cells[0]!.gracefulStopSeconds : 5;
+    const slot = script === 'sessions' ? 80 : script === 'rate' ? 66 : 5;
     for (const c of plan.cells) expect(c.maxDurationSeconds).toBe(slot);
     expect(plan.target.baseUrl).toBe('http://h:1/v1');
   });

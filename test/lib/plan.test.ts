@@ -406,3 +406,43 @@ describe('limit labels', () => {
     expect(plan.useCases[0]!.limits[0]!.label).toBe('TPOT < 45 ms');
   });
 });
+
+describe('the rate script', () => {
+  it('makes one cell per use case and rate, its schedule round(rate x duration) requests, its slot the schedule and a tail', () => {
+    const plan = resolvePlan({ rate: { useCases: ['code_completion'], rates: [0.5, 2], durationSeconds: 30 } }, 'rate');
+    expect(plan.cells.map((c) => [c.id, c.arrivals?.requests, c.concurrency, c.rounds])).toEqual([
+      ['rate_code_completion_r0_5', 15, 1, 1], ['rate_code_completion_r2', 60, 1, 1],
+    ]);
+    const [cell] = plan.cells;
+    expect(cell!.arrivals).toMatchObject({ process: 'poisson', burstiness: 1, seed: 42, lagLimitMs: 10, rampFromPerSecond: null });
+    // Code completion alone, on the default schedule's speeds: 1024 / 5000 + 128 / 50 s, doubled: 6 s.
+    expect([cell!.maxDurationSeconds, cell!.gracefulStopSeconds]).toEqual([36, 1]);
+    expect(readResolvedPlan(JSON.parse(JSON.stringify(plan)))).toEqual(plan);
+  });
+
+  it('takes rates per use case, a ramp and a gamma burstiness; Poisson keeps burstiness 1', () => {
+    const plan = resolvePlan({
+      rate: { useCases: ['code_completion', 'short_chatbot'], rates: { code_completion: [4], short_chatbot: [1, 3] },
+        arrival: 'gamma', burstiness: 0.5, rampFromRate: 1, durationSeconds: 10 },
+    }, 'rate');
+    expect(plan.cells.map((c) => c.id)).toEqual(['rate_code_completion_r4', 'rate_short_chatbot_r1', 'rate_short_chatbot_r3']);
+    // A ramp from 1 to 4 per second over 10 s: 25 requests.
+    expect(plan.cells[0]!.arrivals).toMatchObject({ process: 'gamma', burstiness: 0.5, rampFromPerSecond: 1, requests: 25 });
+    const poisson = resolvePlan({ rate: { useCases: ['code_completion'], rates: [1], burstiness: 0.5 } }, 'rate');
+    expect(poisson.cells[0]!.arrivals!.burstiness).toBe(1);
+  });
+
+  it('names a bad rate field in one line', () => {
+    expect(planError({ rate: { rates: [0] } }, 'rate')).toBe('plan field "rate.rates[0]" must be between 0.001 and 100000, got 0');
+    expect(planError({ rate: { rates: 'fast' } }, 'rate')).toBe(
+      'plan field "rate.rates" must be a list of rates in requests per second, or an object of them by use case id, got "fast"',
+    );
+    expect(planError({ rate: { arrival: 'bursty' } }, 'rate')).toBe(
+      'plan field "rate.arrival" is "bursty", not one of: constant, poisson, gamma',
+    );
+    expect(planError({ rate: { useCases: ['code_completion'], rates: { chat: [1] } } }, 'rate')).toBe(
+      'plan field "rate.rates.chat" is not a known field (known: code_completion)',
+    );
+    expect(planError({ rate: { useCases: ['nope'] } }, 'rate')).toMatch(/^plan field "rate.useCases\[0\]" is "nope", not one of: /);
+  });
+});
