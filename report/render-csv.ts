@@ -3,6 +3,7 @@
 
 import Papa from 'papaparse';
 import type { Report } from './report-types';
+import type { LadderResult } from './capacity';
 import { TREND_KEYS } from './read-samples';
 
 type Cell = string | number | boolean | null;
@@ -90,54 +91,54 @@ export function renderCellsCsv(report: Report): string {
   return `${Papa.unparse(rows)}\n`;
 }
 
+/** capacity.csv's columns, in order; `unit` says what a capacity counts. */
+const CAPACITY_COLUMNS = [
+  'kind', 'id', 'title', 'context_tokens', 'output_tokens', 'limits', 'source', 'result', 'capacity', 'unit',
+  'goodput_at_capacity', 'estimate', 'interpolated', 'last_pass', 'first_fail', 'broken_by', 'interval_level',
+  'interval_low', 'interval_high', 'tested',
+] as const;
+
+/** The columns every ladder shares: what it found, between which steps, and each step's verdict. */
+function ladderColumns(result: LadderResult): Record<string, Cell> {
+  return {
+    result: result.kind,
+    capacity: result.display,
+    estimate: result.estimate,
+    interpolated: result.interpolated,
+    last_pass: result.lastPass,
+    first_fail: result.firstFail,
+    broken_by: result.brokenBy?.label ?? null,
+    tested: result.steps.map((s) => `${s.concurrency}:${s.ok ? 'pass' : 'fail'}`).join(';'),
+  };
+}
+
+/** One row per use case (concurrent users), rate capacity (requests/s) and burst profile (requests at once). */
 export function renderCapacityCsv(report: Report): string {
   const rows: Record<string, Cell>[] = [];
   for (const u of report.useCases) {
     rows.push({
-      kind: 'use_case',
-      id: u.useCase.id,
-      title: u.useCase.title,
-      context_tokens: u.useCase.contextTokens,
+      kind: 'use_case', id: u.useCase.id, title: u.useCase.title, context_tokens: u.useCase.contextTokens,
       output_tokens: report.cells.find((c) => u.cellIds.includes(c.id))?.outputTokens ?? u.useCase.outputTokens,
-      limits: u.limits.map((l) => `${l.metric}:${l.expression}`).join(';'),
-      source: u.source,
-      result: u.result.kind,
-      capacity: u.result.display,
-      goodput_at_capacity: r(u.goodputAtCapacity, 5),
-      estimate: u.result.estimate,
-      interpolated: u.result.interpolated,
-      last_pass: u.result.lastPass,
-      first_fail: u.result.firstFail,
-      broken_by: u.result.brokenBy?.label ?? null,
+      limits: u.limits.map((l) => `${l.metric}:${l.expression}`).join(';'), source: u.source, unit: 'users',
+      goodput_at_capacity: r(u.goodputAtCapacity, 5), ...ladderColumns(u.result),
       interval_level: u.interval?.level ?? null,
       interval_low: u.interval?.low ?? null,
       // Empty with a low end: open above (some resamples broke no limit up to the largest step).
       interval_high: u.interval?.high ?? null,
-      tested: u.result.steps.map((s) => `${s.concurrency}:${s.ok ? 'pass' : 'fail'}`).join(';'),
+    });
+  }
+  for (const rate of report.rates) {
+    rows.push({
+      kind: 'rate', id: rate.useCase.id, title: rate.useCase.title, context_tokens: rate.useCase.contextTokens,
+      output_tokens: rate.useCase.outputTokens, limits: rate.limits.map((l) => `${l.metric}:${l.expression}`).join(';'),
+      source: 'rate', unit: 'requests/s', ...ladderColumns(rate.result),
     });
   }
   for (const b of report.bursts) {
     rows.push({
-      kind: 'burst',
-      id: b.profile,
-      title: b.title,
-      context_tokens: b.contextTokens,
-      output_tokens: b.outputTokens,
-      limits: `ttft:${b.limit.expression}`,
-      source: 'burst',
-      result: b.result.kind,
-      capacity: b.result.display,
-      goodput_at_capacity: null,
-      estimate: b.result.estimate,
-      interpolated: b.result.interpolated,
-      last_pass: b.result.lastPass,
-      first_fail: b.result.firstFail,
-      broken_by: b.result.brokenBy?.label ?? null,
-      tested: b.result.steps.map((s) => `${s.concurrency}:${s.ok ? 'pass' : 'fail'}`).join(';'),
+      kind: 'burst', id: b.profile, title: b.title, context_tokens: b.contextTokens, output_tokens: b.outputTokens,
+      limits: `ttft:${b.limit.expression}`, source: 'burst', unit: 'requests', ...ladderColumns(b.result),
     });
   }
-  if (rows.length === 0)
-    return 'kind,id,title,context_tokens,output_tokens,limits,source,result,capacity,goodput_at_capacity,estimate,interpolated,' +
-      'last_pass,first_fail,broken_by,tested\n';
-  return `${Papa.unparse(rows)}\n`;
+  return `${Papa.unparse({ fields: [...CAPACITY_COLUMNS], data: rows.map((row) => CAPACITY_COLUMNS.map((k) => row[k] ?? null)) })}\n`;
 }
