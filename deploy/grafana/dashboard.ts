@@ -15,6 +15,7 @@ import { clientRow, latencyRow, overviewRow, speedRow } from './rows-requests';
 import { perCellRow, useCaseRow } from './rows-cells';
 import { serverRow } from './rows-server';
 import { sessionsRow } from './rows-sessions';
+import { openLoopRow } from './rows-open-loop';
 import { errorsRow, nativeHistogramRow } from './rows-errors';
 import { templateVariables } from './variables';
 
@@ -61,7 +62,8 @@ export interface Dashboard extends Omit<sdk.Dashboard, 'panels' | 'templating'> 
 /** The rows of the dashboard, top to bottom. */
 export function dashboardRows(): RowSpec[] {
   return [
-    overviewRow(), latencyRow(), speedRow(), perCellRow(), useCaseRow(), serverRow(), errorsRow(), sessionsRow(), clientRow(),
+    overviewRow(), latencyRow(), speedRow(), perCellRow(), useCaseRow(), serverRow(), errorsRow(), sessionsRow(), openLoopRow(),
+    clientRow(),
     nativeHistogramRow(),
   ];
 }

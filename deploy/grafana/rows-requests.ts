@@ -136,9 +136,9 @@ export function overviewRow(): RowSpec {
   };
 }
 
-const LATENCY_STATS: readonly RwTrendStat[] = ['p(50)', 'p(95)', 'p(99)'];
+export const LATENCY_STATS: readonly RwTrendStat[] = ['p(50)', 'p(95)', 'p(99)'];
 
-function percentileQueries(def: MetricDefinition, stats: readonly RwTrendStat[], how: Read = 'live'): QuerySpec[] {
+export function percentileQueries(def: MetricDefinition, stats: readonly RwTrendStat[], how: Read = 'live'): QuerySpec[] {
   return stats.map((stat) => ({
     expr: trendPercentile(def, stat, cellMatchers(), BY_CELL, how), legend: `{{cell}} ${stat.replace(/[()]/g, '')}`,
   }));

@@ -84,6 +84,10 @@ const SESSIONS_PLAN = {
   },
   monitor: { intervalSeconds: 0.5 },
 };
+/** Poisson arrivals for the Open-loop row: its schedule lag, TTFT from the intended send and achieved rate. */
+const RATE_PLAN = {
+  rate: { useCases: ['code_completion'], rates: [10], durationSeconds: 4 }, schedule: FAST_SCHEDULE, monitor: { enabled: false },
+};
 /** A cell sent as native histograms (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true) for the collapsed row. */
 const NATIVE_PLAN = {
   sweep: { contexts: [2048], concurrencies: [2], rounds: 3, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
@@ -197,7 +201,7 @@ let rulesFile = '';
 let window: Window;
 /** When the last k6 process had exited (its last push done), s since the epoch. */
 let lastPushAt = 0;
-const runs: Record<'sweep' | 'capacity' | 'fault' | 'native' | 'prefix' | 'sessions', K6Run> = {} as never;
+const runs: Record<'sweep' | 'capacity' | 'fault' | 'native' | 'prefix' | 'sessions' | 'rate', K6Run> = {} as never;
 let allVars: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -211,10 +215,12 @@ beforeAll(async () => {
     port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, faults: 'error-status;status=503',
   });
   const physics = await startSim({ port: 0, host: '127.0.0.1', tokenizerWorkers: 1 });
+  // Unscraped, so the server panels' totals stay the main simulator's own runs'.
+  const arrivals = await startSim({ port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
   const promptsFile = path.join(tempDir('prom-prompts'), 'prompts.json');
   const prompts = await preparePrompts({ model: MODEL, api: 'chat', contexts: [1024], followUps: [64], tokenizer: 'qwen3' });
   writeFileSync(promptsFile, JSON.stringify(prompts));
-  sims = [main, sglang, faulty, physics];
+  sims = [main, sglang, faulty, physics, arrivals];
   // A real llama-server for the dashboard's llama.cpp lines (npm test builds it first).
   llama = await startLlamaServer(await ensureLlamaArtefacts(() => {}), { slots: 2, contextPerSlot: 2048, threads: 1 });
   const hostPort = (url: string) => new URL(url).host;
@@ -253,7 +259,7 @@ beforeAll(async () => {
       runs.sweep = await runK6('sweep', SWEEP_PLAN, main.url, rw);
       runs.capacity = await runK6('capacity', CAPACITY_PLAN, main.url, rw);
     })();
-    const [fault, native, prefix] = await Promise.all([
+    const [fault, native, prefix, rate] = await Promise.all([
       runK6('sweep', FAULT_PLAN, faulty.url, rw, {}, { instance_id: 'fault' }),
       runK6('sweep', NATIVE_PLAN, main.url, rw, { K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM: 'true' }, { instance_id: 'native' }),
       (async () => {
@@ -262,8 +268,10 @@ beforeAll(async () => {
         runs.sessions = await runK6('sessions', SESSIONS_PLAN, physics.url, rw, { PROMPTS: promptsFile }, { instance_id: 'sessions' });
         return p;
       })(),
+      runK6('rate', RATE_PLAN, arrivals.url, rw, {}, { instance_id: 'rate' }),
       sweepAndCapacity,
     ]);
+    runs.rate = rate!;
     runs.fault = fault;
     runs.native = native;
     runs.prefix = prefix;
