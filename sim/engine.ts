@@ -342,12 +342,16 @@ export class Engine {
     return plan;
   }
 
-  /** Completes the step in flight at its deadline: requests whose sequence is fully computed sample one token. */
-  endStep(): StepResult {
+  /**
+   * Completes the step in flight at its deadline: requests whose sequence is fully computed sample one token.
+   * `heldToMs`: when the step really ended, if a server stall (sim/scheduler.ts) held it past its planned end; the
+   * tokens' times and gaps are then that late, as a GPU that paused mid-step would make them.
+   */
+  endStep(heldToMs?: number): StepResult {
     if (!this.inFlight) throw new Error('endStep called with no step in flight');
     const { plan, batch } = this.inFlight;
     this.inFlight = null;
-    const endMs = plan.endMs;
+    const endMs = Math.max(plan.endMs, heldToMs ?? plan.endMs);
     const tokens: TokenEvent[] = [];
     const finished: FinishedEvent[] = [];
     let anyDone = false;

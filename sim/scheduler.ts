@@ -3,6 +3,8 @@
 //
 // Both call the sink at each emission time with the tokens sampled then. Deadlines are absolute on
 // the monotonic clock (performance.now()), so timer lateness delays one emission but never accumulates.
+// Both can be stalled server-wide (POST /debug/stall, a GPU hiccup): for its length no token is sampled and no
+// step runs; arrivals still queue, and everything resumes at its end.
 
 import { Engine, type EngineOptions, type EngineRequest, type FinishedEvent, type TokenEvent } from './engine';
 import type { Profile } from './profiles';
@@ -26,6 +28,11 @@ export interface Scheduler {
   waiting(): number;
   kvUsage(): number;
   powerWatts(): number;
+  /**
+   * A server-wide stall from now for ms: no token is handed to the sink and no step runs until it ends (stalls that
+   * overlap extend it). Returns its end, ms on the scheduler's clock.
+   */
+  stall(ms: number): number;
   close(): void;
 }
 
@@ -39,8 +46,12 @@ const MAX_CATCH_UP_MS = 250;
 export class EngineScheduler implements Scheduler {
   readonly engine: Engine;
   private readonly power: PowerMeter;
+  /** The step timer, or (idle with work during a stall) the timer that starts the first step at the stall's end. */
   private timer: NodeJS.Timeout | null = null;
   private lastEndMs = -Infinity;
+  /** When the step in flight ends: its planned end, pushed back by the stalls that began before it. */
+  private stepDueMs = -Infinity;
+  private stallEndMs = -Infinity;
   private closed = false;
 
   constructor(
@@ -58,8 +69,32 @@ export class EngineScheduler implements Scheduler {
     // early does not shift its schedule, nor the simulator's own tokenizing (lateMs); after a long event-loop
     // stall start from now instead.
     const now = this.clock();
+    if (now < this.stallEndMs) {
+      // Stalled: the first step starts at the stall's end, with every request that queued meanwhile.
+      this.timer ??= this.resumeTimer(now);
+      return;
+    }
     const start = now - req.queuedMs > MAX_CATCH_UP_MS + (req.lateMs ?? 0) ? now : req.queuedMs;
-    this.startStep(Math.max(this.lastEndMs, start));
+    // A back-dated start never falls inside a stall that is over: no step ran then.
+    this.startStep(Math.max(this.lastEndMs, start, this.stallEndMs));
+  }
+
+  stall(ms: number): number {
+    const now = this.clock();
+    const end = Math.max(this.stallEndMs, now + ms);
+    // The pause this call adds to one already under way (all of ms when none is).
+    const addedMs = end - Math.max(this.stallEndMs, now);
+    this.stallEndMs = end;
+    if (addedMs <= 0 || this.closed || !this.timer) return end;
+    clearTimeout(this.timer);
+    if (this.engine.stepInFlight) {
+      // The GPU pauses mid-step: the rest of the step runs after the stall (a step already due ends at its end).
+      this.stepDueMs = Math.max(this.stepDueMs, now) + addedMs;
+      this.timer = setTimeout(() => this.fire(), Math.max(0, this.stepDueMs - now));
+    } else {
+      this.timer = this.resumeTimer(now);
+    }
+    return end;
   }
 
   abort(id: string): void {
@@ -98,13 +133,29 @@ export class EngineScheduler implements Scheduler {
     if (plan.preempted > 0) this.sink.onPreemptions(plan.preempted);
     if (plan.prefixQueryTokens > 0) this.sink.onPrefixCache?.(plan.prefixQueryTokens, plan.prefixHitTokens);
     this.power.setTarget(stepPowerWatts(plan.time, this.profile.powerIdleWatts, this.profile.powerMaxWatts), startMs);
+    this.stepDueMs = plan.endMs;
     this.timer = setTimeout(() => this.fire(), Math.max(0, plan.endMs - this.clock()));
+  }
+
+  /** Idle with work during a stall: the timer that starts the first step at the stall's end. */
+  private resumeTimer(now: number): NodeJS.Timeout {
+    return setTimeout(() => {
+      this.timer = null;
+      if (this.closed || this.engine.stepInFlight) return;
+      this.startStep(Math.max(this.lastEndMs, this.stallEndMs));
+    }, Math.max(0, this.stallEndMs - now));
   }
 
   private fire(): void {
     this.timer = null;
     if (this.closed) return;
-    const res = this.engine.endStep();
+    if (this.clock() < this.stallEndMs) {
+      // A timer a fraction of a millisecond early: nothing is written before the stall's end.
+      const due = Math.max(this.stepDueMs, this.stallEndMs);
+      this.timer = setTimeout(() => this.fire(), Math.max(0, due - this.clock()));
+      return;
+    }
+    const res = this.engine.endStep(this.stepDueMs);
     this.lastEndMs = res.endMs;
     const now = this.clock();
     if (res.tokens.length > 0) this.sink.onTokens(res.tokens, now);
@@ -138,6 +189,8 @@ export class FixedScheduler implements Scheduler {
   private readonly live = new Map<string, FixedEntry>();
   private timer: NodeJS.Timeout | null = null;
   private armedFor = Infinity;
+  /** The latest stall's end: no token is written before it. */
+  private stallEndMs = -Infinity;
   private closed = false;
 
   constructor(
@@ -179,6 +232,12 @@ export class FixedScheduler implements Scheduler {
     return this.idleWatts;
   }
 
+  stall(ms: number): number {
+    // The armed timer, if any, fires as planned and re-arms for the stall's end (fire()).
+    this.stallEndMs = Math.max(this.stallEndMs, this.clock() + ms);
+    return this.stallEndMs;
+  }
+
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
@@ -189,10 +248,11 @@ export class FixedScheduler implements Scheduler {
     if (this.closed) return;
     const top = this.heap[0];
     if (!top) return;
-    if (this.timer && this.armedFor <= top.nextMs) return;
+    const due = Math.max(top.nextMs, this.stallEndMs);
+    if (this.timer && this.armedFor <= due) return;
     if (this.timer) clearTimeout(this.timer);
-    this.armedFor = top.nextMs;
-    this.timer = setTimeout(() => this.fire(), Math.max(0, top.nextMs - this.clock()));
+    this.armedFor = due;
+    this.timer = setTimeout(() => this.fire(), Math.max(0, due - this.clock()));
   }
 
   private fire(): void {
@@ -200,6 +260,11 @@ export class FixedScheduler implements Scheduler {
     this.armedFor = Infinity;
     if (this.closed) return;
     const now = this.clock();
+    if (now < this.stallEndMs) {
+      // Stalled (or a timer a fraction of a millisecond early): nothing is written before the stall's end.
+      this.arm();
+      return;
+    }
     const tokens: TokenEvent[] = [];
     const finished: FinishedEvent[] = [];
     // Everything due now (or within a fraction of a millisecond: timers have 1 ms resolution).
@@ -207,7 +272,8 @@ export class FixedScheduler implements Scheduler {
       const e = this.pop()!;
       if (e.dead) continue;
       e.index++;
-      const at = e.nextMs;
+      // A token due during a stall goes out at its end: the stream's tokens held by it leave together.
+      const at = Math.max(e.nextMs, this.stallEndMs);
       const gapMs = e.prevMs === null ? null : at - e.prevMs;
       if (e.firstMs === null) e.firstMs = at;
       e.prevMs = at;

@@ -107,6 +107,8 @@ export interface SimServer {
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** The longest stall POST /debug/stall accepts, ms: a hiccup, not a way to hang the server for good. */
+const MAX_STALL_MS = 600_000;
 
 /** Starts a simulator; resolves once its tokenizer workers are loaded and its port listens. */
 export async function startSim(options: SimOptions = {}): Promise<SimServer> {
@@ -303,6 +305,7 @@ class Sim {
     }
     if (method === 'GET' && path === '/v1/models') return this.listModels(req, res);
     if (path === '/debug/ground-truth' && this.groundTruthRoute(method, res)) return;
+    if (path === '/debug/stall' && this.stallRoute(method, req, res)) return;
     throw new ApiError(404, `Not found: ${method} ${path}`);
   }
 
@@ -474,6 +477,24 @@ class Sim {
       return true;
     }
     return false;
+  }
+
+  /**
+   * POST /debug/stall?ms=N: a server-wide stall (a GPU hiccup) from now, answered with its window in epoch ms, the
+   * ground truth's clock; false for any other method. A debug route like the ground truth's, so only with it.
+   */
+  private stallRoute(method: string, req: IncomingMessage, res: ServerResponse): boolean {
+    if (!this.options.groundTruth)
+      throw new ApiError(404, 'The stall route is not enabled: start the simulator with --ground-truth.');
+    if (method !== 'POST') return false;
+    req.resume();
+    const ms = Number(new URL(req.url ?? '/', 'http://sim').searchParams.get('ms') ?? NaN);
+    if (!(ms > 0 && ms <= MAX_STALL_MS))
+      throw new ApiError(400, `ms must be a number of milliseconds above 0 and at most ${MAX_STALL_MS}.`, 'ms');
+    const startMs = performance.now();
+    const endMs = this.scheduler.stall(ms);
+    sendJson(res, 200, { startEpochMs: performance.timeOrigin + startMs, endEpochMs: performance.timeOrigin + endMs });
+    return true;
   }
 
   /** With an API key set, the generation endpoints and /v1/models want it as the bearer token. */
