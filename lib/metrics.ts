@@ -343,22 +343,24 @@ export const ARRIVAL_METRICS = {
     isTime: true,
     unit: 'ms',
     description:
-      'Schedule lag: the request\'s actual start (the agent\'s stamp) minus its intended send time from the seeded ' +
-      'arrival schedule; one sample per request of a rate cell.',
+      'Schedule lag: when the sender handed the request to the measuring agent minus its intended send time from the ' +
+      'seeded arrival schedule; one sample per request of a rate cell, pushed as it is sent (a request cut later counts).',
   },
   ttftIntended: {
     name: 'llm_ttft_intended',
     kind: 'trend',
     isTime: true,
     unit: 'ms',
-    description: 'TTFT from the intended send time: llm_ttft + llm_schedule_lag, per completed request of a rate cell.',
+    description:
+      'TTFT from the intended send time: llm_ttft + (the agent\'s start stamp - the intended send), per completed ' +
+      'request of a rate cell; the schedule lag plus the tenths of a ms k6 takes to dispatch the call.',
   },
   e2eIntended: {
     name: 'llm_e2e_intended',
     kind: 'trend',
     isTime: true,
     unit: 'ms',
-    description: 'End-to-end latency from the intended send time: llm_e2e + llm_schedule_lag, per completed request.',
+    description: 'End-to-end latency from the intended send time, as llm_ttft_intended is, per completed request.',
   },
   achievedRate: {
     name: 'llm_achieved_rate',
@@ -366,7 +368,7 @@ export const ARRIVAL_METRICS = {
     isTime: false,
     unit: 'requests/s',
     description:
-      'One sample per rate cell, when its last request ended: requests sent / (the cell\'s duration + the last ' +
+      'One sample per rate cell, when its last request was sent: requests sent / (the cell\'s duration + the last ' +
       "request's schedule lag); the offered rate is the plan's (lib/arrivals.ts holds exactly rate x duration requests).",
   },
 } as const satisfies Record<string, MetricDefinition>;

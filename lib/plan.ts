@@ -262,9 +262,10 @@ function rateDrafts(input: ParsedPlanInput, useCases: readonly UseCase[]): CellD
     const uc = useCases.find((u) => u.id === id)!;
     const rates = Array.isArray(r.rates) ? r.rates : (r.rates[id] ?? PLAN_DEFAULTS.rate.rates);
     for (const rate of rates) {
+      // Each cell its own draws (the plan's seed plus its place), so no two cells replay one sequence rescaled.
       const spec = {
         process: r.arrival, ratePerSecond: rate, rampFromPerSecond: r.rampFromRate, durationSeconds: r.durationSeconds,
-        burstiness: r.arrival === 'poisson' ? 1 : r.burstiness, seed: r.seed,
+        burstiness: r.arrival === 'poisson' ? 1 : r.burstiness, seed: (r.seed + drafts.length) % 2 ** 32,
       };
       drafts.push({
         id: `rate_${id}_r${formatRate(rate)}`, script: 'rate', contextTokens: uc.contextTokens,

@@ -4,8 +4,8 @@
 // k6's arrival-rate executors space iterations evenly and drop one when no VU is free; a Poisson or gamma schedule
 // needs random gaps, and an open loop must never wait for the server. So the schedule (lib/arrivals.ts) is kept by
 // timers in one VU: the agent streams every request in its own process and k6 holds only the pending calls.
-// Every request's schedule lag (its actual start, as the agent stamped it, minus its intended time) is pushed beside
-// its samples, with TTFT and e2e from the intended time: what a user arriving on the schedule saw.
+// Every request's schedule lag (when it was handed to the agent minus its intended time) is pushed as it goes, and
+// TTFT and e2e from the intended time, what a user arriving on the schedule saw, when it ends.
 
 import { achievedRate, arrivalTimesMs } from '../arrivals';
 import { ARRIVAL_METRICS } from '../metrics';
@@ -25,28 +25,31 @@ const achieved = createMetric(ARRIVAL_METRICS.achievedRate);
  */
 export type PrepareScheduled = (index: number) => () => Promise<SentRequest>;
 
-/** Runs one rate cell: returns once every request of its schedule has ended (or the scenario is stopped). */
+/**
+ * Runs one rate cell: returns once every request of its schedule has ended (or the scenario is stopped). Each
+ * request's lag is pushed as it goes (the agent stamps its start with the caller's clock at the call, so the two
+ * agree) and the achieved rate after the last send: a request the slot's end cuts off still counts as sent.
+ */
 export async function runOpenLoop(arrivals: CellArrivals, prepare: PrepareScheduled): Promise<void> {
   const schedule = arrivalTimesMs(arrivals);
   const startMs = nowMs();
   const pending: Promise<void>[] = [];
-  let lastLagMs = 0;
+  let lagMs = 0;
   for (let i = 0; i < schedule.length; i++) {
     const intendedMs = startMs + schedule[i]!;
     const send = prepare(i);
     const waitMs = intendedMs - nowMs();
     if (waitMs > 0) await pause(waitMs);
-    const last = i === schedule.length - 1;
+    lagMs = nowMs() - intendedMs;
+    lag.add(lagMs);
     pending.push(send().then((sent) => {
       const r = sent.record;
-      const lagMs = r.startMs - intendedMs;
-      if (last) lastLagMs = lagMs;
-      lag.add(lagMs);
       if (r.outcome !== 'completed') return;
-      ttftIntended.add(r.ttftMs + lagMs);
-      e2eIntended.add(r.e2eMs + lagMs);
+      // From the agent's start stamp, which the record's TTFT and e2e count from (microseconds after lagMs's).
+      ttftIntended.add(r.ttftMs + r.startMs - intendedMs);
+      e2eIntended.add(r.e2eMs + r.startMs - intendedMs);
     }));
   }
+  achieved.add(achievedRate(schedule.length, arrivals.durationSeconds * 1000, lagMs));
   await Promise.all(pending);
-  achieved.add(achievedRate(schedule.length, arrivals.durationSeconds * 1000, lastLagMs));
 }

@@ -78,13 +78,17 @@ describe('npm run bench --scripts rate: open-loop arrivals on k6', () => {
     expect(span / (schedule.at(-1)! - schedule[0]!)).toBeLessThan(1.03);
   });
 
-  it('pushes a schedule lag per request, and TTFT from the intended send = TTFT + lag', () => {
+  it('pushes a schedule lag per request, and TTFT from the intended send = TTFT + lag + the call\'s dispatch', () => {
     for (const [cell, n] of [['rate_tiny_r20', 200], ['rate_tiny_r60', 600]] as const) {
       const of = (name: string) => summary.metrics[cellMetricKey(name, cell)]!.values;
       expect(of(METRICS.scheduleLag.name).count, cell).toBe(n);
       expect(of(METRICS.ttftIntended.name).count, cell).toBe(n);
       const gap = of(METRICS.ttftIntended.name).avg! - of(METRICS.ttft.name).avg!;
-      expect(gap, cell).toBeCloseTo(of(METRICS.scheduleLag.name).avg!, 6);
+      // TTFT from the intended send counts from the agent's start stamp, taken after k6 has dispatched the call
+      // (tenths of a ms after the sender's lag was read): never less than the lag, and within a millisecond of it.
+      const lag = of(METRICS.scheduleLag.name).avg!;
+      expect(gap, cell).toBeGreaterThanOrEqual(lag);
+      expect(gap - lag, cell).toBeLessThan(1);
     }
   });
 

@@ -415,6 +415,7 @@ describe('the rate script', () => {
     ]);
     const [cell] = plan.cells;
     expect(cell!.arrivals).toMatchObject({ process: 'poisson', burstiness: 1, seed: 42, lagLimitMs: 10, rampFromPerSecond: null });
+    expect(plan.cells[1]!.arrivals!.seed, 'each cell its own draws').toBe(43);
     // Code completion alone, on the default schedule's speeds: 1024 / 5000 + 128 / 50 s, doubled: 6 s.
     expect([cell!.maxDurationSeconds, cell!.gracefulStopSeconds]).toEqual([36, 1]);
     expect(readResolvedPlan(JSON.parse(JSON.stringify(plan)))).toEqual(plan);
