@@ -239,6 +239,34 @@ export function capacityInterval(
 }
 
 /**
+ * The bootstrap interval of a ladder read as measured, a rate ladder (report/rate-capacity.ts): each replicate's
+ * capacity is its last passing step before the first failing one (0 when the first fails), never interpolated;
+ * open above when some replicates break no limit. `users` of each step is then its offered rate.
+ */
+export function measuredLadderInterval(
+  steps: readonly IntervalStep[], limits: readonly IntervalLimit[],
+  opts: Pick<IntervalOptions, 'replicates' | 'level' | 'seed'> = {},
+): CapacityInterval | null {
+  const ran = steps.filter((s) => s.succeeded + s.failed > 0).sort((a, b) => a.users - b.users);
+  if (ran.length === 0 || limits.length === 0) return null;
+  const replicates = opts.replicates ?? 1000;
+  const level = opts.level ?? 0.95;
+  const random = mulberry32(opts.seed ?? 1);
+  const aggregations = limits.map(aggregationOf);
+  const capacities: number[] = [];
+  for (let r = 0; r < replicates; r++) {
+    const fail = ran.findIndex((s) =>
+      !resampleStep(s, limits, aggregations, random).every((v, i) => v !== null && holds(v, limits[i]!)));
+    capacities.push(fail < 0 ? Infinity : fail === 0 ? 0 : ran[fail - 1]!.users);
+  }
+  capacities.sort((a, b) => a - b);
+  const at = (q: number): number => capacities[Math.min(replicates - 1, Math.max(0, Math.round(q * (replicates - 1))))]!;
+  const [low, high, largestStep] = [at((1 - level) / 2), at(1 - (1 - level) / 2), ran.at(-1)!.users];
+  // Every resample within the limits at the largest step: the interval is "more than" it, at both ends.
+  return { level, low: isFinite(low) ? low : largestStep, high: isFinite(high) ? high : null, largestStep, replicates };
+}
+
+/**
  * The interval widened to hold a capacity stated off the measured steps: a search states its last passing step,
  * which lies below the interpolated crossing by up to its resolution ("51 (51-55)", not "51 (53-55)").
  */
@@ -279,6 +307,7 @@ export function passShare(
 
 /** "69-76", "70-more than 74", for the interval of a capacity. */
 export function formatInterval(i: CapacityInterval): string {
+  if (i.high === null && i.low >= i.largestStep) return `more than ${i.largestStep}`;
   const high = i.high === null ? `more than ${i.largestStep}` : String(i.high);
   return i.low === i.high ? `${i.low}` : `${i.low}-${high}`;
 }

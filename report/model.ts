@@ -171,7 +171,9 @@ export function buildReport(
     cells,
     useCases,
     activeUsers: activeUsersCapacities(input.parts.map((part) => part.plan), cells, limitStat, options.minSuccessRate, useCases),
-    rates: rateCapacities(runUseCases(input), cells, limitStat, options.minSuccessRate, runMinGoodput(input)),
+    rates: rateCapacities(
+      runUseCases(input), cells, limitStat, options.minSuccessRate, runMinGoodput(input), measured.requestValues,
+    ),
     bursts,
     mixProfiles: mixProfiles(cells),
     gates: gateResults(input, cells),
@@ -188,7 +190,7 @@ export function buildReport(
 /** What the parts measured: every planned cell's statistics, a summary per part, and what is missing or damaged. */
 interface MeasuredParts {
   readonly cells: CellStats[];
-  /** Each capacity cell's per-request values of the request Trends (ITL aside), for the capacity interval. */
+  /** Each capacity and rate cell's per-request values of the request Trends (ITL aside), for capacity intervals. */
   readonly requestValues: Map<string, RequestValues>;
   readonly parts: PartSummary[];
   readonly warnings: string[];
@@ -216,7 +218,8 @@ function measureParts(input: RunInput, samples: readonly SamplesData[], options:
       if (accumulator) withData++;
       const monitorIntervalMs = part.plan.monitor.intervalSeconds * 1000;
       partCells.push(buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs, data.sessionSpans));
-      if (accumulator && cell.script === 'capacity') measured.requestValues.set(cell.id, requestValuesOf(accumulator));
+      if (accumulator && (cell.script === 'capacity' || cell.script === 'rate'))
+        measured.requestValues.set(cell.id, requestValuesOf(accumulator));
     }
     measured.cells.push(...partCells);
     const lacking = part.plan.cells.filter((cell) => !data.cells.has(cell.id)).map((cell) => cell.id);

@@ -8,7 +8,11 @@
 
 import type { LimitStat } from '../lib/plan';
 import type { UseCase } from '../thresholds/use-cases';
-import { evaluateLadder, ladderLimits, type LadderLimit, type LadderResult } from './capacity';
+import {
+  evaluateLadder, isShareLimit, ladderLimits, limitTrend, shareCounts, type LadderLimit, type LadderResult,
+  type RequestValues,
+} from './capacity';
+import { measuredLadderInterval, type CapacityInterval, type IntervalStep } from './capacity-interval';
 import type { CellStats } from './cells';
 
 export interface RateCapacity {
@@ -20,6 +24,8 @@ export interface RateCapacity {
   readonly result: LadderResult;
   /** Cells left out: their sender did not offer the planned load. */
   readonly excluded: readonly string[];
+  /** 95% bootstrap interval over the cells' requests, in requests/s; null without per-request values. */
+  readonly interval: CapacityInterval | null;
 }
 
 /** A rate cell as a ladder step: its offered rate in place of users, and its cut requests counted as failed. */
@@ -29,10 +35,21 @@ function rateStep(c: CellStats): CellStats {
   return { ...c, concurrency: o.offeredRate, successRate };
 }
 
-/** Each use case the rate cells measured, with its capacity in requests per second. */
+/** A rate cell's requests as a bootstrap step: its offered rate, each limit's values, cut requests failed. */
+function intervalStep(c: CellStats, limits: readonly LadderLimit[], values: RequestValues | undefined): IntervalStep {
+  const failed = Math.max(c.requests, c.openLoop!.scheduled) - c.succeeded;
+  return {
+    users: c.openLoop!.offeredRate,
+    values: limits.map((l) => (isShareLimit(l) ? shareCounts(c, l) : values?.[limitTrend(l)!] ?? null)),
+    succeeded: c.succeeded,
+    failed,
+  };
+}
+
+/** Each use case the rate cells measured, with its capacity in requests per second and its interval. */
 export function rateCapacities(
   useCases: readonly UseCase[], cells: readonly CellStats[], limitStat: LimitStat, minSuccessRate: number | null,
-  minGoodput: number | null,
+  minGoodput: number | null, requestValues: ReadonlyMap<string, RequestValues> = new Map(),
 ): RateCapacity[] {
   const out: RateCapacity[] = [];
   for (const useCase of useCases) {
@@ -41,9 +58,11 @@ export function rateCapacities(
     mine.sort((a, b) => a.openLoop!.offeredRate - b.openLoop!.offeredRate);
     const kept = mine.filter((c) => c.openLoop!.problems.length === 0);
     const limits = ladderLimits(useCase.limits, limitStat, minSuccessRate, minGoodput);
+    const steps = kept.filter((c) => requestValues.has(c.id)).map((c) => intervalStep(c, limits, requestValues.get(c.id)));
     out.push({
       useCase, cellIds: mine.map((c) => c.id), limits, result: evaluateLadder(kept.map(rateStep), limits, false),
       excluded: mine.filter((c) => !kept.includes(c) && c.requests > 0).map((c) => c.id),
+      interval: steps.length === kept.length ? measuredLadderInterval(steps, limits) : null,
     });
   }
   return out;

@@ -132,6 +132,9 @@ export function renderCapacityCsv(report: Report): string {
       kind: 'rate', id: rate.useCase.id, title: rate.useCase.title, context_tokens: rate.useCase.contextTokens,
       output_tokens: rate.useCase.outputTokens, limits: rate.limits.map((l) => `${l.metric}:${l.expression}`).join(';'),
       source: 'rate', unit: 'requests/s', ...ladderColumns(rate.result),
+      interval_level: rate.interval?.level ?? null,
+      interval_low: rate.interval?.low ?? null,
+      interval_high: rate.interval?.high ?? null,
     });
   }
   for (const b of report.bursts) {

@@ -4,6 +4,7 @@
 import type { CellStats } from '../cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtMs, fmtMsFine, fmtPct, fmtRate, plural } from '../format';
+import { formatInterval } from '../capacity-interval';
 import type { OpenLoopStats } from '../open-loop';
 import { ACHIEVED_SHORTFALL } from '../open-loop';
 import type { RateCapacity } from '../rate-capacity';
@@ -38,9 +39,10 @@ export function openLoopSection(report: Report): Block[] {
     doc.p(sentences(
       `A use case's capacity is the highest offered rate whose cell met every limit (the ${statName(report.limitStat)} ` +
         'of each cell, requests the slot cut off counted as failed), as measured: between two rates a queue either ' +
-        'keeps up or grows, so nothing is interpolated.',
+        'keeps up or grows, so nothing is interpolated. The interval is the capacity over 1,000 resamples of each ' +
+        'cell\'s requests (0: the lowest rate may already break a limit).',
     ));
-    doc.table(['USE CASE', 'CAPACITY', 'LIMIT THAT BROKE', 'RATES MEASURED'], report.rates.map(capacityRow));
+    doc.table(['USE CASE', 'CAPACITY', '95% INTERVAL', 'LIMIT THAT BROKE', 'RATES MEASURED'], report.rates.map(capacityRow));
   }
   doc.table(
     [
@@ -56,7 +58,8 @@ function capacityRow(r: RateCapacity): string[] {
   const unit = r.result.kind === 'untested' ? '' : ' req/s';
   const excluded = r.excluded.length > 0 ? ` (${plural(r.excluded.length, 'cell')} left out)` : '';
   const rates = r.result.steps.map((s) => String(s.concurrency)).join(', ');
-  return [r.useCase.title, `${r.result.display}${unit}`, r.result.brokenBy?.label ?? 'none', `${rates}${excluded}`];
+  const interval = r.interval ? formatInterval(r.interval) : 'n/a';
+  return [r.useCase.title, `${r.result.display}${unit}`, interval, r.result.brokenBy?.label ?? 'none', `${rates}${excluded}`];
 }
 
 const pair = (d: Distribution | null, fmt: (v: number) => string): string => (d ? `${fmt(d.p50)} / ${fmt(d.p99)}` : 'n/a');

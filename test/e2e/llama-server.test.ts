@@ -244,11 +244,12 @@ describe('npm run bench -- --target llama', () => {
     sweep: { contexts: [1024, 4096], concurrencies: [1, 2], rounds: 2, outputTokens: 32 },
     capacity: { useCases: ['code_completion'], outputTokens: { code_completion: 32 }, rounds: 1, minMeasuredSeconds: 1, maxUsers: 8 },
     burst: { profiles: ['chatbot'], depths: [1, 6] },
+    rate: { useCases: ['code_completion'], rates: { code_completion: [1, 3] }, durationSeconds: 5 },
   };
 
   beforeAll(async () => {
     bench = await runBenchCli([
-      '--target', 'llama', '--plan', writePlan(dir, plan), '--scripts', 'sweep,capacity,burst', '--results', dir,
+      '--target', 'llama', '--plan', writePlan(dir, plan), '--scripts', 'sweep,capacity,burst,rate', '--results', dir,
       '--run-id', 'llama',
     ]);
   }, 600_000);
@@ -263,13 +264,13 @@ describe('npm run bench -- --target llama', () => {
     expect(run.target).toMatchObject({ simulated: false, server: { name: 'llama-server' } });
     expect(run.promptsExact).toBe(true);
     expect(run.requests.sweep).toMatchObject({ planned: 8 * 2 - 4, succeeded: 12, failed: 0 });
-    for (const part of ['sweep', 'capacity', 'burst']) expect(run.requests[part]!.failed, part).toBe(0);
+    for (const part of ['sweep', 'capacity', 'burst', 'rate']) expect(run.requests[part]!.failed, part).toBe(0);
     for (const f of ['report.md', 'report.html', 'report.json', 'cells.csv']) expect(existsSync(path.join(runDir, f)), f).toBe(true);
   });
 
   it('every prompt has exactly its planned tokens and every answer its planned output, by the server\'s usage', () => {
     let checked = 0;
-    for (const part of ['sweep', 'capacity', 'burst']) {
+    for (const part of ['sweep', 'capacity', 'burst', 'rate']) {
       const rows = readCsv(path.join(runDir, part, 'samples.csv')).rows;
       for (const row of rows.filter((r) => r.metric_name === METRICS.inputTokens.name || r.metric_name === METRICS.outputTokens.name)) {
         const tags = extraTags(row);
@@ -296,6 +297,17 @@ describe('npm run bench -- --target llama', () => {
       expect(Number(c.server_prefill_tokens_per_second), JSON.stringify(c)).toBeGreaterThan(0);
       expect(Number(c.server_decode_tokens_per_second), JSON.stringify(c)).toBeGreaterThan(0);
     }
+  });
+
+  it('sends the rate part open-loop: its 20 scheduled requests, a capacity in requests per second', () => {
+    const report = readJson<{ cells: { id: string; openLoop: { scheduled: number; ended: number } | null }[] }>(
+      path.join(runDir, 'report.json'),
+    );
+    const rate = report.cells.filter((c) => c.openLoop);
+    expect(rate.map((c) => [c.id, c.openLoop!.scheduled])).toEqual([['rate_code_completion_r1', 5], ['rate_code_completion_r3', 15]]);
+    const md = readFileSync(path.join(runDir, 'report.md'), 'utf8');
+    expect(md).toContain('## Open-Loop Load');
+    expect(md).toMatch(/\| Code Completion \| (more than 3|3|1|below 1) req\/s \|/);
   });
 
   it('says plainly what llama.cpp does not expose', () => {

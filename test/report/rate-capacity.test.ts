@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import type { CellArrivals } from '../../lib/plan';
+import { formatInterval, measuredLadderInterval } from '../../report/capacity-interval';
+import { ACHIEVED_SHORTFALL, openLoopStats } from '../../report/open-loop';
+import { rateCapacities } from '../../report/rate-capacity';
+import type { UseCase } from '../../thresholds/use-cases';
+import { cell, flat } from './helpers';
+
+const ARRIVALS: CellArrivals = {
+  process: 'poisson', ratePerSecond: 4, rampFromPerSecond: null, durationSeconds: 10, burstiness: 1, seed: 1,
+  requests: 40, lagLimitMs: 10,
+};
+const USE_CASE: UseCase = {
+  id: 'u', title: 'U', description: '', contextTokens: 1024, outputTokens: 64, concurrencies: [1],
+  limits: [{ metric: 'ttft', operator: '<', value: 500, label: 'TTFT < 500 ms' }],
+};
+
+/** A rate cell at `rate` req/s whose every TTFT is `ttftMs`; `over` changes its sender's figures. */
+function rateCell(rate: number, ttftMs: number, over: { achieved?: number; lagP99?: number; ended?: number } = {}) {
+  const arrivals = { ...ARRIVALS, ratePerSecond: rate, requests: rate * 10 };
+  const ended = over.ended ?? arrivals.requests;
+  const lag = { ...flat(1, ended), p99: over.lagP99 ?? 2 };
+  return cell({
+    id: `rate_u_r${rate}`, script: 'rate', useCase: 'u', requests: ended, succeeded: ended, successRate: 1,
+    metrics: { ttft: flat(ttftMs, ended), scheduleLag: lag },
+    openLoop: openLoopStats(arrivals, lag, over.achieved ?? rate, ended),
+  });
+}
+
+describe('openLoopStats', () => {
+  it('flags a sender more than 2% short of its rate or over its lag limit, and nothing else', () => {
+    expect(openLoopStats(ARRIVALS, flat(1), 4 * (1 - ACHIEVED_SHORTFALL) + 1e-9, 40).problems).toEqual([]);
+    expect(openLoopStats(ARRIVALS, flat(1), 3.8, 40).problems).toEqual([
+      'its sender achieved 3.80 req/s of the 4.00 req/s offered (5.0% short)',
+    ]);
+    expect(openLoopStats(ARRIVALS, { ...flat(1), p99: 12 }, 4, 40).problems).toEqual([
+      'its requests went up to 12.0 ms after their intended times (p99; limit 10 ms)',
+    ]);
+    // A ramp from 2 to 4 per second offers 3 on average.
+    expect(openLoopStats({ ...ARRIVALS, rampFromPerSecond: 2 }, null, null, 0).offeredRate).toBe(3);
+  });
+});
+
+describe('rateCapacities', () => {
+  it('is the highest offered rate within every limit, as measured, never interpolated', () => {
+    const cells = [rateCell(2, 100), rateCell(4, 300), rateCell(8, 900)];
+    const [r] = rateCapacities([USE_CASE], cells, 'avg', 0.99, null);
+    expect([r!.result.kind, r!.result.estimate, r!.result.display, r!.result.brokenBy?.label]).toEqual([
+      'within', 4, '4', 'TTFT < 500 ms',
+    ]);
+  });
+
+  it('leaves out a cell whose sender did not offer its load, and counts a cut request as failed', () => {
+    const short = rateCapacities([USE_CASE], [rateCell(2, 100), rateCell(4, 100, { achieved: 3 })], 'avg', 0.99, null)[0]!;
+    expect(short.excluded).toEqual(['rate_u_r4']);
+    expect(short.result.display).toBe('more than 2');
+    // 35 of 40 requests ended: the other 5 waited past the slot, 87.5% success, below 99%.
+    const cut = rateCapacities([USE_CASE], [rateCell(2, 100), rateCell(4, 100, { ended: 35 })], 'avg', 0.99, null)[0]!;
+    expect(cut.result.display).toBe('2');
+    expect(cut.result.brokenBy?.metric).toBe('successRate');
+  });
+});
+
+describe('measuredLadderInterval', () => {
+  const limit = { metric: 'ttft', operator: '<' as const, value: 500, expression: 'avg<500' };
+  const step = (users: number, values: number[]) => ({ users, values: [values], succeeded: values.length, failed: 0 });
+
+  it('is the step itself when every resample agrees, and spans two steps when the second is a coin toss', () => {
+    const clear = measuredLadderInterval([step(2, [100, 120]), step(4, [900, 950])], [limit]);
+    expect([clear!.low, clear!.high]).toEqual([2, 2]);
+    // At 4 req/s half the requests take 100 ms and half 900: the mean is 500 and resamples fall either side.
+    const unclear = measuredLadderInterval([step(2, [100, 120]), step(4, [100, 900, 100, 900])], [limit]);
+    expect([unclear!.low, unclear!.high]).toEqual([2, null]);
+    expect(unclear!.largestStep).toBe(4);
+    const beyond = measuredLadderInterval([step(2, [100, 120]), step(4, [110, 130])], [limit])!;
+    expect([beyond.low, beyond.high]).toEqual([4, null]);
+    expect(formatInterval(beyond)).toBe('more than 4');
+  });
+});
