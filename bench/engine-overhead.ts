@@ -28,11 +28,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Papa from 'papaparse';
 import { METRICS } from '../lib/metrics';
-import { ensureAgent } from '../orchestrator/agent-build';
 import { startAgent, type AgentProcess } from '../orchestrator/agent-process';
-import { buildBundles } from '../orchestrator/bundles';
-import { chooseEngine } from '../orchestrator/engine';
 import { startSimChild } from '../sim/child';
+import { prepareClient } from './client-engine';
 
 const REPO = resolve(import.meta.dirname, '..');
 const BUNDLE = join(REPO, 'dist/sweep.js');
@@ -419,22 +417,13 @@ function conditions(args: Args, version: string, loadStart: number[]): string {
   ].join('\n');
 }
 
-async function prepareClient(args: Args): Promise<{ k6: string; version: string }> {
-  const log = (line: string): void => void process.stderr.write(`engine-overhead: ${line}\n`);
-  if (args.build) {
-    log('building the bundles and the agent...');
-    await buildBundles();
-    await ensureAgent(log);
-  }
-  const engine = await chooseEngine(log);
-  return { k6: engine.command[0]!, version: engine.version };
-}
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (spawnSync('taskset', ['-c', '0', 'true']).status !== 0)
     throw new Error('taskset is needed to pin the simulator and the client to separate cores');
-  const { k6, version } = await prepareClient(args);
+  const engine = await prepareClient('engine-overhead', args.build);
+  const [k6, version] = [engine.command[0]!, engine.version];
   const loadStart = loadavg();
   const rows: Row[] = [];
   let memory = '';

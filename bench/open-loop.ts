@@ -30,11 +30,10 @@ import { arrivalTimesMs } from '../lib/arrivals';
 import { METRICS } from '../lib/metrics';
 import { k6Percentile } from '../lib/percentile';
 import { resolvePlan, type Cell, type PlanInput } from '../lib/plan';
-import { ensureAgent } from '../orchestrator/agent-build';
 import { startAgent } from '../orchestrator/agent-process';
-import { buildBundles } from '../orchestrator/bundles';
-import { bundlePath, chooseEngine, runArguments } from '../orchestrator/engine';
+import { bundlePath, runArguments } from '../orchestrator/engine';
 import { startSimChild } from '../sim/child';
+import { prepareClient } from './client-engine';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 const TTFT_MS = 20;
@@ -501,20 +500,11 @@ function conditions(rig: Rig, version: string, loadStart: number[], args: Args):
   ].join('\n');
 }
 
-async function prepareClient(args: Args): Promise<{ k6: string; version: string }> {
-  const log = (line: string): void => void process.stderr.write(`open-loop: ${line}\n`);
-  if (args.build) {
-    log('building the bundles and the agent...');
-    await buildBundles();
-    await ensureAgent(log);
-  }
-  const engine = await chooseEngine(log);
-  return { k6: engine.command[0]!, version: engine.version };
-}
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const { k6, version } = await prepareClient(args);
+  const engine = await prepareClient('open-loop', args.build);
+  const [k6, version] = [engine.command[0]!, engine.version];
   const cores = corePlan(cpus().length, spawnSync('taskset', ['-c', '0', 'true']).status === 0);
   // Raised priority keeps other work on the machine from preempting the measured processes, when allowed.
   const niceOk = spawnSync('nice', ['-n', '-10', 'true'], { encoding: 'utf8' }).stderr === '';

@@ -26,11 +26,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ensureAgent } from '../orchestrator/agent-build';
 import { startAgent, type AgentProcess } from '../orchestrator/agent-process';
-import { buildBundles } from '../orchestrator/bundles';
-import { chooseEngine, type Engine } from '../orchestrator/engine';
+import type { Engine } from '../orchestrator/engine';
 import { startSimChild } from '../sim/child';
+import { prepareClient } from './client-engine';
 
 const REPO = resolve(import.meta.dirname, '..');
 const SCRIPT = join(REPO, 'bench/k6/soak.js');
@@ -102,16 +101,6 @@ async function startSim(): Promise<{ url: string; stop: () => void }> {
   };
 }
 
-/** Builds the bundles and the agent when asked, then finds k6. */
-async function prepareClient(args: Args): Promise<Engine> {
-  const log = (line: string): void => void process.stderr.write(`soak: ${line}\n`);
-  if (args.build) {
-    log('building the bundles and the agent...');
-    await buildBundles();
-    await ensureAgent(log);
-  }
-  return chooseEngine(log);
-}
 
 /** The agent's own description (GET /): its API version and whether token times are the kernel's. */
 async function agentVersion(agent: AgentProcess): Promise<string> {
@@ -418,7 +407,7 @@ async function main(): Promise<void> {
     });
   }
   process.on('exit', killAll);
-  const k6 = await prepareClient(args);
+  const k6 = await prepareClient('soak', args.build);
   const loadStart = loadavg();
   const sim = await startSim();
   let row: Row;

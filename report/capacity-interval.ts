@@ -214,28 +214,32 @@ function extrapolatedCapacity(
   return best <= 2 * users[top]! ? best : Infinity;
 }
 
+/** The `level` interval of `replicates` seeded draws of a capacity over steps sorted by users (the last, largest). */
+function bootstrapInterval(
+  ran: readonly IntervalStep[], opts: IntervalOptions, draw: (random: () => number) => number,
+): CapacityInterval {
+  const replicates = opts.replicates ?? 1000;
+  const level = opts.level ?? 0.95;
+  // Seeded, so the same run gives the same interval.
+  const random = mulberry32(opts.seed ?? 1);
+  const capacities = Array.from({ length: replicates }, () => draw(random)).sort((a, b) => a - b);
+  const at = (q: number): number => capacities[Math.min(replicates - 1, Math.max(0, Math.round(q * (replicates - 1))))]!;
+  const [low, high, largestStep] = [at((1 - level) / 2), at(1 - (1 - level) / 2), ran.at(-1)!.users];
+  // Every resample within the limits at the largest step: the interval is "more than" it, at both ends.
+  return { level, low: isFinite(low) ? low : largestStep, high: isFinite(high) ? high : null, largestStep, replicates };
+}
+
 /** The bootstrap interval of the capacity of measured steps (any order); null without steps. */
 export function capacityInterval(
   steps: readonly IntervalStep[], limits: readonly IntervalLimit[], opts: IntervalOptions = {},
 ): CapacityInterval | null {
   const ran = steps.filter((s) => s.succeeded + s.failed > 0).sort((a, b) => a.users - b.users);
   if (ran.length === 0 || limits.length === 0) return null;
-  const replicates = opts.replicates ?? 1000;
-  const level = opts.level ?? 0.95;
-  // Seeded, so the same run gives the same interval.
-  const random = mulberry32(opts.seed ?? 1);
   const users = ran.map((s) => s.users);
   const aggregations = limits.map(aggregationOf);
   const shared = opts.shared ?? sharedNoise(ran, limits);
-  const capacities: number[] = [];
-  for (let r = 0; r < replicates; r++) {
-    const stats = ran.map((s) => resampleStep(s, limits, aggregations, random, shared));
-    capacities.push(ladderCapacity(users, stats, limits));
-  }
-  capacities.sort((a, b) => a - b);
-  const at = (q: number): number => capacities[Math.min(replicates - 1, Math.max(0, Math.round(q * (replicates - 1))))]!;
-  const high = at(1 - (1 - level) / 2);
-  return { level, low: at((1 - level) / 2), high: isFinite(high) ? high : null, largestStep: users[users.length - 1]!, replicates };
+  return bootstrapInterval(ran, opts, (random) =>
+    ladderCapacity(users, ran.map((s) => resampleStep(s, limits, aggregations, random, shared)), limits));
 }
 
 /**
@@ -249,21 +253,12 @@ export function measuredLadderInterval(
 ): CapacityInterval | null {
   const ran = steps.filter((s) => s.succeeded + s.failed > 0).sort((a, b) => a.users - b.users);
   if (ran.length === 0 || limits.length === 0) return null;
-  const replicates = opts.replicates ?? 1000;
-  const level = opts.level ?? 0.95;
-  const random = mulberry32(opts.seed ?? 1);
   const aggregations = limits.map(aggregationOf);
-  const capacities: number[] = [];
-  for (let r = 0; r < replicates; r++) {
+  return bootstrapInterval(ran, opts, (random) => {
     const fail = ran.findIndex((s) =>
       !resampleStep(s, limits, aggregations, random).every((v, i) => v !== null && holds(v, limits[i]!)));
-    capacities.push(fail < 0 ? Infinity : fail === 0 ? 0 : ran[fail - 1]!.users);
-  }
-  capacities.sort((a, b) => a - b);
-  const at = (q: number): number => capacities[Math.min(replicates - 1, Math.max(0, Math.round(q * (replicates - 1))))]!;
-  const [low, high, largestStep] = [at((1 - level) / 2), at(1 - (1 - level) / 2), ran.at(-1)!.users];
-  // Every resample within the limits at the largest step: the interval is "more than" it, at both ends.
-  return { level, low: isFinite(low) ? low : largestStep, high: isFinite(high) ? high : null, largestStep, replicates };
+    return fail < 0 ? Infinity : fail === 0 ? 0 : ran[fail - 1]!.users;
+  });
 }
 
 /**
