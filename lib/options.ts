@@ -130,7 +130,7 @@ export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): S
         gated && useCase
           ? useCase.limits
               .filter((l) => REQUEST_METRICS[l.metric].name === def.name)
-              .map((l) => limitExpression(l, plan.limitStat))
+              .map((l) => limitExpression(l, l.stat ?? plan.limitStat))
           : [];
       thresholds[key] = gates.length > 0 ? gates : [KEEP_TREND_STATS];
     }

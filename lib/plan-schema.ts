@@ -147,8 +147,12 @@ function buildFieldSchemas() {
 
   /** A use case's limit; its label, when not given, is derived so it always matches the value. */
   const limit = v.pipe(
-    object({ metric: oneOf(LIMIT_METRICS), operator: oneOf(OPERATORS), value: num(0), label: opt(text) }),
-    v.transform((l) => ({ ...l, label: l.label ?? limitLabel(l.metric, l.operator, l.value) })),
+    object({
+      metric: oneOf(LIMIT_METRICS), operator: oneOf(OPERATORS), value: num(0), label: opt(text),
+      /** Checked on this statistic of a cell instead of the plan's limitStat (MLPerf's limits are p99). */
+      stat: opt(limitStat),
+    }),
+    v.transform((l) => ({ ...l, label: l.label ?? limitLabel(l.metric, l.operator, l.value, l.stat) })),
   );
 
   const useCase = v.pipe(

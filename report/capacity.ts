@@ -103,7 +103,7 @@ export function ladderLimits(
   limits: readonly UseCaseLimit[], stat: LimitStat, minSuccessRate: number | null, minGoodput: number | null = null,
 ): LadderLimit[] {
   const out: LadderLimit[] = limits.map((l) => ({
-    metric: l.metric, operator: l.operator, value: l.value, label: l.label, expression: limitExpression(l, stat),
+    metric: l.metric, operator: l.operator, value: l.value, label: l.label, expression: limitExpression(l, l.stat ?? stat),
   }));
   if (minGoodput !== null) {
     out.push({

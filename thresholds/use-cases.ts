@@ -3,6 +3,7 @@
 // The five use cases and their limits are those of the published capacity reports whose figures
 // docs/simulator-model.md lists under "Calibration targets" (Qwen3-Coder-30B-A3B on 1x H200, vLLM).
 
+import type { LimitStat } from '../lib/plan';
 import type { MetricKey } from '../lib/metrics';
 
 /** One limit of a use case: "the per-request <metric> averaged over a cell must satisfy <op> <value>". */
@@ -12,8 +13,13 @@ export interface UseCaseLimit {
   readonly operator: '<' | '<=' | '>' | '>=';
   /** In the metric's unit: ms for times, tokens/s for speeds. */
   readonly value: number;
-  /** Short human label, e.g. "TTFT < 8 s". */
+  /** Short human label, e.g. "TTFT < 8 s", "TTFT p99 < 2 s". */
   readonly label: string;
+  /**
+   * The statistic of a cell's requests the limit is checked on, as MLPerf states its limits (p99 TTFT and TPOT);
+   * absent: the plan's limitStat.
+   */
+  readonly stat?: LimitStat;
 }
 
 const METRIC_NAMES: Readonly<Record<UseCaseLimit['metric'], string>> = {
@@ -21,11 +27,19 @@ const METRIC_NAMES: Readonly<Record<UseCaseLimit['metric'], string>> = {
 };
 
 /** The label a limit is shown with, from its metric, operator and value: "TTFT < 8 s", "speed > 15 tok/s", "ITL < 70 ms". */
-export function limitLabel(metric: UseCaseLimit['metric'], operator: UseCaseLimit['operator'], value: number): string {
-  if (metric === 'decodeSpeed') return `${METRIC_NAMES[metric]} ${operator} ${value} tok/s`;
+export function limitLabel(
+  metric: UseCaseLimit['metric'], operator: UseCaseLimit['operator'], value: number, stat?: LimitStat,
+): string {
+  const name = stat ? `${METRIC_NAMES[metric]} ${STAT_LABELS[stat]}` : METRIC_NAMES[metric];
+  if (metric === 'decodeSpeed') return `${name} ${operator} ${value} tok/s`;
   const shown = value >= 1000 && value % 100 === 0 ? `${value / 1000} s` : `${value} ms`;
-  return `${METRIC_NAMES[metric]} ${operator} ${shown}`;
+  return `${name} ${operator} ${shown}`;
 }
+
+/** How a label names a limit's own statistic. */
+const STAT_LABELS: Readonly<Record<LimitStat, string>> = {
+  avg: 'mean', med: 'median', 'p(90)': 'p90', 'p(95)': 'p95', 'p(99)': 'p99',
+};
 
 /** A limit with its label derived, so the label can never disagree with the value. */
 function limit(metric: UseCaseLimit['metric'], operator: UseCaseLimit['operator'], value: number): UseCaseLimit {

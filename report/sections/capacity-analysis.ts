@@ -49,7 +49,7 @@ function useCaseCapacitySection(report: Report, capacity: UseCaseCapacity, chart
   doc.p(`Tested steps (concurrency: verdict): ${verdicts.join('; ')}.`);
   doc.p(`**Capacity limit: ${capacityLimitPhrase(result)}**`);
   const valueAt = (metric: string): MaybeNumber =>
-    valueAtCapacity(report, capacity, (cell) => metricValue(cell, metric, report.limitStat));
+    valueAtCapacity(report, capacity, (cell) => metricValue(cell, metric, statOf(report, capacity, metric)));
   doc.p(capacityVerdict(useCase, result, valueAt));
   doc.note(clientBoundNote(ladder) ?? '');
   return doc.blocks;
@@ -66,8 +66,9 @@ function thresholdsParagraph(report: Report, capacity: UseCaseCapacity): string 
   const outputTokens = firstCell?.outputTokens ?? useCase.outputTokens;
   const labels = useCase.limits.map((limit) => limit.label).join(', ');
   const thresholds = `${useCase.limits.length === 1 ? 'Threshold' : 'Thresholds'}: ${labels}`;
+  const ownStat = useCase.limits.some((limit) => limit.stat !== undefined);
   return sentences(
-    `${thresholds} (${statName(report.limitStat)} per step)${andSuccess}.`,
+    `${thresholds} (${statName(report.limitStat)} per step${ownStat ? ' where a limit names none' : ''})${andSuccess}.`,
     `${fmtTokens(useCase.contextTokens)} input and ${fmtInt(outputTokens)} output tokens per request.`,
     stepSource(capacity),
   );
@@ -119,7 +120,7 @@ function capacityRows(
   columns: readonly CapacityColumn[],
 ): string[][] {
   return capacityMetrics(capacity, ladder).map((metric) => {
-    const valueOf = (cell: CellStats): MaybeNumber => metricValue(cell, metric, report.limitStat);
+    const valueOf = (cell: CellStats): MaybeNumber => metricValue(cell, metric, statOf(report, capacity, metric));
     const tableCell = (column: CapacityColumn): string => {
       const tested = ladder.find((cell) => cell.concurrency === column.concurrency);
       // A column between tested steps is the capacity estimate: its values are interpolated.
@@ -138,6 +139,11 @@ function limitExceededAt(report: Report, capacity: UseCaseCapacity, concurrency:
   if (check) return !check.ok;
   const limit = capacity.limits.find((candidate) => candidate.metric === metric);
   if (!limit) return false;
-  const value = valueAtCapacity(report, capacity, (cell) => metricValue(cell, metric, report.limitStat));
+  const value = valueAtCapacity(report, capacity, (cell) => metricValue(cell, metric, statOf(report, capacity, metric)));
   return value !== null && !compare(value, limit.operator, limit.value);
+}
+
+/** The statistic a metric's row shows: its limit's own (a p99 limit shows p99), else the report's. */
+function statOf(report: Report, capacity: UseCaseCapacity, metric: string): string {
+  return capacity.useCase.limits.find((limit) => limit.metric === metric)?.stat ?? report.limitStat;
 }

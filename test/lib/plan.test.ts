@@ -15,6 +15,8 @@ import {
   type ScriptName,
 } from '../../lib/plan';
 import { BURST_DEPTHS, CONTEXT_GRID, USE_CASES, limitLabel } from '../../thresholds/use-cases';
+import { buildOptions } from '../../lib/options';
+import { cellMetricKey } from '../../lib/summary-data';
 
 function planError(raw: unknown, script: ScriptName = 'sweep'): string {
   try {
@@ -445,5 +447,30 @@ describe('the rate script', () => {
       'plan field "rate.rates.chat" is not a known field (known: code_completion)',
     );
     expect(planError({ rate: { useCases: ['nope'] } }, 'rate')).toMatch(/^plan field "rate.useCases\[0\]" is "nope", not one of: /);
+  });
+});
+
+describe('a limit on its own statistic (MLPerf states p99 TTFT and TPOT)', () => {
+  const useCases = [{
+    id: 'mlperf', contextTokens: 1024, outputTokens: 128,
+    limits: [
+      { metric: 'ttft', operator: '<', value: 2000, stat: 'p(99)' }, { metric: 'tpot', operator: '<', value: 100, stat: 'p(99)' },
+      { metric: 'decodeSpeed', operator: '>', value: 10 },
+    ],
+  }];
+
+  it('labels it with its statistic, and the gate checks it there while the plan\'s limitStat checks the rest', () => {
+    const plan = resolvePlan({ useCases, gate: { useCase: 'mlperf' } }, 'gate');
+    expect(plan.useCases[0]!.limits.map((l) => l.label)).toEqual(['TTFT p99 < 2 s', 'TPOT p99 < 100 ms', 'speed > 10 tok/s']);
+    const thresholds = buildOptions(plan).thresholds;
+    const cell = plan.cells[0]!;
+    expect(thresholds[cellMetricKey('llm_ttft', cell)]).toEqual(['p(99)<2000']);
+    expect(thresholds[cellMetricKey('llm_tpot', cell)]).toEqual(['p(99)<100']);
+    expect(thresholds[cellMetricKey('llm_decode_speed', cell)]).toEqual(['avg>10']);
+  });
+
+  it('names a statistic the report cannot read', () => {
+    expect(planError({ useCases: [{ ...useCases[0], limits: [{ metric: 'ttft', operator: '<', value: 1, stat: 'p(50)' }] }] }))
+      .toBe('plan field "useCases[0].limits[0].stat" is "p(50)", not one of: avg, med, p(90), p(95), p(99)');
   });
 });

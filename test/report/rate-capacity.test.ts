@@ -77,3 +77,17 @@ describe('measuredLadderInterval', () => {
     expect(formatInterval(beyond)).toBe('more than 4');
   });
 });
+
+describe('a limit on its own statistic', () => {
+  it('breaks on its p99 while the mean is within it', () => {
+    const p99Case: UseCase = {
+      ...USE_CASE, limits: [{ metric: 'ttft', operator: '<', value: 500, label: 'TTFT p99 < 500 ms', stat: 'p(99)' }],
+    };
+    const tail = rateCell(4, 100);
+    const slow = { ...tail, metrics: { ...tail.metrics, ttft: { ...flat(100, 40), p99: 800 } } };
+    const [mean] = rateCapacities([USE_CASE], [rateCell(2, 100), slow], 'avg', 0.99, null);
+    const [p99] = rateCapacities([p99Case], [rateCell(2, 100), slow], 'avg', 0.99, null);
+    expect(mean!.result.display).toBe('more than 4');
+    expect([p99!.result.display, p99!.limits[0]!.expression]).toEqual(['2', 'p(99)<500']);
+  });
+});
