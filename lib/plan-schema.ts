@@ -5,7 +5,7 @@
 // passed. Defaults come from PLAN_DEFAULTS; lib/plan.ts resolves what depends on other fields.
 
 import * as v from 'valibot';
-import { MIX_PROFILES, limitLabel } from '../thresholds/use-cases';
+import { LIMIT_STATS, MIX_PROFILES, limitLabel } from '../thresholds/use-cases';
 import { ARRIVAL_PROCESSES } from './arrivals';
 import { SUMMARY_TREND_STATS } from './metrics';
 import { PLAN_DEFAULTS as D } from './plan-defaults';
@@ -18,7 +18,7 @@ export const SCRIPT_NAMES = ['sweep', 'capacity', 'burst', 'mix', 'gate', 'sessi
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 export const API_STYLES = ['chat', 'completions'] as const;
 export const PROMPT_MODES = ['unique', 'shared-prefix'] as const;
-export const LIMIT_STATS = ['avg', 'med', 'p(90)', 'p(95)', 'p(99)'] as const;
+export { LIMIT_STATS };
 const LIMIT_METRICS = ['ttft', 'e2e', 'decodeSpeed', 'itl', 'tpot'] as const;
 const OPERATORS = ['<', '<=', '>', '>='] as const;
 

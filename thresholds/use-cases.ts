@@ -3,10 +3,16 @@
 // The five use cases and their limits are those of the published capacity reports whose figures
 // docs/simulator-model.md lists under "Calibration targets" (Qwen3-Coder-30B-A3B on 1x H200, vLLM).
 
-import type { LimitStat } from '../lib/plan';
 import type { MetricKey } from '../lib/metrics';
 
 /** One limit of a use case: "the per-request <metric> averaged over a cell must satisfy <op> <value>". */
+/**
+ * Which per-cell statistic a limit is checked on (the plan's limitStat, or a limit's own). Here, beside the limits,
+ * so that the plan's modules, which read the use cases, are not read back by them.
+ */
+export const LIMIT_STATS = ['avg', 'med', 'p(90)', 'p(95)', 'p(99)'] as const;
+export type LimitStat = (typeof LIMIT_STATS)[number];
+
 export interface UseCaseLimit {
   /** Which request metric the limit is on. */
   readonly metric: Extract<MetricKey, 'ttft' | 'e2e' | 'decodeSpeed' | 'itl' | 'tpot'>;

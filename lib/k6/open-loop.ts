@@ -45,7 +45,7 @@ export async function runOpenLoop(arrivals: CellArrivals, prepare: PrepareSchedu
     pending.push(send().then((sent) => {
       const r = sent.record;
       if (r.outcome !== 'completed') return;
-      // From the agent's start stamp, which the record's TTFT and e2e count from (microseconds after lagMs's).
+      // From the agent's start stamp, which the record's TTFT and e2e count from (tenths of a ms after lagMs's).
       ttftIntended.add(r.ttftMs + r.startMs - intendedMs);
       e2eIntended.add(r.e2eMs + r.startMs - intendedMs);
     }));
