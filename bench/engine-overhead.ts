@@ -29,7 +29,7 @@ import { join, resolve } from 'node:path';
 import Papa from 'papaparse';
 import { METRICS } from '../lib/metrics';
 import { startAgent, type AgentProcess } from '../orchestrator/agent-process';
-import { startSimChild } from '../sim/child';
+import { clearGroundTruth, fetchGroundTruth, startSimChild } from '../sim/child';
 import { prepareClient } from './client-engine';
 
 const REPO = resolve(import.meta.dirname, '..');
@@ -288,14 +288,6 @@ function runK6(base: string, client: Client, cell: CellShape): Promise<ClientRun
   });
 }
 
-async function truthOf(base: string): Promise<TruthRecord[]> {
-  return ((await (await fetch(`${base.replace(/\/v1$/, '')}/debug/ground-truth`)).json()) as { records: TruthRecord[] }).records;
-}
-
-async function clearTruth(base: string): Promise<void> {
-  await fetch(`${base.replace(/\/v1$/, '')}/debug/ground-truth`, { method: 'DELETE' });
-}
-
 export interface Row {
   speed: number;
   streams: number;
@@ -328,7 +320,7 @@ interface Measured {
 async function measure(m: Measured, cell: Omit<CellShape, 'rounds'> & { rounds: number | null }): Promise<Row> {
   const rounds = cell.rounds ?? (cell.n <= 16 ? 3 : 1);
   const row: Row = { speed: m.speed, streams: cell.n, path: cell.path, tokens: cell.n * rounds * cell.tokens };
-  await clearTruth(m.base);
+  await clearGroundTruth(m.base);
   const agent = await startAgent({ prefix: ['taskset', '-c', '1', ...NICE] });
   let run: ClientRun;
   try {
@@ -336,7 +328,7 @@ async function measure(m: Measured, cell: Omit<CellShape, 'rounds'> & { rounds: 
   } finally {
     await agent.stop();
   }
-  const server = serverSide(await truthOf(m.base));
+  const server = serverSide(await fetchGroundTruth(m.base));
   if (run.itl.length === 0) return { ...row, error: `k6 exit ${run.code}, no ITL samples: ${run.stderrTail}` };
   const window = (samples: readonly ProcSample[]): number =>
     cpuAt(samples, server.to + 2 * SAMPLE_MS) - cpuAt(samples, server.from);
@@ -416,7 +408,6 @@ function conditions(args: Args, version: string, loadStart: number[]): string {
     `comes back with the record and the script decodes each (EVENT_CALLBACK=1).`,
   ].join('\n');
 }
-
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));

@@ -32,7 +32,7 @@ import { k6Percentile } from '../lib/percentile';
 import { resolvePlan, type Cell, type PlanInput } from '../lib/plan';
 import { startAgent } from '../orchestrator/agent-process';
 import { bundlePath, runArguments } from '../orchestrator/engine';
-import { startSimChild } from '../sim/child';
+import { clearGroundTruth, corePlan, fetchGroundTruth, startSimChild, type CorePlan } from '../sim/child';
 import { prepareClient } from './client-engine';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
@@ -173,24 +173,6 @@ export function stallShown(p99Ms: number, stallMs: number): boolean {
 // ---------------------------------------------------------------------------------------------
 // Pinning and k6's summary
 
-export interface CorePlan {
-  readonly sim: readonly string[];
-  readonly client: readonly string[];
-  /** Where what ran, for the conditions line. */
-  readonly note: string;
-}
-
-/** The simulator on the first core, k6 and the agent on the last; nothing pinned on one core or without taskset. */
-export function corePlan(cores: number, taskset: boolean): CorePlan {
-  if (cores < 2) return { sim: [], client: [], note: 'one core: nothing pinned (simulator, k6 and agent share it)' };
-  if (!taskset) return { sim: [], client: [], note: 'taskset missing: nothing pinned, the OS placed every process' };
-  const last = String(cores - 1);
-  return {
-    sim: ['taskset', '-c', '0'], client: ['taskset', '-c', last],
-    note: `simulator pinned to core 0, k6 and the agent to core ${last}, this process (the stall's timer) unpinned`,
-  };
-}
-
 export interface Summary {
   readonly metrics: Readonly<Record<string, { readonly values: Readonly<Record<string, number>> } | undefined>>;
 }
@@ -256,10 +238,6 @@ function planInput(rate: number, seconds: number, seed: number): PlanInput {
   };
 }
 
-async function truthOf(base: string): Promise<TruthRecord[]> {
-  return ((await (await fetch(`${base}/debug/ground-truth`)).json()) as { records: TruthRecord[] }).records;
-}
-
 /**
  * Posts the stall `atMs` after the cell's start, which is the server's first arrival less the first request's
  * intended offset (k6's start-up time is unknown from here); null when k6 ended before any request arrived.
@@ -269,7 +247,7 @@ async function stallAt(
 ): Promise<StallWindow | null> {
   let first: number | null = null;
   while (first === null && !ended()) {
-    const records = await truthOf(base);
+    const records = await fetchGroundTruth(base);
     if (records.length > 0) first = Math.min(...records.map((r) => r.arrivalEpochMs));
     else await delay(POLL_MS);
   }
@@ -316,7 +294,7 @@ async function runCell(rig: Rig, spec: CellSpec): Promise<CellRun> {
     // handleSummary writes the resolved plan as plan.json: the input has a name of its own.
     const planFile = join(dir, 'plan-input.json');
     writeFileSync(planFile, JSON.stringify(input));
-    await fetch(`${rig.base}/debug/ground-truth`, { method: 'DELETE' });
+    await clearGroundTruth(rig.base);
     const agent = await startAgent({ prefix: [...rig.cores.client, ...rig.nice] });
     let k6: K6Exit;
     let stall: StallWindow | null = null;
@@ -344,7 +322,7 @@ async function runCell(rig: Rig, spec: CellSpec): Promise<CellRun> {
     } catch {
       // No summary: the row says why from k6's exit code and stderr.
     }
-    return { cell, summary, truth: await truthOf(rig.base), code: k6.code, stderrTail: k6.tail, stall, stallProblem };
+    return { cell, summary, truth: await fetchGroundTruth(rig.base), code: k6.code, stderrTail: k6.tail, stall, stallProblem };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -488,8 +466,9 @@ export function renderStallTable(r: StallRow): string {
 
 function conditions(rig: Rig, version: string, loadStart: number[], args: Args): string {
   const la = (v: number[]): string => v.map((x) => x.toFixed(1)).join(' / ');
+  const unpinned = rig.cores.sim.length > 0 ? ', this process (the stall\'s timer) unpinned' : '';
   return [
-    `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); ${rig.cores.note}` +
+    `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); ${rig.cores.note}${unpinned}` +
     `${rig.nice.length ? ', all at nice -10' : ' (nice -10 not permitted)'}; load average ${la(loadStart)} at the ` +
     `start, ${la(loadavg())} at the end.`,
     `${version}, stock; dist/rate.js, one rate cell per k6 run with a fresh agent, ` +
@@ -499,7 +478,6 @@ function conditions(rig: Rig, version: string, loadStart: number[], args: Args):
     `simulator with fixed timing (TTFT ${TTFT_MS} ms, ITL ${ITL_MS} ms) and --ground-truth.`,
   ].join('\n');
 }
-
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));

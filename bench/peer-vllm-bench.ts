@@ -61,7 +61,7 @@ import { buildBundles } from '../orchestrator/bundles';
 import { chooseEngine } from '../orchestrator/engine';
 import { percentile, sortValues } from '../report/stats';
 import { loadQwen3Tokenizer } from '../tokenizer/qwen3';
-import { startSimChild } from '../sim/child';
+import { clearGroundTruth, fetchGroundTruth, startSimChild } from '../sim/child';
 import { DEFAULT_PROFILE_NAME, findProfile } from '../sim/profiles';
 
 const REPO = resolve(import.meta.dirname, '..');
@@ -501,14 +501,6 @@ async function warmSimulator(ctx: Context): Promise<void> {
   }
 }
 
-async function truthOf(base: string): Promise<TruthRecord[]> {
-  return ((await (await fetch(`${base}/debug/ground-truth`)).json()) as { records: TruthRecord[] }).records;
-}
-
-async function clearTruth(base: string): Promise<void> {
-  await fetch(`${base}/debug/ground-truth`, { method: 'DELETE' });
-}
-
 /** The suite: dist/sweep.js on a stock k6 with one cell, a fresh agent beside it, both on the client core. */
 async function runSuite(ctx: Context, users: number, rounds: number): Promise<Row> {
   const { args } = ctx;
@@ -520,7 +512,7 @@ async function runSuite(ctx: Context, users: number, rounds: number): Promise<Ro
     sweep: { contexts: [args.context], concurrencies: [users], rounds, outputTokens: args.tokens },
   }));
   const csv = join(dir, 'samples.csv');
-  await clearTruth(ctx.base);
+  await clearGroundTruth(ctx.base);
   const agent = await startAgent({ prefix: ['taskset', '-c', CLIENT_CORE, ...NICE] });
   let exit: Exit;
   try {
@@ -543,7 +535,7 @@ async function runSuite(ctx: Context, users: number, rounds: number): Promise<Ro
     rmSync(dir, { recursive: true, force: true });
   }
   // Cleared before the run: every completed record is one of this run's requests (no ids to match them by).
-  const truth = (await truthOf(ctx.base)).filter((r) => r.outcome === 'completed');
+  const truth = (await fetchGroundTruth(ctx.base)).filter((r) => r.outcome === 'completed');
   const comparison = compare(times, truth);
   const notes = [
     exit.code !== 0 ? `k6 exit ${exit.code}: ${exit.tail}` : '', times.errors > 0 ? `${times.errors} failed` : '',
@@ -572,7 +564,7 @@ async function runVllm(ctx: Context, users: number, requests: number, prompts: V
   const prefix = `peer-${users}-${prompts}-`;
   const client: ClientName = `vllm-${prompts}`;
   const dataset = vllmDataset(ctx.args, prompts, requests, dir);
-  await clearTruth(ctx.base);
+  await clearGroundTruth(ctx.base);
   const exit = await runPinned([
     ctx.vllm, 'bench', 'serve', '--backend', 'openai-chat', '--base-url', ctx.base,
     '--endpoint', '/v1/chat/completions', '--model', MODEL, '--tokenizer', ctx.tokenizerDir, ...dataset, '--ignore-eos',
@@ -589,7 +581,7 @@ async function runVllm(ctx: Context, users: number, requests: number, prompts: V
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const m = matchByRequestId(prefix, result.outputs, await truthOf(ctx.base));
+  const m = matchByRequestId(prefix, result.outputs, await fetchGroundTruth(ctx.base));
   const comparison = compare(m.client, m.truth);
   const failed = result.outputs.filter((o) => o.error !== '').length;
   // Our reading of its per-request figures must give what it printed itself.

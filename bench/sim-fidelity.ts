@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePrometheusText, readServerSnapshot } from '../lib/prometheus';
 import { findProfile, type Profile } from '../sim/profiles';
-import { startSimChild } from '../sim/child';
+import { fetchGroundTruth, startSimChild } from '../sim/child';
 import { mean } from '../sim/virtual-run';
 import {
   identicalSequences,
@@ -420,9 +420,7 @@ async function fixedModeCapacity(streams: number, tokens: number): Promise<strin
     const results = await Promise.all(Array.from({ length: streams }, (_, i) => streamChatLight(sim.base, model, `stream ${i}`, tokens)));
     const wall = performance.now() - t0;
     const serverCpuMs = processCpuMs(sim.child.pid!) - c0;
-    const gt = (await (await fetch(`${sim.base}/debug/ground-truth`)).json()) as {
-      records: { arrivalEpochMs: number; tokenEpochMs: number[] }[];
-    };
+    const gt = { records: await fetchGroundTruth(sim.base) };
     const lateness: number[] = [];
     const steady: number[] = [];
     for (const r of gt.records) {

@@ -28,21 +28,24 @@ export interface RateCapacity {
   readonly interval: CapacityInterval | null;
 }
 
+/** A rate cell's failed requests, those its slot cut off included (its schedule's requests that never ended). */
+function failedWithCut(c: CellStats): number {
+  return Math.max(c.requests, c.openLoop!.scheduled) - c.succeeded;
+}
+
 /** A rate cell as a ladder step: its offered rate in place of users, and its cut requests counted as failed. */
 function rateStep(c: CellStats): CellStats {
-  const o = c.openLoop!;
-  const successRate = o.scheduled > 0 && c.requests > 0 ? c.succeeded / Math.max(c.requests, o.scheduled) : c.successRate;
-  return { ...c, concurrency: o.offeredRate, successRate };
+  const successRate = c.requests > 0 ? c.succeeded / (c.succeeded + failedWithCut(c)) : c.successRate;
+  return { ...c, concurrency: c.openLoop!.offeredRate, successRate };
 }
 
 /** A rate cell's requests as a bootstrap step: its offered rate, each limit's values, cut requests failed. */
 function intervalStep(c: CellStats, limits: readonly LadderLimit[], values: RequestValues | undefined): IntervalStep {
-  const failed = Math.max(c.requests, c.openLoop!.scheduled) - c.succeeded;
   return {
     users: c.openLoop!.offeredRate,
     values: limits.map((l) => (isShareLimit(l) ? shareCounts(c, l) : values?.[limitTrend(l)!] ?? null)),
     succeeded: c.succeeded,
-    failed,
+    failed: failedWithCut(c),
   };
 }
 

@@ -9,6 +9,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { GroundTruthRecord } from './ground-truth';
 
 export interface SimChild {
   /** http://127.0.0.1:<port> (no /v1). */
@@ -59,4 +60,37 @@ export async function startSimChild(args: readonly string[], prefix: readonly st
       await exited;
     },
   };
+}
+
+export interface CorePlan {
+  readonly sim: readonly string[];
+  readonly client: readonly string[];
+  /** Where what ran, for the conditions line. */
+  readonly note: string;
+}
+
+/**
+ * The simulator on the first core, k6 and the agent on the last (the benchmarks and the timing tests run them so:
+ * on a shared core the simulator reaches its handlers late, where its own clock starts, and the client measures the
+ * wait); nothing pinned on one core or without taskset. `note` says where what ran.
+ */
+export function corePlan(cores: number, taskset: boolean): CorePlan {
+  if (cores < 2) return { sim: [], client: [], note: 'one core: nothing pinned (simulator, k6 and agent share it)' };
+  if (!taskset) return { sim: [], client: [], note: 'taskset missing: nothing pinned, the OS placed every process' };
+  const last = String(cores - 1);
+  return {
+    sim: ['taskset', '-c', '0'], client: ['taskset', '-c', last],
+    note: `simulator pinned to core 0, k6 and the agent to core ${last}`,
+  };
+}
+
+/** GET /debug/ground-truth of a simulator started with --ground-truth; `base` with or without its /v1. */
+export async function fetchGroundTruth(base: string): Promise<GroundTruthRecord[]> {
+  const res = await fetch(`${base.replace(/\/v1$/, '')}/debug/ground-truth`);
+  return ((await res.json()) as { records: GroundTruthRecord[] }).records;
+}
+
+/** DELETE /debug/ground-truth: the records so far are dropped, so the next read holds only what follows. */
+export async function clearGroundTruth(base: string): Promise<void> {
+  await fetch(`${base.replace(/\/v1$/, '')}/debug/ground-truth`, { method: 'DELETE' });
 }

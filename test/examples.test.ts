@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { percentile, sortValues } from '../report/stats';
 import { startAgent, type AgentProcess } from '../orchestrator/agent-process';
-import { startSimChild, type SimChild } from '../sim/child';
+import { clearGroundTruth, fetchGroundTruth, startSimChild, type SimChild } from '../sim/child';
 import type { GroundTruthRecord } from '../sim/server';
 import { coreSplit, ROOT, tempDir, testEngine } from './e2e/helpers';
 
@@ -20,12 +20,12 @@ let sim: SimChild | undefined;
 let agent: AgentProcess | undefined;
 
 beforeAll(async () => {
-  sim = await startSimChild(['--fixed-ttft-ms', '40', '--fixed-itl-ms', '8', '--ground-truth'], cores.server);
+  sim = await startSimChild(['--fixed-ttft-ms', '40', '--fixed-itl-ms', '8', '--ground-truth'], cores.sim);
   agent = await startAgent({ prefix: cores.client });
 });
 
 beforeEach(async () => {
-  await fetch(`${sim!.base}/debug/ground-truth`, { method: 'DELETE' });
+  await clearGroundTruth(sim!.base);
 });
 
 afterAll(async () => {
@@ -33,9 +33,6 @@ afterAll(async () => {
   await sim?.stop();
 });
 
-async function groundTruth(): Promise<GroundTruthRecord[]> {
-  return ((await (await fetch(`${sim!.base}/debug/ground-truth`)).json()) as { records: GroundTruthRecord[] }).records;
-}
 
 interface Run {
   readonly code: number;
@@ -63,7 +60,7 @@ async function runExample(name: string, env: Record<string, string>): Promise<Ru
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
-      groundTruth().then((truth) => resolve({
+      fetchGroundTruth(sim!.base).then((truth) => resolve({
         code: code ?? -1, stderr, summary: JSON.parse(readFileSync(summary, 'utf8')) as Run['summary'], truth,
       }), reject);
     });

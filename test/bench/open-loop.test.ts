@@ -1,8 +1,9 @@
 // Tests bench/open-loop.ts's pure parts: the arrival statistics, percentiles, targets, pinning, the summary reader and
 // the flags, against hand-worked numbers. No timing is judged here. Runs in Node (vitest).
+import { corePlan } from '../../sim/child';
 import { describe, expect, it } from 'vitest';
 import {
-  coefficientOfVariation, corePlan, countWithin, interArrivalGapsMs, meanRatePerSecond, parseArgs, percentileOf,
+  coefficientOfVariation, countWithin, interArrivalGapsMs, meanRatePerSecond, parseArgs, percentileOf,
   rateTargetsMet, renderRateTable, stallShown, summaryValue, TARGETS, type RateRow, type Summary,
 } from '../../bench/open-loop';
 

@@ -12,7 +12,7 @@ import { cellMetricKey, readSummaryData, type SummaryData } from '../../lib/summ
 import { buildBundles } from '../../orchestrator/bundles';
 import { percentile, sortValues } from '../../report/stats';
 import { startAgent, type AgentProcess } from '../../orchestrator/agent-process';
-import { startSimChild, type SimChild } from '../../sim/child';
+import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
 import type { GroundTruthRecord } from '../../sim/server';
 import { coreSplit, readJson, runScript } from './helpers';
 
@@ -45,7 +45,7 @@ beforeAll(async () => {
   await buildBundles();
   const cores = coreSplit();
   sim = await startSimChild(
-    ['--fixed-ttft-ms', String(TTFT_MS), '--fixed-itl-ms', String(ITL_MS), '--ground-truth'], cores.server,
+    ['--fixed-ttft-ms', String(TTFT_MS), '--fixed-itl-ms', String(ITL_MS), '--ground-truth'], cores.sim,
   );
   agent = await startAgent({ prefix: cores.client });
   const plan = {
@@ -57,8 +57,7 @@ beforeAll(async () => {
   const r = await runScript('sweep', plan, env, { prefix: cores.client, agentUrl: agent.url });
   if (r.exitCode !== 0) throw new Error(`k6 exited ${r.exitCode}: ${r.stderr.slice(-500)}`);
   summary = readSummaryData(readJson(path.join(r.dir, 'summary.json')), 'summary.json');
-  const served = (await (await fetch(`${sim.base}/debug/ground-truth`)).json()) as { records: GroundTruthRecord[] };
-  const all = served.records.sort((a, b) => a.arrivalEpochMs - b.arrivalEpochMs);
+  const all = (await fetchGroundTruth(sim.base)).sort((a, b) => a.arrivalEpochMs - b.arrivalEpochMs);
   let at = 0;
   for (const [i, n] of USERS.entries()) {
     truth[CELLS[i]!] = all.slice(at, at + n * ROUNDS);

@@ -10,6 +10,7 @@ import Papa from 'papaparse';
 import { startAgent, type AgentProcess } from '../../orchestrator/agent-process';
 import { bundlePath, k6Engine, runArguments, type Engine } from '../../orchestrator/engine';
 import { cachedUpstreamK6, findOnPath } from '../../orchestrator/k6-install';
+import { corePlan, type CorePlan } from '../../sim/child';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -179,19 +180,7 @@ export function runK6(args: readonly string[], env: NodeJS.ProcessEnv, stderrFil
   }));
 }
 
-/** Command prefixes that keep a server and the client (k6 and the agent) on cores of their own, as the benchmarks do. */
-export interface CoreSplit {
-  readonly server: readonly string[];
-  readonly client: readonly string[];
-}
-
-/**
- * The first core for the server, the last for the client, or no pinning on a one-core machine or without taskset. On a
- * shared core the server's process waits for k6's: a request then reaches its handler (where a server's own clock
- * starts) late, and the client's TTFT reads that wait as latency the server never saw.
- */
-export function coreSplit(): CoreSplit {
-  const n = cpus().length;
-  if (n < 2 || spawnSync('taskset', ['-c', '0', 'true']).status !== 0) return { server: [], client: [] };
-  return { server: ['taskset', '-c', '0'], client: ['taskset', '-c', String(n - 1)] };
+/** The simulator's and the client's cores for a timing test, as the benchmarks pin them (sim/child.ts corePlan). */
+export function coreSplit(): CorePlan {
+  return corePlan(cpus().length, spawnSync('taskset', ['-c', '0', 'true']).status === 0);
 }
