@@ -99,13 +99,15 @@ describe('POST /debug/stall, fixed timing: held tokens', () => {
     const { window, records } = await stallMidStream(sim);
     for (const id of ['s1', 's2', 's3']) {
       const t = records.find((g) => g.requestId === id)!.tokenEpochMs;
-      const first = t.findIndex((x) => x >= window.endEpochMs);
-      // A 400 ms stall at 5 ms per token holds about 80 tokens, all written in the stall's first wake-up (each write
-      // stamped on its own, microseconds apart).
-      const held = t.filter((x) => x >= t[first]! && x - t[first]! < 1).length;
-      expect(held, id).toBeGreaterThan(STALL_MS / 5 / 2);
-      // Later tokens keep their own times: the last one is due at arrival + TTFT + (TOKENS - 1) x ITL, long after.
       const arrival = records.find((g) => g.requestId === id)!.arrivalEpochMs;
+      // The tokens the schedule put inside the stall (the server's own arrival and window) all go out once it ends,
+      // within the resume bound: judged on the record, not on how fast a loaded machine writes them one by one.
+      const due = Array.from({ length: TOKENS }, (_, k) => arrival + 20 + k * 5)
+        .filter((x) => x > window.startEpochMs && x < window.endEpochMs).length;
+      const held = t.filter((x) => x >= window.endEpochMs && x - window.endEpochMs < RESUME_WITHIN_MS).length;
+      expect(due, id).toBeGreaterThan(0);
+      expect(held, id).toBeGreaterThanOrEqual(due);
+      // Later tokens keep their own times: the last one is due at arrival + TTFT + (TOKENS - 1) x ITL, long after.
       const lastDue = arrival + 20 + (TOKENS - 1) * 5;
       expect(t.at(-1)! - lastDue, id).toBeGreaterThanOrEqual(-0.5);
       expect(t.at(-1)! - lastDue, id).toBeLessThan(RESUME_WITHIN_MS);
