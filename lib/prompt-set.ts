@@ -1,6 +1,7 @@
 // The prepared prompt set (prompts.json): prompt bodies of exact token lengths per context. Runs in k6 and Node.
 // `npm run prepare-prompts` writes it; the k6 scripts read it in init.
 
+import type { BlockVocabulary } from './block-prompt';
 import { PlanError, type ApiStyle } from './plan';
 import { approximateWordsForTokens, fillerText, requestPrefix } from './prompt-text';
 
@@ -38,6 +39,8 @@ export interface PromptSet {
    * besides the previous answer (lib/chat-template.ts followUpText), `body` the message. Absent in older sets.
    */
   readonly followUps?: readonly PreparedPrompt[];
+  /** One-token words and the fixed tokens around them, for trace replay's prompts (lib/block-prompt.ts). */
+  readonly blockVocabulary?: BlockVocabulary;
 }
 
 /** Reads prompts.json content, checking its shape once; throws with a message naming the problem. */

@@ -13,6 +13,9 @@ const WORDS = (
   'few public bad same able system program question during work play government point hand part child eye woman place week case'
 ).split(' ');
 
+/** The filler's distinct words: candidates for a block vocabulary (lib/block-prompt.ts), which keeps one-token ones. */
+export const FILLER_WORDS: readonly string[] = [...new Set(WORDS)];
+
 /** A small linear congruential generator: deterministic across k6 and Node for a seed. */
 function lcg(seed: number): () => number {
   let state = seed >>> 0 || 1;

@@ -6,7 +6,8 @@ import { followUpText } from '../lib/chat-template';
 import {
   approximatePromptSet, preparedLength, PROMPT_SET_SCHEMA_VERSION, requestPrefix, type PreparedPrompt, type PromptSet,
 } from '../lib/prompt-set';
-import { approximateWordsForTokens, fillerText } from '../lib/prompt-text';
+import { approximateVocabulary, type BlockVocabulary } from '../lib/block-prompt';
+import { approximateWordsForTokens, FILLER_WORDS, fillerText } from '../lib/prompt-text';
 import { loadQwen3Tokenizer, QWEN3_TOKENIZER_NAME } from './qwen3';
 
 export type TokenizerChoice = 'auto' | 'qwen3' | 'server' | 'approximate';
@@ -23,6 +24,8 @@ export interface PrepareOptions {
   /** Base URL ending in /v1; its origin serves /tokenize (vLLM, SGLang, the simulator). */
   readonly baseUrl?: string;
   readonly apiKey?: string | null;
+  /** Also find the one-token words that trace replay builds its prompts of (lib/block-prompt.ts). */
+  readonly blockVocabulary?: boolean;
 }
 
 /** Counts the prompt tokens of a full prompt text as the server will for this API style. */
@@ -143,6 +146,27 @@ async function prepareFollowUps(lengths: readonly number[], count: FollowUpCount
 }
 
 /**
+ * The filler words the counter takes as one token after a space, and the request's fixed tokens around them. A word
+ * is kept when adding it to a one-word prompt adds exactly one token (differences of counts only, so a server's own
+ * template and special tokens cancel out); then a 200-word prompt is checked to be its words plus the fixed tokens.
+ * `leading`: the fixed tokens before the words when the tokenizer is known, else all of them (blocks then line up
+ * with the server's cache blocks a few tokens late, which costs a shared prefix less than one cache block).
+ */
+async function blockVocabulary(count: Counter, leading: number | null): Promise<BlockVocabulary> {
+  const base = await count(' the');
+  const oneToken = await Promise.all(FILLER_WORDS.map(async (w) => (await count(` the ${w}`)) - base === 1));
+  const words = FILLER_WORDS.filter((_, i) => oneToken[i]);
+  if (words.length < 16)
+    throw new Error(`the tokenizer counts only ${words.length} filler words as one token; trace prompts need 16 or more`);
+  const fixedTokens = base - 1;
+  const sample = Array.from({ length: 200 }, (_, i) => words[(i * 7) % words.length]!);
+  const measured = await count(' ' + sample.join(' '));
+  if (measured !== fixedTokens + sample.length)
+    throw new Error(`200 one-token words counted ${measured} tokens, not ${fixedTokens + 200}: words merge in this tokenizer`);
+  return { words, fixedTokens, leadingTokens: leading ?? fixedTokens };
+}
+
+/**
  * Builds a prompt set for the given contexts. Every prefix line (unique or shared) has the same token
  * count, which is checked, so any request's prompt is exactly as long as the one measured here.
  */
@@ -152,7 +176,10 @@ export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
   const followUps = opts.followUps ?? [];
   const fitted = opts.fitted ?? new Map<number, number>();
   if (followUps.length > 0 && opts.api !== 'chat') throw new Error('follow-up messages are for the chat API (--api chat)');
-  if (choice === 'approximate') return approximatePromptSet(opts.model, opts.api, opts.contexts, followUps, fitted);
+  if (choice === 'approximate') {
+    const set = approximatePromptSet(opts.model, opts.api, opts.contexts, followUps, fitted);
+    return opts.blockVocabulary ? { ...set, blockVocabulary: approximateVocabulary(FILLER_WORDS, opts.api === 'chat') } : set;
+  }
   const tokenize = choice === 'qwen3' ? null : tokenizeCount(opts.baseUrl ?? '', opts.apiKey);
   const count = tokenize ? serverCounter(tokenize, opts.model, opts.api) : qwenCounter(opts.api);
   const followUpCount = tokenize ? serverFollowUpCounter(tokenize, opts.model) : qwenFollowUpCounter();
@@ -177,6 +204,9 @@ export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
     prompts.push(target === contextTokens ? prompt : { ...prompt, contextTokens, promptTokens: target });
   }
   const followUpPrompts = followUps.length > 0 ? await prepareFollowUps(followUps, followUpCount) : [];
+  // ChatML puts "<|im_start|>user\n" (3 tokens) before the message; a server's template is not known here.
+  const leading = choice === 'qwen3' ? (opts.api === 'chat' ? 3 : 0) : null;
+  const vocabulary = opts.blockVocabulary ? await blockVocabulary(count, leading) : null;
   return {
     schemaVersion: PROMPT_SET_SCHEMA_VERSION,
     model: opts.model,
@@ -185,6 +215,7 @@ export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
     exact: [...prompts, ...followUpPrompts].every((p) => p.measuredTokens === preparedLength(p)),
     prompts,
     ...(followUpPrompts.length > 0 ? { followUps: followUpPrompts } : {}),
+    ...(vocabulary ? { blockVocabulary: vocabulary } : {}),
   };
 }
 

@@ -1,0 +1,82 @@
+// Prompts built from blocks of single-token words: a replayed trace row's prompt of exactly its input length whose
+// blocks repeat wherever the row's hash ids repeat, so a server's prefix cache sees the reuse production saw.
+// Runs in k6 and Node (pure).
+//
+// Every word of the vocabulary is one token after a space, and a space starts a new pre-token in the BPE tokenizers
+// of the served models (Qwen, Llama), so " w1 w2 ... wn" is exactly n tokens and blocks join without merging: a
+// prompt's length is its words plus the request's fixed tokens (the chat template), by construction, with no
+// tokenizer in k6. prepare-prompts keeps only the words the target's tokenizer counts as one token.
+
+/** Words that are one token each for the target's tokenizer, and the tokens a request adds around them. */
+export interface BlockVocabulary {
+  readonly words: readonly string[];
+  /** Prompt tokens besides the words: the chat template's (ChatML: 8), 0 for a bare completions prompt. */
+  readonly fixedTokens: number;
+  /** Of fixedTokens, those before the words (ChatML: 3), so blocks line up with the trace's token positions. */
+  readonly leadingTokens: number;
+}
+
+/** One prompt to build: its blocks' keys (equal keys give equal text), block length and exact length. */
+export interface BlockPromptSpec {
+  /** One key per block of the prompt, in order; missing keys past the end are made unique to this prompt. */
+  readonly keys: readonly number[];
+  readonly blockTokens: number;
+  /** The prompt's length as the server counts it, fixed tokens included. */
+  readonly inputTokens: number;
+  /**
+   * Mixed into every block's text: a replay repeated with another salt shares no block with the first, so each
+   * cell of a run meets a prefix cache that holds only what the cell itself sent.
+   */
+  readonly salt: number;
+  /** Distinguishes this prompt's own filler blocks (keys it lacks) from every other prompt's: its row index. */
+  readonly uniqueId: number;
+}
+
+/**
+ * A vocabulary for when no tokenizer is at hand (prompts are approximate anyway): common words, and ChatML's fixed
+ * tokens for the chat API.
+ */
+export function approximateVocabulary(words: readonly string[], chat: boolean): BlockVocabulary {
+  return { words, fixedTokens: chat ? 8 : 0, leadingTokens: chat ? 3 : 0 };
+}
+
+/** Words each block holds: the first less the leading fixed tokens, the last less the rest, so the total is exact. */
+export function blockWordCounts(spec: Pick<BlockPromptSpec, 'blockTokens' | 'inputTokens'>, v: BlockVocabulary): number[] {
+  const words = Math.max(1, spec.inputTokens - v.fixedTokens);
+  const counts: number[] = [];
+  let left = words;
+  let room = Math.max(1, spec.blockTokens - v.leadingTokens);
+  while (left > 0) {
+    const n = Math.min(left, room);
+    counts.push(n);
+    left -= n;
+    room = spec.blockTokens;
+  }
+  return counts;
+}
+
+/** The prompt's text: for each block, its words drawn by a generator seeded from the block's key and the salt. */
+export function blockPromptText(spec: BlockPromptSpec, v: BlockVocabulary): string {
+  if (v.words.length === 0) throw new Error('a block vocabulary needs at least one word');
+  const parts: string[] = [];
+  blockWordCounts(spec, v).forEach((count, i) => {
+    const key = i < spec.keys.length ? blockSeed(spec.keys[i]!, spec.salt, 0) : blockSeed(spec.uniqueId, spec.salt, i + 1);
+    let state = key || 1;
+    for (let w = 0; w < count; w++) {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      parts.push(v.words[Math.floor((state / 4294967296) * v.words.length)]!);
+    }
+  });
+  return ' ' + parts.join(' ');
+}
+
+/**
+ * A 32-bit seed from a key, the salt and a lane (0 for shared keys, block position + 1 for a prompt's own blocks),
+ * mixed (murmur3's finaliser) so nearby keys start far apart in the generator's sequence.
+ */
+function blockSeed(key: number, salt: number, lane: number): number {
+  let h = (Math.floor(key) ^ Math.imul(Math.floor(salt) + 1, 0x9e3779b1) ^ Math.imul(lane, 0x85ebca6b)) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
+  return (h ^ (h >>> 16)) >>> 0;
+}

@@ -1,0 +1,62 @@
+// Tests for lib/block-prompt.ts with the real Qwen3 tokenizer: exact lengths, shared blocks as shared token prefixes.
+// Runs in Node (vitest).
+
+import { describe, expect, it } from 'vitest';
+import { blockPromptText, blockWordCounts, type BlockVocabulary } from '../../lib/block-prompt';
+import { preparePrompts } from '../../tokenizer/prepare-prompts';
+import { loadQwen3Tokenizer } from '../../tokenizer/qwen3';
+
+async function qwenVocabulary(api: 'chat' | 'completions'): Promise<BlockVocabulary> {
+  const set = await preparePrompts({ model: 'Qwen/Qwen3-8B', api, contexts: [64], tokenizer: 'qwen3', blockVocabulary: true });
+  return set.blockVocabulary!;
+}
+
+const chatCount = (text: string): number => loadQwen3Tokenizer().countChat([{ role: 'user', content: text }]);
+
+/** Leading token ids two prompts share (their chat renderings, as the server tokenizes them). */
+function sharedTokens(a: string, b: string): number {
+  const tok = loadQwen3Tokenizer();
+  const render = (t: string): number[] => tok.encode(`<|im_start|>user\n${t}<|im_end|>\n<|im_start|>assistant\n`);
+  const x = render(a);
+  const y = render(b);
+  let n = 0;
+  while (n < x.length && x[n] === y[n]) n++;
+  return n;
+}
+
+describe('block prompts', () => {
+  it('finds the one-token words and ChatML fixed tokens with the Qwen3 tokenizer', async () => {
+    const v = await qwenVocabulary('chat');
+    expect(v.fixedTokens).toBe(8);
+    expect(v.leadingTokens).toBe(3);
+    expect(v.words.length).toBeGreaterThan(100);
+    expect((await qwenVocabulary('completions')).fixedTokens).toBe(0);
+  });
+
+  it('builds prompts of exactly the row length, blocks or none', async () => {
+    const v = await qwenVocabulary('chat');
+    for (const [inputTokens, keys] of [[9, []], [513, [1, 2]], [1000, [1, 2]], [4523, [6, 7, 8]], [2048, []]] as const) {
+      const text = blockPromptText({ keys, blockTokens: 512, inputTokens, salt: 3, uniqueId: 77 }, v);
+      expect(chatCount(text)).toBe(inputTokens);
+    }
+  });
+
+  it('puts block boundaries on the trace positions: the first block holds the template start', () => {
+    const v: BlockVocabulary = { words: ['a'], fixedTokens: 8, leadingTokens: 3 };
+    expect(blockWordCounts({ blockTokens: 512, inputTokens: 1200 }, v)).toEqual([509, 512, 171]);
+    expect(blockWordCounts({ blockTokens: 16, inputTokens: 4 }, v)).toEqual([1]);
+  });
+
+  it('gives rows with the same leading keys the same leading tokens, and other salts none', async () => {
+    const v = await qwenVocabulary('chat');
+    const row = (keys: number[], uniqueId: number, salt = 1): string =>
+      blockPromptText({ keys, blockTokens: 512, inputTokens: 2000, salt, uniqueId }, v);
+    // Two blocks (1024 tokens) in common, then different third blocks.
+    const shared = sharedTokens(row([4, 5, 6, 7], 1), row([4, 5, 9, 10], 2));
+    expect(shared).toBeGreaterThanOrEqual(1024);
+    expect(shared).toBeLessThan(1030);
+    // Rows without keys share nothing past the template, and neither does a row replayed with another salt.
+    expect(sharedTokens(row([], 1), row([], 2))).toBeLessThan(8);
+    expect(sharedTokens(row([4, 5], 1), row([4, 5], 1, 2))).toBeLessThan(8);
+  });
+});
