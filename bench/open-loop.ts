@@ -29,7 +29,7 @@ import { Command } from 'commander';
 import { arrivalTimesMs } from '../lib/arrivals';
 import { METRICS } from '../lib/metrics';
 import { k6Percentile } from '../lib/percentile';
-import { resolvePlan, type Cell, type PlanInput } from '../lib/plan';
+import { drawnArrivals, resolvePlan, type Cell, type PlanInput } from '../lib/plan';
 import { startAgent } from '../orchestrator/agent-process';
 import { bundlePath, runArguments } from '../orchestrator/engine';
 import { clearGroundTruth, corePlan, fetchGroundTruth, startSimChild, type CorePlan } from '../sim/child';
@@ -302,7 +302,7 @@ async function runCell(rig: Rig, spec: CellSpec): Promise<CellRun> {
     try {
       let ended = false;
       const running = runK6(rig, dir, planFile, agent.url).finally(() => (ended = true));
-      const firstOffsetMs = arrivalTimesMs(cell.arrivals!)[0]!;
+      const firstOffsetMs = arrivalTimesMs(drawnArrivals(cell.arrivals!))[0]!;
       const middleMs = (seconds * 1000) / 2;
       // A failed stall is the row's note: k6 runs on to its end either way.
       const stalled = stallMs === null
@@ -353,7 +353,7 @@ function problemOf(run: CellRun, failed: number): string {
 
 function rateRow(run: CellRun, seconds: number): RateRow {
   const id = run.cell.id;
-  const intended = arrivalTimesMs(run.cell.arrivals!);
+  const intended = arrivalTimesMs(drawnArrivals(run.cell.arrivals!));
   const arrivals = run.truth.map((r) => r.arrivalEpochMs);
   const stat = (metric: string, s: string): number => summaryValue(run.summary, metric, id, s);
   const failed = stat(METRICS.errors.name, 'count') || 0;

@@ -54,6 +54,11 @@ export const PLAN_DEFAULTS = {
    * schedule worse than the open-loop benchmark's target (5 ms p99 at 50 requests/s) with room for a shared machine.
    */
   rate: { rates: [0.5, 1, 2, 4], durationSeconds: 60, arrival: 'poisson', burstiness: 1, seed: 42, lagLimitMs: 10 },
+  /**
+   * The trace script: the trace at its recorded speed, judged by a chat use case's limits (TTFT and streaming speed
+   * are what a trace's mixed requests share).
+   */
+  trace: { speeds: [1], useCase: 'short_chatbot' },
   /** Used by the gate script, and by any script whose plan has a gate section. */
   gate: { useCase: 'general_chatbot', concurrency: 4, rounds: 2, minSuccessRate: 0.99 },
   schedule: {

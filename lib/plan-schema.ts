@@ -11,10 +11,11 @@ import { SUMMARY_TREND_STATS } from './metrics';
 import { PLAN_DEFAULTS as D } from './plan-defaults';
 import { bool, int, intList, list, name, num, object, oneOf, record, text, url } from './schema';
 import { sessionsSchemas } from './plan-sessions-schema';
+import { TRACE_FORMATS } from './trace/types';
 
 export const PLAN_SCHEMA_VERSION = 1;
 
-export const SCRIPT_NAMES = ['sweep', 'capacity', 'burst', 'mix', 'gate', 'sessions', 'rate'] as const;
+export const SCRIPT_NAMES = ['sweep', 'capacity', 'burst', 'mix', 'gate', 'sessions', 'rate', 'trace'] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 export const API_STYLES = ['chat', 'completions'] as const;
 export const PROMPT_MODES = ['unique', 'shared-prefix'] as const;
@@ -185,10 +186,26 @@ function buildFieldSchemas() {
     seed: int(0, 2 ** 32 - 1),
     /** A cell whose schedule lag p99 exceeds this many ms is flagged: its sender did not keep the schedule. */
     lagLimitMs: num(0),
+    /** Replay speed of a trace: 2 sends every row at half its recorded time. */
+    speed: num(0.001, 1000),
+  };
+  /** Which rows of a trace file the trace script replays (lib/trace-replay.ts, docs/traces.md). */
+  const traceSource = {
+    /** The trace file (k6 opens it: the bench makes the path absolute). */
+    file: text,
+    /** Mooncake, Azure, BurstGPT or Bailian; null: detected from the first line. */
+    format: nullable(oneOf(TRACE_FORMATS)),
+    /** The window: from this many seconds after the first row, for this long (null: to the end), at most N rows. */
+    startSeconds: num(0),
+    durationSeconds: nullable(num(0.001)),
+    maxRequests: nullable(int(1)),
+    /** Replay without the rows that break the format (counted in the report) instead of stopping at the first. */
+    skipBadRows: bool,
   };
   return {
     users, rounds, contextTokens, outputTokens, dayOfSeconds, target, schedule, gate, search, monitorInterval,
     burstTtftLimitMs, limitStat, minGoodput, promptMode, summaryTrendStats, limit, useCase, mixProfile, arrivals,
+    traceSource,
   };
 }
 
@@ -202,7 +219,7 @@ function fieldSchemas(): ReturnType<typeof buildFieldSchemas> {
 function buildPlanInputSchema() {
   const {
     users, rounds, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs, limitStat,
-    minGoodput, promptMode, summaryTrendStats, useCase, mixProfile, arrivals,
+    minGoodput, promptMode, summaryTrendStats, useCase, mixProfile, arrivals, traceSource,
   } = fieldSchemas();
   return object({
     name: opt(name),
@@ -293,6 +310,21 @@ function buildPlanInputSchema() {
       }),
       {},
     ),
+    /** The trace script: a production trace replayed at each speed, its rows' own times, lengths and prefixes. */
+    trace: opt(
+      object({
+        file: traceSource.file,
+        format: orDefault(traceSource.format, null),
+        startSeconds: orDefault(traceSource.startSeconds, 0),
+        durationSeconds: orDefault(traceSource.durationSeconds, null),
+        maxRequests: orDefault(traceSource.maxRequests, null),
+        skipBadRows: orDefault(traceSource.skipBadRows, false),
+        speeds: orDefault(list(arrivals.speed, 'list of speeds'), D.trace.speeds),
+        /** The use case whose limits judge each speed (and find the fastest the trace holds). */
+        useCase: orDefault(text, D.trace.useCase),
+        lagLimitMs: orDefault(arrivals.lagLimitMs, D.rate.lagLimitMs),
+      }),
+    ),
     mix: orDefault(
       object({
         profiles: orDefault(list(mixProfile), D.mix.profiles),
@@ -377,10 +409,12 @@ export function useCaseRefs(
   const rate = object({
     useCases: opt(list(oneOf(ids))), rates: Array.isArray(r.rates) ? v.unknown() : fieldsFor(r.useCases ?? ids),
   });
+  const traceRefs = script === 'trace' && input.trace ? { trace: { useCase: input.trace.useCase } } : {};
   const schema = object({
     capacity: opt(capacity), sessions: opt(sessions), gate: opt(object({ useCase: oneOf(ids) })), rate: opt(rate),
+    trace: opt(object({ useCase: oneOf(ids) })),
   });
-  return [schema, { ...refs, ...sessionRefs, ...gateRefs, ...rateRefs }];
+  return [schema, { ...refs, ...sessionRefs, ...gateRefs, ...rateRefs, ...traceRefs }];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -395,7 +429,7 @@ export function useCaseRefs(
 export function resolvedPlanSchema() {
   const {
     users, rounds, contextTokens, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs,
-    limitStat, minGoodput, promptMode, summaryTrendStats, useCase, arrivals,
+    limitStat, minGoodput, promptMode, summaryTrendStats, useCase, arrivals, traceSource,
   } = fieldSchemas();
   const count = int(0);
   const seconds = num(0);
@@ -446,7 +480,9 @@ export function resolvedPlanSchema() {
     /** A rate cell's arrival schedule (one VU sends it, lib/k6/open-loop.ts); absent for closed-loop cells. */
     arrivals: opt(
       object({
-        process: arrivals.process,
+        /** trace: the replayed trace's own times (the plan's trace section), at `speed`. */
+        process: oneOf([...ARRIVAL_PROCESSES, 'trace'] as const),
+        speed: opt(arrivals.speed),
         ratePerSecond: arrivals.rate,
         rampFromPerSecond: nullable(arrivals.rate),
         durationSeconds: arrivals.durationSeconds,
@@ -482,12 +518,33 @@ export function resolvedPlanSchema() {
     search: orDefault(nullable(object({ ...search, maxRepeats: orDefault(search.maxRepeats, 0), ...searchLimits })), null),
     /** For the sessions script: each use case's conversation and how plain k6 holds a step; null otherwise. */
     sessions: orDefault(nullable(sessionsSchemas().resolvedSessions), null),
+    /** For the trace script: the rows replayed and what they were; null otherwise. */
+    trace: orDefault(
+      nullable(object({ ...traceSource, useCase: text, lagLimitMs: arrivals.lagLimitMs, summary: replaySummary(count) })),
+      null,
+    ),
     schedule: object(schedule),
     monitor: object({ enabled: bool, intervalSeconds: monitorInterval }),
     summaryTrendStats,
     cells: v.array(cell, 'must be a list'),
     /** End of the last cell's slot, seconds from test start. */
     totalSeconds: seconds,
+  });
+}
+
+/** lib/trace-replay.ts ReplaySummary as plan.json holds it. */
+function replaySummary(count: ReturnType<typeof int>) {
+  const lengths = nullable(object({ p50: num(0), p90: num(0), p99: num(0), max: num(0) }));
+  return object({
+    format: oneOf(TRACE_FORMATS),
+    loadedRows: count, badRows: count, skippedRows: count, inWindow: count, droppedTurns: count, cappedRows: count,
+    stats: object({
+      rows: count, durationMs: num(0), meanRatePerSecond: nullable(num(0)), gapCv: nullable(num(0)),
+      inputTokens: lengths, outputTokens: lengths,
+      prefix: nullable(object({ sharedTokens: num(0), promptTokens: num(0), share: num(0, 1) })),
+      conversations: nullable(object({ count, meanTurns: num(0), maxTurns: count })),
+    }),
+    durationMs: num(0), maxInputTokens: count, maxOutputTokens: count,
   });
 }
 

@@ -6,7 +6,7 @@
 
 import type * as v from 'valibot';
 import { findMixProfile, type UseCase } from '../thresholds/use-cases';
-import { arrivalCount } from './arrivals';
+import { arrivalCount, type ArrivalSpec } from './arrivals';
 import { PLAN_DEFAULTS } from './plan-defaults';
 import {
   API_STYLES,
@@ -23,6 +23,8 @@ import {
 } from './plan-schema';
 import { parseOrThrow, type Parsed } from './schema';
 import { resolveSessions, sessionDrafts, sessionSearchConfig, sessionSlot, type SessionsConfig } from './plan-sessions';
+import { loadReplay, type ReplaySummary } from './trace-replay';
+import { TraceError } from './trace/types';
 
 export { API_STYLES, LIMIT_STATS, PLAN_SCHEMA_VERSION, PROMPT_MODES, SCRIPT_NAMES, type ScriptName };
 
@@ -49,8 +51,17 @@ export type TargetConfig = Plan['target'];
  * one VU sending its `arrivals` schedule open-loop.
  */
 export type Cell = Plan['cells'][number];
-/** A rate cell's arrival schedule. */
+/** A rate cell's arrival schedule, or a trace cell's speed. */
 export type CellArrivals = NonNullable<Cell['arrivals']>;
+/** The trace a trace script replays, and what it was (plan.json's `trace`). */
+export type TraceConfig = NonNullable<Plan['trace']>;
+
+/** A rate cell's arrivals as lib/arrivals.ts draws them; a trace cell's times come from its trace instead. */
+export function drawnArrivals(a: CellArrivals): ArrivalSpec {
+  const { process } = a;
+  if (process === 'trace') throw new Error('a trace cell replays its trace: its send times are not drawn');
+  return { ...a, process };
+}
 /** How the bench ran a step (the report says how each figure was measured). */
 export type DrivenStepInfo = NonNullable<Cell['driven']>;
 export type ScheduleConfig = Plan['schedule'];
@@ -181,10 +192,12 @@ function searchConfig(c: ParsedPlanInput['capacity'], useCases: readonly UseCase
 
 function buildDrafts(
   script: ScriptName, input: ParsedPlanInput, useCases: readonly UseCase[], gate: GateConfig | null,
-  search: CapacitySearchConfig | null, sessions: SessionsConfig | null,
+  search: CapacitySearchConfig | null, sessions: SessionsConfig | null, trace: TraceConfig | null,
 ): CellDraft[] {
   const drafts: CellDraft[] = [];
   switch (script) {
+    case 'trace':
+      return traceDrafts(trace!, input.trace!.speeds);
     case 'sessions':
       return sessionDrafts(input.sessions, sessions!);
     case 'sweep': {
@@ -277,6 +290,54 @@ function rateDrafts(input: ParsedPlanInput, useCases: readonly UseCase[]): CellD
   return drafts;
 }
 
+/**
+ * The trace script's cells: the trace at each speed, one VU sending its rows at their times divided by the speed.
+ * Sized by the trace's longest request, so the slot holds the slowest row's tail.
+ */
+function traceDrafts(trace: TraceConfig, speeds: readonly number[]): CellDraft[] {
+  const s = trace.summary;
+  return speeds.map((speed) => {
+    const seconds = s.durationMs / 1000 / speed;
+    return {
+      id: `trace_s${formatRate(speed)}`, script: 'trace', contextTokens: s.maxInputTokens,
+      outputTokens: s.maxOutputTokens, concurrency: 1, rounds: 1, useCase: trace.useCase, profile: null,
+      arrivals: {
+        process: 'trace', speed, ratePerSecond: seconds > 0 ? s.stats.rows / seconds : s.stats.rows,
+        rampFromPerSecond: null, durationSeconds: Math.max(1, Math.ceil(seconds)), burstiness: 1, seed: 0,
+        requests: s.stats.rows, lagLimitMs: trace.lagLimitMs,
+      },
+    };
+  });
+}
+
+/**
+ * Reads the plan's trace for the trace script; `readText` opens a file (k6's open, Node's readFileSync). Bad rows,
+ * an empty window or an unreadable file are one-line PlanErrors.
+ */
+function resolveTrace(
+  input: ParsedPlanInput, script: ScriptName, readText: ((path: string) => string) | undefined,
+): TraceConfig | null {
+  if (script !== 'trace') return null;
+  const t = input.trace;
+  if (!t) throw new PlanError('the trace script needs a trace: plan field "trace.file" (npm run bench -- --trace FILE)');
+  if (!readText) throw new PlanError('the trace script needs its trace file read where the plan is resolved');
+  let text: string;
+  try {
+    text = readText(t.file);
+  } catch (e) {
+    throw new PlanError(`trace file "${t.file}" cannot be read: ${String(e instanceof Error ? e.message : e)}`);
+  }
+  const { speeds: _speeds, ...source } = t;
+  let summary: ReplaySummary;
+  try {
+    summary = loadReplay(text, source).summary;
+  } catch (e) {
+    if (e instanceof TraceError) throw new PlanError(e.message);
+    throw e;
+  }
+  return { ...source, format: summary.format, summary };
+}
+
 function planFieldError(field: string, message: string): PlanError {
   return new PlanError(`plan field "${field}" ${message}`);
 }
@@ -285,7 +346,7 @@ function planFieldError(field: string, message: string): PlanError {
  * Validates a plan input (parsed JSON) for one entry script and resolves it into sequential cells.
  * Throws PlanError with a one-line message naming the bad field.
  */
-export function resolvePlan(raw: unknown, script: ScriptName): Plan {
+export function resolvePlan(raw: unknown, script: ScriptName, readText?: (path: string) => string): Plan {
   const input = parseOrThrow(planInputSchema(), raw ?? {}, planFieldError);
   const useCases = input.useCases;
   const ids = useCases.map((u) => u.id);
@@ -302,7 +363,8 @@ export function resolvePlan(raw: unknown, script: ScriptName): Plan {
     script === 'capacity'
       ? searchConfig(input.capacity, useCases)
       : script === 'sessions' ? sessionSearchConfig(input.sessions, useCases) : null;
-  const drafts = buildDrafts(script, input, useCases, gate, search, sessions);
+  const trace = resolveTrace(input, script, readText);
+  const drafts = buildDrafts(script, input, useCases, gate, search, sessions, trace);
   // A cell id is a k6 scenario name: two cells with one id would silently become one scenario.
   const seen = new Set<string>();
   for (const d of drafts) {
@@ -327,6 +389,7 @@ export function resolvePlan(raw: unknown, script: ScriptName): Plan {
     gate,
     search,
     sessions,
+    trace,
     schedule: input.schedule,
     monitor: { enabled: input.monitor.enabled ?? target.metricsUrl !== null, intervalSeconds: input.monitor.intervalSeconds },
     summaryTrendStats: input.summaryTrendStats,

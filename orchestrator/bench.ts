@@ -175,7 +175,7 @@ export class Bench extends EventEmitter<BenchEvents> {
   async run(): Promise<BenchOutcome> {
     const options = this.options;
     // Validate the plan before creating or starting anything: a bad field costs no simulator start-up.
-    for (const script of options.scripts) resolvePlan(applyEnvToPlan(options.planInput, {}), script);
+    this.resolveParts(applyEnvToPlan(options.planInput, {}));
     const rwUrl = options.prometheusRw ? prometheusWriteUrl(options.prometheusRw) : null;
     const runDir = path.resolve(options.resultsRoot, options.runId);
     mkdirSync(runDir, { recursive: true });
@@ -243,18 +243,23 @@ export class Bench extends EventEmitter<BenchEvents> {
     return { baseUrl, sim: { child, profile }, server: null };
   }
 
+  /** Each part's resolved plan; the trace script's reads its trace file. */
+  private resolveParts(planInput: PlanInput): Plan[] {
+    return this.options.scripts.map((script) => resolvePlan(planInput, script, (file) => readFileSync(file, 'utf8')));
+  }
+
   /** Each part's plan, with the target and model filled in; written to plan-input.json. */
   private planParts(target: Target, model: string, runDir: string): PlannedParts {
     const options = this.options;
     let planInput = applyEnvToPlan(options.planInput, { BASE_URL: target.baseUrl, MODEL: model, API: options.api });
-    let plans = options.scripts.map((script) => resolvePlan(planInput, script));
+    let plans = this.resolveParts(planInput);
     if (target.sim && !planInput.schedule?.cellSeconds) {
       // Against the simulator its own engine predicts each cell, so slots can be tight.
       const predictedCellSeconds = predictCellSeconds(plans, target.sim.profile);
       const tightSlots = { predictedCellSeconds, safetyFactor: 1.25, minCellSeconds: 2, gapSeconds: 0.5 };
       const schedule = { ...planInput.schedule, ...tightSlots };
       planInput = { ...planInput, schedule };
-      plans = options.scripts.map((script) => resolvePlan(planInput, script));
+      plans = this.resolveParts(planInput);
     }
     const planFile = path.join(runDir, 'plan-input.json');
     writeFileSync(planFile, JSON.stringify(planInput, null, 2));
@@ -272,7 +277,9 @@ export class Bench extends EventEmitter<BenchEvents> {
     runDir: string,
   ): Promise<{ prompts: PromptSet; file: string; contextWindow: number | null }> {
     const options = this.options;
-    const cells = plans.flatMap((plan) => plan.cells);
+    // A trace cell builds each row's prompt from one-token words (lib/block-prompt.ts): it needs no prompt of its own.
+    const cells = plans.flatMap((plan) => plan.cells).filter((cell) => cell.script !== 'trace');
+    const blockVocabulary = plans.some((plan) => plan.trace !== null);
     const contexts = [...new Set(cells.map((cell) => cell.contextTokens))].sort((a, b) => a - b);
     // A conversation's later turns add follow-up messages of the plan's growth lengths (the sessions script).
     const growth = plans.flatMap((plan) => Object.values(plan.sessions?.models ?? {}).map((m) => m.growthTokens));
@@ -288,7 +295,9 @@ export class Bench extends EventEmitter<BenchEvents> {
     }
     const fitted = new Map(fittedContexts.map((f) => [f.contextTokens, f.promptTokens]));
     this.emit('log', `preparing prompts for ${contexts.length} context lengths (${contexts.join(', ')} tokens)`);
-    const prompts = await preparePrompts({ model, api, contexts, fitted, followUps, tokenizer, baseUrl: target.baseUrl, apiKey });
+    const prompts = await preparePrompts({
+      model, api, contexts, fitted, followUps, tokenizer, baseUrl: target.baseUrl, apiKey, blockVocabulary,
+    });
     const file = path.join(runDir, 'prompts.json');
     writeFileSync(file, JSON.stringify(prompts));
     this.emit('log', `prompts: ${prompts.tokenizer}${prompts.exact ? ' (exact lengths)' : ' (approximate lengths)'}`);
@@ -316,7 +325,7 @@ export class Bench extends EventEmitter<BenchEvents> {
         decodeTokensPerSecond: Math.round(speeds.decodeTokensPerSecond * 10) / 10,
       };
       const planInput = { ...planned.planInput, schedule };
-      const plans = options.scripts.map((script) => resolvePlan(planInput, script));
+      const plans = this.resolveParts(planInput);
       writeFileSync(planned.planFile, JSON.stringify(planInput, null, 2));
       return { planInput, plans, planFile: planned.planFile };
     } catch (e) {

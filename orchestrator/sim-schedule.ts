@@ -19,6 +19,8 @@ export function predictCellSeconds(plans: readonly Plan[], profile: Profile): Re
     // A sessions step holds its own timing (lib/plan-sessions.ts): no batch to predict.
     if (plan.script === 'sessions') continue;
     for (const cell of plan.cells) {
+      // An open-loop cell's slot is its schedule's (lib/plan.ts rateSlot), not a batch's.
+      if (cell.arrivals) continue;
       const key = `${cell.contextTokens}/${cell.outputTokens}/${cell.concurrency}`;
       let wallMs = memo.get(key);
       if (wallMs === undefined) {

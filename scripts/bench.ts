@@ -2,7 +2,9 @@
 // Parses flags, runs the bench (simulator by default), shows progress, says where the results are. Runs in Node.
 
 import { Command, Option } from 'commander';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { TRACE_FORMATS } from '../lib/trace/types';
 import { API_STYLES, SCRIPT_NAMES, type ApiStyle, type PlanInput, type ScriptName } from '../lib/plan';
 import { EXIT } from '../lib/exit-codes';
 import { Bench, BUILT_IN_TARGETS, newRunId, type BuiltInTarget } from '../orchestrator/bench';
@@ -65,6 +67,14 @@ runMain('bench', async () => {
       'slots and the report merges the runners',
       '1',
     )
+    .option('--trace <file>', 'replay a production trace (Mooncake, Azure, BurstGPT, Bailian; runs the trace script)')
+    .addOption(new Option('--trace-format <name>', 'the trace format, instead of detecting it').choices(TRACE_FORMATS))
+    .option('--trace-speed <list>', 'replay speeds, e.g. 1,1.5,2 (2 = twice as fast); the report says which held', '1')
+    .option('--trace-start <s>', 'replay from this many seconds after the first row')
+    .option('--trace-duration <s>', 'replay this many seconds of the trace (of its own time)')
+    .option('--trace-max-requests <n>', 'replay at most this many rows, the earliest')
+    .option('--trace-use-case <id>', "the use case whose limits judge the replay (default short_chatbot)")
+    .option('--trace-skip-bad-rows', 'replay without rows that break the format instead of stopping at the first')
     .option('--no-report', 'skip the report at the end')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) });
@@ -73,14 +83,15 @@ runMain('bench', async () => {
     url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string;
     profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string;
     fixedSlots?: boolean; simNoise?: boolean; simNoiseSeed?: string; minGoodput?: string; generators: string;
-  }>();
+  } & TraceFlags>();
   const generators = Number(o.generators);
   if (!(Number.isInteger(generators) && generators >= 1 && generators <= 64))
     throw new UserError(`--generators must be a whole number from 1 to 64, got "${o.generators}"`, EXIT.usage);
 
   // A report preset brings its scripts and simulator profile unless they were given.
   const preset = o.plan ? REPORT_PRESETS[o.plan] : undefined;
-  const scriptList = preset && program.getOptionValueSource('scripts') === 'default' ? preset.scripts.join(',') : o.scripts;
+  const scriptsGiven = program.getOptionValueSource('scripts') !== 'default';
+  const scriptList = o.trace && !scriptsGiven ? 'trace' : preset && !scriptsGiven ? preset.scripts.join(',') : o.scripts;
   const scripts = scriptList.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
   for (const s of scripts)
     if (!SCRIPT_NAMES.includes(s))
@@ -107,6 +118,9 @@ runMain('bench', async () => {
     planInput = { ...planInput, minGoodput: share };
   }
   if (!url && scripts.length === 0) throw new UserError('--scripts is empty', EXIT.usage);
+  if (o.trace) planInput = { ...planInput, trace: traceSection(o) };
+  else if (scripts.includes('trace') && !planInput.trace)
+    throw new UserError('--scripts trace replays a trace: give it with --trace FILE', EXIT.usage);
   const simNoiseSeed = o.simNoiseSeed === undefined ? null : Number(o.simNoiseSeed);
   if (simNoiseSeed !== null && !(Number.isInteger(simNoiseSeed) && simNoiseSeed >= 0 && simNoiseSeed < 2 ** 32))
     throw new UserError(`--sim-noise-seed must be an integer 0..${2 ** 32 - 1}`, EXIT.usage);
@@ -165,3 +179,33 @@ runMain('bench', async () => {
   process.stdout.write(`results: ${outcome.runDir}\n`);
   return outcome.exitCode;
 });
+
+interface TraceFlags {
+  trace?: string; traceFormat?: (typeof TRACE_FORMATS)[number]; traceSpeed: string; traceStart?: string;
+  traceDuration?: string; traceMaxRequests?: string; traceUseCase?: string; traceSkipBadRows?: boolean;
+}
+
+/** The plan's trace section from the --trace flags; the file's path made absolute, as k6 opens it from dist/. */
+function traceSection(o: TraceFlags): NonNullable<PlanInput['trace']> {
+  const file = path.resolve(o.trace!);
+  if (!existsSync(file)) throw new UserError(`--trace ${o.trace}: no such file`, EXIT.usage);
+  const numberOf = (flag: string, value: string | undefined, ok: (n: number) => boolean, want: string) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (value.trim() === '' || !ok(n)) throw new UserError(`${flag} must be ${want}, got "${value}"`, EXIT.usage);
+    return n;
+  };
+  const speeds = o.traceSpeed.split(',').map((x) => numberOf('--trace-speed', x, (n) => n > 0 && n <= 1000, 'speeds > 0')!);
+  const start = numberOf('--trace-start', o.traceStart, (n) => n >= 0, 'a number of seconds >= 0');
+  const duration = numberOf('--trace-duration', o.traceDuration, (n) => n > 0, 'a number of seconds > 0');
+  const cap = numberOf('--trace-max-requests', o.traceMaxRequests, (n) => Number.isInteger(n) && n >= 1, 'a whole number >= 1');
+  return {
+    file, speeds,
+    ...(o.traceFormat ? { format: o.traceFormat } : {}),
+    ...(start !== undefined ? { startSeconds: start } : {}),
+    ...(duration !== undefined ? { durationSeconds: duration } : {}),
+    ...(cap !== undefined ? { maxRequests: cap } : {}),
+    ...(o.traceUseCase ? { useCase: o.traceUseCase } : {}),
+    ...(o.traceSkipBadRows ? { skipBadRows: true } : {}),
+  };
+}

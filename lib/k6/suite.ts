@@ -7,7 +7,9 @@ import { sleep } from 'k6';
 import { SharedArray } from 'k6/data';
 import { applyEnvToPlan } from '../env';
 import { buildOptions, cellTags, plannedRequests, type SuiteOptions } from '../options';
-import { PlanError, resolvePlan, type Cell, type Plan, type PlanInput, type ScriptName } from '../plan';
+import {
+  drawnArrivals, PlanError, resolvePlan, type Cell, type Plan, type PlanInput, type ScriptName, type TraceConfig,
+} from '../plan';
 import {
   approximatePromptSet, findFollowUp, findPrompt, preparedLength, promptText, readPromptSet, requestPrefix, type PreparedPrompt,
 } from '../prompt-set';
@@ -25,7 +27,11 @@ import type { RequestRecord } from '../record';
 import { CELL_TAGS, SAMPLE_TAGS } from '../metrics';
 import { segmentPosition } from '../segments';
 import { cellShare, cellsWithoutShare, RUNNER_FILE, runnerLabel, runnerOf, type RunnerInfo, type SegmentOptions } from '../runner';
-import { runOpenLoop } from './open-loop';
+import { runOpenLoop, type OpenLoopSchedule } from './open-loop';
+import { approximateVocabulary, blockPromptText, type BlockVocabulary } from '../block-prompt';
+import { arrivalTimesMs } from '../arrivals';
+import { FILLER_WORDS } from '../prompt-text';
+import { loadReplay, replayScheduleMs, type ReplayRow } from '../trace-replay';
 import { sessionUser, type SessionUser } from './sessions';
 
 /**
@@ -111,7 +117,7 @@ function loadPlan(script: ScriptName): Plan {
   const shared = new SharedArray(`plan:${script}`, (): Entry[] => {
     try {
       const file: PlanInput = __ENV.PLAN ? (readJsonFile(__ENV.PLAN, 'PLAN') as PlanInput) : {};
-      return [{ plan: resolvePlan(applyEnvToPlan(file, __ENV), script) }];
+      return [{ plan: resolvePlan(applyEnvToPlan(file, __ENV), script, (path) => open(path)) }];
     } catch (e) {
       if (e instanceof PlanError) return [{ error: e.message }];
       throw e;
@@ -129,10 +135,13 @@ interface PromptStore {
   get(contextTokens: number): PreparedPrompt;
   /** The follow-up message of a length (the sessions script's later turns). */
   followUp(tokens: number): PreparedPrompt;
+  /** One-token words for trace prompts (lib/block-prompt.ts); approximate when the set was prepared without them. */
+  readonly vocabulary: BlockVocabulary;
 }
 
 function loadPrompts(plan: Plan): PromptStore {
-  const contexts = Array.from(new Set(plan.cells.map((c) => c.contextTokens)));
+  // A trace cell's prompts are built per row from the vocabulary: its context is only the longest row's.
+  const contexts = Array.from(new Set(plan.cells.filter((c) => c.script !== 'trace').map((c) => c.contextTokens)));
   const followUps = Array.from(new Set(Object.values(plan.sessions?.models ?? {}).map((m) => m.growthTokens)));
   const file = plan.prompts.file;
   // Element 0 describes the set; elements 1.. are the prompts in `contexts` order, then the follow-ups in
@@ -147,13 +156,18 @@ function loadPrompts(plan: Plan): PromptStore {
         `PROMPTS "${file}" were prepared for the ${set.api} API but the plan uses ${plan.target.api}; run npm run ` +
         `prepare-prompts -- --api ${plan.target.api}`,
       );
-    const info = { tokenizer: set.tokenizer, exact: set.exact };
+    const chat = plan.target.api === 'chat';
+    const vocabulary = set.blockVocabulary ?? approximateVocabulary(FILLER_WORDS, chat);
+    // Without a prepared vocabulary a trace's lengths are approximate: say so as for any approximate prompt.
+    const exact = set.exact && (plan.trace === null || set.blockVocabulary !== undefined);
+    const info = { tokenizer: set.tokenizer, exact, vocabulary };
     return [info, ...contexts.map((c) => findPrompt(set, c)), ...followUps.map((f) => findFollowUp(set, f))];
   });
-  const info = shared[0] as { tokenizer: string; exact: boolean };
+  const info = shared[0] as { tokenizer: string; exact: boolean; vocabulary: BlockVocabulary };
   return {
     tokenizer: info.tokenizer,
     exact: info.exact,
+    vocabulary: info.vocabulary,
     get(contextTokens: number): PreparedPrompt {
       return shared[contexts.indexOf(contextTokens) + 1] as PreparedPrompt;
     },
@@ -163,10 +177,23 @@ function loadPrompts(plan: Plan): PromptStore {
   };
 }
 
+/** The replayed trace's rows, loaded once per k6 process (the plan already checked the file). */
+function loadTraceRows(trace: TraceConfig | null): readonly ReplayRow[] {
+  if (trace === null) return [];
+  return new SharedArray('trace-rows', () => [...loadReplay(open(trace.file), trace).rows]);
+}
+
+/** A trace cell's schedule: the rows' times at its speed, each turn after the turn it follows. */
+function traceSchedule(rows: readonly ReplayRow[], speed: number): OpenLoopSchedule {
+  const atMs = replayScheduleMs(rows, speed);
+  return { atMs, durationMs: Math.max(1, atMs[atMs.length - 1]!), after: (i) => rows[i]!.parent };
+}
+
 /** Creates the suite for one entry script. Must be called in the init context. */
 export function createSuite(script: ScriptName): Suite {
   const plan = loadPlan(script);
   const prompts = loadPrompts(plan);
+  const traceRows = loadTraceRows(plan.trace);
   // Set by the bench when it drives the run (lib/drive.ts): VUs ask it for every request.
   const control = __ENV.CONTROL_URL ? controlClient(__ENV.CONTROL_URL.replace(/\/+$/, '')) : null;
   const options = buildOptions(plan, control ? { vus: drivenVus(__ENV.DRIVE_VUS), cellThresholds: __ENV.DRIVE_CELLS !== 'search' } : null);
@@ -211,6 +238,30 @@ export function createSuite(script: ScriptName): Suite {
     warnOnce.add(cellId);
     // The message is already redacted and cut to one line by the agent.
     console.warn(`${cellId}: request failed (${record.errorKind}): ${record.errorMessage}`);
+  };
+
+  const warned = (cellId: string, sent: SentRequest): SentRequest => {
+    warnFailure(cellId, sent.record);
+    return sent;
+  };
+
+  /**
+   * Replays the trace at a speed: each row's prompt of its exact length from its blocks (salted per cell and run, so
+   * a cell's prefix-cache hits are its own), its output length forced.
+   */
+  const replayTrace = (cell: Cell, speed: number, runNonce: number): Promise<void> => {
+    const salt = (runNonce % 1_000_000) * 1000 + plan.cells.indexOf(cell);
+    return runOpenLoop(traceSchedule(traceRows, speed), (i) => {
+      const row = traceRows[i]!;
+      const prompt = blockPromptText(
+        { keys: row.keys, blockTokens: row.blockTokens, inputTokens: row.inputTokens, salt, uniqueId: row.traceIndex },
+        prompts.vocabulary,
+      );
+      const spec = buildStreamingRequest(plan.target, { prompt, maxTokens: row.outputTokens }, apiKey);
+      const lengths = { requestedInputTokens: row.inputTokens, requestedOutputTokens: row.outputTokens };
+      const slo = sloOf.get(cell.useCase!) ?? null;
+      return () => sendRequest(spec, lengths, plan.target, {}, false, slo, eventCallback).then((s) => warned(cell.id, s));
+    });
   };
 
   /** The bench-driven loop: one iteration per VU, one request per ticket, until the bench says stop. */
@@ -265,13 +316,12 @@ export function createSuite(script: ScriptName): Suite {
         return;
       }
       if (sessions) return sessions.runStep(cell, data.runNonce);
+      if (cell.arrivals?.process === 'trace') return replayTrace(cell, cell.arrivals.speed ?? 1, data.runNonce);
       if (cell.arrivals) {
-        return runOpenLoop(cell.arrivals, (i) => {
+        const atMs = arrivalTimesMs(drawnArrivals(cell.arrivals));
+        return runOpenLoop({ atMs, durationMs: cell.arrivals.durationSeconds * 1000 }, (i) => {
           const fire = prepare(cell, requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, i), undefined);
-          return () => fire().then((sent) => {
-            warnFailure(cell.id, sent.record);
-            return sent;
-          });
+          return () => fire().then((sent) => warned(cell.id, sent));
         });
       }
       // A steady-state cell's first requests per user are its warm-up: kept, tagged, left out of its statistics.

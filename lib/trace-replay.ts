@@ -1,0 +1,126 @@
+// The trace a plan replays: its file loaded, the window selected, and each row as the sender needs it.
+// Runs in k6 and Node (pure: it is given the file's text).
+//
+// The plan resolves it once to size its cells (rows, duration, longest request) and to record what the trace was;
+// the trace script loads it again in k6 (once per process) for the rows it sends. Both go through this one function,
+// so what the plan says and what is sent are the same rows.
+
+import {
+  describeRowIssue, loadTrace, selectRows, traceStats, TraceError, type TraceFormat, type TraceRow, type TraceStats,
+} from './trace/index';
+
+/** Block length for rows without hash ids: their blocks are all their own, so it only sets how text is drawn. */
+const UNSHARED_BLOCK_TOKENS = 512;
+
+/** What of a trace to replay (the plan's `trace` section, its file path made absolute by the caller). */
+export interface ReplaySource {
+  readonly file: string;
+  readonly format: TraceFormat | null;
+  readonly startSeconds: number;
+  readonly durationSeconds: number | null;
+  readonly maxRequests: number | null;
+  /** Rows that break the format are skipped and counted when true; else the first bad row kind is an error. */
+  readonly skipBadRows: boolean;
+}
+
+/** One request of the replay, at speed 1. */
+export interface ReplayRow {
+  /** Intended send time, ms from the replay's start, at speed 1. */
+  readonly atMs: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** The row's hash ids (equal ids, equal prompt blocks), [] when the format has none. */
+  readonly keys: readonly number[];
+  readonly blockTokens: number;
+  /** Position in the replay of the turn this one follows (Bailian conversations), -1 for none. */
+  readonly parent: number;
+  /** The row's index in the whole loaded trace (file order after sorting): its prompt's own blocks are keyed by it. */
+  readonly traceIndex: number;
+}
+
+/** What a replay holds: the rows and what the plan records of them. */
+export interface Replay {
+  readonly format: TraceFormat;
+  readonly rows: readonly ReplayRow[];
+  readonly summary: ReplaySummary;
+}
+
+/** What plan.json records of the replayed trace, for the report: counts and the selection's own statistics. */
+export interface ReplaySummary {
+  readonly format: TraceFormat;
+  /** Valid rows in the file, rows skipped as bad, rows the format leaves out. */
+  readonly loadedRows: number;
+  readonly badRows: number;
+  readonly skippedRows: number;
+  /** Rows in the window, conversation turns dropped with their parent, rows past maxRequests. */
+  readonly inWindow: number;
+  readonly droppedTurns: number;
+  readonly cappedRows: number;
+  /** The replayed rows' statistics at speed 1 (lengths, pace, prefix reuse). */
+  readonly stats: TraceStats;
+  /** Ms from the first replayed row to the last, at speed 1. */
+  readonly durationMs: number;
+  readonly maxInputTokens: number;
+  readonly maxOutputTokens: number;
+}
+
+/** Loads and selects a trace's text; throws TraceError with one line (the first bad row kind, unless skipped). */
+export function loadReplay(text: string, source: ReplaySource): Replay {
+  const load = loadTrace(text, source.format ? { format: source.format } : {});
+  const badRows = load.badRows.reduce((n, i) => n + i.count, 0);
+  if (badRows > 0 && !source.skipBadRows)
+    throw new TraceError(
+      `${source.file}: ${describeRowIssue(load.badRows[0]!)}` +
+      `${load.badRows.length > 1 ? ` (and ${load.badRows.length - 1} more kinds)` : ''}; ` +
+      'npm run trace:check lists them, skipBadRows replays without them',
+    );
+  const selection = selectRows(load.rows, {
+    startSeconds: source.startSeconds,
+    ...(source.durationSeconds !== null ? { durationSeconds: source.durationSeconds } : {}),
+    ...(source.maxRequests !== null ? { maxRequests: source.maxRequests } : {}),
+  });
+  if (selection.rows.length === 0) throw new TraceError(`${source.file}: no row falls in the replay window`);
+  const rows = replayRows(selection.rows);
+  const stats = traceStats(selection.rows);
+  return {
+    format: load.format,
+    rows,
+    summary: {
+      format: load.format,
+      loadedRows: load.rows.length,
+      badRows,
+      skippedRows: load.skippedRows.reduce((n, i) => n + i.count, 0),
+      inWindow: selection.inWindow,
+      droppedTurns: selection.droppedTurns,
+      cappedRows: selection.cappedRows,
+      stats,
+      durationMs: rows[rows.length - 1]!.atMs,
+      // Not Math.max(...rows): a trace of a day has more rows than a call may take arguments.
+      maxInputTokens: rows.reduce((m, r) => Math.max(m, r.inputTokens), 0),
+      maxOutputTokens: rows.reduce((m, r) => Math.max(m, r.outputTokens), 0),
+    },
+  };
+}
+
+/** The selected rows, re-based to the first (a window need not start on a row), parents as positions. */
+function replayRows(selected: readonly TraceRow[]): ReplayRow[] {
+  const t0 = selected[0]!.timestampMs;
+  const positionOf = new Map<string, number>();
+  return selected.map((r, i) => {
+    if (r.chatId !== null) positionOf.set(r.chatId, i);
+    return {
+      atMs: Math.round((r.timestampMs - t0) * 1000) / 1000,
+      inputTokens: r.inputTokens,
+      outputTokens: r.outputTokens,
+      keys: r.hashIds ?? [],
+      blockTokens: r.blockTokens ?? UNSHARED_BLOCK_TOKENS,
+      parent: r.parentChatId !== null ? (positionOf.get(r.parentChatId) ?? -1) : -1,
+      traceIndex: r.index,
+    };
+  });
+}
+
+/** The replay's send times at a speed: 2 sends every row at half its time. */
+export function replayScheduleMs(rows: readonly Pick<ReplayRow, 'atMs'>[], speed: number): number[] {
+  return rows.map((r) => r.atMs / speed);
+}
