@@ -62,6 +62,9 @@ export interface ReplaySummary {
   readonly durationMs: number;
   readonly maxInputTokens: number;
   readonly maxOutputTokens: number;
+  /** The replayed rows' prompt and output tokens, summed: what a replay that sent every row exactly sends. */
+  readonly inputTokensTotal: number;
+  readonly outputTokensTotal: number;
 }
 
 /** Loads and selects a trace's text; throws TraceError with one line (the first bad row kind, unless skipped). */
@@ -98,6 +101,8 @@ export function loadReplay(text: string, source: ReplaySource): Replay {
       // Not Math.max(...rows): a trace of a day has more rows than a call may take arguments.
       maxInputTokens: rows.reduce((m, r) => Math.max(m, r.inputTokens), 0),
       maxOutputTokens: rows.reduce((m, r) => Math.max(m, r.outputTokens), 0),
+      inputTokensTotal: rows.reduce((n, r) => n + r.inputTokens, 0),
+      outputTokensTotal: rows.reduce((n, r) => n + r.outputTokens, 0),
     },
   };
 }

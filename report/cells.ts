@@ -56,6 +56,10 @@ export interface CellStats extends Pick<
   readonly metrics: Readonly<Record<TrendKey, Distribution | null>>;
   readonly inputTokensTotal: number;
   readonly outputTokensTotal: number;
+  /** Prompt and output tokens per request as the server counted them; null without samples. */
+  readonly lengths: { readonly input: Distribution | null; readonly output: Distribution | null };
+  /** Prompt tokens served from the server's prefix cache, over the requests that said; null when none said. */
+  readonly cachedTokensTotal: number | null;
   /** Where output token counts came from: "usage", "chunks" or "mixed"; null without samples. */
   readonly tokenSource: string | null;
   readonly windowStartMs: number | null;
@@ -157,6 +161,10 @@ export function buildCellStats(
     metrics,
     inputTokensTotal: acc?.inputTokens ?? 0,
     outputTokensTotal,
+    lengths: {
+      input: acc ? summarize(acc.inputLengths.sorted()) : null, output: acc ? summarize(acc.outputLengths.sorted()) : null,
+    },
+    cachedTokensTotal: acc && acc.cachedReported > 0 ? acc.cachedTokens : null,
     tokenSource: acc ? tokenSourceOf(acc.tokenSources) : null,
     windowStartMs: window?.startMs ?? null,
     windowEndMs: window?.endMs ?? null,

@@ -57,6 +57,10 @@ export function mergeCell(into: CellAccumulator, from: CellAccumulator): void {
   appendAll(into.requestEnds, from.requestEnds);
   into.inputTokens += from.inputTokens;
   into.outputTokens += from.outputTokens;
+  appendAll(into.inputLengths, from.inputLengths);
+  appendAll(into.outputLengths, from.outputLengths);
+  into.cachedTokens += from.cachedTokens;
+  into.cachedReported += from.cachedReported;
   addCounts(into.tokenSources, from.tokenSources);
   into.okCount += from.okCount;
   into.failCount += from.failCount;

@@ -21,6 +21,7 @@ import {
 import { DEFAULT_COST } from './power';
 import { activeUsersCapacities } from './active-users';
 import { rateCapacities } from './rate-capacity';
+import { traceReplayReport } from './trace-replay';
 import { capacityFinding } from './judgement';
 import { judgeMergedThresholds } from './split-thresholds';
 import { splitWarnings } from './split-notes';
@@ -174,6 +175,11 @@ export function buildReport(
     rates: rateCapacities(
       runUseCases(input), cells, limitStat, options.minSuccessRate, runMinGoodput(input), measured.requestValues,
     ),
+    trace: traceReplayReport(input.parts.find((part) => part.plan.trace !== null)?.plan.trace ?? null, runUseCases(input),
+      cells, {
+        limitStat, minSuccessRate: options.minSuccessRate, minGoodput: runMinGoodput(input),
+        requestValues: measured.requestValues,
+      }),
     bursts,
     mixProfiles: mixProfiles(cells),
     gates: gateResults(input, cells),
@@ -218,7 +224,7 @@ function measureParts(input: RunInput, samples: readonly SamplesData[], options:
       if (accumulator) withData++;
       const monitorIntervalMs = part.plan.monitor.intervalSeconds * 1000;
       partCells.push(buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs, data.sessionSpans));
-      if (accumulator && (cell.script === 'capacity' || cell.script === 'rate'))
+      if (accumulator && (cell.script === 'capacity' || cell.arrivals))
         measured.requestValues.set(cell.id, requestValuesOf(accumulator));
     }
     measured.cells.push(...partCells);

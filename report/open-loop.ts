@@ -17,6 +17,8 @@ export const ACHIEVED_SHORTFALL = 0.02;
 
 export interface OpenLoopStats {
   readonly process: CellArrivals['process'];
+  /** A trace cell's replay speed (2: twice as fast as recorded); null for a drawn schedule. */
+  readonly speed: number | null;
   /** Gamma shape of the gaps (1 for Poisson). */
   readonly burstiness: number;
   /** The ramp's start rate, requests/s; null: none. */
@@ -54,7 +56,7 @@ export function openLoopStats(
     );
   }
   return {
-    process: arrivals.process, burstiness: arrivals.burstiness, rampFromRate: arrivals.rampFromPerSecond,
+    process: arrivals.process, speed: arrivals.speed ?? null, burstiness: arrivals.burstiness, rampFromRate: arrivals.rampFromPerSecond,
     offeredRate, achievedRate, durationSeconds: arrivals.durationSeconds, scheduled: arrivals.requests, ended,
     lag: lag && { p50: lag.p50, p99: lag.p99, max: lag.max }, lagLimitMs: arrivals.lagLimitMs, problems,
   };

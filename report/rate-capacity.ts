@@ -33,16 +33,21 @@ function failedWithCut(c: CellStats): number {
   return Math.max(c.requests, c.openLoop!.scheduled) - c.succeeded;
 }
 
-/** A rate cell as a ladder step: its offered rate in place of users, and its cut requests counted as failed. */
-function rateStep(c: CellStats): CellStats {
+/** Where an open-loop cell stands on its ladder: its offered rate (rate cells) or its replay speed (trace cells). */
+export type LadderAxis = (c: CellStats) => number;
+
+/** An open-loop cell as a ladder step: its axis value in place of users, and its cut requests counted as failed. */
+function rateStep(c: CellStats, axis: LadderAxis): CellStats {
   const successRate = c.requests > 0 ? c.succeeded / (c.succeeded + failedWithCut(c)) : c.successRate;
-  return { ...c, concurrency: c.openLoop!.offeredRate, successRate };
+  return { ...c, concurrency: axis(c), successRate };
 }
 
-/** A rate cell's requests as a bootstrap step: its offered rate, each limit's values, cut requests failed. */
-function intervalStep(c: CellStats, limits: readonly LadderLimit[], values: RequestValues | undefined): IntervalStep {
+/** An open-loop cell's requests as a bootstrap step: its axis value, each limit's values, cut requests failed. */
+function intervalStep(
+  c: CellStats, axis: LadderAxis, limits: readonly LadderLimit[], values: RequestValues | undefined,
+): IntervalStep {
   return {
-    users: c.openLoop!.offeredRate,
+    users: axis(c),
     values: limits.map((l) => (isShareLimit(l) ? shareCounts(c, l) : values?.[limitTrend(l)!] ?? null)),
     succeeded: c.succeeded,
     failed: failedWithCut(c),
@@ -55,18 +60,40 @@ export function rateCapacities(
   minGoodput: number | null, requestValues: ReadonlyMap<string, RequestValues> = new Map(),
 ): RateCapacity[] {
   const out: RateCapacity[] = [];
+  const judged = { limitStat, minSuccessRate, minGoodput, requestValues };
   for (const useCase of useCases) {
     const mine = cells.filter((c) => c.script === 'rate' && c.useCase === useCase.id && c.openLoop !== null);
-    if (mine.every((c) => c.requests === 0)) continue;
-    mine.sort((a, b) => a.openLoop!.offeredRate - b.openLoop!.offeredRate);
-    const kept = mine.filter((c) => c.openLoop!.problems.length === 0);
-    const limits = ladderLimits(useCase.limits, limitStat, minSuccessRate, minGoodput);
-    const steps = kept.filter((c) => requestValues.has(c.id)).map((c) => intervalStep(c, limits, requestValues.get(c.id)));
-    out.push({
-      useCase, cellIds: mine.map((c) => c.id), limits, result: evaluateLadder(kept.map(rateStep), limits, false),
-      excluded: mine.filter((c) => !kept.includes(c) && c.requests > 0).map((c) => c.id),
-      interval: steps.length === kept.length ? measuredLadderInterval(steps, limits) : null,
-    });
+    const capacity = openLoopCapacity(useCase, mine, (c) => c.openLoop!.offeredRate, judged);
+    if (capacity) out.push(capacity);
   }
   return out;
+}
+
+/** How a ladder's cells are judged: the plan's statistic and shares, and each cell's per-request values. */
+export interface LadderJudgement {
+  readonly limitStat: LimitStat;
+  readonly minSuccessRate: number | null;
+  readonly minGoodput: number | null;
+  readonly requestValues: ReadonlyMap<string, RequestValues>;
+}
+
+/**
+ * The highest axis value whose cell met every limit of the use case, read as measured, with its 95% interval; cells
+ * whose sender did not offer the planned load left out. Null when no cell has a request.
+ */
+export function openLoopCapacity(
+  useCase: UseCase, cells: readonly CellStats[], axis: LadderAxis, j: LadderJudgement,
+): RateCapacity | null {
+  if (cells.every((c) => c.requests === 0)) return null;
+  const mine = [...cells].sort((a, b) => axis(a) - axis(b));
+  const kept = mine.filter((c) => c.openLoop!.problems.length === 0);
+  const limits = ladderLimits(useCase.limits, j.limitStat, j.minSuccessRate, j.minGoodput);
+  const steps = kept.filter((c) => j.requestValues.has(c.id))
+    .map((c) => intervalStep(c, axis, limits, j.requestValues.get(c.id)));
+  return {
+    useCase, cellIds: mine.map((c) => c.id), limits,
+    result: evaluateLadder(kept.map((c) => rateStep(c, axis)), limits, false),
+    excluded: mine.filter((c) => !kept.includes(c) && c.requests > 0).map((c) => c.id),
+    interval: steps.length === kept.length ? measuredLadderInterval(steps, limits) : null,
+  };
 }

@@ -67,6 +67,12 @@ export interface CellAccumulator {
   sessions?: SessionAccumulator;
   /** A rate cell's llm_achieved_rate (requests/s), pushed once its last request ended; null until then or elsewhere. */
   achievedRate: number | null;
+  /** Each request's prompt and output tokens as the server counted them: a replayed trace's lengths as sent. */
+  readonly inputLengths: FloatList;
+  readonly outputLengths: FloatList;
+  /** Prompt tokens the server served from its prefix cache (llm_cached_tokens), and how many requests said. */
+  cachedTokens: number;
+  cachedReported: number;
 }
 
 /** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
@@ -126,6 +132,10 @@ export function newCellAccumulator(id: string, tags: Record<string, string>): Ce
     cpuFirst: null,
     cpuLast: null,
     achievedRate: null,
+    inputLengths: new FloatList(64),
+    outputLengths: new FloatList(64),
+    cachedTokens: 0,
+    cachedReported: 0,
   };
 }
 
@@ -307,9 +317,15 @@ function addRequestSample(
   switch (key) {
     case 'inputTokens':
       cell.inputTokens += value;
+      cell.inputLengths.push(value);
+      return;
+    case 'cachedTokens':
+      cell.cachedTokens += value;
+      cell.cachedReported++;
       return;
     case 'outputTokens': {
       cell.outputTokens += value;
+      cell.outputLengths.push(value);
       const source = tags[SAMPLE_TAGS.tokenSource] ?? 'unknown';
       cell.tokenSources[source] = (cell.tokenSources[source] ?? 0) + 1;
       return;

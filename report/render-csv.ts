@@ -112,7 +112,10 @@ function ladderColumns(result: LadderResult): Record<string, Cell> {
   };
 }
 
-/** One row per use case (concurrent users), rate capacity (requests/s) and burst profile (requests at once). */
+/**
+ * One row per use case (concurrent users), rate capacity (requests/s), replayed trace (times its recorded speed) and
+ * burst profile (requests at once).
+ */
 export function renderCapacityCsv(report: Report): string {
   const rows: Record<string, Cell>[] = [];
   for (const u of report.useCases) {
@@ -135,6 +138,17 @@ export function renderCapacityCsv(report: Report): string {
       interval_level: rate.interval?.level ?? null,
       interval_low: rate.interval?.low ?? null,
       interval_high: rate.interval?.high ?? null,
+    });
+  }
+  const t = report.trace;
+  if (t?.capacity) {
+    const c = t.capacity;
+    rows.push({
+      kind: 'trace', id: t.useCase.id, title: `${t.trace.summary.format} trace, ${t.useCase.title} limits`,
+      context_tokens: t.trace.summary.maxInputTokens, output_tokens: t.trace.summary.maxOutputTokens,
+      limits: c.limits.map((l) => `${l.metric}:${l.expression}`).join(';'), source: 'trace',
+      unit: 'x recorded speed', ...ladderColumns(c.result),
+      interval_level: c.interval?.level ?? null, interval_low: c.interval?.low ?? null, interval_high: c.interval?.high ?? null,
     });
   }
   for (const b of report.bursts) {

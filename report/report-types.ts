@@ -11,6 +11,7 @@ import type { RunInfo, ThresholdOutcome } from './inputs';
 import type { CostOptions } from './power';
 import type { ActiveUsersCapacity } from './active-users';
 import type { RateCapacity } from './rate-capacity';
+import type { TraceReplayReport } from './trace-replay';
 
 /**
  * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval` and its goodput,
@@ -18,8 +19,10 @@ import type { RateCapacity } from './rate-capacity';
  * searched capacities the `verdicts` of the steps on either side of them; `activeUsers`, the sessions part's
  * capacity in active users per use case, and each cell's `sessions` figures. 4: `rates`, the rate part's capacity in
  * requests per second per use case, and each cell's `openLoop` figures (schedule lag, offered and achieved rate).
+ * 5: `trace`, the trace part's replay (the trace's figures, each speed's, the fastest speed it held); cells carry their
+ * per-request `lengths` and `cachedTokensTotal`, and `openLoop.speed`.
  */
-export const REPORT_SCHEMA_VERSION = 4;
+export const REPORT_SCHEMA_VERSION = 5;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
@@ -102,6 +105,8 @@ export interface Report {
   readonly activeUsers: readonly ActiveUsersCapacity[];
   /** Capacity in requests per second per use case, from the rate part (open-loop arrivals). */
   readonly rates: readonly RateCapacity[];
+  /** The trace part: the trace beside what each speed sent, and the fastest speed it held; null without one. */
+  readonly trace: TraceReplayReport | null;
   readonly bursts: readonly BurstCapacity[];
   readonly mixProfiles: readonly MixProfileSummary[];
   readonly gates: readonly GateResult[];

@@ -17,6 +17,7 @@ import { highlightsSection, keyFindingsSection, titleSection } from './sections/
 import { comparisonSection, deployGateSection, k6ThresholdsSection } from './sections/gates';
 import { methodologySection } from './sections/methodology';
 import { openLoopSection } from './sections/open-loop';
+import { traceSection } from './sections/trace';
 import { serverClockSection } from './sections/server-clock';
 import { itlSection, powerSection, prefillSpeedSection, scalingEfficiencySection } from './sections/technical';
 import { fastestSection, perUserSpeedSection, systemThroughputSection } from './sections/throughput-speed';
@@ -34,6 +35,7 @@ export function buildDocument(report: Report, charts: ReadonlySet<string>): Bloc
     ...capacityAnalysisSection(report, charts),
     ...activeUsersSection(report, charts),
     ...openLoopSection(report),
+    ...traceSection(report),
     ...scaleUpSection(report, charts),
     ...fastestSection(report, charts),
     ...technicalAnalysisSection(report, charts),

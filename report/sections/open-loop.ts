@@ -20,7 +20,8 @@ export function arrivalPhrase(o: Pick<OpenLoopStats, 'process' | 'burstiness' | 
 
 /** The rate part's capacities, then its cells; nothing without rate cells. */
 export function openLoopSection(report: Report): Block[] {
-  const cells = report.cells.filter((c) => c.openLoop !== null && c.requests > 0);
+  // A trace's cells have their own section (report/sections/trace.ts): their schedule is the trace's.
+  const cells = report.cells.filter((c) => c.script === 'rate' && c.openLoop !== null && c.requests > 0);
   if (cells.length === 0) return [];
   const first = cells[0]!.openLoop!;
   const doc = new DocBuilder();
@@ -54,7 +55,7 @@ export function openLoopSection(report: Report): Block[] {
   return doc.blocks;
 }
 
-function capacityRow(r: RateCapacity): string[] {
+export function capacityRow(r: RateCapacity): string[] {
   const unit = r.result.kind === 'untested' ? '' : ' req/s';
   const excluded = r.excluded.length > 0 ? ` (${plural(r.excluded.length, 'cell')} left out)` : '';
   const rates = r.result.steps.map((s) => String(s.concurrency)).join(', ');
@@ -64,7 +65,7 @@ function capacityRow(r: RateCapacity): string[] {
 
 const pair = (d: Distribution | null, fmt: (v: number) => string): string => (d ? `${fmt(d.p50)} / ${fmt(d.p99)}` : 'n/a');
 
-function cellRow(c: CellStats): string[] {
+export function cellRow(c: CellStats): string[] {
   const o = c.openLoop!;
   const lag = o.lag ? `${fmtMsFine(o.lag.p50)} / ${fmtMsFine(o.lag.p99)} / ${fmtMsFine(o.lag.max)}` : 'n/a';
   return [

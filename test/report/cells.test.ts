@@ -48,6 +48,10 @@ describe('buildCellStats', () => {
       windowStartMs: 10_000,
       windowEndMs: 12_000,
       readLag: new FloatList(),
+      inputLengths: new FloatList(),
+      outputLengths: new FloatList(),
+      cachedTokens: 0,
+      cachedReported: 0,
       cpuFirst: null,
       cpuLast: null,
       achievedRate: null,
@@ -102,6 +106,10 @@ describe('buildCellStats', () => {
       windowStartMs: 0,
       windowEndMs: 1,
       achievedRate: null,
+      inputLengths: new FloatList(),
+      outputLengths: new FloatList(),
+      cachedTokens: 0,
+      cachedReported: 0,
     };
     // p99 of the longest waits 8 ms against a 10 ms gap: tokens were read together.
     const late = buildCellStats(planCell({}), { ...base, readLag, cpuFirst: null, cpuLast: null }, {}, DEFAULT_COST);
