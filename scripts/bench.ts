@@ -5,7 +5,8 @@ import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { API_STYLES, SCRIPT_NAMES, type ApiStyle, type PlanInput, type ScriptName } from '../lib/plan';
 import { EXIT } from '../lib/exit-codes';
-import { Bench, BUILT_IN_TARGETS, newRunId, type BuiltInTarget } from '../orchestrator/bench';
+import { applyEnvToPlan } from '../lib/env';
+import { Bench, BUILT_IN_TARGETS, benchPlanEnv, newRunId, type BuiltInTarget } from '../orchestrator/bench';
 import { DEFAULT_PLANS, REPORT_PRESETS } from '../orchestrator/default-plans';
 import { renderProgressLine } from '../orchestrator/progress';
 import { parseCommandLine, runMain, UserError } from './cli';
@@ -106,6 +107,8 @@ runMain('bench', async () => {
     if (!(share >= 0.01 && share <= 1)) throw new UserError('--min-goodput must be a share 0.01-1, e.g. 0.95', EXIT.usage);
     planInput = { ...planInput, minGoodput: share };
   }
+  // The environment's plan overrides (USE_CASES, RATES, ...) reach each part's k6 anyway: the bench plans with them.
+  planInput = applyEnvToPlan(planInput, benchPlanEnv(process.env));
   if (!url && scripts.length === 0) throw new UserError('--scripts is empty', EXIT.usage);
   const simNoiseSeed = o.simNoiseSeed === undefined ? null : Number(o.simNoiseSeed);
   if (simNoiseSeed !== null && !(Number.isInteger(simNoiseSeed) && simNoiseSeed >= 0 && simNoiseSeed < 2 ** 32))
