@@ -4,7 +4,7 @@
 import * as v from 'valibot';
 import { API_STYLES, PROMPT_MODES, type PlanInput, PlanError } from './plan';
 import { url } from './schema';
-import { USE_CASES } from '../thresholds/use-cases';
+import { NAMED_USE_CASES, USE_CASES } from '../thresholds/use-cases';
 
 /** Every variable the entry scripts read, with what it does (printed by the README and `bench --help`). */
 export const ENV_VARS: Readonly<Record<string, string>> = {
@@ -20,7 +20,7 @@ export const ENV_VARS: Readonly<Record<string, string>> = {
   OUTPUT_TOKENS: 'Output tokens per request for sweep (plan sweep.outputTokens).',
   USE_CASES:
     'Comma-separated use-case ids for capacity, sessions and rate (plan capacity.useCases, sessions.useCases, ' +
-    'rate.useCases).',
+    'rate.useCases); a catalogue id the plan lacks, such as mlperf_llama2_70b, is added to its use cases.',
   RATES: 'Comma-separated offered rates in requests per second for the rate script (plan rate.rates), e.g. 0.5,1,2.',
   SESSION_USERS: 'Comma-separated active users of each sessions step under plain k6, for every use case (plan sessions.users).',
   PROFILES: 'Comma-separated profile ids for mix and burst.',
@@ -87,6 +87,47 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]):
   return v as T;
 }
 
+/** The ids of a plan input's use cases (its own, else the built-in five); a catalogue id stands for its use case. */
+function planUseCaseIds(plan: PlanInput): string[] {
+  const idOf = (u: unknown): string | null => {
+    if (typeof u === 'string') return u;
+    const id = typeof u === 'object' && u !== null ? (u as { id?: unknown }).id : undefined;
+    return typeof id === 'string' ? id : null;
+  };
+  return (plan.useCases ?? USE_CASES).map(idOf).filter((id): id is string => id !== null);
+}
+
+/**
+ * USE_CASES: the use cases capacity, sessions and rate measure. An id the plan lacks but the catalogue has
+ * (thresholds/use-cases.ts, e.g. mlperf_llama2_70b) is added to the plan's use cases; one neither has is an error.
+ * The plan's per-use-case settings for the use cases left out are dropped (the plan schema rejects settings for a use
+ * case a part does not measure); a key that names no use case at all is kept, for the schema to report.
+ */
+function selectUseCases(plan: PlanInput, ids: readonly string[], text: string): void {
+  const own = planUseCaseIds(plan);
+  const known = [...own, ...NAMED_USE_CASES.map((u) => u.id).filter((id) => !own.includes(id))];
+  const unknown = ids.find((id) => !known.includes(id));
+  if (unknown !== undefined)
+    throw new PlanError(`USE_CASES "${text}": "${unknown}" is not one of: ${known.join(', ')}`);
+  const added = ids.filter((id) => !own.includes(id));
+  if (added.length > 0) plan.useCases = [...(plan.useCases ?? USE_CASES.map((u) => u.id)), ...added];
+  const only = <T>(byId: T): T => {
+    if (typeof byId !== 'object' || byId === null || Array.isArray(byId)) return byId;
+    const kept = Object.entries(byId).filter(([id]) => ids.includes(id) || !known.includes(id));
+    return Object.fromEntries(kept) as T;
+  };
+  const c = { ...(plan.capacity ?? {}), useCases: [...ids] };
+  if (c.concurrencies) c.concurrencies = only(c.concurrencies);
+  if (c.outputTokens) c.outputTokens = only(c.outputTokens);
+  const se = { ...(plan.sessions ?? {}), useCases: [...ids] };
+  if (se.users) se.users = only(se.users);
+  const r = { ...(plan.rate ?? {}), useCases: [...ids] };
+  if (r.rates) r.rates = only(r.rates);
+  plan.capacity = c;
+  plan.sessions = se;
+  plan.rate = r;
+}
+
 /** Applies environment overrides on top of a plan file's content (env wins). */
 export function applyEnvToPlan(base: PlanInput, env: Env): PlanInput {
   const plan: PlanInput = JSON.parse(JSON.stringify(base ?? {})) as PlanInput;
@@ -114,25 +155,17 @@ export function applyEnvToPlan(base: PlanInput, env: Env): PlanInput {
     if (outputTokens) plan.sweep.outputTokens = outputTokens;
   }
   const useCases = listOfStrings(env, 'USE_CASES');
-  if (useCases || rounds) {
-    plan.capacity = { ...(plan.capacity ?? {}) };
-    if (useCases) plan.capacity.useCases = useCases;
-    if (rounds) plan.capacity.rounds = rounds;
-  }
+  if (useCases) selectUseCases(plan, useCases, env.USE_CASES!);
+  if (rounds) plan.capacity = { ...(plan.capacity ?? {}), rounds };
   const sessionUsers = listOfIntegers(env, 'SESSION_USERS');
-  if (useCases || sessionUsers) {
+  if (sessionUsers) {
     plan.sessions = { ...(plan.sessions ?? {}) };
-    if (useCases) plan.sessions.useCases = useCases;
     // The ladder for every use case the part measures (named here, in the plan, or all of them).
-    const ids = useCases ?? plan.sessions.useCases ?? (plan.useCases ?? USE_CASES).map((u) => u.id);
-    if (sessionUsers) plan.sessions.users = Object.fromEntries(ids.map((id) => [id, sessionUsers]));
+    const ids = useCases ?? plan.sessions.useCases ?? planUseCaseIds(plan);
+    plan.sessions.users = Object.fromEntries(ids.map((id) => [id, sessionUsers]));
   }
   const rates = listOfRates(env, 'RATES');
-  if (useCases || rates) {
-    plan.rate = { ...(plan.rate ?? {}) };
-    if (useCases) plan.rate.useCases = useCases;
-    if (rates) plan.rate.rates = rates;
-  }
+  if (rates) plan.rate = { ...(plan.rate ?? {}), rates };
   const profiles = listOfStrings(env, 'PROFILES');
   if (profiles || concurrencies || rounds) {
     plan.mix = { ...(plan.mix ?? {}) };

@@ -5,7 +5,7 @@
 // passed. Defaults come from PLAN_DEFAULTS; lib/plan.ts resolves what depends on other fields.
 
 import * as v from 'valibot';
-import { LIMIT_STATS, MIX_PROFILES, limitLabel } from '../thresholds/use-cases';
+import { LIMIT_STATS, MIX_PROFILES, NAMED_USE_CASES, findUseCase, limitLabel } from '../thresholds/use-cases';
 import { ARRIVAL_PROCESSES } from './arrivals';
 import { SUMMARY_TREND_STATS } from './metrics';
 import { PLAN_DEFAULTS as D } from './plan-defaults';
@@ -169,6 +169,26 @@ function buildFieldSchemas() {
     v.transform((u) => ({ ...u, title: u.title ?? u.id, description: u.description ?? '' })),
   );
 
+  /**
+   * A plan input's use case: a full definition, or the id of one in the catalogue (thresholds/use-cases.ts), replaced
+   * here by its definition so that everything after the schema sees whole use cases.
+   */
+  const useCaseOrId = v.pipe(
+    v.custom<string | v.InferInput<typeof useCase>>(() => true),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const value: unknown = dataset.value;
+      const ids = NAMED_USE_CASES.map((u) => u.id).join(', ');
+      const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+      if (isObject) return value as v.InferInput<typeof useCase>;
+      const found = typeof value === 'string' ? findUseCase(value) : undefined;
+      if (found) return found as v.InferInput<typeof useCase>;
+      const what = typeof value === 'string' ? 'not one of' : 'neither a use case (an object) nor one of';
+      addIssue({ message: `is ${JSON.stringify(value)}, ${what}: ${ids}` });
+      return NEVER;
+    }),
+    useCase,
+  );
+
   // ---------------------------------------------------------------------------------------------
   // The input: every field optional. Use-case ids the sections refer to are checked against the
   // plan's own use cases while resolving (useCaseRefs), since a plan may define its own.
@@ -204,8 +224,8 @@ function buildFieldSchemas() {
   };
   return {
     users, rounds, contextTokens, outputTokens, dayOfSeconds, target, schedule, gate, search, monitorInterval,
-    burstTtftLimitMs, limitStat, minGoodput, promptMode, summaryTrendStats, limit, useCase, mixProfile, arrivals,
-    traceSource,
+    burstTtftLimitMs, limitStat, minGoodput, promptMode, summaryTrendStats, limit, useCase, useCaseOrId, mixProfile,
+    arrivals, traceSource,
   };
 }
 
@@ -219,7 +239,7 @@ function fieldSchemas(): ReturnType<typeof buildFieldSchemas> {
 function buildPlanInputSchema() {
   const {
     users, rounds, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs, limitStat,
-    minGoodput, promptMode, summaryTrendStats, useCase, mixProfile, arrivals, traceSource,
+    minGoodput, promptMode, summaryTrendStats, useCaseOrId, mixProfile, arrivals, traceSource,
   } = fieldSchemas();
   return object({
     name: opt(name),
@@ -356,7 +376,8 @@ function buildPlanInputSchema() {
     monitor: orDefault(
       object({ enabled: opt(bool), intervalSeconds: orDefault(monitorInterval, D.monitor.intervalSeconds) }), {},
     ),
-    useCases: orDefault(list(useCase), D.useCases),
+    /** Whole use cases, or ids of catalogue ones ("mlperf_llama2_70b"): they replace the built-in five. */
+    useCases: orDefault(list(useCaseOrId), D.useCases),
     summaryTrendStats: orDefault(summaryTrendStats, D.summaryTrendStats),
   });
 }

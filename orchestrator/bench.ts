@@ -79,6 +79,19 @@ export interface BenchOptions {
   readonly generators?: number;
 }
 
+/** The -e values the bench gives every part's k6: on the command line, they win over its inherited environment. */
+const PART_ENV_KEYS = ['PLAN', 'PROMPTS', 'RESULTS_DIR', 'BASE_URL', 'MODEL', 'API', 'LLM_AGENT'] as const;
+
+/**
+ * The environment as each part's k6 reads it for its plan, short of the bench's own -e values: k6 run copies its
+ * environment into __ENV, so USE_CASES, RATES and the like reach the script whatever the bench does. Applied to the
+ * bench's plan input too, the bench prepares prompts and sizes slots for the cells k6 will run.
+ */
+export function benchPlanEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
+  const own: readonly string[] = PART_ENV_KEYS;
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !own.includes(name)));
+}
+
 export type BuiltInTarget = 'sim' | RealServerTarget;
 export const BUILT_IN_TARGETS: readonly BuiltInTarget[] = ['sim', ...REAL_SERVER_TARGETS];
 
@@ -383,7 +396,7 @@ export class Bench extends EventEmitter<BenchEvents> {
         MODEL: run.model,
         API: options.api,
         LLM_AGENT: run.agents[0]!,
-      };
+      } satisfies Record<(typeof PART_ENV_KEYS)[number], string>;
       const invocation = { bundle, partDir, env, tags: { testid: options.runId } };
       const partRun = await this.runPart(engine, plan, i, plans.length, invocation, drive);
       const { requests: measured, counts, running } = partRun;

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { TRACE_FORMATS } from '../lib/trace/types';
 import { API_STYLES, SCRIPT_NAMES, type ApiStyle, type PlanInput, type ScriptName } from '../lib/plan';
 import { EXIT } from '../lib/exit-codes';
-import { Bench, BUILT_IN_TARGETS, newRunId, type BuiltInTarget } from '../orchestrator/bench';
+import { applyEnvToPlan } from '../lib/env';
+import { Bench, BUILT_IN_TARGETS, benchPlanEnv, newRunId, type BuiltInTarget } from '../orchestrator/bench';
 import { DEFAULT_PLANS, REPORT_PRESETS } from '../orchestrator/default-plans';
 import { renderProgressLine } from '../orchestrator/progress';
 import { parseCommandLine, runMain, UserError } from './cli';
@@ -117,6 +118,8 @@ runMain('bench', async () => {
     if (!(share >= 0.01 && share <= 1)) throw new UserError('--min-goodput must be a share 0.01-1, e.g. 0.95', EXIT.usage);
     planInput = { ...planInput, minGoodput: share };
   }
+  // The environment's plan overrides (USE_CASES, RATES, ...) reach each part's k6 anyway: the bench plans with them.
+  planInput = applyEnvToPlan(planInput, benchPlanEnv(process.env));
   if (!url && scripts.length === 0) throw new UserError('--scripts is empty', EXIT.usage);
   if (o.trace) planInput = { ...planInput, trace: traceSection(o) };
   else if (scripts.includes('trace') && !planInput.trace)

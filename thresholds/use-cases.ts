@@ -1,7 +1,8 @@
 // Use cases and their limits as data, plus the mix profiles and the context grid. Runs in k6 and Node.
 //
 // The five use cases and their limits are those of the published capacity reports whose figures
-// docs/simulator-model.md lists under "Calibration targets" (Qwen3-Coder-30B-A3B on 1x H200, vLLM).
+// docs/simulator-model.md lists under "Calibration targets" (Qwen3-Coder-30B-A3B on 1x H200, vLLM). MLPerf's LLM
+// limits are opt-in use cases beside them (docs/use-cases.md).
 
 import type { MetricKey } from '../lib/metrics';
 
@@ -48,8 +49,11 @@ const STAT_LABELS: Readonly<Record<LimitStat, string>> = {
 };
 
 /** A limit with its label derived, so the label can never disagree with the value. */
-function limit(metric: UseCaseLimit['metric'], operator: UseCaseLimit['operator'], value: number): UseCaseLimit {
-  return { metric, operator, value, label: limitLabel(metric, operator, value) };
+function limit(
+  metric: UseCaseLimit['metric'], operator: UseCaseLimit['operator'], value: number, stat?: LimitStat,
+): UseCaseLimit {
+  const label = limitLabel(metric, operator, value, stat);
+  return stat ? { metric, operator, value, label, stat } : { metric, operator, value, label };
 }
 
 export interface UseCase {
@@ -123,6 +127,69 @@ export const USE_CASES: readonly UseCase[] = [
   },
 ];
 
+/**
+ * MLPerf Inference's datacenter LLM limits (docs/use-cases.md): p99 TTFT and p99 TPOT, standard and
+ * interactive. Opt-in by id (a plan's `useCases`, the environment's USE_CASES), never in the default list, so the
+ * default bench stays the reports' five.
+ *
+ * Lengths as MLPerf states them (docs/use-cases.md gives each source). MLPerf states no mean input length in the
+ * sources found, so the input is its bound: every request then prefills as much as MLPerf's longest, a harder TTFT
+ * than its average request. llama2-70b's output is the reference's mean (294.45 tokens per sample); llama3.1-8b's is
+ * its max_tokens, which most of its reference outputs reach.
+ */
+function mlperfUseCase(
+  id: string, title: string, lengths: { input: number; output: number; source: string },
+  limitsMs: { ttft: number; tpot: number }, concurrencies: readonly number[],
+): UseCase {
+  return {
+    id,
+    title,
+    description:
+      `MLPerf Inference datacenter ${title.replace(/^MLPerf /, '')}, Server scenario: p99 TTFT < ${limitsMs.ttft} ms ` +
+      `and p99 TPOT < ${limitsMs.tpot} ms. ${lengths.source}`,
+    contextTokens: lengths.input,
+    outputTokens: lengths.output,
+    limits: [limit('ttft', '<', limitsMs.ttft, 'p(99)'), limit('tpot', '<', limitsMs.tpot, 'p(99)')],
+    concurrencies,
+  };
+}
+
+const LLAMA2_70B = {
+  input: 1024,
+  output: 294,
+  source:
+    '1024 input tokens, the bound of its OpenOrca set (max_seq_len=1024), and 294 output, the reference mean ' +
+    '(294.45 tokens per sample; mlcommons/inference language/llama2-70b/README.md).',
+};
+
+const LLAMA3_1_8B = {
+  input: 2048,
+  output: 128,
+  source:
+    '2048 input tokens, the bound of its CNN/DailyMail prompts (max_length 2048, language/llama3.1-8b/' +
+    'PREPROCESSING.md), and 128 output, its max_tokens (SUT_VLLM.py; mlcommons/inference issue #2256).',
+};
+
+export const MLPERF_USE_CASES: readonly UseCase[] = [
+  mlperfUseCase(
+    'mlperf_llama2_70b', 'MLPerf Llama 2 70B', LLAMA2_70B, { ttft: 2000, tpot: 200 }, [1, 8, 16, 32, 64, 96, 128],
+  ),
+  mlperfUseCase(
+    'mlperf_llama2_70b_interactive', 'MLPerf Llama 2 70B Interactive', LLAMA2_70B, { ttft: 450, tpot: 40 },
+    [1, 4, 8, 16, 32, 48, 64],
+  ),
+  mlperfUseCase(
+    'mlperf_llama3_1_8b', 'MLPerf Llama 3.1 8B', LLAMA3_1_8B, { ttft: 2000, tpot: 100 }, [1, 8, 16, 32, 64, 128, 256],
+  ),
+  mlperfUseCase(
+    'mlperf_llama3_1_8b_interactive', 'MLPerf Llama 3.1 8B Interactive', LLAMA3_1_8B, { ttft: 500, tpot: 30 },
+    [1, 8, 16, 32, 64, 96, 128],
+  ),
+];
+
+/** Every use case a plan or USE_CASES may name by id: the default five, then the opt-in ones. */
+export const NAMED_USE_CASES: readonly UseCase[] = [...USE_CASES, ...MLPERF_USE_CASES];
+
 /** Fixed input/output profiles of the "mix" and "burst" scripts (the Qwen3.5 / H100 reports). */
 export interface MixProfile {
   readonly id: string;
@@ -151,8 +218,9 @@ export const BURST_DEPTHS: readonly number[] = [1, 2, 4, 8, 16, 32, 64, 128, 256
 /** Default TTFT limit for the max safe queue depth of a burst (the reports use 3 s). */
 export const BURST_TTFT_LIMIT_MS = 3000;
 
+/** A use case from the catalogue (the built-in five and the MLPerf ones), by id. */
 export function findUseCase(id: string): UseCase | undefined {
-  return USE_CASES.find((u) => u.id === id);
+  return NAMED_USE_CASES.find((u) => u.id === id);
 }
 
 export function findMixProfile(id: string): MixProfile | undefined {

@@ -37,9 +37,12 @@ export function openLoopSection(report: Report): Block[] {
       'schedule lag p99 passed its limit, measured another load than planned: it is marked and left out of the capacity.',
   ));
   if (report.rates.length > 0) {
+    // MLPerf's limits name their own statistic (p99), which the ladder judges them on (report/capacity.ts).
+    const ownStat = report.rates.some((r) => r.useCase.limits.some((limit) => limit.stat !== undefined));
     doc.p(sentences(
       `A use case's capacity is the highest offered rate whose cell met every limit (the ${statName(report.limitStat)} ` +
-        'of each cell, requests the slot cut off counted as failed), as measured: between two rates a queue either ' +
+        `of each cell${ownStat ? ' where a limit names no statistic of its own' : ''}, requests the slot cut off ` +
+        'counted as failed), as measured: between two rates a queue either ' +
         'keeps up or grows, so nothing is interpolated. The interval is the capacity over 1,000 resamples of each ' +
         'cell\'s requests (0: the lowest rate may already break a limit).',
     ));

@@ -6,6 +6,8 @@ import { ENV_VARS, applyEnvToPlan } from '../../lib/env';
 import { EXIT, UserError } from '../../lib/exit-codes';
 import { parseTokenList } from '../../scripts/cli';
 import { PlanError, SCRIPT_NAMES, resolvePlan, type PlanInput } from '../../lib/plan';
+import { NAMED_USE_CASES, USE_CASES, findUseCase } from '../../thresholds/use-cases';
+import { QUICK_PLAN } from '../../orchestrator/default-plans';
 
 function envError(env: Record<string, string>): string {
   try {
@@ -65,6 +67,50 @@ describe('applyEnvToPlan', () => {
     const all = applyEnvToPlan({ sessions: { useCases: ['general_chatbot'] } }, { SESSION_USERS: '2' }).sessions;
     expect(all).toEqual({ useCases: ['general_chatbot'], users: { general_chatbot: [2] } });
     expect(Object.keys(applyEnvToPlan({}, { SESSION_USERS: '2' }).sessions!.users!)).toHaveLength(5);
+  });
+
+  it('USE_CASES of the default five leaves the plan\'s use cases alone', () => {
+    const out = applyEnvToPlan({}, { USE_CASES: 'code_completion,short_chatbot' });
+    expect(out.useCases).toBeUndefined();
+    expect(resolvePlan(out, 'rate').useCases).toEqual(USE_CASES);
+  });
+
+  it('USE_CASES adds a catalogue use case the plan lacks (the default five, or its own list) and measures it', () => {
+    const out = applyEnvToPlan({}, { USE_CASES: 'mlperf_llama3_1_8b' });
+    expect(out.useCases).toEqual([...USE_CASES.map((u) => u.id), 'mlperf_llama3_1_8b']);
+    expect(out.rate!.useCases).toEqual(['mlperf_llama3_1_8b']);
+    const plan = resolvePlan(out, 'rate');
+    expect(plan.useCases.at(-1)).toEqual(findUseCase('mlperf_llama3_1_8b'));
+    expect(plan.cells.map((c) => c.id)).toEqual(
+      ['0_5', '1', '2', '4'].map((r) => `rate_mlperf_llama3_1_8b_r${r}`),
+    );
+    const own: PlanInput = { useCases: [{ id: 'mine', contextTokens: 8, outputTokens: 4, limits: [] }] };
+    const both = applyEnvToPlan(own, { USE_CASES: 'mine,mlperf_llama2_70b' });
+    expect(both.useCases).toEqual([own.useCases![0], 'mlperf_llama2_70b']);
+    // k6 applies the environment again over the plan the bench wrote with it: nothing is added twice.
+    expect(applyEnvToPlan(both, { USE_CASES: 'mine,mlperf_llama2_70b' })).toEqual(both);
+  });
+
+  it('USE_CASES drops the plan\'s per-use-case settings of the use cases it leaves out, so the rest still apply', () => {
+    const input = applyEnvToPlan(QUICK_PLAN, { USE_CASES: 'mlperf_llama3_1_8b,short_chatbot' });
+    expect(input.rate!.rates).toEqual({});
+    expect(input.capacity!.concurrencies).toEqual({ short_chatbot: [1, 50, 100] });
+    expect(input.capacity!.outputTokens).toEqual({ short_chatbot: 128 });
+    expect(input.sessions!.users).toEqual({});
+    for (const script of ['capacity', 'sessions', 'rate'] as const)
+      expect(new Set(resolvePlan(input, script).cells.map((c) => c.useCase))).toEqual(
+        new Set(['mlperf_llama3_1_8b', 'short_chatbot']),
+      );
+    // A key that names no use case at all stays, for the plan to report.
+    const typo = applyEnvToPlan({ rate: { rates: { code_complet: [1] } } }, { USE_CASES: 'code_completion' });
+    expect(() => resolvePlan(typo, 'rate')).toThrow('plan field "rate.rates.code_complet" is not a known field');
+  });
+
+  it('USE_CASES naming no use case of the plan nor of the catalogue: one line naming the known ids', () => {
+    const known = NAMED_USE_CASES.map((u) => u.id).join(', ');
+    expect(envError({ USE_CASES: 'code_completion,mlperf_llama3_1_405b' })).toBe(
+      `USE_CASES "code_completion,mlperf_llama3_1_405b": "mlperf_llama3_1_405b" is not one of: ${known}`,
+    );
   });
 
   it('GATE_USE_CASE and GATE_CONCURRENCY, PROMPTS and PROMPT_MODE, CELL_SECONDS', () => {

@@ -14,7 +14,7 @@ import {
   type Plan,
   type ScriptName,
 } from '../../lib/plan';
-import { BURST_DEPTHS, CONTEXT_GRID, USE_CASES, limitLabel } from '../../thresholds/use-cases';
+import { BURST_DEPTHS, CONTEXT_GRID, NAMED_USE_CASES, USE_CASES, findUseCase, limitLabel } from '../../thresholds/use-cases';
 import { buildOptions } from '../../lib/options';
 import { cellMetricKey } from '../../lib/summary-data';
 
@@ -472,5 +472,40 @@ describe('a limit on its own statistic (MLPerf states p99 TTFT and TPOT)', () =>
   it('names a statistic the report cannot read', () => {
     expect(planError({ useCases: [{ ...useCases[0], limits: [{ metric: 'ttft', operator: '<', value: 1, stat: 'p(50)' }] }] }))
       .toBe('plan field "useCases[0].limits[0].stat" is "p(50)", not one of: avg, med, p(90), p(95), p(99)');
+  });
+});
+
+describe('use cases named by id (the catalogue, thresholds/use-cases.ts)', () => {
+  it('resolves an id to the catalogue definition, beside a plan\'s own use case, once in the schema', () => {
+    const own = { id: 'mine', contextTokens: 512, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 900 }] };
+    const plan = resolvePlan({ useCases: ['mlperf_llama2_70b_interactive', own, 'code_completion'] }, 'capacity');
+    expect(plan.useCases.map((u) => u.id)).toEqual(['mlperf_llama2_70b_interactive', 'mine', 'code_completion']);
+    expect(plan.useCases[0]).toEqual(findUseCase('mlperf_llama2_70b_interactive'));
+    expect(plan.useCases[2]).toEqual(findUseCase('code_completion'));
+    // plan.json holds whole use cases, so a report never depends on the catalogue of the code that reads it.
+    expect(readResolvedPlan(JSON.parse(JSON.stringify(plan))).useCases).toEqual(plan.useCases);
+    const first = plan.cells.filter((c) => c.useCase === 'mlperf_llama2_70b_interactive');
+    expect(first.map((c) => [c.contextTokens, c.outputTokens, c.concurrency])).toEqual(
+      [1, 4, 8, 16, 32, 48, 64].map((n) => [1024, 294, n]),
+    );
+  });
+
+  it('judges an MLPerf use case on p99 in the gate, whatever the plan\'s limitStat', () => {
+    const plan = resolvePlan({ useCases: ['mlperf_llama3_1_8b'], gate: { useCase: 'mlperf_llama3_1_8b' } }, 'gate');
+    const cell = plan.cells[0]!;
+    expect([cell.contextTokens, cell.outputTokens]).toEqual([2048, 128]);
+    const thresholds = buildOptions(plan).thresholds;
+    expect(thresholds[cellMetricKey('llm_ttft', cell)]).toEqual(['p(99)<2000']);
+    expect(thresholds[cellMetricKey('llm_tpot', cell)]).toEqual(['p(99)<100']);
+  });
+
+  it('an unknown id is a one-line error naming every known id', () => {
+    const known = NAMED_USE_CASES.map((u) => u.id).join(', ');
+    expect(planError({ useCases: ['mlperf_llama3_1_405b'] })).toBe(
+      `plan field "useCases[0]" is "mlperf_llama3_1_405b", not one of: ${known}`,
+    );
+    expect(planError({ useCases: [7] })).toBe(
+      `plan field "useCases[0]" is 7, neither a use case (an object) nor one of: ${known}`,
+    );
   });
 });
