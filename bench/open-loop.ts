@@ -18,7 +18,8 @@
 // k6 runs with the bench's arguments (orchestrator/engine.ts runArguments: CSV output and summary export); --no-csv
 // leaves the CSV out, whose writer shares the client's core with the sending VU.
 // Usage: npm run bench:open-loop [-- --rates 5,20,50 --seconds 60 --co-seconds 30 --stall-ms 2000 --seed 1
-//        --parts rates,stall --no-csv --no-build]
+//        --parts rates,stall,trace --trace-rows 2000 --no-csv --no-build]
+// Then the trace part (bench/open-loop-trace.ts): a synthetic Mooncake trace replayed at speed 1 by dist/trace.js.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,6 +35,7 @@ import { startAgent } from '../orchestrator/agent-process';
 import { bundlePath, runArguments } from '../orchestrator/engine';
 import { clearGroundTruth, corePlan, fetchGroundTruth, startSimChild, type CorePlan } from '../sim/child';
 import { prepareClient } from './client-engine';
+import { renderTraceTable, runTracePart, traceFigures } from './open-loop-trace';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 const TTFT_MS = 20;
@@ -44,7 +46,7 @@ const OUTPUT_TOKENS = 64;
 const STALL_RATE = 10;
 /** How often the stall's timer looks for the cell's first arrival, ms. */
 const POLL_MS = 20;
-const PARTS = ['rates', 'stall'] as const;
+const PARTS = ['rates', 'stall', 'trace'] as const;
 type Part = (typeof PARTS)[number];
 
 /** Issue 32's targets. */
@@ -67,12 +69,14 @@ export interface Args {
   build: boolean;
   /** k6's CSV output, as the bench writes it (runArguments); --no-csv leaves it out. */
   csv: boolean;
+  /** Rows of the trace part's synthetic trace. */
+  traceRows: number;
 }
 
 const numberList = (s: string): number[] => s.split(',').filter((x) => x !== '').map(Number);
 
 /** Commander's view of the flags, before they are checked. */
-type Flags = Record<'rates' | 'seconds' | 'coSeconds' | 'stallMs' | 'seed' | 'parts', string> &
+type Flags = Record<'rates' | 'seconds' | 'coSeconds' | 'stallMs' | 'seed' | 'parts' | 'traceRows', string> &
   Record<'build' | 'csv', boolean>;
 
 /** The command line (after `--`), checked; errors name the flag. */
@@ -84,7 +88,8 @@ export function parseArgs(argv: readonly string[]): Args {
     .option('--co-seconds <n>', 'seconds of the coordinated-omission run (stall at its middle)', '30')
     .option('--stall-ms <n>', 'length of the server-wide stall', '2000')
     .option('--seed <n>', 'seed of the arrival schedules', '1')
-    .option('--parts <list>', 'rates, stall or both', PARTS.join(','))
+    .option('--parts <list>', `any of ${PARTS.join(', ')}`, PARTS.join(','))
+    .option('--trace-rows <n>', 'rows of the trace part\'s synthetic Mooncake trace (about 20 requests/s)', '2000')
     .option('--no-build', 'use dist/ and the agent as they are')
     .option('--no-csv', "leave out k6's CSV output (the bench writes it)")
     .parse([...argv], { from: 'user' })
@@ -92,8 +97,9 @@ export function parseArgs(argv: readonly string[]): Args {
   const args: Args = {
     rates: numberList(o.rates), seconds: Number(o.seconds), coSeconds: Number(o.coSeconds), stallMs: Number(o.stallMs),
     seed: Number(o.seed), parts: o.parts.split(',').filter((p) => p !== '') as Part[], build: o.build,
-    csv: o.csv,
+    csv: o.csv, traceRows: Number(o.traceRows),
   };
+  if (!Number.isInteger(args.traceRows) || args.traceRows < 2) throw new Error('--trace-rows: a whole number >= 2');
   if (args.rates.length === 0 || args.rates.some((r) => !(r > 0 && r <= 1000)))
     throw new Error('--rates: requests per second above 0 and up to 1000, comma-separated');
   if (!Number.isInteger(args.seconds) || args.seconds < 2) throw new Error('--seconds: a whole number >= 2');
@@ -102,7 +108,7 @@ export function parseArgs(argv: readonly string[]): Args {
     throw new Error('--stall-ms: above 0 and shorter than half of --co-seconds');
   if (!Number.isInteger(args.seed) || args.seed < 0) throw new Error('--seed: a whole number >= 0');
   const unknown = args.parts.filter((p) => !(PARTS as readonly string[]).includes(p));
-  if (args.parts.length === 0 || unknown.length > 0) throw new Error(`--parts: one or both of ${PARTS.join(', ')}`);
+  if (args.parts.length === 0 || unknown.length > 0) throw new Error(`--parts: any of ${PARTS.join(', ')}`);
   return args;
 }
 
@@ -259,10 +265,13 @@ async function stallAt(
   return { ...((await res.json()) as Omit<StallWindow, 'cellStartEpochMs'>), cellStartEpochMs };
 }
 
-/** Runs dist/rate.js on k6 with the client's pinning; resolves to its exit code and the end of its stderr. */
-function runK6(rig: Rig, dir: string, planFile: string, agentUrl: string): Promise<K6Exit> {
-  const env = { PLAN: planFile, RESULTS_DIR: dir, LLM_AGENT: agentUrl, BASE_URL: `${rig.base}/v1`, MODEL };
-  const all = runArguments({ bundle: bundlePath('rate'), partDir: dir, env, tags: {} });
+/** Runs an entry script on k6 with the client's pinning; resolves to its exit code and the end of its stderr. */
+function runK6(
+  rig: Rig, dir: string, planFile: string, agentUrl: string, script: 'rate' | 'trace' = 'rate',
+  extraEnv: Record<string, string> = {},
+): Promise<K6Exit> {
+  const env = { PLAN: planFile, RESULTS_DIR: dir, LLM_AGENT: agentUrl, BASE_URL: `${rig.base}/v1`, MODEL, ...extraEnv };
+  const all = runArguments({ bundle: bundlePath(script), partDir: dir, env, tags: {} });
   const out = all.indexOf('--out');
   const args = rig.csv || out < 0 ? all : [...all.slice(0, out), ...all.slice(out + 2)];
   const command = [...rig.cores.client, ...rig.nice, rig.k6, ...args];
@@ -479,6 +488,32 @@ function conditions(rig: Rig, version: string, loadStart: number[], args: Args):
   ].join('\n');
 }
 
+/**
+ * The trace part on a simulator of its own: the default profile's performance model, whose prefix cache the trace's
+ * shared blocks are meant to hit (fixed timing has none).
+ */
+async function tracePart(rig: Rig, args: Args): Promise<string> {
+  process.stderr.write(`open-loop: a ${args.traceRows}-row Mooncake trace at speed 1...\n`);
+  const sim = await startSimChild(['--ground-truth'], [...rig.cores.sim, ...rig.nice]);
+  try {
+    const traceRig = { ...rig, base: sim.base };
+    const run = await runTracePart(
+      sim.base, (dir, planFile, agentUrl, env) => runK6(traceRig, dir, planFile, agentUrl, 'trace', env),
+      [...rig.cores.client, ...rig.nice], args.traceRows, args.seed,
+    );
+    const summary = run.summaryText === null ? null : (JSON.parse(run.summaryText) as Summary);
+    const stat = (metric: string, s: string): number => summaryValue(summary, metric, 'trace_s1', s);
+    const figures = traceFigures(run.text, run.truth, stat, percentileOf);
+    const problem = [
+      run.code !== 0 ? `k6 exit ${run.code}: ${run.tail}` : '', summary === null ? 'no summary.json' : '',
+    ].filter((x) => x !== '').join('; ');
+    return `Trace replay: ${args.traceRows} synthetic Mooncake rows (about 20 requests/s, seed ${args.seed}), speed 1, ` +
+      `simulator default profile (performance model, prefix cache on).\n\n${renderTraceTable(figures, problem)}`;
+  } finally {
+    await sim.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const engine = await prepareClient('open-loop', args.build);
@@ -510,6 +545,7 @@ async function main(): Promise<void> {
   } finally {
     await sim.stop();
   }
+  if (args.parts.includes('trace')) out.push('', await tracePart(rig, args));
   process.stdout.write(`${conditions(rig, version, loadStart, args)}\n${out.join('\n')}\n`);
 }
 

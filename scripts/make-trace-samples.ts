@@ -10,37 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { EXIT } from '../lib/exit-codes';
 import { mulberry32 } from '../lib/random';
 import { runMain, UserError } from './cli';
+import { between, expGap, idCounter, syntheticMooncake, type Random } from './synthetic-trace';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'traces');
 
-type Random = () => number;
-
-const between = (random: Random, lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
-/** An exponential gap with the given mean (Poisson arrivals); 1 - u keeps the log finite. */
-const expGap = (random: Random, mean: number): number => -mean * Math.log(1 - random());
-
-/** Hands out hash ids no earlier prompt used. */
-function idCounter(first: number): (n: number) => number[] {
-  let next = first;
-  return (n) => Array.from({ length: n }, () => next++);
-}
-
 /** 40 Mooncake rows: three system prompts (4, 2 and 6 blocks of 512 tokens) shared by the requests that use them. */
 function mooncake(): string {
-  const random = mulberry32(512);
-  const prefixes = [[0, 1, 2, 3], [4, 5], [6, 7, 8, 9, 10, 11]];
-  const fresh = idCounter(100);
-  let t = 0;
-  const lines: string[] = [];
-  for (let i = 0; i < 40; i++) {
-    const prefix = prefixes[between(random, 0, 2)]!;
-    const input = prefix.length * 512 + between(random, 100, 3000);
-    const ids = [...prefix, ...fresh(Math.ceil(input / 512) - prefix.length)];
-    const output = between(random, 20, 600);
-    lines.push(JSON.stringify({ timestamp: Math.round(t), input_length: input, output_length: output, hash_ids: ids }));
-    t += expGap(random, 500);
-  }
-  return lines.join('\n') + '\n';
+  return syntheticMooncake({ rows: 40, meanGapMs: 500, seed: 512, prefixBlocks: [4, 2, 6], extraTokens: [100, 3000],
+    outputTokens: [20, 600] });
 }
 
 /** "2023-11-16 18:15:46.6805900" for a count of 100 ns ticks after 2023-11-16 18:15:46 UTC, as Azure writes it. */

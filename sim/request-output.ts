@@ -207,6 +207,7 @@ export class RequestOutput {
     this.done = true;
     if (this.o.record) {
       this.o.record.finishReason = finish;
+      this.o.record.cachedTokens = this.cachedTokens;
       this.o.record.outcome = this.o.faults.length > 0 ? 'faulted' : 'completed';
     }
     if (this.o.stream) {

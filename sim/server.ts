@@ -390,7 +390,7 @@ class Sim {
     const record: GroundTruthRecord = {
       requestId: a.requestId, endpoint: a.g.endpoint, stream: a.g.stream, promptTokens: a.prompt.count,
       completionTokens: a.plan.contentTokens, arrivalEpochMs: performance.timeOrigin + a.arrivalMs, tokenEpochMs: [],
-      endEpochMs: null, finishReason: null, outcome: 'in-flight', faults: a.faults.map((f) => f.kind),
+      endEpochMs: null, finishReason: null, cachedTokens: 0, outcome: 'in-flight', faults: a.faults.map((f) => f.kind),
     };
     this.truth.add(record);
     return record;

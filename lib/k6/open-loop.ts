@@ -40,6 +40,15 @@ export interface OpenLoopSchedule {
 export type PrepareScheduled = (index: number) => () => Promise<SentRequest>;
 
 /**
+ * Requests built ahead of their time, at most. A long prompt takes the VU milliseconds to build, and a Poisson gap is
+ * as often shorter than that: built only one ahead, the next request would wait for its own body. Bodies are built
+ * while the VU would otherwise sleep, and only built on time when none is ready.
+ */
+const BUILT_AHEAD = 8;
+/** Time kept free before a send: building stops this long before the next request is due. */
+const BUILD_MARGIN_MS = 3;
+
+/**
  * Runs one open-loop cell: returns once every request of its schedule has ended (or the scenario is stopped). Each
  * request's lag is pushed as it goes (the agent stamps its start with the caller's clock at the call, so the two
  * agree) and the achieved rate after the last send: a request the slot's end cuts off still counts as sent.
@@ -59,9 +68,13 @@ export async function runOpenLoop(schedule: OpenLoopSchedule, prepare: PrepareSc
     }).finally(() => {
       settled[i] = true;
     });
+  const built: (() => Promise<SentRequest>)[] = [];
+  let next = 0;
   for (let i = 0; i < schedule.atMs.length; i++) {
     const intendedMs = startMs + schedule.atMs[i]!;
-    const send = prepare(i);
+    while (next < schedule.atMs.length && built.length < BUILT_AHEAD &&
+      (built.length === 0 || nowMs() < intendedMs - BUILD_MARGIN_MS)) built.push(prepare(next++));
+    const send = built.shift()!;
     const waitMs = intendedMs - nowMs();
     if (waitMs > 0) await pause(waitMs);
     const before = schedule.after ? schedule.after(i) : -1;

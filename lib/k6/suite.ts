@@ -28,7 +28,7 @@ import { CELL_TAGS, SAMPLE_TAGS } from '../metrics';
 import { segmentPosition } from '../segments';
 import { cellShare, cellsWithoutShare, RUNNER_FILE, runnerLabel, runnerOf, type RunnerInfo, type SegmentOptions } from '../runner';
 import { runOpenLoop, type OpenLoopSchedule } from './open-loop';
-import { approximateVocabulary, blockPromptText, type BlockVocabulary } from '../block-prompt';
+import { approximateVocabulary, createBlockPrompter, type BlockVocabulary } from '../block-prompt';
 import { arrivalTimesMs } from '../arrivals';
 import { FILLER_WORDS } from '../prompt-text';
 import { loadReplay, replayScheduleMs, type ReplayRow } from '../trace-replay';
@@ -194,6 +194,8 @@ export function createSuite(script: ScriptName): Suite {
   const plan = loadPlan(script);
   const prompts = loadPrompts(plan);
   const traceRows = loadTraceRows(plan.trace);
+  // Drawn in init (about 0.1 s), so a trace cell's first request is not late by it.
+  const blockPrompt = plan.trace ? createBlockPrompter(prompts.vocabulary) : null;
   // Set by the bench when it drives the run (lib/drive.ts): VUs ask it for every request.
   const control = __ENV.CONTROL_URL ? controlClient(__ENV.CONTROL_URL.replace(/\/+$/, '')) : null;
   const options = buildOptions(plan, control ? { vus: drivenVus(__ENV.DRIVE_VUS), cellThresholds: __ENV.DRIVE_CELLS !== 'search' } : null);
@@ -253,9 +255,8 @@ export function createSuite(script: ScriptName): Suite {
     const salt = (runNonce % 1_000_000) * 1000 + plan.cells.indexOf(cell);
     return runOpenLoop(traceSchedule(traceRows, speed), (i) => {
       const row = traceRows[i]!;
-      const prompt = blockPromptText(
+      const prompt = blockPrompt!(
         { keys: row.keys, blockTokens: row.blockTokens, inputTokens: row.inputTokens, salt, uniqueId: row.traceIndex },
-        prompts.vocabulary,
       );
       const spec = buildStreamingRequest(plan.target, { prompt, maxTokens: row.outputTokens }, apiKey);
       const lengths = { requestedInputTokens: row.inputTokens, requestedOutputTokens: row.outputTokens };

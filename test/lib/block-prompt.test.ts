@@ -2,7 +2,7 @@
 // Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
-import { blockPromptText, blockWordCounts, type BlockVocabulary } from '../../lib/block-prompt';
+import { blockWordCounts, createBlockPrompter, type BlockVocabulary } from '../../lib/block-prompt';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { loadQwen3Tokenizer } from '../../tokenizer/qwen3';
 
@@ -35,10 +35,14 @@ describe('block prompts', () => {
 
   it('builds prompts of exactly the row length, blocks or none', async () => {
     const v = await qwenVocabulary('chat');
-    for (const [inputTokens, keys] of [[9, []], [513, [1, 2]], [1000, [1, 2]], [4523, [6, 7, 8]], [2048, []]] as const) {
-      const text = blockPromptText({ keys, blockTokens: 512, inputTokens, salt: 3, uniqueId: 77 }, v);
+    // 70,000 tokens: blocks of 40,000 cut from the pool in more than one piece.
+    const cases = [[9, []], [11, [4]], [513, [1, 2]], [1000, [1, 2]], [4523, [6, 7, 8]], [2048, []]] as const;
+    for (const [inputTokens, keys] of cases) {
+      const text = createBlockPrompter(v)({ keys, blockTokens: 512, inputTokens, salt: 3, uniqueId: 77 });
       expect(chatCount(text)).toBe(inputTokens);
     }
+    const long = createBlockPrompter(v)({ keys: [1, 2], blockTokens: 40_000, inputTokens: 70_000, salt: 1, uniqueId: 1 });
+    expect(chatCount(long)).toBe(70_000);
   });
 
   it('puts block boundaries on the trace positions: the first block holds the template start', () => {
@@ -49,8 +53,9 @@ describe('block prompts', () => {
 
   it('gives rows with the same leading keys the same leading tokens, and other salts none', async () => {
     const v = await qwenVocabulary('chat');
+    const prompter = createBlockPrompter(v);
     const row = (keys: number[], uniqueId: number, salt = 1): string =>
-      blockPromptText({ keys, blockTokens: 512, inputTokens: 2000, salt, uniqueId }, v);
+      prompter({ keys, blockTokens: 512, inputTokens: 2000, salt, uniqueId });
     // Two blocks (1024 tokens) in common, then different third blocks.
     const shared = sharedTokens(row([4, 5, 6, 7], 1), row([4, 5, 9, 10], 2));
     expect(shared).toBeGreaterThanOrEqual(1024);
