@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { EXIT } from '../lib/exit-codes';
 import { mulberry32 } from '../lib/random';
 import { runMain, UserError } from './cli';
-import { between, expGap, idCounter, syntheticMooncake, type Random } from './synthetic-trace';
+import { between, expGap, idCounter, syntheticMooncake } from './synthetic-trace';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'traces');
 
