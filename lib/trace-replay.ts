@@ -69,7 +69,14 @@ export interface ReplaySummary {
 
 /** Loads and selects a trace's text; throws TraceError with one line (the first bad row kind, unless skipped). */
 export function loadReplay(text: string, source: ReplaySource): Replay {
-  const load = loadTrace(text, source.format ? { format: source.format } : {});
+  let load: ReturnType<typeof loadTrace>;
+  try {
+    load = loadTrace(text, source.format ? { format: source.format } : {});
+  } catch (e) {
+    // The loader's messages say what is wrong with the text; the replay says which file.
+    if (e instanceof TraceError) throw new TraceError(`${source.file}: ${e.message}`);
+    throw e;
+  }
   const badRows = load.badRows.reduce((n, i) => n + i.count, 0);
   if (badRows > 0 && !source.skipBadRows)
     throw new TraceError(

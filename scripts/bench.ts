@@ -122,6 +122,8 @@ runMain('bench', async () => {
   planInput = applyEnvToPlan(planInput, benchPlanEnv(process.env));
   if (!url && scripts.length === 0) throw new UserError('--scripts is empty', EXIT.usage);
   if (o.trace) planInput = { ...planInput, trace: traceSection(o) };
+  // k6 opens the trace from dist/: a plan's relative path is made absolute from where the bench runs.
+  else if (planInput.trace) planInput = { ...planInput, trace: { ...planInput.trace, file: path.resolve(planInput.trace.file) } };
   else if (scripts.includes('trace') && !planInput.trace)
     throw new UserError('--scripts trace replays a trace: give it with --trace FILE', EXIT.usage);
   const simNoiseSeed = o.simNoiseSeed === undefined ? null : Number(o.simNoiseSeed);

@@ -11,7 +11,7 @@ const read = (name: string): unknown => JSON.parse(readFileSync(path.join(dir, n
 describe('plans/', () => {
   it('example.json resolves for every script, with cells in sequence', () => {
     for (const script of SCRIPT_NAMES) {
-      const plan = resolvePlan(read('example.json'), script);
+      const plan = resolvePlan(read('example.json'), script, (file) => readFileSync(file, 'utf8'));
       expect(plan.cells.length).toBeGreaterThan(0);
       expect(plan.target.powerMetricsUrl).toBe('http://127.0.0.1:9400/metrics');
     }

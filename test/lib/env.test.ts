@@ -2,6 +2,7 @@
 // Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
+import { resolveAny } from './resolve-any';
 import { ENV_VARS, applyEnvToPlan } from '../../lib/env';
 import { EXIT, UserError } from '../../lib/exit-codes';
 import { parseTokenList } from '../../scripts/cli';
@@ -142,13 +143,15 @@ describe('applyEnvToPlan', () => {
       USE_CASES: 'code_completion', PROFILES: 'chatbot', DEPTHS: '2', GATE_USE_CASE: 'code_completion',
       GATE_CONCURRENCY: '2', PROMPT_MODE: 'unique', CELL_SECONDS: '5', RATES: '2',
     };
-    const plan = resolvePlan(applyEnvToPlan({}, env), script);
+    const plan = resolveAny(applyEnvToPlan({}, env), script);
     // capacity keeps the use case's own concurrency ladder (CONCURRENCIES is for sweep and mix); sessions its default
     // ladder of active users (SESSION_USERS), each step held its own ramp + warm-up + hold, not a slot.
     expect(plan.cells.length).toBe(script === 'capacity' ? 10 : script === 'sessions' ? 7 : 1);
-    // A rate cell lasts its schedule (a minute) and the time its last request takes, whatever CELL_SECONDS says.
+    if (script === 'trace') expect(plan.cells[0]!.maxDurationSeconds).toBeGreaterThan(plan.cells[0]!.arrivals!.durationSeconds);
+    // A rate cell lasts its schedule (a minute) and the time its last request takes, whatever CELL_SECONDS says; a
+    // trace cell its trace and the same tail (test/trace/replay.test.ts).
     const slot = script === 'sessions' ? 80 : script === 'rate' ? 66 : 5;
-    for (const c of plan.cells) expect(c.maxDurationSeconds).toBe(slot);
+    if (script !== 'trace') for (const c of plan.cells) expect(c.maxDurationSeconds).toBe(slot);
     expect(plan.target.baseUrl).toBe('http://h:1/v1');
   });
 

@@ -2,6 +2,7 @@
 // Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
+import { resolveAny } from './resolve-any';
 import { METRICS, metricKeyOf } from '../../lib/metrics';
 import {
   INFORMATIONAL_THRESHOLDS,
@@ -146,7 +147,7 @@ describe('buildOptions thresholds', () => {
   });
 
   it.each(SCRIPT_NAMES)('%s: every key and expression parses, on a known metric, with an aggregation its kind allows', (script) => {
-    const options = buildOptions(resolvePlan({}, script));
+    const options = buildOptions(resolveAny({}, script));
     for (const [key, specs] of Object.entries(options.thresholds)) {
       const k = parseMetricKey(key);
       if (!k.ok) throw new Error(k.error);

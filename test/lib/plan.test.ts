@@ -2,6 +2,7 @@
 // Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
+import { resolveAny } from './resolve-any';
 import { SUMMARY_TREND_STATS } from '../../lib/metrics';
 import { PLAN_DEFAULTS } from '../../lib/plan-defaults';
 import {
@@ -142,7 +143,7 @@ describe('resolvePlan defaults', () => {
 
 describe('cell ids', () => {
   it.each(SCRIPT_NAMES)('%s: unique and made of [0-9a-zA-Z_-]', (script) => {
-    const ids = resolvePlan({}, script).cells.map((c) => c.id);
+    const ids = resolveAny({}, script).cells.map((c) => c.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(id).toMatch(/^[0-9a-zA-Z_-]+$/);
   });
@@ -179,7 +180,7 @@ describe('schedule', () => {
   }
 
   it.each(SCRIPT_NAMES)('%s: cells run strictly one after another', (script) => {
-    expectSequential(resolvePlan({}, script));
+    expectSequential(resolveAny({}, script));
   });
 
   it('sizes slots from the estimate: hand-worked single-user cells', () => {
@@ -243,7 +244,7 @@ describe('validation errors: one line naming the field', () => {
   it('unknown fields, top-level and nested', () => {
     expect(planError({ foo: 1 })).toBe(
       'plan field "foo" is not a known field (known: name, target, prompts, limitStat, minGoodput, sweep, capacity, burst, ' +
-      'sessions, rate, mix, gate, schedule, monitor, useCases, summaryTrendStats)',
+      'sessions, rate, trace, mix, gate, schedule, monitor, useCases, summaryTrendStats)',
     );
     expect(planError({ target: { url: 'http://x' } })).toBe(
       'plan field "target.url" is not a known field (known: baseUrl, model, api, ignoreEos, minTokens, ' +
