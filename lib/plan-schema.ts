@@ -556,6 +556,7 @@ export function resolvedPlanSchema() {
 /** lib/trace-replay.ts ReplaySummary as plan.json holds it. */
 function replaySummary(count: ReturnType<typeof int>) {
   const lengths = nullable(object({ p50: num(0), p90: num(0), p99: num(0), max: num(0) }));
+  const histogram = object({ edges: v.array(num(0), 'must be a list'), counts: v.array(count, 'must be a list') });
   return object({
     format: oneOf(TRACE_FORMATS),
     loadedRows: count, badRows: count, skippedRows: count, inWindow: count, droppedTurns: count, cappedRows: count,
@@ -566,6 +567,7 @@ function replaySummary(count: ReturnType<typeof int>) {
       conversations: nullable(object({ count, meanTurns: num(0), maxTurns: count })),
     }),
     durationMs: num(0), maxInputTokens: count, maxOutputTokens: count, inputTokensTotal: count, outputTokensTotal: count,
+    histograms: object({ inputTokens: histogram, outputTokens: histogram, arrivalsMs: histogram }),
   });
 }
 

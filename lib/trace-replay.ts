@@ -65,6 +65,46 @@ export interface ReplaySummary {
   /** The replayed rows' prompt and output tokens, summed: what a replay that sent every row exactly sends. */
   readonly inputTokensTotal: number;
   readonly outputTokensTotal: number;
+  /** Rows per bin of prompt length, output length and time (ms at speed 1), for the report to set beside what was sent. */
+  readonly histograms: {
+    readonly inputTokens: Histogram;
+    readonly outputTokens: Histogram;
+    readonly arrivalsMs: Histogram;
+  };
+}
+
+/** counts[i] values fell in [edges[i], edges[i + 1]); the last bin holds its upper edge too. */
+export interface Histogram {
+  readonly edges: readonly number[];
+  readonly counts: readonly number[];
+}
+
+/** Bins a report draws: enough to show a shape, few enough to read. */
+const HISTOGRAM_BINS = 24;
+
+/** `bins` equal bins from 0 to max (at least 1 wide), as edges. */
+export function evenEdges(max: number, bins = HISTOGRAM_BINS): number[] {
+  const width = Math.max(max, 1) / bins;
+  return Array.from({ length: bins + 1 }, (_, i) => Math.round(i * width * 1000) / 1000);
+}
+
+/** How many values fall in each bin of `edges`; values outside the edges are not counted. */
+export function histogram(values: Iterable<number>, edges: readonly number[]): number[] {
+  const counts = new Array<number>(Math.max(0, edges.length - 1)).fill(0);
+  const last = edges.length - 1;
+  for (const v of values) {
+    if (last < 1 || v < edges[0]! || v > edges[last]!) continue;
+    let lo = 0;
+    let hi = last;
+    // The last edge index whose edge is <= v, by bisection (edges ascend).
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (edges[mid]! <= v) lo = mid;
+      else hi = mid;
+    }
+    counts[Math.min(lo, last - 1)]!++;
+  }
+  return counts;
 }
 
 /** Loads and selects a trace's text; throws TraceError with one line (the first bad row kind, unless skipped). */
@@ -110,7 +150,20 @@ export function loadReplay(text: string, source: ReplaySource): Replay {
       maxOutputTokens: rows.reduce((m, r) => Math.max(m, r.outputTokens), 0),
       inputTokensTotal: rows.reduce((n, r) => n + r.inputTokens, 0),
       outputTokensTotal: rows.reduce((n, r) => n + r.outputTokens, 0),
+      histograms: replayHistograms(rows),
     },
+  };
+}
+
+function replayHistograms(rows: readonly ReplayRow[]): ReplaySummary['histograms'] {
+  const of = (values: number[]): Histogram => {
+    const edges = evenEdges(values.reduce((m, v) => Math.max(m, v), 0));
+    return { edges, counts: histogram(values, edges) };
+  };
+  return {
+    inputTokens: of(rows.map((r) => r.inputTokens)),
+    outputTokens: of(rows.map((r) => r.outputTokens)),
+    arrivalsMs: of(rows.map((r) => r.atMs)),
   };
 }
 

@@ -21,7 +21,7 @@ import {
 import { DEFAULT_COST } from './power';
 import { activeUsersCapacities } from './active-users';
 import { rateCapacities } from './rate-capacity';
-import { traceReplayReport } from './trace-replay';
+import { traceReplayReport, type TraceSends } from './trace-replay';
 import { capacityFinding } from './judgement';
 import { judgeMergedThresholds } from './split-thresholds';
 import { splitWarnings } from './split-notes';
@@ -53,7 +53,7 @@ export function gridCells(r: Pick<Report, 'cells'>): CellStats[] {
   const sweep = r.cells.filter((c) => c.script === 'sweep' && c.requests > 0);
   // Bursts and sessions steps (users with pauses, not N requests) are no grid of concurrent requests.
   // Rate cells are one sender at an offered rate, not N concurrent requests either.
-  const other = r.cells.filter((c) => c.requests > 0 && !['burst', 'sessions', 'rate'].includes(c.script));
+  const other = r.cells.filter((c) => c.requests > 0 && !['burst', 'sessions', 'rate', 'trace'].includes(c.script));
   return (sweep.length > 0 ? sweep : other).slice().sort(byConcurrency);
 }
 
@@ -176,7 +176,7 @@ export function buildReport(
       runUseCases(input), cells, limitStat, options.minSuccessRate, runMinGoodput(input), measured.requestValues,
     ),
     trace: traceReplayReport(input.parts.find((part) => part.plan.trace !== null)?.plan.trace ?? null, runUseCases(input),
-      cells, {
+      cells, measured.traceSends, {
         limitStat, minSuccessRate: options.minSuccessRate, minGoodput: runMinGoodput(input),
         requestValues: measured.requestValues,
       }),
@@ -198,11 +198,23 @@ interface MeasuredParts {
   readonly cells: CellStats[];
   /** Each capacity and rate cell's per-request values of the request Trends (ITL aside), for capacity intervals. */
   readonly requestValues: Map<string, RequestValues>;
+  /** Each trace cell's requests as sent: their lengths and send times (report/trace-replay.ts bins them). */
+  readonly traceSends: Map<string, TraceSends>;
   readonly parts: PartSummary[];
   readonly warnings: string[];
   readonly missingCells: string[];
   /** A part without its summary, a cut CSV or planned cells without samples. */
   readonly incomplete: boolean;
+}
+
+/** A trace cell's requests as the server counted them, and when each ended request began (its end less its e2e). */
+function traceSendsOf(accumulator: CellAccumulator): TraceSends {
+  const ends = accumulator.requestEnds.values();
+  const e2e = accumulator.trends.e2e.values();
+  return {
+    inputTokens: accumulator.inputLengths.values(), outputTokens: accumulator.outputLengths.values(),
+    startsMs: Float64Array.from(ends, (end, i) => end - e2e[i]!),
+  };
 }
 
 /** A cell's per-request values of each request Trend but ITL (one value per token is not a limit's). */
@@ -213,7 +225,9 @@ function requestValuesOf(accumulator: CellAccumulator): RequestValues {
 }
 
 function measureParts(input: RunInput, samples: readonly SamplesData[], options: ReportOptions): MeasuredParts {
-  const measured: MeasuredParts = { cells: [], requestValues: new Map(), parts: [], warnings: [], missingCells: [], incomplete: false };
+  const measured: MeasuredParts = {
+    cells: [], requestValues: new Map(), traceSends: new Map(), parts: [], warnings: [], missingCells: [], incomplete: false,
+  };
   let incomplete = false;
   input.parts.forEach((part, i) => {
     const data = samples[i]!;
@@ -226,6 +240,7 @@ function measureParts(input: RunInput, samples: readonly SamplesData[], options:
       partCells.push(buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs, data.sessionSpans));
       if (accumulator && (cell.script === 'capacity' || cell.arrivals))
         measured.requestValues.set(cell.id, requestValuesOf(accumulator));
+      if (accumulator && cell.script === 'trace') measured.traceSends.set(cell.id, traceSendsOf(accumulator));
     }
     measured.cells.push(...partCells);
     const lacking = part.plan.cells.filter((cell) => !data.cells.has(cell.id)).map((cell) => cell.id);

@@ -35,7 +35,7 @@ export function buildDocument(report: Report, charts: ReadonlySet<string>): Bloc
     ...capacityAnalysisSection(report, charts),
     ...activeUsersSection(report, charts),
     ...openLoopSection(report),
-    ...traceSection(report),
+    ...traceSection(report, charts),
     ...scaleUpSection(report, charts),
     ...fastestSection(report, charts),
     ...technicalAnalysisSection(report, charts),

@@ -5,6 +5,7 @@
 // either keeps up or grows, so nothing is interpolated.
 
 import type { TraceConfig } from '../lib/plan';
+import { histogram } from '../lib/trace-replay';
 import type { UseCase } from '../thresholds/use-cases';
 import type { CellStats } from './cells';
 import { openLoopCapacity, type LadderJudgement, type RateCapacity } from './rate-capacity';
@@ -17,6 +18,18 @@ export interface TraceCellFigures {
   readonly cachedShare: number | null;
   /** Sent prompt tokens over the trace's: 1 when every request was sent at its exact length and ended. */
   readonly inputTokensSentShare: number | null;
+  /**
+   * What was sent, binned with the trace's own histogram edges: prompt and output lengths as the server counted them,
+   * and send times (of the requests that ended) from the first, times the speed, so they read in trace time.
+   */
+  readonly sent: { readonly inputTokens: number[]; readonly outputTokens: number[]; readonly arrivalsMs: number[] } | null;
+}
+
+/** A trace cell's requests as sent (report/model.ts reads them from its samples). */
+export interface TraceSends {
+  readonly inputTokens: Float64Array;
+  readonly outputTokens: Float64Array;
+  readonly startsMs: Float64Array;
 }
 
 export interface TraceReplayReport {
@@ -29,7 +42,8 @@ export interface TraceReplayReport {
 
 /** The replay's report, or null when the run replayed no trace. */
 export function traceReplayReport(
-  trace: TraceConfig | null, useCases: readonly UseCase[], cells: readonly CellStats[], judged: LadderJudgement,
+  trace: TraceConfig | null, useCases: readonly UseCase[], cells: readonly CellStats[],
+  sends: ReadonlyMap<string, TraceSends>, judged: LadderJudgement,
 ): TraceReplayReport | null {
   if (trace === null) return null;
   const useCase = useCases.find((u) => u.id === trace.useCase);
@@ -44,7 +58,21 @@ export function traceReplayReport(
       speed: c.openLoop!.speed!,
       cachedShare: c.cachedTokensTotal !== null && c.inputTokensTotal > 0 ? c.cachedTokensTotal / c.inputTokensTotal : null,
       inputTokensSentShare: promptTokens > 0 ? c.inputTokensTotal / promptTokens : null,
+      sent: sentHistograms(trace, sends.get(c.id), c.openLoop!.speed!),
     })),
     capacity: openLoopCapacity(useCase, mine, (c) => c.openLoop!.speed!, judged),
+  };
+}
+
+function sentHistograms(trace: TraceConfig, sends: TraceSends | undefined, speed: number): TraceCellFigures['sent'] {
+  if (!sends) return null;
+  const h = trace.summary.histograms;
+  const first = sends.startsMs.reduce((m, t) => Math.min(m, t), Infinity);
+  const lastEdge = h.arrivalsMs.edges[h.arrivalsMs.edges.length - 1] ?? 0;
+  return {
+    inputTokens: histogram(sends.inputTokens, h.inputTokens.edges),
+    outputTokens: histogram(sends.outputTokens, h.outputTokens.edges),
+    // A send a few ms late past the trace's last row still belongs to the last bin.
+    arrivalsMs: histogram(Array.from(sends.startsMs, (t) => Math.min((t - first) * speed, lastEdge)), h.arrivalsMs.edges),
   };
 }

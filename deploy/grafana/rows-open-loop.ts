@@ -1,4 +1,4 @@
-// The dashboard's Open-loop row as panel specs: the rate script's schedule against what its sender did. Runs in Node.
+// The dashboard's Open-loop row as panel specs: the rate and trace scripts' schedules against what their sender did. Runs in Node.
 // Latency from the intended send beside latency from the send shows what a late sender would hide; the achieved rate
 // beside the plan's says whether the load offered was the load planned (report/open-loop.ts judges the same).
 
@@ -51,11 +51,11 @@ function achievedPanel(): PanelSpec {
   };
 }
 
-/** The rate script's cells: its sender's schedule lag, latency from the intended send, the achieved rate. */
+/** The rate and trace scripts' cells: their sender's schedule lag, latency from the intended send, the achieved rate. */
 export function openLoopRow(): RowSpec {
   const lag = ARRIVAL_METRICS.scheduleLag;
   return {
-    title: 'Open-loop load (rate cells)',
+    title: 'Open-loop load (rate and trace cells)',
     collapsed: false,
     panels: [
       {

@@ -14,7 +14,7 @@ import { sentences, statName } from './phrases';
 type LengthStats = NonNullable<TraceReplayReport['trace']['summary']['stats']['inputTokens']>;
 
 /** The replay's capacity, the trace beside what was sent, then each speed's cell; nothing without a trace part. */
-export function traceSection(report: Report): Block[] {
+export function traceSection(report: Report, charts: ReadonlySet<string>): Block[] {
   const t = report.trace;
   if (t === null) return [];
   const s = t.trace.summary;
@@ -54,6 +54,7 @@ export function traceSection(report: Report): Block[] {
         'each on average; a turn whose earlier turn had not ended at its time was sent when it ended.'
       : '',
   ));
+  for (const id of ['trace_input_lengths', 'trace_output_lengths', 'trace_arrivals']) doc.chart(id, charts);
   doc.h(3, 'Each speed');
   doc.table(
     [

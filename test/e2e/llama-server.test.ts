@@ -13,7 +13,10 @@ import { ensureLlamaArtefacts, startLlamaServer, type LlamaArtefacts, type Llama
 import { requestPrefix } from '../../lib/prompt-text';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { buildBundles } from '../../orchestrator/bundles';
+import { loadReplay } from '../../lib/trace-replay';
 import { extraTags, readCsv, readJson, ROOT, runBenchCli, runScript, tempDir, testAgent, testEngine, writePlan } from './helpers';
+
+const TRACE_SAMPLE = path.join(ROOT, 'examples', 'traces', 'mooncake.jsonl');
 
 let artefacts: LlamaArtefacts;
 let server: LlamaServer;
@@ -245,12 +248,15 @@ describe('npm run bench -- --target llama', () => {
     capacity: { useCases: ['code_completion'], outputTokens: { code_completion: 32 }, rounds: 1, minMeasuredSeconds: 1, maxUsers: 8 },
     burst: { profiles: ['chatbot'], depths: [1, 6] },
     rate: { useCases: ['code_completion'], rates: { code_completion: [1, 3] }, durationSeconds: 5 },
+    // The Mooncake sample's first 4 rows (prompts of 3K-4.5K tokens) at half their recorded speed: one CPU thread
+    // prefills about 3,000 tokens/s, so faster rows would queue past the cell's slot.
+    trace: { file: TRACE_SAMPLE, maxRequests: 4, speeds: [0.5], useCase: 'short_chatbot' },
   };
 
   beforeAll(async () => {
     bench = await runBenchCli([
-      '--target', 'llama', '--plan', writePlan(dir, plan), '--scripts', 'sweep,capacity,burst,rate', '--results', dir,
-      '--run-id', 'llama',
+      '--target', 'llama', '--plan', writePlan(dir, plan), '--scripts', 'sweep,capacity,burst,rate,trace', '--results',
+      dir, '--run-id', 'llama',
     ]);
   }, 600_000);
 
@@ -264,12 +270,13 @@ describe('npm run bench -- --target llama', () => {
     expect(run.target).toMatchObject({ simulated: false, server: { name: 'llama-server' } });
     expect(run.promptsExact).toBe(true);
     expect(run.requests.sweep).toMatchObject({ planned: 8 * 2 - 4, succeeded: 12, failed: 0 });
-    for (const part of ['sweep', 'capacity', 'burst', 'rate']) expect(run.requests[part]!.failed, part).toBe(0);
+    for (const part of ['sweep', 'capacity', 'burst', 'rate', 'trace']) expect(run.requests[part]!.failed, part).toBe(0);
     for (const f of ['report.md', 'report.html', 'report.json', 'cells.csv']) expect(existsSync(path.join(runDir, f)), f).toBe(true);
   });
 
   it('every prompt has exactly its planned tokens and every answer its planned output, by the server\'s usage', () => {
     let checked = 0;
+    // The trace part's rows each have their own lengths (judged below), not their cell's.
     for (const part of ['sweep', 'capacity', 'burst', 'rate']) {
       const rows = readCsv(path.join(runDir, part, 'samples.csv')).rows;
       for (const row of rows.filter((r) => r.metric_name === METRICS.inputTokens.name || r.metric_name === METRICS.outputTokens.name)) {
@@ -281,6 +288,18 @@ describe('npm run bench -- --target llama', () => {
       }
     }
     expect(checked).toBeGreaterThan(40);
+  });
+
+  it('replays the trace: each row once, at its own prompt and output length by llama.cpp\'s usage', () => {
+    const rows = loadReplay(readFileSync(TRACE_SAMPLE, 'utf8'), {
+      file: TRACE_SAMPLE, format: null, startSeconds: 0, durationSeconds: null, maxRequests: 4, skipBadRows: false,
+    }).rows;
+    const samples = readCsv(path.join(runDir, 'trace', 'samples.csv')).rows;
+    const sent = (name: string): number[] =>
+      samples.filter((r) => r.metric_name === name).map((r) => Number(r.metric_value)).sort((a, b) => a - b);
+    expect(sent(METRICS.inputTokens.name)).toEqual(rows.map((r) => r.inputTokens).sort((a, b) => a - b));
+    expect(sent(METRICS.outputTokens.name)).toEqual(rows.map((r) => r.outputTokens).sort((a, b) => a - b));
+    expect(readFileSync(path.join(runDir, 'report.md'), 'utf8')).toContain('## Trace Replay');
   });
 
   it("reads llama.cpp's /metrics: running and deferred requests, and the server's own prefill and decode speeds", () => {

@@ -85,10 +85,17 @@ describe('npm run bench -- --trace: a production trace replayed on k6', () => {
   it('reports the trace beside what was sent and the fastest speed it held', () => {
     const t = report.trace!;
     expect(t.cells.map((c) => [c.cellId, c.speed])).toEqual([['trace_s1', 1], ['trace_s2', 2]]);
-    for (const c of t.cells) expect(c.inputTokensSentShare).toBe(1);
+    for (const c of t.cells) {
+      expect(c.inputTokensSentShare).toBe(1);
+      // Sent at their exact lengths: the same histograms as the trace's own.
+      expect(c.sent!.inputTokens).toEqual(t.trace.summary.histograms.inputTokens.counts);
+      expect(c.sent!.outputTokens).toEqual(t.trace.summary.histograms.outputTokens.counts);
+      expect(c.sent!.arrivalsMs.reduce((a, b) => a + b, 0)).toBe(150);
+    }
     expect(t.capacity!.result.kind).toBe('beyond');
     const md = readFileSync(path.join(dir, 'report.md'), 'utf8');
     expect(md).toContain('## Trace Replay');
+    expect(md).toContain('![Trace Replay: Prompt Lengths](charts/trace_input_lengths.svg)');
     expect(md).toContain('This trace held at every speed measured, up to **2x its recorded speed**');
     expect(readFileSync(path.join(dir, 'capacity.csv'), 'utf8')).toMatch(/\ntrace,replay,.*x recorded speed/);
   });

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PlanError, readResolvedPlan, resolvePlan } from '../../lib/plan';
-import { loadReplay, replayScheduleMs, type ReplaySource } from '../../lib/trace-replay';
+import { evenEdges, histogram, loadReplay, replayScheduleMs, type ReplaySource } from '../../lib/trace-replay';
 import { TraceError } from '../../lib/trace/index';
 
 const SAMPLES = join(__dirname, '../../examples/traces');
@@ -65,6 +65,19 @@ describe('loadReplay', () => {
 
   it('says when no row falls in the window', () => {
     expect(() => loadReplay(sample('mooncake.jsonl'), { ...SOURCE, startSeconds: 10_000 })).toThrow(TraceError);
+  });
+});
+
+describe('histograms', () => {
+  it('bins values in [edge, next edge), the last bin holding its upper edge, nothing outside', () => {
+    expect(evenEdges(100, 4)).toEqual([0, 25, 50, 75, 100]);
+    expect(histogram([0, 24.9, 25, 99, 100, 101, -1], [0, 25, 50, 75, 100])).toEqual([2, 1, 0, 2]);
+    expect(evenEdges(0, 2)).toEqual([0, 0.5, 1]);
+  });
+
+  it('the replay summary bins every row of the trace', () => {
+    const h = loadReplay(sample('mooncake.jsonl'), SOURCE).summary.histograms;
+    for (const x of [h.inputTokens, h.outputTokens, h.arrivalsMs]) expect(x.counts.reduce((a, b) => a + b, 0)).toBe(40);
   });
 });
 
