@@ -10,6 +10,7 @@ import { buildReport, DEFAULT_REPORT_OPTIONS } from './model';
 import type { Comparison, Report, ReportOptions } from './report-types';
 import { buildCharts, renderChartSvg, type ChartSpec } from './charts';
 import { sessionCharts } from './charts-sessions';
+import { rateCharts } from './charts-rate';
 import { traceCharts } from './charts-trace';
 import { buildDocument } from './sections';
 import { renderMarkdown } from './render-md';
@@ -45,7 +46,7 @@ export interface RenderedReport {
 
 /** Renders every output of a report as strings. */
 export function renderReport(report: Report): RenderedReport {
-  const charts = [...buildCharts(report), ...sessionCharts(report), ...traceCharts(report)];
+  const charts = [...buildCharts(report), ...sessionCharts(report), ...rateCharts(report), ...traceCharts(report)];
   const ids = new Set(charts.map((c) => c.id));
   const blocks = buildDocument(report, ids);
   const svgs = new Map(charts.map((c) => [c.id, renderChartSvg(c)]));

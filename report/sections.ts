@@ -34,7 +34,7 @@ export function buildDocument(report: Report, charts: ReadonlySet<string>): Bloc
     ...performanceAnalysisSection(report, charts),
     ...capacityAnalysisSection(report, charts),
     ...activeUsersSection(report, charts),
-    ...openLoopSection(report),
+    ...openLoopSection(report, charts),
     ...traceSection(report, charts),
     ...scaleUpSection(report, charts),
     ...fastestSection(report, charts),

@@ -19,7 +19,7 @@ export function arrivalPhrase(o: Pick<OpenLoopStats, 'process' | 'burstiness' | 
 }
 
 /** The rate part's capacities, then its cells; nothing without rate cells. */
-export function openLoopSection(report: Report): Block[] {
+export function openLoopSection(report: Report, charts: ReadonlySet<string>): Block[] {
   // A trace's cells have their own section (report/sections/trace.ts): their schedule is the trace's.
   const cells = report.cells.filter((c) => c.script === 'rate' && c.openLoop !== null && c.requests > 0);
   if (cells.length === 0) return [];
@@ -47,6 +47,10 @@ export function openLoopSection(report: Report): Block[] {
         'cell\'s requests (0: the lowest rate may already break a limit).',
     ));
     doc.table(['USE CASE', 'CAPACITY', '95% INTERVAL', 'LIMIT THAT BROKE', 'RATES MEASURED'], report.rates.map(capacityRow));
+    for (const r of report.rates) {
+      doc.chart(`rate_latency_${r.useCase.id}`, charts);
+      doc.chart(`rate_achieved_${r.useCase.id}`, charts);
+    }
   }
   doc.table(
     [

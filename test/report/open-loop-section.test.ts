@@ -24,7 +24,7 @@ function text(useCase: UseCase): string {
   });
   const rates = rateCapacities([useCase], [rate], 'avg', 0.99, null);
   const report = { cells: [rate], rates, limitStat: 'avg' } as unknown as Report;
-  return openLoopSection(report).map((b) => ('text' in b ? b.text : '')).join('\n');
+  return openLoopSection(report, new Set()).map((b) => ('text' in b ? b.text : '')).join('\n');
 }
 
 describe('the open-loop section', () => {
