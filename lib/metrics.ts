@@ -91,8 +91,8 @@ export const REQUEST_METRICS = {
     description:
       "Prompt tokens of completed requests that the server's prefix cache served (usage.prompt_tokens_details." +
       'cached_tokens: vLLM with --enable-prompt-tokens-details, SGLang with --enable-cache-report), one sample per ' +
-      'request whose usage has the field (vLLM leaves it out when it is 0); beside llm_input_tokens it gives the hit ' +
-      'rate, cached / input tokens.',
+      'request whose usage has the field (vLLM before 0.32 leaves it out when it is 0); beside llm_input_tokens ' +
+      'it gives the hit rate, cached / input tokens.',
   },
   outputTokens: {
     name: 'llm_output_tokens',

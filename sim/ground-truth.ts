@@ -25,6 +25,8 @@ export interface GroundTruthRecord {
   outcome: 'in-flight' | 'completed' | 'aborted' | 'faulted';
   /** Injected faults, by kind. */
   readonly faults: string[];
+  /** Prompt tokens the prefix cache served, as usage states them: set when the prompt is first scheduled (0 before). */
+  cachedTokens: number;
 }
 
 export class GroundTruthStore {

@@ -390,7 +390,7 @@ class Sim {
     const record: GroundTruthRecord = {
       requestId: a.requestId, endpoint: a.g.endpoint, stream: a.g.stream, promptTokens: a.prompt.count,
       completionTokens: a.plan.contentTokens, arrivalEpochMs: performance.timeOrigin + a.arrivalMs, tokenEpochMs: [],
-      endEpochMs: null, finishReason: null, outcome: 'in-flight', faults: a.faults.map((f) => f.kind),
+      endEpochMs: null, finishReason: null, outcome: 'in-flight', faults: a.faults.map((f) => f.kind), cachedTokens: 0,
     };
     this.truth.add(record);
     return record;

@@ -438,7 +438,7 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const hitPanel = await runTarget(panel('Prefix-cache hit rate by turn'), allVars, window);
     for (const [turn, t] of ttft) {
       expect(lastValue(ttftPanel, { turn }), `turn ${turn} TTFT`).toBeCloseTo(t.sum / t.n / 1000, 6);
-      if (turn === '1') continue; // a new conversation: nothing cached, no cached_tokens in usage
+      if (turn === '1') continue; // a new conversation: nothing cached (usage states 0)
       expect(lastValue(hitPanel, { turn }), `turn ${turn} hit rate`).toBeCloseTo(cached.get(turn)!.sum / input.get(turn)!.sum, 9);
       expect(lastValue(hitPanel, { turn })).toBeGreaterThan(0.9);
     }
