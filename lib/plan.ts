@@ -58,6 +58,11 @@ export type PrefixGroups = NonNullable<Plan['prompts']['prefixGroups']>;
  * conversations and the trace script each row's blocks, so they leave prompts.prefixGroups out (null in plan.json).
  */
 export const PREFIX_GROUP_SCRIPTS: readonly ScriptName[] = ['sweep', 'capacity', 'burst', 'mix', 'gate', 'rate'];
+
+/** Whether a plan builds prompts of one-token words (lib/block-prompt.ts): its prompt set then needs those words. */
+export function usesBlockPrompts(plan: Pick<Plan, 'trace' | 'prompts'>): boolean {
+  return plan.trace !== null || plan.prompts.prefixGroups !== null;
+}
 /** A rate cell's arrival schedule, or a trace cell's speed. */
 export type CellArrivals = NonNullable<Cell['arrivals']>;
 /** The trace a trace script replays, and what it was (plan.json's `trace`). */

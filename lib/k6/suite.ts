@@ -8,7 +8,7 @@ import { SharedArray } from 'k6/data';
 import { applyEnvToPlan } from '../env';
 import { buildOptions, cellTags, plannedRequests, type SuiteOptions } from '../options';
 import {
-  drawnArrivals, PlanError, resolvePlan, type Cell, type Plan, type PlanInput, type ScriptName, type TraceConfig,
+  drawnArrivals, PlanError, resolvePlan, usesBlockPrompts, type Cell, type Plan, type PlanInput, type ScriptName, type TraceConfig,
 } from '../plan';
 import {
   approximatePromptSet, findFollowUp, findPrompt, preparedLength, promptText, readPromptSet, requestPrefix, type PreparedPrompt,
@@ -28,7 +28,9 @@ import { CELL_TAGS, SAMPLE_TAGS } from '../metrics';
 import { segmentPosition } from '../segments';
 import { cellShare, cellsWithoutShare, RUNNER_FILE, runnerLabel, runnerOf, type RunnerInfo, type SegmentOptions } from '../runner';
 import { runOpenLoop, type OpenLoopSchedule } from './open-loop';
-import { approximateVocabulary, blockPromptText, type BlockVocabulary } from '../block-prompt';
+import {
+  approximateVocabulary, blockPromptText, cellSalt, groupPromptText, type BlockVocabulary,
+} from '../block-prompt';
 import { arrivalTimesMs } from '../arrivals';
 import { FILLER_WORDS } from '../prompt-text';
 import { loadReplay, replayScheduleMs, type ReplayRow } from '../trace-replay';
@@ -158,10 +160,19 @@ function loadPrompts(plan: Plan): PromptStore {
       );
     const chat = plan.target.api === 'chat';
     const vocabulary = set.blockVocabulary ?? approximateVocabulary(FILLER_WORDS, chat);
-    // Without a prepared vocabulary a trace's lengths are approximate: say so as for any approximate prompt.
-    const exact = set.exact && (plan.trace === null || set.blockVocabulary !== undefined);
+    // Without a prepared vocabulary block prompts' lengths are approximate: say so as for any approximate prompt.
+    const exact = set.exact && (!usesBlockPrompts(plan) || set.blockVocabulary !== undefined);
     const info = { tokenizer: set.tokenizer, exact, vocabulary };
-    return [info, ...contexts.map((c) => findPrompt(set, c)), ...followUps.map((f) => findFollowUp(set, f))];
+    const found = contexts.map((c) => findPrompt(set, c));
+    const groups = plan.prompts.prefixGroups;
+    // A prompt fitted to the server's window may have left no room for a suffix behind the group's prefix.
+    const short = groups ? found.find((p) => preparedLength(p) <= groups.prefixTokens) : undefined;
+    if (short)
+      throw new PlanError(
+        `plan field "prompts.prefixGroups.prefixTokens" ${groups!.prefixTokens} leaves no suffix in the ` +
+        `${preparedLength(short)}-token prompts of context ${short.contextTokens}, fitted to the server's window`,
+      );
+    return [info, ...found, ...followUps.map((f) => findFollowUp(set, f))];
   });
   const info = shared[0] as { tokenizer: string; exact: boolean; vocabulary: BlockVocabulary };
   return {
@@ -175,6 +186,28 @@ function loadPrompts(plan: Plan): PromptStore {
       return shared[contexts.length + followUps.indexOf(tokens) + 1] as PreparedPrompt;
     },
   };
+}
+
+/** Who sends a request: the run's nonce, the user and its iteration (its prefix line), and its number in the cell. */
+interface RequestIds {
+  readonly runNonce: number;
+  readonly vu: number;
+  readonly iteration: number;
+  /** Unique within the cell, in the order its requests are sent: a prefix group's request n goes to group n mod N. */
+  readonly n: number;
+}
+
+/**
+ * A request's prompt, of the prepared length: the prepared body behind its prefix line, or with prefix groups its
+ * group's prefix and a suffix of its own (lib/block-prompt.ts groupPromptText).
+ */
+function requestPrompt(
+  plan: Plan, prompts: PromptStore, cell: Pick<Cell, 'id' | 'contextTokens'>, ids: RequestIds,
+): string {
+  const prompt = prompts.get(cell.contextTokens);
+  const groups = plan.prompts.prefixGroups;
+  if (groups === null) return promptText(prompt, requestPrefix(plan.prompts.mode, ids.runNonce, ids.vu, ids.iteration));
+  return groupPromptText(groups, ids.n, preparedLength(prompt), cellSalt(ids.runNonce, cell.id), prompts.vocabulary);
 }
 
 /** The replayed trace's rows, loaded once per k6 process (the plan already checked the file). */
@@ -212,11 +245,12 @@ export function createSuite(script: ScriptName): Suite {
    * defers them until the bench names it.
    */
   const prepare = (
-    cell: Pick<Cell, 'contextTokens' | 'outputTokens' | 'useCase'>, prefix: string, phase: string | null | undefined,
+    cell: Pick<Cell, 'id' | 'contextTokens' | 'outputTokens' | 'useCase'>, ids: RequestIds,
+    phase: string | null | undefined,
   ): (() => Promise<SentRequest>) => {
     const prompt = prompts.get(cell.contextTokens);
     const spec = buildStreamingRequest(
-      plan.target, { prompt: promptText(prompt, prefix), maxTokens: cell.outputTokens }, apiKey,
+      plan.target, { prompt: requestPrompt(plan, prompts, cell, ids), maxTokens: cell.outputTokens }, apiKey,
     );
     const tags: Record<string, string> = phase ? { [SAMPLE_TAGS.phase]: phase } : {};
     return () => sendRequest(
@@ -250,7 +284,7 @@ export function createSuite(script: ScriptName): Suite {
    * a cell's prefix-cache hits are its own), its output length forced.
    */
   const replayTrace = (cell: Cell, speed: number, runNonce: number): Promise<void> => {
-    const salt = (runNonce % 1_000_000) * 1000 + plan.cells.indexOf(cell);
+    const salt = cellSalt(runNonce, cell.id);
     return runOpenLoop(traceSchedule(traceRows, speed), (i) => {
       const row = traceRows[i]!;
       const prompt = blockPromptText(
@@ -277,7 +311,7 @@ export function createSuite(script: ScriptName): Suite {
       setCellTags(tags, t.cell);
       const sent = sessions
         ? await sessions.turn(t.cell, t.joined === true, data.runNonce)
-        : await send(t.cell, requestPrefix(plan.prompts.mode, data.runNonce, vu, n), null);
+        : await send(t.cell, { runNonce: data.runNonce, vu, iteration: n, n: t.ticket }, null);
       warnFailure(t.cell.id, sent.record);
       // The bench says which phase the request belongs to only now: a step may have ended meanwhile.
       const phase = await c.done(doneReport(t, sent.record));
@@ -320,13 +354,15 @@ export function createSuite(script: ScriptName): Suite {
       if (cell.arrivals) {
         const atMs = arrivalTimesMs(drawnArrivals(cell.arrivals));
         return runOpenLoop({ atMs, durationMs: cell.arrivals.durationSeconds * 1000 }, (i) => {
-          const fire = prepare(cell, requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, i), undefined);
+          const fire = prepare(cell, { runNonce: data.runNonce, vu: exec.vu.idInTest, iteration: i, n: i }, undefined);
           return () => fire().then((sent) => warned(cell.id, sent));
         });
       }
       // A steady-state cell's first requests per user are its warm-up: kept, tagged, left out of its statistics.
       const phase = cell.warmupRounds > 0 ? (exec.vu.iterationInScenario < cell.warmupRounds ? 'warmup' : 'measured') : undefined;
-      const sent = await send(cell, requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, exec.vu.iterationInInstance), phase);
+      const { idInTest: vu, iterationInInstance: iteration } = exec.vu;
+      const ids = { runNonce: data.runNonce, vu, iteration, n: exec.scenario.iterationInTest };
+      const sent = await send(cell, ids, phase);
       warnFailure(cell.id, sent.record);
     },
 
