@@ -94,6 +94,24 @@ export const REQUEST_METRICS = {
       'request whose usage has the field (vLLM before 0.32 leaves it out when it is 0); beside llm_input_tokens ' +
       'it gives the hit rate, cached / input tokens.',
   },
+  ttftCacheHit: {
+    name: 'llm_ttft_cache_hit',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description:
+      "TTFT (llm_ttft) of a completed request whose usage said the server's prefix cache served some of its prompt " +
+      '(cached_tokens > 0); nothing when the usage says no cached tokens (beside llm_ttft_cache_miss).',
+  },
+  ttftCacheMiss: {
+    name: 'llm_ttft_cache_miss',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description:
+      "TTFT (llm_ttft) of a completed request whose usage said the prefix cache served none of its prompt " +
+      '(cached_tokens = 0); a server that leaves the field out (vLLM before 0.32 at 0) gives no sample.',
+  },
   outputTokens: {
     name: 'llm_output_tokens',
     kind: 'counter',
