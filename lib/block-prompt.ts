@@ -1,6 +1,6 @@
 // Prompts built from blocks of single-token words: a replayed trace row's prompt of exactly its input length whose
-// blocks repeat wherever the row's hash ids repeat, so a server's prefix cache sees the reuse production saw.
-// Runs in k6 and Node (pure).
+// blocks repeat wherever the row's hash ids repeat, so a server's prefix cache sees the reuse production saw, and a
+// prefix group's request, its group's prefix then its own suffix. Runs in k6 and Node (pure).
 //
 // Every word of the vocabulary is one token after a space, and a space starts a new pre-token in the BPE tokenizers
 // of the served models (Qwen, Llama), so " w1 w2 ... wn" is exactly n tokens and blocks join without merging: a
@@ -108,6 +108,33 @@ export function createBlockPrompter(v: BlockVocabulary): BlockPrompter {
     });
     return out.join('');
   };
+}
+
+/** N prompt groups of P shared tokens each (plan prompts.prefixGroups, docs/prefix-groups.md). */
+export interface PromptGroups {
+  readonly groups: number;
+  readonly prefixTokens: number;
+}
+
+/**
+ * The prompt of request `n` of a prefix-groups cell, `inputTokens` long: group n mod N's prefix, one block of exactly P
+ * tokens keyed by the group (the chat template's leading tokens count in it, as a server's cache sees them), then blocks
+ * of its own. Round robin, so the cell's first N requests are its misses and its groups are equal to within one request.
+ */
+export function groupPromptText(
+  g: PromptGroups, n: number, inputTokens: number, salt: number, prompter: BlockPrompter,
+): string {
+  return prompter({ keys: [n % g.groups], blockTokens: g.prefixTokens, inputTokens, salt, uniqueId: n });
+}
+
+/**
+ * The salt of a cell's block prompts: the run's nonce and the cell's id (FNV-1a), so no block is shared across runs,
+ * nor across the cells of a run: each cell meets a prefix cache that holds only what the cell itself sent.
+ */
+export function cellSalt(runNonce: number, cellId: string): number {
+  let h = 0x811c9dc5 ^ (Math.floor(runNonce) >>> 0);
+  for (let i = 0; i < cellId.length; i++) h = Math.imul(h ^ cellId.charCodeAt(i), 0x01000193) >>> 0;
+  return h >>> 0;
 }
 
 /**

@@ -29,6 +29,9 @@ export const ENV_VARS: Readonly<Record<string, string>> = {
   GATE_CONCURRENCY: 'Concurrent users of the gate script.',
   PROMPTS: 'Path of a prepared prompt set (npm run prepare-prompts); without it prompts are approximate.',
   PROMPT_MODE: 'unique (default: no prefix-cache hits) or shared-prefix (measures caching).',
+  PREFIX_GROUPS:
+    'N:P, N prompt groups sharing a prefix of P tokens each, every request a suffix of its own (plan ' +
+    'prompts.prefixGroups), e.g. 8:2k; none for unique prompts.',
   CELL_SECONDS: 'Fixed time slot per cell in seconds, instead of the estimate from the plan schedule.',
   RESULTS_DIR: 'Folder where handleSummary writes summary.json and plan.json (default results/latest).',
 };
@@ -128,6 +131,29 @@ function selectUseCases(plan: PlanInput, ids: readonly string[], text: string): 
   plan.rate = r;
 }
 
+/** PREFIX_GROUPS "N:P" (P may be "2k"), or "none": no groups, whatever the plan says; undefined when unset. */
+function prefixGroups(env: Env): { groups: number; prefixTokens: number } | null | undefined {
+  const text = env.PREFIX_GROUPS?.trim();
+  if (text === undefined || text === '') return undefined;
+  if (text === 'none') return null;
+  const m = /^([^:]+):([^:]+)$/.exec(text);
+  if (!m) throw new PlanError(`PREFIX_GROUPS "${text}" must be groups:prefix tokens, such as 8:2k, or none`);
+  const [groups] = parseCountList(m[1]!, 'PREFIX_GROUPS');
+  const [prefixTokens] = parseCountList(m[2]!, 'PREFIX_GROUPS');
+  return { groups: groups!, prefixTokens: prefixTokens! };
+}
+
+/** PROMPT_MODE, PROMPTS and PREFIX_GROUPS into the plan's prompts section. */
+function applyPromptEnv(plan: PlanInput, env: Env): void {
+  const mode = oneOf(env, 'PROMPT_MODE', PROMPT_MODES);
+  const groups = prefixGroups(env);
+  if (!mode && !env.PROMPTS && groups === undefined) return;
+  plan.prompts = { ...(plan.prompts ?? {}) };
+  if (mode) plan.prompts.mode = mode;
+  if (env.PROMPTS) plan.prompts.file = env.PROMPTS;
+  if (groups !== undefined) plan.prompts.prefixGroups = groups;
+}
+
 /** Applies environment overrides on top of a plan file's content (env wins). */
 export function applyEnvToPlan(base: PlanInput, env: Env): PlanInput {
   const plan: PlanInput = JSON.parse(JSON.stringify(base ?? {})) as PlanInput;
@@ -187,12 +213,7 @@ export function applyEnvToPlan(base: PlanInput, env: Env): PlanInput {
     if (gateUseCase) plan.gate.useCase = gateUseCase;
     if (gateConcurrency) plan.gate.concurrency = gateConcurrency;
   }
-  const mode = oneOf(env, 'PROMPT_MODE', PROMPT_MODES);
-  if (mode || env.PROMPTS) {
-    plan.prompts = { ...(plan.prompts ?? {}) };
-    if (mode) plan.prompts.mode = mode;
-    if (env.PROMPTS) plan.prompts.file = env.PROMPTS;
-  }
+  applyPromptEnv(plan, env);
   const cellSeconds = integer(env, 'CELL_SECONDS');
   if (cellSeconds) plan.schedule = { ...(plan.schedule ?? {}), cellSeconds };
   return plan;

@@ -91,8 +91,26 @@ export const REQUEST_METRICS = {
     description:
       "Prompt tokens of completed requests that the server's prefix cache served (usage.prompt_tokens_details." +
       'cached_tokens: vLLM with --enable-prompt-tokens-details, SGLang with --enable-cache-report), one sample per ' +
-      'request whose usage has the field (vLLM leaves it out when it is 0); beside llm_input_tokens it gives the hit ' +
-      'rate, cached / input tokens.',
+      'request whose usage has the field (vLLM before 0.32 leaves it out when it is 0); beside llm_input_tokens ' +
+      'it gives the hit rate, cached / input tokens.',
+  },
+  ttftCacheHit: {
+    name: 'llm_ttft_cache_hit',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description:
+      "TTFT (llm_ttft) of a completed request whose usage said the server's prefix cache served some of its prompt " +
+      '(cached_tokens > 0); nothing when the usage says no cached tokens (beside llm_ttft_cache_miss).',
+  },
+  ttftCacheMiss: {
+    name: 'llm_ttft_cache_miss',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description:
+      "TTFT (llm_ttft) of a completed request whose usage said the prefix cache served none of its prompt " +
+      '(cached_tokens = 0); a server that leaves the field out (vLLM before 0.32 at 0) gives no sample.',
   },
   outputTokens: {
     name: 'llm_output_tokens',

@@ -28,7 +28,7 @@ export const PLAN_DEFAULTS = {
     powerMetricsUrl: null,
     insecureSkipTLSVerify: false,
   },
-  prompts: { mode: 'unique', file: null },
+  prompts: { mode: 'unique', file: null, prefixGroups: null },
   limitStat: 'avg',
   minGoodput: null as number | null,
   sweep: { contexts: CONTEXT_GRID, concurrencies: [1, 2, 4, 6], rounds: 3, outputTokens: 1024 },

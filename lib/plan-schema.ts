@@ -135,6 +135,13 @@ function buildFieldSchemas() {
    */
   const minGoodput = nullable(num(0.01, 1));
   const promptMode = oneOf(PROMPT_MODES);
+  /**
+   * A synthetic shared-prefix workload (docs/prefix-groups.md), as SGLang's generated-shared-prefix and vLLM's
+   * prefix-repetition datasets: each request's prompt is its group's prefix of `prefixTokens` tokens (SGLang's
+   * system prompt, vLLM's prefix), then a suffix of its own to the cell's context length; null: today's prompts.
+   */
+  const prefixGroups = nullable(object({ groups: int(1, 1_000_000), prefixTokens: contextTokens }));
+  const prompts = { mode: promptMode, file: nullable(text), prefixGroups };
 
   /** The report reads these statistics from the summary, so a plan may add to them but not drop any. */
   const summaryTrendStats = v.pipe(
@@ -224,7 +231,7 @@ function buildFieldSchemas() {
   };
   return {
     users, rounds, contextTokens, outputTokens, dayOfSeconds, target, schedule, gate, search, monitorInterval,
-    burstTtftLimitMs, limitStat, minGoodput, promptMode, summaryTrendStats, limit, useCase, useCaseOrId, mixProfile,
+    burstTtftLimitMs, limitStat, minGoodput, prompts, summaryTrendStats, limit, useCase, useCaseOrId, mixProfile,
     arrivals, traceSource,
   };
 }
@@ -239,7 +246,7 @@ function fieldSchemas(): ReturnType<typeof buildFieldSchemas> {
 function buildPlanInputSchema() {
   const {
     users, rounds, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs, limitStat,
-    minGoodput, promptMode, summaryTrendStats, useCaseOrId, mixProfile, arrivals, traceSource,
+    minGoodput, prompts, summaryTrendStats, useCaseOrId, mixProfile, arrivals, traceSource,
   } = fieldSchemas();
   return object({
     name: opt(name),
@@ -263,7 +270,11 @@ function buildPlanInputSchema() {
       {},
     ),
     prompts: orDefault(
-      object({ mode: orDefault(promptMode, D.prompts.mode), file: orDefault(nullable(text), D.prompts.file) }), {},
+      object({
+        mode: orDefault(prompts.mode, D.prompts.mode), file: orDefault(prompts.file, D.prompts.file),
+        prefixGroups: orDefault(prompts.prefixGroups, D.prompts.prefixGroups),
+      }),
+      {},
     ),
     limitStat: orDefault(limitStat, D.limitStat),
     minGoodput: orDefault(minGoodput, D.minGoodput),
@@ -450,7 +461,7 @@ export function useCaseRefs(
 export function resolvedPlanSchema() {
   const {
     users, rounds, contextTokens, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs,
-    limitStat, minGoodput, promptMode, summaryTrendStats, useCase, arrivals, traceSource,
+    limitStat, minGoodput, prompts, summaryTrendStats, useCase, arrivals, traceSource,
   } = fieldSchemas();
   const count = int(0);
   const seconds = num(0);
@@ -526,7 +537,8 @@ export function resolvedPlanSchema() {
       idleTimeoutSeconds: orDefault(target.idleTimeoutSeconds, 0),
       insecureSkipTLSVerify: orDefault(bool, false),
     }),
-    prompts: object({ mode: promptMode, file: nullable(text) }),
+    // prefixGroups is absent in a plan.json from before synthetic shared prefixes.
+    prompts: object({ ...prompts, prefixGroups: orDefault(prompts.prefixGroups, null) }),
     limitStat,
     // Absent in a plan.json written before goodput could be judged.
     minGoodput: orDefault(minGoodput, null),

@@ -51,6 +51,18 @@ export type TargetConfig = Plan['target'];
  * one VU sending its `arrivals` schedule open-loop.
  */
 export type Cell = Plan['cells'][number];
+/** N prompt groups of P shared tokens each (plan prompts.prefixGroups, docs/prefix-groups.md). */
+export type PrefixGroups = NonNullable<Plan['prompts']['prefixGroups']>;
+/**
+ * The scripts whose requests take the prepared prompts, and so the prefix groups; the sessions script builds
+ * conversations and the trace script each row's blocks, so they leave prompts.prefixGroups out (null in plan.json).
+ */
+export const PREFIX_GROUP_SCRIPTS: readonly ScriptName[] = ['sweep', 'capacity', 'burst', 'mix', 'gate', 'rate'];
+
+/** Whether a plan builds prompts of one-token words (lib/block-prompt.ts): its prompt set then needs those words. */
+export function usesBlockPrompts(plan: Pick<Plan, 'trace' | 'prompts'>): boolean {
+  return plan.trace !== null || plan.prompts.prefixGroups !== null;
+}
 /** A rate cell's arrival schedule, or a trace cell's speed. */
 export type CellArrivals = NonNullable<Cell['arrivals']>;
 /** The trace a trace script replays, and what it was (plan.json's `trace`). */
@@ -338,6 +350,24 @@ function resolveTrace(
   return { ...source, format: summary.format, summary };
 }
 
+/** The plan's prefix groups for a script that uses them: each cell's prompt must have room for a suffix. */
+function resolvePrefixGroups(
+  prompts: ParsedPlanInput['prompts'], script: ScriptName, cells: readonly Cell[],
+): PrefixGroups | null {
+  const groups = prompts.prefixGroups;
+  if (groups === null || !PREFIX_GROUP_SCRIPTS.includes(script)) return null;
+  if (prompts.mode === 'shared-prefix')
+    throw planFieldError('prompts.mode', 'must be unique with prompts.prefixGroups, which gives prompts their prefixes');
+  const short = cells.find((c) => c.contextTokens <= groups.prefixTokens);
+  if (short)
+    throw planFieldError(
+      'prompts.prefixGroups.prefixTokens',
+      `must be below every cell's context length, got ${groups.prefixTokens} with cell ${short.id} of ` +
+      `${short.contextTokens} tokens`,
+    );
+  return groups;
+}
+
 function planFieldError(field: string, message: string): PlanError {
   return new PlanError(`plan field "${field}" ${message}`);
 }
@@ -381,7 +411,7 @@ export function resolvePlan(raw: unknown, script: ScriptName, readText?: (path: 
     name: input.name ?? script,
     script,
     target,
-    prompts: input.prompts,
+    prompts: { ...input.prompts, prefixGroups: resolvePrefixGroups(input.prompts, script, cells) },
     limitStat: input.limitStat,
     minGoodput: input.minGoodput,
     useCases,

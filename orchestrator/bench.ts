@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { EventEmitter } from 'node:events';
 import { applyEnvToPlan } from '../lib/env';
 import { EXIT } from '../lib/exit-codes';
-import { resolvePlan, type ApiStyle, type Plan, type PlanInput, type ScriptName } from '../lib/plan';
+import { resolvePlan, usesBlockPrompts, type ApiStyle, type Plan, type PlanInput, type ScriptName } from '../lib/plan';
 import { redactSecret } from '../lib/request';
 import { readSummaryData } from '../lib/summary-data';
 import { renderTextSummary } from '../lib/summary-text';
@@ -291,8 +291,9 @@ export class Bench extends EventEmitter<BenchEvents> {
   ): Promise<{ prompts: PromptSet; file: string; contextWindow: number | null }> {
     const options = this.options;
     // A trace cell builds each row's prompt from one-token words (lib/block-prompt.ts): it needs no prompt of its own.
+    // Prefix groups build theirs from the same words, to the length of their context's prompt.
     const cells = plans.flatMap((plan) => plan.cells).filter((cell) => cell.script !== 'trace');
-    const blockVocabulary = plans.some((plan) => plan.trace !== null);
+    const blockVocabulary = plans.some(usesBlockPrompts);
     const contexts = [...new Set(cells.map((cell) => cell.contextTokens))].sort((a, b) => a - b);
     // A conversation's later turns add follow-up messages of the plan's growth lengths (the sessions script).
     const growth = plans.flatMap((plan) => Object.values(plan.sessions?.models ?? {}).map((m) => m.growthTokens));

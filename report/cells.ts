@@ -60,6 +60,11 @@ export interface CellStats extends Pick<
   readonly lengths: { readonly input: Distribution | null; readonly output: Distribution | null };
   /** Prompt tokens served from the server's prefix cache, over the requests that said; null when none said. */
   readonly cachedTokensTotal: number | null;
+  /**
+   * The share of the succeeded requests whose usage said the prefix cache served part of their prompt (the
+   * llm_ttft_cache_hit samples / succeeded); null when no request's usage said how many tokens were cached.
+   */
+  readonly cacheHitShare: number | null;
   /** Where output token counts came from: "usage", "chunks" or "mixed"; null without samples. */
   readonly tokenSource: string | null;
   readonly windowStartMs: number | null;
@@ -165,6 +170,7 @@ export function buildCellStats(
       input: acc ? summarize(acc.inputLengths.sorted()) : null, output: acc ? summarize(acc.outputLengths.sorted()) : null,
     },
     cachedTokensTotal: acc && acc.cachedReported > 0 ? acc.cachedTokens : null,
+    cacheHitShare: cacheHitShare(metrics, succeeded),
     tokenSource: acc ? tokenSourceOf(acc.tokenSources) : null,
     windowStartMs: window?.startMs ?? null,
     windowEndMs: window?.endMs ?? null,
@@ -179,6 +185,16 @@ export function buildCellStats(
     sessions: acc?.sessions ? sessionCellStats(acc.sessions, sessionSpans, window) : null,
     openLoop: cell.arrivals ? openLoopStats(cell.arrivals, metrics.scheduleLag, acc?.achievedRate ?? null, requests) : null,
   };
+}
+
+/**
+ * Hits over succeeded requests, not over hits and misses: a server that leaves cached_tokens out at 0 (vLLM before
+ * 0.32) gives no miss samples, and its hits are still a share of every request.
+ */
+function cacheHitShare(metrics: Record<TrendKey, Distribution | null>, succeeded: number): number | null {
+  const hits = metrics.ttftCacheHit?.count ?? 0;
+  if (hits + (metrics.ttftCacheMiss?.count ?? 0) === 0 || succeeded === 0) return null;
+  return Math.min(1, hits / succeeded);
 }
 
 /** Planned requests of a cell that ran but never ended (see CellStats.cut). */

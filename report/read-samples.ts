@@ -22,9 +22,13 @@ import { ReportInputError } from './inputs';
 import { columnsOf, completeLength, detach, parseErrorMessage, parseExtraTags, timestampScale, type Columns } from './k6-csv';
 import { addSessionSample, newRequestSpans, newSessionAccumulator, type RequestSpans, type SessionAccumulator } from './session-samples';
 
-/** Request metrics recorded as Trends (one value per request, or per token for ITL); the last three, rate cells only. */
+/**
+ * Request metrics recorded as Trends (one value per request, or per token for ITL); scheduleLag and the intended
+ * ones, rate cells only; the cache hit and miss TTFTs, requests whose usage said how many prompt tokens were cached.
+ */
 export const TREND_KEYS = [
   'ttft', 'ttfc', 'itl', 'tpot', 'e2e', 'decodeSpeed', 'prefillSpeed', 'scheduleLag', 'ttftIntended', 'e2eIntended',
+  'ttftCacheHit', 'ttftCacheMiss',
 ] as const satisfies readonly (RequestMetricKey | ArrivalMetricKey)[];
 export type TrendKey = (typeof TREND_KEYS)[number];
 

@@ -4,7 +4,7 @@
 import Papa from 'papaparse';
 import type { Report } from './report-types';
 import type { LadderResult } from './capacity';
-import { TREND_KEYS } from './read-samples';
+import { TREND_KEYS, type TrendKey } from './read-samples';
 
 type Cell = string | number | boolean | null;
 
@@ -14,9 +14,10 @@ function r(v: number | null | undefined, digits = 3): Cell {
   return Math.round(v * f) / f;
 }
 
-const SNAKE: Record<string, string> = {
+const SNAKE: Record<TrendKey, string> = {
   ttft: 'ttft_ms', ttfc: 'ttfc_ms', itl: 'itl_ms', tpot: 'tpot_ms', e2e: 'e2e_ms', decodeSpeed: 'decode_speed_tok_s',
-  prefillSpeed: 'prefill_speed_tok_s',
+  prefillSpeed: 'prefill_speed_tok_s', scheduleLag: 'schedule_lag_ms', ttftIntended: 'ttft_intended_ms',
+  e2eIntended: 'e2e_intended_ms', ttftCacheHit: 'ttft_cache_hit_ms', ttftCacheMiss: 'ttft_cache_miss_ms',
 };
 
 /** The server's own figures of a cell, from the monitor (empty where the server did not expose them). */
@@ -58,7 +59,7 @@ export function renderCellsCsv(report: Report): string {
     };
     for (const k of TREND_KEYS) {
       const d = c.metrics[k];
-      const name = SNAKE[k]!;
+      const name = SNAKE[k];
       row[`${name}_count`] = d?.count ?? 0;
       row[`${name}_mean`] = r(d?.mean);
       row[`${name}_p50`] = r(d?.p50);
@@ -70,6 +71,7 @@ export function renderCellsCsv(report: Report): string {
     Object.assign(row, {
       input_tokens_total: c.inputTokensTotal,
       output_tokens_total: c.outputTokensTotal,
+      cache_hit_share: r(c.cacheHitShare, 4),
       token_source: c.tokenSource,
       window_start_ms: c.windowStartMs,
       window_end_ms: c.windowEndMs,

@@ -20,9 +20,11 @@ import type { TraceReplayReport } from './trace-replay';
  * capacity in active users per use case, and each cell's `sessions` figures. 4: `rates`, the rate part's capacity in
  * requests per second per use case, and each cell's `openLoop` figures (schedule lag, offered and achieved rate).
  * 5: `trace`, the trace part's replay (the trace's figures, each speed's, the fastest speed it held); cells carry their
- * per-request `lengths` and `cachedTokensTotal`, and `openLoop.speed`.
+ * per-request `lengths` and `cachedTokensTotal`, and `openLoop.speed`. 6: cells carry `cacheHitShare` and, in
+ * `metrics`, `ttftCacheHit` and `ttftCacheMiss` (TTFT of the requests the prefix cache served part of, or none of);
+ * parts their `prefixGroups` (plan prompts.prefixGroups).
  */
-export const REPORT_SCHEMA_VERSION = 5;
+export const REPORT_SCHEMA_VERSION = 6;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
@@ -37,6 +39,8 @@ export interface PartSummary {
   readonly cellsWithData: number;
   readonly limitStat: LimitStat;
   readonly promptMode: PromptMode;
+  /** The plan's prompt groups sharing a prefix (docs/prefix-groups.md); null: every prompt its own. */
+  readonly prefixGroups: Plan['prompts']['prefixGroups'];
   readonly target: Plan['target'];
   readonly monitorEnabled: boolean;
   readonly monitorIntervalSeconds: number;

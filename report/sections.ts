@@ -9,6 +9,7 @@ import type { Block } from './document';
 import { DocBuilder } from './document';
 import { gridCells } from './model';
 import type { Report } from './report-types';
+import { cacheHitSection } from './sections/cache-hits';
 import { capacityAnalysisSection } from './sections/capacity-analysis';
 import { activeUsersSection } from './sections/active-users';
 import { allCellsSection, latencyPercentilesSection } from './sections/cell-tables';
@@ -62,20 +63,28 @@ function performanceAnalysisSection(report: Report, charts: ReadonlySet<string>)
   ];
 }
 
-/** What explains the user-facing figures: queue wait, prefix cache, prefill, ITL, scaling efficiency and power. */
+/**
+ * What explains the user-facing figures: queue wait, prefix cache, prefill, ITL, scaling efficiency and power. A run
+ * without grid cells (rate, burst, sessions alone) keeps the prefix-cache parts when its requests hit the cache.
+ */
 function technicalAnalysisSection(report: Report, charts: ReadonlySet<string>): Block[] {
   const grid = gridCells(report);
-  if (grid.length === 0) return [];
-  const heading = new DocBuilder()
-    .h(2, 'Technical Analysis')
-    .p(
-      'Infrastructure-level metrics that explain user-facing performance: ' +
-        'queue wait, prefill throughput, token-level latency, scaling efficiency and power.',
-    );
+  const cacheHits = cacheHitSection(report);
+  if (grid.length === 0 && cacheHits.length === 0) return [];
+  const heading = new DocBuilder().h(2, 'Technical Analysis');
+  if (grid.length === 0) {
+    heading.p("Infrastructure-level metrics that explain user-facing performance: the server's prefix cache.");
+    return [...heading.blocks, ...prefixCacheSection(report), ...cacheHits];
+  }
+  heading.p(
+    'Infrastructure-level metrics that explain user-facing performance: ' +
+      'queue wait, prefill throughput, token-level latency, scaling efficiency and power.',
+  );
   return [
     ...heading.blocks,
     ...queueWaitSection(grid, charts),
     ...prefixCacheSection(report),
+    ...cacheHits,
     ...prefillSpeedSection(grid, charts),
     ...itlSection(grid, charts),
     ...scalingEfficiencySection(grid, charts),

@@ -3,7 +3,7 @@
 import { Command, Option } from 'commander';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { API_STYLES, SCRIPT_NAMES, resolvePlan, type ApiStyle, type ScriptName } from '../lib/plan';
+import { API_STYLES, SCRIPT_NAMES, resolvePlan, usesBlockPrompts, type ApiStyle, type ScriptName } from '../lib/plan';
 import { applyEnvToPlan } from '../lib/env';
 import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
 import { EXIT } from '../lib/exit-codes';
@@ -18,12 +18,13 @@ function parseTokens(text: string, flag: string): number {
 }
 
 /**
- * Contexts a plan file needs over the given scripts, the follow-up lengths of its conversations (sessions), and its
- * cells' context and output lengths (to fit a server's window).
+ * Contexts a plan file needs over the given scripts, the follow-up lengths of its conversations (sessions), its
+ * cells' context and output lengths (to fit a server's window), and whether it builds prompts of one-token words.
  */
-export function lengthsOfPlan(
-  planFile: string | undefined, scripts: readonly ScriptName[],
-): { contexts: number[]; followUps: number[]; cells: { contextTokens: number; outputTokens: number }[] } {
+export function lengthsOfPlan(planFile: string | undefined, scripts: readonly ScriptName[]): {
+  contexts: number[]; followUps: number[]; cells: { contextTokens: number; outputTokens: number }[];
+  blockVocabulary: boolean;
+} {
   let input: unknown = {};
   if (planFile) {
     try {
@@ -35,14 +36,16 @@ export function lengthsOfPlan(
   const contexts = new Set<number>();
   const followUps = new Set<number>();
   const cells: { contextTokens: number; outputTokens: number }[] = [];
+  let blockVocabulary = false;
   for (const script of scripts) {
     const plan = resolvePlan(applyEnvToPlan(input as object, {}), script);
+    blockVocabulary ||= usesBlockPrompts(plan);
     for (const c of plan.cells) contexts.add(c.contextTokens);
     cells.push(...plan.cells.map(({ contextTokens, outputTokens }) => ({ contextTokens, outputTokens })));
     for (const m of Object.values(plan.sessions?.models ?? {})) followUps.add(m.growthTokens);
   }
   const sorted = (x: Set<number>) => [...x].sort((a, b) => a - b);
-  return { contexts: sorted(contexts), followUps: sorted(followUps), cells };
+  return { contexts: sorted(contexts), followUps: sorted(followUps), cells, blockVocabulary };
 }
 
 runMain('prepare-prompts', async () => {
@@ -68,7 +71,7 @@ runMain('prepare-prompts', async () => {
   }>();
   const scripts = o.scripts.split(',').map((s) => s.trim()) as ScriptName[];
   for (const s of scripts) if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`);
-  const ofPlan = o.contexts && o.followUps ? null : lengthsOfPlan(o.plan, scripts);
+  const ofPlan = o.contexts && o.followUps && !o.plan ? null : lengthsOfPlan(o.plan, scripts);
   const contexts = o.contexts ? parseTokenList(o.contexts, '--contexts') : ofPlan!.contexts;
   const followUps = o.followUps ? parseTokenList(o.followUps, '--follow-ups') : ofPlan!.followUps;
   const apiKey = process.env.API_KEY ?? null;
@@ -79,7 +82,7 @@ runMain('prepare-prompts', async () => {
   for (const f of fitted) process.stderr.write(`prepare-prompts: context ${f.contextTokens} fitted to ${f.promptTokens} tokens\n`);
   const set = await preparePrompts({
     model: o.model, api: o.api, contexts, followUps, tokenizer: o.tokenizer, baseUrl: o.url, apiKey,
-    fitted: new Map(fitted.map((f) => [f.contextTokens, f.promptTokens])),
+    fitted: new Map(fitted.map((f) => [f.contextTokens, f.promptTokens])), blockVocabulary: ofPlan?.blockVocabulary,
   });
   mkdirSync(path.dirname(path.resolve(o.out)), { recursive: true });
   writeFileSync(o.out, JSON.stringify(set));

@@ -21,12 +21,12 @@ export interface GroundTruthRecord {
   /** When the response ended (or was cut), epoch ms; null while in flight. */
   endEpochMs: number | null;
   finishReason: 'length' | 'stop' | null;
-  /** Prompt tokens served from the prefix cache (usage's cached_tokens), set when the response ends. */
-  cachedTokens: number;
   /** completed; aborted (client went away); faulted (an injected fault ended or broke the stream). */
   outcome: 'in-flight' | 'completed' | 'aborted' | 'faulted';
   /** Injected faults, by kind. */
   readonly faults: string[];
+  /** Prompt tokens the prefix cache served, as usage states them: set when the prompt is first scheduled (0 before). */
+  cachedTokens: number;
 }
 
 export class GroundTruthStore {

@@ -61,7 +61,10 @@ export class RequestOutput {
   /** A token sampled by the scheduler: tokens beyond contentTokens carry no text (a stop ended the content). */
   onToken(ev: TokenEvent): void {
     if (this.done) return;
-    if (ev.cachedTokens !== undefined) this.cachedTokens = ev.cachedTokens;
+    if (ev.cachedTokens !== undefined) {
+      this.cachedTokens = ev.cachedTokens;
+      if (this.o.record) this.o.record.cachedTokens = ev.cachedTokens;
+    }
     if (ev.index <= this.o.contentTokens) this.queue.push(this.text.token());
     if (ev.finished) this.finish = ev.finished;
     this.drain();
@@ -207,7 +210,6 @@ export class RequestOutput {
     this.done = true;
     if (this.o.record) {
       this.o.record.finishReason = finish;
-      this.o.record.cachedTokens = this.cachedTokens;
       this.o.record.outcome = this.o.faults.length > 0 ? 'faulted' : 'completed';
     }
     if (this.o.stream) {

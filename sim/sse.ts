@@ -9,8 +9,8 @@ export interface Usage {
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
   readonly total_tokens: number;
-  /** Prompt tokens served from the prefix cache; present only when there were some (see makeUsage). */
-  readonly prompt_tokens_details?: { readonly cached_tokens: number };
+  /** Prompt tokens served from the prefix cache, 0 included (see makeUsage). */
+  readonly prompt_tokens_details: { readonly cached_tokens: number };
 }
 
 export interface StreamIdentity {
@@ -88,13 +88,15 @@ export function streamErrorEvent(message: string, code = 500): string {
 }
 
 /**
- * The usage object. prompt_tokens_details.cached_tokens is written as vLLM writes it with
- * --enable-prompt-tokens-details (and SGLang with --enable-cache-report): only when some prompt tokens came from
- * the prefix cache (`if self.enable_prompt_tokens_details and num_cached_tokens:`), so its absence means none.
+ * The usage object. prompt_tokens_details.cached_tokens is written as vLLM 0.32 writes it with
+ * --enable-prompt-tokens-details (and SGLang with --enable-cache-report): on every response, 0 when nothing was
+ * cached, so a client can tell a miss from a server that does not report (older vLLM left the field out at 0).
  */
 export function makeUsage(promptTokens: number, completionTokens: number, cachedTokens = 0): Usage {
-  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-  return cachedTokens > 0 ? { ...usage, prompt_tokens_details: { cached_tokens: cachedTokens } } : usage;
+  return {
+    prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens,
+    prompt_tokens_details: { cached_tokens: cachedTokens },
+  };
 }
 
 /** The non-streaming response body. */

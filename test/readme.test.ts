@@ -1,11 +1,12 @@
 // The README stays true to the code. Runs in Node (vitest).
-// Every environment variable and npm script it names exists, every one the scripts read is documented, and the plan
-// defaults it gives are the code's.
+// Every environment variable and npm script it names exists, every one the scripts read is documented, its metric
+// table lists the metric table's metrics, and the plan defaults it gives are the code's.
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENV_VARS } from '../lib/env';
+import { ARRIVAL_METRICS, CLIENT_METRICS, REQUEST_METRICS, SERVER_METRICS } from '../lib/metrics';
 import { resolvePlan } from '../lib/plan';
 import { PLAN_DEFAULTS } from '../lib/plan-defaults';
 
@@ -18,6 +19,15 @@ const scripts = Object.keys(
 describe('README.md', () => {
   it('documents every environment variable the k6 scripts read', () => {
     for (const name of Object.keys(ENV_VARS)) expect(readme, name).toContain(`| \`${name}\` | ${ENV_VARS[name]} |`);
+  });
+
+  it('lists every request, client and open-loop metric in its metric table, and the server\'s as llm_server_*', () => {
+    const lines = readme.slice(readme.indexOf('| metric (k6 name) |')).split('\n');
+    const table = lines.slice(0, lines.findIndex((l) => !l.startsWith('|'))).join('\n');
+    for (const def of Object.values({ ...REQUEST_METRICS, ...CLIENT_METRICS, ...ARRIVAL_METRICS }))
+      expect(table, def.name).toContain(`\`${def.name}\``);
+    expect(Object.values(SERVER_METRICS).every((def) => def.name.startsWith('llm_server_'))).toBe(true);
+    expect(table).toContain('`llm_server_*`');
   });
 
   it('names only npm scripts that exist', () => {

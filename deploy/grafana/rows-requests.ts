@@ -138,9 +138,13 @@ export function overviewRow(): RowSpec {
 
 export const LATENCY_STATS: readonly RwTrendStat[] = ['p(50)', 'p(95)', 'p(99)'];
 
-export function percentileQueries(def: MetricDefinition, stats: readonly RwTrendStat[], how: Read = 'live'): QuerySpec[] {
+/** One query per statistic, by cell; `label` goes between the cell and the statistic in the legend. */
+export function percentileQueries(
+  def: MetricDefinition, stats: readonly RwTrendStat[], how: Read = 'live', label = '',
+): QuerySpec[] {
   return stats.map((stat) => ({
-    expr: trendPercentile(def, stat, cellMatchers(), BY_CELL, how), legend: `{{cell}} ${stat.replace(/[()]/g, '')}`,
+    expr: trendPercentile(def, stat, cellMatchers(), BY_CELL, how),
+    legend: `{{cell}} ${label === '' ? '' : `${label} `}${stat.replace(/[()]/g, '')}`,
   }));
 }
 

@@ -6,6 +6,7 @@ import { TURN_TAG_CAP } from '../../lib/sessions';
 import { BY_CELL, describe, HALF, MULTI_RUNNER_NOTE, THIRD, type PanelSpec, type RowSpec } from './panel-spec';
 import { cellMatchers, series, testidMatchers, trendMean, RATE_WINDOW, type Matcher } from './promql';
 import { counterSeries, gaugeSeries, grafanaUnit } from './remote-write';
+import { percentileQueries } from './rows-requests';
 import { SERVER_JOB_VAR } from './variables';
 
 /**
@@ -44,6 +45,26 @@ function hitRatePanel(): PanelSpec {
     unit: 'percentunit',
     min: 0,
     max: 1,
+    w: HALF,
+    h: 8,
+  };
+}
+
+/** TTFT of the requests the prefix cache served part of, beside those it served none of, by cell. */
+function cacheTtftPanel(): PanelSpec {
+  const { ttftCacheHit: hit, ttftCacheMiss: miss } = REQUEST_METRICS;
+  const stats = ['p(50)', 'p(99)'] as const;
+  return {
+    type: 'timeseries',
+    title: 'TTFT with and without a prefix-cache hit (p50, p99)',
+    description: describe(
+      hit,
+      ` Beside ${miss.name}: ${miss.description} The gap between the two is the prefill the cache saved, at the ` +
+      "cell's load; a prefix-groups plan (docs/prefix-groups.md) gives each cell both." + MULTI_RUNNER_NOTE,
+    ),
+    queries: [...percentileQueries(hit, stats, 'live', 'hit'), ...percentileQueries(miss, stats, 'live', 'miss')],
+    unit: grafanaUnit(hit),
+    min: 0,
     w: HALF,
     h: 8,
   };
@@ -104,6 +125,6 @@ function activeUsersPanel(): PanelSpec {
 export function sessionsRow(): RowSpec {
   return {
     title: 'Sessions and prefix cache', collapsed: false,
-    panels: [ttftByTurnPanel(), hitRateByTurnPanel(), activeUsersPanel(), hitRatePanel()],
+    panels: [ttftByTurnPanel(), hitRateByTurnPanel(), activeUsersPanel(), hitRatePanel(), cacheTtftPanel()],
   };
 }

@@ -220,7 +220,8 @@ function withVuTags(tags: Record<string, string>, push: () => void): void {
  * gives its figures, one llm_itl per token after the first; a failed one only llm_request_ok 0 and llm_errors 1 tagged
  * error_kind, with the message as sample metadata (never a tag, so never a Prometheus label). Failures never enter
  * latency Trends. A request judged against params.slo adds llm_goodput; one whose usage said how many prompt tokens
- * were cached, llm_cached_tokens. Then the agent's health.
+ * were cached, llm_cached_tokens and its TTFT as llm_ttft_cache_hit (some) or llm_ttft_cache_miss (none). Then the
+ * agent's health.
  */
 export function pushRecordSamples(rec: RequestRecord, health: AgentHealth, tags: Record<string, string>): void {
   withVuTags(tags, () => {
@@ -258,7 +259,10 @@ function pushFigures(rec: CompletedRecord): void {
   m.inputTokens.add(rec.inputTokens, { [SAMPLE_TAGS.tokenSource]: rec.inputTokenSource });
   m.outputTokens.add(rec.outputTokens, { [SAMPLE_TAGS.tokenSource]: rec.outputTokenSource });
   // Only when the server reported it: a server that never does leaves no series at all.
-  if (rec.cachedTokens !== null) m.cachedTokens.add(rec.cachedTokens);
+  if (rec.cachedTokens !== null) {
+    m.cachedTokens.add(rec.cachedTokens);
+    (rec.cachedTokens > 0 ? m.ttftCacheHit : m.ttftCacheMiss).add(rec.ttftMs);
+  }
 }
 
 export default { stream };

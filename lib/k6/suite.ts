@@ -8,7 +8,7 @@ import { SharedArray } from 'k6/data';
 import { applyEnvToPlan } from '../env';
 import { buildOptions, cellTags, plannedRequests, type SuiteOptions } from '../options';
 import {
-  drawnArrivals, PlanError, resolvePlan, type Cell, type Plan, type PlanInput, type ScriptName, type TraceConfig,
+  drawnArrivals, PlanError, resolvePlan, usesBlockPrompts, type Cell, type Plan, type PlanInput, type ScriptName, type TraceConfig,
 } from '../plan';
 import {
   approximatePromptSet, findFollowUp, findPrompt, preparedLength, promptText, readPromptSet, requestPrefix, type PreparedPrompt,
@@ -28,7 +28,9 @@ import { CELL_TAGS, SAMPLE_TAGS } from '../metrics';
 import { segmentPosition } from '../segments';
 import { cellShare, cellsWithoutShare, RUNNER_FILE, runnerLabel, runnerOf, type RunnerInfo, type SegmentOptions } from '../runner';
 import { runOpenLoop, type OpenLoopSchedule } from './open-loop';
-import { approximateVocabulary, createBlockPrompter, type BlockVocabulary } from '../block-prompt';
+import {
+  approximateVocabulary, cellSalt, createBlockPrompter, groupPromptText, type BlockPrompter, type BlockVocabulary,
+} from '../block-prompt';
 import { arrivalTimesMs } from '../arrivals';
 import { FILLER_WORDS } from '../prompt-text';
 import { loadReplay, replayScheduleMs, type ReplayRow } from '../trace-replay';
@@ -135,8 +137,12 @@ interface PromptStore {
   get(contextTokens: number): PreparedPrompt;
   /** The follow-up message of a length (the sessions script's later turns). */
   followUp(tokens: number): PreparedPrompt;
-  /** One-token words for trace prompts (lib/block-prompt.ts); approximate when the set was prepared without them. */
-  readonly vocabulary: BlockVocabulary;
+  /**
+   * Builds prompts of one-token words (trace replay, prefix groups: lib/block-prompt.ts) from the prepared vocabulary,
+   * approximate when the set has none; null when the plan builds none. Its pool is drawn in init (about 0.1 s), so an
+   * open-loop cell's first request is not late by it.
+   */
+  readonly blockPrompt: BlockPrompter | null;
 }
 
 function loadPrompts(plan: Plan): PromptStore {
@@ -158,16 +164,25 @@ function loadPrompts(plan: Plan): PromptStore {
       );
     const chat = plan.target.api === 'chat';
     const vocabulary = set.blockVocabulary ?? approximateVocabulary(FILLER_WORDS, chat);
-    // Without a prepared vocabulary a trace's lengths are approximate: say so as for any approximate prompt.
-    const exact = set.exact && (plan.trace === null || set.blockVocabulary !== undefined);
+    // Without a prepared vocabulary block prompts' lengths are approximate: say so as for any approximate prompt.
+    const exact = set.exact && (!usesBlockPrompts(plan) || set.blockVocabulary !== undefined);
     const info = { tokenizer: set.tokenizer, exact, vocabulary };
-    return [info, ...contexts.map((c) => findPrompt(set, c)), ...followUps.map((f) => findFollowUp(set, f))];
+    const found = contexts.map((c) => findPrompt(set, c));
+    const groups = plan.prompts.prefixGroups;
+    // A prompt fitted to the server's window may have left no room for a suffix behind the group's prefix.
+    const short = groups ? found.find((p) => preparedLength(p) <= groups.prefixTokens) : undefined;
+    if (short)
+      throw new PlanError(
+        `plan field "prompts.prefixGroups.prefixTokens" ${groups!.prefixTokens} leaves no suffix in the ` +
+        `${preparedLength(short)}-token prompts of context ${short.contextTokens}, fitted to the server's window`,
+      );
+    return [info, ...found, ...followUps.map((f) => findFollowUp(set, f))];
   });
   const info = shared[0] as { tokenizer: string; exact: boolean; vocabulary: BlockVocabulary };
   return {
     tokenizer: info.tokenizer,
     exact: info.exact,
-    vocabulary: info.vocabulary,
+    blockPrompt: usesBlockPrompts(plan) ? createBlockPrompter(info.vocabulary) : null,
     get(contextTokens: number): PreparedPrompt {
       return shared[contexts.indexOf(contextTokens) + 1] as PreparedPrompt;
     },
@@ -175,6 +190,28 @@ function loadPrompts(plan: Plan): PromptStore {
       return shared[contexts.length + followUps.indexOf(tokens) + 1] as PreparedPrompt;
     },
   };
+}
+
+/** Who sends a request: the run's nonce, the user and its iteration (its prefix line), and its number in the cell. */
+interface RequestIds {
+  readonly runNonce: number;
+  readonly vu: number;
+  readonly iteration: number;
+  /** Unique within the cell, in the order its requests are sent: a prefix group's request n goes to group n mod N. */
+  readonly n: number;
+}
+
+/**
+ * A request's prompt, of the prepared length: the prepared body behind its prefix line, or with prefix groups its
+ * group's prefix and a suffix of its own (lib/block-prompt.ts groupPromptText).
+ */
+function requestPrompt(
+  plan: Plan, prompts: PromptStore, cell: Pick<Cell, 'id' | 'contextTokens'>, ids: RequestIds,
+): string {
+  const prompt = prompts.get(cell.contextTokens);
+  const groups = plan.prompts.prefixGroups;
+  if (groups === null) return promptText(prompt, requestPrefix(plan.prompts.mode, ids.runNonce, ids.vu, ids.iteration));
+  return groupPromptText(groups, ids.n, preparedLength(prompt), cellSalt(ids.runNonce, cell.id), prompts.blockPrompt!);
 }
 
 /** The replayed trace's rows, loaded once per k6 process (the plan already checked the file). */
@@ -194,8 +231,6 @@ export function createSuite(script: ScriptName): Suite {
   const plan = loadPlan(script);
   const prompts = loadPrompts(plan);
   const traceRows = loadTraceRows(plan.trace);
-  // Drawn in init (about 0.1 s), so a trace cell's first request is not late by it.
-  const blockPrompt = plan.trace ? createBlockPrompter(prompts.vocabulary) : null;
   // Set by the bench when it drives the run (lib/drive.ts): VUs ask it for every request.
   const control = __ENV.CONTROL_URL ? controlClient(__ENV.CONTROL_URL.replace(/\/+$/, '')) : null;
   const options = buildOptions(plan, control ? { vus: drivenVus(__ENV.DRIVE_VUS), cellThresholds: __ENV.DRIVE_CELLS !== 'search' } : null);
@@ -214,11 +249,12 @@ export function createSuite(script: ScriptName): Suite {
    * defers them until the bench names it.
    */
   const prepare = (
-    cell: Pick<Cell, 'contextTokens' | 'outputTokens' | 'useCase'>, prefix: string, phase: string | null | undefined,
+    cell: Pick<Cell, 'id' | 'contextTokens' | 'outputTokens' | 'useCase'>, ids: RequestIds,
+    phase: string | null | undefined,
   ): (() => Promise<SentRequest>) => {
     const prompt = prompts.get(cell.contextTokens);
     const spec = buildStreamingRequest(
-      plan.target, { prompt: promptText(prompt, prefix), maxTokens: cell.outputTokens }, apiKey,
+      plan.target, { prompt: requestPrompt(plan, prompts, cell, ids), maxTokens: cell.outputTokens }, apiKey,
     );
     const tags: Record<string, string> = phase ? { [SAMPLE_TAGS.phase]: phase } : {};
     return () => sendRequest(
@@ -252,10 +288,10 @@ export function createSuite(script: ScriptName): Suite {
    * a cell's prefix-cache hits are its own), its output length forced.
    */
   const replayTrace = (cell: Cell, speed: number, runNonce: number): Promise<void> => {
-    const salt = (runNonce % 1_000_000) * 1000 + plan.cells.indexOf(cell);
+    const salt = cellSalt(runNonce, cell.id);
     return runOpenLoop(traceSchedule(traceRows, speed), (i) => {
       const row = traceRows[i]!;
-      const prompt = blockPrompt!(
+      const prompt = prompts.blockPrompt!(
         { keys: row.keys, blockTokens: row.blockTokens, inputTokens: row.inputTokens, salt, uniqueId: row.traceIndex },
       );
       const spec = buildStreamingRequest(plan.target, { prompt, maxTokens: row.outputTokens }, apiKey);
@@ -278,7 +314,7 @@ export function createSuite(script: ScriptName): Suite {
       setCellTags(tags, t.cell);
       const sent = sessions
         ? await sessions.turn(t.cell, t.joined === true, data.runNonce)
-        : await send(t.cell, requestPrefix(plan.prompts.mode, data.runNonce, vu, n), null);
+        : await send(t.cell, { runNonce: data.runNonce, vu, iteration: n, n: t.ticket }, null);
       warnFailure(t.cell.id, sent.record);
       // The bench says which phase the request belongs to only now: a step may have ended meanwhile.
       const phase = await c.done(doneReport(t, sent.record));
@@ -321,13 +357,15 @@ export function createSuite(script: ScriptName): Suite {
       if (cell.arrivals) {
         const atMs = arrivalTimesMs(drawnArrivals(cell.arrivals));
         return runOpenLoop({ atMs, durationMs: cell.arrivals.durationSeconds * 1000 }, (i) => {
-          const fire = prepare(cell, requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, i), undefined);
+          const fire = prepare(cell, { runNonce: data.runNonce, vu: exec.vu.idInTest, iteration: i, n: i }, undefined);
           return () => fire().then((sent) => warned(cell.id, sent));
         });
       }
       // A steady-state cell's first requests per user are its warm-up: kept, tagged, left out of its statistics.
       const phase = cell.warmupRounds > 0 ? (exec.vu.iterationInScenario < cell.warmupRounds ? 'warmup' : 'measured') : undefined;
-      const sent = await send(cell, requestPrefix(plan.prompts.mode, data.runNonce, exec.vu.idInTest, exec.vu.iterationInInstance), phase);
+      const { idInTest: vu, iterationInInstance: iteration } = exec.vu;
+      const ids = { runNonce: data.runNonce, vu, iteration, n: exec.scenario.iterationInTest };
+      const sent = await send(cell, ids, phase);
       warnFailure(cell.id, sent.record);
     },
 

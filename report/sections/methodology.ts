@@ -5,7 +5,7 @@ import { fmtInt, fmtPct, fmtSec, fmtTokens } from '../format';
 import { CPU_SHARE_LIMIT, READ_LAG_GAP_SHARE } from '../client-bound';
 import type { RunInfo } from '../inputs';
 import type { PartSummary, Report } from '../report-types';
-import { engineLabel, statName } from './phrases';
+import { engineLabel, prefixGroupsPhrase, statName } from './phrases';
 import { capacityMethod } from './use-case-guidance';
 
 /** How the run was made and how its figures are defined, one list item per fact. */
@@ -67,11 +67,13 @@ function requestItems(report: Report): string[] {
   const forcedOnlyBy = !target.ignoreEos && !target.minTokens ? ' only (the model may stop early)' : '';
   const flags = `${target.ignoreEos ? ' + ignore_eos' : ''}${target.minTokens ? ' + min_tokens' : ''}`;
   const forcing = `max_tokens${flags}${forcedOnlyBy}`;
-  const modes = [...new Set(report.parts.map((part) => part.promptMode))].map((mode) =>
-    mode === 'unique'
+  const modes = [...new Set(report.parts.map((part) => {
+    if (part.prefixGroups !== null)
+      return `${prefixGroupsPhrase(part.prefixGroups)}, then a suffix per request (measures the prefix cache)`;
+    return part.promptMode === 'unique'
       ? 'unique prefix per request (prefix caching cannot hide prefill)'
-      : 'shared prefix (measures a warm prefix cache)',
-  );
+      : 'shared prefix (measures a warm prefix cache)';
+  }))];
   return [
     `API: ${api}, streaming, temperature ${target.temperature}${seed}, ` +
       `request timeout ${target.requestTimeoutSeconds}s.`,

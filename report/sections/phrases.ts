@@ -5,7 +5,7 @@
 
 import type { CellStats } from '../cells';
 import type { TrendKey } from '../read-samples';
-import type { Report } from '../report-types';
+import type { PartSummary, Report } from '../report-types';
 import { statistic } from '../stats';
 import { fmtMsFine, fmtPct, fmtSec, fmtTokS0, fmtTokens, plural, fmtInt } from '../format';
 
@@ -23,6 +23,16 @@ export function where(cell: CellStats): string {
 
 /** The mean of a Trend of a cell, for picking the best or worst cell. */
 export const meanOf = (trend: TrendKey) => (cell: CellStats): MaybeNumber => cell.metrics[trend]?.mean ?? null;
+
+/** How a part's prompts began: unique per request, one shared prefix, or prefix groups (plan prompts.prefixGroups). */
+export function promptKind(part: PartSummary): 'unique' | 'shared-prefix' | 'groups' {
+  return part.prefixGroups !== null ? 'groups' : part.promptMode;
+}
+
+/** A part's prefix groups as prose: "8 groups sharing a 2K-token prefix". */
+export function prefixGroupsPhrase(groups: NonNullable<PartSummary['prefixGroups']>): string {
+  return `${plural(groups.groups, 'group')} sharing a ${fmtTokens(groups.prefixTokens)}-token prefix`;
+}
 
 /** Cells that received at least one request. */
 export function measuredCells(report: Report): CellStats[] {

@@ -7,7 +7,7 @@ import { fmtMs, fmtMsFine, fmtPct, fmtSec, fmtTokens, plural } from '../format';
 import { prefixCacheHit, queueSaturationSentence, ttftGuideRows } from '../judgement';
 import type { Report } from '../report-types';
 import { maxBy, minBy } from '../stats';
-import { clientBoundNote, meanOf, sentences, statName, where, type MaybeNumber } from './phrases';
+import { clientBoundNote, meanOf, promptKind, sentences, statName, where, type MaybeNumber } from './phrases';
 
 /** TTFT over the grid: what it is made of, how it feels, its best and worst cell, and whether it saw a warm cache. */
 export function ttftSection(report: Report, grid: readonly CellStats[], charts: ReadonlySet<string>): Block[] {
@@ -30,10 +30,10 @@ export function ttftSection(report: Report, grid: readonly CellStats[], charts: 
   return [...doc.blocks, ...cachingNote(report)];
 }
 
-/** Whether TTFT measured fresh or cached prefill, from the prompt modes of the parts. */
+/** Whether TTFT measured fresh or cached prefill, from how the parts' prompts began. */
 function cachingNote(report: Report): Block[] {
   const doc = new DocBuilder();
-  const modes = new Set(report.parts.map((part) => part.promptMode));
+  const modes = new Set(report.parts.map(promptKind));
   if (modes.has('unique')) {
     doc.p(sentences(
       '**Important note about caching.**',
@@ -48,6 +48,13 @@ function cachingNote(report: Report): Block[] {
     doc.p(
       '**Note about caching.** Prompts shared a prefix, so the server could reuse its prefix cache: ' +
         'TTFT here reflects cached prefill, not fresh context.',
+    );
+  }
+  if (modes.has('groups')) {
+    doc.p(
+      '**Note about caching.** Prompts came in groups sharing a prefix (plan prompts.prefixGroups): after the first ' +
+        "request of a group, the server could serve the group's prefix from its cache, so TTFT mixes cached and " +
+        'fresh prefill; "Prefix-Cache Hits and TTFT" below states the two apart.',
     );
   }
   return doc.blocks;

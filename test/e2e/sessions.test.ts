@@ -82,7 +82,7 @@ describe('k6 run dist/sessions.js', () => {
     }
     expect([...turns.keys()].sort()).toEqual(['1', '2', '3']);
     // The previous turn's prompt and answer, but the answer's last token, in whole 16-token blocks.
-    expect(cachedByTurn.has('1')).toBe(false);
+    expect(cachedByTurn.get('1')).toEqual(Array<number>(turns.get('1')!).fill(0));
     for (const [turn, count] of turns) {
       if (turn === '1') continue;
       const input = FIRST + (Number(turn) - 1) * (GROWTH + OUTPUT);

@@ -76,8 +76,8 @@ describe('vLLM (CPU build), a real inference server', () => {
   it("finds the repeated prompt cached: llm_cached_tokens are the hits vLLM's own counter adds", async () => {
     const { before, after, cached, requests } = await cachedTokensRun(server);
     expect(requests).toBe(2);
-    // vLLM 0.32 states cached tokens even when there are none (older vLLM, and the simulator, leave the field out):
-    // the first request finds none, the second all of the first's full blocks.
+    // vLLM 0.32 states cached tokens even when there are none (older vLLM left the field out; the simulator states
+    // it as 0.32 does): the first request finds none, the second all of the first's full blocks.
     expect(cached).toHaveLength(2);
     expect(cached[0]).toBe(0);
     expect(cached[1]).toBeGreaterThanOrEqual(768);

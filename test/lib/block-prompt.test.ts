@@ -1,8 +1,11 @@
-// Tests for lib/block-prompt.ts with the real Qwen3 tokenizer: exact lengths, shared blocks as shared token prefixes.
+// Tests for lib/block-prompt.ts with the real Qwen3 tokenizer: exact lengths, shared blocks as shared token prefixes,
+// and prefix groups' prompts.
 // Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
-import { blockWordCounts, createBlockPrompter, type BlockVocabulary } from '../../lib/block-prompt';
+import {
+  blockWordCounts, cellSalt, createBlockPrompter, groupPromptText, type BlockVocabulary,
+} from '../../lib/block-prompt';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { loadQwen3Tokenizer } from '../../tokenizer/qwen3';
 
@@ -63,5 +66,41 @@ describe('block prompts', () => {
     // Rows without keys share nothing past the template, and neither does a row replayed with another salt.
     expect(sharedTokens(row([], 1), row([], 2))).toBeLessThan(8);
     expect(sharedTokens(row([4, 5], 1), row([4, 5], 1, 2))).toBeLessThan(8);
+  });
+});
+
+describe('prefix-group prompts (plan prompts.prefixGroups)', () => {
+  const groups = { groups: 3, prefixTokens: 700 };
+
+  it('are exactly the cell\'s length, for the chat and the completions API', async () => {
+    const chat = createBlockPrompter(await qwenVocabulary('chat'));
+    const completions = createBlockPrompter(await qwenVocabulary('completions'));
+    const textCount = (text: string): number => loadQwen3Tokenizer().countText(text);
+    for (const [g, inputTokens] of [[groups, 1024], [{ groups: 8, prefixTokens: 16 }, 4096], [groups, 701]] as const) {
+      for (const n of [0, 1, 5]) {
+        expect(chatCount(groupPromptText(g, n, inputTokens, 9, chat)), `${inputTokens} chat`).toBe(inputTokens);
+        expect(textCount(groupPromptText(g, n, inputTokens, 9, completions)), `${inputTokens} text`).toBe(inputTokens);
+      }
+    }
+  });
+
+  it('share the group\'s P leading tokens within a group (round robin), fewer than 8 across groups or salts', async () => {
+    const prompter = createBlockPrompter(await qwenVocabulary('chat'));
+    const request = (n: number, salt = 1): string => groupPromptText(groups, n, 2000, salt, prompter);
+    // Requests 1, 4 and 7 are group 1's; 2 is group 2's.
+    for (const other of [4, 7]) {
+      const shared = sharedTokens(request(1), request(other));
+      expect(shared, `requests 1 and ${other}`).toBeGreaterThanOrEqual(700);
+      expect(shared).toBeLessThan(708);
+    }
+    expect(sharedTokens(request(1), request(2))).toBeLessThan(8);
+    expect(sharedTokens(request(1), request(1, 2))).toBeLessThan(8);
+  });
+
+  it('are salted by the run and the cell: another nonce or cell id gives another salt', () => {
+    const salts = [cellSalt(1, 'sweep_c1k_o1k_n1'), cellSalt(2, 'sweep_c1k_o1k_n1'), cellSalt(1, 'sweep_c1k_o1k_n2')];
+    expect(new Set(salts).size).toBe(3);
+    expect(cellSalt(1, 'sweep_c1k_o1k_n1')).toBe(salts[0]);
+    for (const s of salts) expect(Number.isInteger(s) && s >= 0 && s < 2 ** 32).toBe(true);
   });
 });

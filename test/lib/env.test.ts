@@ -127,6 +127,13 @@ describe('applyEnvToPlan', () => {
     expect(out.schedule).toEqual({ gapSeconds: 1, cellSeconds: 90 });
   });
 
+  it('PREFIX_GROUPS: groups and prefix tokens (k allowed), or none over the plan\'s', () => {
+    expect(applyEnvToPlan({}, { PREFIX_GROUPS: '8:2k' }).prompts).toEqual({ prefixGroups: { groups: 8, prefixTokens: 2048 } });
+    const plan: PlanInput = { prompts: { file: 'p.json', prefixGroups: { groups: 2, prefixTokens: 100 } } };
+    expect(applyEnvToPlan(plan, { PREFIX_GROUPS: 'none' }).prompts).toEqual({ file: 'p.json', prefixGroups: null });
+    expect(applyEnvToPlan(plan, { PREFIX_GROUPS: '' }).prompts).toEqual(plan.prompts);
+  });
+
   it('the environment wins over the plan file, and empty values are ignored', () => {
     const base: PlanInput = { target: { model: 'file-model' }, sweep: { contexts: [4096] } };
     expect(applyEnvToPlan(base, { MODEL: 'env-model', CONTEXTS: '1k' })).toMatchObject({
@@ -167,7 +174,8 @@ describe('applyEnvToPlan', () => {
     for (const name of read) expect(Object.keys(ENV_VARS), name).toContain(name);
     expect([...read].sort()).toEqual([
       'API', 'BASE_URL', 'CELL_SECONDS', 'CONCURRENCIES', 'CONTEXTS', 'DEPTHS', 'GATE_CONCURRENCY', 'GATE_USE_CASE',
-      'METRICS_URL', 'MODEL', 'OUTPUT_TOKENS', 'PROFILES', 'PROMPTS', 'PROMPT_MODE', 'RATES', 'ROUNDS', 'SESSION_USERS', 'USE_CASES',
+      'METRICS_URL', 'MODEL', 'OUTPUT_TOKENS', 'PREFIX_GROUPS', 'PROFILES', 'PROMPTS', 'PROMPT_MODE', 'RATES', 'ROUNDS',
+      'SESSION_USERS', 'USE_CASES',
     ]);
     // The others are read by the k6 side, not as plan overrides.
     expect(Object.keys(ENV_VARS).filter((k) => !read.has(k)).sort()).toEqual(['API_KEY', 'PLAN', 'RESULTS_DIR']);
@@ -194,6 +202,11 @@ describe('applyEnvToPlan errors', () => {
   it('enums list the allowed values', () => {
     expect(envError({ API: 'grpc' })).toBe('API "grpc" is not one of: chat, completions');
     expect(envError({ PROMPT_MODE: 'cached' })).toBe('PROMPT_MODE "cached" is not one of: unique, shared-prefix');
+  });
+
+  it('PREFIX_GROUPS must be two whole numbers', () => {
+    expect(envError({ PREFIX_GROUPS: '8' })).toBe('PREFIX_GROUPS "8" must be groups:prefix tokens, such as 8:2k, or none');
+    expect(envError({ PREFIX_GROUPS: '8:0' })).toBe('PREFIX_GROUPS "0": "0" must be a whole number of at least 1');
   });
 });
 

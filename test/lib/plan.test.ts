@@ -451,6 +451,41 @@ describe('the rate script', () => {
   });
 });
 
+describe('prompts.prefixGroups (docs/prefix-groups.md)', () => {
+  const groups = { groups: 4, prefixTokens: 1000 };
+
+  it('defaults to null, and is kept for the scripts that send prepared prompts, left out by sessions and trace', () => {
+    expect(resolvePlan({}, 'sweep').prompts.prefixGroups).toBeNull();
+    const plan = resolvePlan({ sweep: { contexts: [1024, 4096] }, prompts: { prefixGroups: groups } }, 'sweep');
+    expect(plan.prompts).toEqual({ mode: 'unique', file: null, prefixGroups: groups });
+    expect(readResolvedPlan(JSON.parse(JSON.stringify(plan)))).toEqual(plan);
+    for (const script of ['capacity', 'burst', 'mix', 'gate', 'rate'] as const)
+      expect(resolvePlan({ prompts: { prefixGroups: { groups: 2, prefixTokens: 64 } } }, script).prompts.prefixGroups, script)
+        .toEqual({ groups: 2, prefixTokens: 64 });
+    expect(resolvePlan({ prompts: { prefixGroups: groups } }, 'sessions').prompts.prefixGroups).toBeNull();
+  });
+
+  it('reads a plan.json written before it as no groups', () => {
+    const plan = JSON.parse(JSON.stringify(resolvePlan({}, 'sweep'))) as { prompts: Record<string, unknown> };
+    delete plan.prompts.prefixGroups;
+    expect(readResolvedPlan(plan).prompts.prefixGroups).toBeNull();
+  });
+
+  it('needs a prefix shorter than every cell\'s context, whole numbers, and unique prompt lines', () => {
+    expect(planError({ sweep: { contexts: [2048, 1000], concurrencies: [1] }, prompts: { prefixGroups: groups } })).toBe(
+      'plan field "prompts.prefixGroups.prefixTokens" must be below every cell\'s context length, got 1000 with cell ' +
+      'sweep_c1k_o1k_n1 of 1000 tokens',
+    );
+    expect(planError({ prompts: { prefixGroups: { groups: 0, prefixTokens: 10 } } })).toBe(
+      'plan field "prompts.prefixGroups.groups" must be between 1 and 1000000, got 0',
+    );
+    expect(planError({ prompts: { prefixGroups: { groups: 2 } } })).toMatch(/^plan field "prompts.prefixGroups.prefixTokens"/);
+    expect(planError({ prompts: { mode: 'shared-prefix', prefixGroups: groups } })).toBe(
+      'plan field "prompts.mode" must be unique with prompts.prefixGroups, which gives prompts their prefixes',
+    );
+  });
+});
+
 describe('a limit on its own statistic (MLPerf states p99 TTFT and TPOT)', () => {
   const useCases = [{
     id: 'mlperf', contextTokens: 1024, outputTokens: 128,

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyScalingEfficiency, buildCellStats, busyMs, scalingEfficiency } from '../../report/cells';
 import { FloatList } from '../../report/stats';
-import { TREND_KEYS, type CellAccumulator, type TrendKey } from '../../report/read-samples';
+import { newCellAccumulator, TREND_KEYS, type CellAccumulator, type TrendKey } from '../../report/read-samples';
 import { DEFAULT_COST } from '../../report/power';
 import type { Cell } from '../../lib/plan';
 import { cell } from './helpers';
@@ -154,5 +154,28 @@ describe('scaling efficiency', () => {
     expect(cells[1]!.scalingEfficiency).toBe(0.75);
     // No concurrency-1 cell at 8K: not defined.
     expect(cells[2]!.scalingEfficiency).toBeNull();
+  });
+});
+
+describe('the cache hit share', () => {
+  const withCache = (hits: number, misses: number, ok: number): CellAccumulator => {
+    const acc = newCellAccumulator('sweep_c1k_o64_n2', {});
+    for (let i = 0; i < hits; i++) acc.trends.ttftCacheHit.push(40);
+    for (let i = 0; i < misses; i++) acc.trends.ttftCacheMiss.push(120);
+    acc.okCount = ok;
+    return acc;
+  };
+
+  it('is the requests whose usage said some prompt tokens were cached over the succeeded ones', () => {
+    const s = buildCellStats(planCell({}), withCache(3, 2, 5), {}, DEFAULT_COST);
+    expect(s.cacheHitShare).toBe(0.6);
+    expect([s.metrics.ttftCacheHit?.p50, s.metrics.ttftCacheMiss?.p50]).toEqual([40, 120]);
+    // A server that leaves cached_tokens out at 0 gives hits only: still a share of every request.
+    expect(buildCellStats(planCell({}), withCache(3, 0, 5), {}, DEFAULT_COST).cacheHitShare).toBe(0.6);
+  });
+
+  it('is null when no request said how many tokens were cached', () => {
+    expect(buildCellStats(planCell({}), withCache(0, 0, 5), {}, DEFAULT_COST).cacheHitShare).toBeNull();
+    expect(buildCellStats(planCell({}), undefined, {}, DEFAULT_COST).cacheHitShare).toBeNull();
   });
 });

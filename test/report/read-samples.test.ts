@@ -82,6 +82,19 @@ describe('readSamples on the golden k6 output (timeFormat=unix_milli)', () => {
     expect(data.cells.get('c1')!.goodput).toEqual({ judged: 3, good: 2 });
   });
 
+  it('keeps TTFT with and without a cache hit apart, beside the cached tokens', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'report-read-'));
+    const p = join(dir, 's.csv');
+    const row = (name: string, v: number): string => `${name},1795324657507,${v},,,,,,,,,c1,,,,,,cell=c1,\n`;
+    const rows = [
+      row('llm_cached_tokens', 512), row('llm_ttft_cache_hit', 40), row('llm_cached_tokens', 0), row('llm_ttft_cache_miss', 90),
+    ];
+    writeFileSync(p, `${CSV_HEADER}\n${rows.join('')}`);
+    const c1 = (await readSamples(p)).cells.get('c1')!;
+    expect([c1.trends.ttftCacheHit.values(), c1.trends.ttftCacheMiss.values()].map((v) => [...v])).toEqual([[40], [90]]);
+    expect([c1.cachedTokens, c1.cachedReported]).toEqual([512, 2]);
+  });
+
   it("keeps the search's llm_capacity_users out of the cells: the monitor VU pushes them, with no cell tag", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'report-read-'));
     const p = join(dir, 's.csv');

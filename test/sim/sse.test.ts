@@ -36,8 +36,10 @@ describe('vLLM chat chunks', () => {
     expect(DONE_EVENT).toBe('data: [DONE]\n\n');
   });
 
-  it('writes prompt_tokens_details only when the prefix cache served some prompt tokens, as vLLM does', () => {
-    expect(makeUsage(10, 5, 0)).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
+  it('writes prompt_tokens_details on every response, 0 included, as vLLM 0.32 does', () => {
+    expect(makeUsage(10, 5, 0)).toEqual({
+      prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 0 },
+    });
     expect(parse(usageChunk(chat, makeUsage(100, 5, 64)))).toMatchObject({
       usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, prompt_tokens_details: { cached_tokens: 64 } },
     });
