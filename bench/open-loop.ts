@@ -476,10 +476,12 @@ export function renderStallTable(r: StallRow): string {
 function conditions(rig: Rig, version: string, loadStart: number[], args: Args): string {
   const la = (v: number[]): string => v.map((x) => x.toFixed(1)).join(' / ');
   const unpinned = rig.cores.sim.length > 0 ? ', this process (the stall\'s timer) unpinned' : '';
+  const rateParts = args.parts.some((p) => p !== 'trace');
   return [
     `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); ${rig.cores.note}${unpinned}` +
     `${rig.nice.length ? ', all at nice -10' : ' (nice -10 not permitted)'}; load average ${la(loadStart)} at the ` +
     `start, ${la(loadavg())} at the end.`,
+    !rateParts ? `${version}, stock.` :
     `${version}, stock; dist/rate.js, one rate cell per k6 run with a fresh agent, ` +
     `${rig.csv ? 'CSV output on (as the bench runs it)' : 'no CSV output (--no-csv)'}; Poisson arrivals, ` +
     `seed ${args.seed}; ${CONTEXT_TOKENS}-token prompts (approximate lengths: fixed timing ignores them), ` +
