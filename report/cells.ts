@@ -141,15 +141,9 @@ export function buildCellStats(
     : pooled ? busyMs(acc.trends.e2e.values(), acc.requestEnds.values()) / 1000 : (window.endMs - window.startMs) / 1000;
   const outputTokensTotal = acc?.outputTokens ?? 0;
   const throughput = wallSeconds && wallSeconds > 0 ? outputTokensTotal / wallSeconds : null;
+  const { id, script, contextTokens, outputTokens, concurrency, rounds, useCase, profile } = cell;
   return {
-    id: cell.id,
-    script: cell.script,
-    contextTokens: cell.contextTokens,
-    outputTokens: cell.outputTokens,
-    concurrency: cell.concurrency,
-    rounds: cell.rounds,
-    useCase: cell.useCase,
-    profile: cell.profile,
+    id, script, contextTokens, outputTokens, concurrency, rounds, useCase, profile,
     requests,
     succeeded,
     failed: requests - succeeded,
@@ -166,10 +160,7 @@ export function buildCellStats(
     metrics,
     inputTokensTotal: acc?.inputTokens ?? 0,
     outputTokensTotal,
-    lengths: {
-      input: acc ? summarize(acc.inputLengths.sorted()) : null, output: acc ? summarize(acc.outputLengths.sorted()) : null,
-    },
-    cachedTokensTotal: acc && acc.cachedReported > 0 ? acc.cachedTokens : null,
+    ...sentTokens(acc),
     cacheHitShare: cacheHitShare(metrics, succeeded),
     tokenSource: acc ? tokenSourceOf(acc.tokenSources) : null,
     windowStartMs: window?.startMs ?? null,
@@ -195,6 +186,16 @@ function cacheHitShare(metrics: Record<TrendKey, Distribution | null>, succeeded
   const hits = metrics.ttftCacheHit?.count ?? 0;
   if (hits + (metrics.ttftCacheMiss?.count ?? 0) === 0 || succeeded === 0) return null;
   return Math.min(1, hits / succeeded);
+}
+
+/** Prompt and output tokens per request as the server counted them, and those it served from its prefix cache. */
+function sentTokens(acc: CellAccumulator | undefined): Pick<CellStats, 'lengths' | 'cachedTokensTotal'> {
+  return {
+    lengths: {
+      input: acc ? summarize(acc.inputLengths.sorted()) : null, output: acc ? summarize(acc.outputLengths.sorted()) : null,
+    },
+    cachedTokensTotal: acc && acc.cachedReported > 0 ? acc.cachedTokens : null,
+  };
 }
 
 /** Planned requests of a cell that ran but never ended (see CellStats.cut). */

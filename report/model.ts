@@ -21,7 +21,7 @@ import {
 import { DEFAULT_COST } from './power';
 import { activeUsersCapacities } from './active-users';
 import { rateCapacities } from './rate-capacity';
-import { traceReplayReport, type TraceSends } from './trace-replay';
+import { traceReplayReport, traceSendsOf, type TraceSends } from './trace-replay';
 import { capacityFinding } from './judgement';
 import { judgeMergedThresholds } from './split-thresholds';
 import { splitWarnings } from './split-notes';
@@ -129,10 +129,7 @@ function buildFindings(
 
 /** Builds the report object from the loaded run and each part's samples (same order as run.parts). */
 export function buildReport(
-  input: RunInput,
-  samples: readonly SamplesData[],
-  options: ReportOptions = DEFAULT_REPORT_OPTIONS,
-  now = new Date(),
+  input: RunInput, samples: readonly SamplesData[], options: ReportOptions = DEFAULT_REPORT_OPTIONS, now = new Date(),
 ): Report {
   const measured = measureParts(input, samples, options);
   const { cells, warnings } = measured;
@@ -156,30 +153,18 @@ export function buildReport(
   // First, so it leads the report's warnings.
   if (incomplete) warnings.unshift(incompleteWarning(measured.missingCells, missingParts));
   const model = input.run?.target.model || firstPlan.target.model;
+  const { minSuccessRate } = options;
+  const judged = { limitStat, minSuccessRate, minGoodput: runMinGoodput(input), requestValues: measured.requestValues };
   const { highlights, keyFindings } = buildFindings(cells, gridCells({ cells }), useCases, bursts, totals);
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generatedAt: now.toISOString(),
     title: `Benchmark Report: ${model}`,
-    model,
-    runDir: input.dir,
-    run: input.run,
-    parts: measured.parts,
-    missingParts,
-    limitStat,
-    burstTtftLimitMs,
-    options,
-    cells,
-    useCases,
+    model, runDir: input.dir, run: input.run, parts: measured.parts, missingParts, limitStat, burstTtftLimitMs, options,
+    cells, useCases,
     activeUsers: activeUsersCapacities(input.parts.map((part) => part.plan), cells, limitStat, options.minSuccessRate, useCases),
-    rates: rateCapacities(
-      runUseCases(input), cells, limitStat, options.minSuccessRate, runMinGoodput(input), measured.requestValues,
-    ),
-    trace: traceReplayReport(input.parts.find((part) => part.plan.trace !== null)?.plan.trace ?? null, runUseCases(input),
-      cells, measured.traceSends, {
-        limitStat, minSuccessRate: options.minSuccessRate, minGoodput: runMinGoodput(input),
-        requestValues: measured.requestValues,
-      }),
+    rates: rateCapacities(runUseCases(input), cells, judged),
+    trace: traceReplayReport(input, cells, measured.traceSends, judged),
     bursts,
     mixProfiles: mixProfiles(cells),
     gates: gateResults(input, cells),
@@ -205,16 +190,6 @@ interface MeasuredParts {
   readonly missingCells: string[];
   /** A part without its summary, a cut CSV or planned cells without samples. */
   readonly incomplete: boolean;
-}
-
-/** A trace cell's requests as the server counted them, and when each ended request began (its end less its e2e). */
-function traceSendsOf(accumulator: CellAccumulator): TraceSends {
-  const ends = accumulator.requestEnds.values();
-  const e2e = accumulator.trends.e2e.values();
-  return {
-    inputTokens: accumulator.inputLengths.values(), outputTokens: accumulator.outputLengths.values(),
-    startsMs: Float64Array.from(ends, (end, i) => end - e2e[i]!),
-  };
 }
 
 /** A cell's per-request values of each request Trend but ITL (one value per token is not a limit's). */

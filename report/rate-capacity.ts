@@ -56,11 +56,9 @@ function intervalStep(
 
 /** Each use case the rate cells measured, with its capacity in requests per second and its interval. */
 export function rateCapacities(
-  useCases: readonly UseCase[], cells: readonly CellStats[], limitStat: LimitStat, minSuccessRate: number | null,
-  minGoodput: number | null, requestValues: ReadonlyMap<string, RequestValues> = new Map(),
+  useCases: readonly UseCase[], cells: readonly CellStats[], judged: LadderJudgement,
 ): RateCapacity[] {
   const out: RateCapacity[] = [];
-  const judged = { limitStat, minSuccessRate, minGoodput, requestValues };
   for (const useCase of useCases) {
     const mine = cells.filter((c) => c.script === 'rate' && c.useCase === useCase.id && c.openLoop !== null);
     const capacity = openLoopCapacity(useCase, mine, (c) => c.openLoop!.offeredRate, judged);

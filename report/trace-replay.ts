@@ -7,7 +7,9 @@
 import type { TraceConfig } from '../lib/plan';
 import { histogram } from '../lib/trace-replay';
 import type { UseCase } from '../thresholds/use-cases';
+import { runUseCases, type RunInput } from './inputs';
 import type { CellStats } from './cells';
+import type { CellAccumulator } from './read-samples';
 import { openLoopCapacity, type LadderJudgement, type RateCapacity } from './rate-capacity';
 
 /** One speed's cell, with what it sent against what the trace holds. */
@@ -32,6 +34,16 @@ export interface TraceSends {
   readonly startsMs: Float64Array;
 }
 
+/** A trace cell's requests as the server counted them, and when each ended request began (its end less its e2e). */
+export function traceSendsOf(accumulator: CellAccumulator): TraceSends {
+  const ends = accumulator.requestEnds.values();
+  const e2e = accumulator.trends.e2e.values();
+  return {
+    inputTokens: accumulator.inputLengths.values(), outputTokens: accumulator.outputLengths.values(),
+    startsMs: Float64Array.from(ends, (end, i) => end - e2e[i]!),
+  };
+}
+
 export interface TraceReplayReport {
   readonly trace: TraceConfig;
   readonly useCase: UseCase;
@@ -42,10 +54,11 @@ export interface TraceReplayReport {
 
 /** The replay's report, or null when the run replayed no trace. */
 export function traceReplayReport(
-  trace: TraceConfig | null, useCases: readonly UseCase[], cells: readonly CellStats[],
-  sends: ReadonlyMap<string, TraceSends>, judged: LadderJudgement,
+  input: RunInput, cells: readonly CellStats[], sends: ReadonlyMap<string, TraceSends>, judged: LadderJudgement,
 ): TraceReplayReport | null {
+  const trace = input.parts.find((part) => part.plan.trace !== null)?.plan.trace ?? null;
   if (trace === null) return null;
+  const useCases = runUseCases(input);
   const useCase = useCases.find((u) => u.id === trace.useCase);
   const mine = cells.filter((c) => c.script === 'trace' && c.openLoop?.speed != null);
   if (!useCase || mine.length === 0) return null;

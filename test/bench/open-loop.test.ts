@@ -104,11 +104,12 @@ describe('summaryValue', () => {
 });
 
 describe('parseArgs', () => {
-  it('defaults to the issue: 5, 20 and 50 requests/s for 60 s, a 2 s stall in 30 s', () => {
+  it('defaults to the issue: 5, 20 and 50 requests/s for 60 s, a 2 s stall in 30 s, a 2,000-row trace', () => {
     expect(parseArgs([])).toEqual({
-      rates: [5, 20, 50], seconds: 60, coSeconds: 30, stallMs: 2000, seed: 1, parts: ['rates', 'stall'], build: true,
-      csv: true,
+      rates: [5, 20, 50], seconds: 60, coSeconds: 30, stallMs: 2000, seed: 1, parts: ['rates', 'stall', 'trace'],
+      build: true, csv: true, traceRows: 2000,
     });
+    expect(() => parseArgs(['--trace-rows', '1'])).toThrow(/--trace-rows/);
   });
 
   it('shortens and selects', () => {

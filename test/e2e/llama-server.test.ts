@@ -322,7 +322,7 @@ describe('npm run bench -- --target llama', () => {
     const report = readJson<{ cells: { id: string; openLoop: { scheduled: number; ended: number } | null }[] }>(
       path.join(runDir, 'report.json'),
     );
-    const rate = report.cells.filter((c) => c.openLoop);
+    const rate = report.cells.filter((c) => c.openLoop && c.id.startsWith('rate_'));
     expect(rate.map((c) => [c.id, c.openLoop!.scheduled])).toEqual([['rate_code_completion_r1', 5], ['rate_code_completion_r3', 15]]);
     const md = readFileSync(path.join(runDir, 'report.md'), 'utf8');
     expect(md).toContain('## Open-Loop Load');

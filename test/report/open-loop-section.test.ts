@@ -9,6 +9,8 @@ import { openLoopSection } from '../../report/sections/open-loop';
 import { USE_CASES, findUseCase, type UseCase } from '../../thresholds/use-cases';
 import { cell, flat } from './helpers';
 
+const JUDGED = { limitStat: 'avg', minSuccessRate: 0.99, minGoodput: null, requestValues: new Map() } as const;
+
 const ARRIVALS: CellArrivals = {
   process: 'poisson', ratePerSecond: 2, rampFromPerSecond: null, durationSeconds: 10, burstiness: 1, seed: 1,
   requests: 20, lagLimitMs: 10,
@@ -22,7 +24,7 @@ function text(useCase: UseCase): string {
     metrics: { ttft: flat(100, 20), tpot: flat(10, 20), e2e: flat(1000, 20), scheduleLag: lag },
     openLoop: openLoopStats(ARRIVALS, lag, 2, 20),
   });
-  const rates = rateCapacities([useCase], [rate], 'avg', 0.99, null);
+  const rates = rateCapacities([useCase], [rate], JUDGED);
   const report = { cells: [rate], rates, limitStat: 'avg' } as unknown as Report;
   return openLoopSection(report, new Set()).map((b) => ('text' in b ? b.text : '')).join('\n');
 }

@@ -6,6 +6,8 @@ import { rateCapacities } from '../../report/rate-capacity';
 import type { UseCase } from '../../thresholds/use-cases';
 import { cell, flat } from './helpers';
 
+const JUDGED = { limitStat: 'avg', minSuccessRate: 0.99, minGoodput: null, requestValues: new Map() } as const;
+
 const ARRIVALS: CellArrivals = {
   process: 'poisson', ratePerSecond: 4, rampFromPerSecond: null, durationSeconds: 10, burstiness: 1, seed: 1,
   requests: 40, lagLimitMs: 10,
@@ -44,18 +46,18 @@ describe('openLoopStats', () => {
 describe('rateCapacities', () => {
   it('is the highest offered rate within every limit, as measured, never interpolated', () => {
     const cells = [rateCell(2, 100), rateCell(4, 300), rateCell(8, 900)];
-    const [r] = rateCapacities([USE_CASE], cells, 'avg', 0.99, null);
+    const [r] = rateCapacities([USE_CASE], cells, JUDGED);
     expect([r!.result.kind, r!.result.estimate, r!.result.display, r!.result.brokenBy?.label]).toEqual([
       'within', 4, '4', 'TTFT < 500 ms',
     ]);
   });
 
   it('leaves out a cell whose sender did not offer its load, and counts a cut request as failed', () => {
-    const short = rateCapacities([USE_CASE], [rateCell(2, 100), rateCell(4, 100, { achieved: 3 })], 'avg', 0.99, null)[0]!;
+    const short = rateCapacities([USE_CASE], [rateCell(2, 100), rateCell(4, 100, { achieved: 3 })], JUDGED)[0]!;
     expect(short.excluded).toEqual(['rate_u_r4']);
     expect(short.result.display).toBe('more than 2');
     // 35 of 40 requests ended: the other 5 waited past the slot, 87.5% success, below 99%.
-    const cut = rateCapacities([USE_CASE], [rateCell(2, 100), rateCell(4, 100, { ended: 35 })], 'avg', 0.99, null)[0]!;
+    const cut = rateCapacities([USE_CASE], [rateCell(2, 100), rateCell(4, 100, { ended: 35 })], JUDGED)[0]!;
     expect(cut.result.display).toBe('2');
     expect(cut.result.brokenBy?.metric).toBe('successRate');
   });
@@ -85,8 +87,8 @@ describe('a limit on its own statistic', () => {
     };
     const tail = rateCell(4, 100);
     const slow = { ...tail, metrics: { ...tail.metrics, ttft: { ...flat(100, 40), p99: 800 } } };
-    const [mean] = rateCapacities([USE_CASE], [rateCell(2, 100), slow], 'avg', 0.99, null);
-    const [p99] = rateCapacities([p99Case], [rateCell(2, 100), slow], 'avg', 0.99, null);
+    const [mean] = rateCapacities([USE_CASE], [rateCell(2, 100), slow], JUDGED);
+    const [p99] = rateCapacities([p99Case], [rateCell(2, 100), slow], JUDGED);
     expect(mean!.result.display).toBe('more than 4');
     expect([p99!.result.display, p99!.limits[0]!.expression]).toEqual(['2', 'p(99)<500']);
   });
