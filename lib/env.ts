@@ -22,6 +22,8 @@ export const ENV_VARS: Readonly<Record<string, string>> = {
     'Comma-separated use-case ids for capacity, sessions and rate (plan capacity.useCases, sessions.useCases, ' +
     'rate.useCases); a catalogue id the plan lacks, such as mlperf_llama2_70b, is added to its use cases.',
   RATES: 'Comma-separated offered rates in requests per second for the rate script (plan rate.rates), e.g. 0.5,1,2.',
+  TRACE: 'Absolute path of the trace the trace script replays (plan trace.file); Mooncake, Azure, BurstGPT or Bailian.',
+  TRACE_SPEEDS: 'Comma-separated replay speeds for the trace script (plan trace.speeds), e.g. 1,1.5,2.',
   SESSION_USERS: 'Comma-separated active users of each sessions step under plain k6, for every use case (plan sessions.users).',
   PROFILES: 'Comma-separated profile ids for mix and burst.',
   DEPTHS: 'Comma-separated queue depths for burst.',
@@ -72,13 +74,15 @@ function listOfStrings(env: Env, name: string): string[] | undefined {
   return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
 
-function listOfRates(env: Env, name: string): number[] | undefined {
+function listOfRates(
+  env: Env, name: string, what = 'a rate in requests per second (e.g. 0.5 or 4)',
+): number[] | undefined {
   const v = env[name];
   if (v === undefined || v.trim() === '') return undefined;
   return v.split(',').map((part) => {
     const n = Number(part.trim());
     if (part.trim() === '' || !(n > 0) || !isFinite(n))
-      throw new PlanError(`${name} "${v}": "${part.trim()}" is not a rate in requests per second (e.g. 0.5 or 4)`);
+      throw new PlanError(`${name} "${v}": "${part.trim()}" is not ${what}`);
     return n;
   });
 }
@@ -129,6 +133,16 @@ function selectUseCases(plan: PlanInput, ids: readonly string[], text: string): 
   plan.capacity = c;
   plan.sessions = se;
   plan.rate = r;
+}
+
+/** TRACE and TRACE_SPEEDS into the plan's trace section; speeds without a trace file in the plan or TRACE is an error. */
+function applyTraceEnv(plan: PlanInput, env: Env): void {
+  const file = env.TRACE?.trim() || undefined;
+  const speeds = listOfRates(env, 'TRACE_SPEEDS', 'a replay speed (e.g. 1.5: one and a half times as fast)');
+  if (!file && !speeds) return;
+  const base = plan.trace ?? (file ? { file } : undefined);
+  if (!base) throw new PlanError('TRACE_SPEEDS needs a trace: set TRACE to its absolute path');
+  plan.trace = { ...base, ...(file ? { file } : {}), ...(speeds ? { speeds } : {}) };
 }
 
 /** PREFIX_GROUPS "N:P" (P may be "2k"), or "none": no groups, whatever the plan says; undefined when unset. */
@@ -192,6 +206,7 @@ export function applyEnvToPlan(base: PlanInput, env: Env): PlanInput {
   }
   const rates = listOfRates(env, 'RATES');
   if (rates) plan.rate = { ...(plan.rate ?? {}), rates };
+  applyTraceEnv(plan, env);
   const profiles = listOfStrings(env, 'PROFILES');
   if (profiles || concurrencies || rounds) {
     plan.mix = { ...(plan.mix ?? {}) };

@@ -38,10 +38,12 @@ export function lengthsOfPlan(planFile: string | undefined, scripts: readonly Sc
   const cells: { contextTokens: number; outputTokens: number }[] = [];
   let blockVocabulary = false;
   for (const script of scripts) {
-    const plan = resolvePlan(applyEnvToPlan(input as object, {}), script);
+    const plan = resolvePlan(applyEnvToPlan(input as object, {}), script, (file) => readFileSync(file, 'utf8'));
     blockVocabulary ||= usesBlockPrompts(plan);
-    for (const c of plan.cells) contexts.add(c.contextTokens);
-    cells.push(...plan.cells.map(({ contextTokens, outputTokens }) => ({ contextTokens, outputTokens })));
+    // A trace cell's prompts are built per row from the block vocabulary, not prepared by context.
+    const prepared = plan.cells.filter((c) => c.script !== 'trace');
+    for (const c of prepared) contexts.add(c.contextTokens);
+    cells.push(...prepared.map(({ contextTokens, outputTokens }) => ({ contextTokens, outputTokens })));
     for (const m of Object.values(plan.sessions?.models ?? {})) followUps.add(m.growthTokens);
   }
   const sorted = (x: Set<number>) => [...x].sort((a, b) => a - b);
@@ -55,7 +57,8 @@ runMain('prepare-prompts', async () => {
     .option('--contexts <list>', 'context lengths, e.g. 1k,8k,32k (default: those of --plan)')
     .option('--follow-ups <list>', "follow-up message lengths of conversations, e.g. 64,256 (default: --plan's sessions)")
     .option('--plan <file>', 'a plan JSON file whose cells give the contexts')
-    .option('--scripts <list>', 'entry scripts of the plan to cover', 'sweep,capacity')
+    .option('--scripts <list>', 'entry scripts of the plan to cover (trace: the block vocabulary its replay needs)',
+      'sweep,capacity')
     .option('--model <name>', 'model name (selects the tokenizer; sent to /tokenize)', 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8')
     .addOption(new Option('--api <style>', 'API style').choices([...API_STYLES]).default('chat'))
     .addOption(new Option('--tokenizer <kind>', 'how to count tokens').choices(['auto', 'qwen3', 'server', 'approximate']).default('auto'))
@@ -87,8 +90,9 @@ runMain('prepare-prompts', async () => {
   mkdirSync(path.dirname(path.resolve(o.out)), { recursive: true });
   writeFileSync(o.out, JSON.stringify(set));
   process.stderr.write(
-    `prepare-prompts: ${set.prompts.length} prompts (${contexts.join(', ')} tokens)` +
-    `${followUps.length > 0 ? ` and ${followUps.length} follow-ups (${followUps.join(', ')} tokens)` : ''} with ` +
+    `prepare-prompts: ${set.prompts.length} prompts${contexts.length > 0 ? ` (${contexts.join(', ')} tokens)` : ''}` +
+    `${followUps.length > 0 ? ` and ${followUps.length} follow-ups (${followUps.join(', ')} tokens)` : ''}` +
+    `${set.blockVocabulary ? `, ${set.blockVocabulary.words.length} one-token words for block prompts` : ''} with ` +
     `${set.tokenizer}${set.exact ? ', exact' : ', NOT exact'} -> ${o.out}\n`,
   );
 });

@@ -162,6 +162,15 @@ describe('applyEnvToPlan', () => {
     expect(plan.target.baseUrl).toBe('http://h:1/v1');
   });
 
+  it('TRACE and TRACE_SPEEDS fill the trace section; speeds need a trace; a bad speed is one line', () => {
+    expect(applyEnvToPlan({}, { TRACE: '/t/m.jsonl', TRACE_SPEEDS: '1,2.5' }).trace).toEqual({ file: '/t/m.jsonl', speeds: [1, 2.5] });
+    const plan = applyEnvToPlan({ trace: { file: '/a.jsonl', useCase: 'code_completion' } }, { TRACE_SPEEDS: '3' });
+    expect(plan.trace).toEqual({ file: '/a.jsonl', useCase: 'code_completion', speeds: [3] });
+    expect(() => applyEnvToPlan({}, { TRACE_SPEEDS: '2' })).toThrow('TRACE_SPEEDS needs a trace: set TRACE to its absolute path');
+    expect(() => applyEnvToPlan({}, { TRACE: '/t', TRACE_SPEEDS: '0' }))
+      .toThrow('TRACE_SPEEDS "0": "0" is not a replay speed (e.g. 1.5: one and a half times as fast)');
+  });
+
   it('reads only variables that ENV_VARS documents', () => {
     const read = new Set<string>();
     const env = new Proxy({} as Record<string, string | undefined>, {
@@ -175,7 +184,7 @@ describe('applyEnvToPlan', () => {
     expect([...read].sort()).toEqual([
       'API', 'BASE_URL', 'CELL_SECONDS', 'CONCURRENCIES', 'CONTEXTS', 'DEPTHS', 'GATE_CONCURRENCY', 'GATE_USE_CASE',
       'METRICS_URL', 'MODEL', 'OUTPUT_TOKENS', 'PREFIX_GROUPS', 'PROFILES', 'PROMPTS', 'PROMPT_MODE', 'RATES', 'ROUNDS',
-      'SESSION_USERS', 'USE_CASES',
+      'SESSION_USERS', 'TRACE', 'TRACE_SPEEDS', 'USE_CASES',
     ]);
     // The others are read by the k6 side, not as plan overrides.
     expect(Object.keys(ENV_VARS).filter((k) => !read.has(k)).sort()).toEqual(['API_KEY', 'PLAN', 'RESULTS_DIR']);
