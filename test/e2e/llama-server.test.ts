@@ -14,9 +14,14 @@ import { requestPrefix } from '../../lib/prompt-text';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { buildBundles } from '../../orchestrator/bundles';
 import { loadReplay } from '../../lib/trace-replay';
+import { syntheticMooncake } from '../../scripts/synthetic-trace';
 import { extraTags, readCsv, readJson, ROOT, runBenchCli, runScript, tempDir, testAgent, testEngine, writePlan } from './helpers';
 
-const TRACE_SAMPLE = path.join(ROOT, 'examples', 'traces', 'mooncake.jsonl');
+/** A small trace of the Mooncake format, written for the bench run below. */
+const LLAMA_TRACE = path.join(tempDir('llama-trace'), 'trace.jsonl');
+writeFileSync(LLAMA_TRACE, syntheticMooncake({
+  rows: 6, meanGapMs: 500, seed: 5, prefixBlocks: [1], extraTokens: [10, 200], outputTokens: [8, 24],
+}));
 
 let artefacts: LlamaArtefacts;
 let server: LlamaServer;
@@ -248,9 +253,10 @@ describe('npm run bench -- --target llama', () => {
     capacity: { useCases: ['code_completion'], outputTokens: { code_completion: 32 }, rounds: 1, minMeasuredSeconds: 1, maxUsers: 8 },
     burst: { profiles: ['chatbot'], depths: [1, 6] },
     rate: { useCases: ['code_completion'], rates: { code_completion: [1, 3] }, durationSeconds: 5 },
-    // The Mooncake sample's first 4 rows (prompts of 3K-4.5K tokens) at half their recorded speed: one CPU thread
-    // prefills about 3,000 tokens/s, so faster rows would queue past the cell's slot.
-    trace: { file: TRACE_SAMPLE, maxRequests: 4, speeds: [0.5], useCase: 'short_chatbot' },
+    // Six short Mooncake-format rows (one shared 512-token block and up to 200 more, 8-24 output tokens) about 0.5 s
+    // apart: one CPU thread prefills about 3,000 tokens/s, less on a busy machine, and long rows that queued behind
+    // each other would end past the cell's slot, which counts one request alone (a cut request is not measured).
+    trace: { file: LLAMA_TRACE, speeds: [1], useCase: 'short_chatbot' },
   };
 
   beforeAll(async () => {
@@ -291,9 +297,10 @@ describe('npm run bench -- --target llama', () => {
   });
 
   it('replays the trace: each row once, at its own prompt and output length by llama.cpp\'s usage', () => {
-    const rows = loadReplay(readFileSync(TRACE_SAMPLE, 'utf8'), {
-      file: TRACE_SAMPLE, format: null, startSeconds: 0, durationSeconds: null, maxRequests: 4, skipBadRows: false,
+    const rows = loadReplay(readFileSync(LLAMA_TRACE, 'utf8'), {
+      file: LLAMA_TRACE, format: null, startSeconds: 0, durationSeconds: null, maxRequests: null, skipBadRows: false,
     }).rows;
+    expect(rows).toHaveLength(6);
     const samples = readCsv(path.join(runDir, 'trace', 'samples.csv')).rows;
     const sent = (name: string): number[] =>
       samples.filter((r) => r.metric_name === name).map((r) => Number(r.metric_value)).sort((a, b) => a - b);
