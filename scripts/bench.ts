@@ -11,7 +11,7 @@ import { applyEnvToPlan } from '../lib/env';
 import { Bench, BUILT_IN_TARGETS, benchPlanEnv, newRunId, type BuiltInTarget } from '../orchestrator/bench';
 import { DEFAULT_PLANS, REPORT_PRESETS } from '../orchestrator/default-plans';
 import { renderProgressLine } from '../orchestrator/progress';
-import { parseCommandLine, runMain, UserError } from './cli';
+import { numberArg, numberListArg, parseCommandLine, positive, runMain, UserError } from './cli';
 
 runMain('bench', async () => {
   const program = new Command('bench')
@@ -70,10 +70,14 @@ runMain('bench', async () => {
     )
     .option('--trace <file>', 'replay a production trace (Mooncake, Azure, BurstGPT, Bailian; runs the trace script)')
     .addOption(new Option('--trace-format <name>', 'the trace format, instead of detecting it').choices(TRACE_FORMATS))
-    .option('--trace-speed <list>', 'replay speeds, e.g. 1,1.5,2 (2 = twice as fast); the report says which held', '1')
-    .option('--trace-start <s>', 'replay from this many seconds after the first row')
-    .option('--trace-duration <s>', 'replay this many seconds of the trace (of its own time)')
-    .option('--trace-max-requests <n>', 'replay at most this many rows, the earliest')
+    .option('--trace-speed <list>', 'replay speeds, e.g. 1,1.5,2 (2 = twice as fast); the report says which held',
+      numberListArg('--trace-speed', (n) => positive(n) && n <= 1000, 'speeds above 0 and up to 1000'), [1])
+    .option('--trace-start <s>', 'replay from this many seconds after the first row',
+      numberArg('--trace-start', (n) => n === 0 || positive(n), 'a number of seconds >= 0'))
+    .option('--trace-duration <s>', 'replay this many seconds of the trace (of its own time)',
+      numberArg('--trace-duration', positive, 'a number of seconds > 0'))
+    .option('--trace-max-requests <n>', 'replay at most this many rows, the earliest',
+      numberArg('--trace-max-requests', (n) => Number.isInteger(n) && n >= 1, 'a whole number >= 1'))
     .option('--trace-use-case <id>', "the use case whose limits judge the replay (default short_chatbot)")
     .option('--trace-skip-bad-rows', 'replay without rows that break the format instead of stopping at the first')
     .option('--no-report', 'skip the report at the end')
@@ -186,30 +190,20 @@ runMain('bench', async () => {
 });
 
 interface TraceFlags {
-  trace?: string; traceFormat?: (typeof TRACE_FORMATS)[number]; traceSpeed: string; traceStart?: string;
-  traceDuration?: string; traceMaxRequests?: string; traceUseCase?: string; traceSkipBadRows?: boolean;
+  trace?: string; traceFormat?: (typeof TRACE_FORMATS)[number]; traceSpeed: number[]; traceStart?: number;
+  traceDuration?: number; traceMaxRequests?: number; traceUseCase?: string; traceSkipBadRows?: boolean;
 }
 
 /** The plan's trace section from the --trace flags; the file's path made absolute, as k6 opens it from dist/. */
 function traceSection(o: TraceFlags): NonNullable<PlanInput['trace']> {
   const file = path.resolve(o.trace!);
   if (!existsSync(file)) throw new UserError(`--trace ${o.trace}: no such file`, EXIT.usage);
-  const numberOf = (flag: string, value: string | undefined, ok: (n: number) => boolean, want: string) => {
-    if (value === undefined) return undefined;
-    const n = Number(value);
-    if (value.trim() === '' || !ok(n)) throw new UserError(`${flag} must be ${want}, got "${value}"`, EXIT.usage);
-    return n;
-  };
-  const speeds = o.traceSpeed.split(',').map((x) => numberOf('--trace-speed', x, (n) => n > 0 && n <= 1000, 'speeds > 0')!);
-  const start = numberOf('--trace-start', o.traceStart, (n) => n >= 0, 'a number of seconds >= 0');
-  const duration = numberOf('--trace-duration', o.traceDuration, (n) => n > 0, 'a number of seconds > 0');
-  const cap = numberOf('--trace-max-requests', o.traceMaxRequests, (n) => Number.isInteger(n) && n >= 1, 'a whole number >= 1');
   return {
-    file, speeds,
+    file, speeds: o.traceSpeed,
     ...(o.traceFormat ? { format: o.traceFormat } : {}),
-    ...(start !== undefined ? { startSeconds: start } : {}),
-    ...(duration !== undefined ? { durationSeconds: duration } : {}),
-    ...(cap !== undefined ? { maxRequests: cap } : {}),
+    ...(o.traceStart !== undefined ? { startSeconds: o.traceStart } : {}),
+    ...(o.traceDuration !== undefined ? { durationSeconds: o.traceDuration } : {}),
+    ...(o.traceMaxRequests !== undefined ? { maxRequests: o.traceMaxRequests } : {}),
     ...(o.traceUseCase ? { useCase: o.traceUseCase } : {}),
     ...(o.traceSkipBadRows ? { skipBadRows: true } : {}),
   };

@@ -1,6 +1,6 @@
 // Shared plumbing of the Node command-line entry points: one-line errors, exit codes from one table. Runs in Node.
 
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { EXIT, UserError, type ExitCode } from '../lib/exit-codes';
 import { PlanError } from '../lib/plan';
 import { parseCountList } from '../lib/env';
@@ -56,3 +56,20 @@ export function parseTokenList(value: string, flag: string): number[] {
     throw new UserError((e as Error).message, EXIT.usage);
   }
 }
+
+/** A commander argument parser for a number that `ok` accepts; a refused value names the flag and what it wants. */
+export function numberArg(flag: string, ok: (n: number) => boolean, want: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !ok(n)) throw new InvalidArgumentError(`${flag} must be ${want}, got "${value}"`);
+    return n;
+  };
+}
+
+/** A commander argument parser for a comma-separated list of numbers that `ok` accepts each. */
+export function numberListArg(flag: string, ok: (n: number) => boolean, want: string) {
+  const one = numberArg(flag, ok, want);
+  return (value: string): number[] => value.split(',').map((part) => one(part.trim()));
+}
+
+export const positive = (n: number): boolean => n > 0 && isFinite(n);

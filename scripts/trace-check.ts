@@ -7,23 +7,14 @@
 
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { EXIT } from '../lib/exit-codes';
 import {
   TRACE_FORMATS, TraceError, createTraceLoader, detectTraceFormat, renderLoadFindings, renderSelection,
   renderStatsTable, selectRows, traceStats, type SelectOptions, type TraceFormat, type TraceLoad, type TraceLoader,
 } from '../lib/trace/index';
-import { runMain, UserError } from './cli';
+import { numberArg, positive, runMain, UserError } from './cli';
 
-function numberArg(flag: string, ok: (n: number) => boolean, want: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (value.trim() === '' || !ok(n)) throw new InvalidArgumentError(`${flag} must be ${want}, got "${value}"`);
-    return n;
-  };
-}
-
-const positive = (n: number): boolean => n > 0 && isFinite(n);
 
 interface Flags {
   format?: TraceFormat;
