@@ -578,7 +578,7 @@ function replaySummary(count: ReturnType<typeof int>) {
       prefix: nullable(object({ sharedTokens: num(0), promptTokens: num(0), share: num(0, 1) })),
       conversations: nullable(object({ count, meanTurns: num(0), maxTurns: count })),
     }),
-    durationMs: num(0), maxInputTokens: count, maxOutputTokens: count, inputTokensTotal: count, outputTokensTotal: count,
+    inputTokensTotal: count, outputTokensTotal: count,
     histograms: object({ inputTokens: histogram, outputTokens: histogram, arrivalsMs: histogram }),
   });
 }

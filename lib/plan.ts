@@ -309,10 +309,10 @@ function rateDrafts(input: ParsedPlanInput, useCases: readonly UseCase[]): CellD
 function traceDrafts(trace: TraceConfig, speeds: readonly number[]): CellDraft[] {
   const s = trace.summary;
   return speeds.map((speed) => {
-    const seconds = s.durationMs / 1000 / speed;
+    const seconds = s.stats.durationMs / 1000 / speed;
     return {
-      id: `trace_s${formatRate(speed)}`, script: 'trace', contextTokens: s.maxInputTokens,
-      outputTokens: s.maxOutputTokens, concurrency: 1, rounds: 1, useCase: trace.useCase, profile: null,
+      id: `trace_s${formatRate(speed)}`, script: 'trace', contextTokens: s.stats.inputTokens!.max,
+      outputTokens: s.stats.outputTokens!.max, concurrency: 1, rounds: 1, useCase: trace.useCase, profile: null,
       arrivals: {
         process: 'trace', speed, ratePerSecond: seconds > 0 ? s.stats.rows / seconds : s.stats.rows,
         rampFromPerSecond: null, durationSeconds: Math.max(1, Math.ceil(seconds)), burstiness: 1, seed: 0,

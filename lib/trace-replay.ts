@@ -56,12 +56,11 @@ export interface ReplaySummary {
   readonly inWindow: number;
   readonly droppedTurns: number;
   readonly cappedRows: number;
-  /** The replayed rows' statistics at speed 1 (lengths, pace, prefix reuse). */
+  /**
+   * The replayed rows' statistics at speed 1 (lengths, pace, prefix reuse): its durationMs is the first row's to the
+   * last's, its length maxima the longest prompt and output (never null: a replay has a row).
+   */
   readonly stats: TraceStats;
-  /** Ms from the first replayed row to the last, at speed 1. */
-  readonly durationMs: number;
-  readonly maxInputTokens: number;
-  readonly maxOutputTokens: number;
   /** The replayed rows' prompt and output tokens, summed: what a replay that sent every row exactly sends. */
   readonly inputTokensTotal: number;
   readonly outputTokensTotal: number;
@@ -144,10 +143,6 @@ export function loadReplay(text: string, source: ReplaySource): Replay {
       droppedTurns: selection.droppedTurns,
       cappedRows: selection.cappedRows,
       stats,
-      durationMs: rows[rows.length - 1]!.atMs,
-      // Not Math.max(...rows): a trace of a day has more rows than a call may take arguments.
-      maxInputTokens: rows.reduce((m, r) => Math.max(m, r.inputTokens), 0),
-      maxOutputTokens: rows.reduce((m, r) => Math.max(m, r.outputTokens), 0),
       inputTokensTotal: rows.reduce((n, r) => n + r.inputTokens, 0),
       outputTokensTotal: rows.reduce((n, r) => n + r.outputTokens, 0),
       histograms: replayHistograms(rows),

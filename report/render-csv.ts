@@ -147,7 +147,8 @@ export function renderCapacityCsv(report: Report): string {
     const c = t.capacity;
     rows.push({
       kind: 'trace', id: t.useCase.id, title: `${t.trace.summary.format} trace, ${t.useCase.title} limits`,
-      context_tokens: t.trace.summary.maxInputTokens, output_tokens: t.trace.summary.maxOutputTokens,
+      context_tokens: t.trace.summary.stats.inputTokens?.max ?? null,
+      output_tokens: t.trace.summary.stats.outputTokens?.max ?? null,
       limits: c.limits.map((l) => `${l.metric}:${l.expression}`).join(';'), source: 'trace',
       unit: 'x recorded speed', ...ladderColumns(c.result),
       interval_level: c.interval?.level ?? null, interval_low: c.interval?.low ?? null, interval_high: c.interval?.high ?? null,

@@ -31,8 +31,8 @@ describe('loadReplay', () => {
     expect(r.rows[0]).toMatchObject({ atMs: 0, inputTokens: 4523, outputTokens: 295, blockTokens: 512, parent: -1 });
     expect(r.rows[0]!.keys).toEqual([6, 7, 8, 9, 10, 11, 100, 101, 102]);
     expect(r.summary.inputTokensTotal).toBe(r.rows.reduce((n, x) => n + x.inputTokens, 0));
-    expect(r.summary.maxInputTokens).toBe(Math.max(...r.rows.map((x) => x.inputTokens)));
-    expect(r.summary.durationMs).toBe(r.rows.at(-1)!.atMs);
+    expect(r.summary.stats.inputTokens!.max).toBe(Math.max(...r.rows.map((x) => x.inputTokens)));
+    expect(r.summary.stats.durationMs).toBe(r.rows.at(-1)!.atMs);
     expect(r.summary.stats.prefix!.share).toBeGreaterThan(0.4);
   });
 
@@ -89,13 +89,13 @@ describe('the trace script\'s plan', () => {
 
   it('makes one cell per speed: the rows, their rate at that speed, a slot for the schedule and its tail', () => {
     const plan = resolvePlan({ trace: { file: '/traces/m.jsonl', speeds: [1, 2.5] } }, 'trace', read);
-    const duration = plan.trace!.summary.durationMs / 1000;
+    const duration = plan.trace!.summary.stats.durationMs / 1000;
     expect(plan.cells.map((c) => [c.id, c.script, c.useCase, c.arrivals?.process, c.arrivals?.speed])).toEqual([
       ['trace_s1', 'trace', 'short_chatbot', 'trace', 1], ['trace_s2_5', 'trace', 'short_chatbot', 'trace', 2.5],
     ]);
     expect(plan.cells[1]!.arrivals!.ratePerSecond).toBeCloseTo(40 / (duration / 2.5), 6);
     expect(plan.cells[1]!.arrivals!.durationSeconds).toBe(Math.ceil(duration / 2.5));
-    expect(plan.cells[0]!.contextTokens).toBe(plan.trace!.summary.maxInputTokens);
+    expect(plan.cells[0]!.contextTokens).toBe(plan.trace!.summary.stats.inputTokens!.max);
     expect(plan.cells[1]!.startSeconds).toBeGreaterThan(plan.cells[0]!.startSeconds + duration);
     // plan.json reads back through the same checks.
     expect(readResolvedPlan(JSON.parse(JSON.stringify(plan))).trace).toEqual(plan.trace);
