@@ -105,13 +105,17 @@ describe('examples/', () => {
     const m = r.summary.metrics;
     expect(m.checks).toMatchObject({ fails: 0 });
     expect(m.checks!.passes).toBe(8 * 4);
-    // Its own metric, first token to the end of the stream, is the server's on average: never below it (to 0.5 ms),
-    // and at most 5 ms above, as accuracy.test.ts bounds TTFT. The record's end is when the agent finished reading
-    // the stream, not a kernel stamp, so a loaded machine delays it (1.18 ms in one CI run) but never advances it.
+    // Its own metric, first token to the end of the stream, is the server's on average, at most 5 ms above, as
+    // accuracy.test.ts bounds TTFT. The record's end is when the agent finished reading the stream, never before the
+    // server wrote it; the first token's stamp is late by its trip, which the client's TTFT also carries. So the
+    // client's mean can fall below the server's by at most the first token's mean lateness, which is no more than
+    // the client's mean TTFT above the server's (0.55 ms below in one busy CI run), plus 0.5 ms of rounding.
     expect(r.truth).toHaveLength(8);
     const truthGeneration = mean(r.truth.map((t) => t.endEpochMs! - t.tokenEpochMs[0]!));
-    const msg = `client ${m.generation_time!.avg}, truth ${truthGeneration}`;
-    expect(m.generation_time!.avg! - truthGeneration, msg).toBeGreaterThanOrEqual(-0.5);
+    const firstTokenLateness = m.llm_ttft!.avg! - mean(r.truth.map(ttftOf));
+    const msg = `client ${m.generation_time!.avg}, truth ${truthGeneration}, TTFT lateness ${firstTokenLateness}`;
+    expect(firstTokenLateness, msg).toBeGreaterThanOrEqual(-0.5);
+    expect(m.generation_time!.avg! - truthGeneration, msg).toBeGreaterThanOrEqual(-firstTokenLateness - 0.5);
     expect(m.generation_time!.avg! - truthGeneration, msg).toBeLessThanOrEqual(5);
     expect(m['llm_ttft{prompt:long}']).toBeDefined();
   }, 60_000);
