@@ -299,6 +299,8 @@ export function parseProfile(raw: unknown, where: string): Profile {
   const known = new Set([
     'base', 'name', 'letter', 'description', 'model', 'maxModelLen', 'flavour', 'hardware', 'scheduler',
     'powerIdleWatts', 'powerMaxWatts', 'gpuName', 'streamInterval', 'noise',
+    // What `npm run fit` records beside the profile it fitted (whatif/fitted-profile.ts); the simulator ignores it.
+    'fit',
   ]);
   for (const k of Object.keys(raw))
     if (!known.has(k)) throw new Error(`${where}: unknown field "${k}" (allowed: ${[...known].join(', ')})`);
