@@ -4,7 +4,7 @@
 // Used by the fidelity bench (to show the model's own prediction next to what a client measured)
 // and by unit tests; the HTTP server should reproduce these numbers within timer and network noise.
 
-import { Engine } from './engine';
+import { Engine, type EngineRequest } from './engine';
 import { chainedBlockHashes } from './kv-cache';
 import type { NoiseSettings } from './noise';
 import type { Profile } from './profiles';
@@ -109,6 +109,34 @@ export function runVirtualBatch(
   };
 }
 
+/**
+ * Requests in their per-request overhead, held back from the engine until their queuedMs, as the server holds them
+ * (sim/server.ts): an engine given a request early would schedule it at once and leave o_req out of its TTFT.
+ */
+export class OverheadQueue {
+  private readonly pending: EngineRequest[] = [];
+
+  constructor(private readonly engine: Engine) {}
+
+  add(req: EngineRequest): void {
+    let i = this.pending.length;
+    while (i > 0 && this.pending[i - 1]!.queuedMs > req.queuedMs) i--;
+    this.pending.splice(i, 0, req);
+  }
+
+  /** Hands the engine every request queued by nowMs, in queue order. */
+  release(nowMs: number): void {
+    let n = 0;
+    while (n < this.pending.length && this.pending[n]!.queuedMs <= nowMs) this.engine.add(this.pending[n++]!);
+    this.pending.splice(0, n);
+  }
+
+  /** When the next held request is queued, or null with none held. */
+  nextQueuedMs(): number | null {
+    return this.pending[0]?.queuedMs ?? null;
+  }
+}
+
 export function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((s, x) => s + x, 0) / xs.length;
 }
@@ -133,10 +161,12 @@ export interface ClosedLoopRequest extends VirtualRequestResult {
  * ends (no think time). The user count follows `steps` back to back: users added at a step start at
  * its beginning; users removed finish their request first. What the model predicts for a steady-state
  * capacity step, and for a ramp of steps. With `noise`, what the simulator with that noise (--noise) predicts.
+ * With `requestsPerUser`, each user stops after that many requests (a sweep cell's rounds); a step may then last
+ * Infinity seconds: the run ends when the last user is done.
  */
 export function runVirtualClosedLoop(
   profile: Profile, promptTokens: number, outputTokens: number, steps: readonly ClosedLoopStep[],
-  options: { readonly noise?: NoiseSettings } = {},
+  options: { readonly noise?: NoiseSettings; readonly requestsPerUser?: number } = {},
 ): ClosedLoopRequest[] {
   const engine = new Engine(profile, { prefixCaching: false, noise: options.noise });
   const overhead = profile.hardware.requestOverheadMs;
@@ -155,13 +185,17 @@ export function runVirtualClosedLoop(
   const out: ClosedLoopRequest[] = [];
   const active = new Map<string, { user: number; step: number; startMs: number }>();
   const busy = new Set<number>();
+  const sentBy = new Map<number, number>();
+  const perUser = options.requestsPerUser ?? Infinity;
   const first = new Map<string, number>();
+  const queue = new OverheadQueue(engine);
   let seq = 0;
   const submit = (user: number, at: number) => {
     const id = `u${user}-${seq++}`;
     active.set(id, { user, step: stepAt(at), startMs: at });
     busy.add(user);
-    engine.add({ id, promptTokens, outputTokens, finishReason: 'length', arrivalMs: at, queuedMs: at + overhead });
+    sentBy.set(user, (sentBy.get(user) ?? 0) + 1);
+    queue.add({ id, promptTokens, outputTokens, finishReason: 'length', arrivalMs: at, queuedMs: at + overhead });
   };
   let now = 0;
   let nextBoundary = 0;
@@ -172,17 +206,16 @@ export function runVirtualClosedLoop(
       for (let u = 0; u < users; u++) if (!busy.has(u)) submit(u, boundaries[nextBoundary]!);
       nextBoundary++;
     }
+    queue.release(now);
     if (!engine.hasWork()) {
-      if (nextBoundary >= boundaries.length) break;
-      now = boundaries[nextBoundary]!;
+      // Idle: on to the next request out of its overhead, or the next step of users, whichever comes first.
+      const next = Math.min(queue.nextQueuedMs() ?? Infinity, boundaries[nextBoundary] ?? Infinity);
+      if (next === Infinity) break;
+      now = next;
       continue;
     }
     const plan = engine.beginStep(now);
-    if (!plan) {
-      // Work queued for the future (per-request overhead): jump to it.
-      now += 1;
-      continue;
-    }
+    if (!plan) throw new Error('engine stalled with work pending');
     const res = engine.endStep();
     now = res.endMs;
     for (const tk of res.tokens) if (tk.index === 1) first.set(tk.id, res.endMs);
@@ -203,7 +236,7 @@ export function runVirtualClosedLoop(
         endMs: f.endMs,
       });
       const s = stepAt(f.endMs);
-      if (f.endMs < endAll && a.user < steps[s]!.users) submit(a.user, f.endMs);
+      if (f.endMs < endAll && a.user < steps[s]!.users && sentBy.get(a.user)! < perUser) submit(a.user, f.endMs);
     }
   }
   return out;

@@ -43,10 +43,12 @@ describe('without noise', () => {
     const b = runVirtualBatch(A, 8192, 256, 64);
     expect(b.wallMs).toBe(16404.42464775077);
     expect(b.requests[0]!.ttftMs).toBe(202.66885302278482);
+    // The closed loop's figures since its requests wait out the per-request overhead as the server's do (E: 338 ms
+    // each; before, 128 requests, last end 22666.99 ms, e2e sum 362671.76 ms, without it).
     const c = runVirtualClosedLoop(findProfile('E')!, 2048, 128, [{ users: 16, seconds: 20 }]);
-    expect(c).toHaveLength(128);
-    expect(c[c.length - 1]!.endMs).toBe(22666.9850903707);
-    expect(c.reduce((s, r) => s + r.e2eMs, 0)).toBe(362671.7614459306);
+    expect(c).toHaveLength(112);
+    expect(c[c.length - 1]!.endMs).toBe(22199.611954074404);
+    expect(c.reduce((s, r) => s + r.e2eMs, 0)).toBe(355193.7912651899);
   });
 
   it('no built-in profile has noise', () => {

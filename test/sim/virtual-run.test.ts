@@ -34,3 +34,15 @@ describe('runVirtualClosedLoop', () => {
     expect(steadyTtft).toBeLessThan(burstTtft / 2);
   });
 });
+
+describe('per-request overhead in virtual time', () => {
+  it('a closed-loop request waits out o_req before its prefill, as over HTTP and as a batch does', () => {
+    const d = findProfile('D')!;
+    const batch = runVirtualBatch(d, 1024, 64, 1).requests[0]!.ttftMs;
+    const loop = runVirtualClosedLoop(d, 1024, 64, [{ users: 1, seconds: 3 }]);
+    expect(loop.length).toBeGreaterThan(2);
+    // Every request of one user is alone on the engine: the same TTFT as the batch's, overhead (344 ms) included.
+    for (const r of loop) expect(r.ttftMs).toBeCloseTo(batch, 6);
+    expect(batch).toBeGreaterThan(d.hardware.requestOverheadMs);
+  });
+});
