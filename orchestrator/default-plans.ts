@@ -93,6 +93,21 @@ export const LLAMA_PLAN: PlanInput = {
 };
 
 /**
+ * Fit: what `npm run fit` fits a simulator profile to (docs/what-if.md). Single requests over a spread of prompt
+ * lengths give prefill's growth with length and decode's with context; 2 to 64 users give the step's growth with the
+ * batch. Answers of 128 tokens: the time per output token is settled long before. About 4 minutes against the default
+ * simulator profile, the same order on the GPU it models; prompts that do not fit the server's window are shortened.
+ */
+export const FIT_PLAN: PlanInput = {
+  name: 'fit',
+  sweep: { contexts: [256, 1024, 4096, 16_384], concurrencies: [1, 2, 4, 8, 16, 32, 64], rounds: 2, outputTokens: 128 },
+  schedule: { safetyFactor: 1.5, minCellSeconds: 5, gapSeconds: 1 },
+};
+
+/** Built-in plans that run other scripts than the default sweep and capacity when --scripts is not given. */
+export const PLAN_SCRIPTS: Readonly<Record<string, readonly ScriptName[]>> = { fit: ['sweep'] };
+
+/**
  * A seed report's own grid, with the scripts that measure it and the simulator profile of its system, so
  * `npm run bench -- --plan report-e` gives a report to put beside the published one. Each ladder holds the
  * concurrencies the report's tables name; the fixed ladders run with --fixed-slots as the reports did
@@ -190,5 +205,6 @@ export const DEFAULT_PLANS: Readonly<Record<string, PlanInput>> = {
   quick: QUICK_PLAN,
   full: FULL_PLAN,
   llama: LLAMA_PLAN,
+  fit: FIT_PLAN,
   ...Object.fromEntries(Object.entries(REPORT_PRESETS).map(([name, preset]) => [name, preset.plan])),
 };

@@ -9,7 +9,7 @@ import { API_STYLES, SCRIPT_NAMES, type ApiStyle, type PlanInput, type ScriptNam
 import { EXIT } from '../lib/exit-codes';
 import { applyEnvToPlan } from '../lib/env';
 import { Bench, BUILT_IN_TARGETS, benchPlanEnv, newRunId, type BuiltInTarget } from '../orchestrator/bench';
-import { DEFAULT_PLANS, REPORT_PRESETS } from '../orchestrator/default-plans';
+import { DEFAULT_PLANS, PLAN_SCRIPTS, REPORT_PRESETS } from '../orchestrator/default-plans';
 import { renderProgressLine } from '../orchestrator/progress';
 import { numberArg, numberListArg, parseCommandLine, positive, runMain, UserError } from './cli';
 
@@ -96,7 +96,8 @@ runMain('bench', async () => {
   // A report preset brings its scripts and simulator profile unless they were given.
   const preset = o.plan ? REPORT_PRESETS[o.plan] : undefined;
   const scriptsGiven = program.getOptionValueSource('scripts') !== 'default';
-  const scriptList = o.trace && !scriptsGiven ? 'trace' : preset && !scriptsGiven ? preset.scripts.join(',') : o.scripts;
+  const planScripts = preset?.scripts ?? (o.plan ? PLAN_SCRIPTS[o.plan] : undefined);
+  const scriptList = o.trace && !scriptsGiven ? 'trace' : planScripts && !scriptsGiven ? planScripts.join(',') : o.scripts;
   const scripts = scriptList.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
   for (const s of scripts)
     if (!SCRIPT_NAMES.includes(s))

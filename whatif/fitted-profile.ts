@@ -1,4 +1,5 @@
-// A simulator profile fitted to a measured run (`npm run fit`), and what the fit knows of its own accuracy. Runs in Node.
+// A simulator profile fitted to a measured run (`npm run fit`), and what the fit knows of its own accuracy.
+// Runs in Node.
 //
 // The file is the simulator's own custom-profile JSON (sim/profiles.ts, parseProfile) with one more field, `fit`,
 // which the simulator ignores: `npm run sim -- --profile fitted.json` serves the fitted model, and
@@ -28,7 +29,7 @@ export interface FittedParameter {
   /** 5th and 95th percentile of the parameter over the refits. */
   readonly low: number;
   readonly high: number;
-  /** False when the run could not pin it down: its refits spread over more than a factor of 2, or it sits on a bound. */
+  /** False when the run could not pin it down: its refits spread over more than a factor of 2, or it barely matters. */
   readonly pinned: boolean;
   /** Why not pinned, or where a fixed value came from (a server's stated config, a flag). */
   readonly note: string;
@@ -92,7 +93,8 @@ export function parseFittedProfile(raw: unknown, where: string): FittedProfile {
   const info = fit as FitInfo;
   const resampled = info.resamples.map((hw, i) => {
     try {
-      return parseProfile({ ...(raw as object), hardware: { ...profile.hardware, ...hw } }, `${where}.fit.resamples[${i}]`);
+      const hardware = { ...profile.hardware, ...hw };
+      return parseProfile({ ...(raw as object), hardware }, `${where}.fit.resamples[${i}]`);
     } catch (e) {
       throw new UserError((e as Error).message);
     }

@@ -1,0 +1,61 @@
+// The measured grid cells a fit compares the model with, read from a run folder's sweep part. Runs in Node.
+
+import { UserError } from '../lib/exit-codes';
+import { loadRun } from '../report/load-run';
+import { readPartSamples } from '../report/split-inputs';
+import type { CellShape } from './virtual-cell';
+
+/** One measured cell: its shape as sent and each request's TTFT and time per output token, ms. */
+export interface MeasuredCell extends CellShape {
+  readonly id: string;
+  readonly ttftMs: Float64Array;
+  readonly tpotMs: Float64Array;
+}
+
+/** What a fit reads from a run: its grid cells, and what the run says of the server. */
+export interface FitInput {
+  readonly dir: string;
+  readonly cells: MeasuredCell[];
+  /** The served model's id, and its context window when the server stated one. */
+  readonly model: string | null;
+  readonly contextWindow: number | null;
+}
+
+/** Requests of a cell needed for its medians to count in the fit. */
+const MIN_REQUESTS = 2;
+
+/**
+ * The sweep part's cells with their measured requests. The prompt length is what the server counted (the mean of
+ * the requests' usage), not the plan's nominal context: the chat template and a window that shortened prompts move it.
+ */
+export async function readFitInput(folder: string): Promise<FitInput> {
+  const run = loadRun(folder);
+  const part = run.parts.find((p) => p.plan.script === 'sweep');
+  if (!part) {
+    throw new UserError(`${folder} has no sweep part to fit to: measure one with npm run bench -- --plan fit`);
+  }
+  const samples = await readPartSamples(part);
+  const cells: MeasuredCell[] = [];
+  for (const planned of part.plan.cells) {
+    const acc = samples.cells.get(planned.id);
+    if (!acc || acc.okCount < MIN_REQUESTS || acc.trends.ttft.length < MIN_REQUESTS) continue;
+    cells.push({
+      id: planned.id,
+      promptTokens: Math.round(acc.inputTokens / Math.max(1, acc.inputLengths.length)),
+      outputTokens: planned.outputTokens,
+      concurrency: planned.concurrency,
+      rounds: planned.rounds + (planned.warmupRounds ?? 0),
+      ttftMs: Float64Array.from(acc.trends.ttft.values()),
+      tpotMs: Float64Array.from(acc.trends.tpot.values()),
+    });
+  }
+  const single = new Set(cells.filter((c) => c.concurrency === 1).map((c) => c.promptTokens));
+  if (cells.length < 4 || single.size < 2) {
+    throw new UserError(
+      `${folder}: ${cells.length} sweep cells with measured requests, ${single.size} prompt lengths at one user; ` +
+        'a fit ' +
+        'needs single requests at 2 or more prompt lengths and some concurrent cells (npm run bench -- --plan fit)',
+    );
+  }
+  return { dir: run.dir, cells, model: run.run?.target.model ?? null, contextWindow: run.run?.contextWindow ?? null };
+}

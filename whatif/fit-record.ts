@@ -1,0 +1,105 @@
+// Turns a fit's outcome into the fitted profile file: the simulator's profile JSON and the fit's own record of how far
+// to trust it. Runs in Node, pure.
+
+import { percentile, sortValues } from '../report/stats';
+import type { Profile, SchedulerConfig } from '../sim/profiles';
+import type { FitInput } from './fit-cells';
+import type { FitOutcome } from './fit';
+import { FIT_PARAMETER_MEANING, hardwareOverrides } from './fit-parameters';
+import type { FitInfo, FittedParameter, FittedProfileFile, FitResidual } from './fitted-profile';
+
+/** A refit spread wider than this factor (95th over 5th percentile) means the run did not pin the parameter. */
+const PINNED_SPREAD = 2;
+/** Below this, the run's predictions barely move with the parameter: any value fits (column norm of the Jacobian). */
+const MIN_SENSITIVITY = 0.02;
+
+/** Where each scheduler limit came from: a flag (the server's stated config) or the base profile. */
+export type SchedulerSources = Readonly<Record<keyof SchedulerConfig, string | null>>;
+
+export interface FitRecordContext {
+  readonly input: FitInput;
+  readonly baseName: string;
+  readonly name: string;
+  readonly schedulerSources: SchedulerSources;
+  readonly fittedAt: string;
+}
+
+export function fittedProfileFile(outcome: FitOutcome, ctx: FitRecordContext): FittedProfileFile {
+  const { profile } = outcome;
+  const hw = profile.hardware;
+  return {
+    base: ctx.baseName,
+    name: ctx.name,
+    description: `fitted to ${ctx.input.dir} (${ctx.input.cells.length} cells) on the ${ctx.baseName} architecture`,
+    model: ctx.input.model ?? profile.model,
+    maxModelLen: ctx.input.contextWindow ?? profile.maxModelLen,
+    flavour: profile.flavour,
+    // The whole hardware section, so the file does not depend on the base's values staying what they are today.
+    hardware: { ...hw, ...hardwareOverrides(outcome.names, outcome.values) },
+    scheduler: profile.scheduler,
+    fit: fitInfo(outcome, ctx),
+  };
+}
+
+function fitInfo(outcome: FitOutcome, ctx: FitRecordContext): FitInfo {
+  const residuals = residualsOf(outcome, ctx.input);
+  const errors = sortValues(residuals.map((r) => Math.abs(r.errorPct)));
+  return {
+    run: ctx.input.dir,
+    fittedAt: ctx.fittedAt,
+    cells: ctx.input.cells.length,
+    requests: ctx.input.cells.reduce((s, c) => s + c.ttftMs.length, 0),
+    parameters: [...parametersOf(outcome), ...schedulerParameters(outcome.profile, ctx.schedulerSources)],
+    residuals,
+    medianErrorPct: round(percentile(errors, 0.5), 2),
+    maxErrorPct: round(errors[errors.length - 1] ?? 0, 2),
+    resamples: outcome.resampled.map((values) => hardwareOverrides(outcome.names, values)),
+  };
+}
+
+function residualsOf(outcome: FitOutcome, input: FitInput): FitResidual[] {
+  return outcome.observations.map((o, i) => {
+    const predicted = outcome.predicted[i]!;
+    return {
+      cell: input.cells[o.cell]!.id, metric: o.metric, measured: round(o.measured, 3), predicted: round(predicted, 3),
+      errorPct: round(((predicted - o.measured) / o.measured) * 100, 2),
+    };
+  });
+}
+
+function parametersOf(outcome: FitOutcome): FittedParameter[] {
+  return outcome.names.map((name, j) => {
+    const spread = sortValues(outcome.resampled.map((v) => v[j]!));
+    const low = percentile(spread, 0.05);
+    const high = percentile(spread, 0.95);
+    const blind = outcome.sensitivity[j]! < MIN_SENSITIVITY;
+    const wide = low <= 0 || high / low > PINNED_SPREAD;
+    const factor = low > 0 ? (high / low).toFixed(1) : 'of more than 100';
+    const note = blind
+      ? 'the run barely depends on it: kept near its starting value'
+      : wide ? `refits spread over a factor ${factor}` : FIT_PARAMETER_MEANING[name];
+    return { name, value: sig(outcome.values[j]!), low: sig(low), high: sig(high), pinned: !blind && !wide, note };
+  });
+}
+
+/** The scheduler's limits are stated, not fitted: pinned when the server's config gave them, else the base's guess. */
+function schedulerParameters(profile: Profile, sources: SchedulerSources): FittedParameter[] {
+  return (Object.keys(sources) as (keyof SchedulerConfig)[])
+    .filter((k) => typeof profile.scheduler[k] === 'number')
+    .map((k) => {
+      const value = profile.scheduler[k] as number;
+      const source = sources[k];
+      return {
+        name: `scheduler.${k}`, value, low: value, high: value, pinned: source !== null,
+        note: source ?? "the base profile's value: the fit run does not reach this limit; state it with a flag",
+      };
+    });
+}
+
+function round(x: number, digits: number): number {
+  return Number(x.toFixed(digits));
+}
+
+function sig(x: number): number {
+  return x === 0 ? 0 : Number(x.toPrecision(4));
+}
