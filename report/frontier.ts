@@ -7,6 +7,7 @@
 
 import type { CellStats } from './cells';
 import type { CostOptions } from './power';
+import type { UseCase } from '../thresholds/use-cases';
 
 /** What a point's cost per million output tokens covers. */
 export type CostBasis = 'gpu-hours+electricity' | 'gpu-hours';
@@ -91,4 +92,71 @@ export function gridFrontier(
 ): { readonly points: FrontierPoint[]; readonly frontier: FrontierPoint[] } {
   const points = cells.map((cell) => frontierPoint(cell, cost)).filter((p): p is FrontierPoint => p !== null);
   return { points, frontier: paretoFrontier(points) };
+}
+
+/** Which measured grid a frontier is over: the sweep part's context x concurrency, or the mix part's profiles. */
+export type FrontierGrid = 'sweep' | 'mix';
+
+/** A grid's frontier as report.json holds it. */
+export interface ThroughputFrontier {
+  readonly grid: FrontierGrid;
+  /** The GPU count the throughput was divided by (--gpus). */
+  readonly gpuCount: number;
+  /** The frontier's points, slowest per user (most per GPU) first. */
+  readonly points: readonly FrontierPoint[];
+}
+
+/** The measured cells of the sweep and the mix grid, each where the run has one. */
+export function frontierGrids(cells: readonly CellStats[]): { grid: FrontierGrid; cells: CellStats[] }[] {
+  const grids: FrontierGrid[] = ['sweep', 'mix'];
+  return grids
+    .map((grid) => ({ grid, cells: cells.filter((cell) => cell.script === grid && cell.requests > 0) }))
+    .filter((entry) => entry.cells.length > 0);
+}
+
+/** The frontier of every grid that has points. */
+export function throughputFrontiers(cells: readonly CellStats[], cost: CostOptions): ThroughputFrontier[] {
+  return frontierGrids(cells)
+    .map(({ grid, cells: mine }) => ({ grid, gpuCount: cost.gpuCount, points: gridFrontier(mine, cost).frontier }))
+    .filter((frontier) => frontier.points.length > 0);
+}
+
+/** A per-user speed below which a use case's limit breaks: a vertical line on the frontier chart. */
+export interface SpeedFloor {
+  readonly tokensPerSecond: number;
+  /** The use cases with this floor, in their order. */
+  readonly useCases: readonly string[];
+  /** The limit as the use case states it ("speed > 15 tok/s", "TPOT p99 < 40 ms (25 tok/s)"). */
+  readonly limit: string;
+}
+
+/**
+ * The use cases' limits that have a place on a per-user-speed axis: a minimum decode speed, and a maximum TPOT, which
+ * is the same limit per request (decode speed = 1000 / TPOT in ms). TTFT and e2e limits have none. Use cases with the
+ * same floor share one line. The floors are the limits' values, while the points are medians: a limit checked on the
+ * mean or p99 can break at a point the line shows as clear.
+ */
+export function speedFloors(useCases: readonly Pick<UseCase, 'title' | 'limits'>[]): SpeedFloor[] {
+  const floors = new Map<string, { tokensPerSecond: number; useCases: string[]; limit: string }>();
+  for (const useCase of useCases) {
+    for (const limit of useCase.limits) {
+      const floor = floorOf(limit);
+      if (floor === null) continue;
+      const key = `${floor.tokensPerSecond}|${floor.limit}`;
+      const entry = floors.get(key) ?? { ...floor, useCases: [] };
+      if (!entry.useCases.includes(useCase.title)) entry.useCases.push(useCase.title);
+      floors.set(key, entry);
+    }
+  }
+  return [...floors.values()].sort((a, b) => a.tokensPerSecond - b.tokensPerSecond);
+}
+
+function floorOf(limit: UseCase['limits'][number]): { tokensPerSecond: number; limit: string } | null {
+  const below = limit.operator === '<' || limit.operator === '<=';
+  if (limit.metric === 'decodeSpeed' && !below) return { tokensPerSecond: limit.value, limit: limit.label };
+  if (limit.metric === 'tpot' && below && limit.value > 0) {
+    const tokensPerSecond = 1000 / limit.value;
+    return { tokensPerSecond, limit: `${limit.label} (${+tokensPerSecond.toFixed(1)} tok/s)` };
+  }
+  return null;
 }

@@ -1,7 +1,8 @@
 // Tests report/frontier.ts: which cells make the throughput-per-GPU against per-user-speed frontier, and each
 // point's figures. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { frontierPoint, gridFrontier, paretoFrontier, type FrontierXY } from '../../report/frontier';
+import { frontierPoint, gridFrontier, paretoFrontier, speedFloors, type FrontierXY } from '../../report/frontier';
+import { USE_CASES } from '../../thresholds/use-cases';
 import type { PowerFigures } from '../../report/power';
 import { cell, flat } from './helpers';
 
@@ -85,5 +86,32 @@ describe('gridFrontier', () => {
     const { points, frontier } = gridFrontier(cells, { ...COST, gpuCount: 1 });
     expect(points.map((p) => p.cellId)).toEqual(['n1', 'n2', 'n4']);
     expect(frontier.map((p) => p.cellId)).toEqual(['n2', 'n1']);
+  });
+});
+
+describe('speedFloors', () => {
+  it('draws minimum decode speeds and maximum TPOTs, one line per floor, and nothing for time limits', () => {
+    const floors = speedFloors([
+      { title: 'Chat', limits: [USE_CASES[2]!.limits[0]!, USE_CASES[2]!.limits[1]!] }, // TTFT < 8 s, speed > 15
+      { title: 'Docs', limits: [{ metric: 'decodeSpeed', operator: '>', value: 15, label: 'speed > 15 tok/s' }] },
+      { title: 'Coding', limits: [{ metric: 'decodeSpeed', operator: '>=', value: 20, label: 'speed >= 20 tok/s' }] },
+      {
+        title: 'Interactive',
+        limits: [{ metric: 'tpot', operator: '<', value: 40, label: 'TPOT p99 < 40 ms', stat: 'p(99)' }],
+      },
+      { title: 'Completion', limits: [{ metric: 'e2e', operator: '<', value: 2000, label: 'e2e < 2 s' }] },
+      // A speed ceiling is no floor.
+      { title: 'Odd', limits: [{ metric: 'decodeSpeed', operator: '<', value: 500, label: 'speed < 500 tok/s' }] },
+    ]);
+    expect(floors).toEqual([
+      { tokensPerSecond: 15, useCases: ['Chat', 'Docs'], limit: 'speed > 15 tok/s' },
+      { tokensPerSecond: 20, useCases: ['Coding'], limit: 'speed >= 20 tok/s' },
+      // 40 ms per token is 25 tokens per second.
+      { tokensPerSecond: 25, useCases: ['Interactive'], limit: 'TPOT p99 < 40 ms (25 tok/s)' },
+    ]);
+  });
+
+  it('has no floor without use cases', () => {
+    expect(speedFloors([])).toEqual([]);
   });
 });

@@ -111,6 +111,30 @@ describe('report on a synthetic run', () => {
     expect(cap.map((r) => r.id)).toEqual(['code_completion', 'short_chatbot', 'general_chatbot', 'chatbot', 'agentic']);
   });
 
+  it('writes the sweep and mix frontiers into report.json: undominated cells of each grid, priced with power', () => {
+    const json = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as Pick<Report, 'frontiers'>;
+    expect(json.frontiers.map((f) => f.grid)).toEqual(['sweep', 'mix']);
+    for (const frontier of json.frontiers) {
+      const grid = report.cells.filter((c) => c.script === frontier.grid);
+      expect(frontier.points.length).toBeGreaterThan(0);
+      for (const point of frontier.points) {
+        const own = grid.find((c) => c.id === point.cellId)!;
+        expect(point.tokensPerSecondPerGpu).toBe(own.throughput);
+        expect(point.perUserTokensPerSecond).toBe(own.metrics.decodeSpeed!.p50);
+        // The fixture's monitor samples power: energy and the full cost, as the cell's own power figures give them.
+        expect(point.joulesPerOutputToken).toBe(own.power!.joulesPerOutputToken);
+        expect(point.usdPerMillionTokens).toBeCloseTo(own.power!.usdPerMillionTokens!, 9);
+        expect(point.costBasis).toBe('gpu-hours+electricity');
+        const beaten = grid.filter((c) =>
+          c.metrics.decodeSpeed!.p50 >= point.perUserTokensPerSecond && c.throughput! >= point.tokensPerSecondPerGpu &&
+          (c.metrics.decodeSpeed!.p50 > point.perUserTokensPerSecond || c.throughput! > point.tokensPerSecondPerGpu));
+        expect(beaten.map((c) => c.id), point.cellId).toEqual([]);
+      }
+      const speeds = frontier.points.map((p) => p.perUserTokensPerSecond);
+      expect(speeds).toEqual([...speeds].sort((a, b) => a - b));
+    }
+  });
+
   it('states goodput per cell of a use case and beside every capacity', () => {
     const cells = Papa.parse<Record<string, string>>(readFileSync(join(runDir, 'cells.csv'), 'utf8'), {
       header: true, skipEmptyLines: true,
