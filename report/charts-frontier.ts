@@ -61,6 +61,9 @@ function seriesOf(
 
 const round2 = (v: number): number => Math.round(v * 100) / 100;
 
+// A template, not a function: the HTML embeds the options as JSON. {c} is the point's [x, y].
+const POINT_TOOLTIP = { formatter: '{a}<br/>{b} concurrent<br/>per user, per GPU: {c} tok/s' };
+
 /** A point as echarts takes it: its name (the concurrency) labels it on the chart and in the tooltip. */
 const datum = (point: FrontierPoint): { name: string; value: [number, number] } => ({
   name: String(point.concurrency),
@@ -73,7 +76,7 @@ function frontierChart(
 ): ChartSpec {
   const title = 'Throughput per GPU vs Interactivity';
   const lines = series.map((s) => ({
-    name: s.name, type: 'line', symbolSize: 7, data: s.points.map(datum),
+    name: s.name, type: 'line', symbolSize: 7, data: s.points.map(datum), tooltip: POINT_TOOLTIP,
     label: { show: true, formatter: '{b}', position: 'top', fontSize: 10, color: '#4b5563' },
   }));
   const option = {
@@ -107,7 +110,7 @@ function frontierSeries(frontier: readonly FrontierPoint[], floors: readonly Spe
     name: 'Pareto frontier', type: 'line', z: 1, symbol: 'emptyCircle', symbolSize: 15,
     color: FRONTIER_COLOR, lineStyle: { width: 10, opacity: 0.4, color: FRONTIER_COLOR },
     itemStyle: { borderWidth: 3, color: FRONTIER_COLOR },
-    data: frontier.map(datum),
+    data: frontier.map(datum), tooltip: POINT_TOOLTIP,
     markLine: floors.length === 0 ? undefined : {
       silent: false, symbol: 'none',
       lineStyle: { type: 'dashed', color: LIMIT_COLOR, width: 2 },

@@ -41,6 +41,8 @@ describe('report on a synthetic run', () => {
     expect(svgs).toContain('throughput.svg');
     expect(svgs).toContain('usecase_general_chatbot.svg');
     expect(svgs).toContain('burst_ttft.svg');
+    expect(svgs).toContain('frontier_sweep.svg');
+    expect(svgs).toContain('frontier_mix.svg');
     expect(readFileSync(join(runDir, 'charts', 'throughput.svg'), 'utf8')).toMatch(/^<svg/);
     // Every chart the Markdown references exists.
     const md = readFileSync(join(runDir, 'report.md'), 'utf8');
@@ -59,10 +61,11 @@ describe('report on a synthetic run', () => {
     const md = readFileSync(join(runDir, 'report.md'), 'utf8');
     const order = [
       '## Highlights', '## Key Findings', '## Use Case Guidance', '### System Throughput',
-      '### Per-User Generation Speed', '### Time to First Token', '## Capacity Analysis', '## When to Scale Up',
-      '## When Am I the Fastest?', '### Queue Wait Times', '### Per-User Prefill Speed', '### Inter-Token Latency',
-      '### Scaling Efficiency', '### Power & Efficiency', '## Latency Percentiles', '## Success Rate and Errors',
-      '## Deploy Gate', '## Methodology',
+      '### Per-User Generation Speed', '### Throughput per GPU vs Interactivity', '### Time to First Token',
+      '## Capacity Analysis', '## When to Scale Up', '## When Am I the Fastest?',
+      '### Throughput per GPU vs Interactivity per Scenario', '### Queue Wait Times', '### Per-User Prefill Speed',
+      '### Inter-Token Latency', '### Scaling Efficiency', '### Power & Efficiency', '## Latency Percentiles',
+      '## Success Rate and Errors', '## Deploy Gate', '## Methodology',
     ];
     let at = -1;
     for (const h of order) {
@@ -165,6 +168,10 @@ describe('report on a synthetic run', () => {
     const md = readFileSync(join(partDir, 'sweep', 'report.md'), 'utf8');
     expect(md).toMatch(/GPU power was not measured/);
     expect(md).toMatch(/queue wait was not measured/);
+    // No power: the frontier's cost is the GPU-hours alone, and says so.
+    expect(md).toMatch(/### Throughput per GPU vs Interactivity/);
+    expect(md).toMatch(/\| n\/a \| \$\d+\.\d\d \(GPU-hours only\) \|/);
+    expect(md).toMatch(/GPU power was not measured for these cells: their energy is n\/a/);
     expect(md).toMatch(/No run\.json was found/);
     expect(md).not.toMatch(/## When to Scale Up/);
   });
