@@ -74,7 +74,7 @@ function frontierChart(
   grid: FrontierGrid, series: readonly FrontierSeries[], frontier: readonly FrontierPoint[],
   floors: readonly SpeedFloor[], gpuCount: number,
 ): ChartSpec {
-  const title = 'Throughput per GPU vs Interactivity';
+  const title = `Throughput per GPU vs Interactivity${grid === 'sweep' ? '' : ' per Scenario'}`;
   const lines = series.map((s) => ({
     name: s.name, type: 'line', symbolSize: 7, data: s.points.map(datum), tooltip: POINT_TOOLTIP,
     label: { show: true, formatter: '{b}', position: 'top', fontSize: 10, color: '#4b5563' },

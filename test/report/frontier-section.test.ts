@@ -74,6 +74,8 @@ describe('the frontier section', () => {
     const mixProfiles = [{ profile: 'rag', title: 'RAG', contextTokens: 16384, outputTokens: 512, cellIds: [mix.id] }];
     const report = reportOf([mix], { mixProfiles });
     expect(tableOf(report, 'mix')!.rows.map((row) => row[0])).toEqual(['RAG']);
+    expect(frontierCharts(report).map((spec) => [spec.id, spec.title]))
+      .toEqual([['frontier_mix', 'Throughput per GPU vs Interactivity per Scenario']]);
     const heading = 'Throughput per GPU vs Interactivity per Scenario';
     expect(frontierSection(report, 'mix', new Set())[0]).toMatchObject({ text: heading });
     expect(frontierSection(report, 'sweep', new Set())).toEqual([]);
