@@ -1,12 +1,11 @@
 // The throughput-per-GPU against interactivity chart of each measured grid (sweep, mix): one line per context length
-// or mix profile through its cells in order of concurrency, the Pareto frontier over all of them drawn over the lines,
-// and the use cases' minimum per-user speeds as vertical dashed lines. Runs in Node.
+// or mix profile through its cells in order of concurrency, the Pareto frontier over all of them drawn behind the
+// lines, and the use cases' minimum per-user speeds as vertical dashed lines. Runs in Node.
 //
 // lineChart shares one x category list between its series; here every point has its own x (its median per-user
 // speed), and a line must join a context's cells in order of concurrency, not of x, so the option is built here with
 // lineChart's look (palette, title, legend, limit lines).
 
-import type { CellStats } from './cells';
 import { LIMIT_COLOR, PALETTE, type ChartSpec } from './charts';
 import { fmtTokens, plural } from './format';
 import {
@@ -34,18 +33,15 @@ export function frontierCharts(report: Report): ChartSpec[] {
   return frontierGrids(report.cells).flatMap(({ grid, cells }) => {
     const { points, frontier } = gridFrontier(cells, report.options);
     if (points.length === 0) return [];
-    const series = seriesOf(grid, cells, points, report);
+    const series = seriesOf(grid, points, report);
     return [frontierChart(grid, series, frontier, floors, report.options.gpuCount)];
   });
 }
 
 /** Sweep: one line per context length; mix: one per profile, named as the mix charts name it. */
-function seriesOf(
-  grid: FrontierGrid, cells: readonly CellStats[], points: readonly FrontierPoint[], report: Report,
-): FrontierSeries[] {
-  const cellOf = new Map(cells.map((cell) => [cell.id, cell]));
+function seriesOf(grid: FrontierGrid, points: readonly FrontierPoint[], report: Report): FrontierSeries[] {
   const keyOf = (point: FrontierPoint): string =>
-    grid === 'sweep' ? String(point.contextTokens) : (cellOf.get(point.cellId)?.profile ?? point.cellId);
+    grid === 'sweep' ? String(point.contextTokens) : (point.profile ?? point.cellId);
   const keys = [...new Set(points.map(keyOf))];
   if (grid === 'sweep') keys.sort((a, b) => Number(a) - Number(b));
   const nameOf = (key: string): string => {

@@ -4,7 +4,7 @@
 import { frontierChartId } from '../charts-frontier';
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtJoules, fmtTokS, fmtTokens, fmtUsd, plural } from '../format';
-import type { FrontierGrid, FrontierPoint, ThroughputFrontier } from '../frontier';
+import { speedFloors, type FrontierGrid, type FrontierPoint, type ThroughputFrontier } from '../frontier';
 import type { Report } from '../report-types';
 import { sentences } from './phrases';
 
@@ -21,8 +21,9 @@ export function frontierSection(report: Report, grid: FrontierGrid, charts: Read
       'against its median per-user decode speed (the tok/s each user sees).',
     'A point is on the Pareto frontier when no other cell is both faster per user and more productive per GPU: ' +
       'along it, speed for each user is bought with throughput per GPU, and a cell off it is beaten on both.',
-    'A use case\'s minimum speed is a vertical line; it speaks to the cells at that use case\'s context and ' +
-      'output length, and is checked on its own statistic rather than the median.',
+    speedFloors(report.useCases.map((u) => u.useCase)).length === 0 ? null
+      : 'A use case\'s minimum speed is a vertical line; it speaks to the cells at that use case\'s context and ' +
+        'output length, and is checked on its own statistic rather than the median.',
   ));
   doc.chart(frontierChartId(grid), charts);
   const labelOf = pointLabel(report, grid);
@@ -65,7 +66,7 @@ function costSentence(report: Report, frontier: ThroughputFrontier): string {
   const which = unpowered === frontier.points.length ? 'these cells' : `${unpowered} of these cells`;
   return sentences(
     formula,
-    `GPU power was not measured for ${which}: their energy is n/a and their cost counts the GPU-hours alone ` +
-      '(no electricity), so it is lower than what they cost.',
+    `GPU power was not measured for ${which}: their energy is n/a and their cost counts the GPU-hours alone, ` +
+      'without the electricity they drew.',
   );
 }

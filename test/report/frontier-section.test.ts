@@ -66,6 +66,12 @@ describe('the frontier section', () => {
     expect(textOf(report, 'sweep')).toContain('GPU power was not measured for 3 of these cells');
   });
 
+  it('speaks of the use cases\' vertical lines only where some use case has a speed floor', () => {
+    expect(textOf(reportOf(GRID), 'sweep')).toContain('A use case\'s minimum speed is a vertical line');
+    const noFloors = { ...reportOf(GRID), useCases: [{ useCase: USE_CASES[0]! }] } as unknown as Report; // e2e only
+    expect(textOf(noFloors, 'sweep')).not.toContain('vertical line');
+  });
+
   it('names a mix row by its scenario, and is absent for a grid the run lacks', () => {
     const mix = cell({
       id: 'mix_rag_n4', script: 'mix', profile: 'rag', concurrency: 4, throughput: 300,
