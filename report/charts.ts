@@ -19,8 +19,8 @@ export interface ChartSpec {
   readonly option: Record<string, unknown>;
 }
 
-const PALETTE = ['#2563eb', '#16a34a', '#ea580c', '#9333ea', '#0891b2', '#dc2626', '#ca8a04', '#4b5563', '#db2777', '#65a30d'];
-const LIMIT_COLOR = '#dc2626';
+export const PALETTE = ['#2563eb', '#16a34a', '#ea580c', '#9333ea', '#0891b2', '#dc2626', '#ca8a04', '#4b5563', '#db2777', '#65a30d'];
+export const LIMIT_COLOR = '#dc2626';
 export const CHART_WIDTH = 820;
 export const CHART_HEIGHT = 420;
 

@@ -12,6 +12,7 @@ import { buildCharts, renderChartSvg, type ChartSpec } from './charts';
 import { sessionCharts } from './charts-sessions';
 import { rateCharts } from './charts-rate';
 import { traceCharts } from './charts-trace';
+import { frontierCharts } from './charts-frontier';
 import { buildDocument } from './sections';
 import { renderMarkdown } from './render-md';
 import { renderHtml } from './render-html';
@@ -46,7 +47,10 @@ export interface RenderedReport {
 
 /** Renders every output of a report as strings. */
 export function renderReport(report: Report): RenderedReport {
-  const charts = [...buildCharts(report), ...sessionCharts(report), ...rateCharts(report), ...traceCharts(report)];
+  const charts = [
+    ...buildCharts(report), ...frontierCharts(report), ...sessionCharts(report), ...rateCharts(report),
+    ...traceCharts(report),
+  ];
   const ids = new Set(charts.map((c) => c.id));
   const blocks = buildDocument(report, ids);
   const svgs = new Map(charts.map((c) => [c.id, renderChartSvg(c)]));

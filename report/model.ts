@@ -19,6 +19,7 @@ import {
   type UseCaseCapacity,
 } from './capacity';
 import { DEFAULT_COST } from './power';
+import { throughputFrontiers } from './frontier';
 import { activeUsersCapacities } from './active-users';
 import { rateCapacities } from './rate-capacity';
 import { traceReplayReport, traceSendsOf, type TraceSends } from './trace-replay';
@@ -167,6 +168,7 @@ export function buildReport(
     trace: traceReplayReport(input, cells, measured.traceSends, judged),
     bursts,
     mixProfiles: mixProfiles(cells),
+    frontiers: throughputFrontiers(cells, options),
     gates: gateResults(input, cells),
     totals,
     highlights,

@@ -131,7 +131,8 @@ function chartScript(used: readonly ChartSpec[]): string {
   const options: Record<string, unknown> = {};
   for (const c of used)
     options[c.id] = {
-      ...c.option, tooltip: { trigger: 'axis', confine: true },
+      // A chart of points with an x of their own (the frontier) asks for item tooltips; the rest share the axis.
+      ...c.option, tooltip: { trigger: 'axis', ...(c.option.tooltip as object | undefined), confine: true },
       toolbox: { feature: { saveAsImage: { title: 'PNG' }, dataView: { readOnly: true, title: 'Data' } } },
     };
   // "</" inside a script would end it early: escape it in the embedded JSON.

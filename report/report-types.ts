@@ -9,6 +9,7 @@ import type { BurstCapacity, LimitCheck, UseCaseCapacity } from './capacity';
 import type { CellStats } from './cells';
 import type { RunInfo, ThresholdOutcome } from './inputs';
 import type { CostOptions } from './power';
+import type { ThroughputFrontier } from './frontier';
 import type { ActiveUsersCapacity } from './active-users';
 import type { RateCapacity } from './rate-capacity';
 import type { TraceReplayReport } from './trace-replay';
@@ -22,9 +23,10 @@ import type { TraceReplayReport } from './trace-replay';
  * 5: `trace`, the trace part's replay (the trace's figures, each speed's, the fastest speed it held); cells carry their
  * per-request `lengths` and `cachedTokensTotal`, and `openLoop.speed`. 6: cells carry `cacheHitShare` and, in
  * `metrics`, `ttftCacheHit` and `ttftCacheMiss` (TTFT of the requests the prefix cache served part of, or none of);
- * parts their `prefixGroups` (plan prompts.prefixGroups).
+ * parts their `prefixGroups` (plan prompts.prefixGroups). 7: `frontiers`, per measured grid (sweep, mix) the points
+ * of the throughput-per-GPU against median per-user speed frontier, each with its energy and cost per output token.
  */
-export const REPORT_SCHEMA_VERSION = 6;
+export const REPORT_SCHEMA_VERSION = 7;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
@@ -113,6 +115,8 @@ export interface Report {
   readonly trace: TraceReplayReport | null;
   readonly bursts: readonly BurstCapacity[];
   readonly mixProfiles: readonly MixProfileSummary[];
+  /** Throughput per GPU against per-user speed: each measured grid's frontier (report/frontier.ts); [] without one. */
+  readonly frontiers: readonly ThroughputFrontier[];
   readonly gates: readonly GateResult[];
   readonly totals: Totals;
   readonly highlights: readonly Finding[];

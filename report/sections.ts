@@ -14,6 +14,7 @@ import { capacityAnalysisSection } from './sections/capacity-analysis';
 import { activeUsersSection } from './sections/active-users';
 import { allCellsSection, latencyPercentilesSection } from './sections/cell-tables';
 import { successAndErrorsSection } from './sections/errors';
+import { frontierSection } from './sections/frontier';
 import { highlightsSection, keyFindingsSection, titleSection } from './sections/findings';
 import { comparisonSection, deployGateSection, k6ThresholdsSection } from './sections/gates';
 import { methodologySection } from './sections/methodology';
@@ -39,6 +40,7 @@ export function buildDocument(report: Report, charts: ReadonlySet<string>): Bloc
     ...traceSection(report, charts),
     ...scaleUpSection(report, charts),
     ...fastestSection(report, charts),
+    ...frontierSection(report, 'mix', charts),
     ...technicalAnalysisSection(report, charts),
     ...latencyPercentilesSection(report),
     ...successAndErrorsSection(report),
@@ -59,6 +61,7 @@ function performanceAnalysisSection(report: Report, charts: ReadonlySet<string>)
     ...new DocBuilder().h(2, 'Performance Analysis').blocks,
     ...systemThroughputSection(grid, charts),
     ...perUserSpeedSection(grid, charts),
+    ...frontierSection(report, 'sweep', charts),
     ...ttftSection(report, grid, charts),
   ];
 }

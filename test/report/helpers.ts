@@ -48,7 +48,7 @@ export function cell(over: Partial<Omit<CellStats, 'metrics'>> & { metrics?: Par
     tokensPerHour: over.throughput === undefined ? 360000 : over.throughput === null ? null : over.throughput * 3600,
     scalingEfficiency: null,
     server: over.server ?? null,
-    power: null,
+    power: over.power ?? null,
     clientBound: over.clientBound ?? null,
     sessions: over.sessions ?? null,
     openLoop: over.openLoop ?? null,

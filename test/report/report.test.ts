@@ -41,6 +41,8 @@ describe('report on a synthetic run', () => {
     expect(svgs).toContain('throughput.svg');
     expect(svgs).toContain('usecase_general_chatbot.svg');
     expect(svgs).toContain('burst_ttft.svg');
+    expect(svgs).toContain('frontier_sweep.svg');
+    expect(svgs).toContain('frontier_mix.svg');
     expect(readFileSync(join(runDir, 'charts', 'throughput.svg'), 'utf8')).toMatch(/^<svg/);
     // Every chart the Markdown references exists.
     const md = readFileSync(join(runDir, 'report.md'), 'utf8');
@@ -59,10 +61,11 @@ describe('report on a synthetic run', () => {
     const md = readFileSync(join(runDir, 'report.md'), 'utf8');
     const order = [
       '## Highlights', '## Key Findings', '## Use Case Guidance', '### System Throughput',
-      '### Per-User Generation Speed', '### Time to First Token', '## Capacity Analysis', '## When to Scale Up',
-      '## When Am I the Fastest?', '### Queue Wait Times', '### Per-User Prefill Speed', '### Inter-Token Latency',
-      '### Scaling Efficiency', '### Power & Efficiency', '## Latency Percentiles', '## Success Rate and Errors',
-      '## Deploy Gate', '## Methodology',
+      '### Per-User Generation Speed', '### Throughput per GPU vs Interactivity', '### Time to First Token',
+      '## Capacity Analysis', '## When to Scale Up', '## When Am I the Fastest?',
+      '### Throughput per GPU vs Interactivity per Scenario', '### Queue Wait Times', '### Per-User Prefill Speed',
+      '### Inter-Token Latency', '### Scaling Efficiency', '### Power & Efficiency', '## Latency Percentiles',
+      '## Success Rate and Errors', '## Deploy Gate', '## Methodology',
     ];
     let at = -1;
     for (const h of order) {
@@ -111,6 +114,30 @@ describe('report on a synthetic run', () => {
     expect(cap.map((r) => r.id)).toEqual(['code_completion', 'short_chatbot', 'general_chatbot', 'chatbot', 'agentic']);
   });
 
+  it('writes the sweep and mix frontiers into report.json: undominated cells of each grid, priced with power', () => {
+    const json = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as Pick<Report, 'frontiers'>;
+    expect(json.frontiers.map((f) => f.grid)).toEqual(['sweep', 'mix']);
+    for (const frontier of json.frontiers) {
+      const grid = report.cells.filter((c) => c.script === frontier.grid);
+      expect(frontier.points.length).toBeGreaterThan(0);
+      for (const point of frontier.points) {
+        const own = grid.find((c) => c.id === point.cellId)!;
+        expect(point.tokensPerSecondPerGpu).toBe(own.throughput);
+        expect(point.perUserTokensPerSecond).toBe(own.metrics.decodeSpeed!.p50);
+        // The fixture's monitor samples power: energy and the full cost, as the cell's own power figures give them.
+        expect(point.joulesPerOutputToken).toBe(own.power!.joulesPerOutputToken);
+        expect(point.usdPerMillionTokens).toBeCloseTo(own.power!.usdPerMillionTokens!, 9);
+        expect(point.costBasis).toBe('gpu-hours+electricity');
+        const beaten = grid.filter((c) =>
+          c.metrics.decodeSpeed!.p50 >= point.perUserTokensPerSecond && c.throughput! >= point.tokensPerSecondPerGpu &&
+          (c.metrics.decodeSpeed!.p50 > point.perUserTokensPerSecond || c.throughput! > point.tokensPerSecondPerGpu));
+        expect(beaten.map((c) => c.id), point.cellId).toEqual([]);
+      }
+      const speeds = frontier.points.map((p) => p.perUserTokensPerSecond);
+      expect(speeds).toEqual([...speeds].sort((a, b) => a - b));
+    }
+  });
+
   it('states goodput per cell of a use case and beside every capacity', () => {
     const cells = Papa.parse<Record<string, string>>(readFileSync(join(runDir, 'cells.csv'), 'utf8'), {
       header: true, skipEmptyLines: true,
@@ -141,6 +168,10 @@ describe('report on a synthetic run', () => {
     const md = readFileSync(join(partDir, 'sweep', 'report.md'), 'utf8');
     expect(md).toMatch(/GPU power was not measured/);
     expect(md).toMatch(/queue wait was not measured/);
+    // No power: the frontier's cost is the GPU-hours alone, and says so.
+    expect(md).toMatch(/### Throughput per GPU vs Interactivity/);
+    expect(md).toMatch(/\| n\/a \| \$\d+\.\d\d \(GPU-hours only\) \|/);
+    expect(md).toMatch(/GPU power was not measured for these cells: their energy is n\/a/);
     expect(md).toMatch(/No run\.json was found/);
     expect(md).not.toMatch(/## When to Scale Up/);
   });
