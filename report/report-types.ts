@@ -12,6 +12,7 @@ import type { CostOptions } from './power';
 import type { ActiveUsersCapacity } from './active-users';
 import type { RateCapacity } from './rate-capacity';
 import type { TraceReplayReport } from './trace-replay';
+import type { PredictedInfo } from './predicted';
 
 /**
  * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval` and its goodput,
@@ -97,6 +98,8 @@ export interface Report {
   readonly model: string;
   readonly runDir: string;
   readonly run: RunInfo | null;
+  /** A prediction (npm run bench -- --predict): its profile, what it was fitted to, its interval; null if measured. */
+  readonly predicted: PredictedInfo | null;
   readonly parts: readonly PartSummary[];
   /** Parts listed in run.json that have no folder (an interrupted run). */
   readonly missingParts: readonly string[];
