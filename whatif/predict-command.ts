@@ -1,6 +1,7 @@
 // What `npm run bench -- --predict` does after the bench has resolved its plan: the base prediction, then each
 // --what-if variant as its own predicted run compared with the base, and the table of their capacities. Runs in Node.
 
+import { UserError } from '../lib/exit-codes';
 import type { PlanInput, ScriptName } from '../lib/plan';
 import { loadPredictProfile } from './predict-profile';
 import { predictedPlans, predictRun, type PredictOutcome } from './predict-run';
@@ -29,10 +30,15 @@ export interface PredictCommandOutcome {
 export async function runPredictCommand(c: PredictCommand): Promise<PredictCommandOutcome> {
   const profile = loadPredictProfile(c.profile);
   // Every variant is checked before the first part runs: a bad one costs nothing.
-  const useCases = predictedPlans(c.planInput, c.scripts, profile.profile.model)[0]!.useCases;
+  const useCases = predictedPlans(c.planInput, c.scripts, profile.profile)[0]!.useCases;
   const variantInputs = c.whatIfs.map((w) => {
     const planInput = applyWhatIf(c.planInput, useCases, w);
-    predictedPlans(planInput, c.scripts, profile.profile.model);
+    try {
+      predictedPlans(planInput, c.scripts, profile.profile);
+    } catch (e) {
+      if (e instanceof UserError) throw new UserError(`--what-if ${w.label}: ${e.message}`, e.exitCode);
+      throw e;
+    }
     return { w, planInput };
   });
   c.log(`predicting plan ${c.planLabel} with simulator profile ${profile.profile.name} (${profile.source}) ` +

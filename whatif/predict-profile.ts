@@ -28,7 +28,7 @@ export function loadPredictProfile(spec: string): PredictProfile {
   try {
     raw = JSON.parse(readFileSync(spec, 'utf8'));
   } catch (e) {
-    throw new UserError(`--predict ${spec}: not a profile JSON (${(e as Error).message.split('\n')[0]})`);
+    throw new UserError(`--predict ${spec}: not a profile JSON (${(e as Error).name}: it does not parse as JSON)`);
   }
   if (typeof raw === 'object' && raw !== null && 'fit' in raw) {
     const fitted = parseFittedProfile(raw, spec);

@@ -14,6 +14,7 @@ import { searchCapacities } from '../orchestrator/driven-results';
 import { generateReport } from '../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../report/model';
 import type { Report } from '../report/report-types';
+import type { Profile } from '../sim/profiles';
 import type { PredictProfile } from './predict-profile';
 import { drivePart, PREDICTED_SCRIPTS, writePredictedPart } from './predicted-part';
 import { capacityIntervals, INTERVAL_METHOD, type CapacityInterval } from './prediction-interval';
@@ -42,8 +43,11 @@ export interface PredictOutcome {
   readonly seconds: number;
 }
 
-/** Each part's resolved plan against the virtual target; a script not predicted yet is a one-line usage error. */
-export function predictedPlans(planInput: PlanInput, scripts: readonly ScriptName[], model: string): Plan[] {
+/**
+ * Each part's resolved plan against the virtual target; a script not predicted yet is a one-line usage error, and a
+ * cell longer than the profile's context window bad input (a server would refuse every one of its requests).
+ */
+export function predictedPlans(planInput: PlanInput, scripts: readonly ScriptName[], profile: Profile): Plan[] {
   const unsupported = scripts.find((s) => !(PREDICTED_SCRIPTS as readonly string[]).includes(s));
   if (unsupported)
     throw new UserError(
@@ -53,17 +57,24 @@ export function predictedPlans(planInput: PlanInput, scripts: readonly ScriptNam
   // No server runs: nothing to scrape, and the target names no host that could answer.
   const input = applyEnvToPlan(
     { ...planInput, monitor: { ...planInput.monitor, enabled: false } },
-    { BASE_URL: VIRTUAL_BASE_URL, MODEL: model },
+    { BASE_URL: VIRTUAL_BASE_URL, MODEL: profile.model },
   );
   const virtual = { ...input, target: { ...input.target, metricsUrl: null } };
-  return scripts.map((script) => resolvePlan(virtual, script, (file) => readFileSync(file, 'utf8')));
+  const plans = scripts.map((script) => resolvePlan(virtual, script, (file) => readFileSync(file, 'utf8')));
+  const long = plans.flatMap((p) => p.cells).find((c) => c.contextTokens + c.outputTokens > profile.maxModelLen);
+  if (long)
+    throw new UserError(
+      `--predict: cell ${long.id} needs ${long.contextTokens + long.outputTokens} tokens, beyond profile ` +
+      `${profile.name}'s context window of ${profile.maxModelLen}`,
+    );
+  return plans;
 }
 
 /** Predicts every part, writes the run folder and its report; resolves to the report. */
 export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
   const started = performance.now();
   const { profile } = o.profile;
-  const plans = predictedPlans(o.planInput, o.scripts, profile.model);
+  const plans = predictedPlans(o.planInput, o.scripts, profile);
   const runDir = path.resolve(o.resultsRoot, o.runId);
   mkdirSync(runDir, { recursive: true });
   const startedAt = new Date();
