@@ -8,10 +8,9 @@
 // when its user sends it, stamped queued at arrival plus the profile's per-request overhead. docs/what-if.md says
 // where that differs from the HTTP server's timing.
 
-import type { DoneReport } from '../lib/drive';
-import type { Ticket } from '../lib/drive';
+import type { DoneReport, Ticket } from '../lib/drive';
 import { Driver, type StepResult, type StepSource } from '../orchestrator/driver';
-import { Engine } from '../sim/engine';
+import { Engine, type TokenEvent } from '../sim/engine';
 import { chainedBlockHashes } from '../sim/kv-cache';
 import type { NoiseSettings } from '../sim/noise';
 import type { Profile } from '../sim/profiles';
@@ -98,13 +97,7 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
     }
     const res = engine.endStep();
     now = res.endMs;
-    for (const t of res.tokens) {
-      const r = inFlight.get(t.id)!;
-      if (t.index === 1) {
-        r.firstMs = res.endMs;
-        r.cachedTokens = t.cachedTokens ?? 0;
-      } else if (t.gapMs !== null) r.itlMs.push(t.gapMs);
-    }
+    noteTokens(res.tokens, res.endMs, inFlight);
     for (const f of res.finished) {
       const r = inFlight.get(f.id)!;
       inFlight.delete(f.id);
@@ -116,6 +109,17 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
   const busy = driver.busy();
   const unfinished = driver.unfinishedByStep();
   return { steps: driver.steps, extras, unfinished, wallMs: busy.wallMs, busyMs: busy.busyMs };
+}
+
+/** A step's sampled tokens: each request's first token time and cached prompt tokens, then its inter-token gaps. */
+function noteTokens(tokens: readonly TokenEvent[], endMs: number, inFlight: ReadonlyMap<string, InFlight>): void {
+  for (const t of tokens) {
+    const r = inFlight.get(t.id)!;
+    if (t.index === 1) {
+      r.firstMs = endMs;
+      r.cachedTokens = t.cachedTokens ?? 0;
+    } else if (t.gapMs !== null) r.itlMs.push(t.gapMs);
+  }
 }
 
 /** Shared prompts hash alike, so the engine's prefix cache serves them as the server's would; unique share nothing. */
