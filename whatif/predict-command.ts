@@ -2,7 +2,7 @@
 // --what-if variant as its own predicted run compared with the base, and the table of their capacities. Runs in Node.
 
 import { UserError } from '../lib/exit-codes';
-import type { PlanInput, ScriptName } from '../lib/plan';
+import { PlanError, type PlanInput, type ScriptName } from '../lib/plan';
 import { loadPredictProfile } from './predict-profile';
 import { predictedPlans, predictRun, type PredictOutcome } from './predict-run';
 import { renderWhatIfTable } from './what-if-table';
@@ -37,6 +37,7 @@ export async function runPredictCommand(c: PredictCommand): Promise<PredictComma
       predictedPlans(planInput, c.scripts, profile.profile);
     } catch (e) {
       if (e instanceof UserError) throw new UserError(`--what-if ${w.label}: ${e.message}`, e.exitCode);
+      if (e instanceof PlanError) throw new PlanError(`--what-if ${w.label}: ${e.message}`);
       throw e;
     }
     return { w, planInput };

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { applyEnvToPlan } from '../lib/env';
 import { EXIT, UserError } from '../lib/exit-codes';
 import { resolvePlan, type Plan, type PlanInput, type ScriptName } from '../lib/plan';
+import { promptLengthsForWindow, type FittedContext } from '../orchestrator/context-window';
 import { searchCapacities } from '../orchestrator/driven-results';
 import { generateReport } from '../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../report/model';
@@ -43,10 +44,7 @@ export interface PredictOutcome {
   readonly seconds: number;
 }
 
-/**
- * Each part's resolved plan against the virtual target; a script not predicted yet is a one-line usage error, and a
- * cell longer than the profile's context window bad input (a server would refuse every one of its requests).
- */
+/** Each part's resolved plan against the virtual target; a script not predicted yet is a one-line usage error. */
 export function predictedPlans(planInput: PlanInput, scripts: readonly ScriptName[], profile: Profile): Plan[] {
   const unsupported = scripts.find((s) => !(PREDICTED_SCRIPTS as readonly string[]).includes(s));
   if (unsupported)
@@ -61,13 +59,17 @@ export function predictedPlans(planInput: PlanInput, scripts: readonly ScriptNam
   );
   const virtual = { ...input, target: { ...input.target, metricsUrl: null } };
   const plans = scripts.map((script) => resolvePlan(virtual, script, (file) => readFileSync(file, 'utf8')));
-  const long = plans.flatMap((p) => p.cells).find((c) => c.contextTokens + c.outputTokens > profile.maxModelLen);
-  if (long)
-    throw new UserError(
-      `--predict: cell ${long.id} needs ${long.contextTokens + long.outputTokens} tokens, beyond profile ` +
-      `${profile.name}'s context window of ${profile.maxModelLen}`,
-    );
+  // A context the profile's window cannot hold with its output is refused before anything runs.
+  fittedPrompts(plans, profile);
   return plans;
+}
+
+/**
+ * The prompt length of each context whose cells' output would overflow the profile's window, as the bench fits them to
+ * a server's (the simulator states the profile's window as its max_model_len); a context that cannot fit is bad input.
+ */
+function fittedPrompts(plans: readonly Plan[], profile: Profile): FittedContext[] {
+  return promptLengthsForWindow(plans.flatMap((p) => p.cells), profile.maxModelLen);
 }
 
 /** Predicts every part, writes the run folder and its report; resolves to the report. */
@@ -79,9 +81,12 @@ export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
   mkdirSync(runDir, { recursive: true });
   const startedAt = new Date();
   const requests: Record<string, number> = {};
+  const fitted = fittedPrompts(plans, profile);
+  const promptOf = new Map(fitted.map((f) => [f.contextTokens, f.promptTokens]));
+  for (const f of fitted) o.log(`context ${f.contextTokens}: prompts of ${f.promptTokens} tokens, to fit the window`);
   let virtualMs = 0;
   for (const plan of plans) {
-    const { drive } = drivePart(profile, plan);
+    const { drive } = drivePart(profile, plan, promptOf);
     requests[plan.script] = writePredictedPart(runDir, plan, drive, startedAt.getTime() + virtualMs, o.runId);
     virtualMs += drive.wallMs;
     const virtualSeconds = (drive.wallMs / 1000).toFixed(0);
@@ -89,7 +94,7 @@ export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
   }
   const capacityPlan = plans.find((p) => p.script === 'capacity') ?? null;
   const resampled = capacityPlan !== null && o.profile.resampled.length > 0;
-  const intervals = resampled ? resampledIntervals(o.profile, capacityPlan, o.log) : null;
+  const intervals = resampled ? resampledIntervals(o.profile, capacityPlan, promptOf, o.log) : null;
   const record: PredictedRecord = {
     profile: profile.name,
     source: o.profile.source,
@@ -104,6 +109,7 @@ export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
   const command = ['npm', 'run', 'bench', '--', ...process.argv.slice(2)];
   const runInfo = predictedRunInfo({
     runId: o.runId, planLabel: o.planLabel, model: profile.model, startedAt, plans, requests, record, command,
+    contextWindow: profile.maxModelLen, fittedPrompts: fitted,
   });
   writeFileSync(path.join(runDir, 'run.json'), JSON.stringify(runInfo, null, 2));
   const { report } = await generateReport(runDir, {
@@ -113,10 +119,12 @@ export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
 }
 
 /** The capacity part's search run again with each resampled profile: the capacities the fit's uncertainty allows. */
-function resampledIntervals(p: PredictProfile, plan: Plan, log: (line: string) => void): CapacityInterval[] {
+function resampledIntervals(
+  p: PredictProfile, plan: Plan, promptOf: ReadonlyMap<number, number>, log: (line: string) => void,
+): CapacityInterval[] {
   log(`prediction interval: the capacity search with each of ${p.resampled.length} resampled profiles`);
   const predictions = p.resampled.map((profile) => {
-    const { search } = drivePart(profile, plan);
+    const { search } = drivePart(profile, plan, promptOf);
     return new Map(searchCapacities(search!).map((c) => [c.useCase, c.capacity]));
   });
   return capacityIntervals(predictions);

@@ -14,11 +14,17 @@ import { K6_CSV_HEADER, requestRows } from './virtual-samples';
 /** The scripts a prediction runs: those the bench drives with fixed cells or the capacity search. */
 export const PREDICTED_SCRIPTS = ['sweep', 'capacity', 'mix', 'burst'] as const;
 
-/** A part's steps driven in virtual time, and the capacity search when the part is one. */
-export function drivePart(profile: Profile, plan: Plan): { drive: VirtualDrive; search: CapacitySearch | null } {
+/**
+ * A part's steps driven in virtual time, and the capacity search when the part is one; `fitted`: the prompt length
+ * of each context the profile's window cannot hold with its output (orchestrator/context-window.ts).
+ */
+export function drivePart(
+  profile: Profile, plan: Plan, fitted: ReadonlyMap<number, number> = new Map(),
+): { drive: VirtualDrive; search: CapacitySearch | null } {
   const part = partDrive(plan);
   const drive = driveVirtually(profile, part.source, {
     vus: part.vus,
+    promptTokensOf: (context) => fitted.get(context) ?? context,
     sharedPrompts: plan.prompts.mode === 'shared-prefix',
     sloOf: (cell) => plan.useCases.find((u) => u.id === cell.useCase)?.limits ?? null,
   });

@@ -18,6 +18,9 @@ export interface PredictedRunInput {
   readonly record: PredictedRecord;
   /** The command line as given, for run.json. */
   readonly command: readonly string[];
+  /** The profile's window, and the contexts whose prompts were sent shorter to fit it with their output. */
+  readonly contextWindow: number;
+  readonly fittedPrompts: readonly { readonly contextTokens: number; readonly promptTokens: number }[];
 }
 
 /** run.json of a predicted run; its end is the start plus the virtual time the parts took. */
@@ -35,8 +38,8 @@ export function predictedRunInfo(r: PredictedRunInput) {
       baseUrl: r.plans[0]?.target.baseUrl ?? '', model: r.model, simulated: true, simProfile: r.record.profile,
     },
     tokenizer: 'none (predicted: prompts are token counts)',
-    contextWindow: null,
-    fittedPrompts: [],
+    contextWindow: r.contextWindow,
+    fittedPrompts: r.fittedPrompts,
     plan: r.planLabel,
     command: r.command,
     parts: r.plans.map((p) => p.script),

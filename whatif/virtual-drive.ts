@@ -10,7 +10,7 @@
 
 import type { DoneReport, Ticket } from '../lib/drive';
 import { Driver, type StepResult, type StepSource } from '../orchestrator/driver';
-import { Engine, type TokenEvent } from '../sim/engine';
+import { Engine, type FinishedEvent, type TokenEvent } from '../sim/engine';
 import { chainedBlockHashes } from '../sim/kv-cache';
 import type { NoiseSettings } from '../sim/noise';
 import type { Profile } from '../sim/profiles';
@@ -42,6 +42,11 @@ export interface VirtualDriveOptions {
   readonly sharedPrompts: boolean;
   /** The limits a cell's requests are judged on for goodput (its use case's), null for a cell without one. */
   readonly sloOf: (cell: Ticket['cell']) => readonly UseCaseLimit[] | null;
+  /**
+   * The prompt a cell of this context sends: its context, or less where the profile's window must hold the output
+   * too (the bench fits such prompts the same way, orchestrator/context-window.ts); default the context.
+   */
+  readonly promptTokensOf?: (contextTokens: number) => number;
   readonly noise?: NoiseSettings;
 }
 
@@ -74,10 +79,10 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
       };
       const id = `t${req.ticket}`;
       inFlight.set(id, req);
+      const promptTokens = options.promptTokensOf?.(req.cell.contextTokens) ?? req.cell.contextTokens;
       engine.add({
-        id, promptTokens: req.cell.contextTokens, outputTokens: req.cell.outputTokens, finishReason: 'length',
-        arrivalMs: now, queuedMs: now + overhead,
-        blockHashes: promptHashes(profile, req.cell.contextTokens, options.sharedPrompts),
+        id, promptTokens, outputTokens: req.cell.outputTokens, finishReason: 'length', arrivalMs: now,
+        queuedMs: now + overhead, blockHashes: promptHashes(profile, promptTokens, options.sharedPrompts),
       });
     }
   };
@@ -102,7 +107,7 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
       const r = inFlight.get(f.id)!;
       inFlight.delete(f.id);
       extras.set(r.ticket, { inputTokens: f.promptTokens, cachedTokens: r.cachedTokens });
-      driver.done(doneReport(r, f.endMs, f.generatedTokens, options.sloOf(r.cell)));
+      driver.done(doneReport(r, f, options.sloOf(r.cell)));
       idle.add(r.vu);
     }
   }
@@ -129,9 +134,8 @@ function promptHashes(profile: Profile, promptTokens: number, shared: boolean): 
 }
 
 /** The figures a k6 VU reports for a completed request (lib/record.ts), from its token times. */
-function doneReport(
-  r: InFlight, endMs: number, outputTokens: number, slo: readonly UseCaseLimit[] | null,
-): DoneReport {
+function doneReport(r: InFlight, f: FinishedEvent, slo: readonly UseCaseLimit[] | null): DoneReport {
+  const { endMs, generatedTokens: outputTokens } = f;
   const ttftMs = r.firstMs! - r.arrivalMs;
   const e2eMs = endMs - r.arrivalMs;
   const decoding = outputTokens > 1 && e2eMs > ttftMs;
@@ -143,7 +147,7 @@ function doneReport(
   };
   return {
     ticket: r.ticket, ok: true, startMs: r.arrivalMs, endMs, ...figures,
-    prefillTokensPerSecond: ttftMs > 0 ? (r.cell.contextTokens * 1000) / ttftMs : null,
+    prefillTokensPerSecond: ttftMs > 0 ? (f.promptTokens * 1000) / ttftMs : null,
     outputTokens,
     goodput: slo === null ? null : judgeGoodput(figures, slo),
   };
