@@ -23,9 +23,10 @@ import type { PredictedInfo } from './predicted';
  * 5: `trace`, the trace part's replay (the trace's figures, each speed's, the fastest speed it held); cells carry their
  * per-request `lengths` and `cachedTokensTotal`, and `openLoop.speed`. 6: cells carry `cacheHitShare` and, in
  * `metrics`, `ttftCacheHit` and `ttftCacheMiss` (TTFT of the requests the prefix cache served part of, or none of);
- * parts their `prefixGroups` (plan prompts.prefixGroups).
+ * parts their `prefixGroups` (plan prompts.prefixGroups). 7: `predicted`, a prediction's record (report/predicted.ts),
+ * null for a measured run.
  */
-export const REPORT_SCHEMA_VERSION = 6;
+export const REPORT_SCHEMA_VERSION = 7;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
