@@ -1,7 +1,7 @@
 // End to end: `npm run bench -- --predict A --plan quick` writes a run folder whose report says predicted everywhere,
 // and whose capacities are the profile's true ones (bench/virtual-capacity.ts) within a user. Runs in Node (vitest).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
@@ -44,7 +44,7 @@ describe('npm run bench -- --predict A --plan quick', () => {
     expect(run.stdout).toContain(`results: ${join(tmp, 'p')}`);
   });
 
-  it('says predicted in the title, every table and headline figure, report.json and capacity.csv', () => {
+  it('says predicted in the title, every table, headline figure and chart, report.json and capacity.csv', () => {
     expect(read('p', 'report.md').split('\n')[0]).toMatch(/^# PREDICTED Capacity Report: /);
     expect(read('p', 'report.html')).toMatch(/<title>PREDICTED Capacity Report: /);
     const report = reportOf('p');
@@ -58,6 +58,9 @@ describe('npm run bench -- --predict A --plan quick', () => {
     expect(tables.length).toBeGreaterThan(10);
     for (const t of tables) expect(t.caption).toMatch(/^PREDICTED, not measured: simulator profile /);
     for (const b of blocks) if (b.kind === 'kpis') for (const k of b.items) expect(k.label).toMatch(/\(predicted\)$/);
+    const charts = readdirSync(join(tmp, 'p', 'charts'));
+    expect(charts.length).toBeGreaterThan(5);
+    for (const svg of charts) expect(read('p', 'charts', svg), svg).toContain('PREDICTED: ');
     const rows = Papa.parse<Record<string, string>>(read('p', 'capacity.csv'), { header: true, skipEmptyLines: true }).data;
     expect(rows.length).toBe(5);
     for (const row of rows) expect(row).toMatchObject({ predicted: 'true', predicted_profile: PROFILE.name });
