@@ -17,8 +17,8 @@ export interface PredictFlags {
 
 /** Flags of a measured run that a prediction has no use for: each would silently do nothing. */
 const MEASURING_FLAGS = [
-  'url', 'target', 'model', 'apiKey', 'profile', 'simNoise', 'simNoiseSeed', 'fixedSlots', 'generators', 'prometheusRw',
-  'tokenizer', 'trace',
+  'url', 'target', 'model', 'apiKey', 'api', 'profile', 'simNoise', 'simNoiseSeed', 'fixedSlots', 'generators',
+  'prometheusRw', 'tokenizer', 'trace',
 ] as const;
 
 /** Runs the prediction; the bench's plan (preset, --scripts, --min-goodput, the environment) as resolved. */
