@@ -98,17 +98,18 @@ export const BUILT_IN_TARGETS: readonly BuiltInTarget[] = ['sim', ...REAL_SERVER
 /** Scripts the bench drives (lib/drive.ts); the gate keeps its k6 thresholds and slot. */
 const DRIVEN_SCRIPTS: readonly ScriptName[] = ['sweep', 'capacity', 'burst', 'mix', 'sessions'];
 
-/** What drives a part: the step source, how many VUs it may need, and for capacity the search. */
 /** Beyond the scrape interval, the quiet gap between driven steps: a scrape takes a few ms to answer. */
 const QUIET_MARGIN_MS = 250;
 
-interface PartDrive {
+/** What drives a part: the step source, how many VUs it may need, and for capacity the search. */
+export interface PartDrive {
   readonly source: StepSource;
   readonly vus: number;
   readonly search: CapacitySearch | null;
 }
 
-function partDrive(plan: Plan): PartDrive {
+/** The steps of a driven part (DRIVEN_SCRIPTS); a prediction (whatif/predicted-part.ts) drives them in virtual time. */
+export function partDrive(plan: Plan): PartDrive {
   if (plan.script === 'sessions' && plan.search && plan.sessions) return sessionsDrive(plan, plan.search, plan.sessions);
   if (plan.script === 'capacity' && plan.search) {
     const ids = [...new Set(plan.cells.map((c) => c.useCase).filter((u): u is string => u !== null))];

@@ -19,6 +19,7 @@ import { renderHtml } from './render-html';
 import { renderCapacityCsv, renderCellsCsv } from './render-csv';
 import { renderActiveUsersCsv } from './render-active-users-csv';
 import { compareReports } from './compare';
+import { markPredictedCharts } from './predicted-charts';
 
 /**
  * Reads a run folder (or part folder, or a split run's runner folders) and builds its report object,
@@ -47,10 +48,11 @@ export interface RenderedReport {
 
 /** Renders every output of a report as strings. */
 export function renderReport(report: Report): RenderedReport {
-  const charts = [
+  const built = [
     ...buildCharts(report), ...frontierCharts(report), ...sessionCharts(report), ...rateCharts(report),
     ...traceCharts(report),
   ];
+  const charts = markPredictedCharts(built, report.predicted);
   const ids = new Set(charts.map((c) => c.id));
   const blocks = buildDocument(report, ids);
   const svgs = new Map(charts.map((c) => [c.id, renderChartSvg(c)]));

@@ -11,6 +11,7 @@ import { UserError } from '../lib/exit-codes';
 import { PlanError, readResolvedPlan, type Plan } from '../lib/plan';
 import type { RunnerInfo } from '../lib/runner';
 import { parseOrThrow, record } from '../lib/schema';
+import { PredictedSchema, type PredictedInfo } from './predicted';
 import type { UseCase } from '../thresholds/use-cases';
 
 /** Bad input to the report (exit EXIT.badInput through the CLI). */
@@ -22,7 +23,8 @@ export class ReportInputError extends UserError {
 export interface RunInfo {
   readonly schemaVersion: number;
   readonly runId: string;
-  readonly engine: 'k6' | 'runner';
+  /** virtual: a prediction in the simulator's virtual time (npm run bench -- --predict), no engine sent a request. */
+  readonly engine: 'k6' | 'runner' | 'virtual';
   readonly engineVersion: string;
   readonly startedAt: string;
   readonly endedAt: string;
@@ -35,6 +37,8 @@ export interface RunInfo {
   readonly fittedPrompts: readonly { readonly contextTokens: number; readonly promptTokens: number }[];
   readonly command: readonly string[];
   readonly parts: readonly string[];
+  /** A predicted run's record (report/predicted.ts); null for a measured one. */
+  readonly predicted: PredictedInfo | null;
 }
 
 /** One threshold outcome from k6's handleSummary data. */
@@ -118,7 +122,7 @@ const strings = v.fallback(v.array(v.pipe(v.unknown(), v.transform(String))), []
 const RunInfoSchema = v.object({
   schemaVersion: v.fallback(v.number(), 1),
   runId: v.string(),
-  engine: v.fallback(v.picklist(['k6', 'runner']), 'k6'),
+  engine: v.fallback(v.picklist(['k6', 'runner', 'virtual']), 'k6'),
   engineVersion: str('unknown'),
   startedAt: str(''),
   endedAt: str(''),
@@ -129,6 +133,7 @@ const RunInfoSchema = v.object({
   fittedPrompts: v.fallback(v.array(v.object({ contextTokens: v.number(), promptTokens: v.number() })), []),
   command: strings,
   parts: strings,
+  predicted: PredictedSchema,
 });
 
 const RunTargetSchema = v.object({

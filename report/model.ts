@@ -27,6 +27,7 @@ import { capacityFinding } from './judgement';
 import { judgeMergedThresholds } from './split-thresholds';
 import { splitWarnings } from './split-notes';
 import { maxBy, minBy } from './stats';
+import { reportTitle } from './predicted';
 import { fmtCount, fmtMs, fmtMillions, fmtPct, fmtTokS, fmtTokens, plural } from './format';
 import {
   REPORT_SCHEMA_VERSION,
@@ -154,14 +155,16 @@ export function buildReport(
   // First, so it leads the report's warnings.
   if (incomplete) warnings.unshift(incompleteWarning(measured.missingCells, missingParts));
   const model = input.run?.target.model || firstPlan.target.model;
+  const predicted = input.run?.predicted ?? null;
   const { minSuccessRate } = options;
   const judged = { limitStat, minSuccessRate, minGoodput: runMinGoodput(input), requestValues: measured.requestValues };
   const { highlights, keyFindings } = buildFindings(cells, gridCells({ cells }), useCases, bursts, totals);
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generatedAt: now.toISOString(),
-    title: `Benchmark Report: ${model}`,
-    model, runDir: input.dir, run: input.run, parts: measured.parts, missingParts, limitStat, burstTtftLimitMs, options,
+    title: reportTitle(model, predicted),
+    model, runDir: input.dir, run: input.run, predicted, parts: measured.parts, missingParts, limitStat, burstTtftLimitMs,
+    options,
     cells, useCases,
     activeUsers: activeUsersCapacities(input.parts.map((part) => part.plan), cells, limitStat, options.minSuccessRate, useCases),
     rates: rateCapacities(runUseCases(input), cells, judged),

@@ -97,8 +97,21 @@ export function renderCellsCsv(report: Report): string {
 const CAPACITY_COLUMNS = [
   'kind', 'id', 'title', 'context_tokens', 'output_tokens', 'limits', 'source', 'result', 'capacity', 'unit',
   'goodput_at_capacity', 'estimate', 'interpolated', 'last_pass', 'first_fail', 'broken_by', 'interval_level',
-  'interval_low', 'interval_high', 'tested',
+  'interval_low', 'interval_high', 'tested', 'predicted', 'predicted_profile', 'prediction_low', 'prediction_high',
 ] as const;
+
+/**
+ * Whether the row is a prediction (npm run bench -- --predict) and of which simulator profile, so a copied row can
+ * never pass for a measured one; a fitted profile's prediction interval beside a use case's capacity.
+ */
+function predictedColumns(report: Report, useCase: string | null): Record<string, Cell> {
+  const p = report.predicted;
+  const interval = p?.intervals?.find((i) => i.useCase === useCase) ?? null;
+  return {
+    predicted: p !== null, predicted_profile: p?.profile ?? null,
+    prediction_low: interval?.low ?? null, prediction_high: interval?.high ?? null,
+  };
+}
 
 /** The columns every ladder shares: what it found, between which steps, and each step's verdict. */
 function ladderColumns(result: LadderResult): Record<string, Cell> {
@@ -130,6 +143,7 @@ export function renderCapacityCsv(report: Report): string {
       interval_low: u.interval?.low ?? null,
       // Empty with a low end: open above (some resamples broke no limit up to the largest step).
       interval_high: u.interval?.high ?? null,
+      ...predictedColumns(report, u.useCase.id),
     });
   }
   for (const rate of report.rates) {
@@ -160,5 +174,7 @@ export function renderCapacityCsv(report: Report): string {
       limits: `ttft:${b.limit.expression}`, source: 'burst', unit: 'requests', ...ladderColumns(b.result),
     });
   }
-  return `${Papa.unparse({ fields: [...CAPACITY_COLUMNS], data: rows.map((row) => CAPACITY_COLUMNS.map((k) => row[k] ?? null)) })}\n`;
+  const marked = rows.map((row) => ({ ...predictedColumns(report, null), ...row }));
+  const data = marked.map((row) => CAPACITY_COLUMNS.map((k) => row[k] ?? null));
+  return `${Papa.unparse({ fields: [...CAPACITY_COLUMNS], data })}\n`;
 }

@@ -13,6 +13,7 @@ import type { ThroughputFrontier } from './frontier';
 import type { ActiveUsersCapacity } from './active-users';
 import type { RateCapacity } from './rate-capacity';
 import type { TraceReplayReport } from './trace-replay';
+import type { PredictedInfo } from './predicted';
 
 /**
  * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval` and its goodput,
@@ -24,7 +25,8 @@ import type { TraceReplayReport } from './trace-replay';
  * per-request `lengths` and `cachedTokensTotal`, and `openLoop.speed`. 6: cells carry `cacheHitShare` and, in
  * `metrics`, `ttftCacheHit` and `ttftCacheMiss` (TTFT of the requests the prefix cache served part of, or none of);
  * parts their `prefixGroups` (plan prompts.prefixGroups). 7: `frontiers`, per measured grid (sweep, mix) the points
- * of the throughput-per-GPU against median per-user speed frontier, each with its energy and cost per output token.
+ * of the throughput-per-GPU against median per-user speed frontier, each with its energy and cost per output token;
+ * `predicted`, a prediction's record (report/predicted.ts), null for a measured run.
  */
 export const REPORT_SCHEMA_VERSION = 7;
 
@@ -99,6 +101,8 @@ export interface Report {
   readonly model: string;
   readonly runDir: string;
   readonly run: RunInfo | null;
+  /** A prediction (npm run bench -- --predict): its profile, what it was fitted to, its interval; null if measured. */
+  readonly predicted: PredictedInfo | null;
   readonly parts: readonly PartSummary[];
   /** Parts listed in run.json that have no folder (an interrupted run). */
   readonly missingParts: readonly string[];

@@ -25,11 +25,17 @@ import { itlSection, powerSection, prefillSpeedSection, scalingEfficiencySection
 import { fastestSection, perUserSpeedSection, systemThroughputSection } from './sections/throughput-speed';
 import { prefixCacheSection, queueWaitSection, scaleUpSection, ttftSection } from './sections/ttft-queue';
 import { useCaseGuidanceSection } from './sections/use-case-guidance';
+import { predictionSection } from './sections/prediction';
+import { markPredictedTables } from './predicted';
 
-/** Builds the full document of the report, one section after another in reading order. */
+/**
+ * Builds the full document of the report, one section after another in reading order; a predicted run's tables each
+ * say so in their caption (report/predicted.ts).
+ */
 export function buildDocument(report: Report, charts: ReadonlySet<string>): Block[] {
-  return [
+  return markPredictedTables([
     ...titleSection(report),
+    ...predictionSection(report),
     ...highlightsSection(report),
     ...keyFindingsSection(report),
     ...useCaseGuidanceSection(report),
@@ -50,7 +56,7 @@ export function buildDocument(report: Report, charts: ReadonlySet<string>): Bloc
     ...k6ThresholdsSection(report),
     ...comparisonSection(report),
     ...methodologySection(report),
-  ];
+  ], report.predicted);
 }
 
 /** What users and the system get across the sweep grid: throughput, per-user speed, TTFT. */

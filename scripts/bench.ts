@@ -12,6 +12,7 @@ import { Bench, BUILT_IN_TARGETS, benchPlanEnv, newRunId, type BuiltInTarget } f
 import { DEFAULT_PLANS, PLAN_SCRIPTS, REPORT_PRESETS } from '../orchestrator/default-plans';
 import { renderProgressLine } from '../orchestrator/progress';
 import { numberArg, numberListArg, parseCommandLine, positive, runMain, UserError } from './cli';
+import { predictFromCommandLine, type PredictFlags } from './bench-predict';
 
 runMain('bench', async () => {
   const program = new Command('bench')
@@ -80,6 +81,19 @@ runMain('bench', async () => {
       numberArg('--trace-max-requests', (n) => Number.isInteger(n) && n >= 1, 'a whole number >= 1'))
     .option('--trace-use-case <id>', "the use case whose limits judge the replay (default short_chatbot)")
     .option('--trace-skip-bad-rows', 'replay without rows that break the format instead of stopping at the first')
+    .option(
+      '--predict <profile>',
+      "predict the plan in the simulator's virtual time instead of measuring (seconds, not hours): a built-in " +
+      'profile ' +
+      '(name or letter), a profile JSON, or a fitted one (npm run fit; adds prediction intervals); the report says ' +
+      'predicted everywhere (docs/what-if.md)',
+    )
+    .option(
+      '--what-if <NAME=VALUE>',
+      'with --predict, also predict a variant beside the base, repeatable: prompt=2x, output=512, ttft=2000, ' +
+      'e2e=1500, itl=50, tpot=50, decode-speed=20',
+      (value: string, list: string[]) => [...list, value], [] as string[],
+    )
     .option('--no-report', 'skip the report at the end')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) });
@@ -88,7 +102,7 @@ runMain('bench', async () => {
     url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string;
     profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string;
     fixedSlots?: boolean; simNoise?: boolean; simNoiseSeed?: string; minGoodput?: string; generators: string;
-  } & TraceFlags>();
+  } & TraceFlags & PredictFlags>();
   const generators = Number(o.generators);
   if (!(Number.isInteger(generators) && generators >= 1 && generators <= 64))
     throw new UserError(`--generators must be a whole number from 1 to 64, got "${o.generators}"`, EXIT.usage);
@@ -131,6 +145,11 @@ runMain('bench', async () => {
   else if (planInput.trace) planInput = { ...planInput, trace: { ...planInput.trace, file: path.resolve(planInput.trace.file) } };
   else if (scripts.includes('trace') && !planInput.trace)
     throw new UserError('--scripts trace replays a trace: give it with --trace FILE', EXIT.usage);
+  if (o.predict !== undefined || o.whatIf.length > 0) {
+    const given = (name: string) => program.getOptionValueSource(name) === 'cli';
+    const planLabel = builtIn ? `built-in "${planName}"` : planName;
+    return predictFromCommandLine(o, { planInput, planLabel, scripts, given });
+  }
   const simNoiseSeed = o.simNoiseSeed === undefined ? null : Number(o.simNoiseSeed);
   if (simNoiseSeed !== null && !(Number.isInteger(simNoiseSeed) && simNoiseSeed >= 0 && simNoiseSeed < 2 ** 32))
     throw new UserError(`--sim-noise-seed must be an integer 0..${2 ** 32 - 1}`, EXIT.usage);

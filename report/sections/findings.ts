@@ -18,7 +18,10 @@ export function titleSection(report: Report): Block[] {
   const runId = run ? `, run ${lit(run.runId)} started ${lit(run.startedAt)}` : '';
   const parts = report.parts.map((part) => `${part.name} (${plural(part.cellsWithData, 'cell')})`).join(', ');
   const measuredWith = `measured with ${engine}${runId}`;
-  const measured = `Performance analysis of **${lit(report.model)}** at ${endpoint}${simulated}, ${measuredWith}`;
+  const measured = report.predicted
+    ? `**Predicted** performance of **${lit(report.model)}** (simulator profile ${lit(report.predicted.profile)}, ` +
+      `virtual time, no server measured)${runId}`
+    : `Performance analysis of **${lit(report.model)}** at ${endpoint}${simulated}, ${measuredWith}`;
   doc.p(`${measured}. Parts: ${parts}.`);
   for (const warning of report.warnings) doc.note(`⚠ ${warning}`);
   return doc.blocks;

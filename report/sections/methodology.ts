@@ -15,7 +15,7 @@ export function methodologySection(report: Report): Block[] {
   doc.list([
     ...runItems(report),
     ...requestItems(report),
-    measurementItem(),
+    report.predicted ? predictionItem() : measurementItem(),
     ...limitItems(report),
     ...report.parts.map(partItem),
     `Definitions: ${DEFINITIONS.join('; ')}.`,
@@ -35,9 +35,13 @@ function runItems(report: Report): string[] {
         'No run.json was found, so the engine, its version and the tokenizer are not recorded.',
     ];
   }
-  const engine = engineLabel(run, "the suite's local runner", ' (k6 bundles on Node)');
+  const engine = run.engine === 'virtual'
+    ? `none, predicted by ${lit(run.engineVersion)}`
+    : engineLabel(run, "the suite's local runner", ' (k6 bundles on Node)');
   const profile = run.target.simProfile ? ` (profile ${lit(run.target.simProfile)})` : '';
-  const simulated = run.target.simulated ? ` — the suite's simulated server${profile}, not real hardware` : '';
+  const simulated = run.engine === 'virtual'
+    ? ` — a name only: no server answered, the simulator's model${profile} predicted it`
+    : run.target.simulated ? ` — the suite's simulated server${profile}, not real hardware` : '';
   const interrupted = run.interrupted ? ' (interrupted)' : '';
   const items = [
     `Engine: ${engine}; run ${lit(run.runId)} from ${lit(run.startedAt)} to ${lit(run.endedAt)}${interrupted}.`,
@@ -91,6 +95,15 @@ function measurementItem(): string {
     `read lag p99 reached ${fmtPct(READ_LAG_GAP_SHARE, 0)} of the cell's median inter-token gap or the agent used ` +
     `${fmtPct(CPU_SHARE_LIMIT, 0)} of its cores. k6's own CPU is not measured and not part of that check: the agent ` +
     'timestamps tokens itself, so a busy k6 delays request starts, not token times.'
+  );
+}
+
+/** A predicted run's counterpart of measurementItem: what stood in for the load generator, the server and the clock. */
+function predictionItem(): string {
+  return (
+    "Prediction: no load generator and no server. The bench's own Driver and step source issued every request, as in " +
+    "a measured run, to the simulator's engine in virtual time; each request's figures come from the engine's token " +
+    'times, and nothing timed a client (docs/what-if.md).'
   );
 }
 

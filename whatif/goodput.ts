@@ -1,0 +1,42 @@
+// A predicted request's goodput verdict, as the measuring agent judges a measured one (agent/slo.go).
+// Pure. Runs in Node.
+
+import { compare } from '../lib/thresholds';
+import type { UseCaseLimit } from '../thresholds/use-cases';
+
+/** A completed request's own figures; null where the request has none (fewer than 2 output tokens). */
+export interface RequestFigures {
+  readonly ttftMs: number;
+  readonly e2eMs: number;
+  readonly tpotMs: number | null;
+  readonly decodeTokensPerSecond: number | null;
+  readonly itlMs: readonly number[];
+}
+
+/**
+ * Whether the request met every limit on its own figures. ITL is judged on the request's mean ITL; a figure the
+ * request does not have is not judged, as it gives the cell's figure no sample either.
+ */
+export function judgeGoodput(
+  r: RequestFigures, limits: readonly Pick<UseCaseLimit, 'metric' | 'operator' | 'value'>[],
+): boolean {
+  return limits.every((l) => {
+    const v = valueOf(r, l.metric);
+    return v === null || compare(v, l.operator, l.value);
+  });
+}
+
+function valueOf(r: RequestFigures, metric: UseCaseLimit['metric']): number | null {
+  switch (metric) {
+    case 'ttft':
+      return r.ttftMs;
+    case 'e2e':
+      return r.e2eMs;
+    case 'tpot':
+      return r.tpotMs;
+    case 'decodeSpeed':
+      return r.decodeTokensPerSecond;
+    case 'itl':
+      return r.itlMs.length === 0 ? null : r.itlMs.reduce((s, x) => s + x, 0) / r.itlMs.length;
+  }
+}

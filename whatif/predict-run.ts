@@ -1,0 +1,143 @@
+// `npm run bench -- --predict <profile>`: a plan's parts run in the simulator's virtual time and written as a run
+// folder marked predicted, then the one report generator reads it. Runs in Node.
+//
+// The parts are the bench's own: the same resolved plans, the same Driver and step sources (fixed cells, the adaptive
+// capacity search), with sim/engine.ts serving the requests in virtual time (whatif/virtual-drive.ts). So the
+// report's capacity is its own judgement of the steps, as for a measured run. docs/what-if.md.
+
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { applyEnvToPlan } from '../lib/env';
+import { EXIT, UserError } from '../lib/exit-codes';
+import { resolvePlan, type Plan, type PlanInput, type ScriptName } from '../lib/plan';
+import { promptLengthsForWindow, type FittedContext } from '../orchestrator/context-window';
+import { searchCapacities } from '../orchestrator/driven-results';
+import { generateReport } from '../report/generate';
+import { DEFAULT_REPORT_OPTIONS } from '../report/model';
+import type { Report } from '../report/report-types';
+import type { Profile } from '../sim/profiles';
+import type { PredictProfile } from './predict-profile';
+import { drivePart, PREDICTED_SCRIPTS, writePredictedPart } from './predicted-part';
+import { capacityIntervals, INTERVAL_METHOD, type CapacityInterval } from './prediction-interval';
+import { predictedRunInfo, type PredictedRecord } from './predicted-run-info';
+
+/** The host of a predicted plan's target: reserved (RFC 2606), so it can never be taken for a server that ran. */
+export const VIRTUAL_BASE_URL = 'http://virtual-time.invalid/v1';
+
+export interface PredictOptions {
+  readonly profile: PredictProfile;
+  /** The plan input as the bench resolved it (presets, --min-goodput and the environment applied). */
+  readonly planInput: PlanInput;
+  readonly planLabel: string;
+  readonly scripts: readonly ScriptName[];
+  readonly resultsRoot: string;
+  readonly runId: string;
+  /** The what-if variant this run predicts ("prompt=2x"), and the base prediction's folder it compares with. */
+  readonly variant?: { readonly label: string; readonly baseRunDir: string } | null;
+  readonly log: (line: string) => void;
+}
+
+export interface PredictOutcome {
+  readonly runDir: string;
+  readonly report: Report;
+  readonly intervals: readonly CapacityInterval[] | null;
+  readonly seconds: number;
+}
+
+/** Each part's resolved plan against the virtual target; a script not predicted yet is a one-line usage error. */
+export function predictedPlans(planInput: PlanInput, scripts: readonly ScriptName[], profile: Profile): Plan[] {
+  const unsupported = scripts.find((s) => !(PREDICTED_SCRIPTS as readonly string[]).includes(s));
+  if (unsupported)
+    throw new UserError(
+      `--predict: the ${unsupported} script is not predicted yet (it predicts ${PREDICTED_SCRIPTS.join(', ')})`,
+      EXIT.usage,
+    );
+  // No server runs: nothing to scrape, and the target names no host that could answer.
+  const input = applyEnvToPlan(
+    { ...planInput, monitor: { ...planInput.monitor, enabled: false } },
+    { BASE_URL: VIRTUAL_BASE_URL, MODEL: profile.model },
+  );
+  const virtual = { ...input, target: { ...input.target, metricsUrl: null } };
+  const plans = scripts.map((script) => resolvePlan(virtual, script, (file) => readFileSync(file, 'utf8')));
+  // A context the profile's window cannot hold with its output is refused before anything runs.
+  fittedPrompts(plans, profile);
+  return plans;
+}
+
+/**
+ * The prompt length of each context whose cells' output would overflow the profile's window, as the bench fits them to
+ * a server's (the simulator states the profile's window as its max_model_len); a context that cannot fit is bad input.
+ */
+function fittedPrompts(plans: readonly Plan[], profile: Profile): FittedContext[] {
+  return promptLengthsForWindow(plans.flatMap((p) => p.cells), profile.maxModelLen);
+}
+
+/** Predicts every part, writes the run folder and its report; resolves to the report. */
+export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
+  const started = performance.now();
+  const { profile } = o.profile;
+  const plans = predictedPlans(o.planInput, o.scripts, profile);
+  const runDir = path.resolve(o.resultsRoot, o.runId);
+  mkdirSync(runDir, { recursive: true });
+  const startedAt = new Date();
+  const requests: Record<string, number> = {};
+  const fitted = fittedPrompts(plans, profile);
+  const promptOf = new Map(fitted.map((f) => [f.contextTokens, f.promptTokens]));
+  for (const f of fitted) o.log(`context ${f.contextTokens}: prompts of ${f.promptTokens} tokens, to fit the window`);
+  let virtualMs = 0;
+  for (const plan of plans) {
+    const { drive } = drivePart(profile, plan, promptOf);
+    requests[plan.script] = writePredictedPart(runDir, plan, drive, startedAt.getTime() + virtualMs, o.runId);
+    virtualMs += drive.wallMs;
+    const virtualSeconds = (drive.wallMs / 1000).toFixed(0);
+    o.log(`${plan.script}: predicted ${requests[plan.script]} requests, ${virtualSeconds} s of virtual time`);
+  }
+  const capacityPlan = plans.find((p) => p.script === 'capacity') ?? null;
+  const resampled = capacityPlan !== null && o.profile.resampled.length > 0;
+  const intervals = resampled ? resampledIntervals(o.profile, capacityPlan, promptOf, o.log) : null;
+  const record: PredictedRecord = {
+    profile: profile.name,
+    source: o.profile.source,
+    fittedFrom: o.profile.fit?.run ?? null,
+    intervalMethod: intervals ? INTERVAL_METHOD : null,
+    intervals,
+    intervalNote: intervalNote(o.profile, capacityPlan !== null),
+    variant: o.variant?.label ?? null,
+    baseRun: o.variant ? path.basename(o.variant.baseRunDir) : null,
+    virtualSeconds: Math.round(virtualMs) / 1000,
+  };
+  const command = ['npm', 'run', 'bench', '--', ...process.argv.slice(2)];
+  const runInfo = predictedRunInfo({
+    runId: o.runId, planLabel: o.planLabel, model: profile.model, startedAt, plans, requests, record, command,
+    contextWindow: profile.maxModelLen, fittedPrompts: fitted,
+  });
+  writeFileSync(path.join(runDir, 'run.json'), JSON.stringify(runInfo, null, 2));
+  const { report } = await generateReport(runDir, {
+    ...DEFAULT_REPORT_OPTIONS, baseline: o.variant?.baseRunDir ?? null, tolerance: 0.1, outDir: null,
+  });
+  return { runDir, report, intervals, seconds: (performance.now() - started) / 1000 };
+}
+
+/** The capacity part's search run again with each resampled profile: the capacities the fit's uncertainty allows. */
+function resampledIntervals(
+  p: PredictProfile, plan: Plan, promptOf: ReadonlyMap<number, number>, log: (line: string) => void,
+): CapacityInterval[] {
+  log(`prediction interval: the capacity search with each of ${p.resampled.length} resampled profiles`);
+  const predictions = p.resampled.map((profile) => {
+    const { search } = drivePart(profile, plan, promptOf);
+    return new Map(searchCapacities(search!).map((c) => [c.useCase, c.capacity]));
+  });
+  return capacityIntervals(predictions);
+}
+
+/** How the interval was made, or why there is none: what the report says beside the capacities. */
+function intervalNote(p: PredictProfile, capacity: boolean): string {
+  if (!capacity) return 'No capacity part was predicted, so no capacity interval.';
+  if (p.source === 'fitted' && p.resampled.length === 0)
+    return 'No prediction interval: the fitted profile\'s fit record holds no refits on resampled requests.';
+  if (p.source === 'fitted')
+    return `Each capacity's interval is the 5th-95th percentile of the same prediction made with each of the ` +
+      `${p.resampled.length} refits of the fitted profile on resampled requests (its fit record).`;
+  return `No prediction interval: the ${p.source} profile has no fit record, so nothing says how far its ` +
+    'parameters could be off; a profile fitted to a measured run (npm run fit) gives one.';
+}

@@ -1,0 +1,154 @@
+// Drives a part's steps against the simulator's engine in virtual time: the bench's own Driver and step source
+// (fixed cells, or the adaptive capacity search) with the engine in place of k6, the HTTP server and the clock.
+// Pure. Runs in Node.
+//
+// The Driver decides which user sends what and when a step ends, exactly as in a measured run; only the requests are
+// served by sim/engine.ts, as the simulator's own virtual-time closed loop serves them (sim/virtual-run.ts
+// runVirtualClosedLoop, the model bench/virtual-capacity.ts's true capacities come from): a request enters the engine
+// when its user sends it, stamped queued at arrival plus the profile's per-request overhead. docs/what-if.md says
+// where that differs from the HTTP server's timing.
+
+import type { DoneReport, Ticket } from '../lib/drive';
+import { Driver, type StepResult, type StepSource } from '../orchestrator/driver';
+import { Engine, type FinishedEvent, type TokenEvent } from '../sim/engine';
+import { chainedBlockHashes } from '../sim/kv-cache';
+import type { NoiseSettings } from '../sim/noise';
+import type { Profile } from '../sim/profiles';
+import type { UseCaseLimit } from '../thresholds/use-cases';
+import { judgeGoodput } from './goodput';
+
+/** What the report's samples need of a request beyond the Driver's record of it. */
+export interface RequestExtras {
+  readonly inputTokens: number;
+  readonly cachedTokens: number;
+}
+
+export interface VirtualDrive {
+  /** Every step as the Driver recorded it, requests with their phases. */
+  readonly steps: readonly StepResult[];
+  /** Per ticket: its prompt tokens and the prompt tokens the prefix cache served. */
+  readonly extras: ReadonlyMap<number, RequestExtras>;
+  /** Requests issued and never ended, per step index (none: the engine serves every request it is given). */
+  readonly unfinished: ReadonlyMap<number, number>;
+  /** Virtual time from the first request to the last, and with at least one request running, ms. */
+  readonly wallMs: number;
+  readonly busyMs: number;
+}
+
+export interface VirtualDriveOptions {
+  /** Closed-loop users the part may need at once (the k6 script's VUs). */
+  readonly vus: number;
+  /** Every prompt the same (prompts.mode shared-prefix): the engine's prefix cache serves them; else all unique. */
+  readonly sharedPrompts: boolean;
+  /** The limits a cell's requests are judged on for goodput (its use case's), null for a cell without one. */
+  readonly sloOf: (cell: Ticket['cell']) => readonly UseCaseLimit[] | null;
+  /**
+   * The prompt a cell of this context sends: its context, or less where the profile's window must hold the output
+   * too (the bench fits such prompts the same way, orchestrator/context-window.ts); default the context.
+   */
+  readonly promptTokensOf?: (contextTokens: number) => number;
+  readonly noise?: NoiseSettings;
+}
+
+interface InFlight {
+  readonly ticket: number;
+  readonly vu: number;
+  readonly cell: Ticket['cell'];
+  readonly arrivalMs: number;
+  firstMs: number | null;
+  readonly itlMs: number[];
+  cachedTokens: number;
+}
+
+/** Runs the steps `source` gives until it has none left; every request ends (the engine never drops one). */
+export function driveVirtually(profile: Profile, source: StepSource, options: VirtualDriveOptions): VirtualDrive {
+  let now = 0;
+  const driver = new Driver(source, () => now);
+  const engine = new Engine(profile, { prefixCaching: options.sharedPrompts, noise: options.noise });
+  const overhead = profile.hardware.requestOverheadMs;
+  const idle = new Set(Array.from({ length: options.vus }, (_, vu) => vu));
+  const inFlight = new Map<string, InFlight>();
+  const extras = new Map<number, RequestExtras>();
+  const dispatch = (): void => {
+    for (const vu of [...idle]) {
+      const d = driver.next(vu);
+      if (d.kind !== 'ticket') continue;
+      idle.delete(vu);
+      const req: InFlight = {
+        ticket: d.ticket.ticket, vu, cell: d.ticket.cell, arrivalMs: now, firstMs: null, itlMs: [], cachedTokens: 0,
+      };
+      const id = `t${req.ticket}`;
+      inFlight.set(id, req);
+      const promptTokens = options.promptTokensOf?.(req.cell.contextTokens) ?? req.cell.contextTokens;
+      engine.add({
+        id, promptTokens, outputTokens: req.cell.outputTokens, finishReason: 'length', arrivalMs: now,
+        queuedMs: now + overhead, blockHashes: promptHashes(profile, promptTokens, options.sharedPrompts),
+      });
+    }
+  };
+  for (;;) {
+    dispatch();
+    if (!engine.hasWork()) {
+      if (driver.finished) break;
+      const quiet = driver.quietForMs();
+      if (quiet === null) throw new Error('virtual drive: the driver waits with no request running');
+      now += quiet;
+      continue;
+    }
+    if (!engine.beginStep(now)) {
+      // Nothing the engine may schedule yet: move on a millisecond, as the simulator's own closed loop does.
+      now += 1;
+      continue;
+    }
+    const res = engine.endStep();
+    now = res.endMs;
+    noteTokens(res.tokens, res.endMs, inFlight);
+    for (const f of res.finished) {
+      const r = inFlight.get(f.id)!;
+      inFlight.delete(f.id);
+      extras.set(r.ticket, { inputTokens: f.promptTokens, cachedTokens: r.cachedTokens });
+      driver.done(doneReport(r, f, options.sloOf(r.cell)));
+      idle.add(r.vu);
+    }
+  }
+  const busy = driver.busy();
+  const unfinished = driver.unfinishedByStep();
+  return { steps: driver.steps, extras, unfinished, wallMs: busy.wallMs, busyMs: busy.busyMs };
+}
+
+/** A step's sampled tokens: each request's first token time and cached prompt tokens, then its inter-token gaps. */
+function noteTokens(tokens: readonly TokenEvent[], endMs: number, inFlight: ReadonlyMap<string, InFlight>): void {
+  for (const t of tokens) {
+    const r = inFlight.get(t.id)!;
+    if (t.index === 1) {
+      r.firstMs = endMs;
+      r.cachedTokens = t.cachedTokens ?? 0;
+    } else if (t.gapMs !== null) r.itlMs.push(t.gapMs);
+  }
+}
+
+/** Shared prompts hash alike, so the engine's prefix cache serves them as the server's would; unique share nothing. */
+function promptHashes(profile: Profile, promptTokens: number, shared: boolean): number[] | undefined {
+  if (!shared) return undefined;
+  return chainedBlockHashes([new Uint32Array(promptTokens).fill(1)], profile.scheduler.blockSize);
+}
+
+/** The figures a k6 VU reports for a completed request (lib/record.ts), from its token times. */
+function doneReport(r: InFlight, f: FinishedEvent, slo: readonly UseCaseLimit[] | null): DoneReport {
+  const { endMs, generatedTokens: outputTokens } = f;
+  const ttftMs = r.firstMs! - r.arrivalMs;
+  const e2eMs = endMs - r.arrivalMs;
+  const decoding = outputTokens > 1 && e2eMs > ttftMs;
+  const figures = {
+    ttftMs, e2eMs,
+    tpotMs: decoding ? (e2eMs - ttftMs) / (outputTokens - 1) : null,
+    decodeTokensPerSecond: decoding ? ((outputTokens - 1) * 1000) / (e2eMs - ttftMs) : null,
+    itlMs: r.itlMs,
+  };
+  return {
+    ticket: r.ticket, ok: true, startMs: r.arrivalMs, endMs, ...figures,
+    prefillTokensPerSecond: ttftMs > 0 ? (f.promptTokens * 1000) / ttftMs : null,
+    outputTokens,
+    goodput: slo === null ? null : judgeGoodput(figures, slo),
+  };
+}

@@ -1,0 +1,47 @@
+// The table `--predict` prints at its end: each predicted capacity, the base beside every what-if variant.
+// Pure. Runs in Node.
+
+import type { Report } from '../report/report-types';
+
+export interface PredictedColumn {
+  /** "base" or the variant's label ("prompt=2x"). */
+  readonly label: string;
+  readonly report: Report;
+}
+
+interface Row {
+  readonly name: string;
+  readonly text: (report: Report) => string;
+}
+
+/**
+ * One row per use case (concurrent users) and burst profile (requests at once) of any column: its capacity as the
+ * report writes it ("18", "more than 128"), with a fitted profile's prediction interval when there is one
+ * ("18 (16-19)"); "-" where a column has no such row.
+ */
+export function renderWhatIfTable(columns: readonly PredictedColumn[]): string {
+  const reports = columns.map((c) => c.report);
+  const useCases = [...new Set(reports.flatMap((r) => r.useCases.map((u) => u.useCase.id)))];
+  const bursts = [...new Set(reports.flatMap((r) => r.bursts.map((b) => b.profile)))];
+  const rows: Row[] = [
+    ...useCases.map((id) => ({ name: `${id} (users)`, text: (r: Report) => useCaseText(r, id) })),
+    ...bursts.map((id) => ({
+      name: `burst ${id} (requests)`,
+      text: (r: Report) => r.bursts.find((b) => b.profile === id)?.result.display ?? '-',
+    })),
+  ];
+  if (rows.length === 0) return 'no capacity in these parts: the reports hold the predicted cells';
+  const head = ['predicted capacity', ...columns.map((c) => c.label)];
+  const cells = rows.map((row) => [row.name, ...reports.map(row.text)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
+  const line = (cs: readonly string[]) => cs.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}
+
+function useCaseText(report: Report, useCase: string): string {
+  const u = report.useCases.find((x) => x.useCase.id === useCase);
+  if (!u) return '-';
+  const interval = report.predicted?.intervals?.find((i) => i.useCase === useCase);
+  const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+  return interval ? `${u.result.display} (${fmt(interval.low)}-${fmt(interval.high)})` : u.result.display;
+}
