@@ -5,8 +5,7 @@
 // The Driver decides which user sends what and when a step ends, exactly as in a measured run; only the requests are
 // served by sim/engine.ts, as the simulator's own virtual-time closed loop serves them (sim/virtual-run.ts
 // runVirtualClosedLoop, the model bench/virtual-capacity.ts's true capacities come from): a request enters the engine
-// when its user sends it, stamped queued at arrival plus the profile's per-request overhead. docs/what-if.md says
-// where that differs from the HTTP server's timing.
+// once its per-request overhead is over, as the HTTP server hands it on. docs/what-if.md says where the two differ.
 
 import type { DoneReport, Ticket } from '../lib/drive';
 import { Driver, type StepResult, type StepSource } from '../orchestrator/driver';
@@ -14,6 +13,7 @@ import { Engine, type FinishedEvent, type TokenEvent } from '../sim/engine';
 import { chainedBlockHashes } from '../sim/kv-cache';
 import type { NoiseSettings } from '../sim/noise';
 import type { Profile } from '../sim/profiles';
+import { OverheadQueue } from '../sim/virtual-run';
 import type { UseCaseLimit } from '../thresholds/use-cases';
 import { judgeGoodput } from './goodput';
 
@@ -65,6 +65,7 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
   let now = 0;
   const driver = new Driver(source, () => now);
   const engine = new Engine(profile, { prefixCaching: options.sharedPrompts, noise: options.noise });
+  const queue = new OverheadQueue(engine);
   const overhead = profile.hardware.requestOverheadMs;
   const idle = new Set(Array.from({ length: options.vus }, (_, vu) => vu));
   const inFlight = new Map<string, InFlight>();
@@ -80,7 +81,7 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
       const id = `t${req.ticket}`;
       inFlight.set(id, req);
       const promptTokens = options.promptTokensOf?.(req.cell.contextTokens) ?? req.cell.contextTokens;
-      engine.add({
+      queue.add({
         id, promptTokens, outputTokens: req.cell.outputTokens, finishReason: 'length', arrivalMs: now,
         queuedMs: now + overhead, blockHashes: promptHashes(profile, promptTokens, options.sharedPrompts),
       });
@@ -88,18 +89,17 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
   };
   for (;;) {
     dispatch();
+    queue.release(now);
     if (!engine.hasWork()) {
-      if (driver.finished) break;
+      const queued = queue.nextQueuedMs();
+      if (queued === null && driver.finished) break;
       const quiet = driver.quietForMs();
-      if (quiet === null) throw new Error('virtual drive: the driver waits with no request running');
-      now += quiet;
+      if (queued === null && quiet === null) throw new Error('virtual drive: the driver waits with no request running');
+      // On to whichever comes first: a request out of its overhead, or the driver's next send.
+      now = Math.min(queued ?? Infinity, quiet === null ? Infinity : now + quiet);
       continue;
     }
-    if (!engine.beginStep(now)) {
-      // Nothing the engine may schedule yet: move on a millisecond, as the simulator's own closed loop does.
-      now += 1;
-      continue;
-    }
+    if (!engine.beginStep(now)) throw new Error('virtual drive: the engine stalled with work pending');
     const res = engine.endStep();
     now = res.endMs;
     noteTokens(res.tokens, res.endMs, inFlight);
