@@ -6,6 +6,7 @@ import { EXIT, UserError } from '../lib/exit-codes';
 import { newRunId } from '../orchestrator/bench';
 import { runPredictCommand } from '../whatif/predict-command';
 import { parseWhatIf } from '../whatif/what-if-variants';
+import type { Report } from '../report/report-types';
 
 export interface PredictFlags {
   predict?: string;
@@ -13,6 +14,8 @@ export interface PredictFlags {
   results: string;
   runId?: string;
   report: boolean;
+  /** --verify [n]: true without a count. */
+  verify?: string | true;
 }
 
 /** Flags of a measured run that a prediction has no use for: each would silently do nothing. */
@@ -21,14 +24,22 @@ const MEASURING_FLAGS = [
   'prometheusRw', 'tokenizer', 'trace',
 ] as const;
 
+/** With --verify the target flags say what to measure; these still make no sense beside a prediction. */
+const VERIFY_REFUSED = ['fixedSlots', 'trace'] as const;
+
 /** Runs the prediction; the bench's plan (preset, --scripts, --min-goodput, the environment) as resolved. */
 export async function predictFromCommandLine(
   o: PredictFlags,
-  plan: { planInput: PlanInput; planLabel: string; scripts: readonly ScriptName[]; given: (flag: string) => boolean },
-): Promise<number> {
+  plan: {
+    planInput: PlanInput; planLabel: string; scripts: readonly ScriptName[]; given: (flag: string) => boolean;
+    /** --verify: the target flags say where the prediction is then measured. */
+    verifying: boolean;
+  },
+): Promise<Report> {
   if (o.predict === undefined)
     throw new UserError('--what-if needs --predict <profile>: a variant is predicted', EXIT.usage);
-  const flag = MEASURING_FLAGS.find((f) => plan.given(f));
+  const refused: readonly string[] = plan.verifying ? VERIFY_REFUSED : MEASURING_FLAGS;
+  const flag = refused.find((f) => plan.given(f));
   if (flag) {
     const name = flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     throw new UserError(`--${name} measures a server: leave it out with --predict, which runs in virtual time`,
@@ -48,5 +59,5 @@ export async function predictFromCommandLine(
   process.stdout.write(`PREDICTED capacities (simulator profile ${profile}, not measured):\n${outcome.table}\n`);
   process.stdout.write(`results: ${outcome.base.runDir}\n`);
   for (const v of outcome.variants) process.stdout.write(`what if ${v.whatIf.label}: ${v.runDir}\n`);
-  return EXIT.ok;
+  return outcome.base.report;
 }

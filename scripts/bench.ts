@@ -8,11 +8,15 @@ import { TRACE_FORMATS } from '../lib/trace/types';
 import { API_STYLES, SCRIPT_NAMES, type ApiStyle, type PlanInput, type ScriptName } from '../lib/plan';
 import { EXIT } from '../lib/exit-codes';
 import { applyEnvToPlan } from '../lib/env';
-import { Bench, BUILT_IN_TARGETS, benchPlanEnv, newRunId, type BuiltInTarget } from '../orchestrator/bench';
+import {
+  Bench, BUILT_IN_TARGETS, benchPlanEnv, newRunId, type BenchOptions, type BenchOutcome, type BuiltInTarget,
+} from '../orchestrator/bench';
+import type { Report } from '../report/report-types';
 import { DEFAULT_PLANS, PLAN_SCRIPTS, REPORT_PRESETS } from '../orchestrator/default-plans';
 import { renderProgressLine } from '../orchestrator/progress';
 import { numberArg, numberListArg, parseCommandLine, positive, runMain, UserError } from './cli';
 import { predictFromCommandLine, type PredictFlags } from './bench-predict';
+import { verifyPrediction } from './bench-verify';
 
 runMain('bench', async () => {
   const program = new Command('bench')
@@ -94,6 +98,11 @@ runMain('bench', async () => {
       'e2e=1500, itl=50, tpot=50, decode-speed=20',
       (value: string, list: string[]) => [...list, value], [] as string[],
     )
+    .option(
+      '--verify [n]',
+      'with --predict: then measure the steps either side of the first n predicted capacities (default 3) on the ' +
+      'target (--url, --target, or the simulator with --profile) and print predicted against measured',
+    )
     .option('--no-report', 'skip the report at the end')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) });
@@ -145,11 +154,14 @@ runMain('bench', async () => {
   else if (planInput.trace) planInput = { ...planInput, trace: { ...planInput.trace, file: path.resolve(planInput.trace.file) } };
   else if (scripts.includes('trace') && !planInput.trace)
     throw new UserError('--scripts trace replays a trace: give it with --trace FILE', EXIT.usage);
+  const verifying = o.verify !== undefined;
+  let predicted: Report | null = null;
   if (o.predict !== undefined || o.whatIf.length > 0) {
     const given = (name: string) => program.getOptionValueSource(name) === 'cli';
     const planLabel = builtIn ? `built-in "${planName}"` : planName;
-    return predictFromCommandLine(o, { planInput, planLabel, scripts, given });
-  }
+    predicted = await predictFromCommandLine(o, { planInput, planLabel, scripts, given, verifying });
+    if (!verifying) return EXIT.ok;
+  } else if (verifying) throw new UserError('--verify checks a prediction: give --predict <profile>', EXIT.usage);
   const simNoiseSeed = o.simNoiseSeed === undefined ? null : Number(o.simNoiseSeed);
   if (simNoiseSeed !== null && !(Number.isInteger(simNoiseSeed) && simNoiseSeed >= 0 && simNoiseSeed < 2 ** 32))
     throw new UserError(`--sim-noise-seed must be an integer 0..${2 ** 32 - 1}`, EXIT.usage);
@@ -157,7 +169,7 @@ runMain('bench', async () => {
   if (simNoise && (url || target !== 'sim'))
     throw new UserError('--sim-noise applies to the built-in simulator: leave out --url and --target', EXIT.usage);
 
-  const bench = new Bench({
+  const benchOptions: BenchOptions = {
     url: url ? url.replace(/\/+$/, '') : null,
     target,
     model: o.model ?? process.env.LLM_MODEL ?? null,
@@ -175,8 +187,22 @@ runMain('bench', async () => {
     prometheusRw: o.prometheusRw ?? null,
     fixedSlots: o.fixedSlots === true,
     generators,
-  });
+  };
+  if (verifying) {
+    const dirs = await verifyPrediction(predicted!, planInput, o.verify, (plan, useCase) => measure(new Bench({
+      ...benchOptions, planInput: plan, planLabel: `${benchOptions.planLabel}, verified`, scripts: ['capacity'],
+      runId: `${path.basename(predicted!.runDir)}-verify-${useCase}`,
+    })));
+    process.stdout.write(`verification: ${dirs.join(', ')}\n`);
+    return EXIT.ok;
+  }
+  const outcome = await measure(new Bench(benchOptions));
+  process.stdout.write(`results: ${outcome.runDir}\n`);
+  return outcome.exitCode;
+});
 
+/** Runs a measurement with progress on stderr, Ctrl-C interrupting it; what it kept if interrupted. */
+async function measure(bench: Bench): Promise<BenchOutcome> {
   const tty = process.stderr.isTTY === true;
   let lastPlain = '';
   let lastPlainAt = 0;
@@ -201,13 +227,18 @@ runMain('bench', async () => {
   const onSignal = () => bench.interrupt();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-
-  const outcome = await bench.run();
-  if (tty) process.stderr.write('\r\x1b[2K');
-  if (outcome.interrupted) process.stderr.write(`bench: interrupted; kept ${outcome.requests} measured requests in ${outcome.runDir}\n`);
-  process.stdout.write(`results: ${outcome.runDir}\n`);
-  return outcome.exitCode;
-});
+  try {
+    const outcome = await bench.run();
+    if (tty) process.stderr.write('\r\x1b[2K');
+    if (outcome.interrupted) {
+      process.stderr.write(`bench: interrupted; kept ${outcome.requests} measured requests in ${outcome.runDir}\n`);
+    }
+    return outcome;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
 
 interface TraceFlags {
   trace?: string; traceFormat?: (typeof TRACE_FORMATS)[number]; traceSpeed: number[]; traceStart?: number;

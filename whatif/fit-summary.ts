@@ -1,6 +1,7 @@
 // The fit's record as text for the terminal: each parameter with its spread, and the fit's error. Runs in Node, pure.
 
 import type { FittedProfileFile } from './fitted-profile';
+import { renderTextTable } from './text-table';
 
 function fmt(x: number): string {
   if (x === 0) return '0';
@@ -13,15 +14,11 @@ export function renderFitSummary(file: FittedProfileFile): string {
   const rows = fit.parameters.map((p) => [
     p.name, fmt(p.value), p.low === p.high ? '' : `${fmt(p.low)} .. ${fmt(p.high)}`, p.pinned ? 'yes' : 'NO', p.note,
   ]);
-  const header = ['parameter', 'value', '5%..95% of refits', 'pinned', 'note'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: readonly string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
   const worst = [...fit.residuals].sort((a, b) => Math.abs(b.errorPct) - Math.abs(a.errorPct)).slice(0, 3);
   return [
     `${file.name}: fitted to ${fit.cells} cells, ${fit.requests} requests of ${fit.run}`,
     '',
-    line(header),
-    ...rows.map(line),
+    renderTextTable(['parameter', 'value', '5%..95% of refits', 'pinned', 'note'], rows),
     '',
     `predicted against measured, median TTFT and time per output token of each cell: median error ` +
       `${fit.medianErrorPct}%, largest ${fit.maxErrorPct}%` +

@@ -2,6 +2,7 @@
 // Pure. Runs in Node.
 
 import type { Report } from '../report/report-types';
+import { renderTextTable } from './text-table';
 
 export interface PredictedColumn {
   /** "base" or the variant's label ("prompt=2x"). */
@@ -32,10 +33,7 @@ export function renderWhatIfTable(columns: readonly PredictedColumn[]): string {
   ];
   if (rows.length === 0) return 'no capacity in these parts: the reports hold the predicted cells';
   const head = ['predicted capacity', ...columns.map((c) => c.label)];
-  const cells = rows.map((row) => [row.name, ...reports.map(row.text)]);
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
-  const line = (cs: readonly string[]) => cs.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+  return renderTextTable(head, rows.map((row) => [row.name, ...reports.map(row.text)]));
 }
 
 function useCaseText(report: Report, useCase: string): string {

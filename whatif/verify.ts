@@ -1,0 +1,141 @@
+// Verification of a prediction: which steps to measure on the real server (the two either side of each predicted
+// capacity), the plan that measures exactly those, and predicted against measured for each. Runs in Node, pure.
+
+import type { PlanInput } from '../lib/plan';
+import type { LadderStep } from '../report/capacity';
+import type { Report } from '../report/report-types';
+import { percentile, sortValues } from '../report/stats';
+
+/** A step to measure: a use case at a number of users, and what the prediction said of it. */
+export interface VerifyStep {
+  readonly useCase: string;
+  readonly users: number;
+  /** Whether the prediction had every limit hold at this step. */
+  readonly predictedOk: boolean;
+}
+
+/**
+ * The steps either side of each predicted capacity (the last that held, the first that broke), for the first `count`
+ * use cases that have a capacity between two steps: the cells the prediction's figures depend on most.
+ */
+export function verifySteps(predicted: Report, count: number): VerifyStep[] {
+  return predicted.useCases
+    .filter((u) => u.source === 'capacity' && u.result.kind === 'within')
+    .slice(0, count)
+    .flatMap((u) => {
+      const { lastPass, firstFail } = u.result;
+      return [
+        { useCase: u.useCase.id, users: lastPass!, predictedOk: true },
+        { useCase: u.useCase.id, users: firstFail!, predictedOk: false },
+      ];
+    });
+}
+
+/**
+ * The plan that measures one use case's steps the way the prediction did: the predicted plan's capacity part for that
+ * use case alone, its search started at the lower step and stopped at the upper, so it measures the two in its steady
+ * state (and searches below when the lower step breaks). No other part.
+ */
+export function verifyPlanInput(planInput: PlanInput, useCase: string, steps: readonly VerifyStep[]): PlanInput {
+  const users = steps.filter((s) => s.useCase === useCase).map((s) => s.users);
+  const only = <T>(byUseCase: Record<string, T> | undefined) =>
+    byUseCase && Object.fromEntries(Object.entries(byUseCase).filter(([id]) => id === useCase));
+  const given = planInput.capacity ?? {};
+  const capacity = {
+    ...given, useCases: [useCase], concurrencies: { [useCase]: users },
+    ...(given.outputTokens ? { outputTokens: only(given.outputTokens) } : {}),
+    startUsers: Math.min(...users), maxUsers: Math.max(...users),
+  };
+  const { name, prompts, target, limitStat, minGoodput, schedule } = planInput;
+  return {
+    name: `${name ?? 'plan'}-verify-${useCase}`, capacity,
+    ...(prompts ? { prompts } : {}), ...(target ? { target } : {}), ...(limitStat ? { limitStat } : {}),
+    ...(minGoodput !== undefined ? { minGoodput } : {}), ...(schedule ? { schedule } : {}),
+  };
+}
+
+/** One limit at one step, predicted against measured. */
+export interface VerifiedCheck {
+  readonly useCase: string;
+  readonly users: number;
+  readonly metric: LadderStep['checks'][number]['metric'];
+  readonly limit: string;
+  readonly predicted: number | null;
+  readonly measured: number | null;
+  /** (predicted - measured) / measured x 100; null without both. */
+  readonly errorPct: number | null;
+  readonly predictedOk: boolean;
+  readonly measuredOk: boolean | null;
+}
+
+/** A use case's capacity as predicted and as the verifying search found it (within the steps it measured). */
+export interface VerifiedCapacity {
+  readonly useCase: string;
+  readonly predicted: string;
+  readonly measured: string;
+}
+
+export interface Verification {
+  readonly checks: readonly VerifiedCheck[];
+  readonly capacities: readonly VerifiedCapacity[];
+  /** Steps whose verdict (every limit held, or not) the measurement agreed with, out of those measured. */
+  readonly agreed: number;
+  readonly measuredSteps: number;
+  /** Median and largest |error| over the timing checks with both figures (not success or goodput shares), %. */
+  readonly medianErrorPct: number | null;
+  readonly maxErrorPct: number | null;
+}
+
+function ladderStep(reports: readonly Report[], useCase: string, users: number): LadderStep | undefined {
+  for (const report of reports) {
+    const ladder = report.useCases.find((u) => u.useCase.id === useCase)?.result.steps;
+    const step = ladder?.find((s) => s.concurrency === users);
+    if (step) return step;
+  }
+  return undefined;
+}
+
+function capacityOf(reports: readonly Report[], useCase: string): string | undefined {
+  for (const report of reports) {
+    const u = report.useCases.find((x) => x.useCase.id === useCase);
+    if (u && u.result.kind !== 'untested') return u.result.display;
+  }
+  return undefined;
+}
+
+/** Each verified step's limits, predicted against what the measured runs (one per use case) found. */
+export function verify(predicted: Report, measured: readonly Report[], steps: readonly VerifyStep[]): Verification {
+  const checks: VerifiedCheck[] = [];
+  let agreed = 0;
+  let measuredSteps = 0;
+  for (const step of steps) {
+    const p = ladderStep([predicted], step.useCase, step.users);
+    const m = ladderStep(measured, step.useCase, step.users);
+    if (m) {
+      measuredSteps++;
+      if (m.ok === step.predictedOk) agreed++;
+    }
+    for (const check of p?.checks ?? []) {
+      const other = m?.checks.find((c) => c.label === check.label);
+      const both = check.actual !== null && other?.actual != null && other.actual !== 0;
+      checks.push({
+        useCase: step.useCase, users: step.users, metric: check.metric, limit: check.label, predicted: check.actual,
+        measured: other?.actual ?? null,
+        errorPct: both ? ((check.actual! - other!.actual!) / other!.actual!) * 100 : null,
+        predictedOk: check.ok, measuredOk: other ? other.ok : null,
+      });
+    }
+  }
+  const timed = checks.filter((c) => c.metric !== 'successRate' && c.metric !== 'goodput');
+  const errors = sortValues(timed.flatMap((c) => (c.errorPct === null ? [] : [Math.abs(c.errorPct)])));
+  const capacities = [...new Set(steps.map((s) => s.useCase))].map((id) => ({
+    useCase: id,
+    predicted: capacityOf([predicted], id) ?? 'not predicted',
+    measured: capacityOf(measured, id) ?? 'not measured',
+  }));
+  return {
+    checks, capacities, agreed, measuredSteps,
+    medianErrorPct: errors.length > 0 ? percentile(errors, 0.5) : null,
+    maxErrorPct: errors.length > 0 ? errors[errors.length - 1]! : null,
+  };
+}
