@@ -6,7 +6,8 @@ import tseslint from 'typescript-eslint';
 
 const K6_CODE = ['lib/**/*.ts', 'thresholds/**/*.ts', 'scenarios/**/*.ts'];
 const NODE_CODE = [
-  'scripts/**/*.ts', 'orchestrator/**/*.ts', 'report/**/*.ts', 'sim/**/*.ts', 'tokenizer/**/*.ts', 'bench/**/*.ts', 'node/**/*.ts', 'whatif/**/*.ts',
+  'scripts/**/*.ts', 'orchestrator/**/*.ts', 'report/**/*.ts', 'sim/**/*.ts', 'tokenizer/**/*.ts', 'bench/**/*.ts',
+  'node/**/*.ts', 'whatif/**/*.ts',
 ];
 
 const NODE_BUILTINS = ['fs', 'path', 'http', 'https', 'os', 'child_process', 'worker_threads', 'url', 'crypto', 'stream', 'events', 'util'];
