@@ -18,7 +18,7 @@ import type { Report } from '../report/report-types';
 import type { Profile } from '../sim/profiles';
 import type { PredictProfile } from './predict-profile';
 import { drivePart, PREDICTED_SCRIPTS, writePredictedPart } from './predicted-part';
-import { capacityIntervals, INTERVAL_METHOD, type CapacityInterval } from './prediction-interval';
+import { capacityIntervals, intervalRefits, INTERVAL_METHOD, type CapacityInterval } from './prediction-interval';
 import { predictedRunInfo, type PredictedRecord } from './predicted-run-info';
 
 /** The host of a predicted plan's target: reserved (RFC 2606), so it can never be taken for a server that ran. */
@@ -122,8 +122,9 @@ export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
 function resampledIntervals(
   p: PredictProfile, plan: Plan, promptOf: ReadonlyMap<number, number>, log: (line: string) => void,
 ): CapacityInterval[] {
-  log(`prediction interval: the capacity search with each of ${p.resampled.length} resampled profiles`);
-  const predictions = p.resampled.map((profile) => {
+  const refits = intervalRefits(p.resampled);
+  log(`prediction interval: the capacity search with each of ${refits.length} resampled profiles`);
+  const predictions = refits.map((profile) => {
     const { search } = drivePart(profile, plan, promptOf);
     return new Map(searchCapacities(search!).map((c) => [c.useCase, c.capacity]));
   });
@@ -137,7 +138,7 @@ function intervalNote(p: PredictProfile, capacity: boolean): string {
     return 'No prediction interval: the fitted profile\'s fit record holds no refits on resampled requests.';
   if (p.source === 'fitted')
     return `Each capacity's interval is the 5th-95th percentile of the same prediction made with each of the ` +
-      `${p.resampled.length} refits of the fitted profile on resampled requests (its fit record).`;
+      `${intervalRefits(p.resampled).length} refits of the fitted profile on resampled requests (its fit record).`;
   return `No prediction interval: the ${p.source} profile has no fit record, so nothing says how far its ` +
     'parameters could be off; a profile fitted to a measured run (npm run fit) gives one.';
 }

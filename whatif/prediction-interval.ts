@@ -34,3 +34,15 @@ export function capacityIntervals(predictions: readonly ReadonlyMap<string, numb
     };
   });
 }
+
+/**
+ * Refits an interval uses at most: each costs a whole capacity search (the full plan's: about 10 s), and 20 already
+ * place the 5th and 95th percentiles between the two lowest and the two highest capacities.
+ */
+export const INTERVAL_REFITS = 20;
+
+/** At most `count` of the refits, evenly spread over the fit record's (which are in no particular order). */
+export function intervalRefits<T>(refits: readonly T[], count = INTERVAL_REFITS): T[] {
+  if (refits.length <= count) return [...refits];
+  return Array.from({ length: count }, (_, i) => refits[Math.floor((i * refits.length) / count)]!);
+}
