@@ -3,9 +3,10 @@
 // figures (its true capacities, its grid cells). Runs in Node.
 
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { resolvePlan, type LimitStat, type PlanInput } from '../lib/plan';
 import { promptLengthsForWindow } from '../orchestrator/context-window';
-import { FULL_PLAN, QUICK_PLAN } from '../orchestrator/default-plans';
+import { DEFAULT_PLANS, FULL_PLAN, QUICK_PLAN } from '../orchestrator/default-plans';
 import type { Profile } from '../sim/profiles';
 import type { UseCase } from '../thresholds/use-cases';
 import { readFittedProfile, type FittedProfile } from '../whatif/fitted-profile';
@@ -40,6 +41,7 @@ export interface CapacityRow {
 
 export interface GridRow {
   readonly cell: string;
+  readonly promptTokens: number;
   readonly ttftError: number;
   readonly decodeError: number;
 }
@@ -53,6 +55,8 @@ export interface ProfileResult {
   readonly capacities: readonly CapacityRow[];
   readonly grid: readonly GridRow[];
   readonly gridContexts: readonly number[];
+  /** The fit plan's longest context: grid cells beyond it are extrapolated. */
+  readonly fitMaxContext: number;
 }
 
 interface CapacityCase {
@@ -85,6 +89,12 @@ export function fullGrid(profile: Profile, maxContext: number | null): (CellShap
   }));
 }
 
+/** The longest context a sweep plan (a built-in name or a JSON file) measures. */
+export function planMaxContext(plan: string): number {
+  const input = DEFAULT_PLANS[plan] ?? (JSON.parse(readFileSync(plan, 'utf8')) as PlanInput);
+  return Math.max(...resolvePlan(input, 'sweep').cells.map((c) => c.contextTokens));
+}
+
 /** A cell's median TTFT and median decode speed (tokens/s after the first), in virtual time. */
 function cellFigures(profile: Profile, cell: CellShape): { ttft: number; decode: number } {
   const requests = predictCell(profile, cell);
@@ -106,7 +116,10 @@ function gridRows(truth: Profile, fitted: Profile, maxContext: number | null): G
   return fullGrid(truth, maxContext).map((cell) => {
     const t = cellFigures(truth, cell);
     const p = cellFigures(fitted, cell);
-    return { cell: cell.id, ttftError: relativeError(p.ttft, t.ttft), decodeError: relativeError(p.decode, t.decode) };
+    return {
+      cell: cell.id, promptTokens: cell.promptTokens,
+      ttftError: relativeError(p.ttft, t.ttft), decodeError: relativeError(p.decode, t.decode),
+    };
   });
 }
 
@@ -129,6 +142,7 @@ export async function profileResult(letter: string, o: ProfilesOptions): Promise
   return {
     letter: truth.letter, measureSeconds, fitSeconds, fitMedianErrorPct: fitted.fit.medianErrorPct,
     predictSeconds: (performance.now() - started) / 1000, capacities, grid, gridContexts,
+    fitMaxContext: planMaxContext(o.fitPlan),
   };
 }
 
@@ -145,7 +159,8 @@ export function renderProfiles(results: readonly ProfileResult[]): string {
       `${verdict(capacityWithin(c.predicted, c.truth))} | ${holds} |`);
   }
   lines.push('', '| profile | grid cells | TTFT within 10% | worst TTFT | decode within 10% | worst decode | ' +
-    'fit run s | fit s | fit median error | predict s |', '|---|---:|---:|---|---:|---|---:|---:|---:|---:|');
+    'both within 10%, cells inside the fit run\'s contexts | fit run s | fit s | fit median error | predict s |',
+  '|---|---:|---:|---|---:|---|---|---:|---:|---:|---:|');
   const tol = WHAT_IF_TARGETS.cellShare;
   for (const r of results) {
     const t = withinShare(r.grid.map((g) => g.ttftError), tol);
@@ -153,10 +168,19 @@ export function renderProfiles(results: readonly ProfileResult[]): string {
     const worstCell = (key: 'ttftError' | 'decodeError', w: number) => r.grid.find((g) => g[key] === w)?.cell ?? '';
     lines.push(`| ${r.letter} | ${r.grid.length} | ${(t.share * 100).toFixed(0)}% | ${pct(t.worst)} ` +
       `${worstCell('ttftError', t.worst)} | ${(d.share * 100).toFixed(0)}% | ${pct(d.worst)} ` +
-      `${worstCell('decodeError', d.worst)} | ${r.measureSeconds === null ? 'kept' : r.measureSeconds.toFixed(0)} | ` +
+      `${worstCell('decodeError', d.worst)} | ${insideFitRange(r)} | ` +
+      `${r.measureSeconds === null ? 'kept' : r.measureSeconds.toFixed(0)} | ` +
       `${r.fitSeconds.toFixed(0)} | ${r.fitMedianErrorPct}% | ${r.predictSeconds.toFixed(0)} |`);
   }
   return [...lines, '', profilesVerdict(results)].join('\n');
+}
+
+/** "k/n (<= 16384)": the grid cells within the fit run's contexts whose TTFT and decode speed are both within 10%. */
+function insideFitRange(r: ProfileResult): string {
+  const inside = r.grid.filter((g) => g.promptTokens <= r.fitMaxContext);
+  const tol = WHAT_IF_TARGETS.cellShare;
+  const ok = inside.filter((g) => Math.abs(g.ttftError) <= tol && Math.abs(g.decodeError) <= tol).length;
+  return `${ok}/${inside.length} (<= ${r.fitMaxContext})`;
 }
 
 function profilesVerdict(results: readonly ProfileResult[]): string {
