@@ -51,20 +51,9 @@ export function fitProfile(cells: readonly MeasuredCell[], options: FitOptions):
   const profileAt = (x: readonly number[]) => withParameters(options.base, names, valuesAt(x));
   const logPredictions = memoised((x: readonly number[]) =>
     predictObservations(profileAt(x), cells, observations).map((p) => Math.log(Math.max(p, 1e-6))));
-  const m = observations.length;
-  const k = names.length;
-  const model = (x: number[]) => (i: number) => (i < m ? logPredictions(x)[i]! : PRIOR_WEIGHT * x[i - m]!);
-  const result = levenbergMarquardt(
-    { x: [...Array(m + k).keys()], y: [...observations.map((o) => Math.log(o.measured)), ...Array<number>(k).fill(0)] },
-    model,
-    {
-      initialValues: Array<number>(k).fill(0), damping: 1e-2,
-      gradientDifference: JACOBIAN_STEP, centralDifference: true,
-      minValues: Array<number>(k).fill(-BOUND), maxValues: Array<number>(k).fill(BOUND),
-      maxIterations: options.maxIterations ?? 40, errorTolerance: 1e-6,
-    },
-  );
-  const x = result.parameterValues;
+  const fitted = fitLogLeastSquares(names.length, logPredictions, observations.map((o) => Math.log(o.measured)),
+    options.maxIterations ?? 40);
+  const x = fitted.values;
   const residuals = logPredictions(x).map((p, i) => p - Math.log(observations[i]!.measured));
   const jacobian = jacobianAt(x, logPredictions);
   const refits = refitDeltas(cells, observations, residuals, jacobian, x, options);
@@ -73,8 +62,31 @@ export function fitProfile(cells: readonly MeasuredCell[], options: FitOptions):
     predicted: logPredictions(x).map(Math.exp),
     resampled: refits.map(valuesAt),
     sensitivity: names.map((_, j) => Math.hypot(...jacobian.map((row) => row[j]!))),
-    iterations: result.iterations,
+    iterations: fitted.iterations,
   };
+}
+
+/**
+ * The least squares every fit here runs: k parameters as ln offsets from their starts, log predictions against log
+ * targets, each offset pulled weakly towards 0. Shared so a fit to other figures than a sweep's cells (the published
+ * reports' points, bench/what-if-published.ts) moves its parameters the same way.
+ */
+export function fitLogLeastSquares(
+  k: number, logPredictions: (x: readonly number[]) => number[], logTargets: readonly number[], maxIterations: number,
+): { values: number[]; iterations: number } {
+  const m = logTargets.length;
+  const model = (x: number[]) => (i: number) => (i < m ? logPredictions(x)[i]! : PRIOR_WEIGHT * x[i - m]!);
+  const result = levenbergMarquardt(
+    { x: [...Array(m + k).keys()], y: [...logTargets, ...Array<number>(k).fill(0)] },
+    model,
+    {
+      initialValues: Array<number>(k).fill(0), damping: 1e-2,
+      gradientDifference: JACOBIAN_STEP, centralDifference: true,
+      minValues: Array<number>(k).fill(-BOUND), maxValues: Array<number>(k).fill(BOUND),
+      maxIterations, errorTolerance: 1e-6,
+    },
+  );
+  return { values: result.parameterValues, iterations: result.iterations };
 }
 
 /** Central-difference Jacobian of the log predictions at x: rows observations, columns parameters. */
@@ -117,7 +129,7 @@ function refitDeltas(
 }
 
 /** f remembered for the last arguments it was called with by value: the optimiser asks the same point many times. */
-function memoised(f: (x: readonly number[]) => number[]): (x: readonly number[]) => number[] {
+export function memoised(f: (x: readonly number[]) => number[]): (x: readonly number[]) => number[] {
   const cache = new Map<string, number[]>();
   return (x) => {
     const key = x.join(',');

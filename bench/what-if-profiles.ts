@@ -1,0 +1,204 @@
+// The what-if benchmark's `profiles` part: each simulator profile measured with the fit plan over HTTP, fitted as a
+// user would fit their server, and the fitted profile's predictions held against the profile's own virtual-time
+// figures (its true capacities, its grid cells). Runs in Node.
+
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolvePlan, type LimitStat, type PlanInput } from '../lib/plan';
+import { promptLengthsForWindow } from '../orchestrator/context-window';
+import { DEFAULT_PLANS, FULL_PLAN, QUICK_PLAN } from '../orchestrator/default-plans';
+import type { Profile } from '../sim/profiles';
+import type { UseCase } from '../thresholds/use-cases';
+import { readFittedProfile, type FittedProfile } from '../whatif/fitted-profile';
+import { predictCell, type CellShape } from '../whatif/virtual-cell';
+import { virtualCapacity } from './virtual-capacity';
+import { builtInProfile, fitFlags, fitRun, measureSweep } from './what-if-run';
+import {
+  capacityWithin, intervalHolds, median, pct, percentileInterval, relativeError, verdict, WHAT_IF_TARGETS, withinShare,
+} from './what-if-score';
+
+export interface ProfilesOptions {
+  readonly letters: readonly string[];
+  /** The plan the fit run measures: `fit`, or a JSON file of a smaller one. */
+  readonly fitPlan: string;
+  readonly dir: string;
+  /** Keep a fit run an earlier --keep left in `dir` instead of measuring it again. */
+  readonly reuse: boolean;
+  /** Refits of the fitted profile whose capacities make the interval (each is a capacity search in virtual time). */
+  readonly intervalResamples: number;
+  /** Contexts of the full plan's grid above this are left out (null: all). */
+  readonly maxGridContext: number | null;
+  readonly log: (line: string) => void;
+}
+
+export interface CapacityRow {
+  readonly useCase: string;
+  readonly truth: number;
+  readonly predicted: number;
+  readonly low: number;
+  readonly high: number;
+}
+
+export interface GridRow {
+  readonly cell: string;
+  readonly promptTokens: number;
+  readonly ttftError: number;
+  readonly decodeError: number;
+}
+
+export interface ProfileResult {
+  readonly letter: string;
+  readonly measureSeconds: number | null;
+  readonly fitSeconds: number;
+  readonly fitMedianErrorPct: number;
+  readonly predictSeconds: number;
+  readonly capacities: readonly CapacityRow[];
+  readonly grid: readonly GridRow[];
+  readonly gridContexts: readonly number[];
+  /** The fit plan's longest context: grid cells beyond it are extrapolated. */
+  readonly fitMaxContext: number;
+}
+
+interface CapacityCase {
+  readonly useCase: UseCase;
+  readonly outputTokens: number;
+  readonly maxUsers: number;
+}
+
+/** The quick plan's capacity use cases as its search runs them: output tokens, user cap and statistic. */
+export function quickCapacityCases(input: PlanInput = QUICK_PLAN): { cases: CapacityCase[]; stat: LimitStat } {
+  const plan = resolvePlan(input, 'capacity');
+  const ids = [...new Set(plan.cells.map((c) => c.useCase!))];
+  const cases = ids.map((id) => ({
+    useCase: plan.useCases.find((u) => u.id === id)!,
+    outputTokens: plan.cells.find((c) => c.useCase === id)!.outputTokens,
+    maxUsers: plan.search?.maxUsers[id] ?? 128,
+  }));
+  return { cases, stat: plan.limitStat };
+}
+
+/** The full plan's sweep grid as cell shapes, prompts fitted to the profile's window as the bench fits them. */
+export function fullGrid(profile: Profile, maxContext: number | null): (CellShape & { id: string })[] {
+  const plan = resolvePlan(FULL_PLAN, 'sweep');
+  const cells = plan.cells.filter((c) => maxContext === null || c.contextTokens <= maxContext);
+  const window = promptLengthsForWindow(cells, profile.maxModelLen);
+  const fitted = new Map(window.map((f) => [f.contextTokens, f.promptTokens]));
+  return cells.map((c) => ({
+    id: c.id, promptTokens: fitted.get(c.contextTokens) ?? c.contextTokens, outputTokens: c.outputTokens,
+    concurrency: c.concurrency, rounds: c.rounds + (c.warmupRounds ?? 0),
+  }));
+}
+
+/** The longest context a sweep plan (a built-in name or a JSON file) measures. */
+export function planMaxContext(plan: string): number {
+  const input = DEFAULT_PLANS[plan] ?? (JSON.parse(readFileSync(plan, 'utf8')) as PlanInput);
+  return Math.max(...resolvePlan(input, 'sweep').cells.map((c) => c.contextTokens));
+}
+
+/** A cell's median TTFT and median decode speed (tokens/s after the first), in virtual time. */
+function cellFigures(profile: Profile, cell: CellShape): { ttft: number; decode: number } {
+  const requests = predictCell(profile, cell);
+  const speeds = requests.flatMap((r) => (r.tpotMs === null || r.tpotMs <= 0 ? [] : [1000 / r.tpotMs]));
+  return { ttft: median(requests.map((r) => r.ttftMs)), decode: median(speeds) };
+}
+
+function capacityRows(truth: Profile, fitted: FittedProfile, o: ProfilesOptions): CapacityRow[] {
+  const { cases, stat } = quickCapacityCases();
+  const resampled = fitted.resampled.slice(0, o.intervalResamples);
+  return cases.map(({ useCase, outputTokens, maxUsers }) => {
+    const capacity = (p: Profile) => virtualCapacity(p, useCase, outputTokens, maxUsers, stat);
+    const interval = resampled.length > 0 ? percentileInterval(resampled.map(capacity)) : { low: NaN, high: NaN };
+    return { useCase: useCase.id, truth: capacity(truth), predicted: capacity(fitted.profile), ...interval };
+  });
+}
+
+function gridRows(truth: Profile, fitted: Profile, maxContext: number | null): GridRow[] {
+  return fullGrid(truth, maxContext).map((cell) => {
+    const t = cellFigures(truth, cell);
+    const p = cellFigures(fitted, cell);
+    return {
+      cell: cell.id, promptTokens: cell.promptTokens,
+      ttftError: relativeError(p.ttft, t.ttft), decodeError: relativeError(p.decode, t.decode),
+    };
+  });
+}
+
+/** One profile: measured, fitted, predicted, scored. */
+export async function profileResult(letter: string, o: ProfilesOptions): Promise<ProfileResult> {
+  const truth = builtInProfile(letter);
+  const runId = `fit-${truth.letter}`;
+  o.log(`profiles ${truth.letter}: measuring the ${o.fitPlan} plan over HTTP`);
+  const measureSeconds = await measureSweep(o.fitPlan, ['--profile', truth.letter], o.dir, runId, o.reuse);
+  const out = join(o.dir, `${runId}.fitted.json`);
+  o.log(`profiles ${truth.letter}: fitting (--base ${truth.letter}, the scheduler limits its start-up log states)`);
+  const fitSeconds = await fitRun(o.dir, runId, fitFlags(truth, null), out);
+  const fitted = readFittedProfile(out);
+  const started = performance.now();
+  o.log(`profiles ${truth.letter}: capacities with the fit and ${Math.min(o.intervalResamples,
+    fitted.resampled.length)} of its refits, and the full grid, in virtual time`);
+  const capacities = capacityRows(truth, fitted, o);
+  const grid = gridRows(truth, fitted.profile, o.maxGridContext);
+  const gridContexts = [...new Set(fullGrid(truth, o.maxGridContext).map((c) => c.promptTokens))];
+  return {
+    letter: truth.letter, measureSeconds, fitSeconds, fitMedianErrorPct: fitted.fit.medianErrorPct,
+    predictSeconds: (performance.now() - started) / 1000, capacities, grid, gridContexts,
+    fitMaxContext: planMaxContext(o.fitPlan),
+  };
+}
+
+/** The part's tables: capacities per use case, the grid per profile, and the verdicts against the targets. */
+export function renderProfiles(results: readonly ProfileResult[]): string {
+  const lines = [
+    '| profile | use case | truth | predicted | 5%-95% interval | within 1 user or 10% | interval holds truth |',
+    '|---|---|---:|---:|---|---|---|',
+  ];
+  for (const r of results) for (const c of r.capacities) {
+    const interval = Number.isNaN(c.low) ? 'none' : `${c.low.toFixed(1)}-${c.high.toFixed(1)}`;
+    const holds = Number.isNaN(c.low) ? 'n/a' : intervalHolds(c.low, c.high, c.truth) ? 'yes' : 'NO';
+    lines.push(`| ${r.letter} | ${c.useCase} | ${c.truth} | ${c.predicted} | ${interval} | ` +
+      `${verdict(capacityWithin(c.predicted, c.truth))} | ${holds} |`);
+  }
+  lines.push('', '| profile | grid cells | TTFT within 10% | worst TTFT | decode within 10% | worst decode | ' +
+    'both within 10%, cells inside the fit run\'s contexts | fit run s | fit s | fit median error | predict s |',
+  '|---|---:|---:|---|---:|---|---|---:|---:|---:|---:|');
+  const tol = WHAT_IF_TARGETS.cellShare;
+  for (const r of results) {
+    const t = withinShare(r.grid.map((g) => g.ttftError), tol);
+    const d = withinShare(r.grid.map((g) => g.decodeError), tol);
+    const worstCell = (key: 'ttftError' | 'decodeError', w: number) => r.grid.find((g) => g[key] === w)?.cell ?? '';
+    lines.push(`| ${r.letter} | ${r.grid.length} | ${(t.share * 100).toFixed(0)}% | ${pct(t.worst)} ` +
+      `${worstCell('ttftError', t.worst)} | ${(d.share * 100).toFixed(0)}% | ${pct(d.worst)} ` +
+      `${worstCell('decodeError', d.worst)} | ${insideFitRange(r)} | ` +
+      `${r.measureSeconds === null ? 'kept' : r.measureSeconds.toFixed(0)} | ` +
+      `${r.fitSeconds.toFixed(0)} | ${r.fitMedianErrorPct}% | ${r.predictSeconds.toFixed(0)} |`);
+  }
+  return [...lines, '', profilesVerdict(results)].join('\n');
+}
+
+/** "k/n (<= 16384)": the grid cells within the fit run's contexts whose TTFT and decode speed are both within 10%. */
+function insideFitRange(r: ProfileResult): string {
+  const inside = r.grid.filter((g) => g.promptTokens <= r.fitMaxContext);
+  const tol = WHAT_IF_TARGETS.cellShare;
+  const ok = inside.filter((g) => Math.abs(g.ttftError) <= tol && Math.abs(g.decodeError) <= tol).length;
+  return `${ok}/${inside.length} (<= ${r.fitMaxContext})`;
+}
+
+function profilesVerdict(results: readonly ProfileResult[]): string {
+  const caps = results.flatMap((r) => r.capacities);
+  const within = caps.filter((c) => capacityWithin(c.predicted, c.truth)).length;
+  const stated = caps.filter((c) => !Number.isNaN(c.low));
+  const held = stated.filter((c) => intervalHolds(c.low, c.high, c.truth)).length;
+  const coverage = stated.length === 0 ? NaN : held / stated.length;
+  const grid = results.flatMap((r) => r.grid);
+  const tol = WHAT_IF_TARGETS.cellShare;
+  const cellsOk = grid.filter((g) => Math.abs(g.ttftError) <= tol && Math.abs(g.decodeError) <= tol).length;
+  const contexts = [...new Set(results.flatMap((r) => r.gridContexts))].sort((a, b) => a - b);
+  return [
+    `capacities within 1 user or 10% of the truth: ${within}/${caps.length} (target all) ` +
+      `${verdict(within === caps.length)}`,
+    `capacity intervals holding the truth: ${held}/${stated.length} = ${(coverage * 100).toFixed(0)}% ` +
+      `(target >= ${WHAT_IF_TARGETS.coverage * 100}%) ${verdict(coverage >= WHAT_IF_TARGETS.coverage)}`,
+    `grid cells with both median TTFT and decode speed within 10%: ${cellsOk}/${grid.length} (target all) ` +
+      `${verdict(cellsOk === grid.length)}; prompts ${contexts.join(', ')} tokens x 1, 2, 4, 6 users, 1024 out`,
+  ].join('\n');
+}
