@@ -333,7 +333,9 @@ describe('npm run bench -- --target llama', () => {
     expect(rate.map((c) => [c.id, c.openLoop!.scheduled])).toEqual([['rate_code_completion_r1', 5], ['rate_code_completion_r3', 15]]);
     const md = readFileSync(path.join(runDir, 'report.md'), 'utf8');
     expect(md).toContain('## Open-Loop Load');
-    expect(md).toMatch(/\| Code Completion \| (more than 3|3|1|below 1) req\/s \|/);
+    // One server thread may fall behind 3 req/s on a busy machine: that cell's achieved rate then falls short of the
+    // offered one and it is left out (the report says so), leaving "more than 1" (CI, 2026-11-28).
+    expect(md).toMatch(/\| Code Completion \| (more than 3|more than 1|3|1|below 1) req\/s \|/);
   });
 
   it('says plainly what llama.cpp does not expose', () => {
