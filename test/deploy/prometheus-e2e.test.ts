@@ -94,12 +94,15 @@ const RATE_PLAN = {
  * when five k6 processes shared the CI machine's two cores.
  */
 const NATIVE_PLAN = {
-  sweep: { contexts: [2048], concurrencies: [2], rounds: 12, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
+  sweep: { contexts: [2048], concurrencies: [2], rounds: 16, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
   monitor: { enabled: false },
-  // On the prefix-caching simulator, eight groups' 1K prefixes dealt round robin: the first four rounds miss them and
-  // the rest hit them, each for more than one push, so the native row's cache-hit and cache-miss panels have rates.
-  prompts: { prefixGroups: { groups: 8, prefixTokens: 1024 } },
+  // On the prefix-caching simulator, sixteen groups' 1K prefixes dealt round robin: the first eight rounds miss them and
+  // the rest hit them, each over several pushes (NATIVE_PUSH_INTERVAL), so the native row's cache-hit and cache-miss
+  // panels have rates. With eight groups the four rounds of misses (about 0.8 s) fell into one 1 s push in a CI run,
+  // and rate() over one sample has none.
+  prompts: { prefixGroups: { groups: 16, prefixTokens: 1024 } },
 };
+const NATIVE_PUSH_INTERVAL = '500ms';
 
 // ---------------------------------------------------------------------------------------------
 // Processes and helpers.
@@ -277,7 +280,9 @@ beforeAll(async () => {
         const p = await runK6('sweep', PREFIX_PLAN, physics.url, rw, {}, { instance_id: 'prefix' });
         runs.sessions = await runK6('sessions', SESSIONS_PLAN, physics.url, rw, { PROMPTS: promptsFile }, { instance_id: 'sessions' });
         const native = await runK6(
-          'sweep', NATIVE_PLAN, physics.url, rw, { K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM: 'true' }, { instance_id: 'native' },
+          'sweep', NATIVE_PLAN, physics.url, rw,
+          { K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM: 'true', K6_PROMETHEUS_RW_PUSH_INTERVAL: NATIVE_PUSH_INTERVAL },
+          { instance_id: 'native' },
         );
         return [p, native] as const;
       })(),
