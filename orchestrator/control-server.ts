@@ -31,29 +31,41 @@ export async function startControlServer(
 ): Promise<ControlServer> {
   const waiting = new Map<number, ServerResponse>();
 
-  /** `runner`: the VU's k6 process in a split run, as it says in /next (the driver keeps it). */
-  const answer = (vu: number, res: ServerResponse, runner?: number): boolean => {
+  /**
+   * Answers a VU's /next when the driver has work for it or the run is over (true); else how long until the clock
+   * alone may free work, null when only a /done can. `runner`: the VU's k6 process in a split run.
+   */
+  const answer = (vu: number, res: ServerResponse, runner?: number): true | number | null => {
     const d = driver.next(vu, runner);
-    if (d.kind === 'wait') return false;
+    if (d.kind === 'wait') return d.forMs;
     const body: NextAnswer = d.kind === 'stop' ? { stop: true } : { stop: false, ticket: d.ticket };
     send(res, 200, body);
     return true;
   };
   // Work is freed by a /done, or by the clock when a step waits out its quiet gap: then a timer wakes the VUs.
   let quietTimer: NodeJS.Timeout | null = null;
-  const wake = (): void => {
-    for (const [vu, res] of [...waiting]) {
-      if (answer(vu, res)) waiting.delete(vu);
-    }
-    wakeAfterQuiet();
-  };
-  const wakeAfterQuiet = (): void => {
-    const ms = driver.quietForMs();
-    if (ms === null || quietTimer !== null || waiting.size === 0) return;
+  let quietEndsMs = Infinity;
+  const wakeAfter = (ms: number | null): void => {
+    if (ms === null || waiting.size === 0) return;
+    const endsMs = performance.now() + ms;
+    if (quietTimer !== null && quietEndsMs <= endsMs) return;
+    if (quietTimer !== null) clearTimeout(quietTimer);
+    quietEndsMs = endsMs;
+    // A timer may fire a little before the driver's clock has the gap over: then the VUs get another, shorter wait.
     quietTimer = setTimeout(() => {
       quietTimer = null;
+      quietEndsMs = Infinity;
       wake();
-    }, Math.ceil(ms));
+    }, Math.max(1, Math.ceil(ms)));
+  };
+  const wake = (): void => {
+    let soonestMs: number | null = null;
+    for (const [vu, res] of [...waiting]) {
+      const a = answer(vu, res);
+      if (a === true) waiting.delete(vu);
+      else if (a !== null) soonestMs = Math.min(soonestMs ?? a, a);
+    }
+    wakeAfter(soonestMs);
   };
 
   const server = createServer((req, res) => {
@@ -64,12 +76,13 @@ export async function startControlServer(
       const runner = Number(url.searchParams.get('runner') ?? '0');
       if (!Number.isInteger(runner) || runner < 0) return send(res, 400, { error: 'runner must be a runner index' });
       waiting.get(vu)?.destroy();
-      if (!answer(vu, res, runner)) {
+      const a = answer(vu, res, runner);
+      if (a !== true) {
         waiting.set(vu, res);
         res.on('close', () => {
           if (waiting.get(vu) === res) waiting.delete(vu);
         });
-        wakeAfterQuiet();
+        wakeAfter(a);
       }
       return;
     }

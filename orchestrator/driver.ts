@@ -66,7 +66,17 @@ export interface StepSource {
   next(done: readonly StepResult[]): StepSpec | null;
 }
 
-export type NextDecision = { readonly kind: 'ticket'; readonly ticket: Ticket } | { readonly kind: 'wait' } | { readonly kind: 'stop' };
+/**
+ * A wait's `forMs`: how long until the clock alone may give the VU work (a step's quiet gap), read from the same
+ * clock reading as the decision, so a caller that asks again then cannot find the gap over and no timer set;
+ * null when only a request ending can.
+ */
+export type NextDecision =
+  | { readonly kind: 'ticket'; readonly ticket: Ticket }
+  | { readonly kind: 'wait'; readonly forMs: number | null }
+  | { readonly kind: 'stop' };
+
+const WAIT_FOR_DONE: NextDecision = { kind: 'wait', forMs: null };
 
 interface IssuedTicket {
   readonly vu: number;
@@ -131,14 +141,6 @@ export class Driver {
     private readonly quietMs = 0,
   ) {
     this.startedMs = now();
-  }
-
-  /** How long until the current step's quiet gap is over (ms); null when no request waits for the clock. */
-  quietForMs(): number | null {
-    const s = this.step;
-    if (s === null || s.drain) return null;
-    const left = s.startMs - this.now();
-    return left > 0 ? left : null;
   }
 
   /** Called with each step as it ends (before the next one begins). */
@@ -218,19 +220,21 @@ export class Driver {
       this.begin(this.source.next([]), []);
     }
     const s = this.step;
-    if (s === null) return this.finished ? { kind: 'stop' } : { kind: 'wait' };
+    if (s === null) return this.finished ? { kind: 'stop' } : WAIT_FOR_DONE;
+    // One reading of the clock per decision: a second one could find the gap over that the first found running.
+    const now = this.now();
     if (s.drain) {
       // A use case's first step starts on a drained server: requests of other lengths still running
       // would load its first requests (a single added user has no warm-up to absorb them).
-      if (this.tickets.size > 0) return { kind: 'wait' };
+      if (this.tickets.size > 0) return WAIT_FOR_DONE;
       s.drain = false;
-      s.startMs = this.now() + (this.results.length > 0 ? this.quietMs : 0);
+      s.startMs = now + (this.results.length > 0 ? this.quietMs : 0);
     }
-    if (this.now() < s.startMs) return { kind: 'wait' };
+    if (now < s.startMs) return { kind: 'wait', forMs: s.startMs - now };
     const n = s.spec.cell.concurrency;
     let joined = false;
     if (!s.left.has(vu)) {
-      if (s.members.length >= n || !this.hasRoom(s.members, this.runnerOfVu.get(vu) ?? 0, n)) return { kind: 'wait' };
+      if (s.members.length >= n || !this.hasRoom(s.members, this.runnerOfVu.get(vu) ?? 0, n)) return WAIT_FOR_DONE;
       this.join(s, vu);
       joined = true;
     }
@@ -238,7 +242,7 @@ export class Driver {
     const left = s.left.get(vu)!;
     let phase: 'warmup' | 'measured' = 'measured';
     if (mode.kind === 'rounds') {
-      if (left === 0) return { kind: 'wait' };
+      if (left === 0) return WAIT_FOR_DONE;
       s.left.set(vu, left - 1);
     } else if (left > 0) {
       phase = 'warmup';
@@ -250,7 +254,7 @@ export class Driver {
     }
     const id = this.nextTicket++;
     this.tickets.set(id, { vu, step: s.index, phase });
-    if (this.busySince === null) this.busySince = this.now();
+    if (this.busySince === null) this.busySince = now;
     return { kind: 'ticket', ticket: { ticket: id, cell: s.spec.cell, ...(joined ? { joined: true } : {}) } };
   }
 

@@ -70,9 +70,12 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
   const idle = new Set(Array.from({ length: options.vus }, (_, vu) => vu));
   const inFlight = new Map<string, InFlight>();
   const extras = new Map<number, RequestExtras>();
-  const dispatch = (): void => {
+  /** Hands every idle VU its work; returns how long until the clock alone frees more (null: only a request ending). */
+  const dispatch = (): number | null => {
+    let quietMs: number | null = null;
     for (const vu of [...idle]) {
       const d = driver.next(vu);
+      if (d.kind === 'wait' && d.forMs !== null) quietMs = Math.min(quietMs ?? d.forMs, d.forMs);
       if (d.kind !== 'ticket') continue;
       idle.delete(vu);
       const req: InFlight = {
@@ -86,14 +89,14 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
         queuedMs: now + overhead, blockHashes: promptHashes(profile, promptTokens, options.sharedPrompts),
       });
     }
+    return quietMs;
   };
   for (;;) {
-    dispatch();
+    const quiet = dispatch();
     queue.release(now);
     if (!engine.hasWork()) {
       const queued = queue.nextQueuedMs();
       if (queued === null && driver.finished) break;
-      const quiet = driver.quietForMs();
       if (queued === null && quiet === null) throw new Error('virtual drive: the driver waits with no request running');
       // On to whichever comes first: a request out of its overhead, or the driver's next send.
       now = Math.min(queued ?? Infinity, quiet === null ? Infinity : now + quiet);

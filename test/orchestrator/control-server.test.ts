@@ -36,4 +36,22 @@ describe('the control server and the quiet gap between steps', () => {
     // Timers never fire early; the margin is for the HTTP round trip of the /done before `asked`.
     expect(performance.now() - asked).toBeGreaterThanOrEqual(quietMs - 50);
   });
+
+  it("answers a parked VU though its timer fires before the driver's clock has the gap over", async () => {
+    // The driver's clock runs 20 ms behind the timers': each timer finds the gap not over yet and must be set again.
+    const specs: StepSpec[] = [
+      { cell: cell('a'), mode: { kind: 'rounds', rounds: 1 } }, { cell: cell('b'), mode: { kind: 'rounds', rounds: 1 } },
+    ];
+    const timerEarlyMs = 20;
+    const driver = new Driver(new FixedSteps(specs), () => performance.now() - timerEarlyMs, null, 100);
+    control = await startControlServer(driver);
+    const next = async () => (await (await fetch(`${control!.url}${CONTROL_PATHS.next}?vu=1`)).json()) as {
+      ticket?: { ticket: number; cell: { id: string } };
+    };
+    const first = await next();
+    const done = { ticket: first.ticket!.ticket, ok: true, startMs: 0, endMs: 1, outputTokens: 16, itlMs: [] };
+    const parked = next();
+    await fetch(`${control.url}${CONTROL_PATHS.done}`, { method: 'POST', body: JSON.stringify(done) });
+    expect((await parked).ticket?.cell.id).toBe('b');
+  });
 });

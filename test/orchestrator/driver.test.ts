@@ -288,6 +288,30 @@ describe('Driver, the quiet gap between steps (a scrape of the server falls betw
     expect([a!.startMs, a!.endMs, b!.startMs, b!.endMs]).toEqual([0, 1000, 1750, 2000]);
   });
 
+  it('a wait in the gap says how long from the clock reading it decided on: asked again then, the VU has work', () => {
+    // A clock that moves on at every reading, as a busy machine's does between two of them: a caller that read it
+    // again to learn how long to wait could find the gap over that the decision found running, and never ask again.
+    let now = 0;
+    const clock = (): number => (now += 0.4);
+    const specs: StepSpec[] = [
+      { cell: cell('a', 1), mode: { kind: 'rounds', rounds: 1 } },
+      { cell: cell('b', 1), mode: { kind: 'rounds', rounds: 1 } },
+    ];
+    const d = new Driver(new FixedSteps(specs), clock, null, 3);
+    d.done(report(ticketOf(d.next(1))));
+    const waits: (number | null)[] = [];
+    for (let decision = d.next(1); decision.kind !== 'ticket'; decision = d.next(1)) {
+      expect(decision.kind).toBe('wait');
+      const forMs = decision.kind === 'wait' ? decision.forMs : null;
+      waits.push(forMs);
+      expect(forMs, `wait ${waits.length}`).toBeGreaterThan(0);
+      now += forMs! - 0.5;
+    }
+    expect(waits.length).toBeGreaterThan(1);
+    // A VU that is not a member of a full step waits for a request to end, not for the clock.
+    expect(d.next(2)).toEqual({ kind: 'wait', forMs: null });
+  });
+
   it('a run stopped in the gap: the step not started yet ends where it would have started (no negative span)', () => {
     let now = 0;
     const specs: StepSpec[] = [
