@@ -305,7 +305,7 @@ describe('Driver, the quiet gap between steps (a scrape of the server falls betw
       const forMs = decision.kind === 'wait' ? decision.forMs : null;
       waits.push(forMs);
       expect(forMs, `wait ${waits.length}`).toBeGreaterThan(0);
-      now += forMs! - 0.5;
+      now += forMs! / 2;
     }
     expect(waits.length).toBeGreaterThan(1);
     // A VU that is not a member of a full step waits for a request to end, not for the clock.
