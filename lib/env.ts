@@ -11,7 +11,7 @@ export const ENV_VARS: Readonly<Record<string, string>> = {
   PLAN: 'Path of a plan JSON file (absolute, or relative to the bundle as k6 open() resolves it).',
   BASE_URL: 'OpenAI-compatible base URL ending in /v1 (plan target.baseUrl).',
   MODEL: 'Model name sent in requests (plan target.model).',
-  API: 'chat or completions (plan target.api).',
+  API: 'chat, completions, responses or messages (plan target.api).',
   API_KEY: 'Bearer token for the endpoint; read from the environment only, never written to any output.',
   METRICS_URL: 'Prometheus endpoint of the server, or "none" (plan target.metricsUrl).',
   CONTEXTS: 'Comma-separated context lengths in tokens for sweep (plan sweep.contexts).',

@@ -120,6 +120,16 @@ export const REQUEST_METRICS = {
     description:
       'Generated tokens of completed requests (usage.completion_tokens, else counted deltas; tag token_source says which).',
   },
+  reasoningTokens: {
+    name: 'llm_reasoning_tokens',
+    kind: 'counter',
+    isTime: false,
+    unit: 'tokens',
+    description:
+      'Generated tokens of completed requests that were thinking, part of llm_output_tokens: usage.completion_tokens_' +
+      'details.reasoning_tokens (Responses: output_tokens_details), else the tokens of the reasoning deltas (Messages\' ' +
+      'thinking blocks); no sample from a request with neither.',
+  },
   requestOk: {
     name: 'llm_request_ok',
     kind: 'rate',

@@ -17,7 +17,8 @@ export const PLAN_SCHEMA_VERSION = 1;
 
 export const SCRIPT_NAMES = ['sweep', 'capacity', 'burst', 'mix', 'gate', 'sessions', 'rate', 'trace'] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
-export const API_STYLES = ['chat', 'completions'] as const;
+/** chat: /chat/completions; completions: /completions; responses: OpenAI's /responses; messages: Anthropic's /messages. */
+export const API_STYLES = ['chat', 'completions', 'responses', 'messages'] as const;
 export const PROMPT_MODES = ['unique', 'shared-prefix'] as const;
 export { LIMIT_STATS };
 const LIMIT_METRICS = ['ttft', 'e2e', 'decodeSpeed', 'itl', 'tpot'] as const;

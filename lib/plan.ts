@@ -32,6 +32,16 @@ export { API_STYLES, LIMIT_STATS, PLAN_SCHEMA_VERSION, PROMPT_MODES, SCRIPT_NAME
 // so the checks and the types cannot drift apart and the import goes one way: plan.ts -> plan-schema.ts.
 
 export type ApiStyle = (typeof API_STYLES)[number];
+
+/**
+ * How an API's prompt is counted: 'chat' inside the model's chat template (a list of messages: chat, Responses,
+ * Messages; the server renders them alike), 'completions' as the raw text.
+ */
+export type PromptForm = 'chat' | 'completions';
+
+export function promptForm(api: ApiStyle): PromptForm {
+  return api === 'completions' ? 'completions' : 'chat';
+}
 /**
  * unique: every request gets a unique prefix so prefix caching cannot hide prefill; shared-prefix: identical prompts,
  * to measure caching.
@@ -386,8 +396,8 @@ export function resolvePlan(raw: unknown, script: ScriptName, readText?: (path: 
   const t = input.target;
   const origin = /^https?:\/\/[^/]+/.exec(t.baseUrl)?.[0] ?? t.baseUrl;
   const target: TargetConfig = { ...t, metricsUrl: t.metricsUrl === undefined ? `${origin}/metrics` : t.metricsUrl };
-  if (script === 'sessions' && target.api !== 'chat')
-    throw planFieldError('target.api', 'must be chat for the sessions script: a conversation is a list of chat messages');
+  if (script === 'sessions' && promptForm(target.api) !== 'chat')
+    throw planFieldError('target.api', 'must be chat, responses or messages for the sessions script: a conversation is a list of messages');
   const sessions = script === 'sessions' ? resolveSessions(input.sessions, useCases) : null;
   const search =
     script === 'capacity'

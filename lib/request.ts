@@ -1,4 +1,5 @@
-// Request bodies and headers for OpenAI-compatible /chat/completions and /completions streaming calls.
+// Request bodies and headers of a streaming call on each API: OpenAI's /chat/completions, /completions and /responses,
+// Anthropic's /messages.
 // Runs in k6 and Node.
 
 import type { ChatMessage } from './chat-template';
@@ -17,36 +18,65 @@ export interface HttpRequestSpec {
   readonly headers: Record<string, string>;
 }
 
+const ENDPOINT_PATHS: Record<ApiStyle, string> = {
+  chat: '/chat/completions', completions: '/completions', responses: '/responses', messages: '/messages',
+};
+
 /** The endpoint path of an API style, relative to the /v1 base URL. */
 export function endpointPath(api: ApiStyle): string {
-  return api === 'chat' ? '/chat/completions' : '/completions';
+  return ENDPOINT_PATHS[api];
 }
 
+/** The body field that caps the output's tokens, per API. */
+export function maxTokensField(api: ApiStyle): string {
+  return api === 'responses' ? 'max_output_tokens' : 'max_tokens';
+}
+
+/** The anthropic-version header a Messages request carries (the API's only stable version). */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
 /**
- * The JSON body of one streaming request. Output length is forced with max_tokens plus
- * ignore_eos (vLLM, SGLang) and, when enabled, min_tokens (vLLM); usage is requested in the stream
- * so token counts come from the server rather than from counting chunks.
+ * The JSON body of one streaming request. Output length is forced with the API's max tokens field plus ignore_eos
+ * (vLLM, SGLang) and, when enabled, min_tokens (vLLM); on chat and completions usage is requested in the stream so
+ * token counts come from the server rather than from counting chunks (Responses and Messages always send it).
  */
 export function buildRequestBody(target: TargetConfig, request: GenerationRequest): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    model: target.model,
-    stream: true,
-    stream_options: { include_usage: true },
-    max_tokens: request.maxTokens,
-    temperature: target.temperature,
-  };
-  if (target.api === 'chat') body.messages = request.messages ?? [{ role: 'user', content: request.prompt }];
-  else body.prompt = request.prompt;
+  const body: Record<string, unknown> = { model: target.model, stream: true };
+  const messages = request.messages ?? [{ role: 'user', content: request.prompt }];
+  switch (target.api) {
+    case 'chat':
+      Object.assign(body, { stream_options: { include_usage: true }, messages });
+      break;
+    case 'completions':
+      Object.assign(body, { stream_options: { include_usage: true }, prompt: request.prompt });
+      break;
+    case 'responses':
+      // A list of messages, not the input string: the conversation's history goes the same way.
+      body.input = messages;
+      break;
+    case 'messages':
+      body.messages = messages;
+      break;
+  }
+  body[maxTokensField(target.api)] = request.maxTokens;
+  body.temperature = target.temperature;
   if (target.ignoreEos) body.ignore_eos = true;
   if (target.minTokens) body.min_tokens = request.maxTokens;
   if (target.seed !== null) body.seed = target.seed;
   return body;
 }
 
-/** Headers of a streaming request; the API key goes only here, never into tags, logs or outputs. */
-export function buildHeaders(apiKey: string | null): Record<string, string> {
+/**
+ * Headers of a streaming request; the API key goes only here, never into tags, logs or outputs. A Messages request
+ * carries it as Anthropic's x-api-key too (gateways read either) and says its anthropic-version.
+ */
+export function buildHeaders(apiKey: string | null, api: ApiStyle = 'chat'): Record<string, string> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'text/event-stream' };
-  if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
+  if (api === 'messages') headers['anthropic-version'] = ANTHROPIC_VERSION;
+  if (apiKey) {
+    headers.Authorization = `Bearer ${apiKey}`;
+    if (api === 'messages') headers['x-api-key'] = apiKey;
+  }
   return headers;
 }
 
@@ -54,7 +84,7 @@ export function buildStreamingRequest(target: TargetConfig, request: GenerationR
   return {
     url: target.baseUrl + endpointPath(target.api),
     body: JSON.stringify(buildRequestBody(target, request)),
-    headers: buildHeaders(apiKey),
+    headers: buildHeaders(apiKey, target.api),
   };
 }
 

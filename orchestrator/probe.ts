@@ -27,7 +27,7 @@ interface TimedAnswer {
 async function timedAnswer(target: TargetConfig, prompt: string, maxTokens: number, apiKey: string | null): Promise<TimedAnswer> {
   const body: Record<string, unknown> = { ...buildRequestBody(target, { prompt, maxTokens }), stream: false };
   delete body.stream_options;
-  const headers = { ...buildHeaders(apiKey), Accept: 'application/json' };
+  const headers = { ...buildHeaders(apiKey, target.api), Accept: 'application/json' };
   const url = target.baseUrl + endpointPath(target.api);
   const started = performance.now();
   let res: Response;
@@ -46,18 +46,31 @@ async function timedAnswer(target: TargetConfig, prompt: string, maxTokens: numb
     throw new Error(
       `probe request to ${target.baseUrl} failed: HTTP ${res.status}: ${errorMessageForResults(text, apiKey, 200)}`,
     );
-  let usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
+  let usage: Record<string, unknown> | undefined;
   try {
-    usage = (JSON.parse(text) as { usage?: typeof usage }).usage;
+    usage = (JSON.parse(text) as { usage?: Record<string, unknown> }).usage;
   } catch {
     // Reported below as an answer without usage.
   }
-  const promptTokens = typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : NaN;
-  const completionTokens = typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : NaN;
+  const { promptTokens, completionTokens } = usageCounts(usage ?? {});
   if (!Number.isFinite(promptTokens) || !Number.isFinite(completionTokens)) {
     throw new Error(`probe request to ${target.baseUrl} answered without usage token counts; give the plan's schedule speeds instead`);
   }
   return { ms, promptTokens, completionTokens };
+}
+
+const count = (v: unknown): number => (typeof v === 'number' ? v : NaN);
+
+/**
+ * An answer's prompt and output tokens, as each API names them: prompt_tokens and completion_tokens (chat,
+ * completions), input_tokens and output_tokens (Responses, Messages; Anthropic counts the prompt tokens its cache
+ * read or wrote apart from input_tokens). NaN where the usage has none.
+ */
+export function usageCounts(usage: Record<string, unknown>): { promptTokens: number; completionTokens: number } {
+  if (usage.prompt_tokens !== undefined || usage.completion_tokens !== undefined)
+    return { promptTokens: count(usage.prompt_tokens), completionTokens: count(usage.completion_tokens) };
+  const cache = (count(usage.cache_read_input_tokens) || 0) + (count(usage.cache_creation_input_tokens) || 0);
+  return { promptTokens: count(usage.input_tokens) + cache, completionTokens: count(usage.output_tokens) };
 }
 
 /**

@@ -45,6 +45,7 @@ interface CliFlags {
   fixedTtftMs?: number;
   fixedItlMs?: number;
   streamInterval?: number;
+  reasoningTokens?: number;
   tokenizerWorkers?: number;
   prefixCache: boolean;
   noise?: boolean;
@@ -70,6 +71,8 @@ async function main(argv: string[]): Promise<number> {
     .option('--fixed-ttft-ms <ms>', 'fixed timing: TTFT in ms (no batching physics)', numArg('--fixed-ttft-ms', 0))
     .option('--fixed-itl-ms <ms>', 'fixed timing: inter-token latency in ms', numArg('--fixed-itl-ms', 0))
     .option('--stream-interval <n>', 'tokens per SSE chunk in the SGLang flavour', intArg('--stream-interval', 1, 10_000))
+    .option('--reasoning-tokens <n>', 'a reasoning model: each answer thinks this many tokens before its content',
+      intArg('--reasoning-tokens', 0, 1_000_000))
     .option('--tokenizer-workers <n>', 'tokenizer worker threads', intArg('--tokenizer-workers', 1, 64))
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); needs --tls-key')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
@@ -119,6 +122,7 @@ async function main(argv: string[]): Promise<number> {
       faults,
       fixed: f.fixedTtftMs !== undefined ? { ttftMs: f.fixedTtftMs, itlMs: f.fixedItlMs! } : undefined,
       streamInterval: f.streamInterval,
+      reasoningTokens: f.reasoningTokens,
       tokenizerWorkers: f.tokenizerWorkers,
       prefixCache: f.prefixCache,
       noise: f.noise,

@@ -1,6 +1,8 @@
 // Ground truth of the simulator: per request, when each token was written to the socket (epoch ms as float).
 // Runs in Node.
 
+import type { Endpoint } from './sse';
+
 /** Epoch ms as a float: performance.timeOrigin + performance.now() (the contract's clock). */
 export function epochMs(): number {
   return performance.timeOrigin + performance.now();
@@ -9,7 +11,7 @@ export function epochMs(): number {
 export interface GroundTruthRecord {
   /** The response header x-request-id. */
   readonly requestId: string;
-  readonly endpoint: 'chat' | 'completion';
+  readonly endpoint: Endpoint;
   readonly stream: boolean;
   readonly promptTokens: number;
   /** Content tokens the server planned to send (= usage.completion_tokens). */

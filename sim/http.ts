@@ -49,7 +49,7 @@ export interface GenerationRequest {
   readonly ignoreEos: boolean;
   readonly stop: readonly string[];
   readonly seed: number | null;
-  /** Chat requests. */
+  /** Chat, Responses and Messages requests (the system text first). */
   readonly messages: readonly ChatMessage[] | null;
   /** Completions requests. */
   readonly prompt: string | null;
@@ -105,7 +105,9 @@ function parseMessages(v: unknown): ChatMessage[] {
       text = content
         .map((p, j) => {
           const part = p as Obj;
-          if (typeof p !== 'object' || p === null || part.type !== 'text' || typeof part.text !== 'string') {
+          // text: chat and Messages; input_text and output_text: the Responses API's parts of input and history.
+          const textPart = part.type === 'text' || part.type === 'input_text' || part.type === 'output_text';
+          if (typeof p !== 'object' || p === null || !textPart || typeof part.text !== 'string') {
             throw new ApiError(400, `messages[${i}].content[${j}] must be a text part {"type":"text","text":...}.`, 'messages');
           }
           return part.text;
@@ -124,23 +126,72 @@ function parsePrompt(v: unknown): string {
   throw new ApiError(400, 'prompt must be a string (or an array holding one string).', 'prompt');
 }
 
-/** Validates a /v1/chat/completions or /v1/completions body. */
+/** What a body says to generate from and how much, by its API's own field names. */
+interface GenerationInput {
+  readonly messages: ChatMessage[] | null;
+  readonly prompt: string | null;
+  readonly maxTokens: number | null;
+  readonly includeUsage: boolean;
+  readonly stopField: string;
+}
+
+/** A system text (Responses' instructions, Messages' system) before the conversation. */
+function withSystem(o: Obj, field: string, messages: ChatMessage[]): ChatMessage[] {
+  const v = o[field];
+  if (v === undefined || v === null) return messages;
+  const system = parseMessages([{ role: 'system', content: v }])[0]!;
+  return [system, ...messages];
+}
+
+function generationInput(o: Obj, endpoint: Endpoint): GenerationInput {
+  switch (endpoint) {
+    case 'chat':
+    case 'completion': {
+      let includeUsage = false;
+      if (o.stream_options !== undefined && o.stream_options !== null) {
+        if (typeof o.stream_options !== 'object') throw new ApiError(400, 'stream_options must be an object.', 'stream_options');
+        includeUsage = optBool(o.stream_options as Obj, 'include_usage', false);
+      }
+      const chat = endpoint === 'chat';
+      return {
+        messages: chat ? parseMessages(o.messages) : null, prompt: chat ? null : parsePrompt(o.prompt),
+        maxTokens: optInt(o, 'max_tokens', 1) ?? (chat ? optInt(o, 'max_completion_tokens', 1) : null),
+        includeUsage, stopField: 'stop',
+      };
+    }
+    case 'responses': {
+      // A string input is one user message (OpenAI's Responses API); a list is the conversation.
+      if (o.input === undefined) throw new ApiError(400, 'input is required.', 'input');
+      const input = typeof o.input === 'string' ? [{ role: 'user', content: o.input }] : o.input;
+      return {
+        messages: withSystem(o, 'instructions', parseMessages(input)), prompt: null,
+        maxTokens: optInt(o, 'max_output_tokens', 1), includeUsage: true, stopField: 'stop',
+      };
+    }
+    case 'messages':
+      return {
+        messages: withSystem(o, 'system', parseMessages(o.messages)), prompt: null, maxTokens: optInt(o, 'max_tokens', 1),
+        includeUsage: true, stopField: 'stop_sequences',
+      };
+  }
+}
+
+function parseStop(v: unknown, field: string): string[] {
+  if (typeof v === 'string') return [v];
+  if (Array.isArray(v) && v.every((s) => typeof s === 'string')) return v as string[];
+  if (v !== undefined && v !== null) throw new ApiError(400, `${field} must be a string or an array of strings.`, field);
+  return [];
+}
+
+/** Validates a generation body of any of the four APIs (chat/completions, completions, responses, messages). */
 export function parseGenerationRequest(o: Obj, endpoint: Endpoint): GenerationRequest {
   if (typeof o.model !== 'string' || o.model === '') throw new ApiError(400, 'model is required and must be a string.', 'model');
   const stream = optBool(o, 'stream', false);
-  let includeUsage = false;
-  if (o.stream_options !== undefined && o.stream_options !== null) {
-    if (typeof o.stream_options !== 'object') throw new ApiError(400, 'stream_options must be an object.', 'stream_options');
-    includeUsage = optBool(o.stream_options as Obj, 'include_usage', false);
-  }
-  const maxTokens = optInt(o, 'max_tokens', 1) ?? (endpoint === 'chat' ? optInt(o, 'max_completion_tokens', 1) : null);
+  const input = generationInput(o, endpoint);
+  const maxTokens = input.maxTokens;
   const minTokens = optInt(o, 'min_tokens', 0) ?? 0;
   if (maxTokens !== null && minTokens > maxTokens)
     throw new ApiError(400, `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens}).`, 'min_tokens');
-  let stop: string[] = [];
-  if (typeof o.stop === 'string') stop = [o.stop];
-  else if (Array.isArray(o.stop) && o.stop.every((s) => typeof s === 'string')) stop = o.stop as string[];
-  else if (o.stop !== undefined && o.stop !== null) throw new ApiError(400, 'stop must be a string or an array of strings.', 'stop');
   const seedRaw = o.seed;
   if (seedRaw !== undefined && seedRaw !== null && (typeof seedRaw !== 'number' || !Number.isInteger(seedRaw)))
     throw new ApiError(400, 'seed must be an integer.', 'seed');
@@ -150,14 +201,14 @@ export function parseGenerationRequest(o: Obj, endpoint: Endpoint): GenerationRe
     endpoint,
     model: o.model,
     stream,
-    includeUsage,
+    includeUsage: input.includeUsage,
     maxTokens,
     minTokens,
     ignoreEos: optBool(o, 'ignore_eos', false),
-    stop,
+    stop: parseStop(o[input.stopField], input.stopField),
     seed: typeof seedRaw === 'number' ? seedRaw : null,
-    messages: endpoint === 'chat' ? parseMessages(o.messages) : null,
-    prompt: endpoint === 'completion' ? parsePrompt(o.prompt) : null,
+    messages: input.messages,
+    prompt: input.prompt,
   };
 }
 

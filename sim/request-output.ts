@@ -5,17 +5,8 @@ import type { ServerResponse } from 'node:http';
 import type { TokenEvent } from './engine';
 import { faultPoint, type Fault } from './faults';
 import { epochMs, type GroundTruthRecord } from './ground-truth';
-import {
-  completionBody,
-  contentChunk,
-  DONE_EVENT,
-  finishChunk,
-  makeUsage,
-  roleChunk,
-  streamErrorEvent,
-  usageChunk,
-  type StreamIdentity,
-} from './sse';
+import { makeUsage, type StreamIdentity, type Usage } from './sse';
+import { streamWriter, type StreamWriter, type TokenKind } from './stream-writer';
 import { TokenText } from './text';
 
 export interface OutputOptions {
@@ -24,8 +15,10 @@ export interface OutputOptions {
   readonly stream: boolean;
   readonly includeUsage: boolean;
   readonly promptTokens: number;
-  /** Content tokens to send; the stream ends with finishReason after them. */
+  /** Tokens to send (thinking and answer); the stream ends with finishReason after them. */
   readonly contentTokens: number;
+  /** How many of the first tokens are thinking (a reasoning model, --reasoning-tokens); 0 for none. */
+  readonly reasoningTokens: number;
   readonly seed: number;
   /** Tokens per chunk (SGLang stream interval); 1 for vLLM. */
   readonly streamInterval: number;
@@ -40,8 +33,9 @@ export class RequestOutput {
   private readonly queue: string[] = [];
   private finish: 'length' | 'stop' | null = null;
   private sent = 0;
-  private roleSent = false;
-  private body = '';
+  private opened = false;
+  private readonly body = { reasoning: '', content: '' };
+  private readonly writer: StreamWriter;
   private stalledUntil = 0;
   private stallTimer: NodeJS.Timeout | null = null;
   /** Prompt tokens the prefix cache served (from the first token's event); 0 until then and in fixed timing. */
@@ -52,6 +46,22 @@ export class RequestOutput {
 
   constructor(private readonly o: OutputOptions) {
     this.text = new TokenText(o.seed);
+    this.writer = streamWriter(o.identity);
+  }
+
+  /** The usage as it stands (the cached tokens are known from the first token on). */
+  private usage(): Usage {
+    return makeUsage(this.o.promptTokens, this.o.contentTokens, this.cachedTokens, this.thinking());
+  }
+
+  /** Tokens of the answer that are thinking: the first reasoningTokens, at most all of them. */
+  private thinking(): number {
+    return Math.min(this.o.reasoningTokens, this.o.contentTokens);
+  }
+
+  /** The kind of the next token to send. */
+  private nextKind(): TokenKind {
+    return this.sent < this.thinking() ? 'reasoning' : 'content';
   }
 
   get promptTokens(): number {
@@ -88,9 +98,10 @@ export class RequestOutput {
   private drain(): void {
     const res = this.o.res;
     while (!this.done && (this.queue.length > 0 || this.finish !== null)) {
-      if (this.o.stream && this.o.identity.endpoint === 'chat' && !this.roleSent) {
-        res.write(roleChunk(this.o.identity));
-        this.roleSent = true;
+      if (this.o.stream && !this.opened) {
+        const opening = this.writer.open(this.usage());
+        if (opening !== '') res.write(opening);
+        this.opened = true;
       }
       if (this.fireFaults()) return;
       const stallLeft = this.stalledUntil - performance.now();
@@ -108,6 +119,9 @@ export class RequestOutput {
       // vLLM flavour: one chunk per token. SGLang flavour: everything pending goes in one chunk, so a
       // stream that fell behind (a stall, a busy server) catches up in multi-token chunks as SGLang's does.
       let take = this.o.identity.flavour === 'sglang' ? this.queue.length : 1;
+      // A chunk holds tokens of one kind: thinking ends in a chunk of its own.
+      const kind = this.nextKind();
+      if (kind === 'reasoning') take = Math.min(take, this.thinking() - this.sent);
       // Stop at the next fault point so the fault strikes after exactly `after` tokens.
       for (const f of this.o.faults) {
         const point = faultPoint(f, this.o.contentTokens);
@@ -116,10 +130,10 @@ export class RequestOutput {
       const text = this.queue.splice(0, take).join('');
       const last = final && this.queue.length === 0;
       if (this.o.stream) {
-        const vllmFinish = last && this.o.identity.flavour === 'vllm' ? this.finish : null;
-        res.write(contentChunk(this.o.identity, text, vllmFinish));
+        const finishHere = last && this.writer.finishOnLastToken ? this.finish : null;
+        res.write(this.writer.delta(text, kind, finishHere));
       } else {
-        this.body += text;
+        this.body[kind] += text;
       }
       this.sent += take;
       if (this.o.record) {
@@ -127,7 +141,7 @@ export class RequestOutput {
         for (let i = 0; i < take; i++) this.o.record.tokenEpochMs.push(t);
       }
       if (last) {
-        this.end(this.o.identity.flavour === 'vllm');
+        this.end(this.writer.finishOnLastToken);
         return;
       }
     }
@@ -155,8 +169,7 @@ export class RequestOutput {
           return true;
         case 'error-in-stream':
           if (!this.o.stream) break;
-          this.o.res.write(streamErrorEvent('Injected fault: error-in-stream'));
-          this.o.res.end(DONE_EVENT);
+          this.o.res.end(this.writer.error('Injected fault: error-in-stream'));
           this.cut();
           return true;
         case 'error-event':
@@ -202,24 +215,24 @@ export class RequestOutput {
     this.stallTimer = null;
   }
 
-  /** Final chunk (unless already carried by the last token), usage, [DONE]; or the JSON body. */
+  /** What closes the stream (finish, usage, the closing event), or the JSON body. */
   private end(finishAlreadySent = false): void {
     const res = this.o.res;
     const finish = this.finish ?? 'length';
-    const usage = makeUsage(this.o.promptTokens, this.o.contentTokens, this.cachedTokens);
+    const usage = this.usage();
     this.done = true;
     if (this.o.record) {
       this.o.record.finishReason = finish;
       this.o.record.outcome = this.o.faults.length > 0 ? 'faulted' : 'completed';
     }
     if (this.o.stream) {
-      let out = finishAlreadySent ? '' : finishChunk(this.o.identity, finish);
-      if (this.o.includeUsage && !this.has('no-usage')) out += usageChunk(this.o.identity, usage);
-      if (!this.has('no-done')) out += DONE_EVENT;
-      res.end(out);
+      res.end(this.writer.close({
+        finish, finishSent: finishAlreadySent, usage: this.o.includeUsage && !this.has('no-usage') ? usage : null,
+        closed: !this.has('no-done'),
+      }));
     } else {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(completionBody(this.o.identity, this.body, finish, usage));
+      res.end(this.writer.body(this.body, finish, usage));
     }
     if (this.o.record) this.o.record.endEpochMs = epochMs();
   }

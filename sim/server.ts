@@ -25,7 +25,7 @@ import { resolveProfile, type Flavour, type Profile, type ProfileOverrides } fro
 import { RequestOutput } from './request-output';
 import { EngineScheduler, FixedScheduler, type Scheduler, type TokenSink } from './scheduler';
 import { createSimMetrics, type SimMetrics } from './server-metrics';
-import type { StreamIdentity } from './sse';
+import type { Endpoint, StreamIdentity } from './sse';
 import { outputTokenIds, planOutput, WORDS, type OutputPlan } from './text';
 import { chainedBlockHashes } from './kv-cache';
 import { TokenizePool, type PromptTokens } from './tokenize-pool';
@@ -60,6 +60,11 @@ export interface SimOptions {
   readonly fixed?: FixedTiming;
   /** Tokens per SSE chunk (SGLang stream interval); default: the profile's (1). */
   readonly streamInterval?: number;
+  /**
+   * A reasoning model: every answer thinks for this many tokens (at most its max_tokens) before its content, on each
+   * API as that API streams thinking; usage counts them among the output tokens and says how many. Default 0.
+   */
+  readonly reasoningTokens?: number;
   /** Tokenizer worker threads (default 2). */
   readonly tokenizerWorkers?: number;
   /** Automatic prefix caching (default true, as vLLM v1); false = vLLM's --no-enable-prefix-caching. No effect in fixed timing. */
@@ -136,6 +141,8 @@ function checkOptions(options: SimOptions): void {
   if (options.fixed && (!(options.fixed.ttftMs >= 0) || !(options.fixed.itlMs >= 0)))
     throw new Error('fixed timing needs ttftMs >= 0 and itlMs >= 0');
   if (options.maxQueue !== undefined && !(options.maxQueue >= 0)) throw new Error('maxQueue must be >= 0');
+  if (options.reasoningTokens !== undefined && !(Number.isInteger(options.reasoningTokens) && options.reasoningTokens >= 0))
+    throw new Error('reasoningTokens must be a whole number >= 0');
   if (options.fixed && ((options.noise !== undefined && options.noise !== false) || options.noiseSeed !== undefined))
     throw new Error('noise needs the performance model: fixed timing has no steps to jitter');
   if (options.tls) {
@@ -289,6 +296,8 @@ class Sim {
     const method = req.method ?? 'GET';
     if (method === 'POST' && path === '/v1/chat/completions') return this.handleGeneration(req, res, 'chat');
     if (method === 'POST' && path === '/v1/completions') return this.handleGeneration(req, res, 'completion');
+    if (method === 'POST' && path === '/v1/responses') return this.handleGeneration(req, res, 'responses');
+    if (method === 'POST' && path === '/v1/messages') return this.handleGeneration(req, res, 'messages');
     if (method === 'POST' && path === '/tokenize') return this.handleTokenize(req, res);
     if (method === 'POST' && path === '/v1/tokenize') {
       // Every /v1/* path needs the key (sim/README.md), as generation does; the root /tokenize is vLLM's open one.
@@ -309,8 +318,8 @@ class Sim {
     throw new ApiError(404, `Not found: ${method} ${path}`);
   }
 
-  /** POST /v1/chat/completions and /v1/completions: admission, then the response opens and the request goes to the scheduler. */
-  private async handleGeneration(req: IncomingMessage, res: ServerResponse, endpoint: 'chat' | 'completion'): Promise<void> {
+  /** POST /v1/chat/completions, completions, responses, messages: admission, then the response opens and the request goes to the scheduler. */
+  private async handleGeneration(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint): Promise<void> {
     const arrivalMs = performance.now();
     // A request stream is destroyed once read; the response's close tells that the client went away.
     let clientGone = false;
@@ -338,7 +347,7 @@ class Sim {
   }
 
   /** The parsed body of an authorised request for this server's model. */
-  private async readGenerationRequest(req: IncomingMessage, endpoint: 'chat' | 'completion'): Promise<GenerationRequest> {
+  private async readGenerationRequest(req: IncomingMessage, endpoint: Endpoint): Promise<GenerationRequest> {
     this.checkAuth(req);
     const g = parseGenerationRequest(parseJsonBody(await readBody(req)), endpoint);
     this.checkModel(g.model);
@@ -369,7 +378,8 @@ class Sim {
     const { g, plan, requestId } = a;
     const output = new RequestOutput({
       res, identity: streamIdentity(g, this.flavour), stream: g.stream, includeUsage: g.includeUsage,
-      promptTokens: a.prompt.count, contentTokens: plan.contentTokens, seed: a.seed,
+      promptTokens: a.prompt.count, contentTokens: plan.contentTokens, reasoningTokens: this.options.reasoningTokens ?? 0,
+      seed: a.seed,
       streamInterval: this.flavour === 'sglang' ? this.streamInterval : 1, faults: a.faults, record: this.recordArrival(a),
       onCut: () => this.scheduler.abort(a.id),
     });
@@ -569,11 +579,12 @@ function clientRequestId(req: IncomingMessage): string | null {
   return typeof given === 'string' && given !== '' ? given : null;
 }
 
-/** The response's id (chatcmpl- or cmpl-), creation second and model, as the chunks carry them. */
+const ID_PREFIX: Record<Endpoint, string> = { chat: 'chatcmpl-', completion: 'cmpl-', responses: 'resp_', messages: 'msg_' };
+
+/** The response's id (its API's prefix), creation second and model, as the chunks carry them. */
 function streamIdentity(g: GenerationRequest, flavour: Flavour): StreamIdentity {
-  const hex = randomBytes(16).toString('hex');
   return {
-    id: g.endpoint === 'chat' ? `chatcmpl-${hex}` : `cmpl-${hex}`,
+    id: ID_PREFIX[g.endpoint] + randomBytes(16).toString('hex'),
     created: Math.floor(Date.now() / 1000),
     model: g.model,
     endpoint: g.endpoint,

@@ -3,7 +3,8 @@
 
 import type { Flavour } from './profiles';
 
-export type Endpoint = 'chat' | 'completion';
+/** chat: /v1/chat/completions; completion: /v1/completions; responses: /v1/responses; messages: /v1/messages. */
+export type Endpoint = 'chat' | 'completion' | 'responses' | 'messages';
 
 export interface Usage {
   readonly prompt_tokens: number;
@@ -11,6 +12,8 @@ export interface Usage {
   readonly total_tokens: number;
   /** Prompt tokens served from the prefix cache, 0 included (see makeUsage). */
   readonly prompt_tokens_details: { readonly cached_tokens: number };
+  /** Only from a reasoning server (--reasoning-tokens): how many of completion_tokens were thinking. */
+  readonly completion_tokens_details?: { readonly reasoning_tokens: number };
 }
 
 export interface StreamIdentity {
@@ -54,15 +57,20 @@ export function roleChunk(s: StreamIdentity): string {
 }
 
 /**
- * A content chunk carrying `text` (one or more tokens). vLLM puts finish_reason on the chunk of the
- * last token; SGLang sends it in a separate chunk (see finishChunk).
+ * A chunk carrying `text` (one or more tokens). vLLM puts finish_reason on the chunk of the last token; SGLang sends
+ * it in a separate chunk (see finishChunk). A chat stream's reasoning goes in delta.reasoning_content, as vLLM's and
+ * SGLang's reasoning parsers put it; completions have no such field, so their reasoning is text.
  */
-export function contentChunk(s: StreamIdentity, text: string, finish: string | null = null): string {
+export function contentChunk(
+  s: StreamIdentity, text: string, finish: string | null = null, kind: 'content' | 'reasoning' = 'content',
+): string {
   const t = JSON.stringify(text);
   const tail = s.flavour === 'sglang' ? ',"matched_stop":null' : finish === null ? '' : ',"stop_reason":null';
   if (s.endpoint === 'chat') {
+    const field = kind === 'reasoning' ? 'reasoning_content' : 'content';
     return sseEvent(
-      `${head(s)},"choices":[{"index":0,"delta":{"content":${t}},"logprobs":null,"finish_reason":${finishJson(finish)}${tail}}]}`,
+      `${head(s)},"choices":[{"index":0,"delta":{"${field}":${t}},"logprobs":null,` +
+      `"finish_reason":${finishJson(finish)}${tail}}]}`,
     );
   }
   return sseEvent(`${head(s)},"choices":[{"index":0,"text":${t},"logprobs":null,"finish_reason":${finishJson(finish)}${tail}}]}`);
@@ -92,16 +100,20 @@ export function streamErrorEvent(message: string, code = 500): string {
  * --enable-prompt-tokens-details (and SGLang with --enable-cache-report): on every response, 0 when nothing was
  * cached, so a client can tell a miss from a server that does not report (older vLLM left the field out at 0).
  */
-export function makeUsage(promptTokens: number, completionTokens: number, cachedTokens = 0): Usage {
+export function makeUsage(promptTokens: number, completionTokens: number, cachedTokens = 0, reasoningTokens = 0): Usage {
   return {
     prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens,
     prompt_tokens_details: { cached_tokens: cachedTokens },
+    ...(reasoningTokens > 0 ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
   };
 }
 
-/** The non-streaming response body. */
-export function completionBody(s: StreamIdentity, text: string, finish: string, usage: Usage): string {
+/** The non-streaming response body; a chat answer's reasoning goes in message.reasoning_content, as vLLM's. */
+export function completionBody(
+  s: StreamIdentity, text: { readonly reasoning: string; readonly content: string }, finish: string, usage: Usage,
+): string {
   if (s.endpoint === 'chat') {
+    const reasoning = text.reasoning === '' ? {} : { reasoning_content: text.reasoning };
     return JSON.stringify({
       id: s.id,
       object: 'chat.completion',
@@ -109,7 +121,7 @@ export function completionBody(s: StreamIdentity, text: string, finish: string, 
       model: s.model,
       choices: [
         {
-          index: 0, message: { role: 'assistant', content: text, tool_calls: [] }, logprobs: null,
+          index: 0, message: { role: 'assistant', content: text.content, ...reasoning, tool_calls: [] }, logprobs: null,
           finish_reason: finish, stop_reason: null,
         },
       ],
@@ -121,7 +133,7 @@ export function completionBody(s: StreamIdentity, text: string, finish: string, 
     object: 'text_completion',
     created: s.created,
     model: s.model,
-    choices: [{ index: 0, text, logprobs: null, finish_reason: finish, stop_reason: null }],
+    choices: [{ index: 0, text: text.reasoning + text.content, logprobs: null, finish_reason: finish, stop_reason: null }],
     usage,
   });
 }

@@ -1,7 +1,7 @@
 // Builds prompt sets of exact token lengths. Runs in Node.
 // It uses the Qwen3 tokenizer for Qwen models, else the server's /tokenize, else counts approximately.
 
-import type { ApiStyle } from '../lib/plan';
+import { promptForm, type ApiStyle } from '../lib/plan';
 import { followUpText } from '../lib/chat-template';
 import {
   approximatePromptSet, preparedLength, PROMPT_SET_SCHEMA_VERSION, requestPrefix, type PreparedPrompt, type PromptSet,
@@ -41,7 +41,7 @@ const PREFIX_SAMPLES = [
 
 function qwenCounter(api: ApiStyle): Counter {
   const tok = loadQwen3Tokenizer();
-  return async (text) => (api === 'chat' ? tok.countChat([{ role: 'user', content: text }]) : tok.countText(text));
+  return async (text) => (promptForm(api) === 'chat' ? tok.countChat([{ role: 'user', content: text }]) : tok.countText(text));
 }
 
 /** ChatML's special tokens split the text before anything else, so the follow-up's own tokens are exactly its count. */
@@ -88,7 +88,7 @@ function tokenizeCount(baseUrl: string, apiKey: string | null | undefined): (bod
 
 function serverCounter(count: (body: object) => Promise<number>, model: string, api: ApiStyle): Counter {
   return (text) =>
-    count(api === 'chat' ? { model, messages: [{ role: 'user', content: text }], add_generation_prompt: true } : { model, prompt: text });
+    count(promptForm(api) === 'chat' ? { model, messages: [{ role: 'user', content: text }], add_generation_prompt: true } : { model, prompt: text });
 }
 
 /** Whether a model name belongs to the Qwen3 family, whose tokenizer ships with the suite. */
@@ -175,10 +175,11 @@ export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
   if (choice === 'auto') choice = isQwen3Model(opts.model) ? 'qwen3' : opts.baseUrl ? 'server' : 'approximate';
   const followUps = opts.followUps ?? [];
   const fitted = opts.fitted ?? new Map<number, number>();
-  if (followUps.length > 0 && opts.api !== 'chat') throw new Error('follow-up messages are for the chat API (--api chat)');
+  if (followUps.length > 0 && promptForm(opts.api) !== 'chat')
+    throw new Error('follow-up messages are for the conversation APIs (--api chat, responses or messages)');
   if (choice === 'approximate') {
     const set = approximatePromptSet(opts.model, opts.api, opts.contexts, followUps, fitted);
-    return opts.blockVocabulary ? { ...set, blockVocabulary: approximateVocabulary(FILLER_WORDS, opts.api === 'chat') } : set;
+    return opts.blockVocabulary ? { ...set, blockVocabulary: approximateVocabulary(FILLER_WORDS, promptForm(opts.api) === 'chat') } : set;
   }
   const tokenize = choice === 'qwen3' ? null : tokenizeCount(opts.baseUrl ?? '', opts.apiKey);
   const count = tokenize ? serverCounter(tokenize, opts.model, opts.api) : qwenCounter(opts.api);
@@ -205,7 +206,7 @@ export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
   }
   const followUpPrompts = followUps.length > 0 ? await prepareFollowUps(followUps, followUpCount) : [];
   // ChatML puts "<|im_start|>user\n" (3 tokens) before the message; a server's template is not known here.
-  const leading = choice === 'qwen3' ? (opts.api === 'chat' ? 3 : 0) : null;
+  const leading = choice === 'qwen3' ? (promptForm(opts.api) === 'chat' ? 3 : 0) : null;
   const vocabulary = opts.blockVocabulary ? await blockVocabulary(count, leading) : null;
   return {
     schemaVersion: PROMPT_SET_SCHEMA_VERSION,

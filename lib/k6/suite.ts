@@ -8,7 +8,8 @@ import { SharedArray } from 'k6/data';
 import { applyEnvToPlan } from '../env';
 import { buildOptions, cellTags, plannedRequests, type SuiteOptions } from '../options';
 import {
-  drawnArrivals, PlanError, resolvePlan, usesBlockPrompts, type Cell, type Plan, type PlanInput, type ScriptName, type TraceConfig,
+  drawnArrivals, PlanError, promptForm, resolvePlan, usesBlockPrompts, type Cell, type Plan, type PlanInput, type ScriptName,
+  type TraceConfig,
 } from '../plan';
 import {
   approximatePromptSet, findFollowUp, findPrompt, preparedLength, promptText, readPromptSet, requestPrefix, type PreparedPrompt,
@@ -156,13 +157,14 @@ function loadPrompts(plan: Plan): PromptStore {
     const set = file
       ? readPromptSet(readJsonFile(file, 'PROMPTS'), file)
       : approximatePromptSet(plan.target.model, plan.target.api, contexts, followUps);
-    // Chat prompts are counted with the chat template around them: the other API would be off by its length.
-    if (set.api !== plan.target.api)
+    // Chat prompts are counted with the chat template around them: the other form would be off by its length.
+    const form = promptForm(plan.target.api);
+    if (promptForm(set.api) !== form)
       throw new PlanError(
         `PROMPTS "${file}" were prepared for the ${set.api} API but the plan uses ${plan.target.api}; run npm run ` +
         `prepare-prompts -- --api ${plan.target.api}`,
       );
-    const chat = plan.target.api === 'chat';
+    const chat = form === 'chat';
     const vocabulary = set.blockVocabulary ?? approximateVocabulary(FILLER_WORDS, chat);
     // Without a prepared vocabulary block prompts' lengths are approximate: say so as for any approximate prompt.
     const exact = set.exact && (!usesBlockPrompts(plan) || set.blockVocabulary !== undefined);

@@ -7,6 +7,7 @@ import type { RunInfo } from '../inputs';
 import type { PartSummary, Report } from '../report-types';
 import { engineLabel, prefixGroupsPhrase, statName } from './phrases';
 import { capacityMethod } from './use-case-guidance';
+import { endpointPath, maxTokensField } from '../../lib/request';
 
 /** How the run was made and how its figures are defined, one list item per fact. */
 export function methodologySection(report: Report): Block[] {
@@ -66,11 +67,11 @@ function fittedPromptsItem(fitted: RunInfo['fittedPrompts'], window: number | nu
 /** What every request looked like: API and sampling, how its output length was forced, its prompt mode. */
 function requestItems(report: Report): string[] {
   const target = report.parts[0]!.target;
-  const api = target.api === 'chat' ? '/v1/chat/completions' : '/v1/completions';
+  const api = `/v1${endpointPath(target.api)}`;
   const seed = target.seed !== null ? `, seed ${target.seed}` : '';
   const forcedOnlyBy = !target.ignoreEos && !target.minTokens ? ' only (the model may stop early)' : '';
   const flags = `${target.ignoreEos ? ' + ignore_eos' : ''}${target.minTokens ? ' + min_tokens' : ''}`;
-  const forcing = `max_tokens${flags}${forcedOnlyBy}`;
+  const forcing = `${maxTokensField(target.api)}${flags}${forcedOnlyBy}`;
   const modes = [...new Set(report.parts.map((part) => {
     if (part.prefixGroups !== null)
       return `${prefixGroupsPhrase(part.prefixGroups)}, then a suffix per request (measures the prefix cache)`;

@@ -54,7 +54,7 @@ describe('completions and SGLang', () => {
   it('text_completion chunks carry text', () => {
     const c = { ...chat, id: 'cmpl-1', endpoint: 'completion' as const };
     expect(parse(contentChunk(c, ' x'))).toMatchObject({ object: 'text_completion', choices: [{ text: ' x', finish_reason: null }] });
-    expect(JSON.parse(completionBody(c, ' x y', 'length', makeUsage(1, 2)))).toMatchObject({
+    expect(JSON.parse(completionBody(c, { reasoning: '', content: ' x y' }, 'length', makeUsage(1, 2)))).toMatchObject({
       object: 'text_completion', choices: [{ text: ' x y', finish_reason: 'length' }], usage: { total_tokens: 3 },
     });
   });
@@ -66,7 +66,7 @@ describe('completions and SGLang', () => {
   });
 
   it('the non-streaming chat body has the assistant message', () => {
-    expect(JSON.parse(completionBody(chat, 'hi', 'stop', makeUsage(3, 1)))).toMatchObject({
+    expect(JSON.parse(completionBody(chat, { reasoning: '', content: 'hi' }, 'stop', makeUsage(3, 1)))).toMatchObject({
       object: 'chat.completion', choices: [{ message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
     });
   });
