@@ -21,6 +21,7 @@ type sloLimit struct {
 // The figures a limit may name: those of a use case's limits (thresholds/use-cases.ts).
 const (
 	sloTTFT        = "ttft"
+	sloTTFC        = "ttfc"
 	sloE2E         = "e2e"
 	sloDecodeSpeed = "decodeSpeed"
 	sloITL         = "itl"
@@ -29,7 +30,7 @@ const (
 
 // The metrics and operators a limit may name.
 var (
-	sloMetrics   = []string{sloTTFT, sloE2E, sloDecodeSpeed, sloITL, sloTPOT}
+	sloMetrics   = []string{sloTTFT, sloTTFC, sloE2E, sloDecodeSpeed, sloITL, sloTPOT}
 	sloOperators = []string{"<", "<=", ">", ">="}
 )
 
@@ -117,6 +118,8 @@ func sloValue(r *Record, metric string) optional {
 	switch metric {
 	case sloTTFT:
 		return some(r.TTFTMs, true)
+	case sloTTFC:
+		return r.TTFCMs
 	case sloE2E:
 		return some(r.E2EMs, true)
 	case sloDecodeSpeed:

@@ -22,6 +22,8 @@ func TestJudgeGoodput(t *testing.T) {
 	t.Parallel()
 	oneToken := Record{Outcome: outcomeCompleted, TTFTMs: 100, E2EMs: 100, OutputTokens: 1}
 	errored := Record{Outcome: outcomeErrored, ErrorKind: kindHTTP5xx}
+	thought := completedRecord() // a reasoning model: its answer's first token 300 ms after its first thought
+	thought.TTFCMs = some(400, true)
 	tests := []struct {
 		name   string
 		rec    Record
@@ -44,6 +46,9 @@ func TestJudgeGoodput(t *testing.T) {
 		{"all hold", completedRecord(), []sloLimit{{sloTTFT, "<", 8000}, {sloDecodeSpeed, ">", 5}, {sloE2E, "<", 2000}}, true},
 		{"one token: decode figures are not judged", oneToken, []sloLimit{{sloDecodeSpeed, ">", 10}, {sloITL, "<", 1}}, true},
 		{"one token: ttft still is", oneToken, []sloLimit{{sloTTFT, "<", 50}, {sloDecodeSpeed, ">", 10}}, false},
+		{"ttfc judged on the first content token", thought, []sloLimit{{sloTTFC, "<", 400}}, false},
+		{"ttfc within while ttft is too", thought, []sloLimit{{sloTTFC, "<", 401}, {sloTTFT, "<", 101}}, true},
+		{"no content token: ttfc is not judged", completedRecord(), []sloLimit{{sloTTFC, "<", 1}}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,7 +68,7 @@ func TestStreamSLOMisuse(t *testing.T) {
 		{"a limit not an object", `[5]`, "params.slo[0] must be an object"},
 		{"a null limit", `[null]`, "params.slo[0] must be an object"},
 		{"unknown metric", `[{"metric":"throughput","operator":"<","value":1}]`,
-			`params.slo[0].metric "throughput" is not one of: ttft, e2e, decodeSpeed, itl, tpot`},
+			`params.slo[0].metric "throughput" is not one of: ttft, ttfc, e2e, decodeSpeed, itl, tpot`},
 		{"metric missing", `[{"operator":"<","value":1}]`, "params.slo[0].metric (missing) is not one of"},
 		{"bad operator", `[{"metric":"ttft","operator":"<","value":1},{"metric":"e2e","operator":"==","value":1}]`,
 			`params.slo[1].operator "==" is not one of: <, <=, >, >=`},

@@ -36,6 +36,8 @@ export interface DoneReport {
   readonly startMs: number;
   readonly endMs: number;
   readonly ttftMs: number | null;
+  /** Time to the first content token; null when none came (or the request failed). */
+  readonly ttfcMs: number | null;
   readonly e2eMs: number | null;
   readonly tpotMs: number | null;
   readonly decodeTokensPerSecond: number | null;
@@ -127,6 +129,7 @@ export function parseDoneReport(v: unknown): DoneReport | null {
     startMs,
     endMs,
     ttftMs: num(v.ttftMs),
+    ttfcMs: num(v.ttfcMs),
     e2eMs: num(v.e2eMs),
     tpotMs: num(v.tpotMs),
     decodeTokensPerSecond: num(v.decodeTokensPerSecond),

@@ -21,7 +21,8 @@ export type ScriptName = (typeof SCRIPT_NAMES)[number];
 export const API_STYLES = ['chat', 'completions', 'responses', 'messages'] as const;
 export const PROMPT_MODES = ['unique', 'shared-prefix'] as const;
 export { LIMIT_STATS };
-const LIMIT_METRICS = ['ttft', 'e2e', 'decodeSpeed', 'itl', 'tpot'] as const;
+// ttfc: time to the first content token, the answer's, not the thinking's (reasoning models).
+const LIMIT_METRICS = ['ttft', 'ttfc', 'e2e', 'decodeSpeed', 'itl', 'tpot'] as const;
 const OPERATORS = ['<', '<=', '>', '>='] as const;
 
 const opt = v.optional;

@@ -181,6 +181,7 @@ function measuredAccumulator(cellId: string, requests: readonly StepRequest[]): 
     acc.okCount++;
     const t = acc.trends;
     if (r.ttftMs !== null) t.ttft.push(r.ttftMs);
+    if (r.ttfcMs !== null) t.ttfc.push(r.ttfcMs);
     if (r.e2eMs !== null) {
       t.e2e.push(r.e2eMs);
       acc.windowStartMs = Math.min(acc.windowStartMs, r.startMs);

@@ -16,7 +16,7 @@ export type LimitStat = (typeof LIMIT_STATS)[number];
 
 export interface UseCaseLimit {
   /** Which request metric the limit is on. */
-  readonly metric: Extract<MetricKey, 'ttft' | 'e2e' | 'decodeSpeed' | 'itl' | 'tpot'>;
+  readonly metric: Extract<MetricKey, 'ttft' | 'ttfc' | 'e2e' | 'decodeSpeed' | 'itl' | 'tpot'>;
   readonly operator: '<' | '<=' | '>' | '>=';
   /** In the metric's unit: ms for times, tokens/s for speeds. */
   readonly value: number;
@@ -30,7 +30,7 @@ export interface UseCaseLimit {
 }
 
 const METRIC_NAMES: Readonly<Record<UseCaseLimit['metric'], string>> = {
-  ttft: 'TTFT', e2e: 'e2e', decodeSpeed: 'speed', itl: 'ITL', tpot: 'TPOT',
+  ttft: 'TTFT', ttfc: 'TTFC', e2e: 'e2e', decodeSpeed: 'speed', itl: 'ITL', tpot: 'TPOT',
 };
 
 /** The label a limit is shown with, from its metric, operator and value: "TTFT < 8 s", "speed > 15 tok/s", "ITL < 70 ms". */

@@ -7,6 +7,8 @@ import type { UseCaseLimit } from '../thresholds/use-cases';
 /** A completed request's own figures; null where the request has none (fewer than 2 output tokens). */
 export interface RequestFigures {
   readonly ttftMs: number;
+  /** Time to the first content token; null when none came. */
+  readonly ttfcMs: number | null;
   readonly e2eMs: number;
   readonly tpotMs: number | null;
   readonly decodeTokensPerSecond: number | null;
@@ -30,6 +32,8 @@ function valueOf(r: RequestFigures, metric: UseCaseLimit['metric']): number | nu
   switch (metric) {
     case 'ttft':
       return r.ttftMs;
+    case 'ttfc':
+      return r.ttfcMs;
     case 'e2e':
       return r.e2eMs;
     case 'tpot':

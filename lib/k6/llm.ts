@@ -16,7 +16,7 @@ import type { CompletedRecord, ErroredRecord, RequestRecord } from '../record';
 
 /** One limit of params.slo, in the metric's unit (ms; tokens/s for decodeSpeed); other fields are ignored. */
 export interface StreamLimit {
-  readonly metric: 'ttft' | 'e2e' | 'decodeSpeed' | 'itl' | 'tpot';
+  readonly metric: 'ttft' | 'ttfc' | 'e2e' | 'decodeSpeed' | 'itl' | 'tpot';
   readonly operator: '<' | '<=' | '>' | '>=';
   readonly value: number;
 }

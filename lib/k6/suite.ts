@@ -461,6 +461,7 @@ function doneReport(t: Ticket, r: RequestRecord): DoneReport {
     startMs: r.startMs,
     endMs: r.endMs,
     ttftMs: ok ? r.ttftMs : null,
+    ttfcMs: ok ? r.ttfcMs : null,
     e2eMs: ok ? r.e2eMs : null,
     tpotMs: ok ? r.tpotMs : null,
     decodeTokensPerSecond: ok ? r.decodeTokensPerSecond : null,

@@ -63,6 +63,8 @@ export function metricLabel(metric: string): string {
   switch (metric) {
     case 'ttft':
       return 'TTFT';
+    case 'ttfc':
+      return 'Time to first content token';
     case 'e2e':
       return 'End-to-end latency';
     case 'decodeSpeed':

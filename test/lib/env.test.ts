@@ -209,7 +209,7 @@ describe('applyEnvToPlan errors', () => {
   });
 
   it('enums list the allowed values', () => {
-    expect(envError({ API: 'grpc' })).toBe('API "grpc" is not one of: chat, completions');
+    expect(envError({ API: 'grpc' })).toBe('API "grpc" is not one of: chat, completions, responses, messages');
     expect(envError({ PROMPT_MODE: 'cached' })).toBe('PROMPT_MODE "cached" is not one of: unique, shared-prefix');
   });
 

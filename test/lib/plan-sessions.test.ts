@@ -87,7 +87,7 @@ describe('sessions plans', () => {
     expect(planError({ sessions: { useCases: ['nope'] } })).toMatch(/^plan field "sessions.useCases\[0\]" is "nope", not one of/);
     expect(planError({ sessions: { models: { code_completion: { turns: 0 } } } })).toMatch(/turns" must be between 1 and 1000/);
     expect(planError({ target: { api: 'completions' } })).toBe(
-      'plan field "target.api" must be chat for the sessions script: a conversation is a list of chat messages',
+      'plan field "target.api" must be chat, responses or messages for the sessions script: a conversation is a list of messages',
     );
   });
 });

@@ -278,7 +278,9 @@ describe('validation errors: one line naming the field', () => {
   });
 
   it('bad enums list the allowed values', () => {
-    expect(planError({ target: { api: 'responses' } })).toBe('plan field "target.api" is "responses", not one of: chat, completions');
+    expect(planError({ target: { api: 'grpc' } })).toBe(
+      'plan field "target.api" is "grpc", not one of: chat, completions, responses, messages',
+    );
     expect(planError({ limitStat: 'p(50)' })).toBe('plan field "limitStat" is "p(50)", not one of: avg, med, p(90), p(95), p(99)');
     expect(planError({ prompts: { mode: 'cached' } })).toBe('plan field "prompts.mode" is "cached", not one of: unique, shared-prefix');
     expect(planError({ mix: { profiles: ['chat'] } }, 'mix')).toContain(
@@ -308,7 +310,7 @@ describe('validation errors: one line naming the field', () => {
       useCases: [
         { id: 'x', contextTokens: 1, outputTokens: 1, limits: [{ metric: 'latency', operator: '<', value: 1 }] },
       ],
-    })).toBe('plan field "useCases[0].limits[0].metric" is "latency", not one of: ttft, e2e, decodeSpeed, itl, tpot');
+    })).toBe('plan field "useCases[0].limits[0].metric" is "latency", not one of: ttft, ttfc, e2e, decodeSpeed, itl, tpot');
   });
 
   it('the capacity search\'s maxUsers, as a number or one per use case', () => {

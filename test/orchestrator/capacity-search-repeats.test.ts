@@ -26,7 +26,7 @@ function measure(spec: StepSpec, index: number, spread: number, seed: number): S
   const requests: StepRequest[] = Array.from({ length: 2 * n + 20 }, (_, i) => {
     const speed = 300 / n + spread * (2 * random() - 1);
     return {
-      ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
+      ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, ttfcMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
       decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
       phase: 'measured', vu: i % n,
     };
@@ -63,7 +63,7 @@ function runScripted(
         ? base * (1 + soloSpread * (i % 2 === 0 ? 1 : -1))
         : (base / n) * factor * (1 + 0.0005 * (i % 3 - 1));
       return {
-        ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
+        ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, ttfcMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
         decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
         phase: 'measured', vu: i % n,
       };
@@ -156,7 +156,7 @@ function measureShared(spec: StepSpec, index: number, random: () => number, sd: 
   const requests: StepRequest[] = Array.from({ length: n === 1 ? soloRequests : 2 * n }, (_, i) => {
     const speed = (300 / n) * (n === 1 ? 1 + sd * normal() : stepFactor);
     return {
-      ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
+      ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, ttfcMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
       decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
       phase: 'measured', vu: i % n,
     };
