@@ -7,12 +7,16 @@ import (
 	"unicode/utf16"
 )
 
-// chunkFacts is what one decoded chunk of a /chat/completions or /completions stream says, apart
-// from when it arrived.
+// chunkFacts is what one decoded chunk says, apart from when it arrived: a chunk of a
+// /chat/completions or /completions stream, or an event of the Responses or Messages API
+// (chunk_typed.go).
 type chunkFacts struct {
 	// generatedChars is the generated text's length in UTF-16 units (as JavaScript counts it): the
 	// weight for spreading usage tokens over chunks.
 	generatedChars int
+	// reasoningChars is the part of generatedChars that is reasoning text: a chunk that is mostly
+	// reasoning puts its tokens on the record's reasoning count when the usage has none.
+	reasoningChars int
 	hasToken       bool
 	hasContent     bool
 	finishReason   string // "" when the chunk has none
@@ -24,6 +28,19 @@ type chunkFacts struct {
 	// SGLang with --enable-cache-report): prompt tokens the prefix cache served.
 	cached    int
 	hasCached bool
+	// reasoningTokens is the usage's reasoning figure: completion_tokens_details.reasoning_tokens
+	// (chat), output_tokens_details.reasoning_tokens (Responses).
+	reasoningTokens    int
+	hasReasoningTokens bool
+	// Anthropic's input_tokens excludes the prompt tokens read from or written to its cache: the
+	// record adds them back (messagesUsage) so input tokens mean what they mean elsewhere.
+	cacheCreation    int
+	hasCacheCreation bool
+	messagesUsage    bool
+	// typed: the chunk is an event of the Responses or Messages API, whose stream ends with a
+	// terminal event (response.completed, response.incomplete, message_stop) instead of [DONE].
+	typed    bool
+	terminal bool
 	// content is the generated content text of the chunk (delta.content, or a completions choice's
 	// text), for a conversation's next turn; reasoning and tool calls are not part of it.
 	content string
@@ -50,6 +67,16 @@ func readChunk(v any) chunkFacts {
 	}
 	var f chunkFacts
 	f.err, f.hasErr = errorMessageOf(o)
+	if t, ok := o["type"].(string); ok {
+		if t == "error" && !f.hasErr {
+			// The Responses API's error event: {"type": "error", "code", "message"}.
+			f.err, f.hasErr = firstNonEmpty(textOf(o["message"]), textOf(o["code"]), "error event"), true
+		}
+		if isTypedEvent(t) {
+			readTypedEvent(t, o, &f)
+			return f
+		}
+	}
 	choices, _ := o["choices"].([]any)
 	for _, c := range choices {
 		choice, ok := c.(map[string]any)
@@ -77,13 +104,7 @@ func readChunk(v any) chunkFacts {
 					tool += max(1, textLength(fn["arguments"])+textLength(fn["name"]))
 				}
 			}
-			if content > 0 {
-				f.hasContent = true
-			}
-			if content+reasoning+tool > 0 {
-				f.hasToken = true
-			}
-			f.generatedChars += content + reasoning + tool
+			f.addGenerated(content, reasoning, tool)
 		} else if n := textLength(choice["text"]); n > 0 {
 			f.hasToken, f.hasContent = true, true
 			f.generatedChars += n
@@ -96,8 +117,24 @@ func readChunk(v any) chunkFacts {
 		if details, ok := usage["prompt_tokens_details"].(map[string]any); ok {
 			f.cached, f.hasCached = tokenCount(details["cached_tokens"])
 		}
+		if details, ok := usage["completion_tokens_details"].(map[string]any); ok {
+			f.reasoningTokens, f.hasReasoningTokens = tokenCount(details["reasoning_tokens"])
+		}
 	}
 	return f
+}
+
+// addGenerated notes generated text of a chunk by kind, in UTF-16 units. Both decoders go through
+// it, so they agree on what a token is.
+func (f *chunkFacts) addGenerated(content, reasoning, tool int) {
+	if content > 0 {
+		f.hasContent = true
+	}
+	if content+reasoning+tool > 0 {
+		f.hasToken = true
+	}
+	f.generatedChars += content + reasoning + tool
+	f.reasoningChars += reasoning
 }
 
 // errorMessageOf reads the error shapes servers put in a chunk or body: {"error": "text"},
@@ -143,6 +180,11 @@ func serverMessageOf(text string) string {
 		}
 	}
 	return strings.TrimSpace(text)
+}
+
+func textOf(v any) string {
+	s, _ := v.(string)
+	return s
 }
 
 func asObject(v any) map[string]any {

@@ -12,6 +12,9 @@ import (
 // Anything the typed shape cannot hold (a field of an unexpected type, an error member) falls back
 // to the generic decode and readChunk, so both give the same facts (a test holds them to it).
 type wireChunk struct {
+	// Type and Delta are a Responses or Messages event's (chunk_typed.go); a chat chunk has neither.
+	Type    *string         `json:"type"`
+	Delta   json.RawMessage `json:"delta"`
 	Object  string          `json:"object"`
 	Error   json.RawMessage `json:"error"`
 	Choices []*wireChoice   `json:"choices"`
@@ -44,6 +47,17 @@ type wireUsage struct {
 	PromptTokensDetails *struct {
 		CachedTokens *float64 `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens *float64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+// wireMessagesDelta is a content_block_delta's delta (Messages API).
+type wireMessagesDelta struct {
+	Type        *string `json:"type"`
+	Text        *string `json:"text"`
+	Thinking    *string `json:"thinking"`
+	PartialJSON *string `json:"partial_json"`
 }
 
 // wireNames are the member names of the typed shape. encoding/json matches names without regard
@@ -52,7 +66,8 @@ type wireUsage struct {
 var wireNames = []string{
 	"object", "error", "choices", "usage", "finish_reason", "text", "delta", "content", "reasoning_content",
 	"reasoning", "tool_calls", "function", "name", "arguments", "prompt_tokens", "completion_tokens",
-	"prompt_tokens_details", "cached_tokens",
+	"prompt_tokens_details", "cached_tokens", "completion_tokens_details", "reasoning_tokens", "type", "thinking",
+	"partial_json",
 }
 
 // namesMatchExactly reports whether every member name of the JSON text b that case-folds to one of
@@ -121,6 +136,9 @@ func readWireChunk(b []byte) (chunkFacts, bool) {
 	if err := json.Unmarshal(b, &w); err != nil || w.Error != nil || w.Object == "error" {
 		return chunkFacts{}, false
 	}
+	if w.Type != nil && (*w.Type == "error" || isTypedEvent(*w.Type)) {
+		return readWireTyped(*w.Type, w.Delta)
+	}
 	var f chunkFacts
 	for _, c := range w.Choices {
 		if c == nil {
@@ -143,13 +161,7 @@ func readWireChunk(b []byte) (chunkFacts, bool) {
 				}
 				tool += max(1, strLen(call.Function.Arguments)+strLen(call.Function.Name))
 			}
-			if content > 0 {
-				f.hasContent = true
-			}
-			if content+reasoning+tool > 0 {
-				f.hasToken = true
-			}
-			f.generatedChars += content + reasoning + tool
+			f.addGenerated(content, reasoning, tool)
 		} else if n := strLen(c.Text); n > 0 {
 			f.hasToken, f.hasContent = true, true
 			f.generatedChars += n
@@ -162,8 +174,51 @@ func readWireChunk(b []byte) (chunkFacts, bool) {
 		if d := u.PromptTokensDetails; d != nil {
 			f.cached, f.hasCached = finiteCount(d.CachedTokens)
 		}
+		if d := u.CompletionTokensDetails; d != nil {
+			f.reasoningTokens, f.hasReasoningTokens = finiteCount(d.ReasoningTokens)
+		}
 	}
 	return f, true
+}
+
+// readWireTyped reads the typed events that carry the tokens: a Responses text delta, a Messages
+// content_block_delta. The rest (a few per stream) and errors take the generic path.
+func readWireTyped(t string, delta json.RawMessage) (chunkFacts, bool) {
+	f := chunkFacts{typed: true}
+	switch t {
+	case "response.output_text.delta", "response.refusal.delta", "response.reasoning_text.delta",
+		"response.reasoning_summary_text.delta", "response.function_call_arguments.delta":
+		var s *string
+		if delta != nil && json.Unmarshal(delta, &s) != nil {
+			return chunkFacts{}, false
+		}
+		if s != nil {
+			f.addTypedDelta(t, *s)
+		}
+		return f, true
+	case "content_block_delta":
+		var d *wireMessagesDelta
+		if delta != nil && json.Unmarshal(delta, &d) != nil {
+			return chunkFacts{}, false
+		}
+		if d == nil || d.Type == nil {
+			return f, true
+		}
+		var s *string
+		switch *d.Type {
+		case "text_delta":
+			s = d.Text
+		case "thinking_delta":
+			s = d.Thinking
+		case "input_json_delta":
+			s = d.PartialJSON
+		}
+		if s != nil {
+			f.addTypedDelta(*d.Type, *s)
+		}
+		return f, true
+	}
+	return chunkFacts{}, false
 }
 
 func strLen(s *string) int {

@@ -34,8 +34,11 @@ type Record struct {
 	InputTokenSource string // usage or requested
 	// CachedTokens is usage.prompt_tokens_details.cached_tokens: prompt tokens the server's prefix
 	// cache served; absent when the usage had no such field (vLLM leaves it out when it is 0).
-	CachedTokens      optional
-	OutputTokens      int
+	CachedTokens optional
+	OutputTokens int
+	// ReasoningTokens is the usage's reasoning figure, else the output tokens spread over reasoning
+	// chunks; absent when the usage has none and no reasoning arrived.
+	ReasoningTokens   optional
 	OutputTokenSource string // usage or chunks
 	TTFTMs            float64
 	TTFCMs            optional // time to the first content token; absent when none arrived
@@ -109,6 +112,7 @@ func (r *Record) fields() []field {
 		field{"inputTokenSource", r.InputTokenSource},
 		field{"cachedTokens", r.CachedTokens.any()},
 		field{"outputTokens", r.OutputTokens},
+		field{"reasoningTokens", r.ReasoningTokens.any()},
 		field{"outputTokenSource", r.OutputTokenSource},
 		field{"ttftMs", r.TTFTMs},
 		field{"ttfcMs", r.TTFCMs.any()},
@@ -167,6 +171,8 @@ type tokenChunk struct {
 	atMs       float64
 	chars      int
 	hasContent bool
+	// reasoning: most of the chunk's text is reasoning, so its share of the tokens counts as such.
+	reasoning bool
 }
 
 // recorder interprets the events of one stream as they are read. It runs on the reader goroutine
@@ -185,6 +191,13 @@ type recorder struct {
 	cached        int
 	hasCached     bool
 	sawDone       bool
+	// The Responses and Messages APIs (chunk_typed.go).
+	reasoningUsage    int
+	hasReasoningUsage bool
+	cacheCreation     int
+	messagesUsage     bool // the prompt count excludes cache reads and writes
+	typed             bool // a Responses or Messages stream: it ends with a terminal event, not [DONE]
+	sawEnd            bool // its terminal event came
 	// keepText: gather the generated content into text (params.keepText), for a conversation's
 	// next turn; off by default, as most requests never need it.
 	keepText   bool
@@ -235,7 +248,17 @@ func (rc *recorder) event(name string, data []byte, atMs float64) {
 		return
 	}
 	if f.hasToken {
-		rc.chunks = append(rc.chunks, tokenChunk{atMs: atMs, chars: f.generatedChars, hasContent: f.hasContent})
+		rc.chunks = append(rc.chunks, tokenChunk{atMs: atMs, chars: f.generatedChars, hasContent: f.hasContent,
+			reasoning: 2*f.reasoningChars > f.generatedChars})
+	}
+	rc.typed = rc.typed || f.typed
+	rc.sawEnd = rc.sawEnd || f.terminal
+	rc.messagesUsage = rc.messagesUsage || f.messagesUsage
+	if f.hasReasoningTokens {
+		rc.reasoningUsage, rc.hasReasoningUsage = f.reasoningTokens, true
+	}
+	if f.hasCacheCreation {
+		rc.cacheCreation = f.cacheCreation
 	}
 	if f.finishReason != "" {
 		rc.finishReason = f.finishReason
@@ -315,7 +338,11 @@ func (rc *recorder) finish(end streamEnd) Record {
 		}
 		return fail(kindStreamError, end.transportErr)
 	}
-	if !rc.sawDone && rc.finishReason == "" {
+	if rc.typed && !rc.sawEnd {
+		return fail(kindTruncated,
+			"stream ended before its terminal event (response.completed, response.incomplete, message_stop)")
+	}
+	if !rc.typed && !rc.sawDone && rc.finishReason == "" {
 		return fail(kindTruncated, "stream ended without finish_reason or [DONE]")
 	}
 	if len(rc.chunks) == 0 {
@@ -338,7 +365,9 @@ func (rc *recorder) complete(r *Record) {
 	for i, c := range rc.chunks {
 		arrivals[i], weights[i] = c.atMs, c.chars
 	}
-	r.ITLMs = interTokenLatencies(arrivals, distributeTokens(r.OutputTokens, weights))
+	perChunk := distributeTokens(r.OutputTokens, weights)
+	r.ITLMs = interTokenLatencies(arrivals, perChunk)
+	r.ReasoningTokens = rc.reasoningTokens(perChunk, r.OutputTokens)
 	// With usage below the chunk count (a server counting differently), keep one sample per token.
 	if limit := max(0, r.OutputTokens-1); len(r.ITLMs) > limit {
 		r.ITLMs = r.ITLMs[:limit]
@@ -354,6 +383,9 @@ func (rc *recorder) complete(r *Record) {
 	r.InputTokenSource, r.InputTokens = sourceRequested, rc.requestedInput
 	if rc.hasPrompt {
 		r.InputTokenSource, r.InputTokens = sourceUsage, rc.promptTokens
+		if rc.messagesUsage {
+			r.InputTokens += rc.cached + rc.cacheCreation
+		}
 	}
 	r.CachedTokens = some(float64(rc.cached), rc.hasCached)
 	r.TPOTMs = some(timePerOutputToken(r.E2EMs, r.TTFTMs, r.OutputTokens))
@@ -361,6 +393,22 @@ func (rc *recorder) complete(r *Record) {
 	r.PrefillSpeed = some(prefillSpeed(r.InputTokens, r.TTFTMs))
 	r.FinishReason = rc.finishReason
 	r.SawDone = rc.sawDone
+}
+
+// reasoningTokens is the usage's reasoning figure when the server sent one, else the output tokens
+// the distribution put on reasoning chunks (at most the output tokens: with usage below the chunk
+// count each chunk still got one); absent without either.
+func (rc *recorder) reasoningTokens(perChunk []int, outputTokens int) optional {
+	if rc.hasReasoningUsage {
+		return some(float64(rc.reasoningUsage), true)
+	}
+	n, seen := 0, false
+	for i, c := range rc.chunks {
+		if c.reasoning {
+			n, seen = n+perChunk[i], true
+		}
+	}
+	return some(float64(min(n, outputTokens)), seen)
 }
 
 var timeoutWords = regexp.MustCompile(`(?i)deadline exceeded|timeout|timed out`)

@@ -151,3 +151,27 @@ func TestRecordKeepsTheContentTextWhenAsked(t *testing.T) {
 		t.Errorf("usage without prompt_tokens_details: cached tokens must be absent, got %+v", r.CachedTokens)
 	}
 }
+
+func TestRecordTypedEdges(t *testing.T) {
+	// A Responses error event sent without `event: error`: the data alone says it is one.
+	rc := recorder{}
+	feed(&rc, []float64{10, 20}, `{"type":"response.output_text.delta","delta":"a"}`,
+		`{"type":"error","code":"rate_limit_exceeded","message":"slow down"}`)
+	if r := rc.finish(streamEnd{status: 200, endMs: 30}); r.ErrorKind != kindServerError || r.ErrorMessage != "slow down" {
+		t.Errorf("error event in the data: %+v", r)
+	}
+	// A message_delta naming input_tokens again (some servers do) keeps message_start's cache reads.
+	rc = recorder{}
+	feed(&rc, []float64{10, 20, 30, 40},
+		`{"type":"message_start","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":100,"output_tokens":1}}}`,
+		`{"type":"content_block_delta","delta":{"type":"text_delta","text":"a"}}`,
+		`{"type":"message_delta","delta":{"stop_reason":"pause_turn"},"usage":{"input_tokens":6,"output_tokens":3}}`,
+		`{"type":"message_stop"}`)
+	r := rc.finish(streamEnd{status: 200, endMs: 50})
+	if r.InputTokens != 106 || r.CachedTokens.value != 100 || r.OutputTokens != 3 || r.FinishReason != "pause_turn" {
+		t.Errorf("messages usage: %+v", r)
+	}
+	if r.ReasoningTokens.ok {
+		t.Errorf("no reasoning arrived, none in usage: reasoningTokens must be absent, got %+v", r.ReasoningTokens)
+	}
+}

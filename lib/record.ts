@@ -16,7 +16,7 @@ export const ERROR_KINDS = [
   'http_other', // a status that is neither 2xx nor an error class (1xx, 3xx)
   'server_error', // an error object or `event: error` inside a 200 stream, a 200 JSON error body, a stream line that is not SSE
   'malformed_chunk', // a data line that is not JSON, or a line over 1 MiB
-  'truncated', // the stream ended with neither finish_reason nor [DONE]
+  'truncated', // the stream ended with neither finish_reason nor [DONE] (Responses, Messages: its terminal event)
   'no_tokens', // the stream completed without a single generated token
   'stream_error', // the connection failed mid-stream (reset, read error, cancelled)
 ] as const;
@@ -44,7 +44,10 @@ interface RecordBase {
 
 export interface CompletedRecord extends RecordBase {
   readonly outcome: 'completed';
-  /** usage.prompt_tokens, else the requested length (inputTokenSource says which). */
+  /**
+   * usage.prompt_tokens (Responses input_tokens; Messages input_tokens plus cache reads and writes), else the requested
+   * length (inputTokenSource says which).
+   */
   readonly inputTokens: number;
   readonly inputTokenSource: 'usage' | 'requested';
   /**
@@ -53,6 +56,12 @@ export interface CompletedRecord extends RecordBase {
    */
   readonly cachedTokens: number | null;
   readonly outputTokens: number;
+  /**
+   * Output tokens that were reasoning: the usage's figure (chat completion_tokens_details.reasoning_tokens, Responses
+   * output_tokens_details.reasoning_tokens), else the output tokens spread over reasoning chunks; null when the
+   * usage has no such figure and no reasoning arrived.
+   */
+  readonly reasoningTokens: number | null;
   readonly outputTokenSource: TokenSource;
   readonly ttftMs: number;
   /** Time to the first content token; null when no content arrived (reasoning or tool calls only). */
