@@ -258,6 +258,7 @@ function pushFigures(rec: CompletedRecord): void {
   if (rec.prefillTokensPerSecond !== null) m.prefillSpeed.add(rec.prefillTokensPerSecond);
   m.inputTokens.add(rec.inputTokens, { [SAMPLE_TAGS.tokenSource]: rec.inputTokenSource });
   m.outputTokens.add(rec.outputTokens, { [SAMPLE_TAGS.tokenSource]: rec.outputTokenSource });
+  if (rec.reasoningTokens !== null) m.reasoningTokens.add(rec.reasoningTokens);
   // Only when the server reported it: a server that never does leaves no series at all.
   if (rec.cachedTokens !== null) {
     m.cachedTokens.add(rec.cachedTokens);
