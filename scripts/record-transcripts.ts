@@ -1,8 +1,9 @@
 // `npm run record-transcripts`: records streams as golden transcripts for the Go tests. Runs in Node.
 // By default the simulator's (its vLLM and SGLang flavours and every injected fault); with --target vllm or
 // --target sglang, the real server's (started as --target starts it for the bench): a chat stream with usage,
-// one without, /v1/completions, a repeated prompt with cached tokens, a prompt beyond the window (400), and for
-// SGLang a stream that carried several tokens in one chunk under load.
+// one without, /v1/completions, a repeated prompt with cached tokens, a prompt beyond the window (400), a
+// Responses and a Messages stream, and for SGLang a stream that carried several tokens in one chunk under load;
+// with --target llama, llama.cpp's Responses and Messages streams.
 //
 // Each response is written byte for byte to agent/testdata/transcripts/<source>-<case>.http in
 // the transcript format (agent/transcript_test.go): comment lines, status, content type, how the
@@ -60,11 +61,11 @@ async function recordSim(): Promise<void> {
 runMain('record-transcripts', async () => {
   const program = new Command('record-transcripts')
     .description('Record streams as golden transcripts of agent/testdata/transcripts (the simulator by default).')
-    .addOption(new Option('--target <server>', 'a real server to record instead').choices(['vllm', 'sglang']))
+    .addOption(new Option('--target <server>', 'a real server to record instead').choices(['vllm', 'sglang', 'llama']))
     .exitOverride()
     .configureOutput({ writeErr: () => undefined });
   if (!parseCommandLine(program)) return EXIT.ok;
-  const { target } = program.opts<{ target?: 'vllm' | 'sglang' }>();
+  const { target } = program.opts<{ target?: 'vllm' | 'sglang' | 'llama' }>();
   if (target) await recordRealServer(target);
   else await recordSim();
   return EXIT.ok;

@@ -22,7 +22,8 @@ export function send(base: string, endpoint: string, body: object, fault: string
     const url = new URL(`${base}${endpoint}`);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (fault) headers[FAULT_HEADER] = fault;
-    const req = request(url, { method: 'POST', headers }, (res) => {
+    // A connection of its own: a kept-alive one the server has since closed (llama-server after a stream) hangs up.
+    const req = request(url, { method: 'POST', headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       let reset = false;
       res.on('data', (c: Buffer) => chunks.push(c));
