@@ -6,7 +6,8 @@ import type { TokenEvent } from './engine';
 import { faultPoint, type Fault } from './faults';
 import { epochMs, type GroundTruthRecord } from './ground-truth';
 import { makeUsage, type StreamIdentity, type Usage } from './sse';
-import { streamWriter, type StreamWriter, type TokenKind } from './stream-writer';
+import type { StreamWriter, TokenKind } from './stream-writer';
+import { streamWriter } from './stream-writers';
 import { TokenText } from './text';
 
 export interface OutputOptions {

@@ -318,7 +318,7 @@ class Sim {
     throw new ApiError(404, `Not found: ${method} ${path}`);
   }
 
-  /** POST /v1/chat/completions, completions, responses, messages: admission, then the response opens and the request goes to the scheduler. */
+  /** POST /v1/{chat/completions,completions,responses,messages}: admission, then the response opens and the scheduler gets it. */
   private async handleGeneration(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint): Promise<void> {
     const arrivalMs = performance.now();
     // A request stream is destroyed once read; the response's close tells that the client went away.

@@ -1,12 +1,7 @@
-// What one streamed response says, per API: the simulator writes every API's stream through this one interface.
-// Runs in Node, pure (a writer keeps only which parts of its stream it has opened).
+// What one streamed response says, per API: the simulator writes every API's stream through this one interface
+// (sim/stream-writers.ts makes one per stream). Runs in Node, types only.
 
-import type { Flavour } from './profiles';
-import {
-  completionBody, contentChunk, DONE_EVENT, finishChunk, roleChunk, streamErrorEvent, usageChunk, type StreamIdentity, type Usage,
-} from './sse';
-import { messagesWriter } from './sse-messages';
-import { responsesWriter } from './sse-responses';
+import type { Usage } from './sse';
 
 /** A generated token is reasoning (thinking before the answer) or content (the answer). */
 export type TokenKind = 'reasoning' | 'content';
@@ -35,31 +30,4 @@ export interface StreamWriter {
   body(text: { readonly reasoning: string; readonly content: string }, finish: string, usage: Usage): string;
   /** Whether the last token's chunk carries the finish (so close() writes no separate finish). */
   readonly finishOnLastToken: boolean;
-}
-
-/** The writer of one stream of `identity`'s API. */
-export function streamWriter(identity: StreamIdentity): StreamWriter {
-  if (identity.endpoint === 'responses') return responsesWriter(identity);
-  if (identity.endpoint === 'messages') return messagesWriter(identity);
-  return openAiWriter(identity);
-}
-
-/** /chat/completions and /completions, as vLLM or SGLang stream them. */
-function openAiWriter(s: StreamIdentity): StreamWriter {
-  return {
-    finishOnLastToken: finishesOnLastToken(s.flavour),
-    open: () => (s.endpoint === 'chat' ? roleChunk(s) : ''),
-    delta: (text, kind, finish) => contentChunk(s, text, finish, kind),
-    close(end) {
-      let out = end.finishSent ? '' : finishChunk(s, end.finish);
-      if (end.usage) out += usageChunk(s, end.usage);
-      return end.closed ? out + DONE_EVENT : out;
-    },
-    error: (message) => streamErrorEvent(message) + DONE_EVENT,
-    body: (text, finish, usage) => completionBody(s, text, finish, usage),
-  };
-}
-
-function finishesOnLastToken(flavour: Flavour): boolean {
-  return flavour === 'vllm';
 }

@@ -88,7 +88,9 @@ function tokenizeCount(baseUrl: string, apiKey: string | null | undefined): (bod
 
 function serverCounter(count: (body: object) => Promise<number>, model: string, api: ApiStyle): Counter {
   return (text) =>
-    count(promptForm(api) === 'chat' ? { model, messages: [{ role: 'user', content: text }], add_generation_prompt: true } : { model, prompt: text });
+    count(promptForm(api) === 'chat'
+      ? { model, messages: [{ role: 'user', content: text }], add_generation_prompt: true }
+      : { model, prompt: text });
 }
 
 /** Whether a model name belongs to the Qwen3 family, whose tokenizer ships with the suite. */

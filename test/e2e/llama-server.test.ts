@@ -16,6 +16,7 @@ import { buildBundles } from '../../orchestrator/bundles';
 import { loadReplay } from '../../lib/trace-replay';
 import { syntheticMooncake } from '../../scripts/synthetic-trace';
 import { extraTags, readCsv, readJson, ROOT, runBenchCli, runScript, tempDir, testAgent, testEngine, writePlan } from './helpers';
+import { expectApiSweep } from './real-server';
 
 /** A small trace of the Mooncake format, written for the bench run below. */
 const LLAMA_TRACE = path.join(tempDir('llama-trace'), 'trace.jsonl');
@@ -242,6 +243,14 @@ describe("llama-server's own failures, each classified with its own words, nothi
       await victim.stop();
     }
   }, 120_000);
+});
+
+describe("llama.cpp's Responses and Messages APIs", () => {
+  for (const api of ['responses', 'messages'] as const) {
+    it(`npm run bench --api ${api}: every request completes with its planned lengths by llama.cpp's usage`, async () => {
+      await expectApiSweep(server, api);
+    }, 180_000);
+  }
 });
 
 describe('npm run bench -- --target llama', () => {

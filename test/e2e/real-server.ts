@@ -326,6 +326,24 @@ export async function expectKeptAndStopped(bench: CliRun, runDir: string, server
   await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
 }
 
+/**
+ * `npm run bench -- --url --api <api>` against the running server: a sweep of 512-token prompts at 1 and 2 users, 16
+ * tokens out; every request completes, with the planned lengths by the server's own usage on that API.
+ */
+export async function expectApiSweep(server: Pick<RealServer, 'base' | 'model'>, api: 'responses' | 'messages'): Promise<void> {
+  const dir = tempDir(`api-${api}`);
+  const plan = { sweep: { contexts: [512], concurrencies: [1, 2], rounds: 2, outputTokens: 16 } };
+  const bench = await runBenchCli([
+    '--url', `${server.base}/v1`, '--model', server.model, '--api', api, '--plan', writePlan(dir, plan),
+    '--scripts', 'sweep', '--results', dir, '--run-id', api,
+  ]);
+  expect(bench.exitCode, bench.stderr.slice(-3000)).toBe(0);
+  const rows = readCsv(path.join(dir, api, 'sweep', 'samples.csv')).rows;
+  expect(rows.filter((r) => r.metric_name === METRICS.requestOk.name).map((r) => Number(r.metric_value)))
+    .toEqual(Array(6).fill(1));
+  expectExactLengths(path.join(dir, api), ['sweep']);
+}
+
 /** Every prompt and output length of the parts is the planned one, as the server's usage counted it. */
 export function expectExactLengths(runDir: string, parts: readonly string[]): void {
   const tokenMetrics: string[] = [METRICS.inputTokens.name, METRICS.outputTokens.name];

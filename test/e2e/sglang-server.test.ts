@@ -18,7 +18,7 @@ import { ROOT, testAgent } from './helpers';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
   cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
-  expectKilledMidStream, expectOnLastCore, interruptedBench, streamChat, viaAgent, type AgentAnswer, type Chunk,
+  expectApiSweep, expectKilledMidStream, expectOnLastCore, interruptedBench, streamChat, viaAgent, type AgentAnswer, type Chunk,
 } from './real-server';
 
 let artefacts: SglangArtefacts;
@@ -146,6 +146,14 @@ describe('SGLang (CPU), a real inference server', () => {
   it('killed mid-stream: a stream failure, and stopping SGLang leaves none of its processes', async () => {
     await expectKilledMidStream(await testAgent(), server, 3);
   }, 120_000);
+});
+
+describe("SGLang's Responses and Messages APIs", () => {
+  for (const api of ['responses', 'messages'] as const) {
+    it(`npm run bench --api ${api}: every request completes with its planned lengths by SGLang's usage`, async () => {
+      await expectApiSweep(server, api);
+    }, 180_000);
+  }
 });
 
 describe('npm run bench -- --target sglang, interrupted in its burst', () => {

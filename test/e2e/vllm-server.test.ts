@@ -12,7 +12,7 @@ import { testAgent } from './helpers';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
   cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
-  expectKilledMidStream, expectOnLastCore, interruptedBench, streamChat,
+  expectApiSweep, expectKilledMidStream, expectOnLastCore, interruptedBench, streamChat,
 } from './real-server';
 
 let server: VllmServer;
@@ -92,6 +92,14 @@ describe('vLLM (CPU build), a real inference server', () => {
   it('killed mid-stream: a stream failure, and stopping vLLM leaves none of its processes', async () => {
     await expectKilledMidStream(await testAgent(), server, 2);
   }, 120_000);
+});
+
+describe("vLLM's Responses and Messages APIs", () => {
+  for (const api of ['responses', 'messages'] as const) {
+    it(`npm run bench --api ${api}: every request completes with its planned lengths by vLLM's usage`, async () => {
+      await expectApiSweep(server, api);
+    }, 180_000);
+  }
 });
 
 describe('npm run bench -- --target vllm, interrupted in its burst', () => {

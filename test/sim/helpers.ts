@@ -8,6 +8,8 @@ export const MODEL_A = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 export interface SseEvent {
   readonly atMs: number;
   readonly data: string;
+  /** The `event:` line's name (Responses, Messages, an error event); '' when the event has none. */
+  readonly event: string;
 }
 
 export interface StreamResult {
@@ -59,7 +61,9 @@ export function postStream(url: string, body: unknown, headers: Record<string, s
           while ((i = buf.indexOf('\n\n')) >= 0) {
             const raw = buf.slice(0, i);
             buf = buf.slice(i + 2);
-            if (raw.startsWith('data: ')) events.push({ atMs, data: raw.slice(6) });
+            const event = /^event: (.*)$/m.exec(raw)?.[1] ?? '';
+            const data = /^data: (.*)$/m.exec(raw)?.[1];
+            if (data !== undefined) events.push({ atMs, data, event });
           }
         });
         res.on('end', () => finish(null));

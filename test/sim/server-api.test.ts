@@ -141,6 +141,58 @@ describe('completions and non-streaming', () => {
   });
 });
 
+describe('the Responses and Messages APIs', () => {
+  const messages = [{ role: 'user' as const, content: 'Say something.' }];
+  const chatCount = loadQwen3Tokenizer().countChat(messages);
+
+  it('streams /v1/responses as typed events: text deltas, then response.incomplete with the usage', async () => {
+    const r = await postStream(`${sim.url}/responses`, {
+      model: MODEL_A, input: messages, max_output_tokens: 6, ignore_eos: true, stream: true,
+    });
+    expect(r.status).toBe(200);
+    expect(r.events.every((e) => JSON.parse(e.data).type === e.event)).toBe(true);
+    const types = r.events.map((e) => e.event);
+    expect(types.slice(0, 2)).toEqual(['response.created', 'response.in_progress']);
+    expect(types.filter((t) => t === 'response.output_text.delta')).toHaveLength(6);
+    expect(types.at(-1)).toBe('response.incomplete');
+    const done = JSON.parse(r.events.at(-1)!.data).response;
+    expect(done).toMatchObject({
+      status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' },
+      usage: { input_tokens: chatCount, output_tokens: 6, input_tokens_details: { cached_tokens: 0 } },
+    });
+    // A string input is one user message, as OpenAI's API has it: the same prompt tokens.
+    const same = await postJson(`${sim.url}/responses`, { model: MODEL_A, input: 'Say something.', max_output_tokens: 2 });
+    expect((same.json as { usage: { input_tokens: number } }).usage.input_tokens).toBe(chatCount);
+  });
+
+  it('streams /v1/messages as Anthropic does: message_start, one text block, message_delta, message_stop', async () => {
+    const r = await postStream(`${sim.url}/messages`, { model: MODEL_A, messages, max_tokens: 5, ignore_eos: true, stream: true });
+    expect(r.status).toBe(200);
+    const types = r.events.map((e) => e.event);
+    expect(types).toEqual([
+      'message_start', 'ping', 'content_block_start', ...Array(5).fill('content_block_delta'), 'content_block_stop',
+      'message_delta', 'message_stop',
+    ]);
+    expect(JSON.parse(r.events[0]!.data).message.usage).toMatchObject({ input_tokens: chatCount, cache_read_input_tokens: 0 });
+    expect(JSON.parse(r.events.at(-2)!.data)).toMatchObject({ delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 5 } });
+  });
+
+  it('counts a system text (Messages system, Responses instructions) as a system message before the conversation', async () => {
+    const system = [{ role: 'system' as const, content: 'Be brief.' }, ...messages];
+    const expected = loadQwen3Tokenizer().countChat(system);
+    const a = await postJson(`${sim.url}/messages`, { model: MODEL_A, system: 'Be brief.', messages, max_tokens: 1 });
+    const b = await postJson(`${sim.url}/responses`, { model: MODEL_A, instructions: 'Be brief.', input: messages });
+    expect((a.json as { usage: { input_tokens: number } }).usage.input_tokens).toBe(expected);
+    expect((b.json as { usage: { input_tokens: number } }).usage.input_tokens).toBe(expected);
+  });
+
+  it('refuses a Responses body without input, naming the field', async () => {
+    const r = await postJson(`${sim.url}/responses`, { model: MODEL_A, max_output_tokens: 2 });
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ error: { param: 'input', message: 'input is required.' } });
+  });
+});
+
 describe('other endpoints', () => {
   it('GET /v1/models lists the profile model with its context window', async () => {
     const j = (await (await fetch(`${sim.url}/models`)).json()) as { data: { id: string; max_model_len: number }[] };
