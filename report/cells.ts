@@ -60,6 +60,8 @@ export interface CellStats extends Pick<
   readonly lengths: { readonly input: Distribution | null; readonly output: Distribution | null };
   /** Prompt tokens served from the server's prefix cache, over the requests that said; null when none said. */
   readonly cachedTokensTotal: number | null;
+  /** Thinking tokens per request that said (a reasoning model), the mean; null when none said. */
+  readonly reasoningTokensPerRequest: number | null;
   /**
    * The share of the succeeded requests whose usage said the prefix cache served part of their prompt (the
    * llm_ttft_cache_hit samples / succeeded); null when no request's usage said how many tokens were cached.
@@ -189,12 +191,15 @@ function cacheHitShare(metrics: Record<TrendKey, Distribution | null>, succeeded
 }
 
 /** Prompt and output tokens per request as the server counted them, and those it served from its prefix cache. */
-function sentTokens(acc: CellAccumulator | undefined): Pick<CellStats, 'lengths' | 'cachedTokensTotal'> {
+function sentTokens(
+  acc: CellAccumulator | undefined,
+): Pick<CellStats, 'lengths' | 'cachedTokensTotal' | 'reasoningTokensPerRequest'> {
   return {
     lengths: {
       input: acc ? summarize(acc.inputLengths.sorted()) : null, output: acc ? summarize(acc.outputLengths.sorted()) : null,
     },
     cachedTokensTotal: acc && acc.cachedReported > 0 ? acc.cachedTokens : null,
+    reasoningTokensPerRequest: acc && acc.reasoningReported > 0 ? acc.reasoningTokens / acc.reasoningReported : null,
   };
 }
 

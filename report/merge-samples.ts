@@ -61,6 +61,8 @@ export function mergeCell(into: CellAccumulator, from: CellAccumulator): void {
   appendAll(into.outputLengths, from.outputLengths);
   into.cachedTokens += from.cachedTokens;
   into.cachedReported += from.cachedReported;
+  into.reasoningTokens += from.reasoningTokens;
+  into.reasoningReported += from.reasoningReported;
   addCounts(into.tokenSources, from.tokenSources);
   into.okCount += from.okCount;
   into.failCount += from.failCount;

@@ -77,6 +77,9 @@ export interface CellAccumulator {
   /** Prompt tokens the server served from its prefix cache (llm_cached_tokens), and how many requests said. */
   cachedTokens: number;
   cachedReported: number;
+  /** Thinking tokens of the completed requests that said (llm_reasoning_tokens), and how many said. */
+  reasoningTokens: number;
+  reasoningReported: number;
 }
 
 /** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
@@ -140,6 +143,8 @@ export function newCellAccumulator(id: string, tags: Record<string, string>): Ce
     outputLengths: new FloatList(64),
     cachedTokens: 0,
     cachedReported: 0,
+    reasoningTokens: 0,
+    reasoningReported: 0,
   };
 }
 
@@ -326,6 +331,10 @@ function addRequestSample(
     case 'cachedTokens':
       cell.cachedTokens += value;
       cell.cachedReported++;
+      return;
+    case 'reasoningTokens':
+      cell.reasoningTokens += value;
+      cell.reasoningReported++;
       return;
     case 'outputTokens': {
       cell.outputTokens += value;

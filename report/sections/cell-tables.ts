@@ -14,13 +14,34 @@ export function latencyPercentilesSection(report: Report): Block[] {
   const doc = new DocBuilder();
   doc.h(2, 'Latency Percentiles');
   doc.p("Full percentile breakdowns per cell (k6's method: linear interpolation between closest ranks). Times in ms.");
+  const thinking = reasoningSentence(cells);
   return [
     ...doc.blocks,
     ...percentileTable(cells, 'ttft', 'TTFT (ms)'),
+    ...(thinking === null ? [] : [...new DocBuilder().p(thinking).blocks, ...percentileTable(
+      cells, 'ttfc', 'Time to First Content Token (ms)',
+    )]),
     ...percentileTable(cells, 'itl', 'Inter-Token Latency (ms)'),
     ...percentileTable(cells, 'tpot', 'Time per Output Token (ms)'),
     ...percentileTable(cells, 'e2e', 'End-to-End Latency (ms)'),
   ];
+}
+
+/**
+ * What a reasoning model's thinking cost, when one thought: TTFT is its first thought, TTFC its answer's first
+ * token; null when no request said it thought.
+ */
+function reasoningSentence(cells: readonly CellStats[]): string | null {
+  const thought = cells.filter((cell) => (cell.reasoningTokensPerRequest ?? 0) > 0);
+  if (thought.length === 0) return null;
+  const perRequest = thought.map((cell) => cell.reasoningTokensPerRequest!);
+  const [low, high] = [Math.min(...perRequest), Math.max(...perRequest)];
+  const range = low === high ? fmtTokens(low) : `${fmtTokens(low)} to ${fmtTokens(high)}`;
+  return (
+    `The model thought before it answered: ${range} reasoning tokens per request (llm_reasoning_tokens) in ` +
+    `${thought.length} of ${cells.length} cells. TTFT above is its first thought; the time to its answer's first ` +
+    'token (TTFC) is below, the figure a user waits for and a use case may limit (metric ttfc).'
+  );
 }
 
 function percentileTable(cells: readonly CellStats[], trend: TrendKey, title: string): Block[] {

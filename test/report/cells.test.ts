@@ -52,6 +52,8 @@ describe('buildCellStats', () => {
       outputLengths: new FloatList(),
       cachedTokens: 0,
       cachedReported: 0,
+      reasoningTokens: 0,
+      reasoningReported: 0,
       cpuFirst: null,
       cpuLast: null,
       achievedRate: null,
@@ -110,6 +112,8 @@ describe('buildCellStats', () => {
       outputLengths: new FloatList(),
       cachedTokens: 0,
       cachedReported: 0,
+      reasoningTokens: 0,
+      reasoningReported: 0,
     };
     // p99 of the longest waits 8 ms against a 10 ms gap: tokens were read together.
     const late = buildCellStats(planCell({}), { ...base, readLag, cpuFirst: null, cpuLast: null }, {}, DEFAULT_COST);

@@ -39,6 +39,7 @@ export function cell(over: Partial<Omit<CellStats, 'metrics'>> & { metrics?: Par
     outputTokensTotal: over.outputTokensTotal ?? 0,
     lengths: over.lengths ?? { input: null, output: null },
     cachedTokensTotal: over.cachedTokensTotal ?? null,
+    reasoningTokensPerRequest: over.reasoningTokensPerRequest ?? null,
     cacheHitShare: over.cacheHitShare ?? null,
     tokenSource: 'usage',
     windowStartMs: 0,
