@@ -2,7 +2,19 @@
 // Kept beside lib/plan.ts, which calls it, so the embeddings workload reads as one concept.
 
 import type { ParsedPlanInput } from './plan-schema';
-import type { CellDraft } from './plan';
+
+/** An embed cell before its slot is scheduled: what lib/plan.ts's CellDraft needs (a type of its own: no cycle). */
+export interface EmbedCellDraft {
+  readonly id: string;
+  readonly script: 'embed';
+  readonly contextTokens: number;
+  readonly outputTokens: number;
+  readonly concurrency: number;
+  readonly rounds: number;
+  readonly useCase: null;
+  readonly profile: null;
+  readonly batch: number;
+}
 
 /** "emb" or "rr": short, so a cell id stays readable in Grafana's legend. */
 const KIND_ID = { embeddings: 'emb', rerank: 'rr' } as const;
@@ -12,8 +24,8 @@ const KIND_ID = { embeddings: 'emb', rerank: 'rr' } as const;
  * so its cells run next to each other. An embed request generates nothing: outputTokens is 1 only to keep the
  * cell's fields what every cell has (the simulator's engine runs it as one step of prefill).
  */
-export function embedDrafts(e: ParsedPlanInput['embed']): CellDraft[] {
-  const drafts: CellDraft[] = [];
+export function embedDrafts(e: ParsedPlanInput['embed']): EmbedCellDraft[] {
+  const drafts: EmbedCellDraft[] = [];
   for (const inputTokens of e.inputTokens) {
     for (const batch of e.batchSizes) {
       for (const concurrency of e.concurrencies) {
