@@ -430,8 +430,41 @@ export const SESSION_METRICS = {
   },
 } as const satisfies Record<string, MetricDefinition>;
 
+/**
+ * What the embed script measures of each non-streaming embeddings or rerank request (docs/embeddings.md), tagged with
+ * its cell and `batch`; success and failures go to llm_request_ok and llm_errors as every request's do.
+ */
+export const EMBED_METRICS = {
+  embedLatency: {
+    name: 'llm_embed_latency',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description:
+      'Embeddings or rerank request latency: request start to the whole response body read, one sample per ' +
+      'successful request (k6 http.asyncRequest timings: sending + waiting + receiving).',
+  },
+  embedInputTokens: {
+    name: 'llm_embed_input_tokens',
+    kind: 'counter',
+    isTime: false,
+    unit: 'tokens',
+    description:
+      'Input tokens of a successful embeddings or rerank request: usage.prompt_tokens (else total_tokens), else the ' +
+      'requested count (input tokens x batch); tag token_source says which.',
+  },
+  embedItems: {
+    name: 'llm_embed_items',
+    kind: 'counter',
+    isTime: false,
+    unit: 'count',
+    description: 'Inputs embedded (or documents reranked) by a successful request: its batch size.',
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
 export const METRICS = {
   ...REQUEST_METRICS, ...CLIENT_METRICS, ...ARRIVAL_METRICS, ...SERVER_METRICS, ...SEARCH_METRICS, ...SESSION_METRICS,
+  ...EMBED_METRICS,
 } as const;
 export type MetricKey = keyof typeof METRICS;
 export type RequestMetricKey = keyof typeof REQUEST_METRICS;
@@ -439,6 +472,7 @@ export type ServerMetricKey = keyof typeof SERVER_METRICS;
 export type ClientMetricKey = keyof typeof CLIENT_METRICS;
 export type ArrivalMetricKey = keyof typeof ARRIVAL_METRICS;
 export type SessionMetricKey = keyof typeof SESSION_METRICS;
+export type EmbedMetricKey = keyof typeof EMBED_METRICS;
 
 /** The k6 metric name for a key, e.g. metricName('ttft') === 'llm_ttft'. */
 export function metricName(key: MetricKey): string {
@@ -471,6 +505,8 @@ export const SAMPLE_TAGS = {
   turn: 'turn',
   /** On request samples of the sessions script: the user's n-th conversation, capped (lib/sessions.ts sessionTag). */
   session: 'session',
+  /** On the embed script's samples: inputs (rerank: documents) per request. */
+  batch: 'batch',
 } as const;
 
 /**

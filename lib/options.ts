@@ -1,7 +1,7 @@
 // k6 options from a resolved plan: one scenario per cell (strictly sequential), the monitor scenario, and thresholds.
 // Runs in k6 and Node.
 
-import { ARRIVAL_METRICS, REQUEST_METRICS, type CellTag } from './metrics';
+import { ARRIVAL_METRICS, EMBED_METRICS, REQUEST_METRICS, type CellTag } from './metrics';
 import type { Cell, Plan } from './plan';
 import { cellMetricKey } from './summary-data';
 import type { UseCase, UseCaseLimit } from '../thresholds/use-cases';
@@ -137,6 +137,8 @@ export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): S
     // A rate cell's sender against its schedule: kept in the summary too (k6 keeps per-cell figures of thresholds only).
     if (cell.arrivals)
       for (const def of OPEN_LOOP_TRENDS) thresholds[cellMetricKey(def.name, cell)] = [KEEP_TREND_STATS];
+    // An embed cell's latency, which the stream Trends above never see.
+    if (cell.script === 'embed') thresholds[cellMetricKey(EMBED_METRICS.embedLatency.name, cell)] = [KEEP_TREND_STATS];
     thresholds[cellMetricKey(REQUEST_METRICS.requestOk.name, cell)] = gated ? [`rate>=${plan.gate!.minSuccessRate}`] : [KEEP_RATE_STATS];
     // The share of requests within every limit, judged per request by the agent: the SLO as users state it.
     if (gated && useCase && plan.minGoodput !== null)

@@ -59,6 +59,14 @@ export const PLAN_DEFAULTS = {
    * are what a trace's mixed requests share).
    */
   trace: { speeds: [1], useCase: 'short_chatbot' },
+  /**
+   * The embed script: 512-token inputs one and sixteen to a request, up to 32 users; a second at p99 is a retrieval
+   * step a RAG answer can wait for.
+   */
+  embed: {
+    kind: 'embeddings', inputTokens: [512], batchSizes: [1, 16], concurrencies: [1, 4, 16, 32], rounds: 5,
+    limit: { p99LatencyMs: 1000 },
+  },
   /** Used by the gate script, and by any script whose plan has a gate section. */
   gate: { useCase: 'general_chatbot', concurrency: 4, rounds: 2, minSuccessRate: 0.99 },
   schedule: {

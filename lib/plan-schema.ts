@@ -15,11 +15,15 @@ import { TRACE_FORMATS } from './trace/types';
 
 export const PLAN_SCHEMA_VERSION = 1;
 
-export const SCRIPT_NAMES = ['sweep', 'capacity', 'burst', 'mix', 'gate', 'sessions', 'rate', 'trace'] as const;
+export const SCRIPT_NAMES = [
+  'sweep', 'capacity', 'burst', 'mix', 'gate', 'sessions', 'rate', 'trace', 'embed',
+] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 /** chat: /chat/completions; completions: /completions; responses: OpenAI's /responses; messages: Anthropic's /messages. */
 export const API_STYLES = ['chat', 'completions', 'responses', 'messages'] as const;
 export const PROMPT_MODES = ['unique', 'shared-prefix'] as const;
+/** What the embed script sends: embeddings (/embeddings, OpenAI's shape) or rerank (/rerank, llama.cpp's, Jina's). */
+export const EMBED_KINDS = ['embeddings', 'rerank'] as const;
 export { LIMIT_STATS };
 // ttfc: time to the first content token, the answer's, not the thinking's (reasoning models).
 const LIMIT_METRICS = ['ttft', 'ttfc', 'e2e', 'decodeSpeed', 'itl', 'tpot'] as const;
@@ -231,10 +235,22 @@ function buildFieldSchemas() {
     /** Replay without the rows that break the format (counted in the report) instead of stopping at the first. */
     skipBadRows: bool,
   };
+  /** The embed script (docs/embeddings.md): non-streaming embeddings or rerank requests of exact input lengths. */
+  const embed = {
+    kind: oneOf(EMBED_KINDS),
+    /** Tokens of each input (an embeddings input, a rerank document), from the prepared prompts. */
+    inputTokens: intList(1, 10_000_000),
+    /** Inputs per request (rerank: documents beside the one query). */
+    batchSizes: intList(1, 4096),
+    concurrencies: intList(1, 4096),
+    rounds,
+    /** A cell holds when the p99 of its request latencies is at most this, ms. */
+    p99LatencyMs: num(0.001),
+  };
   return {
     users, rounds, contextTokens, outputTokens, dayOfSeconds, target, schedule, gate, search, monitorInterval,
     burstTtftLimitMs, limitStat, minGoodput, prompts, summaryTrendStats, limit, useCase, useCaseOrId, mixProfile,
-    arrivals, traceSource,
+    arrivals, traceSource, embed,
   };
 }
 
@@ -248,7 +264,7 @@ function fieldSchemas(): ReturnType<typeof buildFieldSchemas> {
 function buildPlanInputSchema() {
   const {
     users, rounds, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs, limitStat,
-    minGoodput, prompts, summaryTrendStats, useCaseOrId, mixProfile, arrivals, traceSource,
+    minGoodput, prompts, summaryTrendStats, useCaseOrId, mixProfile, arrivals, traceSource, embed,
   } = fieldSchemas();
   return object({
     name: opt(name),
@@ -366,6 +382,18 @@ function buildPlanInputSchema() {
       }),
       {},
     ),
+    /** The embed script: embeddings or rerank at each (input tokens, batch size, concurrency). */
+    embed: orDefault(
+      object({
+        kind: orDefault(embed.kind, D.embed.kind),
+        inputTokens: orDefault(embed.inputTokens, D.embed.inputTokens),
+        batchSizes: orDefault(embed.batchSizes, D.embed.batchSizes),
+        concurrencies: orDefault(embed.concurrencies, D.embed.concurrencies),
+        rounds: orDefault(embed.rounds, D.embed.rounds),
+        limit: orDefault(object({ p99LatencyMs: orDefault(embed.p99LatencyMs, D.embed.limit.p99LatencyMs) }), {}),
+      }),
+      {},
+    ),
     gate: opt(
       object({
         useCase: orDefault(text, D.gate.useCase),
@@ -463,7 +491,7 @@ export function useCaseRefs(
 export function resolvedPlanSchema() {
   const {
     users, rounds, contextTokens, outputTokens, target, schedule, gate, search, monitorInterval, burstTtftLimitMs,
-    limitStat, minGoodput, prompts, summaryTrendStats, useCase, arrivals, traceSource,
+    limitStat, minGoodput, prompts, summaryTrendStats, useCase, arrivals, traceSource, embed,
   } = fieldSchemas();
   const count = int(0);
   const seconds = num(0);
@@ -511,6 +539,8 @@ export function resolvedPlanSchema() {
     gracefulStopSeconds: seconds,
     /** Written by the bench for a step it drove (lib/drive.ts); absent for a cell run in k6's time slots. */
     driven: opt(driven),
+    /** An embed cell's inputs per request (rerank: documents); absent for the other scripts' cells. */
+    batch: opt(int(1, 4096)),
     /** A rate cell's arrival schedule (one VU sends it, lib/k6/open-loop.ts); absent for closed-loop cells. */
     arrivals: opt(
       object({
@@ -558,6 +588,8 @@ export function resolvedPlanSchema() {
       nullable(object({ ...traceSource, useCase: text, lagLimitMs: arrivals.lagLimitMs, summary: replaySummary(count) })),
       null,
     ),
+    /** For the embed script: what it sends and the latency limit its cells are judged on; null otherwise. */
+    embed: orDefault(nullable(object({ kind: embed.kind, limit: object({ p99LatencyMs: embed.p99LatencyMs }) })), null),
     schedule: object(schedule),
     monitor: object({ enabled: bool, intervalSeconds: monitorInterval }),
     summaryTrendStats,

@@ -24,6 +24,7 @@ import {
 import { parseOrThrow, type Parsed } from './schema';
 import { resolveSessions, sessionDrafts, sessionSearchConfig, sessionSlot, type SessionsConfig } from './plan-sessions';
 import { loadReplay, type ReplaySummary } from './trace-replay';
+import { embedDrafts } from './plan-embed';
 import { TraceError } from './trace/types';
 
 export { API_STYLES, LIMIT_STATS, PLAN_SCHEMA_VERSION, PROMPT_MODES, SCRIPT_NAMES, type ScriptName };
@@ -41,6 +42,11 @@ export type PromptForm = 'chat' | 'completions';
 
 export function promptForm(api: ApiStyle): PromptForm {
   return api === 'completions' ? 'completions' : 'chat';
+}
+
+/** How a plan's prompts are counted: an embed plan's inputs are raw text, whatever API the other scripts use. */
+export function planPromptForm(plan: Pick<Plan, 'script' | 'target'>): PromptForm {
+  return plan.script === 'embed' ? 'completions' : promptForm(plan.target.api);
 }
 /**
  * unique: every request gets a unique prefix so prefix caching cannot hide prefill; shared-prefix: identical prompts,
@@ -96,6 +102,8 @@ export function resolutionAt(n: number, cfg: Pick<CapacitySearchConfig, 'exactBe
   return n < cfg.exactBelow ? 1 : Math.max(1, Math.floor((n * cfg.resolutionPercent) / 100));
 }
 export type GateConfig = NonNullable<Plan['gate']>;
+/** The embed script's kind and latency limit (plan.json's `embed`). */
+export type EmbedConfig = NonNullable<Plan['embed']>;
 
 /** The part of a plan a user writes (JSON file or env); everything is optional. Defaults in lib/plan-defaults.ts. */
 export type PlanInput = v.InferInput<ReturnType<typeof planInputSchema>>;
@@ -115,7 +123,9 @@ export function formatTokens(tokens: number): string {
   return String(tokens);
 }
 
-type CellDraft = Omit<Cell, 'startSeconds' | 'maxDurationSeconds' | 'gracefulStopSeconds' | 'warmupRounds'> & { warmupRounds?: number };
+export type CellDraft = Omit<Cell, 'startSeconds' | 'maxDurationSeconds' | 'gracefulStopSeconds' | 'warmupRounds'> & {
+  warmupRounds?: number;
+};
 
 /**
  * How per-user decode speed falls with concurrency N: speed(N) = speed(1) / N^0.4. Fitted to the
@@ -129,8 +139,11 @@ export const DECODE_SLOWDOWN_EXPONENT = 0.4;
  * prefills may run back to back (the worst case, for the last request), then decode at the
  * per-user speed of N concurrent users. Only sizes time slots; never used as a measurement.
  */
-export function estimateRequestSeconds(draft: Pick<Cell, 'contextTokens' | 'outputTokens' | 'concurrency'>, s: ScheduleConfig): number {
-  const prefill = (draft.contextTokens * draft.concurrency) / s.prefillTokensPerSecond;
+export function estimateRequestSeconds(
+  draft: Pick<Cell, 'contextTokens' | 'outputTokens' | 'concurrency'> & { batch?: number }, s: ScheduleConfig,
+): number {
+  // An embed request's prompt is its whole batch (lib/plan-embed.ts).
+  const prefill = (draft.contextTokens * (draft.batch ?? 1) * draft.concurrency) / s.prefillTokensPerSecond;
   const decode = draft.outputTokens / (s.decodeTokensPerSecond / Math.pow(draft.concurrency, DECODE_SLOWDOWN_EXPONENT));
   return prefill + decode;
 }
@@ -276,6 +289,8 @@ function buildDrafts(
     }
     case 'rate':
       return rateDrafts(input, useCases);
+    case 'embed':
+      return embedDrafts(input.embed);
     case 'gate': {
       const g = gate as GateConfig;
       const uc = useCases.find((u) => u.id === g.useCase) as UseCase;
@@ -430,6 +445,7 @@ export function resolvePlan(raw: unknown, script: ScriptName, readText?: (path: 
     search,
     sessions,
     trace,
+    embed: script === 'embed' ? { kind: input.embed.kind, limit: input.embed.limit } : null,
     schedule: input.schedule,
     monitor: { enabled: input.monitor.enabled ?? target.metricsUrl !== null, intervalSeconds: input.monitor.intervalSeconds },
     summaryTrendStats: input.summaryTrendStats,

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { EventEmitter } from 'node:events';
 import { applyEnvToPlan } from '../lib/env';
 import { EXIT } from '../lib/exit-codes';
-import { resolvePlan, usesBlockPrompts, type ApiStyle, type Plan, type PlanInput, type ScriptName } from '../lib/plan';
+import {
+  planPromptForm, promptForm, resolvePlan, usesBlockPrompts, type ApiStyle, type Plan, type PlanInput, type ScriptName,
+} from '../lib/plan';
 import { redactSecret } from '../lib/request';
 import { readSummaryData } from '../lib/summary-data';
 import { renderTextSummary } from '../lib/summary-text';
@@ -153,6 +155,8 @@ interface RunFiles {
   readonly runDir: string;
   readonly planFile: string;
   readonly promptsFile: string;
+  /** The raw-text prompts of the parts whose form is not the API's (the embed script's), when there are such. */
+  readonly rawPromptsFile: string | null;
   readonly baseUrl: string;
   readonly model: string;
   /** The measuring agents' URLs, one per k6 runner (runner i uses agents[i - 1]). */
@@ -205,7 +209,7 @@ export class Bench extends EventEmitter<BenchEvents> {
         options, { startedAt, engine, target, model, prompts: prompts.prompts, contextWindow: prompts.contextWindow },
       );
       writeRunInfo(runDir, runInfo);
-      const files = { runDir, planFile: sized.planFile, promptsFile: prompts.file };
+      const files = { runDir, planFile: sized.planFile, promptsFile: prompts.file, rawPromptsFile: prompts.rawFile };
       const agents = await this.startAgents(options.generators ?? 1);
       try {
         this.agentUrls = agents.map((a) => a.url);
@@ -282,15 +286,35 @@ export class Bench extends EventEmitter<BenchEvents> {
 
   /**
    * Prompts of exact lengths for every context the plans use, written to prompts.json; a context whose cells would
-   * overflow the server's window gets the longest prompt that fits (context-window.ts).
+   * overflow the server's window gets the longest prompt that fits (context-window.ts). The embed script's inputs are
+   * raw text whatever the API (lib/plan.ts planPromptForm): when the run's API counts prompts in the chat template,
+   * they get a set of their own, prompts-raw.json.
    */
   private async prepareRunPrompts(
     plans: readonly Plan[],
     model: string,
     target: Target,
     runDir: string,
-  ): Promise<{ prompts: PromptSet; file: string; contextWindow: number | null }> {
-    const options = this.options;
+  ): Promise<{ prompts: PromptSet; file: string; rawFile: string | null; contextWindow: number | null }> {
+    const { apiKey, api } = this.options;
+    const contextWindow = target.server?.contextWindow ?? await readContextWindow(target.baseUrl, model, apiKey);
+    const form = promptForm(api);
+    const own = plans.filter((plan) => planPromptForm(plan) === form);
+    const raw = plans.filter((plan) => planPromptForm(plan) !== form);
+    const main = own.length > 0 ? await this.preparePromptFile(own, api, model, target, contextWindow, runDir, 'prompts.json') : null;
+    const rawSet = raw.length > 0
+      ? await this.preparePromptFile(raw, 'completions', model, target, contextWindow, runDir, 'prompts-raw.json')
+      : null;
+    const first = (main ?? rawSet)!;
+    return { prompts: first.prompts, file: first.file, rawFile: rawSet?.file ?? null, contextWindow };
+  }
+
+  /** One prompt set for `plans`, counted for `api`, written to runDir/name. */
+  private async preparePromptFile(
+    plans: readonly Plan[], api: ApiStyle, model: string, target: Target, contextWindow: number | null, runDir: string,
+    name: string,
+  ): Promise<{ prompts: PromptSet; file: string }> {
+    const { tokenizer, apiKey } = this.options;
     // A trace cell builds each row's prompt from one-token words (lib/block-prompt.ts): it needs no prompt of its own.
     // Prefix groups build theirs from the same words, to the length of their context's prompt.
     const cells = plans.flatMap((plan) => plan.cells).filter((cell) => cell.script !== 'trace');
@@ -299,8 +323,6 @@ export class Bench extends EventEmitter<BenchEvents> {
     // A conversation's later turns add follow-up messages of the plan's growth lengths (the sessions script).
     const growth = plans.flatMap((plan) => Object.values(plan.sessions?.models ?? {}).map((m) => m.growthTokens));
     const followUps = [...new Set(growth)].sort((a, b) => a - b);
-    const { api, tokenizer, apiKey } = options;
-    const contextWindow = target.server?.contextWindow ?? await readContextWindow(target.baseUrl, model, apiKey);
     const fittedContexts = contextWindow !== null ? promptLengthsForWindow(cells, contextWindow) : [];
     for (const f of fittedContexts) {
       this.emit(
@@ -309,14 +331,14 @@ export class Bench extends EventEmitter<BenchEvents> {
       );
     }
     const fitted = new Map(fittedContexts.map((f) => [f.contextTokens, f.promptTokens]));
-    this.emit('log', `preparing prompts for ${contexts.length} context lengths (${contexts.join(', ')} tokens)`);
+    this.emit('log', `preparing ${name} for ${contexts.length} context lengths (${contexts.join(', ')} tokens)`);
     const prompts = await preparePrompts({
       model, api, contexts, fitted, followUps, tokenizer, baseUrl: target.baseUrl, apiKey, blockVocabulary,
     });
-    const file = path.join(runDir, 'prompts.json');
+    const file = path.join(runDir, name);
     writeFileSync(file, JSON.stringify(prompts));
     this.emit('log', `prompts: ${prompts.tokenizer}${prompts.exact ? ' (exact lengths)' : ' (approximate lengths)'}`);
-    return { prompts, file, contextWindow };
+    return { prompts, file };
   }
 
   /**
@@ -328,7 +350,9 @@ export class Bench extends EventEmitter<BenchEvents> {
     const given = options.planInput.schedule ?? {};
     const speedsGiven =
       given.prefillTokensPerSecond != null || given.decodeTokensPerSecond != null || given.cellSeconds != null;
-    if (target.sim || speedsGiven) return planned;
+    // The probe times a generation; an embed-only run sizes its slots from the plan's prefill speed instead.
+    const generates = planned.plans.some((plan) => plan.script !== 'embed');
+    if (target.sim || speedsGiven || !generates) return planned;
     try {
       const speeds = await probeSpeeds(planned.plans[0]!.target, prompts, options.apiKey);
       const prefill = `prefill ${Math.round(speeds.prefillTokensPerSecond)} tok/s at ${speeds.prefillContextTokens} tokens`;
@@ -392,7 +416,7 @@ export class Bench extends EventEmitter<BenchEvents> {
       const drive = !options.fixedSlots && drivenScript ? partDrive(plan) : null;
       const env = {
         PLAN: run.planFile,
-        PROMPTS: run.promptsFile,
+        PROMPTS: planPromptForm(plan) === promptForm(options.api) ? run.promptsFile : run.rawPromptsFile!,
         RESULTS_DIR: partDir,
         BASE_URL: run.baseUrl,
         MODEL: run.model,

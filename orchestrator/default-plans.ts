@@ -54,6 +54,14 @@ export const QUICK_PLAN: PlanInput = {
    * about 2.5 minutes, straddling its limit on the default profile.
    */
   rate: { useCases: ['code_completion'], rates: { code_completion: [8, 12, 16, 20, 24] }, durationSeconds: 20 },
+  /**
+   * Embeddings (`--scripts embed` only: the default run leaves the script out): 512-token inputs alone and 16 to a
+   * request, from 1 to 32 users; 8 cells of 3 requests per user, well under a minute against the default profile.
+   */
+  embed: {
+    kind: 'embeddings', inputTokens: [512], batchSizes: [1, 16], concurrencies: [1, 4, 16, 32], rounds: 3,
+    limit: { p99LatencyMs: 500 },
+  },
   schedule: { safetyFactor: 1.5, minCellSeconds: 5, gapSeconds: 1 },
 };
 

@@ -21,13 +21,15 @@ export function predictCellSeconds(plans: readonly Plan[], profile: Profile): Re
     for (const cell of plan.cells) {
       // An open-loop cell's slot is its schedule's (lib/plan.ts rateSlot), not a batch's.
       if (cell.arrivals) continue;
-      const key = `${cell.contextTokens}/${cell.outputTokens}/${cell.concurrency}`;
+      // An embed request's prompt is its whole batch, run as one prefill (sim/server.ts handleEmbed).
+      const promptTokens = cell.contextTokens * (cell.batch ?? 1);
+      const key = `${promptTokens}/${cell.outputTokens}/${cell.concurrency}`;
       let wallMs = memo.get(key);
       if (wallMs === undefined) {
-        wallMs = runVirtualBatch(profile, cell.contextTokens, cell.outputTokens, cell.concurrency).wallMs;
+        wallMs = runVirtualBatch(profile, promptTokens, cell.outputTokens, cell.concurrency).wallMs;
         memo.set(key, wallMs);
       }
-      const tokenizeSeconds = (cell.concurrency * cell.rounds * cell.contextTokens) / TOKENIZE_TOKENS_PER_SECOND;
+      const tokenizeSeconds = (cell.concurrency * cell.rounds * promptTokens) / TOKENIZE_TOKENS_PER_SECOND;
       out[cell.id] = Math.round((cell.rounds * wallMs) / 10) / 100 + tokenizeSeconds;
     }
   }

@@ -12,6 +12,7 @@ import { buildCharts, renderChartSvg, type ChartSpec } from './charts';
 import { sessionCharts } from './charts-sessions';
 import { rateCharts } from './charts-rate';
 import { traceCharts } from './charts-trace';
+import { embedCharts } from './charts-embed';
 import { frontierCharts } from './charts-frontier';
 import { buildDocument } from './sections';
 import { renderMarkdown } from './render-md';
@@ -50,7 +51,7 @@ export interface RenderedReport {
 export function renderReport(report: Report): RenderedReport {
   const built = [
     ...buildCharts(report), ...frontierCharts(report), ...sessionCharts(report), ...rateCharts(report),
-    ...traceCharts(report),
+    ...traceCharts(report), ...embedCharts(report),
   ];
   const charts = markPredictedCharts(built, report.predicted);
   const ids = new Set(charts.map((c) => c.id));

@@ -5,6 +5,7 @@ import type { LimitStat } from '../lib/plan';
 import { MIX_PROFILES } from '../thresholds/use-cases';
 import { runMinGoodput, runUseCases, type PartInput, type RunInput } from './inputs';
 import type { SamplesData } from './read-samples';
+import { embedReport } from './embed-report';
 import { applyScalingEfficiency, buildCellStats, loadWarnings, type CellStats } from './cells';
 import type { CellAccumulator, TrendKey } from './read-samples';
 import {
@@ -169,6 +170,7 @@ export function buildReport(
     activeUsers: activeUsersCapacities(input.parts.map((part) => part.plan), cells, limitStat, options.minSuccessRate, useCases),
     rates: rateCapacities(runUseCases(input), cells, judged),
     trace: traceReplayReport(input, cells, measured.traceSends, judged),
+    embeddings: embedReport(input, samples),
     bursts,
     mixProfiles: mixProfiles(cells),
     frontiers: throughputFrontiers(cells, options),

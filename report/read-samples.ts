@@ -80,6 +80,20 @@ export interface CellAccumulator {
   /** Thinking tokens of the completed requests that said (llm_reasoning_tokens), and how many said. */
   reasoningTokens: number;
   reasoningReported: number;
+  /** The embed script's requests (lib/k6/embed.ts): their latencies and what they carried; absent elsewhere. */
+  embed?: EmbedSamples;
+}
+
+/** An embed cell's samples: each successful request's latency, their span, and the inputs and tokens they carried. */
+export interface EmbedSamples {
+  readonly latencyMs: FloatList;
+  /** First request start (sample time minus its latency) and last end, epoch ms. */
+  startMs: number;
+  endMs: number;
+  items: number;
+  inputTokens: number;
+  /** llm_embed_input_tokens samples per token_source ("usage" | "requested"). */
+  readonly tokenSources: Record<string, number>;
 }
 
 /** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
@@ -367,9 +381,33 @@ function addRequestSample(
     case 'achievedRate':
       cell.achievedRate = value;
       return;
+    case 'embedLatency':
+      addEmbedLatency((cell.embed ??= newEmbedSamples()), timestampMs, value);
+      return;
+    case 'embedItems':
+      (cell.embed ??= newEmbedSamples()).items += value;
+      return;
+    case 'embedInputTokens': {
+      const embed = (cell.embed ??= newEmbedSamples());
+      embed.inputTokens += value;
+      addCount(embed.tokenSources, tags[SAMPLE_TAGS.tokenSource] ?? 'unknown', 1);
+      return;
+    }
     default:
       return;
   }
+}
+
+function newEmbedSamples(): EmbedSamples {
+  const latencyMs = new FloatList(64);
+  return { latencyMs, startMs: Infinity, endMs: -Infinity, items: 0, inputTokens: 0, tokenSources: {} };
+}
+
+/** An embed request's latency, which also widens the span its cell's requests ran over. */
+function addEmbedLatency(embed: EmbedSamples, timestampMs: number, value: number): void {
+  embed.latencyMs.push(value);
+  embed.startMs = Math.min(embed.startMs, timestampMs - value);
+  embed.endMs = Math.max(embed.endMs, timestampMs);
 }
 
 /** An llm_errors sample: counted by kind; its message (metadata column) kept, up to MAX_MESSAGES_PER_KIND a kind. */

@@ -14,6 +14,7 @@ import type { ActiveUsersCapacity } from './active-users';
 import type { RateCapacity } from './rate-capacity';
 import type { TraceReplayReport } from './trace-replay';
 import type { PredictedInfo } from './predicted';
+import type { EmbedReport } from './embed-report';
 
 /**
  * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval` and its goodput,
@@ -26,9 +27,10 @@ import type { PredictedInfo } from './predicted';
  * `metrics`, `ttftCacheHit` and `ttftCacheMiss` (TTFT of the requests the prefix cache served part of, or none of);
  * parts their `prefixGroups` (plan prompts.prefixGroups). 7: `frontiers`, per measured grid (sweep, mix) the points
  * of the throughput-per-GPU against median per-user speed frontier, each with its energy and cost per output token;
- * `predicted`, a prediction's record (report/predicted.ts), null for a measured run.
+ * `predicted`, a prediction's record (report/predicted.ts), null for a measured run. 8: `embeddings`, the embed
+ * part's capacity per input length and batch (report/embed-report.ts), null without one.
  */
-export const REPORT_SCHEMA_VERSION = 7;
+export const REPORT_SCHEMA_VERSION = 8;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
@@ -117,6 +119,8 @@ export interface Report {
   readonly rates: readonly RateCapacity[];
   /** The trace part: the trace beside what each speed sent, and the fastest speed it held; null without one. */
   readonly trace: TraceReplayReport | null;
+  /** The embed part: embeddings or rerank capacity per input length and batch; null without one. */
+  readonly embeddings: EmbedReport | null;
   readonly bursts: readonly BurstCapacity[];
   readonly mixProfiles: readonly MixProfileSummary[];
   /** Throughput per GPU against per-user speed: each measured grid's frontier (report/frontier.ts); [] without one. */

@@ -19,6 +19,7 @@ import { highlightsSection, keyFindingsSection, titleSection } from './sections/
 import { comparisonSection, deployGateSection, k6ThresholdsSection } from './sections/gates';
 import { methodologySection } from './sections/methodology';
 import { openLoopSection } from './sections/open-loop';
+import { embeddingsSection } from './sections/embeddings';
 import { traceSection } from './sections/trace';
 import { serverClockSection } from './sections/server-clock';
 import { itlSection, powerSection, prefillSpeedSection, scalingEfficiencySection } from './sections/technical';
@@ -44,6 +45,7 @@ export function buildDocument(report: Report, charts: ReadonlySet<string>): Bloc
     ...activeUsersSection(report, charts),
     ...openLoopSection(report, charts),
     ...traceSection(report, charts),
+    ...embeddingsSection(report, charts),
     ...scaleUpSection(report, charts),
     ...fastestSection(report, charts),
     ...frontierSection(report, 'mix', charts),

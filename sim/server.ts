@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type RequestListener, type Server a
 import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import type { EngineRequest, FinishedEvent } from './engine';
+import type { EngineRequest, FinishedEvent, TokenEvent } from './engine';
+import { embedResponseBody, engineTexts, parseEmbedRequest, type EmbedRoute } from './embed';
 import { FAULT_HEADER, parseFaultSpec, pickFaults, type Fault } from './faults';
 import { GroundTruthStore, epochMs, type GroundTruthRecord } from './ground-truth';
 import { readRequestBody } from '../node/request-body';
@@ -175,8 +176,8 @@ class Sim {
   /** Token id of each generated word (sim/text.ts WORDS), for hashing responses; loaded with the tokenizer. */
   private wordIds: Uint32Array = new Uint32Array(0);
   private readonly metrics: SimMetrics;
-  /** Responses in flight, by internal (scheduler) id. */
-  private readonly outputs = new Map<string, RequestOutput>();
+  /** Responses in flight, by internal (scheduler) id: generations, and embed answers waiting for their step. */
+  private readonly outputs = new Map<string, InFlight>();
   /** Client-visible request ids, by internal id, for the finished event. */
   private readonly requestIds = new Map<string, string>();
   /** Requests in their per-request overhead: waiting, though not yet in the scheduler's queue. */
@@ -298,6 +299,9 @@ class Sim {
     if (method === 'POST' && path === '/v1/completions') return this.handleGeneration(req, res, 'completion');
     if (method === 'POST' && path === '/v1/responses') return this.handleGeneration(req, res, 'responses');
     if (method === 'POST' && path === '/v1/messages') return this.handleGeneration(req, res, 'messages');
+    if (method === 'POST' && path === '/v1/embeddings') return this.handleEmbed(req, res, 'embeddings');
+    // llama.cpp's rerank paths; vLLM's and Jina's are /v1/rerank.
+    if (method === 'POST' && EMBED_RERANK_PATHS.includes(path)) return this.handleEmbed(req, res, 'rerank');
     if (method === 'POST' && path === '/tokenize') return this.handleTokenize(req, res);
     if (method === 'POST' && path === '/v1/tokenize') {
       // Every /v1/* path needs the key (sim/README.md), as generation does; the root /tokenize is vLLM's open one.
@@ -344,6 +348,53 @@ class Sim {
     const admitted: Admitted = { g, faults, prompt, seed, plan, arrivalMs, requestId, id: `${this.nextInternal++}` };
     const output = this.openOutput(res, admitted);
     this.submitAfterOverhead(res, output, admitted);
+  }
+
+  /**
+   * POST /v1/embeddings and /v1/rerank: prefill-only work on the same engine as generation. The batch's tokens (rerank:
+   * the query beside each document) go in as one request of one output token, whose token marks the end of its
+   * prefill; then the whole answer is sent at once.
+   */
+  private async handleEmbed(req: IncomingMessage, res: ServerResponse, route: EmbedRoute): Promise<void> {
+    const arrivalMs = performance.now();
+    this.checkAuth(req);
+    const r = parseEmbedRequest(parseJsonBody(await readBody(req)), route);
+    this.checkModel(r.model);
+    const counts = await Promise.all(engineTexts(r).map((t) => this.pool.countText(t)));
+    const longest = Math.max(...counts);
+    if (longest >= this.profile.maxModelLen) throw contextLengthError(this.profile.maxModelLen, longest, 1);
+    // Each input must fit the window; the batch, which the engine runs as one prefill, only the KV cache.
+    const promptTokens = counts.reduce((a, b) => a + b, 0);
+    if (this.engineScheduler && !this.engineScheduler.engine.fitsCapacity(promptTokens + 1)) {
+      const holds = this.profile.scheduler.kvCapacityTokens;
+      throw new ApiError(400, `The batch needs ${promptTokens} tokens of KV cache; the cache holds ${holds}.`, 'input');
+    }
+    if (this.options.maxQueue !== undefined && this.waitingRequests() >= this.options.maxQueue) {
+      res.setHeader('retry-after', '1');
+      throw new ApiError(429, `The server queue is full (${this.options.maxQueue} waiting requests); retry later.`);
+    }
+    const id = `${this.nextInternal++}`;
+    const answer = new EmbedAnswer(res, promptTokens, () => embedResponseBody(r, route, promptTokens));
+    this.outputs.set(id, answer);
+    res.on('close', () => {
+      if (answer.done) return;
+      answer.clientGone();
+      this.scheduler.abort(id);
+    });
+    const queuedMs = this.options.fixed ? arrivalMs : arrivalMs + this.profile.hardware.requestOverheadMs;
+    const engineReq: EngineRequest = {
+      id, promptTokens, outputTokens: 1, finishReason: 'length', arrivalMs, queuedMs,
+      lateMs: Math.max(0, performance.now() - queuedMs),
+    };
+    const delay = queuedMs - performance.now();
+    if (delay <= 0) this.scheduler.submit(engineReq);
+    else {
+      this.pendingOverhead++;
+      setTimeout(() => {
+        this.pendingOverhead--;
+        if (!answer.done) this.scheduler.submit(engineReq);
+      }, delay);
+    }
   }
 
   /** The parsed body of an authorised request for this server's model. */
@@ -526,6 +577,37 @@ class Sim {
   /** Waiting requests as the metrics and the queue limit count them: the scheduler's queue and those still in their overhead. */
   private waitingRequests(): number {
     return this.scheduler.waiting() + this.pendingOverhead;
+  }
+}
+
+/** llama.cpp's rerank paths (vLLM's and Jina's is the first). */
+const EMBED_RERANK_PATHS: readonly string[] = ['/v1/rerank', '/rerank', '/v1/reranking', '/reranking'];
+
+/** What the scheduler's tokens go to: a generation's response, or an embed answer. */
+interface InFlight {
+  readonly promptTokens: number;
+  onToken(ev: TokenEvent): void;
+  clientGone(): void;
+}
+
+/** An embeddings or rerank answer: sent whole once the engine has run its prefill (its one token). */
+class EmbedAnswer implements InFlight {
+  done = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    readonly promptTokens: number,
+    private readonly body: () => unknown,
+  ) {}
+
+  onToken(): void {
+    if (this.done) return;
+    this.done = true;
+    sendJson(this.res, 200, this.body());
+  }
+
+  clientGone(): void {
+    this.done = true;
   }
 }
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENV_VARS } from '../lib/env';
-import { ARRIVAL_METRICS, CLIENT_METRICS, REQUEST_METRICS, SERVER_METRICS } from '../lib/metrics';
+import { ARRIVAL_METRICS, CLIENT_METRICS, EMBED_METRICS, REQUEST_METRICS, SERVER_METRICS } from '../lib/metrics';
 import { resolvePlan } from '../lib/plan';
 import { PLAN_DEFAULTS } from '../lib/plan-defaults';
 
@@ -24,7 +24,7 @@ describe('README.md', () => {
   it('lists every request, client and open-loop metric in its metric table, and the server\'s as llm_server_*', () => {
     const lines = readme.slice(readme.indexOf('| metric (k6 name) |')).split('\n');
     const table = lines.slice(0, lines.findIndex((l) => !l.startsWith('|'))).join('\n');
-    for (const def of Object.values({ ...REQUEST_METRICS, ...CLIENT_METRICS, ...ARRIVAL_METRICS }))
+    for (const def of Object.values({ ...REQUEST_METRICS, ...CLIENT_METRICS, ...ARRIVAL_METRICS, ...EMBED_METRICS }))
       expect(table, def.name).toContain(`\`${def.name}\``);
     expect(Object.values(SERVER_METRICS).every((def) => def.name.startsWith('llm_server_'))).toBe(true);
     expect(table).toContain('`llm_server_*`');

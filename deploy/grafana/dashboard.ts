@@ -16,6 +16,7 @@ import { perCellRow, useCaseRow } from './rows-cells';
 import { serverRow } from './rows-server';
 import { sessionsRow } from './rows-sessions';
 import { openLoopRow } from './rows-open-loop';
+import { embedRow } from './rows-embed';
 import { errorsRow, nativeHistogramRow } from './rows-errors';
 import { templateVariables } from './variables';
 
@@ -63,6 +64,7 @@ export interface Dashboard extends Omit<sdk.Dashboard, 'panels' | 'templating'> 
 export function dashboardRows(): RowSpec[] {
   return [
     overviewRow(), latencyRow(), speedRow(), perCellRow(), useCaseRow(), serverRow(), errorsRow(), sessionsRow(), openLoopRow(),
+    embedRow(),
     clientRow(),
     nativeHistogramRow(),
   ];

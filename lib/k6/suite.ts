@@ -8,7 +8,9 @@ import { SharedArray } from 'k6/data';
 import { applyEnvToPlan } from '../env';
 import { buildOptions, cellTags, plannedRequests, type SuiteOptions } from '../options';
 import {
-  drawnArrivals, PlanError, promptForm, resolvePlan, usesBlockPrompts, type Cell, type Plan, type PlanInput, type ScriptName,
+  drawnArrivals, PlanError, planPromptForm, promptForm, resolvePlan, usesBlockPrompts, type Cell, type Plan,
+  type PlanInput,
+  type ScriptName,
   type TraceConfig,
 } from '../plan';
 import {
@@ -36,6 +38,7 @@ import { arrivalTimesMs } from '../arrivals';
 import { FILLER_WORDS } from '../prompt-text';
 import { loadReplay, replayScheduleMs, type ReplayRow } from '../trace-replay';
 import { sessionUser, type SessionUser } from './sessions';
+import { sendEmbed, type EmbedResult } from './embed';
 
 /**
  * Passed from setup() to every VU and to handleSummary: a per-run number that makes prompt prefixes unique
@@ -154,15 +157,17 @@ function loadPrompts(plan: Plan): PromptStore {
   // Element 0 describes the set; elements 1.. are the prompts in `contexts` order, then the follow-ups in
   // `followUps` order. VUs share one copy of the (large) bodies, and a request copies only the element it reads.
   const shared = new SharedArray('prompts', () => {
+    // Chat prompts are counted with the chat template around them: the other form would be off by its length.
+    // An embed plan's inputs are raw text whatever its API (lib/plan.ts planPromptForm).
+    const form = planPromptForm(plan);
+    const api = form === promptForm(plan.target.api) ? plan.target.api : 'completions';
     const set = file
       ? readPromptSet(readJsonFile(file, 'PROMPTS'), file)
-      : approximatePromptSet(plan.target.model, plan.target.api, contexts, followUps);
-    // Chat prompts are counted with the chat template around them: the other form would be off by its length.
-    const form = promptForm(plan.target.api);
+      : approximatePromptSet(plan.target.model, api, contexts, followUps);
     if (promptForm(set.api) !== form)
       throw new PlanError(
-        `PROMPTS "${file}" were prepared for the ${set.api} API but the plan uses ${plan.target.api}; run npm run ` +
-        `prepare-prompts -- --api ${plan.target.api}`,
+        `PROMPTS "${file}" were prepared for the ${set.api} API but the plan uses ${api}; run npm run ` +
+        `prepare-prompts -- --api ${api}`,
       );
     const chat = form === 'chat';
     const vocabulary = set.blockVocabulary ?? approximateVocabulary(FILLER_WORDS, chat);
@@ -303,6 +308,24 @@ export function createSuite(script: ScriptName): Suite {
     });
   };
 
+  /**
+   * One embed request of a cell: its batch is that many prepared prompts, each behind its own prefix line (this
+   * user's iteration times the batch, plus its place), so no cache serves one input from another's work.
+   */
+  const embedRequest = async (cell: Cell, kind: 'embeddings' | 'rerank', runNonce: number): Promise<void> => {
+    const prompt = prompts.get(cell.contextTokens);
+    const batch = cell.batch ?? 1;
+    const { idInTest: vu, iterationInInstance: iteration } = exec.vu;
+    const inputs = Array.from({ length: batch }, (_, i) =>
+      promptText(prompt, requestPrefix(plan.prompts.mode, runNonce, vu, iteration * batch + i)));
+    const result: EmbedResult = await sendEmbed({
+      kind, target: plan.target, apiKey, inputs, requestedTokens: preparedLength(prompt) * batch,
+    });
+    if (result.ok || warnOnce.has(cell.id)) return;
+    warnOnce.add(cell.id);
+    console.warn(`${cell.id}: request failed (${result.errorKind}): ${result.message}`);
+  };
+
   /** The bench-driven loop: one iteration per VU, one request per ticket, until the bench says stop. */
   const drive = async (data: SetupData, c: ControlClient): Promise<void> => {
     const vu = exec.vu.idInTest;
@@ -355,6 +378,7 @@ export function createSuite(script: ScriptName): Suite {
         return;
       }
       if (sessions) return sessions.runStep(cell, data.runNonce);
+      if (plan.embed) return embedRequest(cell, plan.embed.kind, data.runNonce);
       if (cell.arrivals?.process === 'trace') return replayTrace(cell, cell.arrivals.speed ?? 1, data.runNonce);
       if (cell.arrivals) {
         const atMs = arrivalTimesMs(drawnArrivals(cell.arrivals));
