@@ -21,6 +21,11 @@ export interface LlamaServerSettings {
   readonly contextPerSlot: number;
   /** CPU threads for decoding and prompt processing (`-t`, `-tb`). */
   readonly threads: number;
+  /**
+   * Serve /v1/embeddings and /v1/rerank instead of generation (`--embeddings`, mean pooling: the tiny model is a
+   * decoder, which has no pooling of its own).
+   */
+  readonly embeddings?: boolean;
 }
 
 /**
@@ -60,6 +65,7 @@ export function llamaServerArgs(a: LlamaArtefacts, s: LlamaServerSettings, port:
     '-m', a.model, '--alias', LLAMA_MODEL_ALIAS, '--host', '127.0.0.1', '--port', String(port),
     '-np', String(s.slots), '-c', String(s.slots * s.contextPerSlot),
     '-t', String(s.threads), '-tb', String(s.threads), '--metrics', '--no-webui',
+    ...(s.embeddings ? ['--embeddings', '--pooling', 'mean'] : []),
   ];
 }
 

@@ -4,7 +4,7 @@ import { CLIENT_METRICS, REQUEST_METRICS, type MetricDefinition } from '../../li
 import type { UseCaseLimit } from '../../thresholds/use-cases';
 import { AGENT_CALLS, K6_BUILTIN_SERIES } from './k6-builtins';
 import { allLimitsOf, limitsNote } from './limits';
-import { describe, BY_CELL, HALF, MULTI_RUNNER_NOTE, QUARTER, THIRD, type PanelSpec, type QuerySpec, type RowSpec } from './panel-spec';
+import { describe, BY_CELL, FULL, HALF, MULTI_RUNNER_NOTE, QUARTER, THIRD, type PanelSpec, type QuerySpec, type RowSpec } from './panel-spec';
 import {
   cellMatchers,
   orZerosLike,
@@ -254,6 +254,8 @@ export function speedRow(): RowSpec {
       speedPanel(m.prefillSpeed, 'Per-user prefill speed (mean, p50)'),
       tokensPanel(m.outputTokens, 'Output tokens/s (system throughput)'),
       tokensPanel(m.inputTokens, 'Input tokens/s (prefill throughput)'),
+      // Empty but for a reasoning model: its thinking, part of the output tokens/s above.
+      { ...tokensPanel(m.reasoningTokens, 'Reasoning tokens/s (thinking, within the output)'), w: FULL },
     ],
   };
 }

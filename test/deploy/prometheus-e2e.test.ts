@@ -88,6 +88,11 @@ const SESSIONS_PLAN = {
 const RATE_PLAN = {
   rate: { useCases: ['code_completion'], rates: [10], durationSeconds: 4 }, schedule: FAST_SCHEDULE, monitor: { enabled: false },
 };
+/** Embeddings at 1 and 2 users, batches of 2 (the embed row): a few seconds, enough pushes for a rate. */
+const EMBED_PLAN = {
+  embed: { kind: 'embeddings', inputTokens: [64], batchSizes: [2], concurrencies: [1, 2], rounds: 6 },
+  schedule: FAST_SCHEDULE, monitor: { enabled: false },
+};
 /**
  * A cell sent as native histograms (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true) for the collapsed row. Eight
  * rounds, about 3 s: the panels' rate() over a window needs two pushes of each series, and a 1 s cell pushed once
@@ -211,7 +216,7 @@ let rulesFile = '';
 let window: Window;
 /** When the last k6 process had exited (its last push done), s since the epoch. */
 let lastPushAt = 0;
-const runs: Record<'sweep' | 'capacity' | 'fault' | 'native' | 'prefix' | 'sessions' | 'rate', K6Run> = {} as never;
+const runs: Record<'sweep' | 'capacity' | 'fault' | 'native' | 'prefix' | 'sessions' | 'rate' | 'embed', K6Run> = {} as never;
 let allVars: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -225,8 +230,11 @@ beforeAll(async () => {
     port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, faults: 'error-status;status=503',
   });
   const physics = await startSim({ port: 0, host: '127.0.0.1', tokenizerWorkers: 1 });
-  // Unscraped, so the server panels' totals stay the main simulator's own runs'.
-  const arrivals = await startSim({ port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
+  // Unscraped, so the server panels' totals stay the main simulator's own runs'. A reasoning model, for the
+  // reasoning-token series.
+  const arrivals = await startSim({
+    port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, reasoningTokens: 2,
+  });
   const promptsFile = path.join(tempDir('prom-prompts'), 'prompts.json');
   const prompts = await preparePrompts({ model: MODEL, api: 'chat', contexts: [1024], followUps: [64], tokenizer: 'qwen3' });
   writeFileSync(promptsFile, JSON.stringify(prompts));
@@ -269,11 +277,12 @@ beforeAll(async () => {
       runs.sweep = await runK6('sweep', SWEEP_PLAN, main.url, rw);
       runs.capacity = await runK6('capacity', CAPACITY_PLAN, main.url, rw);
     })();
-    const [[fault, rate], [prefix, native]] = await Promise.all([
+    const [[fault, rate, embed], [prefix, native]] = await Promise.all([
       // The rate cell after the fault cell, not beside it: four k6 processes at once are already two per core.
       (async () => [
         await runK6('sweep', FAULT_PLAN, faulty.url, rw, {}, { instance_id: 'fault' }),
         await runK6('rate', RATE_PLAN, arrivals.url, rw, {}, { instance_id: 'rate' }),
+        await runK6('embed', EMBED_PLAN, arrivals.url, rw, {}, { instance_id: 'embed' }),
       ] as const)(),
       (async () => {
         // One simulator for the three, one after another, so no monitor reads another's requests.
@@ -289,6 +298,7 @@ beforeAll(async () => {
       sweepAndCapacity,
     ]);
     runs.rate = rate;
+    runs.embed = embed;
     runs.fault = fault;
     runs.native = native;
     runs.prefix = prefix;

@@ -253,6 +253,42 @@ describe("llama.cpp's Responses and Messages APIs", () => {
   }
 });
 
+describe('embeddings on llama.cpp (--embeddings, mean pooling)', () => {
+  let embedder: LlamaServer | null = null;
+  afterAll(async () => {
+    await embedder?.stop();
+  });
+
+  it('npm run bench --scripts embed: exact input tokens by llama.cpp\'s usage, and a capacity in the report', async () => {
+    embedder = await startLlamaServer(artefacts, { slots: 2, contextPerSlot: 2048, threads: 1, embeddings: true });
+    const dir = tempDir('llama-embed');
+    const [inputTokens, batches, users, rounds] = [64, [1, 4], [1, 2], 2];
+    const plan = {
+      embed: {
+        kind: 'embeddings', inputTokens: [inputTokens], batchSizes: batches, concurrencies: users, rounds,
+        limit: { p99LatencyMs: 30_000 },
+      },
+    };
+    const bench = await runBenchCli([
+      '--url', `${embedder.base}/v1`, '--model', embedder.model, '--plan', writePlan(dir, plan), '--scripts', 'embed',
+      '--results', dir, '--run-id', 'embed',
+    ]);
+    expect(bench.exitCode, bench.stderr.slice(-3000)).toBe(0);
+    const rows = readCsv(path.join(dir, 'embed', 'embed', 'samples.csv')).rows;
+    const tokens = rows.filter((r) => r.metric_name === METRICS.embedInputTokens.name);
+    expect(tokens).toHaveLength(batches.length * users.reduce((n, u) => n + u * rounds, 0));
+    for (const row of tokens) {
+      const tags = extraTags(row);
+      expect([tags.token_source, Number(row.metric_value)]).toEqual(['usage', inputTokens * Number(tags.batch)]);
+    }
+    const report = readJson<{ embeddings: { capacities: { batch: number; capacity: { concurrency: number } | null }[] } }>(
+      path.join(dir, 'embed', 'report.json'),
+    );
+    expect(report.embeddings.capacities.map((c) => [c.batch, c.capacity?.concurrency])).toEqual([[1, 2], [4, 2]]);
+    expect(readFileSync(path.join(dir, 'embed', 'report.md'), 'utf8')).toContain('## Embeddings');
+  }, 300_000);
+});
+
 describe('npm run bench -- --target llama', () => {
   const dir = tempDir('llama-bench');
   const runDir = path.join(dir, 'llama');
