@@ -26,7 +26,8 @@ const FIRST = 2048;
 const GROWTH = 64;
 const OUTPUT = 32;
 
-describe('k6 run dist/sessions.js', () => {
+// A conversation goes as a list of messages on every conversation API: each must send the same history.
+describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%s', (api) => {
   let sim: Awaited<ReturnType<typeof startSim>>;
   let run: Awaited<ReturnType<typeof runScript>>;
   let rows: CsvRow[];
@@ -45,7 +46,7 @@ describe('k6 run dist/sessions.js', () => {
         models: { tiny_chat: { turns: 3, growthTokens: GROWTH, thinkTime: { distribution: 'exponential', meanSeconds: 0.2 } } },
       },
     };
-    run = await runScript('sessions', plan, { BASE_URL: sim.url, MODEL, PROMPTS: prompts });
+    run = await runScript('sessions', plan, { BASE_URL: sim.url, MODEL, PROMPTS: prompts, API: api });
     rows = readCsv(path.join(run.dir, 'samples.csv')).rows;
   }, 120_000);
   afterAll(async () => {
