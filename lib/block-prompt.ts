@@ -7,6 +7,8 @@
 // prompt's length is its words plus the request's fixed tokens (the chat template), by construction, with no
 // tokenizer in k6. prepare-prompts keeps only the words the target's tokenizer counts as one token.
 
+import { fnv1a } from './random';
+
 /** Words that are one token each for the target's tokenizer, and the tokens a request adds around them. */
 export interface BlockVocabulary {
   readonly words: readonly string[];
@@ -132,9 +134,7 @@ export function groupPromptText(
  * nor across the cells of a run: each cell meets a prefix cache that holds only what the cell itself sent.
  */
 export function cellSalt(runNonce: number, cellId: string): number {
-  let h = 0x811c9dc5 ^ (Math.floor(runNonce) >>> 0);
-  for (let i = 0; i < cellId.length; i++) h = Math.imul(h ^ cellId.charCodeAt(i), 0x01000193) >>> 0;
-  return h >>> 0;
+  return fnv1a(cellId, Math.floor(runNonce) >>> 0);
 }
 
 /**

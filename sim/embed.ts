@@ -5,6 +5,7 @@
 // length, so one text always gets one vector and a client can check the shape. The time an answer takes is the
 // engine's (sim/server.ts): the batch's tokens as one request's prefill.
 
+import { fnv1a, mulberry32 } from '../lib/random';
 import { ApiError } from './http';
 
 /** Dimension of the simulator's embeddings (sim/README.md). */
@@ -57,28 +58,9 @@ export function parseEmbedRequest(body: Record<string, unknown>, route: EmbedRou
   return { model: body.model, texts, query: body.query, topN: typeof topN === 'number' ? topN : null };
 }
 
-/** FNV-1a of a text's UTF-16 units, then mixed with a seed: the start of every draw. */
-function hashText(text: string, seed: number): number {
-  let h = 0x811c9dc5 ^ seed;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-/** mulberry32: a small seeded generator of [0, 1). */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The text's vector: EMBEDDING_DIMENSIONS draws in [-1, 1) from its hash, scaled to length 1. */
 export function embeddingVector(text: string, dimensions = EMBEDDING_DIMENSIONS): number[] {
-  const next = generator(hashText(text, 0x9e3779b9));
+  const next = mulberry32(fnv1a(text, 0x9e3779b9));
   const raw = Array.from({ length: dimensions }, () => next() * 2 - 1);
   const norm = Math.sqrt(raw.reduce((sum, x) => sum + x * x, 0));
   // A zero vector has probability 0 from 64 draws; the fallback keeps the unit length regardless.
@@ -121,6 +103,6 @@ export function embedResponseBody(r: EmbedRequest, route: EmbedRoute, promptToke
     const data = r.texts.map((t, index) => ({ object: 'embedding', index, embedding: embeddingVector(t) }));
     return { object: 'list', model: r.model, data, usage };
   }
-  const id = `rerank-${hashText(r.query ?? '', r.texts.length).toString(16)}`;
+  const id = `rerank-${fnv1a(r.query ?? '', r.texts.length).toString(16)}`;
   return { id, model: r.model, results: rerankResults(r.query!, r.texts, r.topN), usage };
 }

@@ -9,6 +9,7 @@ import http from 'k6/http';
 import { EMBED_METRICS, REQUEST_METRICS, SAMPLE_METADATA, SAMPLE_TAGS, type EmbedMetricKey } from '../metrics';
 import { EMBED_PATHS, embedRequestBody, readEmbedResponse, type EmbedKind } from '../embed-request';
 import type { TargetConfig } from '../plan';
+import { buildHeaders } from '../request';
 import { createMetric, type K6Metric } from './metric-object';
 import { nowMs } from './clock';
 
@@ -40,8 +41,8 @@ export type EmbedResult =
 /** Sends one request and pushes its samples, tagged `batch` on top of the VU's cell tags. */
 export async function sendEmbed(call: EmbedCall): Promise<EmbedResult> {
   const { kind, target, inputs } = call;
-  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-  if (call.apiKey) headers.Authorization = `Bearer ${call.apiKey}`;
+  // The stream requests' headers (the key only there), asking for the JSON body these answer with.
+  const headers = { ...buildHeaders(call.apiKey), Accept: 'application/json' };
   const body = embedRequestBody(kind, target.model, inputs);
   const started = nowMs();
   const res = await http.asyncRequest('POST', target.baseUrl + EMBED_PATHS[kind], body, {
