@@ -4,7 +4,9 @@ import { CLIENT_METRICS, REQUEST_METRICS, type MetricDefinition } from '../../li
 import type { UseCaseLimit } from '../../thresholds/use-cases';
 import { AGENT_CALLS, K6_BUILTIN_SERIES } from './k6-builtins';
 import { allLimitsOf, limitsNote } from './limits';
-import { describe, BY_CELL, FULL, HALF, MULTI_RUNNER_NOTE, QUARTER, THIRD, type PanelSpec, type QuerySpec, type RowSpec } from './panel-spec';
+import {
+  describe, BY_CELL, FULL, HALF, MULTI_RUNNER_NOTE, QUARTER, THIRD, type PanelSpec, type QuerySpec, type RowSpec,
+} from './panel-spec';
 import {
   cellMatchers,
   orZerosLike,
