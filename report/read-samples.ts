@@ -8,18 +8,13 @@
 import { createReadStream } from 'node:fs';
 import Papa from 'papaparse';
 import {
-  CELL_TAGS,
-  SAMPLE_TAGS,
-  SEARCH_METRICS,
-  SERVER_METRICS,
-  metricKeyOf,
-  type ArrivalMetricKey,
-  type RequestMetricKey,
+  CELL_TAGS, SAMPLE_TAGS, SEARCH_METRICS, SERVER_METRICS, metricKeyOf, type ArrivalMetricKey, type RequestMetricKey,
   type ServerMetricKey,
 } from '../lib/metrics';
 import { FloatList } from './stats';
 import { ReportInputError } from './inputs';
 import { columnsOf, completeLength, detach, parseErrorMessage, parseExtraTags, timestampScale, type Columns } from './k6-csv';
+import { addEmbedSample, newEmbedSamples, type EmbedSamples } from './embed-samples';
 import { addSessionSample, newRequestSpans, newSessionAccumulator, type RequestSpans, type SessionAccumulator } from './session-samples';
 
 /**
@@ -82,18 +77,6 @@ export interface CellAccumulator {
   reasoningReported: number;
   /** The embed script's requests (lib/k6/embed.ts): their latencies and what they carried; absent elsewhere. */
   embed?: EmbedSamples;
-}
-
-/** An embed cell's samples: each successful request's latency, their span, and the inputs and tokens they carried. */
-export interface EmbedSamples {
-  readonly latencyMs: FloatList;
-  /** First request start (sample time minus its latency) and last end, epoch ms. */
-  startMs: number;
-  endMs: number;
-  items: number;
-  inputTokens: number;
-  /** llm_embed_input_tokens samples per token_source ("usage" | "requested"). */
-  readonly tokenSources: Record<string, number>;
 }
 
 /** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
@@ -382,32 +365,11 @@ function addRequestSample(
       cell.achievedRate = value;
       return;
     case 'embedLatency':
-      addEmbedLatency((cell.embed ??= newEmbedSamples()), timestampMs, value);
-      return;
     case 'embedItems':
-      (cell.embed ??= newEmbedSamples()).items += value;
-      return;
-    case 'embedInputTokens': {
-      const embed = (cell.embed ??= newEmbedSamples());
-      embed.inputTokens += value;
-      addCount(embed.tokenSources, tags[SAMPLE_TAGS.tokenSource] ?? 'unknown', 1);
-      return;
-    }
-    default:
+    case 'embedInputTokens':
+      addEmbedSample((cell.embed ??= newEmbedSamples()), key, tags[SAMPLE_TAGS.tokenSource], timestampMs, value);
       return;
   }
-}
-
-function newEmbedSamples(): EmbedSamples {
-  const latencyMs = new FloatList(64);
-  return { latencyMs, startMs: Infinity, endMs: -Infinity, items: 0, inputTokens: 0, tokenSources: {} };
-}
-
-/** An embed request's latency, which also widens the span its cell's requests ran over. */
-function addEmbedLatency(embed: EmbedSamples, timestampMs: number, value: number): void {
-  embed.latencyMs.push(value);
-  embed.startMs = Math.min(embed.startMs, timestampMs - value);
-  embed.endMs = Math.max(embed.endMs, timestampMs);
 }
 
 /** An llm_errors sample: counted by kind; its message (metadata column) kept, up to MAX_MESSAGES_PER_KIND a kind. */
