@@ -41,6 +41,17 @@ function contentChunks(answer: AgentAnswer): number {
   return answer.events!.filter((e) => carriesText(e.data)).length;
 }
 
+// Before the tests that kill and stop the server.
+describe("SGLang's Responses and Messages APIs", () => {
+  for (const api of ['responses', 'messages'] as const) {
+    it(`npm run bench --api ${api}: every request completes with its planned lengths by SGLang's usage`, async () => {
+      // SGLang's Responses API generates max_output_tokens - 2 ("headroom for BOS/EOS", ResponsesRequest.
+      // to_sampling_params in sglang/srt/entrypoints/openai/protocol.py, 0.5.23); its Messages API does not.
+      await expectApiSweep(server, api, api === 'responses' ? 2 : 0);
+    }, 180_000);
+  }
+});
+
 describe('SGLang (CPU), a real inference server', () => {
   it("runs on the project's sgl_kernel stand-in, which does what SGLang's own kernel does", () => {
     const python = path.join(path.dirname(artefacts.launcher), 'venv', 'bin', 'python');
@@ -146,16 +157,6 @@ describe('SGLang (CPU), a real inference server', () => {
   it('killed mid-stream: a stream failure, and stopping SGLang leaves none of its processes', async () => {
     await expectKilledMidStream(await testAgent(), server, 3);
   }, 120_000);
-});
-
-describe("SGLang's Responses and Messages APIs", () => {
-  for (const api of ['responses', 'messages'] as const) {
-    it(`npm run bench --api ${api}: every request completes with its planned lengths by SGLang's usage`, async () => {
-      // SGLang's Responses API generates max_output_tokens - 2 ("headroom for BOS/EOS", ResponsesRequest.
-      // to_sampling_params in sglang/srt/entrypoints/openai/protocol.py, 0.5.23); its Messages API does not.
-      await expectApiSweep(server, api, api === 'responses' ? 2 : 0);
-    }, 180_000);
-  }
 });
 
 describe('npm run bench -- --target sglang, interrupted in its burst', () => {

@@ -27,6 +27,15 @@ afterAll(async () => {
   await server?.stop();
 });
 
+// Before the tests that kill and stop the server.
+describe("vLLM's Responses and Messages APIs", () => {
+  for (const api of ['responses', 'messages'] as const) {
+    it(`npm run bench --api ${api}: every request completes with its planned lengths by vLLM's usage`, async () => {
+      await expectApiSweep(server, api);
+    }, 180_000);
+  }
+});
+
 describe('vLLM (CPU build), a real inference server', () => {
   it('counts prompt tokens as the suite does, the chat template included, and streams usage last', async () => {
     const prompts = await preparePrompts({
@@ -92,14 +101,6 @@ describe('vLLM (CPU build), a real inference server', () => {
   it('killed mid-stream: a stream failure, and stopping vLLM leaves none of its processes', async () => {
     await expectKilledMidStream(await testAgent(), server, 2);
   }, 120_000);
-});
-
-describe("vLLM's Responses and Messages APIs", () => {
-  for (const api of ['responses', 'messages'] as const) {
-    it(`npm run bench --api ${api}: every request completes with its planned lengths by vLLM's usage`, async () => {
-      await expectApiSweep(server, api);
-    }, 180_000);
-  }
 });
 
 describe('npm run bench -- --target vllm, interrupted in its burst', () => {
