@@ -28,13 +28,15 @@ const FAST_SCHEDULE = { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 
 
 beforeAll(async () => {
   await buildBundles();
-  sim = await startSim({ port: 0, fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
+  sim = await startSim({ port: 0, fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, groundTruth: true });
   env = { BASE_URL: sim.url, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' };
 }, 120_000);
 
 afterAll(async () => {
   await sim?.close();
 });
+
+const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 function summaryOf(dir: string): SummaryData {
   return readSummaryData(readJson(path.join(dir, 'summary.json')), 'summary.json');
@@ -44,6 +46,7 @@ describe('on k6', () => {
   describe('sweep', () => {
     let result: Awaited<ReturnType<typeof runScript>>;
     beforeAll(async () => {
+      sim.clearGroundTruth();
       result = await runScript(
         'sweep',
         {
@@ -63,20 +66,27 @@ describe('on k6', () => {
       expect(result.stdout).toContain('sweep_c256_o20_n2');
     });
 
-    it('measures the simulator timing within tolerance, per cell', () => {
+    it("measures each cell's timing as the simulator's own record of it has it", () => {
       const data = summaryOf(result.dir);
+      // Judged against what the server did (its per-token record), not its nominal timing: on a loaded machine the
+      // server itself runs late, and a client that measures that lateness is right. The cells ran one after the other.
+      const truth = sim.groundTruth().filter((t) => t.stream).sort((a, b) => a.arrivalEpochMs - b.arrivalEpochMs);
+      let at = 0;
       for (const [cell, requests] of [['sweep_c256_o20_n1', 2], ['sweep_c256_o20_n2', 4]] as const) {
+        const served = truth.slice(at, (at += requests));
+        const servedTtft = mean(served.map((t) => t.tokenEpochMs[0]! - t.arrivalEpochMs));
+        const servedItl = mean(served.flatMap((t) => t.tokenEpochMs.slice(1).map((x, i) => x - t.tokenEpochMs[i]!)));
         const ttft = data.metrics[cellMetricKey(METRICS.ttft.name, cell)]!.values;
         const itl = data.metrics[cellMetricKey(METRICS.itl.name, cell)]!.values;
         const speed = data.metrics[cellMetricKey(METRICS.decodeSpeed.name, cell)]!.values;
         expect(ttft.count).toBe(requests);
-        expect(ttft.avg).toBeGreaterThanOrEqual(TTFT_MS - 1);
-        expect(ttft.avg).toBeLessThan(TTFT_MS + 40);
+        // The client's TTFT starts before the server has the request: never below the server's, a trip above it.
+        expect(ttft.avg!, `served ${servedTtft} ms`).toBeGreaterThanOrEqual(servedTtft - 1);
+        expect(ttft.avg! - servedTtft, `served ${servedTtft} ms`).toBeLessThan(40);
         expect(itl.count).toBe(requests * (OUTPUT - 1));
-        expect(itl.avg).toBeGreaterThan(ITL_MS * 0.8);
-        expect(itl.avg).toBeLessThan(ITL_MS * 1.3);
-        expect(speed.avg).toBeGreaterThan(1000 / ITL_MS / 1.3);
-        expect(speed.avg).toBeLessThan(1000 / ITL_MS / 0.8);
+        expect(Math.abs(itl.avg! - servedItl), `served ${servedItl} ms`).toBeLessThan(0.5 + 0.05 * servedItl);
+        expect(speed.avg! * servedItl / 1000, `served ${servedItl} ms`).toBeGreaterThan(0.9);
+        expect(speed.avg! * servedItl / 1000, `served ${servedItl} ms`).toBeLessThan(1.1);
       }
       expect(data.metrics[METRICS.outputTokens.name]!.values.count).toBe(6 * OUTPUT);
       expect(data.metrics[METRICS.requestOk.name]!.values.rate).toBe(1);
