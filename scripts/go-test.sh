@@ -1,13 +1,9 @@
 #!/bin/sh
-# `npm run test:go`: gofmt, go vet, staticcheck and go test of agent/, with go test's events kept in
-# test-output/go-test.jsonl so that .ci/run can count the Go tests; prints the failures' output and one summary line.
-# staticcheck runs as a tool from the Go module proxy (`go run pkg@version`), outside the agent's go.mod.
+# `npm run test:go`: go test of agent/, with go test's events kept in test-output/go-test.jsonl so that .ci/run can
+# count the Go tests; prints the failures' output and one summary line. gofmt, vet and staticcheck are in
+# `npm run lint` (scripts/go-lint.sh).
 set -u
 cd "$(dirname "$0")/../agent" || exit 1
-unformatted=$(gofmt -l .)
-if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted"; exit 1; fi
-go vet ./... || exit 1
-go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./... || exit 1
 mkdir -p ../test-output
 go test -count=1 -json ./... > ../test-output/go-test.jsonl
 status=$?
