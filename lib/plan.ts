@@ -4,7 +4,7 @@
 // The plan is the single source of truth: the k6 options, the bench and the report all read
 // the same resolved plan (written as plan.json beside the results), so a report can say exactly what ran.
 
-import type * as v from 'valibot';
+import * as v from 'valibot';
 import { findMixProfile, type UseCase } from '../thresholds/use-cases';
 import { arrivalCount, type ArrivalSpec } from './arrivals';
 import { PLAN_DEFAULTS } from './plan-defaults';
@@ -21,18 +21,25 @@ import {
   type ParsedPlanInput,
   type ScriptName,
 } from './plan-schema';
-import { parseOrThrow, type Parsed } from './schema';
-import { resolveSessions, sessionDrafts, sessionSearchConfig, sessionSlot, type SessionsConfig } from './plan-sessions';
+import { parseOrThrow } from './schema';
+import { resolveSessions, sessionDrafts, sessionSearchConfig, type SessionsConfig } from './plan-sessions';
+import { formatRate, formatTokens, scheduleCells, type CellDraft } from './plan-schedule';
 import { loadReplay, type ReplaySummary } from './trace-replay';
 import { embedDrafts } from './plan-embed';
 import { TraceError } from './trace/types';
 
 export { API_STYLES, LIMIT_STATS, PLAN_SCHEMA_VERSION, PROMPT_MODES, SCRIPT_NAMES, type ScriptName };
-
-// The plan's types are read off its schemas (lib/plan-schema.ts), where each field is documented,
-// so the checks and the types cannot drift apart and the import goes one way: plan.ts -> plan-schema.ts.
-
-export type ApiStyle = (typeof API_STYLES)[number];
+export type {
+  ApiStyle, CapacitySearchConfig, Cell, CellArrivals, DrivenStepInfo, EmbedConfig, GateConfig, LimitStat, MonitorConfig,
+  Plan, PlanInput, PrefixGroups, PromptMode, ScheduleConfig, TargetConfig, TraceConfig,
+} from './plan-types';
+export {
+  cellRequests, DECODE_SLOWDOWN_EXPONENT, estimateRequestSeconds, formatRate, formatTokens, type CellDraft,
+} from './plan-schedule';
+import type {
+  ApiStyle, CapacitySearchConfig, Cell, CellArrivals, GateConfig, Plan, PrefixGroups, ScheduleConfig,
+  TargetConfig, TraceConfig,
+} from './plan-types';
 
 /**
  * How an API's prompt is counted: 'chat' inside the model's chat template (a list of messages: chat, Responses,
@@ -48,27 +55,7 @@ export function promptForm(api: ApiStyle): PromptForm {
 export function planPromptForm(plan: Pick<Plan, 'script' | 'target'>): PromptForm {
   return plan.script === 'embed' ? 'completions' : promptForm(plan.target.api);
 }
-/**
- * unique: every request gets a unique prefix so prefix caching cannot hide prefill; shared-prefix: identical prompts,
- * to measure caching.
- */
-export type PromptMode = (typeof PROMPT_MODES)[number];
-/**
- * Which per-cell statistic a use-case limit is checked on. The published capacity reports use the average
- * (docs/simulator-model.md, "Calibration targets").
- */
-export type LimitStat = (typeof LIMIT_STATS)[number];
 
-/** A resolved plan, as resolvePlan returns it and plan.json holds it. */
-export type Plan = Parsed<ReturnType<typeof resolvedPlanSchema>>;
-export type TargetConfig = Plan['target'];
-/**
- * One measurement cell: one k6 scenario, N concurrent closed-loop users for `rounds` requests each, or (a rate cell)
- * one VU sending its `arrivals` schedule open-loop.
- */
-export type Cell = Plan['cells'][number];
-/** N prompt groups of P shared tokens each (plan prompts.prefixGroups, docs/prefix-groups.md). */
-export type PrefixGroups = NonNullable<Plan['prompts']['prefixGroups']>;
 /**
  * The scripts whose requests take the prepared prompts, and so the prefix groups; the sessions script builds
  * conversations and the trace script each row's blocks, so they leave prompts.prefixGroups out (null in plan.json).
@@ -79,10 +66,6 @@ export const PREFIX_GROUP_SCRIPTS: readonly ScriptName[] = ['sweep', 'capacity',
 export function usesBlockPrompts(plan: Pick<Plan, 'trace' | 'prompts'>): boolean {
   return plan.trace !== null || plan.prompts.prefixGroups !== null;
 }
-/** A rate cell's arrival schedule, or a trace cell's speed. */
-export type CellArrivals = NonNullable<Cell['arrivals']>;
-/** The trace a trace script replays, and what it was (plan.json's `trace`). */
-export type TraceConfig = NonNullable<Plan['trace']>;
 
 /** A rate cell's arrivals as lib/arrivals.ts draws them; a trace cell's times come from its trace instead. */
 export function drawnArrivals(a: CellArrivals): ArrivalSpec {
@@ -90,125 +73,19 @@ export function drawnArrivals(a: CellArrivals): ArrivalSpec {
   if (process === 'trace') throw new Error('a trace cell replays its trace: its send times are not drawn');
   return { ...a, process };
 }
-/** How the bench ran a step (the report says how each figure was measured). */
-export type DrivenStepInfo = NonNullable<Cell['driven']>;
-export type ScheduleConfig = Plan['schedule'];
-export type MonitorConfig = Plan['monitor'];
-/** How `npm run bench` searches each use case's capacity (docs/architecture.md, "Bench-driven runs"). */
-export type CapacitySearchConfig = NonNullable<Plan['search']>;
 
 /** The search's step width that counts as exact at n users: 1 below exactBelow, else resolutionPercent of n. */
 export function resolutionAt(n: number, cfg: Pick<CapacitySearchConfig, 'exactBelow' | 'resolutionPercent'>): number {
   return n < cfg.exactBelow ? 1 : Math.max(1, Math.floor((n * cfg.resolutionPercent) / 100));
 }
-export type GateConfig = NonNullable<Plan['gate']>;
-/** The embed script's kind and latency limit (plan.json's `embed`). */
-export type EmbedConfig = NonNullable<Plan['embed']>;
 
-/** The part of a plan a user writes (JSON file or env); everything is optional. Defaults in lib/plan-defaults.ts. */
-export type PlanInput = v.InferInput<ReturnType<typeof planInputSchema>>;
 
 /** Bad input from the user: a plan, an environment value or a prompts file. One line, no stack. */
 export class PlanError extends Error {
   override name = 'PlanError';
 }
 
-// ---------------------------------------------------------------------------------------------
-// Cells and schedule.
 
-/** "1k", "32k", "1.5k" for token counts in cell ids and labels. */
-export function formatTokens(tokens: number): string {
-  if (tokens >= 1024 && tokens % 1024 === 0) return `${tokens / 1024}k`;
-  if (tokens >= 1000) return `${Math.round(tokens / 100) / 10}k`.replace('.', '_');
-  return String(tokens);
-}
-
-export type CellDraft = Omit<Cell, 'startSeconds' | 'maxDurationSeconds' | 'gracefulStopSeconds' | 'warmupRounds'> & {
-  warmupRounds?: number;
-};
-
-/**
- * How per-user decode speed falls with concurrency N: speed(N) = speed(1) / N^0.4. Fitted to the
- * published Qwen3-Coder-30B-A3B / H200 points of docs/simulator-model.md, "Calibration targets"
- * (165 tok/s alone, 100 at 6 users, 25 at 75, 21 at 125).
- */
-export const DECODE_SLOWDOWN_EXPONENT = 0.4;
-
-/**
- * Estimated seconds for one request of a cell, from the expected single-request speeds: all N
- * prefills may run back to back (the worst case, for the last request), then decode at the
- * per-user speed of N concurrent users. Only sizes time slots; never used as a measurement.
- */
-export function estimateRequestSeconds(
-  draft: Pick<Cell, 'contextTokens' | 'outputTokens' | 'concurrency'> & { batch?: number }, s: ScheduleConfig,
-): number {
-  // An embed request's prompt is its whole batch (lib/plan-embed.ts).
-  const prefill = (draft.contextTokens * (draft.batch ?? 1) * draft.concurrency) / s.prefillTokensPerSecond;
-  const decode = draft.outputTokens / (s.decodeTokensPerSecond / Math.pow(draft.concurrency, DECODE_SLOWDOWN_EXPONENT));
-  return prefill + decode;
-}
-
-function scheduleCells(
-  drafts: readonly CellDraft[], s: ScheduleConfig, sessions: SessionsConfig | null,
-): { cells: Cell[]; totalSeconds: number } {
-  let start = 0;
-  const cells: Cell[] = [];
-  const requestSeconds = (contextTokens: number, outputTokens: number, concurrency: number): number =>
-    estimateRequestSeconds({ contextTokens, outputTokens, concurrency }, s);
-  for (const d of drafts) {
-    if (d.script === 'sessions' && sessions) {
-      // A step of active users holds its timing, whatever its requests take (lib/plan-sessions.ts).
-      const slot = sessionSlot({ ...d, script: 'sessions', useCase: d.useCase!, profile: null }, sessions, requestSeconds, s.safetyFactor);
-      cells.push({ ...d, warmupRounds: 0, startSeconds: start, ...slot });
-      start += slot.maxDurationSeconds + slot.gracefulStopSeconds + s.gapSeconds;
-      continue;
-    }
-    if (d.arrivals) {
-      const slot = rateSlot(d, d.arrivals.durationSeconds, s);
-      cells.push({ ...d, warmupRounds: 0, startSeconds: start, ...slot });
-      start += slot.maxDurationSeconds + slot.gracefulStopSeconds + s.gapSeconds;
-      continue;
-    }
-    const predicted = s.predictedCellSeconds?.[d.id];
-    const perRequest = predicted !== undefined ? predicted / d.rounds : estimateRequestSeconds(d, s);
-    const slot = s.cellSeconds ?? Math.max(s.minCellSeconds, Math.ceil(perRequest * d.rounds * s.safetyFactor));
-    // In-flight requests may finish after the slot ends: for up to one more estimated request, or,
-    // when a model predicted the cell, for the share of one request the safety factor allows.
-    const graceful =
-      predicted !== undefined
-        ? Math.max(1, Math.ceil(perRequest * (s.safetyFactor - 1)) + 1)
-        : Math.max(1, Math.ceil(perRequest * s.safetyFactor));
-    cells.push({ ...d, warmupRounds: d.warmupRounds ?? 0, startSeconds: start, maxDurationSeconds: slot, gracefulStopSeconds: graceful });
-    start += slot + graceful + s.gapSeconds;
-  }
-  return { cells, totalSeconds: Math.max(0, start - s.gapSeconds) };
-}
-
-/**
- * A rate cell's slot: its schedule's duration, then time for its last requests (one request alone, times the safety
- * factor), then a second's grace. Requests still queued then are cut, and the report counts them as failed: the
- * time a request may take is already in the slot, so k6's graceful stop need not add it again.
- */
-function rateSlot(
-  d: Pick<Cell, 'contextTokens' | 'outputTokens'>, durationSeconds: number, s: ScheduleConfig,
-): Pick<Cell, 'maxDurationSeconds' | 'gracefulStopSeconds'> {
-  const tail = Math.max(1, Math.ceil(estimateRequestSeconds({ ...d, concurrency: 1 }, s) * s.safetyFactor));
-  return { maxDurationSeconds: durationSeconds + tail, gracefulStopSeconds: RATE_GRACE_SECONDS };
-}
-
-const RATE_GRACE_SECONDS = 1;
-
-/** Requests a cell sends when it runs to its end: its schedule's (rate cell), else users x rounds, warm-up included. */
-export function cellRequests(cell: Pick<Cell, 'concurrency' | 'rounds' | 'arrivals'>): number {
-  return cell.arrivals ? cell.arrivals.requests : cell.concurrency * cell.rounds;
-}
-
-/** "2", "0_5": a rate in requests per second as a cell id has it. */
-export function formatRate(rate: number): string {
-  return String(rate).replace('.', '_');
-}
-
-/** The capacity search's settings, from the capacity section (maxUsers one number for every use case, or one each). */
 function searchConfig(c: ParsedPlanInput['capacity'], useCases: readonly UseCase[]): CapacitySearchConfig {
   const maxUsers = Object.fromEntries(useCases.map((u) => [
     u.id, typeof c.maxUsers === 'number' ? c.maxUsers : (c.maxUsers[u.id] ?? PLAN_DEFAULTS.capacity.maxUsers),
@@ -356,7 +233,8 @@ function resolveTrace(
 ): TraceConfig | null {
   if (script !== 'trace') return null;
   const t = input.trace;
-  if (!t) throw new PlanError('the trace script needs a trace: plan field "trace.file" (npm run bench -- --trace FILE)');
+  if (!t)
+    throw new PlanError('the trace script needs a trace: plan field "trace.file" (npm run bench -- --trace FILE)');
   if (!readText) throw new PlanError('the trace script needs its trace file read where the plan is resolved');
   let text: string;
   try {
@@ -382,7 +260,9 @@ function resolvePrefixGroups(
   const groups = prompts.prefixGroups;
   if (groups === null || !PREFIX_GROUP_SCRIPTS.includes(script)) return null;
   if (prompts.mode === 'shared-prefix')
-    throw planFieldError('prompts.mode', 'must be unique with prompts.prefixGroups, which gives prompts their prefixes');
+    throw planFieldError(
+      'prompts.mode', 'must be unique with prompts.prefixGroups, which gives prompts their prefixes',
+    );
   const short = cells.find((c) => c.contextTokens <= groups.prefixTokens);
   if (short)
     throw planFieldError(
@@ -409,10 +289,11 @@ export function resolvePlan(raw: unknown, script: ScriptName, readText?: (path: 
   const [refs, named] = useCaseRefs(ids, input, gate, script);
   parseOrThrow(refs, named, planFieldError);
   const t = input.target;
-  const origin = /^https?:\/\/[^/]+/.exec(t.baseUrl)?.[0] ?? t.baseUrl;
-  const target: TargetConfig = { ...t, metricsUrl: t.metricsUrl === undefined ? `${origin}/metrics` : t.metricsUrl };
+  const target: TargetConfig = { ...t, metricsUrl: metricsUrlFor(t.baseUrl, t.metricsUrl) };
   if (script === 'sessions' && promptForm(target.api) !== 'chat')
-    throw planFieldError('target.api', 'must be chat, responses or messages for the sessions script: a conversation is a list of messages');
+    throw planFieldError(
+      'target.api', 'must be chat, responses or messages for the sessions script: a conversation is a list of messages',
+    );
   const sessions = script === 'sessions' ? resolveSessions(input.sessions, useCases) : null;
   const search =
     script === 'capacity'
@@ -426,7 +307,8 @@ export function resolvePlan(raw: unknown, script: ScriptName, readText?: (path: 
     if (seen.has(d.id))
       throw planFieldError(
         script,
-        `gives two cells the id "${d.id}": remove the repeated value (ids round token counts, so 1000 and 1024 are both "1k")`,
+        `gives two cells the id "${d.id}": remove the repeated value ` +
+        '(ids round token counts, so 1000 and 1024 are both "1k")',
       );
     seen.add(d.id);
   }
@@ -447,11 +329,45 @@ export function resolvePlan(raw: unknown, script: ScriptName, readText?: (path: 
     trace,
     embed: script === 'embed' ? { kind: input.embed.kind, limit: input.embed.limit } : null,
     schedule: input.schedule,
-    monitor: { enabled: input.monitor.enabled ?? target.metricsUrl !== null, intervalSeconds: input.monitor.intervalSeconds },
+    monitor: {
+      enabled: input.monitor.enabled ?? target.metricsUrl !== null, intervalSeconds: input.monitor.intervalSeconds,
+    },
     summaryTrendStats: input.summaryTrendStats,
     cells,
     totalSeconds,
   };
+}
+
+/** The server's metrics URL: the one given (null: none), else /metrics at the base URL's origin. */
+function metricsUrlFor(baseUrl: string, given: string | null | undefined): string | null {
+  if (given !== undefined) return given;
+  const origin = /^https?:\/\/[^/]+/.exec(baseUrl)?.[0] ?? baseUrl;
+  return `${origin}/metrics`;
+}
+
+/**
+ * A resolved plan pointed at the server a run started or found: its base URL and model, and the metrics URL that
+ * follows the base URL unless the plan input named one (`metricsUrlGiven`, as the input held it). The bench resolves
+ * before it starts a server, so that a bad field costs no start-up, and binds the server here, without resolving again.
+ */
+export function bindTarget(
+  plan: Plan, server: { readonly baseUrl: string; readonly model: string }, metricsUrlGiven: string | null | undefined,
+): Plan {
+  const metricsUrl = metricsUrlFor(server.baseUrl, metricsUrlGiven);
+  return { ...plan, target: { ...plan.target, baseUrl: server.baseUrl, model: server.model, metricsUrl } };
+}
+
+/**
+ * A resolved plan with its cells' time slots sized again from new speeds (a probe's, a model's predictions):
+ * the cells stay those the plan resolved, only their start, slot and grace change.
+ */
+export function reschedulePlan(plan: Plan, schedule: ScheduleConfig): Plan {
+  return { ...plan, schedule, ...scheduleCells(plan.cells, schedule, plan.sessions) };
+}
+
+/** Whether parsed JSON is a resolved plan of this schema version (a run's plan.json) rather than a plan input. */
+export function isResolvedPlan(raw: unknown): boolean {
+  return v.is(ResolvedPlanHeader, raw);
 }
 
 /** Reads a resolved plan back (plan.json) through the same field checks as a plan input, after its schema version. */
@@ -463,5 +379,6 @@ export function readResolvedPlan(raw: unknown): Plan {
         `plan.json: not a resolved plan of schema version ${PLAN_SCHEMA_VERSION} (was it written by this suite?)`,
       ),
   );
-  return parseOrThrow(resolvedPlanSchema(), raw, (field, message) => new PlanError(`plan.json field "${field}" ${message}`));
+  const fieldError = (field: string, message: string) => new PlanError(`plan.json field "${field}" ${message}`);
+  return parseOrThrow(resolvedPlanSchema(), raw, fieldError);
 }
