@@ -8,7 +8,9 @@ import { NAMED_USE_CASES, USE_CASES } from '../thresholds/use-cases';
 
 /** Every variable the entry scripts read, with what it does (printed by the README and `bench --help`). */
 export const ENV_VARS: Readonly<Record<string, string>> = {
-  PLAN: 'Path of a plan JSON file (absolute, or relative to the bundle as k6 open() resolves it).',
+  PLAN:
+    'Path of a plan JSON file, or of a run\'s resolved plan.json, which runs as it is, without the overrides below ' +
+    '(absolute, or relative to the bundle as k6 open() resolves it).',
   BASE_URL: 'OpenAI-compatible base URL ending in /v1 (plan target.baseUrl).',
   MODEL: 'Model name sent in requests (plan target.model).',
   API: 'chat, completions, responses or messages (plan target.api).',

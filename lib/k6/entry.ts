@@ -3,7 +3,8 @@
 
 import type { Options } from 'k6/options';
 import { PlanError, type ScriptName } from '../plan';
-import { createSuite, type SetupData } from './suite';
+import { createSuite } from './suite';
+import type { SetupData } from './run-mode';
 
 export interface EntryScript {
   readonly options: Options;

@@ -1,0 +1,104 @@
+// A run in k6's own time slots, one scenario per cell, as a plain `k6 run` of a bundle goes. Runs in k6 (bundled).
+
+import exec from 'k6/execution';
+import { sleep } from 'k6';
+import { drawnArrivals, type Cell } from '../plan';
+import { plannedRequests } from '../options';
+import { cellShare, cellsWithoutShare, runnerLabel } from '../runner';
+import { arrivalTimesMs } from '../arrivals';
+import { nowMs } from './clock';
+import { runOpenLoop } from './open-loop';
+import type { CellRequests } from './cell-requests';
+import { splitRunner, type RunMode, type SetupData, type SplitRunner } from './run-mode';
+
+/**
+ * In a split run each runner's cells start when its setup() returns, and setup() starts only after k6
+ * has initialised a VU for it, which takes each runner its own time (tens of ms on a busy machine). So
+ * setup() returns this long after the runner was resumed: runners resumed together start their cells
+ * together, and the first round of a cell is one burst across runners, as in one process.
+ */
+const SPLIT_START_AFTER_RESUME_MS = 1000;
+
+/**
+ * In a split run the monitor's runner sees only its own share end; the other runners' last requests end
+ * about then too (every runner has its share of every cell, started together), so it scrapes this much
+ * longer to cover them, within the last cell's slot.
+ */
+const SPLIT_MONITOR_TAIL_MS = 5000;
+
+/** One iteration of a cell's scenario: a request, an open-loop schedule, a trace replay or a sessions step. */
+async function slotIteration(requests: CellRequests, cell: Cell, data: SetupData): Promise<void> {
+  const { plan, sessions } = requests;
+  if (sessions) return sessions.runStep(cell, data.runNonce);
+  if (plan.embed) return requests.embed(cell, plan.embed.kind, data.runNonce);
+  if (cell.arrivals?.process === 'trace') return requests.replayTrace(cell, cell.arrivals.speed ?? 1, data.runNonce);
+  if (cell.arrivals) {
+    const atMs = arrivalTimesMs(drawnArrivals(cell.arrivals));
+    return runOpenLoop({ atMs, durationMs: cell.arrivals.durationSeconds * 1000 }, (i) => {
+      const ids = { runNonce: data.runNonce, vu: exec.vu.idInTest, iteration: i, n: i };
+      const fire = requests.prepare(cell, ids, undefined);
+      return () => fire().then((sent) => {
+        requests.warnFailure(cell.id, sent.record);
+        return sent;
+      });
+    });
+  }
+  // A steady-state cell's first requests per user are its warm-up: kept, tagged, left out of its statistics.
+  const warm = exec.vu.iterationInScenario < cell.warmupRounds ? 'warmup' : 'measured';
+  const phase = cell.warmupRounds > 0 ? warm : undefined;
+  const { idInTest: vu, iterationInInstance: iteration } = exec.vu;
+  const ids = { runNonce: data.runNonce, vu, iteration, n: exec.scenario.iterationInTest };
+  const sent = await requests.prepare(cell, ids, phase)();
+  requests.warnFailure(cell.id, sent.record);
+}
+
+/** A split runner's cells with fewer users than runners, where it has none: said, so its figures are read as such. */
+function warnIdleCells(split: SplitRunner, cells: readonly Cell[]): void {
+  const idle = cellsWithoutShare(split.position, cells);
+  if (idle.length === 0) return;
+  const listed = `${idle.slice(0, 6).join(', ')}${idle.length > 6 ? `, … (${idle.length - 6} more)` : ''}`;
+  console.warn(
+    `${runnerLabel(split.info)} has no users in ${idle.length} cell(s) with fewer users than runners ` +
+    `(k6 gives a cell's users to the first runners): ${listed}`,
+  );
+}
+
+export function slotMode(requests: CellRequests): RunMode {
+  const { plan } = requests;
+  const cellsById = new Map<string, Cell>(plan.cells.map((c) => [c.id, c]));
+  return {
+    driven: null,
+    setup(split) {
+      if (!split) return;
+      warnIdleCells(split, plan.cells);
+      // exec.instance's run clock starts at the resume (k6 marks the run started before setup()).
+      sleep(Math.max(0, SPLIT_START_AFTER_RESUME_MS - nowMs()) / 1000);
+    },
+    async request(data) {
+      const cell = cellsById.get(exec.scenario.name);
+      if (!cell) {
+        exec.test.abort(`scenario "${exec.scenario.name}" is not a cell of the plan`);
+        return;
+      }
+      return slotIteration(requests, cell, data);
+    },
+    monitorWhile() {
+      const split = splitRunner();
+      // Iterations are counted per k6 process: a runner of a split run waits for its own share.
+      const expected = split ? plannedRequests(plan, (cell) => cellShare(split.position, cell)) : plannedRequests(plan);
+      const endMs = plan.totalSeconds * 1000;
+      const tailMs = Math.max(SPLIT_MONITOR_TAIL_MS, 3 * plan.monitor.intervalSeconds * 1000);
+      let ownShareEndedMs: number | null = null;
+      // Until every planned request has finished (a split run's runner adds a tail for the others) or the last
+      // slot is over.
+      return async () => {
+        const now = nowMs();
+        if (now >= endMs) return false;
+        if (exec.instance.iterationsCompleted + exec.instance.iterationsInterrupted < expected) return true;
+        if (ownShareEndedMs === null) ownShareEndedMs = now;
+        return split !== null && now - ownShareEndedMs < tailMs;
+      };
+    },
+    async teardown() {},
+  };
+}
