@@ -3,7 +3,7 @@
 
 import type { PlanInput, ScriptName } from '../lib/plan';
 import { EXIT, UserError } from '../lib/exit-codes';
-import { newRunId } from '../orchestrator/bench';
+import { newRunId } from '../orchestrator/bench-options';
 import { runPredictCommand } from '../whatif/predict-command';
 import { parseWhatIf } from '../whatif/what-if-variants';
 import type { Report } from '../report/report-types';

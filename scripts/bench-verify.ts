@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { EXIT, UserError } from '../lib/exit-codes';
 import type { PlanInput } from '../lib/plan';
-import type { BenchOutcome } from '../orchestrator/bench';
+import type { BenchOutcome } from '../orchestrator/bench-options';
 import { analyzeRun } from '../report/generate';
 import type { Report } from '../report/report-types';
 import { verify, verifyPlanInput, verifySteps } from '../whatif/verify';

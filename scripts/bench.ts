@@ -8,9 +8,10 @@ import { TRACE_FORMATS } from '../lib/trace/types';
 import { API_STYLES, SCRIPT_NAMES, type ApiStyle, type PlanInput, type ScriptName } from '../lib/plan';
 import { EXIT } from '../lib/exit-codes';
 import { applyEnvToPlan } from '../lib/env';
+import { Bench } from '../orchestrator/bench';
 import {
-  Bench, BUILT_IN_TARGETS, benchPlanEnv, newRunId, type BenchOptions, type BenchOutcome, type BuiltInTarget,
-} from '../orchestrator/bench';
+  BUILT_IN_TARGETS, benchPlanEnv, newRunId, type BenchOptions, type BenchOutcome, type BuiltInTarget,
+} from '../orchestrator/bench-options';
 import type { Report } from '../report/report-types';
 import { DEFAULT_PLANS, PLAN_SCRIPTS, REPORT_PRESETS } from '../orchestrator/default-plans';
 import { renderProgressLine } from '../orchestrator/progress';

@@ -4,7 +4,7 @@
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Plan } from '../lib/plan';
-import { partDrive } from '../orchestrator/bench';
+import { partDrive } from '../orchestrator/part-drive';
 import { drivenCells } from '../orchestrator/driven-results';
 import type { CapacitySearch } from '../orchestrator/capacity-search';
 import type { Profile } from '../sim/profiles';

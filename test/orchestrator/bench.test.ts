@@ -1,10 +1,10 @@
-// Tests for orchestrator/bench.ts: the environment the bench plans with is the one each part's k6 reads.
+// Tests for orchestrator/bench-options.ts: the environment the bench plans with is the one each part's k6 reads.
 // Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { applyEnvToPlan } from '../../lib/env';
 import { resolvePlan } from '../../lib/plan';
-import { benchPlanEnv } from '../../orchestrator/bench';
+import { benchPlanEnv } from '../../orchestrator/bench-options';
 import { QUICK_PLAN } from '../../orchestrator/default-plans';
 
 describe('benchPlanEnv', () => {
