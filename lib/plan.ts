@@ -55,7 +55,7 @@ export function planPromptForm(plan: Pick<Plan, 'script' | 'target'>): PromptFor
 export type PromptMode = (typeof PROMPT_MODES)[number];
 /**
  * Which per-cell statistic a use-case limit is checked on. The published capacity reports use the average
- * (docs/simulator-model.md, "Calibration targets").
+ * (docs/design/simulator-model.md, "Calibration targets").
  */
 export type LimitStat = (typeof LIMIT_STATS)[number];
 
@@ -67,7 +67,7 @@ export type TargetConfig = Plan['target'];
  * one VU sending its `arrivals` schedule open-loop.
  */
 export type Cell = Plan['cells'][number];
-/** N prompt groups of P shared tokens each (plan prompts.prefixGroups, docs/prefix-groups.md). */
+/** N prompt groups of P shared tokens each (plan prompts.prefixGroups, docs/guides/prefix-groups.md). */
 export type PrefixGroups = NonNullable<Plan['prompts']['prefixGroups']>;
 /**
  * The scripts whose requests take the prepared prompts, and so the prefix groups; the sessions script builds
@@ -94,7 +94,7 @@ export function drawnArrivals(a: CellArrivals): ArrivalSpec {
 export type DrivenStepInfo = NonNullable<Cell['driven']>;
 export type ScheduleConfig = Plan['schedule'];
 export type MonitorConfig = Plan['monitor'];
-/** How `npm run bench` searches each use case's capacity (docs/architecture.md, "Bench-driven runs"). */
+/** How `npm run bench` searches each use case's capacity (docs/design/architecture.md, "Bench-driven runs"). */
 export type CapacitySearchConfig = NonNullable<Plan['search']>;
 
 /** The search's step width that counts as exact at n users: 1 below exactBelow, else resolutionPercent of n. */
@@ -129,7 +129,7 @@ export type CellDraft = Omit<Cell, 'startSeconds' | 'maxDurationSeconds' | 'grac
 
 /**
  * How per-user decode speed falls with concurrency N: speed(N) = speed(1) / N^0.4. Fitted to the
- * published Qwen3-Coder-30B-A3B / H200 points of docs/simulator-model.md, "Calibration targets"
+ * published Qwen3-Coder-30B-A3B / H200 points of docs/design/simulator-model.md, "Calibration targets"
  * (165 tok/s alone, 100 at 6 users, 25 at 75, 21 at 125).
  */
 export const DECODE_SLOWDOWN_EXPONENT = 0.4;
