@@ -1,6 +1,6 @@
 // Lint rules: typescript-eslint's recommended set, plus the project's import direction and k6 syntax rules.
-// The import direction is that of docs/architecture.md; the syntax rules forbid what k6's JavaScript engine (Sobek)
-// lacks, in the code that is bundled into k6 scripts.
+// The import direction is that of docs/design/architecture.md; the syntax rules forbid what k6's JavaScript engine
+// (Sobek) lacks, in the code that is bundled into k6 scripts.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -12,7 +12,7 @@ const NODE_CODE = [
 
 const NODE_BUILTINS = ['fs', 'path', 'http', 'https', 'os', 'child_process', 'worker_threads', 'url', 'crypto', 'stream', 'events', 'util'];
 
-// Syntax k6 cannot run and esbuild cannot lower (docs/k6-observed.md, "Scripts and bundles").
+// Syntax k6 cannot run and esbuild cannot lower (docs/design/k6-observed.md, "Scripts and bundles").
 const sobekGaps = [
   { selector: 'Literal[regex.pattern=/\\(\\?<[^=!]/]', message: 'k6 (Sobek) has no regex named groups.' },
   {

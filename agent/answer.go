@@ -2,7 +2,7 @@ package agent
 
 import "encoding/json"
 
-// Answer is what the agent answers a stream request with (docs/agent.md, "The answer"): the record
+// Answer is what the agent answers a stream request with (docs/reference/agent-api.md, "The answer"): the record
 // and how the response went.
 type Answer struct {
 	Record Record `json:"record"`

@@ -13,7 +13,7 @@ import (
 )
 
 // params is one stream request as the agent runs it, read once from the caller's JSON
-// (docs/agent.md, "POST /stream"); nothing after parseParams looks at the JSON again.
+// (docs/reference/agent-api.md, "POST /stream"); nothing after parseParams looks at the JSON again.
 type params struct {
 	url     string
 	method  string

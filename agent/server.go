@@ -13,7 +13,7 @@ import (
 // maxParamsBytes bounds a stream request's JSON: a 256K-token prompt is about 1 MB of text.
 const maxParamsBytes = 64 << 20
 
-// Server answers the agent's HTTP API (docs/agent.md): POST /stream runs one streaming request and
+// Server answers the agent's HTTP API (docs/reference/agent-api.md): POST /stream runs one streaming request and
 // answers with its record; GET /health and GET / say it is up and what it is.
 type Server struct {
 	pools *pools

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Error codes of an answer (docs/agent.md, "The answer").
+// Error codes of an answer (docs/reference/agent-api.md, "The answer").
 const (
 	codeNone           = ""
 	codeConnect        = "connect"

@@ -80,7 +80,7 @@ const itl = (published: number, note?: string): Target => ({ kind: 'itl_ms', pub
 const meanPower = (published: number, note?: string): Target => ({ kind: 'mean_power_w', published, note });
 const maxQueue = (published: number, note?: string): Target => ({ kind: 'max_queue', published, note });
 
-/** A: qwen3-coder-30b-a3b_1xH200_vllm.txt (docs/simulator-model.md, "Calibration targets"). */
+/** A: qwen3-coder-30b-a3b_1xH200_vllm.txt (docs/design/simulator-model.md, "Calibration targets"). */
 const POINTS_A: Point[] = [
   single('A', '1K x1', K, 256, [dec(164.9), ttft(0.076), itl(6)], { rounds: 3, note: '256 of 1024 output tokens' }),
   single('A', '8K x1', 8 * K, 256, [dec(149)], { rounds: 3, note: '256 of 1024 output tokens; see (a)' }),

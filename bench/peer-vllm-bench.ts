@@ -22,7 +22,8 @@
 // How each client measures (read from their sources, so the errors below can be explained):
 //   suite   the agent stamps every read with the kernel's receive time of its bytes (SO_TIMESTAMPNS). TTFT: request
 //           start (before dialling) to the first generated token; the chat role-only chunk is not a token. ITL: one
-//           value per token after the first (a chunk of k tokens spreads its gap over k values). docs/agent.md.
+//           value per token after the first (a chunk of k tokens spreads its gap over k values).
+//           docs/reference/agent-api.md.
 //   vllm    vllm/benchmarks/lib/endpoint_request_func.py (async_request_openai_chat_completions), 0.32.0: st =
 //           time.perf_counter() just before aiohttp's session.post, inside the --max-concurrency semaphore (so its
 //           own queueing is left out, the connect and the body upload are in). It reads with

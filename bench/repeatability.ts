@@ -7,7 +7,7 @@
 // (bench/virtual-capacity.ts: thousands of requests per step, so the draws average out).
 //
 // Usage: npm run bench:repeatability [-- --runs 5] [--plan quick] [--use-cases a,b] [--keep DIR | --from DIR]
-// Prints a table per use case; README "Capacity you can trust" shows one.
+// Prints a table per use case; docs/design/capacity-intervals.md shows one.
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -3,7 +3,7 @@
 //
 // npm run bench:report-speed [-- --rows 5000000 --split 4 --keep]
 // The report runs in a child process so its peak RSS is its own, not the generator's. With --split n the
-// same rows are also dealt out to n runner folders (a split run, docs/contracts.md "Split runs") and the
+// same rows are also dealt out to n runner folders (a split run, docs/reference/contracts.md "Split runs") and the
 // merged report is timed against the report of the one file (target: at most 1.5x its time).
 
 import { spawnSync } from 'node:child_process';

@@ -2,7 +2,7 @@
 // It runs every seed report's published points (bench/fidelity-points.ts) over real HTTP streams, profiles A-E.
 //
 // The simulator runs as a child process (the CLI), so the measuring client below has its own event loop.
-// Every figure is measured from the client side, as the suite measures it (docs/architecture.md definitions):
+// Every figure is measured from the client side, as the suite measures it (docs/design/architecture.md definitions):
 // TTFT = request start -> first content token; per-user decode = (tokens - 1) / (e2e - ttft);
 // system throughput = output tokens / (first start -> last end). Load points send N requests at once.
 //

@@ -18,7 +18,7 @@ import type { Distribution } from '../report/stats';
 
 const METRICS = ['ttft', 'itl', 'decodeSpeed'] as const;
 /**
- * Tolerances on the relative difference to the one-process run (README, "Past one machine"). Decode
+ * Tolerances on the relative difference to the one-process run (docs/guides/load-generators.md). Decode
  * speed and ITL are steady-state figures; TTFT includes each cell's first round, all users at once,
  * which the runners' start skew (a few ms to 20 ms) spreads, and all of them move with the load of a
  * shared machine: the one-process repeat is printed first to show it. The ITL p95 of the simulator's default

@@ -1,7 +1,7 @@
 // Open-loop arrival schedules: when each request of a rate cell is meant to be sent. Pure; runs in k6 and Node.
 //
-// Gaps follow vLLM's `vllm bench serve` definition (docs/open-loop.md): gamma with shape b (`burstiness`) and mean
-// 1/R, so b = 1 is a Poisson process, b < 1 burstier, b > 1 smoother; `constant` spaces requests evenly. A ramp
+// Gaps follow vLLM's `vllm bench serve` definition (docs/guides/open-loop.md): gamma with shape b (`burstiness`) and
+// mean 1/R, so b = 1 is a Poisson process, b < 1 burstier, b > 1 smoother; `constant` spaces requests evenly. A ramp
 // changes the rate linearly over the cell: arrivals are drawn at unit rate and mapped through the inverse of the
 // cumulative rate. As vLLM does, the drawn times are rescaled so that exactly round(mean rate x duration) requests
 // fall inside the cell: the offered rate is then the stated one, not the stated one plus sampling noise, and an

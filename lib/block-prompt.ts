@@ -112,7 +112,7 @@ export function createBlockPrompter(v: BlockVocabulary): BlockPrompter {
   };
 }
 
-/** N prompt groups of P shared tokens each (plan prompts.prefixGroups, docs/prefix-groups.md). */
+/** N prompt groups of P shared tokens each (plan prompts.prefixGroups, docs/guides/prefix-groups.md). */
 export interface PromptGroups {
   readonly groups: number;
   readonly prefixTokens: number;

@@ -4,7 +4,7 @@
 // Plain `k6 run` schedules cells in fixed time slots (lib/options.ts), which leaves a slot idle when
 // a cell ends early. When the bench drives, every VU asks the bench's control endpoint (CONTROL_URL)
 // what to send next: cells follow each other the moment the previous one ends, and capacity steps
-// can be chosen from what was just measured (adaptive search). docs/architecture.md, "Bench-driven runs".
+// can be chosen from what was just measured (adaptive search). docs/design/architecture.md, "Bench-driven runs".
 
 import type { Cell } from './plan';
 

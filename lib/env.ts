@@ -6,7 +6,7 @@ import { API_STYLES, PROMPT_MODES, type PlanInput, PlanError } from './plan';
 import { url } from './schema';
 import { NAMED_USE_CASES, USE_CASES } from '../thresholds/use-cases';
 
-/** Every variable the entry scripts read, with what it does (printed by the README and `bench --help`). */
+/** Every variable the entry scripts read, with what it does (printed by docs/reference/cli.md and `bench --help`). */
 export const ENV_VARS: Readonly<Record<string, string>> = {
   PLAN:
     'Path of a plan JSON file, or of a run\'s resolved plan.json, which runs as it is, without the overrides below ' +

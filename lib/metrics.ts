@@ -18,7 +18,7 @@ export interface MetricDefinition {
   readonly description: string;
 }
 
-/** Per-request client-side measurements (docs/architecture.md, "Measurement definitions"). */
+/** Per-request client-side measurements (docs/design/architecture.md, "Measurement definitions"). */
 export const REQUEST_METRICS = {
   ttft: {
     name: 'llm_ttft',
@@ -362,7 +362,7 @@ export const SERVER_METRICS = {
 /**
  * What the rate script (open-loop arrivals, lib/arrivals.ts) adds to each request's samples, same tags: when the
  * request was meant to go against when it went. Latency from the intended send is what a user arriving on the
- * schedule sees: a late sender cannot hide a slow server from it (coordinated omission, docs/open-loop.md).
+ * schedule sees: a late sender cannot hide a slow server from it (coordinated omission, docs/guides/open-loop.md).
  */
 export const ARRIVAL_METRICS = {
   scheduleLag: {
@@ -431,8 +431,8 @@ export const SESSION_METRICS = {
 } as const satisfies Record<string, MetricDefinition>;
 
 /**
- * What the embed script measures of each non-streaming embeddings or rerank request (docs/embeddings.md), tagged with
- * its cell and `batch`; success and failures go to llm_request_ok and llm_errors as every request's do.
+ * What the embed script measures of each non-streaming embeddings or rerank request (docs/guides/embeddings.md),
+ * tagged with its cell and `batch`; success and failures go to llm_request_ok and llm_errors as every request's do.
  */
 export const EMBED_METRICS = {
   embedLatency: {
@@ -489,7 +489,7 @@ export function metricKeyOf(name: string): MetricKey | undefined {
 }
 
 /**
- * Tags every request sample carries (docs/architecture.md). They are set on each cell's scenario, so k6 puts
+ * Tags every request sample carries (docs/design/architecture.md). They are set on each cell's scenario, so k6 puts
  * them on every sample of that scenario (CSV: in extra_tags) and they become Prometheus labels.
  */
 export const CELL_TAGS = ['cell', 'script', 'context', 'output', 'concurrency', 'use_case', 'profile'] as const;

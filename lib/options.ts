@@ -45,7 +45,7 @@ function seconds(s: number): string {
   return `${Math.max(0, Math.round(s * 1000) / 1000)}s`;
 }
 
-/** The tags a cell's scenario puts on every sample (docs/architecture.md, "Metric names"). */
+/** The tags a cell's scenario puts on every sample (docs/design/architecture.md, "Metric names"). */
 export function cellTags(
   cell: Pick<Cell, 'id' | 'script' | 'contextTokens' | 'outputTokens' | 'concurrency' | 'useCase' | 'profile'>,
 ): Partial<Record<CellTag, string>> {

@@ -1,5 +1,5 @@
 // Every default of a plan, in one object. Runs in k6 and Node.
-// It is what a run does for each field its plan leaves out (README, "Environment and plan").
+// It is what a run does for each field its plan leaves out (docs/reference/plan.md).
 //
 // Three defaults depend on other fields and are filled in while resolving (lib/plan.ts): the
 // target's metricsUrl (<origin of baseUrl>/metrics), monitor.enabled (whether there is a metrics

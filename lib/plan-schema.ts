@@ -111,7 +111,7 @@ function buildFieldSchemas() {
   };
 
   /**
-   * How `npm run bench` searches each use case's capacity (docs/architecture.md, "Bench-driven runs"): steps of
+   * How `npm run bench` searches each use case's capacity (docs/design/architecture.md, "Bench-driven runs"): steps of
    * N closed-loop users held in steady state, climbing until a limit breaks, then bisecting.
    */
   const search = {
@@ -142,7 +142,7 @@ function buildFieldSchemas() {
   const minGoodput = nullable(num(0.01, 1));
   const promptMode = oneOf(PROMPT_MODES);
   /**
-   * A synthetic shared-prefix workload (docs/prefix-groups.md), as SGLang's generated-shared-prefix and vLLM's
+   * A synthetic shared-prefix workload (docs/guides/prefix-groups.md), as SGLang's generated-shared-prefix and vLLM's
    * prefix-repetition datasets: each request's prompt is its group's prefix of `prefixTokens` tokens (SGLang's
    * system prompt, vLLM's prefix), then a suffix of its own to the cell's context length; null: today's prompts.
    */
@@ -208,7 +208,7 @@ function buildFieldSchemas() {
 
   const mixProfile = oneOf(MIX_PROFILES.map((p) => p.id));
 
-  /** How a rate cell's requests arrive (lib/arrivals.ts, docs/open-loop.md). */
+  /** How a rate cell's requests arrive (lib/arrivals.ts, docs/guides/open-loop.md). */
   const arrivals = {
     process: oneOf(ARRIVAL_PROCESSES),
     /** Requests per second (at the end of a ramp). */
@@ -222,7 +222,7 @@ function buildFieldSchemas() {
     /** Replay speed of a trace: 2 sends every row at half its recorded time. */
     speed: num(0.001, 1000),
   };
-  /** Which rows of a trace file the trace script replays (lib/trace-replay.ts, docs/traces.md). */
+  /** Which rows of a trace file the trace script replays (lib/trace-replay.ts, docs/design/traces.md). */
   const traceSource = {
     /** The trace file (k6 opens it: the bench makes the path absolute). */
     file: text,
@@ -235,7 +235,10 @@ function buildFieldSchemas() {
     /** Replay without the rows that break the format (counted in the report) instead of stopping at the first. */
     skipBadRows: bool,
   };
-  /** The embed script (docs/embeddings.md): non-streaming embeddings or rerank requests of exact input lengths. */
+  /**
+   * The embed script (docs/guides/embeddings.md): non-streaming embeddings or rerank requests of exact input
+   * lengths.
+   */
   const embed = {
     kind: oneOf(EMBED_KINDS),
     /** Tokens of each input (an embeddings input, a rerank document), from the prepared prompts. */

@@ -9,7 +9,7 @@ import type { Cell } from './plan';
 import { int, parseOrThrow, text } from './schema';
 import { segmentPosition, type SegmentPosition } from './segments';
 
-/** runner.json: one k6 process of a split run (docs/contracts.md, "Split runs"). */
+/** runner.json: one k6 process of a split run (docs/reference/contracts.md, "Split runs"). */
 export interface RunnerInfo {
   readonly schemaVersion: 1;
   /** 1-based, in sequence order: runner 1 holds segment 0:1/n. */

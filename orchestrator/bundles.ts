@@ -12,7 +12,7 @@ import path from 'node:path';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * esbuild settings for k6's JavaScript engine (docs/k6-observed.md): ESM, as k6 reads it natively; k6's
+ * esbuild settings for k6's JavaScript engine (docs/design/k6-observed.md): ESM, as k6 reads it natively; k6's
  * modules external; ES2020 so esbuild lowers
  * syntax Sobek lacks (logical assignment, class fields); platform neutral: no Node shims.
  */

@@ -6,8 +6,8 @@ import { BURST_DEPTHS, CONTEXT_GRID } from '../thresholds/use-cases';
 
 /**
  * Quick: about 7.5 minutes against the default simulator profile on a 2-core machine (the measured
- * time is in the README, not restated here; the capacity search's steps near each limit, one request
- * per user each, are most of it).
+ * time is in docs/guides/capacity-planning.md, not restated here; the capacity search's steps near each
+ * limit, one request per user each, are most of it).
  * Outputs are cut to 128 tokens (what code completion uses anyway: TTFT and decode speed are
  * measured well within it); the ladders are what `--fixed-slots` (or plain k6) runs, and straddle
  * each use case's limit (thresholds/use-cases.ts). Neither plan sets the target's speeds: against the
@@ -65,7 +65,10 @@ export const QUICK_PLAN: PlanInput = {
   schedule: { safetyFactor: 1.5, minCellSeconds: 5, gapSeconds: 1 },
 };
 
-/** Full: the grid and ladders of the published capacity reports (docs/simulator-model.md), hours on real hardware. */
+/**
+ * Full: the grid and ladders of the published capacity reports (docs/design/simulator-model.md), hours on real
+ * hardware.
+ */
 export const FULL_PLAN: PlanInput = {
   name: 'full',
   sweep: { contexts: [1024, 8192, 32_768, 65_536, 98_304, 131_072, 262_144], concurrencies: [1, 2, 4, 6], rounds: 3, outputTokens: 1024 },
@@ -101,7 +104,7 @@ export const LLAMA_PLAN: PlanInput = {
 };
 
 /**
- * Fit: what `npm run fit` fits a simulator profile to (docs/what-if.md). Single requests over a spread of prompt
+ * Fit: what `npm run fit` fits a simulator profile to (docs/guides/what-if.md). Single requests over a spread of prompt
  * lengths give prefill's growth with length and decode's with context; 2 to 64 users give the step's growth with the
  * batch. Answers of 128 tokens: the time per output token is settled long before. About 4 minutes against the default
  * simulator profile, the same order on the GPU it models; prompts that do not fit the server's window are shortened.
@@ -176,7 +179,7 @@ export const REPORT_PRESETS: Readonly<Record<string, ReportPreset>> = {
     report: 'qwen3-coder-30b-a3b_1xH100-PCIe.txt',
     profile: 'qwen3-coder-30b-a3b-h100pcie-vllm',
     scripts: ['mix'],
-    // The published figures imply one prompt sent N times (docs/simulator-model.md, "Profiles B and C").
+    // The published figures imply one prompt sent N times (docs/design/simulator-model.md, "Profiles B and C").
     plan: {
       ...inferenceBenchmark('report-b', ['chatbot_short', 'rag_long', 'agentic_long', 'tool_calling_long'], [1, 2, 4, 8, 16, 24, 32],
         false),

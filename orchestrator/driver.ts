@@ -12,7 +12,7 @@
 //           sent while users the step dropped are still finishing theirs is a warm-up too. A step with a `noiseProbe`
 //           (a search's first step, one user) measures a few requests more, within a time cap: their spread
 //           is the noise a larger step's requests share (report/capacity-interval.ts).
-// docs/architecture.md, "Bench-driven runs".
+// docs/design/architecture.md, "Bench-driven runs".
 
 import type { DoneReport, Phase, Ticket } from '../lib/drive';
 

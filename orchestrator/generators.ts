@@ -3,7 +3,7 @@
 //
 // Runner i of n gets exactly the operator's command line (lib/segments.ts operatorSegmentFlags, then the
 // part's arguments, the script, --address, --paused, --tag instance_id=i, --tag testrun_name) and its own
-// folder, runner-i/, for its CSV, summary and runner.json (docs/contracts.md, "Split runs"). Once every
+// folder, runner-i/, for its CSV, summary and runner.json (docs/reference/contracts.md, "Split runs"). Once every
 // runner has initialised its VUs and waits paused, each is resumed with PATCH /v1/status, as the
 // operator's starter job does, so all runners' first cells start within milliseconds of each other.
 

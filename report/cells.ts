@@ -1,7 +1,7 @@
 // Per-cell statistics, from requests and errors to server and power figures. Runs in Node.
 // They are requests, success, errors, latency distributions, speeds, throughput, efficiency, server and power figures.
 //
-// Formulas (docs/architecture.md, "Measurement definitions"):
+// Formulas (docs/design/architecture.md, "Measurement definitions"):
 //   system throughput = output tokens / cell wall time (first request start to last request end), tok/s
 //   tokens per hour   = throughput x 3600
 //   scaling efficiency = throughput(N) / (N x throughput(1)), same part, context and output length

@@ -2,7 +2,7 @@
 // Runs in Node.
 //
 // Every failure is a ReportInputError with a one-line message that says what to fix; nothing past
-// this file checks shapes again. Layout: docs/contracts.md, "Run folder".
+// this file checks shapes again. Layout: docs/reference/contracts.md, "Run folder".
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +19,7 @@ export class ReportInputError extends UserError {
   override name = 'ReportInputError';
 }
 
-/** run.json of the bench command (contract: docs/contracts.md). */
+/** run.json of the bench command (contract: docs/reference/contracts.md). */
 export interface RunInfo {
   readonly schemaVersion: number;
   readonly runId: string;
@@ -81,7 +81,7 @@ export interface RunnerInput {
   readonly summaryProblem: string | null;
 }
 
-/** A part run as n k6 processes with execution segments (docs/contracts.md, "Split runs"). */
+/** A part run as n k6 processes with execution segments (docs/reference/contracts.md, "Split runs"). */
 export interface SplitPart {
   /** In runner order; folders without runner.json last. */
   readonly runners: readonly RunnerInput[];

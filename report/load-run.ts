@@ -1,7 +1,7 @@
 // Loads what `npm run report` is given: a run folder, a part folder, a split part's folder or its runners' folders.
 // Runs in Node.
 //
-// Layouts: docs/contracts.md, "Run folder" and "Split runs". A part split across k6 processes is a
+// Layouts: docs/reference/contracts.md, "Run folder" and "Split runs". A part split across k6 processes is a
 // folder of runner folders (each with runner.json); the report merges them into one part.
 
 import { existsSync, readdirSync, statSync } from 'node:fs';

@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import type { Block } from './document';
 import { lit } from './document';
 
-/** run.json's `predicted` record, copied to report.json's top level. docs/what-if.md. */
+/** run.json's `predicted` record, copied to report.json's top level. docs/guides/what-if.md. */
 export interface PredictedInfo {
   /** The simulator profile that made the prediction. */
   readonly profile: string;

@@ -45,7 +45,7 @@ export interface PartSummary {
   readonly cellsWithData: number;
   readonly limitStat: LimitStat;
   readonly promptMode: PromptMode;
-  /** The plan's prompt groups sharing a prefix (docs/prefix-groups.md); null: every prompt its own. */
+  /** The plan's prompt groups sharing a prefix (docs/guides/prefix-groups.md); null: every prompt its own. */
   readonly prefixGroups: Plan['prompts']['prefixGroups'];
   readonly target: Plan['target'];
   readonly monitorEnabled: boolean;

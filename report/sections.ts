@@ -3,7 +3,7 @@
 // Every sentence is built from measured data; a section whose data is absent is left out or says
 // plainly that it was not measured. Each part is a pure function of the report object that returns
 // document blocks; the words that judge a figure come from report/judgement.ts. The sections and
-// their wording follow the published capacity reports (docs/simulator-model.md, "Calibration targets").
+// their wording follow the published capacity reports (docs/design/simulator-model.md, "Calibration targets").
 
 import type { Block } from './document';
 import { DocBuilder } from './document';

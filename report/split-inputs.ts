@@ -3,7 +3,7 @@
 // A runner's folder holds what one `k6 run --execution-segment=...` wrote: samples.csv, and from
 // handleSummary summary.json, plan.json and runner.json (lib/runner.ts). A runner killed hard may
 // have only samples.csv; one that never started has no folder. Both are named, never guessed away.
-// Layout: docs/contracts.md, "Split runs".
+// Layout: docs/reference/contracts.md, "Split runs".
 
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -91,7 +91,7 @@ runMain('bench', async () => {
       "predict the plan in the simulator's virtual time instead of measuring (seconds, not hours): a built-in " +
       'profile ' +
       '(name or letter), a profile JSON, or a fitted one (npm run fit; adds prediction intervals); the report says ' +
-      'predicted everywhere (docs/what-if.md)',
+      'predicted everywhere (docs/guides/what-if.md)',
     )
     .option(
       '--what-if <NAME=VALUE>',

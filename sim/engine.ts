@@ -1,5 +1,5 @@
 // The continuous-batching step loop of the simulator: pure state, no I/O, no clock. Runs in Node.
-// See docs/simulator-model.md, "One scheduling step".
+// See docs/design/simulator-model.md, "One scheduling step".
 //
 // The caller (engine-loop.ts, or a test with a fake clock) calls beginStep(startMs) to schedule a
 // batch, learns its duration, and calls endStep() at the step's deadline to sample tokens.

@@ -1,4 +1,4 @@
-// Hardware/model profiles of the simulator (A-E of docs/simulator-model.md) and parsing of custom profile JSON.
+// Hardware/model profiles of the simulator (A-E of docs/design/simulator-model.md) and parsing of custom profile JSON.
 // Runs in Node.
 //
 // Each profile is the calibrated parameter set of the performance model plus what the HTTP surface
@@ -9,7 +9,7 @@ import { checkNoiseModel, DEFAULT_NOISE, type NoiseModel } from './noise';
 
 export type Flavour = 'vllm' | 'sglang';
 
-/** Parameters of the continuous-batching performance model (docs/simulator-model.md, "Step time"). */
+/** Parameters of the continuous-batching performance model (docs/design/simulator-model.md, "Step time"). */
 export interface HardwareModel {
   /** HBM bandwidth in bytes per second. */
   readonly bandwidthBytesPerSecond: number;
@@ -63,7 +63,8 @@ export interface SchedulerConfig {
   /**
    * 'mixed' (vLLM V1): decode tokens and prefill chunks share each step. 'prefill-first' (SGLang without
    * --enable-mixed-chunk): while any prompt is left to prefill, steps run prefill only and decoding waits,
-   * and a request's first token reaches the client with its second (see docs/simulator-model.md, "Profile E fit").
+   * and a request's first token reaches the client with its second (see docs/design/simulator-model.md,
+   * "Profile E fit").
    */
   readonly policy: SchedulingPolicy;
 }
@@ -104,7 +105,7 @@ const SINGLE_GPU = {
 const COMMON = { etaMax: 0.85, m0: 1, tauMs: 0, ...SINGLE_GPU } as const;
 const SCHED = { chunkTokens: 8192, blockSize: 16, policy: 'mixed' } as const;
 
-/** Profiles A-E of docs/simulator-model.md ("Calibrated profiles"); A is the default. */
+/** Profiles A-E of docs/design/simulator-model.md ("Calibrated profiles"); A is the default. */
 export const PROFILES: readonly Profile[] = [
   {
     name: 'qwen3-coder-30b-a3b-h200-vllm',
@@ -114,7 +115,7 @@ export const PROFILES: readonly Profile[] = [
     maxModelLen: 262_144,
     flavour: 'vllm',
     hardware: {
-      // Re-fitted to every published A point (docs/simulator-model.md, "Profile A fit"): 3.79 TB/s
+      // Re-fitted to every published A point (docs/design/simulator-model.md, "Profile A fit"): 3.79 TB/s
       // achieved of 4.8; lambda = 2 x 3.3e9 active FLOPs / 11.5 us = 574 TFLOP/s, 29% of the FP8 dense
       // peak (routed MoE GEMMs run far below it); alpha = 786K FLOPs per query-key pair (4 x 128 x 32
       // heads x 48 layers) / 1.35e-9 s = 582 TFLOP/s, 59% of the BF16 peak, FlashAttention territory.
@@ -158,7 +159,7 @@ export const PROFILES: readonly Profile[] = [
     hardware: {
       ...COMMON, bandwidthBytesPerSecond: 3.35e12, etaMem: 0.8, denseWeightBytes: 2.4 * GB, expertWeightBytes: 32.2 * GB,
       experts: 256, topK: 8, rho: 0, kvBytesPerToken: 20_480, stateBytesPerSeq: 63e6, t0Ms: 4.1,
-      // Fitted to the report's load tables in virtual time (docs/simulator-model.md, "Profiles B and C").
+      // Fitted to the report's load tables in virtual time (docs/design/simulator-model.md, "Profiles B and C").
       lambdaUsPerToken: 11.04, alphaSecondsPerPair: 2.65e-10, requestOverheadMs: 172,
     },
     // At most 90 running sequences: the "When to Scale Up" TTFTs (8.25 s at a 256 burst of 1K prompts,

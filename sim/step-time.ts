@@ -1,4 +1,4 @@
-// Pure step-time formulas of the performance model (docs/simulator-model.md, "Step time") and the power model.
+// Pure step-time formulas of the performance model (docs/design/simulator-model.md, "Step time") and the power model.
 // Runs in Node.
 
 import type { HardwareModel } from './profiles';

@@ -14,7 +14,7 @@ export interface VirtualRequestResult {
   readonly ttftMs: number;
   readonly e2eMs: number;
   readonly outputTokens: number;
-  /** (output - 1) / (e2e - ttft), tokens per second (docs/architecture.md, per-user decode speed). */
+  /** (output - 1) / (e2e - ttft), tokens per second (docs/design/architecture.md, per-user decode speed). */
   readonly decodeTokensPerSecond: number;
 }
 

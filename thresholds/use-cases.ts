@@ -1,8 +1,8 @@
 // Use cases and their limits as data, plus the mix profiles and the context grid. Runs in k6 and Node.
 //
 // The five use cases and their limits are those of the published capacity reports whose figures
-// docs/simulator-model.md lists under "Calibration targets" (Qwen3-Coder-30B-A3B on 1x H200, vLLM). MLPerf's LLM
-// limits are opt-in use cases beside them (docs/use-cases.md).
+// docs/design/simulator-model.md lists under "Calibration targets" (Qwen3-Coder-30B-A3B on 1x H200, vLLM). MLPerf's
+// LLM limits are opt-in use cases beside them (docs/reference/use-cases.md).
 
 import type { MetricKey } from '../lib/metrics';
 
@@ -128,12 +128,12 @@ export const USE_CASES: readonly UseCase[] = [
 ];
 
 /**
- * MLPerf Inference's datacenter LLM limits (docs/use-cases.md): p99 TTFT and p99 TPOT, standard and
+ * MLPerf Inference's datacenter LLM limits (docs/reference/use-cases.md): p99 TTFT and p99 TPOT, standard and
  * interactive. Opt-in by id (a plan's `useCases`, the environment's USE_CASES), never in the default list, so the
  * default bench stays the reports' five.
  *
- * Lengths as MLPerf states them (docs/use-cases.md gives each source). MLPerf states no mean input length in the
- * sources found, so the input is its bound: every request then prefills as much as MLPerf's longest, a harder TTFT
+ * Lengths as MLPerf states them (docs/reference/use-cases.md gives each source). MLPerf states no mean input length in
+ * the sources found, so the input is its bound: every request then prefills as much as MLPerf's longest, a harder TTFT
  * than its average request. llama2-70b's output is the reference's mean (294.45 tokens per sample); llama3.1-8b's is
  * its max_tokens, which most of its reference outputs reach.
  */

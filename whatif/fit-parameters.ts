@@ -1,6 +1,6 @@
 // Which of the performance model's parameters a fit adjusts, and the profile they make. Runs in Node, pure.
 //
-// The model's step time (docs/simulator-model.md) has more parameters than timings can tell apart: bandwidth and
+// The model's step time (docs/design/simulator-model.md) has more parameters than timings can tell apart: bandwidth and
 // weight bytes only appear as their ratio, and a hybrid model's per-sequence state read is a per-sequence cost
 // exactly like tau. So the fit keeps the architecture (experts, top-k, routing overlap, tensor parallelism, the
 // bandwidth figure) from a base and adjusts one parameter per distinct effect.

@@ -5,7 +5,8 @@
 // The Driver decides which user sends what and when a step ends, exactly as in a measured run; only the requests are
 // served by sim/engine.ts, as the simulator's own virtual-time closed loop serves them (sim/virtual-run.ts
 // runVirtualClosedLoop, the model bench/virtual-capacity.ts's true capacities come from): a request enters the engine
-// once its per-request overhead is over, as the HTTP server hands it on. docs/what-if.md says where the two differ.
+// once its per-request overhead is over, as the HTTP server hands it on. docs/guides/what-if.md says where the two
+// differ.
 
 import type { DoneReport, Ticket } from '../lib/drive';
 import { Driver, type StepResult, type StepSource } from '../orchestrator/driver';

@@ -1,6 +1,6 @@
 // `--what-if NAME=VALUE`: a variant of the plan to predict beside the base prediction. Pure. Runs in Node.
 //
-// The grammar is small on purpose (docs/what-if.md):
+// The grammar is small on purpose (docs/guides/what-if.md):
 //   prompt=<f>x           every context (use cases' and the sweep's) times f, e.g. prompt=2x, prompt=0.5x
 //   output=<tokens>       every output length (use cases', the capacity part's and the sweep's), e.g. output=512
 //   ttft=<ms>, e2e=<ms>, itl=<ms>, tpot=<ms>, decode-speed=<tok/s>

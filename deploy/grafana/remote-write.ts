@@ -2,7 +2,7 @@
 // The output is experimental-prometheus-rw; from these rules the dashboard and the recording rules derive every series
 // name from lib/metrics.ts.
 //
-// The rules (grafana/k6 internal/output/prometheusrw/remotewrite, docs/k6-observed.md, "Outputs"):
+// The rules (grafana/k6 internal/output/prometheusrw/remotewrite, docs/design/k6-observed.md, "Outputs"):
 // - every series is prefixed `k6_`;
 // - Counter -> `k6_<name>_total` (cumulative from test start);
 // - Rate    -> `k6_<name>_rate`, the *ratio* of non-zero samples of that tag set (not a count);

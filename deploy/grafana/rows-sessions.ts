@@ -60,7 +60,7 @@ function cacheTtftPanel(): PanelSpec {
     description: describe(
       hit,
       ` Beside ${miss.name}: ${miss.description} The gap between the two is the prefill the cache saved, at the ` +
-      "cell's load; a prefix-groups plan (docs/prefix-groups.md) gives each cell both." + MULTI_RUNNER_NOTE,
+      "cell's load; a prefix-groups plan (docs/guides/prefix-groups.md) gives each cell both." + MULTI_RUNNER_NOTE,
     ),
     queries: [...percentileQueries(hit, stats, 'live', 'hit'), ...percentileQueries(miss, stats, 'live', 'miss')],
     unit: grafanaUnit(hit),

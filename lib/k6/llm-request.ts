@@ -51,7 +51,7 @@ export async function sendRequest(
   spec: HttpRequestSpec, lengths: RequestLengths, limits: RequestLimits, tags: Record<string, string>,
   deferMetrics: boolean, slo: readonly UseCaseLimit[] | null, eventCallback = false, keepText = false,
 ): Promise<SentRequest> {
-  // Only a misuse throws (docs/agent.md): a bug in the calling script, left to end the iteration loudly.
+  // Only a misuse throws (docs/reference/agent-api.md): a bug in the calling script, left to end the iteration loudly.
   const result = await stream({
     url: spec.url,
     method: 'POST',

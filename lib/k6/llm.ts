@@ -2,7 +2,7 @@
 // built alone as dist/llm.js for users' own scripts).
 //
 // The agent (agent/, Go) beside k6 opens the request, stamps every token with the kernel's receive time and
-// answers with the request's record (docs/agent.md). Here: one loopback call per request with
+// answers with the request's record (docs/reference/agent-api.md). Here: one loopback call per request with
 // http.asyncRequest, then one push of the record's samples. No token is handled in JavaScript.
 
 import exec from 'k6/execution';
@@ -131,7 +131,7 @@ function callTimeout(t: string | number | undefined): string {
   return s > 0 ? `${Math.ceil(s) + 60}s` : '24h';
 }
 
-/** The request as the agent's API takes it (docs/agent.md). */
+/** The request as the agent's API takes it (docs/reference/agent-api.md). */
 function agentParams(p: StreamParams): string {
   return JSON.stringify({
     url: p.url, method: p.method, headers: p.headers, body: p.body,
@@ -216,7 +216,7 @@ function withVuTags(tags: Record<string, string>, push: () => void): void {
 }
 
 /**
- * The record's samples (README, "What a run measures"), tagged with the VU's tags and `tags`: a completed request
+ * The record's samples (docs/reference/metrics.md), tagged with the VU's tags and `tags`: a completed request
  * gives its figures, one llm_itl per token after the first; a failed one only llm_request_ok 0 and llm_errors 1 tagged
  * error_kind, with the message as sample metadata (never a tag, so never a Prometheus label). Failures never enter
  * latency Trends. A request judged against params.slo adds llm_goodput; one whose usage said how many prompt tokens

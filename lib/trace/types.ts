@@ -1,7 +1,7 @@
 // The trace loader's shared vocabulary: formats, the one row type, the load result and its error. Runs in k6 and Node
 // (pure, types and constants only).
 
-/** The production trace formats the loader reads (docs/traces.md). */
+/** The production trace formats the loader reads (docs/design/traces.md). */
 export const TRACE_FORMATS = ['mooncake', 'azure', 'burstgpt', 'bailian'] as const;
 export type TraceFormat = (typeof TRACE_FORMATS)[number];
 

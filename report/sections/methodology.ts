@@ -104,7 +104,7 @@ function predictionItem(): string {
   return (
     "Prediction: no load generator and no server. The bench's own Driver and step source issued every request, as in " +
     "a measured run, to the simulator's engine in virtual time; each request's figures come from the engine's token " +
-    'times, and nothing timed a client (docs/what-if.md).'
+    'times, and nothing timed a client (docs/guides/what-if.md).'
   );
 }
 

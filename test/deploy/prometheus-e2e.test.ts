@@ -1,11 +1,10 @@
 // End to end through a real Prometheus: the dashboard's panels show the run's own figures. Runs in Node (vitest).
 // Needs `prometheus` and `promtool` (scripts/ensure-prometheus.sh). A stock k6, each run with a measuring agent of its
-// own, pushes a sweep + capacity run with
-// -o experimental-prometheus-rw (as the README documents), Prometheus also scrapes the simulators' /metrics with the
-// shipped prometheus.yml's jobs, and every target of every dashboard panel, with its template variables filled in as
-// Grafana would, must return data whose spot values equal the run's own summary. The recording rules must pass promtool
-// and produce series. Prometheus, started from the shipped config, and the targets run as Grafana runs them:
-// prometheus-harness.ts.
+// own, pushes a sweep + capacity run with -o experimental-prometheus-rw (as docs/guides/grafana.md documents),
+// Prometheus also scrapes the simulators' /metrics with the shipped prometheus.yml's jobs, and every target of every
+// dashboard panel, with its template variables filled in as Grafana would, must return data whose spot values equal the
+// run's own summary. The recording rules must pass promtool and produce series. Prometheus, started from the shipped
+// config, and the targets run as Grafana runs them: prometheus-harness.ts.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -123,7 +122,7 @@ interface K6Run {
 
 /**
  * One part as `npm run bench` runs it (a measuring agent of its own beside k6, stopped when k6 has exited), plus the
- * remote-write output and its environment exactly as the README documents.
+ * remote-write output and its environment exactly as docs/guides/grafana.md documents.
  */
 async function runK6(
   script: string, plan: object, baseUrl: string, rwUrl: string, extraEnv: Record<string, string> = {},

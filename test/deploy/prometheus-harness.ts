@@ -102,8 +102,9 @@ function writeConfig(opts: PrometheusOptions, self: string, dir: string): { conf
 }
 
 /**
- * Starts Prometheus on a free loopback port with the remote-write receiver and native histograms, as the README
- * documents, and resolves once /-/ready answers. On failure it leaves no process and no data behind.
+ * Starts Prometheus on a free loopback port with the remote-write receiver and native histograms, as
+ * docs/guides/grafana.md documents, and resolves once /-/ready answers. On failure it leaves no process and no
+ * data behind.
  */
 export async function startPrometheus(opts: PrometheusOptions): Promise<PrometheusRun> {
   requirePrometheusTools();

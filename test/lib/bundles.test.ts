@@ -4,7 +4,7 @@
 //
 // Parsed with acorn (installed with eslint, through espree) at ecmaVersion 2020: anything newer
 // (logical assignment, class fields, top-level await) fails to parse. Features inside ES2020 that
-// Sobek still lacks (docs/k6-observed.md, "Scripts and bundles") are looked for in the syntax tree.
+// Sobek still lacks (docs/design/k6-observed.md, "Scripts and bundles") are looked for in the syntax tree.
 
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

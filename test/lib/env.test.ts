@@ -153,7 +153,7 @@ describe('applyEnvToPlan', () => {
     const plan = resolveAny(applyEnvToPlan({}, env), script);
     // capacity keeps the use case's own concurrency ladder (CONCURRENCIES is for sweep and mix); sessions its default
     // ladder of active users (SESSION_USERS), each step held its own ramp + warm-up + hold, not a slot.
-    // embed its own ladder of batches and users (docs/embeddings.md): 2 batch sizes x 4 user counts.
+    // embed its own ladder of batches and users (docs/guides/embeddings.md): 2 batch sizes x 4 user counts.
     const cells: Partial<Record<string, number>> = { capacity: 10, sessions: 7, embed: 8 };
     expect(plan.cells.length).toBe(cells[script] ?? 1);
     if (script === 'trace') expect(plan.cells[0]!.maxDurationSeconds).toBeGreaterThan(plan.cells[0]!.arrivals!.durationSeconds);

@@ -453,7 +453,7 @@ describe('the rate script', () => {
   });
 });
 
-describe('prompts.prefixGroups (docs/prefix-groups.md)', () => {
+describe('prompts.prefixGroups (docs/guides/prefix-groups.md)', () => {
   const groups = { groups: 4, prefixTokens: 1000 };
 
   it('defaults to null, and is kept for the scripts that send prepared prompts, left out by sessions and trace', () => {

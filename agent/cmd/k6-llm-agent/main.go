@@ -1,6 +1,6 @@
 // Command k6-llm-agent is the measuring agent beside k6: it opens each streaming request a k6
 // script asks for, stamps every token with the kernel's receive time and answers with the request's
-// record (docs/agent.md). It listens on loopback unless --host says otherwise.
+// record (docs/reference/agent-api.md). It listens on loopback unless --host says otherwise.
 package main
 
 import (
