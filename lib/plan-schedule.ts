@@ -17,7 +17,7 @@ export type CellDraft = Omit<Cell, 'startSeconds' | 'maxDurationSeconds' | 'grac
 
 /**
  * How per-user decode speed falls with concurrency N: speed(N) = speed(1) / N^0.4. Fitted to the
- * published Qwen3-Coder-30B-A3B / H200 points of docs/simulator-model.md, "Calibration targets"
+ * published Qwen3-Coder-30B-A3B / H200 points of docs/design/simulator-model.md, "Calibration targets"
  * (165 tok/s alone, 100 at 6 users, 25 at 75, 21 at 125).
  */
 export const DECODE_SLOWDOWN_EXPONENT = 0.4;

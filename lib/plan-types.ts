@@ -16,7 +16,7 @@ export type PromptMode = (typeof PROMPT_MODES)[number];
 
 /**
  * Which per-cell statistic a use-case limit is checked on. The published capacity reports use the average
- * (docs/simulator-model.md, "Calibration targets").
+ * (docs/design/simulator-model.md, "Calibration targets").
  */
 export type LimitStat = (typeof LIMIT_STATS)[number];
 
@@ -31,7 +31,7 @@ export type TargetConfig = Plan['target'];
  */
 export type Cell = Plan['cells'][number];
 
-/** N prompt groups of P shared tokens each (plan prompts.prefixGroups, docs/prefix-groups.md). */
+/** N prompt groups of P shared tokens each (plan prompts.prefixGroups, docs/guides/prefix-groups.md). */
 export type PrefixGroups = NonNullable<Plan['prompts']['prefixGroups']>;
 
 /** A rate cell's arrival schedule, or a trace cell's speed. */
@@ -47,7 +47,7 @@ export type ScheduleConfig = Plan['schedule'];
 
 export type MonitorConfig = Plan['monitor'];
 
-/** How `npm run bench` searches each use case's capacity (docs/architecture.md, "Bench-driven runs"). */
+/** How `npm run bench` searches each use case's capacity (docs/design/architecture.md, "Bench-driven runs"). */
 export type CapacitySearchConfig = NonNullable<Plan['search']>;
 
 export type GateConfig = NonNullable<Plan['gate']>;
