@@ -10,6 +10,12 @@ import { SUMMARY_TREND_STATS } from './metrics';
 
 const PROFILES = ['chatbot', 'rag', 'agentic', 'tool_calling'];
 
+/**
+ * The share of a cell's requests that must succeed for its figures to count against a use case's limits: the report's
+ * capacity and the bench's search judge a step alike with it (report/capacity.ts ladderLimits).
+ */
+export const MIN_SUCCESS_RATE = 0.99;
+
 export const PLAN_DEFAULTS = {
   target: {
     baseUrl: 'http://127.0.0.1:8000/v1',

@@ -11,7 +11,8 @@ import { checkLimit, ladderLimits, limitTrend, type LadderLimit, type LimitCheck
 import { buildCellStats, type CellStats } from '../report/cells';
 import { extrapolateCrossing, powerLawBase } from '../report/stats';
 import { newCellAccumulator, type CellAccumulator } from '../report/read-samples';
-import { DEFAULT_REPORT_OPTIONS } from '../report/model';
+import { DEFAULT_COST } from '../report/power';
+import { MIN_SUCCESS_RATE } from '../lib/plan-defaults';
 import type { StepMode, StepRequest, StepResult, StepSource, StepSpec } from './driver';
 import {
   capacityInterval, isUnclear, passShare, sharedNoise, SOLO_USERS, withCapacity, type CapacityInterval, type IntervalStep,
@@ -199,7 +200,7 @@ function measuredAccumulator(cellId: string, requests: readonly StepRequest[]): 
 /** A step's statistics from its measured requests, built as the report builds a cell's (report/cells.ts). */
 function measuredStats(spec: StepSpec, acc: CellAccumulator): CellStats {
   const cell = { ...spec.cell, rounds: 0, warmupRounds: 0, startSeconds: 0, maxDurationSeconds: 0, gracefulStopSeconds: 0 };
-  return buildCellStats(cell, acc, {}, DEFAULT_REPORT_OPTIONS);
+  return buildCellStats(cell, acc, {}, DEFAULT_COST);
 }
 
 export interface UseCaseSearch {
@@ -225,6 +226,13 @@ export interface UseCaseSearch {
   readonly requests: Map<number, StepRequest[]>;
 }
 
+/** A use case's ceiling of users, as the resolved plan fills it in for every use case it searches. */
+function maxUsersOf(cfg: CapacitySearchConfig, useCaseId: string): number {
+  const max = cfg.maxUsers[useCaseId];
+  if (max === undefined) throw new Error(`the plan's capacity search has no maxUsers for use case "${useCaseId}"`);
+  return max;
+}
+
 /**
  * The steps of the capacity part: each use case in turn, searched as above. Its `searches` say where
  * each search stands (the bench's progress lines and the end-of-part table read them).
@@ -245,8 +253,8 @@ export class CapacitySearch implements StepSource {
     this.searches = useCases.map(({ useCase, outputTokens }) => ({
       useCase,
       outputTokens,
-      maxUsers: cfg.maxUsers[useCase.id] ?? 256,
-      limits: ladderLimits(useCase.limits, limitStat, DEFAULT_REPORT_OPTIONS.minSuccessRate, minGoodput),
+      maxUsers: maxUsersOf(cfg, useCase.id),
+      limits: ladderLimits(useCase.limits, limitStat, MIN_SUCCESS_RATE, minGoodput),
       points: [],
       outcome: null,
       repeats: 0,

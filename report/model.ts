@@ -20,6 +20,7 @@ import {
   type UseCaseCapacity,
 } from './capacity';
 import { DEFAULT_COST } from './power';
+import { MIN_SUCCESS_RATE } from '../lib/plan-defaults';
 import { throughputFrontiers } from './frontier';
 import { activeUsersCapacities } from './active-users';
 import { rateCapacities } from './rate-capacity';
@@ -41,7 +42,7 @@ import {
   type Totals,
 } from './report-types';
 
-export const DEFAULT_REPORT_OPTIONS: ReportOptions = { ...DEFAULT_COST, minSuccessRate: 0.99 };
+export const DEFAULT_REPORT_OPTIONS: ReportOptions = { ...DEFAULT_COST, minSuccessRate: MIN_SUCCESS_RATE };
 
 function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
   for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
