@@ -1,7 +1,7 @@
 // Benchmarks a split run's fidelity: one sweep on 1, 2 and 4 k6 processes against the simulator, cell by cell. Runs in Node.
 //
-// npm run bench:split-fidelity [-- --generators 2,4 --rounds 3 --keep]
-// Each run is `npm run bench -- --fixed-slots --generators n` (one process: the same time slots) on the
+// npm run bench:split-fidelity [-- --runners 2,4 --rounds 3 --keep]
+// Each run is `npm run bench -- --fixed-slots --runners n` (one process: the same time slots) on the
 // built-in simulator without noise; a second one-process run measures what two identical runs differ by.
 // Per cell: request counts must be equal; TTFT, ITL and decode-speed means and p95 of each split run
 // must be within the stated tolerance of the one-process run (p95 only over cells of at least
@@ -18,7 +18,7 @@ import type { Distribution } from '../report/stats';
 
 const METRICS = ['ttft', 'itl', 'decodeSpeed'] as const;
 /**
- * Tolerances on the relative difference to the one-process run (docs/guides/load-generators.md). Decode
+ * Tolerances on the relative difference to the one-process run (docs/guides/split-runs.md). Decode
  * speed and ITL are steady-state figures; TTFT includes each cell's first round, all users at once,
  * which the runners' start skew (a few ms to 20 ms) spreads, and all of them move with the load of a
  * shared machine: the one-process repeat is printed first to show it. The ITL p95 of the simulator's default
@@ -30,11 +30,11 @@ const TOLERANCE: Record<(typeof METRICS)[number], { mean: number; p95: number | 
 };
 const P95_MIN_REQUESTS = 12;
 
-async function runOnce(root: string, label: string, generators: number, rounds: number): Promise<readonly CellStats[]> {
+async function runOnce(root: string, label: string, runners: number, rounds: number): Promise<readonly CellStats[]> {
   const bench = new Bench({
     url: null, model: null, apiKey: null, api: 'chat', planLabel: 'split-fidelity', scripts: ['sweep'], simProfile: null,
     planInput: { sweep: { contexts: [1024, 8192], concurrencies: [1, 4, 8, 16], rounds, outputTokens: 128 } },
-    resultsRoot: root, runId: label, tokenizer: 'auto', report: false, fixedSlots: true, generators,
+    resultsRoot: root, runId: label, tokenizer: 'auto', report: false, fixedSlots: true, runners,
   });
   const t0 = performance.now();
   const outcome = await bench.run();
@@ -74,15 +74,15 @@ const pct = (x: number): string => (Number.isNaN(x) ? 'n/a' : `${(x * 100).toFix
 
 async function main(): Promise<void> {
   const o = new Command()
-    .option('--generators <list>', 'split runs to compare with one process', '2,4')
+    .option('--runners <list>', 'split runs to compare with one process', '2,4')
     .option('--rounds <n>', 'requests per user per cell', (v) => Number(v), 3)
     .option('--keep', 'keep the run folders')
     .parse(process.argv)
-    .opts<{ generators: string; rounds: number; keep?: boolean }>();
+    .opts<{ runners: string; rounds: number; keep?: boolean }>();
   const root = mkdtempSync(join(tmpdir(), 'split-fidelity-'));
   const base = await runOnce(root, 'one-process', 1, o.rounds);
   const diffs = [compare('1 process again (noise)', base, await runOnce(root, 'one-process-again', 1, o.rounds))];
-  const splits = o.generators.split(',').map(Number);
+  const splits = o.runners.split(',').map(Number);
   for (const n of splits) diffs.push(compare(`${n} processes`, base, await runOnce(root, `split-${n}`, n, o.rounds)));
   process.stdout.write(`split fidelity: sweep of ${base.length} cells, ${base.reduce((s, c) => s + c.requests, 0)} requests; ` +
     `${cpus().length} cores; largest |difference| to one process over the cells\n`);

@@ -32,9 +32,9 @@ export interface BenchOptions {
   readonly fixedSlots?: boolean;
   /**
    * k6 processes per part (default 1): more splits every part with k6's execution segments, as the
-   * k6-operator does (orchestrator/generators.ts), in k6's fixed time slots; the report merges them.
+   * k6-operator does (orchestrator/runners.ts), in k6's fixed time slots; the report merges them.
    */
-  readonly generators?: number;
+  readonly runners?: number;
 }
 
 /**

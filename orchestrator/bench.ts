@@ -31,7 +31,7 @@ import { startControlServer } from './control-server';
 import { drivenCells, renderSearchTable, renderTimeSpent, searchCapacities, type TimeSpent } from './driven-results';
 import { drivenProgress, renderSearchStepLine } from './driven-progress';
 import { prometheusRwEnv, prometheusWriteUrl, withPrometheusRw } from './remote-write-env';
-import { launchEngine, runnerDirName, runnerShares, splitLaunch } from './generators';
+import { launchEngine, runnerDirName, runnerShares, splitLaunch } from './runners';
 import { analyzeRun } from '../report/generate';
 import { finishRunInfo, newRunInfo, writeRunInfo, type RunInfoRecord } from './run-info';
 import { discoverModel, startTarget, stopTarget, type Target } from './target';
@@ -80,7 +80,7 @@ export class Bench extends EventEmitter<BenchEvents> {
   }
 
   private get runners(): number {
-    return this.options.generators ?? 1;
+    return this.options.runners ?? 1;
   }
 
   async run(): Promise<BenchOutcome> {

@@ -20,7 +20,7 @@ export interface PredictFlags {
 
 /** Flags of a measured run that a prediction has no use for: each would silently do nothing. */
 const MEASURING_FLAGS = [
-  'url', 'target', 'model', 'apiKey', 'api', 'profile', 'simNoise', 'simNoiseSeed', 'fixedSlots', 'generators',
+  'url', 'target', 'model', 'apiKey', 'api', 'profile', 'simNoise', 'simNoiseSeed', 'fixedSlots', 'runners',
   'prometheusRw', 'tokenizer', 'trace',
 ] as const;
 

@@ -68,12 +68,13 @@ runMain('bench', async () => {
       "of back to back with an adaptive capacity search",
     )
     .option(
-      '--generators <n>',
+      '--runners <n>',
       "split every part over n k6 processes on this machine, exactly as the k6-operator splits a TestRun " +
       "(execution segments, started paused and resumed together over k6's REST API); cells run in k6's time " +
       'slots and the report merges the runners',
       '1',
     )
+    .addOption(new Option('--generators <n>', 'the former name of --runners').hideHelp())
     .option('--trace <file>', 'replay a production trace (Mooncake, Azure, BurstGPT, Bailian; runs the trace script)')
     .addOption(new Option('--trace-format <name>', 'the trace format, instead of detecting it').choices(TRACE_FORMATS))
     .option('--trace-speed <list>', 'replay speeds, e.g. 1,1.5,2 (2 = twice as fast); the report says which held',
@@ -111,11 +112,17 @@ runMain('bench', async () => {
   const o = program.opts<{
     url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string;
     profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string;
-    fixedSlots?: boolean; simNoise?: boolean; simNoiseSeed?: string; minGoodput?: string; generators: string;
+    fixedSlots?: boolean; simNoise?: boolean; simNoiseSeed?: string; minGoodput?: string; runners: string;
+    generators?: string;
   } & TraceFlags & PredictFlags>();
-  const generators = Number(o.generators);
-  if (!(Number.isInteger(generators) && generators >= 1 && generators <= 64))
-    throw new UserError(`--generators must be a whole number from 1 to 64, got "${o.generators}"`, EXIT.usage);
+  if (o.generators !== undefined) {
+    // The k6 processes of a split run were "generators" here and "runners" everywhere else (issue 35).
+    process.stderr.write('--generators is deprecated: it is now --runners (same meaning)\n');
+    if (program.getOptionValueSource('runners') !== 'cli') o.runners = o.generators;
+  }
+  const runners = Number(o.runners);
+  if (!(Number.isInteger(runners) && runners >= 1 && runners <= 64))
+    throw new UserError(`--runners must be a whole number from 1 to 64, got "${o.runners}"`, EXIT.usage);
 
   // A report preset brings its scripts and simulator profile unless they were given.
   const preset = o.plan ? REPORT_PRESETS[o.plan] : undefined;
@@ -187,7 +194,7 @@ runMain('bench', async () => {
     report: o.report,
     prometheusRw: o.prometheusRw ?? null,
     fixedSlots: o.fixedSlots === true,
-    generators,
+    runners,
   };
   if (verifying) {
     const dirs = await verifyPrediction(predicted!, planInput, o.verify, (plan, useCase) => measure(new Bench({

@@ -263,6 +263,13 @@ describe('npm run bench with bad input', () => {
     expect(r.stderr).toContain('"soak" is not one of');
   }, 60_000);
 
+  it('takes the former --generators as --runners, with a line that says so', async () => {
+    const r = await bench(['--generators', '0']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--generators is deprecated: it is now --runners');
+    expect(r.stderr).toContain('--runners must be a whole number from 1 to 64, got "0"');
+  }, 60_000);
+
   it('names the bad field of an invalid plan', async () => {
     const dir = tempDir('bench-badplan');
     const r = await bench(['--plan', writePlan(dir, { sweep: { rounds: 0 } }), '--results', dir]);

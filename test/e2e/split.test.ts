@@ -200,11 +200,11 @@ describe('a gate split 2 ways: the verdict is the merged samples', () => {
   }, 120_000);
 });
 
-describe('npm run bench -- --generators 2', () => {
+describe('npm run bench -- --runners 2', () => {
   it('runs each part as two k6 processes in runner folders and reports them merged', async () => {
     const dir = tempDir('bench-generators');
     const planFile = writePlan(dir, { sweep: { contexts: [512], concurrencies: [1, 2], rounds: 1, outputTokens: 16 } });
-    const r = await runBenchCli(['--plan', planFile, '--scripts', 'sweep', '--generators', '2', '--results', dir, '--run-id', 'g2']);
+    const r = await runBenchCli(['--plan', planFile, '--scripts', 'sweep', '--runners', '2', '--results', dir, '--run-id', 'g2']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('sweep: runners merged; gates and thresholds passed');
     // One measuring agent per k6 process.
@@ -232,7 +232,7 @@ describe('the capacity search spread over 2 k6 processes', () => {
 
   it('finds the capacity with each runner driving its share of every step, and the report agrees', async () => {
     const dir = tempDir('split-search');
-    const args = ['--plan', writePlan(dir, plan), '--scripts', 'capacity', '--generators', '2', '--results', dir, '--run-id', 's'];
+    const args = ['--plan', writePlan(dir, plan), '--scripts', 'capacity', '--runners', '2', '--results', dir, '--run-id', 's'];
     const r = await runBenchCli(args);
     expect(r.exitCode, r.stderr).toBe(0);
     const found = /tiny_chat: (\d+) \((\d+) breaks [^)]+\); steps /.exec(r.stderr);

@@ -1,18 +1,18 @@
-// Tests for orchestrator/generators.ts: a split run's k6 command lines and exit codes. Runs in Node (vitest).
+// Tests for orchestrator/runners.ts: a split run's k6 command lines and exit codes. Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../lib/exit-codes';
 import { runArguments } from '../../orchestrator/engine';
-import { combineExitCodes, generatorArguments, RESUME_BODY, runnerInvocation } from '../../orchestrator/generators';
+import { combineExitCodes, runnerArguments, RESUME_BODY, runnerInvocation } from '../../orchestrator/runners';
 
 const part = {
   bundle: 'dist/sweep.js', partDir: '/r/run/sweep', env: { PLAN: '/r/plan.json', RESULTS_DIR: '/r/run/sweep' }, tags: { testid: 'run' },
 };
 
-describe('generatorArguments', () => {
+describe('runnerArguments', () => {
   it("is the k6-operator's command line for runner 2 of 4, with the runner's own folder", () => {
     const own = runArguments(runnerInvocation(part, 2));
-    expect(generatorArguments(own, 2, 4, '127.0.0.1:6565', 'run')).toEqual([
+    expect(runnerArguments(own, 2, 4, '127.0.0.1:6565', 'run')).toEqual([
       'run', '--quiet', '--execution-segment=1/4:2/4', '--execution-segment-sequence=0,1/4,2/4,3/4,1',
       '-e', 'PLAN=/r/plan.json', '-e', 'RESULTS_DIR=/r/run/sweep/runner-2', '--tag', 'testid=run',
       '--out', 'csv=fileName=/r/run/sweep/runner-2/samples.csv,timeFormat=unix_milli',

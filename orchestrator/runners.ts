@@ -37,7 +37,7 @@ export function runnerInvocation(part: PartInvocation, i: number, agentUrl?: str
  * the segment flags, the run's own arguments and script (`own`: runArguments of runnerInvocation), then
  * --address, --paused and the two tags.
  */
-export function generatorArguments(own: readonly string[], i: number, n: number, address: string, testrunName: string): string[] {
+export function runnerArguments(own: readonly string[], i: number, n: number, address: string, testrunName: string): string[] {
   if (own[0] !== 'run' || own[1] !== '--quiet') throw new Error('runArguments no longer starts with run --quiet');
   return [
     'run', '--quiet', ...operatorSegmentFlags(i, n), ...own.slice(2),
@@ -171,7 +171,7 @@ export async function splitLaunch(
     writeFileSync(path.join(own.partDir, RUNNER_FILE), JSON.stringify(runner!.info, null, 1));
     const address = `127.0.0.1:${await freePort()}`;
     addresses.push(address);
-    runs.push({ args: generatorArguments(finish(runArguments(own)), i, n, address, testrunName), dir: own.partDir });
+    runs.push({ args: runnerArguments(finish(runArguments(own)), i, n, address, testrunName), dir: own.partDir });
   }
   return { runs, addresses };
 }
