@@ -13,6 +13,7 @@ import { clientBoundReason, cpuShareBetween } from './client-bound';
 import type { CellAccumulator, Series, TrendKey } from './read-samples';
 import { TREND_KEYS } from './read-samples';
 import { summarize, type Distribution } from './stats';
+import { spanUnionMs, type Span } from '../lib/span-union';
 import { serverFigures, type OwnObservations, type ServerFigures } from './server-metrics';
 import { powerFigures, type CostOptions, type PowerFigures } from './power';
 import { openLoopStats, type OpenLoopStats } from './open-loop';
@@ -216,19 +217,8 @@ function scalingGroup(c: CellStats): string {
 
 /** Time with at least one of the requests running (the union of their [end - e2e, end] spans), ms. */
 export function busyMs(e2e: ArrayLike<number>, ends: ArrayLike<number>): number {
-  const spans = Array.from({ length: Math.min(e2e.length, ends.length) }, (_, i) => [ends[i]! - e2e[i]!, ends[i]!] as const)
-    .sort((a, b) => a[0] - b[0]);
-  let total = 0;
-  let from = -Infinity;
-  let to = -Infinity;
-  for (const [start, end] of spans) {
-    if (start > to) {
-      if (to > from) total += to - from;
-      from = start;
-      to = end;
-    } else if (end > to) to = end;
-  }
-  return to > from ? total + (to - from) : total;
+  const count = Math.min(e2e.length, ends.length);
+  return spanUnionMs(Array.from({ length: count }, (_, i): Span => [ends[i]! - e2e[i]!, ends[i]!]));
 }
 
 /**
