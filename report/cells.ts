@@ -249,18 +249,3 @@ function clientBoundOf(acc: CellAccumulator | undefined, itl: Distribution | nul
   });
   return reason === null ? null : { reason };
 }
-
-/** The cells whose load was not the server's to set: the client limited it, or the sender did not offer it. */
-export function loadWarnings(cells: readonly CellStats[]): string[] {
-  const warnings: string[] = [];
-  for (const cell of cells) {
-    if (!cell.clientBound) continue;
-    warnings.push(`Cell ${cell.id} was client-bound (${cell.clientBound.reason}): its figures understate the server.`);
-  }
-  for (const cell of cells) {
-    if (!cell.openLoop || cell.openLoop.problems.length === 0 || cell.requests === 0) continue;
-    const why = cell.openLoop.problems.join('; ');
-    warnings.push(`Cell ${cell.id} did not offer its planned load (${why}): its rate capacity does not stand on it.`);
-  }
-  return warnings;
-}

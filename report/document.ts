@@ -8,7 +8,9 @@ export type Block =
   | { readonly kind: 'list'; readonly items: readonly string[] }
   | { readonly kind: 'table'; readonly head: readonly string[]; readonly rows: readonly (readonly string[])[]; readonly caption?: string }
   | { readonly kind: 'chart'; readonly id: string }
-  | { readonly kind: 'kpis'; readonly items: readonly { readonly value: string; readonly label: string }[] };
+  | { readonly kind: 'kpis'; readonly items: readonly { readonly value: string; readonly label: string }[] }
+  /** Where a page with a table of contents (HTML) puts it: after the answer and its warnings. */
+  | { readonly kind: 'toc' };
 
 // Untrusted text (model names, URLs, server error messages) is wrapped with lit(): each renderer
 // escapes it for its format and never reads markup (**bold**, `code`, HTML, a table's "|") inside it.
@@ -70,6 +72,11 @@ export class DocBuilder {
 
   chart(id: string, available: ReadonlySet<string>): this {
     if (available.has(id)) this.blocks.push({ kind: 'chart', id });
+    return this;
+  }
+
+  toc(): this {
+    this.blocks.push({ kind: 'toc' });
     return this;
   }
 

@@ -20,14 +20,15 @@ export function echartsBundle(): string {
   return echartsSource;
 }
 
-/** Inline markup of the document's text: **bold** and `code`, after HTML escaping. */
+/** Inline markup of the document's text: **bold**, `code` and links to the page's own anchors, after HTML escaping. */
 function inline(text: string): string {
   return renderText(
     text,
     (s) =>
       esc(s)
         .replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>')
-        .replace(/`([^`]+)`/g, '<code>$1</code>'),
+        .replace(/`([^`]+)`/g, '<code>$1</code>')
+        .replace(/\[([^\]]+)\]\(#([a-z0-9-]+)\)/g, '<a href="#$2">$1</a>'),
     esc,
   );
 }
@@ -83,7 +84,9 @@ function renderBlock(
   switch (b.kind) {
     case 'h':
       body.push(`<h${b.level} id="${esc(b.id)}">${inline(b.text)}</h${b.level}>`);
-      if (b.level === 1 && toc.length > 0)
+      break;
+    case 'toc':
+      if (toc.length > 0)
         body.push(
           `<nav class="toc"><strong>Contents</strong><ol>` +
             `${toc.map((h) => `<li><a href="#${esc(h.id)}">${inline(h.text)}</a></li>`).join('')}</ol></nav>`,

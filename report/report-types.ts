@@ -15,6 +15,7 @@ import type { RateCapacity } from './rate-capacity';
 import type { TraceReplayReport } from './trace-replay';
 import type { PredictedInfo } from './predicted';
 import type { EmbedReport } from './embed-report';
+import type { ReportWarning } from './warnings';
 
 /**
  * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval` and its goodput,
@@ -28,9 +29,11 @@ import type { EmbedReport } from './embed-report';
  * parts their `prefixGroups` (plan prompts.prefixGroups). 7: `frontiers`, per measured grid (sweep, mix) the points
  * of the throughput-per-GPU against median per-user speed frontier, each with its energy and cost per output token;
  * `predicted`, a prediction's record (report/predicted.ts), null for a measured run. 8: `embeddings`, the embed
- * part's capacity per input length and batch (report/embed-report.ts), null without one.
+ * part's capacity per input length and batch (report/embed-report.ts), null without one. 9: `warnings` are objects
+ * (`kind`, a one-line `summary`, the long `details`; report/warnings.ts), one per kind, ranked by how much they change
+ * the answer; `runNotes`, the notes on the suite's own workings (stray cells, a split part's merge), no warnings.
  */
-export const REPORT_SCHEMA_VERSION = 8;
+export const REPORT_SCHEMA_VERSION = 9;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
@@ -129,7 +132,10 @@ export interface Report {
   readonly totals: Totals;
   readonly highlights: readonly Finding[];
   readonly keyFindings: readonly Finding[];
-  readonly warnings: readonly string[];
+  /** One per kind, the most answer-changing first (report/warnings.ts, WARNING_RANK). */
+  readonly warnings: readonly ReportWarning[];
+  /** Notes on the suite's own workings, not on the answer: stray cells, how a split part was merged. */
+  readonly runNotes: readonly string[];
   /** The run did not finish: a part without summary.json, a cut CSV, planned cells without samples, or an interrupt. */
   readonly incomplete: boolean;
   /** Planned cells with no samples at all. */

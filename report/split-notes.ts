@@ -16,9 +16,12 @@ function smallCells(cells: readonly Cell[], runners: number): string | null {
     `${listed}${more}.`;
 }
 
-/** One sentence on the merge, one on small cells, and one per runner that is missing or did not finish. */
-export function splitWarnings(part: PartInput, data: SamplesData): string[] {
-  if (!part.split || !data.split) return [];
+/**
+ * What a split part's merge leaves to say: run notes (how it was merged, cells with fewer users than runners) and
+ * problems (each runner that is missing or did not finish: its share of the cells is missing).
+ */
+export function splitNotes(part: PartInput, data: SamplesData): { notes: string[]; problems: string[] } {
+  if (!part.split || !data.split) return { notes: [], problems: [] };
   const { runners, merged, problems } = data.split;
   const notes = [
     `${part.name} ran split across ${plural(runners, 'k6 process', 'k6 processes')} (execution segments); ` +
@@ -27,6 +30,5 @@ export function splitWarnings(part: PartInput, data: SamplesData): string[] {
   ];
   const small = smallCells(part.plan.cells, runners);
   if (small) notes.push(`${part.name}: ${small}`);
-  for (const problem of problems) notes.push(`${part.name}: ${problem}.`);
-  return notes;
+  return { notes, problems: problems.map((problem) => `${part.name}: ${problem}.`) };
 }

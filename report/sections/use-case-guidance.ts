@@ -54,7 +54,7 @@ export function useCaseGuidanceSection(report: Report): Block[] {
 }
 
 /** "73 (69-76)": the capacity and, in brackets, its 95% interval when one was estimated and is not a single value. */
-function capacityWithInterval(capacity: UseCaseCapacity): string {
+export function capacityWithInterval(capacity: UseCaseCapacity): string {
   const interval = capacity.interval;
   if (!interval || interval.low === interval.high) return capacity.result.displayShort;
   return `${capacity.result.displayShort} (${formatInterval(interval)})`;

@@ -57,15 +57,15 @@ describe('report on a synthetic run', () => {
     expect(Object.keys(report.totals.errorsByKind).sort()).toEqual(['http_5xx', 'timeout']);
   });
 
-  it('puts Key Findings and Use Case Guidance first, then the reference sections', () => {
+  it('puts the answer and its warnings first, then the findings, the reference sections and the details', () => {
     const md = readFileSync(join(runDir, 'report.md'), 'utf8');
     const order = [
-      '## Highlights', '## Key Findings', '## Use Case Guidance', '### System Throughput',
+      '## Capacity per Use Case', '## Warnings', '## Highlights', '## Key Findings', '## Use Case Guidance', '### System Throughput',
       '### Per-User Generation Speed', '### Throughput per GPU vs Interactivity', '### Time to First Token',
       '## Capacity Analysis', '## When to Scale Up', '## When Am I the Fastest?',
       '### Throughput per GPU vs Interactivity per Scenario', '### Queue Wait Times', '### Per-User Prefill Speed',
       '### Inter-Token Latency', '### Scaling Efficiency', '### Power & Efficiency', '## Latency Percentiles',
-      '## Success Rate and Errors', '## Deploy Gate', '## Methodology',
+      '## Success Rate and Errors', '## Deploy Gate', '## Methodology', '## Warnings in Detail',
     ];
     let at = -1;
     for (const h of order) {

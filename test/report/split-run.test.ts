@@ -73,10 +73,11 @@ describe('a split run merged by the report', () => {
     const merged = await analyzeRun(join(base, `split${n}`), DEFAULT_REPORT_OPTIONS);
     expect(figures(merged)).toEqual(figures(whole));
     expect(merged.incomplete).toBe(false);
-    expect(merged.warnings).toContain(
-      `sweep ran split across ${n} k6 processes (execution segments); ${n} of ${n} runners' samples are merged, every figure ` +
-        "is computed over their union, and k6's thresholds are judged again on the merged samples.",
+    expect(merged.runNotes).toContain(
+      `sweep ran split across ${n} k6 processes (execution segments); ${n} of ${n} runners' samples are merged, ` +
+        "every figure is computed over their union, and k6's thresholds are judged again on the merged samples.",
     );
+    expect(merged.warnings.filter((w) => w.kind === 'incomplete')).toEqual([]);
   });
 
   it("judges the plan's k6 thresholds again on the merged samples", async () => {
@@ -95,6 +96,10 @@ describe('a split run merged by the report', () => {
   });
 });
 
+/** The details of the report's "incomplete" warning: why, part by part. */
+const incompleteCauses = (report: Report): readonly string[] =>
+  report.warnings.find((w) => w.kind === 'incomplete')?.details ?? [];
+
 describe('missing and unfinished runners', () => {
   it('names a runner without a folder, and the report is incomplete', async () => {
     const dir = join(base, 'missing');
@@ -102,7 +107,9 @@ describe('missing and unfinished runners', () => {
     rmSync(join(dir, 'runner-2'), { recursive: true });
     const report = await analyzeRun(dir, DEFAULT_REPORT_OPTIONS);
     expect(report.incomplete).toBe(true);
-    expect(report.warnings).toContain('missing: runner 2 of 3 (segment 1/3:2/3) has no folder: its share of every cell is missing.');
+    expect(incompleteCauses(report)).toContain(
+      'missing: runner 2 of 3 (segment 1/3:2/3) has no folder: its share of every cell is missing.',
+    );
   });
 
   it('names a runner killed before its end: no summary.json, no runner.json, a cut CSV', async () => {
@@ -114,12 +121,14 @@ describe('missing and unfinished runners', () => {
     truncateSync(csv, readFileSync(csv).length - 7);
     const report = await analyzeRun(dir, DEFAULT_REPORT_OPTIONS);
     expect(report.incomplete).toBe(true);
-    expect(report.warnings).toContain(
+    const text = readFileSync(csv, 'utf8');
+    expect(incompleteCauses(report)).toContain(
       'killed: runner-2 (no runner.json: which runner it was is unknown) did not finish (killed?): no summary.json, ' +
-        'a samples.csv cut mid-line (' + `${readFileSync(csv, 'utf8').length - readFileSync(csv, 'utf8').lastIndexOf('\n') - 1}` +
-        ' bytes dropped).',
+        `a samples.csv cut mid-line (${text.length - text.lastIndexOf('\n') - 1} bytes dropped).`,
     );
-    expect(report.warnings).toContain('killed: runner 2 of 2 (segment 1/2:1) has no folder: its share of every cell is missing.');
+    expect(incompleteCauses(report)).toContain(
+      'killed: runner 2 of 2 (segment 1/2:1) has no folder: its share of every cell is missing.',
+    );
   });
 
   it('refuses the same runner twice and runners of different splits, in one line', async () => {
