@@ -152,6 +152,17 @@ export function checkLimit(cell: CellStats, limit: LadderLimit): LimitCheck {
   return { metric: limit.metric, label: limit.label, expression: limit.expression, actual: limitActual(cell, limit), ok };
 }
 
+/**
+ * How every ladder is read (use cases, bursts, rates, embeddings): bottom up, the last step that holds before the
+ * first that breaks. A queue that has started to grow does not shrink with more users, so a step above the first
+ * break that held again is no capacity. `steps` in rising order; null where there is no such step.
+ */
+export function readLadder<T>(steps: readonly T[], holds: (step: T) => boolean): { lastHeld: T | null; firstBroken: T | null } {
+  const breakAt = steps.findIndex((step) => !holds(step));
+  const held = breakAt < 0 ? steps.length : breakAt;
+  return { lastHeld: held > 0 ? steps[held - 1]! : null, firstBroken: breakAt < 0 ? null : steps[breakAt]! };
+}
+
 function isStrict(op: LadderLimit['operator']): boolean {
   return op === '<' || op === '>';
 }
@@ -167,16 +178,14 @@ export function evaluateLadder(cells: readonly CellStats[], limits: readonly Lad
     return { cellId: c.id, concurrency: c.concurrency, checks, ok: checks.every((k) => k.ok) };
   });
   if (steps.length === 0) return measured(steps, 'untested', null, null, null, null, 'not measured', 'n/a');
-  const failAt = steps.findIndex((s) => !s.ok);
-  if (failAt < 0) {
-    const top = steps[steps.length - 1]!.concurrency;
+  const { lastHeld: pass, firstBroken: fail } = readLadder(steps, (s) => s.ok);
+  if (fail === null) {
+    const top = pass!.concurrency;
     return measured(steps, 'beyond', top, null, top, null, `more than ${top}`, `${top}+`);
   }
-  const fail = steps[failAt]!;
   const broken = limits.filter((_, i) => !fail.checks[i]!.ok);
   const f = fail.concurrency;
-  if (failAt === 0) return measured(steps, 'below', null, f, null, broken[0] ?? null, `below ${f}`, `<${f}`);
-  const pass = steps[failAt - 1]!;
+  if (pass === null) return measured(steps, 'below', null, f, null, broken[0] ?? null, `below ${f}`, `<${f}`);
   const n0 = pass.concurrency;
   const n1 = fail.concurrency;
   // A search measured both sides to its resolution: the capacity is the last passing step, as measured.

@@ -1,7 +1,9 @@
 // Tests report/capacity.ts: capacity per use case with "~N", "more than N", "below", which limit broke first, burst depth.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { burstCapacity, evaluateLadder, interpolateMetric, ladderLimits, useCaseCapacity } from '../../report/capacity';
+import {
+  burstCapacity, evaluateLadder, interpolateMetric, ladderLimits, readLadder, useCaseCapacity,
+} from '../../report/capacity';
 import { limitExpression } from '../../lib/options';
 import { USE_CASES } from '../../thresholds/use-cases';
 import { cell, flat } from './helpers';
@@ -21,6 +23,18 @@ describe('limit expressions', () => {
     expect(limitExpression({ operator: '<', value: 8000 }, 'avg')).toBe('avg<8000');
     expect(limitExpression({ operator: '>', value: 15 }, 'p(95)')).toBe('p(95)>15');
     expect(ladderLimits(chat.limits, 'avg', 0.99).map((l) => l.expression)).toEqual(['avg<8000', 'avg>15', 'rate>=0.99']);
+  });
+});
+
+describe('readLadder', () => {
+  const holds = (n: number): boolean => n < 10 || n === 40;
+  it('reads bottom up: the last step that holds before the first that breaks, a later hold ignored', () => {
+    expect(readLadder([1, 5, 10, 20, 40], holds)).toEqual({ lastHeld: 5, firstBroken: 10 });
+  });
+  it('has no step that held when the first breaks, and none that broke when every one holds', () => {
+    expect(readLadder([10, 40], holds)).toEqual({ lastHeld: null, firstBroken: 10 });
+    expect(readLadder([1, 2], holds)).toEqual({ lastHeld: 2, firstBroken: null });
+    expect(readLadder([], holds)).toEqual({ lastHeld: null, firstBroken: null });
   });
 });
 
