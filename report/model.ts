@@ -98,10 +98,13 @@ function buildFindings(
         `(${fmtMillions(peak.tokensPerHour)} tokens per hour)`,
     });
   }
-  if (totals.requests > 0) highlights.push({ label: 'Success Rate Across All Scenarios', value: fmtPct(totals.successRate) });
+  if (totals.requests > 0) {
+    highlights.push({ label: 'Success Rate Across All Scenarios', value: fmtPct(totals.successRate) });
+  }
   const chat = useCases.find((u) => u.useCase.id === 'general_chatbot' && u.result.kind !== 'untested')
     ?? useCases.find((u) => u.result.kind !== 'untested');
-  const chatLabel = chat && `Concurrent Users @ ${fmtTokens(chat.useCase.contextTokens)} Context (${chat.useCase.title})`;
+  const chatLabel = chat &&
+    `Concurrent Users @ ${fmtTokens(chat.useCase.contextTokens)} Context (${chat.useCase.title})`;
   if (chat && chatLabel) highlights.push({ label: chatLabel, value: chat.result.displayShort });
   const singles = grid.filter((c) => c.concurrency === 1);
   const lo = minBy(singles, (c) => c.contextTokens);
@@ -123,13 +126,15 @@ function buildFindings(
   const powered = cells.filter((c) => c.power !== null);
   const peakPower = maxBy(powered, (c) => c.power?.peakWatts ?? null);
   if (peakPower?.power) {
-    const where = `${fmtTokens(peakPower.contextTokens)} context, ${plural(peakPower.concurrency, 'concurrent request')}`;
+    const where = `${fmtTokens(peakPower.contextTokens)} context, ` +
+      plural(peakPower.concurrency, 'concurrent request');
     key.push({ label: 'Peak Power Draw', value: `${Math.round(peakPower.power.peakWatts)}W (${where})` });
   }
   if (totals.requests > 0) {
     const failures = Object.entries(totals.errorsByKind).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
     const errors = failures.length > 0 ? ` (errors: ${failures.join(', ')})` : '';
-    key.push({ label: 'Success Rate', value: `${fmtPct(totals.successRate)} across ${fmtCount(totals.requests)} requests${errors}` });
+    const across = `across ${fmtCount(totals.requests)} requests${errors}`;
+    key.push({ label: 'Success Rate', value: `${fmtPct(totals.successRate)} ${across}` });
   }
   return { highlights, keyFindings: key };
 }
@@ -179,7 +184,8 @@ export function buildReport(
     schemaVersion: REPORT_SCHEMA_VERSION,
     generatedAt: now.toISOString(),
     title: reportTitle(model, predicted),
-    model, runDir: input.dir, run: input.run, predicted, parts: measured.parts, missingParts, limitStat, burstTtftLimitMs,
+    model, runDir: input.dir, run: input.run, predicted, parts: measured.parts, missingParts, limitStat,
+    burstTtftLimitMs,
     options,
     cells, useCases,
     activeUsers,
@@ -223,7 +229,9 @@ interface MeasuredParts {
 /** A cell's per-request values of each request Trend but ITL (one value per token is not a limit's). */
 function requestValuesOf(accumulator: CellAccumulator): RequestValues {
   const out: RequestValues = {};
-  for (const [key, values] of Object.entries(accumulator.trends)) if (key !== 'itl') out[key as TrendKey] = values.values();
+  for (const [key, values] of Object.entries(accumulator.trends)) {
+    if (key !== 'itl') out[key as TrendKey] = values.values();
+  }
   return out;
 }
 
@@ -300,7 +308,9 @@ function partProblems(
   return { runNotes, incompleteCauses, damagedRows };
 }
 
-function partSummary(part: PartInput, data: SamplesData, cellsWithData: number, cells: readonly CellStats[]): PartSummary {
+function partSummary(
+  part: PartInput, data: SamplesData, cellsWithData: number, cells: readonly CellStats[],
+): PartSummary {
   const plan = part.plan;
   const runnerDurations = (part.split?.runners ?? []).map((r) => r.summary?.testRunDurationMs ?? 0);
   return {
@@ -350,7 +360,8 @@ function profilesOf(cells: readonly CellStats[], script: 'burst' | 'mix'): strin
 const profileTitle = (id: string): string => MIX_PROFILES.find((profile) => profile.id === id)?.title ?? id;
 
 function burstCapacities(cells: readonly CellStats[], limitStat: LimitStat, ttftLimitMs: number): BurstCapacity[] {
-  return profilesOf(cells, 'burst').map((profile) => burstCapacity(profile, profileTitle(profile), cells, limitStat, ttftLimitMs));
+  return profilesOf(cells, 'burst')
+    .map((profile) => burstCapacity(profile, profileTitle(profile), cells, limitStat, ttftLimitMs));
 }
 
 function mixProfiles(cells: readonly CellStats[]): MixProfileSummary[] {
@@ -398,7 +409,9 @@ function runTotals(cells: readonly CellStats[]): Totals {
 /** Why the run is incomplete: the parts' causes, then the run's own (an interrupt, parts that never started). */
 function incompleteCauses(input: RunInput, measured: MeasuredParts, missingParts: readonly string[]): string[] {
   const causes = [...measured.incompleteCauses];
-  if (input.run?.interrupted) causes.push('The run was interrupted: cells after the interruption are missing or partial.');
+  if (input.run?.interrupted) {
+    causes.push('The run was interrupted: cells after the interruption are missing or partial.');
+  }
   if (missingParts.length > 0) {
     causes.push(`run.json lists ${plural(missingParts.length, 'part')} with no folder: ${missingParts.join(', ')}.`);
   }
@@ -414,7 +427,9 @@ function limitStatNote(input: RunInput): string | null {
 }
 
 /** Value of a metric on a use case's ladder at its capacity estimate (interpolated between steps). */
-export function valueAtCapacity(report: Pick<Report, 'cells'>, u: UseCaseCapacity, get: (c: CellStats) => number | null): number | null {
+export function valueAtCapacity(
+  report: Pick<Report, 'cells'>, u: UseCaseCapacity, get: (c: CellStats) => number | null,
+): number | null {
   if (u.result.estimate === null) return null;
   const ladder = report.cells.filter((c) => u.cellIds.includes(c.id) && c.requests > 0);
   return interpolateMetric(ladder, u.result.estimate, get);

@@ -6,14 +6,16 @@ import type { PartInput } from './inputs';
 import type { SamplesData } from './read-samples';
 import { plural } from './format';
 
-/** Cells with fewer users than runners: k6 gives each of their users to one of the first runners, the rest have none. */
+/**
+ * Cells with fewer users than runners: k6 gives each of their users to one of the first runners, the rest have none.
+ */
 function smallCells(cells: readonly Cell[], runners: number): string | null {
   const small = cells.filter((cell) => cell.concurrency < runners);
   if (small.length === 0) return null;
   const listed = small.slice(0, 6).map((cell) => `${cell.id} (${plural(cell.concurrency, 'user')})`).join(', ');
   const more = small.length > 6 ? `, … (${small.length - 6} more)` : '';
-  return `${plural(small.length, 'cell')} had fewer users than runners and ran on the first runners only, one user each: ` +
-    `${listed}${more}.`;
+  return `${plural(small.length, 'cell')} had fewer users than runners and ran on the first runners only, ` +
+    `one user each: ${listed}${more}.`;
 }
 
 /**

@@ -119,7 +119,9 @@ export function capacityBoundWarnings(ladders: readonly NamedLadder[]): (ReportW
 }
 
 /** Cells the client, not the server, limited; those a capacity stands on are counted apart. */
-export function clientBoundWarning(cells: readonly CellStats[], capacityCellIds: ReadonlySet<string>): ReportWarning | null {
+export function clientBoundWarning(
+  cells: readonly CellStats[], capacityCellIds: ReadonlySet<string>,
+): ReportWarning | null {
   const bound = cells.filter((cell) => cell.clientBound !== null);
   const steps = bound.filter((cell) => capacityCellIds.has(cell.id)).length;
   const ofThem = steps > 0 ? ` (${steps} of them ${steps === 1 ? 'a step' : 'steps'} a capacity is read from)` : '';
@@ -127,7 +129,8 @@ export function clientBoundWarning(cells: readonly CellStats[], capacityCellIds:
     'client-bound',
     `${plural(bound.length, 'cell was', 'cells were')} client-bound${ofThem}: ` +
       `${bound.length === 1 ? 'its' : 'their'} figures understate the server.`,
-    bound.map((cell) => `Cell ${cell.id} was client-bound (${cell.clientBound!.reason}): its figures understate the server.`),
+    bound.map((cell) =>
+      `Cell ${cell.id} was client-bound (${cell.clientBound!.reason}): its figures understate the server.`),
   );
 }
 
@@ -171,6 +174,6 @@ export function mixedLimitStatsWarning(detail: string | null): ReportWarning | n
 
 /** CSV rows dropped for their column count, one entry per part. */
 export function damagedRowsWarning(details: readonly string[]): ReportWarning | null {
-  return warning('damaged-rows', `${plural(details.length, 'samples.csv has', 'samples.csv files have')} damaged rows ` +
-    '(wrong column count), dropped.', details);
+  const files = plural(details.length, 'samples.csv has', 'samples.csv files have');
+  return warning('damaged-rows', `${files} damaged rows (wrong column count), dropped.`, details);
 }

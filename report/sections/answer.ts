@@ -4,6 +4,7 @@
 import { DocBuilder, slug, type Block } from '../document';
 import { fmtRate, fmtTokens } from '../format';
 import type { LadderResult, UseCaseCapacity } from '../capacity';
+import type { CellStats } from '../cells';
 import type { ActiveUsersCapacity } from '../active-users';
 import type { RateCapacity } from '../rate-capacity';
 import { valueAtCapacity } from '../model';
@@ -57,7 +58,8 @@ function limitedBy(result: LadderResult): string {
 function requestsPerSecond(report: Report, answer: UseCaseAnswer): string {
   if (answer.rate && answer.rate.result.kind !== 'untested') return `${answer.rate.result.display} req/s (open loop)`;
   if (!answer.concurrent) return 'n/a';
-  const served = valueAtCapacity(report, answer.concurrent, (c) => (c.wallSeconds ? c.succeeded / c.wallSeconds : null));
+  const perSecond = (c: CellStats): number | null => (c.wallSeconds ? c.succeeded / c.wallSeconds : null);
+  const served = valueAtCapacity(report, answer.concurrent, perSecond);
   return served === null ? 'n/a' : `${fmtRate(served)} at capacity`;
 }
 
