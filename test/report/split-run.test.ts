@@ -53,7 +53,8 @@ function splitRun(from: string, to: string, n: number, parts: readonly string[])
   for (const part of parts) splitPart(join(from, part), join(to, part), n);
 }
 
-const figures = (r: Report) => ({ cells: r.cells, useCases: r.useCases, gates: r.gates, totals: r.totals, bursts: r.bursts });
+const figures = (r: Report) =>
+  ({ cells: r.cells, useCases: r.useCases, gates: r.gates, totals: r.totals, bursts: r.bursts });
 
 let base: string;
 let whole: Report;
@@ -84,7 +85,8 @@ describe('a split run merged by the report', () => {
     const merged = await analyzeRun(join(base, 'split2'), DEFAULT_REPORT_OPTIONS);
     const gate = merged.parts.find((part) => part.name === 'gate')!;
     // The fixture's summary.json carries one made-up threshold; the merged judgement is the plan's own.
-    expect(gate.thresholds.map((t) => `${t.metric} ${t.expression}`)).toContain('llm_ttft{cell:gate_general_chatbot_n2} avg<8000');
+    expect(gate.thresholds.map((t) => `${t.metric} ${t.expression}`))
+      .toContain('llm_ttft{cell:gate_general_chatbot_n2} avg<8000');
     expect(gate.thresholds.every((t) => t.ok)).toBe(whole.gates.every((g) => g.ok));
   });
 
@@ -135,14 +137,16 @@ describe('missing and unfinished runners', () => {
     const dirs = [1, 1].map((i) => join(base, 'split2', 'sweep', `runner-${i}`));
     await expect(analyzeRun(dirs)).rejects.toThrow(/^runner 1 of 2 \(segment 0:1\/2\) appears twice/);
     const mixed = [join(base, 'split2', 'sweep', 'runner-1'), join(base, 'split3', 'sweep', 'runner-2')];
-    await expect(analyzeRun(mixed)).rejects.toThrow(/is a runner of a split 0,1\/3,2\/3,1 but .* of 0,1\/2,1: pass the folders of one run/);
+    await expect(analyzeRun(mixed))
+      .rejects.toThrow(/is a runner of a split 0,1\/3,2\/3,1 but .* of 0,1\/2,1: pass the folders of one run/);
   });
 });
 
 describe('npm run report -- --gate', () => {
   const report = (args: string[]): { code: number; stderr: string } => {
     try {
-      execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'report.ts'), ...args], { cwd: ROOT, stdio: 'pipe' });
+      const cli = ['--import', 'tsx', join(ROOT, 'scripts', 'report.ts'), ...args];
+      execFileSync(process.execPath, cli, { cwd: ROOT, stdio: 'pipe' });
       return { code: 0, stderr: '' };
     } catch (e) {
       const err = e as { status: number; stderr: Buffer };
@@ -156,7 +160,8 @@ describe('npm run report -- --gate', () => {
     splitPart(join(slow, 'whole', 'gate'), join(slow, 'gate'), 2);
     const failed = report([join(slow, 'gate'), '--gate', '--out', join(slow, 'out')]);
     expect(failed.code).toBe(99);
-    expect(failed.stderr).toMatch(/^report: gate failed: \d+ failure\(s\): gate gate_general_chatbot_n2 \(General Chatbot\) broke TTFT/m);
+    expect(failed.stderr)
+      .toMatch(/^report: gate failed: \d+ failure\(s\): gate gate_general_chatbot_n2 \(General Chatbot\) broke TTFT/m);
     expect(report([join(base, 'split2', 'gate'), '--gate', '--out', join(base, 'out')]).code).toBe(0);
   });
 
@@ -164,6 +169,8 @@ describe('npm run report -- --gate', () => {
     const r = report([join(base, 'split2', 'sweep', 'runner-1'), join(base, 'whole')]);
     expect(r.code).toBe(3);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/is not a runner's folder \(no runner\.json or samples\.csv\): with several folders, pass one per k6 runner/);
+    expect(r.stderr).toContain(
+      "is not a runner's folder (no runner.json or samples.csv): with several folders, pass one per k6 runner",
+    );
   });
 });
