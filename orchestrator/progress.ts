@@ -5,6 +5,7 @@ import Papa from 'papaparse';
 import { REQUEST_METRICS } from '../lib/metrics';
 import { parseErrorMessage } from '../report/k6-csv';
 import { cellRequests, type Plan } from '../lib/plan';
+import { spanUnionMs, type Span } from '../lib/span-union';
 
 export interface CellProgress {
   readonly id: string;
@@ -233,19 +234,5 @@ export function renderDrivenLine(state: ProgressState, d: DrivenProgress): strin
   return parts.join(' | ');
 }
 
-/** Time covered by at least one of the spans (their union), ms. */
-export function coveredMs(spans: readonly (readonly [number, number])[]): number {
-  const sorted = [...spans].sort((a, b) => a[0] - b[0]);
-  let total = 0;
-  let start = -Infinity;
-  let end = -Infinity;
-  for (const [a, b] of sorted) {
-    if (a > end) {
-      if (end > start) total += end - start;
-      start = a;
-      end = b;
-    } else if (b > end) end = b;
-  }
-  if (end > start) total += end - start;
-  return total;
-}
+/** Time covered by at least one of the spans (their union), ms: lib/span-union.ts, under the name the bench uses. */
+export const coveredMs: (spans: readonly Span[]) => number = spanUnionMs;

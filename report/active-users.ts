@@ -3,7 +3,8 @@
 // A step of N active users passes when its measured turns meet the use case's limits, checked as a capacity step is
 // (report/capacity.ts). At the capacity step the report states the requests those users kept in flight (mean, p95),
 // users per slot = N / mean concurrent requests, and by Little's law the users a pure time-share would allow:
-//   k = mean think time / mean request time (e2e of the measured turns), expected users = (k + 1) x concurrent capacity.
+//   k = mean think time / mean request time (e2e of the measured turns),
+//   expected users = (k + 1) x concurrent capacity.
 
 import type { LimitStat, Plan } from '../lib/plan';
 import { thinkMeanSeconds } from '../lib/sessions';

@@ -223,7 +223,8 @@ function bootstrapInterval(
   // Seeded, so the same run gives the same interval.
   const random = mulberry32(opts.seed ?? 1);
   const capacities = Array.from({ length: replicates }, () => draw(random)).sort((a, b) => a - b);
-  const at = (q: number): number => capacities[Math.min(replicates - 1, Math.max(0, Math.round(q * (replicates - 1))))]!;
+  const rankOf = (q: number): number => Math.min(replicates - 1, Math.max(0, Math.round(q * (replicates - 1))));
+  const at = (q: number): number => capacities[rankOf(q)]!;
   const [low, high, largestStep] = [at((1 - level) / 2), at(1 - (1 - level) / 2), ran.at(-1)!.users];
   // Every resample within the limits at the largest step: the interval is "more than" it, at both ends.
   return { level, low: isFinite(low) ? low : largestStep, high: isFinite(high) ? high : null, largestStep, replicates };

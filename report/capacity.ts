@@ -103,7 +103,8 @@ export function ladderLimits(
   limits: readonly UseCaseLimit[], stat: LimitStat, minSuccessRate: number | null, minGoodput: number | null = null,
 ): LadderLimit[] {
   const out: LadderLimit[] = limits.map((l) => ({
-    metric: l.metric, operator: l.operator, value: l.value, label: l.label, expression: limitExpression(l, l.stat ?? stat),
+    metric: l.metric, operator: l.operator, value: l.value, label: l.label,
+    expression: limitExpression(l, l.stat ?? stat),
   }));
   if (minGoodput !== null) {
     out.push({
@@ -149,7 +150,21 @@ export function checkLimit(cell: CellStats, limit: LadderLimit): LimitCheck {
   const d = cell.metrics[key as UseCaseLimit['metric']];
   // A step with no samples of the metric (every request failed) cannot be within the limit.
   const ok = d === null ? false : evaluateThreshold(t, toK6Values(d), METRICS[key].kind);
-  return { metric: limit.metric, label: limit.label, expression: limit.expression, actual: limitActual(cell, limit), ok };
+  const actual = limitActual(cell, limit);
+  return { metric: limit.metric, label: limit.label, expression: limit.expression, actual, ok };
+}
+
+/**
+ * How every ladder is read (use cases, bursts, rates, embeddings): bottom up, the last step that holds before the
+ * first that breaks. A queue that has started to grow does not shrink with more users, so a step above the first
+ * break that held again is no capacity. `steps` in rising order; null where there is no such step.
+ */
+export function readLadder<T>(
+  steps: readonly T[], holds: (step: T) => boolean,
+): { lastHeld: T | null; firstBroken: T | null } {
+  const breakAt = steps.findIndex((step) => !holds(step));
+  const held = breakAt < 0 ? steps.length : breakAt;
+  return { lastHeld: held > 0 ? steps[held - 1]! : null, firstBroken: breakAt < 0 ? null : steps[breakAt]! };
 }
 
 function isStrict(op: LadderLimit['operator']): boolean {
@@ -160,23 +175,23 @@ function isStrict(op: LadderLimit['operator']): boolean {
  * Evaluates a ladder of cells (any order; sorted by concurrency here) against limits.
  * Cells without requests are left out (they never ran).
  */
-export function evaluateLadder(cells: readonly CellStats[], limits: readonly LadderLimit[], interpolate = true): LadderResult {
+export function evaluateLadder(
+  cells: readonly CellStats[], limits: readonly LadderLimit[], interpolate = true,
+): LadderResult {
   const ran = cells.filter((c) => c.requests > 0).sort((a, b) => a.concurrency - b.concurrency);
   const steps: LadderStep[] = ran.map((c) => {
     const checks = limits.map((l) => checkLimit(c, l));
     return { cellId: c.id, concurrency: c.concurrency, checks, ok: checks.every((k) => k.ok) };
   });
   if (steps.length === 0) return measured(steps, 'untested', null, null, null, null, 'not measured', 'n/a');
-  const failAt = steps.findIndex((s) => !s.ok);
-  if (failAt < 0) {
-    const top = steps[steps.length - 1]!.concurrency;
+  const { lastHeld: pass, firstBroken: fail } = readLadder(steps, (s) => s.ok);
+  if (fail === null) {
+    const top = pass!.concurrency;
     return measured(steps, 'beyond', top, null, top, null, `more than ${top}`, `${top}+`);
   }
-  const fail = steps[failAt]!;
   const broken = limits.filter((_, i) => !fail.checks[i]!.ok);
   const f = fail.concurrency;
-  if (failAt === 0) return measured(steps, 'below', null, f, null, broken[0] ?? null, `below ${f}`, `<${f}`);
-  const pass = steps[failAt - 1]!;
+  if (pass === null) return measured(steps, 'below', null, f, null, broken[0] ?? null, `below ${f}`, `<${f}`);
   const n0 = pass.concurrency;
   const n1 = fail.concurrency;
   // A search measured both sides to its resolution: the capacity is the last passing step, as measured.
@@ -203,19 +218,27 @@ export function evaluateLadder(cells: readonly CellStats[], limits: readonly Lad
   }
   const interpolated = best > n0;
   const display = interpolated ? `~${best}` : `${best}`;
-  return { steps, kind: 'within', lastPass: n0, firstFail: n1, estimate: best, interpolated, brokenBy, display, displayShort: display };
+  return {
+    steps, kind: 'within', lastPass: n0, firstFail: n1, estimate: best, interpolated, brokenBy, display,
+    displayShort: display,
+  };
 }
 
 /** A ladder result read straight off the measured steps, with nothing interpolated. */
 function measured(
-  steps: LadderStep[], kind: LadderResult['kind'], lastPass: number | null, firstFail: number | null, estimate: number | null,
-  brokenBy: LadderLimit | null, display: string, displayShort: string,
+  steps: LadderStep[], kind: LadderResult['kind'], lastPass: number | null, firstFail: number | null,
+  estimate: number | null, brokenBy: LadderLimit | null, display: string, displayShort: string,
 ): LadderResult {
   return { steps, kind, lastPass, firstFail, estimate, interpolated: false, brokenBy, display, displayShort };
 }
 
-/** A metric's value at a (possibly interpolated) concurrency on a ladder of cells: exact at a step, linear between steps. */
-export function interpolateMetric(cells: readonly CellStats[], concurrency: number, get: (c: CellStats) => number | null): number | null {
+/**
+ * A metric's value at a (possibly interpolated) concurrency on a ladder of cells: exact at a step, linear between
+ * steps.
+ */
+export function interpolateMetric(
+  cells: readonly CellStats[], concurrency: number, get: (c: CellStats) => number | null,
+): number | null {
   const pts = cells
     .map((c) => ({ n: c.concurrency, v: get(c) }))
     .filter((p): p is { n: number; v: number } => p.v !== null)
@@ -232,12 +255,18 @@ export function interpolateMetric(cells: readonly CellStats[], concurrency: numb
 
 export interface UseCaseCapacity {
   readonly useCase: UseCase;
-  /** Which cells were used: the capacity part, else sweep cells of the same context and output length, else the gate. */
+  /**
+   * Which cells were used: the capacity part, else sweep cells of the same context and output length, else the
+   * gate.
+   */
   readonly source: 'capacity' | 'sweep' | 'gate' | null;
   readonly cellIds: readonly string[];
   readonly limits: readonly LadderLimit[];
   readonly result: LadderResult;
-  /** The capacity's 95% interval from a bootstrap over each step's requests (report/capacity-interval.ts); null without a ladder. */
+  /**
+   * The capacity's 95% interval from a bootstrap over each step's requests (report/capacity-interval.ts); null
+   * without a ladder.
+   */
   readonly interval?: CapacityInterval | null;
   /**
    * Goodput at the capacity (report/cells.ts: the share of requests within every limit, judged per request): the
@@ -272,7 +301,8 @@ export function withInterval(
   const ran = cells.filter((c) => capacity.cellIds.includes(c.id) && c.requests > 0);
   const steps = ran.map((c) => ({
     users: c.concurrency,
-    values: capacity.limits.map((l) => (isShareLimit(l) ? shareCounts(c, l) : requestValues.get(c.id)?.[limitTrend(l)!] ?? null)),
+    values: capacity.limits.map((l) =>
+      (isShareLimit(l) ? shareCounts(c, l) : requestValues.get(c.id)?.[limitTrend(l)!] ?? null)),
     succeeded: c.succeeded,
     failed: c.failed,
     measurements: c.measurements,
@@ -282,17 +312,21 @@ export function withInterval(
   const verdicts = ran.flatMap((c, i): StepVerdict[] => {
     if (c.concurrency !== lastPass && c.concurrency !== firstFail) return [];
     const passShareOf = passShare(steps[i]!, capacity.limits, { shared });
-    return [{ users: c.concurrency, ok: c.concurrency === lastPass, passShare: passShareOf, measurements: c.measurements }];
+    const ok = c.concurrency === lastPass;
+    return [{ users: c.concurrency, ok, passShare: passShareOf, measurements: c.measurements }];
   }).sort((a, b) => a.users - b.users);
   const interval = withCapacity(capacityInterval(steps, capacity.limits, { shared }), capacity.result.estimate);
   return { ...capacity, interval, verdicts };
 }
 
 /** Picks the cells that measure a use case, in order of preference. */
-export function cellsForUseCase(uc: UseCase, cells: readonly CellStats[]): { source: UseCaseCapacity['source']; cells: CellStats[] } {
+export function cellsForUseCase(
+  uc: UseCase, cells: readonly CellStats[],
+): { source: UseCaseCapacity['source']; cells: CellStats[] } {
   const capacity = cells.filter((c) => c.script === 'capacity' && c.useCase === uc.id);
   if (capacity.length > 0) return { source: 'capacity', cells: capacity };
-  const sweep = cells.filter((c) => c.script === 'sweep' && c.contextTokens === uc.contextTokens && c.outputTokens === uc.outputTokens);
+  const sweep = cells.filter((c) =>
+    c.script === 'sweep' && c.contextTokens === uc.contextTokens && c.outputTokens === uc.outputTokens);
   if (sweep.length > 0) return { source: 'sweep', cells: sweep };
   const gate = cells.filter((c) => c.script === 'gate' && c.useCase === uc.id);
   if (gate.length > 0) return { source: 'gate', cells: gate };
@@ -300,7 +334,8 @@ export function cellsForUseCase(uc: UseCase, cells: readonly CellStats[]): { sou
 }
 
 export function useCaseCapacity(
-  uc: UseCase, cells: readonly CellStats[], stat: LimitStat, minSuccessRate: number | null, minGoodput: number | null = null,
+  uc: UseCase, cells: readonly CellStats[], stat: LimitStat, minSuccessRate: number | null,
+  minGoodput: number | null = null,
 ): UseCaseCapacity {
   const picked = cellsForUseCase(uc, cells);
   const limits = ladderLimits(uc.limits, stat, minSuccessRate, minGoodput);
@@ -324,7 +359,10 @@ export interface BurstCapacity {
   readonly result: LadderResult;
 }
 
-/** Max safe queue depth of a burst profile: the deepest burst whose TTFT statistic stays <= the limit (plan.burstTtftLimitMs). */
+/**
+ * Max safe queue depth of a burst profile: the deepest burst whose TTFT statistic stays <= the limit
+ * (plan.burstTtftLimitMs).
+ */
 export function burstCapacity(
   profile: string, title: string, cells: readonly CellStats[], stat: LimitStat, ttftLimitMs: number,
 ): BurstCapacity {

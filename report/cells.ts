@@ -13,6 +13,7 @@ import { clientBoundReason, cpuShareBetween } from './client-bound';
 import type { CellAccumulator, Series, TrendKey } from './read-samples';
 import { TREND_KEYS } from './read-samples';
 import { summarize, type Distribution } from './stats';
+import { spanUnionMs, type Span } from '../lib/span-union';
 import { serverFigures, type OwnObservations, type ServerFigures } from './server-metrics';
 import { powerFigures, type CostOptions, type PowerFigures } from './power';
 import { openLoopStats, type OpenLoopStats } from './open-loop';
@@ -28,7 +29,10 @@ export interface CellStats extends Pick<
   readonly requests: number;
   readonly succeeded: number;
   readonly failed: number;
-  /** Planned requests of a cell that ran but never ended: cut by the end of its slot or by Ctrl-C (neither measured nor failed). */
+  /**
+   * Planned requests of a cell that ran but never ended: cut by the end of its slot or by Ctrl-C (neither measured
+   * nor failed).
+   */
   readonly cut: number;
   /** Requests left out of the statistics: warm-up of added users, and requests that ran across a step's end. */
   readonly warmupRequests: number;
@@ -50,7 +54,10 @@ export interface CellStats extends Pick<
   /** Requests judged for goodput (the denominator of `goodput`). */
   readonly goodputJudged: number;
   readonly errorsByKind: Readonly<Record<string, number>>;
-  /** Per error kind, the most frequent server error messages (top ERROR_MESSAGES_SHOWN), most frequent first. Untrusted text. */
+  /**
+   * Per error kind, the most frequent server error messages (top ERROR_MESSAGES_SHOWN), most frequent first.
+   * Untrusted text.
+   */
   readonly errorMessages: Readonly<Record<string, readonly ErrorMessageCount[]>>;
   /** Distributions in ms (times) or tok/s (speeds); null when the metric has no samples. */
   readonly metrics: Readonly<Record<TrendKey, Distribution | null>>;
@@ -135,12 +142,14 @@ export function buildCellStats(
   const requests = Math.max(ok + fail, metrics.e2e?.count ?? 0);
   const succeeded = ok + fail === 0 ? requests : ok;
   const errorsByKind = acc && Object.keys(acc.errorsByKind).length > 0 ? acc.errorsByKind : (acc?.failedByKind ?? {});
-  const hasWindow = acc !== undefined && isFinite(acc.windowStartMs) && isFinite(acc.windowEndMs) && acc.windowEndMs > acc.windowStartMs;
+  const hasWindow = acc !== undefined && isFinite(acc.windowStartMs) && isFinite(acc.windowEndMs) &&
+    acc.windowEndMs > acc.windowStartMs;
   const window = hasWindow ? { startMs: acc.windowStartMs, endMs: acc.windowEndMs } : null;
   // A step the search measured more than once ran in separate periods: its wall time leaves out the gaps between.
   const pooled = (cell.driven?.measurements ?? 1) > 1 && acc !== undefined;
   const wallSeconds = !window ? null
-    : pooled ? busyMs(acc.trends.e2e.values(), acc.requestEnds.values()) / 1000 : (window.endMs - window.startMs) / 1000;
+    : pooled ? busyMs(acc.trends.e2e.values(), acc.requestEnds.values()) / 1000
+    : (window.endMs - window.startMs) / 1000;
   const outputTokensTotal = acc?.outputTokens ?? 0;
   const throughput = wallSeconds && wallSeconds > 0 ? outputTokensTotal / wallSeconds : null;
   const { id, script, contextTokens, outputTokens, concurrency, rounds, useCase, profile } = cell;
@@ -152,7 +161,8 @@ export function buildCellStats(
     cut: cutRequests(cell, requests),
     warmupRequests: acc?.excluded.warmup ?? 0,
     transitionRequests: acc?.excluded.transition ?? 0,
-    measurement: cell.driven ? (cell.driven.search ? 'search' : cell.driven.mode) : cell.warmupRounds > 0 ? 'steady' : 'rounds',
+    measurement: cell.driven ? (cell.driven.search ? 'search' : cell.driven.mode)
+      : cell.warmupRounds > 0 ? 'steady' : 'rounds',
     measurements: cell.driven?.measurements ?? 1,
     successRate: requests > 0 ? succeeded / requests : null,
     goodput: acc && acc.goodput.judged > 0 ? acc.goodput.good / acc.goodput.judged : null,
@@ -173,10 +183,14 @@ export function buildCellStats(
     scalingEfficiency: null,
     // Gauges: the nearest sample for a cell shorter than the scrape interval; histograms: the cell's own requests.
     server: window ? serverFigures(monitor, window, monitorIntervalMs, ownObservations(succeeded, metrics)) : null,
-    power: window ? powerFigures(monitor.powerWatts, window, outputTokensTotal, throughput ?? 0, cost, monitorIntervalMs) : null,
+    power: window
+      ? powerFigures(monitor.powerWatts, window, outputTokensTotal, throughput ?? 0, cost, monitorIntervalMs)
+      : null,
     clientBound: clientBoundOf(acc, metrics.itl),
     sessions: acc?.sessions ? sessionCellStats(acc.sessions, sessionSpans, window) : null,
-    openLoop: cell.arrivals ? openLoopStats(cell.arrivals, metrics.scheduleLag, acc?.achievedRate ?? null, requests) : null,
+    openLoop: cell.arrivals
+      ? openLoopStats(cell.arrivals, metrics.scheduleLag, acc?.achievedRate ?? null, requests)
+      : null,
   };
 }
 
@@ -196,7 +210,8 @@ function sentTokens(
 ): Pick<CellStats, 'lengths' | 'cachedTokensTotal' | 'reasoningTokensPerRequest'> {
   return {
     lengths: {
-      input: acc ? summarize(acc.inputLengths.sorted()) : null, output: acc ? summarize(acc.outputLengths.sorted()) : null,
+      input: acc ? summarize(acc.inputLengths.sorted()) : null,
+      output: acc ? summarize(acc.outputLengths.sorted()) : null,
     },
     cachedTokensTotal: acc && acc.cachedReported > 0 ? acc.cachedTokens : null,
     reasoningTokensPerRequest: acc && acc.reasoningReported > 0 ? acc.reasoningTokens / acc.reasoningReported : null,
@@ -216,19 +231,8 @@ function scalingGroup(c: CellStats): string {
 
 /** Time with at least one of the requests running (the union of their [end - e2e, end] spans), ms. */
 export function busyMs(e2e: ArrayLike<number>, ends: ArrayLike<number>): number {
-  const spans = Array.from({ length: Math.min(e2e.length, ends.length) }, (_, i) => [ends[i]! - e2e[i]!, ends[i]!] as const)
-    .sort((a, b) => a[0] - b[0]);
-  let total = 0;
-  let from = -Infinity;
-  let to = -Infinity;
-  for (const [start, end] of spans) {
-    if (start > to) {
-      if (to > from) total += to - from;
-      from = start;
-      to = end;
-    } else if (end > to) to = end;
-  }
-  return to > from ? total + (to - from) : total;
+  const count = Math.min(e2e.length, ends.length);
+  return spanUnionMs(Array.from({ length: count }, (_, i): Span => [ends[i]! - e2e[i]!, ends[i]!]));
 }
 
 /**
@@ -241,10 +245,14 @@ export function scalingEfficiency(throughputN: number, n: number, throughput1: n
 
 export function applyScalingEfficiency(cells: CellStats[]): void {
   const base = new Map<string, number>();
-  for (const c of cells) if (c.concurrency === 1 && c.throughput !== null && c.throughput > 0) base.set(scalingGroup(c), c.throughput);
+  for (const c of cells) {
+    if (c.concurrency === 1 && c.throughput !== null && c.throughput > 0) base.set(scalingGroup(c), c.throughput);
+  }
   for (const c of cells) {
     const t1 = base.get(scalingGroup(c));
-    c.scalingEfficiency = t1 !== undefined && c.throughput !== null ? scalingEfficiency(c.throughput, c.concurrency, t1) : null;
+    c.scalingEfficiency = t1 !== undefined && c.throughput !== null
+      ? scalingEfficiency(c.throughput, c.concurrency, t1)
+      : null;
   }
 }
 
@@ -258,19 +266,4 @@ function clientBoundOf(acc: CellAccumulator | undefined, itl: Distribution | nul
     itlMedianMs: itl ? itl.p50 : null,
   });
   return reason === null ? null : { reason };
-}
-
-/** The cells whose load was not the server's to set: the client limited it, or the sender did not offer it. */
-export function loadWarnings(cells: readonly CellStats[]): string[] {
-  const warnings: string[] = [];
-  for (const cell of cells) {
-    if (!cell.clientBound) continue;
-    warnings.push(`Cell ${cell.id} was client-bound (${cell.clientBound.reason}): its figures understate the server.`);
-  }
-  for (const cell of cells) {
-    if (!cell.openLoop || cell.openLoop.problems.length === 0 || cell.requests === 0) continue;
-    const why = cell.openLoop.problems.join('; ');
-    warnings.push(`Cell ${cell.id} did not offer its planned load (${why}): its rate capacity does not stand on it.`);
-  }
-  return warnings;
 }

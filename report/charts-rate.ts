@@ -46,8 +46,8 @@ function achievedChart(r: RateCapacity, cells: readonly CellStats[]): ChartSpec 
   const offered = cells.map((c) => c.openLoop!.offeredRate);
   return lineChart({
     xType: 'value', id: `rate_achieved_${r.useCase.id}`, title: `${r.useCase.title}: Achieved against Offered Rate`,
-    caption: 'Requests per second the sender achieved against those it offered (the line of equality dotted), and the ' +
-      'requests per second that ended within every limit (goodput x achieved).',
+    caption: 'Requests per second the sender achieved against those it offered (the line of equality dotted), ' +
+      'and the requests per second that ended within every limit (goodput x achieved).',
     xName: 'offered requests/s', categories: offered.map(String), yNames: ['requests/s'],
     series: [
       { name: 'offered', data: offered, dashed: true },

@@ -1,4 +1,5 @@
-// The Active Users section's charts: TTFT and cache hits by turn, and the requests in flight against active users. Node.
+// The Active Users section's charts: TTFT and cache hits by turn, and the requests in flight against active users.
+// Runs in Node.
 
 import type { ActiveUsersCapacity } from './active-users';
 import { lineChart, type ChartSpec } from './charts';
@@ -6,7 +7,8 @@ import type { Report } from './report-types';
 
 /** Two charts per use case of the sessions part; none without one. */
 export function sessionCharts(report: Report): ChartSpec[] {
-  return report.activeUsers.flatMap((a) => [turnsChart(a), usersChart(report, a)].filter((c): c is ChartSpec => c !== null));
+  return report.activeUsers.flatMap((a) =>
+    [turnsChart(a), usersChart(report, a)].filter((c): c is ChartSpec => c !== null));
 }
 
 /** At the capacity step: mean TTFT (s) and the prefix-cache hit rate (%) of each turn. */
@@ -22,7 +24,10 @@ function turnsChart(a: ActiveUsersCapacity): ChartSpec | null {
     yNames: ['seconds', '%'],
     series: [
       { name: 'TTFT (mean)', data: turns.map((t) => (t.ttftMeanMs === null ? null : t.ttftMeanMs / 1000)) },
-      { name: 'Cache hit rate', data: turns.map((t) => (t.hitRate === null ? null : t.hitRate * 100)), yAxisIndex: 1, dashed: true },
+      {
+        name: 'Cache hit rate', data: turns.map((t) => (t.hitRate === null ? null : t.hitRate * 100)), yAxisIndex: 1,
+        dashed: true,
+      },
     ],
   });
 }
@@ -37,7 +42,8 @@ function usersChart(report: Report, a: ActiveUsersCapacity): ChartSpec | null {
   return lineChart({
     id: `sessions_users_${a.useCase.id}`,
     title: `${a.useCase.title}: Requests in Flight by Active Users`,
-    caption: 'Concurrent requests the active users kept in flight at each step (time-weighted mean and 95th percentile).',
+    caption: 'Concurrent requests the active users kept in flight at each step ' +
+      '(time-weighted mean and 95th percentile).',
     xName: 'Active users',
     xType: 'value',
     categories: steps.map((c) => String(c.concurrency)),

@@ -11,12 +11,14 @@ type Which = 'inputTokens' | 'outputTokens' | 'arrivalsMs';
 const KINDS: readonly { which: Which; id: string; title: string; x: string; caption: string; unit: number }[] = [
   {
     which: 'inputTokens', id: 'trace_input_lengths', title: 'Trace Replay: Prompt Lengths', x: 'prompt tokens',
-    caption: 'Share of rows per prompt length: the trace\'s rows, and each speed\'s requests as the server counted them.',
+    caption: "Share of rows per prompt length: the trace's rows, and each speed's requests as the server " +
+      'counted them.',
     unit: 1,
   },
   {
     which: 'outputTokens', id: 'trace_output_lengths', title: 'Trace Replay: Output Lengths', x: 'output tokens',
-    caption: 'Share of rows per output length: the trace\'s rows, and each speed\'s answers as the server counted them.',
+    caption: "Share of rows per output length: the trace's rows, and each speed's answers as the server " +
+      'counted them.',
     unit: 1,
   },
   {
@@ -47,7 +49,8 @@ function histogramChart(t: TraceReplayReport, k: (typeof KINDS)[number]): ChartS
     id: k.id, title: k.title, caption: k.caption, xName: k.x, categories, yNames: ['% of rows'],
     series: [
       { name: 'trace', data: share(h.counts) },
-      ...t.cells.filter((c) => c.sent !== null).map((c) => ({ name: `sent at ${c.speed}x`, data: share(c.sent![k.which]), dashed: true })),
+      ...t.cells.filter((c) => c.sent !== null)
+        .map((c) => ({ name: `sent at ${c.speed}x`, data: share(c.sent![k.which]), dashed: true })),
     ],
   });
 }

@@ -19,7 +19,9 @@ export interface ChartSpec {
   readonly option: Record<string, unknown>;
 }
 
-export const PALETTE = ['#2563eb', '#16a34a', '#ea580c', '#9333ea', '#0891b2', '#dc2626', '#ca8a04', '#4b5563', '#db2777', '#65a30d'];
+export const PALETTE = [
+  '#2563eb', '#16a34a', '#ea580c', '#9333ea', '#0891b2', '#dc2626', '#ca8a04', '#4b5563', '#db2777', '#65a30d',
+];
 export const LIMIT_COLOR = '#dc2626';
 export const CHART_WIDTH = 820;
 export const CHART_HEIGHT = 420;
@@ -48,7 +50,10 @@ export interface LineChartIn {
   readonly caption: string;
   readonly xName: string;
   readonly categories: readonly string[];
-  /** category: evenly spaced labels (context lengths); value / log: numeric x (concurrency, queue depth), categories parsed as numbers. */
+  /**
+   * category: evenly spaced labels (context lengths); value / log: numeric x (concurrency, queue depth), categories
+   * parsed as numbers.
+   */
   readonly xType?: 'category' | 'value' | 'log';
   readonly yNames: readonly string[];
   readonly series: readonly SeriesIn[];
@@ -174,7 +179,8 @@ function gridCharts(report: Report): (ChartSpec | null)[] {
     grid.length > 0
       ? `${fmtTokens(Math.min(...grid.map((c) => c.contextTokens)))} - ` +
         `${fmtTokens(Math.max(...grid.map((c) => c.contextTokens)))} tokens context at ` +
-        `${Math.min(...grid.map((c) => c.concurrency))} - ${Math.max(...grid.map((c) => c.concurrency))} concurrent requests`
+        `${Math.min(...grid.map((c) => c.concurrency))} - ${Math.max(...grid.map((c) => c.concurrency))} ` +
+        'concurrent requests'
       : '';
   out.push(byContext(
     grid, 'throughput', 'System Throughput', `Average system throughput (output tok/s) across ${range}.`, 'tok/s',
@@ -184,7 +190,10 @@ function gridCharts(report: Report): (ChartSpec | null)[] {
     grid, 'decode_speed', 'Per-User Generation Speed', `Average per-user generation speed across ${range}.`, 'tok/s',
     mean('decodeSpeed'),
   ));
-  out.push(byContext(grid, 'ttft', 'Time to First Token', `Average time to first token across ${range}.`, 'seconds', meanSeconds('ttft')));
+  out.push(byContext(
+    grid, 'ttft', 'Time to First Token', `Average time to first token across ${range}.`, 'seconds',
+    meanSeconds('ttft'),
+  ));
   out.push(byContext(
     grid, 'queue_wait', 'Queue Wait Time', `Average server-side queue wait time across ${range}.`, 'seconds',
     (c) => ((c.server?.queueWaitMs ?? null) === null ? null : c.server!.queueWaitMs! / 1000),
@@ -193,7 +202,9 @@ function gridCharts(report: Report): (ChartSpec | null)[] {
     grid, 'prefill_speed', 'Per-User Prefill Speed', `Average per-user prefill speed across ${range}.`, 'tok/s',
     mean('prefillSpeed'),
   ));
-  out.push(byContext(grid, 'itl', 'Inter-Token Latency', `Average inter-token latency across ${range}.`, 'ms', mean('itl')));
+  out.push(byContext(
+    grid, 'itl', 'Inter-Token Latency', `Average inter-token latency across ${range}.`, 'ms', mean('itl'),
+  ));
   out.push(byContext(
     grid, 'efficiency', 'Scaling Efficiency',
     `Scaling efficiency (throughput(N) / (N x throughput(1))) across ${range}.`, '%',
@@ -218,12 +229,13 @@ function gridCharts(report: Report): (ChartSpec | null)[] {
 /** One use case's ladder: its time limit and generation speed (or throughput) against concurrency. */
 function useCaseChart(report: Report, u: Report['useCases'][number]): ChartSpec | null {
   const st = report.limitStat;
-  const ladder = report.cells.filter((c) => u.cellIds.includes(c.id) && c.requests > 0).sort((a, b) => a.concurrency - b.concurrency);
+  const ladder = report.cells.filter((c) => u.cellIds.includes(c.id) && c.requests > 0)
+    .sort((a, b) => a.concurrency - b.concurrency);
   if (ladder.length === 0) return null;
   const categories = ladder.map((c) => String(c.concurrency));
   const series: SeriesIn[] = [];
   const names: string[] = [];
-  const timeLimit = u.useCase.limits.find((l) => l.metric === 'ttft' || l.metric === 'e2e' || l.metric === 'itl' || l.metric === 'tpot');
+  const timeLimit = u.useCase.limits.find((l) => ['ttft', 'e2e', 'itl', 'tpot'].includes(l.metric));
   const speedLimit = u.useCase.limits.find((l) => l.metric === 'decodeSpeed');
   if (timeLimit) {
     const k = timeLimit.metric as TrendKey;

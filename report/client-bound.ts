@@ -38,15 +38,17 @@ export function clientBoundReason(e: ClientEvidence): string | null {
     e.readLagP99Ms >= READ_LAG_GAP_SHARE * e.itlMedianMs
   ) {
     reasons.push(
-      `the measuring agent read its streams up to ${e.readLagP99Ms.toFixed(1)} ms late (p99) against a median inter-token gap of ` +
-      `${e.itlMedianMs.toFixed(1)} ms, so tokens were read together`,
+      `the measuring agent read its streams up to ${e.readLagP99Ms.toFixed(1)} ms late (p99) ` +
+      `against a median inter-token gap of ${e.itlMedianMs.toFixed(1)} ms, so tokens were read together`,
     );
   }
   return reasons.length > 0 ? reasons.join('; ') : null;
 }
 
 /** Share of the cores used between two samples of cumulative per-core CPU seconds, or null below one second apart. */
-export function cpuShareBetween(first: { atMs: number; seconds: number }, last: { atMs: number; seconds: number }): number | null {
+export function cpuShareBetween(
+  first: { atMs: number; seconds: number }, last: { atMs: number; seconds: number },
+): number | null {
   const wallSeconds = (last.atMs - first.atMs) / 1000;
   if (!(wallSeconds >= 1)) return null;
   return Math.max(0, (last.seconds - first.seconds) / wallSeconds);

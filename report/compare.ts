@@ -84,7 +84,10 @@ function ladderValue(r: LadderResult): number | null {
   }
 }
 
-/** Compares a report with its baseline. Both must have been built with the same limit statistic to compare like with like. */
+/**
+ * Compares a report with its baseline. Both must have been built with the same limit statistic to compare like with
+ * like.
+ */
 export function compareReports(current: Report, baseline: Report, tolerance: number): Comparison {
   const baselineIds = new Set(baseline.cells.map((cell) => cell.id));
   const currentIds = new Set(current.cells.map((cell) => cell.id));
@@ -142,7 +145,9 @@ function compareCells(
       const limitGated = spec.limitMetric !== undefined && (gatedMetrics.get(cell.id)?.has(spec.limitMetric) ?? false);
       const gated = spec.metric === 'successRate' || limitGated;
       const { metric, label, better } = spec;
-      return { metric, label, better, baseline: baselineValue, current: currentValue, change, noise, regression, gated };
+      return {
+        metric, label, better, baseline: baselineValue, current: currentValue, change, noise, regression, gated,
+      };
     });
     for (const delta of deltas) {
       if (delta.regression && delta.gated) regressions.push(cellRegression(cell.id, delta, tolerance));
@@ -157,7 +162,8 @@ function cellRegression(cellId: string, delta: MetricDelta, tolerance: number): 
   const moved = `${delta.better === 'higher' ? 'fell' : 'rose'} ${(Math.abs(delta.change ?? 0) * 100).toFixed(1)}%`;
   const values = `${fmt(delta.baseline, delta.metric)} → ${fmt(delta.current, delta.metric)}`;
   const noise = delta.noise === null ? '' : ` and its noise (±${fmt(delta.noise, delta.metric)})`;
-  return `${cellId}: ${delta.label} ${moved} (${values}), beyond the ${(tolerance * 100).toFixed(0)}% tolerance${noise}.`;
+  const beyond = `beyond the ${(tolerance * 100).toFixed(0)}% tolerance${noise}`;
+  return `${cellId}: ${delta.label} ${moved} (${values}), ${beyond}.`;
 }
 
 /** Each use case's capacity and each burst's max safe queue depth on both sides; one sentence per regression. */
@@ -177,7 +183,8 @@ function compareCapacities(
     if (compared.regression) {
       const side = (result: LadderResult, interval: string | null): string =>
         interval ? `${result.display} (95% interval ${interval})` : result.display;
-      const fell = `from ${side(before.result, compared.baselineInterval)} to ${side(capacity.result, compared.currentInterval)}`;
+      const fell = `from ${side(before.result, compared.baselineInterval)} ` +
+        `to ${side(capacity.result, compared.currentInterval)}`;
       regressions.push(`${capacity.useCase.title}: capacity fell ${fell} concurrent requests.`);
     }
     capacities.push({ kind: 'useCase', id: capacity.useCase.id, title: capacity.useCase.title, ...compared });
@@ -214,7 +221,8 @@ function withIntervals(
   const currentInterval = after && formatInterval(after);
   const overlap = before !== null && after !== null && (after.high === null || after.high >= before.low);
   const withinNoise = compared.regression && overlap;
-  return { ...compared, regression: compared.regression && !withinNoise, baselineInterval, currentInterval, withinNoise };
+  const regression = compared.regression && !withinNoise;
+  return { ...compared, regression, baselineInterval, currentInterval, withinNoise };
 }
 
 /** Two ladder results side by side: their written and numeric values, the change and whether it is a regression. */

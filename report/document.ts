@@ -6,9 +6,14 @@ export type Block =
   | { readonly kind: 'p'; readonly text: string }
   | { readonly kind: 'note'; readonly text: string }
   | { readonly kind: 'list'; readonly items: readonly string[] }
-  | { readonly kind: 'table'; readonly head: readonly string[]; readonly rows: readonly (readonly string[])[]; readonly caption?: string }
+  | {
+    readonly kind: 'table'; readonly head: readonly string[]; readonly rows: readonly (readonly string[])[];
+    readonly caption?: string;
+  }
   | { readonly kind: 'chart'; readonly id: string }
-  | { readonly kind: 'kpis'; readonly items: readonly { readonly value: string; readonly label: string }[] };
+  | { readonly kind: 'kpis'; readonly items: readonly { readonly value: string; readonly label: string }[] }
+  /** Where a page with a table of contents (HTML) puts it: after the answer and its warnings. */
+  | { readonly kind: 'toc' };
 
 // Untrusted text (model names, URLs, server error messages) is wrapped with lit(): each renderer
 // escapes it for its format and never reads markup (**bold**, `code`, HTML, a table's "|") inside it.
@@ -29,7 +34,8 @@ export function renderText(text: string, markup: (s: string) => string, literal:
   if (!text.includes(LIT_OPEN)) return markup(text);
   const parts: string[] = [];
   const withHoles = text.replace(LIT_RE, (_m, inner: string) => `\uE002${parts.push(literal(inner)) - 1}\uE003`);
-  return markup(withHoles.replace(/[\uE000\uE001]/g, '')).replace(/\uE002(\d+)\uE003/g, (_m, i: string) => parts[Number(i)]!);
+  return markup(withHoles.replace(/[\uE000\uE001]/g, ''))
+    .replace(/\uE002(\d+)\uE003/g, (_m, i: string) => parts[Number(i)]!);
 }
 
 /** Stable anchor id of a heading: "Use Case Guidance" -> "use-case-guidance". */
@@ -64,12 +70,18 @@ export class DocBuilder {
   }
 
   table(head: readonly string[], rows: readonly (readonly string[])[], caption?: string): this {
-    if (rows.length > 0) this.blocks.push(caption === undefined ? { kind: 'table', head, rows } : { kind: 'table', head, rows, caption });
+    if (rows.length === 0) return this;
+    this.blocks.push(caption === undefined ? { kind: 'table', head, rows } : { kind: 'table', head, rows, caption });
     return this;
   }
 
   chart(id: string, available: ReadonlySet<string>): this {
     if (available.has(id)) this.blocks.push({ kind: 'chart', id });
+    return this;
+  }
+
+  toc(): this {
+    this.blocks.push({ kind: 'toc' });
     return this;
   }
 

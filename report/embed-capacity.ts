@@ -2,6 +2,7 @@
 // limit, and the throughput there. Runs in Node; pure, from each cell's samples as the report read them.
 
 import { percentile, sortValues } from './stats';
+import { readLadder } from './capacity';
 
 /** One embed cell's samples (report/read-samples.ts EmbedSamples) beside its plan. */
 export interface EmbedCellInput {
@@ -69,9 +70,9 @@ export function embedCellFigures(c: EmbedCellInput, limitMs: number): EmbedCellF
 }
 
 /**
- * Groups the cells by (input tokens, batch) and reads each ladder bottom up: the capacity is the last concurrency that
- * held before the first that broke, as a queue that has started to grow does not shrink with more users; a cell above
- * the first break that held again is left as measured in the table, not taken as capacity.
+ * Groups the cells by (input tokens, batch) and reads each ladder as every ladder is read (capacity.ts readLadder):
+ * the capacity is the last concurrency that held before the first that broke; a cell above the first break that held
+ * again is left as measured in the table, not taken as capacity.
  */
 export function embedCapacities(cells: readonly EmbedCellInput[], limitMs: number): EmbedCapacity[] {
   const groups = new Map<string, EmbedCellInput[]>();
@@ -81,9 +82,7 @@ export function embedCapacities(cells: readonly EmbedCellInput[], limitMs: numbe
   }
   return [...groups.values()].map((group) => {
     const figures = [...group].sort((a, b) => a.concurrency - b.concurrency).map((c) => embedCellFigures(c, limitMs));
-    const firstBreak = figures.findIndex((f) => !f.withinLimit);
-    const held = firstBreak < 0 ? figures : figures.slice(0, firstBreak);
-    const top = held[held.length - 1];
+    const { lastHeld: top, firstBroken } = readLadder(figures, (f) => f.withinLimit);
     return {
       inputTokens: group[0]!.inputTokens, batch: group[0]!.batch, limitMs, cells: figures,
       capacity: top && top.requestsPerSecond !== null
@@ -92,7 +91,7 @@ export function embedCapacities(cells: readonly EmbedCellInput[], limitMs: numbe
             tokensPerSecond: top.tokensPerSecond!,
           }
         : null,
-      brokenAt: firstBreak < 0 ? null : figures[firstBreak]!.concurrency,
+      brokenAt: firstBroken?.concurrency ?? null,
     };
   });
 }

@@ -11,7 +11,9 @@ export function fmtTokS0(v: number | null | undefined): string {
   return fmtTokS(v, 0);
 }
 
-/** A duration in ms as the reports write it: under 1 s in whole ms ("76ms"), else seconds with one decimal ("47.6s"). */
+/**
+ * A duration in ms as the reports write it: under 1 s in whole ms ("76ms"), else seconds with one decimal ("47.6s").
+ */
 export function fmtMs(v: number | null | undefined): string {
   if (v === null || v === undefined || !isFinite(v)) return 'n/a';
   if (Math.abs(v) < 1000) return `${Math.round(v)}ms`;

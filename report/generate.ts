@@ -26,7 +26,9 @@ import { markPredictedCharts } from './predicted-charts';
  * Reads a run folder (or part folder, or a split run's runner folders) and builds its report object,
  * without writing anything.
  */
-export async function analyzeRun(folder: string | readonly string[], options: ReportOptions = DEFAULT_REPORT_OPTIONS): Promise<Report> {
+export async function analyzeRun(
+  folder: string | readonly string[], options: ReportOptions = DEFAULT_REPORT_OPTIONS,
+): Promise<Report> {
   const input = loadRun(folder);
   const samples: SamplesData[] = [];
   // One part at a time: memory holds one CSV's accumulators at most (plus the finished cells).
@@ -64,7 +66,9 @@ export function renderReport(report: Report): RenderedReport {
     cellsCsv: renderCellsCsv(report),
     capacityCsv: renderCapacityCsv(report),
     activeUsersCsv: renderActiveUsersCsv(report),
-    compareJson: report.comparison ? `${JSON.stringify({ schemaVersion: report.schemaVersion, ...report.comparison }, null, 1)}\n` : null,
+    compareJson: report.comparison
+      ? `${JSON.stringify({ schemaVersion: report.schemaVersion, ...report.comparison }, null, 1)}\n`
+      : null,
     charts,
     svgs,
   };
@@ -113,7 +117,9 @@ export interface GenerateResult {
 }
 
 /** The whole command: analyse, compare with a baseline when given, render, write. */
-export async function generateReport(folder: string | readonly string[], options: GenerateOptions): Promise<GenerateResult> {
+export async function generateReport(
+  folder: string | readonly string[], options: GenerateOptions,
+): Promise<GenerateResult> {
   const report = await analyzeRun(folder, options);
   if (options.baseline) {
     const baseline = await analyzeRun(options.baseline, options);

@@ -29,7 +29,9 @@ export interface RunInfo {
   readonly startedAt: string;
   readonly endedAt: string;
   readonly interrupted: boolean;
-  readonly target: { readonly baseUrl: string; readonly model: string; readonly simulated: boolean; readonly simProfile?: string };
+  readonly target: {
+    readonly baseUrl: string; readonly model: string; readonly simulated: boolean; readonly simProfile?: string;
+  };
   readonly tokenizer: string;
   /** The server's context window (max_model_len); null when it stated none or run.json predates the field. */
   readonly contextWindow: number | null;
@@ -107,7 +109,9 @@ export function readJson(path: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
-    throw new ReportInputError(`${path} is not valid JSON (${(e as Error).message}): re-run the bench or restore the file`);
+    throw new ReportInputError(
+      `${path} is not valid JSON (${(e as Error).message}): re-run the bench or restore the file`,
+    );
   }
 }
 
@@ -141,10 +145,9 @@ const RunTargetSchema = v.object({
 });
 
 /** A summary whose metrics or state are not objects reads as having none: the report can stand without them. */
+const ThresholdsSchema = v.fallback(record(v.fallback(v.object({ ok: flag }), { ok: false })), {});
 const SummarySchema = v.object({
-  metrics: record(v.fallback(v.object({ thresholds: v.fallback(record(v.fallback(v.object({ ok: flag }), { ok: false })), {}) }), {
-    thresholds: {},
-  })),
+  metrics: record(v.fallback(v.object({ thresholds: ThresholdsSchema }), { thresholds: {} })),
   state: v.fallback(v.object({ testRunDurationMs: v.fallback(v.nullable(v.number()), null) }), {
     testRunDurationMs: null,
   }),
@@ -165,7 +168,8 @@ export function parseRunInfo(raw: unknown, path: string): RunInfo {
 export function parseSummary(raw: unknown, path: string): SummaryInfo {
   const summary = parse(
     SummarySchema, raw,
-    `${path} is not k6 handleSummary data (no "metrics" object): write it with handleSummary(data) => JSON.stringify(data)`,
+    `${path} is not k6 handleSummary data (no "metrics" object): ` +
+      'write it with handleSummary(data) => JSON.stringify(data)',
   );
   const thresholds: ThresholdOutcome[] = [];
   for (const [metric, m] of Object.entries(summary.metrics)) {
@@ -175,7 +179,10 @@ export function parseSummary(raw: unknown, path: string): SummaryInfo {
   return { testRunDurationMs: summary.state.testRunDurationMs, thresholds };
 }
 
-/** A part's plan.json: the resolved plan, through the plan's own checks (lib/plan.ts readResolvedPlan). The one reader of plan.json. */
+/**
+ * A part's plan.json: the resolved plan, through the plan's own checks (lib/plan.ts readResolvedPlan). The one
+ * reader of plan.json.
+ */
 export function readPlanFile(path: string): Plan {
   try {
     return readResolvedPlan(readJson(path));
@@ -189,7 +196,9 @@ export function readPart(dir: string, name: string): PartInput {
   const plan = readPlanFile(join(dir, 'plan.json'));
   const samplesPath = join(dir, 'samples.csv');
   if (!existsSync(samplesPath)) {
-    throw new ReportInputError(`${samplesPath} is missing: run k6 with --out csv=fileName=${samplesPath},timeFormat=unix_milli`);
+    throw new ReportInputError(
+      `${samplesPath} is missing: run k6 with --out csv=fileName=${samplesPath},timeFormat=unix_milli`,
+    );
   }
   return { name, dir, plan, samplesPath, ...readSummaryFile(dir), split: null };
 }

@@ -10,7 +10,10 @@ import type { Comparison, MetricDelta } from './report-types';
 import { fmtMetric, labelInSentence, metricLabel, sentences, type MaybeNumber } from './sections/phrases';
 import type { UseCase } from '../thresholds/use-cases';
 
-/** One band of a graded figure: values at or above the previous band's `below` and under its own (null: no upper end). */
+/**
+ * One band of a graded figure: values at or above the previous band's `below` and under its own (null: no upper
+ * end).
+ */
 export interface Band {
   readonly below: number | null;
 }
@@ -43,7 +46,10 @@ export interface Judgement {
   readonly queueSaturatedAboveMs: number;
   /** Scaling efficiency (0..1) below which adding requests brings diminishing returns. */
   readonly severeContentionBelow: number;
-  /** Prefix-cache hit rate (0..1) from which a cell counts as hitting: the smallest rate the one-decimal column shows as 0.1%, not 0.0%. */
+  /**
+   * Prefix-cache hit rate (0..1) from which a cell counts as hitting: the smallest rate the one-decimal column shows
+   * as 0.1%, not 0.0%.
+   */
   readonly prefixCacheHitFrom: number;
 }
 

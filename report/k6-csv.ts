@@ -83,7 +83,8 @@ function safeDecode(value: string): string {
 export function timestampScale(first: string, path: string): number {
   if (!/^\d+(\.\d+)?$/.test(first)) {
     throw new ReportInputError(
-      `${path}: timestamp "${first}" is not a Unix number (RFC3339?): run k6 with --out csv=fileName=samples.csv,timeFormat=unix_milli`,
+      `${path}: timestamp "${first}" is not a Unix number (RFC3339?): ` +
+        'run k6 with --out csv=fileName=samples.csv,timeFormat=unix_milli',
     );
   }
   const t = Number(first);

@@ -19,7 +19,9 @@ function readPartFolder(dir: string, name: string): PartInput {
 function checkFolder(folder: string): string {
   const dir = resolve(folder);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new ReportInputError(`${folder} is not a folder: pass results/<run-id> (a run folder) or one of its part folders`);
+    throw new ReportInputError(
+      `${folder} is not a folder: pass results/<run-id> (a run folder) or one of its part folders`,
+    );
   }
   return dir;
 }
@@ -38,7 +40,8 @@ function loadFolder(folder: string): RunInput {
     return { dir, run, parts: [readPartFolder(dir, basename(dir))] };
   }
   const found = readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && (existsSync(join(dir, d.name, 'plan.json')) || runnerFoldersIn(join(dir, d.name)).length > 0))
+    .filter((d) => d.isDirectory() &&
+      (existsSync(join(dir, d.name, 'plan.json')) || runnerFoldersIn(join(dir, d.name)).length > 0))
     .map((d) => d.name);
   const order = run && run.parts.length > 0 ? [...run.parts] : [...SCRIPT_NAMES];
   const rank = (n: string): number => {
@@ -62,12 +65,15 @@ function loadFolder(folder: string): RunInput {
 export function loadRun(folders: string | readonly string[]): RunInput {
   const list = typeof folders === 'string' ? [folders] : folders;
   if (list.length === 1) return loadFolder(list[0]!);
-  if (list.length === 0) throw new ReportInputError('no folder given: pass results/<run-id> or the runner folders of a split run');
+  if (list.length === 0) {
+    throw new ReportInputError('no folder given: pass results/<run-id> or the runner folders of a split run');
+  }
   const dirs = list.map(checkFolder);
   for (const [i, dir] of dirs.entries()) {
     if (!isRunnerFolder(dir) && !existsSync(join(dir, 'samples.csv'))) {
       throw new ReportInputError(
-        `${list[i]} is not a runner's folder (no runner.json or samples.csv): with several folders, pass one per k6 runner`,
+        `${list[i]} is not a runner's folder (no runner.json or samples.csv): ` +
+          'with several folders, pass one per k6 runner',
       );
     }
   }
@@ -79,6 +85,7 @@ export function loadRun(folders: string | readonly string[]): RunInput {
 function commonParent(dirs: readonly string[]): string {
   const split = dirs.map((dir) => dirname(dir).split(sep));
   const common: string[] = [];
-  for (let i = 0; split.every((parts) => i < parts.length && parts[i] === split[0]![i]); i++) common.push(split[0]![i]!);
+  const sharedAt = (i: number): boolean => split.every((parts) => i < parts.length && parts[i] === split[0]![i]);
+  for (let i = 0; sharedAt(i); i++) common.push(split[0]![i]!);
   return common.join(sep) || sep;
 }

@@ -23,7 +23,8 @@ function appendAll(into: FloatList, from: FloatList): void {
 
 /** The CPU samples of the runner that used the larger share of its cores over the cell. */
 function busierCpu(a: CellAccumulator, b: CellAccumulator): Pick<CellAccumulator, 'cpuFirst' | 'cpuLast'> {
-  const share = (c: CellAccumulator): number => (c.cpuFirst && c.cpuLast ? (cpuShareBetween(c.cpuFirst, c.cpuLast) ?? -1) : -1);
+  const share = (c: CellAccumulator): number =>
+    (c.cpuFirst && c.cpuLast ? (cpuShareBetween(c.cpuFirst, c.cpuLast) ?? -1) : -1);
   return share(b) > share(a) ? b : a;
 }
 
@@ -51,7 +52,9 @@ function mergeSessions(into: SessionAccumulator, from: SessionAccumulator): void
 
 /** Folds cell `from` (another runner's samples of the same cell) into `into`. */
 export function mergeCell(into: CellAccumulator, from: CellAccumulator): void {
-  for (const [key, values] of Object.entries(from.trends)) appendAll(into.trends[key as keyof typeof from.trends], values);
+  for (const [key, values] of Object.entries(from.trends)) {
+    appendAll(into.trends[key as keyof typeof from.trends], values);
+  }
   appendAll(into.readLag, from.readLag);
   // In the order of trends.e2e, appended just above: each request's end stays beside its e2e.
   appendAll(into.requestEnds, from.requestEnds);
@@ -95,7 +98,8 @@ function mergeSeries(a: Series, b: Series): Series {
   const times = [...a.times.values(), ...b.times.values()];
   const values = [...a.values.values(), ...b.values.values()];
   const order = times.map((_, i) => i).sort((i, j) => times[i]! - times[j]!);
-  const merged: Series = { times: new FloatList(Math.max(1, order.length)), values: new FloatList(Math.max(1, order.length)) };
+  const capacity = Math.max(1, order.length);
+  const merged: Series = { times: new FloatList(capacity), values: new FloatList(capacity) };
   for (const i of order) {
     merged.times.push(times[i]!);
     merged.values.push(values[i]!);

@@ -6,7 +6,7 @@ import { MIX_PROFILES } from '../thresholds/use-cases';
 import { runMinGoodput, runUseCases, type PartInput, type RunInput } from './inputs';
 import type { SamplesData } from './read-samples';
 import { embedReport } from './embed-report';
-import { applyScalingEfficiency, buildCellStats, loadWarnings, type CellStats } from './cells';
+import { applyScalingEfficiency, buildCellStats, type CellStats } from './cells';
 import type { CellAccumulator, TrendKey } from './read-samples';
 import {
   burstCapacity,
@@ -27,7 +27,11 @@ import { rateCapacities } from './rate-capacity';
 import { traceReplayReport, traceSendsOf, type TraceSends } from './trace-replay';
 import { capacityFinding } from './judgement';
 import { judgeMergedThresholds } from './split-thresholds';
-import { splitWarnings } from './split-notes';
+import { splitNotes } from './split-notes';
+import {
+  capacityBoundWarnings, clientBoundWarning, damagedRowsWarning, failedRequestsWarning, incompleteWarning,
+  mixedLimitStatsWarning, noSamplesWarning, rankWarnings, underOfferedWarning,
+} from './warnings';
 import { maxBy, minBy } from './stats';
 import { reportTitle } from './predicted';
 import { fmtCount, fmtMs, fmtMillions, fmtPct, fmtTokS, fmtTokens, plural } from './format';
@@ -95,10 +99,13 @@ function buildFindings(
         `(${fmtMillions(peak.tokensPerHour)} tokens per hour)`,
     });
   }
-  if (totals.requests > 0) highlights.push({ label: 'Success Rate Across All Scenarios', value: fmtPct(totals.successRate) });
+  if (totals.requests > 0) {
+    highlights.push({ label: 'Success Rate Across All Scenarios', value: fmtPct(totals.successRate) });
+  }
   const chat = useCases.find((u) => u.useCase.id === 'general_chatbot' && u.result.kind !== 'untested')
     ?? useCases.find((u) => u.result.kind !== 'untested');
-  const chatLabel = chat && `Concurrent Users @ ${fmtTokens(chat.useCase.contextTokens)} Context (${chat.useCase.title})`;
+  const chatLabel = chat &&
+    `Concurrent Users @ ${fmtTokens(chat.useCase.contextTokens)} Context (${chat.useCase.title})`;
   if (chat && chatLabel) highlights.push({ label: chatLabel, value: chat.result.displayShort });
   const singles = grid.filter((c) => c.concurrency === 1);
   const lo = minBy(singles, (c) => c.contextTokens);
@@ -120,13 +127,15 @@ function buildFindings(
   const powered = cells.filter((c) => c.power !== null);
   const peakPower = maxBy(powered, (c) => c.power?.peakWatts ?? null);
   if (peakPower?.power) {
-    const where = `${fmtTokens(peakPower.contextTokens)} context, ${plural(peakPower.concurrency, 'concurrent request')}`;
+    const where = `${fmtTokens(peakPower.contextTokens)} context, ` +
+      plural(peakPower.concurrency, 'concurrent request');
     key.push({ label: 'Peak Power Draw', value: `${Math.round(peakPower.power.peakWatts)}W (${where})` });
   }
   if (totals.requests > 0) {
     const failures = Object.entries(totals.errorsByKind).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
     const errors = failures.length > 0 ? ` (errors: ${failures.join(', ')})` : '';
-    key.push({ label: 'Success Rate', value: `${fmtPct(totals.successRate)} across ${fmtCount(totals.requests)} requests${errors}` });
+    const across = `across ${fmtCount(totals.requests)} requests${errors}`;
+    key.push({ label: 'Success Rate', value: `${fmtPct(totals.successRate)} ${across}` });
   }
   return { highlights, keyFindings: key };
 }
@@ -136,16 +145,10 @@ export function buildReport(
   input: RunInput, samples: readonly SamplesData[], options: ReportOptions = DEFAULT_REPORT_OPTIONS, now = new Date(),
 ): Report {
   const measured = measureParts(input, samples, options);
-  const { cells, warnings } = measured;
+  const { cells } = measured;
   applyScalingEfficiency(cells);
-  warnings.push(...loadWarnings(cells));
   const firstPlan = input.parts[0]!.plan;
   const limitStat = firstPlan.limitStat;
-  const limitStats = new Set(input.parts.map((part) => part.plan.limitStat));
-  if (limitStats.size > 1) {
-    const used = `capacity uses "${limitStat}" from ${input.parts[0]!.name}`;
-    warnings.push(`Parts use different limit statistics (${[...limitStats].join(', ')}); ${used}.`);
-  }
   const useCases = useCaseCapacities(input, cells, limitStat, options, measured.requestValues);
   const burstPart = input.parts.find((part) => part.plan.script === 'burst');
   const burstTtftLimitMs = burstPart?.plan.burstTtftLimitMs ?? firstPlan.burstTtftLimitMs;
@@ -153,23 +156,41 @@ export function buildReport(
   const totals = runTotals(cells);
   const missingParts = (input.run?.parts ?? []).filter((name) => !input.parts.some((part) => part.name === name));
   const incomplete = measured.incomplete || input.run?.interrupted === true || missingParts.length > 0;
-  warnings.push(...runWarnings(input, totals, missingParts));
-  // First, so it leads the report's warnings.
-  if (incomplete) warnings.unshift(incompleteWarning(measured.missingCells, missingParts));
   const model = input.run?.target.model || firstPlan.target.model;
   const predicted = input.run?.predicted ?? null;
   const { minSuccessRate } = options;
   const judged = { limitStat, minSuccessRate, minGoodput: runMinGoodput(input), requestValues: measured.requestValues };
   const { highlights, keyFindings } = buildFindings(cells, gridCells({ cells }), useCases, bursts, totals);
+  const activeUsers = activeUsersCapacities(
+    input.parts.map((part) => part.plan), cells, limitStat, options.minSuccessRate, useCases,
+  );
+  const rates = rateCapacities(runUseCases(input), cells, judged);
+  const warnings = rankWarnings([
+    noSamplesWarning(totals),
+    incomplete ? incompleteWarning(measured.missingCells, missingParts, incompleteCauses(input, measured, missingParts))
+      : null,
+    ...capacityBoundWarnings([
+      ...useCases.map((u) => ({ name: u.useCase.title, result: u.result })),
+      ...activeUsers.map((a) => ({ name: `${a.useCase.title} (active users)`, result: a.result })),
+      ...rates.map((r) => ({ name: `${r.useCase.title} (requests/s)`, result: r.result })),
+      ...bursts.map((b) => ({ name: `${b.title} (burst depth)`, result: b.result })),
+    ]),
+    clientBoundWarning(cells, new Set([...useCases, ...activeUsers, ...rates].flatMap((c) => c.cellIds))),
+    underOfferedWarning(cells),
+    failedRequestsWarning(totals, cells),
+    mixedLimitStatsWarning(limitStatNote(input)),
+    damagedRowsWarning(measured.damagedRows),
+  ]);
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generatedAt: now.toISOString(),
     title: reportTitle(model, predicted),
-    model, runDir: input.dir, run: input.run, predicted, parts: measured.parts, missingParts, limitStat, burstTtftLimitMs,
+    model, runDir: input.dir, run: input.run, predicted, parts: measured.parts, missingParts, limitStat,
+    burstTtftLimitMs,
     options,
     cells, useCases,
-    activeUsers: activeUsersCapacities(input.parts.map((part) => part.plan), cells, limitStat, options.minSuccessRate, useCases),
-    rates: rateCapacities(runUseCases(input), cells, judged),
+    activeUsers,
+    rates,
     trace: traceReplayReport(input, cells, measured.traceSends, judged),
     embeddings: embedReport(input, samples),
     bursts,
@@ -180,6 +201,7 @@ export function buildReport(
     highlights,
     keyFindings,
     warnings,
+    runNotes: measured.runNotes,
     incomplete,
     missingCells: measured.missingCells,
     comparison: null,
@@ -194,7 +216,12 @@ interface MeasuredParts {
   /** Each trace cell's requests as sent: their lengths and send times (report/trace-replay.ts bins them). */
   readonly traceSends: Map<string, TraceSends>;
   readonly parts: PartSummary[];
-  readonly warnings: string[];
+  /** Why the run is incomplete, part by part: unfinished parts, cells without samples, missing runners. */
+  readonly incompleteCauses: string[];
+  /** Per part, the CSV rows dropped as damaged. */
+  readonly damagedRows: string[];
+  /** Notes on the suite's own workings (stray cells, how a split part was merged): the report's last section. */
+  readonly runNotes: string[];
   readonly missingCells: string[];
   /** A part without its summary, a cut CSV or planned cells without samples. */
   readonly incomplete: boolean;
@@ -203,13 +230,16 @@ interface MeasuredParts {
 /** A cell's per-request values of each request Trend but ITL (one value per token is not a limit's). */
 function requestValuesOf(accumulator: CellAccumulator): RequestValues {
   const out: RequestValues = {};
-  for (const [key, values] of Object.entries(accumulator.trends)) if (key !== 'itl') out[key as TrendKey] = values.values();
+  for (const [key, values] of Object.entries(accumulator.trends)) {
+    if (key !== 'itl') out[key as TrendKey] = values.values();
+  }
   return out;
 }
 
 function measureParts(input: RunInput, samples: readonly SamplesData[], options: ReportOptions): MeasuredParts {
   const measured: MeasuredParts = {
-    cells: [], requestValues: new Map(), traceSends: new Map(), parts: [], warnings: [], missingCells: [], incomplete: false,
+    cells: [], requestValues: new Map(), traceSends: new Map(), parts: [], incompleteCauses: [], damagedRows: [],
+    runNotes: [], missingCells: [], incomplete: false,
   };
   let incomplete = false;
   input.parts.forEach((part, i) => {
@@ -228,7 +258,11 @@ function measureParts(input: RunInput, samples: readonly SamplesData[], options:
     measured.cells.push(...partCells);
     const lacking = part.plan.cells.filter((cell) => !data.cells.has(cell.id)).map((cell) => cell.id);
     measured.missingCells.push(...lacking);
-    measured.warnings.push(...splitWarnings(part, data), ...partWarnings(part, data, lacking));
+    const split = splitNotes(part, data);
+    const problems = partProblems(part, data, lacking);
+    measured.runNotes.push(...split.notes, ...problems.runNotes);
+    measured.incompleteCauses.push(...split.problems, ...problems.incompleteCauses);
+    measured.damagedRows.push(...problems.damagedRows);
     if (part.summaryProblem !== null || data.partialTailBytes > 0 || lacking.length > 0) incomplete = true;
     if ((data.split?.problems.length ?? 0) > 0) incomplete = true;
     measured.parts.push(partSummary(part, data, withData, partCells));
@@ -236,15 +270,19 @@ function measureParts(input: RunInput, samples: readonly SamplesData[], options:
   return { ...measured, incomplete };
 }
 
-/** A part's problems in the report's order: stray cells, an unfinished run, damaged rows, cells without samples. */
-function partWarnings(part: PartInput, data: SamplesData, lacking: readonly string[]): string[] {
-  const warnings: string[] = [];
+/** What a part's samples lack or hold too much of: stray cells (a run note), an unfinished run, damaged rows, cells
+ * without samples. */
+function partProblems(
+  part: PartInput, data: SamplesData, lacking: readonly string[],
+): { runNotes: string[]; incompleteCauses: string[]; damagedRows: string[] } {
+  const runNotes: string[] = [];
+  const incompleteCauses: string[] = [];
   const planIds = new Set(part.plan.cells.map((cell) => cell.id));
   const strays = [...data.cells.keys()].filter((id) => !planIds.has(id));
   if (strays.length > 0) {
     const listed = `${strays.slice(0, 3).join(', ')}${strays.length > 3 ? ', …' : ''}`;
     const strayCells = `${plural(strays.length, 'cell')} not in its plan.json (${listed})`;
-    warnings.push(`${part.name}/samples.csv has samples for ${strayCells}; they are left out.`);
+    runNotes.push(`${part.name}/samples.csv has samples for ${strayCells}; they are left out.`);
   }
   if (part.summaryProblem !== null || data.partialTailBytes > 0) {
     const cut = data.partialTailBytes > 0
@@ -252,26 +290,28 @@ function partWarnings(part: PartInput, data: SamplesData, lacking: readonly stri
       : null;
     const why = [part.summaryProblem, cut].filter((reason) => reason !== null).join(' and ');
     const noThresholds = part.summaryProblem !== null ? '; k6 threshold results are not available' : '';
-    warnings.push(
+    incompleteCauses.push(
       `${part.name}: the run did not finish (killed?): ${why}. ` +
         `This part is reported from plan.json and samples.csv alone${noThresholds}.`,
     );
   }
-  if (data.malformedRows > 0) {
-    warnings.push(`${part.name}/samples.csv: ${plural(data.malformedRows, 'damaged row')} (wrong column count) dropped.`);
-  }
+  const damagedRows = data.malformedRows > 0
+    ? [`${part.name}/samples.csv: ${plural(data.malformedRows, 'damaged row')} (wrong column count) dropped.`]
+    : [];
   if (lacking.length > 0) {
     const more = lacking.length > 12 ? `, … (${lacking.length - 12} more)` : '';
     const listed = `${lacking.slice(0, 12).join(', ')}${more}`;
-    warnings.push(
+    incompleteCauses.push(
       `${part.name}: ${lacking.length} of ${part.plan.cells.length} planned cells have no samples ` +
         `(the run stopped early or those cells failed to start): ${listed}.`,
     );
   }
-  return warnings;
+  return { runNotes, incompleteCauses, damagedRows };
 }
 
-function partSummary(part: PartInput, data: SamplesData, cellsWithData: number, cells: readonly CellStats[]): PartSummary {
+function partSummary(
+  part: PartInput, data: SamplesData, cellsWithData: number, cells: readonly CellStats[],
+): PartSummary {
   const plan = part.plan;
   const runnerDurations = (part.split?.runners ?? []).map((r) => r.summary?.testRunDurationMs ?? 0);
   return {
@@ -321,7 +361,8 @@ function profilesOf(cells: readonly CellStats[], script: 'burst' | 'mix'): strin
 const profileTitle = (id: string): string => MIX_PROFILES.find((profile) => profile.id === id)?.title ?? id;
 
 function burstCapacities(cells: readonly CellStats[], limitStat: LimitStat, ttftLimitMs: number): BurstCapacity[] {
-  return profilesOf(cells, 'burst').map((profile) => burstCapacity(profile, profileTitle(profile), cells, limitStat, ttftLimitMs));
+  return profilesOf(cells, 'burst')
+    .map((profile) => burstCapacity(profile, profileTitle(profile), cells, limitStat, ttftLimitMs));
 }
 
 function mixProfiles(cells: readonly CellStats[]): MixProfileSummary[] {
@@ -366,31 +407,30 @@ function runTotals(cells: readonly CellStats[]): Totals {
   return { requests, succeeded, failed: requests - succeeded, cut, successRate, errorsByKind, outputTokens };
 }
 
-/** The run's own warnings, after the parts': no samples at all, an interrupt, parts that never started. */
-function runWarnings(input: RunInput, totals: Totals, missingParts: readonly string[]): string[] {
-  const warnings: string[] = [];
-  if (totals.requests === 0) {
-    warnings.push('No request samples were found: every figure below is absent. Check that the run reached its first cell.');
-  }
+/** Why the run is incomplete: the parts' causes, then the run's own (an interrupt, parts that never started). */
+function incompleteCauses(input: RunInput, measured: MeasuredParts, missingParts: readonly string[]): string[] {
+  const causes = [...measured.incompleteCauses];
   if (input.run?.interrupted) {
-    warnings.push('The run was interrupted: cells after the interruption are missing or partial.');
+    causes.push('The run was interrupted: cells after the interruption are missing or partial.');
   }
   if (missingParts.length > 0) {
-    warnings.push(`run.json lists ${plural(missingParts.length, 'part')} with no folder: ${missingParts.join(', ')}.`);
+    causes.push(`run.json lists ${plural(missingParts.length, 'part')} with no folder: ${missingParts.join(', ')}.`);
   }
-  return warnings;
+  return causes;
 }
 
-function incompleteWarning(missingCells: readonly string[], missingParts: readonly string[]): string {
-  const cells = missingCells.length > 0
-    ? `${plural(missingCells.length, 'planned cell')} ${missingCells.length === 1 ? 'has' : 'have'} no samples`
-    : 'every planned cell has samples, but the last may be partial';
-  const parts = missingParts.length > 0 ? `, and ${plural(missingParts.length, 'part')} never started` : '';
-  return `The run is incomplete: ${cells}${parts}; see the notes below.`;
+/** The sentence for parts judged on different limit statistics; null when they agree. */
+function limitStatNote(input: RunInput): string | null {
+  const limitStats = new Set(input.parts.map((part) => part.plan.limitStat));
+  if (limitStats.size <= 1) return null;
+  const used = `capacity uses "${input.parts[0]!.plan.limitStat}" from ${input.parts[0]!.name}`;
+  return `Parts use different limit statistics (${[...limitStats].join(', ')}); ${used}.`;
 }
 
 /** Value of a metric on a use case's ladder at its capacity estimate (interpolated between steps). */
-export function valueAtCapacity(report: Pick<Report, 'cells'>, u: UseCaseCapacity, get: (c: CellStats) => number | null): number | null {
+export function valueAtCapacity(
+  report: Pick<Report, 'cells'>, u: UseCaseCapacity, get: (c: CellStats) => number | null,
+): number | null {
   if (u.result.estimate === null) return null;
   const ladder = report.cells.filter((c) => u.cellIds.includes(c.id) && c.requests > 0);
   return interpolateMetric(ladder, u.result.estimate, get);

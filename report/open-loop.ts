@@ -47,16 +47,19 @@ export function openLoopStats(
   if (achievedRate !== null && achievedRate < offeredRate * (1 - ACHIEVED_SHORTFALL)) {
     const short = (1 - achievedRate / offeredRate) * 100;
     problems.push(
-      `its sender achieved ${fmtRate(achievedRate)} of the ${fmtRate(offeredRate)} offered (${short.toFixed(1)}% short)`,
+      `its sender achieved ${fmtRate(achievedRate)} of the ${fmtRate(offeredRate)} offered ` +
+        `(${short.toFixed(1)}% short)`,
     );
   }
   if (lag !== null && lag.p99 > arrivals.lagLimitMs) {
     problems.push(
-      `its requests went up to ${lag.p99.toFixed(1)} ms after their intended times (p99; limit ${arrivals.lagLimitMs} ms)`,
+      `its requests went up to ${lag.p99.toFixed(1)} ms after their intended times ` +
+        `(p99; limit ${arrivals.lagLimitMs} ms)`,
     );
   }
   return {
-    process: arrivals.process, speed: arrivals.speed ?? null, burstiness: arrivals.burstiness, rampFromRate: arrivals.rampFromPerSecond,
+    process: arrivals.process, speed: arrivals.speed ?? null, burstiness: arrivals.burstiness,
+    rampFromRate: arrivals.rampFromPerSecond,
     offeredRate, achievedRate, durationSeconds: arrivals.durationSeconds, scheduled: arrivals.requests, ended,
     lag: lag && { p50: lag.p50, p99: lag.p99, max: lag.max }, lagLimitMs: arrivals.lagLimitMs, problems,
   };

@@ -13,9 +13,13 @@ import {
 } from '../lib/metrics';
 import { FloatList } from './stats';
 import { ReportInputError } from './inputs';
-import { columnsOf, completeLength, detach, parseErrorMessage, parseExtraTags, timestampScale, type Columns } from './k6-csv';
+import {
+  columnsOf, completeLength, detach, parseErrorMessage, parseExtraTags, timestampScale, type Columns,
+} from './k6-csv';
 import { addEmbedSample, newEmbedSamples, type EmbedSamples } from './embed-samples';
-import { addSessionSample, newRequestSpans, newSessionAccumulator, type RequestSpans, type SessionAccumulator } from './session-samples';
+import {
+  addSessionSample, newRequestSpans, newSessionAccumulator, type RequestSpans, type SessionAccumulator,
+} from './session-samples';
 
 /**
  * Request metrics recorded as Trends (one value per request, or per token for ITL); scheduleLag and the intended
@@ -279,7 +283,8 @@ class SamplesReader {
     const phase = tags[SAMPLE_TAGS.phase];
     if (tags[SAMPLE_TAGS.turn] !== undefined) {
       const measured = phase !== 'warmup' && phase !== 'transition';
-      addSessionSample((cell.sessions ??= newSessionAccumulator()), this.sessionSpans, key, tags, timestampMs, value, measured);
+      const sessions = (cell.sessions ??= newSessionAccumulator());
+      addSessionSample(sessions, this.sessionSpans, key, tags, timestampMs, value, measured);
     }
     if (phase === 'warmup' || phase === 'transition') {
       if (key === 'requestOk') cell.excluded[phase]++;

@@ -16,9 +16,10 @@ export function renderActiveUsersCsv(report: Report): string | null {
     const useCase = {
       kind: 'use_case', ...base, turn: null, turns: a.session.turns, first_turn_tokens: a.session.firstTurnTokens,
       growth_tokens: a.session.growthTokens, output_tokens: a.session.outputTokens,
-      think_mean_s: r(thinkMeanSeconds(a.session.thinkTime)), active_users: a.result.display, estimate: a.result.estimate,
-      concurrent_mean: r(at?.concurrentMean), concurrent_p95: at?.concurrentP95 ?? null, users_per_slot: r(at?.usersPerSlot),
-      request_s: r(at?.requestSeconds), concurrent_capacity: a.concurrentCapacity, ratio_to_concurrent: r(a.ratioToConcurrent),
+      think_mean_s: r(thinkMeanSeconds(a.session.thinkTime)), active_users: a.result.display,
+      estimate: a.result.estimate, concurrent_mean: r(at?.concurrentMean), concurrent_p95: at?.concurrentP95 ?? null,
+      users_per_slot: r(at?.usersPerSlot), request_s: r(at?.requestSeconds), concurrent_capacity: a.concurrentCapacity,
+      ratio_to_concurrent: r(a.ratioToConcurrent),
       little_law_users: r(a.littleLawUsers), requests: null, ttft_mean_ms: r(at?.ttftMeanMs), ttft_p95_ms: null,
       hit_rate: r(at?.hitRate, 4), server_hit_rate: r(at?.serverHitRate, 4),
     };

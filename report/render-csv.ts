@@ -54,7 +54,8 @@ export function renderCellsCsv(report: Report): string {
       success_rate: r(c.successRate, 5),
       goodput: r(c.goodput, 5),
       errors: Object.entries(c.errorsByKind).map(([k, n]) => `${k}:${n}`).join(';'),
-      // {"kind":[{"message":...,"count":n}, ...]}: the top messages per error kind, as JSON (messages may hold any character).
+      // {"kind":[{"message":...,"count":n}, ...]}: the top messages per error kind, as JSON (messages may hold any
+      // character).
       error_messages: Object.keys(c.errorMessages).length > 0 ? JSON.stringify(c.errorMessages) : '',
     };
     for (const k of TREND_KEYS) {
@@ -165,7 +166,8 @@ export function renderCapacityCsv(report: Report): string {
       output_tokens: t.trace.summary.stats.outputTokens?.max ?? null,
       limits: c.limits.map((l) => `${l.metric}:${l.expression}`).join(';'), source: 'trace',
       unit: 'x recorded speed', ...ladderColumns(c.result),
-      interval_level: c.interval?.level ?? null, interval_low: c.interval?.low ?? null, interval_high: c.interval?.high ?? null,
+      interval_level: c.interval?.level ?? null, interval_low: c.interval?.low ?? null,
+      interval_high: c.interval?.high ?? null,
     });
   }
   for (const b of report.bursts) {

@@ -20,14 +20,15 @@ export function echartsBundle(): string {
   return echartsSource;
 }
 
-/** Inline markup of the document's text: **bold** and `code`, after HTML escaping. */
+/** Inline markup of the document's text: **bold**, `code` and links to the page's own anchors, after HTML escaping. */
 function inline(text: string): string {
   return renderText(
     text,
     (s) =>
       esc(s)
         .replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>')
-        .replace(/`([^`]+)`/g, '<code>$1</code>'),
+        .replace(/`([^`]+)`/g, '<code>$1</code>')
+        .replace(/\[([^\]]+)\]\(#([a-z0-9-]+)\)/g, '<a href="#$2">$1</a>'),
     esc,
   );
 }
@@ -36,17 +37,20 @@ const CSS = `
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;\
 margin:0;background:#f6f7f9;color:#1f2937;line-height:1.5}
 main{max-width:1000px;margin:0 auto;padding:24px 32px 64px;background:#fff}
-h1{font-size:28px;margin:8px 0 4px}h2{font-size:22px;margin-top:40px;border-bottom:2px solid #e5e7eb;padding-bottom:4px}\
+h1{font-size:28px;margin:8px 0 4px}\
+h2{font-size:22px;margin-top:40px;border-bottom:2px solid #e5e7eb;padding-bottom:4px}\
 h3{font-size:17px;margin-top:28px}
 table{border-collapse:collapse;width:100%;margin:12px 0;font-size:13.5px}\
 th,td{border:1px solid #e5e7eb;padding:5px 8px;text-align:left;vertical-align:top}
 th{background:#f3f4f6;font-weight:600;font-size:12px;letter-spacing:.03em}\
 caption{caption-side:bottom;font-size:12.5px;color:#6b7280;text-align:left;padding-top:4px}
 .note{background:#fff7ed;border-left:4px solid #ea580c;padding:8px 12px;margin:12px 0}
-.kpis{display:flex;gap:16px;flex-wrap:wrap}.kpi{flex:1 1 200px;border:1px solid #e5e7eb;border-radius:8px;padding:12px 16px}
+.kpis{display:flex;gap:16px;flex-wrap:wrap}\
+.kpi{flex:1 1 200px;border:1px solid #e5e7eb;border-radius:8px;padding:12px 16px}
 .kpi .v{font-size:30px;font-weight:700;color:#2563eb}.kpi .l{font-size:13px;color:#4b5563}
 figure{margin:16px 0}.chart{width:100%;height:${CHART_HEIGHT}px}figcaption{font-size:12.5px;color:#6b7280}
-nav.toc{font-size:14px;columns:2}nav.toc a{color:#2563eb;text-decoration:none}code{background:#f3f4f6;padding:1px 4px;border-radius:3px}
+nav.toc{font-size:14px;columns:2}nav.toc a{color:#2563eb;text-decoration:none}\
+code{background:#f3f4f6;padding:1px 4px;border-radius:3px}
 `;
 
 export function renderHtml(blocks: readonly Block[], charts: readonly ChartSpec[], title: string): string {
@@ -83,7 +87,9 @@ function renderBlock(
   switch (b.kind) {
     case 'h':
       body.push(`<h${b.level} id="${esc(b.id)}">${inline(b.text)}</h${b.level}>`);
-      if (b.level === 1 && toc.length > 0)
+      break;
+    case 'toc':
+      if (toc.length > 0)
         body.push(
           `<nav class="toc"><strong>Contents</strong><ol>` +
             `${toc.map((h) => `<li><a href="#${esc(h.id)}">${inline(h.text)}</a></li>`).join('')}</ol></nav>`,
@@ -101,7 +107,8 @@ function renderBlock(
     case 'kpis':
       body.push(
         `<div class="kpis">${b.items
-          .map((i) => `<div class="kpi"><div class="v">${inline(i.value)}</div><div class="l">${inline(i.label)}</div></div>`)
+          .map((i) =>
+            `<div class="kpi"><div class="v">${inline(i.value)}</div><div class="l">${inline(i.label)}</div></div>`)
           .join('')}</div>`,
       );
       break;
@@ -109,7 +116,8 @@ function renderBlock(
       body.push(
         `<table>${b.caption ? `<caption>${inline(b.caption)}</caption>` : ''}` +
           `<thead><tr>${b.head.map((h) => `<th>${inline(h)}</th>`).join('')}</tr></thead>` +
-          `<tbody>${b.rows.map((r) => `<tr>${r.map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`,
+          `<tbody>${b.rows.map((r) => `<tr>${r.map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`).join('')}` +
+          '</tbody></table>',
       );
       break;
     case 'chart': {
@@ -139,7 +147,8 @@ function chartScript(used: readonly ChartSpec[]): string {
   const json = JSON.stringify(options).replace(/<\//g, '<\\/');
   return (
     `(function(){var opts=${json};var charts=[];` +
-    "document.querySelectorAll('[data-chart]').forEach(function(el){var id=el.getAttribute('data-chart');var o=opts[id];if(!o)return;" +
+    "document.querySelectorAll('[data-chart]').forEach(function(el){" +
+    "var id=el.getAttribute('data-chart');var o=opts[id];if(!o)return;" +
     "var ch=echarts.init(el,null,{renderer:'svg'});o.animation=false;ch.setOption(o);charts.push(ch);});" +
     "window.__reportCharts=charts.length;" +
     "window.addEventListener('resize',function(){charts.forEach(function(c){c.resize();});});})();"

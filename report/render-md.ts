@@ -51,6 +51,9 @@ export function renderMarkdown(blocks: readonly Block[], charts: readonly ChartS
         if (c) out.push(`![${c.title}](charts/${c.id}.svg)\n\n*${c.caption}*`);
         break;
       }
+      case 'toc':
+        // A Markdown viewer draws its own outline from the headings.
+        break;
     }
   }
   return `${out.join('\n\n')}\n`;

@@ -15,22 +15,26 @@ import type { RateCapacity } from './rate-capacity';
 import type { TraceReplayReport } from './trace-replay';
 import type { PredictedInfo } from './predicted';
 import type { EmbedReport } from './embed-report';
+import type { ReportWarning } from './warnings';
 
 /**
- * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval` and its goodput,
- * distributions a `stdDev`, and comparisons the noise they weighed a change against. 3: cells carry `measurements`, and
- * searched capacities the `verdicts` of the steps on either side of them; `activeUsers`, the sessions part's
- * capacity in active users per use case, and each cell's `sessions` figures. 4: `rates`, the rate part's capacity in
- * requests per second per use case, and each cell's `openLoop` figures (schedule lag, offered and achieved rate).
- * 5: `trace`, the trace part's replay (the trace's figures, each speed's, the fastest speed it held); cells carry their
- * per-request `lengths` and `cachedTokensTotal`, and `openLoop.speed`. 6: cells carry `cacheHitShare` and, in
- * `metrics`, `ttftCacheHit` and `ttftCacheMiss` (TTFT of the requests the prefix cache served part of, or none of);
- * parts their `prefixGroups` (plan prompts.prefixGroups). 7: `frontiers`, per measured grid (sweep, mix) the points
- * of the throughput-per-GPU against median per-user speed frontier, each with its energy and cost per output token;
- * `predicted`, a prediction's record (report/predicted.ts), null for a measured run. 8: `embeddings`, the embed
- * part's capacity per input length and batch (report/embed-report.ts), null without one.
+ * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval` and its
+ * goodput, distributions a `stdDev`, and comparisons the noise they weighed a change against. 3: cells carry
+ * `measurements`, and searched capacities the `verdicts` of the steps on either side of them; `activeUsers`, the
+ * sessions part's capacity in active users per use case, and each cell's `sessions` figures. 4: `rates`, the rate
+ * part's capacity in requests per second per use case, and each cell's `openLoop` figures (schedule lag, offered and
+ * achieved rate). 5: `trace`, the trace part's replay (the trace's figures, each speed's, the fastest speed it held);
+ * cells carry their per-request `lengths` and `cachedTokensTotal`, and `openLoop.speed`. 6: cells carry
+ * `cacheHitShare` and, in `metrics`, `ttftCacheHit` and `ttftCacheMiss` (TTFT of the requests the prefix cache served
+ * part of, or none of); parts their `prefixGroups` (plan prompts.prefixGroups). 7: `frontiers`, per measured grid
+ * (sweep, mix) the points of the throughput-per-GPU against median per-user speed frontier, each with its energy and
+ * cost per output token; `predicted`, a prediction's record (report/predicted.ts), null for a measured run. 8:
+ * `embeddings`, the embed part's capacity per input length and batch (report/embed-report.ts), null without one. 9:
+ * `warnings` are objects (`kind`, a one-line `summary`, the long `details`; report/warnings.ts), one per kind, ranked
+ * by how much they change the answer; `runNotes`, the notes on the suite's own workings (stray cells, a split part's
+ * merge), no warnings.
  */
-export const REPORT_SCHEMA_VERSION = 8;
+export const REPORT_SCHEMA_VERSION = 9;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
@@ -85,7 +89,10 @@ export interface MixProfileSummary {
   readonly cellIds: readonly string[];
 }
 
-/** The verdict of a gate part: the gate cell checked against its use case's limits and the gate's minimum success rate. */
+/**
+ * The verdict of a gate part: the gate cell checked against its use case's limits and the gate's minimum success
+ * rate.
+ */
 export interface GateResult {
   readonly useCaseId: string;
   readonly title: string;
@@ -129,7 +136,10 @@ export interface Report {
   readonly totals: Totals;
   readonly highlights: readonly Finding[];
   readonly keyFindings: readonly Finding[];
-  readonly warnings: readonly string[];
+  /** One per kind, the most answer-changing first (report/warnings.ts, WARNING_RANK). */
+  readonly warnings: readonly ReportWarning[];
+  /** Notes on the suite's own workings, not on the answer: stray cells, how a split part was merged. */
+  readonly runNotes: readonly string[];
   /** The run did not finish: a part without summary.json, a cut CSV, planned cells without samples, or an interrupt. */
   readonly incomplete: boolean;
   /** Planned cells with no samples at all. */

@@ -27,17 +27,25 @@ import { fastestSection, perUserSpeedSection, systemThroughputSection } from './
 import { prefixCacheSection, queueWaitSection, scaleUpSection, ttftSection } from './sections/ttft-queue';
 import { useCaseGuidanceSection } from './sections/use-case-guidance';
 import { predictionSection } from './sections/prediction';
+import { answerSection, runNotesSection, warningDetailsSection, warningsSection } from './sections/answer';
 import { markPredictedTables } from './predicted';
 
 /**
- * Builds the full document of the report, one section after another in reading order; a predicted run's tables each
- * say so in their caption (report/predicted.ts).
+ * Builds the full document of the report, one section after another in reading order: the answer (capacity per use
+ * case), the warnings on it in one line each, then the figures, the reference sections, each warning's details and
+ * the run notes. A predicted run's tables each say so in their caption (report/predicted.ts).
  */
 export function buildDocument(report: Report, charts: ReadonlySet<string>): Block[] {
+  // The answer first (a run without use cases answers with its highlight figures), then what changes it.
+  const answer = answerSection(report);
+  const highlights = highlightsSection(report);
   return markPredictedTables([
     ...titleSection(report),
     ...predictionSection(report),
-    ...highlightsSection(report),
+    ...(answer.length > 0 ? answer : highlights),
+    ...warningsSection(report),
+    ...new DocBuilder().toc().blocks,
+    ...(answer.length > 0 ? highlights : []),
     ...keyFindingsSection(report),
     ...useCaseGuidanceSection(report),
     ...performanceAnalysisSection(report, charts),
@@ -58,6 +66,8 @@ export function buildDocument(report: Report, charts: ReadonlySet<string>): Bloc
     ...k6ThresholdsSection(report),
     ...comparisonSection(report),
     ...methodologySection(report),
+    ...warningDetailsSection(report),
+    ...runNotesSection(report),
   ], report.predicted);
 }
 

@@ -1,5 +1,5 @@
-// Server-side figures of a cell from the monitor's cumulative samples: histogram sum/count deltas across the cell's window.
-// Runs in Node.
+// Server-side figures of a cell from the monitor's cumulative samples: histogram sum/count deltas across the cell's
+// window. Runs in Node.
 //
 // The monitor samples the engine's counters and histogram _sum/_count as cumulative gauges. A
 // cell's mean server queue wait is (sum(t1) - sum(t0)) / (count(t1) - count(t0)). The outer scrapes
@@ -104,7 +104,8 @@ export function exactScrapes(count: Series, w: Window, observations: number): { 
   const after = order.filter((i) => times[i]! >= w.endMs).slice(0, EXACT_CANDIDATES);
   for (const i1 of after) {
     for (const i0 of before) {
-      if (times[i0]! < times[i1]! && values[i1]! - values[i0]! === observations) return { t0: times[i0]!, t1: times[i1]! };
+      const exact = times[i0]! < times[i1]! && values[i1]! - values[i0]! === observations;
+      if (exact) return { t0: times[i0]!, t1: times[i1]! };
     }
   }
   return null;
@@ -203,7 +204,9 @@ export function counterRatio(tokens: Series | undefined, seconds: Series | undef
 }
 
 /** Hit rate from cumulative hit and query counters over a window, else the mean of a rate gauge sampled in it. */
-export function prefixCacheHitRate(monitor: Partial<Record<ServerMetricKey, Series>>, w: Window, toleranceMs: number): number | null {
+export function prefixCacheHitRate(
+  monitor: Partial<Record<ServerMetricKey, Series>>, w: Window, toleranceMs: number,
+): number | null {
   const queries = deltaOver(monitor.prefixCacheQueriesTotal, w);
   const hits = deltaOver(monitor.prefixCacheHitsTotal, w);
   if (queries !== null && hits !== null && queries > 0) return Math.min(1, Math.max(0, hits / queries));

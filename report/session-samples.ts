@@ -38,8 +38,8 @@ export function newSessionAccumulator(): SessionAccumulator {
 
 /** One request sample of a sessions cell (it has a turn tag); `measured` says whether its phase enters statistics. */
 export function addSessionSample(
-  acc: SessionAccumulator, spans: RequestSpans, key: string, tags: Readonly<Record<string, string>>, timestampMs: number,
-  value: number, measured: boolean,
+  acc: SessionAccumulator, spans: RequestSpans, key: string, tags: Readonly<Record<string, string>>,
+  timestampMs: number, value: number, measured: boolean,
 ): void {
   if (key === 'e2e') {
     spans.starts.push(timestampMs - value);

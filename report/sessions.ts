@@ -1,4 +1,5 @@
-// A sessions cell's own figures: the requests its active users kept in flight, and TTFT and cache hits by turn. Runs in Node.
+// A sessions cell's own figures: the requests its active users kept in flight, and TTFT and cache hits by turn.
+// Runs in Node.
 //
 // Formulas:
 //   concurrent requests at time t = the part's sessions requests (any phase, any step: a user's request from the step
@@ -75,7 +76,9 @@ export function inFlight(
 export function sessionCellStats(
   acc: SessionAccumulator, spans: RequestSpans | null, window: { startMs: number; endMs: number } | null,
 ): SessionCellStats {
-  const flight = window && spans ? inFlight(spans.starts.values(), spans.ends.values(), window.startMs, window.endMs) : null;
+  const flight = window && spans
+    ? inFlight(spans.starts.values(), spans.ends.values(), window.startMs, window.endMs)
+    : null;
   const turns = [...acc.turns.entries()].sort((a, b) => turnOfTag(a[0]) - turnOfTag(b[0]));
   // vLLM writes cached_tokens only when some were cached: once the cell saw it, an absent one is 0.
   const reported = turns.some(([, t]) => t.cachedReported > 0);

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { readRunnerInfo, RUNNER_FILE, runnerLabel, type RunnerInfo } from '../lib/runner';
 import { parseSequence, segmentText } from '../lib/segments';
 import type { Plan } from '../lib/plan';
-import { readJson, readPlanFile, readSummaryFile, ReportInputError, type PartInput, type RunnerInput, type SplitPart } from './inputs';
+import {
+  readJson, readPlanFile, readSummaryFile, ReportInputError, type PartInput, type RunnerInput, type SplitPart,
+} from './inputs';
 import { mergeSamples } from './merge-samples';
 import { readSamples, type SamplesData } from './read-samples';
 
@@ -51,11 +53,16 @@ function arrangeRunners(runners: RunnerInput[]): SplitPart {
   for (const r of known) {
     if (r.info.sequence !== first!.sequence) {
       throw new ReportInputError(
-        `${r.name} is a runner of a split ${r.info.sequence} but ${known[0]!.name} of ${first!.sequence}: pass the folders of one run`,
+        `${r.name} is a runner of a split ${r.info.sequence} but ${known[0]!.name} of ${first!.sequence}: ` +
+          'pass the folders of one run',
       );
     }
     const twin = known.find((other) => other !== r && other.info.runner === r.info.runner);
-    if (twin) throw new ReportInputError(`${runnerLabel(r.info)} appears twice (${twin.name} and ${r.name}): pass each runner once`);
+    if (twin) {
+      throw new ReportInputError(
+        `${runnerLabel(r.info)} appears twice (${twin.name} and ${r.name}): pass each runner once`,
+      );
+    }
   }
   known.sort((a, b) => a.info.runner - b.info.runner);
   const unknown = runners.filter((r) => r.info === null);
@@ -74,14 +81,18 @@ function arrangeRunners(runners: RunnerInput[]): SplitPart {
 function splitPlan(partDir: string | null, runners: readonly RunnerInput[], name: string): Plan {
   if (partDir && existsSync(join(partDir, 'plan.json'))) return readPlanFile(join(partDir, 'plan.json'));
   const withPlan = runners.find((r) => existsSync(join(r.dir, 'plan.json')));
-  if (!withPlan) throw new ReportInputError(`no plan.json in ${name} or any of its runner folders: no runner reached its end`);
+  if (!withPlan) {
+    throw new ReportInputError(`no plan.json in ${name} or any of its runner folders: no runner reached its end`);
+  }
   const plan = readPlanFile(join(withPlan.dir, 'plan.json'));
   const ids = JSON.stringify(plan.cells.map((cell) => cell.id));
   for (const r of runners) {
     const path = join(r.dir, 'plan.json');
     if (r === withPlan || !existsSync(path)) continue;
     if (JSON.stringify(readPlanFile(path).cells.map((cell) => cell.id)) !== ids) {
-      throw new ReportInputError(`${r.name} and ${withPlan.name} ran different plans: pass the runner folders of one run`);
+      throw new ReportInputError(
+        `${r.name} and ${withPlan.name} ran different plans: pass the runner folders of one run`,
+      );
     }
   }
   return plan;
@@ -93,7 +104,9 @@ function splitPlan(partDir: string | null, runners: readonly RunnerInput[], name
  */
 export function readSplitPart(name: string, partDir: string | null, runnerDirs: readonly string[]): PartInput {
   for (const dir of runnerDirs) {
-    if (!isDir(dir)) throw new ReportInputError(`${dir} is not a folder: pass the runners' folders (each with samples.csv)`);
+    if (!isDir(dir)) {
+      throw new ReportInputError(`${dir} is not a folder: pass the runners' folders (each with samples.csv)`);
+    }
   }
   const base = partDir ?? '';
   const runners = runnerDirs.map((dir) => readRunner(dir, partDir ? dir.slice(base.length + 1) : dir));
@@ -102,7 +115,8 @@ export function readSplitPart(name: string, partDir: string | null, runnerDirs: 
   const ended = split.runners.filter((r) => r.summary !== null);
   const summaryProblem = ended.length === 0 ? 'no runner wrote its summary.json' : null;
   return {
-    name, dir: partDir ?? runnerDirs[0]!, plan, samplesPath: split.runners[0]!.samplesPath, summary: null, summaryProblem, split,
+    name, dir: partDir ?? runnerDirs[0]!, plan, samplesPath: split.runners[0]!.samplesPath, summary: null,
+    summaryProblem, split,
   };
 }
 
@@ -110,7 +124,9 @@ export function readSplitPart(name: string, partDir: string | null, runnerDirs: 
 export function runnerProblems(split: SplitPart, cutBytes: ReadonlyMap<string, number>): string[] {
   const problems = split.missing.map((label) => `${label} has no folder: its share of every cell is missing`);
   for (const r of split.runners) {
-    const who = r.info ? `${runnerLabel(r.info)} in ${r.name}` : `${r.name} (no ${RUNNER_FILE}: which runner it was is unknown)`;
+    const who = r.info
+      ? `${runnerLabel(r.info)} in ${r.name}`
+      : `${r.name} (no ${RUNNER_FILE}: which runner it was is unknown)`;
     const why: string[] = [];
     if (!existsSync(r.samplesPath)) why.push('no samples.csv');
     if (r.summaryProblem !== null) why.push(r.summaryProblem);

@@ -14,8 +14,13 @@ import type { ThresholdOutcome } from './inputs';
 import { TREND_KEYS, type TrendKey } from './read-samples';
 import { toK6Values } from './stats';
 
-/** k6's summary values of one per-cell sub-metric, from the merged cell; null for a metric the report has no figure of. */
-function valuesOf(metric: string, cell: CellStats | undefined): { values: Record<string, number>; kind: 'trend' | 'rate' } | null {
+/**
+ * k6's summary values of one per-cell sub-metric, from the merged cell; null for a metric the report has no figure
+ * of.
+ */
+function valuesOf(
+  metric: string, cell: CellStats | undefined,
+): { values: Record<string, number>; kind: 'trend' | 'rate' } | null {
   const key = metricKeyOf(metric);
   if (key === undefined) return null;
   if (key === 'requestOk') {

@@ -157,7 +157,10 @@ export function mean(values: readonly number[]): number | null {
   return s / values.length;
 }
 
-/** The element with the largest f (elements where f is null are skipped); null when there is none. Ties keep the first. */
+/**
+ * The element with the largest f (elements where f is null are skipped); null when there is none. Ties keep the
+ * first.
+ */
 export function maxBy<T>(xs: readonly T[], f: (x: T) => number | null): T | null {
   let best: T | null = null;
   let bestV = -Infinity;

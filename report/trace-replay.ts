@@ -24,7 +24,9 @@ export interface TraceCellFigures {
    * What was sent, binned with the trace's own histogram edges: prompt and output lengths as the server counted them,
    * and send times (of the requests that ended) from the first, times the speed, so they read in trace time.
    */
-  readonly sent: { readonly inputTokens: number[]; readonly outputTokens: number[]; readonly arrivalsMs: number[] } | null;
+  readonly sent: {
+    readonly inputTokens: number[]; readonly outputTokens: number[]; readonly arrivalsMs: number[];
+  } | null;
 }
 
 /** A trace cell's requests as sent (report/model.ts reads them from its samples). */
@@ -69,7 +71,9 @@ export function traceReplayReport(
     cells: mine.map((c) => ({
       cellId: c.id,
       speed: c.openLoop!.speed!,
-      cachedShare: c.cachedTokensTotal !== null && c.inputTokensTotal > 0 ? c.cachedTokensTotal / c.inputTokensTotal : null,
+      cachedShare: c.cachedTokensTotal !== null && c.inputTokensTotal > 0
+        ? c.cachedTokensTotal / c.inputTokensTotal
+        : null,
       inputTokensSentShare: promptTokens > 0 ? c.inputTokensTotal / promptTokens : null,
       sent: sentHistograms(trace, sends.get(c.id), c.openLoop!.speed!),
     })),
@@ -86,6 +90,8 @@ function sentHistograms(trace: TraceConfig, sends: TraceSends | undefined, speed
     inputTokens: histogram(sends.inputTokens, h.inputTokens.edges),
     outputTokens: histogram(sends.outputTokens, h.outputTokens.edges),
     // A send a few ms late past the trace's last row still belongs to the last bin.
-    arrivalsMs: histogram(Array.from(sends.startsMs, (t) => Math.min((t - first) * speed, lastEdge)), h.arrivalsMs.edges),
+    arrivalsMs: histogram(
+      Array.from(sends.startsMs, (t) => Math.min((t - first) * speed, lastEdge)), h.arrivalsMs.edges,
+    ),
   };
 }

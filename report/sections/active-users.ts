@@ -1,5 +1,6 @@
 // The "Active Users" section: how many people each use case serves when they pause between turns. Runs in Node.
-// Per use case: active users at capacity, the requests they kept in flight, users per slot, TTFT and cache hits by turn.
+// Per use case: active users at capacity, the requests they kept in flight, users per slot, TTFT and cache hits by
+// turn.
 
 import type { ActiveUsersCapacity } from '../active-users';
 import { DocBuilder, type Block } from '../document';
@@ -56,7 +57,8 @@ function row(a: ActiveUsersCapacity): string[] {
   const at = a.atCapacity;
   return [
     a.useCase.title,
-    `${plural(s.turns, 'turn')}, ${fmtTokens(s.firstTurnTokens)} → ${fmtTokens(lastTurnTokens(s))}, ${fmtInt(s.outputTokens)} out`,
+    `${plural(s.turns, 'turn')}, ${fmtTokens(s.firstTurnTokens)} → ${fmtTokens(lastTurnTokens(s))}, ` +
+      `${fmtInt(s.outputTokens)} out`,
     thinkPhrase(s.thinkTime),
     a.result.displayShort,
     at ? `${fixed(at.concurrentMean)} / ${fmtInt(at.concurrentP95)}` : 'n/a',
@@ -100,7 +102,8 @@ function littleLawNote(all: readonly ActiveUsersCapacity[]): string {
 
 function byTurnSection(a: ActiveUsersCapacity, charts: ReadonlySet<string>): Block[] {
   const doc = new DocBuilder();
-  doc.h(3, `${a.useCase.title}: Turns at ${a.atCapacity ? plural(a.atCapacity.users, 'Active User') : 'No Passing Step'}`);
+  const atUsers = a.atCapacity ? plural(a.atCapacity.users, 'Active User') : 'No Passing Step';
+  doc.h(3, `${a.useCase.title}: Turns at ${atUsers}`);
   const at = a.atCapacity;
   if (!at) {
     doc.p(`Even the first step (${a.result.display} active users) broke a limit: no step to describe by turn.`);
@@ -113,8 +116,9 @@ function byTurnSection(a: ActiveUsersCapacity, charts: ReadonlySet<string>): Blo
     at.hitRate === null
       ? 'No response reported cached prompt tokens: none were cached, or the server does not say (vLLM writes them ' +
         'with --enable-prompt-tokens-details).'
-      : `The prefix cache served ${fmtPct(at.hitRate)} of the prompt tokens of these turns (the server's own counters: ` +
-        `${fmtPct(at.serverHitRate)}); later turns find the history cached unless it was evicted.`,
+      : `The prefix cache served ${fmtPct(at.hitRate)} of the prompt tokens of these turns ` +
+        `(the server's own counters: ${fmtPct(at.serverHitRate)}); later turns find the history cached unless it ` +
+        'was evicted.',
   ));
   doc.chart(`sessions_turns_${a.useCase.id}`, charts);
   doc.table(

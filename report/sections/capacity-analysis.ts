@@ -139,7 +139,8 @@ function limitExceededAt(report: Report, capacity: UseCaseCapacity, concurrency:
   if (check) return !check.ok;
   const limit = capacity.limits.find((candidate) => candidate.metric === metric);
   if (!limit) return false;
-  const value = valueAtCapacity(report, capacity, (cell) => metricValue(cell, metric, statOf(report, capacity, metric)));
+  const stat = statOf(report, capacity, metric);
+  const value = valueAtCapacity(report, capacity, (cell) => metricValue(cell, metric, stat));
   return value !== null && !compare(value, limit.operator, limit.value);
 }
 

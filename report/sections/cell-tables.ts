@@ -84,8 +84,8 @@ export function allCellsSection(report: Report): Block[] {
     fmtWatts(cell.power?.meanWatts),
   ];
   const head = [
-    'CELL', 'CONTEXT', 'OUTPUT', 'USERS', 'REQ', ...(withGoodput ? ['GOODPUT'] : []), 'TTFT', 'ITL', 'DECODE', 'PREFILL',
-    'THROUGHPUT', 'EFFICIENCY', 'QUEUE WAIT', 'POWER',
+    'CELL', 'CONTEXT', 'OUTPUT', 'USERS', 'REQ', ...(withGoodput ? ['GOODPUT'] : []), 'TTFT', 'ITL', 'DECODE',
+    'PREFILL', 'THROUGHPUT', 'EFFICIENCY', 'QUEUE WAIT', 'POWER',
   ];
   doc.table(head, cells.map(row));
   return doc.blocks;

@@ -6,7 +6,7 @@ import { gridCells } from '../model';
 import type { Report } from '../report-types';
 import { engineLabel, sentences } from './phrases';
 
-/** The title, what was measured where and with what, and the run's warnings. */
+/** The title, and what was measured where and with what. */
 export function titleSection(report: Report): Block[] {
   const doc = new DocBuilder();
   const run = report.run;
@@ -23,7 +23,6 @@ export function titleSection(report: Report): Block[] {
       `virtual time, no server measured)${runId}`
     : `Performance analysis of **${lit(report.model)}** at ${endpoint}${simulated}, ${measuredWith}`;
   doc.p(`${measured}. Parts: ${parts}.`);
-  for (const warning of report.warnings) doc.note(`⚠ ${warning}`);
   return doc.blocks;
 }
 

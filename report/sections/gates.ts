@@ -62,7 +62,8 @@ export function comparisonSection(report: Report): Block[] {
   ));
   doc.p(comparisonVerdict(comparison));
   doc.list(comparison.regressions);
-  const withInterval = (value: string, interval: string | null): string => (interval ? `${value} (${interval})` : value);
+  const withInterval = (value: string, interval: string | null): string =>
+    (interval ? `${value} (${interval})` : value);
   const capacityRows = comparison.capacities.map((capacity) => [
     capacity.title,
     withInterval(capacity.baseline, capacity.baselineInterval),

@@ -14,7 +14,8 @@ import { sentences, statName } from './phrases';
 
 /** "Poisson", "gamma (burstiness 0.5)", "constant", with a ramp when there is one. */
 export function arrivalPhrase(o: Pick<OpenLoopStats, 'process' | 'burstiness' | 'rampFromRate'>): string {
-  const process = o.process === 'poisson' ? 'Poisson' : o.process === 'gamma' ? `gamma (burstiness ${o.burstiness})` : 'evenly spaced';
+  const process = o.process === 'poisson' ? 'Poisson'
+    : o.process === 'gamma' ? `gamma (burstiness ${o.burstiness})` : 'evenly spaced';
   return o.rampFromRate === null ? process : `${process}, ramping from ${fmtRate(o.rampFromRate)}`;
 }
 
@@ -31,22 +32,25 @@ export function openLoopSection(report: Report, charts: ReadonlySet<string>): Bl
       'traffic does, rather than when the last one ended?',
     `Each cell sends a seeded ${arrivalPhrase(first)} schedule at its offered rate for ` +
       `${plural(first.durationSeconds, 'second')}, never waiting for a response.`,
-    'Latency is stated from each request\'s actual send and from its intended time in the schedule: the second is what ' +
-      'a user arriving on time saw, so a late sender cannot hide a slow server (coordinated omission).',
+    "Latency is stated from each request's actual send and from its intended time in the schedule: the second is " +
+      'what a user arriving on time saw, so a late sender cannot hide a slow server (coordinated omission).',
     `A cell whose achieved rate fell more than ${fmtPct(ACHIEVED_SHORTFALL, 0)} short of the offered one, or whose ` +
-      'schedule lag p99 passed its limit, measured another load than planned: it is marked and left out of the capacity.',
+      'schedule lag p99 passed its limit, measured another load than planned: it is marked and left out of the ' +
+      'capacity.',
   ));
   if (report.rates.length > 0) {
     // MLPerf's limits name their own statistic (p99), which the ladder judges them on (report/capacity.ts).
     const ownStat = report.rates.some((r) => r.useCase.limits.some((limit) => limit.stat !== undefined));
     doc.p(sentences(
-      `A use case's capacity is the highest offered rate whose cell met every limit (the ${statName(report.limitStat)} ` +
+      "A use case's capacity is the highest offered rate whose cell met every limit " +
+        `(the ${statName(report.limitStat)} ` +
         `of each cell${ownStat ? ' where a limit names no statistic of its own' : ''}, requests the slot cut off ` +
         'counted as failed), as measured: between two rates a queue either ' +
         'keeps up or grows, so nothing is interpolated. The interval is the capacity over 1,000 resamples of each ' +
         'cell\'s requests (0: the lowest rate may already break a limit).',
     ));
-    doc.table(['USE CASE', 'CAPACITY', '95% INTERVAL', 'LIMIT THAT BROKE', 'RATES MEASURED'], report.rates.map(capacityRow));
+    const head = ['USE CASE', 'CAPACITY', '95% INTERVAL', 'LIMIT THAT BROKE', 'RATES MEASURED'];
+    doc.table(head, report.rates.map(capacityRow));
     for (const r of report.rates) {
       doc.chart(`rate_latency_${r.useCase.id}`, charts);
       doc.chart(`rate_achieved_${r.useCase.id}`, charts);
@@ -67,10 +71,12 @@ export function capacityRow(r: RateCapacity): string[] {
   const excluded = r.excluded.length > 0 ? ` (${plural(r.excluded.length, 'cell')} left out)` : '';
   const rates = r.result.steps.map((s) => String(s.concurrency)).join(', ');
   const interval = r.interval ? formatInterval(r.interval) : 'n/a';
-  return [r.useCase.title, `${r.result.display}${unit}`, interval, r.result.brokenBy?.label ?? 'none', `${rates}${excluded}`];
+  const broke = r.result.brokenBy?.label ?? 'none';
+  return [r.useCase.title, `${r.result.display}${unit}`, interval, broke, `${rates}${excluded}`];
 }
 
-const pair = (d: Distribution | null, fmt: (v: number) => string): string => (d ? `${fmt(d.p50)} / ${fmt(d.p99)}` : 'n/a');
+const pair = (d: Distribution | null, fmt: (v: number) => string): string =>
+  (d ? `${fmt(d.p50)} / ${fmt(d.p99)}` : 'n/a');
 
 export function cellRow(c: CellStats): string[] {
   const o = c.openLoop!;

@@ -134,7 +134,7 @@ export function engineLabel(
  */
 export function serverSpeedSentence(grid: readonly CellStats[], kind: 'prefill' | 'decode'): string | null {
   const serverSpeed = (cell: CellStats): MaybeNumber =>
-    kind === 'prefill' ? cell.server?.serverPrefillTokensPerSecond ?? null : cell.server?.serverDecodeTokensPerSecond ?? null;
+    (kind === 'prefill' ? cell.server?.serverPrefillTokensPerSecond : cell.server?.serverDecodeTokensPerSecond) ?? null;
   // The monitor samples the counters every interval, so a cell's window also takes in requests of its
   // neighbours: the longest window at the lowest concurrency blurs least.
   const timed = grid.filter((cell) => serverSpeed(cell) !== null)

@@ -25,7 +25,8 @@ export function traceSection(report: Report, charts: ReadonlySet<string>): Block
     `The ${s.format} trace \`${baseName(t.trace.file)}\` replayed at ` +
       `${plural(t.cells.length, 'speed')} (${t.cells.map((c) => `${c.speed}x`).join(', ')}): each of its ` +
       `${fmtInt(s.stats.rows)} rows sent at its recorded time divided by the speed, with its exact prompt and output ` +
-      'lengths, its prompt blocks shared wherever the trace\'s hash ids are, so a prefix cache meets the reuse production had.',
+      "lengths, its prompt blocks shared wherever the trace's hash ids are, so a prefix cache meets the reuse " +
+      'production had.',
     `Each speed is judged by the ${t.useCase.title} limits (${t.useCase.limits.map((l) => l.label).join(', ')}; ` +
       `the ${statName(report.limitStat)} of a cell where a limit names no statistic).`,
   ));
@@ -37,7 +38,10 @@ export function traceSection(report: Report, charts: ReadonlySet<string>): Block
       `${t.trace.maxRequests !== null ? `, at most ${fmtInt(t.trace.maxRequests)} rows` : ''}: ${fmtInt(s.inWindow)} ` +
       `rows in the window, ${fmtInt(s.stats.rows)} replayed (${skipped(s)}).`,
   ));
-  doc.table(['', 'ROWS', 'RATE', 'GAP CV', 'INPUT P50 / P90 / P99 / MAX', 'OUTPUT P50 / P90 / P99 / MAX', 'PREFIX-CACHED'], [
+  const head = [
+    '', 'ROWS', 'RATE', 'GAP CV', 'INPUT P50 / P90 / P99 / MAX', 'OUTPUT P50 / P90 / P99 / MAX', 'PREFIX-CACHED',
+  ];
+  doc.table(head, [
     [
       'trace (speed 1)', fmtInt(s.stats.rows), fmtRate(s.stats.meanRatePerSecond), fmtCv(s.stats.gapCv),
       lengths(s.stats.inputTokens), lengths(s.stats.outputTokens),
@@ -46,8 +50,8 @@ export function traceSection(report: Report, charts: ReadonlySet<string>): Block
     ...t.cells.map((f, i) => sentRow(f, cells[i]!)),
   ]);
   doc.p(sentences(
-    'The trace\'s prefix share is what a perfect cache could serve: the leading blocks of each row that an earlier row ' +
-      'had. A cell\'s is what the server reported in cached_tokens, over the prompt tokens it counted; a server ' +
+    "The trace's prefix share is what a perfect cache could serve: the leading blocks of each row that an earlier " +
+      "row had. A cell's is what the server reported in cached_tokens, over the prompt tokens it counted; a server " +
       'without a prefix cache, or one that evicted blocks, serves less.',
     s.stats.conversations
       ? `Conversations: ${fmtInt(s.stats.conversations.count)}, ${s.stats.conversations.meanTurns.toFixed(1)} turns ` +
@@ -70,7 +74,9 @@ function capacitySentence(t: TraceReplayReport): string {
   const c = t.capacity!;
   const r = c.result;
   const interval = c.interval ? ` (95% interval ${formatInterval(c.interval)})` : '';
-  const left = c.excluded.length > 0 ? ` ${plural(c.excluded.length, 'cell')} left out: the sender missed the schedule.` : '';
+  const left = c.excluded.length > 0
+    ? ` ${plural(c.excluded.length, 'cell')} left out: the sender missed the schedule.`
+    : '';
   const broke = r.brokenBy ? `; the first limit to break was ${r.brokenBy.label}` : '';
   switch (r.kind) {
     case 'untested':
@@ -81,7 +87,8 @@ function capacitySentence(t: TraceReplayReport): string {
       return `This trace held at every speed measured, up to **${r.lastPass}x its recorded speed**: faster speeds ` +
         `were not measured.${left}`;
     default:
-      return `This trace holds up to **${r.lastPass}x its recorded speed**${interval}${broke} at ${r.firstFail}x.${left}`;
+      return `This trace holds up to **${r.lastPass}x its recorded speed**${interval}${broke} ` +
+        `at ${r.firstFail}x.${left}`;
   }
 }
 

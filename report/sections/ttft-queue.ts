@@ -129,7 +129,9 @@ export function queueWaitSection(grid: readonly CellStats[], charts: ReadonlySet
     doc.p(sentences(
       'The server exposes no per-request queue time (llama.cpp, for one, publishes only how many requests wait), ' +
         'so queue wait was not measured; the wait is part of TTFT.',
-      most > 0 ? `At most **${plural(most, 'request')}** waited at once (${where(queued)}).` : 'No request waited in these cells.',
+      most > 0
+        ? `At most **${plural(most, 'request')}** waited at once (${where(queued)}).`
+        : 'No request waited in these cells.',
     ));
     return doc.blocks;
   }

@@ -41,7 +41,10 @@ export function useCaseGuidanceSection(report: Report): Block[] {
     ...(withGoodput ? [fmtPct(capacity.goodputAtCapacity)] : []),
     capacityGuidance(capacity),
   ];
-  const head = ['USE CASE', 'CONTEXT', 'TTFT THRESHOLD', 'SPEED THRESHOLD', 'CAPACITY', ...(withGoodput ? ['GOODPUT'] : []), 'ANALYSIS'];
+  const head = [
+    'USE CASE', 'CONTEXT', 'TTFT THRESHOLD', 'SPEED THRESHOLD', 'CAPACITY', ...(withGoodput ? ['GOODPUT'] : []),
+    'ANALYSIS',
+  ];
   doc.table(head, report.useCases.map(row));
   const uncertainty = intervalNote(report);
   if (uncertainty) doc.p(uncertainty);
@@ -54,7 +57,7 @@ export function useCaseGuidanceSection(report: Report): Block[] {
 }
 
 /** "73 (69-76)": the capacity and, in brackets, its 95% interval when one was estimated and is not a single value. */
-function capacityWithInterval(capacity: UseCaseCapacity): string {
+export function capacityWithInterval(capacity: UseCaseCapacity): string {
   const interval = capacity.interval;
   if (!interval || interval.low === interval.high) return capacity.result.displayShort;
   return `${capacity.result.displayShort} (${formatInterval(interval)})`;
@@ -77,7 +80,8 @@ function intervalNote(report: Report): string | null {
   return sentences(
     verdictNote(withInterval, wide),
     "In brackets, a capacity's 95% interval: the capacities a bootstrap over each step's measured requests " +
-      'gives (1,000 resamples, the same reading of the steps), so how far the noise of the requests moves the answer; ' +
+      'gives (1,000 resamples, the same reading of the steps), so how far the noise of the requests moves the ' +
+      'answer; ' +
       "a step of many users also moves by the spread of one user's requests, drawn once for all of them, since a " +
       "server's hiccup slows every request running together; the interval holds the stated capacity. " +
       'Without brackets, every resample gave the same capacity.',
@@ -102,7 +106,9 @@ function verdictNote(capacities: readonly UseCaseCapacity[], wide: readonly UseC
       const at = `${capacity.useCase.title} at ${plural(v.users, 'user')}`;
       if (v.measurements > 1) repeated.push(`${at} (${v.measurements} measurements)`);
       const held = `every limit held in ${fmtPct(v.passShare)} of resamples`;
-      if (wide.includes(capacity) && isUnclear(v.passShare)) unclear.push(`${at} (${v.ok ? 'passed' : 'failed'}; ${held})`);
+      if (wide.includes(capacity) && isUnclear(v.passShare)) {
+        unclear.push(`${at} (${v.ok ? 'passed' : 'failed'}; ${held})`);
+      }
     }
   }
   return sentences(

@@ -65,10 +65,13 @@ describe('a run killed with SIGKILL', () => {
     expect(report.incomplete).toBe(true);
     expect(report.missingCells.length).toBeGreaterThan(0);
     expect(report.missingCells).toContain(plan.cells[plan.cells.length - 1]!.id);
-    expect(report.warnings[0]).toMatch(/^The run is incomplete/);
-    expect(report.warnings.join('\n')).toMatch(/no summary\.json/);
-    expect(report.warnings.join('\n')).toMatch(/cut mid-line/);
-    for (const id of report.missingCells) expect(report.warnings.join('\n')).toContain(id);
+    // The first warning, and its details say why, part by part.
+    expect(report.warnings[0]!.kind).toBe('incomplete');
+    expect(report.warnings[0]!.summary).toMatch(/^The run is incomplete/);
+    const causes = report.warnings[0]!.details.join('\n');
+    expect(causes).toMatch(/no summary\.json/);
+    expect(causes).toMatch(/cut mid-line/);
+    for (const id of report.missingCells) expect(causes).toContain(id);
     // The cut line is not a row: no request figure comes from it, and the measured cell is intact.
     const measured = report.cells.filter((c) => c.requests > 0);
     expect(measured.length).toBeGreaterThan(0);

@@ -138,7 +138,7 @@ describe('the split capacity manifest, run as the k6-operator runs it', () => {
       ['capacity_tiny_chat_n1', 1], ['capacity_tiny_chat_n4', 4], ['capacity_tiny_chat_n6', 6],
     ]);
     expect(report.useCases.map((u) => [u.useCase.id, u.result.displayShort])).toEqual([['tiny_chat', '6+']]);
-    expect(report.warnings[0]).toContain(`${TESTID} ran split across ${m.parallelism} k6 processes`);
+    expect(report.runNotes[0]).toContain(`${TESTID} ran split across ${m.parallelism} k6 processes`);
     const cli = ['--import', 'tsx', path.join(ROOT, 'scripts', 'report.ts'), path.join(claim, TESTID), '--gate'];
     // Exits 0 (execFileSync throws otherwise); the report goes next to the runners' folders.
     execFileSync(process.execPath, cli, { cwd: ROOT, stdio: 'pipe' });

@@ -1,4 +1,5 @@
-// Tests for report/capacity-interval.ts: the bootstrap interval of a capacity, against hand-worked ladders. Runs in Node (vitest).
+// Tests for report/capacity-interval.ts: the bootstrap interval of a capacity, against hand-worked ladders.
+// Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../lib/random';
@@ -13,7 +14,9 @@ const SUCCESS: IntervalLimit = { metric: 'successRate', operator: '>=', value: 0
 
 /** A step whose requests all read `mean` (no spread), or spread evenly by +-spread around it. */
 function step(users: number, mean: number, requests: number, spread = 0): IntervalStep {
-  const values = Array.from({ length: requests }, (_, i) => mean + (requests === 1 ? 0 : spread * (2 * i / (requests - 1) - 1)));
+  // Request i of n sits at mean + spread x (2i / (n - 1) - 1): from mean - spread to mean + spread.
+  const offset = (i: number): number => (requests === 1 ? 0 : spread * (2 * i / (requests - 1) - 1));
+  const values = Array.from({ length: requests }, (_, i) => mean + offset(i));
   return { users, values: [values], succeeded: requests, failed: 0 };
 }
 
@@ -47,7 +50,7 @@ describe('ladderCapacity', () => {
   });
 });
 
-describe('capacityInterval', () => {
+describe('capacityInterval: how far the noise of the requests moves the capacity', () => {
   it('collapses to the capacity when the requests do not vary', () => {
     const steps = [step(1, 100, 5), step(2, 200, 5), step(4, 360, 5)];
     expect(capacityInterval(steps, [TTFT_BELOW_300])).toMatchObject({ level: 0.95, low: 3, high: 3, largestStep: 4 });
@@ -69,8 +72,8 @@ describe('capacityInterval', () => {
 
   it('extrapolates where a ladder that breaks nothing would break, up to twice its largest step', () => {
     // 100 ms at 1 user, 200 at 2: a power law of exponent 1 reaches 350 ms at 3.5 users -> 3.
-    expect(capacityInterval([step(1, 100, 4), step(2, 200, 4)], [{ ...TTFT_BELOW_300, value: 350, expression: 'avg<350' }]))
-      .toMatchObject({ low: 3, high: 3 });
+    const below350 = { ...TTFT_BELOW_300, value: 350, expression: 'avg<350' };
+    expect(capacityInterval([step(1, 100, 4), step(2, 200, 4)], [below350])).toMatchObject({ low: 3, high: 3 });
     // Exactly at 3 users for a 300 ms strict limit: 3 already breaks it -> 2.
     expect(capacityInterval([step(1, 100, 4), step(2, 200, 4)], [TTFT_BELOW_300])).toMatchObject({ low: 2, high: 2 });
   });
@@ -100,6 +103,9 @@ describe('capacityInterval', () => {
     expect(narrower.high! - narrower.low).toBeLessThanOrEqual(interval.high! - interval.low);
   });
 
+});
+
+describe('capacityInterval: share limits, a capacity stated off the steps, no steps', () => {
   it('widens to hold a capacity stated off the measured steps', () => {
     const interval = { level: 0.95, low: 53, high: 55, largestStep: 58, replicates: 1000 };
     expect(withCapacity(interval, 51)).toMatchObject({ low: 51, high: 55 });

@@ -1,9 +1,13 @@
-// Tests report/capacity.ts: capacity per use case with "~N", "more than N", "below", which limit broke first, burst depth.
+// Tests report/capacity.ts: capacity per use case with "~N", "more than N", "below", which limit broke first, burst
+// depth.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { burstCapacity, evaluateLadder, interpolateMetric, ladderLimits, useCaseCapacity } from '../../report/capacity';
+import {
+  burstCapacity, evaluateLadder, interpolateMetric, ladderLimits, readLadder, useCaseCapacity,
+} from '../../report/capacity';
 import { limitExpression } from '../../lib/options';
 import { USE_CASES } from '../../thresholds/use-cases';
+import type { CellStats } from '../../report/cells';
 import { cell, flat } from './helpers';
 
 const chat = USE_CASES.find((u) => u.id === 'general_chatbot')!; // TTFT < 8000 ms, speed > 15 tok/s
@@ -20,7 +24,20 @@ describe('limit expressions', () => {
   it('builds k6 threshold expressions from a use-case limit and the limit statistic', () => {
     expect(limitExpression({ operator: '<', value: 8000 }, 'avg')).toBe('avg<8000');
     expect(limitExpression({ operator: '>', value: 15 }, 'p(95)')).toBe('p(95)>15');
-    expect(ladderLimits(chat.limits, 'avg', 0.99).map((l) => l.expression)).toEqual(['avg<8000', 'avg>15', 'rate>=0.99']);
+    expect(ladderLimits(chat.limits, 'avg', 0.99).map((l) => l.expression))
+      .toEqual(['avg<8000', 'avg>15', 'rate>=0.99']);
+  });
+});
+
+describe('readLadder', () => {
+  const holds = (n: number): boolean => n < 10 || n === 40;
+  it('reads bottom up: the last step that holds before the first that breaks, a later hold ignored', () => {
+    expect(readLadder([1, 5, 10, 20, 40], holds)).toEqual({ lastHeld: 5, firstBroken: 10 });
+  });
+  it('has no step that held when the first breaks, and none that broke when every one holds', () => {
+    expect(readLadder([10, 40], holds)).toEqual({ lastHeld: null, firstBroken: 10 });
+    expect(readLadder([1, 2], holds)).toEqual({ lastHeld: 2, firstBroken: null });
+    expect(readLadder([], holds)).toEqual({ lastHeld: null, firstBroken: null });
   });
 });
 
@@ -54,7 +71,8 @@ describe('evaluateLadder', () => {
   });
 
   it('names the limit that broke first when two break in the same step', () => {
-    // speed 30 -> 10 between 4 and 8 crosses 15 at 4 + 15/20 x 4 = 7; TTFT 6000 -> 9000 crosses 8000 at 4 + 2/3 x 4 = 6.67 -> 6
+    // speed 30 -> 10 between 4 and 8 crosses 15 at 4 + 15/20 x 4 = 7;
+    // TTFT 6000 -> 9000 crosses 8000 at 4 + 2/3 x 4 = 6.67 -> 6
     const r = useCaseCapacity(chat, [step(1, 1000, 150), step(4, 6000, 30), step(8, 9000, 10)], 'avg', null).result;
     expect(r.estimate).toBe(6);
     expect(r.brokenBy?.metric).toBe('ttft');
@@ -119,19 +137,23 @@ describe('burst and interpolation helpers', () => {
 
   it('states goodput at the capacity: the step\'s own, interpolated at "~N", null without a capacity', () => {
     const judged = (n: number, ttft: number, goodput: number | null) => ({ ...step(n, ttft, 100), goodput });
-    // TTFT 8000 crossed at 8 + 2000 x 8 / 4000 = 12 -> ~11 (strict); goodput 0.9 -> 0.5 over 8..16: 0.9 - 0.4 x 3/8 = 0.75.
+    // TTFT 8000 crossed at 8 + 2000 x 8 / 4000 = 12 -> ~11 (strict);
+    // goodput 0.9 -> 0.5 over 8..16: 0.9 - 0.4 x 3/8 = 0.75.
     const within = useCaseCapacity(chat, [judged(8, 6000, 0.9), judged(16, 10_000, 0.5)], 'avg', null);
     expect(within.result.display).toBe('~11');
     expect(within.goodputAtCapacity).toBeCloseTo(0.75, 10);
     // No step breaks a limit: the largest step's goodput.
-    expect(useCaseCapacity(chat, [judged(8, 6000, 0.97), judged(16, 7000, 0.93)], 'avg', null).goodputAtCapacity).toBe(0.93);
+    const goodputAt = (ladder: CellStats[]): number | null =>
+      useCaseCapacity(chat, ladder, 'avg', null).goodputAtCapacity;
+    expect(goodputAt([judged(8, 6000, 0.97), judged(16, 7000, 0.93)])).toBe(0.93);
     // Below the first step: no capacity, no goodput at it; steps without goodput (old runs): null.
-    expect(useCaseCapacity(chat, [judged(8, 9000, 0.2)], 'avg', null).goodputAtCapacity).toBeNull();
-    expect(useCaseCapacity(chat, [judged(8, 6000, null), judged(16, 7000, null)], 'avg', null).goodputAtCapacity).toBeNull();
+    expect(goodputAt([judged(8, 9000, 0.2)])).toBeNull();
+    expect(goodputAt([judged(8, 6000, null), judged(16, 7000, null)])).toBeNull();
   });
 
-  it('judges capacity on goodput when the plan sets minGoodput: the step mean may pass while too few requests do', () => {
-    const judged = (n: number, ttft: number, goodput: number) => ({ ...step(n, ttft, 100), goodput, goodputJudged: 200 });
+  it('judges capacity on goodput with a plan minGoodput: the step mean may pass while too few requests do', () => {
+    const judged = (n: number, ttft: number, goodput: number) =>
+      ({ ...step(n, ttft, 100), goodput, goodputJudged: 200 });
     const limits = ladderLimits(chat.limits, 'avg', 0.99, 0.95);
     expect(limits.map((l) => [l.label, l.expression])).toContainEqual(['goodput >= 95%', 'rate>=0.95']);
     expect(ladderLimits(chat.limits, 'avg', 0.99, 0.995).at(-2)!.label).toBe('goodput >= 99.5%');
@@ -142,7 +164,8 @@ describe('burst and interpolation helpers', () => {
     // Goodput 0.99 -> 0.85 over 8..16 crosses 0.95 at 8 + 0.04 x 8 / 0.14 = 10.3 -> ~10.
     expect([r.display, r.brokenBy?.label]).toEqual(['~10', 'goodput >= 95%']);
     // A cell nobody judged (a run from before goodput) cannot meet a goodput limit.
-    expect(useCaseCapacity(chat, [{ ...step(8, 5000, 100), goodput: null }], 'avg', null, 0.95).result.kind).toBe('below');
+    const unjudged = { ...step(8, 5000, 100), goodput: null };
+    expect(useCaseCapacity(chat, [unjudged], 'avg', null, 0.95).result.kind).toBe('below');
   });
 
   it('interpolates a metric at a concurrency between steps', () => {

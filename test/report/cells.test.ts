@@ -24,40 +24,30 @@ describe('busyMs', () => {
   });
 });
 
+/** A cell's accumulator with nothing read yet, but for `over`. */
+function accumulator(over: Partial<CellAccumulator>): CellAccumulator {
+  const trends = {} as Record<TrendKey, FloatList>;
+  for (const k of TREND_KEYS) trends[k] = new FloatList();
+  return {
+    id: 'cell', tags: {}, trends, inputTokens: 0, outputTokens: 0, tokenSources: {}, okCount: 0, failCount: 0,
+    goodput: { judged: 0, good: 0 }, requestEnds: new FloatList(), errorsByKind: {}, errorMessages: {},
+    excluded: { warmup: 0, transition: 0 }, failedByKind: {}, windowStartMs: Infinity, windowEndMs: -Infinity,
+    readLag: new FloatList(), inputLengths: new FloatList(), outputLengths: new FloatList(), cachedTokens: 0,
+    cachedReported: 0, reasoningTokens: 0, reasoningReported: 0, cpuFirst: null, cpuLast: null, achievedRate: null,
+    ...over,
+  };
+}
+
 describe('buildCellStats', () => {
   it('computes requests, success, errors, throughput and the window', () => {
-    const trends = {} as Record<TrendKey, FloatList>;
-    for (const k of TREND_KEYS) trends[k] = new FloatList();
-    for (const v of [100, 200]) trends.ttft.push(v);
-    for (const v of [1000, 2000]) trends.e2e.push(v);
-    const acc: CellAccumulator = {
-      id: 'sweep_c1k_o64_n2',
-      tags: {},
-      trends,
-      inputTokens: 2048,
-      outputTokens: 128,
-      tokenSources: { usage: 2 },
-      okCount: 2,
-      failCount: 1,
-      goodput: { judged: 3, good: 1 },
-      requestEnds: new FloatList(),
-      errorsByKind: { timeout: 1 },
-      errorMessages: { timeout: new Map([['read timeout', 1]]) },
-      excluded: { warmup: 0, transition: 0 },
-      failedByKind: { timeout: 1 },
-      windowStartMs: 10_000,
-      windowEndMs: 12_000,
-      readLag: new FloatList(),
-      inputLengths: new FloatList(),
-      outputLengths: new FloatList(),
-      cachedTokens: 0,
-      cachedReported: 0,
-      reasoningTokens: 0,
-      reasoningReported: 0,
-      cpuFirst: null,
-      cpuLast: null,
-      achievedRate: null,
-    };
+    const acc = accumulator({
+      id: 'sweep_c1k_o64_n2', inputTokens: 2048, outputTokens: 128, tokenSources: { usage: 2 }, okCount: 2,
+      failCount: 1, goodput: { judged: 3, good: 1 }, errorsByKind: { timeout: 1 },
+      errorMessages: { timeout: new Map([['read timeout', 1]]) }, failedByKind: { timeout: 1 },
+      windowStartMs: 10_000, windowEndMs: 12_000,
+    });
+    for (const v of [100, 200]) acc.trends.ttft.push(v);
+    for (const v of [1000, 2000]) acc.trends.e2e.push(v);
     const s = buildCellStats(planCell({}), acc, {}, DEFAULT_COST);
     expect(s.requests).toBe(3);
     expect(s.succeeded).toBe(2);
@@ -79,42 +69,17 @@ describe('buildCellStats', () => {
     for (const end of [11_000, 15_000]) acc.requestEnds.push(end);
     const driven = { mode: 'steady' as const, search: true, startSeconds: 0, seconds: 2, measurements: 2,
       requests: { measured: 2, warmup: 0, transition: 0, cut: 0 } };
-    const pooled = buildCellStats(planCell({ driven }), { ...acc, windowStartMs: 10_000, windowEndMs: 15_000 }, {}, DEFAULT_COST);
+    const widened = { ...acc, windowStartMs: 10_000, windowEndMs: 15_000 };
+    const pooled = buildCellStats(planCell({ driven }), widened, {}, DEFAULT_COST);
     expect([pooled.wallSeconds, pooled.throughput, pooled.measurements]).toEqual([3, 128 / 3, 2]);
     expect(s.clientBound).toBeNull();
   });
 
   it('says a cell was client-bound when the measuring agent read its streams late or used its cores up', () => {
-    const trends = {} as Record<TrendKey, FloatList>;
-    for (const k of TREND_KEYS) trends[k] = new FloatList();
-    for (let i = 0; i < 100; i++) trends.itl.push(10);
+    const base = accumulator({ id: 'c', okCount: 1, windowStartMs: 0, windowEndMs: 1 });
+    for (let i = 0; i < 100; i++) base.trends.itl.push(10);
     const readLag = new FloatList();
     for (let i = 0; i < 100; i++) readLag.push(i < 95 ? 0.1 : 8);
-    const base = {
-      id: 'c',
-      tags: {},
-      trends,
-      inputTokens: 0,
-      outputTokens: 0,
-      tokenSources: {},
-      okCount: 1,
-      failCount: 0,
-      goodput: { judged: 0, good: 0 },
-      requestEnds: new FloatList(),
-      errorsByKind: {},
-      errorMessages: {},
-      excluded: { warmup: 0, transition: 0 },
-      failedByKind: {},
-      windowStartMs: 0,
-      windowEndMs: 1,
-      achievedRate: null,
-      inputLengths: new FloatList(),
-      outputLengths: new FloatList(),
-      cachedTokens: 0,
-      cachedReported: 0,
-      reasoningTokens: 0,
-      reasoningReported: 0,
-    };
     // p99 of the longest waits 8 ms against a 10 ms gap: tokens were read together.
     const late = buildCellStats(planCell({}), { ...base, readLag, cpuFirst: null, cpuLast: null }, {}, DEFAULT_COST);
     expect(late.goodput, 'no request judged: no goodput').toBeNull();

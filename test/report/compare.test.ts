@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareReports, isRegression, relativeChange } from '../../report/compare';
 import { useCaseCapacity } from '../../report/capacity';
-import type { Report } from '../../report/report-types';
+import type { Comparison, MetricDelta, Report } from '../../report/report-types';
 import { USE_CASES } from '../../thresholds/use-cases';
 import type { CellStats } from '../../report/cells';
 import { cell, flat } from './helpers';
@@ -85,14 +85,17 @@ describe('compareReports', () => {
     const noisy = (ttft: number, sd: number, count: number) => {
       const cells = ladder(ttft);
       const n8 = cells[1]!;
-      return cells.map((c) => (c === n8 ? { ...c, metrics: { ...c.metrics, ttft: { ...flat(ttft, count), stdDev: sd } } } : c));
+      const spread = { ...flat(ttft, count), stdDev: sd };
+      return cells.map((c) => (c === n8 ? { ...c, metrics: { ...c.metrics, ttft: spread } } : c));
     };
     const few = compareReports(fakeReport(noisy(4600, 2000, 10)), fakeReport(noisy(4000, 2000, 10)), 0.1);
-    const fewTtft = few.cells.find((x) => x.cellId === 'capacity_general_chatbot_n8')!.deltas.find((d) => d.metric === 'ttft')!;
+    const ttftDelta = (c: Comparison): MetricDelta =>
+      c.cells.find((x) => x.cellId === 'capacity_general_chatbot_n8')!.deltas.find((d) => d.metric === 'ttft')!;
+    const fewTtft = ttftDelta(few);
     expect(fewTtft.noise).toBeCloseTo(3920, 0);
     expect(fewTtft.regression).toBe(false);
     const many = compareReports(fakeReport(noisy(4600, 2000, 1000)), fakeReport(noisy(4000, 2000, 1000)), 0.1);
-    const manyTtft = many.cells.find((x) => x.cellId === 'capacity_general_chatbot_n8')!.deltas.find((d) => d.metric === 'ttft')!;
+    const manyTtft = ttftDelta(many);
     expect(manyTtft.noise).toBeCloseTo(495.8, 0);
     expect(manyTtft).toMatchObject({ regression: true, gated: true });
     expect(many.regressions.find((r) => /TTFT/.test(r))).toMatch(/and its noise \(±496\)/);
@@ -101,16 +104,20 @@ describe('compareReports', () => {
   it('does not flag a capacity whose fall stays inside both 95% intervals', () => {
     const withInterval = (cells: CellStats[], low: number, high: number | null): Report => {
       const report = fakeReport(cells);
-      const useCases = report.useCases.map((u) => ({ ...u, interval: { level: 0.95, low, high, largestStep: 16, replicates: 1000 } }));
+      const interval = { level: 0.95, low, high, largestStep: 16, replicates: 1000 };
+      const useCases = report.useCases.map((u) => ({ ...u, interval }));
       return { ...report, useCases } as Report;
     };
     // ~11 -> ~9 is a 25% fall; intervals 8-13 and 7-12 overlap: the noise of the measurement.
     const overlapping = compareReports(withInterval(ladder(7000), 7, 12), withInterval(ladder(4000), 8, 13), 0.1);
     const cap = overlapping.capacities.find((x) => x.id === 'general_chatbot')!;
-    expect(cap).toMatchObject({ regression: false, withinNoise: true, baselineInterval: '8-13', currentInterval: '7-12' });
+    expect(cap).toMatchObject({
+      regression: false, withinNoise: true, baselineInterval: '8-13', currentInterval: '7-12',
+    });
     // Intervals 10-12 and 8-9 do not overlap: a regression, written with both intervals.
     const apart = compareReports(withInterval(ladder(7000), 8, 9), withInterval(ladder(4000), 10, 12), 0.1);
-    expect(apart.capacities.find((x) => x.id === 'general_chatbot')).toMatchObject({ regression: true, withinNoise: false });
+    expect(apart.capacities.find((x) => x.id === 'general_chatbot'))
+      .toMatchObject({ regression: true, withinNoise: false });
     expect(apart.regressions).toContain(
       'General Chatbot: capacity fell from ~11 (95% interval 10-12) to ~9 (95% interval 8-9) concurrent requests.',
     );

@@ -8,7 +8,9 @@ export function flat(v: number, count = 10): Distribution {
   return { count, mean: v, min: v, max: v, p50: v, p90: v, p95: v, p99: v };
 }
 
-export function cell(over: Partial<Omit<CellStats, 'metrics'>> & { metrics?: Partial<Record<TrendKey, Distribution | null>> }): CellStats {
+export function cell(
+  over: Partial<Omit<CellStats, 'metrics'>> & { metrics?: Partial<Record<TrendKey, Distribution | null>> },
+): CellStats {
   const metrics = {} as Record<TrendKey, Distribution | null>;
   for (const k of TREND_KEYS) metrics[k] = over.metrics?.[k] ?? null;
   const n = over.concurrency ?? 1;

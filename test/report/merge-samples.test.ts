@@ -1,4 +1,5 @@
-// Tests for report/merge-samples.ts: two runners' samples of a cell merged by hand-worked numbers. Runs in Node (vitest).
+// Tests for report/merge-samples.ts: two runners' samples of a cell merged by hand-worked numbers.
+// Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { mergeCell, mergeSamples } from '../../report/merge-samples';
@@ -6,7 +7,9 @@ import { MAX_MESSAGES_PER_KIND, newCellAccumulator, type SamplesData } from '../
 import { newRequestSpans } from '../../report/session-samples';
 import { FloatList } from '../../report/stats';
 
-function cellOf(ttfts: number[], over: { ok?: number; cpu?: [number, number, number, number]; windowMs?: [number, number] } = {}) {
+function cellOf(
+  ttfts: number[], over: { ok?: number; cpu?: [number, number, number, number]; windowMs?: [number, number] } = {},
+) {
   const c = newCellAccumulator('sweep_c1k_n3', { cell: 'sweep_c1k_n3', concurrency: '3' });
   for (const v of ttfts) c.trends.ttft.push(v);
   c.okCount = over.ok ?? ttfts.length;
@@ -57,8 +60,11 @@ describe('mergeSamples', () => {
     l.pushAll(values);
     return l;
   };
-  const data = (cells: [string, ReturnType<typeof cellOf>][], monitor: SamplesData['monitor'], rows: number): SamplesData => ({
-    cells: new Map(cells), monitor, rows, skippedRows: 1, partialTailBytes: 9, malformedRows: 0, sessionSpans: newRequestSpans(),
+  const data = (
+    cells: [string, ReturnType<typeof cellOf>][], monitor: SamplesData['monitor'], rows: number,
+  ): SamplesData => ({
+    cells: new Map(cells), monitor, rows, skippedRows: 1, partialTailBytes: 9, malformedRows: 0,
+    sessionSpans: newRequestSpans(),
   });
 
   it('merges cells by id, adds rows, and puts monitor samples in time order', () => {

@@ -14,8 +14,9 @@ const GOLDEN = GOLDEN_DIR;
 
 describe('parseExtraTags', () => {
   it('parses k=v pairs in any order and decodes escapes', () => {
-    expect(parseExtraTags('context=1024&concurrency=2&cell=ctx1k_c2')).toEqual({ context: '1024', concurrency: '2', cell: 'ctx1k_c2' });
-    expect(parseExtraTags('cell=ctx1k_c2&context=1024&concurrency=2')).toEqual({ context: '1024', concurrency: '2', cell: 'ctx1k_c2' });
+    const tags = { context: '1024', concurrency: '2', cell: 'ctx1k_c2' };
+    expect(parseExtraTags('context=1024&concurrency=2&cell=ctx1k_c2')).toEqual(tags);
+    expect(parseExtraTags('cell=ctx1k_c2&context=1024&concurrency=2')).toEqual(tags);
     expect(parseExtraTags('')).toEqual({});
     expect(parseExtraTags('name=a%20b&x=1')).toEqual({ name: 'a b', x: '1' });
   });
@@ -66,13 +67,17 @@ describe('readSamples on the golden k6 output (timeFormat=unix_milli)', () => {
   it('accepts unix_micro timestamps by scaling them to ms, and quoted fields', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'report-read-'));
     const p = join(dir, 's.csv');
-    writeFileSync(p, `${CSV_HEADER}\nllm_e2e,1795324657507000,100.5,,"a, quoted error",,,,,,,c1,,,,,,cell=c1&context=1024,\n`);
+    const quoted = 'llm_e2e,1795324657507000,100.5,,"a, quoted error",,,,,,,c1,,,,,,cell=c1&context=1024,\n';
+    writeFileSync(p, `${CSV_HEADER}\n${quoted}`);
     const data = await readSamples(p);
     const c = data.cells.get('c1')!;
     expect(c.windowEndMs).toBe(1795324657507);
     expect(c.windowStartMs).toBeCloseTo(1795324657507 - 100.5, 6);
   });
 
+});
+
+describe('readSamples on hand-written rows: goodput, cache hits, run-level samples, a cut file', () => {
   it('counts llm_goodput samples per cell: judged and good, warm-up left out', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'report-read-'));
     const p = join(dir, 's.csv');
@@ -87,18 +92,20 @@ describe('readSamples on the golden k6 output (timeFormat=unix_milli)', () => {
     const p = join(dir, 's.csv');
     const row = (name: string, v: number): string => `${name},1795324657507,${v},,,,,,,,,c1,,,,,,cell=c1,\n`;
     const rows = [
-      row('llm_cached_tokens', 512), row('llm_ttft_cache_hit', 40), row('llm_cached_tokens', 0), row('llm_ttft_cache_miss', 90),
+      row('llm_cached_tokens', 512), row('llm_ttft_cache_hit', 40),
+      row('llm_cached_tokens', 0), row('llm_ttft_cache_miss', 90),
     ];
     writeFileSync(p, `${CSV_HEADER}\n${rows.join('')}`);
     const c1 = (await readSamples(p)).cells.get('c1')!;
-    expect([c1.trends.ttftCacheHit.values(), c1.trends.ttftCacheMiss.values()].map((v) => [...v])).toEqual([[40], [90]]);
+    expect([[...c1.trends.ttftCacheHit.values()], [...c1.trends.ttftCacheMiss.values()]]).toEqual([[40], [90]]);
     expect([c1.cachedTokens, c1.cachedReported]).toEqual([512, 2]);
   });
 
-  it("keeps the search's llm_capacity_users out of the cells: the monitor VU pushes them, with no cell tag", async () => {
+  it("keeps the search's llm_capacity_users out of the cells: run-level, with no cell tag", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'report-read-'));
     const p = join(dir, 's.csv');
-    const capacity = 'llm_capacity_users,1795324657507,18,,,,,,,,,monitor,,,,,,bound=capacity&use_case=chat&limit=e2e < 2 s,\n';
+    const capacity = 'llm_capacity_users,1795324657507,18,,,,,,,,,monitor,,,,,,' +
+      'bound=capacity&use_case=chat&limit=e2e < 2 s,\n';
     const ok = 'llm_request_ok,1795324657507,1,,,,,,,,,c1,,,,,,cell=c1,\n';
     writeFileSync(p, `${CSV_HEADER}\n${ok}${capacity}`);
     const data = await readSamples(p);

@@ -71,7 +71,9 @@ describe('report.html in headless Chromium', () => {
     expect(svgs.length).toBe(chartCount);
     for (const n of svgs) expect(n).toBeGreaterThan(3);
     // Threshold lines are dashed.
-    const dashed = await page.$$eval('[data-chart="usecase_general_chatbot"] svg path[stroke-dasharray]', (els) => els.length);
+    const dashed = await page.$$eval(
+      '[data-chart="usecase_general_chatbot"] svg path[stroke-dasharray]', (els) => els.length,
+    );
     expect(dashed).toBeGreaterThan(0);
     // Hovering a chart shows a tooltip with values.
     const chart = page.locator('[data-chart="throughput"]');
@@ -85,7 +87,8 @@ describe('report.html in headless Chromium', () => {
         const el = document.querySelector('[data-chart="throughput"]');
         const tip = Array.from(el ? el.querySelectorAll('div') : []).find((d) => {
           const s = getComputedStyle(d);
-          return s.position === 'absolute' && /concurrent/.test(d.textContent || '') && s.display !== 'none' && s.visibility !== 'hidden';
+          return s.position === 'absolute' && /concurrent/.test(d.textContent || '') && s.display !== 'none' &&
+            s.visibility !== 'hidden';
         });
         return tip ? tip.textContent : null;
       })()`,

@@ -34,7 +34,8 @@ describe('renderMarkdown', () => {
       .chart('ttft', new Set(['ttft']))
       .chart('missing', new Set(['ttft']))
       .p(null);
-    const md = renderMarkdown(d.blocks, [{ id: 'ttft', title: 'Time to First Token', caption: 'Average TTFT.', option: {} }]);
+    const ttftChart = { id: 'ttft', title: 'Time to First Token', caption: 'Average TTFT.', option: {} };
+    const md = renderMarkdown(d.blocks, [ttftChart]);
     expect(md).toBe(
       [
         '# Benchmark Report: M',

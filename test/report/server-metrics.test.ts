@@ -26,10 +26,13 @@ function series(points: [number, number][]): Series {
   return { times, values };
 }
 
+// Queue-time histogram scraped every second: sum in seconds, count in requests.
+const QUEUE_SUM = series([[0, 10], [1000, 10], [2000, 12], [3000, 15], [4000, 15], [5000, 20]]);
+const QUEUE_COUNT = series([[0, 100], [1000, 100], [2000, 102], [3000, 104], [4000, 104], [5000, 110]]);
+
 describe('cumulative series over a window', () => {
-  // Queue-time histogram scraped every second: sum in seconds, count in requests.
-  const sum = series([[0, 10], [1000, 10], [2000, 12], [3000, 15], [4000, 15], [5000, 20]]);
-  const count = series([[0, 100], [1000, 100], [2000, 102], [3000, 104], [4000, 104], [5000, 110]]);
+  const sum = QUEUE_SUM;
+  const count = QUEUE_COUNT;
 
   it('takes the sample at or before the start and at or after the end', () => {
     expect(valueAtOrBefore(sum, 1500)).toBe(10);
@@ -63,18 +66,24 @@ describe('cumulative series over a window', () => {
     expect(exactScrapes(count, w, 5)).toBeNull();
   });
 
-  it("keeps a busier neighbour's TTFTs out of a 1-user step (issue 31: server 6.4 s against the client's 4.4 s)", () => {
+  it("keeps a busier neighbour's TTFTs out of a 1-user step (issue 31: server 6.4 s, the client 4.4 s)", () => {
     // Scrapes every second. A 4-user step ends at 10.2 s; its last requests' first tokens come at 10.5 s, 8 s each.
     // The 1-user step runs 10.7 s .. 19.5 s: 2 requests at TTFT 4.4 s (first tokens at 15.1 s and 19.2 s).
     const t = [10_000, 11_000, 12_000, 13_000, 14_000, 15_000, 16_000, 17_000, 18_000, 19_000, 20_000];
-    const ttftCount = series(t.map((x, i) => [x, 100 + (x >= 11_000 ? 4 : 0) + (x >= 16_000 ? 1 : 0) + (i === 10 ? 1 : 0)]));
-    const ttftSum = series(t.map((x, i) => [x, 500 + (x >= 11_000 ? 32 : 0) + (x >= 16_000 ? 4.4 : 0) + (i === 10 ? 4.4 : 0)]));
+    // The neighbour's 4 requests (32 s) land by 11 s, the cell's first (4.4 s) by 16 s, its second at the last
+    // scrape.
+    const grown = (x: number, i: number, neighbour: number, own: number): number =>
+      (x >= 11_000 ? neighbour : 0) + (x >= 16_000 ? own : 0) + (i === 10 ? own : 0);
+    const ttftCount = series(t.map((x, i) => [x, 100 + grown(x, i, 4, 1)]));
+    const ttftSum = series(t.map((x, i) => [x, 500 + grown(x, i, 32, 4.4)]));
     const w = { startMs: 10_700, endMs: 19_500 };
     // The old outer window: (32 + 8.8) s / 6 requests = 6.8 s, above every request the client measured.
     expect((deltaOver(ttftSum, w)! / deltaOver(ttftCount, w)!) * 1000).toBeCloseTo(6800, 6);
-    // Told it ran 2 requests, the outer count (6) is not the cell's: the inner scrapes 11 s .. 19 s hold only the first.
+    // Told it ran 2 requests, the outer count (6) is not the cell's: the inner scrapes 11 s .. 19 s hold only the
+    // first.
     expect(histogramMeanMs(ttftSum, ttftCount, w, 2)).toBeCloseTo(4400, 6);
-    const f = serverFigures({ serverTtftSum: ttftSum, serverTtftCount: ttftCount }, w, 1000, { requests: 2, tokenGaps: 0 });
+    const own = { requests: 2, tokenGaps: 0 };
+    const f = serverFigures({ serverTtftSum: ttftSum, serverTtftCount: ttftCount }, w, 1000, own);
     expect(f!.serverTtftMs).toBeCloseTo(4400, 6);
     // Without the neighbour, the outer scrapes count exactly the cell's 2 requests and both are used.
     const alone = series(t.map((x, i) => [x, 100 + (x >= 16_000 ? 1 : 0) + (i === 10 ? 1 : 0)]));
@@ -87,10 +96,13 @@ describe('cumulative series over a window', () => {
     expect(deltaOver(reset, { startMs: 0, endMs: 1000 })).toBeNull();
   });
 
+});
+
+describe('server figures of a cell', () => {
   it('summarises server figures and returns null without monitor samples', () => {
     const f = serverFigures(
       {
-        queueTimeSum: sum, queueTimeCount: count,
+        queueTimeSum: QUEUE_SUM, queueTimeCount: QUEUE_COUNT,
         waiting: series([
           [2000, 3], [3000, 7],
         ]),
@@ -118,11 +130,13 @@ describe('prefix-cache hit rate', () => {
     const hits = series([[1000, 0], [2000, 1000], [4000, 6000]]);
     // 1000 -> 9000 queried, 0 -> 6000 cached: 0.75
     expect(prefixCacheHitRate({ prefixCacheQueriesTotal: queries, prefixCacheHitsTotal: hits }, w, 1000)).toBe(0.75);
-    expect(serverFigures({ prefixCacheQueriesTotal: queries, prefixCacheHitsTotal: hits }, w)!.prefixCacheHitRate).toBe(0.75);
+    const counters = { prefixCacheQueriesTotal: queries, prefixCacheHitsTotal: hits };
+    expect(serverFigures(counters, w)!.prefixCacheHitRate).toBe(0.75);
   });
 
-  it("falls back to the mean of the server's own rate gauge (SGLang), and is null when the server exposes neither", () => {
-    expect(prefixCacheHitRate({ prefixCacheHitRate: series([[2000, 0.2], [3000, 0.4]]) }, w, 1000)).toBeCloseTo(0.3, 10);
+  it("falls back to the mean of the server's own rate gauge (SGLang), null when the server exposes neither", () => {
+    const gauge = { prefixCacheHitRate: series([[2000, 0.2], [3000, 0.4]]) };
+    expect(prefixCacheHitRate(gauge, w, 1000)).toBeCloseTo(0.3, 10);
     // Counters without a query in the window say nothing: the gauge (if any) decides.
     const flat = series([[1000, 100], [4000, 100]]);
     expect(prefixCacheHitRate({ prefixCacheQueriesTotal: flat, prefixCacheHitsTotal: flat }, w, 1000)).toBeNull();
@@ -142,6 +156,7 @@ describe('power figures', () => {
     expect(f.totalUsdPerHour).toBeCloseTo(4.05, 10);
     // 50 tok/s = 180,000 tokens/hour: 4.05 / 0.18 = 22.5 USD per million tokens
     expect(f.usdPerMillionTokens).toBeCloseTo(22.5, 10);
-    expect(powerFigures(undefined, { startMs: 0, endMs: 1 }, 1, 1, { usdPerKwh: 0.1, usdPerGpuHour: 0, gpuCount: 1 })).toBeNull();
+    const prices = { usdPerKwh: 0.1, usdPerGpuHour: 0, gpuCount: 1 };
+    expect(powerFigures(undefined, { startMs: 0, endMs: 1 }, 1, 1, prices)).toBeNull();
   });
 });

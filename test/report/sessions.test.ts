@@ -1,4 +1,5 @@
-// The sessions figures of a cell and of a use case: requests in flight, turns, capacity in active users. Runs in Node (vitest).
+// The sessions figures of a cell and of a use case: requests in flight, turns, capacity in active users.
+// Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { activeUsersCapacities } from '../../report/active-users';
 import { ladderLimits, useCaseCapacity } from '../../report/capacity';
@@ -54,7 +55,8 @@ describe('sessionCellStats', () => {
     // A server that never reports cached tokens: no hit rate rather than 0.
     const silent = newSessionAccumulator();
     addSessionSample(silent, newRequestSpans(), 'inputTokens', { turn: '1' }, 0, 500, true);
-    expect(sessionCellStats(silent, null, null)).toMatchObject({ hitRate: null, concurrentMean: null, turns: [{ hitRate: null }] });
+    expect(sessionCellStats(silent, null, null))
+      .toMatchObject({ hitRate: null, concurrentMean: null, turns: [{ hitRate: null }] });
   });
 });
 
@@ -74,12 +76,16 @@ describe('activeUsersCapacities', () => {
       id: `capacity_tiny_n${n}`, script: 'capacity', useCase: 'tiny', concurrency: n, measurement: 'search',
       metrics: { decodeSpeed: flat(speed) },
     });
-    const cells = [capacity(4, 120), capacity(5, 90), sessions(8, 130, 2.5), sessions(12, 110, 3.2), sessions(13, 95, 3.4)];
+    const cells = [
+      capacity(4, 120), capacity(5, 90), sessions(8, 130, 2.5), sessions(12, 110, 3.2), sessions(13, 95, 3.4),
+    ];
     const concurrent = [useCaseCapacity(plan.useCases[0]!, cells, 'avg', 0.99)];
     const [a] = activeUsersCapacities([plan], cells, 'avg', 0.99, concurrent);
     expect(a!.limits).toEqual(ladderLimits(plan.useCases[0]!.limits, 'avg', 0.99));
     expect(a!.result).toMatchObject({ kind: 'within', lastPass: 12, firstFail: 13, estimate: 12, interpolated: false });
-    expect(a!.atCapacity).toMatchObject({ cellId: 'sessions_tiny_n12', users: 12, concurrentMean: 3.2, requestSeconds: 1, hitRate: 0.5 });
+    expect(a!.atCapacity).toMatchObject({
+      cellId: 'sessions_tiny_n12', users: 12, concurrentMean: 3.2, requestSeconds: 1, hitRate: 0.5,
+    });
     expect(a!.atCapacity!.usersPerSlot).toBeCloseTo(12 / 3.2, 12);
     // Think 3 s over requests of 1 s: k = 3, so (3 + 1) x 4 concurrent = 16 users by Little's law; 12 measured.
     expect(a).toMatchObject({ concurrentCapacity: 4, ratioToConcurrent: 3, thinkToRequest: 3, littleLawUsers: 16 });

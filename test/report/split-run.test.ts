@@ -53,7 +53,8 @@ function splitRun(from: string, to: string, n: number, parts: readonly string[])
   for (const part of parts) splitPart(join(from, part), join(to, part), n);
 }
 
-const figures = (r: Report) => ({ cells: r.cells, useCases: r.useCases, gates: r.gates, totals: r.totals, bursts: r.bursts });
+const figures = (r: Report) =>
+  ({ cells: r.cells, useCases: r.useCases, gates: r.gates, totals: r.totals, bursts: r.bursts });
 
 let base: string;
 let whole: Report;
@@ -73,17 +74,19 @@ describe('a split run merged by the report', () => {
     const merged = await analyzeRun(join(base, `split${n}`), DEFAULT_REPORT_OPTIONS);
     expect(figures(merged)).toEqual(figures(whole));
     expect(merged.incomplete).toBe(false);
-    expect(merged.warnings).toContain(
-      `sweep ran split across ${n} k6 processes (execution segments); ${n} of ${n} runners' samples are merged, every figure ` +
-        "is computed over their union, and k6's thresholds are judged again on the merged samples.",
+    expect(merged.runNotes).toContain(
+      `sweep ran split across ${n} k6 processes (execution segments); ${n} of ${n} runners' samples are merged, ` +
+        "every figure is computed over their union, and k6's thresholds are judged again on the merged samples.",
     );
+    expect(merged.warnings.filter((w) => w.kind === 'incomplete')).toEqual([]);
   });
 
   it("judges the plan's k6 thresholds again on the merged samples", async () => {
     const merged = await analyzeRun(join(base, 'split2'), DEFAULT_REPORT_OPTIONS);
     const gate = merged.parts.find((part) => part.name === 'gate')!;
     // The fixture's summary.json carries one made-up threshold; the merged judgement is the plan's own.
-    expect(gate.thresholds.map((t) => `${t.metric} ${t.expression}`)).toContain('llm_ttft{cell:gate_general_chatbot_n2} avg<8000');
+    expect(gate.thresholds.map((t) => `${t.metric} ${t.expression}`))
+      .toContain('llm_ttft{cell:gate_general_chatbot_n2} avg<8000');
     expect(gate.thresholds.every((t) => t.ok)).toBe(whole.gates.every((g) => g.ok));
   });
 
@@ -95,6 +98,10 @@ describe('a split run merged by the report', () => {
   });
 });
 
+/** The details of the report's "incomplete" warning: why, part by part. */
+const incompleteCauses = (report: Report): readonly string[] =>
+  report.warnings.find((w) => w.kind === 'incomplete')?.details ?? [];
+
 describe('missing and unfinished runners', () => {
   it('names a runner without a folder, and the report is incomplete', async () => {
     const dir = join(base, 'missing');
@@ -102,7 +109,9 @@ describe('missing and unfinished runners', () => {
     rmSync(join(dir, 'runner-2'), { recursive: true });
     const report = await analyzeRun(dir, DEFAULT_REPORT_OPTIONS);
     expect(report.incomplete).toBe(true);
-    expect(report.warnings).toContain('missing: runner 2 of 3 (segment 1/3:2/3) has no folder: its share of every cell is missing.');
+    expect(incompleteCauses(report)).toContain(
+      'missing: runner 2 of 3 (segment 1/3:2/3) has no folder: its share of every cell is missing.',
+    );
   });
 
   it('names a runner killed before its end: no summary.json, no runner.json, a cut CSV', async () => {
@@ -114,26 +123,30 @@ describe('missing and unfinished runners', () => {
     truncateSync(csv, readFileSync(csv).length - 7);
     const report = await analyzeRun(dir, DEFAULT_REPORT_OPTIONS);
     expect(report.incomplete).toBe(true);
-    expect(report.warnings).toContain(
+    const text = readFileSync(csv, 'utf8');
+    expect(incompleteCauses(report)).toContain(
       'killed: runner-2 (no runner.json: which runner it was is unknown) did not finish (killed?): no summary.json, ' +
-        'a samples.csv cut mid-line (' + `${readFileSync(csv, 'utf8').length - readFileSync(csv, 'utf8').lastIndexOf('\n') - 1}` +
-        ' bytes dropped).',
+        `a samples.csv cut mid-line (${text.length - text.lastIndexOf('\n') - 1} bytes dropped).`,
     );
-    expect(report.warnings).toContain('killed: runner 2 of 2 (segment 1/2:1) has no folder: its share of every cell is missing.');
+    expect(incompleteCauses(report)).toContain(
+      'killed: runner 2 of 2 (segment 1/2:1) has no folder: its share of every cell is missing.',
+    );
   });
 
   it('refuses the same runner twice and runners of different splits, in one line', async () => {
     const dirs = [1, 1].map((i) => join(base, 'split2', 'sweep', `runner-${i}`));
     await expect(analyzeRun(dirs)).rejects.toThrow(/^runner 1 of 2 \(segment 0:1\/2\) appears twice/);
     const mixed = [join(base, 'split2', 'sweep', 'runner-1'), join(base, 'split3', 'sweep', 'runner-2')];
-    await expect(analyzeRun(mixed)).rejects.toThrow(/is a runner of a split 0,1\/3,2\/3,1 but .* of 0,1\/2,1: pass the folders of one run/);
+    await expect(analyzeRun(mixed))
+      .rejects.toThrow(/is a runner of a split 0,1\/3,2\/3,1 but .* of 0,1\/2,1: pass the folders of one run/);
   });
 });
 
 describe('npm run report -- --gate', () => {
   const report = (args: string[]): { code: number; stderr: string } => {
     try {
-      execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'report.ts'), ...args], { cwd: ROOT, stdio: 'pipe' });
+      const cli = ['--import', 'tsx', join(ROOT, 'scripts', 'report.ts'), ...args];
+      execFileSync(process.execPath, cli, { cwd: ROOT, stdio: 'pipe' });
       return { code: 0, stderr: '' };
     } catch (e) {
       const err = e as { status: number; stderr: Buffer };
@@ -147,7 +160,8 @@ describe('npm run report -- --gate', () => {
     splitPart(join(slow, 'whole', 'gate'), join(slow, 'gate'), 2);
     const failed = report([join(slow, 'gate'), '--gate', '--out', join(slow, 'out')]);
     expect(failed.code).toBe(99);
-    expect(failed.stderr).toMatch(/^report: gate failed: \d+ failure\(s\): gate gate_general_chatbot_n2 \(General Chatbot\) broke TTFT/m);
+    expect(failed.stderr)
+      .toMatch(/^report: gate failed: \d+ failure\(s\): gate gate_general_chatbot_n2 \(General Chatbot\) broke TTFT/m);
     expect(report([join(base, 'split2', 'gate'), '--gate', '--out', join(base, 'out')]).code).toBe(0);
   });
 
@@ -155,6 +169,8 @@ describe('npm run report -- --gate', () => {
     const r = report([join(base, 'split2', 'sweep', 'runner-1'), join(base, 'whole')]);
     expect(r.code).toBe(3);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/is not a runner's folder \(no runner\.json or samples\.csv\): with several folders, pass one per k6 runner/);
+    expect(r.stderr).toContain(
+      "is not a runner's folder (no runner.json or samples.csv): with several folders, pass one per k6 runner",
+    );
   });
 });

@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
-import { crossingX, FloatList, maxBy, minBy, percentile, sortValues, statistic, summarize, toK6Values, valueAt } from '../../report/stats';
+import {
+  crossingX, FloatList, maxBy, minBy, percentile, sortValues, statistic, summarize, toK6Values, valueAt,
+} from '../../report/stats';
 import { metricName } from '../../lib/metrics';
 import { GOLDEN_DIR } from '../fixtures/golden';
 
@@ -39,7 +41,7 @@ describe('percentile (k6 method)', () => {
     expect(toK6Values(d).avg).toBe(3);
   });
 
-  it('matches the golden k6 summary for the same samples (samples.csv and handle-summary-data.json come from one run)', () => {
+  it('matches the golden k6 summary of the same samples (samples.csv and handle-summary-data.json: one run)', () => {
     const csv = Papa.parse<string[]>(readFileSync(`${GOLDEN}/samples.csv`, 'utf8'), { skipEmptyLines: true }).data;
     const header = csv[0]!;
     const iName = header.indexOf('metric_name');
@@ -56,7 +58,9 @@ describe('percentile (k6 method)', () => {
     ];
     for (const [key, filter] of cases) {
       const base = key.split('{')[0];
-      const values = csv.slice(1).filter((r) => r[iName] === base && filter(r[iTags] ?? '')).map((r) => Number(r[iVal]));
+      const values = csv.slice(1)
+        .filter((r) => r[iName] === base && filter(r[iTags] ?? ''))
+        .map((r) => Number(r[iVal]));
       const d = summarize(sortValues(values))!;
       const k6 = summary.metrics[key]!.values;
       expect(d.count).toBe(k6.count);

@@ -23,7 +23,8 @@ interface Row {
 
 /** Per scenario and metric, the raw sample values and (ms) timestamps, read independently of report/. */
 function readRaw(part: string): Map<string, { values: number[]; times: number[] }> {
-  const rows = Papa.parse<Row>(readFileSync(path.join(FIXTURE, part, 'samples.csv'), 'utf8'), { header: true, skipEmptyLines: true }).data;
+  const text = readFileSync(path.join(FIXTURE, part, 'samples.csv'), 'utf8');
+  const rows = Papa.parse<Row>(text, { header: true, skipEmptyLines: true }).data;
   const out = new Map<string, { values: number[]; times: number[] }>();
   for (const r of rows) {
     const key = `${r.scenario}|${r.metric_name}`;
@@ -37,14 +38,16 @@ function readRaw(part: string): Map<string, { values: number[]; times: number[] 
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-describe('report on a real suite run', () => {
-  let report: Report;
-  let dir: string;
-  beforeAll(async () => {
-    dir = tempDir('suite-run');
-    cpSync(FIXTURE, dir, { recursive: true });
-    report = (await generateReport(dir, { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: dir })).report;
-  }, 60_000);
+let report: Report;
+let dir: string;
+beforeAll(async () => {
+  dir = tempDir('suite-run');
+  cpSync(FIXTURE, dir, { recursive: true });
+  const options = { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: dir };
+  report = (await generateReport(dir, options)).report;
+}, 60_000);
+
+describe('report on a real suite run: its figures against the raw samples', () => {
 
   it('has every planned cell, all requests succeeded', () => {
     expect(report.cells.map((c) => c.id).sort()).toEqual(
@@ -106,6 +109,9 @@ describe('report on a real suite run', () => {
     }
   });
 
+});
+
+describe('report on a real suite run: report.md', () => {
   it("puts the server's own clock beside the suite's per cell, and the KV cache's peak, in report.md", () => {
     const md = readFileSync(path.join(dir, 'report.md'), 'utf8');
     const section = md.slice(md.indexOf("## The Server's Own Clock"));

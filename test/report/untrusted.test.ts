@@ -104,7 +104,8 @@ describe('untrusted strings', () => {
       rows++;
     }
     expect(rows).toBeGreaterThan(0);
-    expect(out.markdown).toContain('CUDA out of memory, "tried" a=b &amp; c &lt;script&gt;alert(1)&lt;/script&gt; \\| x');
+    expect(out.markdown)
+      .toContain('CUDA out of memory, "tried" a=b &amp; c &lt;script&gt;alert(1)&lt;/script&gt; \\| x');
   });
 
   it('escapes literals per format and keeps markup around them', () => {

@@ -5,6 +5,7 @@ import { useCaseGuidanceSection } from '../../report/sections/use-case-guidance'
 import { useCaseCapacity, type StepVerdict, type UseCaseCapacity } from '../../report/capacity';
 import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
 import type { Report } from '../../report/report-types';
+import type { Block } from '../../report/document';
 import { USE_CASES } from '../../thresholds/use-cases';
 import { cell, flat } from './helpers';
 
@@ -21,8 +22,11 @@ function searched(low: number, high: number, verdicts: StepVerdict[]): UseCaseCa
 }
 
 function text(capacities: UseCaseCapacity[]): string {
-  const report = { useCases: capacities, cells: [], parts: [], options: DEFAULT_REPORT_OPTIONS, limitStat: 'avg' } as unknown as Report;
-  return useCaseGuidanceSection(report).map((b) => ('text' in b ? b.text : 'rows' in b ? b.rows.flat().join(' | ') : '')).join('\n');
+  const report = {
+    useCases: capacities, cells: [], parts: [], options: DEFAULT_REPORT_OPTIONS, limitStat: 'avg',
+  } as unknown as Report;
+  const blockText = (b: Block): string => ('text' in b ? b.text : 'rows' in b ? b.rows.flat().join(' | ') : '');
+  return useCaseGuidanceSection(report).map(blockText).join('\n');
 }
 
 describe('use-case guidance', () => {
@@ -34,13 +38,14 @@ describe('use-case guidance', () => {
 
   it('names the steps measured again, and the verdicts still unclear where the interval stays wide', () => {
     const out = text([searched(4, 9, [
-      { users: 8, ok: true, passShare: 0.55, measurements: 3 }, { users: 9, ok: false, passShare: 0.01, measurements: 1 },
+      { users: 8, ok: true, passShare: 0.55, measurements: 3 },
+      { users: 9, ok: false, passShare: 0.01, measurements: 1 },
     ])]);
     expect(out).toContain('8 (4-9)');
-    expect(out).toContain('measured again, pooling the requests, steps whose verdict was unclear: General Chatbot at 8 users ' +
-      '(3 measurements)');
-    expect(out).toContain('Still unclear, the capacity resting on a verdict the requests cannot make: General Chatbot at 8 ' +
-      'users (passed; every limit held in 55.0% of resamples)');
+    expect(out).toContain('measured again, pooling the requests, steps whose verdict was unclear: ' +
+      'General Chatbot at 8 users (3 measurements)');
+    expect(out).toContain('Still unclear, the capacity resting on a verdict the requests cannot make: ' +
+      'General Chatbot at 8 users (passed; every limit held in 55.0% of resamples)');
     expect(out).toMatch(/Wider than the search's resolution .*General Chatbot/);
   });
 });

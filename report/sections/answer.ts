@@ -1,0 +1,124 @@
+// The report's answer and its warnings: the capacity per use case first, then one line per warning linking to its
+// details further down, and the run notes at the end. Runs in Node.
+
+import { DocBuilder, slug, type Block } from '../document';
+import { fmtRate, fmtTokens } from '../format';
+import type { LadderResult, UseCaseCapacity } from '../capacity';
+import type { CellStats } from '../cells';
+import type { ActiveUsersCapacity } from '../active-users';
+import type { RateCapacity } from '../rate-capacity';
+import { valueAtCapacity } from '../model';
+import type { Report } from '../report-types';
+import { WARNING_TITLES, type ReportWarning } from '../warnings';
+import { capacityWithInterval } from './use-case-guidance';
+
+/** Everything the report knows of one use case's capacity: in concurrent users, active users, requests/s. */
+interface UseCaseAnswer {
+  readonly title: string;
+  readonly contextTokens: number;
+  readonly concurrent: UseCaseCapacity | null;
+  readonly active: ActiveUsersCapacity | null;
+  readonly rate: RateCapacity | null;
+}
+
+/** The use cases of every capacity the run measured, in the order the report first names them. */
+function useCaseAnswers(report: Report): UseCaseAnswer[] {
+  const ids: string[] = [];
+  const titles = new Map<string, { title: string; contextTokens: number }>();
+  for (const { useCase } of [...report.useCases, ...report.activeUsers, ...report.rates]) {
+    if (!titles.has(useCase.id)) ids.push(useCase.id);
+    titles.set(useCase.id, titles.get(useCase.id) ?? useCase);
+  }
+  return ids.map((id) => ({
+    ...titles.get(id)!,
+    concurrent: report.useCases.find((u) => u.useCase.id === id) ?? null,
+    active: report.activeUsers.find((a) => a.useCase.id === id) ?? null,
+    rate: report.rates.find((r) => r.useCase.id === id) ?? null,
+  }));
+}
+
+/** The limit that set a capacity: the one that broke first, or why none did. */
+function limitedBy(result: LadderResult): string {
+  switch (result.kind) {
+    case 'within':
+      return result.brokenBy?.label ?? 'a limit';
+    case 'beyond':
+      return `none up to ${result.estimate} (a lower bound)`;
+    case 'below':
+      return `${result.brokenBy?.label ?? 'a limit'}, at the first step`;
+    case 'untested':
+      return 'not measured';
+  }
+}
+
+/**
+ * Requests per second: the rate part's capacity where one ran (open loop), else the requests completed per second
+ * at the concurrent capacity (its step's, interpolated at "~N").
+ */
+function requestsPerSecond(report: Report, answer: UseCaseAnswer): string {
+  if (answer.rate && answer.rate.result.kind !== 'untested') return `${answer.rate.result.display} req/s (open loop)`;
+  if (!answer.concurrent) return 'n/a';
+  const perSecond = (c: CellStats): number | null => (c.wallSeconds ? c.succeeded / c.wallSeconds : null);
+  const served = valueAtCapacity(report, answer.concurrent, perSecond);
+  return served === null ? 'n/a' : `${fmtRate(served)} at capacity`;
+}
+
+/** The answer: each use case's capacity in users and requests/s, and the limit that set it. */
+export function answerSection(report: Report): Block[] {
+  const answers = useCaseAnswers(report);
+  if (answers.length === 0) return [];
+  const withActive = answers.some((a) => a.active !== null);
+  const row = (a: UseCaseAnswer): string[] => [
+    a.title,
+    fmtTokens(a.contextTokens),
+    a.concurrent ? capacityWithInterval(a.concurrent) : 'n/a',
+    ...(withActive ? [a.active?.result.displayShort ?? 'n/a'] : []),
+    requestsPerSecond(report, a),
+    limitedBy((a.concurrent ?? a.active ?? a.rate)!.result),
+  ];
+  const doc = new DocBuilder();
+  doc.h(2, 'Capacity per Use Case');
+  doc.table(
+    ['USE CASE', 'CONTEXT', 'CONCURRENT USERS', ...(withActive ? ['ACTIVE USERS'] : []), 'REQUESTS/S', 'LIMITED BY'],
+    answers.map(row),
+  );
+  doc.p(
+    'Concurrent users: requests in flight the server held within every limit of the use case (in brackets, the ' +
+      "capacity's 95% interval); requests/s: the rate held with open-loop arrivals where a rate part ran, else the " +
+      'requests completed per second at that capacity; limited by: the limit that broke first. ' +
+      'How each was measured: [Use Case Guidance](#use-case-guidance).',
+  );
+  return doc.blocks;
+}
+
+/** The heading a warning's details go under, and so the anchor its one-line entry links to. */
+export function warningTitle(warning: ReportWarning): string {
+  return WARNING_TITLES[warning.kind];
+}
+
+/** One line per warning, the most answer-changing first, each linking to its details. */
+export function warningsSection(report: Report): Block[] {
+  if (report.warnings.length === 0) return [];
+  const doc = new DocBuilder();
+  doc.h(2, 'Warnings');
+  doc.list(report.warnings.map((w) => `⚠ ${w.summary} [Details](#${slug(warningTitle(w))})`));
+  return doc.blocks;
+}
+
+/** Each warning's long text, under the heading its one-line entry links to. */
+export function warningDetailsSection(report: Report): Block[] {
+  if (report.warnings.length === 0) return [];
+  const doc = new DocBuilder();
+  doc.h(2, 'Warnings in Detail');
+  for (const warning of report.warnings) {
+    doc.h(3, warningTitle(warning));
+    doc.list(warning.details);
+  }
+  return doc.blocks;
+}
+
+/** Notes on the suite's own workings (stray cells, a split part's merge): the last section, no warning. */
+export function runNotesSection(report: Report): Block[] {
+  if (report.runNotes.length === 0) return [];
+  return new DocBuilder().h(2, 'Run Notes').list(report.runNotes).blocks;
+}

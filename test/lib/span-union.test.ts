@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { spanUnionMs } from '../../lib/span-union';
+
+describe('spanUnionMs', () => {
+  it('is 0 without spans', () => {
+    expect(spanUnionMs([])).toBe(0);
+  });
+
+  it('counts an overlap once and leaves a gap out', () => {
+    // [0, 100] and [50, 150] overlap (150 ms), [400, 500] after a gap (100 ms), [420, 480] inside it.
+    expect(spanUnionMs([[0, 100], [50, 150], [400, 500], [420, 480]])).toBe(250);
+  });
+
+  it('does not depend on the order of the spans', () => {
+    expect(spanUnionMs([[400, 500], [50, 150], [420, 480], [0, 100]])).toBe(250);
+  });
+
+  it('joins spans that touch, and a span inside another adds nothing', () => {
+    expect(spanUnionMs([[0, 10], [10, 20]])).toBe(20);
+    expect(spanUnionMs([[0, 100], [20, 30]])).toBe(100);
+  });
+
+  it('counts an empty or reversed span as nothing', () => {
+    expect(spanUnionMs([[5, 5]])).toBe(0);
+    expect(spanUnionMs([[10, 4], [20, 30]])).toBe(10);
+  });
+});
