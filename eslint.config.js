@@ -50,8 +50,8 @@ export default tseslint.config(
     },
   },
   {
-    // Plain k6 scripts, for users (examples/), the tests' and the benchmarks' own (test/fixtures/*.js, bench/k6/): k6's globals, and
-    // nothing k6 cannot run.
+    // Plain k6 scripts, for users (examples/), the tests' and the benchmarks' own (test/fixtures/*.js, bench/k6/): k6's
+    // globals, and nothing k6 cannot run.
     files: ['examples/**/*.js', 'test/fixtures/*.js', 'bench/k6/*.js'],
     languageOptions: { globals: { __ENV: 'readonly', __ITER: 'readonly', __VU: 'readonly', console: 'readonly', open: 'readonly' } },
     rules: { 'no-restricted-syntax': ['error', ...sobekGaps] },

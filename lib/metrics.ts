@@ -158,8 +158,8 @@ export const REQUEST_METRICS = {
 } as const satisfies Record<string, MetricDefinition>;
 
 /**
- * The load generator's own health, reported by the agent with each request's record and pushed with its samples (same tags), so the
- * report can tell a cell the client limited from one the server limited.
+ * The load generator's own health, reported by the agent with each request's record and pushed with its samples (same
+ * tags), so the report can tell a cell the client limited from one the server limited.
  */
 export const CLIENT_METRICS = {
   readLag: {

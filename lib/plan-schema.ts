@@ -1,5 +1,5 @@
-// The plan's schemas: the input a user writes (plan file and environment), and the resolved plan a run writes as plan.json.
-// Runs in k6 and Node.
+// The plan's schemas: the input a user writes (plan file and environment), and the resolved plan a run writes as
+// plan.json. Runs in k6 and Node.
 //
 // Both are built from the same field schemas, so a plan.json read back passes the checks its input
 // passed. Defaults come from PLAN_DEFAULTS; lib/plan.ts resolves what depends on other fields.

@@ -1,5 +1,5 @@
-// The plan's sessions section: conversations per use case, the plain-k6 ladder and timing, the search. Runs in k6 and Node.
-// Field schemas of the input (every field optional) and of the resolved plan, for lib/plan-schema.ts.
+// The plan's sessions section: conversations per use case, the plain-k6 ladder and timing, the search. Runs in k6 and
+// Node. Field schemas of the input (every field optional) and of the resolved plan, for lib/plan-schema.ts.
 
 import * as v from 'valibot';
 import { THINK_DISTRIBUTIONS } from '../thresholds/sessions';

@@ -1,4 +1,5 @@
-// The per-request record the measuring agent builds (agent/record.go), and the list of error kinds. Runs in k6 and Node.
+// The per-request record the measuring agent builds (agent/record.go), and the list of error kinds.
+// Runs in k6 and Node.
 //
 // Go computes every figure (docs/measurement.md); TypeScript reads records, in the scripts and in the
 // bench's driven search. The agent's GET / lists its error kinds, and a test holds ERROR_KINDS equal to them.
@@ -36,8 +37,8 @@ interface RecordBase {
   /** SSE events seen, including role-only, usage and [DONE]. */
   readonly events: number;
   /**
-   * Whether the request met every limit it was sent with (params.slo of lib/k6/llm.ts stream, its own TTFT, e2e, decode speed, TPOT
-   * and mean ITL); false for a failed request; null when it was sent without limits.
+   * Whether the request met every limit it was sent with (params.slo of lib/k6/llm.ts stream, its own TTFT, e2e, decode
+   * speed, TPOT and mean ITL); false for a failed request; null when it was sent without limits.
    */
   readonly goodput: boolean | null;
 }

@@ -1,5 +1,5 @@
-// CLI: npm run report -- results/<run-id> [--baseline <run>] [--gate] — turns a run's k6 output into the capacity report.
-// Runs in Node.
+// CLI: npm run report -- results/<run-id> [--baseline <run>] [--gate] — turns a run's k6 output into the capacity
+// report. Runs in Node.
 //
 // Thin by design: parse flags into typed options, call report/generate.ts, print one line per
 // outcome. Errors are one line on stderr with an exit code from lib/exit-codes.ts, never a stack trace.

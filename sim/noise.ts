@@ -1,4 +1,5 @@
-// Step-time noise of the simulator (opt-in): per-step jitter and occasional stalls, drawn from a seeded PRNG. Runs in Node.
+// Step-time noise of the simulator (opt-in): per-step jitter and occasional stalls, drawn from a seeded PRNG.
+// Runs in Node.
 //
 // The performance model gives every step one exact duration, so two runs of the same load are identical,
 // where two runs on a GPU are not. With noise on, each step's modelled duration is multiplied by a jitter

@@ -1,4 +1,5 @@
-// The client-side request rows of the dashboard (overview, latency, speed, load generator), as panel specs. Runs in Node.
+// The client-side request rows of the dashboard (overview, latency, speed, load generator), as panel specs.
+// Runs in Node.
 
 import { CLIENT_METRICS, REQUEST_METRICS, type MetricDefinition } from '../../lib/metrics';
 import type { UseCaseLimit } from '../../thresholds/use-cases';

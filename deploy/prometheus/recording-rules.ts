@@ -48,7 +48,8 @@ export function recordingRules(): RecordingRule[] {
   }
   for (const def of counters()) {
     const name = counterSeries(def);
-    // Not rate(): k6 pushes a counter only when it changed, so a lone sample (a burst of errors) has no rate; see perSecondOverMinute.
+    // Not rate(): k6 pushes a counter only when it changed, so a lone sample (a burst of errors) has no rate;
+    // see perSecondOverMinute.
     const sel = `${name}${MEASURED}`;
     rules.push({
       record: `${LEVEL}:${name.replace(/_total$/, '')}:rate${RATE_WINDOW}`,

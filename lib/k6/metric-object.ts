@@ -1,4 +1,5 @@
-// The k6 metric object of a metric table entry (lib/metrics.ts). Runs in k6 (bundled); call it in the init context only.
+// The k6 metric object of a metric table entry (lib/metrics.ts). Runs in k6 (bundled);
+// call it in the init context only.
 
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
 import type { MetricDefinition } from '../metrics';
