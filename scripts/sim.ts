@@ -6,7 +6,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { parseFaultSpec } from '../sim/faults';
 import { describeNoise } from '../sim/noise';
 import { DEFAULT_PROFILE_NAME, renderProfileList, resolveProfile } from '../sim/profiles';
-import { startSim, type SimOptions } from '../sim/server';
+import { startSim } from '../sim/server';
+import type { SimOptions } from '../sim/server-options';
 import { EXIT } from '../lib/exit-codes';
 
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage (as commander and most CLIs). */
