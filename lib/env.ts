@@ -135,7 +135,9 @@ function selectUseCases(plan: PlanInput, ids: readonly string[], text: string): 
   plan.rate = r;
 }
 
-/** TRACE and TRACE_SPEEDS into the plan's trace section; speeds without a trace file in the plan or TRACE is an error. */
+/**
+ * TRACE and TRACE_SPEEDS into the plan's trace section; speeds without a trace file in the plan or TRACE is an error.
+ */
 function applyTraceEnv(plan: PlanInput, env: Env): void {
   const file = env.TRACE?.trim() || undefined;
   const speeds = listOfRates(env, 'TRACE_SPEEDS', 'a replay speed (e.g. 1.5: one and a half times as fast)');

@@ -11,7 +11,9 @@ export interface MetricDefinition {
   /** The k6 metric name (matches ^[a-zA-Z_][a-zA-Z0-9_]{1,128}$). */
   readonly name: string;
   readonly kind: MetricKind;
-  /** True for time Trends: created with isTime so k6 formats them and Prometheus remote write converts them to seconds. */
+  /**
+   * True for time Trends: created with isTime so k6 formats them and Prometheus remote write converts them to seconds.
+   */
   readonly isTime: boolean;
   readonly unit: MetricUnit;
   /** What one sample is and how it is computed. */
@@ -499,7 +501,10 @@ export type CellTag = (typeof CELL_TAGS)[number];
 export const SAMPLE_TAGS = {
   errorKind: 'error_kind',
   tokenSource: 'token_source',
-  /** On request samples of steady-state steps: measured, warmup or transition (lib/drive.ts); only measured ones enter statistics. */
+  /**
+   * On request samples of steady-state steps: measured, warmup or transition (lib/drive.ts); only measured ones enter
+   * statistics.
+   */
   phase: 'phase',
   /** On request samples of the sessions script: the turn of its conversation, capped (lib/sessions.ts turnTag). */
   turn: 'turn',
@@ -514,7 +519,10 @@ export const SAMPLE_TAGS = {
  * column and the JSON output, but never indexed, so never a Prometheus label.
  */
 export const SAMPLE_METADATA = {
-  /** On llm_errors samples: the server's (or transport's) message, secret redacted, one line, at most ERROR_MESSAGE_MAX characters. */
+  /**
+   * On llm_errors samples: the server's (or transport's) message, secret redacted, one line, at most ERROR_MESSAGE_MAX
+   * characters.
+   */
   errorMessage: 'error_message',
 } as const;
 export const ERROR_MESSAGE_MAX = 200;

@@ -19,7 +19,9 @@ export const SCRIPT_NAMES = [
   'sweep', 'capacity', 'burst', 'mix', 'gate', 'sessions', 'rate', 'trace', 'embed',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
-/** chat: /chat/completions; completions: /completions; responses: OpenAI's /responses; messages: Anthropic's /messages. */
+/**
+ * chat: /chat/completions; completions: /completions; responses: OpenAI's /responses; messages: Anthropic's /messages.
+ */
 export const API_STYLES = ['chat', 'completions', 'responses', 'messages'] as const;
 export const PROMPT_MODES = ['unique', 'shared-prefix'] as const;
 /** What the embed script sends: embeddings (/embeddings, OpenAI's shape) or rerank (/rerank, llama.cpp's, Jina's). */
@@ -78,7 +80,9 @@ function buildFieldSchemas() {
     idleTimeoutSeconds: num(0, dayOfSeconds),
     /** Prometheus endpoint of the server (vLLM/SGLang /metrics); null disables server metrics. */
     metricsUrl: nullable(text),
-    /** Extra Prometheus endpoint for GPU power (a DCGM exporter); null when the server's own has it or there is none. */
+    /**
+     * Extra Prometheus endpoint for GPU power (a DCGM exporter); null when the server's own has it or there is none.
+     */
     powerMetricsUrl: nullable(text),
     /** Accept any TLS certificate of the target (k6's insecureSkipTLSVerify), e.g. a self-signed one; default false. */
     insecureSkipTLSVerify: bool,

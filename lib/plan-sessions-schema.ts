@@ -53,7 +53,9 @@ function buildSessionsSchemas() {
     outputTokens: opt(model.outputTokens), thinkTime: opt(model.thinkTime),
   });
 
-  /** How a plain `k6 run` holds each step (the bench searches instead): arrivals over a ramp, a warm-up, then measured. */
+  /**
+   * How a plain `k6 run` holds each step (the bench searches instead): arrivals over a ramp, a warm-up, then measured.
+   */
   const timing = {
     /** Users of a step arrive evenly over this many seconds. */
     rampSeconds: num(0, dayOfSeconds),

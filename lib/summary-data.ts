@@ -8,7 +8,10 @@ import { parseOrThrow, plainObject } from './schema';
 export interface SummaryMetric {
   readonly type: MetricKind;
   readonly contains: 'default' | 'time' | 'data';
-  /** counter: count, rate; gauge: value, min, max; rate: rate, passes, fails; trend: one key per summaryTrendStats entry. */
+  /**
+   * counter: count, rate; gauge: value, min, max; rate: rate, passes, fails; trend: one key per summaryTrendStats
+   * entry.
+   */
   readonly values: Readonly<Record<string, number>>;
   /** Expression -> {ok}. */
   readonly thresholds?: Readonly<Record<string, { readonly ok: boolean }>>;

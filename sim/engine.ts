@@ -192,7 +192,10 @@ export class Engine {
     this.waiting.push(seq);
   }
 
-  /** Client disconnect: frees the request's blocks at once; returns its finished event (reason abort), or undefined if unknown. */
+  /**
+   * Client disconnect: frees the request's blocks at once; returns its finished event (reason abort), or undefined if
+   * unknown.
+   */
   abort(id: string, nowMs: number): FinishedEvent | undefined {
     const seq = this.byId.get(id);
     if (!seq || seq.done) return undefined;

@@ -33,7 +33,10 @@ const METRIC_NAMES: Readonly<Record<UseCaseLimit['metric'], string>> = {
   ttft: 'TTFT', ttfc: 'TTFC', e2e: 'e2e', decodeSpeed: 'speed', itl: 'ITL', tpot: 'TPOT',
 };
 
-/** The label a limit is shown with, from its metric, operator and value: "TTFT < 8 s", "speed > 15 tok/s", "ITL < 70 ms". */
+/**
+ * The label a limit is shown with, from its metric, operator and value: "TTFT < 8 s", "speed > 15 tok/s", "ITL < 70
+ * ms".
+ */
 export function limitLabel(
   metric: UseCaseLimit['metric'], operator: UseCaseLimit['operator'], value: number, stat?: LimitStat,
 ): string {

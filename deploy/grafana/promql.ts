@@ -128,7 +128,9 @@ export function totalOverRange(name: string, matchers: readonly Matcher[], by: r
   return `sum${grouping} (max_over_time(${series(name, matchers)}[${WHOLE_RANGE}]))`;
 }
 
-/** `a or (b * 0)`: fills groups that `a` lacks (a cell without errors has no error series) with zeros shaped like `b`. */
+/**
+ * `a or (b * 0)`: fills groups that `a` lacks (a cell without errors has no error series) with zeros shaped like `b`.
+ */
 export function orZerosLike(a: string, b: string): string {
   return `(${a} or (${b} * 0))`;
 }

@@ -52,7 +52,9 @@ function achievedPanel(): PanelSpec {
   };
 }
 
-/** The rate and trace scripts' cells: their sender's schedule lag, latency from the intended send, the achieved rate. */
+/**
+ * The rate and trace scripts' cells: their sender's schedule lag, latency from the intended send, the achieved rate.
+ */
 export function openLoopRow(): RowSpec {
   const lag = ARRIVAL_METRICS.scheduleLag;
   return {
