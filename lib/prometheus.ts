@@ -99,7 +99,7 @@ export function sumSamples(samples: readonly PromSample[], name: string): number
   return found ? total : null;
 }
 
-/** The server figures the monitor records, keyed like SERVER_METRICS in lib/metrics.ts. */
+/** The server figures the monitor records, keyed like SERVER_METRICS in lib/server-metrics.ts. */
 export interface ServerSnapshot {
   running: number | null;
   waiting: number | null;

@@ -2,7 +2,7 @@
 // An example is test/fixtures/k6-golden/handle-summary-data.json.
 
 import * as v from 'valibot';
-import type { MetricKind } from './metrics';
+import type { MetricKind } from './metric-definition';
 import { parseOrThrow, plainObject } from './schema';
 
 export interface SummaryMetric {

@@ -5,7 +5,7 @@
 // in it, so a limit means the same in k6 and in the report.
 // Grammar and allowed aggregations follow k6's metrics/thresholds_parser.go and metric_type.go.
 
-import type { MetricKind } from './metrics';
+import type { MetricKind } from './metric-definition';
 
 export type ThresholdOperator = '<' | '<=' | '>' | '>=' | '==' | '===' | '!=';
 

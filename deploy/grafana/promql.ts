@@ -1,7 +1,8 @@
 // PromQL building blocks for the dashboard and the recording rules. Runs in Node (the generators).
 // They are label selectors over the cell tags and the aggregations that stay correct across several k6 runners.
 
-import { CELL_TAGS, SAMPLE_TAGS, type CellTag, type MetricDefinition } from '../../lib/metrics';
+import { CELL_TAGS, SAMPLE_TAGS, type CellTag } from '../../lib/metrics';
+import type { MetricDefinition } from '../../lib/metric-definition';
 import { trendSeries, type RwTrendStat } from './remote-write';
 
 /** The tag `k6 run --tag testid=...` puts on every sample; the dashboard filters on it first. */

@@ -1,6 +1,8 @@
 // The Errors row and the collapsed native-histogram row of the dashboard, as panel specs. Runs in Node.
 
-import { REQUEST_METRICS, SAMPLE_TAGS, SERVER_METRICS, type MetricDefinition } from '../../lib/metrics';
+import { REQUEST_METRICS, SAMPLE_TAGS } from '../../lib/metrics';
+import { SERVER_METRICS } from '../../lib/server-metrics';
+import type { MetricDefinition } from '../../lib/metric-definition';
 import { AGENT_CALLS, K6_BUILTIN_SERIES } from './k6-builtins';
 import { describe, BY_CELL, HALF, THIRD, type RowSpec } from './panel-spec';
 import {

@@ -1,7 +1,8 @@
 // The client-side request rows of the dashboard (overview, latency, speed, load generator), as panel specs.
 // Runs in Node.
 
-import { CLIENT_METRICS, REQUEST_METRICS, type MetricDefinition } from '../../lib/metrics';
+import { CLIENT_METRICS, REQUEST_METRICS } from '../../lib/metrics';
+import type { MetricDefinition } from '../../lib/metric-definition';
 import type { UseCaseLimit } from '../../thresholds/use-cases';
 import { AGENT_CALLS, K6_BUILTIN_SERIES } from './k6-builtins';
 import { allLimitsOf, limitsNote } from './limits';

@@ -5,9 +5,12 @@
 // sample-weighted means, worst-runner percentiles, throughput rates and, when Trends arrive as native
 // histograms, exactly merged quantiles. They are optional: the dashboard does not depend on them.
 
-import { REQUEST_METRICS, type MetricDefinition } from '../../lib/metrics';
+import { REQUEST_METRICS } from '../../lib/metrics';
+import type { MetricDefinition } from '../../lib/metric-definition';
 import { CELL_LABELS, MEASURED_ONLY, selector } from '../grafana/promql';
-import { counterSeries, nativeHistogramSeries, trendSeries, RW_TREND_STATS_ENV, type RwTrendStat } from '../grafana/remote-write';
+import {
+  counterSeries, nativeHistogramSeries, trendSeries, RW_TREND_STATS_ENV, type RwTrendStat,
+} from '../grafana/remote-write';
 
 export interface RecordingRule {
   readonly record: string;

@@ -2,7 +2,7 @@
 // call it in the init context only.
 
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
-import type { MetricDefinition } from '../metrics';
+import type { MetricDefinition } from '../metric-definition';
 
 export type K6Metric = Trend | Counter | Rate | Gauge;
 
