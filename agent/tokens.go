@@ -2,7 +2,7 @@ package agent
 
 import "sort"
 
-// The pure formulas of the request record (docs/measurement.md). Times are float ms.
+// The pure formulas of the request record (docs/architecture.md, "Measurement definitions"). Times are float ms.
 
 // timePerOutputToken is TPOT: (e2e - ttft) / (outputTokens - 1); undefined (ok false) for fewer
 // than 2 output tokens, as in GuideLLM.

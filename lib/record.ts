@@ -1,8 +1,9 @@
 // The per-request record the measuring agent builds (agent/record.go), and the list of error kinds.
 // Runs in k6 and Node.
 //
-// Go computes every figure (docs/measurement.md); TypeScript reads records, in the scripts and in the
-// bench's driven search. The agent's GET / lists its error kinds, and a test holds ERROR_KINDS equal to them.
+// Go computes every figure (docs/architecture.md, "Measurement definitions"); TypeScript reads records, in the
+// scripts and in the bench's driven search. The agent's GET / lists its error kinds, and a test holds ERROR_KINDS equal
+// to them.
 
 /** Why a request failed; becomes the error_kind tag of llm_errors. */
 export const ERROR_KINDS = [
