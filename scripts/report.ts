@@ -53,7 +53,8 @@ async function main(argv: string[]): Promise<number> {
     .option('--out <dir>', 'write the report here instead of into the run folder')
     .option(
       '--gate',
-      "exit 99 when a deploy gate or a k6 threshold fails, judged on all the samples (a split run's runners each saw a share)",
+      "exit 99 when a deploy gate or a k6 threshold fails, judged on all the samples (a split run's runners each saw " +
+      "a share)",
     )
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s.split('\n').find((l) => l.trim() !== '') + '\n') })

@@ -83,7 +83,8 @@ export const USE_CASES: readonly UseCase[] = [
   {
     id: 'short_chatbot',
     title: 'Short-form Chatbot',
-    description: 'Quick conversational exchanges: support queries, simple Q&A. 10+ tok/s is acceptable for reading streamed replies.',
+    description: 'Quick conversational exchanges: support queries, simple Q&A. 10+ tok/s is acceptable for reading ' +
+      'streamed replies.',
     contextTokens: 8192,
     outputTokens: 1024,
     limits: [
@@ -107,7 +108,8 @@ export const USE_CASES: readonly UseCase[] = [
   {
     id: 'long_document',
     title: 'Long Document Processing',
-    description: 'Summarising reports and contracts: 64K context. Users tolerate slower TTFT but speed must stay above reading speed.',
+    description: 'Summarising reports and contracts: 64K context. Users tolerate slower TTFT but speed must stay ' +
+      'above reading speed.',
     contextTokens: 65_536,
     outputTokens: 1024,
     limits: [

@@ -39,8 +39,8 @@ function achievedPanel(): PanelSpec {
     title: 'Achieved rate (per cell, at its end)',
     description: describe(
       def,
-      ' Compare it with the cell\'s offered rate (its id ends in r<rate>, 0_5 for 0.5); more than 2% short is flagged ' +
-        'in the report.',
+      ' Compare it with the cell\'s offered rate (its id ends in r<rate>, 0_5 for 0.5); more than 2% short is ' +
+        'flagged in the report.',
     ),
     queries: [
       { expr: `max by (cell) (${series(gaugeSeries(def), cellMatchers())})`, legend: '{{cell}} achieved req/s' },

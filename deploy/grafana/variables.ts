@@ -69,7 +69,8 @@ export function templateVariables(): cog.Builder<sdk.VariableModel>[] {
       multi: true,
       allValue: '.*',
       sort: sdk.VariableSort.AlphabeticalAsc,
-      description: 'Prometheus scrape job(s) of the inference server and DCGM exporter, for the raw vllm:/sglang:/DCGM_ panels.',
+      description: 'Prometheus scrape job(s) of the inference server and DCGM exporter, for the raw ' +
+        'vllm:/sglang:/DCGM_ panels.',
     }),
   );
   return vars;
