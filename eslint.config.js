@@ -10,7 +10,9 @@ const NODE_CODE = [
   'node/**/*.ts', 'whatif/**/*.ts',
 ];
 
-const NODE_BUILTINS = ['fs', 'path', 'http', 'https', 'os', 'child_process', 'worker_threads', 'url', 'crypto', 'stream', 'events', 'util'];
+const NODE_BUILTINS = [
+  'fs', 'path', 'http', 'https', 'os', 'child_process', 'worker_threads', 'url', 'crypto', 'stream', 'events', 'util',
+];
 
 // Syntax k6 cannot run and esbuild cannot lower (docs/design/k6-observed.md, "Scripts and bundles").
 const sobekGaps = [
@@ -28,7 +30,12 @@ const sobekGaps = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'results/**', 'coverage/**', '.cache/**', 'test-output/**', 'test/fixtures/k6-golden/**'] },
+  {
+    ignores: [
+      'dist/**', 'node_modules/**', 'results/**', 'coverage/**', '.cache/**', 'test-output/**',
+      'test/fixtures/k6-golden/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -50,10 +57,12 @@ export default tseslint.config(
     },
   },
   {
-    // Plain k6 scripts, for users (examples/), the tests' and the benchmarks' own (test/fixtures/*.js, bench/k6/): k6's globals, and
-    // nothing k6 cannot run.
+    // Plain k6 scripts, for users (examples/), the tests' and the benchmarks' own (test/fixtures/*.js, bench/k6/): k6's
+    // globals, and nothing k6 cannot run.
     files: ['examples/**/*.js', 'test/fixtures/*.js', 'bench/k6/*.js'],
-    languageOptions: { globals: { __ENV: 'readonly', __ITER: 'readonly', __VU: 'readonly', console: 'readonly', open: 'readonly' } },
+    languageOptions: {
+      globals: { __ENV: 'readonly', __ITER: 'readonly', __VU: 'readonly', console: 'readonly', open: 'readonly' },
+    },
     rules: { 'no-restricted-syntax': ['error', ...sobekGaps] },
   },
   {
@@ -61,7 +70,9 @@ export default tseslint.config(
     ignores: ['lib/k6/**'],
     rules: {
       'no-restricted-imports': ['error', {
-        paths: NODE_BUILTINS.map((name) => ({ name, message: 'lib/ is pure: it runs in k6 and Node, so no Node modules.' })),
+        paths: NODE_BUILTINS.map((name) => ({
+          name, message: 'lib/ is pure: it runs in k6 and Node, so no Node modules.',
+        })),
         patterns: [
           { group: ['node:*'], message: 'lib/ is pure: it runs in k6 and Node, so no Node modules.' },
           { group: ['k6', 'k6/*'], message: 'lib/ is pure: k6 modules belong in lib/k6/.' },

@@ -59,7 +59,8 @@ func TestWireChunkAgreesWithGeneric(t *testing.T) {
 // typedCases are Responses and Messages events, the odd shapes among them.
 var typedCases = []string{
 	`{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"Hi","logprobs":[]}`,
-	`{"type":"response.reasoning_text.delta","delta":"hm"}`, `{"type":"response.reasoning_summary_text.delta","delta":"s"}`,
+	`{"type":"response.reasoning_text.delta","delta":"hm"}`,
+	`{"type":"response.reasoning_summary_text.delta","delta":"s"}`,
 	`{"type":"response.function_call_arguments.delta","delta":"{\"a"}`, `{"type":"response.refusal.delta","delta":"no"}`,
 	`{"type":"response.output_text.delta","delta":""}`, `{"type":"response.output_text.delta","delta":null}`,
 	`{"type":"response.output_text.delta","delta":5}`, `{"type":"response.output_text.delta"}`,
@@ -74,9 +75,11 @@ var typedCases = []string{
 	`{"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":""}}`,
 	`{"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"{\"a"}}`,
 	`{"type":"content_block_delta","delta":{"type":"signature_delta","signature":"EqQ"}}`,
-	`{"type":"content_block_delta","delta":{"type":"text_delta","thinking":"x"}}`, `{"type":"content_block_delta","delta":"x"}`,
+	`{"type":"content_block_delta","delta":{"type":"text_delta","thinking":"x"}}`,
+	`{"type":"content_block_delta","delta":"x"}`,
 	`{"type":"content_block_delta","delta":null}`, `{"type":"content_block_delta","delta":{"type":"text_delta","text":5}}`,
-	`{"type":"content_block_delta","Delta":{"type":"text_delta","text":"x"}}`, `{"type":"content_block_delta","type":"ping"}`,
+	`{"type":"content_block_delta","Delta":{"type":"text_delta","text":"x"}}`,
+	`{"type":"content_block_delta","type":"ping"}`,
 	`{"type":"message_start","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":7,"output_tokens":1}}}`,
 	`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":12}}`,
 	`{"type":"message_stop"}`, `{"type":5,"choices":[{"text":"a"}]}`, `{"type":"chat.chunk","choices":[{"text":"a"}]}`,

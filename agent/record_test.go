@@ -32,7 +32,8 @@ func TestRecordReasoningThenContent(t *testing.T) {
 		t.Fatalf("TTFT at the first reasoning token, TTFC at the first content token: %+v", r)
 	}
 	// No usage: tokens counted from chunks, input from the request.
-	if r.OutputTokens != 2 || r.OutputTokenSource != sourceChunks || r.InputTokens != 1000 || r.InputTokenSource != sourceRequested {
+	if r.OutputTokens != 2 || r.OutputTokenSource != sourceChunks ||
+		r.InputTokens != 1000 || r.InputTokenSource != sourceRequested {
 		t.Errorf("counts: %+v", r)
 	}
 	if r.FinishReason != "stop" || !r.SawDone || !slices.Equal(r.ITLMs, []float64{40}) {
@@ -51,7 +52,8 @@ func TestRecordOneTokenHasNoDecodeFigures(t *testing.T) {
 
 func TestRecordUsageBelowChunkCount(t *testing.T) {
 	rc := recorder{}
-	feed(&rc, []float64{10, 20, 30, 40, 41}, content("a"), content("b"), content("c"), strings.Replace(usage, "%s", "2", 1), "[DONE]")
+	feed(&rc, []float64{10, 20, 30, 40, 41},
+		content("a"), content("b"), content("c"), strings.Replace(usage, "%s", "2", 1), "[DONE]")
 	r := rc.finish(streamEnd{status: 200, endMs: 50})
 	if r.OutputTokens != 2 || len(r.ITLMs) != 1 {
 		t.Errorf("one ITL sample per usage token after the first: %d tokens, itl %v", r.OutputTokens, r.ITLMs)
@@ -66,8 +68,10 @@ func TestRecordErrors(t *testing.T) {
 		kind     string
 		contains string
 	}{
-		{"connection refused", nil, streamEnd{code: codeConnect, transportErr: "dial tcp: connection refused"}, kindConnection, "refused"},
-		{"header timeout", nil, streamEnd{code: codeHeaderTimeout, transportErr: "no response headers within 1s"}, kindTTFBTimeout, "headers"},
+		{"connection refused", nil,
+			streamEnd{code: codeConnect, transportErr: "dial tcp: connection refused"}, kindConnection, "refused"},
+		{"header timeout", nil,
+			streamEnd{code: codeHeaderTimeout, transportErr: "no response headers within 1s"}, kindTTFBTimeout, "headers"},
 		{"whole timeout before the head", nil,
 			streamEnd{code: codeTimeout, transportErr: "request timeout after 1s (timeout)"}, kindTimeout, "timeout"},
 		{"idle mid-stream", []string{content("a")},
@@ -79,17 +83,20 @@ func TestRecordErrors(t *testing.T) {
 		{"500 with the server's words", nil,
 			streamEnd{status: 500, body: `{"error":{"message":"CUDA out of memory"}}`}, kindHTTP5xx, "CUDA out of memory"},
 		{"200 JSON error body", nil,
-			streamEnd{status: 200, body: `{"object":"error","message":"model overloaded"}`}, kindServerError, "model overloaded"},
+			streamEnd{status: 200, body: `{"object":"error","message":"model overloaded"}`},
+			kindServerError, "model overloaded"},
 		{"bare JSON line in a 200 stream", []string{content("a")},
 			streamEnd{status: 200, firstInvalid: `{"error":"bad"}`}, kindServerError, "bad"},
 		{"error string", []string{`{"error":"boom"}`}, streamEnd{status: 200}, kindServerError, "boom"},
-		{"error object without message", []string{`{"error":{"code":7}}`}, streamEnd{status: 200}, kindServerError, `{"code":7}`},
+		{"error object without message", []string{`{"error":{"code":7}}`},
+			streamEnd{status: 200}, kindServerError, `{"code":7}`},
 		{"not an object", []string{`[1]`}, streamEnd{status: 200}, kindServerError, "not a JSON object"},
 		{"[DONE] alone", []string{"[DONE]"}, streamEnd{status: 200}, kindNoTokens, "without a generated token"},
 		{"first error wins", []string{"nope", `{"error":"later"}`},
 			streamEnd{status: 200, code: codeReset}, kindMalformedChunk, "malformed chunk: nope"},
 		{"line too long", []string{content("a")},
-			streamEnd{status: 200, code: codeLineTooLong, transportErr: "an event-stream line is longer"}, kindMalformedChunk, "longer"},
+			streamEnd{status: 200, code: codeLineTooLong, transportErr: "an event-stream line is longer"},
+			kindMalformedChunk, "longer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,10 +135,12 @@ func TestMessageForResults(t *testing.T) {
 func TestRecordKeepsTheContentTextWhenAsked(t *testing.T) {
 	reasoning := `{"choices":[{"index":0,"delta":{"reasoning_content":"hmm"},"finish_reason":null}]}`
 	completion := `{"choices":[{"index":0,"text":" and more","finish_reason":null}]}`
-	cached := `{"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":32}}}`
+	cached := `{"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":4,` +
+		`"prompt_tokens_details":{"cached_tokens":32}}}`
 	for _, keep := range []bool{true, false} {
 		rc := recorder{keepText: keep}
-		feed(&rc, []float64{10, 20, 30, 40, 50, 60, 61}, role, reasoning, content("Hi"), content(` \"there\"`), completion, cached, "[DONE]")
+		feed(&rc, []float64{10, 20, 30, 40, 50, 60, 61},
+			role, reasoning, content("Hi"), content(` \"there\"`), completion, cached, "[DONE]")
 		r := rc.finish(streamEnd{status: 200, endMs: 70})
 		want := ""
 		if keep {

@@ -6,7 +6,9 @@ import (
 )
 
 // secretHeaders are the request headers whose values are credentials.
-var secretHeaders = map[string]bool{"authorization": true, "api-key": true, "x-api-key": true, "proxy-authorization": true}
+var secretHeaders = map[string]bool{
+	"authorization": true, "api-key": true, "x-api-key": true, "proxy-authorization": true,
+}
 
 // secretsOf returns the credentials a request carries in its headers: each value, and the token
 // after its scheme ("Bearer sk-..."), since a server may echo either.

@@ -164,7 +164,8 @@ func TestRxConnStampsArrivalNotRead(t *testing.T) {
 	}
 	arrival := c.lastArrival()
 	if arrival.Before(sent) || readAt.Sub(arrival) < 60*time.Millisecond {
-		t.Errorf("arrival %v after the write and %v before the read returned; want the write's time", arrival.Sub(sent), readAt.Sub(arrival))
+		t.Errorf("arrival %v after the write and %v before the read returned; want the write's time",
+			arrival.Sub(sent), readAt.Sub(arrival))
 	}
 
 	// Deadlines hold, and the server's close is a plain EOF.

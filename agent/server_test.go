@@ -20,7 +20,15 @@ type streamCase struct {
 }
 
 func streamCases() []streamCase {
-	long := strings.Repeat("x", 5000)
+	var all []streamCase
+	for _, group := range [][]streamCase{streamEventCases(), streamBodyCases(), streamCutCases(), streamTimeoutCases()} {
+		all = append(all, group...)
+	}
+	return all
+}
+
+// streamEventCases: streams read whole, their events, times, headers and request.
+func streamEventCases() []streamCase {
 	return []streamCase{
 		{
 			name:    "events with times",
@@ -64,6 +72,37 @@ func streamCases() []streamCase {
 			},
 		},
 		{
+			name: "request headers and body",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				body := make([]byte, 64)
+				n, _ := r.Body.Read(body)
+				w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+				w.Header().Add("X-Multi", "a")
+				w.Header().Add("X-Multi", "b")
+				_, _ = w.Write([]byte("data: " + r.Method + " " + r.Header.Get("Accept") + " " +
+					r.Header.Get("User-Agent") + " " + r.Header.Get("Authorization") + " " + string(body[:n]) + "\n\n"))
+			},
+			fields: map[string]any{
+				"method": "put", "headers": map[string]string{"Authorization": "Bearer sk-test"}, "body": `{"p":1}`,
+			},
+			check: func(t *testing.T, a *testAnswer) {
+				evs := a.Events
+				if len(evs) != 1 || evs[0].Data != `PUT text/event-stream `+userAgent+` [redacted] {"p":1}` {
+					t.Errorf("events %+v", evs)
+				}
+				if a.Headers["x-multi"] != "a, b" {
+					t.Errorf("headers %v", a.Headers)
+				}
+			},
+		},
+	}
+}
+
+// streamBodyCases: answers that are not an event stream, whose body the agent keeps.
+func streamBodyCases() []streamCase {
+	long := strings.Repeat("x", 5000)
+	return []streamCase{
+		{
 			name: "non-2xx body kept (first 4 KiB)",
 			handler: func(w http.ResponseWriter, _ *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
@@ -93,6 +132,12 @@ func streamCases() []streamCase {
 				}
 			},
 		},
+	}
+}
+
+// streamCutCases: streams the connection or the reader cuts short.
+func streamCutCases() []streamCase {
+	return []streamCase{
 		{
 			name:    "reset mid-stream: chunked body cut",
 			handler: hijacked(false),
@@ -111,6 +156,21 @@ func streamCases() []streamCase {
 				}
 			},
 		},
+		{
+			name:    "line too long",
+			handler: sse(0, 0, "data: a\n\n", "data: "+strings.Repeat("y", MaxLineBytes)+"\n\n"),
+			check: func(t *testing.T, a *testAnswer) {
+				if a.ErrorCode != "line_too_long" || a.events() != 1 {
+					t.Errorf("answer %+v", a)
+				}
+			},
+		},
+	}
+}
+
+// streamTimeoutCases: each of the agent's timeouts ending a request.
+func streamTimeoutCases() []streamCase {
+	return []streamCase{
 		{
 			name:    "idle timeout",
 			handler: sse(0, 2*time.Second, "data: a\n\n"),
@@ -160,39 +220,6 @@ func streamCases() []streamCase {
 				}
 				if d := a.EndTime - a.StartTime; d < 190 || d > 1000 {
 					t.Errorf("ended after %.0f ms, want ~200", d)
-				}
-			},
-		},
-		{
-			name:    "line too long",
-			handler: sse(0, 0, "data: a\n\n", "data: "+strings.Repeat("y", MaxLineBytes)+"\n\n"),
-			check: func(t *testing.T, a *testAnswer) {
-				if a.ErrorCode != "line_too_long" || a.events() != 1 {
-					t.Errorf("answer %+v", a)
-				}
-			},
-		},
-		{
-			name: "request headers and body",
-			handler: func(w http.ResponseWriter, r *http.Request) {
-				body := make([]byte, 64)
-				n, _ := r.Body.Read(body)
-				w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-				w.Header().Add("X-Multi", "a")
-				w.Header().Add("X-Multi", "b")
-				_, _ = w.Write([]byte("data: " + r.Method + " " + r.Header.Get("Accept") + " " +
-					r.Header.Get("User-Agent") + " " + r.Header.Get("Authorization") + " " + string(body[:n]) + "\n\n"))
-			},
-			fields: map[string]any{
-				"method": "put", "headers": map[string]string{"Authorization": "Bearer sk-test"}, "body": `{"p":1}`,
-			},
-			check: func(t *testing.T, a *testAnswer) {
-				evs := a.Events
-				if len(evs) != 1 || evs[0].Data != `PUT text/event-stream `+userAgent+` [redacted] {"p":1}` {
-					t.Errorf("events %+v", evs)
-				}
-				if a.Headers["x-multi"] != "a, b" {
-					t.Errorf("headers %v", a.Headers)
 				}
 			},
 		},

@@ -40,7 +40,10 @@ func TestParser(t *testing.T) {
 		{name: "CRLF", in: "data: a\r\n\r\ndata: b\r\n\r\n", want: []Event{{Data: "a"}, {Data: "b"}}},
 		{name: "CR", in: "data: a\r\rdata: b\r\r", want: []Event{{Data: "a"}, {Data: "b"}}},
 		{name: "multi-line data", in: "data: a\ndata: b\ndata\n\n", want: []Event{{Data: "a\nb\n"}}},
-		{name: "event name", in: "event: delta\ndata: x\n\ndata: y\n\n", want: []Event{{Name: "delta", Data: "x"}, {Data: "y"}}},
+		{
+			name: "event name", in: "event: delta\ndata: x\n\ndata: y\n\n",
+			want: []Event{{Name: "delta", Data: "x"}, {Data: "y"}},
+		},
 		{name: "comments and keep-alives", in: ": ping\n\n:\n\ndata: x\n: mid\n\n", want: []Event{{Data: "x"}}},
 		{name: "id and retry ignored", in: "id: 7\nretry: 100\n\ndata: x\nid: 8\n\n", want: []Event{{Data: "x"}}},
 		{name: "name reset by an empty block", in: "event: e\n\ndata: x\n\n", want: []Event{{Data: "x"}}},
@@ -109,8 +112,14 @@ func TestParserLineTooLong(t *testing.T) {
 		wantErr bool
 		want    []Event
 	}{
-		{name: "at the limit", chunks: []string{"data:" + strings.Repeat("x", 11) + "\n\n"}, want: []Event{{Data: strings.Repeat("x", 11)}}},
-		{name: "over, ended", chunks: []string{"data: a\n\ndata:" + strings.Repeat("x", 12) + "\n\n"}, wantErr: true, want: []Event{{Data: "a"}}},
+		{
+			name: "at the limit", chunks: []string{"data:" + strings.Repeat("x", 11) + "\n\n"},
+			want: []Event{{Data: strings.Repeat("x", 11)}},
+		},
+		{
+			name: "over, ended", chunks: []string{"data: a\n\ndata:" + strings.Repeat("x", 12) + "\n\n"},
+			wantErr: true, want: []Event{{Data: "a"}},
+		},
 		{name: "over, not ended", chunks: []string{"data:" + strings.Repeat("x", 12)}, wantErr: true},
 		{name: "over across reads", chunks: []string{"data:xxxxxx", "xxxxx", "x\n\n"}, wantErr: true},
 	}
@@ -128,7 +137,8 @@ func TestParserLineTooLong(t *testing.T) {
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("events = %q, want %q", got, tc.want)
 			}
-			if tc.wantErr && !errors.Is(feedEvents(p, []byte("data: y\n\n"), func(Event) { t.Error("emitted after the error") }), ErrLineTooLong) {
+			afterError := func(Event) { t.Error("emitted after the error") }
+			if tc.wantErr && !errors.Is(feedEvents(p, []byte("data: y\n\n"), afterError), ErrLineTooLong) {
 				t.Error("the error is not sticky")
 			}
 		})

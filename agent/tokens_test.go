@@ -78,7 +78,8 @@ func TestDistributeTokensMore(t *testing.T) {
 		}
 	}
 	// Chunks at 100, 130, 140 ms with 1, 3, 2 tokens: 30 ms over 3, then 10 ms over 2.
-	if got := interTokenLatencies([]float64{100, 130, 140}, []int{1, 3, 2}); !slices.Equal(got, []float64{10, 10, 10, 5, 5}) {
+	got := interTokenLatencies([]float64{100, 130, 140}, []int{1, 3, 2})
+	if !slices.Equal(got, []float64{10, 10, 10, 5, 5}) {
 		t.Errorf("interTokenLatencies = %v", got)
 	}
 }

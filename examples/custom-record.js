@@ -1,8 +1,10 @@
-// A custom script that reads each request's record: checks on it, a metric of its own, and prompts of two lengths told apart by a tag.
-// Runs on a stock k6 (>= 1.0) with the measuring agent beside it, which streams and times each request:
+// A custom script that reads each request's record: checks on it, a metric of its own, and prompts of two lengths told
+// apart by a tag. Runs on a stock k6 (>= 1.0) with the measuring agent beside it, which streams and times each request:
 //   npm run build && npm run agent -- --port 7070     # builds dist/llm.js; the agent prints its URL and stays up
-//   k6 run -e LLM_AGENT=http://127.0.0.1:7070 -e BASE_URL=http://127.0.0.1:8000/v1 -e MODEL=my-model examples/custom-record.js
-// k6 reads ../dist/llm.js relative to this file; a copy of dist/llm.js beside your own script is imported as './llm.js'.
+//   k6 run -e LLM_AGENT=http://127.0.0.1:7070 -e BASE_URL=http://127.0.0.1:8000/v1 \
+//     -e MODEL=my-model examples/custom-record.js
+// k6 reads ../dist/llm.js relative to this file;
+// a copy of dist/llm.js beside your own script is imported as './llm.js'.
 import { check } from 'k6';
 import { Trend } from 'k6/metrics';
 import llm from '../dist/llm.js';

@@ -1,8 +1,10 @@
-// A deploy gate: a short fixed load whose limits are thresholds; k6 exits 99 when one fails, which fails the pipeline step.
-// Runs on a stock k6 (>= 1.0) with the measuring agent beside it, which streams and times each request:
+// A deploy gate: a short fixed load whose limits are thresholds; k6 exits 99 when one fails, which fails the pipeline
+// step. Runs on a stock k6 (>= 1.0) with the measuring agent beside it, which streams and times each request:
 //   npm run build && npm run agent -- --port 7070     # builds dist/llm.js; the agent prints its URL and stays up
-//   k6 run -e LLM_AGENT=http://127.0.0.1:7070 -e BASE_URL=$STAGING_URL -e MODEL=my-model -e TTFT_P95_MS=800 examples/deploy-gate.js || exit $?
-// k6 reads ../dist/llm.js relative to this file; a copy of dist/llm.js beside your own script is imported as './llm.js'.
+//   k6 run -e LLM_AGENT=http://127.0.0.1:7070 -e BASE_URL=$STAGING_URL \
+//     -e MODEL=my-model -e TTFT_P95_MS=800 examples/deploy-gate.js || exit $?
+// k6 reads ../dist/llm.js relative to this file;
+// a copy of dist/llm.js beside your own script is imported as './llm.js'.
 import llm from '../dist/llm.js';
 
 export const options = {

@@ -120,8 +120,9 @@ export interface PromptGroups {
 
 /**
  * The prompt of request `n` of a prefix-groups cell, `inputTokens` long: group n mod N's prefix, one block of exactly P
- * tokens keyed by the group (the chat template's leading tokens count in it, as a server's cache sees them), then blocks
- * of its own. Round robin, so the cell's first N requests are its misses and its groups are equal to within one request.
+ * tokens keyed by the group (the chat template's leading tokens count in it, as a server's cache sees them), then
+ * blocks of its own. Round robin, so the cell's first N requests are its misses and its groups are equal to within one
+ * request.
  */
 export function groupPromptText(
   g: PromptGroups, n: number, inputTokens: number, salt: number, prompter: BlockPrompter,

@@ -26,7 +26,8 @@ export const ENV_VARS: Readonly<Record<string, string>> = {
   RATES: 'Comma-separated offered rates in requests per second for the rate script (plan rate.rates), e.g. 0.5,1,2.',
   TRACE: 'Absolute path of the trace the trace script replays (plan trace.file); Mooncake, Azure, BurstGPT or Bailian.',
   TRACE_SPEEDS: 'Comma-separated replay speeds for the trace script (plan trace.speeds), e.g. 1,1.5,2.',
-  SESSION_USERS: 'Comma-separated active users of each sessions step under plain k6, for every use case (plan sessions.users).',
+  SESSION_USERS: 'Comma-separated active users of each sessions step under plain k6, for every use case (plan ' +
+    'sessions.users).',
   PROFILES: 'Comma-separated profile ids for mix and burst.',
   DEPTHS: 'Comma-separated queue depths for burst.',
   GATE_USE_CASE: 'Use case whose limits the gate script enforces.',
@@ -137,7 +138,9 @@ function selectUseCases(plan: PlanInput, ids: readonly string[], text: string): 
   plan.rate = r;
 }
 
-/** TRACE and TRACE_SPEEDS into the plan's trace section; speeds without a trace file in the plan or TRACE is an error. */
+/**
+ * TRACE and TRACE_SPEEDS into the plan's trace section; speeds without a trace file in the plan or TRACE is an error.
+ */
 function applyTraceEnv(plan: PlanInput, env: Env): void {
   const file = env.TRACE?.trim() || undefined;
   const speeds = listOfRates(env, 'TRACE_SPEEDS', 'a replay speed (e.g. 1.5: one and a half times as fast)');

@@ -2,21 +2,10 @@
 //
 // Scenarios create their k6 metric objects from this table, thresholds refer to its keys, and the
 // report reads k6's output through it, so no metric name is written as a literal anywhere else.
+// The server's llm_server_* part is in lib/server-metrics.ts, what a definition holds in lib/metric-definition.ts.
 
-export type MetricKind = 'trend' | 'counter' | 'rate' | 'gauge';
-export type MetricUnit =
-  'ms' | 'tokens/s' | 'tokens' | 'requests' | 'requests/s' | 'ratio' | 'count' | 'watts' | 'seconds' | 'bytes';
-
-export interface MetricDefinition {
-  /** The k6 metric name (matches ^[a-zA-Z_][a-zA-Z0-9_]{1,128}$). */
-  readonly name: string;
-  readonly kind: MetricKind;
-  /** True for time Trends: created with isTime so k6 formats them and Prometheus remote write converts them to seconds. */
-  readonly isTime: boolean;
-  readonly unit: MetricUnit;
-  /** What one sample is and how it is computed. */
-  readonly description: string;
-}
+import type { MetricDefinition } from './metric-definition';
+import { SERVER_METRICS } from './server-metrics';
 
 /** Per-request client-side measurements (docs/design/architecture.md, "Measurement definitions"). */
 export const REQUEST_METRICS = {
@@ -35,7 +24,8 @@ export const REQUEST_METRICS = {
     isTime: true,
     unit: 'ms',
     description:
-      'Time to first content token: request start to the first content delta; differs from TTFT when the model reasons first.',
+      'Time to first content token: request start to the first content delta; differs from TTFT when the model ' +
+      'reasons first.',
   },
   itl: {
     name: 'llm_itl',
@@ -43,7 +33,8 @@ export const REQUEST_METRICS = {
     isTime: true,
     unit: 'ms',
     description:
-      'Inter-token latency: one sample per generated token after the first; a chunk carrying k tokens spreads its gap over k samples.',
+      'Inter-token latency: one sample per generated token after the first; a chunk carrying k tokens spreads its ' +
+      'gap over k samples.',
   },
   tpot: {
     name: 'llm_tpot',
@@ -51,7 +42,8 @@ export const REQUEST_METRICS = {
     isTime: true,
     unit: 'ms',
     description:
-      'Time per output token: (e2e - ttft) / (output_tokens - 1); undefined (no sample) for fewer than 2 output tokens.',
+      'Time per output token: (e2e - ttft) / (output_tokens - 1); undefined (no sample) for fewer than 2 output ' +
+      'tokens.',
   },
   e2e: {
     name: 'llm_e2e',
@@ -81,7 +73,8 @@ export const REQUEST_METRICS = {
     isTime: false,
     unit: 'tokens',
     description:
-      'Prompt tokens of completed requests (usage.prompt_tokens, else the requested length; tag token_source says which).',
+      'Prompt tokens of completed requests (usage.prompt_tokens, else the requested length; tag token_source says ' +
+      'which).',
   },
   cachedTokens: {
     name: 'llm_cached_tokens',
@@ -118,7 +111,8 @@ export const REQUEST_METRICS = {
     isTime: false,
     unit: 'tokens',
     description:
-      'Generated tokens of completed requests (usage.completion_tokens, else counted deltas; tag token_source says which).',
+      'Generated tokens of completed requests (usage.completion_tokens, else counted deltas; tag token_source says ' +
+      'which).',
   },
   reasoningTokens: {
     name: 'llm_reasoning_tokens',
@@ -127,7 +121,8 @@ export const REQUEST_METRICS = {
     unit: 'tokens',
     description:
       'Generated tokens of completed requests that were thinking, part of llm_output_tokens: usage.completion_tokens_' +
-      'details.reasoning_tokens (Responses: output_tokens_details), else the tokens of the reasoning deltas (Messages\' ' +
+      'details.reasoning_tokens (Responses: output_tokens_details), else the tokens of the reasoning deltas ' +
+      '(Messages\' ' +
       'thinking blocks); no sample from a request with neither.',
   },
   requestOk: {
@@ -144,8 +139,10 @@ export const REQUEST_METRICS = {
     isTime: false,
     unit: 'ratio',
     description:
-      "One sample per request judged against a use case's limits (llm.stream params.slo): 1 when it completed and its own " +
-      'TTFT, e2e, decode speed, TPOT and mean ITL each met the limit on it, 0 otherwise (a failed request is not good). ' +
+      "One sample per request judged against a use case's limits (llm.stream params.slo): 1 when it completed and " +
+      "its own " +
+      'TTFT, e2e, decode speed, TPOT and mean ITL each met the limit on it, 0 otherwise (a failed request is not ' +
+      'good). ' +
       'Goodput of a cell = good requests / judged requests.',
   },
   errors: {
@@ -158,8 +155,8 @@ export const REQUEST_METRICS = {
 } as const satisfies Record<string, MetricDefinition>;
 
 /**
- * The load generator's own health, reported by the agent with each request's record and pushed with its samples (same tags), so the
- * report can tell a cell the client limited from one the server limited.
+ * The load generator's own health, reported by the agent with each request's record and pushed with its samples (same
+ * tags), so the report can tell a cell the client limited from one the server limited.
  */
 export const CLIENT_METRICS = {
   readLag: {
@@ -168,7 +165,8 @@ export const CLIENT_METRICS = {
     isTime: true,
     unit: 'ms',
     description:
-      "Per request, the longest time its bytes waited in the socket before the agent read them (read time - the kernel's " +
+      "Per request, the longest time its bytes waited in the socket before the agent read them (read time - the " +
+      "kernel's " +
       "receive time). Event times are the receive times, so lag costs no accuracy until it reaches the inter-token " +
       "gap: then tokens are read together and share one time.",
   },
@@ -185,181 +183,6 @@ export const CLIENT_METRICS = {
 } as const satisfies Record<string, MetricDefinition>;
 
 /**
- * Server-side samples taken by the monitor scenario from the target's /metrics endpoint.
- * Counters and histogram sums/counts are sampled as cumulative values (Gauges): the report takes
- * differences across a cell's time window, so a scrape interval never biases a cell's figures.
- */
-export const SERVER_METRICS = {
-  running: {
-    name: 'llm_server_running',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'requests',
-    description:
-      'Requests the engine is running (vllm:num_requests_running, sglang:num_running_reqs, llamacpp:requests_processing).',
-  },
-  waiting: {
-    name: 'llm_server_waiting',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'requests',
-    description:
-      'Requests waiting in the engine queue (vllm:num_requests_waiting, sglang:num_queue_reqs, llamacpp:requests_deferred).',
-  },
-  kvCacheUsage: {
-    name: 'llm_server_kv_cache_usage',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'ratio',
-    description: 'KV-cache usage 0..1 (vllm:kv_cache_usage_perc, sglang:token_usage).',
-  },
-  powerWatts: {
-    name: 'llm_server_power_watts',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'watts',
-    description: 'GPU power draw summed over GPUs (DCGM_FI_DEV_POWER_USAGE).',
-  },
-  promptTokensTotal: {
-    name: 'llm_server_prompt_tokens_total',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'tokens',
-    description:
-      'Cumulative prompt tokens processed by the server (vllm:prompt_tokens_total, llamacpp:prompt_tokens_total).',
-  },
-  generationTokensTotal: {
-    name: 'llm_server_generation_tokens_total',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'tokens',
-    description: 'Cumulative generated tokens (vllm:generation_tokens_total, llamacpp:tokens_predicted_total).',
-  },
-  preemptionsTotal: {
-    name: 'llm_server_preemptions_total',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'count',
-    description: 'Cumulative preemptions (vllm:num_preemptions_total).',
-  },
-  queueTimeSum: {
-    name: 'llm_server_queue_time_sum',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'seconds',
-    description: 'Cumulative sum of request queue time in seconds (vllm:request_queue_time_seconds_sum).',
-  },
-  queueTimeCount: {
-    name: 'llm_server_queue_time_count',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'requests',
-    description: 'Cumulative count of requests with a queue time (vllm:request_queue_time_seconds_count).',
-  },
-  prefillTimeSum: {
-    name: 'llm_server_prefill_time_sum',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'seconds',
-    description: 'Cumulative sum of request prefill time in seconds (vllm:request_prefill_time_seconds_sum).',
-  },
-  prefillTimeCount: {
-    name: 'llm_server_prefill_time_count',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'requests',
-    description: 'Cumulative count of requests with a prefill time (vllm:request_prefill_time_seconds_count).',
-  },
-  serverTtftSum: {
-    name: 'llm_server_ttft_sum',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'seconds',
-    description: 'Cumulative server-side TTFT sum in seconds (vllm:time_to_first_token_seconds_sum).',
-  },
-  serverTtftCount: {
-    name: 'llm_server_ttft_count',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'requests',
-    description: 'Cumulative server-side TTFT count (vllm:time_to_first_token_seconds_count).',
-  },
-  serverItlSum: {
-    name: 'llm_server_itl_sum',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'seconds',
-    description: 'Cumulative server-side inter-token latency sum in seconds (vllm:inter_token_latency_seconds_sum).',
-  },
-  serverItlCount: {
-    name: 'llm_server_itl_count',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'count',
-    description: 'Cumulative count of server-side token gaps (vllm:inter_token_latency_seconds_count).',
-  },
-  serverE2eSum: {
-    name: 'llm_server_e2e_sum',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'seconds',
-    description: 'Cumulative server-side request latency sum in seconds (vllm:e2e_request_latency_seconds_sum).',
-  },
-  serverE2eCount: {
-    name: 'llm_server_e2e_count',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'requests',
-    description: 'Cumulative count of requests the server timed end to end (vllm:e2e_request_latency_seconds_count).',
-  },
-  prefixCacheQueriesTotal: {
-    name: 'llm_server_prefix_cache_queries_total',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'tokens',
-    description: 'Cumulative prompt tokens looked up in the prefix cache (vllm:prefix_cache_queries_total).',
-  },
-  prefixCacheHitsTotal: {
-    name: 'llm_server_prefix_cache_hits_total',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'tokens',
-    description: 'Cumulative prompt tokens found in the prefix cache (vllm:prefix_cache_hits_total).',
-  },
-  prefixCacheHitRate: {
-    name: 'llm_server_prefix_cache_hit_rate',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'ratio',
-    description:
-      "The server's own prefix-cache hit rate 0..1, for servers that expose a rate rather than counters (sglang:cache_hit_rate).",
-  },
-  prefillSecondsTotal: {
-    name: 'llm_server_prefill_seconds_total',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'seconds',
-    description:
-      'Cumulative seconds the server spent processing prompts, summed over its slots (llamacpp:prompt_seconds_total).',
-  },
-  decodeSecondsTotal: {
-    name: 'llm_server_decode_seconds_total',
-    kind: 'gauge',
-    isTime: false,
-    unit: 'seconds',
-    description:
-      'Cumulative seconds the server spent generating, summed over its slots (llamacpp:tokens_predicted_seconds_total).',
-  },
-  scrapeOk: {
-    name: 'llm_server_scrape_ok',
-    kind: 'rate',
-    isTime: false,
-    unit: 'ratio',
-    description: 'One sample per scrape of the metrics endpoint: 1 when it answered 200 with parseable text.',
-  },
-} as const satisfies Record<string, MetricDefinition>;
-
-/**
  * What the rate script (open-loop arrivals, lib/arrivals.ts) adds to each request's samples, same tags: when the
  * request was meant to go against when it went. Latency from the intended send is what a user arriving on the
  * schedule sees: a late sender cannot hide a slow server from it (coordinated omission, docs/guides/open-loop.md).
@@ -372,7 +195,8 @@ export const ARRIVAL_METRICS = {
     unit: 'ms',
     description:
       'Schedule lag: when the sender handed the request to the measuring agent minus its intended send time from the ' +
-      'seeded arrival schedule; one sample per request of a rate cell, pushed as it is sent (a request cut later counts).',
+      'seeded arrival schedule; one sample per request of a rate cell, pushed as it is sent (a request cut later ' +
+      'counts).',
   },
   ttftIntended: {
     name: 'llm_ttft_intended',
@@ -397,7 +221,8 @@ export const ARRIVAL_METRICS = {
     unit: 'requests/s',
     description:
       'One sample per rate cell, when its last request was sent: requests sent / (the cell\'s duration + the last ' +
-      "request's schedule lag); the offered rate is the plan's (lib/arrivals.ts holds exactly rate x duration requests).",
+      "request's schedule lag); the offered rate is the plan's (lib/arrivals.ts holds exactly rate x duration " +
+      "requests).",
   },
 } as const satisfies Record<string, MetricDefinition>;
 
@@ -425,8 +250,10 @@ export const SESSION_METRICS = {
     isTime: false,
     unit: 'count',
     description:
-      'Active users of the sessions step running (each in a conversation: in a request or thinking), sampled by every ' +
-      "user at each turn's start: the step's users when the bench drives it, those arrived so far over a plain k6 step's ramp.",
+      'Active users of the sessions step running (each in a conversation: in a request or thinking), sampled by ' +
+      'every ' +
+      "user at each turn's start: the step's users when the bench drives it, those arrived so far over a plain k6 " +
+      "step's ramp.",
   },
 } as const satisfies Record<string, MetricDefinition>;
 
@@ -499,7 +326,10 @@ export type CellTag = (typeof CELL_TAGS)[number];
 export const SAMPLE_TAGS = {
   errorKind: 'error_kind',
   tokenSource: 'token_source',
-  /** On request samples of steady-state steps: measured, warmup or transition (lib/drive.ts); only measured ones enter statistics. */
+  /**
+   * On request samples of steady-state steps: measured, warmup or transition (lib/drive.ts); only measured ones enter
+   * statistics.
+   */
   phase: 'phase',
   /** On request samples of the sessions script: the turn of its conversation, capped (lib/sessions.ts turnTag). */
   turn: 'turn',
@@ -514,7 +344,10 @@ export const SAMPLE_TAGS = {
  * column and the JSON output, but never indexed, so never a Prometheus label.
  */
 export const SAMPLE_METADATA = {
-  /** On llm_errors samples: the server's (or transport's) message, secret redacted, one line, at most ERROR_MESSAGE_MAX characters. */
+  /**
+   * On llm_errors samples: the server's (or transport's) message, secret redacted, one line, at most ERROR_MESSAGE_MAX
+   * characters.
+   */
   errorMessage: 'error_message',
 } as const;
 export const ERROR_MESSAGE_MAX = 200;

@@ -134,7 +134,8 @@ export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): S
           : [];
       thresholds[key] = gates.length > 0 ? gates : [KEEP_TREND_STATS];
     }
-    // A rate cell's sender against its schedule: kept in the summary too (k6 keeps per-cell figures of thresholds only).
+    // A rate cell's sender against its schedule: kept in the summary too (k6 keeps per-cell figures of thresholds
+    // only).
     if (cell.arrivals)
       for (const def of OPEN_LOOP_TRENDS) thresholds[cellMetricKey(def.name, cell)] = [KEEP_TREND_STATS];
     // An embed cell's latency, which the stream Trends above never see.

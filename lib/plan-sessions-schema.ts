@@ -1,27 +1,20 @@
-// The plan's sessions section: conversations per use case, the plain-k6 ladder and timing, the search. Runs in k6 and Node.
-// Field schemas of the input (every field optional) and of the resolved plan, for lib/plan-schema.ts.
+// The plan's sessions section: conversations per use case, the plain-k6 ladder and timing, the search. Runs in k6 and
+// Node. Field schemas of the input (every field optional) and of the resolved plan, for lib/plan-schema.ts.
 
 import * as v from 'valibot';
 import { THINK_DISTRIBUTIONS } from '../thresholds/sessions';
 import { PLAN_DEFAULTS as D } from './plan-defaults';
+import { orDefault, usersOrByUseCase } from './plan-fields';
 import { int, intList, list, num, object, plainObject, record, strictObject, text } from './schema';
 
 const opt = v.optional;
 const dayOfSeconds = 86_400;
 const hourOfSeconds = 3600;
 
-/** Optional, `fallback` when absent (see lib/plan-schema.ts orDefault). */
-/* @__NO_SIDE_EFFECTS__ */
-function orDefault<S extends v.GenericSchema>(schema: S, fallback: unknown): v.OptionalSchema<S, v.InferInput<S>> {
-  return v.optional(schema, fallback as v.InferInput<S>);
-}
-
-/** The sessions section's schemas; built on first use, not at load (see planInputSchema in lib/plan-schema.ts). */
-function buildSessionsSchemas() {
+/** A think time: the distribution's name and its parameters, in seconds. */
+function thinkTimeSchema() {
   const seconds = num(0, hourOfSeconds);
-
-  /** A think time: the distribution's name and its parameters, in seconds. */
-  const thinkTime = v.pipe(
+  return v.pipe(
     plainObject,
     v.variant(
       'distribution',
@@ -35,7 +28,11 @@ function buildSessionsSchemas() {
     ),
     v.check((t) => t.distribution !== 'uniform' || t.maxSeconds >= t.minSeconds, 'must have maxSeconds >= minSeconds'),
   );
+}
 
+/** The sessions section's schemas; built on first use, not at load (see planInputSchema in lib/plan-schema.ts). */
+function buildSessionsSchemas() {
+  const thinkTime = thinkTimeSchema();
   const model = {
     turns: int(1, 1000),
     firstTurnTokens: int(1, 10_000_000),
@@ -53,7 +50,9 @@ function buildSessionsSchemas() {
     outputTokens: opt(model.outputTokens), thinkTime: opt(model.thinkTime),
   });
 
-  /** How a plain `k6 run` holds each step (the bench searches instead): arrivals over a ramp, a warm-up, then measured. */
+  /**
+   * How a plain `k6 run` holds each step (the bench searches instead): arrivals over a ramp, a warm-up, then measured.
+   */
   const timing = {
     /** Users of a step arrive evenly over this many seconds. */
     rampSeconds: num(0, dayOfSeconds),
@@ -80,13 +79,7 @@ function buildSessionsSchemas() {
       warmupRequests: orDefault(int(0, 100), S.warmupRequests),
       minMeasuredSeconds: orDefault(num(0, dayOfSeconds), S.minMeasuredSeconds),
       startUsers: orDefault(users, S.startUsers),
-      maxUsers: orDefault(
-        v.union(
-          [users, record(users)],
-          (issue) => `must be a whole number between 1 and 4096, or an object of them by use case id, got ${JSON.stringify(issue.input)}`,
-        ),
-        S.maxUsers,
-      ),
+      maxUsers: orDefault(usersOrByUseCase(users), S.maxUsers),
       exactBelow: orDefault(users, S.exactBelow),
       resolutionPercent: orDefault(num(0.1, 100), S.resolutionPercent),
     }),

@@ -24,7 +24,9 @@ export function sessionUseCases(input: Input, useCases: readonly UseCase[]): Use
   return ids.map((id) => useCases.find((u) => u.id === id)!);
 }
 
-/** Each measured use case's conversation (defaults of thresholds/sessions.ts with the plan's overrides) and the timing. */
+/**
+ * Each measured use case's conversation (defaults of thresholds/sessions.ts with the plan's overrides) and the timing.
+ */
 export function resolveSessions(input: Input, useCases: readonly UseCase[]): SessionsConfig {
   const models: Record<string, SessionModel> = {};
   for (const u of sessionUseCases(input, useCases)) {

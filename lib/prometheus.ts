@@ -99,7 +99,7 @@ export function sumSamples(samples: readonly PromSample[], name: string): number
   return found ? total : null;
 }
 
-/** The server figures the monitor records, keyed like SERVER_METRICS in lib/metrics.ts. */
+/** The server figures the monitor records, keyed like SERVER_METRICS in lib/server-metrics.ts. */
 export interface ServerSnapshot {
   running: number | null;
   waiting: number | null;
@@ -125,7 +125,9 @@ export interface ServerSnapshot {
   decodeSecondsTotal: number | null;
 }
 
-/** Where each figure is read from, first name found wins: vLLM (V1 names, then older ones), then SGLang, then llama.cpp. */
+/**
+ * Where each figure is read from, first name found wins: vLLM (V1 names, then older ones), then SGLang, then llama.cpp.
+ */
 export const SERVER_METRIC_SOURCES: Readonly<Record<keyof ServerSnapshot, readonly string[]>> = {
   running: ['vllm:num_requests_running', 'sglang:num_running_reqs', 'llamacpp:requests_processing'],
   waiting: ['vllm:num_requests_waiting', 'sglang:num_queue_reqs', 'llamacpp:requests_deferred'],

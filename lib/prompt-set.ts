@@ -8,7 +8,10 @@ import { approximateWordsForTokens, fillerText, requestPrefix } from './prompt-t
 export const PROMPT_SET_SCHEMA_VERSION = 1;
 
 export interface PreparedPrompt {
-  /** The context length of the cells this prompt is for: prompt tokens as the server counts them (chat template included). */
+  /**
+   * The context length of the cells this prompt is for: prompt tokens as the server counts them (chat template
+   * included).
+   */
   readonly contextTokens: number;
   /**
    * The prompt's length when it was shortened to fit the server's context window (the window less the cells' output

@@ -5,12 +5,13 @@ import type { PromptMode } from './plan';
 
 /** Common English words: about one token each for BPE tokenizers, so text length tracks token count. */
 const WORDS = (
-  'the of and to in is was that for on as with by at from his her they this which are be or an had not but what all were when ' +
-  'we there can been has more if will one no other would their time so about out up into them some could its than two then ' +
-  'first only new these may any each after most also made over did many before must through back years where much your way ' +
-  'well down should because long just used such people state world between both life being under never day same another know ' +
-  'while last might us great old year off come since against go came right take three small large next early young important ' +
-  'few public bad same able system program question during work play government point hand part child eye woman place week case'
+  'the of and to in is was that for on as with by at from his her they this which are be or an had not but what all ' +
+  'were when we there can been has more if will one no other would their time so about out up into them some could ' +
+  'its than two then first only new these may any each after most also made over did many before must through back ' +
+  'years where much your way well down should because long just used such people state world between both life being ' +
+  'under never day same another know while last might us great old year off come since against go came right take ' +
+  'three small large next early young important few public bad same able system program question during work play ' +
+  'government point hand part child eye woman place week case'
 ).split(' ');
 
 /** The filler's distinct words: candidates for a block vocabulary (lib/block-prompt.ts), which keeps one-token ones. */

@@ -1,4 +1,5 @@
-// A small seeded random number generator, so the simulator's text and noise and the report's bootstrap repeat. Runs in k6 and Node.
+// A small seeded random number generator, so the simulator's text and noise and the report's bootstrap repeat.
+// Runs in k6 and Node.
 
 /** FNV-1a of a text's UTF-16 units, its start mixed with `seed`: a 32-bit hash to seed draws from a text. */
 export function fnv1a(text: string, seed = 0): number {

@@ -94,7 +94,10 @@ export function redactSecret(message: string, secret: string | null): string {
   return message.split(secret).join('[redacted]');
 }
 
-/** An error message as results keep it: secret redacted, whitespace runs (newlines) as one space, at most `max` characters. */
+/**
+ * An error message as results keep it: secret redacted, whitespace runs (newlines) as one space, at most `max`
+ * characters.
+ */
 export function errorMessageForResults(message: string, secret: string | null, max: number): string {
   return redactSecret(message, secret).replace(/\s+/g, ' ').trim().slice(0, max);
 }

@@ -51,7 +51,9 @@ export function runnerLabel(info: Pick<RunnerInfo, 'runner' | 'runners' | 'segme
   return `runner ${info.runner} of ${info.runners} (segment ${info.segment})`;
 }
 
-/** Users of a cell that runner `index` (0-based) runs: k6 splits a per-vu-iterations scenario's VUs, not its iterations. */
+/**
+ * Users of a cell that runner `index` (0-based) runs: k6 splits a per-vu-iterations scenario's VUs, not its iterations.
+ */
 export function cellShare(position: Pick<SegmentPosition, 'index' | 'striped'>, cell: Pick<Cell, 'concurrency'>): number {
   return position.striped.share(position.index, cell.concurrency);
 }

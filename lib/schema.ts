@@ -85,7 +85,10 @@ function plainObjectOf<T>() {
   return v.custom<T>(isPlainObject, 'must be an object');
 }
 
-/** valibot's strict object with this module's messages; object() adds the plain-object check (a variant's options cannot). */
+/**
+ * valibot's strict object with this module's messages; object() adds the plain-object check (a variant's options
+ * cannot).
+ */
 /* @__NO_SIDE_EFFECTS__ */
 export function strictObject<E extends Entries>(entries: E) {
   const known = Object.keys(entries).join(', ');

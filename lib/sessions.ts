@@ -1,5 +1,5 @@
-// The arithmetic of a conversation: think-time draws, the next turn's messages and length, bounded tags. Runs in k6 and Node.
-// Pure: the k6 side (lib/k6/sessions.ts) does the sending and the waiting.
+// The arithmetic of a conversation: think-time draws, the next turn's messages and length, bounded tags. Runs in k6 and
+// Node. Pure: the k6 side (lib/k6/sessions.ts) does the sending and the waiting.
 
 import { standardNormal } from './random';
 import type { ChatMessage } from './chat-template';

@@ -2,13 +2,16 @@
 // An example is test/fixtures/k6-golden/handle-summary-data.json.
 
 import * as v from 'valibot';
-import type { MetricKind } from './metrics';
+import type { MetricKind } from './metric-definition';
 import { parseOrThrow, plainObject } from './schema';
 
 export interface SummaryMetric {
   readonly type: MetricKind;
   readonly contains: 'default' | 'time' | 'data';
-  /** counter: count, rate; gauge: value, min, max; rate: rate, passes, fails; trend: one key per summaryTrendStats entry. */
+  /**
+   * counter: count, rate; gauge: value, min, max; rate: rate, passes, fails; trend: one key per summaryTrendStats
+   * entry.
+   */
   readonly values: Readonly<Record<string, number>>;
   /** Expression -> {ok}. */
   readonly thresholds?: Readonly<Record<string, { readonly ok: boolean }>>;

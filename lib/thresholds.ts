@@ -5,7 +5,7 @@
 // in it, so a limit means the same in k6 and in the report.
 // Grammar and allowed aggregations follow k6's metrics/thresholds_parser.go and metric_type.go.
 
-import type { MetricKind } from './metrics';
+import type { MetricKind } from './metric-definition';
 
 export type ThresholdOperator = '<' | '<=' | '>' | '>=' | '==' | '===' | '!=';
 
@@ -108,7 +108,10 @@ export interface ParsedMetricKey {
   readonly tags: Readonly<Record<string, string>>;
 }
 
-/** Parses a thresholds key such as "llm_ttft{cell:chat_32k, use_case:chat}" (k6 trims spaces and quotes around tag values). */
+/**
+ * Parses a thresholds key such as "llm_ttft{cell:chat_32k, use_case:chat}" (k6 trims spaces and quotes around tag
+ * values).
+ */
 export function parseMetricKey(key: string): ParseResult<ParsedMetricKey> {
   const open = key.indexOf('{');
   if (open < 0) return { ok: true, value: { metric: key.trim(), tags: {} } };

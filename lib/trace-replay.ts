@@ -64,7 +64,9 @@ export interface ReplaySummary {
   /** The replayed rows' prompt and output tokens, summed: what a replay that sent every row exactly sends. */
   readonly inputTokensTotal: number;
   readonly outputTokensTotal: number;
-  /** Rows per bin of prompt length, output length and time (ms at speed 1), for the report to set beside what was sent. */
+  /**
+   * Rows per bin of prompt length, output length and time (ms at speed 1), for the report to set beside what was sent.
+   */
   readonly histograms: {
     readonly inputTokens: Histogram;
     readonly outputTokens: Histogram;

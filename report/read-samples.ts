@@ -8,9 +8,10 @@
 import { createReadStream } from 'node:fs';
 import Papa from 'papaparse';
 import {
-  CELL_TAGS, SAMPLE_TAGS, SEARCH_METRICS, SERVER_METRICS, metricKeyOf, type ArrivalMetricKey, type RequestMetricKey,
+  CELL_TAGS, SAMPLE_TAGS, SEARCH_METRICS, metricKeyOf, type ArrivalMetricKey, type RequestMetricKey,
   type ServerMetricKey,
 } from '../lib/metrics';
+import { SERVER_METRICS } from '../lib/server-metrics';
 import { FloatList } from './stats';
 import { ReportInputError } from './inputs';
 import {

@@ -1,4 +1,5 @@
-// `npm run build`: builds the k6 bundles, scenarios/<name>.ts -> dist/<name>.js (orchestrator/bundles.ts). Runs in Node.
+// `npm run build`: builds the k6 bundles, scenarios/<name>.ts -> dist/<name>.js (orchestrator/bundles.ts).
+// Runs in Node.
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,21 +1,14 @@
 #!/usr/bin/env sh
-# Makes sure `prometheus` and `promtool` are on PATH (test/deploy/prometheus-e2e.test.ts starts its own Prometheus and checks the recording rules with promtool); installs Debian's prometheus package with apt-get when either is missing, without starting the Debian service. Runs in the shell (CI, dev machines).
+# Makes sure `prometheus` and `promtool` are on PATH (test/deploy/prometheus-e2e.test.ts starts its own Prometheus
+# and checks the recording rules with promtool); installs Debian's prometheus package with apt-get when either is
+# missing (scripts/apt-install.sh), without starting the Debian service. Runs in the shell (CI, dev machines).
 set -eu
 if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; then
   exit 0
 fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-prometheus: prometheus/promtool are missing and apt-get is not available; install Prometheus 2.40+ by hand (both binaries on PATH)" >&2
-  exit 1
-fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
-    echo "ensure-prometheus: prometheus/promtool are missing; run as root or install the prometheus package" >&2
-    exit 1
-  fi
-fi
-export DEBIAN_FRONTEND=noninteractive
+. "$(dirname "$0")/apt-install.sh"
+apt_prepare ensure-prometheus "prometheus/promtool are missing" \
+  "install Prometheus 2.40+ by hand (both binaries on PATH)" prometheus
 # The package's maintainer scripts would start the Debian service (a Prometheus on :9090 scraping
 # localhost); the tests start their own on a free port. A policy-rc.d that answers 101 ("action
 # forbidden") keeps invoke-rc.d from starting it; it is removed again when it was ours.
@@ -28,8 +21,7 @@ if [ ! -e "$POLICY" ]; then
 fi
 cleanup() { if [ -n "$OURS" ]; then $SUDO rm -f "$POLICY"; fi; }
 trap cleanup EXIT INT TERM
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+apt_install prometheus
 # Without systemd or with policy-rc.d absent, stop anything the package started anyway.
 if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
   $SUDO systemctl disable --now prometheus >/dev/null 2>&1 || true

@@ -1,5 +1,5 @@
-// CLI: npm run report -- results/<run-id> [--baseline <run>] [--gate] — turns a run's k6 output into the capacity report.
-// Runs in Node.
+// CLI: npm run report -- results/<run-id> [--baseline <run>] [--gate] — turns a run's k6 output into the capacity
+// report. Runs in Node.
 //
 // Thin by design: parse flags into typed options, call report/generate.ts, print one line per
 // outcome. Errors are one line on stderr with an exit code from lib/exit-codes.ts, never a stack trace.
@@ -53,7 +53,8 @@ async function main(argv: string[]): Promise<number> {
     .option('--out <dir>', 'write the report here instead of into the run folder')
     .option(
       '--gate',
-      "exit 99 when a deploy gate or a k6 threshold fails, judged on all the samples (a split run's runners each saw a share)",
+      "exit 99 when a deploy gate or a k6 threshold fails, judged on all the samples (a split run's runners each saw " +
+      "a share)",
     )
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s.split('\n').find((l) => l.trim() !== '') + '\n') })

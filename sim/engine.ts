@@ -1,8 +1,9 @@
 // The continuous-batching step loop of the simulator: pure state, no I/O, no clock. Runs in Node.
 // See docs/design/simulator-model.md, "One scheduling step".
 //
-// The caller (engine-loop.ts, or a test with a fake clock) calls beginStep(startMs) to schedule a
-// batch, learns its duration, and calls endStep() at the step's deadline to sample tokens.
+// The caller (EngineScheduler in sim/scheduler.ts on the real clock, sim/virtual-run.ts or a test on a virtual one)
+// calls beginStep(startMs) to schedule a batch, learns its duration, and calls endStep() at the step's deadline to
+// sample tokens.
 
 import { KvCache } from './kv-cache';
 import { StepNoise, type NoiseSettings } from './noise';
@@ -192,7 +193,10 @@ export class Engine {
     this.waiting.push(seq);
   }
 
-  /** Client disconnect: frees the request's blocks at once; returns its finished event (reason abort), or undefined if unknown. */
+  /**
+   * Client disconnect: frees the request's blocks at once; returns its finished event (reason abort), or undefined if
+   * unknown.
+   */
   abort(id: string, nowMs: number): FinishedEvent | undefined {
     const seq = this.byId.get(id);
     if (!seq || seq.done) return undefined;

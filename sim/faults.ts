@@ -70,7 +70,9 @@ export function parseFaultSpec(spec: string): Fault[] {
   return out;
 }
 
-/** The faults that apply to one request: server-wide faults drawn by probability, plus the request's own header faults. */
+/**
+ * The faults that apply to one request: server-wide faults drawn by probability, plus the request's own header faults.
+ */
 export function pickFaults(serverFaults: readonly Fault[], headerFaults: readonly Fault[], random: () => number): Fault[] {
   const picked = serverFaults.filter((f) => f.probability >= 1 || random() < f.probability);
   return [...picked, ...headerFaults];

@@ -114,7 +114,10 @@ export class KvCache {
     return blocks.length === 0 ? NO_HIT : { blocks, shared };
   }
 
-  /** Starts a sequence on the blocks of a prefix hit (taken out of the free queue if unreferenced). Call before tryAllocate. */
+  /**
+   * Starts a sequence on the blocks of a prefix hit (taken out of the free queue if unreferenced). Call before
+   * tryAllocate.
+   */
   acquire(id: string, hit: PrefixHit): void {
     if (hit.blocks.length === 0) return;
     if (this.seqs.has(id)) throw new Error(`sequence ${id} already holds blocks`);

@@ -1,4 +1,5 @@
-// Step-time noise of the simulator (opt-in): per-step jitter and occasional stalls, drawn from a seeded PRNG. Runs in Node.
+// Step-time noise of the simulator (opt-in): per-step jitter and occasional stalls, drawn from a seeded PRNG.
+// Runs in Node.
 //
 // The performance model gives every step one exact duration, so two runs of the same load are identical,
 // where two runs on a GPU are not. With noise on, each step's modelled duration is multiplied by a jitter
@@ -35,7 +36,9 @@ export interface NoiseSettings {
 export const MAX_JITTER_PERCENT = 30;
 /** Jitter draws are cut at this many standard deviations (redrawn beyond), which keeps the factor's mean exactly 1. */
 const CUT_SD = 3;
-/** SD of a standard normal cut at +-3 (sqrt(1 - 6 phi(3) / (2 Phi(3) - 1))): z is divided by it so the SD is as stated. */
+/**
+ * SD of a standard normal cut at +-3 (sqrt(1 - 6 phi(3) / (2 Phi(3) - 1))): z is divided by it so the SD is as stated.
+ */
 const CUT_NORMAL_SD = 0.986_578;
 
 /** A fresh random seed, for a run whose seed was not given (print it, so the run can be repeated). */

@@ -58,18 +58,103 @@ export interface SimMetrics {
 
 const S = 1000;
 
-/** Metric set of the chosen flavour, labels model_name (and engine="0" for vLLM). */
-export function createSimMetrics(
-  flavour: Flavour,
-  modelName: string,
-  state: EngineState,
-  cache: { blockSize: number; numGpuBlocks: number; prefixCaching: boolean },
-  gpus: GpuInfo = { count: 1, name: 'NVIDIA H200' },
-): SimMetrics {
-  const reg = new Registry();
-  const labels: Labels = flavour === 'vllm' ? { model_name: modelName, engine: '0' } : { model_name: modelName };
-  // dcgm-exporter writes one series per GPU (labels gpu, UUID, device, modelName); a reader sums them for the
-  // system's power (lib/prometheus.ts readServerSnapshot), so a two-GPU server reports twice one GPU's draw.
+/** A moment of a request's life in the engine, as its finished event records it (ms). */
+type Moment = 'arrivalMs' | 'queuedMs' | 'firstScheduledMs' | 'firstTokenMs' | 'lastTokenMs' | 'endMs';
+
+/**
+ * A latency histogram the server keeps, seconds: either one sample per generated token after the first (its gap), or
+ * one per finished request, from one moment to another, when the request reached both.
+ */
+interface LatencyHistogram {
+  readonly name: string;
+  readonly help: string;
+  readonly buckets: readonly number[];
+  readonly span: 'token gap' | { readonly from: Moment; readonly to: Moment };
+}
+
+/** Each flavour's latency histograms in the order its server exposes them, named and described as the server does. */
+const LATENCY_HISTOGRAMS: Record<Flavour, readonly LatencyHistogram[]> = {
+  sglang: [
+    {
+      name: 'sglang:time_to_first_token_seconds', help: 'Histogram of time to first token in seconds.',
+      buckets: BUCKETS.ttftSeconds, span: { from: 'arrivalMs', to: 'firstTokenMs' },
+    },
+    {
+      name: 'sglang:inter_token_latency_seconds', help: 'Histogram of inter-token latency in seconds.',
+      buckets: BUCKETS.itlSeconds, span: 'token gap',
+    },
+    {
+      name: 'sglang:e2e_request_latency_seconds', help: 'Histogram of End-to-end request latency in seconds',
+      buckets: BUCKETS.requestSeconds, span: { from: 'arrivalMs', to: 'endMs' },
+    },
+    {
+      name: 'sglang:queue_time_seconds', help: 'Histogram of queueing time in seconds.',
+      buckets: BUCKETS.requestSeconds, span: { from: 'queuedMs', to: 'firstScheduledMs' },
+    },
+  ],
+  // vLLM's phases: queue = first scheduled - arrival in the engine; prefill = first token - first scheduled;
+  // decode = last token - first token; inference = last token - first scheduled.
+  vllm: [
+    {
+      name: 'vllm:time_to_first_token_seconds', help: 'Histogram of time to first token in seconds.',
+      buckets: BUCKETS.ttftSeconds, span: { from: 'arrivalMs', to: 'firstTokenMs' },
+    },
+    {
+      name: 'vllm:inter_token_latency_seconds', help: 'Histogram of inter-token latency in seconds.',
+      buckets: BUCKETS.itlSeconds, span: 'token gap',
+    },
+    {
+      name: 'vllm:e2e_request_latency_seconds', help: 'Histogram of e2e request latency in seconds.',
+      buckets: BUCKETS.requestSeconds, span: { from: 'arrivalMs', to: 'endMs' },
+    },
+    {
+      name: 'vllm:request_queue_time_seconds', help: 'Histogram of time spent in WAITING phase for request.',
+      buckets: BUCKETS.requestSeconds, span: { from: 'queuedMs', to: 'firstScheduledMs' },
+    },
+    {
+      name: 'vllm:request_prefill_time_seconds', help: 'Histogram of time spent in PREFILL phase for request.',
+      buckets: BUCKETS.requestSeconds, span: { from: 'firstScheduledMs', to: 'firstTokenMs' },
+    },
+    {
+      name: 'vllm:request_decode_time_seconds', help: 'Histogram of time spent in DECODE phase for request.',
+      buckets: BUCKETS.requestSeconds, span: { from: 'firstTokenMs', to: 'lastTokenMs' },
+    },
+    {
+      name: 'vllm:request_inference_time_seconds', help: 'Histogram of time spent in RUNNING phase for request.',
+      buckets: BUCKETS.requestSeconds, span: { from: 'firstScheduledMs', to: 'lastTokenMs' },
+    },
+  ],
+};
+
+/** What the engine's events feed, shared by both flavours. */
+interface EventSinks {
+  onToken(t: TokenEvent): void;
+  onFinished(ev: FinishedEvent): void;
+}
+
+/** Registers a flavour's latency histograms and returns what feeds them from the engine's events. */
+function addLatencyHistograms(reg: Registry, labels: Labels, table: readonly LatencyHistogram[]): EventSinks {
+  const added = table.map((h) => ({ span: h.span, hist: reg.add(new Histogram(h.name, h.help, labels, h.buckets)) }));
+  return {
+    onToken(t) {
+      if (t.gapMs === null) return;
+      for (const { span, hist } of added) if (span === 'token gap') hist.observe(t.gapMs / S);
+    },
+    onFinished(ev) {
+      for (const { span, hist } of added) {
+        if (span === 'token gap') continue;
+        const from = ev[span.from];
+        const to = ev[span.to];
+        if (from !== null && to !== null) hist.observe((to - from) / S);
+      }
+    },
+  };
+}
+
+/** The GPUs' power as dcgm-exporter writes it: one series per GPU (labels gpu, UUID, device, modelName). */
+function addDcgmPower(reg: Registry, state: EngineState, gpus: GpuInfo): () => string {
+  // A reader sums the series for the system's power (lib/prometheus.ts readServerSnapshot), so a two-GPU server
+  // reports twice one GPU's draw.
   const power = reg.add(new Gauge('DCGM_FI_DEV_POWER_USAGE', 'Power draw (in W).', {}));
   const gpuLabels: Labels[] = Array.from({ length: gpus.count }, (_, i) => ({
     gpu: String(i),
@@ -77,69 +162,82 @@ export function createSimMetrics(
     device: `nvidia${i}`,
     modelName: `${gpus.name} (simulated)`,
   }));
-  const renderAll = (): string => {
+  return () => {
     const watts = round(state.powerWatts(), 3);
     for (const l of gpuLabels) power.set(watts, l);
     return reg.render();
   };
+}
 
-  if (flavour === 'sglang') {
-    reg.add(new Gauge('sglang:num_running_reqs', 'The number of running requests.', labels, state.running));
-    reg.add(new Gauge('sglang:num_queue_reqs', 'The number of requests in the waiting queue.', labels, state.waiting));
-    reg.add(new Gauge('sglang:token_usage', 'The token usage (0..1).', labels, state.kvUsage));
-    const prompt = reg.add(new Counter('sglang:prompt_tokens', 'Number of prefill tokens processed.', labels));
-    const gen = reg.add(new Counter('sglang:generation_tokens', 'Number of generation tokens processed.', labels));
-    const reqs = reg.add(new Counter('sglang:num_requests', 'Number of requests processed.', labels));
-    const retracted = reg.add(new Counter('sglang:num_retracted_requests', 'Number of retracted (preempted) requests.', labels));
-    const ttft = reg.add(new Histogram(
-      'sglang:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', labels,
-      BUCKETS.ttftSeconds,
-    ));
-    const itl = reg.add(new Histogram(
-      'sglang:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', labels,
-      BUCKETS.itlSeconds,
-    ));
-    const e2e = reg.add(new Histogram(
-      'sglang:e2e_request_latency_seconds', 'Histogram of End-to-end request latency in seconds', labels,
-      BUCKETS.requestSeconds,
-    ));
-    const queue = reg.add(new Histogram(
-      'sglang:queue_time_seconds', 'Histogram of queueing time in seconds.', labels, BUCKETS.requestSeconds,
-    ));
-    // SGLang sets it at each prefill batch: cached tokens / prompt tokens of the batch's new requests.
-    const hitRate = reg.add(new Gauge('sglang:cache_hit_rate', 'The prefix cache hit rate.', labels));
-    hitRate.set(0);
-    // Counted by cache source; on one GPU and no host tier every hit is on the device.
-    const cachedTokens = reg.add(new Counter(
-      'sglang:cached_tokens', 'Number of cached prompt tokens by source (device/host/storage).',
-      { ...labels, cache_source: 'device' },
-    ));
-    return {
-      onTokens(tokens, promptOf) {
-        for (const t of tokens) {
-          gen.inc();
-          if (t.index === 1) prompt.inc(promptOf(t.id));
-          if (t.gapMs !== null) itl.observe(t.gapMs / S);
-        }
-      },
-      onFinished(ev) {
-        reqs.inc();
-        if (ev.firstTokenMs !== null) ttft.observe((ev.firstTokenMs - ev.arrivalMs) / S);
-        e2e.observe((ev.endMs - ev.arrivalMs) / S);
-        if (ev.firstScheduledMs !== null) queue.observe((ev.firstScheduledMs - ev.queuedMs) / S);
-      },
-      onPreemptions(n) {
-        retracted.inc(n);
-      },
-      onPrefixCache(queryTokens, hitTokens) {
-        if (queryTokens > 0) hitRate.set(hitTokens / queryTokens);
-        if (hitTokens > 0) cachedTokens.inc(hitTokens);
-      },
-      render: renderAll,
-    };
-  }
+/** The KV-cache configuration vLLM reports in vllm:cache_config_info. */
+export interface CacheConfig {
+  readonly blockSize: number;
+  readonly numGpuBlocks: number;
+  readonly prefixCaching: boolean;
+}
 
-  reg.add(new Gauge('vllm:num_requests_running', 'Number of requests in model execution batches.', labels, state.running));
+/** Metric set of the chosen flavour, labels model_name (and engine="0" for vLLM). */
+export function createSimMetrics(
+  flavour: Flavour,
+  modelName: string,
+  state: EngineState,
+  cache: CacheConfig,
+  gpus: GpuInfo = { count: 1, name: 'NVIDIA H200' },
+): SimMetrics {
+  const reg = new Registry();
+  const labels: Labels = flavour === 'vllm' ? { model_name: modelName, engine: '0' } : { model_name: modelName };
+  const render = addDcgmPower(reg, state, gpus);
+  return flavour === 'sglang'
+    ? sglangMetrics(reg, labels, state, render)
+    : vllmMetrics(reg, labels, state, cache, render);
+}
+
+function sglangMetrics(reg: Registry, labels: Labels, state: EngineState, render: () => string): SimMetrics {
+  reg.add(new Gauge('sglang:num_running_reqs', 'The number of running requests.', labels, state.running));
+  reg.add(new Gauge('sglang:num_queue_reqs', 'The number of requests in the waiting queue.', labels, state.waiting));
+  reg.add(new Gauge('sglang:token_usage', 'The token usage (0..1).', labels, state.kvUsage));
+  const counter = (name: string, help: string) => reg.add(new Counter(name, help, labels));
+  const prompt = counter('sglang:prompt_tokens', 'Number of prefill tokens processed.');
+  const gen = counter('sglang:generation_tokens', 'Number of generation tokens processed.');
+  const reqs = counter('sglang:num_requests', 'Number of requests processed.');
+  const retracted = counter('sglang:num_retracted_requests', 'Number of retracted (preempted) requests.');
+  const latency = addLatencyHistograms(reg, labels, LATENCY_HISTOGRAMS.sglang);
+  // SGLang sets it at each prefill batch: cached tokens / prompt tokens of the batch's new requests.
+  const hitRate = reg.add(new Gauge('sglang:cache_hit_rate', 'The prefix cache hit rate.', labels));
+  hitRate.set(0);
+  // Counted by cache source; on one GPU and no host tier every hit is on the device.
+  const cachedTokens = reg.add(new Counter(
+    'sglang:cached_tokens', 'Number of cached prompt tokens by source (device/host/storage).',
+    { ...labels, cache_source: 'device' },
+  ));
+  return {
+    onTokens(tokens, promptOf) {
+      for (const t of tokens) {
+        gen.inc();
+        if (t.index === 1) prompt.inc(promptOf(t.id));
+        latency.onToken(t);
+      }
+    },
+    onFinished(ev) {
+      reqs.inc();
+      latency.onFinished(ev);
+    },
+    onPreemptions(n) {
+      retracted.inc(n);
+    },
+    onPrefixCache(queryTokens, hitTokens) {
+      if (queryTokens > 0) hitRate.set(hitTokens / queryTokens);
+      if (hitTokens > 0) cachedTokens.inc(hitTokens);
+    },
+    render,
+  };
+}
+
+function vllmMetrics(
+  reg: Registry, labels: Labels, state: EngineState, cache: CacheConfig, render: () => string,
+): SimMetrics {
+  reg.add(new Gauge('vllm:num_requests_running', 'Number of requests in model execution batches.', labels,
+    state.running));
   reg.add(new Gauge('vllm:num_requests_waiting', 'Number of requests waiting to be processed.', labels, state.waiting));
   reg.add(new Gauge('vllm:kv_cache_usage_perc', 'KV-cache usage. 1 means 100 percent usage.', labels, state.kvUsage));
   const info = reg.add(new Gauge('vllm:cache_config_info', 'Information of the LLMEngine CacheConfig', {
@@ -147,68 +245,34 @@ export function createSimMetrics(
     enable_prefix_caching: cache.prefixCaching ? 'True' : 'False',
   }));
   info.set(1);
+  const counter = (name: string, help: string) => reg.add(new Counter(name, help, labels));
   // vLLM v1: at each admission, the request's tokens are queried and the cached ones counted as hits.
-  const prefixQueries = reg.add(
-    new Counter('vllm:prefix_cache_queries', 'Prefix cache queries, in terms of number of queried tokens.', labels),
+  const prefixQueries = counter(
+    'vllm:prefix_cache_queries', 'Prefix cache queries, in terms of number of queried tokens.',
   );
-  const prefixHits = reg.add(new Counter('vllm:prefix_cache_hits', 'Prefix cache hits, in terms of number of cached tokens.', labels));
-  const preemptions = reg.add(new Counter('vllm:num_preemptions', 'Cumulative number of preemption from the engine.', labels));
-  const prompt = reg.add(new Counter('vllm:prompt_tokens', 'Number of prefill tokens processed.', labels));
-  const gen = reg.add(new Counter('vllm:generation_tokens', 'Number of generation tokens processed.', labels));
-  const success = reg.add(new Counter('vllm:request_success', 'Count of successfully processed requests.', labels));
+  const prefixHits = counter('vllm:prefix_cache_hits', 'Prefix cache hits, in terms of number of cached tokens.');
+  const preemptions = counter('vllm:num_preemptions', 'Cumulative number of preemption from the engine.');
+  const prompt = counter('vllm:prompt_tokens', 'Number of prefill tokens processed.');
+  const gen = counter('vllm:generation_tokens', 'Number of generation tokens processed.');
+  const success = counter('vllm:request_success', 'Count of successfully processed requests.');
   for (const r of ['stop', 'length', 'abort']) success.touch({ finished_reason: r });
-  const ttft = reg.add(new Histogram(
-    'vllm:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', labels, BUCKETS.ttftSeconds,
-  ));
-  const itl = reg.add(new Histogram(
-    'vllm:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', labels, BUCKETS.itlSeconds,
-  ));
-  const e2e = reg.add(new Histogram(
-    'vllm:e2e_request_latency_seconds', 'Histogram of e2e request latency in seconds.', labels,
-    BUCKETS.requestSeconds,
-  ));
-  const queue = reg.add(new Histogram(
-    'vllm:request_queue_time_seconds', 'Histogram of time spent in WAITING phase for request.', labels,
-    BUCKETS.requestSeconds,
-  ));
-  const prefill = reg.add(new Histogram(
-    'vllm:request_prefill_time_seconds', 'Histogram of time spent in PREFILL phase for request.', labels,
-    BUCKETS.requestSeconds,
-  ));
-  const decode = reg.add(new Histogram(
-    'vllm:request_decode_time_seconds', 'Histogram of time spent in DECODE phase for request.', labels,
-    BUCKETS.requestSeconds,
-  ));
-  const inference = reg.add(new Histogram(
-    'vllm:request_inference_time_seconds', 'Histogram of time spent in RUNNING phase for request.', labels,
-    BUCKETS.requestSeconds,
-  ));
-  const promptHist = reg.add(new Histogram('vllm:request_prompt_tokens', 'Number of prefill tokens processed.', labels, BUCKETS.tokens));
-  const genHist = reg.add(
-    new Histogram('vllm:request_generation_tokens', 'Number of generation tokens processed.', labels, BUCKETS.tokens),
-  );
+  const latency = addLatencyHistograms(reg, labels, LATENCY_HISTOGRAMS.vllm);
+  const tokenHistogram = (name: string, help: string) => reg.add(new Histogram(name, help, labels, BUCKETS.tokens));
+  const promptHist = tokenHistogram('vllm:request_prompt_tokens', 'Number of prefill tokens processed.');
+  const genHist = tokenHistogram('vllm:request_generation_tokens', 'Number of generation tokens processed.');
   return {
     onTokens(tokens, promptOf) {
       for (const t of tokens) {
         gen.inc();
         if (t.index === 1) prompt.inc(promptOf(t.id));
-        if (t.gapMs !== null) itl.observe(t.gapMs / S);
+        latency.onToken(t);
       }
     },
     onFinished(ev) {
       success.inc(1, { finished_reason: ev.reason });
-      e2e.observe((ev.endMs - ev.arrivalMs) / S);
       promptHist.observe(ev.promptTokens);
       genHist.observe(ev.generatedTokens);
-      // queue = first scheduled - arrival in the engine; prefill = first token - first scheduled;
-      // decode = last token - first token; inference = last token - first scheduled.
-      if (ev.firstScheduledMs !== null) queue.observe((ev.firstScheduledMs - ev.queuedMs) / S);
-      if (ev.firstTokenMs !== null) {
-        ttft.observe((ev.firstTokenMs - ev.arrivalMs) / S);
-        if (ev.firstScheduledMs !== null) prefill.observe((ev.firstTokenMs - ev.firstScheduledMs) / S);
-      }
-      if (ev.firstTokenMs !== null && ev.lastTokenMs !== null) decode.observe((ev.lastTokenMs - ev.firstTokenMs) / S);
-      if (ev.firstScheduledMs !== null && ev.lastTokenMs !== null) inference.observe((ev.lastTokenMs - ev.firstScheduledMs) / S);
+      latency.onFinished(ev);
     },
     onPreemptions(n) {
       preemptions.inc(n);
@@ -217,7 +281,7 @@ export function createSimMetrics(
       prefixQueries.inc(queryTokens);
       prefixHits.inc(hitTokens);
     },
-    render: renderAll,
+    render,
   };
 }
 

@@ -3,15 +3,12 @@
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { createServer, type IncomingMessage, type RequestListener, type Server as HttpServer, type ServerResponse } from 'node:http';
-import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { createSecureContext } from 'node:tls';
-import type { EngineRequest, FinishedEvent, TokenEvent } from './engine';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
+import type { EngineRequest, FinishedEvent } from './engine';
 import { embedResponseBody, engineTexts, parseEmbedRequest, type EmbedRoute } from './embed';
-import { FAULT_HEADER, parseFaultSpec, pickFaults, type Fault } from './faults';
+import { parseFaultSpec, pickFaults, type Fault } from './faults';
 import { GroundTruthStore, epochMs, type GroundTruthRecord } from './ground-truth';
-import { readRequestBody } from '../node/request-body';
 import {
   ApiError,
   contextLengthError,
@@ -21,73 +18,24 @@ import {
   type GenerationRequest,
   type TokenizeRequest,
 } from './http';
-import { resolveNoise, type NoiseRequest, type NoiseSettings } from './noise';
-import { resolveProfile, type Flavour, type Profile, type ProfileOverrides } from './profiles';
+import { admittedMaxTokens, arrivalRecord, streamIdentity, type Admitted } from './admission';
+import { groundTruthRoute, stallRoute } from './debug-routes';
+import { clientRequestId, headerFaults, readBody, sendJson, sendJsonErrorFault } from './http-exchange';
+import { EmbedAnswer, type InFlight } from './in-flight';
+import { baseUrl, listen } from './listen';
+import { resolveNoise, type NoiseSettings } from './noise';
+import { resolveProfile, type Flavour, type Profile } from './profiles';
 import { RequestOutput } from './request-output';
 import { EngineScheduler, FixedScheduler, type Scheduler, type TokenSink } from './scheduler';
 import { createSimMetrics, type SimMetrics } from './server-metrics';
-import type { Endpoint, StreamIdentity } from './sse';
-import { outputTokenIds, planOutput, WORDS, type OutputPlan } from './text';
+import { checkOptions, type SimOptions } from './server-options';
+import type { Endpoint } from './sse';
+import { outputTokenIds, planOutput, WORDS } from './text';
 import { chainedBlockHashes } from './kv-cache';
-import { TokenizePool, type PromptTokens } from './tokenize-pool';
+import { TokenizePool } from './tokenize-pool';
 import { renderChatMl } from '../lib/chat-template';
 
 export type { GroundTruthRecord } from './ground-truth';
-
-export interface FixedTiming {
-  /** Time to first token from request arrival, ms. */
-  readonly ttftMs: number;
-  /** Gap between tokens, ms. */
-  readonly itlMs: number;
-}
-
-export interface SimOptions {
-  /** Built-in profile name or letter, path to a JSON profile, a Profile, or overrides of a base profile; default profile A. */
-  readonly profile?: string | Profile | ProfileOverrides;
-  /** 0 (default) picks a free port. */
-  readonly port?: number;
-  readonly host?: string;
-  /** When set, /v1/* requires `Authorization: Bearer <apiKey>`. */
-  readonly apiKey?: string;
-  /** Waiting requests beyond this are refused with 429 and Retry-After. */
-  readonly maxQueue?: number;
-  /** Response and metric style; default: the profile's. */
-  readonly flavour?: Flavour;
-  /** Record per-token emission times (GET /debug/ground-truth, groundTruth()). */
-  readonly groundTruth?: boolean;
-  /** Server-wide faults (each with its probability), as parsed faults or a spec string. */
-  readonly faults?: readonly Fault[] | string;
-  /** Fixed timing instead of the performance model. */
-  readonly fixed?: FixedTiming;
-  /** Tokens per SSE chunk (SGLang stream interval); default: the profile's (1). */
-  readonly streamInterval?: number;
-  /**
-   * A reasoning model: every answer thinks for this many tokens (at most its max_tokens) before its content, on each
-   * API as that API streams thinking; usage counts them among the output tokens and says how many. Default 0.
-   */
-  readonly reasoningTokens?: number;
-  /** Tokenizer worker threads (default 2). */
-  readonly tokenizerWorkers?: number;
-  /** Automatic prefix caching (default true, as vLLM v1); false = vLLM's --no-enable-prefix-caching. No effect in fixed timing. */
-  readonly prefixCache?: boolean;
-  /** Serve HTTPS with this PEM key and certificate (chain) instead of plain HTTP. */
-  readonly tls?: SimTls;
-  /**
-   * Step-time noise (sim/noise.ts): true = the profile's noise model or the defaults, an object = those fields
-   * changed, false = off even if the profile has noise. Default: the profile's (off in every built-in profile).
-   * Not with fixed timing.
-   */
-  readonly noise?: NoiseRequest;
-  /** Seed of the noise draws (turns noise on); default a random one, shown in `noise.seed`. */
-  readonly noiseSeed?: number;
-}
-
-export interface SimTls {
-  /** PEM private key. */
-  readonly key: string | Buffer;
-  /** PEM certificate, optionally followed by its intermediates. */
-  readonly cert: string | Buffer;
-}
 
 /** Typed events for progress displays and tests. */
 export interface SimEvents {
@@ -112,9 +60,6 @@ export interface SimServer {
   close(): Promise<void>;
 }
 
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
-/** The longest stall POST /debug/stall accepts, ms: a hiccup, not a way to hang the server for good. */
-const MAX_STALL_MS = 600_000;
 
 /** Starts a simulator; resolves once its tokenizer workers are loaded and its port listens. */
 export async function startSim(options: SimOptions = {}): Promise<SimServer> {
@@ -135,25 +80,6 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
     tokenizerReady: () => sim.pool.ready(),
     close: () => (closing ??= sim.close(server)),
   };
-}
-
-/** Throws on options no server can run with. */
-function checkOptions(options: SimOptions): void {
-  if (options.fixed && (!(options.fixed.ttftMs >= 0) || !(options.fixed.itlMs >= 0)))
-    throw new Error('fixed timing needs ttftMs >= 0 and itlMs >= 0');
-  if (options.maxQueue !== undefined && !(options.maxQueue >= 0)) throw new Error('maxQueue must be >= 0');
-  if (options.reasoningTokens !== undefined && !(Number.isInteger(options.reasoningTokens) && options.reasoningTokens >= 0))
-    throw new Error('reasoningTokens must be a whole number >= 0');
-  if (options.fixed && ((options.noise !== undefined && options.noise !== false) || options.noiseSeed !== undefined))
-    throw new Error('noise needs the performance model: fixed timing has no steps to jitter');
-  if (options.tls) {
-    // Bad PEM fails here, before any worker starts.
-    try {
-      createSecureContext({ key: options.tls.key, cert: options.tls.cert });
-    } catch (e) {
-      throw new Error(`tls: ${(e as Error).message}`);
-    }
-  }
 }
 
 /**
@@ -189,7 +115,8 @@ class Sim {
     this.profile = resolveProfile(options.profile);
     this.flavour = options.flavour ?? this.profile.flavour;
     this.streamInterval = Math.max(1, Math.round(options.streamInterval ?? this.profile.streamInterval));
-    this.serverFaults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : [...(options.faults ?? [])];
+    this.serverFaults =
+      typeof options.faults === 'string' ? parseFaultSpec(options.faults) : [...(options.faults ?? [])];
     checkOptions(options);
     this.pool = new TokenizePool(options.tokenizerWorkers ?? 2);
     const sink = this.tokenSink();
@@ -280,7 +207,9 @@ class Sim {
     );
   }
 
-  /** The request listener: an error thrown anywhere becomes the OpenAI error body, unless the response already started. */
+  /**
+   * The request listener: an error thrown anywhere becomes the OpenAI error body, unless the response already started.
+   */
   handle(req: IncomingMessage, res: ServerResponse): void {
     this.route(req, res).catch((e: unknown) => {
       const err = e instanceof ApiError ? e : new ApiError(500, `Internal error: ${(e as Error).message}`);
@@ -317,12 +246,16 @@ class Sim {
       return;
     }
     if (method === 'GET' && path === '/v1/models') return this.listModels(req, res);
-    if (path === '/debug/ground-truth' && this.groundTruthRoute(method, res)) return;
-    if (path === '/debug/stall' && this.stallRoute(method, req, res)) return;
+    const debug = this.options.groundTruth ?? false;
+    if (path === '/debug/ground-truth' && groundTruthRoute(debug, this.truth, method, res)) return;
+    if (path === '/debug/stall' && stallRoute(debug, this.scheduler, method, req, res)) return;
     throw new ApiError(404, `Not found: ${method} ${path}`);
   }
 
-  /** POST /v1/{chat/completions,completions,responses,messages}: admission, then the response opens and the scheduler gets it. */
+  /**
+   * POST /v1/{chat/completions,completions,responses,messages}: admission, then the response opens and the scheduler
+   * gets it.
+   */
   private async handleGeneration(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint): Promise<void> {
     const arrivalMs = performance.now();
     // A request stream is destroyed once read; the response's close tells that the client went away.
@@ -339,9 +272,12 @@ class Sim {
       return;
     }
     // Hashed below, with the response: hashing the prompt alone now would be done twice.
-    const prompt = g.messages ? await this.pool.tokenizeChat(g.messages, 0) : await this.pool.tokenizeText(g.prompt!, 0);
+    const prompt = g.messages
+      ? await this.pool.tokenizeChat(g.messages, 0)
+      : await this.pool.tokenizeText(g.prompt!, 0);
     if (clientGone) return;
-    const maxTokens = this.admit(res, g.maxTokens, prompt.count);
+    const maxTokens = admittedMaxTokens(this.profile, this.engineScheduler?.engine ?? null, g.maxTokens, prompt.count);
+    this.refuseWhenQueueFull(res);
     const seed = g.seed ?? randomBytes(4).readUInt32LE(0);
     const plan = planOutput({ seed, maxTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos, stop: g.stop });
     const requestId = clientRequestId(req) ?? randomUUID();
@@ -369,10 +305,7 @@ class Sim {
       const holds = this.profile.scheduler.kvCapacityTokens;
       throw new ApiError(400, `The batch needs ${promptTokens} tokens of KV cache; the cache holds ${holds}.`, 'input');
     }
-    if (this.options.maxQueue !== undefined && this.waitingRequests() >= this.options.maxQueue) {
-      res.setHeader('retry-after', '1');
-      throw new ApiError(429, `The server queue is full (${this.options.maxQueue} waiting requests); retry later.`);
-    }
+    this.refuseWhenQueueFull(res);
     const id = `${this.nextInternal++}`;
     const answer = new EmbedAnswer(res, promptTokens, () => embedResponseBody(r, route, promptTokens));
     this.outputs.set(id, answer);
@@ -381,20 +314,14 @@ class Sim {
       answer.clientGone();
       this.scheduler.abort(id);
     });
-    const queuedMs = this.options.fixed ? arrivalMs : arrivalMs + this.profile.hardware.requestOverheadMs;
+    const queuedMs = this.queuedAt(arrivalMs);
     const engineReq: EngineRequest = {
       id, promptTokens, outputTokens: 1, finishReason: 'length', arrivalMs, queuedMs,
       lateMs: Math.max(0, performance.now() - queuedMs),
     };
-    const delay = queuedMs - performance.now();
-    if (delay <= 0) this.scheduler.submit(engineReq);
-    else {
-      this.pendingOverhead++;
-      setTimeout(() => {
-        this.pendingOverhead--;
-        if (!answer.done) this.scheduler.submit(engineReq);
-      }, delay);
-    }
+    this.submitAt(queuedMs, () => {
+      if (!answer.done) this.scheduler.submit(engineReq);
+    });
   }
 
   /** The parsed body of an authorised request for this server's model. */
@@ -405,38 +332,25 @@ class Sim {
     return g;
   }
 
-  /** The max_tokens a request runs with; throws if it overflows the context window or the KV cache, or the queue is full. */
-  private admit(res: ServerResponse, requested: number | null, promptTokens: number): number {
-    const maxTokens = requested ?? this.profile.maxModelLen - promptTokens;
-    if (maxTokens < 1 || promptTokens + maxTokens > this.profile.maxModelLen)
-      throw contextLengthError(this.profile.maxModelLen, promptTokens, Math.max(maxTokens, 1));
-    if (this.engineScheduler && !this.engineScheduler.engine.fitsCapacity(promptTokens + maxTokens)) {
-      throw new ApiError(
-        400,
-        `The request needs ${promptTokens + maxTokens} tokens of KV cache but the cache holds ${this.profile.scheduler.kvCapacityTokens}.`,
-        'max_tokens',
-      );
-    }
-    if (this.options.maxQueue !== undefined && this.waitingRequests() >= this.options.maxQueue) {
-      res.setHeader('retry-after', '1');
-      throw new ApiError(429, `The server queue is full (${this.options.maxQueue} waiting requests); retry later.`);
-    }
-    return maxTokens;
-  }
-
-  /** Starts an admitted request's response (SSE headers at once when streaming) and registers it for the scheduler's tokens. */
+  /**
+   * Starts an admitted request's response (SSE headers at once when streaming) and registers it for the scheduler's
+   * tokens.
+   */
   private openOutput(res: ServerResponse, a: Admitted): RequestOutput {
     const { g, plan, requestId } = a;
     const output = new RequestOutput({
       res, identity: streamIdentity(g, this.flavour), stream: g.stream, includeUsage: g.includeUsage,
-      promptTokens: a.prompt.count, contentTokens: plan.contentTokens, reasoningTokens: this.options.reasoningTokens ?? 0,
-      seed: a.seed,
-      streamInterval: this.flavour === 'sglang' ? this.streamInterval : 1, faults: a.faults, record: this.recordArrival(a),
+      promptTokens: a.prompt.count, contentTokens: plan.contentTokens,
+      reasoningTokens: this.options.reasoningTokens ?? 0, seed: a.seed,
+      streamInterval: this.flavour === 'sglang' ? this.streamInterval : 1, faults: a.faults,
+      record: this.recordArrival(a),
       onCut: () => this.scheduler.abort(a.id),
     });
     res.setHeader('x-request-id', requestId);
     if (g.stream) {
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive',
+      });
       res.flushHeaders();
     }
     this.outputs.set(a.id, output);
@@ -448,11 +362,7 @@ class Sim {
   /** The request's ground-truth record, when recording; RequestOutput fills in its tokens and end. */
   private recordArrival(a: Admitted): GroundTruthRecord | null {
     if (!this.options.groundTruth) return null;
-    const record: GroundTruthRecord = {
-      requestId: a.requestId, endpoint: a.g.endpoint, stream: a.g.stream, promptTokens: a.prompt.count,
-      completionTokens: a.plan.contentTokens, arrivalEpochMs: performance.timeOrigin + a.arrivalMs, tokenEpochMs: [],
-      endEpochMs: null, finishReason: null, cachedTokens: 0, outcome: 'in-flight', faults: a.faults.map((f) => f.kind),
-    };
+    const record = arrivalRecord(a);
     this.truth.add(record);
     return record;
   }
@@ -470,26 +380,43 @@ class Sim {
     // tokenizer's included: the simulator's tokenizer (about 1 s per 300K tokens, slower than a real server's)
     // must not add to it. So the request queues at arrival + o_req even when counting its tokens took longer; an
     // idle engine starts its step back at that time (lateMs), a busy one admits it at its next step.
-    const queuedMs = this.options.fixed ? a.arrivalMs : a.arrivalMs + this.profile.hardware.requestOverheadMs;
+    const queuedMs = this.queuedAt(a.arrivalMs);
     const engineReq: EngineRequest = {
-      id: a.id, promptTokens: a.prompt.count, outputTokens: Math.max(1, a.plan.contentTokens), finishReason: a.plan.finishReason,
-      arrivalMs: a.arrivalMs, queuedMs, blockHashes: this.blockHashesOf(a), lateMs: Math.max(0, performance.now() - queuedMs),
+      id: a.id, promptTokens: a.prompt.count, outputTokens: Math.max(1, a.plan.contentTokens),
+      finishReason: a.plan.finishReason, arrivalMs: a.arrivalMs, queuedMs, blockHashes: this.blockHashesOf(a),
+      lateMs: Math.max(0, performance.now() - queuedMs),
     };
-    const submit = (): void => {
+    this.submitAt(queuedMs, () => {
       if (output.done) return;
       submitted = true;
       this.scheduler.submit(engineReq);
-    };
+    });
+  }
+
+  /** When a request arriving at arrivalMs joins the scheduler's queue: after its per-request overhead (o_req). */
+  private queuedAt(arrivalMs: number): number {
+    return this.options.fixed ? arrivalMs : arrivalMs + this.profile.hardware.requestOverheadMs;
+  }
+
+  /**
+   * Runs submit at queuedMs (performance.now() time), counting the request as waiting meanwhile. The per-request
+   * overhead (o_req) runs beside the engine, never holding up other requests.
+   */
+  private submitAt(queuedMs: number, submit: () => void): void {
     const delay = queuedMs - performance.now();
-    if (delay <= 0) submit();
-    else {
-      // The per-request overhead (o_req) runs beside the engine, never holding up other requests.
-      this.pendingOverhead++;
-      setTimeout(() => {
-        this.pendingOverhead--;
-        submit();
-      }, delay);
-    }
+    if (delay <= 0) return submit();
+    this.pendingOverhead++;
+    setTimeout(() => {
+      this.pendingOverhead--;
+      submit();
+    }, delay);
+  }
+
+  /** Refuses with 429 and Retry-After once the queue limit (maxQueue) is reached. */
+  private refuseWhenQueueFull(res: ServerResponse): void {
+    if (this.options.maxQueue === undefined || this.waitingRequests() < this.options.maxQueue) return;
+    res.setHeader('retry-after', '1');
+    throw new ApiError(429, `The server queue is full (${this.options.maxQueue} waiting requests); retry later.`);
   }
 
   /**
@@ -525,39 +452,6 @@ class Sim {
     });
   }
 
-  /** GET /debug/ground-truth lists the records, DELETE clears them; false for any other method, which is then not found. */
-  private groundTruthRoute(method: string, res: ServerResponse): boolean {
-    if (!this.options.groundTruth) throw new ApiError(404, 'Ground truth is not enabled: start the simulator with --ground-truth.');
-    if (method === 'DELETE') {
-      this.truth.clear();
-      res.writeHead(204).end();
-      return true;
-    }
-    if (method === 'GET') {
-      sendJson(res, 200, { records: this.truth.all() });
-      return true;
-    }
-    return false;
-  }
-
-  /**
-   * POST /debug/stall?ms=N: a server-wide stall (a GPU hiccup) from now, answered with its window in epoch ms, the
-   * ground truth's clock; false for any other method. A debug route like the ground truth's, so only with it.
-   */
-  private stallRoute(method: string, req: IncomingMessage, res: ServerResponse): boolean {
-    if (!this.options.groundTruth)
-      throw new ApiError(404, 'The stall route is not enabled: start the simulator with --ground-truth.');
-    if (method !== 'POST') return false;
-    req.resume();
-    const ms = Number(new URL(req.url ?? '/', 'http://sim').searchParams.get('ms') ?? NaN);
-    if (!(ms > 0 && ms <= MAX_STALL_MS))
-      throw new ApiError(400, `ms must be a number of milliseconds above 0 and at most ${MAX_STALL_MS}.`, 'ms');
-    const startMs = performance.now();
-    const endMs = this.scheduler.stall(ms);
-    sendJson(res, 200, { startEpochMs: performance.timeOrigin + startMs, endEpochMs: performance.timeOrigin + endMs });
-    return true;
-  }
-
   /** With an API key set, the generation endpoints and /v1/models want it as the bearer token. */
   private checkAuth(req: IncomingMessage): void {
     if (this.options.apiKey === undefined) return;
@@ -574,7 +468,10 @@ class Sim {
       throw new ApiError(404, `The model \`${model}\` does not exist.`, 'model');
   }
 
-  /** Waiting requests as the metrics and the queue limit count them: the scheduler's queue and those still in their overhead. */
+  /**
+   * Waiting requests as the metrics and the queue limit count them: the scheduler's queue and those still in their
+   * overhead.
+   */
   private waitingRequests(): number {
     return this.scheduler.waiting() + this.pendingOverhead;
   }
@@ -583,123 +480,12 @@ class Sim {
 /** llama.cpp's rerank paths (vLLM's and Jina's is the first). */
 const EMBED_RERANK_PATHS: readonly string[] = ['/v1/rerank', '/rerank', '/v1/reranking', '/reranking'];
 
-/** What the scheduler's tokens go to: a generation's response, or an embed answer. */
-interface InFlight {
-  readonly promptTokens: number;
-  onToken(ev: TokenEvent): void;
-  clientGone(): void;
-}
-
-/** An embeddings or rerank answer: sent whole once the engine has run its prefill (its one token). */
-class EmbedAnswer implements InFlight {
-  done = false;
-
-  constructor(
-    private readonly res: ServerResponse,
-    readonly promptTokens: number,
-    private readonly body: () => unknown,
-  ) {}
-
-  onToken(): void {
-    if (this.done) return;
-    this.done = true;
-    sendJson(this.res, 200, this.body());
-  }
-
-  clientGone(): void {
-    this.done = true;
-  }
-}
-
-/** A generation request past admission, as its response and the scheduler need it. */
-interface Admitted {
-  readonly g: GenerationRequest;
-  readonly faults: readonly Fault[];
-  readonly prompt: PromptTokens;
-  readonly seed: number;
-  readonly plan: OutputPlan;
-  /** performance.now() at arrival. */
-  readonly arrivalMs: number;
-  /** The client's x-request-id, or a new UUID. */
-  readonly requestId: string;
-  /** The scheduler's id, unique in this server. */
-  readonly id: string;
-}
-
-/** The faults a request's x-sim-fault header asks for; a bad spec is the client's error (400). */
-function headerFaults(req: IncomingMessage): Fault[] {
-  const spec = req.headers[FAULT_HEADER];
-  if (typeof spec !== 'string') return [];
-  try {
-    return parseFaultSpec(spec);
-  } catch (e) {
-    throw new ApiError(400, `${FAULT_HEADER}: ${(e as Error).message}`);
-  }
-}
-
-/** The text /tokenize counts: the prompt, or the messages in the chat template, ending before the assistant's turn unless asked for it. */
+/**
+ * The text /tokenize counts: the prompt, or the messages in the chat template, ending before the assistant's turn
+ * unless asked for it.
+ */
 function tokenizeInput(t: TokenizeRequest): string {
   if (!t.messages) return t.prompt!;
   const text = renderChatMl(t.messages);
   return t.addGenerationPrompt ? text : text.slice(0, text.length - '<|im_start|>assistant\n'.length);
-}
-
-/** The json-error fault: a 200 whose body is an error. */
-function sendJsonErrorFault(res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({
-    error: {
-      message: 'Injected fault: json-error (model overloaded)', type: 'ServiceUnavailableError', param: null,
-      code: 503,
-    },
-  }));
-}
-
-/** The client's x-request-id, if it sent a non-empty one. */
-function clientRequestId(req: IncomingMessage): string | null {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && given !== '' ? given : null;
-}
-
-const ID_PREFIX: Record<Endpoint, string> = { chat: 'chatcmpl-', completion: 'cmpl-', responses: 'resp_', messages: 'msg_' };
-
-/** The response's id (its API's prefix), creation second and model, as the chunks carry them. */
-function streamIdentity(g: GenerationRequest, flavour: Flavour): StreamIdentity {
-  return {
-    id: ID_PREFIX[g.endpoint] + randomBytes(16).toString('hex'),
-    created: Math.floor(Date.now() / 1000),
-    model: g.model,
-    endpoint: g.endpoint,
-    flavour,
-  };
-}
-
-/** Serves handler at options.host and options.port (0: a free one); resolves once it listens. */
-async function listen(options: SimOptions, handler: RequestListener): Promise<{ server: HttpServer | HttpsServer; port: number }> {
-  // HTTP/1.1 only over TLS too (no ALPN h2), as vLLM's and SGLang's uvicorn serve it.
-  const server = options.tls ? createTlsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createServer(handler);
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return { server, port: (server.address() as AddressInfo).port };
-}
-
-/** The /v1 base URL clients use: a wildcard host is reached on loopback, an IPv6 one needs brackets. */
-function baseUrl(options: SimOptions, port: number): string {
-  const host = options.host ?? '127.0.0.1';
-  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  return `${options.tls ? 'https' : 'http'}://${urlHost}:${port}/v1`;
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return readRequestBody(req, MAX_BODY_BYTES, () => new ApiError(413, `Request body larger than ${MAX_BODY_BYTES} bytes.`));
 }

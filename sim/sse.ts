@@ -76,7 +76,9 @@ export function contentChunk(
   return sseEvent(`${head(s)},"choices":[{"index":0,"text":${t},"logprobs":null,"finish_reason":${finishJson(finish)}${tail}}]}`);
 }
 
-/** A final chunk with no content: SGLang's finish chunk, or vLLM's when a stop ended the stream with no content left. */
+/**
+ * A final chunk with no content: SGLang's finish chunk, or vLLM's when a stop ended the stream with no content left.
+ */
 export function finishChunk(s: StreamIdentity, finish: string): string {
   const tail = s.flavour === 'sglang' ? ',"matched_stop":null' : ',"stop_reason":null';
   if (s.endpoint === 'chat') {

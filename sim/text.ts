@@ -14,9 +14,10 @@ export const WORDS: readonly string[] = (
   'much go good new write our me man too any day same right look think also around another came come work three must ' +
   'because does part even place well such here take why help put different away again off went old number great tell ' +
   'men say small every found still between name should home big give air line set own under read last never us left ' +
-  'end along while might next sound below saw something thought both few those always show large often together asked ' +
-  'house world going want school important until form food keep children feet land side without boy once animal life ' +
-  'enough took sometimes four head above kind began almost live page got earth need far hand high year mother light'
+  'end along while might next sound below saw something thought both few those always show large often together ' +
+  'asked house world going want school important until form food keep children feet land side without boy once ' +
+  'animal life enough took sometimes four head above kind began almost live page got earth need far hand high year ' +
+  'mother light'
 ).split(' ');
 
 /** An endless stream of tokens (" word") for a seed: the same seed always yields the same text. */

@@ -8,7 +8,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENV_VARS } from '../lib/env';
-import { ARRIVAL_METRICS, CLIENT_METRICS, EMBED_METRICS, REQUEST_METRICS, SERVER_METRICS } from '../lib/metrics';
+import { ARRIVAL_METRICS, CLIENT_METRICS, EMBED_METRICS, REQUEST_METRICS } from '../lib/metrics';
+import { SERVER_METRICS } from '../lib/server-metrics';
 import { resolvePlan } from '../lib/plan';
 import { PLAN_DEFAULTS } from '../lib/plan-defaults';
 

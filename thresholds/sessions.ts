@@ -1,8 +1,9 @@
-// How people use each use case over time: conversations of several turns with think time between them. Runs in k6 and Node.
+// How people use each use case over time: conversations of several turns with think time between them.
+// Runs in k6 and Node.
 //
-// The `sessions` script sends each use case's turns as a user would: the whole history plus a new message, then a pause.
-// These are the defaults a plan overrides per use case (plan field sessions.models); docs/guides/sessions.md gives
-// the why.
+// The `sessions` script sends each use case's turns as a user would: the whole history plus a new message, then a
+// pause. These are the defaults a plan overrides per use case (plan field sessions.models); docs/guides/sessions.md
+// gives the why.
 
 import type { UseCase } from './use-cases';
 

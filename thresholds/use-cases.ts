@@ -33,7 +33,10 @@ const METRIC_NAMES: Readonly<Record<UseCaseLimit['metric'], string>> = {
   ttft: 'TTFT', ttfc: 'TTFC', e2e: 'e2e', decodeSpeed: 'speed', itl: 'ITL', tpot: 'TPOT',
 };
 
-/** The label a limit is shown with, from its metric, operator and value: "TTFT < 8 s", "speed > 15 tok/s", "ITL < 70 ms". */
+/**
+ * The label a limit is shown with, from its metric, operator and value: "TTFT < 8 s", "speed > 15 tok/s", "ITL < 70
+ * ms".
+ */
 export function limitLabel(
   metric: UseCaseLimit['metric'], operator: UseCaseLimit['operator'], value: number, stat?: LimitStat,
 ): string {
@@ -80,7 +83,8 @@ export const USE_CASES: readonly UseCase[] = [
   {
     id: 'short_chatbot',
     title: 'Short-form Chatbot',
-    description: 'Quick conversational exchanges: support queries, simple Q&A. 10+ tok/s is acceptable for reading streamed replies.',
+    description: 'Quick conversational exchanges: support queries, simple Q&A. 10+ tok/s is acceptable for reading ' +
+      'streamed replies.',
     contextTokens: 8192,
     outputTokens: 1024,
     limits: [
@@ -104,7 +108,8 @@ export const USE_CASES: readonly UseCase[] = [
   {
     id: 'long_document',
     title: 'Long Document Processing',
-    description: 'Summarising reports and contracts: 64K context. Users tolerate slower TTFT but speed must stay above reading speed.',
+    description: 'Summarising reports and contracts: 64K context. Users tolerate slower TTFT but speed must stay ' +
+      'above reading speed.',
     contextTokens: 65_536,
     outputTokens: 1024,
     limits: [

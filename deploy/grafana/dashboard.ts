@@ -29,9 +29,9 @@ export type { ThresholdStep } from './panel-spec';
 
 export const DASHBOARD_UID = 'k6-llm-capacity';
 
-// The generated JSON as the tests read it back. It is built with @grafana/grafana-foundation-sdk's builders (render.ts);
-// these types only name what readers rely on: the SDK types queries as its generic cog.Dataquery, rows and panels
-// as separate types, and has no export-format fields (__inputs, __requires).
+// The generated JSON as the tests read it back. It is built with @grafana/grafana-foundation-sdk's builders
+// (render.ts); these types only name what readers rely on: the SDK types queries as its generic cog.Dataquery, rows and
+// panels as separate types, and has no export-format fields (__inputs, __requires).
 
 export type GridPos = sdk.GridPos;
 export type Target = Omit<prometheus.Dataquery, '_implementsDataqueryVariant'> &

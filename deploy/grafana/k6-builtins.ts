@@ -1,4 +1,5 @@
-// The series the dashboard reads that are not in lib/metrics.ts: k6's built-in metrics and Prometheus' `up`. Runs in Node.
+// The series the dashboard reads that are not in lib/metrics.ts: k6's built-in metrics and Prometheus' `up`.
+// Runs in Node.
 
 import type { Matcher } from './promql';
 

@@ -1,6 +1,7 @@
 // The use-case limits of thresholds/use-cases.ts as Grafana threshold lines and description notes. Runs in Node.
 
-import { REQUEST_METRICS, type MetricDefinition } from '../../lib/metrics';
+import { REQUEST_METRICS } from '../../lib/metrics';
+import type { MetricDefinition } from '../../lib/metric-definition';
 import { USE_CASES, type UseCase, type UseCaseLimit } from '../../thresholds/use-cases';
 import type { ThresholdStep } from './panel-spec';
 import { toRemoteWriteUnit } from './remote-write';

@@ -2,7 +2,7 @@
 // render.ts turns the specs into Grafana JSON.
 
 import type * as sdk from '@grafana/grafana-foundation-sdk/dashboard';
-import type { MetricDefinition } from '../../lib/metrics';
+import type { MetricDefinition } from '../../lib/metric-definition';
 
 export type ThresholdStep = sdk.Threshold;
 

@@ -1,7 +1,8 @@
 // PromQL building blocks for the dashboard and the recording rules. Runs in Node (the generators).
 // They are label selectors over the cell tags and the aggregations that stay correct across several k6 runners.
 
-import { CELL_TAGS, SAMPLE_TAGS, type CellTag, type MetricDefinition } from '../../lib/metrics';
+import { CELL_TAGS, SAMPLE_TAGS, type CellTag } from '../../lib/metrics';
+import type { MetricDefinition } from '../../lib/metric-definition';
 import { trendSeries, type RwTrendStat } from './remote-write';
 
 /** The tag `k6 run --tag testid=...` puts on every sample; the dashboard filters on it first. */
@@ -128,7 +129,9 @@ export function totalOverRange(name: string, matchers: readonly Matcher[], by: r
   return `sum${grouping} (max_over_time(${series(name, matchers)}[${WHOLE_RANGE}]))`;
 }
 
-/** `a or (b * 0)`: fills groups that `a` lacks (a cell without errors has no error series) with zeros shaped like `b`. */
+/**
+ * `a or (b * 0)`: fills groups that `a` lacks (a cell without errors has no error series) with zeros shaped like `b`.
+ */
 export function orZerosLike(a: string, b: string): string {
   return `(${a} or (${b} * 0))`;
 }

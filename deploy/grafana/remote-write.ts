@@ -15,7 +15,7 @@
 //   `k6_<name>_seconds` for time Trends (observed in seconds), `k6_<name>` otherwise.
 // Indexable tags become labels (cell, context, use_case, ..., testid, scenario, instance_id); vu and iter do not.
 
-import type { MetricDefinition } from '../../lib/metrics';
+import type { MetricDefinition } from '../../lib/metric-definition';
 
 /** Trend statistics the dashboard expects k6 to send: the value of K6_PROMETHEUS_RW_TREND_STATS. */
 export const RW_TREND_STATS = ['p(50)', 'p(90)', 'p(95)', 'p(99)', 'avg', 'max', 'count'] as const;

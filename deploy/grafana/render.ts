@@ -1,4 +1,5 @@
-// Renders row and panel specs with @grafana/grafana-foundation-sdk's panel builders onto a dashboard builder. Runs in Node.
+// Renders row and panel specs with @grafana/grafana-foundation-sdk's panel builders onto a dashboard builder.
+// Runs in Node.
 
 import type * as cog from '@grafana/grafana-foundation-sdk/cog';
 import * as bargauge from '@grafana/grafana-foundation-sdk/bargauge';

@@ -1,6 +1,7 @@
-// The dashboard's Open-loop row as panel specs: the rate and trace scripts' schedules against what their sender did. Runs in Node.
-// Latency from the intended send beside latency from the send shows what a late sender would hide; the achieved rate
-// beside the plan's says whether the load offered was the load planned (report/open-loop.ts judges the same).
+// The dashboard's Open-loop row as panel specs: the rate and trace scripts' schedules against what their sender did.
+// Runs in Node. Latency from the intended send beside latency from the send shows what a late sender would hide; the
+// achieved rate beside the plan's says whether the load offered was the load planned (report/open-loop.ts judges the
+// same).
 
 import { ARRIVAL_METRICS, REQUEST_METRICS } from '../../lib/metrics';
 import { BY_CELL, describe, THIRD, type PanelSpec, type RowSpec } from './panel-spec';
@@ -38,8 +39,8 @@ function achievedPanel(): PanelSpec {
     title: 'Achieved rate (per cell, at its end)',
     description: describe(
       def,
-      ' Compare it with the cell\'s offered rate (its id ends in r<rate>, 0_5 for 0.5); more than 2% short is flagged ' +
-        'in the report.',
+      ' Compare it with the cell\'s offered rate (its id ends in r<rate>, 0_5 for 0.5); more than 2% short is ' +
+        'flagged in the report.',
     ),
     queries: [
       { expr: `max by (cell) (${series(gaugeSeries(def), cellMatchers())})`, legend: '{{cell}} achieved req/s' },
@@ -51,7 +52,9 @@ function achievedPanel(): PanelSpec {
   };
 }
 
-/** The rate and trace scripts' cells: their sender's schedule lag, latency from the intended send, the achieved rate. */
+/**
+ * The rate and trace scripts' cells: their sender's schedule lag, latency from the intended send, the achieved rate.
+ */
 export function openLoopRow(): RowSpec {
   const lag = ARRIVAL_METRICS.scheduleLag;
   return {

@@ -1,6 +1,8 @@
-// The client-side request rows of the dashboard (overview, latency, speed, load generator), as panel specs. Runs in Node.
+// The client-side request rows of the dashboard (overview, latency, speed, load generator), as panel specs.
+// Runs in Node.
 
-import { CLIENT_METRICS, REQUEST_METRICS, type MetricDefinition } from '../../lib/metrics';
+import { CLIENT_METRICS, REQUEST_METRICS } from '../../lib/metrics';
+import type { MetricDefinition } from '../../lib/metric-definition';
 import type { UseCaseLimit } from '../../thresholds/use-cases';
 import { AGENT_CALLS, K6_BUILTIN_SERIES } from './k6-builtins';
 import { allLimitsOf, limitsNote } from './limits';
@@ -21,7 +23,8 @@ import {
 } from './promql';
 import { counterSeries, grafanaUnit, type RwTrendStat } from './remote-write';
 
-export function overviewRow(): RowSpec {
+/** The series the overview reads: every request of the selected cells, warm-up and transition included. */
+function overviewSeries() {
   // Everything the server did: warm-up and transition requests count here, not in the statistics.
   const cells = cellMatchers({}, false);
   // Requests ended: k6's calls to the measuring agent, one per LLM request (llm_request_ok, a Rate, reaches
@@ -29,112 +32,126 @@ export function overviewRow(): RowSpec {
   const calls = [...cells, AGENT_CALLS];
   const errors = counterSeries(REQUEST_METRICS.errors);
   const reqs = K6_BUILTIN_SERIES.httpReqs;
-  const finished = totalOverRange(reqs, calls);
-  const failed = totalOverRange(errors, cells);
+  return { cells, calls, errors, reqs, finished: totalOverRange(reqs, calls), failed: totalOverRange(errors, cells) };
+}
+
+/** The overview's totals over the time range: requests finished and failed, success rate, output tokens. */
+function overviewTotals({ cells, finished, failed }: ReturnType<typeof overviewSeries>): PanelSpec[] {
   const outputTokens = counterSeries(REQUEST_METRICS.outputTokens);
+  return [
+  {
+    type: 'stat',
+    title: 'Requests finished',
+    description: `LLM requests that ended in the selected cells, failed ones included: k6 built-in http_reqs of ` +
+      `its calls to the measuring agent (${AGENT_CALLS.label}=${AGENT_CALLS.value}), one per request, ending ` +
+      `when the request ends. ${REQUEST_METRICS.requestOk.name} counts the same requests in the report, but ` +
+      `arrives through remote write as a ratio per tag set, not a count.`,
+    queries: [{ expr: finished, legend: 'requests', instant: true }],
+    unit: 'short',
+    w: QUARTER,
+    h: 4,
+  },
+  {
+    type: 'stat',
+    title: 'Failed requests',
+    description: describe(REQUEST_METRICS.errors),
+    queries: [{ expr: `${failed} or vector(0)`, legend: 'failed', instant: true }],
+    unit: 'short',
+    w: QUARTER,
+    h: 4,
+    thresholds: {
+      steps: [
+        { color: 'green', value: null }, { color: 'red', value: 1 },
+      ],
+      dashed: false,
+    },
+  },
+  {
+    type: 'stat',
+    title: 'Success rate',
+    description: `1 - ${REQUEST_METRICS.errors.name} / requests ended (the calls to the measuring agent) over ` +
+      `the selected cells and time range. k6's own http_req_failed says nothing here: it is 0 whenever the ` +
+      `agent answered, whatever the LLM server did.`,
+    queries: [{ expr: `1 - ((${failed} or vector(0)) / ${finished})`, legend: 'success', instant: true }],
+    unit: 'percentunit',
+    decimals: 2,
+    w: QUARTER,
+    h: 4,
+    thresholds: {
+      steps: [
+        { color: 'red', value: null }, { color: 'orange', value: 0.95 }, { color: 'green', value: 0.99 },
+      ],
+      dashed: false,
+    },
+  },
+  {
+    type: 'stat',
+    title: 'Output tokens',
+    description: describe(REQUEST_METRICS.outputTokens),
+    queries: [{ expr: totalOverRange(outputTokens, cells), legend: 'tokens', instant: true }],
+    unit: 'short',
+    w: QUARTER,
+    h: 4,
+  },
+  ];
+}
+
+/** The overview over time: requests per second, success rate by cell, active VUs. */
+function overviewOverTime({ cells, calls, errors, reqs }: ReturnType<typeof overviewSeries>): PanelSpec[] {
+  const endedByCell = `sum by (cell) (${series(reqs, calls)})`;
+  return [
+  {
+    type: 'timeseries',
+    title: 'Requests per second',
+    description: `Requests ended/s (k6 http_reqs of the calls to the measuring agent, one per LLM request) and ` +
+      `failed requests/s (${REQUEST_METRICS.errors.name}, all ` +
+      `error kinds, mean over the last minute: k6 pushes a counter only when it changed, so a burst of ` +
+      `failures is one sample that rate() cannot see).`,
+    queries: [
+      { expr: ratePerSecond(reqs, calls), legend: 'ended/s' },
+      { expr: perSecondOverMinute(errors, cells), legend: 'failed/s (1 min mean)' },
+    ],
+    unit: 'reqps',
+    min: 0,
+    w: THIRD,
+    h: 8,
+  },
+  {
+    type: 'timeseries',
+    title: 'Success rate by cell',
+    description: `Per cell since its start: 1 - ${REQUEST_METRICS.errors.name} / requests ended (the calls to ` +
+      `the measuring agent; both cumulative from test start).`,
+    queries: [
+      {
+        expr: `1 - (${orZerosLike(`sum by (cell) (${series(errors, cells)})`, endedByCell)} / ${endedByCell})`,
+        legend: '{{cell}}',
+      },
+    ],
+    unit: 'percentunit',
+    min: 0,
+    max: 1,
+    w: THIRD,
+    h: 8,
+  },
+  {
+    type: 'timeseries',
+    title: 'Active VUs',
+    description: 'k6 built-in vus summed over runners: one VU is one user with at most one open stream.',
+    queries: [{ expr: `sum(${series(K6_BUILTIN_SERIES.vus, testidMatchers())})`, legend: 'VUs' }],
+    unit: 'short',
+    min: 0,
+    w: THIRD,
+    h: 8,
+  },
+  ];
+}
+
+export function overviewRow(): RowSpec {
+  const overview = overviewSeries();
   return {
     title: 'Overview',
     collapsed: false,
-    panels: [
-      {
-        type: 'stat',
-        title: 'Requests finished',
-        description: `LLM requests that ended in the selected cells, failed ones included: k6 built-in http_reqs of ` +
-          `its calls to the measuring agent (${AGENT_CALLS.label}=${AGENT_CALLS.value}), one per request, ending ` +
-          `when the request ends. ${REQUEST_METRICS.requestOk.name} counts the same requests in the report, but ` +
-          `arrives through remote write as a ratio per tag set, not a count.`,
-        queries: [{ expr: finished, legend: 'requests', instant: true }],
-        unit: 'short',
-        w: QUARTER,
-        h: 4,
-      },
-      {
-        type: 'stat',
-        title: 'Failed requests',
-        description: describe(REQUEST_METRICS.errors),
-        queries: [{ expr: `${failed} or vector(0)`, legend: 'failed', instant: true }],
-        unit: 'short',
-        w: QUARTER,
-        h: 4,
-        thresholds: {
-          steps: [
-            { color: 'green', value: null }, { color: 'red', value: 1 },
-          ],
-          dashed: false,
-        },
-      },
-      {
-        type: 'stat',
-        title: 'Success rate',
-        description: `1 - ${REQUEST_METRICS.errors.name} / requests ended (the calls to the measuring agent) over ` +
-          `the selected cells and time range. k6's own http_req_failed says nothing here: it is 0 whenever the ` +
-          `agent answered, whatever the LLM server did.`,
-        queries: [{ expr: `1 - ((${failed} or vector(0)) / ${finished})`, legend: 'success', instant: true }],
-        unit: 'percentunit',
-        decimals: 2,
-        w: QUARTER,
-        h: 4,
-        thresholds: {
-          steps: [
-            { color: 'red', value: null }, { color: 'orange', value: 0.95 }, { color: 'green', value: 0.99 },
-          ],
-          dashed: false,
-        },
-      },
-      {
-        type: 'stat',
-        title: 'Output tokens',
-        description: describe(REQUEST_METRICS.outputTokens),
-        queries: [{ expr: totalOverRange(outputTokens, cells), legend: 'tokens', instant: true }],
-        unit: 'short',
-        w: QUARTER,
-        h: 4,
-      },
-      {
-        type: 'timeseries',
-        title: 'Requests per second',
-        description: `Requests ended/s (k6 http_reqs of the calls to the measuring agent, one per LLM request) and ` +
-          `failed requests/s (${REQUEST_METRICS.errors.name}, all ` +
-          `error kinds, mean over the last minute: k6 pushes a counter only when it changed, so a burst of ` +
-          `failures is one sample that rate() cannot see).`,
-        queries: [
-          { expr: ratePerSecond(reqs, calls), legend: 'ended/s' },
-          { expr: perSecondOverMinute(errors, cells), legend: 'failed/s (1 min mean)' },
-        ],
-        unit: 'reqps',
-        min: 0,
-        w: THIRD,
-        h: 8,
-      },
-      {
-        type: 'timeseries',
-        title: 'Success rate by cell',
-        description: `Per cell since its start: 1 - ${REQUEST_METRICS.errors.name} / requests ended (the calls to ` +
-          `the measuring agent; both cumulative from test start).`,
-        queries: [
-          {
-            expr: `1 - (${orZerosLike(`sum by (cell) (${series(errors, cells)})`, `sum by (cell) (${series(reqs, calls)})`)} ` +
-              `/ sum by (cell) (${series(reqs, calls)}))`,
-            legend: '{{cell}}',
-          },
-        ],
-        unit: 'percentunit',
-        min: 0,
-        max: 1,
-        w: THIRD,
-        h: 8,
-      },
-      {
-        type: 'timeseries',
-        title: 'Active VUs',
-        description: 'k6 built-in vus summed over runners: one VU is one user with at most one open stream.',
-        queries: [{ expr: `sum(${series(K6_BUILTIN_SERIES.vus, testidMatchers())})`, legend: 'VUs' }],
-        unit: 'short',
-        min: 0,
-        w: THIRD,
-        h: 8,
-      },
-    ],
+    panels: [...overviewTotals(overview), ...overviewOverTime(overview)],
   };
 }
 
@@ -228,7 +245,9 @@ export function speedRow(): RowSpec {
     type: 'timeseries',
     title,
     description: describe(def, (limits ? limitsNote(limits) : '') + MULTI_RUNNER_NOTE),
-    queries: [{ expr: trendMean(def, cells, BY_CELL, 'live'), legend: '{{cell}} mean' }, ...percentileQueries(def, ['p(50)'])],
+    queries: [
+      { expr: trendMean(def, cells, BY_CELL, 'live'), legend: '{{cell}} mean' }, ...percentileQueries(def, ['p(50)']),
+    ],
     unit: grafanaUnit(def),
     min: 0,
     w: HALF,

@@ -2,7 +2,8 @@
 // The monitor's gauges are llm_server_*; the raw series are vllm:, sglang: and DCGM_, as Prometheus scrapes them.
 
 import { SERVER_METRIC_SOURCES } from '../../lib/prometheus';
-import { SERVER_METRICS, type ServerMetricKey } from '../../lib/metrics';
+import type { ServerMetricKey } from '../../lib/metrics';
+import { SERVER_METRICS } from '../../lib/server-metrics';
 import { describe, QUARTER, type PanelSpec, type QuerySpec, type RowSpec } from './panel-spec';
 import { ratePerSecond, series, testidMatchers, RATE_WINDOW, type Matcher } from './promql';
 import { gaugeSeries, grafanaUnit } from './remote-write';

@@ -1,7 +1,8 @@
 // The dashboard's Sessions row as panel specs: conversations on the prefix cache. Runs in Node.
 // The client's view (usage.prompt_tokens_details, llm_cached_tokens) beside the server's own counters.
 
-import { REQUEST_METRICS, SAMPLE_TAGS, SERVER_METRICS, SESSION_METRICS } from '../../lib/metrics';
+import { REQUEST_METRICS, SAMPLE_TAGS, SESSION_METRICS } from '../../lib/metrics';
+import { SERVER_METRICS } from '../../lib/server-metrics';
 import { TURN_TAG_CAP } from '../../lib/sessions';
 import { BY_CELL, describe, HALF, MULTI_RUNNER_NOTE, THIRD, type PanelSpec, type RowSpec } from './panel-spec';
 import { cellMatchers, series, testidMatchers, trendMean, RATE_WINDOW, type Matcher } from './promql';

@@ -50,7 +50,8 @@ export function templateVariables(): cog.Builder<sdk.VariableModel>[] {
       description: 'The --tag testid=... of the run; newest first when test ids start with a timestamp.',
     }),
   ];
-  // cell is on every request sample, so "All" may require it ('.+'); use_case and the others may be absent on some cells ('.*').
+  // cell is on every request sample, so "All" may require it ('.+'); use_case and the others may be absent on some
+  // cells ('.*').
   const allValues: Partial<Record<(typeof FILTER_TAGS)[number], string>> = { cell: '.+' };
   const numeric = new Set(['context', 'concurrency']);
   for (const tag of FILTER_TAGS) {
@@ -68,7 +69,8 @@ export function templateVariables(): cog.Builder<sdk.VariableModel>[] {
       multi: true,
       allValue: '.*',
       sort: sdk.VariableSort.AlphabeticalAsc,
-      description: 'Prometheus scrape job(s) of the inference server and DCGM exporter, for the raw vllm:/sglang:/DCGM_ panels.',
+      description: 'Prometheus scrape job(s) of the inference server and DCGM exporter, for the raw ' +
+        'vllm:/sglang:/DCGM_ panels.',
     }),
   );
   return vars;

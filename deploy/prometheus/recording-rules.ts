@@ -5,9 +5,12 @@
 // sample-weighted means, worst-runner percentiles, throughput rates and, when Trends arrive as native
 // histograms, exactly merged quantiles. They are optional: the dashboard does not depend on them.
 
-import { REQUEST_METRICS, type MetricDefinition } from '../../lib/metrics';
+import { REQUEST_METRICS } from '../../lib/metrics';
+import type { MetricDefinition } from '../../lib/metric-definition';
 import { CELL_LABELS, MEASURED_ONLY, selector } from '../grafana/promql';
-import { counterSeries, nativeHistogramSeries, trendSeries, RW_TREND_STATS_ENV, type RwTrendStat } from '../grafana/remote-write';
+import {
+  counterSeries, nativeHistogramSeries, trendSeries, RW_TREND_STATS_ENV, type RwTrendStat,
+} from '../grafana/remote-write';
 
 export interface RecordingRule {
   readonly record: string;
@@ -48,7 +51,8 @@ export function recordingRules(): RecordingRule[] {
   }
   for (const def of counters()) {
     const name = counterSeries(def);
-    // Not rate(): k6 pushes a counter only when it changed, so a lone sample (a burst of errors) has no rate; see perSecondOverMinute.
+    // Not rate(): k6 pushes a counter only when it changed, so a lone sample (a burst of errors) has no rate;
+    // see perSecondOverMinute.
     const sel = `${name}${MEASURED}`;
     rules.push({
       record: `${LEVEL}:${name.replace(/_total$/, '')}:rate${RATE_WINDOW}`,

@@ -22,7 +22,9 @@ export interface SentRequest {
   readonly record: RequestRecord;
   /** The generated content, when sent with keepText (a conversation's turn); else null. */
   readonly text: string | null;
-  /** Pushes the llm_* samples with these tags added, when the request was sent with deferred metrics; else does nothing. */
+  /**
+   * Pushes the llm_* samples with these tags added, when the request was sent with deferred metrics; else does nothing.
+   */
   pushMetrics(tags: Record<string, string>): void;
 }
 

@@ -1,7 +1,8 @@
-// The k6 metric object of a metric table entry (lib/metrics.ts). Runs in k6 (bundled); call it in the init context only.
+// The k6 metric object of a metric table entry (lib/metrics.ts). Runs in k6 (bundled);
+// call it in the init context only.
 
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
-import type { MetricDefinition } from '../metrics';
+import type { MetricDefinition } from '../metric-definition';
 
 export type K6Metric = Trend | Counter | Rate | Gauge;
 

@@ -2,7 +2,8 @@
 // Runs in k6 (bundled).
 
 import { createMetric, type K6Metric } from './metric-object';
-import { CAPACITY_TAGS, SEARCH_METRICS, SERVER_METRICS, type ServerMetricKey } from '../metrics';
+import { CAPACITY_TAGS, SEARCH_METRICS, type ServerMetricKey } from '../metrics';
+import { SERVER_METRICS } from '../server-metrics';
 import type { CapacityAnnouncement } from '../drive';
 import type { ServerSnapshot } from '../prometheus';
 

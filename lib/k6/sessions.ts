@@ -1,9 +1,9 @@
 // The sessions script's users: conversations of several turns with think time between them. Runs in k6 (bundled).
 //
-// Each VU is one user. A turn sends the whole history (the model's answers as returned, the agent's keepText) plus a new
-// message, tagged with its turn and the user's session; then the user thinks. A failed turn ends its conversation: the
-// next turn starts a new one. Under plain `k6 run` a VU holds its step's window itself (runStep); when the bench drives,
-// every turn is a ticket and the bench decides the phase (turn, think).
+// Each VU is one user. A turn sends the whole history (the model's answers as returned, the agent's keepText) plus a
+// new message, tagged with its turn and the user's session; then the user thinks. A failed turn ends its conversation:
+// the next turn starts a new one. Under plain `k6 run` a VU holds its step's window itself (runStep); when the bench
+// drives, every turn is a ticket and the bench decides the phase (turn, think).
 
 import exec from 'k6/execution';
 import { Gauge } from 'k6/metrics';
@@ -71,7 +71,8 @@ export function sessionUser(deps: SessionDeps): SessionUser {
   const begin = (cell: SessionCell, runNonce: number): Conversation => {
     const model = modelOf(cell.useCase!);
     started++;
-    // Unique per user and conversation in its first block, so no conversation hits another's cache (prompts.mode unique).
+    // Unique per user and conversation in its first block, so no conversation hits another's cache (prompts.mode
+    // unique).
     const prefix = requestPrefix(deps.plan.prompts.mode, runNonce, exec.vu.idInTest, started);
     const first: ChatMessage = { role: 'user', content: prefix + deps.firstPrompt(model.firstTurnTokens).body };
     return { useCase: cell.useCase!, model, ordinal: started, turns: 0, messages: [first], last: null };

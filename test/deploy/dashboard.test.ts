@@ -4,7 +4,8 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { REQUEST_METRICS, type MetricDefinition } from '../../lib/metrics';
+import { REQUEST_METRICS } from '../../lib/metrics';
+import type { MetricDefinition } from '../../lib/metric-definition';
 import { USE_CASES } from '../../thresholds/use-cases';
 import { buildDashboard, renderDashboardJson, type Dashboard, type Panel } from '../../deploy/grafana/dashboard';
 import { AGENT_CALL_NAME, K6_BUILTIN_SERIES } from '../../deploy/grafana/k6-builtins';

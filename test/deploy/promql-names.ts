@@ -1,7 +1,8 @@
 // Test helper: k6's remote-write naming rules and a small PromQL scanner. Runs in Node (vitest).
 // The naming rules are written independently of deploy/grafana; the scanner lists the metric names an expression reads.
 
-import { METRICS, type MetricDefinition } from '../../lib/metrics';
+import { METRICS } from '../../lib/metrics';
+import type { MetricDefinition } from '../../lib/metric-definition';
 
 /** The trend stats deploy/README.md tells k6 to send (K6_PROMETHEUS_RW_TREND_STATS). */
 export const DOCUMENTED_TREND_STATS = 'p(50),p(90),p(95),p(99),avg,max,count';

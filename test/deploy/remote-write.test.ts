@@ -2,7 +2,8 @@
 // They cover each kind of metric in lib/metrics.ts.
 
 import { describe, expect, it } from 'vitest';
-import { REQUEST_METRICS, SERVER_METRICS } from '../../lib/metrics';
+import { REQUEST_METRICS } from '../../lib/metrics';
+import { SERVER_METRICS } from '../../lib/server-metrics';
 import {
   counterSeries,
   gaugeSeries,

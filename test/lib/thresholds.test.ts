@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { MetricKind } from '../../lib/metrics';
+import type { MetricKind } from '../../lib/metric-definition';
 import { aggregationAllowed, compare, evaluateThreshold, parseMetricKey, parseThreshold, type ParsedThreshold } from '../../lib/thresholds';
 import path from 'node:path';
 import { GOLDEN_DIR } from '../fixtures/golden';

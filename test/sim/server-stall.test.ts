@@ -1,7 +1,8 @@
 // The server-wide stall (POST /debug/stall): judged by the simulator's own record of when it wrote each token, since
 // a busy machine makes a client read late, which says nothing of what the server wrote when. Runs in Node (vitest).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startSim, type GroundTruthRecord, type SimOptions, type SimServer } from '../../sim/server';
+import { startSim, type GroundTruthRecord, type SimServer } from '../../sim/server';
+import type { SimOptions } from '../../sim/server-options';
 import { contentEvents, MODEL_A, postJson, postStream, type StreamResult } from './helpers';
 
 const TOKENS = 400;

@@ -1,0 +1,34 @@
+// What a simulator request is while the engine runs it: a generation's streamed response (sim/request-output.ts) or
+// an embeddings or rerank answer, sent whole once its prefill is done. Runs in Node.
+
+import type { ServerResponse } from 'node:http';
+import type { TokenEvent } from './engine';
+import { sendJson } from './http-exchange';
+
+/** What the scheduler's tokens go to: a generation's response, or an embed answer. */
+export interface InFlight {
+  readonly promptTokens: number;
+  onToken(ev: TokenEvent): void;
+  clientGone(): void;
+}
+
+/** An embeddings or rerank answer: sent whole once the engine has run its prefill (its one token). */
+export class EmbedAnswer implements InFlight {
+  done = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    readonly promptTokens: number,
+    private readonly body: () => unknown,
+  ) {}
+
+  onToken(): void {
+    if (this.done) return;
+    this.done = true;
+    sendJson(this.res, 200, this.body());
+  }
+
+  clientGone(): void {
+    this.done = true;
+  }
+}
