@@ -15,7 +15,8 @@ import { DEFAULT_COST } from '../report/power';
 import { MIN_SUCCESS_RATE } from '../lib/plan-defaults';
 import type { StepMode, StepRequest, StepResult, StepSource, StepSpec } from './driver';
 import {
-  capacityInterval, isUnclear, passShare, sharedNoise, SOLO_USERS, withCapacity, type CapacityInterval, type IntervalStep,
+  capacityInterval, isUnclear, passShare, sharedNoise, SOLO_USERS, withCapacity, type CapacityInterval,
+  type IntervalStep,
 } from '../report/capacity-interval';
 
 /**
@@ -62,7 +63,9 @@ const MAX_CLIMB = 2;
  * The broken limit's predicted crossing between a passing and a failing point (log-log interpolation, else linear);
  * null without figures.
  */
-export function interpolateCrossing(pass: SearchPoint, fail: SearchPoint, limits: readonly LadderLimit[]): number | null {
+export function interpolateCrossing(
+  pass: SearchPoint, fail: SearchPoint, limits: readonly LadderLimit[],
+): number | null {
   let best: number | null = null;
   limits.forEach((l, i) => {
     if (fail.checks[i]?.ok !== false) return;
@@ -70,8 +73,10 @@ export function interpolateCrossing(pass: SearchPoint, fail: SearchPoint, limits
     const v1 = fail.checks[i]?.actual;
     if (v0 == null || v1 == null || v0 === v1) return;
     let x: number;
-    if (v0 > 0 && v1 > 0 && l.value > 0) x = pass.users * Math.pow(l.value / v0, Math.log(fail.users / pass.users) / Math.log(v1 / v0));
-    else x = pass.users + ((l.value - v0) * (fail.users - pass.users)) / (v1 - v0);
+    if (v0 > 0 && v1 > 0 && l.value > 0) {
+      const exponent = Math.log(fail.users / pass.users) / Math.log(v1 / v0);
+      x = pass.users * Math.pow(l.value / v0, exponent);
+    } else x = pass.users + ((l.value - v0) * (fail.users - pass.users)) / (v1 - v0);
     if (isFinite(x) && (best === null || x < best)) best = x;
   });
   return best;
@@ -149,7 +154,9 @@ function intervalWidths(points: readonly SearchPoint[]): number[] {
 }
 
 /** A step's measured requests as the bootstrap reads them: per limit, each request's value of its metric. */
-function intervalStep(users: number, limits: readonly LadderLimit[], acc: CellAccumulator, measurements: number): IntervalStep {
+function intervalStep(
+  users: number, limits: readonly LadderLimit[], acc: CellAccumulator, measurements: number,
+): IntervalStep {
   const values = limits.map((l) => {
     if (l.metric === 'goodput') return { passes: acc.goodput.good, fails: acc.goodput.judged - acc.goodput.good };
     const trend = limitTrend(l);
@@ -170,7 +177,8 @@ function measuredAccumulator(cellId: string, requests: readonly StepRequest[]): 
   const acc = newCellAccumulator(cellId, {});
   for (const r of requests) {
     if (r.phase !== 'measured') continue;
-    // A failed request is judged too (not good), as lib/k6/llm.ts pushes its llm_goodput sample from the agent's record.
+    // A failed request is judged too (not good), as lib/k6/llm.ts pushes its llm_goodput sample from the agent's
+    // record.
     if (r.goodput !== null) {
       acc.goodput.judged++;
       if (r.goodput) acc.goodput.good++;
@@ -199,7 +207,9 @@ function measuredAccumulator(cellId: string, requests: readonly StepRequest[]): 
 
 /** A step's statistics from its measured requests, built as the report builds a cell's (report/cells.ts). */
 function measuredStats(spec: StepSpec, acc: CellAccumulator): CellStats {
-  const cell = { ...spec.cell, rounds: 0, warmupRounds: 0, startSeconds: 0, maxDurationSeconds: 0, gracefulStopSeconds: 0 };
+  const cell = {
+    ...spec.cell, rounds: 0, warmupRounds: 0, startSeconds: 0, maxDurationSeconds: 0, gracefulStopSeconds: 0,
+  };
   return buildCellStats(cell, acc, {}, DEFAULT_COST);
 }
 
@@ -247,7 +257,10 @@ export class CapacitySearch implements StepSource {
     private readonly cfg: CapacitySearchConfig,
     limitStat: LimitStat,
     minGoodput: number | null = null,
-    /** The step of `users` users: a capacity step by default; the sessions script searches its own steps of active users. */
+    /**
+     * The step of `users` users: a capacity step by default; the sessions script searches its own steps of active
+     * users.
+     */
     private readonly cellOf: (s: UseCaseSearch, users: number) => StepSpec['cell'] = capacityCell,
   ) {
     this.searches = useCases.map(({ useCase, outputTokens }) => ({
@@ -359,11 +372,15 @@ export class CapacitySearch implements StepSource {
   }
 
   /** The use case being searched and its interval so far: [last pass, first fail). */
-  get position(): { useCase: string; lastPass: number | null; firstFail: number | null; index: number; count: number } | null {
+  get position(): {
+    useCase: string; lastPass: number | null; firstFail: number | null; index: number; count: number;
+  } | null {
     const s = this.searches[this.at];
     if (!s) return null;
     const { lo, hi } = searchInterval(s.points);
-    return { useCase: s.useCase.id, lastPass: lo === 0 ? null : lo, firstFail: hi, index: this.at, count: this.searches.length };
+    return {
+      useCase: s.useCase.id, lastPass: lo === 0 ? null : lo, firstFail: hi, index: this.at, count: this.searches.length,
+    };
   }
 
   /** The part's first step meets cold connections and code: its first request is a warm-up. */

@@ -71,7 +71,10 @@ export const QUICK_PLAN: PlanInput = {
  */
 export const FULL_PLAN: PlanInput = {
   name: 'full',
-  sweep: { contexts: [1024, 8192, 32_768, 65_536, 98_304, 131_072, 262_144], concurrencies: [1, 2, 4, 6], rounds: 3, outputTokens: 1024 },
+  sweep: {
+    contexts: [1024, 8192, 32_768, 65_536, 98_304, 131_072, 262_144], concurrencies: [1, 2, 4, 6], rounds: 3,
+    outputTokens: 1024,
+  },
   capacity: { rounds: 2 },
   /** Two minutes per rate; ladders around each use case's concurrent capacity over its request time (Little's law). */
   rate: {
@@ -181,8 +184,9 @@ export const REPORT_PRESETS: Readonly<Record<string, ReportPreset>> = {
     scripts: ['mix'],
     // The published figures imply one prompt sent N times (docs/design/simulator-model.md, "Profiles B and C").
     plan: {
-      ...inferenceBenchmark('report-b', ['chatbot_short', 'rag_long', 'agentic_long', 'tool_calling_long'], [1, 2, 4, 8, 16, 24, 32],
-        false),
+      ...inferenceBenchmark(
+        'report-b', ['chatbot_short', 'rag_long', 'agentic_long', 'tool_calling_long'], [1, 2, 4, 8, 16, 24, 32], false,
+      ),
       prompts: { mode: 'shared-prefix' },
     },
   },

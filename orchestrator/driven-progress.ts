@@ -1,4 +1,5 @@
-// The bench-driven part's progress: a line per finished search step, and the step, interval and ETA it shows. Runs in Node.
+// The bench-driven part's progress: a line per finished search step, and the step, interval and ETA it shows.
+// Runs in Node.
 
 import { isUnclear } from '../report/capacity-interval';
 import type { CapacitySearch } from './capacity-search';
@@ -15,7 +16,8 @@ export function renderSearchStepLine(r: StepResult, search: CapacitySearch): str
   const measured = r.requests.filter((q) => q.phase === 'measured').length;
   const figures = point
     ? point.checks
-        .map((c) => `${c.label}: ${c.actual === null ? 'n/a' : fmt(c.actual, isShareLimit(c))} ${c.ok ? 'ok' : 'BROKEN'}`)
+        .map((c) =>
+          `${c.label}: ${c.actual === null ? 'n/a' : fmt(c.actual, isShareLimit(c))} ${c.ok ? 'ok' : 'BROKEN'}`)
         .join(', ')
     : '';
   const n = r.spec.cell.concurrency;
@@ -62,9 +64,11 @@ export function drivenProgress(driver: Driver, search: CapacitySearch | null, st
     const stepsLeft = width === null ? 3 : Math.max(1, Math.ceil(Math.log2(Math.max(1, width))));
     const here = driver.steps.filter((r) => r.spec.cell.useCase === s.useCase.id).map(seconds);
     const running = cur && cur.spec.cell.useCase === s.useCase.id ? (performance.now() - cur.startMs) / 1000 : 0;
-    const bound = (u: (typeof search.searches)[number]): number | null => requestSecondsWithinLimits(u.useCase.limits, u.outputTokens);
+    const bound = (u: (typeof search.searches)[number]): number | null =>
+      requestSecondsWithinLimits(u.useCase.limits, u.outputTokens);
+    const spentSeconds = here.reduce((a, b) => a + b, 0) + running;
     eta = searchEtaSeconds({
-      current: { boundSeconds: bound(s), spentSeconds: here.reduce((a, b) => a + b, 0) + running, stepSeconds: here, stepsLeft },
+      current: { boundSeconds: bound(s), spentSeconds, stepSeconds: here, stepsLeft },
       future: search.searches.slice(pos.index + 1).map(bound),
       allStepSeconds,
     });

@@ -1,5 +1,5 @@
-// What a bench-driven part leaves behind: its steps as plan cells (plan.json), the search's table, and where the time went.
-// Pure. Runs in Node.
+// What a bench-driven part leaves behind: its steps as plan cells (plan.json), the search's table, and where the
+// time went. Pure. Runs in Node.
 
 import type { Cell } from '../lib/plan';
 import { searchInterval95, type CapacitySearch } from './capacity-search';
@@ -14,7 +14,9 @@ import type { CapacityAnnouncement } from '../lib/drive';
  * unclear verdict) ran under the same cell id each time: its measurements are one cell, which lasted the sum
  * of their times (the report leaves out the gaps between them: report/cells.ts busyMs).
  */
-export function drivenCells(steps: readonly StepResult[], unfinished: ReadonlyMap<number, number>, originMs: number): Cell[] {
+export function drivenCells(
+  steps: readonly StepResult[], unfinished: ReadonlyMap<number, number>, originMs: number,
+): Cell[] {
   const groups = new Map<string, StepResult[]>();
   for (const r of steps) groups.set(r.spec.cell.id, [...(groups.get(r.spec.cell.id) ?? []), r]);
   return [...groups.values()].map((group) => {
@@ -109,7 +111,10 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** "time: 251.3 s in the parts, requests running 247.0 s (98.3%), waiting 4.3 s (engine start-up and ends of cells)". */
+/**
+ * "time: 251.3 s in the parts, requests running 247.0 s (98.3%), waiting 4.3 s (engine start-up and ends of
+ * cells)".
+ */
 export function renderTimeSpent(t: TimeSpent): string {
   const share = t.wallMs > 0 ? (100 * t.runningMs) / t.wallMs : 0;
   const lines = [

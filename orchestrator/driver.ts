@@ -5,13 +5,13 @@
 //   rounds: each user sends exactly `rounds` requests, all measured; the step ends when all are done
 //           (k6's per-vu-iterations, without the idle rest of a fixed time slot).
 //   steady: N users held in steady state. Users a step adds together (two or more) send
-//           `warmupRequests` first (phase warmup); users carried over, or a single added user, need none. The step ends when every
-//           added user is past its warm-up, at least minRequestsPerUser x N requests were measured and
-//           minMeasuredSeconds have passed. Requests still running then are `transition`: they ran
-//           partly under the next step's load, so neither step counts them. After a step down, a request
-//           sent while users the step dropped are still finishing theirs is a warm-up too. A step with a `noiseProbe`
-//           (a search's first step, one user) measures a few requests more, within a time cap: their spread
-//           is the noise a larger step's requests share (report/capacity-interval.ts).
+//           `warmupRequests` first (phase warmup); users carried over, or a single added user, need none.
+//           The step ends when every added user is past its warm-up, at least minRequestsPerUser x N requests
+//           were measured and minMeasuredSeconds have passed. Requests still running then are `transition`:
+//           they ran partly under the next step's load, so neither step counts them. After a step down, a
+//           request sent while users the step dropped are still finishing theirs is a warm-up too. A step with
+//           a `noiseProbe` (a search's first step, one user) measures a few requests more, within a time cap:
+//           their spread is the noise a larger step's requests share (report/capacity-interval.ts).
 // docs/design/architecture.md, "Bench-driven runs".
 
 import type { DoneReport, Phase, Ticket } from '../lib/drive';
@@ -28,7 +28,10 @@ export type StepMode =
        * requests of other lengths. Its users start once every earlier request has ended.
        */
       readonly freshUsers: boolean;
-      /** Measure also until `requests` requests or `seconds` seconds, after `warmupRequests` of its own (default none). */
+      /**
+       * Measure also until `requests` requests or `seconds` seconds, after `warmupRequests` of its own (default
+       * none).
+       */
       readonly noiseProbe?: NoiseProbe;
     };
 
@@ -258,7 +261,10 @@ export class Driver {
     return { kind: 'ticket', ticket: { ticket: id, cell: s.spec.cell, ...(joined ? { joined: true } : {}) } };
   }
 
-  /** A request ended: records it and returns its phase; may end the step and begin the next. Unknown tickets get null. */
+  /**
+   * A request ended: records it and returns its phase; may end the step and begin the next. Unknown tickets get
+   * null.
+   */
   done(report: DoneReport): Phase | null {
     const t = this.tickets.get(report.ticket);
     if (!t) return null;

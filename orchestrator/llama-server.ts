@@ -70,7 +70,9 @@ export function llamaServerArgs(a: LlamaArtefacts, s: LlamaServerSettings, port:
 }
 
 /** Starts llama-server on a free loopback port and resolves once /health says the model is loaded. */
-export async function startLlamaServer(a: LlamaArtefacts, settings: LlamaServerSettings = LLAMA_DEFAULTS): Promise<LlamaServer> {
+export async function startLlamaServer(
+  a: LlamaArtefacts, settings: LlamaServerSettings = LLAMA_DEFAULTS,
+): Promise<LlamaServer> {
   const port = await freePort();
   // Detached, as the simulator's process: a Ctrl-C in the terminal reaches the bench, which stops the
   // server after the engine has finished what was in flight. Killed when this process exits; only a
@@ -98,7 +100,8 @@ export async function startLlamaServer(a: LlamaArtefacts, settings: LlamaServerS
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new UserError(`llama-server did not become ready within 60 s: ${log.trim().split('\n').slice(-3).join(' | ')}`);
+      const lastLines = log.trim().split('\n').slice(-3).join(' | ');
+      throw new UserError(`llama-server did not become ready within 60 s: ${lastLines}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -24,7 +24,9 @@ interface TimedAnswer {
 }
 
 /** One non-streaming request: its wall time and the server's usage. Throws with the server's words when it fails. */
-async function timedAnswer(target: TargetConfig, prompt: string, maxTokens: number, apiKey: string | null): Promise<TimedAnswer> {
+async function timedAnswer(
+  target: TargetConfig, prompt: string, maxTokens: number, apiKey: string | null,
+): Promise<TimedAnswer> {
   const body: Record<string, unknown> = { ...buildRequestBody(target, { prompt, maxTokens }), stream: false };
   delete body.stream_options;
   const headers = { ...buildHeaders(apiKey, target.api), Accept: 'application/json' };
@@ -39,7 +41,8 @@ async function timedAnswer(target: TargetConfig, prompt: string, maxTokens: numb
     });
     text = await res.text();
   } catch (e) {
-    throw new Error(`probe request to ${target.baseUrl} failed: ${errorMessageForResults((e as Error).message, apiKey, 200)}`);
+    const reason = errorMessageForResults((e as Error).message, apiKey, 200);
+    throw new Error(`probe request to ${target.baseUrl} failed: ${reason}`);
   }
   const ms = performance.now() - started;
   if (res.status !== 200)
@@ -54,7 +57,8 @@ async function timedAnswer(target: TargetConfig, prompt: string, maxTokens: numb
   }
   const { promptTokens, completionTokens } = usageCounts(usage ?? {});
   if (!Number.isFinite(promptTokens) || !Number.isFinite(completionTokens)) {
-    throw new Error(`probe request to ${target.baseUrl} answered without usage token counts; give the plan's schedule speeds instead`);
+    throw new Error(`probe request to ${target.baseUrl} answered without usage token counts; give the plan's ` +
+      'schedule speeds instead');
   }
   return { ms, promptTokens, completionTokens };
 }
@@ -80,7 +84,9 @@ export function usageCounts(usage: Record<string, unknown>): { promptTokens: num
  * contexts attention makes prefill slower still, which the slot safety factor absorbs). Throws with
  * the server's error when a probe fails, since the run itself would fail the same way.
  */
-export async function probeSpeeds(target: TargetConfig, prompts: PromptSet, apiKey: string | null): Promise<ProbedSpeeds> {
+export async function probeSpeeds(
+  target: TargetConfig, prompts: PromptSet, apiKey: string | null,
+): Promise<ProbedSpeeds> {
   const sorted = [...prompts.prompts].sort((a, b) => a.contextTokens - b.contextTokens);
   const shortest = sorted[0]!;
   const forPrefill = [...sorted].reverse().find((p) => p.contextTokens <= 32_768) ?? shortest;

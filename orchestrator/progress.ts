@@ -45,8 +45,13 @@ export interface ProgressState {
   driven?: DrivenProgress;
 }
 
-/** Requests per outcome over a part's cells: cut = planned requests of cells that started but never ended (slot end, Ctrl-C). */
-export function requestCounts(state: ProgressState): { planned: number; succeeded: number; failed: number; cut: number } {
+/**
+ * Requests per outcome over a part's cells: cut = planned requests of cells that started but never ended (slot end,
+ * Ctrl-C).
+ */
+export function requestCounts(
+  state: ProgressState,
+): { planned: number; succeeded: number; failed: number; cut: number } {
   let planned = 0, ended = 0, failed = 0, cut = 0;
   for (const c of state.cells) {
     planned += c.planned;
@@ -148,7 +153,10 @@ export class CsvTail {
   }
 }
 
-/** The most frequent messages per cell and kind (at most `top` each), as lines for the end of a part; '' without failures. */
+/**
+ * The most frequent messages per cell and kind (at most `top` each), as lines for the end of a part; '' without
+ * failures.
+ */
 export function renderErrorMessages(counts: Iterable<ErrorMessageCount>, top = 3): string {
   const groups = new Map<string, ErrorMessageCount[]>();
   for (const c of counts) {

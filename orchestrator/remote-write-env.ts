@@ -1,9 +1,13 @@
-// What k6 needs to send a run's metrics to Prometheus by remote write: the URL, the output flag, the environment. Runs in Node.
+// What k6 needs to send a run's metrics to Prometheus by remote write: the URL, the output flag, the environment.
+// Runs in Node.
 
 import { EXIT, UserError } from '../lib/exit-codes';
 import { RW_TREND_STATS_ENV } from '../deploy/grafana/remote-write';
 
-/** The remote-write endpoint for a --prometheus-rw value: a Prometheus base URL gets /api/v1/write; a URL with a path is kept. */
+/**
+ * The remote-write endpoint for a --prometheus-rw value: a Prometheus base URL gets /api/v1/write; a URL with a path
+ * is kept.
+ */
 export function prometheusWriteUrl(value: string): string {
   let url: URL;
   try {

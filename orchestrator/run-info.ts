@@ -22,7 +22,9 @@ export interface RunInfoOptions {
 /** run.json as the bench writes it while the run goes (engine, target, parts so far, their exit codes and requests). */
 export function newRunInfo(
   options: RunInfoOptions,
-  run: { startedAt: string; engine: Engine; target: Target; model: string; prompts: PromptSet; contextWindow: number | null },
+  run: {
+    startedAt: string; engine: Engine; target: Target; model: string; prompts: PromptSet; contextWindow: number | null;
+  },
 ) {
   const { target, engine, prompts } = run;
   const redact = (arg: string): string => (options.apiKey ? redactSecret(arg, options.apiKey) : arg);

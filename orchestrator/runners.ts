@@ -37,7 +37,9 @@ export function runnerInvocation(part: PartInvocation, i: number, agentUrl?: str
  * the segment flags, the run's own arguments and script (`own`: runArguments of runnerInvocation), then
  * --address, --paused and the two tags.
  */
-export function runnerArguments(own: readonly string[], i: number, n: number, address: string, testrunName: string): string[] {
+export function runnerArguments(
+  own: readonly string[], i: number, n: number, address: string, testrunName: string,
+): string[] {
   if (own[0] !== 'run' || own[1] !== '--quiet') throw new Error('runArguments no longer starts with run --quiet');
   return [
     'run', '--quiet', ...operatorSegmentFlags(i, n), ...own.slice(2),
@@ -82,7 +84,8 @@ export async function startTogether(addresses: readonly string[], alive: () => b
   }
   const resumed = await Promise.all(addresses.map((address) =>
     fetch(`http://${address}/v1/status`, {
-      method: 'PATCH', body: RESUME_BODY, headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(10_000),
+      method: 'PATCH', body: RESUME_BODY, headers: { 'content-type': 'application/json' },
+      signal: AbortSignal.timeout(10_000),
     }).then((res) => res.ok, () => false)));
   const failed = addresses.filter((_, i) => !resumed[i]);
   if (failed.length > 0) throw new Error(`k6 at ${failed.join(', ')} did not accept PATCH /v1/status`);
@@ -167,7 +170,9 @@ export async function splitLaunch(
     const own = runnerInvocation(part, i, agents[i - 1]);
     mkdirSync(own.partDir, { recursive: true });
     const [segment, sequence] = operatorSegmentFlags(i, n).map((flag) => flag.slice(flag.indexOf('=') + 1));
-    const runner = runnerOf({ executionSegment: segment, executionSegmentSequence: sequence, tags: { instance_id: String(i) } });
+    const runner = runnerOf({
+      executionSegment: segment, executionSegmentSequence: sequence, tags: { instance_id: String(i) },
+    });
     writeFileSync(path.join(own.partDir, RUNNER_FILE), JSON.stringify(runner!.info, null, 1));
     const address = `127.0.0.1:${await freePort()}`;
     addresses.push(address);

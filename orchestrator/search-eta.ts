@@ -20,8 +20,10 @@ export const SEARCH_REQUEST_TIMES = 4;
  * limits do not bound it (no TTFT limit, or nothing that bounds the decode).
  */
 export function requestSecondsWithinLimits(limits: UseCase['limits'], outputTokens: number): number | null {
-  const upper = (metric: string): number | undefined => limits.find((l) => l.metric === metric && l.operator.startsWith('<'))?.value;
-  const lower = (metric: string): number | undefined => limits.find((l) => l.metric === metric && l.operator.startsWith('>'))?.value;
+  const upper = (metric: string): number | undefined =>
+    limits.find((l) => l.metric === metric && l.operator.startsWith('<'))?.value;
+  const lower = (metric: string): number | undefined =>
+    limits.find((l) => l.metric === metric && l.operator.startsWith('>'))?.value;
   const e2eMs = upper('e2e');
   if (e2eMs !== undefined) return e2eMs / 1000;
   const ttftMs = upper('ttft');
@@ -51,9 +53,11 @@ export function searchEtaSeconds(input: SearchEtaInput): number | null {
   const { current } = input;
   const meanAll = mean(input.allStepSeconds);
   const meanHere = mean(current.stepSeconds) ?? meanAll;
-  // Whichever is longer: the steps the search still expects at this use case's pace so far, or what is left of its budget.
+  // Whichever is longer: the steps the search still expects at this use case's pace so far, or what is left of its
+  // budget.
   const byPace = meanHere === null ? null : current.stepsLeft * meanHere;
-  const byBound = current.boundSeconds === null ? null : SEARCH_REQUEST_TIMES * current.boundSeconds - current.spentSeconds;
+  const byBound =
+    current.boundSeconds === null ? null : SEARCH_REQUEST_TIMES * current.boundSeconds - current.spentSeconds;
   if (byPace === null && byBound === null) return null;
   let seconds = Math.max(byPace ?? 0, byBound ?? 0);
   for (const bound of input.future) {

@@ -5,7 +5,10 @@ import type { Plan } from '../lib/plan';
 import type { Profile } from '../sim/profiles';
 import { runVirtualBatch } from '../sim/virtual-run';
 
-/** Prompt tokens per second the simulator's tokenizer workers count on this class of machine (measured: ~300K/s per core). */
+/**
+ * Prompt tokens per second the simulator's tokenizer workers count on this class of machine (measured: ~300K/s per
+ * core).
+ */
 const TOKENIZE_TOKENS_PER_SECOND = 250_000;
 
 /**

@@ -51,7 +51,8 @@ export async function discoverModel(baseUrl: string, apiKey: string | null): Pro
   }
   if (!res.ok)
     throw new UserError(
-      `${baseUrl}/models answered HTTP ${res.status}; pass --model (and an API key in LLM_API_KEY if the server needs one)`,
+      `${baseUrl}/models answered HTTP ${res.status}; pass --model (and an API key in LLM_API_KEY if the server ` +
+      'needs one)',
       EXIT.unreachable,
     );
   const body = (await res.json()) as { data?: { id?: string }[] };

@@ -20,10 +20,75 @@ import { predictFromCommandLine, type PredictFlags } from './bench-predict';
 import { verifyPrediction } from './bench-verify';
 
 runMain('bench', async () => {
+  const program = benchCommand();
+  if (!parseCommandLine(program)) return EXIT.ok;
+  const o = readFlags(program);
+  const runners = runnerCount(o.runners);
+  const { scripts, preset } = chosenScripts(o, program);
+  const target = o.target as BuiltInTarget;
+  const url = o.url ?? process.env.LLM_BASE_URL ?? null;
+  if (url && target !== 'sim')
+    throw new UserError(`--target ${target} starts a server of its own: leave out --url (or LLM_BASE_URL)`, EXIT.usage);
+  // The llama plan is sized for the tiny model on one server thread, which every real built-in target runs.
+  const planName = o.plan ?? (target !== 'sim' ? 'llama' : 'quick');
+  const builtIn = DEFAULT_PLANS[planName];
+  const planLabel = builtIn ? `built-in "${planName}"` : planName;
+  const planInput = planFromFlags(o, builtIn ?? readPlanFile(planName), url, scripts);
+  const verifying = o.verify !== undefined;
+  let predicted: Report | null = null;
+  if (o.predict !== undefined || o.whatIf.length > 0) {
+    const given = (name: string) => program.getOptionValueSource(name) === 'cli';
+    predicted = await predictFromCommandLine(o, { planInput, planLabel, scripts, given, verifying });
+    if (!verifying) return EXIT.ok;
+  } else if (verifying) throw new UserError('--verify checks a prediction: give --predict <profile>', EXIT.usage);
+  const simNoise = simNoiseFromFlags(o, url, target);
+  const benchOptions: BenchOptions = {
+    url: url ? url.replace(/\/+$/, '') : null,
+    target,
+    model: o.model ?? process.env.LLM_MODEL ?? null,
+    apiKey: o.apiKey ?? process.env.LLM_API_KEY ?? null,
+    api: o.api,
+    planInput,
+    planLabel,
+    scripts,
+    simProfile: o.profile ?? preset?.profile ?? null,
+    simNoise,
+    resultsRoot: o.results,
+    runId: o.runId ?? newRunId(),
+    tokenizer: o.tokenizer,
+    report: o.report,
+    prometheusRw: o.prometheusRw ?? null,
+    fixedSlots: o.fixedSlots === true,
+    runners,
+  };
+  if (verifying) return verifyOnTarget(predicted!, benchOptions, o.verify);
+  const outcome = await measure(new Bench(benchOptions));
+  process.stdout.write(`results: ${outcome.runDir}\n`);
+  return outcome.exitCode;
+});
+
+/** The bench's command line: its flags, in the order --help lists them. */
+function benchCommand(): Command {
   const program = new Command('bench')
     .description(
-      'Measure how many concurrent users an OpenAI-compatible endpoint serves per use case (default: the built-in simulator).',
-    )
+      'Measure how many concurrent users an OpenAI-compatible endpoint serves per use case ' +
+      '(default: the built-in simulator).',
+    );
+  addTargetFlags(program);
+  addPlanFlags(program);
+  addOutputFlags(program);
+  addExecutionFlags(program);
+  addTraceFlags(program);
+  addPredictFlags(program);
+  return program
+    .option('--no-report', 'skip the report at the end')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) });
+}
+
+/** What is measured: the endpoint, or the built-in target started in its place, and how it is called. */
+function addTargetFlags(program: Command): void {
+  program
     .option('--url <baseUrl>', 'target base URL ending in /v1 (env LLM_BASE_URL); without it --target is started')
     .addOption(
       new Option(
@@ -36,7 +101,12 @@ runMain('bench', async () => {
     )
     .option('--model <name>', 'model name (env LLM_MODEL; default: the first of GET /v1/models)')
     .option('--api-key <key>', 'bearer token (prefer env LLM_API_KEY: flags show in process lists)')
-    .addOption(new Option('--api <style>', 'API style').choices([...API_STYLES]).default('chat'))
+    .addOption(new Option('--api <style>', 'API style').choices([...API_STYLES]).default('chat'));
+}
+
+/** What is run: the plan, its scripts, the simulator's behaviour and the goodput the capacity is judged on. */
+function addPlanFlags(program: Command): void {
+  program
     .option(
       '--plan <file|quick|full|llama|report-a..report-e>',
       "plan JSON file, or a built-in plan (default: quick; llama with a real --target; report-X: that seed report's " +
@@ -48,8 +118,14 @@ runMain('bench', async () => {
     .option('--sim-noise-seed <n>', 'seed of the simulator noise, to repeat a noisy run (implies --sim-noise)')
     .option(
       '--min-goodput <share>',
-      'judge capacity and gates also on goodput: at least this share (0.01-1) of requests within every limit (plan minGoodput)',
-    )
+      'judge capacity and gates also on goodput: at least this share (0.01-1) of requests within every limit ' +
+      '(plan minGoodput)',
+    );
+}
+
+/** Where the results go: the run folder, the tokenizer that makes prompts exact, live metrics. */
+function addOutputFlags(program: Command): void {
+  program
     .option('--results <dir>', 'results root folder', 'results')
     .option('--run-id <id>', 'results/<run-id> folder name (default: the start time)')
     .addOption(
@@ -61,7 +137,12 @@ runMain('bench', async () => {
       '--prometheus-rw <url>',
       'send the metrics live to this Prometheus remote-write URL (k6 -o experimental-prometheus-rw, testid = the ' +
       'run id); a base URL gets /api/v1/write',
-    )
+    );
+}
+
+/** How the parts run: k6's fixed time slots or back to back, in one k6 process or split over several. */
+function addExecutionFlags(program: Command): void {
+  program
     .option(
       '--fixed-slots',
       "run cells in k6's fixed time slots as a plain k6 run does, and capacity as the plan's fixed ladder, instead " +
@@ -74,7 +155,12 @@ runMain('bench', async () => {
       'slots and the report merges the runners',
       '1',
     )
-    .addOption(new Option('--generators <n>', 'the former name of --runners').hideHelp())
+    .addOption(new Option('--generators <n>', 'the former name of --runners').hideHelp());
+}
+
+/** Replaying a production trace instead of the plan's synthetic load. */
+function addTraceFlags(program: Command): void {
+  program
     .option('--trace <file>', 'replay a production trace (Mooncake, Azure, BurstGPT, Bailian; runs the trace script)')
     .addOption(new Option('--trace-format <name>', 'the trace format, instead of detecting it').choices(TRACE_FORMATS))
     .option('--trace-speed <list>', 'replay speeds, e.g. 1,1.5,2 (2 = twice as fast); the report says which held',
@@ -86,7 +172,12 @@ runMain('bench', async () => {
     .option('--trace-max-requests <n>', 'replay at most this many rows, the earliest',
       numberArg('--trace-max-requests', (n) => Number.isInteger(n) && n >= 1, 'a whole number >= 1'))
     .option('--trace-use-case <id>', "the use case whose limits judge the replay (default short_chatbot)")
-    .option('--trace-skip-bad-rows', 'replay without rows that break the format instead of stopping at the first')
+    .option('--trace-skip-bad-rows', 'replay without rows that break the format instead of stopping at the first');
+}
+
+/** Predicting in the simulator's virtual time instead of measuring, with what-if variants and a verification. */
+function addPredictFlags(program: Command): void {
+  program
     .option(
       '--predict <profile>',
       "predict the plan in the simulator's virtual time instead of measuring (seconds, not hours): a built-in " +
@@ -104,54 +195,70 @@ runMain('bench', async () => {
       '--verify [n]',
       'with --predict: then measure the steps either side of the first n predicted capacities (default 3) on the ' +
       'target (--url, --target, or the simulator with --profile) and print predicted against measured',
-    )
-    .option('--no-report', 'skip the report at the end')
-    .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? '' : s) });
-  if (!parseCommandLine(program)) return EXIT.ok;
-  const o = program.opts<{
-    url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string;
-    profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string;
-    fixedSlots?: boolean; simNoise?: boolean; simNoiseSeed?: string; minGoodput?: string; runners: string;
-    generators?: string;
-  } & TraceFlags & PredictFlags>();
+    );
+}
+
+type BenchFlags = {
+  url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string;
+  profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string;
+  fixedSlots?: boolean; simNoise?: boolean; simNoiseSeed?: string; minGoodput?: string; runners: string;
+  generators?: string;
+} & TraceFlags & PredictFlags;
+
+/** The parsed flags, the deprecated --generators read as --runners. */
+function readFlags(program: Command): BenchFlags {
+  const o = program.opts<BenchFlags>();
   if (o.generators !== undefined) {
     // The k6 processes of a split run were "generators" here and "runners" everywhere else (issue 35).
     process.stderr.write('--generators is deprecated: it is now --runners (same meaning)\n');
     if (program.getOptionValueSource('runners') !== 'cli') o.runners = o.generators;
   }
-  const runners = Number(o.runners);
-  if (!(Number.isInteger(runners) && runners >= 1 && runners <= 64))
-    throw new UserError(`--runners must be a whole number from 1 to 64, got "${o.runners}"`, EXIT.usage);
+  return o;
+}
 
-  // A report preset brings its scripts and simulator profile unless they were given.
+/** --runners as a count of k6 processes, 1 to 64. */
+function runnerCount(flag: string): number {
+  const runners = Number(flag);
+  if (!(Number.isInteger(runners) && runners >= 1 && runners <= 64))
+    throw new UserError(`--runners must be a whole number from 1 to 64, got "${flag}"`, EXIT.usage);
+  return runners;
+}
+
+/**
+ * The entry scripts to run: --scripts if given, else the trace script for --trace, else the plan's own (a report
+ * preset's, which also brings its simulator profile), else the default.
+ */
+function chosenScripts(o: BenchFlags, program: Command): {
+  scripts: ScriptName[]; preset: (typeof REPORT_PRESETS)[string] | undefined;
+} {
   const preset = o.plan ? REPORT_PRESETS[o.plan] : undefined;
   const scriptsGiven = program.getOptionValueSource('scripts') !== 'default';
   const planScripts = preset?.scripts ?? (o.plan ? PLAN_SCRIPTS[o.plan] : undefined);
-  const scriptList = o.trace && !scriptsGiven ? 'trace' : planScripts && !scriptsGiven ? planScripts.join(',') : o.scripts;
+  const scriptList =
+    o.trace && !scriptsGiven ? 'trace' : planScripts && !scriptsGiven ? planScripts.join(',') : o.scripts;
   const scripts = scriptList.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
   for (const s of scripts)
     if (!SCRIPT_NAMES.includes(s))
       throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`, EXIT.usage);
-  const target = o.target as BuiltInTarget;
-  const url = o.url ?? process.env.LLM_BASE_URL ?? null;
-  if (url && target !== 'sim')
-    throw new UserError(`--target ${target} starts a server of its own: leave out --url (or LLM_BASE_URL)`, EXIT.usage);
-  // The llama plan is sized for the tiny model on one server thread, which every real built-in target runs.
-  const planName = o.plan ?? (target !== 'sim' ? 'llama' : 'quick');
-  let planInput: PlanInput;
-  const builtIn = DEFAULT_PLANS[planName];
-  if (builtIn) planInput = builtIn;
-  else {
-    try {
-      planInput = JSON.parse(readFileSync(planName, 'utf8')) as PlanInput;
-    } catch (e) {
-      throw new UserError(`--plan ${planName}: ${(e as Error).message.split('\n')[0]}`);
-    }
+  return { scripts, preset };
+}
+
+/** A plan JSON file as given to --plan; an unreadable or malformed file is the user's to fix. */
+function readPlanFile(file: string): PlanInput {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as PlanInput;
+  } catch (e) {
+    throw new UserError(`--plan ${file}: ${(e as Error).message.split('\n')[0]}`);
   }
+}
+
+/** The plan with the flags and the environment applied: --min-goodput, the plan overrides, the trace. */
+function planFromFlags(o: BenchFlags, plan: PlanInput, url: string | null, scripts: readonly ScriptName[]): PlanInput {
+  let planInput = plan;
   if (o.minGoodput !== undefined) {
     const share = Number(o.minGoodput);
-    if (!(share >= 0.01 && share <= 1)) throw new UserError('--min-goodput must be a share 0.01-1, e.g. 0.95', EXIT.usage);
+    if (!(share >= 0.01 && share <= 1))
+      throw new UserError('--min-goodput must be a share 0.01-1, e.g. 0.95', EXIT.usage);
     planInput = { ...planInput, minGoodput: share };
   }
   // The environment's plan overrides (USE_CASES, RATES, ...) reach each part's k6 anyway: the bench plans with them.
@@ -159,55 +266,35 @@ runMain('bench', async () => {
   if (!url && scripts.length === 0) throw new UserError('--scripts is empty', EXIT.usage);
   if (o.trace) planInput = { ...planInput, trace: traceSection(o) };
   // k6 opens the trace from dist/: a plan's relative path is made absolute from where the bench runs.
-  else if (planInput.trace) planInput = { ...planInput, trace: { ...planInput.trace, file: path.resolve(planInput.trace.file) } };
+  else if (planInput.trace)
+    planInput = { ...planInput, trace: { ...planInput.trace, file: path.resolve(planInput.trace.file) } };
   else if (scripts.includes('trace') && !planInput.trace)
     throw new UserError('--scripts trace replays a trace: give it with --trace FILE', EXIT.usage);
-  const verifying = o.verify !== undefined;
-  let predicted: Report | null = null;
-  if (o.predict !== undefined || o.whatIf.length > 0) {
-    const given = (name: string) => program.getOptionValueSource(name) === 'cli';
-    const planLabel = builtIn ? `built-in "${planName}"` : planName;
-    predicted = await predictFromCommandLine(o, { planInput, planLabel, scripts, given, verifying });
-    if (!verifying) return EXIT.ok;
-  } else if (verifying) throw new UserError('--verify checks a prediction: give --predict <profile>', EXIT.usage);
+  return planInput;
+}
+
+/** The simulator's noise from --sim-noise and --sim-noise-seed; null for a quiet simulator. */
+function simNoiseFromFlags(o: BenchFlags, url: string | null, target: BuiltInTarget): BenchOptions['simNoise'] {
   const simNoiseSeed = o.simNoiseSeed === undefined ? null : Number(o.simNoiseSeed);
   if (simNoiseSeed !== null && !(Number.isInteger(simNoiseSeed) && simNoiseSeed >= 0 && simNoiseSeed < 2 ** 32))
     throw new UserError(`--sim-noise-seed must be an integer 0..${2 ** 32 - 1}`, EXIT.usage);
   const simNoise = o.simNoise || simNoiseSeed !== null ? { seed: simNoiseSeed } : null;
   if (simNoise && (url || target !== 'sim'))
     throw new UserError('--sim-noise applies to the built-in simulator: leave out --url and --target', EXIT.usage);
+  return simNoise;
+}
 
-  const benchOptions: BenchOptions = {
-    url: url ? url.replace(/\/+$/, '') : null,
-    target,
-    model: o.model ?? process.env.LLM_MODEL ?? null,
-    apiKey: o.apiKey ?? process.env.LLM_API_KEY ?? null,
-    api: o.api,
-    planInput,
-    planLabel: builtIn ? `built-in "${planName}"` : planName,
-    scripts,
-    simProfile: o.profile ?? preset?.profile ?? null,
-    simNoise,
-    resultsRoot: o.results,
-    runId: o.runId ?? newRunId(),
-    tokenizer: o.tokenizer,
-    report: o.report,
-    prometheusRw: o.prometheusRw ?? null,
-    fixedSlots: o.fixedSlots === true,
-    runners,
-  };
-  if (verifying) {
-    const dirs = await verifyPrediction(predicted!, planInput, o.verify, (plan, useCase) => measure(new Bench({
-      ...benchOptions, planInput: plan, planLabel: `${benchOptions.planLabel}, verified`, scripts: ['capacity'],
-      runId: `${path.basename(predicted!.runDir)}-verify-${useCase}`,
-    })));
-    process.stdout.write(`verification: ${dirs.join(', ')}\n`);
-    return EXIT.ok;
-  }
-  const outcome = await measure(new Bench(benchOptions));
-  process.stdout.write(`results: ${outcome.runDir}\n`);
-  return outcome.exitCode;
-});
+/** --verify: measures the steps around the predicted capacities on the target and says where the runs are. */
+async function verifyOnTarget(
+  predicted: Report, benchOptions: BenchOptions, count: string | true | undefined,
+): Promise<number> {
+  const dirs = await verifyPrediction(predicted, benchOptions.planInput, count, (plan, useCase) => measure(new Bench({
+    ...benchOptions, planInput: plan, planLabel: `${benchOptions.planLabel}, verified`, scripts: ['capacity'],
+    runId: `${path.basename(predicted.runDir)}-verify-${useCase}`,
+  })));
+  process.stdout.write(`verification: ${dirs.join(', ')}\n`);
+  return EXIT.ok;
+}
 
 /** Runs a measurement with progress on stderr, Ctrl-C interrupting it; what it kept if interrupted. */
 async function measure(bench: Bench): Promise<BenchOutcome> {

@@ -136,7 +136,8 @@ describe('the real agent', () => {
     const bin = await ensureAgent(() => {});
     const child = spawn(bin, ['--port', '0', '--exit-on-stdin-close'], { stdio: ['pipe', 'pipe', 'ignore'] });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const line = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString())));
+    const line = await new Promise<string>((resolve) =>
+      child.stdout.once('data', (d: Buffer) => resolve(d.toString())));
     expect(parseListeningLine(line.trim())).not.toBeNull();
     child.stdin.end();
     expect(await exited).toBe(0);

@@ -11,7 +11,8 @@ describe('benchPlanEnv', () => {
   it('keeps the plan overrides and drops the names the bench sets on each part with -e', () => {
     const env = {
       USE_CASES: 'mlperf_llama3_1_8b', RATES: '1,2', HOME: '/root',
-      PLAN: 'mine.json', PROMPTS: 'p.json', RESULTS_DIR: 'r', BASE_URL: 'x', MODEL: 'm', API: 'nonsense', LLM_AGENT: 'a',
+      PLAN: 'mine.json', PROMPTS: 'p.json', RESULTS_DIR: 'r', BASE_URL: 'x', MODEL: 'm', API: 'nonsense',
+      LLM_AGENT: 'a',
     };
     expect(benchPlanEnv(env)).toEqual({ USE_CASES: 'mlperf_llama3_1_8b', RATES: '1,2', HOME: '/root' });
   });

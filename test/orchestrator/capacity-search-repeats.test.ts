@@ -89,7 +89,8 @@ describe('CapacitySearch repeats unclear steps', () => {
     expect(renderSearchTable(search)).toContain('decided: interval within the resolution (no repeats)');
   });
 
-  it('measures the unclear step next to the capacity again, pools its requests, and says when the budget ran out', () => {
+  it('measures the unclear step next to the capacity again, pools its requests, and says when the budget ran ' +
+    'out', () => {
     const wide = run(3, 30);
     const s = wide.search.searches[0]!;
     expect([s.repeats, s.decision]).toEqual([3, 'budget']);
@@ -149,7 +150,9 @@ describe('CapacitySearch repeats unclear steps', () => {
  * A system whose hiccups slow every request running together: a step of n > 1 users moves as one by a factor drawn
  * once (`sd` standard deviation), while one user's `soloRequests` requests, each alone, draw their own.
  */
-function measureShared(spec: StepSpec, index: number, random: () => number, sd: number, soloRequests: number): StepResult {
+function measureShared(
+  spec: StepSpec, index: number, random: () => number, sd: number, soloRequests: number,
+): StepResult {
   const normal = () => standardNormal(random);
   const n = spec.cell.concurrency;
   const stepFactor = 1 + sd * normal();
@@ -168,7 +171,8 @@ describe('CapacitySearch and the noise a step\'s requests share', () => {
   it('probes the noise with each use case\'s one-user step, the part\'s first request as warm-up', () => {
     const coding = USE_CASES.find((u) => u.id === 'coding_assistant')!;
     const cfg = { ...config(0), maxUsers: { general_chatbot: 64, coding_assistant: 8 } };
-    const search = new CapacitySearch([{ useCase: chat, outputTokens: 256 }, { useCase: coding, outputTokens: 256 }], cfg, 'avg');
+    const useCases = [{ useCase: chat, outputTokens: 256 }, { useCase: coding, outputTokens: 256 }];
+    const search = new CapacitySearch(useCases, cfg, 'avg');
     const steps: StepResult[] = [];
     const specs: StepSpec[] = [];
     for (let spec = search.next(steps); spec !== null; spec = search.next(steps)) {
@@ -176,7 +180,8 @@ describe('CapacitySearch and the noise a step\'s requests share', () => {
       steps.push(measure(spec, steps.length, 0, 1));
     }
     const probes = specs.filter((s) => s.mode.kind === 'steady' && s.mode.noiseProbe);
-    expect(probes.map((s) => [s.cell.useCase, s.cell.concurrency])).toEqual([['general_chatbot', 1], ['coding_assistant', 1]]);
+    expect(probes.map((s) => [s.cell.useCase, s.cell.concurrency]))
+      .toEqual([['general_chatbot', 1], ['coding_assistant', 1]]);
     expect(probes.map((s) => s.mode.kind === 'steady' && s.mode.noiseProbe!.warmupRequests)).toEqual([1, 0]);
   });
 

@@ -8,17 +8,24 @@ import { resolutionAt } from '../../lib/plan';
 import type { LadderLimit } from '../../report/capacity';
 
 const cfg = { startUsers: 1, exactBelow: 16, resolutionPercent: 5 };
-const speedLimit: LadderLimit = { metric: 'decodeSpeed', operator: '>', value: 15, label: 'speed > 15 tok/s', expression: 'avg>15' };
+const speedLimit: LadderLimit = {
+  metric: 'decodeSpeed', operator: '>', value: 15, label: 'speed > 15 tok/s', expression: 'avg>15',
+};
 
 /** A point of a system whose per-user speed is 150 / n^b, checked against speed > 15. */
 function point(users: number, speed: (n: number) => number): SearchPoint {
   const actual = speed(users);
   const ok = actual > speedLimit.value;
-  return { users, ok, checks: [{ metric: 'decodeSpeed', label: speedLimit.label, expression: speedLimit.expression, actual, ok }] };
+  return {
+    users, ok,
+    checks: [{ metric: 'decodeSpeed', label: speedLimit.label, expression: speedLimit.expression, actual, ok }],
+  };
 }
 
 /** Runs the search to the end against `speed`; returns the steps tried and the outcome. */
-function search(speed: (n: number) => number, maxUsers: number): { tried: number[]; lastPass: number | null; firstFail: number | null } {
+function search(
+  speed: (n: number) => number, maxUsers: number,
+): { tried: number[]; lastPass: number | null; firstFail: number | null } {
   const points: SearchPoint[] = [];
   for (let i = 0; i < 100; i++) {
     const s = nextSearchStep(points, cfg, maxUsers, [speedLimit]);
@@ -62,7 +69,7 @@ describe('extrapolateCrossing', () => {
   });
 });
 
-describe('nextSearchStep', () => {
+describe('nextSearchStep climbing', () => {
   it('starts at startUsers, doubles without a prediction, and climbs to the predicted crossing (at most x2)', () => {
     expect(nextSearchStep([], cfg, 64, [speedLimit])).toEqual({ kind: 'next', users: 1 });
     const p1 = point(1, () => 150);
@@ -77,12 +84,15 @@ describe('nextSearchStep', () => {
 
   it('climbs on a base at most half its largest pass, so two neighbouring steps\' noise does not send it to x2', () => {
     // 30 tok/s at 32 users, 20 at 60, and 20.2 at 64 (noise: flat from 60). From 60 and 64 the speed does not fall,
-    // which would double to 128; from 32 and 64: b = log(20.2 / 30) / log 2, 15 tok/s at 64 x (15 / 20.2)^(1/b) = 107.8.
+    // which would double to 128; from 32 and 64: b = log(20.2 / 30) / log 2, 15 tok/s at 64 x (15 / 20.2)^(1/b)
+    // = 107.8.
     const speeds: Record<number, number> = { 32: 30, 60: 20, 64: 20.2 };
     const points = [32, 60, 64].map((n) => point(n, () => speeds[n]!));
     expect(nextSearchStep(points, cfg, 256, [speedLimit])).toEqual({ kind: 'next', users: 107 });
   });
+});
 
+describe('nextSearchStep narrowing and ending', () => {
   it('tries the interpolated crossing between the last pass and the first fail, then one resolution beyond it, and ' +
     'ends at the resolution', () => {
     const s = (n: number) => (n <= 5 ? 20 : 10);
@@ -110,10 +120,16 @@ describe('nextSearchStep', () => {
   });
 
   it('says "below 1" when one user already breaks a limit, and stops at maxUsers', () => {
-    expect(nextSearchStep([point(1, () => 5)], cfg, 64, [speedLimit])).toEqual({ kind: 'done', lastPass: null, firstFail: 1 });
-    expect(nextSearchStep([point(64, () => 50)], cfg, 64, [speedLimit])).toEqual({ kind: 'done', lastPass: 64, firstFail: null });
+    expect(nextSearchStep([point(1, () => 5)], cfg, 64, [speedLimit])).toEqual({
+      kind: 'done', lastPass: null, firstFail: 1,
+    });
+    expect(nextSearchStep([point(64, () => 50)], cfg, 64, [speedLimit])).toEqual({
+      kind: 'done', lastPass: 64, firstFail: null,
+    });
   });
+});
 
+describe('the search run to its end', () => {
   it('lands on the capacity of any monotone system, exact below 16 users and within 5% above', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 300 }), fc.double({ min: 0.2, max: 2, noNaN: true }), (capacity, b) => {

@@ -19,7 +19,8 @@ describe('the control server and the quiet gap between steps', () => {
   it("answers a parked VU once the gap is over, not before, though nothing else happens", async () => {
     const quietMs = 300;
     const specs: StepSpec[] = [
-      { cell: cell('a'), mode: { kind: 'rounds', rounds: 1 } }, { cell: cell('b'), mode: { kind: 'rounds', rounds: 1 } },
+      { cell: cell('a'), mode: { kind: 'rounds', rounds: 1 } },
+      { cell: cell('b'), mode: { kind: 'rounds', rounds: 1 } },
     ];
     const driver = new Driver(new FixedSteps(specs), () => performance.now(), null, quietMs);
     control = await startControlServer(driver);
@@ -40,7 +41,8 @@ describe('the control server and the quiet gap between steps', () => {
   it("answers a parked VU though its timer fires before the driver's clock has the gap over", async () => {
     // The driver's clock runs 20 ms behind the timers': each timer finds the gap not over yet and must be set again.
     const specs: StepSpec[] = [
-      { cell: cell('a'), mode: { kind: 'rounds', rounds: 1 } }, { cell: cell('b'), mode: { kind: 'rounds', rounds: 1 } },
+      { cell: cell('a'), mode: { kind: 'rounds', rounds: 1 } },
+      { cell: cell('b'), mode: { kind: 'rounds', rounds: 1 } },
     ];
     const timerEarlyMs = 20;
     const driver = new Driver(new FixedSteps(specs), () => performance.now() - timerEarlyMs, null, 100);

@@ -1,11 +1,14 @@
-// Tests orchestrator/driver.ts: who sends what, when steps end, each request's phase, and the busy time, on a fake clock.
-// Runs in Node (vitest).
+// Tests orchestrator/driver.ts: who sends what, when steps end, each request's phase, and the busy time, on a fake
+// clock. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { Driver, FixedSteps, type NextDecision, type StepSpec } from '../../orchestrator/driver';
 import type { DoneReport } from '../../lib/drive';
 
 function cell(id: string, concurrency: number): StepSpec['cell'] {
-  return { id, script: 'capacity', contextTokens: 1024, outputTokens: 16, concurrency, useCase: 'code_completion', profile: null };
+  return {
+    id, script: 'capacity', contextTokens: 1024, outputTokens: 16, concurrency, useCase: 'code_completion',
+    profile: null,
+  };
 }
 
 function steady(id: string, n: number, over: Partial<Extract<StepSpec['mode'], { kind: 'steady' }>> = {}): StepSpec {
@@ -62,7 +65,8 @@ describe('Driver, rounds steps', () => {
 });
 
 describe('Driver, steady steps', () => {
-  it('warms up the users a step adds, measures the rest, and tags requests running across the step end as transition', () => {
+  it('warms up the users a step adds, measures the rest, and tags requests running across the step end as ' +
+    'transition', () => {
     const now = 0;
     const d = new Driver(new FixedSteps([steady('s2', 2, { freshUsers: true }), steady('s3', 3)]), () => now);
     const w1 = ticketOf(d.next(1));
@@ -80,7 +84,8 @@ describe('Driver, steady steps', () => {
     expect(d.steps).toHaveLength(1);
     // m1c was running when s2 ended: a transition, kept with s2 but measured by neither.
     expect(d.done(report(m1c))).toBe('transition');
-    expect(d.steps[0]!.requests.map((r) => r.phase)).toEqual(['warmup', 'measured', 'measured', 'warmup', 'transition']);
+    expect(d.steps[0]!.requests.map((r) => r.phase))
+      .toEqual(['warmup', 'measured', 'measured', 'warmup', 'transition']);
     // s3 keeps users 1 and 2 without warm-up and adds user 3, alone, so without one either.
     expect(d.current!.members).toBe(2);
     const a = ticketOf(d.next(1));
@@ -89,8 +94,10 @@ describe('Driver, steady steps', () => {
     expect(d.done(report(b))).toBe('measured');
   });
 
-  it("marks a user's first ticket of a step it joins, not those of users carried over (a conversation starts anew)", () => {
-    const d = new Driver(new FixedSteps([steady('s1', 1, { freshUsers: true, warmupRequests: 0 }), steady('s2', 2)]), () => 0);
+  it("marks a user's first ticket of a step it joins, not those of users carried over (a conversation starts " +
+    'anew)', () => {
+    const specs = [steady('s1', 1, { freshUsers: true, warmupRequests: 0 }), steady('s2', 2)];
+    const d = new Driver(new FixedSteps(specs), () => 0);
     const first = d.next(1);
     expect(first.kind === 'ticket' && first.ticket.joined).toBe(true);
     d.done(report(ticketOf(first)));
@@ -104,8 +111,17 @@ describe('Driver, steady steps', () => {
     expect(again.kind === 'ticket' && again.ticket.joined).toBeUndefined();
   });
 
+  it('knows nothing of unknown tickets', () => {
+    const d = new Driver(new FixedSteps([steady('s1', 1)]), () => 0);
+    expect(d.done(report(999))).toBeNull();
+  });
+});
+
+describe('Driver, a steady step down to fewer users', () => {
+  const threeThenOne = (): StepSpec[] => [steady('s3', 3, { freshUsers: true, warmupRequests: 0 }), steady('s1', 1)];
+
   it('keeps the earliest users when a step has fewer, and parks the others', () => {
-    const d = new Driver(new FixedSteps([steady('s3', 3, { freshUsers: true, warmupRequests: 0 }), steady('s1', 1)]), () => 0);
+    const d = new Driver(new FixedSteps(threeThenOne()), () => 0);
     const ts = [1, 2, 3].map((vu) => ticketOf(d.next(vu)));
     for (const t of ts) d.done(report(t));
     // s3 ended (3 measured); s1 keeps user 1 only.
@@ -116,7 +132,7 @@ describe('Driver, steady steps', () => {
   });
 
   it('after a step down, does not measure a request sent while a dropped user is still finishing its own', () => {
-    const d = new Driver(new FixedSteps([steady('s3', 3, { freshUsers: true, warmupRequests: 0 }), steady('s1', 1)]), () => 0);
+    const d = new Driver(new FixedSteps(threeThenOne()), () => 0);
     const [a1, a2, a3] = [1, 2, 3].map((vu) => ticketOf(d.next(vu)));
     d.done(report(a1!));
     const b1 = ticketOf(d.next(1));
@@ -133,10 +149,13 @@ describe('Driver, steady steps', () => {
     expect(d.done(report(late))).toBe('warmup');
     expect(d.steps).toHaveLength(1);
   });
+});
 
+describe('Driver, the end of a steady step', () => {
   it('waits for minMeasuredSeconds, and counts failed measured requests toward the step', () => {
     let now = 0;
-    const d = new Driver(new FixedSteps([steady('s1', 1, { freshUsers: true, warmupRequests: 0, minMeasuredSeconds: 5 })]), () => now);
+    const spec = steady('s1', 1, { freshUsers: true, warmupRequests: 0, minMeasuredSeconds: 5 });
+    const d = new Driver(new FixedSteps([spec]), () => now);
     d.done(report(ticketOf(d.next(1)), false));
     expect(d.steps).toHaveLength(0);
     now = 5000;
@@ -165,11 +184,6 @@ describe('Driver, steady steps', () => {
     expect(d.steps).toHaveLength(2);
     expect(d.steps[1]!.requests.map((q) => q.phase)).toEqual(['warmup', 'measured', 'measured']);
   });
-
-  it('knows nothing of unknown tickets', () => {
-    const d = new Driver(new FixedSteps([steady('s1', 1)]), () => 0);
-    expect(d.done(report(999))).toBeNull();
-  });
 });
 
 describe('Driver busy time', () => {
@@ -195,7 +209,8 @@ describe('Driver busy time', () => {
 
 describe('Driver warm-up', () => {
   it('warms up users added together, not a single added user (it arrives unsynchronized)', () => {
-    const d = new Driver(new FixedSteps([steady('s1', 1, { freshUsers: true }), steady('s2', 2), steady('s4', 4)]), () => 0);
+    const specs = [steady('s1', 1, { freshUsers: true }), steady('s2', 2), steady('s4', 4)];
+    const d = new Driver(new FixedSteps(specs), () => 0);
     // One user on an idle server: nothing to spread out.
     expect(d.done(report(ticketOf(d.next(1))))).toBe('measured');
     // s2 adds one user: measured at once.
@@ -247,7 +262,8 @@ describe('Driver, split over k6 processes', () => {
   const shareOf = (runner: number, users: number): number => Math.floor(users / 2) + (runner < users % 2 ? 1 : 0);
 
   it("gives each runner k6's share of a step's users: the third VU of runner 0 waits while runner 1 has room", () => {
-    const d = new Driver(new FixedSteps([{ cell: cell('a', 3), mode: { kind: 'rounds', rounds: 1 } }]), () => 0, shareOf);
+    const specs: StepSpec[] = [{ cell: cell('a', 3), mode: { kind: 'rounds', rounds: 1 } }];
+    const d = new Driver(new FixedSteps(specs), () => 0, shareOf);
     ticketOf(d.next(1, 0));
     ticketOf(d.next(3, 0));
     expect(d.next(5, 0).kind).toBe('wait');
@@ -256,7 +272,8 @@ describe('Driver, split over k6 processes', () => {
   });
 
   it('keeps each runner within its share when a step carries users over to a smaller one', () => {
-    const d = new Driver(new FixedSteps([steady('s4', 4, { freshUsers: true, warmupRequests: 0 }), steady('s2', 2)]), () => 0, shareOf);
+    const specs = [steady('s4', 4, { freshUsers: true, warmupRequests: 0 }), steady('s2', 2)];
+    const d = new Driver(new FixedSteps(specs), () => 0, shareOf);
     const first = [[1, 0], [3, 0], [2, 1], [4, 1]].map(([vu, runner]) => ticketOf(d.next(vu!, runner)));
     for (const t of first) d.done(report(t));
     // Step s2 keeps the earliest joined within each runner's share of 2 users: VU 1 (runner 0) and VU 2 (runner 1).

@@ -37,11 +37,14 @@ describe('CsvTail', () => {
     expect(seen).toEqual([['a', true], ['a', false], ['b', true]]);
   });
 
-  it("names a bench-driven run's requests by their cell tag, wherever it stands in extra_tags (the scenario is 'driven' for all)", () => {
+  it("names a bench-driven run's requests by their cell tag, wherever it stands in extra_tags (the scenario is " +
+    "'driven' for all)", () => {
     const file = path.join(tempDir('tail-driven'), 'samples.csv');
     const driven = (tags: string) =>
       `llm_request_ok,1795324657507,1.000000,,,,,,,chat,,driven,,200,,,http://x/v1/chat/completions,${tags},\n`;
-    writeFileSync(file, HEADER + driven('cell=capacity_x_n2&phase=measured') + driven('phase=warmup&cell=capacity_x_n3'));
+    writeFileSync(
+      file, HEADER + driven('cell=capacity_x_n2&phase=measured') + driven('phase=warmup&cell=capacity_x_n3'),
+    );
     const seen: string[] = [];
     new CsvTail(file).poll((cell) => seen.push(cell));
     expect(seen).toEqual(['capacity_x_n2', 'capacity_x_n3']);
@@ -59,9 +62,10 @@ describe('renderProgressLine', () => {
     applyRequest(state, 'sweep_c1k_o1k_n1', true);
     applyRequest(state, 'sweep_c1k_o1k_n2', false);
     state.elapsedSeconds = 75;
+    const leftSeconds = plan.totalSeconds - 75;
     expect(renderProgressLine(state)).toBe(
       `[sweep 1/2] cell 2/2 | 3/6 requests, 1 failed | elapsed 1m15s | ETA <= ` +
-      `${Math.floor((plan.totalSeconds - 75) / 60)}m${String(Math.round(plan.totalSeconds - 75) % 60).padStart(2, '0')}s ` +
+      `${Math.floor(leftSeconds / 60)}m${String(Math.round(leftSeconds) % 60).padStart(2, '0')}s ` +
       `| sweep_c1k_o1k_n2 1/4`,
     );
     for (let i = 0; i < 3; i++) applyRequest(state, 'sweep_c1k_o1k_n2', true);
@@ -71,7 +75,9 @@ describe('renderProgressLine', () => {
 
 describe('requestCounts', () => {
   it('counts successes, failures, and as cut only the unfinished requests of cells that started', () => {
-    const plan = resolvePlan({ sweep: { contexts: [256], concurrencies: [1, 2, 4], rounds: 2, outputTokens: 8 } }, 'sweep');
+    const plan = resolvePlan(
+      { sweep: { contexts: [256], concurrencies: [1, 2, 4], rounds: 2, outputTokens: 8 } }, 'sweep',
+    );
     const state = initialProgress(plan, 0, 1);
     const [n1, n2] = plan.cells;
     for (const ok of [true, false]) applyRequest(state, n1!.id, ok); // cell 1: 2 of 2 ended
@@ -81,7 +87,8 @@ describe('requestCounts', () => {
 });
 
 describe('CsvTail error messages', () => {
-  it('counts failures per cell, kind and message from llm_errors rows, messages with commas and quotes included', () => {
+  it('counts failures per cell, kind and message from llm_errors rows, messages with commas and quotes ' +
+    'included', () => {
     const file = path.join(tempDir('tail-errors'), 'samples.csv');
     const err = (cell: string, kind: string, message: string) =>
       `llm_errors,1795324657507,1.000000,,,,,,,chat,,${cell},,500,,,http://x/v1/chat/completions,cell=${cell}&error_kind=${kind},` +

@@ -6,7 +6,8 @@ import { runArguments } from '../../orchestrator/engine';
 import { combineExitCodes, runnerArguments, RESUME_BODY, runnerInvocation } from '../../orchestrator/runners';
 
 const part = {
-  bundle: 'dist/sweep.js', partDir: '/r/run/sweep', env: { PLAN: '/r/plan.json', RESULTS_DIR: '/r/run/sweep' }, tags: { testid: 'run' },
+  bundle: 'dist/sweep.js', partDir: '/r/run/sweep', env: { PLAN: '/r/plan.json', RESULTS_DIR: '/r/run/sweep' },
+  tags: { testid: 'run' },
 };
 
 describe('runnerArguments', () => {

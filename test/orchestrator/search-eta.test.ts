@@ -49,7 +49,8 @@ describe('searchEtaSeconds', () => {
     expect(eta).toBe(9);
   });
 
-  it('falls back to the mean step for a use case whose limits do not bound it, and says nothing with nothing to go on', () => {
+  it('falls back to the mean step for a use case whose limits do not bound it, and says nothing with nothing to go ' +
+    'on', () => {
     expect(searchEtaSeconds({
       current: { boundSeconds: null, spentSeconds: 4, stepSeconds: [4], stepsLeft: 2 }, future: [null],
       allStepSeconds: [4],
