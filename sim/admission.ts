@@ -27,16 +27,16 @@ export interface Admitted {
 
 /**
  * The max_tokens a request runs with: its own, else what the context window leaves. Throws the server's 400 when
- * prompt and output overflow the window, or the KV cache (engine; null in fixed timing, which has none).
+ * prompt and output overflow the window, or the KV cache (batcher; null in fixed timing, which has none).
  */
 export function admittedMaxTokens(
-  profile: Profile, engine: { fitsCapacity(tokens: number): boolean } | null, requested: number | null,
+  profile: Profile, batcher: { fitsCapacity(tokens: number): boolean } | null, requested: number | null,
   promptTokens: number,
 ): number {
   const maxTokens = requested ?? profile.maxModelLen - promptTokens;
   if (maxTokens < 1 || promptTokens + maxTokens > profile.maxModelLen)
     throw contextLengthError(profile.maxModelLen, promptTokens, Math.max(maxTokens, 1));
-  if (engine && !engine.fitsCapacity(promptTokens + maxTokens)) {
+  if (batcher && !batcher.fitsCapacity(promptTokens + maxTokens)) {
     const holds = profile.scheduler.kvCapacityTokens;
     const needs = promptTokens + maxTokens;
     const message = `The request needs ${needs} tokens of KV cache but the cache holds ${holds}.`;

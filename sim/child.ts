@@ -4,7 +4,7 @@
 // Its own process, so its event loop (the schedule of every token it writes) shares nothing with the
 // caller's: an in-process simulator stalled whenever the bench parsed output or collected garbage,
 // and the run measured the stall as TTFT. Started detached, so a Ctrl-C in the terminal reaches the
-// caller, which stops it after the engine has finished what was in flight, and with an IPC channel,
+// caller, which stops it after the batcher has finished what was in flight, and with an IPC channel,
 // whose closing stops it when the caller dies without stopping it.
 
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -3,7 +3,7 @@
 //
 // The vectors mean nothing: each is a seeded hash of its text, spread over EMBEDDING_DIMENSIONS and scaled to unit
 // length, so one text always gets one vector and a client can check the shape. The time an answer takes is the
-// engine's (sim/server.ts): the batch's tokens as one request's prefill.
+// batcher's (sim/server.ts): the batch's tokens as one request's prefill.
 
 import { fnv1a, mulberry32 } from '../lib/random';
 import { ApiError } from './http';
@@ -91,7 +91,7 @@ export function rerankResults(query: string, documents: readonly string[], topN:
   return topN === null ? scored : scored.slice(0, topN);
 }
 
-/** The texts the engine reads: each input, or for rerank the query beside each document (a cross-encoder's pairs). */
+/** The texts the batcher reads: each input, or for rerank the query beside each document (a cross-encoder's pairs). */
 export function engineTexts(r: EmbedRequest): string[] {
   return r.query === null ? [...r.texts] : r.texts.map((d) => `${r.query}\n${d}`);
 }

@@ -1,8 +1,8 @@
-// What a simulator request is while the engine runs it: a generation's streamed response (sim/request-output.ts) or
+// What a simulator request is while the batcher runs it: a generation's streamed response (sim/request-output.ts) or
 // an embeddings or rerank answer, sent whole once its prefill is done. Runs in Node.
 
 import type { ServerResponse } from 'node:http';
-import type { TokenEvent } from './engine';
+import type { TokenEvent } from './batcher';
 import { sendJson } from './http-exchange';
 
 /** What the scheduler's tokens go to: a generation's response, or an embed answer. */
@@ -12,7 +12,7 @@ export interface InFlight {
   clientGone(): void;
 }
 
-/** An embeddings or rerank answer: sent whole once the engine has run its prefill (its one token). */
+/** An embeddings or rerank answer: sent whole once the batcher has run its prefill (its one token). */
 export class EmbedAnswer implements InFlight {
   done = false;
 

@@ -1,4 +1,4 @@
-// KV-cache block accounting of the simulated engine: paged-attention blocks with vLLM's automatic prefix cache.
+// KV-cache block accounting of the simulated batcher: paged-attention blocks with vLLM's automatic prefix cache.
 // Runs in Node, pure.
 //
 // A sequence of t tokens holds ceil(t / blockSize) blocks, plus a fixed number of blocks for the

@@ -52,7 +52,7 @@ export interface NoisyStep {
   readonly stallMs: number;
 }
 
-/** The stream of draws of one engine: call `step` once per step, in order. */
+/** The stream of draws of one batcher: call `step` once per step, in order. */
 export class StepNoise {
   private readonly next: () => number;
   private readonly sd: number;

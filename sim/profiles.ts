@@ -72,7 +72,7 @@ export interface SchedulerConfig {
 export type SchedulingPolicy = 'mixed' | 'prefill-first';
 
 export interface Profile {
-  /** Selectable name: model, GPU and engine, e.g. qwen3-coder-30b-a3b-h200-vllm. */
+  /** Selectable name: model, GPU and serving software, e.g. qwen3-coder-30b-a3b-h200-vllm. */
   readonly name: string;
   readonly letter: string;
   readonly description: string;

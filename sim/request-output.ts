@@ -2,7 +2,7 @@
 // It writes SSE chunks (vLLM or SGLang style) or a JSON body, with injected faults.
 
 import type { ServerResponse } from 'node:http';
-import type { TokenEvent } from './engine';
+import type { TokenEvent } from './batcher';
 import { faultPoint, type Fault } from './faults';
 import { epochMs, type GroundTruthRecord } from './ground-truth';
 import { makeUsage, type StreamIdentity, type Usage } from './sse';

@@ -1,4 +1,4 @@
-// The two token schedulers behind the HTTP layer: the physics engine driven on absolute deadlines, and fixed timing.
+// The two token schedulers behind the HTTP layer: the batcher driven on absolute deadlines, and fixed timing.
 // Runs in Node.
 //
 // Both call the sink at each emission time with the tokens sampled then. Deadlines are absolute on
@@ -6,7 +6,7 @@
 // Both can be stalled server-wide (POST /debug/stall, a GPU hiccup): for its length no token is sampled and no
 // step runs; arrivals still queue, and everything resumes at its end.
 
-import { Engine, type EngineOptions, type EngineRequest, type FinishedEvent, type TokenEvent } from './engine';
+import { Batcher, type BatcherOptions, type BatchRequest, type FinishedEvent, type TokenEvent } from './batcher';
 import type { Profile } from './profiles';
 import { stepPowerWatts } from './step-time';
 import { PowerMeter } from './server-metrics';
@@ -20,8 +20,8 @@ export interface TokenSink {
 }
 
 export interface Scheduler {
-  /** Adds a request; for the engine it enters the waiting queue at req.queuedMs (the caller waits until then). */
-  submit(req: EngineRequest): void;
+  /** Adds a request; for the batcher it enters the waiting queue at req.queuedMs (the caller waits until then). */
+  submit(req: BatchRequest): void;
   /** Client gone: frees the request (reports a finished event with reason abort). */
   abort(id: string): void;
   running(): number;
@@ -42,9 +42,9 @@ export const monotonicMs: Clock = () => performance.now();
 /** If emissions fall this far behind their deadlines (a blocked event loop), restart the schedule from now. */
 const MAX_CATCH_UP_MS = 250;
 
-/** The continuous-batching engine on real time: one timer per step, steps back to back on absolute deadlines. */
-export class EngineScheduler implements Scheduler {
-  readonly engine: Engine;
+/** The continuous-batching batcher on real time: one timer per step, steps back to back on absolute deadlines. */
+export class BatcherScheduler implements Scheduler {
+  readonly batcher: Batcher;
   private readonly power: PowerMeter;
   /** The step timer, or (idle with work during a stall) the timer that starts the first step at the stall's end. */
   private timer: NodeJS.Timeout | null = null;
@@ -56,16 +56,16 @@ export class EngineScheduler implements Scheduler {
 
   constructor(
     readonly profile: Profile, private readonly sink: TokenSink, private readonly clock: Clock = monotonicMs,
-    engineOptions: EngineOptions = {},
+    batcherOptions: BatcherOptions = {},
   ) {
-    this.engine = new Engine(profile, engineOptions);
+    this.batcher = new Batcher(profile, batcherOptions);
     this.power = new PowerMeter(profile.powerIdleWatts, clock());
   }
 
-  submit(req: EngineRequest): void {
-    this.engine.add(req);
-    if (this.engine.stepInFlight || this.closed) return;
-    // Idle engine: start at the request's queue time (absolute), so a timer that brought it here late or
+  submit(req: BatchRequest): void {
+    this.batcher.add(req);
+    if (this.batcher.stepInFlight || this.closed) return;
+    // Idle batcher: start at the request's queue time (absolute), so a timer that brought it here late or
     // early does not shift its schedule, nor the simulator's own tokenizing (lateMs); after a long event-loop
     // stall start from now instead.
     const now = this.clock();
@@ -87,7 +87,7 @@ export class EngineScheduler implements Scheduler {
     this.stallEndMs = end;
     if (addedMs <= 0 || this.closed || !this.timer) return end;
     clearTimeout(this.timer);
-    if (this.engine.stepInFlight) {
+    if (this.batcher.stepInFlight) {
       // The GPU pauses mid-step: the rest of the step runs after the stall (a step already due ends at its end).
       this.stepDueMs = Math.max(this.stepDueMs, now) + addedMs;
       this.timer = setTimeout(() => this.fire(), Math.max(0, this.stepDueMs - now));
@@ -98,20 +98,20 @@ export class EngineScheduler implements Scheduler {
   }
 
   abort(id: string): void {
-    const ev = this.engine.abort(id, this.clock());
+    const ev = this.batcher.abort(id, this.clock());
     if (ev) this.sink.onFinished(ev);
   }
 
   running(): number {
-    return this.engine.runningCount;
+    return this.batcher.runningCount;
   }
 
   waiting(): number {
-    return this.engine.waitingCount;
+    return this.batcher.waitingCount;
   }
 
   kvUsage(): number {
-    return this.engine.kv.usage;
+    return this.batcher.kv.usage;
   }
 
   powerWatts(): number {
@@ -125,7 +125,7 @@ export class EngineScheduler implements Scheduler {
   }
 
   private startStep(startMs: number): void {
-    const plan = this.engine.beginStep(startMs);
+    const plan = this.batcher.beginStep(startMs);
     if (!plan) {
       this.power.setTarget(this.profile.powerIdleWatts, startMs);
       return;
@@ -141,7 +141,7 @@ export class EngineScheduler implements Scheduler {
   private resumeTimer(now: number): NodeJS.Timeout {
     return setTimeout(() => {
       this.timer = null;
-      if (this.closed || this.engine.stepInFlight) return;
+      if (this.closed || this.batcher.stepInFlight) return;
       this.startStep(Math.max(this.lastEndMs, this.stallEndMs));
     }, Math.max(0, this.stallEndMs - now));
   }
@@ -155,13 +155,13 @@ export class EngineScheduler implements Scheduler {
       this.timer = setTimeout(() => this.fire(), Math.max(0, due - this.clock()));
       return;
     }
-    const res = this.engine.endStep(this.stepDueMs);
+    const res = this.batcher.endStep(this.stepDueMs);
     this.lastEndMs = res.endMs;
     const now = this.clock();
     if (res.tokens.length > 0) this.sink.onTokens(res.tokens, now);
     for (const f of res.finished) this.sink.onFinished(f);
     if (this.closed) return;
-    if (this.engine.hasWork()) {
+    if (this.batcher.hasWork()) {
       const start = now - res.endMs > MAX_CATCH_UP_MS ? now : res.endMs;
       this.startStep(start);
     } else {
@@ -171,7 +171,7 @@ export class EngineScheduler implements Scheduler {
 }
 
 interface FixedEntry {
-  readonly req: EngineRequest;
+  readonly req: BatchRequest;
   index: number;
   nextMs: number;
   prevMs: number | null;
@@ -201,7 +201,7 @@ export class FixedScheduler implements Scheduler {
     private readonly clock: Clock = monotonicMs,
   ) {}
 
-  submit(req: EngineRequest): void {
+  submit(req: BatchRequest): void {
     const e: FixedEntry = { req, index: 0, nextMs: req.arrivalMs + this.ttftMs, prevMs: null, firstMs: null, dead: false };
     this.live.set(req.id, e);
     this.push(e);

@@ -1,13 +1,13 @@
-// The simulator's /metrics content: vLLM (or SGLang) metric names fed by engine events, plus the DCGM power gauge.
+// The simulator's /metrics content: vLLM (or SGLang) metric names fed by batcher events, plus the DCGM power gauge.
 // Runs in Node.
 
-import type { FinishedEvent, TokenEvent } from './engine';
+import type { FinishedEvent, TokenEvent } from './batcher';
 import { BUCKETS, Counter, Gauge, Histogram, Registry, type Labels } from './metrics-exposition';
 import type { Flavour } from './profiles';
 import { smoothTowards } from './step-time';
 
-/** Live engine state read at scrape time. */
-export interface EngineState {
+/** Live batcher state read at scrape time. */
+export interface BatcherState {
   running(): number;
   waiting(): number;
   /** 0..1 */
@@ -51,14 +51,14 @@ export interface SimMetrics {
   onTokens(tokens: readonly TokenEvent[], promptTokensOf: (id: string) => number): void;
   onFinished(ev: FinishedEvent): void;
   onPreemptions(n: number): void;
-  /** Prefix-cache lookups of the requests admitted in one engine step, in tokens. */
+  /** Prefix-cache lookups of the requests admitted in one batcher step, in tokens. */
   onPrefixCache(queryTokens: number, hitTokens: number): void;
   render(): string;
 }
 
 const S = 1000;
 
-/** A moment of a request's life in the engine, as its finished event records it (ms). */
+/** A moment of a request's life in the batcher, as its finished event records it (ms). */
 type Moment = 'arrivalMs' | 'queuedMs' | 'firstScheduledMs' | 'firstTokenMs' | 'lastTokenMs' | 'endMs';
 
 /**
@@ -92,7 +92,7 @@ const LATENCY_HISTOGRAMS: Record<Flavour, readonly LatencyHistogram[]> = {
       buckets: BUCKETS.requestSeconds, span: { from: 'queuedMs', to: 'firstScheduledMs' },
     },
   ],
-  // vLLM's phases: queue = first scheduled - arrival in the engine; prefill = first token - first scheduled;
+  // vLLM's phases: queue = first scheduled - arrival in the batcher; prefill = first token - first scheduled;
   // decode = last token - first token; inference = last token - first scheduled.
   vllm: [
     {
@@ -126,13 +126,13 @@ const LATENCY_HISTOGRAMS: Record<Flavour, readonly LatencyHistogram[]> = {
   ],
 };
 
-/** What the engine's events feed, shared by both flavours. */
+/** What the batcher's events feed, shared by both flavours. */
 interface EventSinks {
   onToken(t: TokenEvent): void;
   onFinished(ev: FinishedEvent): void;
 }
 
-/** Registers a flavour's latency histograms and returns what feeds them from the engine's events. */
+/** Registers a flavour's latency histograms and returns what feeds them from the batcher's events. */
 function addLatencyHistograms(reg: Registry, labels: Labels, table: readonly LatencyHistogram[]): EventSinks {
   const added = table.map((h) => ({ span: h.span, hist: reg.add(new Histogram(h.name, h.help, labels, h.buckets)) }));
   return {
@@ -152,7 +152,7 @@ function addLatencyHistograms(reg: Registry, labels: Labels, table: readonly Lat
 }
 
 /** The GPUs' power as dcgm-exporter writes it: one series per GPU (labels gpu, UUID, device, modelName). */
-function addDcgmPower(reg: Registry, state: EngineState, gpus: GpuInfo): () => string {
+function addDcgmPower(reg: Registry, state: BatcherState, gpus: GpuInfo): () => string {
   // A reader sums the series for the system's power (lib/prometheus.ts readServerSnapshot), so a two-GPU server
   // reports twice one GPU's draw.
   const power = reg.add(new Gauge('DCGM_FI_DEV_POWER_USAGE', 'Power draw (in W).', {}));
@@ -180,7 +180,7 @@ export interface CacheConfig {
 export function createSimMetrics(
   flavour: Flavour,
   modelName: string,
-  state: EngineState,
+  state: BatcherState,
   cache: CacheConfig,
   gpus: GpuInfo = { count: 1, name: 'NVIDIA H200' },
 ): SimMetrics {
@@ -192,7 +192,7 @@ export function createSimMetrics(
     : vllmMetrics(reg, labels, state, cache, render);
 }
 
-function sglangMetrics(reg: Registry, labels: Labels, state: EngineState, render: () => string): SimMetrics {
+function sglangMetrics(reg: Registry, labels: Labels, state: BatcherState, render: () => string): SimMetrics {
   reg.add(new Gauge('sglang:num_running_reqs', 'The number of running requests.', labels, state.running));
   reg.add(new Gauge('sglang:num_queue_reqs', 'The number of requests in the waiting queue.', labels, state.waiting));
   reg.add(new Gauge('sglang:token_usage', 'The token usage (0..1).', labels, state.kvUsage));
@@ -234,7 +234,7 @@ function sglangMetrics(reg: Registry, labels: Labels, state: EngineState, render
 }
 
 function vllmMetrics(
-  reg: Registry, labels: Labels, state: EngineState, cache: CacheConfig, render: () => string,
+  reg: Registry, labels: Labels, state: BatcherState, cache: CacheConfig, render: () => string,
 ): SimMetrics {
   reg.add(new Gauge('vllm:num_requests_running', 'Number of requests in model execution batches.', labels,
     state.running));
@@ -251,7 +251,7 @@ function vllmMetrics(
     'vllm:prefix_cache_queries', 'Prefix cache queries, in terms of number of queried tokens.',
   );
   const prefixHits = counter('vllm:prefix_cache_hits', 'Prefix cache hits, in terms of number of cached tokens.');
-  const preemptions = counter('vllm:num_preemptions', 'Cumulative number of preemption from the engine.');
+  const preemptions = counter('vllm:num_preemptions', 'Cumulative number of preemption from the batcher.');
   const prompt = counter('vllm:prompt_tokens', 'Number of prefill tokens processed.');
   const gen = counter('vllm:generation_tokens', 'Number of generation tokens processed.');
   const success = counter('vllm:request_success', 'Count of successfully processed requests.');

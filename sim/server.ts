@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
-import type { EngineRequest, FinishedEvent } from './engine';
+import type { BatchRequest, FinishedEvent } from './batcher';
 import { embedResponseBody, engineTexts, parseEmbedRequest, type EmbedRoute } from './embed';
 import { parseFaultSpec, pickFaults, type Fault } from './faults';
 import { GroundTruthStore, epochMs, type GroundTruthRecord } from './ground-truth';
@@ -26,7 +26,7 @@ import { baseUrl, listen } from './listen';
 import { resolveNoise, type NoiseSettings } from './noise';
 import { resolveProfile, type Flavour, type Profile } from './profiles';
 import { RequestOutput } from './request-output';
-import { EngineScheduler, FixedScheduler, type Scheduler, type TokenSink } from './scheduler';
+import { BatcherScheduler, FixedScheduler, type Scheduler, type TokenSink } from './scheduler';
 import { createSimMetrics, type SimMetrics } from './server-metrics';
 import { checkOptions, type SimOptions } from './server-options';
 import type { Endpoint } from './sse';
@@ -94,8 +94,8 @@ class Sim {
   readonly events = new EventEmitter<SimEvents>();
   private readonly streamInterval: number;
   private readonly serverFaults: readonly Fault[];
-  /** The physics engine's scheduler; null in fixed timing. */
-  private readonly engineScheduler: EngineScheduler | null;
+  /** The batcher's scheduler; null in fixed timing. */
+  private readonly engineScheduler: BatcherScheduler | null;
   private readonly scheduler: Scheduler;
   /** Block size of the prompts' block hashes; 0 computes none. */
   private readonly hashBlockSize: number;
@@ -124,8 +124,8 @@ class Sim {
     const noise = options.fixed ? null : resolveNoise(this.profile.noise, options.noise, options.noiseSeed);
     this.engineScheduler = options.fixed
       ? null
-      : new EngineScheduler(this.profile, sink, undefined, { prefixCaching: prefixCache, noise: noise ?? undefined });
-    // Block hashes are only worth computing when the engine has a prefix cache to look them up in.
+      : new BatcherScheduler(this.profile, sink, undefined, { prefixCaching: prefixCache, noise: noise ?? undefined });
+    // Block hashes are only worth computing when the batcher has a prefix cache to look them up in.
     this.hashBlockSize = this.engineScheduler && prefixCache ? this.profile.scheduler.blockSize : 0;
     this.scheduler =
       this.engineScheduler ??
@@ -134,9 +134,9 @@ class Sim {
     this.startedEpochMs = epochMs();
   }
 
-  /** The engine's step-time noise, or null (exact step times; always in fixed timing). */
+  /** The batcher's step-time noise, or null (exact step times; always in fixed timing). */
   get noise(): NoiseSettings | null {
-    return this.engineScheduler?.engine.noiseSettings ?? null;
+    return this.engineScheduler?.batcher.noiseSettings ?? null;
   }
 
   /** Resolves once the tokenizer workers have loaded; if they cannot, stops them and rejects. */
@@ -199,7 +199,7 @@ class Sim {
       {
         blockSize: profile.scheduler.blockSize,
         numGpuBlocks:
-          this.engineScheduler?.engine.kv.totalBlocks ??
+          this.engineScheduler?.batcher.kv.totalBlocks ??
           Math.floor(profile.scheduler.kvCapacityTokens / profile.scheduler.blockSize),
         prefixCaching,
       },
@@ -276,7 +276,7 @@ class Sim {
       ? await this.pool.tokenizeChat(g.messages, 0)
       : await this.pool.tokenizeText(g.prompt!, 0);
     if (clientGone) return;
-    const maxTokens = admittedMaxTokens(this.profile, this.engineScheduler?.engine ?? null, g.maxTokens, prompt.count);
+    const maxTokens = admittedMaxTokens(this.profile, this.engineScheduler?.batcher ?? null, g.maxTokens, prompt.count);
     this.refuseWhenQueueFull(res);
     const seed = g.seed ?? randomBytes(4).readUInt32LE(0);
     const plan = planOutput({ seed, maxTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos, stop: g.stop });
@@ -287,7 +287,7 @@ class Sim {
   }
 
   /**
-   * POST /v1/embeddings and /v1/rerank: prefill-only work on the same engine as generation. The batch's tokens (rerank:
+   * POST /v1/embeddings and /v1/rerank: prefill-only work on the same batcher as generation. The batch's tokens (rerank:
    * the query beside each document) go in as one request of one output token, whose token marks the end of its
    * prefill; then the whole answer is sent at once.
    */
@@ -299,9 +299,9 @@ class Sim {
     const counts = await Promise.all(engineTexts(r).map((t) => this.pool.countText(t)));
     const longest = Math.max(...counts);
     if (longest >= this.profile.maxModelLen) throw contextLengthError(this.profile.maxModelLen, longest, 1);
-    // Each input must fit the window; the batch, which the engine runs as one prefill, only the KV cache.
+    // Each input must fit the window; the batch, which the batcher runs as one prefill, only the KV cache.
     const promptTokens = counts.reduce((a, b) => a + b, 0);
-    if (this.engineScheduler && !this.engineScheduler.engine.fitsCapacity(promptTokens + 1)) {
+    if (this.engineScheduler && !this.engineScheduler.batcher.fitsCapacity(promptTokens + 1)) {
       const holds = this.profile.scheduler.kvCapacityTokens;
       throw new ApiError(400, `The batch needs ${promptTokens} tokens of KV cache; the cache holds ${holds}.`, 'input');
     }
@@ -315,7 +315,7 @@ class Sim {
       this.scheduler.abort(id);
     });
     const queuedMs = this.queuedAt(arrivalMs);
-    const engineReq: EngineRequest = {
+    const engineReq: BatchRequest = {
       id, promptTokens, outputTokens: 1, finishReason: 'length', arrivalMs, queuedMs,
       lateMs: Math.max(0, performance.now() - queuedMs),
     };
@@ -379,9 +379,9 @@ class Sim {
     // The modelled per-request overhead (o_req) stands for all the server's own work before scheduling, its
     // tokenizer's included: the simulator's tokenizer (about 1 s per 300K tokens, slower than a real server's)
     // must not add to it. So the request queues at arrival + o_req even when counting its tokens took longer; an
-    // idle engine starts its step back at that time (lateMs), a busy one admits it at its next step.
+    // idle batcher starts its step back at that time (lateMs), a busy one admits it at its next step.
     const queuedMs = this.queuedAt(a.arrivalMs);
-    const engineReq: EngineRequest = {
+    const engineReq: BatchRequest = {
       id: a.id, promptTokens: a.prompt.count, outputTokens: Math.max(1, a.plan.contentTokens),
       finishReason: a.plan.finishReason, arrivalMs: a.arrivalMs, queuedMs, blockHashes: this.blockHashesOf(a),
       lateMs: Math.max(0, performance.now() - queuedMs),
@@ -400,7 +400,7 @@ class Sim {
 
   /**
    * Runs submit at queuedMs (performance.now() time), counting the request as waiting meanwhile. The per-request
-   * overhead (o_req) runs beside the engine, never holding up other requests.
+   * overhead (o_req) runs beside the batcher, never holding up other requests.
    */
   private submitAt(queuedMs: number, submit: () => void): void {
     const delay = queuedMs - performance.now();

@@ -1,7 +1,7 @@
 // Counts prompt tokens for the simulator in a pool of worker threads, with a cache for repeated texts.
 // Runs in Node (main thread).
 //
-// Tokenizing takes about 1 s per 300K tokens here, so it never runs on the engine's event loop.
+// Tokenizing takes about 1 s per 300K tokens here, so it never runs on the batcher's event loop.
 // A chat prompt is tokenized message by message: ChatML puts a special token between messages, which
 // the tokenizer splits on before anything else, so the ids of the whole are the messages' ids one after
 // another, and a conversation's earlier turns (sent again with every turn) come from the cache. Prompts

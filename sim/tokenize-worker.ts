@@ -1,4 +1,4 @@
-// Worker thread of the tokenizer pool: counts Qwen3 tokens of texts off the engine's event loop.
+// Worker thread of the tokenizer pool: counts Qwen3 tokens of texts off the batcher's event loop.
 // Runs in Node (worker thread).
 
 import { parentPort } from 'node:worker_threads';

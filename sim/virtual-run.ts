@@ -1,10 +1,10 @@
-// Runs the engine in virtual time (no timers, no HTTP) for a batch of simultaneous requests: what the model predicts.
+// Runs the batcher in virtual time (no timers, no HTTP) for a batch of simultaneous requests: what the model predicts.
 // Runs in Node, pure.
 //
 // Used by the fidelity bench (to show the model's own prediction next to what a client measured)
 // and by unit tests; the HTTP server should reproduce these numbers within timer and network noise.
 
-import { Engine, type EngineRequest } from './engine';
+import { Batcher, type BatchRequest } from './batcher';
 import { chainedBlockHashes } from './kv-cache';
 import type { NoiseSettings } from './noise';
 import type { Profile } from './profiles';
@@ -37,7 +37,7 @@ export interface VirtualRunResult {
 export interface VirtualRunOptions {
   /** Prompt tokens every request has in common at its start (PROMPT_MODE=shared-prefix); default 0: unique prompts. */
   readonly sharedPrefixTokens?: number;
-  /** Prefix caching in the engine (default true, as the server). */
+  /** Prefix caching in the batcher (default true, as the server). */
   readonly prefixCaching?: boolean;
   /** Step-time noise, as the server's --noise (sim/noise.ts); default none. One seed gives one run. */
   readonly noise?: NoiseSettings;
@@ -46,13 +46,13 @@ export interface VirtualRunOptions {
 /**
  * N requests arriving together at t=0, each of promptTokens with exactly outputTokens generated.
  * Prompts are unique (no prefix-cache hits, as the suite's per-request first line makes them) unless
- * sharedPrefixTokens says how many leading tokens they share; the engine models the server's cache.
+ * sharedPrefixTokens says how many leading tokens they share; the batcher models the server's cache.
  */
 export function runVirtualBatch(
   profile: Profile, promptTokens: number, outputTokens: number, concurrency: number, options: VirtualRunOptions = {},
 ): VirtualRunResult {
   const caching = options.prefixCaching ?? true;
-  const engine = new Engine(profile, { prefixCaching: caching, noise: options.noise });
+  const batcher = new Batcher(profile, { prefixCaching: caching, noise: options.noise });
   const overhead = profile.hardware.requestOverheadMs;
   const shared = Math.min(options.sharedPrefixTokens ?? 0, promptTokens);
   const bs = profile.scheduler.blockSize;
@@ -65,7 +65,7 @@ export function runVirtualBatch(
       ids.fill(1 + i, shared);
       blockHashes = chainedBlockHashes([ids], bs);
     }
-    engine.add({
+    batcher.add({
       id: `r${i}`, promptTokens, outputTokens, finishReason: 'length', arrivalMs: 0, queuedMs: overhead, blockHashes,
     });
   }
@@ -77,10 +77,10 @@ export function runVirtualBatch(
   let peakWatts = idle;
   // Energy per GPU in W*ms; the per-request overhead before the first step draws idle power.
   let energyWattMs = idle * overhead;
-  while (engine.hasWork()) {
-    const plan = engine.beginStep(now);
-    if (!plan) throw new Error('engine stalled with work pending');
-    const res = engine.endStep();
+  while (batcher.hasWork()) {
+    const plan = batcher.beginStep(now);
+    if (!plan) throw new Error('batcher stalled with work pending');
+    const res = batcher.endStep();
     const target = stepPowerWatts(plan.time, idle, max);
     energyWattMs += target * (res.endMs - now);
     watts = smoothTowards(watts, target, res.endMs - now);
@@ -103,31 +103,31 @@ export function runVirtualBatch(
     requests,
     wallMs: now,
     systemTokensPerSecond: (total * 1000) / now,
-    preemptions: engine.preemptionsTotal,
+    preemptions: batcher.preemptionsTotal,
     peakPowerWatts: peakWatts * profile.hardware.tensorParallel,
     meanPowerWatts: (now > 0 ? energyWattMs / now : idle) * profile.hardware.tensorParallel,
   };
 }
 
 /**
- * Requests in their per-request overhead, held back from the engine until their queuedMs, as the server holds them
- * (sim/server.ts): an engine given a request early would schedule it at once and leave o_req out of its TTFT.
+ * Requests in their per-request overhead, held back from the batcher until their queuedMs, as the server holds them
+ * (sim/server.ts): an batcher given a request early would schedule it at once and leave o_req out of its TTFT.
  */
 export class OverheadQueue {
-  private readonly pending: EngineRequest[] = [];
+  private readonly pending: BatchRequest[] = [];
 
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly batcher: Batcher) {}
 
-  add(req: EngineRequest): void {
+  add(req: BatchRequest): void {
     let i = this.pending.length;
     while (i > 0 && this.pending[i - 1]!.queuedMs > req.queuedMs) i--;
     this.pending.splice(i, 0, req);
   }
 
-  /** Hands the engine every request queued by nowMs, in queue order. */
+  /** Hands the batcher every request queued by nowMs, in queue order. */
   release(nowMs: number): void {
     let n = 0;
-    while (n < this.pending.length && this.pending[n]!.queuedMs <= nowMs) this.engine.add(this.pending[n++]!);
+    while (n < this.pending.length && this.pending[n]!.queuedMs <= nowMs) this.batcher.add(this.pending[n++]!);
     this.pending.splice(0, n);
   }
 
@@ -168,7 +168,7 @@ export function runVirtualClosedLoop(
   profile: Profile, promptTokens: number, outputTokens: number, steps: readonly ClosedLoopStep[],
   options: { readonly noise?: NoiseSettings; readonly requestsPerUser?: number } = {},
 ): ClosedLoopRequest[] {
-  const engine = new Engine(profile, { prefixCaching: false, noise: options.noise });
+  const batcher = new Batcher(profile, { prefixCaching: false, noise: options.noise });
   const overhead = profile.hardware.requestOverheadMs;
   const boundaries: number[] = [];
   let t = 0;
@@ -188,7 +188,7 @@ export function runVirtualClosedLoop(
   const sentBy = new Map<number, number>();
   const perUser = options.requestsPerUser ?? Infinity;
   const first = new Map<string, number>();
-  const queue = new OverheadQueue(engine);
+  const queue = new OverheadQueue(batcher);
   let seq = 0;
   const submit = (user: number, at: number) => {
     const id = `u${user}-${seq++}`;
@@ -207,16 +207,16 @@ export function runVirtualClosedLoop(
       nextBoundary++;
     }
     queue.release(now);
-    if (!engine.hasWork()) {
+    if (!batcher.hasWork()) {
       // Idle: on to the next request out of its overhead, or the next step of users, whichever comes first.
       const next = Math.min(queue.nextQueuedMs() ?? Infinity, boundaries[nextBoundary] ?? Infinity);
       if (next === Infinity) break;
       now = next;
       continue;
     }
-    const plan = engine.beginStep(now);
-    if (!plan) throw new Error('engine stalled with work pending');
-    const res = engine.endStep();
+    const plan = batcher.beginStep(now);
+    if (!plan) throw new Error('batcher stalled with work pending');
+    const res = batcher.endStep();
     now = res.endMs;
     for (const tk of res.tokens) if (tk.index === 1) first.set(tk.id, res.endMs);
     for (const f of res.finished) {

@@ -2,7 +2,7 @@
 // folder marked predicted, then the one report generator reads it. Runs in Node.
 //
 // The parts are the bench's own: the same resolved plans, the same Driver and step sources (fixed cells, the adaptive
-// capacity search), with sim/engine.ts serving the requests in virtual time (whatif/virtual-drive.ts). So the
+// capacity search), with sim/batcher.ts serving the requests in virtual time (whatif/virtual-drive.ts). So the
 // report's capacity is its own judgement of the steps, as for a measured run. docs/guides/what-if.md.
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -30,7 +30,7 @@ export function predictedRunInfo(r: PredictedRunInput) {
     schemaVersion: 1,
     runId: r.runId,
     engine: 'virtual',
-    engineVersion: `the simulator's engine in virtual time (profile ${r.record.profile})`,
+    engineVersion: `the simulator's batcher in virtual time (profile ${r.record.profile})`,
     startedAt: r.startedAt.toISOString(),
     endedAt: ended.toISOString(),
     interrupted: false,

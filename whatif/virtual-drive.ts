@@ -1,16 +1,16 @@
-// Drives a part's steps against the simulator's engine in virtual time: the bench's own Driver and step source
-// (fixed cells, or the adaptive capacity search) with the engine in place of k6, the HTTP server and the clock.
+// Drives a part's steps against the simulator's batcher in virtual time: the bench's own Driver and step source
+// (fixed cells, or the adaptive capacity search) with the batcher in place of k6, the HTTP server and the clock.
 // Pure. Runs in Node.
 //
 // The Driver decides which user sends what and when a step ends, exactly as in a measured run; only the requests are
-// served by sim/engine.ts, as the simulator's own virtual-time closed loop serves them (sim/virtual-run.ts
-// runVirtualClosedLoop, the model bench/virtual-capacity.ts's true capacities come from): a request enters the engine
+// served by sim/batcher.ts, as the simulator's own virtual-time closed loop serves them (sim/virtual-run.ts
+// runVirtualClosedLoop, the model bench/virtual-capacity.ts's true capacities come from): a request enters the batcher
 // once its per-request overhead is over, as the HTTP server hands it on. docs/guides/what-if.md says where the two
 // differ.
 
 import type { DoneReport, Ticket } from '../lib/drive';
 import { Driver, type StepResult, type StepSource } from '../orchestrator/driver';
-import { Engine, type FinishedEvent, type TokenEvent } from '../sim/engine';
+import { Batcher, type FinishedEvent, type TokenEvent } from '../sim/batcher';
 import { chainedBlockHashes } from '../sim/kv-cache';
 import type { NoiseSettings } from '../sim/noise';
 import type { Profile } from '../sim/profiles';
@@ -29,7 +29,7 @@ export interface VirtualDrive {
   readonly steps: readonly StepResult[];
   /** Per ticket: its prompt tokens and the prompt tokens the prefix cache served. */
   readonly extras: ReadonlyMap<number, RequestExtras>;
-  /** Requests issued and never ended, per step index (none: the engine serves every request it is given). */
+  /** Requests issued and never ended, per step index (none: the batcher serves every request it is given). */
   readonly unfinished: ReadonlyMap<number, number>;
   /** Virtual time from the first request to the last, and with at least one request running, ms. */
   readonly wallMs: number;
@@ -39,7 +39,7 @@ export interface VirtualDrive {
 export interface VirtualDriveOptions {
   /** Closed-loop users the part may need at once (the k6 script's VUs). */
   readonly vus: number;
-  /** Every prompt the same (prompts.mode shared-prefix): the engine's prefix cache serves them; else all unique. */
+  /** Every prompt the same (prompts.mode shared-prefix): the batcher's prefix cache serves them; else all unique. */
   readonly sharedPrompts: boolean;
   /** The limits a cell's requests are judged on for goodput (its use case's), null for a cell without one. */
   readonly sloOf: (cell: Ticket['cell']) => readonly UseCaseLimit[] | null;
@@ -61,12 +61,12 @@ interface InFlight {
   cachedTokens: number;
 }
 
-/** Runs the steps `source` gives until it has none left; every request ends (the engine never drops one). */
+/** Runs the steps `source` gives until it has none left; every request ends (the batcher never drops one). */
 export function driveVirtually(profile: Profile, source: StepSource, options: VirtualDriveOptions): VirtualDrive {
   let now = 0;
   const driver = new Driver(source, () => now);
-  const engine = new Engine(profile, { prefixCaching: options.sharedPrompts, noise: options.noise });
-  const queue = new OverheadQueue(engine);
+  const batcher = new Batcher(profile, { prefixCaching: options.sharedPrompts, noise: options.noise });
+  const queue = new OverheadQueue(batcher);
   const overhead = profile.hardware.requestOverheadMs;
   const idle = new Set(Array.from({ length: options.vus }, (_, vu) => vu));
   const inFlight = new Map<string, InFlight>();
@@ -95,7 +95,7 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
   for (;;) {
     const quiet = dispatch();
     queue.release(now);
-    if (!engine.hasWork()) {
+    if (!batcher.hasWork()) {
       const queued = queue.nextQueuedMs();
       if (queued === null && driver.finished) break;
       if (queued === null && quiet === null) throw new Error('virtual drive: the driver waits with no request running');
@@ -103,8 +103,8 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
       now = Math.min(queued ?? Infinity, quiet === null ? Infinity : now + quiet);
       continue;
     }
-    if (!engine.beginStep(now)) throw new Error('virtual drive: the engine stalled with work pending');
-    const res = engine.endStep();
+    if (!batcher.beginStep(now)) throw new Error('virtual drive: the batcher stalled with work pending');
+    const res = batcher.endStep();
     now = res.endMs;
     noteTokens(res.tokens, res.endMs, inFlight);
     for (const f of res.finished) {
@@ -131,7 +131,7 @@ function noteTokens(tokens: readonly TokenEvent[], endMs: number, inFlight: Read
   }
 }
 
-/** Shared prompts hash alike, so the engine's prefix cache serves them as the server's would; unique share nothing. */
+/** Shared prompts hash alike, so the batcher's prefix cache serves them as the server's would; unique share nothing. */
 function promptHashes(profile: Profile, promptTokens: number, shared: boolean): number[] | undefined {
   if (!shared) return undefined;
   return chainedBlockHashes([new Uint32Array(promptTokens).fill(1)], profile.scheduler.blockSize);
@@ -144,7 +144,7 @@ function doneReport(r: InFlight, f: FinishedEvent, slo: readonly UseCaseLimit[] 
   const e2eMs = endMs - r.arrivalMs;
   const decoding = outputTokens > 1 && e2eMs > ttftMs;
   const figures = {
-    // The engine does not think first: its first token is content.
+    // The batcher does not think first: its first token is content.
     ttftMs, ttfcMs: ttftMs, e2eMs,
     tpotMs: decoding ? (e2eMs - ttftMs) / (outputTokens - 1) : null,
     decodeTokensPerSecond: decoding ? ((outputTokens - 1) * 1000) / (e2eMs - ttftMs) : null,

@@ -1,4 +1,4 @@
-// Tests for the simulator's embeddings and rerank: vectors, scores, body checks, and the routes on the engine.
+// Tests for the simulator's embeddings and rerank: vectors, scores, body checks, and the routes on the batcher.
 // Runs in Node (vitest).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,7 +56,7 @@ describe('embed request bodies', () => {
   });
 });
 
-describe('embed routes on the engine', () => {
+describe('embed routes on the batcher', () => {
   let sim: SimServer;
   beforeAll(async () => {
     sim = await startSim({ tokenizerWorkers: 1 });
@@ -80,7 +80,7 @@ describe('embed routes on the engine', () => {
     expect(body.usage.prompt_tokens).toBe(4 * single);
   });
 
-  it('takes longer for a bigger batch: its tokens are prefill work on the engine', async () => {
+  it('takes longer for a bigger batch: its tokens are prefill work on the batcher', async () => {
     const time = async (n: number): Promise<number> => {
       const t = performance.now();
       await postJson(`${sim.url}/embeddings`, { model: MODEL_A, input: texts(n, 2000) });

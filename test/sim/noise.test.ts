@@ -1,7 +1,7 @@
-// Tests sim/noise.ts and the engine with it: exact step times without noise; with noise the stated mean, spread and
+// Tests sim/noise.ts and the batcher with it: exact step times without noise; with noise the stated mean, spread and
 // stall rate, one sequence per seed; profiles and options that turn it on. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { Engine, type StepPlan } from '../../sim/engine';
+import { Batcher, type StepPlan } from '../../sim/batcher';
 import { DEFAULT_NOISE, resolveNoise, StepNoise, type NoiseModel, type NoiseSettings } from '../../sim/noise';
 import { findProfile, parseProfile, PROFILES } from '../../sim/profiles';
 import { runVirtualBatch, runVirtualClosedLoop } from '../../sim/virtual-run';
@@ -17,16 +17,16 @@ function sampleSd(xs: readonly number[]): number {
   return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1));
 }
 
-/** Every step of one request of `prompt` tokens decoding `output` tokens alone, as the engine plans them. */
+/** Every step of one request of `prompt` tokens decoding `output` tokens alone, as the batcher plans them. */
 function soloSteps(noise: NoiseSettings | undefined, prompt = 1024, output = 4000): StepPlan[] {
-  const engine = new Engine(A, { noise });
-  engine.add({ id: 'r', promptTokens: prompt, outputTokens: output, finishReason: 'length', arrivalMs: 0, queuedMs: 0 });
+  const batcher = new Batcher(A, { noise });
+  batcher.add({ id: 'r', promptTokens: prompt, outputTokens: output, finishReason: 'length', arrivalMs: 0, queuedMs: 0 });
   const plans: StepPlan[] = [];
   let now = 0;
-  while (engine.hasWork()) {
-    const plan = engine.beginStep(now)!;
+  while (batcher.hasWork()) {
+    const plan = batcher.beginStep(now)!;
     plans.push(plan);
-    now = engine.endStep().endMs;
+    now = batcher.endStep().endMs;
   }
   return plans;
 }
@@ -98,7 +98,7 @@ describe('StepNoise', () => {
   });
 });
 
-describe('the engine with noise', () => {
+describe('the batcher with noise', () => {
   const noise: NoiseSettings = { model: DEFAULT_NOISE, seed: 11 };
 
   it('jitters decode steps around their modelled time and stalls stallSteps of them at the stated rate', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE_NAME, findProfile, PROFILES, resolveProfile } from '../../sim/profiles';
 
 describe('profiles', () => {
-  it('has A-E with names that say model, GPU and engine; A is the default', () => {
+  it('has A-E with names that say model, GPU and serving software; A is the default', () => {
     expect(PROFILES.map((p) => p.letter)).toEqual(['A', 'B', 'C', 'D', 'E']);
     expect(DEFAULT_PROFILE_NAME).toBe('qwen3-coder-30b-a3b-h200-vllm');
     expect(resolveProfile(undefined).name).toBe(DEFAULT_PROFILE_NAME);

@@ -87,7 +87,7 @@ describe('vLLM metrics', () => {
       const seen = new Promise<void>((resolve) => sim.events.on('request', () => resolve()));
       const streams = [postStream(`${sim.url}/completions`, body), postStream(`${sim.url}/completions`, body)];
       await seen;
-      // Poll (an event-driven wait) until both are in the engine: one running, one waiting.
+      // Poll (an event-driven wait) until both are in the batcher: one running, one waiting.
       let snap = readServerSnapshot((await scrape(sim.url)).samples);
       const deadline = performance.now() + 5000;
       while (!(snap.running === 1 && snap.waiting === 1) && performance.now() < deadline)
@@ -103,7 +103,7 @@ describe('vLLM metrics', () => {
 });
 
 describe('client disconnect', () => {
-  it('frees the request in the engine and counts it as finished_reason abort', async () => {
+  it('frees the request in the batcher and counts it as finished_reason abort', async () => {
     const sim = await startSim({ profile: TINY, tokenizerWorkers: 1 });
     try {
       const aborted = new Promise<{ reason: string; generatedTokens: number }>((resolve) => sim.events.on('finished', (ev) => resolve(ev)));

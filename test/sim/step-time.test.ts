@@ -4,7 +4,7 @@ import { findProfile } from '../../sim/profiles';
 import { allReduceMs, smoothTowards, stepPowerWatts, stepTime, weightReadMs } from '../../sim/step-time';
 
 // The formulas are checked on fixed parameters (profile A's first fit), so the hand-worked numbers
-// below stay true when a profile is re-fitted; the fit itself is checked in engine.test.ts.
+// below stay true when a profile is re-fitted; the fit itself is checked in batcher.test.ts.
 const A = { ...findProfile('A')!.hardware, etaMem: 0.83, t0Ms: 4.75, lambdaUsPerToken: 9.7, alphaSecondsPerPair: 1.38e-9 };
 
 describe('weightReadMs', () => {

@@ -41,7 +41,7 @@ describe('per-request overhead in virtual time', () => {
     const batch = runVirtualBatch(d, 1024, 64, 1).requests[0]!.ttftMs;
     const loop = runVirtualClosedLoop(d, 1024, 64, [{ users: 1, seconds: 3 }]);
     expect(loop.length).toBeGreaterThan(2);
-    // Every request of one user is alone on the engine: the same TTFT as the batch's, overhead (344 ms) included.
+    // Every request of one user is alone on the batcher: the same TTFT as the batch's, overhead (344 ms) included.
     for (const r of loop) expect(r.ttftMs).toBeCloseTo(batch, 6);
     expect(batch).toBeGreaterThan(d.hardware.requestOverheadMs);
   });

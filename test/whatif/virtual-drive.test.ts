@@ -1,4 +1,4 @@
-// The virtual drive: the bench's Driver against the engine in virtual time, and its requests as k6 CSV rows the
+// The virtual drive: the bench's Driver against the batcher in virtual time, and its requests as k6 CSV rows the
 // report reads back. Runs in Node (vitest).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

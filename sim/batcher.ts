@@ -1,7 +1,7 @@
 // The continuous-batching step loop of the simulator: pure state, no I/O, no clock. Runs in Node.
 // See docs/design/simulator-model.md, "One scheduling step".
 //
-// The caller (EngineScheduler in sim/scheduler.ts on the real clock, sim/virtual-run.ts or a test on a virtual one)
+// The caller (BatcherScheduler in sim/scheduler.ts on the real clock, sim/virtual-run.ts or a test on a virtual one)
 // calls beginStep(startMs) to schedule a batch, learns its duration, and calls endStep() at the step's deadline to
 // sample tokens.
 
@@ -12,14 +12,14 @@ import { stepTime, type StepEntry, type StepTime } from './step-time';
 
 export type FinishReason = 'length' | 'stop' | 'abort';
 
-export interface EngineRequest {
+export interface BatchRequest {
   readonly id: string;
   readonly promptTokens: number;
   /** Tokens to sample before finishing (>= 1). */
   readonly outputTokens: number;
   /** Reason reported when outputTokens have been sampled. */
   readonly finishReason: 'length' | 'stop';
-  /** When the request reached the server (HTTP arrival), ms on the engine clock. */
+  /** When the request reached the server (HTTP arrival), ms on the batcher clock. */
   readonly arrivalMs: number;
   /** When it entered the waiting queue (arrival + per-request overhead), ms. */
   readonly queuedMs: number;
@@ -30,12 +30,12 @@ export interface EngineRequest {
   readonly blockHashes?: readonly number[];
   /**
    * How far past queuedMs the simulator's own work (reading the body, counting tokens) brought the request, ms:
-   * an idle engine may start its step that far back, so that work never shows in TTFT; absent = 0.
+   * an idle batcher may start its step that far back, so that work never shows in TTFT; absent = 0.
    */
   readonly lateMs?: number;
 }
 
-export interface EngineOptions {
+export interface BatcherOptions {
   /** Automatic prefix caching, as vLLM v1 (default on). */
   readonly prefixCaching?: boolean;
   /** Step-time noise (sim/noise.ts); absent = every step lasts exactly its modelled time. */
@@ -96,7 +96,7 @@ export interface StepResult {
 }
 
 interface Seq {
-  readonly req: EngineRequest;
+  readonly req: BatchRequest;
   generated: number;
   computed: number;
   firstScheduledMs: number | null;
@@ -124,7 +124,7 @@ export function stateBlocksPerSeq(profile: Profile): number {
   return Math.ceil(hw.stateBytesPerSeq / 2 / hw.kvBytesPerToken / profile.scheduler.blockSize);
 }
 
-export class Engine {
+export class Batcher {
   readonly kv: KvCache;
   private readonly waiting: Seq[] = [];
   private running: Seq[] = [];
@@ -140,7 +140,7 @@ export class Engine {
   prefixHitTokensTotal = 0;
 
   constructor(
-    readonly profile: Profile, options: EngineOptions = {},
+    readonly profile: Profile, options: BatcherOptions = {},
   ) {
     const s = profile.scheduler;
     this.kv = new KvCache(
@@ -150,7 +150,7 @@ export class Engine {
     this.noise = options.noise ? new StepNoise(options.noise) : null;
   }
 
-  /** The noise this engine runs with, or null (exact modelled step times). */
+  /** The noise this batcher runs with, or null (exact modelled step times). */
   get noiseSettings(): NoiseSettings | null {
     return this.noise?.settings ?? null;
   }
@@ -180,7 +180,7 @@ export class Engine {
     return this.kv.blocksFor(tokens) <= this.kv.totalBlocks;
   }
 
-  add(req: EngineRequest): void {
+  add(req: BatchRequest): void {
     if (this.byId.has(req.id)) throw new Error(`duplicate request id ${req.id}`);
     if (req.outputTokens < 1) throw new Error('outputTokens must be >= 1');
     if (!this.fitsCapacity(req.promptTokens + req.outputTokens))

@@ -1,7 +1,7 @@
-// Unit tests of the engine's step loop on a fake clock: chunked prefill, decode, admission, preemption, abort.
+// Unit tests of the batcher's step loop on a fake clock: chunked prefill, decode, admission, preemption, abort.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { Engine, type EngineRequest, type FinishedEvent, type TokenEvent } from '../../sim/engine';
+import { Batcher, type BatchRequest, type FinishedEvent, type TokenEvent } from '../../sim/batcher';
 import { chainedBlockHashes } from '../../sim/kv-cache';
 import { findProfile, parseProfile } from '../../sim/profiles';
 import { stepTime } from '../../sim/step-time';
@@ -9,21 +9,21 @@ import { runVirtualBatch } from '../../sim/virtual-run';
 
 const A = findProfile('A')!;
 
-function req(id: string, promptTokens: number, outputTokens: number, at = 0): EngineRequest {
+function req(id: string, promptTokens: number, outputTokens: number, at = 0): BatchRequest {
   return { id, promptTokens, outputTokens, finishReason: 'length', arrivalMs: at, queuedMs: at };
 }
 
-/** Runs the engine to completion on virtual time, collecting every event and step. */
-function drain(engine: Engine, startMs = 0) {
+/** Runs the batcher to completion on virtual time, collecting every event and step. */
+function drain(batcher: Batcher, startMs = 0) {
   const tokens: (TokenEvent & { atMs: number })[] = [];
   const finished: FinishedEvent[] = [];
   const steps: { sequences: number; tokens: number; preempted: number; durationMs: number }[] = [];
   let now = startMs;
-  while (engine.hasWork()) {
-    const plan = engine.beginStep(now);
+  while (batcher.hasWork()) {
+    const plan = batcher.beginStep(now);
     if (!plan) throw new Error('stalled');
     steps.push({ sequences: plan.sequences, tokens: plan.tokens, preempted: plan.preempted, durationMs: plan.endMs - plan.startMs });
-    const r = engine.endStep();
+    const r = batcher.endStep();
     now = r.endMs;
     for (const t of r.tokens) tokens.push({ ...t, atMs: now });
     finished.push(...r.finished);
@@ -31,9 +31,9 @@ function drain(engine: Engine, startMs = 0) {
   return { tokens, finished, steps, endMs: now };
 }
 
-describe('Engine', () => {
+describe('Batcher', () => {
   it('prefills a 20000-token prompt in chunks of 8192, 8192, 3616, then decodes one token per step', () => {
-    const e = new Engine(A);
+    const e = new Batcher(A);
     e.add(req('a', 20_000, 3));
     const { tokens, steps, finished } = drain(e);
     expect(steps.map((s) => s.tokens)).toEqual([8192, 8192, 3616, 1, 1]);
@@ -56,7 +56,7 @@ describe('Engine', () => {
   });
 
   it('shares the chunk budget: decode tokens of running requests ride along with a new prefill', () => {
-    const e = new Engine(A);
+    const e = new Batcher(A);
     e.add(req('a', 100, 10));
     let plan = e.beginStep(0)!;
     e.endStep();
@@ -70,7 +70,7 @@ describe('Engine', () => {
 
   it('caps running sequences at max_num_seqs', () => {
     const small = parseProfile({ scheduler: { maxNumSeqs: 2 } }, 'test');
-    const e = new Engine(small);
+    const e = new Batcher(small);
     for (let i = 0; i < 3; i++) e.add(req(`r${i}`, 10, 2));
     const plan = e.beginStep(0)!;
     expect(plan.sequences).toBe(2);
@@ -81,7 +81,7 @@ describe('Engine', () => {
   it('admits a waiting request only when its whole sequence fits in free blocks', () => {
     // 8 blocks of 16 tokens = 128 tokens of KV.
     const tiny = parseProfile({ scheduler: { kvCapacityTokens: 128, blockSize: 16 } }, 'test');
-    const e = new Engine(tiny);
+    const e = new Batcher(tiny);
     e.add(req('a', 64, 10)); // 4 blocks
     e.add(req('b', 80, 10)); // needs 5 blocks; only 4 free
     const plan = e.beginStep(0)!;
@@ -93,7 +93,7 @@ describe('Engine', () => {
   it('preempts the newest running request when KV runs out, and both still finish with every token', () => {
     // 64 blocks x 16 = 1024 tokens; two sequences growing to 400 + 300 = 700 tokens each cannot both fit.
     const tiny = parseProfile({ scheduler: { kvCapacityTokens: 1024, blockSize: 16 } }, 'test');
-    const e = new Engine(tiny);
+    const e = new Batcher(tiny);
     e.add(req('old', 400, 300));
     e.add(req('new', 400, 300));
     const { finished, steps, tokens } = drain(e);
@@ -112,7 +112,7 @@ describe('Engine', () => {
 
   it('a preempted request recomputes its prompt plus the tokens it had generated', () => {
     const tiny = parseProfile({ scheduler: { kvCapacityTokens: 1024, blockSize: 16 } }, 'test');
-    const e = new Engine(tiny);
+    const e = new Batcher(tiny);
     e.add(req('old', 400, 300));
     e.add(req('new', 400, 300));
     let now = 0;
@@ -129,7 +129,7 @@ describe('Engine', () => {
   });
 
   it('abort frees the blocks at once and reports reason abort', () => {
-    const e = new Engine(A);
+    const e = new Batcher(A);
     e.add(req('a', 1000, 100));
     e.beginStep(0);
     const ev = e.abort('a', 5)!;
@@ -143,18 +143,18 @@ describe('Engine', () => {
 
   it('refuses a request that can never fit in the KV cache', () => {
     const tiny = parseProfile({ scheduler: { kvCapacityTokens: 128 } }, 'test');
-    expect(() => new Engine(tiny).add(req('a', 200, 1))).toThrow(/cannot fit/);
+    expect(() => new Batcher(tiny).add(req('a', 200, 1))).toThrow(/cannot fit/);
   });
 });
 
-describe('Engine prefix cache', () => {
+describe('Batcher prefix cache', () => {
   const hashes = (n: number, salt = 0): number[] => chainedBlockHashes([Uint32Array.from({ length: n }, (_, i) => i + salt)], 16);
-  const withHashes = (id: string, n: number, out: number, salt = 0): EngineRequest => ({
+  const withHashes = (id: string, n: number, out: number, salt = 0): BatchRequest => ({
     ...req(id, n, out), blockHashes: hashes(n, salt),
   });
 
   it('prefills only the tokens after the cached prefix of an identical earlier prompt (at least the last token)', () => {
-    const e = new Engine(A);
+    const e = new Batcher(A);
     e.add(withHashes('a', 4001, 2));
     const first = drain(e);
     expect(first.steps[0]!.tokens).toBe(4001);
@@ -176,13 +176,13 @@ describe('Engine prefix cache', () => {
   });
 
   it('shares nothing between prompts that differ in their first block, and is off when disabled', () => {
-    const e = new Engine(A);
+    const e = new Batcher(A);
     e.add(withHashes('a', 1000, 2, 0));
     drain(e);
     e.add(withHashes('b', 1000, 2, 1));
     expect(e.beginStep(0)!.tokens).toBe(1000);
     e.endStep();
-    const off = new Engine(A, { prefixCaching: false });
+    const off = new Batcher(A, { prefixCaching: false });
     off.add(withHashes('a', 1000, 2));
     drain(off);
     off.add(withHashes('b', 1000, 2));
@@ -210,7 +210,7 @@ describe('Engine prefix cache', () => {
   });
 
   it("caches a response's blocks when its hashes cover it, and tells the cached prompt tokens with the first token", () => {
-    const e = new Engine(A);
+    const e = new Batcher(A);
     // Hashes over prompt + response ids: the next turn's prompt (1000 + 40 + 20 tokens) repeats both.
     e.add({ ...req('a', 1000, 40), blockHashes: hashes(1040) });
     const first = drain(e);
@@ -226,7 +226,7 @@ describe('Engine prefix cache', () => {
 
   it('a preempted request finds its own prompt blocks again when they were not evicted', () => {
     const tiny = parseProfile({ scheduler: { kvCapacityTokens: 1024, blockSize: 16 } }, 'test');
-    const e = new Engine(tiny);
+    const e = new Batcher(tiny);
     e.add(withHashes('old', 400, 300, 0));
     e.add(withHashes('new', 400, 300, 5000));
     const { finished } = drain(e);
@@ -236,11 +236,11 @@ describe('Engine prefix cache', () => {
   });
 });
 
-describe('Engine prefill-first policy (SGLang, profile E)', () => {
+describe('Batcher prefill-first policy (SGLang, profile E)', () => {
   const E = findProfile('E')!;
 
   it('runs no decode while a prompt is left to prefill, and streams the first token with the second', () => {
-    const e = new Engine(E);
+    const e = new Batcher(E);
     e.add(req('a', 10_000, 4));
     e.add(req('b', 10_000, 4));
     const { tokens, steps } = drain(e);
@@ -259,7 +259,7 @@ describe('Engine prefill-first policy (SGLang, profile E)', () => {
   it('under KV pressure it preempts a decoding request instead of stalling, and every request finishes', () => {
     // Two prompts of 1000 fit (2 x (193 state + 63) blocks of 566), but not their growth to 1600 tokens (2 x 293).
     const tight = parseProfile({ base: 'E', scheduler: { kvCapacityTokens: 16 * (2 * 193 + 180) } }, 'test');
-    const e = new Engine(tight);
+    const e = new Batcher(tight);
     for (const id of ['a', 'b', 'c']) e.add(req(id, 1000, 600));
     const { finished } = drain(e);
     expect(finished.map((f) => [f.id, f.generatedTokens]).sort()).toEqual([['a', 600], ['b', 600], ['c', 600]]);
@@ -267,7 +267,7 @@ describe('Engine prefill-first policy (SGLang, profile E)', () => {
   });
 
   it('a one-token request is not held: its only token goes out at its prefill end', () => {
-    const e = new Engine(E);
+    const e = new Batcher(E);
     e.add(req('a', 1000, 1));
     const { tokens, steps } = drain(e);
     expect(steps).toHaveLength(1);
@@ -275,7 +275,7 @@ describe('Engine prefill-first policy (SGLang, profile E)', () => {
   });
 
   it('vLLM profiles keep mixing decode tokens into prefill steps', () => {
-    const e = new Engine(A);
+    const e = new Batcher(A);
     e.add(req('a', 10_000, 4));
     e.add(req('b', 10_000, 4));
     const { steps } = drain(e);
