@@ -6,7 +6,7 @@
 
 import * as echarts from 'echarts';
 import type { CellStats } from './cells';
-import { gridCells } from './model';
+import { gridCells } from './build-report';
 import type { Report } from './report-types';
 import type { TrendKey } from './read-samples';
 import { statistic } from './stats';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { loadRun } from './load-run';
 import type { SamplesData } from './read-samples';
 import { readPartSamples } from './split-inputs';
-import { buildReport, DEFAULT_REPORT_OPTIONS } from './model';
+import { buildReport, DEFAULT_REPORT_OPTIONS } from './build-report';
 import type { Comparison, Report, ReportOptions } from './report-types';
 import { buildCharts, renderChartSvg, type ChartSpec } from './charts';
 import { sessionCharts } from './charts-sessions';

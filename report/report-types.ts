@@ -1,7 +1,7 @@
 // The report's shared types: the report object every renderer reads, its parts, and the baseline comparison.
 // Runs in Node.
 //
-// Kept apart from the code that builds them (model.ts, compare.ts) so that each builder imports the
+// Kept apart from the code that builds them (build-report.ts, compare.ts) so that each builder imports the
 // types and neither imports the other: a report holds its comparison, and a comparison reads two reports.
 
 import type { LimitStat, Plan, PromptMode } from '../lib/plan';

@@ -29,7 +29,7 @@ export interface TraceCellFigures {
   } | null;
 }
 
-/** A trace cell's requests as sent (report/model.ts reads them from its samples). */
+/** A trace cell's requests as sent (report/build-report.ts reads them from its samples). */
 export interface TraceSends {
   readonly inputTokens: Float64Array;
   readonly outputTokens: Float64Array;

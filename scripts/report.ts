@@ -8,7 +8,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { EXIT } from '../lib/exit-codes';
 import { runMain } from './cli';
 import { generateReport } from '../report/generate';
-import { DEFAULT_REPORT_OPTIONS } from '../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import { gateFailures } from '../report/gate-verdict';
 
 function number(name: string, min: number, max: number) {

@@ -13,7 +13,7 @@ import { resolvePlan, type Plan, type PlanInput, type ScriptName } from '../lib/
 import { promptLengthsForWindow, type FittedContext } from '../orchestrator/context-window';
 import { searchCapacities } from '../orchestrator/driven-results';
 import { generateReport } from '../report/generate';
-import { DEFAULT_REPORT_OPTIONS } from '../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import type { Report } from '../report/report-types';
 import type { Profile } from '../sim/profiles';
 import type { PredictProfile } from './predict-profile';

@@ -7,7 +7,7 @@ import type { LadderResult, UseCaseCapacity } from '../capacity';
 import type { CellStats } from '../cells';
 import type { ActiveUsersCapacity } from '../active-users';
 import type { RateCapacity } from '../rate-capacity';
-import { valueAtCapacity } from '../model';
+import { valueAtCapacity } from '../build-report';
 import type { Report } from '../report-types';
 import { WARNING_TITLES, type ReportWarning } from '../warnings';
 import { capacityWithInterval } from './use-case-guidance';

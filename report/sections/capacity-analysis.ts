@@ -5,7 +5,7 @@ import type { CellStats } from '../cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtTokens, plural } from '../format';
 import { capacityLimitPhrase, capacityVerdict, stepVerdict, THRESHOLD_EXCEEDED } from '../judgement';
-import { valueAtCapacity } from '../model';
+import { valueAtCapacity } from '../build-report';
 import type { Report } from '../report-types';
 import { compare } from '../../lib/thresholds';
 import { clientBoundNote, fmtMetric, metricLabel, metricValue, sentences, statName, type MaybeNumber } from './phrases';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEnvToPlan } from '../../lib/env';
 import { resolvePlan, type PlanInput } from '../../lib/plan';
 import { analyzeRun, renderReport } from '../../report/generate';
-import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import { buildBundles } from '../../orchestrator/bundles';
 import { startSim } from '../../sim/server';
 import { runScript } from './helpers';

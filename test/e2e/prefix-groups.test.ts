@@ -12,7 +12,7 @@ import { buildBundles } from '../../orchestrator/bundles';
 import { startAgent, type AgentProcess } from '../../orchestrator/agent-process';
 import type { CellStats } from '../../report/cells';
 import { generateReport } from '../../report/generate';
-import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
 import type { GroundTruthRecord } from '../../sim/server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';

@@ -13,7 +13,7 @@ import { cellMetricKey, readSummaryData, type SummaryData } from '../../lib/summ
 import { buildBundles } from '../../orchestrator/bundles';
 import { generateReport } from '../../report/generate';
 import { readPlanFile } from '../../report/inputs';
-import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import type { Report } from '../../report/report-types';
 import { startSim, type GroundTruthRecord } from '../../sim/server';
 import { readJson, runScript } from './helpers';

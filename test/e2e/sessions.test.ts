@@ -10,7 +10,7 @@ import { cellMetricKey, readSummaryData } from '../../lib/summary-data';
 import { buildBundles } from '../../orchestrator/bundles';
 import { readPlanFile } from '../../report/inputs';
 import { generateReport } from '../../report/generate';
-import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import type { ActiveUsersCapacity } from '../../report/active-users';
 import { startSim } from '../../sim/server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReplay } from '../../lib/trace-replay';
 import { buildBundles } from '../../orchestrator/bundles';
 import { generateReport } from '../../report/generate';
-import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import type { Report } from '../../report/report-types';
 import { syntheticMooncake } from '../../scripts/synthetic-trace';
 import { startSim, type GroundTruthRecord } from '../../sim/server';

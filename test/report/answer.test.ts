@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Block } from '../../report/document';
 import { analyzeRun, renderReport } from '../../report/generate';
-import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import type { Report } from '../../report/report-types';
 import { buildDocument } from '../../report/sections';
 import { WARNING_RANK } from '../../report/warnings';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolvePlan } from '../../lib/plan';
 import { generateReport } from '../../report/generate';
-import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import { GOLDEN_DIR } from '../fixtures/golden';
 
 const GOLDEN = GOLDEN_DIR;

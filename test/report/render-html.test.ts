@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport } from '../../report/generate';
-import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import { smallRunParts, writeRunFixture } from './fixtures/make-run';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport } from '../../report/generate';
-import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import { REPORT_SCHEMA_VERSION, type Report } from '../../report/report-types';
 import { EXIT } from '../../lib/exit-codes';
 import { smallRunParts, writeRunFixture } from './fixtures/make-run';

@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runnerOf } from '../../lib/runner';
 import { operatorSegmentFlags } from '../../lib/segments';
 import { analyzeRun } from '../../report/generate';
-import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import type { Report } from '../../report/report-types';
 import { smallRunParts, writeRunFixture } from './fixtures/make-run';
 

@@ -8,7 +8,7 @@ import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { generateReport } from '../../report/generate';
-import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import type { Report } from '../../report/report-types';
 import { tempDir } from '../e2e/helpers';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeRun, renderReport, type RenderedReport } from '../../report/generate';
-import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import type { Report } from '../../report/report-types';
 import { lit, renderText } from '../../report/document';
 import { mdLiteral } from '../../report/format';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { useCaseGuidanceSection } from '../../report/sections/use-case-guidance';
 import { useCaseCapacity, type StepVerdict, type UseCaseCapacity } from '../../report/capacity';
-import { DEFAULT_REPORT_OPTIONS } from '../../report/model';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import type { Report } from '../../report/report-types';
 import type { Block } from '../../report/document';
 import { USE_CASES } from '../../thresholds/use-cases';
