@@ -85,6 +85,19 @@ export default tseslint.config(
     },
   },
   {
+    // Use cases and their limits are data that lib/ reads: the import goes one way (docs/design/architecture.md).
+    files: ['thresholds/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: NODE_BUILTINS.map((name) => ({ name, message: 'thresholds/ is data: no Node modules.' })),
+        patterns: [
+          { group: ['node:*', 'k6', 'k6/*'], message: 'thresholds/ is data: it runs in k6 and Node alike.' },
+          { group: ['../*/**', '../*'], message: 'thresholds/ is data: it imports only thresholds/.' },
+        ],
+      }],
+    },
+  },
+  {
     files: ['lib/k6/**/*.ts', 'scenarios/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {

@@ -143,7 +143,7 @@ func meanOf(xs []float64) optional {
 	return some(sum/float64(len(xs)), true)
 }
 
-// holds compares as a k6 threshold does (lib/thresholds.ts compare).
+// holds compares as a k6 threshold does (lib/threshold-grammar.ts compare).
 func holds(v float64, op string, limit float64) bool {
 	switch op {
 	case "<":

@@ -5,7 +5,7 @@
 // on is read off thousands of requests: with noise on, the noise of the draws averages out and what is left is
 // the noisy simulator's own capacity. Users are bisected: the limits' statistics are monotone in users.
 
-import { compare, parseThreshold } from '../lib/thresholds';
+import { compare, parseThreshold } from '../lib/threshold-grammar';
 import { limitExpression } from '../lib/options';
 import type { LimitStat } from '../lib/plan';
 import { aggregate } from '../report/capacity-interval';

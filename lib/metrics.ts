@@ -6,6 +6,7 @@
 
 import type { MetricDefinition } from './metric-definition';
 import { SERVER_METRICS } from './server-metrics';
+import { LIMIT_METRICS } from '../thresholds/use-cases';
 
 /** Per-request client-side measurements (docs/design/architecture.md, "Measurement definitions"). */
 export const REQUEST_METRICS = {
@@ -294,6 +295,8 @@ export const METRICS = {
   ...EMBED_METRICS,
 } as const;
 export type MetricKey = keyof typeof METRICS;
+/** Each metric a use-case limit may be on (thresholds/use-cases.ts), as one of the table's: a compile-time check. */
+export const LIMIT_METRIC_KEYS: readonly MetricKey[] = LIMIT_METRICS;
 export type RequestMetricKey = keyof typeof REQUEST_METRICS;
 export type ServerMetricKey = keyof typeof SERVER_METRICS;
 export type ClientMetricKey = keyof typeof CLIENT_METRICS;

@@ -3,7 +3,9 @@
 // Runs in k6 and Node.
 
 import * as v from 'valibot';
-import { LIMIT_STATS, MIX_PROFILES, NAMED_USE_CASES, findUseCase, limitLabel } from '../thresholds/use-cases';
+import {
+  LIMIT_METRICS, LIMIT_STATS, MIX_PROFILES, NAMED_USE_CASES, findUseCase, limitLabel,
+} from '../thresholds/use-cases';
 import { ARRIVAL_PROCESSES } from './arrivals';
 import { SUMMARY_TREND_STATS } from './metrics';
 import { PLAN_DEFAULTS as D } from './plan-defaults';
@@ -21,8 +23,6 @@ export const API_STYLES = ['chat', 'completions', 'responses', 'messages'] as co
 export const PROMPT_MODES = ['unique', 'shared-prefix'] as const;
 /** What the embed script sends: embeddings (/embeddings, OpenAI's shape) or rerank (/rerank, llama.cpp's, Jina's). */
 export const EMBED_KINDS = ['embeddings', 'rerank'] as const;
-// ttfc: time to the first content token, the answer's, not the thinking's (reasoning models).
-const LIMIT_METRICS = ['ttft', 'ttfc', 'e2e', 'decodeSpeed', 'itl', 'tpot'] as const;
 const OPERATORS = ['<', '<=', '>', '>='] as const;
 
 const opt = v.optional;

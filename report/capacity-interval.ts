@@ -18,7 +18,7 @@
 // see what was not measured (a step the search skipped, a slower day of the server).
 
 import { mulberry32, standardNormal } from '../lib/random';
-import { compare, parseThreshold } from '../lib/thresholds';
+import { compare, parseThreshold } from '../lib/threshold-grammar';
 import { crossingX, extrapolateCrossing, percentile, powerLawBase, sortValues } from './stats';
 
 /** A limit as a ladder checks it (report/capacity.ts IntervalLimit): its k6 expression names the aggregation. */
@@ -85,7 +85,7 @@ export function aggregate(values: ArrayLike<number>, aggregation: string): numbe
   return percentile(sorted, Number(p[1]) / 100);
 }
 
-/** Whether a statistic meets a limit, compared as k6 compares a threshold (lib/thresholds.ts). */
+/** Whether a statistic meets a limit, compared as k6 compares a threshold (lib/threshold-grammar.ts). */
 function holds(actual: number, limit: IntervalLimit): boolean {
   return compare(actual, limit.operator, limit.value);
 }

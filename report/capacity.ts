@@ -1,5 +1,5 @@
 // Capacity per use case and max safe burst depth. Runs in Node.
-// Limits are evaluated with lib/thresholds.ts; crossings are interpolated between steps.
+// Limits are evaluated with lib/threshold-grammar.ts; crossings are interpolated between steps.
 //
 // A ladder is a list of steps (cells) of rising concurrency. Every limit is turned into a k6
 // threshold expression ("<limitStat><op><value>", e.g. "avg<8000") and evaluated with the suite's
@@ -9,7 +9,7 @@
 // between the two steps (shown "~N"); when no step fails, capacity is "more than N".
 
 import type { UseCase, UseCaseLimit } from '../thresholds/use-cases';
-import { evaluateThreshold, parseThreshold, type ParsedThreshold } from '../lib/thresholds';
+import { evaluateThreshold, parseThreshold, type ParsedThreshold } from '../lib/threshold-grammar';
 import { METRICS, type MetricKey } from '../lib/metrics';
 import type { LimitStat } from '../lib/plan';
 import type { CellStats } from './cells';
@@ -137,7 +137,7 @@ export function limitActual(cell: CellStats, limit: LadderLimit): number | null 
   return toK6Values(d)[parsed(limit.expression).aggregation] ?? null;
 }
 
-/** Evaluates one limit on one cell with lib/thresholds.ts. */
+/** Evaluates one limit on one cell with lib/threshold-grammar.ts. */
 export function checkLimit(cell: CellStats, limit: LadderLimit): LimitCheck {
   const t = parsed(limit.expression);
   if (isShareLimit(limit)) {

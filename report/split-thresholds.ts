@@ -2,13 +2,13 @@
 // Runs in Node (pure).
 //
 // The thresholds are the ones the script gave k6 (lib/options.ts buildOptions on the part's plan), on
-// per-cell sub-metrics; each is evaluated with k6's own grammar (lib/thresholds.ts) on the cell's
+// per-cell sub-metrics; each is evaluated with k6's own grammar (lib/threshold-grammar.ts) on the cell's
 // statistics over every runner's samples, with k6's rules for a sub-metric without samples.
 
 import { metricKeyOf } from '../lib/metrics';
 import { buildOptions } from '../lib/options';
 import type { Plan } from '../lib/plan';
-import { evaluateThreshold, parseMetricKey, parseThreshold } from '../lib/thresholds';
+import { evaluateThreshold, parseMetricKey, parseThreshold } from '../lib/threshold-grammar';
 import type { CellStats } from './cells';
 import type { ThresholdOutcome } from './inputs';
 import { TREND_KEYS, type TrendKey } from './read-samples';

@@ -101,7 +101,7 @@ export function summarize(sorted: SortedValues): Distribution | null {
 
 /**
  * A distribution as k6's summary `values` object ({avg, med, "p(95)", ...}), so the threshold code of
- * lib/thresholds.ts evaluates a use-case limit against report figures exactly as k6 would.
+ * lib/threshold-grammar.ts evaluates a use-case limit against report figures exactly as k6 would.
  */
 export function toK6Values(d: Distribution | null): Record<string, number> {
   if (d === null) return { avg: 0, min: 0, max: 0, med: 0, 'p(90)': 0, 'p(95)': 0, 'p(99)': 0, count: 0 };

@@ -4,9 +4,14 @@
 // docs/design/simulator-model.md lists under "Calibration targets" (Qwen3-Coder-30B-A3B on 1x H200, vLLM). MLPerf's
 // LLM limits are opt-in use cases beside them (docs/reference/use-cases.md).
 
-import type { MetricKey } from '../lib/metrics';
+/**
+ * The request metrics a limit may be on, by their keys in lib/metrics.ts's table (which imports this list and
+ * checks that each is one of its metrics): thresholds/ is data, and imports nothing from lib/. ttfc is the time to
+ * the first content token, the answer's, not the thinking's (reasoning models).
+ */
+export const LIMIT_METRICS = ['ttft', 'ttfc', 'e2e', 'decodeSpeed', 'itl', 'tpot'] as const;
+export type LimitMetric = (typeof LIMIT_METRICS)[number];
 
-/** One limit of a use case: "the per-request <metric> averaged over a cell must satisfy <op> <value>". */
 /**
  * Which per-cell statistic a limit is checked on (the plan's limitStat, or a limit's own). Here, beside the limits,
  * so that the plan's modules, which read the use cases, are not read back by them.
@@ -14,9 +19,10 @@ import type { MetricKey } from '../lib/metrics';
 export const LIMIT_STATS = ['avg', 'med', 'p(90)', 'p(95)', 'p(99)'] as const;
 export type LimitStat = (typeof LIMIT_STATS)[number];
 
+/** One limit of a use case: "the per-request <metric> averaged over a cell must satisfy <op> <value>". */
 export interface UseCaseLimit {
   /** Which request metric the limit is on. */
-  readonly metric: Extract<MetricKey, 'ttft' | 'ttfc' | 'e2e' | 'decodeSpeed' | 'itl' | 'tpot'>;
+  readonly metric: LimitMetric;
   readonly operator: '<' | '<=' | '>' | '>=';
   /** In the metric's unit: ms for times, tokens/s for speeds. */
   readonly value: number;

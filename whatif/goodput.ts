@@ -1,7 +1,7 @@
 // A predicted request's goodput verdict, as the measuring agent judges a measured one (agent/slo.go).
 // Pure. Runs in Node.
 
-import { compare } from '../lib/thresholds';
+import { compare } from '../lib/threshold-grammar';
 import type { UseCaseLimit } from '../thresholds/use-cases';
 
 /** A completed request's own figures; null where the request has none (fewer than 2 output tokens). */

@@ -7,7 +7,7 @@ import { fmtInt, fmtTokens, plural } from '../format';
 import { capacityLimitPhrase, capacityVerdict, stepVerdict, THRESHOLD_EXCEEDED } from '../judgement';
 import { valueAtCapacity } from '../build-report';
 import type { Report } from '../report-types';
-import { compare } from '../../lib/thresholds';
+import { compare } from '../../lib/threshold-grammar';
 import { clientBoundNote, fmtMetric, metricLabel, metricValue, sentences, statName, type MaybeNumber } from './phrases';
 
 /** One subsection per use case, after a paragraph on how its capacity limit is found. */

@@ -14,7 +14,7 @@ import {
   type ThresholdSpec,
 } from '../../lib/options';
 import { SCRIPT_NAMES, resolvePlan } from '../../lib/plan';
-import { aggregationAllowed, evaluateThreshold, parseMetricKey, parseThreshold } from '../../lib/thresholds';
+import { aggregationAllowed, evaluateThreshold, parseMetricKey, parseThreshold } from '../../lib/threshold-grammar';
 import type { UseCaseLimit } from '../../thresholds/use-cases';
 
 function expressions(specs: readonly ThresholdSpec[]): string[] {

@@ -1,10 +1,10 @@
-// Tests for lib/thresholds.ts: k6's threshold grammar, allowed aggregations, evaluation (incl.
+// Tests for lib/threshold-grammar.ts: k6's threshold grammar, allowed aggregations, evaluation (incl.
 // empty sub-metrics) and the golden k6 summary. Runs in Node (vitest).
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { MetricKind } from '../../lib/metric-definition';
-import { aggregationAllowed, compare, evaluateThreshold, parseMetricKey, parseThreshold, type ParsedThreshold } from '../../lib/thresholds';
+import { aggregationAllowed, compare, evaluateThreshold, parseMetricKey, parseThreshold, type ParsedThreshold } from '../../lib/threshold-grammar';
 import path from 'node:path';
 import { GOLDEN_DIR } from '../fixtures/golden';
 
