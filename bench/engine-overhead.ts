@@ -74,7 +74,8 @@ export function parseArgs(argv: readonly string[]): Args {
     else if (a === '--context') args.context = Number(argv[++i]);
     else if (a === '--paths') {
       const names = (argv[++i] ?? '').split(',').filter((s) => s !== '');
-      for (const n of names) if (!(PATHS as readonly string[]).includes(n)) throw new Error(`--paths: unknown path ${n} ${usage}`);
+      for (const n of names)
+        if (!(PATHS as readonly string[]).includes(n)) throw new Error(`--paths: unknown path ${n} ${usage}`);
       args.paths = names as PathName[];
     } else if (a === '--memory') args.memory = true;
     else if (a === '--no-build') args.build = false;
@@ -83,13 +84,15 @@ export function parseArgs(argv: readonly string[]): Args {
     else if (a === '--stagger-ms') args.staggerMs = Number(argv[++i]);
     else throw new Error(`unknown argument ${a} ${usage}`);
   }
-  if (args.levels.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--levels: positive integers, comma-separated');
+  if (args.levels.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error('--levels: positive integers, comma-separated');
   if (args.speeds.some((s) => !Number.isFinite(s) || s < 1 || s > 1000))
     throw new Error('--speeds: tokens per second from 1 to 1000, comma-separated');
   if (!Number.isInteger(args.tokens) || args.tokens < 10) throw new Error('--tokens: an integer >= 10');
   if (!Number.isInteger(args.context) || args.context < 16) throw new Error('--context: an integer >= 16');
   if (args.paths.length === 0) throw new Error(`--paths: at least one ${usage}`);
-  if (args.rounds !== null && (!Number.isInteger(args.rounds) || args.rounds < 1)) throw new Error('--rounds: an integer >= 1');
+  if (args.rounds !== null && (!Number.isInteger(args.rounds) || args.rounds < 1))
+    throw new Error('--rounds: an integer >= 1');
   if (!Number.isFinite(args.ttftMs) || args.ttftMs < 1) throw new Error('--ttft-ms: a number of ms >= 1');
   if (!Number.isFinite(args.staggerMs) || args.staggerMs < 0) throw new Error('--stagger-ms: a number of ms >= 0');
   return args;
@@ -361,7 +364,8 @@ async function measure(m: Measured, cell: Omit<CellShape, 'rounds'> & { rounds: 
 // Output
 
 const f = (v: number | undefined, d = 2): string => (v !== undefined && Number.isFinite(v) ? v.toFixed(d) : 'n/a');
-const pct = (v: number | undefined): string => (v !== undefined && Number.isFinite(v) ? `${(v * 100).toFixed(1)}%` : 'n/a');
+const pct = (v: number | undefined): string =>
+  v !== undefined && Number.isFinite(v) ? `${(v * 100).toFixed(1)}%` : 'n/a';
 
 export function renderTable(rows: readonly Row[]): string {
   const lines = [

@@ -331,7 +331,9 @@ async function runCell(rig: Rig, spec: CellSpec): Promise<CellRun> {
     } catch {
       // No summary: the row says why from k6's exit code and stderr.
     }
-    return { cell, summary, truth: await fetchGroundTruth(rig.base), code: k6.code, stderrTail: k6.tail, stall, stallProblem };
+    return {
+      cell, summary, truth: await fetchGroundTruth(rig.base), code: k6.code, stderrTail: k6.tail, stall, stallProblem,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -116,7 +116,9 @@ function streamChat(base: string, model: string, content: string, maxTokens: num
  * instead of parsing JSON, so the client (sharing the machine's two cores) takes less CPU from the server.
  */
 function streamChatLight(base: string, model: string, content: string, maxTokens: number): Promise<{ tokens: number; itlMs: number[] }> {
-  const payload = JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true });
+  const payload = JSON.stringify({
+    model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true,
+  });
   return new Promise((resolve, reject) => {
     const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
     const req = httpRequest(`${base}/v1/chat/completions`, { method: 'POST', agent, headers }, (res) => {
@@ -143,7 +145,9 @@ function streamChatLight(base: string, model: string, content: string, maxTokens
 }
 
 async function postJson(url: string, body: unknown): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);
   return res.json();
 }
@@ -274,7 +278,8 @@ async function runPoint(base: string, modelId: string, profile: Profile, p: Poin
   if (poll) clearInterval(poll);
   const total = results.reduce((s, r) => s + r.outputTokens, 0);
   const virtual = virtualBurst(profile, p);
-  const hasBracket = steady && p.cls === 'load' && !p.sharedPrompt && p.targets.some((t) => t.kind === 'ttft_s' && t.bracketOnly);
+  const hasBracket =
+    steady && p.cls === 'load' && !p.sharedPrompt && p.targets.some((t) => t.kind === 'ttft_s' && t.bracketOnly);
   const bracket = hasBracket
     ? {
         measured: await steadyTtftSeconds(base, modelId, p),
@@ -311,7 +316,9 @@ async function runPoint(base: string, modelId: string, profile: Profile, p: Poin
       case 'max_queue':
         throw new Error(`${p.label}: max_queue cannot share a point with other figures`);
     }
-    return rowOf(t, predictFromBatch(t.kind, virtual), measured, t.kind === 'ttft_s' && t.bracketOnly ? bracket : undefined);
+    return rowOf(
+      t, predictFromBatch(t.kind, virtual), measured, t.kind === 'ttft_s' && t.bracketOnly ? bracket : undefined,
+    );
   });
 }
 
@@ -373,7 +380,10 @@ export function renderBracket(rows: readonly Row[]): string {
         `${fmt(r.steady!.model, 'ttft_s')} | ${ok ? 'yes' : 'no'} | ${r.errorPct >= 0 ? '+' : ''}${r.errorPct.toFixed(1)}% |`,
     );
   }
-  lines.push('', `${inside} of ${bracketed.length} published TTFTs under load lie inside their burst/steady-state bracket (target: all).`);
+  lines.push(
+    '',
+    `${inside} of ${bracketed.length} published TTFTs under load lie inside their burst/steady-state bracket (target: all).`,
+  );
   return lines.join('\n');
 }
 
@@ -412,12 +422,16 @@ export function renderVerdict(rows: readonly Row[]): string {
 
 /** Fixed-timing capacity: many streams at 100 tok/s, server lateness from the ground truth. */
 async function fixedModeCapacity(streams: number, tokens: number): Promise<string> {
-  const sim = await startSimChild(['--fixed-ttft-ms', '50', '--fixed-itl-ms', '10', '--ground-truth', '--tokenizer-workers', '1']);
+  const sim = await startSimChild([
+    '--fixed-ttft-ms', '50', '--fixed-itl-ms', '10', '--ground-truth', '--tokenizer-workers', '1',
+  ]);
   try {
     const model = findProfile('A')!.model;
     const c0 = processCpuMs(sim.child.pid!);
     const t0 = performance.now();
-    const results = await Promise.all(Array.from({ length: streams }, (_, i) => streamChatLight(sim.base, model, `stream ${i}`, tokens)));
+    const results = await Promise.all(
+      Array.from({ length: streams }, (_, i) => streamChatLight(sim.base, model, `stream ${i}`, tokens)),
+    );
     const wall = performance.now() - t0;
     const serverCpuMs = processCpuMs(sim.child.pid!) - c0;
     const gt = { records: await fetchGroundTruth(sim.base) };

@@ -78,7 +78,9 @@ export function renderFitVerdict(letter: string, rows: readonly FitRow[]): strin
   const out: string[] = [];
   const singles = rows.filter((r) => r.cls === 'single' && !isPower(r.kind));
   if (singles.length) {
-    const over = singles.filter((r) => Math.abs(r.errorPct) > 5).map((r) => `${r.label} ${r.kind} ${signed(r.errorPct)}`);
+    const over = singles
+      .filter((r) => Math.abs(r.errorPct) > 5)
+      .map((r) => `${r.label} ${r.kind} ${signed(r.errorPct)}`);
     out.push(
       `${letter} single request: max |error| ${Math.max(...singles.map((r) => Math.abs(r.errorPct))).toFixed(1)}% ` +
       `(target <= 5%)${over.length ? `; over: ${over.join(', ')}` : ''}`,
@@ -87,7 +89,9 @@ export function renderFitVerdict(letter: string, rows: readonly FitRow[]): strin
   const loads = rows.filter((r) => r.cls === 'load' && !r.bracketOnly && !isPower(r.kind));
   if (loads.length) {
     const errs = loads.map((r) => Math.abs(r.errorPct));
-    const over = loads.filter((r) => Math.abs(r.errorPct) > 20).map((r) => `${r.label} ${r.kind} ${signed(r.errorPct)}`);
+    const over = loads
+      .filter((r) => Math.abs(r.errorPct) > 20)
+      .map((r) => `${r.label} ${r.kind} ${signed(r.errorPct)}`);
     out.push(
       `${letter} under load: median |error| ${median(errs).toFixed(1)}% (target < 10%), max ` +
       `${Math.max(...errs).toFixed(1)}% (target <= 20%)${over.length ? `; over 20%: ${over.join(', ')}` : ''}`,
@@ -117,7 +121,10 @@ function signed(pct: number): string {
 }
 
 export function renderFitTable(rows: readonly FitRow[]): string {
-  const lines = ['| point | metric | published | model burst | model steady | error (burst) | note |', '|---|---|---:|---:|---:|---:|---|'];
+  const lines = [
+    '| point | metric | published | model burst | model steady | error (burst) | note |',
+    '|---|---|---:|---:|---:|---:|---|',
+  ];
   for (const r of rows) {
     const mark = r.steady !== undefined ? (inBracket(r) ? ' (in bracket)' : ' (outside bracket)') : '';
     lines.push(

@@ -91,7 +91,8 @@ async function main(): Promise<void> {
     d.label, d.countsEqual ? 'equal' : 'DIFFER', ...METRICS.flatMap((m) => [pct(d.worst[m].mean), pct(d.worst[m].p95)]),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  for (const row of [header, ...lines]) process.stdout.write(`  ${row.map((c, i) => c.padEnd(widths[i]!)).join('  ')}\n`);
+  for (const row of [header, ...lines])
+    process.stdout.write(`  ${row.map((c, i) => c.padEnd(widths[i]!)).join('  ')}\n`);
   const within = (x: number, limit: number | null): boolean => limit === null || x <= limit;
   const missed = diffs.slice(1).filter((d) => !d.countsEqual || METRICS.some((m) =>
     !within(d.worst[m].mean, TOLERANCE[m].mean) || !within(d.worst[m].p95, TOLERANCE[m].p95)));

@@ -68,7 +68,8 @@ describe('dashboard', () => {
   it('every panel and every query has the datasource, and panel ids are unique', () => {
     for (const p of panels) {
       expect(p.datasource, p.title).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
-      for (const t of p.targets ?? []) expect(t.datasource, p.title).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
+      for (const t of p.targets ?? [])
+        expect(t.datasource, p.title).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
     }
     const ids = panels.map((p) => p.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -94,7 +95,9 @@ describe('dashboard', () => {
 
   it('variable queries read derived names and offer testid, cell, use_case, context and concurrency', () => {
     const vars = committed.templating.list;
-    expect(vars.map((v) => v.name)).toEqual(expect.arrayContaining(['testid', 'cell', 'use_case', 'context', 'concurrency']));
+    expect(vars.map((v) => v.name)).toEqual(
+      expect.arrayContaining(['testid', 'cell', 'use_case', 'context', 'concurrency']),
+    );
     for (const v of vars.filter((x) => x.type === 'query')) {
       const m = /^label_values\((.+),\s*([a-z_]+)\)$/.exec(v.query);
       expect(m, v.name).not.toBeNull();
@@ -153,14 +156,17 @@ describe('dashboard', () => {
 
   it('has the rows of the brief', () => {
     const rows = committed.panels.filter((p) => p.type === 'row').map((p) => p.title);
-    expect(rows.slice(0, 7)).toEqual(['Overview', 'Latency', 'Speed', 'Per cell', 'Use-case limits', 'Server', 'Errors']);
+    expect(rows.slice(0, 7)).toEqual([
+      'Overview', 'Latency', 'Speed', 'Per cell', 'Use-case limits', 'Server', 'Errors',
+    ]);
   });
 });
 
 describe('use-case limits', () => {
   const panels = allPanels(committed);
   type Steps = { color: string; value: number | null }[];
-  const stepsOf = (p: Panel): Steps => (p.fieldConfig as { defaults: { thresholds: { steps: Steps } } }).defaults.thresholds.steps;
+  const stepsOf = (p: Panel): Steps =>
+    (p.fieldConfig as { defaults: { thresholds: { steps: Steps } } }).defaults.thresholds.steps;
   const dashed = (p: Panel): boolean =>
     (p.fieldConfig as { defaults: { custom: { thresholdsStyle: { mode: string } } } }).defaults.custom.thresholdsStyle
       .mode === 'dashed';
@@ -182,8 +188,10 @@ describe('use-case limits', () => {
     expect(count).toBe(USE_CASES.flatMap((u) => u.limits).length);
   });
 
-  it('the TTFT, e2e and decode-speed panels carry every distinct limit of the use-case table, in the panel unit', () => {
-    const values = (title: string): (number | null)[] => stepsOf(panels.find((p) => p.title === title)!).map((s) => s.value);
+  it('the TTFT, e2e and decode-speed panels carry every distinct limit of the use-case table, ' +
+    'in the panel unit', () => {
+    const values = (title: string): (number | null)[] =>
+      stepsOf(panels.find((p) => p.title === title)!).map((s) => s.value);
     // Each panel's threshold steps: a base step (null), then the table's distinct limit values, ascending.
     const limitsOf = (metric: string, toPanelUnit: (v: number) => number): (number | null)[] => [
       null,
@@ -200,7 +208,8 @@ describe('use-case limits', () => {
     expect(values('End-to-end latency p50 / p95 / p99')).toEqual(limitsOf('e2e', seconds));
     expect(values('Per-user decode speed (mean, p50)')).toEqual(limitsOf('decodeSpeed', (v) => v));
     // The table has limits of each kind, so the panels cannot pass by having none.
-    for (const metric of ['ttft', 'e2e', 'decodeSpeed']) expect(limitsOf(metric, seconds).length, metric).toBeGreaterThan(1);
+    for (const metric of ['ttft', 'e2e', 'decodeSpeed'])
+      expect(limitsOf(metric, seconds).length, metric).toBeGreaterThan(1);
   });
 });
 

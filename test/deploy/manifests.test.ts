@@ -64,7 +64,8 @@ describe('prometheus', () => {
   it('recording rules read only names derived from lib/metrics.ts', () => {
     const exprs = [...read('deploy/prometheus/recording-rules.yml').matchAll(/^\s+expr: '(.*)'$/gm)].map((m) => m[1]!);
     expect(exprs.length).toBeGreaterThan(10);
-    for (const e of exprs) for (const name of metricNamesIn(e)) expect(isAllowedName(name), `${name} in ${e}`).toBe(true);
+    for (const e of exprs)
+      for (const name of metricNamesIn(e)) expect(isAllowedName(name), `${name} in ${e}`).toBe(true);
     const rules = arr(obj(arr(obj(parsed('deploy/prometheus/recording-rules.yml')[0]).groups)[0]).rules).map(obj);
     expect(rules.map((r) => r.expr)).toEqual(exprs);
     for (const r of rules) expect(r.record).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/);
@@ -112,7 +113,8 @@ describe('local stack', () => {
 });
 
 describe('CI examples', () => {
-  it('GitHub Actions runs the gate on stock k6 with the agent, treats 99 as a threshold failure and reports against a baseline', () => {
+  it('GitHub Actions runs the gate on stock k6 with the agent, treats 99 as a threshold failure and reports against a ' +
+    'baseline', () => {
     const text = read('deploy/ci/github-actions-llm-gate.yml');
     expect(text).not.toMatch(/xk6|build:k6/);
     expect(text).toContain('cd agent && go build -o k6-llm-agent ./cmd/k6-llm-agent');
@@ -132,7 +134,8 @@ describe('CI examples', () => {
     expect(steps.some((s) => String(s.run ?? '').includes('--baseline'))).toBe(true);
   });
 
-  it('GitLab CI runs the gate in the stock k6 image with the agent built by Go, and reports against the last passing run', () => {
+  it('GitLab CI runs the gate in the stock k6 image with the agent built by Go, ' +
+    'and reports against the last passing run', () => {
     const text = read('deploy/ci/gitlab-ci-llm-gate.yml');
     expect(text).not.toMatch(/xk6|k6\/x\/llm/);
     expect(text).toContain('LLM_BUNDLE: dist/gate.js');
@@ -155,7 +158,8 @@ describe('CI examples', () => {
 describe('Docker images', () => {
   const agentFile = read('deploy/docker/agent.Dockerfile');
   const k6File = read('deploy/docker/k6-agent.Dockerfile');
-  const goBuild = /^RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false .*-o \/out\/k6-llm-agent \.\/cmd\/k6-llm-agent$/m;
+  const goBuild =
+    /^RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false .*-o \/out\/k6-llm-agent \.\/cmd\/k6-llm-agent$/m;
 
   it('agent.Dockerfile builds agent/ with Go in one stage and ships the binary alone, on loopback port 7070', () => {
     expect(agentFile).toMatch(/^FROM golang:\S+ AS build$/m);
@@ -178,7 +182,8 @@ describe('Docker images', () => {
     // No k6 is built or replaced: the only binaries copied in are the agent's.
     expect(k6File).not.toMatch(/xk6|go\.k6\.io|\/usr\/bin\/k6/);
     const ignore = read('deploy/docker/k6-agent.Dockerfile.dockerignore');
-    for (const kept of ['dist/', 'agent/', 'deploy/docker/k6-agent-entrypoint.sh']) expect(ignore).toContain(`!${kept}`);
+    for (const kept of ['dist/', 'agent/', 'deploy/docker/k6-agent-entrypoint.sh'])
+      expect(ignore).toContain(`!${kept}`);
   });
 
   it('deploy/ names one k6 version: the image tag, the TestRun runners and the CI examples', () => {
@@ -208,7 +213,9 @@ describe('the k6-agent entrypoint', () => {
       server.listen(Number(process.argv[process.argv.indexOf('--port') + 1]), '127.0.0.1', () =>
         process.stdout.write('agent listening on http://127.0.0.1:' + server.address().port + '\\n'));
     });`);
-    node('wget', 'fetch(process.argv.at(-1)).then((r) => process.exit(r.status === 200 ? 0 : 1), () => process.exit(1));');
+    node(
+      'wget', 'fetch(process.argv.at(-1)).then((r) => process.exit(r.status === 200 ? 0 : 1), () => process.exit(1));',
+    );
     writeFileSync(join(dir, 'k6'), '#!/bin/sh\necho "LLM_AGENT=$LLM_AGENT k6 $*"\n');
     chmodSync(join(dir, 'k6'), 0o755);
     // stderr to a file: the agent inherits it and outlives the script, so a pipe would stay open.

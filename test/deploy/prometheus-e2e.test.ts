@@ -194,7 +194,9 @@ async function cellsWithoutMeasuredSeries(): Promise<string[]> {
   const query = `count by (cell) (k6_llm_ttft_count{testid="${TESTID}", phase!~"warmup|transition"})`;
   const r = await promApi('query', { query, time: String(window.end) });
   const present = new Set(r.result.map((x) => x.metric.cell));
-  const cells = [runs.sweep, runs.capacity].flatMap((run) => readPlanFile(path.join(run.dir, 'plan.json')).cells.map((c) => c.id));
+  const cells = [runs.sweep, runs.capacity].flatMap((run) =>
+    readPlanFile(path.join(run.dir, 'plan.json')).cells.map((c) => c.id),
+  );
   return cells.filter((c) => !present.has(c));
 }
 
@@ -216,7 +218,8 @@ let rulesFile = '';
 let window: Window;
 /** When the last k6 process had exited (its last push done), s since the epoch. */
 let lastPushAt = 0;
-const runs: Record<'sweep' | 'capacity' | 'fault' | 'native' | 'prefix' | 'sessions' | 'rate' | 'embed', K6Run> = {} as never;
+const runs: Record<'sweep' | 'capacity' | 'fault' | 'native' | 'prefix' | 'sessions' | 'rate' | 'embed', K6Run> =
+  {} as never;
 let allVars: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -225,7 +228,9 @@ beforeAll(async () => {
   testEngine(); // fails early with a clear message when no k6 is found
 
   const main = await startSim({ port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
-  const sglang = await startSim({ port: 0, host: '127.0.0.1', flavour: 'sglang', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
+  const sglang = await startSim({
+    port: 0, host: '127.0.0.1', flavour: 'sglang', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS },
+  });
   const faulty = await startSim({
     port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, faults: 'error-status;status=503',
   });
@@ -236,7 +241,9 @@ beforeAll(async () => {
     port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, reasoningTokens: 2,
   });
   const promptsFile = path.join(tempDir('prom-prompts'), 'prompts.json');
-  const prompts = await preparePrompts({ model: MODEL, api: 'chat', contexts: [1024], followUps: [64], tokenizer: 'qwen3' });
+  const prompts = await preparePrompts({
+    model: MODEL, api: 'chat', contexts: [1024], followUps: [64], tokenizer: 'qwen3',
+  });
   writeFileSync(promptsFile, JSON.stringify(prompts));
   sims = [main, sglang, faulty, physics, arrivals];
   // A real llama-server for the dashboard's llama.cpp lines (npm test builds it first).
@@ -262,8 +269,12 @@ beforeAll(async () => {
   const sglangTraffic = (async () => {
     for (let i = 0; i < 6; i++) {
       for (const base of [sglang.url, `${llama!.base}/v1`]) {
-        const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hello there' }], max_tokens: 4 });
-        const res = await fetch(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const body = JSON.stringify({
+          model: MODEL, messages: [{ role: 'user', content: 'hello there' }], max_tokens: 4,
+        });
+        const res = await fetch(`${base}/chat/completions`, {
+          method: 'POST', headers: { 'content-type': 'application/json' }, body,
+        });
         await res.text();
       }
       await sleep(2000);
@@ -287,7 +298,9 @@ beforeAll(async () => {
       (async () => {
         // One simulator for the three, one after another, so no monitor reads another's requests.
         const p = await runK6('sweep', PREFIX_PLAN, physics.url, rw, {}, { instance_id: 'prefix' });
-        runs.sessions = await runK6('sessions', SESSIONS_PLAN, physics.url, rw, { PROMPTS: promptsFile }, { instance_id: 'sessions' });
+        runs.sessions = await runK6(
+          'sessions', SESSIONS_PLAN, physics.url, rw, { PROMPTS: promptsFile }, { instance_id: 'sessions' },
+        );
         const native = await runK6(
           'sweep', NATIVE_PLAN, physics.url, rw,
           { K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM: 'true', K6_PROMETHEUS_RW_PUSH_INTERVAL: NATIVE_PUSH_INTERVAL },
@@ -326,12 +339,14 @@ afterAll(async () => {
 
 describe('k6 -> Prometheus remote write -> the dashboard', () => {
   it('the k6 runs finished (0, or 99 where the fault cell breaks thresholds)', () => {
-    for (const [name, run] of Object.entries(runs)) expect([0, 99], `${name}: ${run.stderr.slice(-2000)}`).toContain(run.exitCode);
+    for (const [name, run] of Object.entries(runs))
+      expect([0, 99], `${name}: ${run.stderr.slice(-2000)}`).toContain(run.exitCode);
     expect(runs.sweep.exitCode, runs.sweep.stderr.slice(-2000)).toBe(0);
     expect(runs.capacity.exitCode, runs.capacity.stderr.slice(-2000)).toBe(0);
   });
 
-  it('every cell measured all its requests, and k6 logged no error and no slow push (a failed push is only logged)', () => {
+  it('every cell measured all its requests, and k6 logged no error and no slow push (a failed push is only ' +
+    'logged)', () => {
     for (const run of [runs.sweep, runs.capacity]) {
       const plan = readPlanFile(path.join(run.dir, 'plan.json'));
       for (const c of plan.cells) {
@@ -355,7 +370,9 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const start = Math.floor(window.start / step) * step;
     expect(start + Math.floor((window.end - start) / step) * step).toBeGreaterThan(lastPushAt);
     const lost = await cellsWithoutMeasuredSeries();
-    expect(lost, `cells without a measured TTFT series (Prometheus log tail:\n${prom!.log().slice(-3000)})`).toEqual([]);
+    expect(lost, `cells without a measured TTFT series (Prometheus log tail:\n${prom!.log().slice(-3000)})`).toEqual(
+      [],
+    );
   });
 
   it('Prometheus accepted every push (no out-of-order or rejected remote write)', () => {
@@ -365,12 +382,16 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
   it('the template variables list this run and its cells, as Grafana asks for them (label values)', async () => {
     const testids = await promApi<string[]>('label/testid/values', { 'match[]': 'k6_llm_request_ok_rate' });
     expect(testids).toContain(TESTID);
-    const cells = await promApi<string[]>('label/cell/values', { 'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}` });
+    const cells = await promApi<string[]>('label/cell/values', {
+      'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}`,
+    });
     for (const run of [runs.sweep, runs.capacity]) {
       const plan = readPlanFile(path.join(run.dir, 'plan.json'));
       for (const c of plan.cells) expect(cells).toContain(c.id);
     }
-    const useCases = await promApi<string[]>('label/use_case/values', { 'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}` });
+    const useCases = await promApi<string[]>('label/use_case/values', {
+      'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}`,
+    });
     expect(useCases.sort()).toEqual([...CAPACITY_IDS].sort());
     const jobs = await promApi<string[]>('label/job/values', { 'match[]': 'up' });
     expect(jobs.sort()).toEqual(['dcgm', 'llamacpp', 'prometheus', 'sglang', 'vllm']);
@@ -414,12 +435,16 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
         if (tokens !== null) expect(gotTokens, `${cell} output tokens`).toBe(tokens);
         expect(gotTokens, `${cell} output tokens`).toBe(OUTPUT * Number(ttft.count));
         // The time series panel's last point is the same cumulative value.
-        const series = await runTarget(byId('TTFT p50 / p95 / p99').targets!.find((t) => t.refId === 'B')!, vars, window);
+        const series = await runTarget(
+          byId('TTFT p50 / p95 / p99').targets!.find((t) => t.refId === 'B')!, vars, window,
+        );
         expect(lastValue(series, { cell }), `${cell} TTFT p95 (time series)`).toBeCloseTo(ttft['p(95)']! / 1000, 6);
       }
     }
     // The run-wide output-token stat equals the sum over every part of this testid.
-    const total = Object.values(runs).reduce((n, r) => n + (r.summary.metrics[METRICS.outputTokens.name]?.values.count ?? 0), 0);
+    const total = Object.values(runs).reduce(
+      (n, r) => n + (r.summary.metrics[METRICS.outputTokens.name]?.values.count ?? 0), 0,
+    );
     const stat = lastValue(await runTarget(byId('Output tokens').targets![0]!, allVars, window));
     expect(stat).toBe(total);
   });
@@ -437,7 +462,9 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
   });
 
   it("the Sessions row's TTFT and hit rate by turn equal the sessions run's own samples, turn by turn", async () => {
-    const rows = readCsv(path.join(runs.sessions.dir, 'samples.csv')).rows.filter((r) => extraTags(r).phase === 'measured');
+    const rows = readCsv(path.join(runs.sessions.dir, 'samples.csv')).rows.filter(
+      (r) => extraTags(r).phase === 'measured',
+    );
     const byTurn = (metric: string) => {
       const out = new Map<string, { sum: number; n: number }>();
       for (const r of rows.filter((x) => x.metric_name === metric)) {
@@ -459,7 +486,9 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     for (const [turn, t] of ttft) {
       expect(lastValue(ttftPanel, { turn }), `turn ${turn} TTFT`).toBeCloseTo(t.sum / t.n / 1000, 6);
       if (turn === '1') continue; // a new conversation: nothing cached (usage states 0)
-      expect(lastValue(hitPanel, { turn }), `turn ${turn} hit rate`).toBeCloseTo(cached.get(turn)!.sum / input.get(turn)!.sum, 9);
+      expect(lastValue(hitPanel, { turn }), `turn ${turn} hit rate`).toBeCloseTo(
+        cached.get(turn)!.sum / input.get(turn)!.sum, 9,
+      );
       expect(lastValue(hitPanel, { turn })).toBeGreaterThan(0.9);
     }
     const users = await runTarget(panel('Active users'), allVars, window);
@@ -473,24 +502,32 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const r = await runTarget(panel.targets![0]!, allVars, window);
     expect(r.result.map((s) => s.metric.error_kind)).toEqual(['http_5xx']);
     expect(lastValue(r)).toBe(errors);
-    const failed = await runTarget(allPanels(dashboard).find((p) => p.title === 'Failed requests')!.targets![0]!, allVars, window);
+    const failed = await runTarget(
+      allPanels(dashboard).find((p) => p.title === 'Failed requests')!.targets![0]!, allVars, window,
+    );
     expect(lastValue(failed)).toBe(errors);
   });
 
   it('the server panels show the scraped simulator: generation tokens equal what the run received', async () => {
-    const r = await promApi('query', { query: `max_over_time(vllm:generation_tokens_total{job="vllm"}[10m])`, time: String(window.end) });
+    const r = await promApi('query', {
+      query: `max_over_time(vllm:generation_tokens_total{job="vllm"}[10m])`, time: String(window.end),
+    });
     // The scraped simulator (job vllm) served the sweep and the capacity part; the native cell ran on another.
     const k6Tokens =
       runs.sweep.summary.metrics[METRICS.outputTokens.name]!.values.count! +
       runs.capacity.summary.metrics[METRICS.outputTokens.name]!.values.count!;
     expect(lastValue(r)).toBe(k6Tokens);
     // The monitor's gauge and the scrape agree on the server's TTFT count at the end of the run.
-    const power = await promApi('query', { query: 'max_over_time(DCGM_FI_DEV_POWER_USAGE{job="dcgm"}[10m])', time: String(window.end) });
+    const power = await promApi('query', {
+      query: 'max_over_time(DCGM_FI_DEV_POWER_USAGE{job="dcgm"}[10m])', time: String(window.end),
+    });
     expect(lastValue(power)).toBeGreaterThan(0);
   });
 
   it('promtool accepts the recording rules, and every rule produces series', async () => {
-    const check = spawnSync('promtool', ['check', 'rules', path.join(ROOT, 'deploy/prometheus/recording-rules.yml')], { encoding: 'utf8' });
+    const check = spawnSync('promtool', ['check', 'rules', path.join(ROOT, 'deploy/prometheus/recording-rules.yml')], {
+      encoding: 'utf8',
+    });
     expect(check.status, check.stdout + check.stderr).toBe(0);
     const records = [...readFileSync(rulesFile, 'utf8').matchAll(/record:\s*(\S+)/g)].map((m) => m[1]!);
     expect(records.length).toBeGreaterThan(10);
@@ -528,13 +565,17 @@ describe('npm run bench -- --prometheus-rw', () => {
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(`remote write: k6 sends the metrics live to ${promUrl}/api/v1/write (testid=${runId})`);
-    const summary = readSummaryData(JSON.parse(readFileSync(path.join(dir, runId, 'sweep', 'summary.json'), 'utf8')), 'summary.json');
+    const summary = readSummaryData(
+      JSON.parse(readFileSync(path.join(dir, runId, 'sweep', 'summary.json'), 'utf8')), 'summary.json',
+    );
     const cell = 'sweep_c512_o16_n2';
     const p95 = summary.metrics[cellMetricKey(METRICS.ttft.name, cell)]!.values['p(95)']!;
     const tokens = summary.metrics[METRICS.outputTokens.name]!.values.count!;
     await sleep(1500); // the final push
     const now = String(Date.now() / 1000);
-    const got = await promApi('query', { query: `last_over_time(k6_llm_ttft_p95{testid="${runId}", cell="${cell}"}[5m])`, time: now });
+    const got = await promApi('query', {
+      query: `last_over_time(k6_llm_ttft_p95{testid="${runId}", cell="${cell}"}[5m])`, time: now,
+    });
     expect(lastValue(got)).toBeCloseTo(p95 / 1000, 6);
     const tokensQuery = `sum(max_over_time(k6_llm_output_tokens_total{testid="${runId}", cell="${cell}"}[5m]))`;
     const gotTokens = await promApi('query', { query: tokensQuery, time: now });

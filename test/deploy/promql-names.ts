@@ -27,7 +27,9 @@ export function expectedSeriesNames(def: MetricDefinition): string[] {
 
 const DERIVED = new Set<string>(Object.values(METRICS).flatMap((d: MetricDefinition) => expectedSeriesNames(d)));
 /** k6 built-ins the dashboard may read, and Prometheus' own `up`. */
-const BUILTINS = new Set(['k6_vus', 'k6_vus_max', 'k6_http_reqs_total', 'k6_dropped_iterations_total', 'k6_iterations_total', 'up']);
+const BUILTINS = new Set([
+  'k6_vus', 'k6_vus_max', 'k6_http_reqs_total', 'k6_dropped_iterations_total', 'k6_iterations_total', 'up',
+]);
 /** Raw server metrics scraped straight from vLLM, SGLang and the DCGM exporter. */
 const RAW_SERVER = /^(?:vllm:[a-z_]+|sglang:[a-z_]+|llamacpp:[a-z_]+|DCGM_FI_[A-Z_]+)$/;
 

@@ -87,7 +87,9 @@ describe('k6 against the simulator ground truth', () => {
     for (const [i, cell] of CELLS.entries()) {
       const requests = USERS[i]! * ROUNDS;
       expect(truth[cell]!.every((t) => t.outcome === 'completed' && t.tokenEpochMs.length === OUTPUT)).toBe(true);
-      expect(summary.metrics[cellMetricKey(METRICS.requestOk.name, cell)]!.values, cell).toMatchObject({ passes: requests, fails: 0 });
+      expect(summary.metrics[cellMetricKey(METRICS.requestOk.name, cell)]!.values, cell).toMatchObject({
+        passes: requests, fails: 0,
+      });
       expect(summary.metrics[cellMetricKey(METRICS.itl.name, cell)]!.values.count).toBe(requests * (OUTPUT - 1));
     }
   });

@@ -42,7 +42,9 @@ describe('a reasoning model on each API (the simulator thinks 6 tokens before it
       expect(truth.map((t) => t.endpoint)).toEqual(Array(6).fill(api === 'completions' ? 'completion' : api));
       expect(values(rows, METRICS.requestOk.name)).toEqual(Array(6).fill(1));
       const input = rows.filter((row) => row.metric_name === METRICS.inputTokens.name);
-      expect(input.map((row) => [Number(row.metric_value), extraTags(row).token_source])).toEqual(Array(6).fill([CONTEXT, 'usage']));
+      expect(input.map((row) => [Number(row.metric_value), extraTags(row).token_source])).toEqual(
+        Array(6).fill([CONTEXT, 'usage']),
+      );
       expect(values(rows, METRICS.outputTokens.name)).toEqual(Array(6).fill(OUTPUT));
       // Completions have no field for thinking: their reasoning is text, so no request says it thought.
       const thought = api === 'completions' ? [] : Array(6).fill(REASONING);

@@ -33,14 +33,19 @@ interface ReportJson {
 
 
 describe('npm run bench drives k6', () => {
-  it('runs the sweep back to back and finds the capacity by a steady-state search, measured on both sides', async () => {
+  it('runs the sweep back to back and finds the capacity by a steady-state search, ' +
+    'measured on both sides', async () => {
     const dir = tempDir('driven');
-    const r = await runBenchCli(['--plan', writePlan(dir, PLAN), '--scripts', 'sweep,capacity', '--results', dir, '--run-id', 'd']);
+    const r = await runBenchCli([
+      '--plan', writePlan(dir, PLAN), '--scripts', 'sweep,capacity', '--results', dir, '--run-id', 'd',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const runDir = path.join(dir, 'd');
     // Progress: the step lines, the search table and where the time went.
     expect(r.stderr).toMatch(/sweep: 3 cells, 14 requests, back to back/);
-    expect(r.stderr).toMatch(/tiny_chat at \d+ users?: within limits \(\d+ measured requests in [\d.]+ s; speed > 100 tok\/s: [\d.]+ ok/);
+    expect(r.stderr).toMatch(
+      /tiny_chat at \d+ users?: within limits \(\d+ measured requests in [\d.]+ s; speed > 100 tok\/s: [\d.]+ ok/,
+    );
     expect(r.stderr).toMatch(/tiny_chat at \d+ users: limit broken \(.*BROKEN/);
     const found = /tiny_chat: (\d+) \((\d+) breaks speed > 100 tok\/s\); steps /.exec(r.stderr);
     // The table also says how the search decided (the interval against the resolution, or the repeat budget).
@@ -86,7 +91,9 @@ describe('npm run bench drives k6', () => {
     else expect(first.driven!.requests.warmup).toBeGreaterThanOrEqual(first.concurrency);
 
     // Every request sample carries its step's cell and its phase; only measured ones enter the figures.
-    const rows = readCsv(path.join(runDir, 'capacity', 'samples.csv')).rows.filter((x) => x.metric_name === METRICS.requestOk.name);
+    const rows = readCsv(path.join(runDir, 'capacity', 'samples.csv')).rows.filter(
+      (x) => x.metric_name === METRICS.requestOk.name,
+    );
     const byCell = new Map<string, Record<string, number>>();
     for (const row of rows) {
       const t = extraTags(row);
@@ -104,7 +111,9 @@ describe('npm run bench drives k6', () => {
     expect(tiny.result).toMatchObject({
       kind: 'within', lastPass: capacity, firstFail: breaks, estimate: capacity, display: String(capacity),
     });
-    const run = readJson<{ time: { partsWallSeconds: number; requestsRunningSeconds: number } }>(path.join(runDir, 'run.json'));
+    const run = readJson<{ time: { partsWallSeconds: number; requestsRunningSeconds: number } }>(
+      path.join(runDir, 'run.json'),
+    );
     // Engine start-up is the only idle time; in a run this short it is still the smaller part.
     expect(run.time.requestsRunningSeconds).toBeLessThanOrEqual(run.time.partsWallSeconds);
     expect(run.time.requestsRunningSeconds / run.time.partsWallSeconds).toBeGreaterThan(0.5);
@@ -112,9 +121,12 @@ describe('npm run bench drives k6', () => {
 });
 
 describe('the capacity search against a dense fixed ladder', () => {
-  it('agrees within its resolution (1 user) with every step from 1 to 8 run in k6 time slots, on the same simulator', async () => {
+  it('agrees within its resolution (1 user) with every step from 1 to 8 run in k6 time slots, ' +
+    'on the same simulator', async () => {
     const dir = tempDir('ladder');
-    const search = await runBenchCli(['--plan', writePlan(dir, PLAN), '--scripts', 'capacity', '--results', dir, '--run-id', 's']);
+    const search = await runBenchCli([
+      '--plan', writePlan(dir, PLAN), '--scripts', 'capacity', '--results', dir, '--run-id', 's',
+    ]);
     expect(search.exitCode, search.stderr).toBe(0);
     const r = await runBenchCli([
       '--plan', writePlan(dir, { ...PLAN, schedule: { safetyFactor: 1.5, minCellSeconds: 1, gapSeconds: 0.2 } }),
@@ -128,7 +140,9 @@ describe('the capacity search against a dense fixed ladder', () => {
     const ladder = capacityOf('l');
     expect(searched.kind).toBe('within');
     expect(ladder.kind).toBe('within');
-    expect(Math.abs(searched.lastPass! - ladder.lastPass!), `search ${searched.display}, ladder ${ladder.display}`).toBeLessThanOrEqual(1);
+    expect(
+      Math.abs(searched.lastPass! - ladder.lastPass!), `search ${searched.display}, ladder ${ladder.display}`,
+    ).toBeLessThanOrEqual(1);
     // The ladder's steps start all users at once; their first round is warm-up, the second and third measured.
     const plan = readPlanFile(path.join(dir, 'l', 'capacity', 'plan.json'));
     expect(plan.cells.map((c) => c.concurrency)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);

@@ -52,14 +52,18 @@ describe('npm run bench against the built-in simulator', () => {
       (row) => row.metric_name === 'http_reqs' && row.name === AGENT_CALL_NAME,
     );
     // (k6 writes the name tag in the url column of a request that has one.)
-    expect(calls.map((row) => [row.method, row.status, row.url])).toEqual(Array(3).fill(['POST', '200', AGENT_CALL_NAME]));
+    expect(calls.map((row) => [row.method, row.status, row.url])).toEqual(
+      Array(3).fill(['POST', '200', AGENT_CALL_NAME]),
+    );
     for (const f of [
       'sweep/summary.json', 'sweep/plan.json', 'sweep/samples.csv', 'sweep/summary-export.json', 'report.md',
       'report.html', 'report.json', 'cells.csv',
     ]) {
       expect(existsSync(path.join(runDir, f)), f).toBe(true);
     }
-    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
+    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(
+      path.join(runDir, 'sweep', 'summary.json'),
+    );
     expect(summary.metrics[METRICS.requestOk.name]!.values).toMatchObject({ passes: 3, fails: 0 });
     // Exact prompt lengths reach the server: usage.prompt_tokens equals the requested context.
     expect(summary.metrics[METRICS.inputTokens.name]!.values.count).toBe(3 * 512);
@@ -124,7 +128,9 @@ describe('npm run bench against the built-in simulator', () => {
     expect(run.requests.sweep.succeeded + run.requests.sweep.failed + run.requests.sweep.cut).toBeLessThanOrEqual(
       run.requests.sweep.planned,
     );
-    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
+    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(
+      path.join(runDir, 'sweep', 'summary.json'),
+    );
     expect(summary.metrics[METRICS.requestOk.name]!.values.passes).toBeGreaterThan(0);
     expect(existsSync(path.join(runDir, 'report.md'))).toBe(true);
   }, 180_000);
@@ -162,7 +168,9 @@ describe('npm run bench against a URL with an API key', () => {
       readJson<{ schedule: { decodeTokensPerSecond: number } }>(path.join(runDir, 'plan-input.json')).schedule
         .decodeTokensPerSecond,
     ).toBe(Number(probe![2]));
-    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
+    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(
+      path.join(runDir, 'sweep', 'summary.json'),
+    );
     expect(summary.metrics[METRICS.requestOk.name]!.values).toMatchObject({ passes: 3, fails: 0 });
     expect(r.stdout + r.stderr).not.toContain(KEY);
     for (const file of filesBelow(runDir)) expect(readFileSync(file, 'utf8').includes(KEY), file).toBe(false);
@@ -178,7 +186,9 @@ describe('npm run bench against a URL with an API key', () => {
       { LLM_API_KEY: 'wrong' },
     );
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/probe failed \(.*HTTP 401.*Invalid API key.*\); cell slots use the plan.s default speeds/);
+    expect(r.stderr).toMatch(
+      /probe failed \(.*HTTP 401.*Invalid API key.*\); cell slots use the plan.s default speeds/,
+    );
     const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(
       path.join(dir, 'bad', 'sweep', 'summary.json'),
     );

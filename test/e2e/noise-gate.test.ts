@@ -74,6 +74,8 @@ describe('npm run report --baseline on the noisy simulator', () => {
   it('fails a 20% slower server with exit 99, naming the change and the noise it was weighed against', () => {
     const r = report(path.join(dir, 'slower'), path.join(dir, 'base'));
     expect(r.status, r.out).toBe(99);
-    expect(r.out).toMatch(/regression\(s\) against the baseline: .*(fell|rose) [\d.]+% .*beyond the 0% tolerance and its noise \(±/);
+    expect(r.out).toMatch(
+      /regression\(s\) against the baseline: .*(fell|rose) [\d.]+% .*beyond the 0% tolerance and its noise \(±/,
+    );
   }, 60_000);
 });

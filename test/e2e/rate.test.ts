@@ -52,7 +52,8 @@ describe('npm run bench --scripts rate: open-loop arrivals on k6', () => {
     dir = r.dir;
     summary = readSummaryData(readJson(path.join(dir, 'summary.json')), 'summary.json');
     truth = sim.groundTruth().sort((a, b) => a.arrivalEpochMs - b.arrivalEpochMs);
-    report = (await generateReport(dir, { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null })).report;
+    report = (await generateReport(dir, { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null }))
+      .report;
   }, 180_000);
 
   afterAll(async () => {
@@ -61,7 +62,9 @@ describe('npm run bench --scripts rate: open-loop arrivals on k6', () => {
 
   it('plans one cell per rate, its schedule exactly rate x duration requests', () => {
     const plan = readPlanFile(path.join(dir, 'plan.json'));
-    expect(plan.cells.map((c) => [c.id, c.arrivals?.requests])).toEqual([['rate_tiny_r20', 200], ['rate_tiny_r60', 600]]);
+    expect(plan.cells.map((c) => [c.id, c.arrivals?.requests])).toEqual([
+      ['rate_tiny_r20', 200], ['rate_tiny_r60', 600],
+    ]);
   });
 
   it('sends every request of the schedule once, and the simulator sees the schedule\'s gaps', () => {

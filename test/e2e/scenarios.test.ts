@@ -24,7 +24,9 @@ let sim: Awaited<ReturnType<typeof startSim>>;
 let env: Record<string, string>;
 
 /** Slots sized for the fixed timing, so a test run takes seconds. */
-const FAST_SCHEDULE = { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.2 };
+const FAST_SCHEDULE = {
+  prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.2,
+};
 
 beforeAll(async () => {
   await buildBundles();
@@ -143,7 +145,9 @@ describe('on k6', () => {
       expect(goodputOf(r.dir)).toEqual([0, 0]);
       expect(r.stderr).toContain('llm_ttft{cell:gate_tiny_chat_n2}');
       const data = summaryOf(r.dir);
-      expect(data.metrics[cellMetricKey(METRICS.ttft.name, 'gate_tiny_chat_n2')]!.thresholds!['avg<10']!.ok).toBe(false);
+      expect(data.metrics[cellMetricKey(METRICS.ttft.name, 'gate_tiny_chat_n2')]!.thresholds!['avg<10']!.ok).toBe(
+        false,
+      );
     }, 60_000);
   });
 
@@ -166,13 +170,17 @@ describe('on k6', () => {
       expect(r.exitCode, r.stderr).toBe(0);
       const data = summaryOf(r.dir);
       // One warm-up request per user (tag phase=warmup), then one measured: the cell's figures hold the 3 measured.
-      expect(data.metrics[cellMetricKey(METRICS.ttft.name, { id: 'capacity_tiny_chat_n3', warmupRounds: 1 })]!.values.count).toBe(3);
+      expect(
+        data.metrics[cellMetricKey(METRICS.ttft.name, { id: 'capacity_tiny_chat_n3', warmupRounds: 1 })]!.values.count,
+      ).toBe(3);
       const rows = readCsv(path.join(r.dir, 'samples.csv')).rows.filter((x) => x.metric_name === METRICS.e2e.name);
       expect(rows.every((x) => extraTags(x).use_case === 'tiny_chat')).toBe(true);
     }, 60_000);
 
     it('burst sends all requests of a depth at once', async () => {
-      const r = await runScript('burst', { burst: { profiles: ['chatbot_short'], depths: [1, 4] }, schedule: FAST_SCHEDULE }, env);
+      const r = await runScript(
+        'burst', { burst: { profiles: ['chatbot_short'], depths: [1, 4] }, schedule: FAST_SCHEDULE }, env,
+      );
       expect(r.exitCode, r.stderr).toBe(0);
       const data = summaryOf(r.dir);
       expect(data.metrics[cellMetricKey(METRICS.ttft.name, 'burst_chatbot_short_q4')]!.values.count).toBe(4);

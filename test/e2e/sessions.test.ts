@@ -56,7 +56,9 @@ describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%
   it('exits 0, holds the step as planned and keeps its measured turns apart in the summary', () => {
     expect(run.exitCode, run.stderr).toBe(0);
     const plan = readPlanFile(path.join(run.dir, 'plan.json'));
-    expect(plan.cells.map((c) => [c.id, c.concurrency, c.maxDurationSeconds])).toEqual([['sessions_tiny_chat_n3', 3, 6]]);
+    expect(plan.cells.map((c) => [c.id, c.concurrency, c.maxDurationSeconds])).toEqual([
+      ['sessions_tiny_chat_n3', 3, 6],
+    ]);
     const summary = readSummaryData(readJson(path.join(run.dir, 'summary.json')), 'summary.json');
     const measured = summary.metrics[cellMetricKey(METRICS.ttft.name, plan.cells[0]!)]!.values.count!;
     expect(measured).toBeGreaterThan(3);
@@ -94,7 +96,9 @@ describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%
   });
 
   it('reports the step in "Active Users": requests in flight, and TTFT and cache hits by turn', async () => {
-    const { report } = await generateReport(run.dir, { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null });
+    const { report } = await generateReport(run.dir, {
+      ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null,
+    });
     const [a] = report.activeUsers;
     expect(a!.useCase.id).toBe('tiny_chat');
     const at = a!.atCapacity!;
@@ -109,7 +113,9 @@ describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%
     expect(at.serverHitRate!).toBeGreaterThan(0.5);
     const md = readFileSync(path.join(run.dir, 'report.md'), 'utf8');
     expect(md).toMatch(/## Active Users\n/);
-    expect(md).toMatch(/\| Tiny chat \| 3 turns, 2K → 2\.2K, 32 out \| exponential, mean 0\.2 s \| 3\+ \| \d\.\d \/ [123] \|/);
+    expect(md).toMatch(
+      /\| Tiny chat \| 3 turns, 2K → 2\.2K, 32 out \| exponential, mean 0\.2 s \| 3\+ \| \d\.\d \/ [123] \|/,
+    );
     expect(md).toMatch(/### Tiny chat: Turns at 3 Active Users/);
     expect(md).toContain('charts/sessions_turns_tiny_chat.svg');
     expect(existsSync(path.join(run.dir, 'charts', 'sessions_users_tiny_chat.svg'))).toBe(true);
@@ -141,10 +147,14 @@ describe('npm run bench -- --scripts capacity,sessions', () => {
       },
     };
     const dir = tempDir('sessions-bench');
-    const r = await runBenchCli(['--plan', writePlan(dir, plan), '--scripts', 'capacity,sessions', '--results', dir, '--run-id', 's']);
+    const r = await runBenchCli([
+      '--plan', writePlan(dir, plan), '--scripts', 'capacity,sessions', '--results', dir, '--run-id', 's',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const found = (what: string, id: string): number => {
-      const m = new RegExp(`${what} \\(steady state, warm-up excluded\\):\\n(?:  .*\\n)*?  ${id}: (\\d+) \\(`).exec(r.stderr);
+      const m = new RegExp(`${what} \\(steady state, warm-up excluded\\):\\n(?:  .*\\n)*?  ${id}: (\\d+) \\(`).exec(
+        r.stderr,
+      );
       expect(m, r.stderr).not.toBeNull();
       return Number(m![1]);
     };

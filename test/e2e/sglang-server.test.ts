@@ -37,7 +37,8 @@ afterAll(async () => {
 
 /** The events of an answer that carry generated text. */
 function contentChunks(answer: AgentAnswer): number {
-  const carriesText = (data: string) => data.startsWith('{') && !!(JSON.parse(data) as Chunk).choices[0]?.delta?.content;
+  const carriesText = (data: string) =>
+    data.startsWith('{') && !!(JSON.parse(data) as Chunk).choices[0]?.delta?.content;
   return answer.events!.filter((e) => carriesText(e.data)).length;
 }
 

@@ -39,7 +39,9 @@ afterAll(async () => {
 function manifest(): {
   name: string; parallelism: number; arguments: string[]; env: Obj[]; mount: Obj; initContainers: Obj[];
 } {
-  const text = readFileSync(path.join(ROOT, 'deploy/k6-operator/testrun-split-capacity.yaml'), 'utf8').replace(/\$\{TESTID\}/g, TESTID);
+  const text = readFileSync(path.join(ROOT, 'deploy/k6-operator/testrun-split-capacity.yaml'), 'utf8').replace(
+    /\$\{TESTID\}/g, TESTID,
+  );
   const testRun = yaml.loadAll(text).map((d) => d as Obj).find((d) => d.kind === 'TestRun')!;
   const spec = testRun.spec as Obj;
   const runner = spec.runner as Obj;

@@ -27,7 +27,9 @@ const OPERATOR_SEGMENTS = [
   ['--execution-segment=0:1/2', '--execution-segment-sequence=0,1/2,1'],
   ['--execution-segment=1/2:1', '--execution-segment-sequence=0,1/2,1'],
 ];
-const FAST_SCHEDULE = { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.2 };
+const FAST_SCHEDULE = {
+  prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.2,
+};
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 let env: Record<string, string>;
@@ -107,7 +109,9 @@ function requestsByCell(runnerDir: string): Record<string, number> {
 const requestRows = (runnerDir: string): number => Object.values(requestsByCell(runnerDir)).reduce((a, b) => a + b, 0);
 
 function monitorRows(runnerDir: string): number {
-  return readCsv(path.join(runnerDir, 'samples.csv')).rows.filter((row) => (row.metric_name ?? '').startsWith('llm_server_')).length;
+  return readCsv(path.join(runnerDir, 'samples.csv')).rows.filter((row) =>
+    (row.metric_name ?? '').startsWith('llm_server_'),
+  ).length;
 }
 
 describe('a sweep split 2 ways as the k6-operator runs it', () => {
@@ -153,7 +157,9 @@ describe('a sweep split 2 ways as the k6-operator runs it', () => {
     const byId = new Map(whole.cells.map((cell) => [cell.id, cell]));
     for (const cell of merged.cells) {
       const other = byId.get(cell.id)!;
-      expect([cell.requests, cell.succeeded, cell.outputTokensTotal]).toEqual([other.requests, other.succeeded, other.outputTokensTotal]);
+      expect([cell.requests, cell.succeeded, cell.outputTokensTotal]).toEqual([
+        other.requests, other.succeeded, other.outputTokensTotal,
+      ]);
       expect(cell.requests).toBe(cell.concurrency * 2);
       // Fixed timing: 50 ms TTFT and 10 ms ITL on both; a shared 2-core machine adds a few ms either way.
       const close = (get: (c: CellStats) => number | undefined, within: number) =>
@@ -187,7 +193,8 @@ describe('a gate split 2 ways: the verdict is the merged samples', () => {
     }
   };
 
-  it('passes when the limits hold on all samples, though runner 2 (no user of the gate) exits 99 on its empty share', async () => {
+  it('passes when the limits hold on all samples, though runner 2 (no user of the gate) exits 99 on its empty ' +
+    'share', async () => {
     const run = await runSplit('gate', gatePlan(5000, 1));
     expect(run.codes).toEqual([0, 99]);
     expect(reportGate(run.dir)).toBe(0);
@@ -204,7 +211,9 @@ describe('npm run bench -- --generators 2', () => {
   it('runs each part as two k6 processes in runner folders and reports them merged', async () => {
     const dir = tempDir('bench-generators');
     const planFile = writePlan(dir, { sweep: { contexts: [512], concurrencies: [1, 2], rounds: 1, outputTokens: 16 } });
-    const r = await runBenchCli(['--plan', planFile, '--scripts', 'sweep', '--generators', '2', '--results', dir, '--run-id', 'g2']);
+    const r = await runBenchCli([
+      '--plan', planFile, '--scripts', 'sweep', '--generators', '2', '--results', dir, '--run-id', 'g2',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('sweep: runners merged; gates and thresholds passed');
     // One measuring agent per k6 process.
@@ -232,7 +241,9 @@ describe('the capacity search spread over 2 k6 processes', () => {
 
   it('finds the capacity with each runner driving its share of every step, and the report agrees', async () => {
     const dir = tempDir('split-search');
-    const args = ['--plan', writePlan(dir, plan), '--scripts', 'capacity', '--generators', '2', '--results', dir, '--run-id', 's'];
+    const args = [
+      '--plan', writePlan(dir, plan), '--scripts', 'capacity', '--generators', '2', '--results', dir, '--run-id', 's',
+    ];
     const r = await runBenchCli(args);
     expect(r.exitCode, r.stderr).toBe(0);
     const found = /tiny_chat: (\d+) \((\d+) breaks [^)]+\); steps /.exec(r.stderr);

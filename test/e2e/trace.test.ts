@@ -22,7 +22,9 @@ const TRACE = syntheticMooncake({
   rows: 150, meanGapMs: 40, seed: 3, prefixBlocks: [1, 2], extraTokens: [64, 600], outputTokens: [8, 24],
 });
 const SOURCE = { format: null, startSeconds: 0, durationSeconds: null, maxRequests: null, skipBadRows: false } as const;
-const USE_CASE = { id: 'replay', contextTokens: 2048, outputTokens: 24, limits: [{ metric: 'ttft', operator: '<', value: 5000 }] };
+const USE_CASE = {
+  id: 'replay', contextTokens: 2048, outputTokens: 24, limits: [{ metric: 'ttft', operator: '<', value: 5000 }],
+};
 
 const sorted = (values: readonly number[]): number[] => [...values].sort((a, b) => a - b);
 
@@ -46,7 +48,9 @@ describe('npm run bench -- --trace: a production trace replayed on k6', () => {
     await buildBundles();
     const work = tempDir('trace');
     promptsFile = path.join(work, 'prompts.json');
-    const prompts = await preparePrompts({ model: MODEL, api: 'chat', contexts: [], tokenizer: 'qwen3', blockVocabulary: true });
+    const prompts = await preparePrompts({
+      model: MODEL, api: 'chat', contexts: [], tokenizer: 'qwen3', blockVocabulary: true,
+    });
     writeFileSync(promptsFile, JSON.stringify(prompts));
     const traceFile = path.join(work, 'trace.jsonl');
     writeFileSync(traceFile, TRACE);
@@ -55,7 +59,8 @@ describe('npm run bench -- --trace: a production trace replayed on k6', () => {
     if (r.exitCode !== 0) throw new Error(`k6 exited ${r.exitCode}: ${r.stderr.slice(-800)}`);
     dir = r.dir;
     truth = sim.groundTruth().sort((a, b) => a.arrivalEpochMs - b.arrivalEpochMs);
-    report = (await generateReport(dir, { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null })).report;
+    report = (await generateReport(dir, { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null }))
+      .report;
   }, 240_000);
 
   afterAll(async () => {
@@ -111,7 +116,8 @@ describe('npm run bench -- --trace: a production trace replayed on k6', () => {
     // Requests are known by their lengths; pairs whose lengths another row shares are not judged.
     const key = (input: number, output: number): string => `${input}/${output}`;
     const count = new Map<string, number>();
-    for (const row of rows) count.set(key(row.inputTokens, row.outputTokens), (count.get(key(row.inputTokens, row.outputTokens)) ?? 0) + 1);
+    for (const row of rows)
+      count.set(key(row.inputTokens, row.outputTokens), (count.get(key(row.inputTokens, row.outputTokens)) ?? 0) + 1);
     const byKey = new Map(seen.map((t) => [key(t.promptTokens, t.completionTokens), t]));
     let judged = 0;
     let held = 0;

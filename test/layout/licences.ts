@@ -88,7 +88,8 @@ export function copyleftRequirements(goMod: string): string[] {
     const single = /^(require|replace)\s+(.+)$/.exec(line);
     const [kind, body] = open ? ['', ''] : single ? [single[1]!, single[2]!] : [block, block !== '' ? line : ''];
     // require: "path version"; replace: "old [version] => new [version]": both sides count.
-    const found = kind === 'require' ? [body.split(/\s+/)[0]] : body.split('=>').map((side) => side.trim().split(/\s+/)[0]);
+    const found =
+      kind === 'require' ? [body.split(/\s+/)[0]] : body.split('=>').map((side) => side.trim().split(/\s+/)[0]);
     for (const path of found) if (path && KNOWN_COPYLEFT_GO_MODULES.some((p) => path.startsWith(p))) paths.add(path);
   }
   return [...paths];
@@ -165,7 +166,9 @@ export function goDependencyProblems(root: string, dir: string): string[] {
   let built: Set<string>;
   try {
     modules = goModules(go(at, ['list', '-m', '-json', 'all']));
-    built = new Set(go(at, ['list', '-deps', '-f', '{{with .Module}}{{.Path}}{{end}}', './...']).split('\n').filter(Boolean));
+    built = new Set(
+      go(at, ['list', '-deps', '-f', '{{with .Module}}{{.Path}}{{end}}', './...']).split('\n').filter(Boolean),
+    );
   } catch (e) {
     const err = e as { stderr?: string; message: string };
     return [`${dir}: go list failed: ${(err.stderr || err.message).trim().split('\n')[0]}`];
@@ -173,7 +176,9 @@ export function goDependencyProblems(root: string, dir: string): string[] {
   return modules.filter((m) => !m.Main).flatMap((m) => {
     const id = `${dir}: ${m.Path}@${m.Version ?? '?'}`;
     if (!m.Dir) return built.has(m.Path) ? [`${id}: not in the module cache (go mod download)`] : [];
-    const files = readdirSync(m.Dir, { withFileTypes: true }).filter((f) => f.isFile() && LICENCE_FILE.test(f.name)).map((f) => f.name);
+    const files = readdirSync(m.Dir, { withFileTypes: true })
+      .filter((f) => f.isFile() && LICENCE_FILE.test(f.name))
+      .map((f) => f.name);
     if (files.length === 0) return [`${id}: no licence file`];
     return files.flatMap((f) => {
       const gnu = gnuLicenceIn(readFileSync(join(m.Dir!, f), 'utf8'));

@@ -28,7 +28,9 @@ function longFunctions(path: string, max: number): string[] {
   const visit = (node: ts.Node): void => {
     if (ts.isFunctionLike(node) && 'body' in node && node.body) {
       const lines = lineOf(node.getEnd()) - lineOf(node.getStart()) + 1;
-      const name = node.name?.getText(source) ?? (ts.isVariableDeclaration(node.parent) ? node.parent.name.getText(source) : '(anonymous)');
+      const name =
+        node.name?.getText(source) ??
+        (ts.isVariableDeclaration(node.parent) ? node.parent.name.getText(source) : '(anonymous)');
       if (lines > max) found.push(`${relative(ROOT, path)}:${lineOf(node.getStart())} ${name} (${lines} lines)`);
     }
     ts.forEachChild(node, visit);

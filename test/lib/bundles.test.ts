@@ -69,7 +69,8 @@ function inspect(code: string): BundleFacts {
         if (node.await) facts.problems.push('for await');
         break;
       case 'AssignmentExpression':
-        if (['??=', '||=', '&&='].includes(String(node.operator))) facts.problems.push(`logical assignment ${String(node.operator)}`);
+        if (['??=', '||=', '&&='].includes(String(node.operator)))
+          facts.problems.push(`logical assignment ${String(node.operator)}`);
         break;
       case 'Literal': {
         const regex = node.regex as { pattern: string; flags: string } | undefined;
@@ -140,7 +141,9 @@ describe('k6 bundles (orchestrator/bundles.ts buildBundles)', () => {
 
   it('builds one bundle per entry script, dist/<name>.js, and the stream module alone, dist/llm.js', () => {
     expect(SCENARIOS.length).toBeGreaterThan(0);
-    expect(files.map((f) => path.relative(outdir, f)).sort()).toEqual([...SCENARIOS.map((n) => `${n}.js`), 'llm.js'].sort());
+    expect(files.map((f) => path.relative(outdir, f)).sort()).toEqual(
+      [...SCENARIOS.map((n) => `${n}.js`), 'llm.js'].sort(),
+    );
   });
 
   it.each(SCENARIOS)(
@@ -160,7 +163,8 @@ describe('k6 bundles (orchestrator/bundles.ts buildBundles)', () => {
     },
   );
 
-  it('llm.js, the stream module for users\' own scripts, imports only stock k6 modules and exports stream as default', () => {
+  it('llm.js, the stream module for users\' own scripts, imports only stock k6 modules and exports stream as ' +
+    'default', () => {
     const facts = inspect(readFileSync(path.join(outdir, 'llm.js'), 'utf8'));
     expect([...new Set(facts.imports)].sort()).toEqual(['k6/execution', 'k6/http', 'k6/metrics']);
     expect(facts.problems).toEqual([]);

@@ -32,7 +32,9 @@ describe('applyEnvToPlan', () => {
   });
 
   it('sets the target: BASE_URL, MODEL, API, METRICS_URL ("none" disables)', () => {
-    const env = { BASE_URL: 'http://gpu:8000/v1', MODEL: 'qwen', API: 'completions', METRICS_URL: 'http://gpu:8000/metrics' };
+    const env = {
+      BASE_URL: 'http://gpu:8000/v1', MODEL: 'qwen', API: 'completions', METRICS_URL: 'http://gpu:8000/metrics',
+    };
     expect(applyEnvToPlan({ target: { temperature: 0.5 } }, env).target).toEqual({
       temperature: 0.5, baseUrl: 'http://gpu:8000/v1', model: 'qwen', api: 'completions',
       metricsUrl: 'http://gpu:8000/metrics',
@@ -92,7 +94,8 @@ describe('applyEnvToPlan', () => {
     expect(applyEnvToPlan(both, { USE_CASES: 'mine,mlperf_llama2_70b' })).toEqual(both);
   });
 
-  it('USE_CASES drops the plan\'s per-use-case settings of the use cases it leaves out, so the rest still apply', () => {
+  it('USE_CASES drops the plan\'s per-use-case settings of the use cases it leaves out, ' +
+    'so the rest still apply', () => {
     const input = applyEnvToPlan(QUICK_PLAN, { USE_CASES: 'mlperf_llama3_1_8b,short_chatbot' });
     expect(input.rate!.rates).toEqual({});
     expect(input.capacity!.concurrencies).toEqual({ short_chatbot: [1, 50, 100] });
@@ -128,7 +131,9 @@ describe('applyEnvToPlan', () => {
   });
 
   it('PREFIX_GROUPS: groups and prefix tokens (k allowed), or none over the plan\'s', () => {
-    expect(applyEnvToPlan({}, { PREFIX_GROUPS: '8:2k' }).prompts).toEqual({ prefixGroups: { groups: 8, prefixTokens: 2048 } });
+    expect(applyEnvToPlan({}, { PREFIX_GROUPS: '8:2k' }).prompts).toEqual({
+      prefixGroups: { groups: 8, prefixTokens: 2048 },
+    });
     const plan: PlanInput = { prompts: { file: 'p.json', prefixGroups: { groups: 2, prefixTokens: 100 } } };
     expect(applyEnvToPlan(plan, { PREFIX_GROUPS: 'none' }).prompts).toEqual({ file: 'p.json', prefixGroups: null });
     expect(applyEnvToPlan(plan, { PREFIX_GROUPS: '' }).prompts).toEqual(plan.prompts);
@@ -156,7 +161,8 @@ describe('applyEnvToPlan', () => {
     // embed its own ladder of batches and users (docs/embeddings.md): 2 batch sizes x 4 user counts.
     const cells: Partial<Record<string, number>> = { capacity: 10, sessions: 7, embed: 8 };
     expect(plan.cells.length).toBe(cells[script] ?? 1);
-    if (script === 'trace') expect(plan.cells[0]!.maxDurationSeconds).toBeGreaterThan(plan.cells[0]!.arrivals!.durationSeconds);
+    if (script === 'trace')
+      expect(plan.cells[0]!.maxDurationSeconds).toBeGreaterThan(plan.cells[0]!.arrivals!.durationSeconds);
     // A rate cell lasts its schedule (a minute) and the time its last request takes, whatever CELL_SECONDS says; a
     // trace cell its trace and the same tail (test/trace/replay.test.ts).
     const slot = script === 'sessions' ? 80 : script === 'rate' ? 66 : 5;
@@ -165,10 +171,14 @@ describe('applyEnvToPlan', () => {
   });
 
   it('TRACE and TRACE_SPEEDS fill the trace section; speeds need a trace; a bad speed is one line', () => {
-    expect(applyEnvToPlan({}, { TRACE: '/t/m.jsonl', TRACE_SPEEDS: '1,2.5' }).trace).toEqual({ file: '/t/m.jsonl', speeds: [1, 2.5] });
+    expect(applyEnvToPlan({}, { TRACE: '/t/m.jsonl', TRACE_SPEEDS: '1,2.5' }).trace).toEqual({
+      file: '/t/m.jsonl', speeds: [1, 2.5],
+    });
     const plan = applyEnvToPlan({ trace: { file: '/a.jsonl', useCase: 'code_completion' } }, { TRACE_SPEEDS: '3' });
     expect(plan.trace).toEqual({ file: '/a.jsonl', useCase: 'code_completion', speeds: [3] });
-    expect(() => applyEnvToPlan({}, { TRACE_SPEEDS: '2' })).toThrow('TRACE_SPEEDS needs a trace: set TRACE to its absolute path');
+    expect(() => applyEnvToPlan({}, { TRACE_SPEEDS: '2' })).toThrow(
+      'TRACE_SPEEDS needs a trace: set TRACE to its absolute path',
+    );
     expect(() => applyEnvToPlan({}, { TRACE: '/t', TRACE_SPEEDS: '0' }))
       .toThrow('TRACE_SPEEDS "0": "0" is not a replay speed (e.g. 1.5: one and a half times as fast)');
   });
@@ -216,14 +226,18 @@ describe('applyEnvToPlan errors', () => {
   });
 
   it('PREFIX_GROUPS must be two whole numbers', () => {
-    expect(envError({ PREFIX_GROUPS: '8' })).toBe('PREFIX_GROUPS "8" must be groups:prefix tokens, such as 8:2k, or none');
+    expect(envError({ PREFIX_GROUPS: '8' })).toBe(
+      'PREFIX_GROUPS "8" must be groups:prefix tokens, such as 8:2k, or none',
+    );
     expect(envError({ PREFIX_GROUPS: '8:0' })).toBe('PREFIX_GROUPS "0": "0" must be a whole number of at least 1');
   });
 });
 
 describe('applyEnvToPlan edge cases', () => {
   it('names BASE_URL when it is not a URL', () => {
-    expect(() => applyEnvToPlan({}, { BASE_URL: 'localhost:8000' })).toThrow(/^BASE_URL "localhost:8000" is not an http\(s\) URL/);
+    expect(() => applyEnvToPlan({}, { BASE_URL: 'localhost:8000' })).toThrow(
+      /^BASE_URL "localhost:8000" is not an http\(s\) URL/,
+    );
   });
 
   it('applies ROUNDS to a plan that has a gate', () => {

@@ -15,7 +15,8 @@ function planError(raw: unknown): string {
 }
 
 describe('sessions plans', () => {
-  it('default: every use case with its own conversation, a ladder of 1..64 active users, 10 + 10 + 60 s per step', () => {
+  it('default: every use case with its own conversation, a ladder of 1..64 active users, ' +
+    '10 + 10 + 60 s per step', () => {
     const plan = resolvePlan({}, 'sessions');
     expect(plan.sessions!.models).toEqual(SESSION_DEFAULTS);
     expect(plan.sessions).toMatchObject({ rampSeconds: 10, warmupSeconds: 10, holdSeconds: 60 });
@@ -23,7 +24,9 @@ describe('sessions plans', () => {
       [1, 2, 4, 8, 16, 32, 64].map((n) => [`sessions_code_completion_n${n}`, n]),
     );
     const chat = plan.cells.find((c) => c.id === 'sessions_general_chatbot_n8')!;
-    expect(chat).toMatchObject({ script: 'sessions', contextTokens: 32_768, outputTokens: 1024, rounds: 1, warmupRounds: 0 });
+    expect(chat).toMatchObject({
+      script: 'sessions', contextTokens: 32_768, outputTokens: 1024, rounds: 1, warmupRounds: 0,
+    });
     expect(chat.maxDurationSeconds).toBe(80);
     expect(plan.search).toMatchObject({ warmupRequests: 1, minRequestsPerUser: 2, startUsers: 1, exactBelow: 16 });
     expect(plan.search!.maxUsers).toEqual(Object.fromEntries(Object.keys(SESSION_DEFAULTS).map((id) => [id, 256])));
@@ -47,7 +50,9 @@ describe('sessions plans', () => {
     expect(plan.cells.map((c) => c.maxDurationSeconds)).toEqual([7, 7]);
     // Back to back: each step after the previous one's slot, graceful stop and gap.
     const [a, b] = plan.cells;
-    expect(b!.startSeconds).toBe(a!.startSeconds + a!.maxDurationSeconds + a!.gracefulStopSeconds + plan.schedule.gapSeconds);
+    expect(b!.startSeconds).toBe(
+      a!.startSeconds + a!.maxDurationSeconds + a!.gracefulStopSeconds + plan.schedule.gapSeconds,
+    );
     expect(plan.search).toMatchObject({ minRequestsPerUser: 3, maxUsers: { code_completion: 40 } });
   });
 
@@ -82,10 +87,18 @@ describe('sessions plans', () => {
     expect(think({ distribution: 'lognormal', medianSeconds: 2 })).toBe(
       'plan field "sessions.models.code_completion.thinkTime.sigma" is required',
     );
-    expect(think({ distribution: 'constant', seconds: -1 })).toMatch(/thinkTime.seconds" must be between 0 and 3600, got -1/);
-    expect(planError({ sessions: { models: { nope: { turns: 2 } } } })).toMatch(/^plan field "sessions.models.nope" is not a known field/);
-    expect(planError({ sessions: { useCases: ['nope'] } })).toMatch(/^plan field "sessions.useCases\[0\]" is "nope", not one of/);
-    expect(planError({ sessions: { models: { code_completion: { turns: 0 } } } })).toMatch(/turns" must be between 1 and 1000/);
+    expect(think({ distribution: 'constant', seconds: -1 })).toMatch(
+      /thinkTime.seconds" must be between 0 and 3600, got -1/,
+    );
+    expect(planError({ sessions: { models: { nope: { turns: 2 } } } })).toMatch(
+      /^plan field "sessions.models.nope" is not a known field/,
+    );
+    expect(planError({ sessions: { useCases: ['nope'] } })).toMatch(
+      /^plan field "sessions.useCases\[0\]" is "nope", not one of/,
+    );
+    expect(planError({ sessions: { models: { code_completion: { turns: 0 } } } })).toMatch(
+      /turns" must be between 1 and 1000/,
+    );
     expect(planError({ target: { api: 'completions' } })).toBe(
       'plan field "target.api" must be chat, responses or messages for the sessions script: a conversation is a list of messages',
     );

@@ -79,8 +79,12 @@ describe('parsePrometheusText', () => {
   });
 
   it('handles escaped quotes, backslashes, newlines, commas and braces inside label values', () => {
-    const [s] = parsePrometheusText('http_requests_total{path="/a,b}",msg="say \\"hi\\", then\\\\leave\\nnow", code="200"} 7\n');
-    expect(s).toEqual({ name: 'http_requests_total', labels: { path: '/a,b}', msg: 'say "hi", then\\leave\nnow', code: '200' }, value: 7 });
+    const [s] = parsePrometheusText(
+      'http_requests_total{path="/a,b}",msg="say \\"hi\\", then\\\\leave\\nnow", code="200"} 7\n',
+    );
+    expect(s).toEqual({
+      name: 'http_requests_total', labels: { path: '/a,b}', msg: 'say "hi", then\\leave\nnow', code: '200' }, value: 7,
+    });
   });
 
   it('reads +Inf, -Inf, NaN, exponents, timestamps, empty label sets, CRLF', () => {
@@ -193,7 +197,9 @@ describe('sumSamples and readServerSnapshot', () => {
   });
 
   it('older vLLM: gpu_cache_usage_perc when kv_cache_usage_perc is absent', () => {
-    expect(readServerSnapshot(parsePrometheusText('vllm:gpu_cache_usage_perc{model_name="m"} 0.125\n')).kvCacheUsage).toBe(0.125);
+    expect(
+      readServerSnapshot(parsePrometheusText('vllm:gpu_cache_usage_perc{model_name="m"} 0.125\n')).kvCacheUsage,
+    ).toBe(0.125);
   });
 
   it('missing figures are null; NaN and infinite samples are not summed', () => {

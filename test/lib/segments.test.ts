@@ -47,7 +47,9 @@ describe('StripedSequence.share', () => {
 
 describe('operatorSegmentFlags', () => {
   it('writes what the k6-operator passes (segmentation.NewCommandFragments)', () => {
-    expect(operatorSegmentFlags(1, 4)).toEqual(['--execution-segment=0:1/4', '--execution-segment-sequence=0,1/4,2/4,3/4,1']);
+    expect(operatorSegmentFlags(1, 4)).toEqual([
+      '--execution-segment=0:1/4', '--execution-segment-sequence=0,1/4,2/4,3/4,1',
+    ]);
     expect(operatorSegmentFlags(2, 2)).toEqual(['--execution-segment=1/2:1', '--execution-segment-sequence=0,1/2,1']);
     expect(operatorSegmentFlags(1, 1)).toEqual(['--execution-segment=0:1', '--execution-segment-sequence=0,1']);
   });

@@ -29,7 +29,9 @@ describe('think time', () => {
 
   it('an exponential draw has the spread of one: its standard deviation equals its mean', () => {
     const random = mulberry32(3);
-    const draws = Array.from({ length: 40_000 }, () => drawThinkSeconds({ distribution: 'exponential', meanSeconds: 10 }, random));
+    const draws = Array.from({ length: 40_000 }, () =>
+      drawThinkSeconds({ distribution: 'exponential', meanSeconds: 10 }, random),
+    );
     const mean = draws.reduce((a, b) => a + b, 0) / draws.length;
     const sd = Math.sqrt(draws.reduce((a, b) => a + (b - mean) ** 2, 0) / draws.length);
     expect(Math.abs(sd / 10 - 1)).toBeLessThan(0.03);

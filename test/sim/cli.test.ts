@@ -86,7 +86,9 @@ describe('scripts/sim.ts', () => {
         child.on('exit', (code) => reject(new Error(`exited ${code} before listening: ${out}`)));
       });
     };
-    const [noisy, seeded, quiet] = await Promise.all([firstLine(['--noise']), firstLine(['--noise-seed', '99']), firstLine([])]);
+    const [noisy, seeded, quiet] = await Promise.all([
+      firstLine(['--noise']), firstLine(['--noise-seed', '99']), firstLine([]),
+    ]);
     expect(noisy).toMatch(/noise on: jitter 3%, stall of 3 steps after 0\.5% of steps, seed \d+/);
     expect(seeded).toContain('seed 99,');
     expect(quiet).toContain('no noise');

@@ -22,7 +22,9 @@ function drain(engine: Engine, startMs = 0) {
   while (engine.hasWork()) {
     const plan = engine.beginStep(now);
     if (!plan) throw new Error('stalled');
-    steps.push({ sequences: plan.sequences, tokens: plan.tokens, preempted: plan.preempted, durationMs: plan.endMs - plan.startMs });
+    steps.push({
+      sequences: plan.sequences, tokens: plan.tokens, preempted: plan.preempted, durationMs: plan.endMs - plan.startMs,
+    });
     const r = engine.endStep();
     now = r.endMs;
     for (const t of r.tokens) tokens.push({ ...t, atMs: now });
@@ -40,7 +42,9 @@ describe('Engine', () => {
     expect(tokens.map((t) => t.index)).toEqual([1, 2, 3]);
     expect(tokens[2]!.finished).toBe('length');
     // First token at the end of the third prefill chunk.
-    const prefill = [0, 8192, 16384].map((p, i) => stepTime(A.hardware, [{ newTokens: i < 2 ? 8192 : 3616, cachedTokens: p }]).totalMs);
+    const prefill = [0, 8192, 16384].map(
+      (p, i) => stepTime(A.hardware, [{ newTokens: i < 2 ? 8192 : 3616, cachedTokens: p }]).totalMs,
+    );
     expect(tokens[0]!.atMs).toBeCloseTo(prefill[0]! + prefill[1]! + prefill[2]!, 6);
     expect(finished[0]!.generatedTokens).toBe(3);
     expect(e.kv.usedBlocks).toBe(0);
@@ -148,12 +152,14 @@ describe('Engine', () => {
 });
 
 describe('Engine prefix cache', () => {
-  const hashes = (n: number, salt = 0): number[] => chainedBlockHashes([Uint32Array.from({ length: n }, (_, i) => i + salt)], 16);
+  const hashes = (n: number, salt = 0): number[] =>
+    chainedBlockHashes([Uint32Array.from({ length: n }, (_, i) => i + salt)], 16);
   const withHashes = (id: string, n: number, out: number, salt = 0): EngineRequest => ({
     ...req(id, n, out), blockHashes: hashes(n, salt),
   });
 
-  it('prefills only the tokens after the cached prefix of an identical earlier prompt (at least the last token)', () => {
+  it('prefills only the tokens after the cached prefix of an identical earlier prompt (at least the last ' +
+    'token)', () => {
     const e = new Engine(A);
     e.add(withHashes('a', 4001, 2));
     const first = drain(e);
@@ -190,7 +196,8 @@ describe('Engine prefix cache', () => {
     expect(off.prefixQueryTokensTotal).toBe(0);
   });
 
-  it('virtual runs: unique prompts give the same prediction with and without the cache; a shared prefix shortens them', () => {
+  it('virtual runs: unique prompts give the same prediction with and without the cache; ' +
+    'a shared prefix shortens them', () => {
     for (const [ctx, out, n] of [[8192, 64, 20], [1024, 128, 42], [32_768, 16, 6]] as const) {
       const on = runVirtualBatch(A, ctx, out, n);
       const off = runVirtualBatch(A, ctx, out, n, { prefixCaching: false });
@@ -220,8 +227,12 @@ describe('Engine prefix cache', () => {
     const cached = 16 * Math.floor((1000 + 40 - 1) / 16);
     expect(second.finished[0]!.cachedTokens).toBe(cached);
     expect(second.steps[0]!.tokens).toBe(1060 - cached);
-    expect(first.tokens.filter((t) => t.cachedTokens !== undefined).map((t) => [t.index, t.cachedTokens])).toEqual([[1, 0]]);
-    expect(second.tokens.filter((t) => t.cachedTokens !== undefined).map((t) => [t.index, t.cachedTokens])).toEqual([[1, cached]]);
+    expect(first.tokens.filter((t) => t.cachedTokens !== undefined).map((t) => [t.index, t.cachedTokens])).toEqual([
+      [1, 0],
+    ]);
+    expect(second.tokens.filter((t) => t.cachedTokens !== undefined).map((t) => [t.index, t.cachedTokens])).toEqual([
+      [1, cached],
+    ]);
   });
 
   it('a preempted request finds its own prompt blocks again when they were not evicted', () => {

@@ -41,7 +41,9 @@ async function converse(sim: SimServer, first: string, turns: number, maxTokens:
   for (let t = 0; t < turns; t++) {
     const r = await turn(sim, messages, maxTokens);
     out.push(r);
-    messages.push({ role: 'assistant', content: r.text }, { role: 'user', content: `Turn ${t + 2}: ${fillerText(60, t)}` });
+    messages.push(
+      { role: 'assistant', content: r.text }, { role: 'user', content: `Turn ${t + 2}: ${fillerText(60, t)}` },
+    );
   }
   return out;
 }
@@ -69,7 +71,8 @@ describe('conversations on the prefix cache (profile A)', () => {
     await sim.close();
   });
 
-  it('each turn finds the whole previous turn cached, the response included, and usage says how many tokens', async () => {
+  it('each turn finds the whole previous turn cached, the response included, ' +
+    'and usage says how many tokens', async () => {
     const before = await counters(sim);
     const turns = await converse(sim, requestPrefix('unique', 7, 1, 0) + fillerText(3000, 3), 3, 40);
     expect(turns[0]!.cachedTokens).toBe(0); // vLLM 0.32 states 0 when nothing was cached

@@ -53,7 +53,9 @@ describe('vLLM chat chunks', () => {
 describe('completions and SGLang', () => {
   it('text_completion chunks carry text', () => {
     const c = { ...chat, id: 'cmpl-1', endpoint: 'completion' as const };
-    expect(parse(contentChunk(c, ' x'))).toMatchObject({ object: 'text_completion', choices: [{ text: ' x', finish_reason: null }] });
+    expect(parse(contentChunk(c, ' x'))).toMatchObject({
+      object: 'text_completion', choices: [{ text: ' x', finish_reason: null }],
+    });
     expect(JSON.parse(completionBody(c, { reasoning: '', content: ' x y' }, 'length', makeUsage(1, 2)))).toMatchObject({
       object: 'text_completion', choices: [{ text: ' x y', finish_reason: 'length' }], usage: { total_tokens: 3 },
     });
@@ -61,8 +63,12 @@ describe('completions and SGLang', () => {
 
   it('SGLang sends matched_stop and a separate finish chunk with an empty delta', () => {
     const s = { ...chat, flavour: 'sglang' as const };
-    expect(parse(contentChunk(s, ' a b c'))).toMatchObject({ choices: [{ delta: { content: ' a b c' }, matched_stop: null }] });
-    expect(parse(finishChunk(s, 'stop'))).toMatchObject({ choices: [{ delta: {}, finish_reason: 'stop', matched_stop: null }] });
+    expect(parse(contentChunk(s, ' a b c'))).toMatchObject({
+      choices: [{ delta: { content: ' a b c' }, matched_stop: null }],
+    });
+    expect(parse(finishChunk(s, 'stop'))).toMatchObject({
+      choices: [{ delta: {}, finish_reason: 'stop', matched_stop: null }],
+    });
   });
 
   it('the non-streaming chat body has the assistant message', () => {

@@ -5,7 +5,9 @@ import { allReduceMs, smoothTowards, stepPowerWatts, stepTime, weightReadMs } fr
 
 // The formulas are checked on fixed parameters (profile A's first fit), so the hand-worked numbers
 // below stay true when a profile is re-fitted; the fit itself is checked in engine.test.ts.
-const A = { ...findProfile('A')!.hardware, etaMem: 0.83, t0Ms: 4.75, lambdaUsPerToken: 9.7, alphaSecondsPerPair: 1.38e-9 };
+const A = {
+  ...findProfile('A')!.hardware, etaMem: 0.83, t0Ms: 4.75, lambdaUsPerToken: 9.7, alphaSecondsPerPair: 1.38e-9,
+};
 
 describe('weightReadMs', () => {
   it('one decode token on the MoE of profile A: dense 0.376506 ms + experts 0.888480 ms', () => {
