@@ -114,7 +114,8 @@ export async function runTracePart(
     writeFileSync(traceFile, text);
     const promptsFile = join(dir, 'prompts.json');
     const prompts = await preparePrompts({
-      model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', api: 'chat', contexts: [], tokenizer: 'qwen3', blockVocabulary: true,
+      model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', api: 'chat', contexts: [], tokenizer: 'qwen3',
+      blockVocabulary: true,
     });
     writeFileSync(promptsFile, JSON.stringify(prompts));
     const planFile = join(dir, 'plan-input.json');

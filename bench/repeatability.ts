@@ -192,7 +192,8 @@ function main(): void {
   const profile = findProfile(DEFAULT_PROFILE_NAME)!;
   const search = plan.search!;
   const useCases = [...new Set(plan.cells.map((c) => c.useCase!))].map((id) => ({
-    useCase: plan.useCases.find((u) => u.id === id)!, outputTokens: plan.cells.find((c) => c.useCase === id)!.outputTokens,
+    useCase: plan.useCases.find((u) => u.id === id)!,
+    outputTokens: plan.cells.find((c) => c.useCase === id)!.outputTokens,
   }));
   process.stderr.write(
     `repeatability: ${runs} noisy runs + 1 deterministic of plan ${o.plan} (capacity part), in ${dir}\n`,

@@ -8,7 +8,8 @@
 
 import { spawnSync } from 'node:child_process';
 import {
-  cpSync, createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, type WriteStream,
+  cpSync, createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync,
+  type WriteStream,
 } from 'node:fs';
 import { once } from 'node:events';
 import { cpus, tmpdir } from 'node:os';
@@ -115,7 +116,11 @@ async function main(): Promise<void> {
   const g0 = performance.now();
   const fx = writeRunFixture({
     dir,
-    parts: { sweep: { name: 'speed', sweep: { contexts, concurrencies, rounds, outputTokens: output }, schedule: { cellSeconds: 60 } } },
+    parts: {
+      sweep: {
+        name: 'speed', sweep: { contexts, concurrencies, rounds, outputTokens: output }, schedule: { cellSeconds: 60 },
+      },
+    },
     failEvery: 997,
     jitter: 0.1,
   });

@@ -356,7 +356,9 @@ function median(xs: number[]): number {
   return s.length === 0 ? NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** TTFT under load: the burst round's mean, the steady-state mean, and whether the published figure lies between them. */
+/**
+ * TTFT under load: the burst round's mean, the steady-state mean, and whether the published figure lies between them.
+ */
 export function renderBracket(rows: readonly Row[]): string {
   const bracketed = rows.filter((r) => r.steady !== undefined && r.measured !== null);
   if (bracketed.length === 0) return '';
@@ -468,7 +470,8 @@ async function fixedModeCapacity(streams: number, tokens: number): Promise<strin
 function processCpuMs(pid: number): number {
   try {
     const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start after the last ')': state is field 3, utime 14, stime 15.
+    // Fields after the command name (which may hold spaces) start after the last ')':
+    // state is field 3, utime 14, stime 15.
     const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
     return (Number(f[11]) + Number(f[12])) * 10; // clock ticks at 100 Hz
   } catch {

@@ -1,4 +1,5 @@
-// Holds a profile to its published points in virtual time (no HTTP, no timers): the table and verdict used to fit a profile.
+// Holds a profile to its published points in virtual time (no HTTP, no timers): the table and verdict used to fit a
+// profile.
 // Runs in Node.
 //
 // Usage: npm run bench:sim-fit -- --profile E [--set hardware.t0Ms=3.1 --set powerMaxWatts=600] [--json FILE]
@@ -52,7 +53,8 @@ function fitRow(profile: Profile, p: Point, t: Target, burst: ReturnType<typeof 
     steady = steadyModel(profile, p, t.kind, burstE2eMs);
   }
   return {
-    label: p.label, cls: p.cls, kind: t.kind, published: t.published, model, errorPct: ((model - t.published) / t.published) * 100,
+    label: p.label, cls: p.cls, kind: t.kind, published: t.published, model,
+    errorPct: ((model - t.published) / t.published) * 100,
     bracketOnly, steady, note: [p.note, t.note].filter(Boolean).join('; '),
   };
 }

@@ -1,4 +1,5 @@
-// Benchmarks a split run's fidelity: one sweep on 1, 2 and 4 k6 processes against the simulator, cell by cell. Runs in Node.
+// Benchmarks a split run's fidelity: one sweep on 1, 2 and 4 k6 processes against the simulator, cell by cell. Runs in
+// Node.
 //
 // npm run bench:split-fidelity [-- --generators 2,4 --rounds 3 --keep]
 // Each run is `npm run bench -- --fixed-slots --generators n` (one process: the same time slots) on the
@@ -32,7 +33,8 @@ const P95_MIN_REQUESTS = 12;
 
 async function runOnce(root: string, label: string, generators: number, rounds: number): Promise<readonly CellStats[]> {
   const bench = new Bench({
-    url: null, model: null, apiKey: null, api: 'chat', planLabel: 'split-fidelity', scripts: ['sweep'], simProfile: null,
+    url: null, model: null, apiKey: null, api: 'chat', planLabel: 'split-fidelity', scripts: ['sweep'],
+    simProfile: null,
     planInput: { sweep: { contexts: [1024, 8192], concurrencies: [1, 4, 8, 16], rounds, outputTokens: 128 } },
     resultsRoot: root, runId: label, tokenizer: 'auto', report: false, fixedSlots: true, generators,
   });

@@ -88,7 +88,8 @@ function statsHold(limits: UseCase['limits'], stats: readonly (number | null)[])
  * n1 breaks, interpolated linearly between the two steps' statistics (n1 when no crossing can be placed).
  */
 export function boundaryCrossing(
-  limits: UseCase['limits'], n0: number, stats0: readonly (number | null)[], n1: number, stats1: readonly (number | null)[],
+  limits: UseCase['limits'], n0: number, stats0: readonly (number | null)[], n1: number,
+  stats1: readonly (number | null)[],
 ): number {
   let x = n1;
   limits.forEach((limit, i) => {

@@ -1,4 +1,5 @@
-// Tests bench/virtual-capacity.ts: the true capacity in virtual time is the largest step that holds. Runs in Node (vitest).
+// Tests bench/virtual-capacity.ts: the true capacity in virtual time is the largest step that holds. Runs in Node
+// (vitest).
 import { describe, expect, it } from 'vitest';
 import {
   boundaryCrossing, virtualCapacity, virtualCrossing, virtualStepHolds, virtualStepStats,

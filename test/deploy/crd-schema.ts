@@ -1,4 +1,5 @@
-// Checks a custom resource against a CRD's openAPIV3Schema the way the Kubernetes API server does. Runs in Node (tests).
+// Checks a custom resource against a CRD's openAPIV3Schema the way the Kubernetes API server does. Runs in Node
+// (tests).
 //
 // A CRD's schema is a Kubernetes structural schema: OpenAPI v3 with x-kubernetes-* extensions. This
 // covers every keyword the k6-operator's TestRun schema uses (test/fixtures/k6-operator) and refuses a

@@ -109,7 +109,8 @@ describe('dashboard', () => {
   it('reads every request metric of lib/metrics.ts somewhere', () => {
     const used = new Set(queries.flatMap((q) => metricNamesIn(q.expr)));
     for (const def of Object.values(REQUEST_METRICS) as MetricDefinition[]) {
-      if (def.kind === 'rate') continue; // llm_request_ok reaches Prometheus as a ratio per tag set; the variables use it
+      // llm_request_ok reaches Prometheus as a ratio per tag set; the variables use it
+      if (def.kind === 'rate') continue;
       expect(expectedSeriesNames(def).some((n) => used.has(n)), def.name).toBe(true);
     }
   });

@@ -1,6 +1,7 @@
-// Tests for the deploy YAML files, the Docker files and every deploy file's one-line opening comment. Runs in Node (vitest).
-// The YAML files of deploy/prometheus, deploy/k6-operator, deploy/ci and deploy/docker parse (js-yaml) and carry what
-// the suite needs; the images run stock k6 beside our measuring agent, and the image's entrypoint is run here with fakes.
+// Tests for the deploy YAML files, the Docker files and every deploy file's one-line opening comment. Runs in Node
+// (vitest). The YAML files of deploy/prometheus, deploy/k6-operator, deploy/ci and deploy/docker parse (js-yaml) and
+// carry what the suite needs; the images run stock k6 beside our measuring agent, and the image's entrypoint is run
+// here with fakes.
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -113,8 +114,8 @@ describe('local stack', () => {
 });
 
 describe('CI examples', () => {
-  it('GitHub Actions runs the gate on stock k6 with the agent, treats 99 as a threshold failure and reports against a ' +
-    'baseline', () => {
+  it('GitHub Actions runs the gate on stock k6 with the agent, treats 99 as a threshold failure ' +
+    'and reports against a baseline', () => {
     const text = read('deploy/ci/github-actions-llm-gate.yml');
     expect(text).not.toMatch(/xk6|build:k6/);
     expect(text).toContain('cd agent && go build -o k6-llm-agent ./cmd/k6-llm-agent');
@@ -189,7 +190,8 @@ describe('Docker images', () => {
   it('deploy/ names one k6 version: the image tag, the TestRun runners and the CI examples', () => {
     const version = /^ARG K6_IMAGE_TAG=(\S+)$/m.exec(k6File)?.[1];
     const named = ['deploy/k6-operator', 'deploy/ci'].flatMap(filesUnder)
-      .flatMap((path) => [...read(path).matchAll(/grafana\/k6:(\d[\w.-]*)|k6-version: '([^']+)'/g)].map((m) => m[1] ?? m[2]));
+      .flatMap((path) => [...read(path).matchAll(/grafana\/k6:(\d[\w.-]*)|k6-version: '([^']+)'/g)])
+      .map((m) => m[1] ?? m[2]);
     expect(named.length).toBeGreaterThan(3);
     expect(new Set(named)).toEqual(new Set([version]));
   });
@@ -198,8 +200,10 @@ describe('Docker images', () => {
 describe('the k6-agent entrypoint', () => {
   const script = fileURLToPath(new URL('deploy/docker/k6-agent-entrypoint.sh', root));
 
+  interface EntrypointRun { status: number | null; stdout: string; stderr: string; agent: { argv: string[] } }
+
   /** Runs the entrypoint with a fake agent, k6 and wget first on PATH; the fake agent says where it listens. */
-  function runEntrypoint(agentFails: boolean): { status: number | null; stdout: string; stderr: string; agent: { argv: string[] } } {
+  function runEntrypoint(agentFails: boolean): EntrypointRun {
     const dir = mkdtempSync(join(tmpdir(), 'k6-agent-entrypoint-'));
     const node = (name: string, body: string) => {
       writeFileSync(join(dir, name), `#!${process.execPath}\n${body}\n`);
@@ -207,7 +211,8 @@ describe('the k6-agent entrypoint', () => {
     };
     node('k6-llm-agent', `import('node:fs').then(async (fs) => {
       const { createServer } = await import('node:http');
-      fs.writeFileSync(process.env.FAKE_DIR + '/agent.json', JSON.stringify({ pid: process.pid, argv: process.argv.slice(2) }));
+      const agent = { pid: process.pid, argv: process.argv.slice(2) };
+      fs.writeFileSync(process.env.FAKE_DIR + '/agent.json', JSON.stringify(agent));
       if (process.env.FAKE_AGENT_FAILS) process.exit(3);
       const server = createServer((req, res) => { res.statusCode = req.url === '/health' ? 200 : 404; res.end(); });
       server.listen(Number(process.argv[process.argv.indexOf('--port') + 1]), '127.0.0.1', () =>
@@ -219,7 +224,8 @@ describe('the k6-agent entrypoint', () => {
     writeFileSync(join(dir, 'k6'), '#!/bin/sh\necho "LLM_AGENT=$LLM_AGENT k6 $*"\n');
     chmodSync(join(dir, 'k6'), 0o755);
     // stderr to a file: the agent inherits it and outlives the script, so a pipe would stay open.
-    const run = spawnSync('sh', ['-c', 'sh "$0" "$@" 2>"$FAKE_DIR/stderr"', script, 'run', '/scripts/gate.js', '--tag', 'testid=t'], {
+    const shArgs = ['-c', 'sh "$0" "$@" 2>"$FAKE_DIR/stderr"', script, 'run', '/scripts/gate.js', '--tag', 'testid=t'];
+    const run = spawnSync('sh', shArgs, {
       encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env, PATH: `${dir}:${process.env.PATH}`, FAKE_DIR: dir, LLM_AGENT_PORT: '0', TMPDIR: dir,

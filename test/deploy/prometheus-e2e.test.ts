@@ -79,14 +79,17 @@ const SESSIONS_PLAN = {
   sessions: {
     useCases: ['code_completion'], users: { code_completion: [3] }, rampSeconds: 1, warmupSeconds: 1, holdSeconds: 4,
     models: {
-      code_completion: { turns: 3, growthTokens: 64, outputTokens: OUTPUT, thinkTime: { distribution: 'constant', seconds: 0.2 } },
+      code_completion: {
+        turns: 3, growthTokens: 64, outputTokens: OUTPUT, thinkTime: { distribution: 'constant', seconds: 0.2 },
+      },
     },
   },
   monitor: { intervalSeconds: 0.5 },
 };
 /** Poisson arrivals for the Open-loop row: its schedule lag, TTFT from the intended send and achieved rate. */
 const RATE_PLAN = {
-  rate: { useCases: ['code_completion'], rates: [10], durationSeconds: 4 }, schedule: FAST_SCHEDULE, monitor: { enabled: false },
+  rate: { useCases: ['code_completion'], rates: [10], durationSeconds: 4 }, schedule: FAST_SCHEDULE,
+  monitor: { enabled: false },
 };
 /** Embeddings at 1 and 2 users, batches of 2 (the embed row): a few seconds, enough pushes for a rate. */
 const EMBED_PLAN = {
@@ -101,10 +104,10 @@ const EMBED_PLAN = {
 const NATIVE_PLAN = {
   sweep: { contexts: [2048], concurrencies: [2], rounds: 16, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
   monitor: { enabled: false },
-  // On the prefix-caching simulator, sixteen groups' 1K prefixes dealt round robin: the first eight rounds miss them and
-  // the rest hit them, each over several pushes (NATIVE_PUSH_INTERVAL), so the native row's cache-hit and cache-miss
-  // panels have rates. With eight groups the four rounds of misses (about 0.8 s) fell into one 1 s push in a CI run,
-  // and rate() over one sample has none.
+  // On the prefix-caching simulator, sixteen groups' 1K prefixes dealt round robin: the first eight rounds miss them
+  // and the rest hit them, each over several pushes (NATIVE_PUSH_INTERVAL), so the native row's cache-hit and
+  // cache-miss panels have rates. With eight groups the four rounds of misses (about 0.8 s) fell into one 1 s push in a
+  // CI run, and rate() over one sample has none.
   prompts: { prefixGroups: { groups: 16, prefixTokens: 1024 } },
 };
 const NATIVE_PUSH_INTERVAL = '500ms';
@@ -189,7 +192,9 @@ function promApi<T = PromResult>(endpoint: string, params: Record<string, string
   return prom!.api<T>(endpoint, params);
 }
 
-/** Cells of the sweep and capacity runs with no measured-phase TTFT series in Prometheus under this attempt's testid. */
+/**
+ * Cells of the sweep and capacity runs with no measured-phase TTFT series in Prometheus under this attempt's testid.
+ */
 async function cellsWithoutMeasuredSeries(): Promise<string[]> {
   const query = `count by (cell) (k6_llm_ttft_count{testid="${TESTID}", phase!~"warmup|transition"})`;
   const r = await promApi('query', { query, time: String(window.end) });
@@ -426,7 +431,10 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
         const vars = { ...allVars, cell };
         // A capacity step's figures are of its measured requests, in the summary and on the dashboard alike.
         const ttft = run.summary.metrics[cellMetricKey(METRICS.ttft.name, planCell)]!.values;
-        for (const [legend, stat] of [['TTFT p50', 'med'], ['TTFT p95', 'p(95)'], ['TTFT p99', 'p(99)'], ['TTFT mean', 'avg']] as const) {
+        const legends = [
+          ['TTFT p50', 'med'], ['TTFT p95', 'p(95)'], ['TTFT p99', 'p(99)'], ['TTFT mean', 'avg'],
+        ] as const;
+        for (const [legend, stat] of legends) {
           const got = lastValue(await runTarget(targetOf(legend), vars, window), { cell });
           expect(got, `${cell} ${legend}`).toBeCloseTo(ttft[stat]! / 1000, 6);
         }
@@ -555,7 +563,10 @@ describe('npm run bench -- --prometheus-rw', () => {
     writeFileSync(planFile, JSON.stringify({
       sweep: { contexts: [512], concurrencies: [2], rounds: 2, outputTokens: 16 },
       // One quick search (1, 2, 3 users, no limit broken): its capacity reaches the dashboard's capacity table.
-      capacity: { useCases: ['code_completion'], maxUsers: 3, rounds: 1, minMeasuredSeconds: 1, outputTokens: { code_completion: 16 } },
+      capacity: {
+        useCases: ['code_completion'], maxUsers: 3, rounds: 1, minMeasuredSeconds: 1,
+        outputTokens: { code_completion: 16 },
+      },
     }));
     const runId = `bench-rw-${process.pid}`;
     // A Prometheus base URL: the bench adds /api/v1/write.

@@ -42,7 +42,10 @@ const PROMQL_WORDS = new Set([
   'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'Inf', 'NaN',
 ]);
 
-/** The metric names an expression reads: identifiers left once strings, selectors, ranges, groupings and function calls are removed. */
+/**
+ * The metric names an expression reads: identifiers left once strings, selectors, ranges, groupings and function calls
+ * are removed.
+ */
 export function metricNamesIn(expr: string): string[] {
   const stripped = expr
     .replace(/"(?:[^"\\]|\\.)*"/g, '""')

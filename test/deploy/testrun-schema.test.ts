@@ -42,7 +42,8 @@ const schema = testRunSchema();
 
 describe('the TestRun schema check', () => {
   const valid = {
-    apiVersion: 'k6.io/v1alpha1', kind: 'TestRun', metadata: { name: 't' }, spec: { parallelism: 2, script: { localFile: '/x.js' } },
+    apiVersion: 'k6.io/v1alpha1', kind: 'TestRun', metadata: { name: 't' },
+    spec: { parallelism: 2, script: { localFile: '/x.js' } },
   };
   const withSpec = (spec: Obj) => ({ ...valid, spec: { ...valid.spec, ...spec } });
 

@@ -83,9 +83,9 @@ describe('npm run bench drives k6', () => {
       expect(c.driven!.requests.measured).toBeGreaterThanOrEqual(2 * c.concurrency);
       expect(c.driven!.requests.cut).toBe(0);
     }
-    // The first step starts all its users together: they warm up; one user (the noise probe) warms the part up.
-    // A loaded machine can make the one-user probe look noisy, and the search measure it again at its end, after a
-    // step down: requests it sends while the larger step's users finish theirs are warm-ups too (orchestrator/driver.ts).
+    // The first step starts all its users together: they warm up; one user (the noise probe) warms the part up. A
+    // loaded machine can make the one-user probe look noisy, and the search measure it again at its end, after a step
+    // down: requests it sends while the larger step's users finish theirs are warm-ups too (orchestrator/driver.ts).
     const first = capPlan.cells[0]!;
     if (first.driven!.measurements === 1) expect(first.driven!.requests.warmup).toBe(first.concurrency);
     else expect(first.driven!.requests.warmup).toBeGreaterThanOrEqual(first.concurrency);

@@ -20,7 +20,10 @@ function filesBelow(dir: string): string[] {
   });
 }
 
-/** The name tag of k6's http_req_* samples of its calls to the agent (lib/k6/llm.ts AGENT_CALL_NAME; that module runs in k6 only). */
+/**
+ * The name tag of k6's http_req_* samples of its calls to the agent (lib/k6/llm.ts AGENT_CALL_NAME; that module runs in
+ * k6 only).
+ */
 const AGENT_CALL_NAME = 'llm-agent';
 
 const TINY = { sweep: { contexts: [512], concurrencies: [1, 2], rounds: 1, outputTokens: 16 } };
@@ -43,7 +46,8 @@ describe('npm run bench against the built-in simulator', () => {
       promptsExact: boolean;
     }>(path.join(runDir, 'run.json'));
     expect(run).toMatchObject({
-      engine: 'k6', engineVersion: engine.version, engineSource: engine.source, transport: 'agent', target: { simulated: true },
+      engine: 'k6', engineVersion: engine.version, engineSource: engine.source, transport: 'agent',
+      target: { simulated: true },
       parts: ['sweep'], interrupted: false, promptsExact: true,
       requests: { sweep: { planned: 3, succeeded: 3, failed: 0, cut: 0 } },
     });
@@ -107,7 +111,8 @@ describe('npm run bench against the built-in simulator', () => {
     const dir = tempDir('bench-int');
     const plan = { sweep: { contexts: [512], concurrencies: [1, 2, 4], rounds: 4, outputTokens: 200 } };
     const csv = path.join(dir, 'int', 'sweep', 'samples.csv');
-    const r = await bench(['--plan', writePlan(dir, plan), '--scripts', 'sweep', '--results', dir, '--run-id', 'int'], {}, (pid) => {
+    const args = ['--plan', writePlan(dir, plan), '--scripts', 'sweep', '--results', dir, '--run-id', 'int'];
+    const r = await bench(args, {}, (pid) => {
       // Interrupt once the first request has been measured.
       const poll = setInterval(() => {
         if (existsSync(csv) && readFileSync(csv, 'utf8').includes(`\n${METRICS.requestOk.name},`)) {

@@ -53,7 +53,8 @@ describe('a run against a faulty server', () => {
     for (const k of kinds)
       expect(['http_5xx', 'stream_error', 'truncated', 'malformed_chunk', 'server_error']).toContain(k);
     expect(kinds.size).toBeGreaterThanOrEqual(3);
-    // The message rides in the metadata column of llm_errors samples only (one line, at most 200 characters), never as a tag.
+    // The message rides in the metadata column of llm_errors samples only (one line, at most 200 characters), never as
+    // a tag.
     for (const x of errors) {
       expect(x.metadata).toMatch(/^error_message=[^\r\n]{1,200}$/);
       expect(extraTags(x)).not.toHaveProperty('error_message');

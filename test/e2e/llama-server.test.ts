@@ -61,7 +61,10 @@ interface TimedRequest {
   readonly timings: { promptN: number; promptMs: number; predictedN: number; predictedMs: number } | null;
 }
 
-/** Runs test/fixtures/llama-timings.js on k6 with the file's agent; resolves to each request's record and the server's timings. */
+/**
+ * Runs test/fixtures/llama-timings.js on k6 with the file's agent; resolves to each request's record and the server's
+ * timings.
+ */
 async function runTimingsScript(
   env: Record<string, string>, onStart?: (kill: () => void) => void,
 ): Promise<{ exitCode: number; requests: TimedRequest[]; stderr: string }> {
@@ -115,8 +118,14 @@ describe('llama-server, a real inference server', () => {
 
 /** Use cases sized for the tiny model on one core: one every request meets, one no request can. */
 const TINY_USE_CASES = [
-  { id: 'tiny_chat', title: 'Tiny chat', contextTokens: 512, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 20_000 }] },
-  { id: 'impossible', title: 'Impossible', contextTokens: 512, outputTokens: 16, limits: [{ metric: 'e2e', operator: '<', value: 1 }] },
+  {
+    id: 'tiny_chat', title: 'Tiny chat', contextTokens: 512, outputTokens: 16,
+    limits: [{ metric: 'ttft', operator: '<', value: 20_000 }],
+  },
+  {
+    id: 'impossible', title: 'Impossible', contextTokens: 512, outputTokens: 16,
+    limits: [{ metric: 'e2e', operator: '<', value: 1 }],
+  },
 ];
 const GATE_SCHEDULE = {
   prefillTokensPerSecond: 2000, decodeTokensPerSecond: 20, safetyFactor: 3, minCellSeconds: 5, gapSeconds: 0.5,
@@ -186,7 +195,8 @@ describe("the suite's figures agree with the server's own timings", () => {
     );
     expect(Math.abs(median(itlSums) - 1)).toBeLessThan(0.05);
     console.log(
-      `llama-server agreement (4K prompt, 64 tokens, 4 requests): TTFT - prompt_ms median ${median(ttftOverMs).toFixed(1)} ms, ` +
+      'llama-server agreement (4K prompt, 64 tokens, 4 requests): ' +
+        `TTFT - prompt_ms median ${median(ttftOverMs).toFixed(1)} ms, ` +
         `TTFT / prompt_ms ${median(ttftRatios).toFixed(3)}, decode / server ${median(decodeRatios).toFixed(4)}, ` +
         `sum(ITL) / predicted_ms ${median(itlSums).toFixed(4)}`,
     );
@@ -266,7 +276,8 @@ describe("llama-server's own failures, each classified with its own words, nothi
 
 describe("llama.cpp's Responses and Messages APIs", () => {
   for (const api of ['responses', 'messages'] as const) {
-    it(`npm run bench --api ${api}: every request completes with its planned lengths by llama.cpp's usage`, async () => {
+    it(`npm run bench --api ${api}: every request completes ` +
+      "with its planned lengths by llama.cpp's usage", async () => {
       await expectApiSweep(server, api);
     }, 180_000);
   }
@@ -301,7 +312,8 @@ describe('embeddings on llama.cpp (--embeddings, mean pooling)', () => {
       const tags = extraTags(row);
       expect([tags.token_source, Number(row.metric_value)]).toEqual(['usage', inputTokens * Number(tags.batch)]);
     }
-    const report = readJson<{ embeddings: { capacities: { batch: number; capacity: { concurrency: number } | null }[] } }>(
+    type EmbedCapacity = { batch: number; capacity: { concurrency: number } | null };
+    const report = readJson<{ embeddings: { capacities: EmbedCapacity[] } }>(
       path.join(dir, 'embed', 'report.json'),
     );
     expect(report.embeddings.capacities.map((c) => [c.batch, c.capacity?.concurrency])).toEqual([[1, 2], [4, 2]]);
@@ -315,7 +327,10 @@ describe('npm run bench -- --target llama', () => {
   let bench: Awaited<ReturnType<typeof runBenchCli>>;
   const plan = {
     sweep: { contexts: [1024, 4096], concurrencies: [1, 2], rounds: 2, outputTokens: 32 },
-    capacity: { useCases: ['code_completion'], outputTokens: { code_completion: 32 }, rounds: 1, minMeasuredSeconds: 1, maxUsers: 8 },
+    capacity: {
+      useCases: ['code_completion'], outputTokens: { code_completion: 32 }, rounds: 1, minMeasuredSeconds: 1,
+      maxUsers: 8,
+    },
     burst: { profiles: ['chatbot'], depths: [1, 6] },
     rate: { useCases: ['code_completion'], rates: { code_completion: [1, 3] }, durationSeconds: 5 },
     // Six short Mooncake-format rows (one shared 512-token block and up to 200 more, 8-24 output tokens) about 0.5 s
@@ -354,7 +369,8 @@ describe('npm run bench -- --target llama', () => {
     // The trace part's rows each have their own lengths (judged below), not their cell's.
     for (const part of ['sweep', 'capacity', 'burst', 'rate']) {
       const rows = readCsv(path.join(runDir, part, 'samples.csv')).rows;
-      for (const row of rows.filter((r) => r.metric_name === METRICS.inputTokens.name || r.metric_name === METRICS.outputTokens.name)) {
+      const isTokenCount = (name?: string) => name === METRICS.inputTokens.name || name === METRICS.outputTokens.name;
+      for (const row of rows.filter((r) => isTokenCount(r.metric_name))) {
         const tags = extraTags(row);
         expect(tags.token_source, `${part} ${row.metric_name}`).toBe('usage');
         const planned = row.metric_name === METRICS.inputTokens.name ? tags.context : tags.output;
@@ -378,12 +394,16 @@ describe('npm run bench -- --target llama', () => {
     expect(readFileSync(path.join(runDir, 'report.md'), 'utf8')).toContain('## Trace Replay');
   });
 
-  it("reads llama.cpp's /metrics: running and deferred requests, and the server's own prefill and decode speeds", () => {
+  it("reads llama.cpp's /metrics: running and deferred requests, and the server's own prefill and decode " +
+    "speeds", () => {
     const burst = readCsv(path.join(runDir, 'burst', 'samples.csv')).rows;
     const waiting = burst.filter((r) => r.metric_name === METRICS.waiting.name).map((r) => Number(r.metric_value));
     expect(Math.max(...waiting), 'six requests on four slots: two wait').toBeGreaterThanOrEqual(1);
     const sweep = readCsv(path.join(runDir, 'sweep', 'samples.csv')).rows;
-    for (const key of ['running', 'promptTokensTotal', 'generationTokensTotal', 'prefillSecondsTotal', 'decodeSecondsTotal'] as const) {
+    const keys = [
+      'running', 'promptTokensTotal', 'generationTokensTotal', 'prefillSecondsTotal', 'decodeSecondsTotal',
+    ] as const;
+    for (const key of keys) {
       expect(sweep.some((r) => r.metric_name === METRICS[key].name), METRICS[key].name).toBe(true);
     }
     const cells = readCsv(path.join(runDir, 'cells.csv')).rows.filter(

@@ -23,10 +23,16 @@ const SEED = 11;
 /** 20 requests/s for 10 s (200 requests), then 60/s (600). */
 const PLAN = {
   target: { metricsUrl: null },
-  useCases: [{ id: 'tiny', contextTokens: 256, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 60 }] }],
+  useCases: [
+    {
+      id: 'tiny', contextTokens: 256, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 60 }],
+    },
+  ],
   // No lag judged here (a busy machine sets it; bench/open-loop.ts measures it): a limit no run reaches.
   rate: { useCases: ['tiny'], rates: [20, 60], durationSeconds: 10, arrival: 'poisson', seed: SEED, lagLimitMs: 1000 },
-  schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.5 },
+  schedule: {
+    prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.5,
+  },
 };
 
 function cv(gaps: readonly number[]): number {

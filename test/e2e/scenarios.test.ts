@@ -130,7 +130,9 @@ describe('on k6', () => {
 
     /** The llm_goodput values of a run's requests, from its CSV. */
     const goodputOf = (dir: string): number[] =>
-      readCsv(path.join(dir, 'samples.csv')).rows.filter((x) => x.metric_name === METRICS.goodput.name).map((x) => Number(x.metric_value));
+      readCsv(path.join(dir, 'samples.csv')).rows
+        .filter((x) => x.metric_name === METRICS.goodput.name)
+        .map((x) => Number(x.metric_value));
 
     it('exits 0 when the use case limits hold, every request judged good', async () => {
       const r = await runScript('gate', gatePlan(5000), env);

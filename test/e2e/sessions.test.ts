@@ -17,7 +17,9 @@ import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, writePlan, type CsvRow } from './helpers';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
-/** 2K prompts, 32 tokens out: on the default profile per-user decode speed crosses 100 tok/s near 5 concurrent requests. */
+/**
+ * 2K prompts, 32 tokens out: on the default profile per-user decode speed crosses 100 tok/s near 5 concurrent requests.
+ */
 const TINY = {
   id: 'tiny_chat', title: 'Tiny chat', contextTokens: 2048, outputTokens: 32,
   limits: [{ metric: 'decodeSpeed', operator: '>', value: 100 }],
@@ -43,7 +45,11 @@ describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%
       useCases: [TINY], monitor: { intervalSeconds: 0.5 },
       sessions: {
         users: { tiny_chat: [3] }, rampSeconds: 1, warmupSeconds: 1, holdSeconds: 4,
-        models: { tiny_chat: { turns: 3, growthTokens: GROWTH, thinkTime: { distribution: 'exponential', meanSeconds: 0.2 } } },
+        models: {
+          tiny_chat: {
+            turns: 3, growthTokens: GROWTH, thinkTime: { distribution: 'exponential', meanSeconds: 0.2 },
+          },
+        },
       },
     };
     run = await runScript('sessions', plan, { BASE_URL: sim.url, MODEL, PROMPTS: prompts, API: api });
@@ -64,7 +70,8 @@ describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%
     expect(measured).toBeGreaterThan(3);
   });
 
-  it("sends each turn the history, exactly first + (turn - 1) x (growth + output) tokens, and finds the last turn cached", () => {
+  it("sends each turn the history, exactly first + (turn - 1) x (growth + output) tokens, " +
+    "and finds the last turn cached", () => {
     const requests = rows.filter((r) => r.metric_name === METRICS.inputTokens.name);
     expect(requests.length).toBeGreaterThan(6);
     // One record's samples are stamped one by one (k6's metric.add), so they can straddle a millisecond: the

@@ -18,7 +18,8 @@ import { ROOT, testAgent } from './helpers';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
   cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
-  expectApiSweep, expectKilledMidStream, expectOnLastCore, interruptedBench, streamChat, viaAgent, type AgentAnswer, type Chunk,
+  expectApiSweep, expectKilledMidStream, expectOnLastCore, interruptedBench, streamChat, viaAgent, type AgentAnswer,
+  type Chunk,
 } from './real-server';
 
 let artefacts: SglangArtefacts;

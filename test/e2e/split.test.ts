@@ -1,4 +1,5 @@
-// End to end: a sweep and a gate split over two k6 processes exactly as the k6-operator splits a TestRun. Runs in Node (vitest).
+// End to end: a sweep and a gate split over two k6 processes exactly as the k6-operator splits a TestRun. Runs in Node
+// (vitest).
 //
 // Each runner is a stock k6 with the operator's command line (segment flags, --address, --paused,
 // instance_id and testrun_name tags) and its own measuring agent (-e LLM_AGENT, as the operator's runner pod has
@@ -19,7 +20,8 @@ import { analyzeRun } from '../../report/generate';
 import type { CellStats } from '../../report/cells';
 import { startSim } from '../../sim/server';
 import {
-  extraTags, readCsv, readJson, resumeWhenPaused, ROOT, runBenchCli, runK6, runScript, startTestAgent, tempDir, writePlan,
+  extraTags, readCsv, readJson, resumeWhenPaused, ROOT, runBenchCli, runK6, runScript, startTestAgent, tempDir,
+  writePlan,
 } from './helpers';
 
 /** The operator's flags for runner 1 and 2 of 2 (k6-operator pkg/segmentation), written out as a user would. */
@@ -55,12 +57,14 @@ interface SplitRun {
 
 /** The calls a runner's k6 made to its agent: http_reqs samples named llm-agent (lib/k6/llm.ts AGENT_CALL_NAME). */
 function agentCalls(runnerDir: string): number {
-  return readCsv(path.join(runnerDir, 'samples.csv')).rows.filter((row) => row.metric_name === 'http_reqs' && row.name === 'llm-agent')
-    .length;
+  return readCsv(path.join(runnerDir, 'samples.csv')).rows
+    .filter((row) => row.metric_name === 'http_reqs' && row.name === 'llm-agent').length;
 }
 
 /** Starts runner i of 2 with the operator's command line and its own agent; resolves to its exit code. */
-function startRunner(script: string, dir: string, planFile: string, i: number, address: string, agent: string): Promise<number> {
+function startRunner(
+  script: string, dir: string, planFile: string, i: number, address: string, agent: string,
+): Promise<number> {
   const runnerDir = path.join(dir, `runner-${i}`);
   mkdirSync(runnerDir);
   const e = {
@@ -68,7 +72,8 @@ function startRunner(script: string, dir: string, planFile: string, i: number, a
   };
   const args = [
     'run', '--quiet', ...OPERATOR_SEGMENTS[i - 1]!, ...Object.entries(e).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-    '--out', `csv=fileName=${path.join(runnerDir, 'samples.csv')},timeFormat=unix_milli`, bundlePath(script, path.join(ROOT, 'dist')),
+    '--out', `csv=fileName=${path.join(runnerDir, 'samples.csv')},timeFormat=unix_milli`,
+    bundlePath(script, path.join(ROOT, 'dist')),
     `--address=${address}`, '--paused', '--tag', `instance_id=${i}`, '--tag', 'testrun_name=e2e-split',
   ];
   return runK6(args, process.env, path.join(runnerDir, 'engine-stderr.txt'));
@@ -233,7 +238,8 @@ describe('the capacity search spread over 2 k6 processes', () => {
   /** As test/e2e/bench-driven.test.ts: on the simulator's default profile the capacity lies near 5 users. */
   const plan = {
     useCases: [{
-      id: 'tiny_chat', title: 'Tiny chat', contextTokens: 2048, outputTokens: 32, concurrencies: [1, 2, 3, 4, 5, 6, 7, 8],
+      id: 'tiny_chat', title: 'Tiny chat', contextTokens: 2048, outputTokens: 32,
+      concurrencies: [1, 2, 3, 4, 5, 6, 7, 8],
       limits: [{ metric: 'decodeSpeed', operator: '>', value: 100, label: 'speed > 100 tok/s' }],
     }],
     capacity: { rounds: 2, minMeasuredSeconds: 1, maxUsers: 16 },

@@ -36,7 +36,8 @@ function makeCertificates(dir: string): { caFile: string; key: string; cert: str
   );
   writeFileSync(
     f('server.ext'),
-    'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n',
+    'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n' +
+      'extendedKeyUsage=serverAuth\n',
   );
   openssl(
     'x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out',
@@ -61,8 +62,12 @@ afterAll(async () => {
   await sim?.close();
 });
 
-/** What the sweep recorded: its requests, its errors, and whether the monitor's k6/http scrapes of /metrics got through. */
-function outcome(r: RunResult): { passes: number; fails: number; errors: { kind: string; message: string }[]; scraped: boolean } {
+interface SweepOutcome { passes: number; fails: number; errors: { kind: string; message: string }[]; scraped: boolean }
+
+/**
+ * What the sweep recorded: its requests, its errors, and whether the monitor's k6/http scrapes of /metrics got through.
+ */
+function outcome(r: RunResult): SweepOutcome {
   const data = readSummaryData(readJson(path.join(r.dir, 'summary.json')), 'summary.json');
   const ok = data.metrics[cellMetricKey(METRICS.requestOk.name, CELL)]!.values;
   const rows = readCsv(path.join(r.dir, 'samples.csv')).rows;

@@ -21,7 +21,10 @@ interface Transcript {
   readonly body: Buffer;
 }
 
-/** Reads the transcript format the Go tests define (agent/transcript_test.go): comments, three header lines, a blank line, the body. */
+/**
+ * Reads the transcript format the Go tests define (agent/transcript_test.go): comments, three header lines, a blank
+ * line, the body.
+ */
 function readTranscript(name: string): Transcript {
   const raw = readFileSync(path.join(DIR, `${name}.http`));
   let at = 0;
@@ -95,7 +98,9 @@ describe('golden transcripts over real HTTP, on k6 and the agent', () => {
     const plan = {
       target: { metricsUrl: null },
       sweep: { contexts: [256], concurrencies: [1], rounds: NAMES.length, outputTokens: 8 },
-      schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 10, gapSeconds: 0 },
+      schedule: {
+        prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 10, gapSeconds: 0,
+      },
     };
     const r = await runScript('sweep', plan, { BASE_URL: baseUrl, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' });
     expect(r.exitCode, r.stderr).toBe(0);

@@ -1,4 +1,5 @@
-// Fails when AGPL or GPL code could get into what the project ships: go.mod requirements, npm packages, Go modules. Runs in Node (vitest).
+// Fails when AGPL or GPL code could get into what the project ships: go.mod requirements, npm packages, Go modules.
+// Runs in Node (vitest).
 //
 // The project is Apache-2.0 (LICENSE, package.json). k6 (AGPL-3.0) is a program the bundles run on, never a dependency:
 // no go.mod of ours may require go.k6.io/k6. The Go checks read every go.mod git tracks, so they hold for whichever
@@ -8,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  copyleftRequirements, gnuLicenceIn, goDependencyProblems, goModProblems, isCopyleft, LICENCE_FILE, npmLicence, npmProblems,
+  copyleftRequirements, gnuLicenceIn, goDependencyProblems, goModProblems, isCopyleft, LICENCE_FILE, npmLicence,
+  npmProblems,
   trackedGoModDirs,
 } from './licences';
 

@@ -1,4 +1,5 @@
-// Keeps report/ in rooms a reader can take in: no module over 400 lines, every function under 60. Runs in Node (vitest).
+// Keeps report/ in rooms a reader can take in: no module over 400 lines, every function under 60. Runs in Node
+// (vitest).
 //
 // report/ is where most of the suite's wording and arithmetic lives; issue 24 split it into one
 // module per report part and long functions into named steps, and this keeps it that way.
@@ -20,7 +21,9 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-/** Every function, method and arrow function of a file that spans more than `max` lines, as "file:line name (n lines)". */
+/**
+ * Every function, method and arrow function of a file that spans more than `max` lines, as "file:line name (n lines)".
+ */
 function longFunctions(path: string, max: number): string[] {
   const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
   const found: string[] = [];

@@ -108,7 +108,8 @@ function inspect(code: string): BundleFacts {
 
 describe('the inspector itself', () => {
   it('flags what k6 lacks', () => {
-    expect(inspect('s.replaceAll("a", "b"); s["replaceAll"]("a", "b"); /(?<y>\\d+)/.exec(s); new RegExp("(?<m>x)");').problems).toEqual([
+    const lacking = 's.replaceAll("a", "b"); s["replaceAll"]("a", "b"); /(?<y>\\d+)/.exec(s); new RegExp("(?<m>x)");';
+    expect(inspect(lacking).problems).toEqual([
       'replaceAll',
       'replaceAll',
       'regex named group /(?<y>\\d+)/',
@@ -121,7 +122,8 @@ describe('the inspector itself', () => {
     expect(() => inspect('a ??= 1;')).toThrow();
     expect(() => inspect('class A { x = 1 }')).toThrow();
     expect(inspect(
-      'import http from "k6/http"; const a = 1, b = http; export { a as default, b }; export const c = 1; export function d() {}',
+      'import http from "k6/http"; const a = 1, b = http; export { a as default, b }; ' +
+        'export const c = 1; export function d() {}',
     )).toEqual({ imports: ['k6/http'], exports: ['default', 'b', 'c', 'd'], problems: [] });
   });
 });
@@ -147,7 +149,8 @@ describe('k6 bundles (orchestrator/bundles.ts buildBundles)', () => {
   });
 
   it.each(SCENARIOS)(
-    '%s.js parses as an ES2020 module, imports only stock k6 modules, avoids what Sobek lacks, exports the k6 entry points',
+    '%s.js parses as an ES2020 module, imports only stock k6 modules, avoids what Sobek lacks, ' +
+      'exports the k6 entry points',
     (name) => {
       const code = readFileSync(path.join(outdir, `${name}.js`), 'utf8');
       const facts = inspect(code);

@@ -1,4 +1,5 @@
-// Tests for lib/env.ts: every environment variable as a plan override, "1k" lists, and one-line errors naming the variable.
+// Tests for lib/env.ts: every environment variable as a plan override, "1k" lists, and one-line errors naming the
+// variable.
 // Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';

@@ -25,7 +25,9 @@ describe('buildOptions scenarios', () => {
   const plan = resolvePlan(
     {
       capacity: { useCases: ['code_completion'], concurrencies: { code_completion: [1, 2] }, rounds: 3 },
-      schedule: { cellSeconds: 30, gapSeconds: 2.5, prefillTokensPerSecond: 1024, decodeTokensPerSecond: 16, safetyFactor: 1 },
+      schedule: {
+        cellSeconds: 30, gapSeconds: 2.5, prefillTokensPerSecond: 1024, decodeTokensPerSecond: 16, safetyFactor: 1,
+      },
     },
     'capacity',
   );
@@ -162,7 +164,8 @@ describe('buildOptions thresholds', () => {
     expect(limitExpression(speed, 'avg')).toBe('avg>=20');
   });
 
-  it.each(SCRIPT_NAMES)('%s: every key and expression parses, on a known metric, with an aggregation its kind allows', (script) => {
+  it.each(SCRIPT_NAMES)('%s: every key and expression parses, on a known metric, ' +
+    'with an aggregation its kind allows', (script) => {
     const options = buildOptions(resolveAny({}, script));
     for (const [key, specs] of Object.entries(options.thresholds)) {
       const k = parseMetricKey(key);

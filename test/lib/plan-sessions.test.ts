@@ -1,4 +1,5 @@
-// The plan's sessions section: defaults per use case, overrides, the plain-k6 steps and slots, errors. Runs in Node (vitest).
+// The plan's sessions section: defaults per use case, overrides, the plain-k6 steps and slots, errors. Runs in Node
+// (vitest).
 import { describe, expect, it } from 'vitest';
 import { PlanError, readResolvedPlan, resolvePlan } from '../../lib/plan';
 import { lastTurnTokens } from '../../lib/plan-sessions';
@@ -36,7 +37,8 @@ describe('sessions plans', () => {
     const plan = resolvePlan(
       {
         sessions: {
-          useCases: ['code_completion'], users: { code_completion: [3, 6] }, rampSeconds: 2, warmupSeconds: 0, holdSeconds: 5,
+          useCases: ['code_completion'], users: { code_completion: [3, 6] }, rampSeconds: 2, warmupSeconds: 0,
+          holdSeconds: 5,
           models: { code_completion: { turns: 1, thinkTime: { distribution: 'constant', seconds: 0 } } },
           rounds: 3, maxUsers: { code_completion: 40 },
         },
@@ -44,7 +46,9 @@ describe('sessions plans', () => {
       'sessions',
     );
     expect(plan.sessions!.models).toEqual({
-      code_completion: { ...SESSION_DEFAULTS.code_completion, turns: 1, thinkTime: { distribution: 'constant', seconds: 0 } },
+      code_completion: {
+        ...SESSION_DEFAULTS.code_completion, turns: 1, thinkTime: { distribution: 'constant', seconds: 0 },
+      },
     });
     expect(plan.cells.map((c) => c.id)).toEqual(['sessions_code_completion_n3', 'sessions_code_completion_n6']);
     expect(plan.cells.map((c) => c.maxDurationSeconds)).toEqual([7, 7]);
@@ -62,7 +66,8 @@ describe('sessions plans', () => {
     }];
     const plan = resolvePlan({ useCases }, 'sessions');
     expect(plan.sessions!.models.tiny).toEqual({
-      turns: 4, firstTurnTokens: 2000, growthTokens: 256, outputTokens: 50, thinkTime: { distribution: 'exponential', meanSeconds: 10 },
+      turns: 4, firstTurnTokens: 2000, growthTokens: 256, outputTokens: 50,
+      thinkTime: { distribution: 'exponential', meanSeconds: 10 },
     });
     expect(lastTurnTokens(plan.sessions!.models.tiny!)).toBe(2000 + 3 * (256 + 50));
   });
@@ -78,8 +83,8 @@ describe('sessions plans', () => {
   it('says which field is wrong, in one line', () => {
     const think = (t: unknown) => planError({ sessions: { models: { code_completion: { thinkTime: t } } } });
     expect(think({ distribution: 'gaussian', meanSeconds: 1 })).toBe(
-      'plan field "sessions.models.code_completion.thinkTime.distribution" is "gaussian", not one of: constant, exponential, ' +
-      'uniform, lognormal',
+      'plan field "sessions.models.code_completion.thinkTime.distribution" is "gaussian", ' +
+      'not one of: constant, exponential, uniform, lognormal',
     );
     expect(think({ distribution: 'uniform', minSeconds: 3, maxSeconds: 1 })).toBe(
       'plan field "sessions.models.code_completion.thinkTime" must have maxSeconds >= minSeconds',
@@ -100,7 +105,8 @@ describe('sessions plans', () => {
       /turns" must be between 1 and 1000/,
     );
     expect(planError({ target: { api: 'completions' } })).toBe(
-      'plan field "target.api" must be chat, responses or messages for the sessions script: a conversation is a list of messages',
+      'plan field "target.api" must be chat, responses or messages for the sessions script: ' +
+      'a conversation is a list of messages',
     );
   });
 });

@@ -1,4 +1,5 @@
-// Tests for lib/plan.ts: defaults per script, cell ids, the sequential schedule, validation errors and readResolvedPlan.
+// Tests for lib/plan.ts: defaults per script, cell ids, the sequential schedule, validation errors and
+// readResolvedPlan.
 // Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
@@ -253,8 +254,8 @@ describe('schedule', () => {
 describe('validation errors: one line naming the field', () => {
   it('unknown fields, top-level and nested', () => {
     expect(planError({ foo: 1 })).toBe(
-      'plan field "foo" is not a known field (known: name, target, prompts, limitStat, minGoodput, sweep, capacity, burst, ' +
-      'sessions, rate, trace, mix, embed, gate, schedule, monitor, useCases, summaryTrendStats)',
+      'plan field "foo" is not a known field (known: name, target, prompts, limitStat, minGoodput, sweep, capacity, ' +
+      'burst, sessions, rate, trace, mix, embed, gate, schedule, monitor, useCases, summaryTrendStats)',
     );
     expect(planError({ target: { url: 'http://x' } })).toBe(
       'plan field "target.url" is not a known field (known: baseUrl, model, api, ignoreEos, minTokens, ' +
@@ -344,12 +345,15 @@ describe('validation errors: one line naming the field', () => {
       useCases: [
         { id: 'x', contextTokens: 1, outputTokens: 1, limits: [{ metric: 'latency', operator: '<', value: 1 }] },
       ],
-    })).toBe('plan field "useCases[0].limits[0].metric" is "latency", not one of: ttft, ttfc, e2e, decodeSpeed, itl, tpot');
+    })).toBe(
+      'plan field "useCases[0].limits[0].metric" is "latency", not one of: ttft, ttfc, e2e, decodeSpeed, itl, tpot',
+    );
   });
 
   it('the capacity search\'s maxUsers, as a number or one per use case', () => {
     expect(planError({ capacity: { maxUsers: 'x' } }, 'capacity')).toBe(
-      'plan field "capacity.maxUsers" must be a whole number between 1 and 4096, or an object of them by use case id, got "x"',
+      'plan field "capacity.maxUsers" must be a whole number between 1 and 4096, ' +
+      'or an object of them by use case id, got "x"',
     );
     expect(planError({ capacity: { maxUsers: 0 } }, 'capacity')).toBe(
       'plan field "capacity.maxUsers" must be between 1 and 4096, got 0',
@@ -489,7 +493,8 @@ describe('the rate script', () => {
       'plan field "rate.rates[0]" must be between 0.001 and 100000, got 0',
     );
     expect(planError({ rate: { rates: 'fast' } }, 'rate')).toBe(
-      'plan field "rate.rates" must be a list of rates in requests per second, or an object of them by use case id, got "fast"',
+      'plan field "rate.rates" must be a list of rates in requests per second, ' +
+      'or an object of them by use case id, got "fast"',
     );
     expect(planError({ rate: { arrival: 'bursty' } }, 'rate')).toBe(
       'plan field "rate.arrival" is "bursty", not one of: constant, poisson, gamma',
@@ -511,9 +516,10 @@ describe('prompts.prefixGroups (docs/prefix-groups.md)', () => {
     const plan = resolvePlan({ sweep: { contexts: [1024, 4096] }, prompts: { prefixGroups: groups } }, 'sweep');
     expect(plan.prompts).toEqual({ mode: 'unique', file: null, prefixGroups: groups });
     expect(readResolvedPlan(JSON.parse(JSON.stringify(plan)))).toEqual(plan);
-    for (const script of ['capacity', 'burst', 'mix', 'gate', 'rate'] as const)
-      expect(resolvePlan({ prompts: { prefixGroups: { groups: 2, prefixTokens: 64 } } }, script).prompts.prefixGroups, script)
-        .toEqual({ groups: 2, prefixTokens: 64 });
+    for (const script of ['capacity', 'burst', 'mix', 'gate', 'rate'] as const) {
+      const resolved = resolvePlan({ prompts: { prefixGroups: { groups: 2, prefixTokens: 64 } } }, script);
+      expect(resolved.prompts.prefixGroups, script).toEqual({ groups: 2, prefixTokens: 64 });
+    }
     expect(resolvePlan({ prompts: { prefixGroups: groups } }, 'sessions').prompts.prefixGroups).toBeNull();
   });
 
@@ -524,7 +530,8 @@ describe('prompts.prefixGroups (docs/prefix-groups.md)', () => {
   });
 
   it('needs a prefix shorter than every cell\'s context, whole numbers, and unique prompt lines', () => {
-    expect(planError({ sweep: { contexts: [2048, 1000], concurrencies: [1] }, prompts: { prefixGroups: groups } })).toBe(
+    const shortContext = { sweep: { contexts: [2048, 1000], concurrencies: [1] }, prompts: { prefixGroups: groups } };
+    expect(planError(shortContext)).toBe(
       'plan field "prompts.prefixGroups.prefixTokens" must be below every cell\'s context length, got 1000 with cell ' +
       'sweep_c1k_o1k_n1 of 1000 tokens',
     );
@@ -544,7 +551,8 @@ describe('a limit on its own statistic (MLPerf states p99 TTFT and TPOT)', () =>
   const useCases = [{
     id: 'mlperf', contextTokens: 1024, outputTokens: 128,
     limits: [
-      { metric: 'ttft', operator: '<', value: 2000, stat: 'p(99)' }, { metric: 'tpot', operator: '<', value: 100, stat: 'p(99)' },
+      { metric: 'ttft', operator: '<', value: 2000, stat: 'p(99)' },
+      { metric: 'tpot', operator: '<', value: 100, stat: 'p(99)' },
       { metric: 'decodeSpeed', operator: '>', value: 10 },
     ],
   }];
@@ -562,7 +570,8 @@ describe('a limit on its own statistic (MLPerf states p99 TTFT and TPOT)', () =>
   });
 
   it('names a statistic the report cannot read', () => {
-    expect(planError({ useCases: [{ ...useCases[0], limits: [{ metric: 'ttft', operator: '<', value: 1, stat: 'p(50)' }] }] }))
+    const median = { metric: 'ttft', operator: '<', value: 1, stat: 'p(50)' };
+    expect(planError({ useCases: [{ ...useCases[0], limits: [median] }] }))
       .toBe('plan field "useCases[0].limits[0].stat" is "p(50)", not one of: avg, med, p(90), p(95), p(99)');
   });
 });

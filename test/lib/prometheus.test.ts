@@ -72,7 +72,8 @@ describe('parsePrometheusText', () => {
       name: 'vllm:num_requests_running', labels: { engine: '0', model_name: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' },
       value: 3,
     });
-    expect(samples.filter((s) => s.name === 'vllm:request_queue_time_seconds_bucket').map((s) => [s.labels.le, s.value])).toEqual([
+    const queueBuckets = samples.filter((s) => s.name === 'vllm:request_queue_time_seconds_bucket');
+    expect(queueBuckets.map((s) => [s.labels.le, s.value])).toEqual([
       ['0.3', 5],
       ['+Inf', 10],
     ]);

@@ -1,4 +1,5 @@
-// Tests for lib/runner.ts: a split run's runner from k6's options, its share of a plan, and runner.json. Runs in Node (vitest).
+// Tests for lib/runner.ts: a split run's runner from k6's options, its share of a plan, and runner.json. Runs in Node
+// (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { plannedRequests } from '../../lib/options';

@@ -1,4 +1,5 @@
-// Tests for lib/segments.ts against k6's own segment arithmetic (test/fixtures/k6-segments/k6-segments.json). Runs in Node (vitest).
+// Tests for lib/segments.ts against k6's own segment arithmetic (test/fixtures/k6-segments/k6-segments.json). Runs in
+// Node (vitest).
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

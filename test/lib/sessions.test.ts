@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { renderChatMl } from '../../lib/chat-template';
 import { mulberry32 } from '../../lib/random';
 import {
-  drawThinkSeconds, nextTurnMessages, nextTurnTokens, sessionTag, thinkMeanSeconds, turnOfTag, turnPhase, turnTag, usersArrived,
+  drawThinkSeconds, nextTurnMessages, nextTurnTokens, sessionTag, thinkMeanSeconds, turnOfTag, turnPhase, turnTag,
+  usersArrived,
 } from '../../lib/sessions';
 import type { ThinkTime } from '../../thresholds/sessions';
 
@@ -51,7 +52,9 @@ describe('the next turn', () => {
     const history = [{ role: 'user' as const, content: 'first' }];
     const next = nextTurnMessages(history, ' the answer', 'and then?');
     expect(renderChatMl(next)).toBe(
-      '<|im_start|>user\nfirst<|im_end|>\n<|im_start|>assistant\n the answer<|im_end|>\n<|im_start|>user\nand then?<|im_end|>\n' +
+      '<|im_start|>user\nfirst<|im_end|>\n' +
+      '<|im_start|>assistant\n the answer<|im_end|>\n' +
+      '<|im_start|>user\nand then?<|im_end|>\n' +
       '<|im_start|>assistant\n',
     );
     expect(history).toHaveLength(1);

@@ -102,7 +102,9 @@ describe('renderTextSummary', () => {
       ...data,
       metrics: {
         ...data.metrics,
-        'llm_request_ok{cell:sweep_c1k_o128_n2}': { type: 'rate', contains: 'default', values: { rate: 1, passes: 1, fails: 0 } },
+        'llm_request_ok{cell:sweep_c1k_o128_n2}': {
+          type: 'rate', contains: 'default', values: { rate: 1, passes: 1, fails: 0 },
+        },
         llm_request_ok: { type: 'rate', contains: 'default', values: { rate: 1, passes: 2, fails: 0 } },
       },
     };

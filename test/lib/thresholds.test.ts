@@ -108,7 +108,8 @@ describe('compare and evaluateThreshold', () => {
     expect(evaluateThreshold(parsed('count>=10'), { count: 10, rate: 2 }, 'counter')).toBe(true);
   });
 
-  it("follows k6 for a Trend sub-metric with no samples: every statistic 0, so p(95)<5000 passes and avg>0 fails", () => {
+  it("follows k6 for a Trend sub-metric with no samples: every statistic 0, " +
+    "so p(95)<5000 passes and avg>0 fails", () => {
     const empty = { avg: 0, min: 0, med: 0, max: 0, 'p(90)': 0, 'p(95)': 0, 'p(99)': 0, count: 0 };
     expect(evaluateThreshold(parsed('p(95)<5000'), empty, 'trend')).toBe(true);
     expect(evaluateThreshold(parsed('avg>0'), empty, 'trend')).toBe(false);

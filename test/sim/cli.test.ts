@@ -1,4 +1,5 @@
-// The sim command line: --list-profiles, bad flags (exit 2, one line), start-up line with the URL, clean stop on SIGTERM.
+// The sim command line: --list-profiles, bad flags (exit 2, one line), start-up line with the URL, clean stop on
+// SIGTERM.
 // Runs in Node (vitest).
 import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -15,8 +16,12 @@ describe('scripts/sim.ts', () => {
   });
 
   it('rejects a bad flag with one line on stderr and exit code 2', () => {
-    for (const args of [['--port', 'abc'], ['--bogus'], ['--profile', 'nope'], ['--fault', 'explode'], ['--fixed-ttft-ms', '5'],
-      ['--noise', '--fixed-ttft-ms', '5', '--fixed-itl-ms', '1'], ['--noise-seed', '-1'], ['--noise-seed', '4294967296']]) {
+    const badFlags = [
+      ['--port', 'abc'], ['--bogus'], ['--profile', 'nope'], ['--fault', 'explode'], ['--fixed-ttft-ms', '5'],
+      ['--noise', '--fixed-ttft-ms', '5', '--fixed-itl-ms', '1'],
+      ['--noise-seed', '-1'], ['--noise-seed', '4294967296'],
+    ];
+    for (const args of badFlags) {
       const r = spawnSync(process.execPath, [...TSX, ...args], { encoding: 'utf8' });
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);

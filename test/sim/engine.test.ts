@@ -216,7 +216,8 @@ describe('Engine prefix cache', () => {
     expect(shared.wallMs).toBeLessThan(unique.wallMs / 3);
   });
 
-  it("caches a response's blocks when its hashes cover it, and tells the cached prompt tokens with the first token", () => {
+  it("caches a response's blocks when its hashes cover it, and tells the cached prompt tokens with the first " +
+    "token", () => {
     const e = new Engine(A);
     // Hashes over prompt + response ids: the next turn's prompt (1000 + 40 + 20 tokens) repeats both.
     e.add({ ...req('a', 1000, 40), blockHashes: hashes(1040) });

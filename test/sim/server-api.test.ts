@@ -42,7 +42,8 @@ describe('streaming chat completions', () => {
     const usage = usageOf(r)!;
     const prompt = loadQwen3Tokenizer().countChat([{ role: 'user', content: 'Say something.' }]);
     expect(usage).toEqual({
-      prompt_tokens: prompt, completion_tokens: 12, total_tokens: prompt + 12, prompt_tokens_details: { cached_tokens: 0 },
+      prompt_tokens: prompt, completion_tokens: 12, total_tokens: prompt + 12,
+      prompt_tokens_details: { cached_tokens: 0 },
     });
     const usageChunk = JSON.parse(payloads.at(-2)!);
     expect(usageChunk.choices).toEqual([]);

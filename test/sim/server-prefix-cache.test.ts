@@ -90,7 +90,8 @@ describe('prefix cache, profile A (on by default)', () => {
     expect(mid.hits - before.hits).toBe(0);
     expect(after.queries - mid.queries).toBe(n);
     expect(after.hits - mid.hits).toBe(hitTokensOf(n));
-    // The model's predictions: a full prefill, then o_req plus one step of the few uncached tokens over the cached context.
+    // The model's predictions: a full prefill, then o_req plus one step of the few uncached tokens over the cached
+    // context.
     const missModel = runVirtualBatch(A, n, 4, 1).requests[0]!.ttftMs;
     const cached = hitTokensOf(n);
     const hitModel =

@@ -23,7 +23,8 @@ interface Turn {
 
 async function turn(sim: SimServer, messages: readonly Message[], maxTokens: number): Promise<Turn> {
   const r = await postStream(`${sim.url}/chat/completions`, {
-    model: MODEL_A, messages, max_tokens: maxTokens, ignore_eos: true, stream: true, stream_options: { include_usage: true },
+    model: MODEL_A, messages, max_tokens: maxTokens, ignore_eos: true, stream: true,
+    stream_options: { include_usage: true },
   });
   const content = contentEvents(r);
   const usage = usageOf(r)!;
@@ -111,7 +112,9 @@ describe('conversations on the prefix cache (profile A)', () => {
     const answer = body.choices[0]!.message.content;
     const b = await postJson(url, {
       model: MODEL_A, max_tokens: 8,
-      messages: [{ role: 'user', content: first }, { role: 'assistant', content: answer }, { role: 'user', content: 'More.' }],
+      messages: [
+        { role: 'user', content: first }, { role: 'assistant', content: answer }, { role: 'user', content: 'More.' },
+      ],
     });
     const usage = (b.json as { usage: { prompt_tokens_details?: { cached_tokens: number } } }).usage;
     expect(usage.prompt_tokens_details?.cached_tokens).toBe(16 * Math.floor((body.usage.prompt_tokens + 8 - 1) / 16));

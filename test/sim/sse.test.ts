@@ -41,7 +41,9 @@ describe('vLLM chat chunks', () => {
       prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 0 },
     });
     expect(parse(usageChunk(chat, makeUsage(100, 5, 64)))).toMatchObject({
-      usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, prompt_tokens_details: { cached_tokens: 64 } },
+      usage: {
+        prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, prompt_tokens_details: { cached_tokens: 64 },
+      },
     });
   });
 

@@ -88,7 +88,8 @@ describe('tensor parallelism', () => {
   // A's formula parameters on two GPUs joined by a 40 GB/s link with 16 us per all-reduce, 96 all-reduces
   // of 4096 bytes per token: each GPU does half of every read and every FLOP, and the step adds the all-reduces.
   const TP2 = {
-    ...A, tensorParallel: 2, allReduceBytesPerToken: 4096, allReducesPerStep: 96, linkBandwidthBytesPerSecond: 40e9, linkLatencyUs: 16,
+    ...A, tensorParallel: 2, allReduceBytesPerToken: 4096, allReducesPerStep: 96, linkBandwidthBytesPerSecond: 40e9,
+    linkLatencyUs: 16,
   };
 
   it('all-reduce: 96 x (16 us + 2(2-1)/2 x T x 4096 B / 40 GB/s); nothing on one GPU', () => {

@@ -38,7 +38,8 @@ describe('preparePrompts with the Qwen3 tokenizer', () => {
     expect(tok.countText(requestPrefix('unique', 5, 5, 5) + set.prompts[0]!.body)).toBe(512);
   });
 
-  it("prepares follow-ups that add exactly their length to a conversation's next turn, besides the answer", async () => {
+  it("prepares follow-ups that add exactly their length to a conversation's next turn, " +
+    "besides the answer", async () => {
     const set = await preparePrompts({
       model: MODEL, api: 'chat', contexts: [1024], followUps: [64, 700], tokenizer: 'qwen3',
     });
@@ -50,7 +51,8 @@ describe('preparePrompts with the Qwen3 tokenizer', () => {
       const answer = { role: 'assistant' as const, content: new TokenText(f.contextTokens).tokens(128) };
       expect(tok.countChat([first, answer, { role: 'user', content: f.body }])).toBe(1024 + 128 + f.contextTokens);
     }
-    await expect(preparePrompts({ model: MODEL, api: 'chat', contexts: [1024], followUps: [8], tokenizer: 'qwen3' })).rejects.toThrow(
+    const tooShort = { model: MODEL, api: 'chat', contexts: [1024], followUps: [8], tokenizer: 'qwen3' } as const;
+    await expect(preparePrompts(tooShort)).rejects.toThrow(
       /follow-up of 8 tokens is shorter than its fixed part/,
     );
   });
