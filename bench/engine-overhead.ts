@@ -378,7 +378,8 @@ export function renderTable(rows: readonly Row[]): string {
       `| ${f(r.speed, r.speed % 1 === 0 ? 0 : 1)} | ${r.streams} | ${r.path} | ${f(r.serverRate)} | ` +
       `${pct(r.togetherClient)} / ${pct(r.togetherServer)} | ${f(r.itlP99Client)} / ${f(r.itlP99Server)} | ` +
       `${f(r.ttftError)} | ${f(r.cpuUsPerToken, 1)} (${f(r.k6CpuUsPerToken, 1)} + ${f(r.agentCpuUsPerToken, 1)}) | ` +
-      `${f(r.peakRssMb, 0)} (${f(r.k6PeakRssMb, 0)} + ${f(r.agentPeakRssMb, 0)}) | ${(r.error ?? '').replace(/\|/g, '\\|')} |`,
+      `${f(r.peakRssMb, 0)} (${f(r.k6PeakRssMb, 0)} + ${f(r.agentPeakRssMb, 0)}) | ` +
+      `${(r.error ?? '').replace(/\|/g, '\\|')} |`,
     );
   }
   return lines.join('\n');
@@ -391,7 +392,8 @@ export function renderRatios(rows: readonly Row[]): string {
     const c = rows.find((r) => r.path === 'events' && r.speed === d.speed && r.streams === d.streams);
     if (c?.cpuUsPerToken && d.cpuUsPerToken)
       out.push(
-        `${d.streams} x ${d.speed} tok/s: events path ${f(c.cpuUsPerToken / d.cpuUsPerToken)}x the default path's CPU per token`,
+        `${d.streams} x ${d.speed} tok/s: events path ${f(c.cpuUsPerToken / d.cpuUsPerToken)}x ` +
+          "the default path's CPU per token",
       );
   }
   return out.join('\n');
@@ -405,7 +407,8 @@ function conditions(args: Args, version: string, loadStart: number[]): string {
     : 'dist/sweep.js (a cell\'s users start at once)';
   return [
     `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); simulator pinned ` +
-    `to core 0, the client (k6 and the agent) to core 1${NICE.length ? ', all at nice -10' : ' (nice -10 not permitted)'}` +
+    'to core 0, the client (k6 and the agent) to core 1' +
+    `${NICE.length ? ', all at nice -10' : ' (nice -10 not permitted)'}` +
     `; load average ${la(loadStart)} at the start, ${la(loadavg())} at the end.`,
     `${version}, stock; ${script}, one cell per row, ${args.tokens} tokens per stream (${rounds}), fixed TTFT ` +
     `${args.ttftMs} ms; default path = the agent interprets, the script gets the record; events = every event also ` +

@@ -480,7 +480,8 @@ function conditions(rig: Rig, version: string, loadStart: number[], args: Args):
   const unpinned = rig.cores.sim.length > 0 ? ', this process (the stall\'s timer) unpinned' : '';
   const rateParts = args.parts.some((p) => p !== 'trace');
   return [
-    `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); ${rig.cores.note}${unpinned}` +
+    `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); ` +
+    `${rig.cores.note}${unpinned}` +
     `${rig.nice.length ? ', all at nice -10' : ' (nice -10 not permitted)'}; load average ${la(loadStart)} at the ` +
     `start, ${la(loadavg())} at the end.`,
     !rateParts ? `${version}, stock.` :
@@ -511,7 +512,8 @@ async function tracePart(rig: Rig, args: Args): Promise<string> {
     const problem = [
       run.code !== 0 ? `k6 exit ${run.code}: ${run.tail}` : '', summary === null ? 'no summary.json' : '',
     ].filter((x) => x !== '').join('; ');
-    return `Trace replay: ${args.traceRows} synthetic Mooncake rows (about 20 requests/s, seed ${args.seed}), speed 1, ` +
+    return `Trace replay: ${args.traceRows} synthetic Mooncake rows (about 20 requests/s, seed ${args.seed}), ` +
+      'speed 1, ' +
       `simulator default profile (performance model, prefix cache on).\n\n${renderTraceTable(figures, problem)}`;
   } finally {
     await sim.stop();

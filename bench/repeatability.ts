@@ -136,7 +136,8 @@ function contains(c: RunCapacity, x: number | null): boolean {
 function fmtInterval(c: RunCapacity | undefined): string {
   if (!c || c.estimate === null) return 'n/a';
   const interval = c.low === c.high ? '' : ` (${c.low}-${c.high ?? 'open'})`;
-  return `${c.estimate}${interval}${c.repeats > 0 ? ` r${c.repeats}` : ''}${c.lateProbe ? ' p' : ''}${c.unclear ? ' ?' : ''}`;
+  const marks = `${c.repeats > 0 ? ` r${c.repeats}` : ''}${c.lateProbe ? ' p' : ''}${c.unclear ? ' ?' : ''}`;
+  return `${c.estimate}${interval}${marks}`;
 }
 
 interface Row {
@@ -165,7 +166,8 @@ function row(id: string, truth: number, runs: readonly BenchRun[]): Row {
   return {
     useCase: id, truth, cells: caps.map(fmtInterval), agreeing: `${agreeing}/${pairs}`,
     coverage: `${covered}/${caps.length}`,
-    halfWidth: `${isFinite(worst) ? worst.toFixed(1) : 'open'} (<= ${allowed.toFixed(1)}) ${worst <= allowed ? 'ok' : 'MISSED'}`,
+    halfWidth: `${isFinite(worst) ? worst.toFixed(1) : 'open'} (<= ${allowed.toFixed(1)}) ` +
+      `${worst <= allowed ? 'ok' : 'MISSED'}`,
   };
 }
 
@@ -208,7 +210,8 @@ function main(): void {
     process.stderr.write(`  noise seed ${seed}: ${noisy.at(-1)!.seconds.toFixed(1)} s\n`);
   }
   const lines = [
-    `| use case | truth (measured crossing + noise's shift) | deterministic | ${noisy.map((r) => `seed ${r.seed}`).join(' | ')} ` +
+    "| use case | truth (measured crossing + noise's shift) | deterministic | " +
+      `${noisy.map((r) => `seed ${r.seed}`).join(' | ')} ` +
       '| runs inside each other\'s interval | intervals holding the truth | worst half-width |',
     `|---|---:|---:|${noisy.map(() => '---:|').join('')}---:|---:|---|`,
   ];
@@ -222,11 +225,13 @@ function main(): void {
       `${r.agreeing} | ${r.coverage} | ${r.halfWidth} |`);
   }
   const meanNoisy = noisy.reduce((s, r) => s + r.seconds, 0) / noisy.length;
-  lines.push('', `time of the capacity part: deterministic ${det.seconds.toFixed(1)} s; noisy mean ${meanNoisy.toFixed(1)} s ` +
+  lines.push('', `time of the capacity part: deterministic ${det.seconds.toFixed(1)} s; ` +
+    `noisy mean ${meanNoisy.toFixed(1)} s ` +
     `(max ${Math.max(...noisy.map((r) => r.seconds)).toFixed(1)} s). "rN": N extra measurements of unclear steps; ` +
     '"p": the one-user noise probe measured again at the end; "?": a verdict next to the capacity stayed unclear.');
   lines.push(
-    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}); simulator and k6 unpinned, as npm run bench runs them.`,
+    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}); ` +
+      'simulator and k6 unpinned, as npm run bench runs them.',
   );
   process.stdout.write(lines.join('\n') + '\n');
   // Only a folder of its own making: --from names runs kept earlier.

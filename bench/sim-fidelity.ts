@@ -115,7 +115,9 @@ function streamChat(base: string, model: string, content: string, maxTokens: num
  * A lighter client for the fixed-timing capacity check: counts content chunks by their text pattern
  * instead of parsing JSON, so the client (sharing the machine's two cores) takes less CPU from the server.
  */
-function streamChatLight(base: string, model: string, content: string, maxTokens: number): Promise<{ tokens: number; itlMs: number[] }> {
+function streamChatLight(
+  base: string, model: string, content: string, maxTokens: number,
+): Promise<{ tokens: number; itlMs: number[] }> {
   const payload = JSON.stringify({
     model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true,
   });
@@ -363,7 +365,8 @@ export function renderBracket(rows: readonly Row[]): string {
   const bracketed = rows.filter((r) => r.steady !== undefined && r.measured !== null);
   if (bracketed.length === 0) return '';
   const lines = [
-    'TTFT under load (s): one burst round against closed-loop users in steady state (first request per user left out); ' +
+    'TTFT under load (s): one burst round against closed-loop users in steady state ' +
+      '(first request per user left out); ' +
       'the published figure does not say how requests arrived, so it should lie between.',
     '',
     '| point | published | burst, HTTP | steady state, HTTP | burst, model | steady state, model | published ' +
@@ -379,12 +382,14 @@ export function renderBracket(rows: readonly Row[]): string {
     lines.push(
       `| ${r.label} | ${fmt(r.published, 'ttft_s')} | ${fmt(r.measured!, 'ttft_s')} | ` +
       `${fmt(r.steady!.measured, 'ttft_s')} | ${r.model === null ? '' : fmt(r.model, 'ttft_s')} | ` +
-        `${fmt(r.steady!.model, 'ttft_s')} | ${ok ? 'yes' : 'no'} | ${r.errorPct >= 0 ? '+' : ''}${r.errorPct.toFixed(1)}% |`,
+        `${fmt(r.steady!.model, 'ttft_s')} | ${ok ? 'yes' : 'no'} | ` +
+        `${r.errorPct >= 0 ? '+' : ''}${r.errorPct.toFixed(1)}% |`,
     );
   }
   lines.push(
     '',
-    `${inside} of ${bracketed.length} published TTFTs under load lie inside their burst/steady-state bracket (target: all).`,
+    `${inside} of ${bracketed.length} published TTFTs under load ` +
+      'lie inside their burst/steady-state bracket (target: all).',
   );
   return lines.join('\n');
 }
@@ -453,7 +458,8 @@ async function fixedModeCapacity(streams: number, tokens: number): Promise<strin
     const ok = results.filter((r) => r.tokens === tokens).length;
     return [
       `Fixed timing (TTFT 50 ms, ITL 10 ms): ${streams} concurrent streams x ${tokens} tokens ` +
-      `(${(streams * 100).toLocaleString('en')} tokens/s), ${ok}/${streams} complete, wall ${(wall / 1000).toFixed(2)} s.`,
+      `(${(streams * 100).toLocaleString('en')} tokens/s), ${ok}/${streams} complete, ` +
+      `wall ${(wall / 1000).toFixed(2)} s.`,
       `Server emission lateness vs the absolute schedule (ground truth), all tokens: p50 ${q(0.5).toFixed(2)} ms, ` +
       `p99 ${q(0.99).toFixed(2)} ms, max ${lateness.at(-1)!.toFixed(2)} ms; ` +
         `second half of each stream (after the arrival burst): p50 ${q(0.5, steady).toFixed(2)} ms, p99 ` +

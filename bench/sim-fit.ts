@@ -182,7 +182,8 @@ function main(): void {
     const caps = PUBLISHED_CAPACITIES[letter];
     const capTable = caps ? `\n\n${renderCapacities(caps, (id) => burstCapacity(profile, id))}` : '';
     process.stdout.write(
-      `## ${letter}: ${profile.description}\n\n${renderFitTable(rows)}\n\n${renderFitVerdict(letter, rows)}${capTable}\n` +
+      `## ${letter}: ${profile.description}\n\n${renderFitTable(rows)}\n\n` +
+        `${renderFitVerdict(letter, rows)}${capTable}\n` +
         `(${((performance.now() - t0) / 1000).toFixed(1)} s)\n\n`,
     );
   }

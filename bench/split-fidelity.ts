@@ -86,7 +86,8 @@ async function main(): Promise<void> {
   const diffs = [compare('1 process again (noise)', base, await runOnce(root, 'one-process-again', 1, o.rounds))];
   const splits = o.generators.split(',').map(Number);
   for (const n of splits) diffs.push(compare(`${n} processes`, base, await runOnce(root, `split-${n}`, n, o.rounds)));
-  process.stdout.write(`split fidelity: sweep of ${base.length} cells, ${base.reduce((s, c) => s + c.requests, 0)} requests; ` +
+  const requests = base.reduce((s, c) => s + c.requests, 0);
+  process.stdout.write(`split fidelity: sweep of ${base.length} cells, ${requests} requests; ` +
     `${cpus().length} cores; largest |difference| to one process over the cells\n`);
   const header = ['run', 'counts', ...METRICS.flatMap((m) => [`${m} mean`, `${m} p95`])];
   const lines = diffs.map((d) => [
@@ -98,8 +99,10 @@ async function main(): Promise<void> {
   const within = (x: number, limit: number | null): boolean => limit === null || x <= limit;
   const missed = diffs.slice(1).filter((d) => !d.countsEqual || METRICS.some((m) =>
     !within(d.worst[m].mean, TOLERANCE[m].mean) || !within(d.worst[m].p95, TOLERANCE[m].p95)));
-  const stated = METRICS.map((m) => `${m} mean ${pct(TOLERANCE[m].mean)}, p95 ${TOLERANCE[m].p95 === null ? 'not judged' :
-    pct(TOLERANCE[m].p95)}`).join('; ');
+  const stated = METRICS.map((m) => {
+    const p95 = TOLERANCE[m].p95 === null ? 'not judged' : pct(TOLERANCE[m].p95);
+    return `${m} mean ${pct(TOLERANCE[m].mean)}, p95 ${p95}`;
+  }).join('; ');
   process.stdout.write(`  target: equal counts; ${stated} (p95 over cells of >= ${P95_MIN_REQUESTS} requests): ` +
     `${missed.length === 0 ? 'met' : `MISSED by ${missed.map((d) => d.label).join(', ')}`}\n`);
   if (o.keep) process.stdout.write(`  kept: ${root}\n`);
