@@ -20,6 +20,8 @@ function allPanels(d: Dashboard): Panel[] {
 }
 
 const committed = JSON.parse(read('deploy/grafana/k6-llm-capacity.json')) as Dashboard;
+const panels = allPanels(committed);
+const queries = panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr })));
 
 describe('generated files', () => {
   it('the committed dashboard is exactly what the generator writes (run npm run dashboard)', () => {
@@ -53,9 +55,7 @@ describe('remote-write naming', () => {
   });
 });
 
-describe('dashboard', () => {
-  const panels = allPanels(committed);
-  const queries = panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr })));
+describe('dashboard: schema, datasource, queries and names', () => {
 
   it('uses schemaVersion 39 or later and the DS_PROMETHEUS datasource', () => {
     expect(committed.schemaVersion).toBeGreaterThanOrEqual(39);
@@ -105,7 +105,9 @@ describe('dashboard', () => {
       expect(v.datasource).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
     }
   });
+});
 
+describe('dashboard: the request metrics, units, grid and rows', () => {
   it('reads every request metric of lib/metrics.ts somewhere', () => {
     const used = new Set(queries.flatMap((q) => metricNamesIn(q.expr)));
     for (const def of Object.values(REQUEST_METRICS) as MetricDefinition[]) {
@@ -164,7 +166,6 @@ describe('dashboard', () => {
 });
 
 describe('use-case limits', () => {
-  const panels = allPanels(committed);
   type Steps = { color: string; value: number | null }[];
   const stepsOf = (p: Panel): Steps =>
     (p.fieldConfig as { defaults: { thresholds: { steps: Steps } } }).defaults.thresholds.steps;

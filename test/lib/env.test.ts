@@ -23,7 +23,7 @@ function envError(env: Record<string, string>): string {
   throw new Error('applyEnvToPlan accepted the environment');
 }
 
-describe('applyEnvToPlan', () => {
+describe('applyEnvToPlan: target, number and string lists', () => {
   it('without variables returns a copy of the base (plus an empty target)', () => {
     const base: PlanInput = { name: 'x', sweep: { rounds: 2 } };
     const out = applyEnvToPlan(base, {});
@@ -63,7 +63,9 @@ describe('applyEnvToPlan', () => {
     expect(out.mix).toEqual({ profiles: ['rag', 'agentic'] });
     expect(out.burst).toEqual({ profiles: ['rag', 'agentic'] });
   });
+});
 
+describe('applyEnvToPlan: the use cases measured (USE_CASES, SESSION_USERS)', () => {
   it('USE_CASES and SESSION_USERS for sessions: the ladder of every use case the part measures', () => {
     expect(applyEnvToPlan({}, { USE_CASES: 'code_completion', SESSION_USERS: '4,8k' }).sessions).toEqual({
       useCases: ['code_completion'], users: { code_completion: [4, 8192] },
@@ -117,7 +119,9 @@ describe('applyEnvToPlan', () => {
       `USE_CASES "code_completion,mlperf_llama3_1_405b": "mlperf_llama3_1_405b" is not one of: ${known}`,
     );
   });
+});
 
+describe('applyEnvToPlan: gate, prompts, prefix groups and precedence', () => {
   it('GATE_USE_CASE and GATE_CONCURRENCY, PROMPTS and PROMPT_MODE, CELL_SECONDS', () => {
     const out = applyEnvToPlan(
       { gate: { rounds: 3 }, schedule: { gapSeconds: 1 } },
@@ -149,7 +153,9 @@ describe('applyEnvToPlan', () => {
       target: { model: 'file-model' }, sweep: { contexts: [4096] },
     });
   });
+});
 
+describe('applyEnvToPlan: every override together, the trace, and ENV_VARS', () => {
   it.each(SCRIPT_NAMES)('%s: a plan from every override resolves', (script) => {
     const env = {
       BASE_URL: 'http://h:1/v1', CONTEXTS: '1k', CONCURRENCIES: '1', ROUNDS: '1', OUTPUT_TOKENS: '16',

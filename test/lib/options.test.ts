@@ -109,7 +109,7 @@ describe('cellTags', () => {
   });
 });
 
-describe('buildOptions thresholds', () => {
+describe('buildOptions thresholds of non-gate and gate plans', () => {
   it('non-gate plans: informational thresholds on every cell sub-metric, deciding nothing', () => {
     const plan = resolvePlan({ sweep: { contexts: [1024], concurrencies: [1] } }, 'sweep');
     const cell = 'sweep_c1k_o1k_n1';
@@ -156,7 +156,9 @@ describe('buildOptions thresholds', () => {
       buildOptions(resolvePlan({ minGoodput: 0.95 }, 'sweep')).thresholds['llm_goodput{cell:sweep_c1k_n1}'],
     ).toBeUndefined();
   });
+});
 
+describe('threshold expressions: written, parsed on every script, and deciding nothing when informational', () => {
   it('limitExpression writes "<stat><op><value>"', () => {
     const ttft: UseCaseLimit = { metric: 'ttft', operator: '<', value: 12000, label: 'TTFT < 12 s' };
     const speed: UseCaseLimit = { metric: 'decodeSpeed', operator: '>=', value: 20, label: '' };

@@ -15,7 +15,7 @@ function planError(raw: unknown): string {
   throw new Error('no error');
 }
 
-describe('sessions plans', () => {
+describe('sessions plans: defaults, overrides and custom use cases', () => {
   it('default: every use case with its own conversation, a ladder of 1..64 active users, ' +
     '10 + 10 + 60 s per step', () => {
     const plan = resolvePlan({}, 'sessions');
@@ -71,7 +71,9 @@ describe('sessions plans', () => {
     });
     expect(lastTurnTokens(plan.sessions!.models.tiny!)).toBe(2000 + 3 * (256 + 50));
   });
+});
 
+describe('sessions plans: read back from plan.json, and errors', () => {
   it('reads back from plan.json, and a plan.json from before sessions has none', () => {
     const plan = resolvePlan({ sessions: { useCases: ['long_document'] } }, 'sessions');
     expect(readResolvedPlan(JSON.parse(JSON.stringify(plan)))).toEqual(plan);

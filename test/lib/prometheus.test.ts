@@ -107,7 +107,7 @@ describe('parsePrometheusText', () => {
   });
 });
 
-describe('sumSamples and readServerSnapshot', () => {
+describe('sumSamples and readServerSnapshot: vLLM and SGLang names', () => {
   it('vLLM names', () => {
     expect(readServerSnapshot(parsePrometheusText(VLLM))).toEqual({
       running: 3,
@@ -162,7 +162,9 @@ describe('sumSamples and readServerSnapshot', () => {
       decodeSecondsTotal: null,
     });
   });
+});
 
+describe('readServerSnapshot: llama.cpp, DCGM power, older vLLM and missing figures', () => {
   it("llama.cpp names, read from a real llama-server's /metrics (test/fixtures/llama-server)", () => {
     const text = readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'llama-server', 'metrics.txt'), 'utf8');
     expect(readServerSnapshot(parsePrometheusText(text))).toEqual({

@@ -7,7 +7,7 @@ import { PROFILES } from '../../sim/profiles';
 
 const TSX = ['--import', 'tsx', 'scripts/sim.ts'];
 
-describe('scripts/sim.ts', () => {
+describe('scripts/sim.ts: profiles, bad flags, start and stop', () => {
   it('--list-profiles prints every profile, A marked default', () => {
     const r = spawnSync(process.execPath, [...TSX, '--list-profiles'], { encoding: 'utf8' });
     expect(r.status).toBe(0);
@@ -52,7 +52,9 @@ describe('scripts/sim.ts', () => {
     });
     expect(code).toBe(0);
   });
+});
 
+describe('scripts/sim.ts flags: the prefix cache and noise', () => {
   it('--no-prefix-cache turns the prefix cache off (on by default)', async () => {
     const child = spawn(process.execPath, [...TSX, '--port', '0', '--no-prefix-cache', '--tokenizer-workers', '1'], {
       stdio: ['ignore', 'pipe', 'pipe'],

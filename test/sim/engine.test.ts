@@ -33,7 +33,7 @@ function drain(engine: Engine, startMs = 0) {
   return { tokens, finished, steps, endMs: now };
 }
 
-describe('Engine', () => {
+describe('Engine: chunked prefill, published figures, batching and admission', () => {
   it('prefills a 20000-token prompt in chunks of 8192, 8192, 3616, then decodes one token per step', () => {
     const e = new Engine(A);
     e.add(req('a', 20_000, 3));
@@ -93,7 +93,9 @@ describe('Engine', () => {
     expect(e.waitingCount).toBe(1);
     e.endStep();
   });
+});
 
+describe('Engine under KV pressure: preemption, abort and requests that never fit', () => {
   it('preempts the newest running request when KV runs out, and both still finish with every token', () => {
     // 64 blocks x 16 = 1024 tokens; two sequences growing to 400 + 300 = 700 tokens each cannot both fit.
     const tiny = parseProfile({ scheduler: { kvCapacityTokens: 1024, blockSize: 16 } }, 'test');
@@ -151,12 +153,15 @@ describe('Engine', () => {
   });
 });
 
-describe('Engine prefix cache', () => {
-  const hashes = (n: number, salt = 0): number[] =>
-    chainedBlockHashes([Uint32Array.from({ length: n }, (_, i) => i + salt)], 16);
-  const withHashes = (id: string, n: number, out: number, salt = 0): EngineRequest => ({
-    ...req(id, n, out), blockHashes: hashes(n, salt),
-  });
+/** The chained block hashes of a prompt of n distinct token ids (shifted by salt), 16 tokens a block. */
+const hashes = (n: number, salt = 0): number[] =>
+  chainedBlockHashes([Uint32Array.from({ length: n }, (_, i) => i + salt)], 16);
+/** A request whose prompt carries its block hashes, so the prefix cache can match it. */
+const withHashes = (id: string, n: number, out: number, salt = 0): EngineRequest => ({
+  ...req(id, n, out), blockHashes: hashes(n, salt),
+});
+
+describe('Engine prefix cache: shared prefixes and prompts that differ', () => {
 
   it('prefills only the tokens after the cached prefix of an identical earlier prompt (at least the last ' +
     'token)', () => {
@@ -195,7 +200,9 @@ describe('Engine prefix cache', () => {
     expect(off.beginStep(0)!.tokens).toBe(1000);
     expect(off.prefixQueryTokensTotal).toBe(0);
   });
+});
 
+describe('Engine prefix cache: virtual runs, response blocks and preempted requests', () => {
   it('virtual runs: unique prompts give the same prediction with and without the cache; ' +
     'a shared prefix shortens them', () => {
     for (const [ctx, out, n] of [[8192, 64, 20], [1024, 128, 42], [32_768, 16, 6]] as const) {

@@ -21,7 +21,7 @@ const chat = (extra: Record<string, unknown> = {}) => ({
   model: MODEL_A, messages: [{ role: 'user', content: 'Say something.' }], max_tokens: 12, ignore_eos: true, ...extra,
 });
 
-describe('streaming chat completions', () => {
+describe('streaming chat completions: chunks, usage, seeds and request ids', () => {
   it('sends the role chunk, one chunk per token, finish_reason on the last, usage, then [DONE]', async () => {
     const r = await postStream(
       `${sim.url}/chat/completions`, chat({ stream: true, stream_options: { include_usage: true } }),
@@ -78,7 +78,9 @@ describe('streaming chat completions', () => {
     const body = (await res.json()) as { records: { requestId: string }[] };
     expect(body.records.some((g) => g.requestId === 'my-id-1')).toBe(true);
   });
+});
 
+describe('streaming chat completions: where the output stops', () => {
   it('ends with finish_reason stop before a stop string', async () => {
     const probe = await postStream(`${sim.url}/chat/completions`, chat({ stream: true, seed: 77, max_tokens: 30 }));
     const words = contentEvents(probe).map((c) => c.text);

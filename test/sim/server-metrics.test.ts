@@ -20,7 +20,7 @@ const TINY = {
   scheduler: { kvCapacityTokens: 1024, blockSize: 16 },
 };
 
-describe('vLLM metrics', () => {
+describe('vLLM metrics: names, types and what was served', () => {
   it('exposes the model doc names and types, and counts what was served', async () => {
     const sim = await startSim({ fixed: { ttftMs: 5, itlMs: 1 }, tokenizerWorkers: 1 });
     try {
@@ -61,7 +61,9 @@ describe('vLLM metrics', () => {
       await sim.close();
     }
   });
+});
 
+describe('vLLM metrics under load: preemption, running and waiting requests', () => {
   it('preempts under KV pressure (small custom profile), and every stream still completes', async () => {
     const sim = await startSim({ profile: TINY, tokenizerWorkers: 1 });
     try {

@@ -50,7 +50,7 @@ describe('safeCut / splitPoint', () => {
   });
 });
 
-describe('TokenizePool', () => {
+describe('TokenizePool: exact counts, block hashes and the cache', () => {
   it('counts exactly as tokenizer/qwen3.ts does, for texts split at their first line and not', async () => {
     const tok = loadQwen3Tokenizer();
     for (let seed = 0; seed < 12; seed++) {
@@ -97,7 +97,9 @@ describe('TokenizePool', () => {
     );
     expect(warm).toBeLessThan(cold / 5);
   });
+});
 
+describe('TokenizePool: conversations, generated words and the event loop', () => {
   it('tokenizes a conversation message by message into exactly the ids of the whole, turn after turn', async () => {
     const tok = loadQwen3Tokenizer();
     const messages: { role: 'user' | 'assistant'; content: string }[] = [
