@@ -28,7 +28,7 @@ const AGENT_CALL_NAME = 'llm-agent';
 
 const TINY = { sweep: { contexts: [512], concurrencies: [1, 2], rounds: 1, outputTokens: 16 } };
 
-describe('npm run bench against the built-in simulator', () => {
+describe('npm run bench against the built-in simulator: the run folder, the report and step-time noise', () => {
   it('runs the plan on a stock k6 with the measuring agent and writes the run folder and the report', async () => {
     const dir = tempDir('bench');
     const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'tiny']);
@@ -83,7 +83,9 @@ describe('npm run bench against the built-in simulator', () => {
     const run = readJson<{ target: { simNoiseSeed: number | null } }>(path.join(dir, 'noise', 'run.json'));
     expect(run.target.simNoiseSeed).toBe(7);
   }, 180_000);
+});
 
+describe('npm run bench against the built-in simulator: an overflowing context, and Ctrl-C', () => {
   it("fits a context that would overflow the server's window, and the report says so", async () => {
     const dir = tempDir('bench-window');
     const profile = path.join(dir, 'small-window.json');

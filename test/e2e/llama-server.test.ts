@@ -321,28 +321,69 @@ describe('embeddings on llama.cpp (--embeddings, mean pooling)', () => {
   }, 300_000);
 });
 
+/** Every part llama-server can run, small enough for one CPU thread; the trace rows are short on purpose. */
+const LLAMA_BENCH_PLAN = {
+  sweep: { contexts: [1024, 4096], concurrencies: [1, 2], rounds: 2, outputTokens: 32 },
+  capacity: {
+    useCases: ['code_completion'], outputTokens: { code_completion: 32 }, rounds: 1, minMeasuredSeconds: 1,
+    maxUsers: 8,
+  },
+  burst: { profiles: ['chatbot'], depths: [1, 6] },
+  rate: { useCases: ['code_completion'], rates: { code_completion: [1, 3] }, durationSeconds: 5 },
+  // Six short Mooncake-format rows (one shared 512-token block and up to 200 more, 8-24 output tokens) about 0.5 s
+  // apart: one CPU thread prefills about 3,000 tokens/s, less on a busy machine, and long rows that queued behind
+  // each other would end past the cell's slot, which counts one request alone (a cut request is not measured).
+  trace: { file: LLAMA_TRACE, speeds: [1], useCase: 'short_chatbot' },
+};
+
+/** Every prompt and answer of the run's parts has its cell's planned length, by the server's usage. */
+function expectPlannedLengthsByUsage(runDir: string): void {
+  let checked = 0;
+  // The trace part's rows each have their own lengths (judged below), not their cell's.
+  for (const part of ['sweep', 'capacity', 'burst', 'rate']) {
+    const rows = readCsv(path.join(runDir, part, 'samples.csv')).rows;
+    const isTokenCount = (name?: string) => name === METRICS.inputTokens.name || name === METRICS.outputTokens.name;
+    for (const row of rows.filter((r) => isTokenCount(r.metric_name))) {
+      const tags = extraTags(row);
+      expect(tags.token_source, `${part} ${row.metric_name}`).toBe('usage');
+      const planned = row.metric_name === METRICS.inputTokens.name ? tags.context : tags.output;
+      expect(Number(row.metric_value), `${part} ${tags.cell} ${row.metric_name}`).toBe(Number(planned));
+      checked++;
+    }
+  }
+  expect(checked).toBeGreaterThan(40);
+}
+
+/** The monitor read llama.cpp's /metrics: deferred and running requests, its token and time totals, its speeds. */
+function expectLlamaMetricsRead(runDir: string): void {
+  const burst = readCsv(path.join(runDir, 'burst', 'samples.csv')).rows;
+  const waiting = burst.filter((r) => r.metric_name === METRICS.waiting.name).map((r) => Number(r.metric_value));
+  expect(Math.max(...waiting), 'six requests on four slots: two wait').toBeGreaterThanOrEqual(1);
+  const sweep = readCsv(path.join(runDir, 'sweep', 'samples.csv')).rows;
+  const keys = [
+    'running', 'promptTokensTotal', 'generationTokensTotal', 'prefillSecondsTotal', 'decodeSecondsTotal',
+  ] as const;
+  for (const key of keys) {
+    expect(sweep.some((r) => r.metric_name === METRICS[key].name), METRICS[key].name).toBe(true);
+  }
+  const cells = readCsv(path.join(runDir, 'cells.csv')).rows.filter(
+    (r) => r.cell?.startsWith('sweep_') || r.id?.startsWith('sweep_'),
+  );
+  expect(cells.length).toBe(4);
+  for (const c of cells) {
+    expect(Number(c.server_prefill_tokens_per_second), JSON.stringify(c)).toBeGreaterThan(0);
+    expect(Number(c.server_decode_tokens_per_second), JSON.stringify(c)).toBeGreaterThan(0);
+  }
+}
+
 describe('npm run bench -- --target llama', () => {
   const dir = tempDir('llama-bench');
   const runDir = path.join(dir, 'llama');
   let bench: Awaited<ReturnType<typeof runBenchCli>>;
-  const plan = {
-    sweep: { contexts: [1024, 4096], concurrencies: [1, 2], rounds: 2, outputTokens: 32 },
-    capacity: {
-      useCases: ['code_completion'], outputTokens: { code_completion: 32 }, rounds: 1, minMeasuredSeconds: 1,
-      maxUsers: 8,
-    },
-    burst: { profiles: ['chatbot'], depths: [1, 6] },
-    rate: { useCases: ['code_completion'], rates: { code_completion: [1, 3] }, durationSeconds: 5 },
-    // Six short Mooncake-format rows (one shared 512-token block and up to 200 more, 8-24 output tokens) about 0.5 s
-    // apart: one CPU thread prefills about 3,000 tokens/s, less on a busy machine, and long rows that queued behind
-    // each other would end past the cell's slot, which counts one request alone (a cut request is not measured).
-    trace: { file: LLAMA_TRACE, speeds: [1], useCase: 'short_chatbot' },
-  };
-
   beforeAll(async () => {
     bench = await runBenchCli([
-      '--target', 'llama', '--plan', writePlan(dir, plan), '--scripts', 'sweep,capacity,burst,rate,trace', '--results',
-      dir, '--run-id', 'llama',
+      '--target', 'llama', '--plan', writePlan(dir, LLAMA_BENCH_PLAN), '--scripts', 'sweep,capacity,burst,rate,trace',
+      '--results', dir, '--run-id', 'llama',
     ]);
   }, 600_000);
 
@@ -365,20 +406,7 @@ describe('npm run bench -- --target llama', () => {
   });
 
   it('every prompt has exactly its planned tokens and every answer its planned output, by the server\'s usage', () => {
-    let checked = 0;
-    // The trace part's rows each have their own lengths (judged below), not their cell's.
-    for (const part of ['sweep', 'capacity', 'burst', 'rate']) {
-      const rows = readCsv(path.join(runDir, part, 'samples.csv')).rows;
-      const isTokenCount = (name?: string) => name === METRICS.inputTokens.name || name === METRICS.outputTokens.name;
-      for (const row of rows.filter((r) => isTokenCount(r.metric_name))) {
-        const tags = extraTags(row);
-        expect(tags.token_source, `${part} ${row.metric_name}`).toBe('usage');
-        const planned = row.metric_name === METRICS.inputTokens.name ? tags.context : tags.output;
-        expect(Number(row.metric_value), `${part} ${tags.cell} ${row.metric_name}`).toBe(Number(planned));
-        checked++;
-      }
-    }
-    expect(checked).toBeGreaterThan(40);
+    expectPlannedLengthsByUsage(runDir);
   });
 
   it('replays the trace: each row once, at its own prompt and output length by llama.cpp\'s usage', () => {
@@ -396,24 +424,7 @@ describe('npm run bench -- --target llama', () => {
 
   it("reads llama.cpp's /metrics: running and deferred requests, and the server's own prefill and decode " +
     "speeds", () => {
-    const burst = readCsv(path.join(runDir, 'burst', 'samples.csv')).rows;
-    const waiting = burst.filter((r) => r.metric_name === METRICS.waiting.name).map((r) => Number(r.metric_value));
-    expect(Math.max(...waiting), 'six requests on four slots: two wait').toBeGreaterThanOrEqual(1);
-    const sweep = readCsv(path.join(runDir, 'sweep', 'samples.csv')).rows;
-    const keys = [
-      'running', 'promptTokensTotal', 'generationTokensTotal', 'prefillSecondsTotal', 'decodeSecondsTotal',
-    ] as const;
-    for (const key of keys) {
-      expect(sweep.some((r) => r.metric_name === METRICS[key].name), METRICS[key].name).toBe(true);
-    }
-    const cells = readCsv(path.join(runDir, 'cells.csv')).rows.filter(
-      (r) => r.cell?.startsWith('sweep_') || r.id?.startsWith('sweep_'),
-    );
-    expect(cells.length).toBe(4);
-    for (const c of cells) {
-      expect(Number(c.server_prefill_tokens_per_second), JSON.stringify(c)).toBeGreaterThan(0);
-      expect(Number(c.server_decode_tokens_per_second), JSON.stringify(c)).toBeGreaterThan(0);
-    }
+    expectLlamaMetricsRead(runDir);
   });
 
   it('sends the rate part open-loop: its 20 scheduled requests, a capacity in requests per second', () => {

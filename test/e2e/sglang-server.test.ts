@@ -54,7 +54,7 @@ describe("SGLang's Responses and Messages APIs", () => {
   }
 });
 
-describe('SGLang (CPU), a real inference server', () => {
+describe('SGLang (CPU), a real inference server: its kernel, tokens, window, metrics and chunks', () => {
   it("runs on the project's sgl_kernel stand-in, which does what SGLang's own kernel does", () => {
     const python = path.join(path.dirname(artefacts.launcher), 'venv', 'bin', 'python');
     const script = path.join(ROOT, 'scripts', 'sglang-cpu', 'check_standin.py');
@@ -118,7 +118,9 @@ describe('SGLang (CPU), a real inference server', () => {
     // chunks carry more than one token.
     expect(answers.filter((a) => contentChunks(a) < a.record.outputTokens).length).toBeGreaterThan(0);
   }, 300_000);
+});
 
+describe('SGLang (CPU) under the bench: its core, the gate, its own clock, its cache, timeouts and a kill', () => {
   it("keeps every process of SGLang on the machine's last core, away from k6 and the agent", () => {
     expectOnLastCore(server);
   });
