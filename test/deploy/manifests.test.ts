@@ -85,9 +85,9 @@ describe('k6-operator', () => {
       expect(text).toMatch(/per runner|PER RUNNER/);
       const spec = obj(obj(parsed(path)[0]).spec);
       const script = obj(spec.script);
-      expect(script.configMap !== undefined || script.localFile !== undefined || script.volumeClaim !== undefined).toBe(
-        true,
-      );
+      const hasScript =
+        script.configMap !== undefined || script.localFile !== undefined || script.volumeClaim !== undefined;
+      expect(hasScript).toBe(true);
       const runner = obj(spec.runner);
       expect(typeof runner.image).toBe('string');
       const env = new Map(arr(runner.env).map((e) => [obj(e).name, obj(e).value]));
