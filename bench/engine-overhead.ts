@@ -74,7 +74,8 @@ export function parseArgs(argv: readonly string[]): Args {
     else if (a === '--context') args.context = Number(argv[++i]);
     else if (a === '--paths') {
       const names = (argv[++i] ?? '').split(',').filter((s) => s !== '');
-      for (const n of names) if (!(PATHS as readonly string[]).includes(n)) throw new Error(`--paths: unknown path ${n} ${usage}`);
+      for (const n of names)
+        if (!(PATHS as readonly string[]).includes(n)) throw new Error(`--paths: unknown path ${n} ${usage}`);
       args.paths = names as PathName[];
     } else if (a === '--memory') args.memory = true;
     else if (a === '--no-build') args.build = false;
@@ -83,13 +84,15 @@ export function parseArgs(argv: readonly string[]): Args {
     else if (a === '--stagger-ms') args.staggerMs = Number(argv[++i]);
     else throw new Error(`unknown argument ${a} ${usage}`);
   }
-  if (args.levels.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--levels: positive integers, comma-separated');
+  if (args.levels.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error('--levels: positive integers, comma-separated');
   if (args.speeds.some((s) => !Number.isFinite(s) || s < 1 || s > 1000))
     throw new Error('--speeds: tokens per second from 1 to 1000, comma-separated');
   if (!Number.isInteger(args.tokens) || args.tokens < 10) throw new Error('--tokens: an integer >= 10');
   if (!Number.isInteger(args.context) || args.context < 16) throw new Error('--context: an integer >= 16');
   if (args.paths.length === 0) throw new Error(`--paths: at least one ${usage}`);
-  if (args.rounds !== null && (!Number.isInteger(args.rounds) || args.rounds < 1)) throw new Error('--rounds: an integer >= 1');
+  if (args.rounds !== null && (!Number.isInteger(args.rounds) || args.rounds < 1))
+    throw new Error('--rounds: an integer >= 1');
   if (!Number.isFinite(args.ttftMs) || args.ttftMs < 1) throw new Error('--ttft-ms: a number of ms >= 1');
   if (!Number.isFinite(args.staggerMs) || args.staggerMs < 0) throw new Error('--stagger-ms: a number of ms >= 0');
   return args;
@@ -361,7 +364,8 @@ async function measure(m: Measured, cell: Omit<CellShape, 'rounds'> & { rounds: 
 // Output
 
 const f = (v: number | undefined, d = 2): string => (v !== undefined && Number.isFinite(v) ? v.toFixed(d) : 'n/a');
-const pct = (v: number | undefined): string => (v !== undefined && Number.isFinite(v) ? `${(v * 100).toFixed(1)}%` : 'n/a');
+const pct = (v: number | undefined): string =>
+  v !== undefined && Number.isFinite(v) ? `${(v * 100).toFixed(1)}%` : 'n/a';
 
 export function renderTable(rows: readonly Row[]): string {
   const lines = [
@@ -374,7 +378,8 @@ export function renderTable(rows: readonly Row[]): string {
       `| ${f(r.speed, r.speed % 1 === 0 ? 0 : 1)} | ${r.streams} | ${r.path} | ${f(r.serverRate)} | ` +
       `${pct(r.togetherClient)} / ${pct(r.togetherServer)} | ${f(r.itlP99Client)} / ${f(r.itlP99Server)} | ` +
       `${f(r.ttftError)} | ${f(r.cpuUsPerToken, 1)} (${f(r.k6CpuUsPerToken, 1)} + ${f(r.agentCpuUsPerToken, 1)}) | ` +
-      `${f(r.peakRssMb, 0)} (${f(r.k6PeakRssMb, 0)} + ${f(r.agentPeakRssMb, 0)}) | ${(r.error ?? '').replace(/\|/g, '\\|')} |`,
+      `${f(r.peakRssMb, 0)} (${f(r.k6PeakRssMb, 0)} + ${f(r.agentPeakRssMb, 0)}) | ` +
+      `${(r.error ?? '').replace(/\|/g, '\\|')} |`,
     );
   }
   return lines.join('\n');
@@ -387,7 +392,8 @@ export function renderRatios(rows: readonly Row[]): string {
     const c = rows.find((r) => r.path === 'events' && r.speed === d.speed && r.streams === d.streams);
     if (c?.cpuUsPerToken && d.cpuUsPerToken)
       out.push(
-        `${d.streams} x ${d.speed} tok/s: events path ${f(c.cpuUsPerToken / d.cpuUsPerToken)}x the default path's CPU per token`,
+        `${d.streams} x ${d.speed} tok/s: events path ${f(c.cpuUsPerToken / d.cpuUsPerToken)}x ` +
+          "the default path's CPU per token",
       );
   }
   return out.join('\n');
@@ -401,7 +407,8 @@ function conditions(args: Args, version: string, loadStart: number[]): string {
     : 'dist/sweep.js (a cell\'s users start at once)';
   return [
     `${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); simulator pinned ` +
-    `to core 0, the client (k6 and the agent) to core 1${NICE.length ? ', all at nice -10' : ' (nice -10 not permitted)'}` +
+    'to core 0, the client (k6 and the agent) to core 1' +
+    `${NICE.length ? ', all at nice -10' : ' (nice -10 not permitted)'}` +
     `; load average ${la(loadStart)} at the start, ${la(loadavg())} at the end.`,
     `${version}, stock; ${script}, one cell per row, ${args.tokens} tokens per stream (${rounds}), fixed TTFT ` +
     `${args.ttftMs} ms; default path = the agent interprets, the script gets the record; events = every event also ` +

@@ -88,7 +88,8 @@ const POINTS_A: Point[] = [
   single('A', '64K x1', 64 * K, 16, [ttft(3.8)], { note: '16 output tokens' }),
   single('A', '96K x1', 96 * K, 16, [ttft(7.8)], { note: '16 output tokens' }),
   single('A', '256K x1', CTX_256K, 256, [
-    ttft(47.6), dec(79.9), { kind: 'power_w', published: 610, note: 'published peak is at 256K x4; here the peak of a 256K prefill' },
+    ttft(47.6), dec(79.9),
+    { kind: 'power_w', published: 610, note: 'published peak is at 256K x4; here the peak of a 256K prefill' },
   ],
     {
     slow: true, note: 'prompt 261120 = 256K - 1024 so 1024 outputs fit the window; 256 output tokens',

@@ -103,10 +103,15 @@ export function traceFigures(
 export type RunTraceK6 = (dir: string, planFile: string, agentUrl: string, env: Record<string, string>) =>
   Promise<{ code: number | null; tail: string }>;
 
+/** What one replay of the trace gives back: its text, the simulator's ground truth, k6's summary and exit. */
+export interface TracePartRun {
+  text: string; truth: GroundTruthRecord[]; summaryText: string | null; code: number | null; tail: string;
+}
+
 /** Replays the bench trace once on a fresh agent; the ground truth and k6's summary come back for the figures. */
 export async function runTracePart(
   base: string, runK6: RunTraceK6, agentPrefix: readonly string[], rows: number, seed: number,
-): Promise<{ text: string; truth: GroundTruthRecord[]; summaryText: string | null; code: number | null; tail: string }> {
+): Promise<TracePartRun> {
   const dir = mkdtempSync(join(tmpdir(), 'open-loop-trace-'));
   try {
     const text = benchTrace(rows, seed);
@@ -114,7 +119,8 @@ export async function runTracePart(
     writeFileSync(traceFile, text);
     const promptsFile = join(dir, 'prompts.json');
     const prompts = await preparePrompts({
-      model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', api: 'chat', contexts: [], tokenizer: 'qwen3', blockVocabulary: true,
+      model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', api: 'chat', contexts: [], tokenizer: 'qwen3',
+      blockVocabulary: true,
     });
     writeFileSync(promptsFile, JSON.stringify(prompts));
     const planFile = join(dir, 'plan-input.json');
@@ -157,12 +163,13 @@ export function traceTargetsMet(t: TraceFigures): { once: boolean; send: boolean
 export function renderTraceTable(t: TraceFigures, problem: string): string {
   const ok = traceTargetsMet(t);
   return [
-    '| trace rows | sent / arrived (failed) | every row once | send offset error p50 / p99 / max (ms) | p99 <= 5 ms | ' +
-    'k6 schedule lag p50 / p99 / max (ms) | length mismatches in / out | exact | cached share: server (trace) | ' +
-    'in proportion | note |',
+    '| trace rows | sent / arrived (failed) | every row once | send offset error p50 / p99 / max (ms) | ' +
+    'p99 <= 5 ms | k6 schedule lag p50 / p99 / max (ms) | length mismatches in / out | exact | ' +
+    'cached share: server (trace) | in proportion | note |',
     '|---:|---:|:---:|---:|:---:|---:|---:|:---:|---:|:---:|---|',
     `| ${t.rows} | ${f(t.sent, 0)} / ${t.arrived} (${t.failed}) | ${met(ok.once)} | ${f(t.sendError.p50, 2)} / ` +
-    `${f(t.sendError.p99, 2)} / ${f(t.sendError.max, 2)} | ${met(ok.send)} | ${f(t.lag.p50, 2)} / ${f(t.lag.p99, 2)} / ` +
+    `${f(t.sendError.p99, 2)} / ${f(t.sendError.max, 2)} | ${met(ok.send)} | ` +
+    `${f(t.lag.p50, 2)} / ${f(t.lag.p99, 2)} / ` +
     `${f(t.lag.max, 2)} | ${t.inputMismatches} / ` +
     `${t.outputMismatches} | ${met(ok.lengths)} | ${f(t.cachedShare * 100)}% (${f(t.traceShare * 100)}%) | ` +
     `${met(ok.cache)} | ${problem.replace(/\|/g, '\\|')} |`,

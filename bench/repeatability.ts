@@ -71,7 +71,9 @@ function runBench(planFile: string, dir: string, runId: string, seed: number | n
 /** A finished run's capacities from its report.json, its time from run.json (the parts' wall time). */
 function readRun(dir: string, runId: string, seed: number | null): BenchRun {
   const report = JSON.parse(readFileSync(join(dir, runId, 'report.json'), 'utf8')) as ReportJson;
-  const run = JSON.parse(readFileSync(join(dir, runId, 'run.json'), 'utf8')) as { time?: { partsWallSeconds?: number } };
+  const run = JSON.parse(readFileSync(join(dir, runId, 'run.json'), 'utf8')) as {
+    time?: { partsWallSeconds?: number };
+  };
   const extra = new Map(report.cells.map((c) => [c.id, (c.measurements ?? 1) - 1]));
   const probes = new Set(report.cells.filter((c) => c.concurrency === 1).map((c) => c.id));
   const capacities = new Map(report.useCases.map((u) => [u.useCase.id, {
@@ -95,7 +97,8 @@ function measuredCrossing(det: BenchRun, useCase: UseCase): number | null {
   const pass = step(result?.lastPass);
   const fail = step(result?.firstFail);
   if (!pass || !fail) return null;
-  const stats = (s: typeof pass) => useCase.limits.map((l) => s.checks.find((c) => c.metric === l.metric)?.actual ?? null);
+  const stats = (s: typeof pass) =>
+    useCase.limits.map((l) => s.checks.find((c) => c.metric === l.metric)?.actual ?? null);
   return boundaryCrossing(useCase.limits, pass.concurrency, stats(pass), fail.concurrency, stats(fail));
 }
 
@@ -120,7 +123,9 @@ function trueCapacity(
   const detCapacity = det.capacities.get(useCase.id)?.estimate ?? 0;
   const shift = virtualCapacity(profile, useCase, outputTokens, maxUsers, stat, noise) -
     virtualCapacity(profile, useCase, outputTokens, maxUsers, stat);
-  return { truth: Math.max(0, detCapacity + shift), how: `${detCapacity} ${shift >= 0 ? '+' : '-'} ${Math.abs(shift)}` };
+  return {
+    truth: Math.max(0, detCapacity + shift), how: `${detCapacity} ${shift >= 0 ? '+' : '-'} ${Math.abs(shift)}`,
+  };
 }
 
 function contains(c: RunCapacity, x: number | null): boolean {
@@ -131,7 +136,8 @@ function contains(c: RunCapacity, x: number | null): boolean {
 function fmtInterval(c: RunCapacity | undefined): string {
   if (!c || c.estimate === null) return 'n/a';
   const interval = c.low === c.high ? '' : ` (${c.low}-${c.high ?? 'open'})`;
-  return `${c.estimate}${interval}${c.repeats > 0 ? ` r${c.repeats}` : ''}${c.lateProbe ? ' p' : ''}${c.unclear ? ' ?' : ''}`;
+  const marks = `${c.repeats > 0 ? ` r${c.repeats}` : ''}${c.lateProbe ? ' p' : ''}${c.unclear ? ' ?' : ''}`;
+  return `${c.estimate}${interval}${marks}`;
 }
 
 interface Row {
@@ -160,7 +166,8 @@ function row(id: string, truth: number, runs: readonly BenchRun[]): Row {
   return {
     useCase: id, truth, cells: caps.map(fmtInterval), agreeing: `${agreeing}/${pairs}`,
     coverage: `${covered}/${caps.length}`,
-    halfWidth: `${isFinite(worst) ? worst.toFixed(1) : 'open'} (<= ${allowed.toFixed(1)}) ${worst <= allowed ? 'ok' : 'MISSED'}`,
+    halfWidth: `${isFinite(worst) ? worst.toFixed(1) : 'open'} (<= ${allowed.toFixed(1)}) ` +
+      `${worst <= allowed ? 'ok' : 'MISSED'}`,
   };
 }
 
@@ -187,9 +194,12 @@ function main(): void {
   const profile = findProfile(DEFAULT_PROFILE_NAME)!;
   const search = plan.search!;
   const useCases = [...new Set(plan.cells.map((c) => c.useCase!))].map((id) => ({
-    useCase: plan.useCases.find((u) => u.id === id)!, outputTokens: plan.cells.find((c) => c.useCase === id)!.outputTokens,
+    useCase: plan.useCases.find((u) => u.id === id)!,
+    outputTokens: plan.cells.find((c) => c.useCase === id)!.outputTokens,
   }));
-  process.stderr.write(`repeatability: ${runs} noisy runs + 1 deterministic of plan ${o.plan} (capacity part), in ${dir}\n`);
+  process.stderr.write(
+    `repeatability: ${runs} noisy runs + 1 deterministic of plan ${o.plan} (capacity part), in ${dir}\n`,
+  );
   const measure = (runId: string, seed: number | null) =>
     o.from ? readRun(dir, runId, seed) : runBench(planFile, dir, runId, seed);
   const det = measure('det', null);
@@ -200,7 +210,8 @@ function main(): void {
     process.stderr.write(`  noise seed ${seed}: ${noisy.at(-1)!.seconds.toFixed(1)} s\n`);
   }
   const lines = [
-    `| use case | truth (measured crossing + noise's shift) | deterministic | ${noisy.map((r) => `seed ${r.seed}`).join(' | ')} ` +
+    "| use case | truth (measured crossing + noise's shift) | deterministic | " +
+      `${noisy.map((r) => `seed ${r.seed}`).join(' | ')} ` +
       '| runs inside each other\'s interval | intervals holding the truth | worst half-width |',
     `|---|---:|---:|${noisy.map(() => '---:|').join('')}---:|---:|---|`,
   ];
@@ -214,10 +225,14 @@ function main(): void {
       `${r.agreeing} | ${r.coverage} | ${r.halfWidth} |`);
   }
   const meanNoisy = noisy.reduce((s, r) => s + r.seconds, 0) / noisy.length;
-  lines.push('', `time of the capacity part: deterministic ${det.seconds.toFixed(1)} s; noisy mean ${meanNoisy.toFixed(1)} s ` +
+  lines.push('', `time of the capacity part: deterministic ${det.seconds.toFixed(1)} s; ` +
+    `noisy mean ${meanNoisy.toFixed(1)} s ` +
     `(max ${Math.max(...noisy.map((r) => r.seconds)).toFixed(1)} s). "rN": N extra measurements of unclear steps; ` +
     '"p": the one-user noise probe measured again at the end; "?": a verdict next to the capacity stayed unclear.');
-  lines.push(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}); simulator and k6 unpinned, as npm run bench runs them.`);
+  lines.push(
+    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}); ` +
+      'simulator and k6 unpinned, as npm run bench runs them.',
+  );
   process.stdout.write(lines.join('\n') + '\n');
   // Only a folder of its own making: --from names runs kept earlier.
   if (!o.keep && !o.from) rmSync(dir, { recursive: true, force: true });

@@ -8,7 +8,8 @@
 
 import { spawnSync } from 'node:child_process';
 import {
-  cpSync, createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, type WriteStream,
+  cpSync, createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync,
+  type WriteStream,
 } from 'node:fs';
 import { once } from 'node:events';
 import { cpus, tmpdir } from 'node:os';
@@ -115,7 +116,11 @@ async function main(): Promise<void> {
   const g0 = performance.now();
   const fx = writeRunFixture({
     dir,
-    parts: { sweep: { name: 'speed', sweep: { contexts, concurrencies, rounds, outputTokens: output }, schedule: { cellSeconds: 60 } } },
+    parts: {
+      sweep: {
+        name: 'speed', sweep: { contexts, concurrencies, rounds, outputTokens: output }, schedule: { cellSeconds: 60 },
+      },
+    },
     failEvery: 997,
     jitter: 0.1,
   });
@@ -135,7 +140,8 @@ async function main(): Promise<void> {
     ['write files', `${(m.writeMs / 1000).toFixed(2)} s`],
     [
       'report total',
-      `${(m.totalMs / 1000).toFixed(1)} s (target < ${TARGET_SECONDS} s: ${m.totalMs / 1000 < TARGET_SECONDS ? 'met' : 'MISSED'})`,
+      `${(m.totalMs / 1000).toFixed(1)} s ` +
+        `(target < ${TARGET_SECONDS} s: ${m.totalMs / 1000 < TARGET_SECONDS ? 'met' : 'MISSED'})`,
     ],
     ['peak RSS (report process)', `${m.maxRssMb.toFixed(0)} MB`],
   ];

@@ -21,17 +21,10 @@ import { findProfile, type Profile } from '../sim/profiles';
 import { fetchGroundTruth, startSimChild } from '../sim/child';
 import { mean } from '../sim/virtual-run';
 import {
-  identicalSequences,
-  maxSafeQueue,
-  POINTS,
-  predictFromBatch,
-  STEADY_REQUESTS_PER_USER,
-  steadyModel,
-  virtualBurst,
-  type Kind,
-  type Point,
-  type Target,
+  identicalSequences, maxSafeQueue, POINTS, predictFromBatch, STEADY_REQUESTS_PER_USER, steadyModel, virtualBurst,
+  type Point, type Target,
 } from './fidelity-points';
+import { type Row, metricName, fmt, renderTable, renderBracket, renderVerdict } from './sim-fidelity-table';
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 
 interface Measured {
@@ -115,8 +108,12 @@ function streamChat(base: string, model: string, content: string, maxTokens: num
  * A lighter client for the fixed-timing capacity check: counts content chunks by their text pattern
  * instead of parsing JSON, so the client (sharing the machine's two cores) takes less CPU from the server.
  */
-function streamChatLight(base: string, model: string, content: string, maxTokens: number): Promise<{ tokens: number; itlMs: number[] }> {
-  const payload = JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true });
+function streamChatLight(
+  base: string, model: string, content: string, maxTokens: number,
+): Promise<{ tokens: number; itlMs: number[] }> {
+  const payload = JSON.stringify({
+    model, messages: [{ role: 'user', content }], max_tokens: maxTokens, ignore_eos: true, stream: true,
+  });
   return new Promise((resolve, reject) => {
     const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
     const req = httpRequest(`${base}/v1/chat/completions`, { method: 'POST', agent, headers }, (res) => {
@@ -143,7 +140,9 @@ function streamChatLight(base: string, model: string, content: string, maxTokens
 }
 
 async function postJson(url: string, body: unknown): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);
   return res.json();
 }
@@ -170,52 +169,6 @@ async function makePrompts(base: string, model: string, tokens: number, count: n
   if (got !== tokens) throw new Error(`prompt builder: wanted ${tokens} tokens, got ${got}`);
   const rest = body(n);
   return Array.from({ length: count }, (_, i) => `${firstLine(i + 1)}\n${rest}`);
-}
-
-interface Row {
-  readonly label: string;
-  readonly metric: string;
-  readonly kind: Kind;
-  readonly published: number;
-  /** The performance model's own prediction in virtual time (no HTTP). */
-  readonly model: number | null;
-  /** Client-side over HTTP; null for figures only the virtual run can give (max safe queue depth). */
-  readonly measured: number | null;
-  readonly errorPct: number;
-  readonly profile: string;
-  readonly cls: Point['cls'];
-  /** A burst TTFT or e2e under load: not a fit target; TTFTs are checked by their bracket. */
-  readonly bracketOnly: boolean;
-  readonly note: string;
-  /**
-   * TTFT under load only: the mean over closed-loop users in steady state (each user's first request,
-   * the arrival burst, excluded), measured over HTTP and predicted in virtual time. The burst round's
-   * mean is `measured`; the published figure, whose arrival pattern is not stated, should lie between.
-   */
-  readonly steady?: { readonly measured: number; readonly model: number };
-}
-
-function metricName(kind: Kind): string {
-  switch (kind) {
-    case 'ttft_s':
-      return 'TTFT (s)';
-    case 'decode_tps':
-      return 'decode (tok/s per user)';
-    case 'system_tps':
-      return 'system throughput (tok/s)';
-    case 'users_x_decode_tps':
-      return 'system throughput, N x per-user (tok/s)';
-    case 'e2e_ms':
-      return 'end-to-end (ms)';
-    case 'itl_ms':
-      return 'ITL (ms)';
-    case 'power_w':
-      return 'peak power (W)';
-    case 'mean_power_w':
-      return 'cell mean power (W)';
-    case 'max_queue':
-      return 'max safe queue depth';
-  }
 }
 
 async function scrapePower(base: string): Promise<number> {
@@ -274,7 +227,8 @@ async function runPoint(base: string, modelId: string, profile: Profile, p: Poin
   if (poll) clearInterval(poll);
   const total = results.reduce((s, r) => s + r.outputTokens, 0);
   const virtual = virtualBurst(profile, p);
-  const hasBracket = steady && p.cls === 'load' && !p.sharedPrompt && p.targets.some((t) => t.kind === 'ttft_s' && t.bracketOnly);
+  const hasBracket =
+    steady && p.cls === 'load' && !p.sharedPrompt && p.targets.some((t) => t.kind === 'ttft_s' && t.bracketOnly);
   const bracket = hasBracket
     ? {
         measured: await steadyTtftSeconds(base, modelId, p),
@@ -311,113 +265,24 @@ async function runPoint(base: string, modelId: string, profile: Profile, p: Poin
       case 'max_queue':
         throw new Error(`${p.label}: max_queue cannot share a point with other figures`);
     }
-    return rowOf(t, predictFromBatch(t.kind, virtual), measured, t.kind === 'ttft_s' && t.bracketOnly ? bracket : undefined);
+    return rowOf(
+      t, predictFromBatch(t.kind, virtual), measured, t.kind === 'ttft_s' && t.bracketOnly ? bracket : undefined,
+    );
   });
-}
-
-function fmt(v: number, kind: Kind): string {
-  switch (kind) {
-    case 'ttft_s':
-      return v < 1 ? v.toFixed(3) : v.toFixed(2);
-    case 'itl_ms':
-      return v.toFixed(2);
-    default:
-      return v.toFixed(1);
-  }
-}
-
-/** The table as markdown. */
-export function renderTable(rows: readonly Row[]): string {
-  const lines = [
-    '| point | metric | published | model (virtual time) | measured over HTTP | error | note |',
-    '|---|---|---:|---:|---:|---:|---|',
-  ];
-  for (const r of rows) {
-    const err = `${r.errorPct >= 0 ? '+' : ''}${r.errorPct.toFixed(1)}%`;
-    const measured = r.measured === null ? '(virtual only)' : fmt(r.measured, r.kind);
-    lines.push(
-      `| ${r.label} | ${r.metric} | ${fmt(r.published, r.kind)} | ${r.model === null ? '' : fmt(r.model, r.kind)} ` +
-      `| ${measured} | ${err} | ${r.note} |`,
-    );
-  }
-  return lines.join('\n');
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-/** TTFT under load: the burst round's mean, the steady-state mean, and whether the published figure lies between them. */
-export function renderBracket(rows: readonly Row[]): string {
-  const bracketed = rows.filter((r) => r.steady !== undefined && r.measured !== null);
-  if (bracketed.length === 0) return '';
-  const lines = [
-    'TTFT under load (s): one burst round against closed-loop users in steady state (first request per user left out); ' +
-      'the published figure does not say how requests arrived, so it should lie between.',
-    '',
-    '| point | published | burst, HTTP | steady state, HTTP | burst, model | steady state, model | published ' +
-    'inside the HTTP bracket | burst error |',
-    '|---|---:|---:|---:|---:|---:|:---:|---:|',
-  ];
-  let inside = 0;
-  for (const r of bracketed) {
-    const lo = Math.min(r.measured!, r.steady!.measured);
-    const hi = Math.max(r.measured!, r.steady!.measured);
-    const ok = r.published >= lo && r.published <= hi;
-    if (ok) inside++;
-    lines.push(
-      `| ${r.label} | ${fmt(r.published, 'ttft_s')} | ${fmt(r.measured!, 'ttft_s')} | ` +
-      `${fmt(r.steady!.measured, 'ttft_s')} | ${r.model === null ? '' : fmt(r.model, 'ttft_s')} | ` +
-        `${fmt(r.steady!.model, 'ttft_s')} | ${ok ? 'yes' : 'no'} | ${r.errorPct >= 0 ? '+' : ''}${r.errorPct.toFixed(1)}% |`,
-    );
-  }
-  lines.push('', `${inside} of ${bracketed.length} published TTFTs under load lie inside their burst/steady-state bracket (target: all).`);
-  return lines.join('\n');
-}
-
-const isPower = (k: Kind) => k === 'power_w' || k === 'mean_power_w';
-
-/** Acceptance summary per profile, with the targets of profile A. */
-export function renderVerdict(rows: readonly Row[]): string {
-  const out: string[] = [];
-  for (const letter of [...new Set(rows.map((r) => r.profile))]) {
-    const mine = rows.filter((r) => r.profile === letter);
-    const single = mine.filter((r) => r.cls === 'single' && !isPower(r.kind));
-    if (single.length) {
-      const over = single.filter((r) => Math.abs(r.errorPct) > 5).map((r) => `${r.label} ${r.metric}`);
-      const max = Math.max(...single.map((r) => Math.abs(r.errorPct)));
-      out.push(
-        `${letter} single-request figures: max error ${max.toFixed(1)}% (target <= ` +
-        `5%)${over.length ? `; over 5%: ${over.join(', ')}` : ''}`,
-      );
-    }
-    const load = mine.filter((r) => r.cls === 'load' && !r.bracketOnly && !isPower(r.kind));
-    if (load.length) {
-      const e = load.map((r) => Math.abs(r.errorPct));
-      const over = load.filter((r) => Math.abs(r.errorPct) > 20).map((r) => `${r.label} ${r.metric}`);
-      out.push(
-        `${letter} load figures: median error ${median(e).toFixed(1)}% (target < 10%), max ` +
-        `${Math.max(...e).toFixed(1)}% (target <= 20%)${over.length ? `; over 20%: ${over.join(', ')}` : ''}`,
-      );
-    }
-    for (const r of mine.filter((x) => isPower(x.kind)))
-      out.push(
-        `${letter} ${r.metric} at ${r.label}: ${r.errorPct >= 0 ? '+' : ''}${r.errorPct.toFixed(1)}% (target 5%)`,
-      );
-  }
-  return out.join('\n');
 }
 
 /** Fixed-timing capacity: many streams at 100 tok/s, server lateness from the ground truth. */
 async function fixedModeCapacity(streams: number, tokens: number): Promise<string> {
-  const sim = await startSimChild(['--fixed-ttft-ms', '50', '--fixed-itl-ms', '10', '--ground-truth', '--tokenizer-workers', '1']);
+  const sim = await startSimChild([
+    '--fixed-ttft-ms', '50', '--fixed-itl-ms', '10', '--ground-truth', '--tokenizer-workers', '1',
+  ]);
   try {
     const model = findProfile('A')!.model;
     const c0 = processCpuMs(sim.child.pid!);
     const t0 = performance.now();
-    const results = await Promise.all(Array.from({ length: streams }, (_, i) => streamChatLight(sim.base, model, `stream ${i}`, tokens)));
+    const results = await Promise.all(
+      Array.from({ length: streams }, (_, i) => streamChatLight(sim.base, model, `stream ${i}`, tokens)),
+    );
     const wall = performance.now() - t0;
     const serverCpuMs = processCpuMs(sim.child.pid!) - c0;
     const gt = { records: await fetchGroundTruth(sim.base) };
@@ -437,7 +302,8 @@ async function fixedModeCapacity(streams: number, tokens: number): Promise<strin
     const ok = results.filter((r) => r.tokens === tokens).length;
     return [
       `Fixed timing (TTFT 50 ms, ITL 10 ms): ${streams} concurrent streams x ${tokens} tokens ` +
-      `(${(streams * 100).toLocaleString('en')} tokens/s), ${ok}/${streams} complete, wall ${(wall / 1000).toFixed(2)} s.`,
+      `(${(streams * 100).toLocaleString('en')} tokens/s), ${ok}/${streams} complete, ` +
+      `wall ${(wall / 1000).toFixed(2)} s.`,
       `Server emission lateness vs the absolute schedule (ground truth), all tokens: p50 ${q(0.5).toFixed(2)} ms, ` +
       `p99 ${q(0.99).toFixed(2)} ms, max ${lateness.at(-1)!.toFixed(2)} ms; ` +
         `second half of each stream (after the arrival burst): p50 ${q(0.5, steady).toFixed(2)} ms, p99 ` +
@@ -454,7 +320,8 @@ async function fixedModeCapacity(streams: number, tokens: number): Promise<strin
 function processCpuMs(pid: number): number {
   try {
     const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start after the last ')': state is field 3, utime 14, stime 15.
+    // Fields after the command name (which may hold spaces) start after the last ')':
+    // state is field 3, utime 14, stime 15.
     const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
     return (Number(f[11]) + Number(f[12])) * 10; // clock ticks at 100 Hz
   } catch {

@@ -1,4 +1,5 @@
-// Holds a profile to its published points in virtual time (no HTTP, no timers): the table and verdict used to fit a profile.
+// Holds a profile to its published points in virtual time (no HTTP, no timers): the table and verdict used to fit a
+// profile.
 // Runs in Node.
 //
 // Usage: npm run bench:sim-fit -- --profile E [--set hardware.t0Ms=3.1 --set powerMaxWatts=600] [--json FILE]
@@ -52,7 +53,8 @@ function fitRow(profile: Profile, p: Point, t: Target, burst: ReturnType<typeof 
     steady = steadyModel(profile, p, t.kind, burstE2eMs);
   }
   return {
-    label: p.label, cls: p.cls, kind: t.kind, published: t.published, model, errorPct: ((model - t.published) / t.published) * 100,
+    label: p.label, cls: p.cls, kind: t.kind, published: t.published, model,
+    errorPct: ((model - t.published) / t.published) * 100,
     bracketOnly, steady, note: [p.note, t.note].filter(Boolean).join('; '),
   };
 }
@@ -78,7 +80,9 @@ export function renderFitVerdict(letter: string, rows: readonly FitRow[]): strin
   const out: string[] = [];
   const singles = rows.filter((r) => r.cls === 'single' && !isPower(r.kind));
   if (singles.length) {
-    const over = singles.filter((r) => Math.abs(r.errorPct) > 5).map((r) => `${r.label} ${r.kind} ${signed(r.errorPct)}`);
+    const over = singles
+      .filter((r) => Math.abs(r.errorPct) > 5)
+      .map((r) => `${r.label} ${r.kind} ${signed(r.errorPct)}`);
     out.push(
       `${letter} single request: max |error| ${Math.max(...singles.map((r) => Math.abs(r.errorPct))).toFixed(1)}% ` +
       `(target <= 5%)${over.length ? `; over: ${over.join(', ')}` : ''}`,
@@ -87,7 +91,9 @@ export function renderFitVerdict(letter: string, rows: readonly FitRow[]): strin
   const loads = rows.filter((r) => r.cls === 'load' && !r.bracketOnly && !isPower(r.kind));
   if (loads.length) {
     const errs = loads.map((r) => Math.abs(r.errorPct));
-    const over = loads.filter((r) => Math.abs(r.errorPct) > 20).map((r) => `${r.label} ${r.kind} ${signed(r.errorPct)}`);
+    const over = loads
+      .filter((r) => Math.abs(r.errorPct) > 20)
+      .map((r) => `${r.label} ${r.kind} ${signed(r.errorPct)}`);
     out.push(
       `${letter} under load: median |error| ${median(errs).toFixed(1)}% (target < 10%), max ` +
       `${Math.max(...errs).toFixed(1)}% (target <= 20%)${over.length ? `; over 20%: ${over.join(', ')}` : ''}`,
@@ -117,7 +123,10 @@ function signed(pct: number): string {
 }
 
 export function renderFitTable(rows: readonly FitRow[]): string {
-  const lines = ['| point | metric | published | model burst | model steady | error (burst) | note |', '|---|---|---:|---:|---:|---:|---|'];
+  const lines = [
+    '| point | metric | published | model burst | model steady | error (burst) | note |',
+    '|---|---|---:|---:|---:|---:|---|',
+  ];
   for (const r of rows) {
     const mark = r.steady !== undefined ? (inBracket(r) ? ' (in bracket)' : ' (outside bracket)') : '';
     lines.push(
@@ -173,7 +182,8 @@ function main(): void {
     const caps = PUBLISHED_CAPACITIES[letter];
     const capTable = caps ? `\n\n${renderCapacities(caps, (id) => burstCapacity(profile, id))}` : '';
     process.stdout.write(
-      `## ${letter}: ${profile.description}\n\n${renderFitTable(rows)}\n\n${renderFitVerdict(letter, rows)}${capTable}\n` +
+      `## ${letter}: ${profile.description}\n\n${renderFitTable(rows)}\n\n` +
+        `${renderFitVerdict(letter, rows)}${capTable}\n` +
         `(${((performance.now() - t0) / 1000).toFixed(1)} s)\n\n`,
     );
   }

@@ -1,4 +1,5 @@
-// Benchmarks a split run's fidelity: one sweep on 1, 2 and 4 k6 processes against the simulator, cell by cell. Runs in Node.
+// Benchmarks a split run's fidelity: one sweep on 1, 2 and 4 k6 processes against the simulator, cell by cell. Runs in
+// Node.
 //
 // npm run bench:split-fidelity [-- --runners 2,4 --rounds 3 --keep]
 // Each run is `npm run bench -- --fixed-slots --runners n` (one process: the same time slots) on the
@@ -32,7 +33,8 @@ const P95_MIN_REQUESTS = 12;
 
 async function runOnce(root: string, label: string, runners: number, rounds: number): Promise<readonly CellStats[]> {
   const bench = new Bench({
-    url: null, model: null, apiKey: null, api: 'chat', planLabel: 'split-fidelity', scripts: ['sweep'], simProfile: null,
+    url: null, model: null, apiKey: null, api: 'chat', planLabel: 'split-fidelity', scripts: ['sweep'],
+    simProfile: null,
     planInput: { sweep: { contexts: [1024, 8192], concurrencies: [1, 4, 8, 16], rounds, outputTokens: 128 } },
     resultsRoot: root, runId: label, tokenizer: 'auto', report: false, fixedSlots: true, runners,
   });
@@ -84,19 +86,23 @@ async function main(): Promise<void> {
   const diffs = [compare('1 process again (noise)', base, await runOnce(root, 'one-process-again', 1, o.rounds))];
   const splits = o.runners.split(',').map(Number);
   for (const n of splits) diffs.push(compare(`${n} processes`, base, await runOnce(root, `split-${n}`, n, o.rounds)));
-  process.stdout.write(`split fidelity: sweep of ${base.length} cells, ${base.reduce((s, c) => s + c.requests, 0)} requests; ` +
+  const requests = base.reduce((s, c) => s + c.requests, 0);
+  process.stdout.write(`split fidelity: sweep of ${base.length} cells, ${requests} requests; ` +
     `${cpus().length} cores; largest |difference| to one process over the cells\n`);
   const header = ['run', 'counts', ...METRICS.flatMap((m) => [`${m} mean`, `${m} p95`])];
   const lines = diffs.map((d) => [
     d.label, d.countsEqual ? 'equal' : 'DIFFER', ...METRICS.flatMap((m) => [pct(d.worst[m].mean), pct(d.worst[m].p95)]),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  for (const row of [header, ...lines]) process.stdout.write(`  ${row.map((c, i) => c.padEnd(widths[i]!)).join('  ')}\n`);
+  for (const row of [header, ...lines])
+    process.stdout.write(`  ${row.map((c, i) => c.padEnd(widths[i]!)).join('  ')}\n`);
   const within = (x: number, limit: number | null): boolean => limit === null || x <= limit;
   const missed = diffs.slice(1).filter((d) => !d.countsEqual || METRICS.some((m) =>
     !within(d.worst[m].mean, TOLERANCE[m].mean) || !within(d.worst[m].p95, TOLERANCE[m].p95)));
-  const stated = METRICS.map((m) => `${m} mean ${pct(TOLERANCE[m].mean)}, p95 ${TOLERANCE[m].p95 === null ? 'not judged' :
-    pct(TOLERANCE[m].p95)}`).join('; ');
+  const stated = METRICS.map((m) => {
+    const p95 = TOLERANCE[m].p95 === null ? 'not judged' : pct(TOLERANCE[m].p95);
+    return `${m} mean ${pct(TOLERANCE[m].mean)}, p95 ${p95}`;
+  }).join('; ');
   process.stdout.write(`  target: equal counts; ${stated} (p95 over cells of >= ${P95_MIN_REQUESTS} requests): ` +
     `${missed.length === 0 ? 'met' : `MISSED by ${missed.map((d) => d.label).join(', ')}`}\n`);
   if (o.keep) process.stdout.write(`  kept: ${root}\n`);

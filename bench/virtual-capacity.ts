@@ -54,7 +54,9 @@ export function virtualStepStats(
   const held = all.filter((r) => r.endMs <= seconds * 1000);
   const byUser = new Map<number, ClosedLoopRequest[]>();
   for (const r of held) byUser.set(r.user, [...(byUser.get(r.user) ?? []), r]);
-  const measured = [...byUser.values()].flatMap((rs) => rs.sort((a, b) => a.startMs - b.startMs).slice(WARMUP_PER_USER));
+  const measured = [...byUser.values()].flatMap((rs) =>
+    rs.sort((a, b) => a.startMs - b.startMs).slice(WARMUP_PER_USER),
+  );
   return useCase.limits.map((limit) => {
     const values = measured.map((r) => valueOf(r, limit.metric)).filter((v): v is number => v !== null);
     return values.length === 0 ? null : aggregate(values, aggregationOf(limit, stat));
@@ -86,13 +88,15 @@ function statsHold(limits: UseCase['limits'], stats: readonly (number | null)[])
  * n1 breaks, interpolated linearly between the two steps' statistics (n1 when no crossing can be placed).
  */
 export function boundaryCrossing(
-  limits: UseCase['limits'], n0: number, stats0: readonly (number | null)[], n1: number, stats1: readonly (number | null)[],
+  limits: UseCase['limits'], n0: number, stats0: readonly (number | null)[], n1: number,
+  stats1: readonly (number | null)[],
 ): number {
   let x = n1;
   limits.forEach((limit, i) => {
     const v0 = stats0[i];
     const v1 = stats1[i];
-    if (v0 === null || v0 === undefined || v1 === null || v1 === undefined || compare(v1, limit.operator, limit.value)) return;
+    if (v0 === null || v0 === undefined || v1 === null || v1 === undefined || compare(v1, limit.operator, limit.value))
+      return;
     const c = crossingX(n0, v0, n1, v1, limit.value);
     if (c !== null && isFinite(c)) x = Math.min(x, Math.max(n0, c));
   });

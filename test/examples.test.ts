@@ -71,7 +71,8 @@ const ttftOf = (t: GroundTruthRecord): number => t.tokenEpochMs[0]! - t.arrivalE
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 describe('examples/', () => {
-  it('chat-load-test.js: passes its thresholds, one ITL sample per token after the first, TTFT as the server sent it', async () => {
+  it('chat-load-test.js: passes its thresholds, one ITL sample per token after the first, ' +
+    'TTFT as the server sent it', async () => {
     const r = await runExample('chat-load-test.js', { VUS: '2', DURATION: '3s' });
     expect(r.code, r.stderr).toBe(0);
     const m = r.summary.metrics;

@@ -1,11 +1,13 @@
-// Tests bench/open-loop.ts's pure parts: the arrival statistics, percentiles, targets, pinning, the summary reader and
-// the flags, against hand-worked numbers. No timing is judged here. Runs in Node (vitest).
+// Tests bench/open-loop.ts's and bench/open-loop-figures.ts's pure parts: the arrival statistics, percentiles, targets,
+// pinning, the summary reader and the flags, against hand-worked numbers. No timing is judged here. Runs in Node
+// (vitest).
 import { corePlan } from '../../sim/child';
 import { describe, expect, it } from 'vitest';
+import { parseArgs } from '../../bench/open-loop';
 import {
-  coefficientOfVariation, countWithin, interArrivalGapsMs, meanRatePerSecond, parseArgs, percentileOf,
+  coefficientOfVariation, countWithin, interArrivalGapsMs, meanRatePerSecond, percentileOf,
   rateTargetsMet, renderRateTable, stallShown, summaryValue, TARGETS, type RateRow, type Summary,
-} from '../../bench/open-loop';
+} from '../../bench/open-loop-figures';
 
 describe('arrival statistics', () => {
   it('takes the gaps between arrivals in time order, whatever order they were read in', () => {

@@ -1,11 +1,12 @@
-// Tests bench/peer-vllm-bench.ts's pure parts: arguments, matching to ground truth, errors, percentiles, the table,
-// the verdicts, reading the clients' outputs. Runs in Node (vitest).
+// Tests bench/peer-vllm-bench.ts's pure parts (with peer-vllm-prompts.ts and peer-vllm-truth.ts): arguments, matching
+// to ground truth, errors, percentiles, the table, the verdicts, reading the clients' outputs. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
+import { parseArgs, renderTable, verdicts, type Row } from '../../bench/peer-vllm-bench';
+import { levelShape, shareGptFile, suitePrompts } from '../../bench/peer-vllm-prompts';
 import {
-  compare, levelShape, matchByRequestId, parseArgs, parseK6Csv, parseVllmResult, renderTable,
-  shareGptFile, suitePrompts, truthTimes, verdicts,
-  type Comparison, type Row, type TruthRecord, type VllmOutput,
-} from '../../bench/peer-vllm-bench';
+  compare, matchByRequestId, parseK6Csv, parseVllmResult, truthTimes, type Comparison, type TruthRecord,
+  type VllmOutput,
+} from '../../bench/peer-vllm-truth';
 import { EXIT, UserError } from '../../lib/exit-codes';
 
 const rec = (

@@ -1,6 +1,9 @@
-// Tests bench/virtual-capacity.ts: the true capacity in virtual time is the largest step that holds. Runs in Node (vitest).
+// Tests bench/virtual-capacity.ts: the true capacity in virtual time is the largest step that holds. Runs in Node
+// (vitest).
 import { describe, expect, it } from 'vitest';
-import { boundaryCrossing, virtualCapacity, virtualCrossing, virtualStepHolds, virtualStepStats } from '../../bench/virtual-capacity';
+import {
+  boundaryCrossing, virtualCapacity, virtualCrossing, virtualStepHolds, virtualStepStats,
+} from '../../bench/virtual-capacity';
 import { DEFAULT_NOISE } from '../../sim/noise';
 import { findProfile } from '../../sim/profiles';
 import { USE_CASES } from '../../thresholds/use-cases';
@@ -16,7 +19,8 @@ describe('virtualCapacity', () => {
     expect(virtualStepHolds(A, code, 128, c + 1, 'avg')).toBe(false);
   });
 
-  it('stops at maxUsers when nothing breaks, and is lower or equal with the noise on (its stalls slow decoding)', () => {
+  it('stops at maxUsers when nothing breaks, and is lower or equal with the noise on (its stalls slow ' +
+    'decoding)', () => {
     expect(virtualCapacity(A, code, 128, 4, 'avg')).toBe(4);
     const noisy = virtualCapacity(A, code, 128, 64, 'avg', { model: DEFAULT_NOISE, seed: 3 });
     expect(noisy).toBeLessThanOrEqual(virtualCapacity(A, code, 128, 64, 'avg'));

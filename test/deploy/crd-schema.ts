@@ -1,4 +1,5 @@
-// Checks a custom resource against a CRD's openAPIV3Schema the way the Kubernetes API server does. Runs in Node (tests).
+// Checks a custom resource against a CRD's openAPIV3Schema the way the Kubernetes API server does. Runs in Node
+// (tests).
 //
 // A CRD's schema is a Kubernetes structural schema: OpenAPI v3 with x-kubernetes-* extensions. This
 // covers every keyword the k6-operator's TestRun schema uses (test/fixtures/k6-operator) and refuses a
@@ -31,14 +32,19 @@ function typeProblem(type: unknown, value: unknown): string | null {
 
 function scalarProblems(schema: Schema, value: unknown): string[] {
   const problems: string[] = [];
-  if (schema.enum && !(schema.enum as unknown[]).includes(value)) problems.push(`must be one of ${JSON.stringify(schema.enum)}`);
+  if (schema.enum && !(schema.enum as unknown[]).includes(value))
+    problems.push(`must be one of ${JSON.stringify(schema.enum)}`);
   if (typeof value === 'string') {
-    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(value)) problems.push(`must match ${schema.pattern}`);
-    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) problems.push(`is longer than ${schema.maxLength}`);
-    if (typeof schema.minLength === 'number' && value.length < schema.minLength) problems.push(`is shorter than ${schema.minLength}`);
+    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(value))
+      problems.push(`must match ${schema.pattern}`);
+    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength)
+      problems.push(`is longer than ${schema.maxLength}`);
+    if (typeof schema.minLength === 'number' && value.length < schema.minLength)
+      problems.push(`is shorter than ${schema.minLength}`);
   }
   if (typeof value === 'number') {
-    if (typeof schema.minimum === 'number' && value < schema.minimum) problems.push(`must be at least ${schema.minimum}`);
+    if (typeof schema.minimum === 'number' && value < schema.minimum)
+      problems.push(`must be at least ${schema.minimum}`);
     if (schema.format === 'int32' && (value < -(2 ** 31) || value >= 2 ** 31)) problems.push('must fit in 32 bits');
   }
   return problems;
@@ -80,7 +86,8 @@ function objectProblems(schema: Schema, value: Record<string, unknown>, at: stri
 /** Every way `value` breaks `schema`, as "path: problem"; empty when it conforms. */
 export function check(schema: Schema, value: unknown, at = ''): string[] {
   for (const keyword of Object.keys(schema)) {
-    if (!KNOWN_KEYWORDS.has(keyword)) throw new Error(`schema keyword "${keyword}" at ${at || '(root)'} is not one the checker knows`);
+    if (!KNOWN_KEYWORDS.has(keyword))
+      throw new Error(`schema keyword "${keyword}" at ${at || '(root)'} is not one the checker knows`);
   }
   if (value === null) return [`${at}: must not be null`];
   if (schema['x-kubernetes-int-or-string'] === true) {

@@ -21,6 +21,8 @@ function allPanels(d: Dashboard): Panel[] {
 }
 
 const committed = JSON.parse(read('deploy/grafana/k6-llm-capacity.json')) as Dashboard;
+const panels = allPanels(committed);
+const queries = panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr })));
 
 describe('generated files', () => {
   it('the committed dashboard is exactly what the generator writes (run npm run dashboard)', () => {
@@ -54,9 +56,7 @@ describe('remote-write naming', () => {
   });
 });
 
-describe('dashboard', () => {
-  const panels = allPanels(committed);
-  const queries = panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr })));
+describe('dashboard: schema, datasource, queries and names', () => {
 
   it('uses schemaVersion 39 or later and the DS_PROMETHEUS datasource', () => {
     expect(committed.schemaVersion).toBeGreaterThanOrEqual(39);
@@ -69,7 +69,8 @@ describe('dashboard', () => {
   it('every panel and every query has the datasource, and panel ids are unique', () => {
     for (const p of panels) {
       expect(p.datasource, p.title).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
-      for (const t of p.targets ?? []) expect(t.datasource, p.title).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
+      for (const t of p.targets ?? [])
+        expect(t.datasource, p.title).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
     }
     const ids = panels.map((p) => p.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -95,7 +96,9 @@ describe('dashboard', () => {
 
   it('variable queries read derived names and offer testid, cell, use_case, context and concurrency', () => {
     const vars = committed.templating.list;
-    expect(vars.map((v) => v.name)).toEqual(expect.arrayContaining(['testid', 'cell', 'use_case', 'context', 'concurrency']));
+    expect(vars.map((v) => v.name)).toEqual(
+      expect.arrayContaining(['testid', 'cell', 'use_case', 'context', 'concurrency']),
+    );
     for (const v of vars.filter((x) => x.type === 'query')) {
       const m = /^label_values\((.+),\s*([a-z_]+)\)$/.exec(v.query);
       expect(m, v.name).not.toBeNull();
@@ -103,11 +106,14 @@ describe('dashboard', () => {
       expect(v.datasource).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
     }
   });
+});
 
+describe('dashboard: the request metrics, units, grid and rows', () => {
   it('reads every request metric of lib/metrics.ts somewhere', () => {
     const used = new Set(queries.flatMap((q) => metricNamesIn(q.expr)));
     for (const def of Object.values(REQUEST_METRICS) as MetricDefinition[]) {
-      if (def.kind === 'rate') continue; // llm_request_ok reaches Prometheus as a ratio per tag set; the variables use it
+      // llm_request_ok reaches Prometheus as a ratio per tag set; the variables use it
+      if (def.kind === 'rate') continue;
       expect(expectedSeriesNames(def).some((n) => used.has(n)), def.name).toBe(true);
     }
   });
@@ -154,14 +160,16 @@ describe('dashboard', () => {
 
   it('has the rows of the brief', () => {
     const rows = committed.panels.filter((p) => p.type === 'row').map((p) => p.title);
-    expect(rows.slice(0, 7)).toEqual(['Overview', 'Latency', 'Speed', 'Per cell', 'Use-case limits', 'Server', 'Errors']);
+    expect(rows.slice(0, 7)).toEqual([
+      'Overview', 'Latency', 'Speed', 'Per cell', 'Use-case limits', 'Server', 'Errors',
+    ]);
   });
 });
 
 describe('use-case limits', () => {
-  const panels = allPanels(committed);
   type Steps = { color: string; value: number | null }[];
-  const stepsOf = (p: Panel): Steps => (p.fieldConfig as { defaults: { thresholds: { steps: Steps } } }).defaults.thresholds.steps;
+  const stepsOf = (p: Panel): Steps =>
+    (p.fieldConfig as { defaults: { thresholds: { steps: Steps } } }).defaults.thresholds.steps;
   const dashed = (p: Panel): boolean =>
     (p.fieldConfig as { defaults: { custom: { thresholdsStyle: { mode: string } } } }).defaults.custom.thresholdsStyle
       .mode === 'dashed';
@@ -183,8 +191,10 @@ describe('use-case limits', () => {
     expect(count).toBe(USE_CASES.flatMap((u) => u.limits).length);
   });
 
-  it('the TTFT, e2e and decode-speed panels carry every distinct limit of the use-case table, in the panel unit', () => {
-    const values = (title: string): (number | null)[] => stepsOf(panels.find((p) => p.title === title)!).map((s) => s.value);
+  it('the TTFT, e2e and decode-speed panels carry every distinct limit of the use-case table, ' +
+    'in the panel unit', () => {
+    const values = (title: string): (number | null)[] =>
+      stepsOf(panels.find((p) => p.title === title)!).map((s) => s.value);
     // Each panel's threshold steps: a base step (null), then the table's distinct limit values, ascending.
     const limitsOf = (metric: string, toPanelUnit: (v: number) => number): (number | null)[] => [
       null,
@@ -201,7 +211,8 @@ describe('use-case limits', () => {
     expect(values('End-to-end latency p50 / p95 / p99')).toEqual(limitsOf('e2e', seconds));
     expect(values('Per-user decode speed (mean, p50)')).toEqual(limitsOf('decodeSpeed', (v) => v));
     // The table has limits of each kind, so the panels cannot pass by having none.
-    for (const metric of ['ttft', 'e2e', 'decodeSpeed']) expect(limitsOf(metric, seconds).length, metric).toBeGreaterThan(1);
+    for (const metric of ['ttft', 'e2e', 'decodeSpeed'])
+      expect(limitsOf(metric, seconds).length, metric).toBeGreaterThan(1);
   });
 });
 

@@ -1,6 +1,7 @@
-// Tests for the deploy YAML files, the Docker files and every deploy file's one-line opening comment. Runs in Node (vitest).
-// The YAML files of deploy/prometheus, deploy/k6-operator, deploy/ci and deploy/docker parse (js-yaml) and carry what
-// the suite needs; the images run stock k6 beside our measuring agent, and the image's entrypoint is run here with fakes.
+// Tests for the deploy YAML files, the Docker files and every deploy file's one-line opening comment. Runs in Node
+// (vitest). The YAML files of deploy/prometheus, deploy/k6-operator, deploy/ci and deploy/docker parse (js-yaml) and
+// carry what the suite needs; the images run stock k6 beside our measuring agent, and the image's entrypoint is run
+// here with fakes.
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -64,7 +65,8 @@ describe('prometheus', () => {
   it('recording rules read only names derived from lib/metrics.ts', () => {
     const exprs = [...read('deploy/prometheus/recording-rules.yml').matchAll(/^\s+expr: '(.*)'$/gm)].map((m) => m[1]!);
     expect(exprs.length).toBeGreaterThan(10);
-    for (const e of exprs) for (const name of metricNamesIn(e)) expect(isAllowedName(name), `${name} in ${e}`).toBe(true);
+    for (const e of exprs)
+      for (const name of metricNamesIn(e)) expect(isAllowedName(name), `${name} in ${e}`).toBe(true);
     const rules = arr(obj(arr(obj(parsed('deploy/prometheus/recording-rules.yml')[0]).groups)[0]).rules).map(obj);
     expect(rules.map((r) => r.expr)).toEqual(exprs);
     for (const r of rules) expect(r.record).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/);
@@ -83,9 +85,9 @@ describe('k6-operator', () => {
       expect(text).toMatch(/per runner|PER RUNNER/);
       const spec = obj(obj(parsed(path)[0]).spec);
       const script = obj(spec.script);
-      expect(script.configMap !== undefined || script.localFile !== undefined || script.volumeClaim !== undefined).toBe(
-        true,
-      );
+      const hasScript =
+        script.configMap !== undefined || script.localFile !== undefined || script.volumeClaim !== undefined;
+      expect(hasScript).toBe(true);
       const runner = obj(spec.runner);
       expect(typeof runner.image).toBe('string');
       const env = new Map(arr(runner.env).map((e) => [obj(e).name, obj(e).value]));
@@ -112,7 +114,8 @@ describe('local stack', () => {
 });
 
 describe('CI examples', () => {
-  it('GitHub Actions runs the gate on stock k6 with the agent, treats 99 as a threshold failure and reports against a baseline', () => {
+  it('GitHub Actions runs the gate on stock k6 with the agent, treats 99 as a threshold failure ' +
+    'and reports against a baseline', () => {
     const text = read('deploy/ci/github-actions-llm-gate.yml');
     expect(text).not.toMatch(/xk6|build:k6/);
     expect(text).toContain('cd agent && go build -o k6-llm-agent ./cmd/k6-llm-agent');
@@ -132,7 +135,8 @@ describe('CI examples', () => {
     expect(steps.some((s) => String(s.run ?? '').includes('--baseline'))).toBe(true);
   });
 
-  it('GitLab CI runs the gate in the stock k6 image with the agent built by Go, and reports against the last passing run', () => {
+  it('GitLab CI runs the gate in the stock k6 image with the agent built by Go, ' +
+    'and reports against the last passing run', () => {
     const text = read('deploy/ci/gitlab-ci-llm-gate.yml');
     expect(text).not.toMatch(/xk6|k6\/x\/llm/);
     expect(text).toContain('LLM_BUNDLE: dist/gate.js');
@@ -155,7 +159,8 @@ describe('CI examples', () => {
 describe('Docker images', () => {
   const agentFile = read('deploy/docker/agent.Dockerfile');
   const k6File = read('deploy/docker/k6-agent.Dockerfile');
-  const goBuild = /^RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false .*-o \/out\/k6-llm-agent \.\/cmd\/k6-llm-agent$/m;
+  const goBuild =
+    /^RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false .*-o \/out\/k6-llm-agent \.\/cmd\/k6-llm-agent$/m;
 
   it('agent.Dockerfile builds agent/ with Go in one stage and ships the binary alone, on loopback port 7070', () => {
     expect(agentFile).toMatch(/^FROM golang:\S+ AS build$/m);
@@ -178,13 +183,15 @@ describe('Docker images', () => {
     // No k6 is built or replaced: the only binaries copied in are the agent's.
     expect(k6File).not.toMatch(/xk6|go\.k6\.io|\/usr\/bin\/k6/);
     const ignore = read('deploy/docker/k6-agent.Dockerfile.dockerignore');
-    for (const kept of ['dist/', 'agent/', 'deploy/docker/k6-agent-entrypoint.sh']) expect(ignore).toContain(`!${kept}`);
+    for (const kept of ['dist/', 'agent/', 'deploy/docker/k6-agent-entrypoint.sh'])
+      expect(ignore).toContain(`!${kept}`);
   });
 
   it('deploy/ names one k6 version: the image tag, the TestRun runners and the CI examples', () => {
     const version = /^ARG K6_IMAGE_TAG=(\S+)$/m.exec(k6File)?.[1];
     const named = ['deploy/k6-operator', 'deploy/ci'].flatMap(filesUnder)
-      .flatMap((path) => [...read(path).matchAll(/grafana\/k6:(\d[\w.-]*)|k6-version: '([^']+)'/g)].map((m) => m[1] ?? m[2]));
+      .flatMap((path) => [...read(path).matchAll(/grafana\/k6:(\d[\w.-]*)|k6-version: '([^']+)'/g)])
+      .map((m) => m[1] ?? m[2]);
     expect(named.length).toBeGreaterThan(3);
     expect(new Set(named)).toEqual(new Set([version]));
   });
@@ -193,8 +200,10 @@ describe('Docker images', () => {
 describe('the k6-agent entrypoint', () => {
   const script = fileURLToPath(new URL('deploy/docker/k6-agent-entrypoint.sh', root));
 
+  interface EntrypointRun { status: number | null; stdout: string; stderr: string; agent: { argv: string[] } }
+
   /** Runs the entrypoint with a fake agent, k6 and wget first on PATH; the fake agent says where it listens. */
-  function runEntrypoint(agentFails: boolean): { status: number | null; stdout: string; stderr: string; agent: { argv: string[] } } {
+  function runEntrypoint(agentFails: boolean): EntrypointRun {
     const dir = mkdtempSync(join(tmpdir(), 'k6-agent-entrypoint-'));
     const node = (name: string, body: string) => {
       writeFileSync(join(dir, name), `#!${process.execPath}\n${body}\n`);
@@ -202,17 +211,21 @@ describe('the k6-agent entrypoint', () => {
     };
     node('k6-llm-agent', `import('node:fs').then(async (fs) => {
       const { createServer } = await import('node:http');
-      fs.writeFileSync(process.env.FAKE_DIR + '/agent.json', JSON.stringify({ pid: process.pid, argv: process.argv.slice(2) }));
+      const agent = { pid: process.pid, argv: process.argv.slice(2) };
+      fs.writeFileSync(process.env.FAKE_DIR + '/agent.json', JSON.stringify(agent));
       if (process.env.FAKE_AGENT_FAILS) process.exit(3);
       const server = createServer((req, res) => { res.statusCode = req.url === '/health' ? 200 : 404; res.end(); });
       server.listen(Number(process.argv[process.argv.indexOf('--port') + 1]), '127.0.0.1', () =>
         process.stdout.write('agent listening on http://127.0.0.1:' + server.address().port + '\\n'));
     });`);
-    node('wget', 'fetch(process.argv.at(-1)).then((r) => process.exit(r.status === 200 ? 0 : 1), () => process.exit(1));');
+    node(
+      'wget', 'fetch(process.argv.at(-1)).then((r) => process.exit(r.status === 200 ? 0 : 1), () => process.exit(1));',
+    );
     writeFileSync(join(dir, 'k6'), '#!/bin/sh\necho "LLM_AGENT=$LLM_AGENT k6 $*"\n');
     chmodSync(join(dir, 'k6'), 0o755);
     // stderr to a file: the agent inherits it and outlives the script, so a pipe would stay open.
-    const run = spawnSync('sh', ['-c', 'sh "$0" "$@" 2>"$FAKE_DIR/stderr"', script, 'run', '/scripts/gate.js', '--tag', 'testid=t'], {
+    const shArgs = ['-c', 'sh "$0" "$@" 2>"$FAKE_DIR/stderr"', script, 'run', '/scripts/gate.js', '--tag', 'testid=t'];
+    const run = spawnSync('sh', shArgs, {
       encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env, PATH: `${dir}:${process.env.PATH}`, FAKE_DIR: dir, LLM_AGENT_PORT: '0', TMPDIR: dir,

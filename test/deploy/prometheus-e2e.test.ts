@@ -1,184 +1,40 @@
 // End to end through a real Prometheus: the dashboard's panels show the run's own figures. Runs in Node (vitest).
 // Needs `prometheus` and `promtool` (scripts/ensure-prometheus.sh). A stock k6, each run with a measuring agent of its
-// own, pushes a sweep + capacity run with -o experimental-prometheus-rw (as docs/guides/grafana.md documents),
-// Prometheus also scrapes the simulators' /metrics with the shipped prometheus.yml's jobs, and every target of every
-// dashboard panel, with its template variables filled in as Grafana would, must return data whose spot values equal the
-// run's own summary. The recording rules must pass promtool and produce series. Prometheus, started from the shipped
-// config, and the targets run as Grafana runs them: prometheus-harness.ts.
+// own, pushes a sweep + capacity run with
+// -o experimental-prometheus-rw (as the README documents), Prometheus also scrapes the simulators' /metrics with the
+// shipped prometheus.yml's jobs, and every target of every dashboard panel, with its template variables filled in as
+// Grafana would, must return data whose spot values equal the run's own summary. The recording rules must pass promtool
+// and produce series. Prometheus, started from the shipped config, and the targets run as Grafana runs them:
+// prometheus-harness.ts.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
-import { readSummaryData, cellMetricKey, type SummaryData } from '../../lib/summary-data';
-import { bundlePath, runArguments } from '../../orchestrator/engine';
+import { readSummaryData, cellMetricKey } from '../../lib/summary-data';
 import { buildBundles } from '../../orchestrator/bundles';
 import { readPlanFile } from '../../report/inputs';
 import { startSim } from '../../sim/server';
 import { ensureLlamaArtefacts, startLlamaServer, type LlamaServer } from '../../orchestrator/llama-server';
-import { RW_TREND_STATS_ENV } from '../../deploy/grafana/remote-write';
 import type { Dashboard, Target } from '../../deploy/grafana/dashboard';
-import { extraTags, readCsv, ROOT, runBenchCli, startTestAgent, tempDir, testEngine } from '../e2e/helpers';
+import { extraTags, readCsv, ROOT, runBenchCli, tempDir, testEngine } from '../e2e/helpers';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import {
   allPanels, allVariables, finiteValues, GRAFANA_TIME_INTERVAL_SECONDS, interpolate, lastValue, PROMETHEUS_SELF,
   readDashboard, requirePrometheusTools, runTarget as runTargetOn, startPrometheus, type PromResult, type PrometheusRun,
   type Window,
 } from './prometheus-harness';
-
-// ---------------------------------------------------------------------------------------------
-// Settings. The simulator answers with fixed timing (a few hundred ms per request); k6 pushes every second.
-
-const TTFT_MS = 200;
-const ITL_MS = 10;
-const OUTPUT = 16;
-const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
-const TESTID = `e2e-prom-${process.pid}`;
-const FAST_SCHEDULE = {
-  prefillTokensPerSecond: 1_000_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 2, gapSeconds: 0.3,
-};
-const SCRAPE_SECONDS = 1;
-
-const SWEEP_PLAN = {
-  sweep: { contexts: [1024], concurrencies: [1, 2], rounds: 2, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
-  monitor: { intervalSeconds: 0.5 },
-};
-const CAPACITY_IDS = ['code_completion', 'short_chatbot', 'general_chatbot', 'long_document', 'coding_assistant'];
-const CAPACITY_PLAN = {
-  capacity: {
-    useCases: CAPACITY_IDS,
-    concurrencies: Object.fromEntries(CAPACITY_IDS.map((id) => [id, [2]])),
-    outputTokens: Object.fromEntries(CAPACITY_IDS.map((id) => [id, OUTPUT])),
-    rounds: 1,
-  },
-  // Each user sends a warm-up request (tag phase=warmup, left out of the dashboard's statistics) and
-  // a measured one: the slot holds both rounds of the 96K prompts, whose tokenizing alone takes ~0.4 s
-  // on an idle machine. A CI run once cut the last 96K cell's measured requests at 5 s, with the
-  // machine loaded by the other test files: 8 s leaves room.
-  schedule: { ...FAST_SCHEDULE, minCellSeconds: 8 },
-  monitor: { intervalSeconds: 0.5 },
-};
-/** A cell whose every request fails (a simulator answering 503): the error panels get real errors. */
-const FAULT_PLAN = {
-  sweep: { contexts: [512], concurrencies: [2], rounds: 1, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
-  monitor: { enabled: false },
-};
-/**
- * Identical prompts on a simulator with its performance model and prefix cache: the responses' usage carries cached
- * tokens (llm_cached_tokens) and the monitor the server's hit counters, for the prefix-cache panel.
- */
-const PREFIX_PLAN = {
-  // Rounds enough for a few seconds of requests: the monitor's counters need two pushes a second apart to have a rate.
-  sweep: { contexts: [768], concurrencies: [2], rounds: 12, outputTokens: 32 }, prompts: { mode: 'shared-prefix' },
-  schedule: { ...FAST_SCHEDULE, minCellSeconds: 4 }, monitor: { intervalSeconds: 0.5 },
-};
-/** Three users' conversations on the prefix-caching simulator, for the Sessions row (turns, hit rate, active users). */
-const SESSIONS_PLAN = {
-  sessions: {
-    useCases: ['code_completion'], users: { code_completion: [3] }, rampSeconds: 1, warmupSeconds: 1, holdSeconds: 4,
-    models: {
-      code_completion: { turns: 3, growthTokens: 64, outputTokens: OUTPUT, thinkTime: { distribution: 'constant', seconds: 0.2 } },
-    },
-  },
-  monitor: { intervalSeconds: 0.5 },
-};
-/** Poisson arrivals for the Open-loop row: its schedule lag, TTFT from the intended send and achieved rate. */
-const RATE_PLAN = {
-  rate: { useCases: ['code_completion'], rates: [10], durationSeconds: 4 }, schedule: FAST_SCHEDULE, monitor: { enabled: false },
-};
-/** Embeddings at 1 and 2 users, batches of 2 (the embed row): a few seconds, enough pushes for a rate. */
-const EMBED_PLAN = {
-  embed: { kind: 'embeddings', inputTokens: [64], batchSizes: [2], concurrencies: [1, 2], rounds: 6 },
-  schedule: FAST_SCHEDULE, monitor: { enabled: false },
-};
-/**
- * A cell sent as native histograms (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true) for the collapsed row. Eight
- * rounds, about 3 s: the panels' rate() over a window needs two pushes of each series, and a 1 s cell pushed once
- * when five k6 processes shared the CI machine's two cores.
- */
-const NATIVE_PLAN = {
-  sweep: { contexts: [2048], concurrencies: [2], rounds: 16, outputTokens: OUTPUT }, schedule: FAST_SCHEDULE,
-  monitor: { enabled: false },
-  // On the prefix-caching simulator, sixteen groups' 1K prefixes dealt round robin: the first eight rounds miss them and
-  // the rest hit them, each over several pushes (NATIVE_PUSH_INTERVAL), so the native row's cache-hit and cache-miss
-  // panels have rates. With eight groups the four rounds of misses (about 0.8 s) fell into one 1 s push in a CI run,
-  // and rate() over one sample has none.
-  prompts: { prefixGroups: { groups: 16, prefixTokens: 1024 } },
-};
-const NATIVE_PUSH_INTERVAL = '500ms';
+import {
+  TTFT_MS, ITL_MS, OUTPUT, MODEL, TESTID, SCRAPE_SECONDS, SWEEP_PLAN, CAPACITY_IDS, CAPACITY_PLAN, FAULT_PLAN,
+  PREFIX_PLAN, SESSIONS_PLAN, RATE_PLAN, EMBED_PLAN, NATIVE_PLAN, NATIVE_PUSH_INTERVAL,
+} from './prometheus-e2e-plans';
+import { runK6, type K6Run } from './prometheus-e2e-k6';
 
 // ---------------------------------------------------------------------------------------------
 // Processes and helpers.
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface K6Run {
-  readonly exitCode: number;
-  readonly stderr: string;
-  readonly dir: string;
-  readonly summary: SummaryData;
-}
-
-/**
- * One part as `npm run bench` runs it (a measuring agent of its own beside k6, stopped when k6 has exited), plus the
- * remote-write output and its environment exactly as docs/guides/grafana.md documents.
- */
-async function runK6(
-  script: string, plan: object, baseUrl: string, rwUrl: string, extraEnv: Record<string, string> = {},
-  extraTags: Record<string, string> = {},
-): Promise<K6Run> {
-  const agent = await startTestAgent();
-  try {
-    return await runK6WithAgent(agent.url, script, plan, baseUrl, rwUrl, extraEnv, extraTags);
-  } finally {
-    await agent.stop();
-  }
-}
-
-function runK6WithAgent(
-  agentUrl: string, script: string, plan: object, baseUrl: string, rwUrl: string, extraEnv: Record<string, string>,
-  extraTags: Record<string, string>,
-): Promise<K6Run> {
-  const dir = tempDir(`prom-${script}`);
-  const planFile = path.join(dir, 'plan-input.json');
-  writeFileSync(planFile, JSON.stringify(plan));
-  const engine = testEngine();
-  const args = runArguments({
-    bundle: bundlePath(script, path.join(ROOT, 'dist')),
-    partDir: dir,
-    env: { PLAN: planFile, RESULTS_DIR: dir, BASE_URL: baseUrl, MODEL, LLM_AGENT: agentUrl },
-    tags: { testid: TESTID, ...extraTags },
-  });
-  // `-o experimental-prometheus-rw` next to the CSV output, before the bundle path.
-  args.splice(args.length - 1, 0, '-o', 'experimental-prometheus-rw');
-  const env = {
-    ...process.env,
-    K6_PROMETHEUS_RW_SERVER_URL: rwUrl,
-    K6_PROMETHEUS_RW_TREND_STATS: RW_TREND_STATS_ENV,
-    K6_PROMETHEUS_RW_PUSH_INTERVAL: '1s',
-    ...extraEnv,
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn(engine.command[0]!, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stdout.resume();
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      let summary: SummaryData;
-      try {
-        summary = readSummaryData(JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8')), 'summary.json');
-      } catch (e) {
-        reject(new Error(
-          `k6 ${script} exited ${code} without summary.json (${(e as Error).message}):\n${stderr.slice(-3000)}`,
-        ));
-        return;
-      }
-      resolve({ exitCode: code ?? -1, stderr, dir, summary });
-    });
-  });
-}
 
 let prom: PrometheusRun | null = null;
 let promUrl = '';
@@ -188,12 +44,16 @@ function promApi<T = PromResult>(endpoint: string, params: Record<string, string
   return prom!.api<T>(endpoint, params);
 }
 
-/** Cells of the sweep and capacity runs with no measured-phase TTFT series in Prometheus under this attempt's testid. */
+/**
+ * Cells of the sweep and capacity runs with no measured-phase TTFT series in Prometheus under this attempt's testid.
+ */
 async function cellsWithoutMeasuredSeries(): Promise<string[]> {
   const query = `count by (cell) (k6_llm_ttft_count{testid="${TESTID}", phase!~"warmup|transition"})`;
   const r = await promApi('query', { query, time: String(window.end) });
   const present = new Set(r.result.map((x) => x.metric.cell));
-  const cells = [runs.sweep, runs.capacity].flatMap((run) => readPlanFile(path.join(run.dir, 'plan.json')).cells.map((c) => c.id));
+  const cells = [runs.sweep, runs.capacity].flatMap((run) =>
+    readPlanFile(path.join(run.dir, 'plan.json')).cells.map((c) => c.id),
+  );
   return cells.filter((c) => !present.has(c));
 }
 
@@ -215,28 +75,108 @@ let rulesFile = '';
 let window: Window;
 /** When the last k6 process had exited (its last push done), s since the epoch. */
 let lastPushAt = 0;
-const runs: Record<'sweep' | 'capacity' | 'fault' | 'native' | 'prefix' | 'sessions' | 'rate' | 'embed', K6Run> = {} as never;
+const runs: Record<'sweep' | 'capacity' | 'fault' | 'native' | 'prefix' | 'sessions' | 'rate' | 'embed', K6Run> =
+  {} as never;
 let allVars: Record<string, string> = {};
+
+/** The simulators the runs talk to: fixed timing, SGLang-flavoured, failing, with its performance model, reasoning. */
+async function startSimulators() {
+const main = await startSim({ port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
+const sglang = await startSim({
+  port: 0, host: '127.0.0.1', flavour: 'sglang', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS },
+});
+const faulty = await startSim({
+  port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, faults: 'error-status;status=503',
+});
+const physics = await startSim({ port: 0, host: '127.0.0.1', tokenizerWorkers: 1 });
+// Unscraped, so the server panels' totals stay the main simulator's own runs'. A reasoning model, for the
+// reasoning-token series.
+const arrivals = await startSim({
+  port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, reasoningTokens: 2,
+});
+  return { main, sglang, faulty, physics, arrivals };
+}
+
+/** The sessions run's prompts (1K first turns, 64-token follow-ups), written to a file; resolves to its path. */
+async function writeSessionPrompts(): Promise<string> {
+const promptsFile = path.join(tempDir('prom-prompts'), 'prompts.json');
+const prompts = await preparePrompts({
+  model: MODEL, api: 'chat', contexts: [1024], followUps: [64], tokenizer: 'qwen3',
+});
+writeFileSync(promptsFile, JSON.stringify(prompts));
+  return promptsFile;
+}
+
+// Traffic for the SGLang-flavoured simulator and llama-server, so their rate and mean series move during the run.
+async function sendServerTraffic(sglangUrl: string, llamaBase: string): Promise<void> {
+  for (let i = 0; i < 6; i++) {
+    for (const base of [sglangUrl, `${llamaBase}/v1`]) {
+      const body = JSON.stringify({
+        model: MODEL, messages: [{ role: 'user', content: 'hello there' }], max_tokens: 4,
+      });
+      const res = await fetch(`${base}/chat/completions`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body,
+      });
+      await res.text();
+    }
+    await sleep(2000);
+  }
+}
+
+// The bench's two parts one after the other; the fault and native-histogram cells alongside the sweep,
+// each as its own runner (instance_id, as k6-operator labels runners): two k6 processes writing the
+// same series (k6_vus{testid}) would have Prometheus reject their pushes as out of order.
+async function runAllParts(
+  { main, faulty, physics, arrivals }: Record<'main' | 'faulty' | 'physics' | 'arrivals', { url: string }>, rw: string,
+  promptsFile: string,
+): Promise<void> {
+  const sweepAndCapacity = (async () => {
+    runs.sweep = await runK6('sweep', SWEEP_PLAN, main.url, rw);
+    runs.capacity = await runK6('capacity', CAPACITY_PLAN, main.url, rw);
+  })();
+  const [[fault, rate, embed], [prefix, native]] = await Promise.all([
+    // The rate cell after the fault cell, not beside it: four k6 processes at once are already two per core.
+    (async () => [
+      await runK6('sweep', FAULT_PLAN, faulty.url, rw, {}, { instance_id: 'fault' }),
+      await runK6('rate', RATE_PLAN, arrivals.url, rw, {}, { instance_id: 'rate' }),
+      await runK6('embed', EMBED_PLAN, arrivals.url, rw, {}, { instance_id: 'embed' }),
+    ] as const)(),
+    (async () => {
+      // One simulator for the three, one after another, so no monitor reads another's requests.
+      const p = await runK6('sweep', PREFIX_PLAN, physics.url, rw, {}, { instance_id: 'prefix' });
+      runs.sessions = await runK6(
+        'sessions', SESSIONS_PLAN, physics.url, rw, { PROMPTS: promptsFile }, { instance_id: 'sessions' },
+      );
+      const native = await runK6(
+        'sweep', NATIVE_PLAN, physics.url, rw,
+        { K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM: 'true', K6_PROMETHEUS_RW_PUSH_INTERVAL: NATIVE_PUSH_INTERVAL },
+        { instance_id: 'native' },
+      );
+      return [p, native] as const;
+    })(),
+    sweepAndCapacity,
+  ]);
+  runs.rate = rate;
+  runs.embed = embed;
+  runs.fault = fault;
+  runs.native = native;
+  runs.prefix = prefix;
+  lastPushAt = Date.now() / 1000;
+  // k6 pushes a last time as it exits. Grafana's range queries are evaluated on a grid of $__interval
+  // steps (at least the datasource's 5 s) ending at or before the range's end, so a push less than
+  // one step before the end can fall after the last evaluation: the last cell then looked lost in
+  // about one run in five while Prometheus held it. Ending the window more than a step after the
+  // last push keeps every push inside the grid; it also gives the scrapes and the rules more rounds.
+  await sleep((GRAFANA_TIME_INTERVAL_SECONDS + 1.5) * 1000);
+}
 
 beforeAll(async () => {
   requirePrometheusTools(['prometheus', 'promtool']);
   await buildBundles();
   testEngine(); // fails early with a clear message when no k6 is found
 
-  const main = await startSim({ port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
-  const sglang = await startSim({ port: 0, host: '127.0.0.1', flavour: 'sglang', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS } });
-  const faulty = await startSim({
-    port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, faults: 'error-status;status=503',
-  });
-  const physics = await startSim({ port: 0, host: '127.0.0.1', tokenizerWorkers: 1 });
-  // Unscraped, so the server panels' totals stay the main simulator's own runs'. A reasoning model, for the
-  // reasoning-token series.
-  const arrivals = await startSim({
-    port: 0, host: '127.0.0.1', fixed: { ttftMs: TTFT_MS, itlMs: ITL_MS }, reasoningTokens: 2,
-  });
-  const promptsFile = path.join(tempDir('prom-prompts'), 'prompts.json');
-  const prompts = await preparePrompts({ model: MODEL, api: 'chat', contexts: [1024], followUps: [64], tokenizer: 'qwen3' });
-  writeFileSync(promptsFile, JSON.stringify(prompts));
+  const { main, sglang, faulty, physics, arrivals } = await startSimulators();
+  const promptsFile = await writeSessionPrompts();
   sims = [main, sglang, faulty, physics, arrivals];
   // A real llama-server for the dashboard's llama.cpp lines (npm test builds it first).
   llama = await startLlamaServer(await ensureLlamaArtefacts(() => {}), { slots: 2, contextPerSlot: 2048, threads: 1 });
@@ -257,59 +197,8 @@ beforeAll(async () => {
 
   const start = Date.now() / 1000 - 5;
   const rw = `${promUrl}/api/v1/write`;
-  // Traffic for the SGLang-flavoured simulator and llama-server, so their rate and mean series move during the run.
-  const sglangTraffic = (async () => {
-    for (let i = 0; i < 6; i++) {
-      for (const base of [sglang.url, `${llama!.base}/v1`]) {
-        const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hello there' }], max_tokens: 4 });
-        const res = await fetch(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-        await res.text();
-      }
-      await sleep(2000);
-    }
-  })();
-  // The bench's two parts one after the other; the fault and native-histogram cells alongside the sweep,
-  // each as its own runner (instance_id, as k6-operator labels runners): two k6 processes writing the
-  // same series (k6_vus{testid}) would have Prometheus reject their pushes as out of order.
-  const runParts = async (): Promise<void> => {
-    const sweepAndCapacity = (async () => {
-      runs.sweep = await runK6('sweep', SWEEP_PLAN, main.url, rw);
-      runs.capacity = await runK6('capacity', CAPACITY_PLAN, main.url, rw);
-    })();
-    const [[fault, rate, embed], [prefix, native]] = await Promise.all([
-      // The rate cell after the fault cell, not beside it: four k6 processes at once are already two per core.
-      (async () => [
-        await runK6('sweep', FAULT_PLAN, faulty.url, rw, {}, { instance_id: 'fault' }),
-        await runK6('rate', RATE_PLAN, arrivals.url, rw, {}, { instance_id: 'rate' }),
-        await runK6('embed', EMBED_PLAN, arrivals.url, rw, {}, { instance_id: 'embed' }),
-      ] as const)(),
-      (async () => {
-        // One simulator for the three, one after another, so no monitor reads another's requests.
-        const p = await runK6('sweep', PREFIX_PLAN, physics.url, rw, {}, { instance_id: 'prefix' });
-        runs.sessions = await runK6('sessions', SESSIONS_PLAN, physics.url, rw, { PROMPTS: promptsFile }, { instance_id: 'sessions' });
-        const native = await runK6(
-          'sweep', NATIVE_PLAN, physics.url, rw,
-          { K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM: 'true', K6_PROMETHEUS_RW_PUSH_INTERVAL: NATIVE_PUSH_INTERVAL },
-          { instance_id: 'native' },
-        );
-        return [p, native] as const;
-      })(),
-      sweepAndCapacity,
-    ]);
-    runs.rate = rate;
-    runs.embed = embed;
-    runs.fault = fault;
-    runs.native = native;
-    runs.prefix = prefix;
-    lastPushAt = Date.now() / 1000;
-    // k6 pushes a last time as it exits. Grafana's range queries are evaluated on a grid of $__interval
-    // steps (at least the datasource's 5 s) ending at or before the range's end, so a push less than
-    // one step before the end can fall after the last evaluation: the last cell then looked lost in
-    // about one run in five while Prometheus held it. Ending the window more than a step after the
-    // last push keeps every push inside the grid; it also gives the scrapes and the rules more rounds.
-    await sleep((GRAFANA_TIME_INTERVAL_SECONDS + 1.5) * 1000);
-  };
-  await Promise.all([runParts(), sglangTraffic]);
+  const sglangTraffic = sendServerTraffic(sglang.url, llama.base);
+  await Promise.all([runAllParts({ main, faulty, physics, arrivals }, rw, promptsFile), sglangTraffic]);
   window = { start, end: Date.now() / 1000 };
 
   dashboard = readDashboard();
@@ -323,14 +212,16 @@ afterAll(async () => {
   await llama?.stop();
 });
 
-describe('k6 -> Prometheus remote write -> the dashboard', () => {
+describe('k6 -> Prometheus remote write: every run, request, series and push arrived', () => {
   it('the k6 runs finished (0, or 99 where the fault cell breaks thresholds)', () => {
-    for (const [name, run] of Object.entries(runs)) expect([0, 99], `${name}: ${run.stderr.slice(-2000)}`).toContain(run.exitCode);
+    for (const [name, run] of Object.entries(runs))
+      expect([0, 99], `${name}: ${run.stderr.slice(-2000)}`).toContain(run.exitCode);
     expect(runs.sweep.exitCode, runs.sweep.stderr.slice(-2000)).toBe(0);
     expect(runs.capacity.exitCode, runs.capacity.stderr.slice(-2000)).toBe(0);
   });
 
-  it('every cell measured all its requests, and k6 logged no error and no slow push (a failed push is only logged)', () => {
+  it('every cell measured all its requests, and k6 logged no error and no slow push (a failed push is only ' +
+    'logged)', () => {
     for (const run of [runs.sweep, runs.capacity]) {
       const plan = readPlanFile(path.join(run.dir, 'plan.json'));
       for (const c of plan.cells) {
@@ -354,22 +245,30 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const start = Math.floor(window.start / step) * step;
     expect(start + Math.floor((window.end - start) / step) * step).toBeGreaterThan(lastPushAt);
     const lost = await cellsWithoutMeasuredSeries();
-    expect(lost, `cells without a measured TTFT series (Prometheus log tail:\n${prom!.log().slice(-3000)})`).toEqual([]);
+    expect(lost, `cells without a measured TTFT series (Prometheus log tail:\n${prom!.log().slice(-3000)})`).toEqual(
+      [],
+    );
   });
 
   it('Prometheus accepted every push (no out-of-order or rejected remote write)', () => {
     expect(prom!.log()).not.toMatch(/level=(?:error|warn).*remote write/i);
   });
+});
 
+describe('the dashboard over the run: template variables and every target', () => {
   it('the template variables list this run and its cells, as Grafana asks for them (label values)', async () => {
     const testids = await promApi<string[]>('label/testid/values', { 'match[]': 'k6_llm_request_ok_rate' });
     expect(testids).toContain(TESTID);
-    const cells = await promApi<string[]>('label/cell/values', { 'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}` });
+    const cells = await promApi<string[]>('label/cell/values', {
+      'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}`,
+    });
     for (const run of [runs.sweep, runs.capacity]) {
       const plan = readPlanFile(path.join(run.dir, 'plan.json'));
       for (const c of plan.cells) expect(cells).toContain(c.id);
     }
-    const useCases = await promApi<string[]>('label/use_case/values', { 'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}` });
+    const useCases = await promApi<string[]>('label/use_case/values', {
+      'match[]': `k6_llm_request_ok_rate{testid=~"${TESTID}"}`,
+    });
     expect(useCases.sort()).toEqual([...CAPACITY_IDS].sort());
     const jobs = await promApi<string[]>('label/job/values', { 'match[]': 'up' });
     expect(jobs.sort()).toEqual(['dcgm', 'llamacpp', 'prometheus', 'sglang', 'vllm']);
@@ -392,7 +291,9 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     if (process.env.PROM_E2E_REPORT) writeFileSync(process.env.PROM_E2E_REPORT, report.join('\n') + '\n');
     expect(empty, `targets without data:\n${empty.join('\n')}`).toEqual([]);
   });
+});
 
+describe("the dashboard's figures: a cell's TTFT and tokens, and the prefix cache's usage", () => {
   it("a cell's TTFT p50/p95/p99, mean and output tokens in the dashboard equal the run's summary", async () => {
     const byId = (title: string) => allPanels(dashboard).find((p) => p.title === title)!;
     const table = byId('Cells (final values over the time range)');
@@ -404,7 +305,10 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
         const vars = { ...allVars, cell };
         // A capacity step's figures are of its measured requests, in the summary and on the dashboard alike.
         const ttft = run.summary.metrics[cellMetricKey(METRICS.ttft.name, planCell)]!.values;
-        for (const [legend, stat] of [['TTFT p50', 'med'], ['TTFT p95', 'p(95)'], ['TTFT p99', 'p(99)'], ['TTFT mean', 'avg']] as const) {
+        const legends = [
+          ['TTFT p50', 'med'], ['TTFT p95', 'p(95)'], ['TTFT p99', 'p(99)'], ['TTFT mean', 'avg'],
+        ] as const;
+        for (const [legend, stat] of legends) {
           const got = lastValue(await runTarget(targetOf(legend), vars, window), { cell });
           expect(got, `${cell} ${legend}`).toBeCloseTo(ttft[stat]! / 1000, 6);
         }
@@ -413,12 +317,16 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
         if (tokens !== null) expect(gotTokens, `${cell} output tokens`).toBe(tokens);
         expect(gotTokens, `${cell} output tokens`).toBe(OUTPUT * Number(ttft.count));
         // The time series panel's last point is the same cumulative value.
-        const series = await runTarget(byId('TTFT p50 / p95 / p99').targets!.find((t) => t.refId === 'B')!, vars, window);
+        const series = await runTarget(
+          byId('TTFT p50 / p95 / p99').targets!.find((t) => t.refId === 'B')!, vars, window,
+        );
         expect(lastValue(series, { cell }), `${cell} TTFT p95 (time series)`).toBeCloseTo(ttft['p(95)']! / 1000, 6);
       }
     }
     // The run-wide output-token stat equals the sum over every part of this testid.
-    const total = Object.values(runs).reduce((n, r) => n + (r.summary.metrics[METRICS.outputTokens.name]?.values.count ?? 0), 0);
+    const total = Object.values(runs).reduce(
+      (n, r) => n + (r.summary.metrics[METRICS.outputTokens.name]?.values.count ?? 0), 0,
+    );
     const stat = lastValue(await runTarget(byId('Output tokens').targets![0]!, allVars, window));
     expect(stat).toBe(total);
   });
@@ -434,9 +342,13 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const got = lastValue(await runTarget(panel.targets![0]!, { ...allVars, cell }, window), { cell });
     expect(got).toBeCloseTo(cached / input, 9);
   });
+});
 
+describe("the dashboard's Sessions, error and server panels", () => {
   it("the Sessions row's TTFT and hit rate by turn equal the sessions run's own samples, turn by turn", async () => {
-    const rows = readCsv(path.join(runs.sessions.dir, 'samples.csv')).rows.filter((r) => extraTags(r).phase === 'measured');
+    const rows = readCsv(path.join(runs.sessions.dir, 'samples.csv')).rows.filter(
+      (r) => extraTags(r).phase === 'measured',
+    );
     const byTurn = (metric: string) => {
       const out = new Map<string, { sum: number; n: number }>();
       for (const r of rows.filter((x) => x.metric_name === metric)) {
@@ -458,7 +370,9 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     for (const [turn, t] of ttft) {
       expect(lastValue(ttftPanel, { turn }), `turn ${turn} TTFT`).toBeCloseTo(t.sum / t.n / 1000, 6);
       if (turn === '1') continue; // a new conversation: nothing cached (usage states 0)
-      expect(lastValue(hitPanel, { turn }), `turn ${turn} hit rate`).toBeCloseTo(cached.get(turn)!.sum / input.get(turn)!.sum, 9);
+      expect(lastValue(hitPanel, { turn }), `turn ${turn} hit rate`).toBeCloseTo(
+        cached.get(turn)!.sum / input.get(turn)!.sum, 9,
+      );
       expect(lastValue(hitPanel, { turn })).toBeGreaterThan(0.9);
     }
     const users = await runTarget(panel('Active users'), allVars, window);
@@ -472,24 +386,34 @@ describe('k6 -> Prometheus remote write -> the dashboard', () => {
     const r = await runTarget(panel.targets![0]!, allVars, window);
     expect(r.result.map((s) => s.metric.error_kind)).toEqual(['http_5xx']);
     expect(lastValue(r)).toBe(errors);
-    const failed = await runTarget(allPanels(dashboard).find((p) => p.title === 'Failed requests')!.targets![0]!, allVars, window);
+    const failed = await runTarget(
+      allPanels(dashboard).find((p) => p.title === 'Failed requests')!.targets![0]!, allVars, window,
+    );
     expect(lastValue(failed)).toBe(errors);
   });
 
   it('the server panels show the scraped simulator: generation tokens equal what the run received', async () => {
-    const r = await promApi('query', { query: `max_over_time(vllm:generation_tokens_total{job="vllm"}[10m])`, time: String(window.end) });
+    const r = await promApi('query', {
+      query: `max_over_time(vllm:generation_tokens_total{job="vllm"}[10m])`, time: String(window.end),
+    });
     // The scraped simulator (job vllm) served the sweep and the capacity part; the native cell ran on another.
     const k6Tokens =
       runs.sweep.summary.metrics[METRICS.outputTokens.name]!.values.count! +
       runs.capacity.summary.metrics[METRICS.outputTokens.name]!.values.count!;
     expect(lastValue(r)).toBe(k6Tokens);
     // The monitor's gauge and the scrape agree on the server's TTFT count at the end of the run.
-    const power = await promApi('query', { query: 'max_over_time(DCGM_FI_DEV_POWER_USAGE{job="dcgm"}[10m])', time: String(window.end) });
+    const power = await promApi('query', {
+      query: 'max_over_time(DCGM_FI_DEV_POWER_USAGE{job="dcgm"}[10m])', time: String(window.end),
+    });
     expect(lastValue(power)).toBeGreaterThan(0);
   });
+});
 
+describe('the recording rules: promtool accepts them and every rule produces series', () => {
   it('promtool accepts the recording rules, and every rule produces series', async () => {
-    const check = spawnSync('promtool', ['check', 'rules', path.join(ROOT, 'deploy/prometheus/recording-rules.yml')], { encoding: 'utf8' });
+    const check = spawnSync('promtool', ['check', 'rules', path.join(ROOT, 'deploy/prometheus/recording-rules.yml')], {
+      encoding: 'utf8',
+    });
     expect(check.status, check.stdout + check.stderr).toBe(0);
     const records = [...readFileSync(rulesFile, 'utf8').matchAll(/record:\s*(\S+)/g)].map((m) => m[1]!);
     expect(records.length).toBeGreaterThan(10);
@@ -517,7 +441,10 @@ describe('npm run bench -- --prometheus-rw', () => {
     writeFileSync(planFile, JSON.stringify({
       sweep: { contexts: [512], concurrencies: [2], rounds: 2, outputTokens: 16 },
       // One quick search (1, 2, 3 users, no limit broken): its capacity reaches the dashboard's capacity table.
-      capacity: { useCases: ['code_completion'], maxUsers: 3, rounds: 1, minMeasuredSeconds: 1, outputTokens: { code_completion: 16 } },
+      capacity: {
+        useCases: ['code_completion'], maxUsers: 3, rounds: 1, minMeasuredSeconds: 1,
+        outputTokens: { code_completion: 16 },
+      },
     }));
     const runId = `bench-rw-${process.pid}`;
     // A Prometheus base URL: the bench adds /api/v1/write.
@@ -527,13 +454,17 @@ describe('npm run bench -- --prometheus-rw', () => {
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(`remote write: k6 sends the metrics live to ${promUrl}/api/v1/write (testid=${runId})`);
-    const summary = readSummaryData(JSON.parse(readFileSync(path.join(dir, runId, 'sweep', 'summary.json'), 'utf8')), 'summary.json');
+    const summary = readSummaryData(
+      JSON.parse(readFileSync(path.join(dir, runId, 'sweep', 'summary.json'), 'utf8')), 'summary.json',
+    );
     const cell = 'sweep_c512_o16_n2';
     const p95 = summary.metrics[cellMetricKey(METRICS.ttft.name, cell)]!.values['p(95)']!;
     const tokens = summary.metrics[METRICS.outputTokens.name]!.values.count!;
     await sleep(1500); // the final push
     const now = String(Date.now() / 1000);
-    const got = await promApi('query', { query: `last_over_time(k6_llm_ttft_p95{testid="${runId}", cell="${cell}"}[5m])`, time: now });
+    const got = await promApi('query', {
+      query: `last_over_time(k6_llm_ttft_p95{testid="${runId}", cell="${cell}"}[5m])`, time: now,
+    });
     expect(lastValue(got)).toBeCloseTo(p95 / 1000, 6);
     const tokensQuery = `sum(max_over_time(k6_llm_output_tokens_total{testid="${runId}", cell="${cell}"}[5m]))`;
     const gotTokens = await promApi('query', { query: tokensQuery, time: now });

@@ -28,7 +28,9 @@ export function expectedSeriesNames(def: MetricDefinition): string[] {
 
 const DERIVED = new Set<string>(Object.values(METRICS).flatMap((d: MetricDefinition) => expectedSeriesNames(d)));
 /** k6 built-ins the dashboard may read, and Prometheus' own `up`. */
-const BUILTINS = new Set(['k6_vus', 'k6_vus_max', 'k6_http_reqs_total', 'k6_dropped_iterations_total', 'k6_iterations_total', 'up']);
+const BUILTINS = new Set([
+  'k6_vus', 'k6_vus_max', 'k6_http_reqs_total', 'k6_dropped_iterations_total', 'k6_iterations_total', 'up',
+]);
 /** Raw server metrics scraped straight from vLLM, SGLang and the DCGM exporter. */
 const RAW_SERVER = /^(?:vllm:[a-z_]+|sglang:[a-z_]+|llamacpp:[a-z_]+|DCGM_FI_[A-Z_]+)$/;
 
@@ -41,7 +43,10 @@ const PROMQL_WORDS = new Set([
   'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'Inf', 'NaN',
 ]);
 
-/** The metric names an expression reads: identifiers left once strings, selectors, ranges, groupings and function calls are removed. */
+/**
+ * The metric names an expression reads: identifiers left once strings, selectors, ranges, groupings and function calls
+ * are removed.
+ */
 export function metricNamesIn(expr: string): string[] {
   const stripped = expr
     .replace(/"(?:[^"\\]|\\.)*"/g, '""')

@@ -3,7 +3,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { REQUEST_METRICS } from '../../lib/metrics';
-import { cellMatchers, orZerosLike, selector, totalOverRange, trendMean, trendPercentile } from '../../deploy/grafana/promql';
+import {
+  cellMatchers, orZerosLike, selector, totalOverRange, trendMean, trendPercentile,
+} from '../../deploy/grafana/promql';
 import { rawServerNames, thresholdSteps, limitValues } from '../../deploy/grafana/dashboard';
 
 const T = [{ label: 'testid', op: '=~' as const, value: '$testid' }];
@@ -13,7 +15,8 @@ describe('selectors', () => {
     expect(selector([...T, { label: 'cell', op: '=', value: 'a"b' }])).toBe('{testid=~"$testid", cell="a\\"b"}');
   });
 
-  it('filters on testid and the four cell variables, pinning overrides, and leaves out warm-up and transition requests', () => {
+  it('filters on testid and the four cell variables, pinning overrides, and leaves out warm-up and transition ' +
+    'requests', () => {
     expect(selector(cellMatchers({ use_case: 'general_chatbot' }))).toBe(
       '{testid=~"$testid", cell=~"$cell", use_case="general_chatbot", context=~"$context", ' +
       'concurrency=~"$concurrency", phase!~"warmup|transition"}',
@@ -34,7 +37,9 @@ describe('aggregations across runners', () => {
   });
 
   it('bounds percentiles on the cautious side: max for latencies, min for speeds', () => {
-    expect(trendPercentile(REQUEST_METRICS.ttft, 'p(95)', T, ['cell'], 'live')).toBe('max by (cell) (k6_llm_ttft_p95{testid=~"$testid"})');
+    expect(trendPercentile(REQUEST_METRICS.ttft, 'p(95)', T, ['cell'], 'live')).toBe(
+      'max by (cell) (k6_llm_ttft_p95{testid=~"$testid"})',
+    );
     expect(trendPercentile(REQUEST_METRICS.decodeSpeed, 'p(50)', T, ['cell'], 'final')).toBe(
       'min by (cell) (last_over_time(k6_llm_decode_speed_p50{testid=~"$testid"}[$__range]))',
     );
@@ -62,9 +67,13 @@ describe('limits and server names', () => {
   });
 
   it('reads the raw server names from the table the monitor scrapes with (lib/prometheus.ts)', () => {
-    expect(rawServerNames('running')).toEqual(['vllm:num_requests_running', 'sglang:num_running_reqs', 'llamacpp:requests_processing']);
+    expect(rawServerNames('running')).toEqual([
+      'vllm:num_requests_running', 'sglang:num_running_reqs', 'llamacpp:requests_processing',
+    ]);
     expect(rawServerNames('powerWatts')).toEqual(['DCGM_FI_DEV_POWER_USAGE']);
-    expect(rawServerNames('kvCacheUsage')).toEqual(['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc', 'sglang:token_usage']);
+    expect(rawServerNames('kvCacheUsage')).toEqual([
+      'vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc', 'sglang:token_usage',
+    ]);
     expect(rawServerNames('prefillSecondsTotal')).toEqual(['llamacpp:prompt_seconds_total']);
     expect(rawServerNames('scrapeOk')).toEqual([]);
   });

@@ -29,7 +29,9 @@ const AGENT_IMAGE = 'registry.example.com/k6-llm-capacity/agent:test';
 
 /** The documents of a manifest after the envsubst its header tells users to run. */
 function manifestDocs(path: string): Obj[] {
-  const text = read(path).replace(/\$\{TESTID\}/g, 'capacity-20261126-120000').replace(/\$\{AGENT_IMAGE\}/g, AGENT_IMAGE);
+  const text = read(path)
+    .replace(/\$\{TESTID\}/g, 'capacity-20261126-120000')
+    .replace(/\$\{AGENT_IMAGE\}/g, AGENT_IMAGE);
   return yaml.loadAll(text).map(obj);
 }
 
@@ -40,7 +42,8 @@ const schema = testRunSchema();
 
 describe('the TestRun schema check', () => {
   const valid = {
-    apiVersion: 'k6.io/v1alpha1', kind: 'TestRun', metadata: { name: 't' }, spec: { parallelism: 2, script: { localFile: '/x.js' } },
+    apiVersion: 'k6.io/v1alpha1', kind: 'TestRun', metadata: { name: 't' },
+    spec: { parallelism: 2, script: { localFile: '/x.js' } },
   };
   const withSpec = (spec: Obj) => ({ ...valid, spec: { ...valid.spec, ...spec } });
 
@@ -51,8 +54,12 @@ describe('the TestRun schema check', () => {
 
   it('refuses what the API server refuses: unknown fields, wrong types, missing required fields, bad enums', () => {
     expect(check(schema, withSpec({ paralelism: 2 }))).toEqual(['.spec.paralelism: unknown field']);
-    expect(check(schema, withSpec({ parallelism: '2' }))).toEqual(['.spec.parallelism: must be of type integer, got "2"']);
-    expect(check(schema, withSpec({ script: { configMap: { file: 'a.js' } } }))).toEqual(['.spec.script.configMap.name: is required']);
+    expect(check(schema, withSpec({ parallelism: '2' }))).toEqual([
+      '.spec.parallelism: must be of type integer, got "2"',
+    ]);
+    expect(check(schema, withSpec({ script: { configMap: { file: 'a.js' } } }))).toEqual([
+      '.spec.script.configMap.name: is required',
+    ]);
     expect(check(schema, withSpec({ cleanup: 'always' }))).toEqual(['.spec.cleanup: must be one of ["post"]']);
     expect(check(schema, withSpec({ runner: { env: [{ name: 'A', valueFrom: { fieldRef: {} } }] } }))).toEqual([
       '.spec.runner.env[0].valueFrom.fieldRef.fieldPath: is required',
@@ -101,7 +108,9 @@ describe.each(MANIFESTS)('%s', (path) => {
       const port = args[args.indexOf('--port') + 1]!;
       expect(port).toMatch(/^\d+$/);
       expect(port, "k6's REST API has 6565").not.toBe('6565');
-      expect(String(spec.arguments).split(' ')).toEqual(expect.arrayContaining(['-e', `LLM_AGENT=http://127.0.0.1:${port}`]));
+      expect(String(spec.arguments).split(' ')).toEqual(
+        expect.arrayContaining(['-e', `LLM_AGENT=http://127.0.0.1:${port}`]),
+      );
       // A plain init container after the sidecar ends only once the agent answers, so k6 starts against a ready agent.
       const wait = init.slice(at + 1).find((c) => arr(c.command).join(' ').includes(`http://127.0.0.1:${port}/health`));
       expect(wait?.restartPolicy).toBeUndefined();

@@ -1,4 +1,5 @@
-// Stock k6 and the measuring agent against the simulator's ground truth (when it wrote each token). Runs in Node (vitest).
+// Stock k6 and the measuring agent against the simulator's ground truth (when it wrote each token). Runs in Node
+// (vitest).
 // One plan at 1, 4 and 16 users; per-cell TTFT medians and ITL means must be within stated tolerances of the truth.
 // The simulator runs in its own process on the first core, k6 and the agent on the last (coreSplit), as the engine
 // overhead benchmark runs them: the truth's clock starts in the simulator's request handler, and a simulator that
@@ -51,7 +52,9 @@ beforeAll(async () => {
   const plan = {
     target: { metricsUrl: null },
     sweep: { contexts: [256], concurrencies: USERS, rounds: ROUNDS, outputTokens: OUTPUT },
-    schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.2 },
+    schedule: {
+      prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.2,
+    },
   };
   const env = { BASE_URL: `${sim.base}/v1`, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' };
   const r = await runScript('sweep', plan, env, { prefix: cores.client, agentUrl: agent.url });
@@ -87,7 +90,9 @@ describe('k6 against the simulator ground truth', () => {
     for (const [i, cell] of CELLS.entries()) {
       const requests = USERS[i]! * ROUNDS;
       expect(truth[cell]!.every((t) => t.outcome === 'completed' && t.tokenEpochMs.length === OUTPUT)).toBe(true);
-      expect(summary.metrics[cellMetricKey(METRICS.requestOk.name, cell)]!.values, cell).toMatchObject({ passes: requests, fails: 0 });
+      expect(summary.metrics[cellMetricKey(METRICS.requestOk.name, cell)]!.values, cell).toMatchObject({
+        passes: requests, fails: 0,
+      });
       expect(summary.metrics[cellMetricKey(METRICS.itl.name, cell)]!.values.count).toBe(requests * (OUTPUT - 1));
     }
   });

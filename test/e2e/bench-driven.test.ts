@@ -31,16 +31,91 @@ interface ReportJson {
   }[];
 }
 
+/** The sweep's cells ran as planned, each user its rounds, all measured, back to back but for a quiet gap. */
+function expectSweepBackToBack(runDir: string): void {
+  // The sweep's cells ran as planned, each user its rounds, all measured.
+  const sweepPlan = readPlanFile(path.join(runDir, 'sweep', 'plan.json'));
+  expect(sweepPlan.cells.map((c) => [c.id, c.driven?.mode, c.driven?.requests.measured])).toEqual([
+    ['sweep_c512_o16_n1', 'rounds', 2],
+    ['sweep_c512_o16_n2', 'rounds', 4],
+    ['sweep_c512_o16_n4', 'rounds', 8],
+  ]);
+  // Back to back but for the quiet gap that lets a scrape of the simulator's /metrics fall between cells: the
+  // monitor's interval (1 s by default) and 250 ms after the previous cell ends.
+  for (let i = 1; i < sweepPlan.cells.length; i++) {
+    const prev = sweepPlan.cells[i - 1]!.driven!;
+    const gap = sweepPlan.cells[i]!.driven!.startSeconds - (prev.startSeconds + prev.seconds);
+    expect(gap).toBeGreaterThanOrEqual(1.25 - 0.005);
+    expect(gap).toBeLessThan(1.25 + 0.05);
+  }
+}
+
+/** The capacity part ran the steps the search chose, capacity and breaks among them, each with its phases counted. */
+function expectCapacitySteps(runDir: string, capacity: number, breaks: number): void {
+  // The capacity part's plan lists the steps the search chose, each with its phases counted.
+  const capPlan = readPlanFile(path.join(runDir, 'capacity', 'plan.json'));
+  const steps = capPlan.cells.map((c) => c.concurrency);
+  expect(steps).toContain(capacity);
+  expect(steps).toContain(breaks);
+  expect(new Set(steps).size).toBe(steps.length);
+  for (const c of capPlan.cells) {
+    expect(c.driven).toMatchObject({ mode: 'steady', search: true });
+    expect(c.driven!.requests.measured).toBeGreaterThanOrEqual(2 * c.concurrency);
+    expect(c.driven!.requests.cut).toBe(0);
+  }
+  // The first step starts all its users together: they warm up; one user (the noise probe) warms the part up. A
+  // loaded machine can make the one-user probe look noisy, and the search measure it again at its end, after a step
+  // down: requests it sends while the larger step's users finish theirs are warm-ups too (orchestrator/driver.ts).
+  const first = capPlan.cells[0]!;
+  if (first.driven!.measurements === 1) expect(first.driven!.requests.warmup).toBe(first.concurrency);
+  else expect(first.driven!.requests.warmup).toBeGreaterThanOrEqual(first.concurrency);
+
+  // Every request sample carries its step's cell and its phase; only measured ones enter the figures.
+  const rows = readCsv(path.join(runDir, 'capacity', 'samples.csv')).rows.filter(
+    (x) => x.metric_name === METRICS.requestOk.name,
+  );
+  const byCell = new Map<string, Record<string, number>>();
+  for (const row of rows) {
+    const t = extraTags(row);
+    expect(t.use_case).toBe('tiny_chat');
+    expect(['measured', 'warmup', 'transition']).toContain(t.phase);
+    const m = byCell.get(t.cell!) ?? {};
+    m[t.phase!] = (m[t.phase!] ?? 0) + 1;
+    byCell.set(t.cell!, m);
+  }
+  for (const c of capPlan.cells) expect(byCell.get(c.id)?.measured ?? 0, c.id).toBe(c.driven!.requests.measured);
+}
+
+/** The report states the measured capacity, and the run's time went mostly to requests. */
+function expectMeasuredCapacityReported(runDir: string, capacity: number, breaks: number): void {
+  // The report reads the steps as a ladder and states the measured capacity, not an interpolation.
+  const report = readJson<ReportJson>(path.join(runDir, 'report.json'));
+  const tiny = report.useCases.find((u) => u.useCase.id === 'tiny_chat')!;
+  expect(tiny.result).toMatchObject({
+    kind: 'within', lastPass: capacity, firstFail: breaks, estimate: capacity, display: String(capacity),
+  });
+  const run = readJson<{ time: { partsWallSeconds: number; requestsRunningSeconds: number } }>(
+    path.join(runDir, 'run.json'),
+  );
+  // Engine start-up is the only idle time; in a run this short it is still the smaller part.
+  expect(run.time.requestsRunningSeconds).toBeLessThanOrEqual(run.time.partsWallSeconds);
+  expect(run.time.requestsRunningSeconds / run.time.partsWallSeconds).toBeGreaterThan(0.5);
+}
 
 describe('npm run bench drives k6', () => {
-  it('runs the sweep back to back and finds the capacity by a steady-state search, measured on both sides', async () => {
+  it('runs the sweep back to back and finds the capacity by a steady-state search, ' +
+    'measured on both sides', async () => {
     const dir = tempDir('driven');
-    const r = await runBenchCli(['--plan', writePlan(dir, PLAN), '--scripts', 'sweep,capacity', '--results', dir, '--run-id', 'd']);
+    const r = await runBenchCli([
+      '--plan', writePlan(dir, PLAN), '--scripts', 'sweep,capacity', '--results', dir, '--run-id', 'd',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const runDir = path.join(dir, 'd');
     // Progress: the step lines, the search table and where the time went.
     expect(r.stderr).toMatch(/sweep: 3 cells, 14 requests, back to back/);
-    expect(r.stderr).toMatch(/tiny_chat at \d+ users?: within limits \(\d+ measured requests in [\d.]+ s; speed > 100 tok\/s: [\d.]+ ok/);
+    expect(r.stderr).toMatch(
+      /tiny_chat at \d+ users?: within limits \(\d+ measured requests in [\d.]+ s; speed > 100 tok\/s: [\d.]+ ok/,
+    );
     expect(r.stderr).toMatch(/tiny_chat at \d+ users: limit broken \(.*BROKEN/);
     const found = /tiny_chat: (\d+) \((\d+) breaks speed > 100 tok\/s\); steps /.exec(r.stderr);
     // The table also says how the search decided (the interval against the resolution, or the repeat budget).
@@ -51,70 +126,19 @@ describe('npm run bench drives k6', () => {
     expect(breaks).toBe(capacity + 1);
     expect(r.stderr).toMatch(/time: [\d.]+ s in the parts; requests running [\d.]+ s \(\d+\.\d%\)/);
 
-    // The sweep's cells ran as planned, each user its rounds, all measured.
-    const sweepPlan = readPlanFile(path.join(runDir, 'sweep', 'plan.json'));
-    expect(sweepPlan.cells.map((c) => [c.id, c.driven?.mode, c.driven?.requests.measured])).toEqual([
-      ['sweep_c512_o16_n1', 'rounds', 2],
-      ['sweep_c512_o16_n2', 'rounds', 4],
-      ['sweep_c512_o16_n4', 'rounds', 8],
-    ]);
-    // Back to back but for the quiet gap that lets a scrape of the simulator's /metrics fall between cells: the
-    // monitor's interval (1 s by default) and 250 ms after the previous cell ends.
-    for (let i = 1; i < sweepPlan.cells.length; i++) {
-      const prev = sweepPlan.cells[i - 1]!.driven!;
-      const gap = sweepPlan.cells[i]!.driven!.startSeconds - (prev.startSeconds + prev.seconds);
-      expect(gap).toBeGreaterThanOrEqual(1.25 - 0.005);
-      expect(gap).toBeLessThan(1.25 + 0.05);
-    }
-
-    // The capacity part's plan lists the steps the search chose, each with its phases counted.
-    const capPlan = readPlanFile(path.join(runDir, 'capacity', 'plan.json'));
-    const steps = capPlan.cells.map((c) => c.concurrency);
-    expect(steps).toContain(capacity);
-    expect(steps).toContain(breaks);
-    expect(new Set(steps).size).toBe(steps.length);
-    for (const c of capPlan.cells) {
-      expect(c.driven).toMatchObject({ mode: 'steady', search: true });
-      expect(c.driven!.requests.measured).toBeGreaterThanOrEqual(2 * c.concurrency);
-      expect(c.driven!.requests.cut).toBe(0);
-    }
-    // The first step starts all its users together: they warm up; one user (the noise probe) warms the part up.
-    // A loaded machine can make the one-user probe look noisy, and the search measure it again at its end, after a
-    // step down: requests it sends while the larger step's users finish theirs are warm-ups too (orchestrator/driver.ts).
-    const first = capPlan.cells[0]!;
-    if (first.driven!.measurements === 1) expect(first.driven!.requests.warmup).toBe(first.concurrency);
-    else expect(first.driven!.requests.warmup).toBeGreaterThanOrEqual(first.concurrency);
-
-    // Every request sample carries its step's cell and its phase; only measured ones enter the figures.
-    const rows = readCsv(path.join(runDir, 'capacity', 'samples.csv')).rows.filter((x) => x.metric_name === METRICS.requestOk.name);
-    const byCell = new Map<string, Record<string, number>>();
-    for (const row of rows) {
-      const t = extraTags(row);
-      expect(t.use_case).toBe('tiny_chat');
-      expect(['measured', 'warmup', 'transition']).toContain(t.phase);
-      const m = byCell.get(t.cell!) ?? {};
-      m[t.phase!] = (m[t.phase!] ?? 0) + 1;
-      byCell.set(t.cell!, m);
-    }
-    for (const c of capPlan.cells) expect(byCell.get(c.id)?.measured ?? 0, c.id).toBe(c.driven!.requests.measured);
-
-    // The report reads the steps as a ladder and states the measured capacity, not an interpolation.
-    const report = readJson<ReportJson>(path.join(runDir, 'report.json'));
-    const tiny = report.useCases.find((u) => u.useCase.id === 'tiny_chat')!;
-    expect(tiny.result).toMatchObject({
-      kind: 'within', lastPass: capacity, firstFail: breaks, estimate: capacity, display: String(capacity),
-    });
-    const run = readJson<{ time: { partsWallSeconds: number; requestsRunningSeconds: number } }>(path.join(runDir, 'run.json'));
-    // Engine start-up is the only idle time; in a run this short it is still the smaller part.
-    expect(run.time.requestsRunningSeconds).toBeLessThanOrEqual(run.time.partsWallSeconds);
-    expect(run.time.requestsRunningSeconds / run.time.partsWallSeconds).toBeGreaterThan(0.5);
+    expectSweepBackToBack(runDir);
+    expectCapacitySteps(runDir, capacity, breaks);
+    expectMeasuredCapacityReported(runDir, capacity, breaks);
   }, 300_000);
 });
 
 describe('the capacity search against a dense fixed ladder', () => {
-  it('agrees within its resolution (1 user) with every step from 1 to 8 run in k6 time slots, on the same simulator', async () => {
+  it('agrees within its resolution (1 user) with every step from 1 to 8 run in k6 time slots, ' +
+    'on the same simulator', async () => {
     const dir = tempDir('ladder');
-    const search = await runBenchCli(['--plan', writePlan(dir, PLAN), '--scripts', 'capacity', '--results', dir, '--run-id', 's']);
+    const search = await runBenchCli([
+      '--plan', writePlan(dir, PLAN), '--scripts', 'capacity', '--results', dir, '--run-id', 's',
+    ]);
     expect(search.exitCode, search.stderr).toBe(0);
     const r = await runBenchCli([
       '--plan', writePlan(dir, { ...PLAN, schedule: { safetyFactor: 1.5, minCellSeconds: 1, gapSeconds: 0.2 } }),
@@ -128,7 +152,9 @@ describe('the capacity search against a dense fixed ladder', () => {
     const ladder = capacityOf('l');
     expect(searched.kind).toBe('within');
     expect(ladder.kind).toBe('within');
-    expect(Math.abs(searched.lastPass! - ladder.lastPass!), `search ${searched.display}, ladder ${ladder.display}`).toBeLessThanOrEqual(1);
+    expect(
+      Math.abs(searched.lastPass! - ladder.lastPass!), `search ${searched.display}, ladder ${ladder.display}`,
+    ).toBeLessThanOrEqual(1);
     // The ladder's steps start all users at once; their first round is warm-up, the second and third measured.
     const plan = readPlanFile(path.join(dir, 'l', 'capacity', 'plan.json'));
     expect(plan.cells.map((c) => c.concurrency)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);

@@ -20,12 +20,15 @@ function filesBelow(dir: string): string[] {
   });
 }
 
-/** The name tag of k6's http_req_* samples of its calls to the agent (lib/k6/llm.ts AGENT_CALL_NAME; that module runs in k6 only). */
+/**
+ * The name tag of k6's http_req_* samples of its calls to the agent (lib/k6/llm.ts AGENT_CALL_NAME; that module runs in
+ * k6 only).
+ */
 const AGENT_CALL_NAME = 'llm-agent';
 
 const TINY = { sweep: { contexts: [512], concurrencies: [1, 2], rounds: 1, outputTokens: 16 } };
 
-describe('npm run bench against the built-in simulator', () => {
+describe('npm run bench against the built-in simulator: the run folder, the report and step-time noise', () => {
   it('runs the plan on a stock k6 with the measuring agent and writes the run folder and the report', async () => {
     const dir = tempDir('bench');
     const r = await bench(['--plan', writePlan(dir, TINY), '--scripts', 'sweep', '--results', dir, '--run-id', 'tiny']);
@@ -43,7 +46,8 @@ describe('npm run bench against the built-in simulator', () => {
       promptsExact: boolean;
     }>(path.join(runDir, 'run.json'));
     expect(run).toMatchObject({
-      engine: 'k6', engineVersion: engine.version, engineSource: engine.source, transport: 'agent', target: { simulated: true },
+      engine: 'k6', engineVersion: engine.version, engineSource: engine.source, transport: 'agent',
+      target: { simulated: true },
       parts: ['sweep'], interrupted: false, promptsExact: true,
       requests: { sweep: { planned: 3, succeeded: 3, failed: 0, cut: 0 } },
     });
@@ -52,14 +56,18 @@ describe('npm run bench against the built-in simulator', () => {
       (row) => row.metric_name === 'http_reqs' && row.name === AGENT_CALL_NAME,
     );
     // (k6 writes the name tag in the url column of a request that has one.)
-    expect(calls.map((row) => [row.method, row.status, row.url])).toEqual(Array(3).fill(['POST', '200', AGENT_CALL_NAME]));
+    expect(calls.map((row) => [row.method, row.status, row.url])).toEqual(
+      Array(3).fill(['POST', '200', AGENT_CALL_NAME]),
+    );
     for (const f of [
       'sweep/summary.json', 'sweep/plan.json', 'sweep/samples.csv', 'sweep/summary-export.json', 'report.md',
       'report.html', 'report.json', 'cells.csv',
     ]) {
       expect(existsSync(path.join(runDir, f)), f).toBe(true);
     }
-    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
+    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(
+      path.join(runDir, 'sweep', 'summary.json'),
+    );
     expect(summary.metrics[METRICS.requestOk.name]!.values).toMatchObject({ passes: 3, fails: 0 });
     // Exact prompt lengths reach the server: usage.prompt_tokens equals the requested context.
     expect(summary.metrics[METRICS.inputTokens.name]!.values.count).toBe(3 * 512);
@@ -75,7 +83,9 @@ describe('npm run bench against the built-in simulator', () => {
     const run = readJson<{ target: { simNoiseSeed: number | null } }>(path.join(dir, 'noise', 'run.json'));
     expect(run.target.simNoiseSeed).toBe(7);
   }, 180_000);
+});
 
+describe('npm run bench against the built-in simulator: an overflowing context, and Ctrl-C', () => {
   it("fits a context that would overflow the server's window, and the report says so", async () => {
     const dir = tempDir('bench-window');
     const profile = path.join(dir, 'small-window.json');
@@ -103,7 +113,8 @@ describe('npm run bench against the built-in simulator', () => {
     const dir = tempDir('bench-int');
     const plan = { sweep: { contexts: [512], concurrencies: [1, 2, 4], rounds: 4, outputTokens: 200 } };
     const csv = path.join(dir, 'int', 'sweep', 'samples.csv');
-    const r = await bench(['--plan', writePlan(dir, plan), '--scripts', 'sweep', '--results', dir, '--run-id', 'int'], {}, (pid) => {
+    const args = ['--plan', writePlan(dir, plan), '--scripts', 'sweep', '--results', dir, '--run-id', 'int'];
+    const r = await bench(args, {}, (pid) => {
       // Interrupt once the first request has been measured.
       const poll = setInterval(() => {
         if (existsSync(csv) && readFileSync(csv, 'utf8').includes(`\n${METRICS.requestOk.name},`)) {
@@ -124,7 +135,9 @@ describe('npm run bench against the built-in simulator', () => {
     expect(run.requests.sweep.succeeded + run.requests.sweep.failed + run.requests.sweep.cut).toBeLessThanOrEqual(
       run.requests.sweep.planned,
     );
-    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
+    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(
+      path.join(runDir, 'sweep', 'summary.json'),
+    );
     expect(summary.metrics[METRICS.requestOk.name]!.values.passes).toBeGreaterThan(0);
     expect(existsSync(path.join(runDir, 'report.md'))).toBe(true);
   }, 180_000);
@@ -161,7 +174,9 @@ describe('npm run bench against a URL with an API key', () => {
     // The slots were sized from the probe's speeds: the part's resolved plan (the one k6 ran) holds them.
     const sweepPlan = readJson<{ schedule: { decodeTokensPerSecond: number } }>(path.join(runDir, 'sweep', 'plan.json'));
     expect(sweepPlan.schedule.decodeTokensPerSecond).toBe(Number(probe![2]));
-    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(path.join(runDir, 'sweep', 'summary.json'));
+    const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(
+      path.join(runDir, 'sweep', 'summary.json'),
+    );
     expect(summary.metrics[METRICS.requestOk.name]!.values).toMatchObject({ passes: 3, fails: 0 });
     expect(r.stdout + r.stderr).not.toContain(KEY);
     for (const file of filesBelow(runDir)) expect(readFileSync(file, 'utf8').includes(KEY), file).toBe(false);
@@ -177,7 +192,9 @@ describe('npm run bench against a URL with an API key', () => {
       { LLM_API_KEY: 'wrong' },
     );
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/probe failed \(.*HTTP 401.*Invalid API key.*\); cell slots use the plan.s default speeds/);
+    expect(r.stderr).toMatch(
+      /probe failed \(.*HTTP 401.*Invalid API key.*\); cell slots use the plan.s default speeds/,
+    );
     const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(
       path.join(dir, 'bad', 'sweep', 'summary.json'),
     );

@@ -21,7 +21,9 @@ async function runEmbed(kind: 'embeddings' | 'rerank'): Promise<{ dir: string; o
       limit: { p99LatencyMs: 10_000 },
     },
   };
-  const r = await runBenchCli(['--plan', writePlan(dir, plan), '--scripts', 'embed', '--results', dir, '--run-id', 'e']);
+  const r = await runBenchCli([
+    '--plan', writePlan(dir, plan), '--scripts', 'embed', '--results', dir, '--run-id', 'e',
+  ]);
   expect(r.exitCode, r.stderr + r.stdout).toBe(0);
   return { dir: path.join(dir, 'e'), output: r.stdout + r.stderr };
 }

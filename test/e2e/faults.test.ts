@@ -50,9 +50,11 @@ describe('a run against a faulty server', () => {
     const errors = readCsv(path.join(r.dir, 'samples.csv')).rows.filter((x) => x.metric_name === METRICS.errors.name);
     expect(errors).toHaveLength(ok.fails!);
     const kinds = new Set(errors.map((x) => extraTags(x).error_kind));
-    for (const k of kinds) expect(['http_5xx', 'stream_error', 'truncated', 'malformed_chunk', 'server_error']).toContain(k);
+    for (const k of kinds)
+      expect(['http_5xx', 'stream_error', 'truncated', 'malformed_chunk', 'server_error']).toContain(k);
     expect(kinds.size).toBeGreaterThanOrEqual(3);
-    // The message rides in the metadata column of llm_errors samples only (one line, at most 200 characters), never as a tag.
+    // The message rides in the metadata column of llm_errors samples only (one line, at most 200 characters), never as
+    // a tag.
     for (const x of errors) {
       expect(x.metadata).toMatch(/^error_message=[^\r\n]{1,200}$/);
       expect(extraTags(x)).not.toHaveProperty('error_message');
@@ -106,7 +108,9 @@ describe('each fault on its own', () => {
         if (message) expect(r.stderr + r.stdout).toContain(message);
       }
       if (tokenSource) {
-        const sources = rows.filter((x) => x.metric_name === METRICS.outputTokens.name).map((x) => extraTags(x).token_source);
+        const sources = rows
+          .filter((x) => x.metric_name === METRICS.outputTokens.name)
+          .map((x) => extraTags(x).token_source);
         expect(sources).toEqual([tokenSource, tokenSource]);
       }
     } finally {

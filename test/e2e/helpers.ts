@@ -128,7 +128,9 @@ export interface CliRun {
 }
 
 /** Runs `npm run bench` (scripts/bench.ts) as a user would; `onStart` gets the pid, to signal it. */
-export function runBenchCli(args: readonly string[], env: Record<string, string> = {}, onStart?: (pid: number) => void): Promise<CliRun> {
+export function runBenchCli(
+  args: readonly string[], env: Record<string, string> = {}, onStart?: (pid: number) => void,
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), ...args], {
       cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
@@ -159,7 +161,9 @@ async function k6Status(address: string): Promise<{ status: number; paused: bool
  * The tests' own k6-operator starter: waits until every k6 at `addresses` waits paused with its VUs
  * initialised (status 4, PausedBeforeRun), calls `beforeResume`, then resumes them all with the operator's PATCH.
  */
-export async function resumeWhenPaused(addresses: readonly string[], beforeResume: () => void = () => {}): Promise<void> {
+export async function resumeWhenPaused(
+  addresses: readonly string[], beforeResume: () => void = () => {},
+): Promise<void> {
   for (;;) {
     const states = await Promise.all(addresses.map(k6Status));
     if (states.every((s) => s?.paused === true && s.status === 4)) break;

@@ -1,4 +1,5 @@
-// A run killed hard (SIGKILL) mid-run on a stock k6 (with the measuring agent) still gets a report. Runs in Node (vitest).
+// A run killed hard (SIGKILL) mid-run on a stock k6 (with the measuring agent) still gets a report. Runs in Node
+// (vitest).
 // The report reads its folder, drops a cut last CSV line, and says the run is incomplete and which cells it lacks.
 
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';

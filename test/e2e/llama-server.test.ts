@@ -9,13 +9,17 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
-import { ensureLlamaArtefacts, startLlamaServer, type LlamaArtefacts, type LlamaServer } from '../../orchestrator/llama-server';
+import {
+  ensureLlamaArtefacts, startLlamaServer, type LlamaArtefacts, type LlamaServer,
+} from '../../orchestrator/llama-server';
 import { requestPrefix } from '../../lib/prompt-text';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { buildBundles } from '../../orchestrator/bundles';
 import { loadReplay } from '../../lib/trace-replay';
 import { syntheticMooncake } from '../../scripts/synthetic-trace';
-import { extraTags, readCsv, readJson, ROOT, runBenchCli, runScript, tempDir, testAgent, testEngine, writePlan } from './helpers';
+import {
+  extraTags, readCsv, readJson, ROOT, runBenchCli, runScript, tempDir, testAgent, testEngine, writePlan,
+} from './helpers';
 import { expectApiSweep } from './real-server';
 
 /** A small trace of the Mooncake format, written for the bench run below. */
@@ -42,7 +46,9 @@ afterAll(async () => {
 
 
 async function post<T>(url: string, body: object): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
   expect(res.status, `${url}: ${res.status}`).toBe(200);
   return (await res.json()) as T;
 }
@@ -55,7 +61,10 @@ interface TimedRequest {
   readonly timings: { promptN: number; promptMs: number; predictedN: number; predictedMs: number } | null;
 }
 
-/** Runs test/fixtures/llama-timings.js on k6 with the file's agent; resolves to each request's record and the server's timings. */
+/**
+ * Runs test/fixtures/llama-timings.js on k6 with the file's agent; resolves to each request's record and the server's
+ * timings.
+ */
 async function runTimingsScript(
   env: Record<string, string>, onStart?: (kill: () => void) => void,
 ): Promise<{ exitCode: number; requests: TimedRequest[]; stderr: string }> {
@@ -96,7 +105,9 @@ describe('llama-server, a real inference server', () => {
     expect(prompts.tokenizer).toMatch(/qwen3/i);
     for (const set of prompts.prompts) {
       const content = requestPrefix('unique', 123_456, 7, 89) + set.body;
-      const { prompt } = await post<{ prompt: string }>(`${server.base}/apply-template`, { messages: [{ role: 'user', content }] });
+      const { prompt } = await post<{ prompt: string }>(`${server.base}/apply-template`, {
+        messages: [{ role: 'user', content }],
+      });
       const { tokens } = await post<{ tokens: number[] }>(`${server.base}/tokenize`, {
         content: prompt, add_special: false, parse_special: true,
       });
@@ -107,10 +118,18 @@ describe('llama-server, a real inference server', () => {
 
 /** Use cases sized for the tiny model on one core: one every request meets, one no request can. */
 const TINY_USE_CASES = [
-  { id: 'tiny_chat', title: 'Tiny chat', contextTokens: 512, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 20_000 }] },
-  { id: 'impossible', title: 'Impossible', contextTokens: 512, outputTokens: 16, limits: [{ metric: 'e2e', operator: '<', value: 1 }] },
+  {
+    id: 'tiny_chat', title: 'Tiny chat', contextTokens: 512, outputTokens: 16,
+    limits: [{ metric: 'ttft', operator: '<', value: 20_000 }],
+  },
+  {
+    id: 'impossible', title: 'Impossible', contextTokens: 512, outputTokens: 16,
+    limits: [{ metric: 'e2e', operator: '<', value: 1 }],
+  },
 ];
-const GATE_SCHEDULE = { prefillTokensPerSecond: 2000, decodeTokensPerSecond: 20, safetyFactor: 3, minCellSeconds: 5, gapSeconds: 0.5 };
+const GATE_SCHEDULE = {
+  prefillTokensPerSecond: 2000, decodeTokensPerSecond: 20, safetyFactor: 3, minCellSeconds: 5, gapSeconds: 0.5,
+};
 
 describe('the deploy gate on k6 against llama-server', () => {
   it('passes (exit 0) within the limits and fails with exit 99 when a limit breaks', async () => {
@@ -129,7 +148,9 @@ describe('the deploy gate on k6 against llama-server', () => {
     expect(fail.exitCode, fail.stderr.slice(-2000)).toBe(99);
     // Every request of both runs completed: the verdict comes from the limits, not from failures.
     for (const run of [pass, fail]) {
-      const ok = readCsv(path.join(run.dir, 'samples.csv')).rows.filter((row) => row.metric_name === METRICS.requestOk.name);
+      const ok = readCsv(path.join(run.dir, 'samples.csv')).rows.filter(
+        (row) => row.metric_name === METRICS.requestOk.name,
+      );
       expect(ok.length).toBeGreaterThan(0);
       expect(ok.every((row) => Number(row.metric_value) === 1), run.stderr.slice(-1000)).toBe(true);
     }
@@ -142,7 +163,9 @@ describe("the suite's figures agree with the server's own timings", () => {
     const promptFile = path.join(dir, 'prompt.txt');
     // About 4K tokens: the server's prompt time is hundreds of ms, so a few ms of HTTP are a few percent.
     writeFileSync(promptFile, 'Continue the story. '.repeat(1000));
-    const run = await runTimingsScript({ BASE_URL: v1, MODEL: server.model, PROMPT: promptFile, OUTPUT: '64', VUS: '1', ITERATIONS: '4' });
+    const run = await runTimingsScript({
+      BASE_URL: v1, MODEL: server.model, PROMPT: promptFile, OUTPUT: '64', VUS: '1', ITERATIONS: '4',
+    });
     expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
     expect(run.requests).toHaveLength(4);
     for (const { record, timings } of run.requests) {
@@ -167,10 +190,13 @@ describe("the suite's figures agree with the server's own timings", () => {
     );
     expect(Math.abs(median(decodeRatios) - 1)).toBeLessThan(0.05);
     // The per-token gaps add up to the server's generation time.
-    const itlSums = run.requests.map(({ record, timings }) => record.itlMs.reduce((a, b) => a + b, 0) / timings!.predictedMs);
+    const itlSums = run.requests.map(
+      ({ record, timings }) => record.itlMs.reduce((a, b) => a + b, 0) / timings!.predictedMs,
+    );
     expect(Math.abs(median(itlSums) - 1)).toBeLessThan(0.05);
     console.log(
-      `llama-server agreement (4K prompt, 64 tokens, 4 requests): TTFT - prompt_ms median ${median(ttftOverMs).toFixed(1)} ms, ` +
+      'llama-server agreement (4K prompt, 64 tokens, 4 requests): ' +
+        `TTFT - prompt_ms median ${median(ttftOverMs).toFixed(1)} ms, ` +
         `TTFT / prompt_ms ${median(ttftRatios).toFixed(3)}, decode / server ${median(decodeRatios).toFixed(4)}, ` +
         `sum(ITL) / predicted_ms ${median(itlSums).toFixed(4)}`,
     );
@@ -178,12 +204,15 @@ describe("the suite's figures agree with the server's own timings", () => {
 });
 
 describe("llama-server's own failures, each classified with its own words, nothing lost", () => {
-  it('a prompt beyond the slot context: http_4xx with the server\'s message, and the server keeps serving', async () => {
+  it('a prompt beyond the slot context: http_4xx with the server\'s message, ' +
+    'and the server keeps serving', async () => {
     const dir = tempDir('llama-overflow');
     const promptFile = path.join(dir, 'prompt.txt');
     // About 12K tokens against slots of 8K.
     writeFileSync(promptFile, 'word '.repeat(12_000));
-    const run = await runTimingsScript({ BASE_URL: v1, MODEL: server.model, PROMPT: promptFile, OUTPUT: '8', VUS: '1', ITERATIONS: '1' });
+    const run = await runTimingsScript({
+      BASE_URL: v1, MODEL: server.model, PROMPT: promptFile, OUTPUT: '8', VUS: '1', ITERATIONS: '1',
+    });
     expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
     const { record } = run.requests[0]!;
     expect(record.outcome).toBe('errored');
@@ -247,7 +276,8 @@ describe("llama-server's own failures, each classified with its own words, nothi
 
 describe("llama.cpp's Responses and Messages APIs", () => {
   for (const api of ['responses', 'messages'] as const) {
-    it(`npm run bench --api ${api}: every request completes with its planned lengths by llama.cpp's usage`, async () => {
+    it(`npm run bench --api ${api}: every request completes ` +
+      "with its planned lengths by llama.cpp's usage", async () => {
       await expectApiSweep(server, api);
     }, 180_000);
   }
@@ -259,7 +289,8 @@ describe('embeddings on llama.cpp (--embeddings, mean pooling)', () => {
     await embedder?.stop();
   });
 
-  it('npm run bench --scripts embed: exact input tokens by llama.cpp\'s usage, and a capacity in the report', async () => {
+  it('npm run bench --scripts embed: exact input tokens by llama.cpp\'s usage, ' +
+    'and a capacity in the report', async () => {
     embedder = await startLlamaServer(artefacts, { slots: 2, contextPerSlot: 2048, threads: 1, embeddings: true });
     const dir = tempDir('llama-embed');
     const [inputTokens, batches, users, rounds] = [64, [1, 4], [1, 2], 2];
@@ -281,7 +312,8 @@ describe('embeddings on llama.cpp (--embeddings, mean pooling)', () => {
       const tags = extraTags(row);
       expect([tags.token_source, Number(row.metric_value)]).toEqual(['usage', inputTokens * Number(tags.batch)]);
     }
-    const report = readJson<{ embeddings: { capacities: { batch: number; capacity: { concurrency: number } | null }[] } }>(
+    type EmbedCapacity = { batch: number; capacity: { concurrency: number } | null };
+    const report = readJson<{ embeddings: { capacities: EmbedCapacity[] } }>(
       path.join(dir, 'embed', 'report.json'),
     );
     expect(report.embeddings.capacities.map((c) => [c.batch, c.capacity?.concurrency])).toEqual([[1, 2], [4, 2]]);
@@ -289,31 +321,77 @@ describe('embeddings on llama.cpp (--embeddings, mean pooling)', () => {
   }, 300_000);
 });
 
+/** Every part llama-server can run, small enough for one CPU thread; the trace rows are short on purpose. */
+const LLAMA_BENCH_PLAN = {
+  sweep: { contexts: [1024, 4096], concurrencies: [1, 2], rounds: 2, outputTokens: 32 },
+  capacity: {
+    useCases: ['code_completion'], outputTokens: { code_completion: 32 }, rounds: 1, minMeasuredSeconds: 1,
+    maxUsers: 8,
+  },
+  burst: { profiles: ['chatbot'], depths: [1, 6] },
+  rate: { useCases: ['code_completion'], rates: { code_completion: [1, 3] }, durationSeconds: 5 },
+  // Six short Mooncake-format rows (one shared 512-token block and up to 200 more, 8-24 output tokens) about 0.5 s
+  // apart: one CPU thread prefills about 3,000 tokens/s, less on a busy machine, and long rows that queued behind
+  // each other would end past the cell's slot, which counts one request alone (a cut request is not measured).
+  trace: { file: LLAMA_TRACE, speeds: [1], useCase: 'short_chatbot' },
+};
+
+/** Every prompt and answer of the run's parts has its cell's planned length, by the server's usage. */
+function expectPlannedLengthsByUsage(runDir: string): void {
+  let checked = 0;
+  // The trace part's rows each have their own lengths (judged below), not their cell's.
+  for (const part of ['sweep', 'capacity', 'burst', 'rate']) {
+    const rows = readCsv(path.join(runDir, part, 'samples.csv')).rows;
+    const isTokenCount = (name?: string) => name === METRICS.inputTokens.name || name === METRICS.outputTokens.name;
+    for (const row of rows.filter((r) => isTokenCount(r.metric_name))) {
+      const tags = extraTags(row);
+      expect(tags.token_source, `${part} ${row.metric_name}`).toBe('usage');
+      const planned = row.metric_name === METRICS.inputTokens.name ? tags.context : tags.output;
+      expect(Number(row.metric_value), `${part} ${tags.cell} ${row.metric_name}`).toBe(Number(planned));
+      checked++;
+    }
+  }
+  expect(checked).toBeGreaterThan(40);
+}
+
+/** The monitor read llama.cpp's /metrics: deferred and running requests, its token and time totals, its speeds. */
+function expectLlamaMetricsRead(runDir: string): void {
+  const burst = readCsv(path.join(runDir, 'burst', 'samples.csv')).rows;
+  const waiting = burst.filter((r) => r.metric_name === METRICS.waiting.name).map((r) => Number(r.metric_value));
+  expect(Math.max(...waiting), 'six requests on four slots: two wait').toBeGreaterThanOrEqual(1);
+  const sweep = readCsv(path.join(runDir, 'sweep', 'samples.csv')).rows;
+  const keys = [
+    'running', 'promptTokensTotal', 'generationTokensTotal', 'prefillSecondsTotal', 'decodeSecondsTotal',
+  ] as const;
+  for (const key of keys) {
+    expect(sweep.some((r) => r.metric_name === METRICS[key].name), METRICS[key].name).toBe(true);
+  }
+  const cells = readCsv(path.join(runDir, 'cells.csv')).rows.filter(
+    (r) => r.cell?.startsWith('sweep_') || r.id?.startsWith('sweep_'),
+  );
+  expect(cells.length).toBe(4);
+  for (const c of cells) {
+    expect(Number(c.server_prefill_tokens_per_second), JSON.stringify(c)).toBeGreaterThan(0);
+    expect(Number(c.server_decode_tokens_per_second), JSON.stringify(c)).toBeGreaterThan(0);
+  }
+}
+
 describe('npm run bench -- --target llama', () => {
   const dir = tempDir('llama-bench');
   const runDir = path.join(dir, 'llama');
   let bench: Awaited<ReturnType<typeof runBenchCli>>;
-  const plan = {
-    sweep: { contexts: [1024, 4096], concurrencies: [1, 2], rounds: 2, outputTokens: 32 },
-    capacity: { useCases: ['code_completion'], outputTokens: { code_completion: 32 }, rounds: 1, minMeasuredSeconds: 1, maxUsers: 8 },
-    burst: { profiles: ['chatbot'], depths: [1, 6] },
-    rate: { useCases: ['code_completion'], rates: { code_completion: [1, 3] }, durationSeconds: 5 },
-    // Six short Mooncake-format rows (one shared 512-token block and up to 200 more, 8-24 output tokens) about 0.5 s
-    // apart: one CPU thread prefills about 3,000 tokens/s, less on a busy machine, and long rows that queued behind
-    // each other would end past the cell's slot, which counts one request alone (a cut request is not measured).
-    trace: { file: LLAMA_TRACE, speeds: [1], useCase: 'short_chatbot' },
-  };
-
   beforeAll(async () => {
     bench = await runBenchCli([
-      '--target', 'llama', '--plan', writePlan(dir, plan), '--scripts', 'sweep,capacity,burst,rate,trace', '--results',
-      dir, '--run-id', 'llama',
+      '--target', 'llama', '--plan', writePlan(dir, LLAMA_BENCH_PLAN), '--scripts', 'sweep,capacity,burst,rate,trace',
+      '--results', dir, '--run-id', 'llama',
     ]);
   }, 600_000);
 
   it('starts llama-server, runs every part on k6 and writes the report', () => {
     expect(bench.exitCode, bench.stderr.slice(-3000)).toBe(0);
-    expect(bench.stderr).toMatch(/llama-server \(4 slots of 12288 tokens, 1 thread\) listening at http:\/\/127\.0\.0\.1:\d+\/v1/);
+    expect(bench.stderr).toMatch(
+      /llama-server \(4 slots of 12288 tokens, 1 thread\) listening at http:\/\/127\.0\.0\.1:\d+\/v1/,
+    );
     const run = readJson<{
       target: { simulated: boolean; server: { name: string } }; promptsExact: boolean;
       requests: Record<string, { planned: number; succeeded: number; failed: number }>;
@@ -321,24 +399,14 @@ describe('npm run bench -- --target llama', () => {
     expect(run.target).toMatchObject({ simulated: false, server: { name: 'llama-server' } });
     expect(run.promptsExact).toBe(true);
     expect(run.requests.sweep).toMatchObject({ planned: 8 * 2 - 4, succeeded: 12, failed: 0 });
-    for (const part of ['sweep', 'capacity', 'burst', 'rate', 'trace']) expect(run.requests[part]!.failed, part).toBe(0);
-    for (const f of ['report.md', 'report.html', 'report.json', 'cells.csv']) expect(existsSync(path.join(runDir, f)), f).toBe(true);
+    for (const part of ['sweep', 'capacity', 'burst', 'rate', 'trace'])
+      expect(run.requests[part]!.failed, part).toBe(0);
+    for (const f of ['report.md', 'report.html', 'report.json', 'cells.csv'])
+      expect(existsSync(path.join(runDir, f)), f).toBe(true);
   });
 
   it('every prompt has exactly its planned tokens and every answer its planned output, by the server\'s usage', () => {
-    let checked = 0;
-    // The trace part's rows each have their own lengths (judged below), not their cell's.
-    for (const part of ['sweep', 'capacity', 'burst', 'rate']) {
-      const rows = readCsv(path.join(runDir, part, 'samples.csv')).rows;
-      for (const row of rows.filter((r) => r.metric_name === METRICS.inputTokens.name || r.metric_name === METRICS.outputTokens.name)) {
-        const tags = extraTags(row);
-        expect(tags.token_source, `${part} ${row.metric_name}`).toBe('usage');
-        const planned = row.metric_name === METRICS.inputTokens.name ? tags.context : tags.output;
-        expect(Number(row.metric_value), `${part} ${tags.cell} ${row.metric_name}`).toBe(Number(planned));
-        checked++;
-      }
-    }
-    expect(checked).toBeGreaterThan(40);
+    expectPlannedLengthsByUsage(runDir);
   });
 
   it('replays the trace: each row once, at its own prompt and output length by llama.cpp\'s usage', () => {
@@ -354,20 +422,9 @@ describe('npm run bench -- --target llama', () => {
     expect(readFileSync(path.join(runDir, 'report.md'), 'utf8')).toContain('## Trace Replay');
   });
 
-  it("reads llama.cpp's /metrics: running and deferred requests, and the server's own prefill and decode speeds", () => {
-    const burst = readCsv(path.join(runDir, 'burst', 'samples.csv')).rows;
-    const waiting = burst.filter((r) => r.metric_name === METRICS.waiting.name).map((r) => Number(r.metric_value));
-    expect(Math.max(...waiting), 'six requests on four slots: two wait').toBeGreaterThanOrEqual(1);
-    const sweep = readCsv(path.join(runDir, 'sweep', 'samples.csv')).rows;
-    for (const key of ['running', 'promptTokensTotal', 'generationTokensTotal', 'prefillSecondsTotal', 'decodeSecondsTotal'] as const) {
-      expect(sweep.some((r) => r.metric_name === METRICS[key].name), METRICS[key].name).toBe(true);
-    }
-    const cells = readCsv(path.join(runDir, 'cells.csv')).rows.filter((r) => r.cell?.startsWith('sweep_') || r.id?.startsWith('sweep_'));
-    expect(cells.length).toBe(4);
-    for (const c of cells) {
-      expect(Number(c.server_prefill_tokens_per_second), JSON.stringify(c)).toBeGreaterThan(0);
-      expect(Number(c.server_decode_tokens_per_second), JSON.stringify(c)).toBeGreaterThan(0);
-    }
+  it("reads llama.cpp's /metrics: running and deferred requests, and the server's own prefill and decode " +
+    "speeds", () => {
+    expectLlamaMetricsRead(runDir);
   });
 
   it('sends the rate part open-loop: its 20 scheduled requests, a capacity in requests per second', () => {
@@ -375,7 +432,9 @@ describe('npm run bench -- --target llama', () => {
       path.join(runDir, 'report.json'),
     );
     const rate = report.cells.filter((c) => c.openLoop && c.id.startsWith('rate_'));
-    expect(rate.map((c) => [c.id, c.openLoop!.scheduled])).toEqual([['rate_code_completion_r1', 5], ['rate_code_completion_r3', 15]]);
+    expect(rate.map((c) => [c.id, c.openLoop!.scheduled])).toEqual([
+      ['rate_code_completion_r1', 5], ['rate_code_completion_r3', 15],
+    ]);
     const md = readFileSync(path.join(runDir, 'report.md'), 'utf8');
     expect(md).toContain('## Open-Loop Load');
     // One server thread may fall behind on a busy machine: a cell whose achieved rate falls short of its offered one

@@ -34,8 +34,9 @@ function slowerProfile(dir: string): string {
 
 /** The report against the baseline with no tolerance at all: any move in the bad direction must clear the noise. */
 function report(runDir: string, baseline: string): { status: number; out: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'report.ts'), runDir, '--baseline', baseline,
-    '--tolerance', '0'], { cwd: ROOT, encoding: 'utf8' });
+  const script = path.join(ROOT, 'scripts', 'report.ts');
+  const args = ['--import', 'tsx', script, runDir, '--baseline', baseline, '--tolerance', '0'];
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
   return { status: r.status ?? -1, out: r.stdout + r.stderr };
 }
 
@@ -44,7 +45,9 @@ interface Delta { metric: string; gated: boolean; change: number | null; noise: 
 describe('npm run report --baseline on the noisy simulator', () => {
   const dir = tempDir('noise-gate');
   const run = (id: string, extra: string[]) =>
-    runBenchCli(['--plan', writePlan(dir, PLAN), '--scripts', 'sweep', '--results', dir, '--run-id', id, '--no-report', ...extra]);
+    runBenchCli([
+      '--plan', writePlan(dir, PLAN), '--scripts', 'sweep', '--results', dir, '--run-id', id, '--no-report', ...extra,
+    ]);
 
   beforeAll(async () => {
     const runs = [
@@ -74,6 +77,8 @@ describe('npm run report --baseline on the noisy simulator', () => {
   it('fails a 20% slower server with exit 99, naming the change and the noise it was weighed against', () => {
     const r = report(path.join(dir, 'slower'), path.join(dir, 'base'));
     expect(r.status, r.out).toBe(99);
-    expect(r.out).toMatch(/regression\(s\) against the baseline: .*(fell|rose) [\d.]+% .*beyond the 0% tolerance and its noise \(±/);
+    expect(r.out).toMatch(
+      /regression\(s\) against the baseline: .*(fell|rose) [\d.]+% .*beyond the 0% tolerance and its noise \(±/,
+    );
   }, 60_000);
 });

@@ -27,7 +27,10 @@ async function run(mode: 'unique' | 'shared-prefix'): Promise<{ report: ReportJs
   );
   const r = await runBenchCli(['--plan', plan, '--scripts', 'sweep', '--results', dir, '--run-id', 'p']);
   expect(r.exitCode, r.stderr).toBe(0);
-  return { report: readJson<ReportJson>(path.join(dir, 'p', 'report.json')), md: readFileSync(path.join(dir, 'p', 'report.md'), 'utf8') };
+  return {
+    report: readJson<ReportJson>(path.join(dir, 'p', 'report.json')),
+    md: readFileSync(path.join(dir, 'p', 'report.md'), 'utf8'),
+  };
 }
 
 describe('the prefix-cache hit rate per cell', () => {
@@ -35,7 +38,9 @@ describe('the prefix-cache hit rate per cell', () => {
     const { report, md } = await run('unique');
     const rates = report.cells.map((c) => c.server?.prefixCacheHitRate ?? null);
     expect(rates.every((x) => x === 0), JSON.stringify(rates)).toBe(true);
-    expect(md).toMatch(/### Prefix Cache\n\nThe server's prefix-cache hit rate .* was 0% in all 2 cells with server metrics/);
+    expect(md).toMatch(
+      /### Prefix Cache\n\nThe server's prefix-cache hit rate .* was 0% in all 2 cells with server metrics/,
+    );
   }, 120_000);
 
   it('is above 0 with shared prompts, and the report lists the cells whose TTFT it lowered', async () => {

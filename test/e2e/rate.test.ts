@@ -23,10 +23,16 @@ const SEED = 11;
 /** 20 requests/s for 10 s (200 requests), then 60/s (600). */
 const PLAN = {
   target: { metricsUrl: null },
-  useCases: [{ id: 'tiny', contextTokens: 256, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 60 }] }],
+  useCases: [
+    {
+      id: 'tiny', contextTokens: 256, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 60 }],
+    },
+  ],
   // No lag judged here (a busy machine sets it; bench/open-loop.ts measures it): a limit no run reaches.
   rate: { useCases: ['tiny'], rates: [20, 60], durationSeconds: 10, arrival: 'poisson', seed: SEED, lagLimitMs: 1000 },
-  schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.5 },
+  schedule: {
+    prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.5,
+  },
 };
 
 function cv(gaps: readonly number[]): number {
@@ -52,7 +58,8 @@ describe('npm run bench --scripts rate: open-loop arrivals on k6', () => {
     dir = r.dir;
     summary = readSummaryData(readJson(path.join(dir, 'summary.json')), 'summary.json');
     truth = sim.groundTruth().sort((a, b) => a.arrivalEpochMs - b.arrivalEpochMs);
-    report = (await generateReport(dir, { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null })).report;
+    report = (await generateReport(dir, { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null }))
+      .report;
   }, 180_000);
 
   afterAll(async () => {
@@ -61,7 +68,9 @@ describe('npm run bench --scripts rate: open-loop arrivals on k6', () => {
 
   it('plans one cell per rate, its schedule exactly rate x duration requests', () => {
     const plan = readPlanFile(path.join(dir, 'plan.json'));
-    expect(plan.cells.map((c) => [c.id, c.arrivals?.requests])).toEqual([['rate_tiny_r20', 200], ['rate_tiny_r60', 600]]);
+    expect(plan.cells.map((c) => [c.id, c.arrivals?.requests])).toEqual([
+      ['rate_tiny_r20', 200], ['rate_tiny_r60', 600],
+    ]);
   });
 
   it('sends every request of the schedule once, and the simulator sees the schedule\'s gaps', () => {

@@ -17,7 +17,9 @@ import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, writePlan, type CsvRow } from './helpers';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
-/** 2K prompts, 32 tokens out: on the default profile per-user decode speed crosses 100 tok/s near 5 concurrent requests. */
+/**
+ * 2K prompts, 32 tokens out: on the default profile per-user decode speed crosses 100 tok/s near 5 concurrent requests.
+ */
 const TINY = {
   id: 'tiny_chat', title: 'Tiny chat', contextTokens: 2048, outputTokens: 32,
   limits: [{ metric: 'decodeSpeed', operator: '>', value: 100 }],
@@ -25,6 +27,51 @@ const TINY = {
 const FIRST = 2048;
 const GROWTH = 64;
 const OUTPUT = 32;
+
+/** Three users' conversations of three turns each, exponential think time, on the tiny chat use case. */
+const SESSIONS_PLAN = {
+  useCases: [TINY], monitor: { intervalSeconds: 0.5 },
+  sessions: {
+    users: { tiny_chat: [3] }, rampSeconds: 1, warmupSeconds: 1, holdSeconds: 4,
+    models: {
+      tiny_chat: {
+        turns: 3, growthTokens: GROWTH, thinkTime: { distribution: 'exponential', meanSeconds: 0.2 },
+      },
+    },
+  },
+};
+
+/** Prompts of FIRST tokens with GROWTH-token follow-ups, written to a file; resolves to its path. */
+async function writeSessionPrompts(): Promise<string> {
+  const prompts = path.join(tempDir('sessions-prompts'), 'prompts.json');
+  writeFileSync(prompts, JSON.stringify(await preparePrompts({
+    model: MODEL, api: 'chat', contexts: [FIRST], followUps: [GROWTH], tokenizer: 'qwen3',
+  })));
+  return prompts;
+}
+
+/** The llm_cached_tokens samples by their turn tag. */
+function cachedTokensByTurn(rows: readonly CsvRow[]): Map<string, number[]> {
+  const cachedByTurn = new Map<string, number[]>();
+  for (const r of rows.filter((x) => x.metric_name === METRICS.cachedTokens.name)) {
+    const turn = extraTags(r).turn!;
+    cachedByTurn.set(turn, [...(cachedByTurn.get(turn) ?? []), Number(r.metric_value)]);
+  }
+  return cachedByTurn;
+}
+
+/** The report's Active Users section, its charts and its CSV, for the one step of SESSIONS_PLAN. */
+function expectActiveUsersSection(runDir: string): void {
+  const md = readFileSync(path.join(runDir, 'report.md'), 'utf8');
+  expect(md).toMatch(/## Active Users\n/);
+  expect(md).toMatch(
+    /\| Tiny chat \| 3 turns, 2K → 2\.2K, 32 out \| exponential, mean 0\.2 s \| 3\+ \| \d\.\d \/ [123] \|/,
+  );
+  expect(md).toMatch(/### Tiny chat: Turns at 3 Active Users/);
+  expect(md).toContain('charts/sessions_turns_tiny_chat.svg');
+  expect(existsSync(path.join(runDir, 'charts', 'sessions_users_tiny_chat.svg'))).toBe(true);
+  expect(readFileSync(path.join(runDir, 'active-users.csv'), 'utf8')).toMatch(/^kind,id,title,turn,/);
+}
 
 // A conversation goes as a list of messages on every conversation API: each must send the same history.
 describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%s', (api) => {
@@ -34,19 +81,8 @@ describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%
   beforeAll(async () => {
     await buildBundles();
     sim = await startSim({ port: 0, tokenizerWorkers: 1 });
-    const dir = tempDir('sessions-prompts');
-    const prompts = path.join(dir, 'prompts.json');
-    writeFileSync(prompts, JSON.stringify(await preparePrompts({
-      model: MODEL, api: 'chat', contexts: [FIRST], followUps: [GROWTH], tokenizer: 'qwen3',
-    })));
-    const plan = {
-      useCases: [TINY], monitor: { intervalSeconds: 0.5 },
-      sessions: {
-        users: { tiny_chat: [3] }, rampSeconds: 1, warmupSeconds: 1, holdSeconds: 4,
-        models: { tiny_chat: { turns: 3, growthTokens: GROWTH, thinkTime: { distribution: 'exponential', meanSeconds: 0.2 } } },
-      },
-    };
-    run = await runScript('sessions', plan, { BASE_URL: sim.url, MODEL, PROMPTS: prompts, API: api });
+    const prompts = await writeSessionPrompts();
+    run = await runScript('sessions', SESSIONS_PLAN, { BASE_URL: sim.url, MODEL, PROMPTS: prompts, API: api });
     rows = readCsv(path.join(run.dir, 'samples.csv')).rows;
   }, 120_000);
   afterAll(async () => {
@@ -56,22 +92,21 @@ describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%
   it('exits 0, holds the step as planned and keeps its measured turns apart in the summary', () => {
     expect(run.exitCode, run.stderr).toBe(0);
     const plan = readPlanFile(path.join(run.dir, 'plan.json'));
-    expect(plan.cells.map((c) => [c.id, c.concurrency, c.maxDurationSeconds])).toEqual([['sessions_tiny_chat_n3', 3, 6]]);
+    expect(plan.cells.map((c) => [c.id, c.concurrency, c.maxDurationSeconds])).toEqual([
+      ['sessions_tiny_chat_n3', 3, 6],
+    ]);
     const summary = readSummaryData(readJson(path.join(run.dir, 'summary.json')), 'summary.json');
     const measured = summary.metrics[cellMetricKey(METRICS.ttft.name, plan.cells[0]!)]!.values.count!;
     expect(measured).toBeGreaterThan(3);
   });
 
-  it("sends each turn the history, exactly first + (turn - 1) x (growth + output) tokens, and finds the last turn cached", () => {
+  it("sends each turn the history, exactly first + (turn - 1) x (growth + output) tokens, " +
+    "and finds the last turn cached", () => {
     const requests = rows.filter((r) => r.metric_name === METRICS.inputTokens.name);
     expect(requests.length).toBeGreaterThan(6);
     // One record's samples are stamped one by one (k6's metric.add), so they can straddle a millisecond: the
     // cached-token samples are matched to the requests by turn, where every request expects the same count.
-    const cachedByTurn = new Map<string, number[]>();
-    for (const r of rows.filter((x) => x.metric_name === METRICS.cachedTokens.name)) {
-      const turn = extraTags(r).turn!;
-      cachedByTurn.set(turn, [...(cachedByTurn.get(turn) ?? []), Number(r.metric_value)]);
-    }
+    const cachedByTurn = cachedTokensByTurn(rows);
     const turns = new Map<string, number>();
     for (const r of requests) {
       const t = extraTags(r);
@@ -94,7 +129,9 @@ describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%
   });
 
   it('reports the step in "Active Users": requests in flight, and TTFT and cache hits by turn', async () => {
-    const { report } = await generateReport(run.dir, { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null });
+    const { report } = await generateReport(run.dir, {
+      ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null,
+    });
     const [a] = report.activeUsers;
     expect(a!.useCase.id).toBe('tiny_chat');
     const at = a!.atCapacity!;
@@ -107,13 +144,7 @@ describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%
     expect(at.turns[0]!.hitRate).toBe(0);
     for (const t of at.turns.slice(1)) expect(t.hitRate!, `turn ${t.turn}`).toBeGreaterThan(0.9);
     expect(at.serverHitRate!).toBeGreaterThan(0.5);
-    const md = readFileSync(path.join(run.dir, 'report.md'), 'utf8');
-    expect(md).toMatch(/## Active Users\n/);
-    expect(md).toMatch(/\| Tiny chat \| 3 turns, 2K → 2\.2K, 32 out \| exponential, mean 0\.2 s \| 3\+ \| \d\.\d \/ [123] \|/);
-    expect(md).toMatch(/### Tiny chat: Turns at 3 Active Users/);
-    expect(md).toContain('charts/sessions_turns_tiny_chat.svg');
-    expect(existsSync(path.join(run.dir, 'charts', 'sessions_users_tiny_chat.svg'))).toBe(true);
-    expect(readFileSync(path.join(run.dir, 'active-users.csv'), 'utf8')).toMatch(/^kind,id,title,turn,/);
+    expectActiveUsersSection(run.dir);
   });
 
   it('samples the active users, never more than the step holds', () => {
@@ -141,10 +172,14 @@ describe('npm run bench -- --scripts capacity,sessions', () => {
       },
     };
     const dir = tempDir('sessions-bench');
-    const r = await runBenchCli(['--plan', writePlan(dir, plan), '--scripts', 'capacity,sessions', '--results', dir, '--run-id', 's']);
+    const r = await runBenchCli([
+      '--plan', writePlan(dir, plan), '--scripts', 'capacity,sessions', '--results', dir, '--run-id', 's',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const found = (what: string, id: string): number => {
-      const m = new RegExp(`${what} \\(steady state, warm-up excluded\\):\\n(?:  .*\\n)*?  ${id}: (\\d+) \\(`).exec(r.stderr);
+      const m = new RegExp(`${what} \\(steady state, warm-up excluded\\):\\n(?:  .*\\n)*?  ${id}: (\\d+) \\(`).exec(
+        r.stderr,
+      );
       expect(m, r.stderr).not.toBeNull();
       return Number(m![1]);
     };

@@ -18,7 +18,8 @@ import { ROOT, testAgent } from './helpers';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
   cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
-  expectApiSweep, expectKilledMidStream, expectOnLastCore, interruptedBench, streamChat, viaAgent, type AgentAnswer, type Chunk,
+  expectApiSweep, expectKilledMidStream, expectOnLastCore, interruptedBench, streamChat, viaAgent, type AgentAnswer,
+  type Chunk,
 } from './real-server';
 
 let artefacts: SglangArtefacts;
@@ -37,7 +38,8 @@ afterAll(async () => {
 
 /** The events of an answer that carry generated text. */
 function contentChunks(answer: AgentAnswer): number {
-  const carriesText = (data: string) => data.startsWith('{') && !!(JSON.parse(data) as Chunk).choices[0]?.delta?.content;
+  const carriesText = (data: string) =>
+    data.startsWith('{') && !!(JSON.parse(data) as Chunk).choices[0]?.delta?.content;
   return answer.events!.filter((e) => carriesText(e.data)).length;
 }
 
@@ -52,7 +54,7 @@ describe("SGLang's Responses and Messages APIs", () => {
   }
 });
 
-describe('SGLang (CPU), a real inference server', () => {
+describe('SGLang (CPU), a real inference server: its kernel, tokens, window, metrics and chunks', () => {
   it("runs on the project's sgl_kernel stand-in, which does what SGLang's own kernel does", () => {
     const python = path.join(path.dirname(artefacts.launcher), 'venv', 'bin', 'python');
     const script = path.join(ROOT, 'scripts', 'sglang-cpu', 'check_standin.py');
@@ -116,7 +118,9 @@ describe('SGLang (CPU), a real inference server', () => {
     // chunks carry more than one token.
     expect(answers.filter((a) => contentChunks(a) < a.record.outputTokens).length).toBeGreaterThan(0);
   }, 300_000);
+});
 
+describe('SGLang (CPU) under the bench: its core, the gate, its own clock, its cache, timeouts and a kill', () => {
   it("keeps every process of SGLang on the machine's last core, away from k6 and the agent", () => {
     expectOnLastCore(server);
   });

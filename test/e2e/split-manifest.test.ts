@@ -39,7 +39,9 @@ afterAll(async () => {
 function manifest(): {
   name: string; parallelism: number; arguments: string[]; env: Obj[]; mount: Obj; initContainers: Obj[];
 } {
-  const text = readFileSync(path.join(ROOT, 'deploy/k6-operator/testrun-split-capacity.yaml'), 'utf8').replace(/\$\{TESTID\}/g, TESTID);
+  const text = readFileSync(path.join(ROOT, 'deploy/k6-operator/testrun-split-capacity.yaml'), 'utf8').replace(
+    /\$\{TESTID\}/g, TESTID,
+  );
   const testRun = yaml.loadAll(text).map((d) => d as Obj).find((d) => d.kind === 'TestRun')!;
   const spec = testRun.spec as Obj;
   const runner = spec.runner as Obj;
@@ -70,8 +72,8 @@ function agentOf(m: ReturnType<typeof manifest>): { url: string; argIndex: numbe
 }
 
 /** The kubelet's $(VAR) expansion of a value from the variables defined so far. */
-const expand = (value: string, vars: Readonly<Record<string, string>>): string => value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g,
-  (whole, name: string) => vars[name] ?? whole);
+const expand = (value: string, vars: Readonly<Record<string, string>>): string =>
+  value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => vars[name] ?? whole);
 
 /**
  * Runner i's environment and its folder on the claim: the manifest's env in order (the Job name for the
@@ -99,9 +101,17 @@ describe('the split capacity manifest, run as the k6-operator runs it', () => {
     // The ConfigMap's plan.json: one small use case, a ladder of 1, 4 and 6 users.
     const plan = path.join(dir, 'plan.json');
     writeFileSync(plan, JSON.stringify({
-      useCases: [{ id: 'tiny_chat', contextTokens: 256, outputTokens: 16, limits: [{ metric: 'ttft', operator: '<', value: 5000 }] }],
+      useCases: [
+        {
+          id: 'tiny_chat', contextTokens: 256, outputTokens: 16,
+          limits: [{ metric: 'ttft', operator: '<', value: 5000 }],
+        },
+      ],
       capacity: { concurrencies: { tiny_chat: [1, 4, 6] }, rounds: 1, warmupRequests: 0 },
-      schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.2 },
+      schedule: {
+        prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1,
+        gapSeconds: 0.2,
+      },
     }));
     const target = {
       PLAN: plan, BASE_URL: sim.url, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', USE_CASES: 'tiny_chat',
@@ -119,7 +129,8 @@ describe('the split capacity manifest, run as the k6-operator runs it', () => {
         addresses.push(address);
         const own = m.arguments.map((a, at) => (at === argIndex ? `LLM_AGENT=${agents[i - 1]!.url}` : a));
         const args = [
-          'run', '--quiet', ...operatorSegmentFlags(i, m.parallelism), ...own, bundlePath('capacity', path.join(ROOT, 'dist')),
+          'run', '--quiet', ...operatorSegmentFlags(i, m.parallelism), ...own,
+          bundlePath('capacity', path.join(ROOT, 'dist')),
           `--address=${address}`, '--paused', '--tag', `instance_id=${i}`, '--tag', `testrun_name=${m.name}`,
         ];
         exits.push(runK6(args, { ...process.env, ...env }, path.join(dir, `stderr-${i}.txt`)));

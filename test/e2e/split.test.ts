@@ -1,4 +1,5 @@
-// End to end: a sweep and a gate split over two k6 processes exactly as the k6-operator splits a TestRun. Runs in Node (vitest).
+// End to end: a sweep and a gate split over two k6 processes exactly as the k6-operator splits a TestRun. Runs in Node
+// (vitest).
 //
 // Each runner is a stock k6 with the operator's command line (segment flags, --address, --paused,
 // instance_id and testrun_name tags) and its own measuring agent (-e LLM_AGENT, as the operator's runner pod has
@@ -19,7 +20,8 @@ import { analyzeRun } from '../../report/generate';
 import type { CellStats } from '../../report/cells';
 import { startSim } from '../../sim/server';
 import {
-  extraTags, readCsv, readJson, resumeWhenPaused, ROOT, runBenchCli, runK6, runScript, startTestAgent, tempDir, writePlan,
+  extraTags, readCsv, readJson, resumeWhenPaused, ROOT, runBenchCli, runK6, runScript, startTestAgent, tempDir,
+  writePlan,
 } from './helpers';
 
 /** The operator's flags for runner 1 and 2 of 2 (k6-operator pkg/segmentation), written out as a user would. */
@@ -27,7 +29,9 @@ const OPERATOR_SEGMENTS = [
   ['--execution-segment=0:1/2', '--execution-segment-sequence=0,1/2,1'],
   ['--execution-segment=1/2:1', '--execution-segment-sequence=0,1/2,1'],
 ];
-const FAST_SCHEDULE = { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.2 };
+const FAST_SCHEDULE = {
+  prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.2,
+};
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 let env: Record<string, string>;
@@ -53,12 +57,14 @@ interface SplitRun {
 
 /** The calls a runner's k6 made to its agent: http_reqs samples named llm-agent (lib/k6/llm.ts AGENT_CALL_NAME). */
 function agentCalls(runnerDir: string): number {
-  return readCsv(path.join(runnerDir, 'samples.csv')).rows.filter((row) => row.metric_name === 'http_reqs' && row.name === 'llm-agent')
-    .length;
+  return readCsv(path.join(runnerDir, 'samples.csv')).rows
+    .filter((row) => row.metric_name === 'http_reqs' && row.name === 'llm-agent').length;
 }
 
 /** Starts runner i of 2 with the operator's command line and its own agent; resolves to its exit code. */
-function startRunner(script: string, dir: string, planFile: string, i: number, address: string, agent: string): Promise<number> {
+function startRunner(
+  script: string, dir: string, planFile: string, i: number, address: string, agent: string,
+): Promise<number> {
   const runnerDir = path.join(dir, `runner-${i}`);
   mkdirSync(runnerDir);
   const e = {
@@ -66,7 +72,8 @@ function startRunner(script: string, dir: string, planFile: string, i: number, a
   };
   const args = [
     'run', '--quiet', ...OPERATOR_SEGMENTS[i - 1]!, ...Object.entries(e).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-    '--out', `csv=fileName=${path.join(runnerDir, 'samples.csv')},timeFormat=unix_milli`, bundlePath(script, path.join(ROOT, 'dist')),
+    '--out', `csv=fileName=${path.join(runnerDir, 'samples.csv')},timeFormat=unix_milli`,
+    bundlePath(script, path.join(ROOT, 'dist')),
     `--address=${address}`, '--paused', '--tag', `instance_id=${i}`, '--tag', 'testrun_name=e2e-split',
   ];
   return runK6(args, process.env, path.join(runnerDir, 'engine-stderr.txt'));
@@ -107,7 +114,9 @@ function requestsByCell(runnerDir: string): Record<string, number> {
 const requestRows = (runnerDir: string): number => Object.values(requestsByCell(runnerDir)).reduce((a, b) => a + b, 0);
 
 function monitorRows(runnerDir: string): number {
-  return readCsv(path.join(runnerDir, 'samples.csv')).rows.filter((row) => (row.metric_name ?? '').startsWith('llm_server_')).length;
+  return readCsv(path.join(runnerDir, 'samples.csv')).rows.filter((row) =>
+    (row.metric_name ?? '').startsWith('llm_server_'),
+  ).length;
 }
 
 describe('a sweep split 2 ways as the k6-operator runs it', () => {
@@ -153,7 +162,9 @@ describe('a sweep split 2 ways as the k6-operator runs it', () => {
     const byId = new Map(whole.cells.map((cell) => [cell.id, cell]));
     for (const cell of merged.cells) {
       const other = byId.get(cell.id)!;
-      expect([cell.requests, cell.succeeded, cell.outputTokensTotal]).toEqual([other.requests, other.succeeded, other.outputTokensTotal]);
+      expect([cell.requests, cell.succeeded, cell.outputTokensTotal]).toEqual([
+        other.requests, other.succeeded, other.outputTokensTotal,
+      ]);
       expect(cell.requests).toBe(cell.concurrency * 2);
       // Fixed timing: 50 ms TTFT and 10 ms ITL on both; a shared 2-core machine adds a few ms either way.
       const close = (get: (c: CellStats) => number | undefined, within: number) =>
@@ -187,7 +198,8 @@ describe('a gate split 2 ways: the verdict is the merged samples', () => {
     }
   };
 
-  it('passes when the limits hold on all samples, though runner 2 (no user of the gate) exits 99 on its empty share', async () => {
+  it('passes when the limits hold on all samples, though runner 2 (no user of the gate) exits 99 on its empty ' +
+    'share', async () => {
     const run = await runSplit('gate', gatePlan(5000, 1));
     expect(run.codes).toEqual([0, 99]);
     expect(reportGate(run.dir)).toBe(0);
@@ -204,7 +216,9 @@ describe('npm run bench -- --runners 2', () => {
   it('runs each part as two k6 processes in runner folders and reports them merged', async () => {
     const dir = tempDir('bench-generators');
     const planFile = writePlan(dir, { sweep: { contexts: [512], concurrencies: [1, 2], rounds: 1, outputTokens: 16 } });
-    const r = await runBenchCli(['--plan', planFile, '--scripts', 'sweep', '--runners', '2', '--results', dir, '--run-id', 'g2']);
+    const r = await runBenchCli([
+      '--plan', planFile, '--scripts', 'sweep', '--runners', '2', '--results', dir, '--run-id', 'g2',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('sweep: runners merged; gates and thresholds passed');
     // One measuring agent per k6 process.
@@ -224,7 +238,8 @@ describe('the capacity search spread over 2 k6 processes', () => {
   /** As test/e2e/bench-driven.test.ts: on the simulator's default profile the capacity lies near 5 users. */
   const plan = {
     useCases: [{
-      id: 'tiny_chat', title: 'Tiny chat', contextTokens: 2048, outputTokens: 32, concurrencies: [1, 2, 3, 4, 5, 6, 7, 8],
+      id: 'tiny_chat', title: 'Tiny chat', contextTokens: 2048, outputTokens: 32,
+      concurrencies: [1, 2, 3, 4, 5, 6, 7, 8],
       limits: [{ metric: 'decodeSpeed', operator: '>', value: 100, label: 'speed > 100 tok/s' }],
     }],
     capacity: { rounds: 2, minMeasuredSeconds: 1, maxUsers: 16 },
@@ -232,7 +247,9 @@ describe('the capacity search spread over 2 k6 processes', () => {
 
   it('finds the capacity with each runner driving its share of every step, and the report agrees', async () => {
     const dir = tempDir('split-search');
-    const args = ['--plan', writePlan(dir, plan), '--scripts', 'capacity', '--runners', '2', '--results', dir, '--run-id', 's'];
+    const args = [
+      '--plan', writePlan(dir, plan), '--scripts', 'capacity', '--runners', '2', '--results', dir, '--run-id', 's',
+    ];
     const r = await runBenchCli(args);
     expect(r.exitCode, r.stderr).toBe(0);
     const found = /tiny_chat: (\d+) \((\d+) breaks [^)]+\); steps /.exec(r.stderr);

@@ -17,7 +17,9 @@ import { extraTags, readCsv, readJson, runScript, startTestAgent, tempDir, type 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 const CELL = 'sweep_c256_o8_n2';
 const SWEEP = { contexts: [256], concurrencies: [2], rounds: 2, outputTokens: 8 };
-const SCHEDULE = { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 200, safetyFactor: 3, minCellSeconds: 3, gapSeconds: 0 };
+const SCHEDULE = {
+  prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 200, safetyFactor: 3, minCellSeconds: 3, gapSeconds: 0,
+};
 
 /** A throwaway CA and a server certificate for 127.0.0.1 it signed, with the openssl CLI. */
 function makeCertificates(dir: string): { caFile: string; key: string; cert: string } {
@@ -29,16 +31,22 @@ function makeCertificates(dir: string): { caFile: string; key: string; cert: str
     'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj',
     '/CN=k6-llm test CA',
   );
-  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=127.0.0.1');
+  openssl(
+    'req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('server.key'), '-out', f('server.csr'), '-subj',
+    '/CN=127.0.0.1',
+  );
   writeFileSync(
     f('server.ext'),
-    'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n',
+    'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n' +
+      'extendedKeyUsage=serverAuth\n',
   );
   openssl(
     'x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out',
     f('server.pem'), '-days', '2', '-extfile', f('server.ext'),
   );
-  return { caFile: f('ca.pem'), key: readFileSync(f('server.key'), 'utf8'), cert: readFileSync(f('server.pem'), 'utf8') };
+  return {
+    caFile: f('ca.pem'), key: readFileSync(f('server.key'), 'utf8'), cert: readFileSync(f('server.pem'), 'utf8'),
+  };
 }
 
 let certs: ReturnType<typeof makeCertificates>;
@@ -55,15 +63,22 @@ afterAll(async () => {
   await sim?.close();
 });
 
-/** What the sweep recorded: its requests, its errors, and whether the monitor's k6/http scrapes of /metrics got through. */
-function outcome(r: RunResult): { passes: number; fails: number; errors: { kind: string; message: string }[]; scraped: boolean } {
+interface SweepOutcome { passes: number; fails: number; errors: { kind: string; message: string }[]; scraped: boolean }
+
+/**
+ * What the sweep recorded: its requests, its errors, and whether the monitor's k6/http scrapes of /metrics got through.
+ */
+function outcome(r: RunResult): SweepOutcome {
   const data = readSummaryData(readJson(path.join(r.dir, 'summary.json')), 'summary.json');
   const ok = data.metrics[cellMetricKey(METRICS.requestOk.name, CELL)]!.values;
   const rows = readCsv(path.join(r.dir, 'samples.csv')).rows;
   const errors = rows
     .filter((x) => x.metric_name === METRICS.errors.name)
     .map((x) => ({ kind: extraTags(x).error_kind ?? '', message: x.metadata ?? '' }));
-  return { passes: ok.passes ?? 0, fails: ok.fails ?? 0, errors, scraped: rows.some((x) => x.metric_name === SERVER_METRICS.running.name) };
+  return {
+    passes: ok.passes ?? 0, fails: ok.fails ?? 0, errors,
+    scraped: rows.some((x) => x.metric_name === SERVER_METRICS.running.name),
+  };
 }
 
 describe('an HTTPS target with a private CA, on k6', () => {

@@ -22,7 +22,9 @@ const TRACE = syntheticMooncake({
   rows: 150, meanGapMs: 40, seed: 3, prefixBlocks: [1, 2], extraTokens: [64, 600], outputTokens: [8, 24],
 });
 const SOURCE = { format: null, startSeconds: 0, durationSeconds: null, maxRequests: null, skipBadRows: false } as const;
-const USE_CASE = { id: 'replay', contextTokens: 2048, outputTokens: 24, limits: [{ metric: 'ttft', operator: '<', value: 5000 }] };
+const USE_CASE = {
+  id: 'replay', contextTokens: 2048, outputTokens: 24, limits: [{ metric: 'ttft', operator: '<', value: 5000 }],
+};
 
 const sorted = (values: readonly number[]): number[] => [...values].sort((a, b) => a - b);
 
@@ -35,33 +37,37 @@ function plan(file: string, speeds: number[]): object {
   };
 }
 
-describe('npm run bench -- --trace: a production trace replayed on k6', () => {
-  let sim: Awaited<ReturnType<typeof startSim>>;
-  let promptsFile: string;
-  let dir: string;
-  let truth: GroundTruthRecord[];
-  let report: Report;
+// One replay of the synthetic trace at speeds 1 and 2 for the whole file: its run folder, ground truth and report.
+let sim: Awaited<ReturnType<typeof startSim>>;
+let promptsFile: string;
+let dir: string;
+let truth: GroundTruthRecord[];
+let report: Report;
 
-  beforeAll(async () => {
-    await buildBundles();
-    const work = tempDir('trace');
-    promptsFile = path.join(work, 'prompts.json');
-    const prompts = await preparePrompts({ model: MODEL, api: 'chat', contexts: [], tokenizer: 'qwen3', blockVocabulary: true });
-    writeFileSync(promptsFile, JSON.stringify(prompts));
-    const traceFile = path.join(work, 'trace.jsonl');
-    writeFileSync(traceFile, TRACE);
-    sim = await startSim({ port: 0, groundTruth: true });
-    const r = await runScript('trace', plan(traceFile, [1, 2]), { BASE_URL: sim.url, MODEL, PROMPTS: promptsFile });
-    if (r.exitCode !== 0) throw new Error(`k6 exited ${r.exitCode}: ${r.stderr.slice(-800)}`);
-    dir = r.dir;
-    truth = sim.groundTruth().sort((a, b) => a.arrivalEpochMs - b.arrivalEpochMs);
-    report = (await generateReport(dir, { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null })).report;
-  }, 240_000);
-
-  afterAll(async () => {
-    await sim?.close();
+beforeAll(async () => {
+  await buildBundles();
+  const work = tempDir('trace');
+  promptsFile = path.join(work, 'prompts.json');
+  const prompts = await preparePrompts({
+    model: MODEL, api: 'chat', contexts: [], tokenizer: 'qwen3', blockVocabulary: true,
   });
+  writeFileSync(promptsFile, JSON.stringify(prompts));
+  const traceFile = path.join(work, 'trace.jsonl');
+  writeFileSync(traceFile, TRACE);
+  sim = await startSim({ port: 0, groundTruth: true });
+  const r = await runScript('trace', plan(traceFile, [1, 2]), { BASE_URL: sim.url, MODEL, PROMPTS: promptsFile });
+  if (r.exitCode !== 0) throw new Error(`k6 exited ${r.exitCode}: ${r.stderr.slice(-800)}`);
+  dir = r.dir;
+  truth = sim.groundTruth().sort((a, b) => a.arrivalEpochMs - b.arrivalEpochMs);
+  report = (await generateReport(dir, { ...DEFAULT_REPORT_OPTIONS, baseline: null, tolerance: 0.1, outDir: null }))
+    .report;
+}, 240_000);
 
+afterAll(async () => {
+  await sim?.close();
+});
+
+describe('npm run bench -- --trace: a production trace replayed on k6', () => {
   it('sends every row once per speed, at its exact prompt and output length', () => {
     const rows = loadReplay(TRACE, { ...SOURCE, file: 't' }).rows;
     expect(truth).toHaveLength(300);
@@ -99,7 +105,9 @@ describe('npm run bench -- --trace: a production trace replayed on k6', () => {
     expect(md).toContain('This trace held at every speed measured, up to **2x its recorded speed**');
     expect(readFileSync(path.join(dir, 'capacity.csv'), 'utf8')).toMatch(/\ntrace,replay,.*x recorded speed/);
   });
+});
 
+describe('npm run bench -- --trace: a Bailian conversation trace keeps each turn after the one it follows', () => {
   it('sends a Bailian turn only once the turn it follows has ended, even at 20x', async () => {
     sim.clearGroundTruth();
     const file = path.join(ROOT, 'examples', 'traces', 'bailian.jsonl');
@@ -111,7 +119,8 @@ describe('npm run bench -- --trace: a production trace replayed on k6', () => {
     // Requests are known by their lengths; pairs whose lengths another row shares are not judged.
     const key = (input: number, output: number): string => `${input}/${output}`;
     const count = new Map<string, number>();
-    for (const row of rows) count.set(key(row.inputTokens, row.outputTokens), (count.get(key(row.inputTokens, row.outputTokens)) ?? 0) + 1);
+    for (const row of rows)
+      count.set(key(row.inputTokens, row.outputTokens), (count.get(key(row.inputTokens, row.outputTokens)) ?? 0) + 1);
     const byKey = new Map(seen.map((t) => [key(t.promptTokens, t.completionTokens), t]));
     let judged = 0;
     let held = 0;

@@ -21,7 +21,10 @@ interface Transcript {
   readonly body: Buffer;
 }
 
-/** Reads the transcript format the Go tests define (agent/transcript_test.go): comments, three header lines, a blank line, the body. */
+/**
+ * Reads the transcript format the Go tests define (agent/transcript_test.go): comments, three header lines, a blank
+ * line, the body.
+ */
 function readTranscript(name: string): Transcript {
   const raw = readFileSync(path.join(DIR, `${name}.http`));
   let at = 0;
@@ -35,12 +38,18 @@ function readTranscript(name: string): Transcript {
     const [k, v] = line.split(': ');
     head[k!] = v!;
   }
-  return { status: Number(head.status), contentType: head['content-type']!, reset: head.end === 'reset', body: raw.subarray(at) };
+  return {
+    status: Number(head.status), contentType: head['content-type']!, reset: head.end === 'reset',
+    body: raw.subarray(at),
+  };
 }
 
 /** What the expected record says a request ends as: 'ok' or its error kind. */
 function expected(name: string): string {
-  const r = JSON.parse(readFileSync(path.join(DIR, `${name}.record.json`), 'utf8')) as { outcome: string; errorKind?: string };
+  const r = JSON.parse(readFileSync(path.join(DIR, `${name}.record.json`), 'utf8')) as {
+    outcome: string;
+    errorKind?: string;
+  };
   return r.outcome === 'completed' ? 'ok' : r.errorKind!;
 }
 
@@ -74,8 +83,12 @@ afterAll(async () => {
 
 /** The outcome of each request in order: 'ok' or its error_kind. */
 function outcomes(rows: readonly CsvRow[]): string[] {
-  const ok = rows.filter((r) => r.metric_name === METRICS.requestOk.name).sort((a, b) => Number(a.timestamp) - Number(b.timestamp));
-  const errors = rows.filter((r) => r.metric_name === METRICS.errors.name).sort((a, b) => Number(a.timestamp) - Number(b.timestamp));
+  const ok = rows
+    .filter((r) => r.metric_name === METRICS.requestOk.name)
+    .sort((a, b) => Number(a.timestamp) - Number(b.timestamp));
+  const errors = rows
+    .filter((r) => r.metric_name === METRICS.errors.name)
+    .sort((a, b) => Number(a.timestamp) - Number(b.timestamp));
   let e = 0;
   return ok.map((r) => (Number(r.metric_value) === 1 ? 'ok' : (extraTags(errors[e++]!).error_kind ?? '?')));
 }
@@ -85,11 +98,15 @@ describe('golden transcripts over real HTTP, on k6 and the agent', () => {
     const plan = {
       target: { metricsUrl: null },
       sweep: { contexts: [256], concurrencies: [1], rounds: NAMES.length, outputTokens: 8 },
-      schedule: { prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 10, gapSeconds: 0 },
+      schedule: {
+        prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 10, gapSeconds: 0,
+      },
     };
     const r = await runScript('sweep', plan, { BASE_URL: baseUrl, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' });
     expect(r.exitCode, r.stderr).toBe(0);
     const got = outcomes(readCsv(path.join(r.dir, 'samples.csv')).rows);
-    expect(Object.fromEntries(NAMES.map((n, i) => [n, got[i]]))).toEqual(Object.fromEntries(NAMES.map((n) => [n, expected(n)])));
+    expect(Object.fromEntries(NAMES.map((n, i) => [n, got[i]]))).toEqual(
+      Object.fromEntries(NAMES.map((n) => [n, expected(n)])),
+    );
   }, 120_000);
 });

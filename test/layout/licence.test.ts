@@ -1,4 +1,5 @@
-// Fails when AGPL or GPL code could get into what the project ships: go.mod requirements, npm packages, Go modules. Runs in Node (vitest).
+// Fails when AGPL or GPL code could get into what the project ships: go.mod requirements, npm packages, Go modules.
+// Runs in Node (vitest).
 //
 // The project is Apache-2.0 (LICENSE, package.json). k6 (AGPL-3.0) is a program the bundles run on, never a dependency:
 // no go.mod of ours may require go.k6.io/k6. The Go checks read every go.mod git tracks, so they hold for whichever
@@ -8,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  copyleftRequirements, gnuLicenceIn, goDependencyProblems, goModProblems, isCopyleft, LICENCE_FILE, npmLicence, npmProblems,
+  copyleftRequirements, gnuLicenceIn, goDependencyProblems, goModProblems, isCopyleft, LICENCE_FILE, npmLicence,
+  npmProblems,
   trackedGoModDirs,
 } from './licences';
 
@@ -43,12 +45,16 @@ describe('the parts of the checks', () => {
       '\tgo.k6.io/k6 v1.8.1', '\tgithub.com/grafana/xk6-dashboard v0.8.1 // indirect', ')',
       'replace example.com/a => github.com/grafana/loki v1.0.0',
     ].join('\n');
-    expect(copyleftRequirements(goMod)).toEqual(['go.k6.io/k6', 'github.com/grafana/xk6-dashboard', 'github.com/grafana/loki']);
+    expect(copyleftRequirements(goMod)).toEqual([
+      'go.k6.io/k6', 'github.com/grafana/xk6-dashboard', 'github.com/grafana/loki',
+    ]);
     expect(copyleftRequirements('module example.com/m\n\nrequire golang.org/x/sys v0.46.0\n')).toEqual([]);
   });
 
   it('tells GNU licence texts from others, and licence files from source files', () => {
-    expect(gnuLicenceIn('                    GNU AFFERO GENERAL PUBLIC LICENSE\n   Version 3')).toBe('GNU AFFERO GENERAL PUBLIC LICENSE');
+    expect(gnuLicenceIn('                    GNU AFFERO GENERAL PUBLIC LICENSE\n   Version 3')).toBe(
+      'GNU AFFERO GENERAL PUBLIC LICENSE',
+    );
     expect(gnuLicenceIn('GNU LESSER GENERAL PUBLIC\n  LICENSE')).toBe('GNU LESSER GENERAL PUBLIC LICENSE');
     // MPL-2.0 names the GNU licences as "Secondary Licenses", in lower case.
     expect(gnuLicenceIn('means either the GNU General Public License, Version 2.0, the GNU Lesser')).toBeUndefined();
@@ -56,14 +62,17 @@ describe('the parts of the checks', () => {
     for (const name of ['LICENSE', 'LICENSE.md', 'LICENCE.txt', 'COPYING', 'COPYING.LESSER', 'LICENSE-MIT']) {
       expect(LICENCE_FILE.test(name), name).toBe(true);
     }
-    for (const name of ['license.go', 'license_test.go', 'README.md']) expect(LICENCE_FILE.test(name), name).toBe(false);
+    for (const name of ['license.go', 'license_test.go', 'README.md'])
+      expect(LICENCE_FILE.test(name), name).toBe(false);
   });
 });
 
 describe('the project', () => {
   it('is Apache-2.0: LICENSE holds the licence and package.json says so', () => {
     expect(readFileSync(resolve(ROOT, 'LICENSE'), 'utf8')).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004/);
-    expect((JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { license?: string }).license).toBe('Apache-2.0');
+    expect((JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { license?: string }).license).toBe(
+      'Apache-2.0',
+    );
   });
 
   it('no go.mod requires go.k6.io/k6 or another module known to be AGPL/GPL', () => {

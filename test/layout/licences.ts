@@ -1,4 +1,5 @@
-// Licence checks for test/layout/licence.test.ts: SPDX expressions, go.mod requirements, licence texts. Runs in Node (tests).
+// Licence checks for test/layout/licence.test.ts: SPDX expressions, go.mod requirements, licence texts. Runs in Node
+// (tests).
 //
 // The project is Apache-2.0 and takes no AGPL or GPL code into what it ships (docs: DESIGN, "Licence"). Pure
 // functions first (unit-tested by the table in licence.test.ts), then the three scans over the repository.
@@ -60,7 +61,9 @@ export function isCopyleft(expression: string): boolean {
   return tree ? copyleftNode(tree) : GNU_ID.test(expression.trim());
 }
 
-/** The licence of an npm package.json as one expression: `license`, or the legacy `licenses` list read as alternatives. */
+/**
+ * The licence of an npm package.json as one expression: `license`, or the legacy `licenses` list read as alternatives.
+ */
 export function npmLicence(pkg: Readonly<Record<string, unknown>>): string | undefined {
   const name = (v: unknown): string | undefined =>
     typeof v === 'string' ? v : typeof v === 'object' && v !== null ? name((v as { type?: unknown }).type) : undefined;
@@ -70,7 +73,9 @@ export function npmLicence(pkg: Readonly<Record<string, unknown>>): string | und
   return names.length > 0 ? names.map((n) => `(${n})`).join(' OR ') : undefined;
 }
 
-/** Go modules known to be AGPL or GPL, by path prefix: k6 itself and its parts, Grafana's xk6 extensions, AGPL servers. */
+/**
+ * Go modules known to be AGPL or GPL, by path prefix: k6 itself and its parts, Grafana's xk6 extensions, AGPL servers.
+ */
 export const KNOWN_COPYLEFT_GO_MODULES = [
   'go.k6.io/k6', 'github.com/grafana/xk6-', 'github.com/grafana/k6provider', 'github.com/grafana/grafana',
   'github.com/grafana/loki', 'github.com/grafana/mimir', 'github.com/grafana/tempo', 'github.com/minio/minio',
@@ -88,7 +93,8 @@ export function copyleftRequirements(goMod: string): string[] {
     const single = /^(require|replace)\s+(.+)$/.exec(line);
     const [kind, body] = open ? ['', ''] : single ? [single[1]!, single[2]!] : [block, block !== '' ? line : ''];
     // require: "path version"; replace: "old [version] => new [version]": both sides count.
-    const found = kind === 'require' ? [body.split(/\s+/)[0]] : body.split('=>').map((side) => side.trim().split(/\s+/)[0]);
+    const found =
+      kind === 'require' ? [body.split(/\s+/)[0]] : body.split('=>').map((side) => side.trim().split(/\s+/)[0]);
     for (const path of found) if (path && KNOWN_COPYLEFT_GO_MODULES.some((p) => path.startsWith(p))) paths.add(path);
   }
   return [...paths];
@@ -107,7 +113,9 @@ export function gnuLicenceIn(text: string): string | undefined {
   return GNU_TEXT.find((title) => flat.includes(title)) ?? GNU_NOTICE.exec(flat)?.[0];
 }
 
-/** Licence file names in a module's root: LICENSE, LICENCE, COPYING, with .md/.txt or -MIT style suffixes (not *.go). */
+/**
+ * Licence file names in a module's root: LICENSE, LICENCE, COPYING, with .md/.txt or -MIT style suffixes (not *.go).
+ */
 export const LICENCE_FILE = /^(?:licen[cs]e|copying)(?![\w.-]*\.go$)(?:[-._][\w.-]*)?$/i;
 
 // --- scans over the repository -----------------------------------------------------------------------------------
@@ -122,7 +130,8 @@ export function trackedGoModDirs(root: string): string[] {
 /** "dir/go.mod requires path" for every known AGPL/GPL module a tracked go.mod names. */
 export function goModProblems(root: string): string[] {
   return trackedGoModDirs(root).flatMap((dir) =>
-    copyleftRequirements(readFileSync(join(root, dir, 'go.mod'), 'utf8')).map((path) => `${join(dir, 'go.mod')} requires ${path}`));
+    copyleftRequirements(readFileSync(join(root, dir, 'go.mod'), 'utf8'))
+      .map((path) => `${join(dir, 'go.mod')} requires ${path}`));
 }
 
 /** Every package of package-lock.json (prod and dev) whose installed package.json names only GNU licences. */
@@ -165,7 +174,9 @@ export function goDependencyProblems(root: string, dir: string): string[] {
   let built: Set<string>;
   try {
     modules = goModules(go(at, ['list', '-m', '-json', 'all']));
-    built = new Set(go(at, ['list', '-deps', '-f', '{{with .Module}}{{.Path}}{{end}}', './...']).split('\n').filter(Boolean));
+    built = new Set(
+      go(at, ['list', '-deps', '-f', '{{with .Module}}{{.Path}}{{end}}', './...']).split('\n').filter(Boolean),
+    );
   } catch (e) {
     const err = e as { stderr?: string; message: string };
     return [`${dir}: go list failed: ${(err.stderr || err.message).trim().split('\n')[0]}`];
@@ -173,7 +184,9 @@ export function goDependencyProblems(root: string, dir: string): string[] {
   return modules.filter((m) => !m.Main).flatMap((m) => {
     const id = `${dir}: ${m.Path}@${m.Version ?? '?'}`;
     if (!m.Dir) return built.has(m.Path) ? [`${id}: not in the module cache (go mod download)`] : [];
-    const files = readdirSync(m.Dir, { withFileTypes: true }).filter((f) => f.isFile() && LICENCE_FILE.test(f.name)).map((f) => f.name);
+    const files = readdirSync(m.Dir, { withFileTypes: true })
+      .filter((f) => f.isFile() && LICENCE_FILE.test(f.name))
+      .map((f) => f.name);
     if (files.length === 0) return [`${id}: no licence file`];
     return files.flatMap((f) => {
       const gnu = gnuLicenceIn(readFileSync(join(m.Dir!, f), 'utf8'));

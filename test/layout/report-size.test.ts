@@ -1,4 +1,5 @@
-// Keeps report/ in rooms a reader can take in: no module over 400 lines, every function under 60. Runs in Node (vitest).
+// Keeps report/ in rooms a reader can take in: no module over 400 lines, every function under 60. Runs in Node
+// (vitest).
 //
 // report/ is where most of the suite's wording and arithmetic lives; issue 24 split it into one
 // module per report part and long functions into named steps, and this keeps it that way.
@@ -20,7 +21,9 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-/** Every function, method and arrow function of a file that spans more than `max` lines, as "file:line name (n lines)". */
+/**
+ * Every function, method and arrow function of a file that spans more than `max` lines, as "file:line name (n lines)".
+ */
 function longFunctions(path: string, max: number): string[] {
   const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
   const found: string[] = [];
@@ -28,7 +31,9 @@ function longFunctions(path: string, max: number): string[] {
   const visit = (node: ts.Node): void => {
     if (ts.isFunctionLike(node) && 'body' in node && node.body) {
       const lines = lineOf(node.getEnd()) - lineOf(node.getStart()) + 1;
-      const name = node.name?.getText(source) ?? (ts.isVariableDeclaration(node.parent) ? node.parent.name.getText(source) : '(anonymous)');
+      const name =
+        node.name?.getText(source) ??
+        (ts.isVariableDeclaration(node.parent) ? node.parent.name.getText(source) : '(anonymous)');
       if (lines > max) found.push(`${relative(ROOT, path)}:${lineOf(node.getStart())} ${name} (${lines} lines)`);
     }
     ts.forEachChild(node, visit);

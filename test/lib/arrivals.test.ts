@@ -50,8 +50,11 @@ describe('arrival schedules', () => {
     expect(variance / mean).toBeLessThan(1.15);
   });
 
-  it('ramps linearly: a ramp from 10 to 30 per second sends 10 in its first second and 30 in its last, 20 on average', () => {
-    const ramp = { ...BASE, process: 'constant' as const, ratePerSecond: 30, rampFromPerSecond: 10, durationSeconds: 100 };
+  it('ramps linearly: a ramp from 10 to 30 per second sends 10 in its first second and 30 in its last, ' +
+    '20 on average', () => {
+    const ramp = {
+      ...BASE, process: 'constant' as const, ratePerSecond: 30, rampFromPerSecond: 10, durationSeconds: 100,
+    };
     const t = arrivalTimesMs(ramp);
     expect(arrivalCount(ramp)).toBe(2000);
     expect(t.length).toBe(2000);

@@ -10,7 +10,9 @@ import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { loadQwen3Tokenizer } from '../../tokenizer/qwen3';
 
 async function qwenVocabulary(api: 'chat' | 'completions'): Promise<BlockVocabulary> {
-  const set = await preparePrompts({ model: 'Qwen/Qwen3-8B', api, contexts: [64], tokenizer: 'qwen3', blockVocabulary: true });
+  const set = await preparePrompts({
+    model: 'Qwen/Qwen3-8B', api, contexts: [64], tokenizer: 'qwen3', blockVocabulary: true,
+  });
   return set.blockVocabulary!;
 }
 
@@ -44,7 +46,9 @@ describe('block prompts', () => {
       const text = createBlockPrompter(v)({ keys, blockTokens: 512, inputTokens, salt: 3, uniqueId: 77 });
       expect(chatCount(text)).toBe(inputTokens);
     }
-    const long = createBlockPrompter(v)({ keys: [1, 2], blockTokens: 40_000, inputTokens: 70_000, salt: 1, uniqueId: 1 });
+    const long = createBlockPrompter(v)({
+      keys: [1, 2], blockTokens: 40_000, inputTokens: 70_000, salt: 1, uniqueId: 1,
+    });
     expect(chatCount(long)).toBe(70_000);
   });
 
@@ -84,7 +88,8 @@ describe('prefix-group prompts (plan prompts.prefixGroups)', () => {
     }
   });
 
-  it('share the group\'s P leading tokens within a group (round robin), fewer than 8 across groups or salts', async () => {
+  it('share the group\'s P leading tokens within a group (round robin), fewer than 8 across groups or ' +
+    'salts', async () => {
     const prompter = createBlockPrompter(await qwenVocabulary('chat'));
     const request = (n: number, salt = 1): string => groupPromptText(groups, n, 2000, salt, prompter);
     // Requests 1, 4 and 7 are group 1's; 2 is group 2's.

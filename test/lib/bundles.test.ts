@@ -69,7 +69,8 @@ function inspect(code: string): BundleFacts {
         if (node.await) facts.problems.push('for await');
         break;
       case 'AssignmentExpression':
-        if (['??=', '||=', '&&='].includes(String(node.operator))) facts.problems.push(`logical assignment ${String(node.operator)}`);
+        if (['??=', '||=', '&&='].includes(String(node.operator)))
+          facts.problems.push(`logical assignment ${String(node.operator)}`);
         break;
       case 'Literal': {
         const regex = node.regex as { pattern: string; flags: string } | undefined;
@@ -107,7 +108,8 @@ function inspect(code: string): BundleFacts {
 
 describe('the inspector itself', () => {
   it('flags what k6 lacks', () => {
-    expect(inspect('s.replaceAll("a", "b"); s["replaceAll"]("a", "b"); /(?<y>\\d+)/.exec(s); new RegExp("(?<m>x)");').problems).toEqual([
+    const lacking = 's.replaceAll("a", "b"); s["replaceAll"]("a", "b"); /(?<y>\\d+)/.exec(s); new RegExp("(?<m>x)");';
+    expect(inspect(lacking).problems).toEqual([
       'replaceAll',
       'replaceAll',
       'regex named group /(?<y>\\d+)/',
@@ -120,7 +122,8 @@ describe('the inspector itself', () => {
     expect(() => inspect('a ??= 1;')).toThrow();
     expect(() => inspect('class A { x = 1 }')).toThrow();
     expect(inspect(
-      'import http from "k6/http"; const a = 1, b = http; export { a as default, b }; export const c = 1; export function d() {}',
+      'import http from "k6/http"; const a = 1, b = http; export { a as default, b }; ' +
+        'export const c = 1; export function d() {}',
     )).toEqual({ imports: ['k6/http'], exports: ['default', 'b', 'c', 'd'], problems: [] });
   });
 });
@@ -140,11 +143,14 @@ describe('k6 bundles (orchestrator/bundles.ts buildBundles)', () => {
 
   it('builds one bundle per entry script, dist/<name>.js, and the stream module alone, dist/llm.js', () => {
     expect(SCENARIOS.length).toBeGreaterThan(0);
-    expect(files.map((f) => path.relative(outdir, f)).sort()).toEqual([...SCENARIOS.map((n) => `${n}.js`), 'llm.js'].sort());
+    expect(files.map((f) => path.relative(outdir, f)).sort()).toEqual(
+      [...SCENARIOS.map((n) => `${n}.js`), 'llm.js'].sort(),
+    );
   });
 
   it.each(SCENARIOS)(
-    '%s.js parses as an ES2020 module, imports only stock k6 modules, avoids what Sobek lacks, exports the k6 entry points',
+    '%s.js parses as an ES2020 module, imports only stock k6 modules, avoids what Sobek lacks, ' +
+      'exports the k6 entry points',
     (name) => {
       const code = readFileSync(path.join(outdir, `${name}.js`), 'utf8');
       const facts = inspect(code);
@@ -160,7 +166,8 @@ describe('k6 bundles (orchestrator/bundles.ts buildBundles)', () => {
     },
   );
 
-  it('llm.js, the stream module for users\' own scripts, imports only stock k6 modules and exports stream as default', () => {
+  it('llm.js, the stream module for users\' own scripts, imports only stock k6 modules and exports stream as ' +
+    'default', () => {
     const facts = inspect(readFileSync(path.join(outdir, 'llm.js'), 'utf8'));
     expect([...new Set(facts.imports)].sort()).toEqual(['k6/execution', 'k6/http', 'k6/metrics']);
     expect(facts.problems).toEqual([]);

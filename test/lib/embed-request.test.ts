@@ -15,8 +15,10 @@ describe('embed request bodies', () => {
 });
 
 describe('embed responses', () => {
-  const data = (n: number) => JSON.stringify({ data: Array.from({ length: n }, (_, index) => ({ index, embedding: [1] })),
-    usage: { prompt_tokens: 42, total_tokens: 42 } });
+  const data = (n: number) => JSON.stringify({
+    data: Array.from({ length: n }, (_, index) => ({ index, embedding: [1] })),
+    usage: { prompt_tokens: 42, total_tokens: 42 },
+  });
 
   it('count the items and the server\'s tokens', () => {
     expect(readEmbedResponse('embeddings', 200, data(3), 3)).toEqual({ ok: true, items: 3, usageTokens: 42 });

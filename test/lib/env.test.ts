@@ -1,4 +1,5 @@
-// Tests for lib/env.ts: every environment variable as a plan override, "1k" lists, and one-line errors naming the variable.
+// Tests for lib/env.ts: every environment variable as a plan override, "1k" lists, and one-line errors naming the
+// variable.
 // Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
@@ -22,7 +23,7 @@ function envError(env: Record<string, string>): string {
   throw new Error('applyEnvToPlan accepted the environment');
 }
 
-describe('applyEnvToPlan', () => {
+describe('applyEnvToPlan: target, number and string lists', () => {
   it('without variables returns a copy of the base (plus an empty target)', () => {
     const base: PlanInput = { name: 'x', sweep: { rounds: 2 } };
     const out = applyEnvToPlan(base, {});
@@ -32,7 +33,9 @@ describe('applyEnvToPlan', () => {
   });
 
   it('sets the target: BASE_URL, MODEL, API, METRICS_URL ("none" disables)', () => {
-    const env = { BASE_URL: 'http://gpu:8000/v1', MODEL: 'qwen', API: 'completions', METRICS_URL: 'http://gpu:8000/metrics' };
+    const env = {
+      BASE_URL: 'http://gpu:8000/v1', MODEL: 'qwen', API: 'completions', METRICS_URL: 'http://gpu:8000/metrics',
+    };
     expect(applyEnvToPlan({ target: { temperature: 0.5 } }, env).target).toEqual({
       temperature: 0.5, baseUrl: 'http://gpu:8000/v1', model: 'qwen', api: 'completions',
       metricsUrl: 'http://gpu:8000/metrics',
@@ -60,7 +63,9 @@ describe('applyEnvToPlan', () => {
     expect(out.mix).toEqual({ profiles: ['rag', 'agentic'] });
     expect(out.burst).toEqual({ profiles: ['rag', 'agentic'] });
   });
+});
 
+describe('applyEnvToPlan: the use cases measured (USE_CASES, SESSION_USERS)', () => {
   it('USE_CASES and SESSION_USERS for sessions: the ladder of every use case the part measures', () => {
     expect(applyEnvToPlan({}, { USE_CASES: 'code_completion', SESSION_USERS: '4,8k' }).sessions).toEqual({
       useCases: ['code_completion'], users: { code_completion: [4, 8192] },
@@ -92,7 +97,8 @@ describe('applyEnvToPlan', () => {
     expect(applyEnvToPlan(both, { USE_CASES: 'mine,mlperf_llama2_70b' })).toEqual(both);
   });
 
-  it('USE_CASES drops the plan\'s per-use-case settings of the use cases it leaves out, so the rest still apply', () => {
+  it('USE_CASES drops the plan\'s per-use-case settings of the use cases it leaves out, ' +
+    'so the rest still apply', () => {
     const input = applyEnvToPlan(QUICK_PLAN, { USE_CASES: 'mlperf_llama3_1_8b,short_chatbot' });
     expect(input.rate!.rates).toEqual({});
     expect(input.capacity!.concurrencies).toEqual({ short_chatbot: [1, 50, 100] });
@@ -113,7 +119,9 @@ describe('applyEnvToPlan', () => {
       `USE_CASES "code_completion,mlperf_llama3_1_405b": "mlperf_llama3_1_405b" is not one of: ${known}`,
     );
   });
+});
 
+describe('applyEnvToPlan: gate, prompts, prefix groups and precedence', () => {
   it('GATE_USE_CASE and GATE_CONCURRENCY, PROMPTS and PROMPT_MODE, CELL_SECONDS', () => {
     const out = applyEnvToPlan(
       { gate: { rounds: 3 }, schedule: { gapSeconds: 1 } },
@@ -128,7 +136,9 @@ describe('applyEnvToPlan', () => {
   });
 
   it('PREFIX_GROUPS: groups and prefix tokens (k allowed), or none over the plan\'s', () => {
-    expect(applyEnvToPlan({}, { PREFIX_GROUPS: '8:2k' }).prompts).toEqual({ prefixGroups: { groups: 8, prefixTokens: 2048 } });
+    expect(applyEnvToPlan({}, { PREFIX_GROUPS: '8:2k' }).prompts).toEqual({
+      prefixGroups: { groups: 8, prefixTokens: 2048 },
+    });
     const plan: PlanInput = { prompts: { file: 'p.json', prefixGroups: { groups: 2, prefixTokens: 100 } } };
     expect(applyEnvToPlan(plan, { PREFIX_GROUPS: 'none' }).prompts).toEqual({ file: 'p.json', prefixGroups: null });
     expect(applyEnvToPlan(plan, { PREFIX_GROUPS: '' }).prompts).toEqual(plan.prompts);
@@ -143,7 +153,9 @@ describe('applyEnvToPlan', () => {
       target: { model: 'file-model' }, sweep: { contexts: [4096] },
     });
   });
+});
 
+describe('applyEnvToPlan: every override together, the trace, and ENV_VARS', () => {
   it.each(SCRIPT_NAMES)('%s: a plan from every override resolves', (script) => {
     const env = {
       BASE_URL: 'http://h:1/v1', CONTEXTS: '1k', CONCURRENCIES: '1', ROUNDS: '1', OUTPUT_TOKENS: '16',
@@ -156,7 +168,8 @@ describe('applyEnvToPlan', () => {
     // embed its own ladder of batches and users (docs/guides/embeddings.md): 2 batch sizes x 4 user counts.
     const cells: Partial<Record<string, number>> = { capacity: 10, sessions: 7, embed: 8 };
     expect(plan.cells.length).toBe(cells[script] ?? 1);
-    if (script === 'trace') expect(plan.cells[0]!.maxDurationSeconds).toBeGreaterThan(plan.cells[0]!.arrivals!.durationSeconds);
+    if (script === 'trace')
+      expect(plan.cells[0]!.maxDurationSeconds).toBeGreaterThan(plan.cells[0]!.arrivals!.durationSeconds);
     // A rate cell lasts its schedule (a minute) and the time its last request takes, whatever CELL_SECONDS says; a
     // trace cell its trace and the same tail (test/trace/replay.test.ts).
     const slot = script === 'sessions' ? 80 : script === 'rate' ? 66 : 5;
@@ -165,10 +178,14 @@ describe('applyEnvToPlan', () => {
   });
 
   it('TRACE and TRACE_SPEEDS fill the trace section; speeds need a trace; a bad speed is one line', () => {
-    expect(applyEnvToPlan({}, { TRACE: '/t/m.jsonl', TRACE_SPEEDS: '1,2.5' }).trace).toEqual({ file: '/t/m.jsonl', speeds: [1, 2.5] });
+    expect(applyEnvToPlan({}, { TRACE: '/t/m.jsonl', TRACE_SPEEDS: '1,2.5' }).trace).toEqual({
+      file: '/t/m.jsonl', speeds: [1, 2.5],
+    });
     const plan = applyEnvToPlan({ trace: { file: '/a.jsonl', useCase: 'code_completion' } }, { TRACE_SPEEDS: '3' });
     expect(plan.trace).toEqual({ file: '/a.jsonl', useCase: 'code_completion', speeds: [3] });
-    expect(() => applyEnvToPlan({}, { TRACE_SPEEDS: '2' })).toThrow('TRACE_SPEEDS needs a trace: set TRACE to its absolute path');
+    expect(() => applyEnvToPlan({}, { TRACE_SPEEDS: '2' })).toThrow(
+      'TRACE_SPEEDS needs a trace: set TRACE to its absolute path',
+    );
     expect(() => applyEnvToPlan({}, { TRACE: '/t', TRACE_SPEEDS: '0' }))
       .toThrow('TRACE_SPEEDS "0": "0" is not a replay speed (e.g. 1.5: one and a half times as fast)');
   });
@@ -216,14 +233,18 @@ describe('applyEnvToPlan errors', () => {
   });
 
   it('PREFIX_GROUPS must be two whole numbers', () => {
-    expect(envError({ PREFIX_GROUPS: '8' })).toBe('PREFIX_GROUPS "8" must be groups:prefix tokens, such as 8:2k, or none');
+    expect(envError({ PREFIX_GROUPS: '8' })).toBe(
+      'PREFIX_GROUPS "8" must be groups:prefix tokens, such as 8:2k, or none',
+    );
     expect(envError({ PREFIX_GROUPS: '8:0' })).toBe('PREFIX_GROUPS "0": "0" must be a whole number of at least 1');
   });
 });
 
 describe('applyEnvToPlan edge cases', () => {
   it('names BASE_URL when it is not a URL', () => {
-    expect(() => applyEnvToPlan({}, { BASE_URL: 'localhost:8000' })).toThrow(/^BASE_URL "localhost:8000" is not an http\(s\) URL/);
+    expect(() => applyEnvToPlan({}, { BASE_URL: 'localhost:8000' })).toThrow(
+      /^BASE_URL "localhost:8000" is not an http\(s\) URL/,
+    );
   });
 
   it('applies ROUNDS to a plan that has a gate', () => {

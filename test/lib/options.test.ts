@@ -25,13 +25,16 @@ describe('buildOptions scenarios', () => {
   const plan = resolvePlan(
     {
       capacity: { useCases: ['code_completion'], concurrencies: { code_completion: [1, 2] }, rounds: 3 },
-      schedule: { cellSeconds: 30, gapSeconds: 2.5, prefillTokensPerSecond: 1024, decodeTokensPerSecond: 16, safetyFactor: 1 },
+      schedule: {
+        cellSeconds: 30, gapSeconds: 2.5, prefillTokensPerSecond: 1024, decodeTokensPerSecond: 16, safetyFactor: 1,
+      },
     },
     'capacity',
   );
   const options = buildOptions(plan);
 
-  it('one per-vu-iterations scenario per cell: vus = concurrency, iterations = warm-up + measured rounds, times as strings', () => {
+  it('one per-vu-iterations scenario per cell: vus = concurrency, iterations = warm-up + measured rounds, ' +
+    'times as strings', () => {
     // One user: 1024 tok / 1024 tok/s + 128 tok / 16 tok/s = 9 s per request, so gracefulStop is 9 s.
     const [a, b] = plan.cells;
     expect(a!.gracefulStopSeconds).toBe(9);
@@ -55,7 +58,9 @@ describe('buildOptions scenarios', () => {
   });
 
   it('adds the monitor scenario over the whole run when a metrics URL is set and monitoring is on', () => {
-    expect(Object.keys(options.scenarios)).toEqual(['capacity_code_completion_n1', 'capacity_code_completion_n2', MONITOR_SCENARIO]);
+    expect(Object.keys(options.scenarios)).toEqual([
+      'capacity_code_completion_n1', 'capacity_code_completion_n2', MONITOR_SCENARIO,
+    ]);
     expect(options.scenarios[MONITOR_SCENARIO]).toEqual({
       executor: 'per-vu-iterations',
       vus: 1,
@@ -65,8 +70,12 @@ describe('buildOptions scenarios', () => {
       gracefulStop: '5s',
       exec: 'monitor',
     });
-    expect(buildOptions(resolvePlan({ monitor: { enabled: false } }, 'gate')).scenarios[MONITOR_SCENARIO]).toBeUndefined();
-    expect(buildOptions(resolvePlan({ target: { metricsUrl: null } }, 'gate')).scenarios[MONITOR_SCENARIO]).toBeUndefined();
+    expect(
+      buildOptions(resolvePlan({ monitor: { enabled: false } }, 'gate')).scenarios[MONITOR_SCENARIO],
+    ).toBeUndefined();
+    expect(
+      buildOptions(resolvePlan({ target: { metricsUrl: null } }, 'gate')).scenarios[MONITOR_SCENARIO],
+    ).toBeUndefined();
     expect(buildOptions(resolvePlan({ target: { metricsUrl: null }, monitor: { enabled: true } }, 'gate')).scenarios[
       MONITOR_SCENARIO
     ]).toBeUndefined();
@@ -80,20 +89,26 @@ describe('buildOptions scenarios', () => {
 
   it("sets k6's insecureSkipTLSVerify only when the plan's target asks for it", () => {
     expect(options).not.toHaveProperty('insecureSkipTLSVerify');
-    expect(buildOptions(resolvePlan({ target: { insecureSkipTLSVerify: true } }, 'gate')).insecureSkipTLSVerify).toBe(true);
+    const insecure = buildOptions(resolvePlan({ target: { insecureSkipTLSVerify: true } }, 'gate'));
+    expect(insecure.insecureSkipTLSVerify).toBe(true);
   });
 });
 
 describe('cellTags', () => {
   it('sets use_case and profile only when the cell has one', () => {
-    const sweep = resolvePlan({ sweep: { contexts: [8192], concurrencies: [4], outputTokens: 256 } }, 'sweep').cells[0]!;
-    expect(cellTags(sweep)).toEqual({ cell: 'sweep_c8k_o256_n4', script: 'sweep', context: '8192', output: '256', concurrency: '4' });
+    const sweep = resolvePlan({ sweep: { contexts: [8192], concurrencies: [4], outputTokens: 256 } }, 'sweep')
+      .cells[0]!;
+    expect(cellTags(sweep)).toEqual({
+      cell: 'sweep_c8k_o256_n4', script: 'sweep', context: '8192', output: '256', concurrency: '4',
+    });
     const mix = resolvePlan({ mix: { profiles: ['rag'], concurrencies: [2] } }, 'mix').cells[0]!;
-    expect(cellTags(mix)).toEqual({ cell: 'mix_rag_n2', script: 'mix', context: '4096', output: '256', concurrency: '2', profile: 'rag' });
+    expect(cellTags(mix)).toEqual({
+      cell: 'mix_rag_n2', script: 'mix', context: '4096', output: '256', concurrency: '2', profile: 'rag',
+    });
   });
 });
 
-describe('buildOptions thresholds', () => {
+describe('buildOptions thresholds of non-gate and gate plans', () => {
   it('non-gate plans: informational thresholds on every cell sub-metric, deciding nothing', () => {
     const plan = resolvePlan({ sweep: { contexts: [1024], concurrencies: [1] } }, 'sweep');
     const cell = 'sweep_c1k_o1k_n1';
@@ -136,9 +151,13 @@ describe('buildOptions thresholds', () => {
     const t = buildOptions(resolvePlan({ minGoodput: 0.95 }, 'gate')).thresholds;
     expect(t['llm_goodput{cell:gate_general_chatbot_n4}']).toEqual(['rate>=0.95']);
     // Not a gate: informational only.
-    expect(buildOptions(resolvePlan({ minGoodput: 0.95 }, 'sweep')).thresholds['llm_goodput{cell:sweep_c1k_n1}']).toBeUndefined();
+    expect(
+      buildOptions(resolvePlan({ minGoodput: 0.95 }, 'sweep')).thresholds['llm_goodput{cell:sweep_c1k_n1}'],
+    ).toBeUndefined();
   });
+});
 
+describe('threshold expressions: written, parsed on every script, and deciding nothing when informational', () => {
   it('limitExpression writes "<stat><op><value>"', () => {
     const ttft: UseCaseLimit = { metric: 'ttft', operator: '<', value: 12000, label: 'TTFT < 12 s' };
     const speed: UseCaseLimit = { metric: 'decodeSpeed', operator: '>=', value: 20, label: '' };
@@ -146,7 +165,8 @@ describe('buildOptions thresholds', () => {
     expect(limitExpression(speed, 'avg')).toBe('avg>=20');
   });
 
-  it.each(SCRIPT_NAMES)('%s: every key and expression parses, on a known metric, with an aggregation its kind allows', (script) => {
+  it.each(SCRIPT_NAMES)('%s: every key and expression parses, on a known metric, ' +
+    'with an aggregation its kind allows', (script) => {
     const options = buildOptions(resolveAny({}, script));
     for (const [key, specs] of Object.entries(options.thresholds)) {
       const k = parseMetricKey(key);
@@ -168,7 +188,9 @@ describe('buildOptions thresholds', () => {
 
   it('the informational expressions hold for any figures a cell can have, so they decide nothing', () => {
     const trends = [{ max: 0, avg: 0 }, { max: 12_345.6, avg: 99 }];
-    const rates = [{ rate: 0, passes: 0, fails: 3 }, { rate: 1, passes: 3, fails: 0 }, { rate: 0, passes: 0, fails: 0 }];
+    const rates = [
+      { rate: 0, passes: 0, fails: 3 }, { rate: 1, passes: 3, fails: 0 }, { rate: 0, passes: 0, fails: 0 },
+    ];
     for (const expr of INFORMATIONAL_THRESHOLDS) {
       const t = parseThreshold(expr);
       if (!t.ok) throw new Error(t.error);

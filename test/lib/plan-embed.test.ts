@@ -20,7 +20,9 @@ describe('embed plan', () => {
 
   it('names each cell by kind, input, batch and users, and sends raw-text prompts whatever the API', () => {
     const plan = resolvePlan(
-      { target: { api: 'chat' }, embed: { kind: 'rerank', inputTokens: [128], batchSizes: [4], concurrencies: [2, 8] } },
+      {
+        target: { api: 'chat' }, embed: { kind: 'rerank', inputTokens: [128], batchSizes: [4], concurrencies: [2, 8] },
+      },
       'embed',
     );
     expect(plan.cells.map((c) => c.id)).toEqual(['embed_rr_i128_b4_n2', 'embed_rr_i128_b4_n8']);

@@ -72,15 +72,20 @@ describe('parsePrometheusText', () => {
       name: 'vllm:num_requests_running', labels: { engine: '0', model_name: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' },
       value: 3,
     });
-    expect(samples.filter((s) => s.name === 'vllm:request_queue_time_seconds_bucket').map((s) => [s.labels.le, s.value])).toEqual([
+    const queueBuckets = samples.filter((s) => s.name === 'vllm:request_queue_time_seconds_bucket');
+    expect(queueBuckets.map((s) => [s.labels.le, s.value])).toEqual([
       ['0.3', 5],
       ['+Inf', 10],
     ]);
   });
 
   it('handles escaped quotes, backslashes, newlines, commas and braces inside label values', () => {
-    const [s] = parsePrometheusText('http_requests_total{path="/a,b}",msg="say \\"hi\\", then\\\\leave\\nnow", code="200"} 7\n');
-    expect(s).toEqual({ name: 'http_requests_total', labels: { path: '/a,b}', msg: 'say "hi", then\\leave\nnow', code: '200' }, value: 7 });
+    const [s] = parsePrometheusText(
+      'http_requests_total{path="/a,b}",msg="say \\"hi\\", then\\\\leave\\nnow", code="200"} 7\n',
+    );
+    expect(s).toEqual({
+      name: 'http_requests_total', labels: { path: '/a,b}', msg: 'say "hi", then\\leave\nnow', code: '200' }, value: 7,
+    });
   });
 
   it('reads +Inf, -Inf, NaN, exponents, timestamps, empty label sets, CRLF', () => {
@@ -102,7 +107,7 @@ describe('parsePrometheusText', () => {
   });
 });
 
-describe('sumSamples and readServerSnapshot', () => {
+describe('sumSamples and readServerSnapshot: vLLM and SGLang names', () => {
   it('vLLM names', () => {
     expect(readServerSnapshot(parsePrometheusText(VLLM))).toEqual({
       running: 3,
@@ -157,7 +162,9 @@ describe('sumSamples and readServerSnapshot', () => {
       decodeSecondsTotal: null,
     });
   });
+});
 
+describe('readServerSnapshot: llama.cpp, DCGM power, older vLLM and missing figures', () => {
   it("llama.cpp names, read from a real llama-server's /metrics (test/fixtures/llama-server)", () => {
     const text = readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'llama-server', 'metrics.txt'), 'utf8');
     expect(readServerSnapshot(parsePrometheusText(text))).toEqual({
@@ -193,7 +200,9 @@ describe('sumSamples and readServerSnapshot', () => {
   });
 
   it('older vLLM: gpu_cache_usage_perc when kv_cache_usage_perc is absent', () => {
-    expect(readServerSnapshot(parsePrometheusText('vllm:gpu_cache_usage_perc{model_name="m"} 0.125\n')).kvCacheUsage).toBe(0.125);
+    expect(
+      readServerSnapshot(parsePrometheusText('vllm:gpu_cache_usage_perc{model_name="m"} 0.125\n')).kvCacheUsage,
+    ).toBe(0.125);
   });
 
   it('missing figures are null; NaN and infinite samples are not summed', () => {

@@ -58,7 +58,9 @@ describe('findFollowUp', () => {
       'no prepared follow-up message of 128 tokens (prepared: 64, 256); run npm run prepare-prompts for this plan',
     );
     expect(() => findFollowUp(approximatePromptSet('m', 'chat', [1024]), 64)).toThrow(/prepared: none/);
-    expect(() => readPromptSet({ ...set, followUps: [{ contextTokens: 64 }] }, 'p.json')).toThrow(/p.json: a prompt lacks/);
+    expect(() => readPromptSet({ ...set, followUps: [{ contextTokens: 64 }] }, 'p.json')).toThrow(
+      /p.json: a prompt lacks/,
+    );
   });
 });
 

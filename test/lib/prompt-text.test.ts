@@ -52,7 +52,8 @@ describe('requestPrefix', () => {
 
   it('unique mode: no two requests of a run share the first 12 characters (the first prefix-cache block)', () => {
     const seen = new Set<string>();
-    for (let vu = 1; vu <= 300; vu++) for (let it = 0; it < 40; it++) seen.add(requestPrefix('unique', 987654, vu, it).slice(0, 12));
+    for (let vu = 1; vu <= 300; vu++)
+      for (let it = 0; it < 40; it++) seen.add(requestPrefix('unique', 987654, vu, it).slice(0, 12));
     expect(seen.size).toBe(300 * 40);
   });
 

@@ -38,7 +38,9 @@ describe('buildRequestBody', () => {
     expect(buildRequestBody({ ...target, minTokens: true }, { prompt: 'x', maxTokens: 256 })).toMatchObject({
       min_tokens: 256, max_tokens: 256, ignore_eos: true,
     });
-    const plain = buildRequestBody({ ...target, ignoreEos: false, seed: null, temperature: 0.7 }, { prompt: 'x', maxTokens: 4 });
+    const plain = buildRequestBody(
+      { ...target, ignoreEos: false, seed: null, temperature: 0.7 }, { prompt: 'x', maxTokens: 4 },
+    );
     expect(plain).not.toHaveProperty('ignore_eos');
     expect(plain).not.toHaveProperty('seed');
     expect(plain).not.toHaveProperty('min_tokens');
@@ -61,7 +63,11 @@ describe('headers and the API key', () => {
     expect(spec.headers.Authorization).toBe('Bearer sk-secret-123');
     expect(spec.url).not.toContain('sk-secret-123');
     expect(spec.body).not.toContain('sk-secret-123');
-    expect(Object.entries(spec.headers).filter(([, v]) => v.includes('sk-secret-123')).map(([k]) => k)).toEqual(['Authorization']);
+    expect(
+      Object.entries(spec.headers)
+        .filter(([, v]) => v.includes('sk-secret-123'))
+        .map(([k]) => k),
+    ).toEqual(['Authorization']);
     expect(JSON.parse(spec.body)).toEqual(buildRequestBody(target, { prompt: 'p', maxTokens: 1 }));
   });
 
@@ -89,6 +95,8 @@ describe('errorMessageForResults', () => {
     expect(errorMessageForResults('bad key sk-1\n  at line 2\r\n', 'sk-1', 200)).toBe('bad key [redacted] at line 2');
     expect(errorMessageForResults('x'.repeat(300), null, 200)).toHaveLength(200);
     // Redaction happens before the cut, so a key straddling the limit never leaks in part.
-    expect(errorMessageForResults(`${'a'.repeat(195)}sk-123456789`, 'sk-123456789', 200)).toBe(`${'a'.repeat(195)}[reda`);
+    expect(errorMessageForResults(`${'a'.repeat(195)}sk-123456789`, 'sk-123456789', 200)).toBe(
+      `${'a'.repeat(195)}[reda`,
+    );
   });
 });

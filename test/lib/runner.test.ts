@@ -1,4 +1,5 @@
-// Tests for lib/runner.ts: a split run's runner from k6's options, its share of a plan, and runner.json. Runs in Node (vitest).
+// Tests for lib/runner.ts: a split run's runner from k6's options, its share of a plan, and runner.json. Runs in Node
+// (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { plannedRequests } from '../../lib/options';
@@ -9,10 +10,14 @@ import { operatorSegmentFlags } from '../../lib/segments';
 /** k6's consolidated options of runner i of n as the k6-operator starts it. */
 function operatorOptions(i: number, n: number) {
   const [segment, sequence] = operatorSegmentFlags(i, n).map((flag) => flag.split('=')[1]!);
-  return { executionSegment: segment, executionSegmentSequence: sequence, tags: { instance_id: String(i), testrun_name: 't' } };
+  return {
+    executionSegment: segment, executionSegmentSequence: sequence, tags: { instance_id: String(i), testrun_name: 't' },
+  };
 }
 
-const plan = resolvePlan({ sweep: { contexts: [512], concurrencies: [1, 2, 3, 5], rounds: 2, outputTokens: 16 } }, 'sweep');
+const plan = resolvePlan(
+  { sweep: { contexts: [512], concurrencies: [1, 2, 3, 5], rounds: 2, outputTokens: 16 } }, 'sweep',
+);
 
 describe('runnerOf', () => {
   it('is null for a run that is not split', () => {
@@ -63,8 +68,12 @@ describe('readRunnerInfo', () => {
   });
 
   it('names a bad field, and a runner number that does not match its segment', () => {
-    expect(() => readRunnerInfo({ schemaVersion: 1, runner: 0 }, 'r/runner.json')).toThrow(/^r\/runner\.json: runner must be at least 1/);
+    expect(() => readRunnerInfo({ schemaVersion: 1, runner: 0 }, 'r/runner.json')).toThrow(
+      /^r\/runner\.json: runner must be at least 1/,
+    );
     const wrong = { ...runnerOf(operatorOptions(1, 2))!.info, runner: 2 };
-    expect(() => readRunnerInfo(wrong, 'runner.json')).toThrow(/runner 2 of 2 does not hold segment 0:1\/2 of 0,1\/2,1/);
+    expect(() => readRunnerInfo(wrong, 'runner.json')).toThrow(
+      /runner 2 of 2 does not hold segment 0:1\/2 of 0,1\/2,1/,
+    );
   });
 });

@@ -1,4 +1,5 @@
-// Tests for lib/segments.ts against k6's own segment arithmetic (test/fixtures/k6-segments/k6-segments.json). Runs in Node (vitest).
+// Tests for lib/segments.ts against k6's own segment arithmetic (test/fixtures/k6-segments/k6-segments.json). Runs in
+// Node (vitest).
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -47,7 +48,9 @@ describe('StripedSequence.share', () => {
 
 describe('operatorSegmentFlags', () => {
   it('writes what the k6-operator passes (segmentation.NewCommandFragments)', () => {
-    expect(operatorSegmentFlags(1, 4)).toEqual(['--execution-segment=0:1/4', '--execution-segment-sequence=0,1/4,2/4,3/4,1']);
+    expect(operatorSegmentFlags(1, 4)).toEqual([
+      '--execution-segment=0:1/4', '--execution-segment-sequence=0,1/4,2/4,3/4,1',
+    ]);
     expect(operatorSegmentFlags(2, 2)).toEqual(['--execution-segment=1/2:1', '--execution-segment-sequence=0,1/2,1']);
     expect(operatorSegmentFlags(1, 1)).toEqual(['--execution-segment=0:1', '--execution-segment-sequence=0,1']);
   });

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { renderChatMl } from '../../lib/chat-template';
 import { mulberry32 } from '../../lib/random';
 import {
-  drawThinkSeconds, nextTurnMessages, nextTurnTokens, sessionTag, thinkMeanSeconds, turnOfTag, turnPhase, turnTag, usersArrived,
+  drawThinkSeconds, nextTurnMessages, nextTurnTokens, sessionTag, thinkMeanSeconds, turnOfTag, turnPhase, turnTag,
+  usersArrived,
 } from '../../lib/sessions';
 import type { ThinkTime } from '../../thresholds/sessions';
 
@@ -29,7 +30,9 @@ describe('think time', () => {
 
   it('an exponential draw has the spread of one: its standard deviation equals its mean', () => {
     const random = mulberry32(3);
-    const draws = Array.from({ length: 40_000 }, () => drawThinkSeconds({ distribution: 'exponential', meanSeconds: 10 }, random));
+    const draws = Array.from({ length: 40_000 }, () =>
+      drawThinkSeconds({ distribution: 'exponential', meanSeconds: 10 }, random),
+    );
     const mean = draws.reduce((a, b) => a + b, 0) / draws.length;
     const sd = Math.sqrt(draws.reduce((a, b) => a + (b - mean) ** 2, 0) / draws.length);
     expect(Math.abs(sd / 10 - 1)).toBeLessThan(0.03);
@@ -49,7 +52,9 @@ describe('the next turn', () => {
     const history = [{ role: 'user' as const, content: 'first' }];
     const next = nextTurnMessages(history, ' the answer', 'and then?');
     expect(renderChatMl(next)).toBe(
-      '<|im_start|>user\nfirst<|im_end|>\n<|im_start|>assistant\n the answer<|im_end|>\n<|im_start|>user\nand then?<|im_end|>\n' +
+      '<|im_start|>user\nfirst<|im_end|>\n' +
+      '<|im_start|>assistant\n the answer<|im_end|>\n' +
+      '<|im_start|>user\nand then?<|im_end|>\n' +
       '<|im_start|>assistant\n',
     );
     expect(history).toHaveLength(1);

@@ -84,8 +84,11 @@ describe('renderTextSummary', () => {
     expect(text).not.toContain('rate>=0\n');
   });
 
-  it('without a request_ok sub-metric, counts TTFT samples against the planned requests; no thresholds section when none decide', () => {
-    const bare: SummaryData = { ...data, metrics: { 'llm_ttft{cell:sweep_c1k_o128_n2}': trend({ avg: 50, 'p(95)': 60, count: 1 }) } };
+  it('without a request_ok sub-metric, counts TTFT samples against the planned requests; ' +
+    'no thresholds section when none decide', () => {
+    const bare: SummaryData = {
+      ...data, metrics: { 'llm_ttft{cell:sweep_c1k_o128_n2}': trend({ avg: 50, 'p(95)': 60, count: 1 }) },
+    };
     const lines = renderTextSummary(bare, plan, 'out').split('\n');
     expect(lines[4]).toBe('sweep_c1k_o128_n1     0/1   not run         -        -        -           -              -');
     expect(lines[5]).toBe('sweep_c1k_o128_n2     1/2      50ms      60ms        -        -           -              -');
@@ -99,13 +102,17 @@ describe('renderTextSummary', () => {
       ...data,
       metrics: {
         ...data.metrics,
-        'llm_request_ok{cell:sweep_c1k_o128_n2}': { type: 'rate', contains: 'default', values: { rate: 1, passes: 1, fails: 0 } },
+        'llm_request_ok{cell:sweep_c1k_o128_n2}': {
+          type: 'rate', contains: 'default', values: { rate: 1, passes: 1, fails: 0 },
+        },
         llm_request_ok: { type: 'rate', contains: 'default', values: { rate: 1, passes: 2, fails: 0 } },
       },
     };
     const lines = renderTextSummary(cutRun, plan, 'out').split('\n');
     expect(lines.find((l) => l.startsWith('sweep_c1k_o128_n2'))).toMatch(/^sweep_c1k_o128_n2 +1\/1 \+1 cut /);
-    expect(lines).toContain('requests: 2 succeeded, 0 failed, 1 cut (slot ended or interrupted: neither measured nor failed)');
+    expect(lines).toContain(
+      'requests: 2 succeeded, 0 failed, 1 cut (slot ended or interrupted: neither measured nor failed)',
+    );
   });
 
   it("counts a split run's runner against its share: no share of a cell is not a cell that did not run", () => {

@@ -4,7 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { MetricKind } from '../../lib/metric-definition';
-import { aggregationAllowed, compare, evaluateThreshold, parseMetricKey, parseThreshold, type ParsedThreshold } from '../../lib/threshold-grammar';
+import {
+  aggregationAllowed, compare, evaluateThreshold, parseMetricKey, parseThreshold, type ParsedThreshold,
+} from '../../lib/threshold-grammar';
 import path from 'node:path';
 import { GOLDEN_DIR } from '../fixtures/golden';
 
@@ -33,16 +35,23 @@ describe('parseThreshold', () => {
 
   it('reads p(N) with decimals, spaces, and signed or exponent numbers', () => {
     expect(parsed('p(95)<8000')).toEqual({ source: 'p(95)<8000', aggregation: 'p(95)', operator: '<', value: 8000 });
-    expect(parsed('p(99.9) <= 250.5')).toEqual({ source: 'p(99.9) <= 250.5', aggregation: 'p(99.9)', operator: '<=', value: 250.5 });
-    expect(parsed('  rate >= 0.99  ')).toEqual({ source: 'rate >= 0.99', aggregation: 'rate', operator: '>=', value: 0.99 });
+    expect(parsed('p(99.9) <= 250.5')).toEqual({
+      source: 'p(99.9) <= 250.5', aggregation: 'p(99.9)', operator: '<=', value: 250.5,
+    });
+    expect(parsed('  rate >= 0.99  ')).toEqual({
+      source: 'rate >= 0.99', aggregation: 'rate', operator: '>=', value: 0.99,
+    });
     expect(parsed('p(0)>-1')).toMatchObject({ aggregation: 'p(0)', value: -1 });
     expect(parsed('p(100)<1e3')).toMatchObject({ aggregation: 'p(100)', value: 1000 });
     expect(parsed('count>.5')).toMatchObject({ aggregation: 'count', value: 0.5 });
-    for (const agg of ['count', 'rate', 'value', 'avg', 'min', 'max', 'med']) expect(parsed(`${agg}>0`).aggregation).toBe(agg);
+    for (const agg of ['count', 'rate', 'value', 'avg', 'min', 'max', 'med'])
+      expect(parsed(`${agg}>0`).aggregation).toBe(agg);
   });
 
   it('rejects unknown aggregations, percentiles out of range, non-numbers and missing parts', () => {
-    expect(parseError('p95<1')).toBe('threshold "p95<1": unknown aggregation "p95" (use avg, min, max, med, p(N), count, rate or value)');
+    expect(parseError('p95<1')).toBe(
+      'threshold "p95<1": unknown aggregation "p95" (use avg, min, max, med, p(N), count, rate or value)',
+    );
     expect(parseError('p(101)<1')).toContain('unknown aggregation "p(101)"');
     expect(parseError('mean<1')).toContain('unknown aggregation "mean"');
     expect(parseError('avg<abc')).toBe('threshold "avg<abc": "abc" is not a number');
@@ -85,7 +94,9 @@ describe('compare and evaluateThreshold', () => {
     expect([
       compare(1, '<', 2), compare(2, '<', 2), compare(2, '<=', 2), compare(3, '>', 2), compare(2, '>=', 2),
     ]).toEqual([true, false, true, true, true]);
-    expect([compare(2, '==', 2), compare(2, '===', 2), compare(2, '!=', 2), compare(1, '!=', 2)]).toEqual([true, true, false, true]);
+    expect([compare(2, '==', 2), compare(2, '===', 2), compare(2, '!=', 2), compare(1, '!=', 2)]).toEqual([
+      true, true, false, true,
+    ]);
   });
 
   it('reads the aggregation from the values', () => {
@@ -97,7 +108,8 @@ describe('compare and evaluateThreshold', () => {
     expect(evaluateThreshold(parsed('count>=10'), { count: 10, rate: 2 }, 'counter')).toBe(true);
   });
 
-  it("follows k6 for a Trend sub-metric with no samples: every statistic 0, so p(95)<5000 passes and avg>0 fails", () => {
+  it("follows k6 for a Trend sub-metric with no samples: every statistic 0, " +
+    "so p(95)<5000 passes and avg>0 fails", () => {
     const empty = { avg: 0, min: 0, med: 0, max: 0, 'p(90)': 0, 'p(95)': 0, 'p(99)': 0, count: 0 };
     expect(evaluateThreshold(parsed('p(95)<5000'), empty, 'trend')).toBe(true);
     expect(evaluateThreshold(parsed('avg>0'), empty, 'trend')).toBe(false);
@@ -111,7 +123,8 @@ describe('compare and evaluateThreshold', () => {
     expect(evaluateThreshold(parsed('count<1'), { count: 0, rate: 0 }, 'counter')).toBe(true);
   });
 
-  it('follows k6 for a Rate with no samples: it passes, whether the values are absent or written as k6 writes them (rate 0)', () => {
+  it('follows k6 for a Rate with no samples: it passes, whether the values are absent or written as k6 writes them ' +
+    '(rate 0)', () => {
     expect(evaluateThreshold(parsed('rate>=0.99'), {}, 'rate')).toBe(true);
     // k6's RateSink.Format gives rate 0 when empty, and handleSummary adds passes and fails.
     expect(evaluateThreshold(parsed('rate>=0.99'), { rate: 0, passes: 0, fails: 0 }, 'rate')).toBe(true);
@@ -124,7 +137,9 @@ describe('compare and evaluateThreshold', () => {
 describe('parseMetricKey', () => {
   it('reads a plain metric and tag filters, trimming spaces and quotes', () => {
     expect(parseMetricKey('llm_ttft')).toEqual({ ok: true, value: { metric: 'llm_ttft', tags: {} } });
-    expect(parseMetricKey('llm_ttft{cell:chat_32k}')).toEqual({ ok: true, value: { metric: 'llm_ttft', tags: { cell: 'chat_32k' } } });
+    expect(parseMetricKey('llm_ttft{cell:chat_32k}')).toEqual({
+      ok: true, value: { metric: 'llm_ttft', tags: { cell: 'chat_32k' } },
+    });
     expect(parseMetricKey(' llm_ttft { cell : chat_32k , use_case:"general_chatbot" }')).toEqual({
       ok: true, value: { metric: 'llm_ttft', tags: { cell: 'chat_32k', use_case: 'general_chatbot' } },
     });
@@ -134,7 +149,9 @@ describe('parseMetricKey', () => {
   });
 
   it('rejects a missing brace or a filter without a colon', () => {
-    expect(parseMetricKey('llm_ttft{cell:a')).toEqual({ ok: false, error: 'thresholds key "llm_ttft{cell:a": missing closing "}"' });
+    expect(parseMetricKey('llm_ttft{cell:a')).toEqual({
+      ok: false, error: 'thresholds key "llm_ttft{cell:a": missing closing "}"',
+    });
     expect(parseMetricKey('llm_ttft{cell}')).toEqual({
       ok: false, error: 'thresholds key "llm_ttft{cell}": tag filter "cell" must be name:value',
     });

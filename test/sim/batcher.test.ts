@@ -22,7 +22,9 @@ function drain(batcher: Batcher, startMs = 0) {
   while (batcher.hasWork()) {
     const plan = batcher.beginStep(now);
     if (!plan) throw new Error('stalled');
-    steps.push({ sequences: plan.sequences, tokens: plan.tokens, preempted: plan.preempted, durationMs: plan.endMs - plan.startMs });
+    steps.push({
+      sequences: plan.sequences, tokens: plan.tokens, preempted: plan.preempted, durationMs: plan.endMs - plan.startMs,
+    });
     const r = batcher.endStep();
     now = r.endMs;
     for (const t of r.tokens) tokens.push({ ...t, atMs: now });
@@ -31,7 +33,7 @@ function drain(batcher: Batcher, startMs = 0) {
   return { tokens, finished, steps, endMs: now };
 }
 
-describe('Batcher', () => {
+describe('Batcher: chunked prefill, published figures, batching and admission', () => {
   it('prefills a 20000-token prompt in chunks of 8192, 8192, 3616, then decodes one token per step', () => {
     const e = new Batcher(A);
     e.add(req('a', 20_000, 3));
@@ -40,7 +42,9 @@ describe('Batcher', () => {
     expect(tokens.map((t) => t.index)).toEqual([1, 2, 3]);
     expect(tokens[2]!.finished).toBe('length');
     // First token at the end of the third prefill chunk.
-    const prefill = [0, 8192, 16384].map((p, i) => stepTime(A.hardware, [{ newTokens: i < 2 ? 8192 : 3616, cachedTokens: p }]).totalMs);
+    const prefill = [0, 8192, 16384].map(
+      (p, i) => stepTime(A.hardware, [{ newTokens: i < 2 ? 8192 : 3616, cachedTokens: p }]).totalMs,
+    );
     expect(tokens[0]!.atMs).toBeCloseTo(prefill[0]! + prefill[1]! + prefill[2]!, 6);
     expect(finished[0]!.generatedTokens).toBe(3);
     expect(e.kv.usedBlocks).toBe(0);
@@ -89,7 +93,9 @@ describe('Batcher', () => {
     expect(e.waitingCount).toBe(1);
     e.endStep();
   });
+});
 
+describe('Batcher under KV pressure: preemption, abort and requests that never fit', () => {
   it('preempts the newest running request when KV runs out, and both still finish with every token', () => {
     // 64 blocks x 16 = 1024 tokens; two sequences growing to 400 + 300 = 700 tokens each cannot both fit.
     const tiny = parseProfile({ scheduler: { kvCapacityTokens: 1024, blockSize: 16 } }, 'test');
@@ -147,13 +153,18 @@ describe('Batcher', () => {
   });
 });
 
-describe('Batcher prefix cache', () => {
-  const hashes = (n: number, salt = 0): number[] => chainedBlockHashes([Uint32Array.from({ length: n }, (_, i) => i + salt)], 16);
-  const withHashes = (id: string, n: number, out: number, salt = 0): BatchRequest => ({
-    ...req(id, n, out), blockHashes: hashes(n, salt),
-  });
+/** The chained block hashes of a prompt of n distinct token ids (shifted by salt), 16 tokens a block. */
+const hashes = (n: number, salt = 0): number[] =>
+  chainedBlockHashes([Uint32Array.from({ length: n }, (_, i) => i + salt)], 16);
+/** A request whose prompt carries its block hashes, so the prefix cache can match it. */
+const withHashes = (id: string, n: number, out: number, salt = 0): BatchRequest => ({
+  ...req(id, n, out), blockHashes: hashes(n, salt),
+});
 
-  it('prefills only the tokens after the cached prefix of an identical earlier prompt (at least the last token)', () => {
+describe('Batcher prefix cache: shared prefixes and prompts that differ', () => {
+
+  it('prefills only the tokens after the cached prefix of an identical earlier prompt (at least the last ' +
+    'token)', () => {
     const e = new Batcher(A);
     e.add(withHashes('a', 4001, 2));
     const first = drain(e);
@@ -189,8 +200,11 @@ describe('Batcher prefix cache', () => {
     expect(off.beginStep(0)!.tokens).toBe(1000);
     expect(off.prefixQueryTokensTotal).toBe(0);
   });
+});
 
-  it('virtual runs: unique prompts give the same prediction with and without the cache; a shared prefix shortens them', () => {
+describe('Batcher prefix cache: virtual runs, response blocks and preempted requests', () => {
+  it('virtual runs: unique prompts give the same prediction with and without the cache; ' +
+    'a shared prefix shortens them', () => {
     for (const [ctx, out, n] of [[8192, 64, 20], [1024, 128, 42], [32_768, 16, 6]] as const) {
       const on = runVirtualBatch(A, ctx, out, n);
       const off = runVirtualBatch(A, ctx, out, n, { prefixCaching: false });
@@ -209,7 +223,8 @@ describe('Batcher prefix cache', () => {
     expect(shared.wallMs).toBeLessThan(unique.wallMs / 3);
   });
 
-  it("caches a response's blocks when its hashes cover it, and tells the cached prompt tokens with the first token", () => {
+  it("caches a response's blocks when its hashes cover it, and tells the cached prompt tokens with the first " +
+    "token", () => {
     const e = new Batcher(A);
     // Hashes over prompt + response ids: the next turn's prompt (1000 + 40 + 20 tokens) repeats both.
     e.add({ ...req('a', 1000, 40), blockHashes: hashes(1040) });
@@ -220,8 +235,12 @@ describe('Batcher prefix cache', () => {
     const cached = 16 * Math.floor((1000 + 40 - 1) / 16);
     expect(second.finished[0]!.cachedTokens).toBe(cached);
     expect(second.steps[0]!.tokens).toBe(1060 - cached);
-    expect(first.tokens.filter((t) => t.cachedTokens !== undefined).map((t) => [t.index, t.cachedTokens])).toEqual([[1, 0]]);
-    expect(second.tokens.filter((t) => t.cachedTokens !== undefined).map((t) => [t.index, t.cachedTokens])).toEqual([[1, cached]]);
+    expect(first.tokens.filter((t) => t.cachedTokens !== undefined).map((t) => [t.index, t.cachedTokens])).toEqual([
+      [1, 0],
+    ]);
+    expect(second.tokens.filter((t) => t.cachedTokens !== undefined).map((t) => [t.index, t.cachedTokens])).toEqual([
+      [1, cached],
+    ]);
   });
 
   it('a preempted request finds its own prompt blocks again when they were not evicted', () => {

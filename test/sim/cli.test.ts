@@ -1,4 +1,5 @@
-// The sim command line: --list-profiles, bad flags (exit 2, one line), start-up line with the URL, clean stop on SIGTERM.
+// The sim command line: --list-profiles, bad flags (exit 2, one line), start-up line with the URL, clean stop on
+// SIGTERM.
 // Runs in Node (vitest).
 import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +7,7 @@ import { PROFILES } from '../../sim/profiles';
 
 const TSX = ['--import', 'tsx', 'scripts/sim.ts'];
 
-describe('scripts/sim.ts', () => {
+describe('scripts/sim.ts: profiles, bad flags, start and stop', () => {
   it('--list-profiles prints every profile, A marked default', () => {
     const r = spawnSync(process.execPath, [...TSX, '--list-profiles'], { encoding: 'utf8' });
     expect(r.status).toBe(0);
@@ -15,8 +16,12 @@ describe('scripts/sim.ts', () => {
   });
 
   it('rejects a bad flag with one line on stderr and exit code 2', () => {
-    for (const args of [['--port', 'abc'], ['--bogus'], ['--profile', 'nope'], ['--fault', 'explode'], ['--fixed-ttft-ms', '5'],
-      ['--noise', '--fixed-ttft-ms', '5', '--fixed-itl-ms', '1'], ['--noise-seed', '-1'], ['--noise-seed', '4294967296']]) {
+    const badFlags = [
+      ['--port', 'abc'], ['--bogus'], ['--profile', 'nope'], ['--fault', 'explode'], ['--fixed-ttft-ms', '5'],
+      ['--noise', '--fixed-ttft-ms', '5', '--fixed-itl-ms', '1'],
+      ['--noise-seed', '-1'], ['--noise-seed', '4294967296'],
+    ];
+    for (const args of badFlags) {
       const r = spawnSync(process.execPath, [...TSX, ...args], { encoding: 'utf8' });
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
@@ -47,7 +52,9 @@ describe('scripts/sim.ts', () => {
     });
     expect(code).toBe(0);
   });
+});
 
+describe('scripts/sim.ts flags: the prefix cache and noise', () => {
   it('--no-prefix-cache turns the prefix cache off (on by default)', async () => {
     const child = spawn(process.execPath, [...TSX, '--port', '0', '--no-prefix-cache', '--tokenizer-workers', '1'], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,7 +93,9 @@ describe('scripts/sim.ts', () => {
         child.on('exit', (code) => reject(new Error(`exited ${code} before listening: ${out}`)));
       });
     };
-    const [noisy, seeded, quiet] = await Promise.all([firstLine(['--noise']), firstLine(['--noise-seed', '99']), firstLine([])]);
+    const [noisy, seeded, quiet] = await Promise.all([
+      firstLine(['--noise']), firstLine(['--noise-seed', '99']), firstLine([]),
+    ]);
     expect(noisy).toMatch(/noise on: jitter 3%, stall of 3 steps after 0\.5% of steps, seed \d+/);
     expect(seeded).toContain('seed 99,');
     expect(quiet).toContain('no noise');

@@ -24,7 +24,8 @@ describe('rerank scores', () => {
     expect(all.map((r) => r.index).sort((x, y) => x - y)).toEqual(docs.map((_, i) => i));
     for (const r of all) expect(r.relevance_score).toBeGreaterThanOrEqual(0);
     for (const r of all) expect(r.relevance_score).toBeLessThanOrEqual(1);
-    for (let i = 1; i < all.length; i++) expect(all[i - 1]!.relevance_score).toBeGreaterThanOrEqual(all[i]!.relevance_score);
+    for (let i = 1; i < all.length; i++)
+      expect(all[i - 1]!.relevance_score).toBeGreaterThanOrEqual(all[i]!.relevance_score);
     expect(rerankResults('a query', docs, 3)).toEqual(all.slice(0, 3));
   });
 });
@@ -94,9 +95,14 @@ describe('embed routes on the batcher', () => {
 
   it('reranks on /v1/rerank and llama.cpp\'s /rerank, sorted, with usage of the pairs', async () => {
     for (const path of ['/v1/rerank', '/rerank', '/v1/reranking']) {
-      const r = await postJson(sim.url.replace(/\/v1$/, '') + path, { model: MODEL_A, query: 'q', documents: texts(3, 40) });
+      const r = await postJson(sim.url.replace(/\/v1$/, '') + path, {
+        model: MODEL_A, query: 'q', documents: texts(3, 40),
+      });
       expect(r.status).toBe(200);
-      const body = r.json as { results: { index: number; relevance_score: number }[]; usage: { prompt_tokens: number } };
+      const body = r.json as {
+        results: { index: number; relevance_score: number }[];
+        usage: { prompt_tokens: number };
+      };
       expect(body.results).toHaveLength(3);
       expect(body.results[0]!.relevance_score).toBeGreaterThanOrEqual(body.results[2]!.relevance_score);
       expect(body.usage.prompt_tokens).toBeGreaterThan(3 * 40);

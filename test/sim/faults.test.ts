@@ -8,7 +8,9 @@ describe('parseFaultSpec', () => {
       { kind: 'stall', status: 500, afterTokens: 3, stallMs: 2000, probability: 1 },
       { kind: 'no-done', status: 500, afterTokens: null, stallMs: 2000, probability: 1 },
     ]);
-    expect(parseFaultSpec('error-status;status=503;p=0.25')[0]).toMatchObject({ kind: 'error-status', status: 503, probability: 0.25 });
+    expect(parseFaultSpec('error-status;status=503;p=0.25')[0]).toMatchObject({
+      kind: 'error-status', status: 503, probability: 0.25,
+    });
     expect(parseFaultSpec('')).toEqual([]);
   });
 

@@ -1,6 +1,8 @@
 // Unit tests of request validation and error bodies. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { ApiError, contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest } from '../../sim/http';
+import {
+  ApiError, contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest,
+} from '../../sim/http';
 
 const err = (f: () => unknown): ApiError => {
   try {
@@ -48,8 +50,12 @@ describe('parseGenerationRequest', () => {
     expect(err(() => parseJsonBody('{')).message).toMatch(/Invalid JSON/);
     expect(err(() => parseGenerationRequest({ messages: [] }, 'chat')).param).toBe('model');
     expect(err(() => parseGenerationRequest({ model: 'm', messages: [] }, 'chat')).param).toBe('messages');
-    expect(err(() => parseGenerationRequest({ model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 'chat')).param).toBe('messages');
-    expect(err(() => parseGenerationRequest({ model: 'm', prompt: 'x', max_tokens: 1.5 }, 'completion')).param).toBe('max_tokens');
+    expect(
+      err(() => parseGenerationRequest({ model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 'chat')).param,
+    ).toBe('messages');
+    expect(err(() => parseGenerationRequest({ model: 'm', prompt: 'x', max_tokens: 1.5 }, 'completion')).param).toBe(
+      'max_tokens',
+    );
     expect(
       err(() => parseGenerationRequest({ model: 'm', prompt: 'x', max_tokens: 2, min_tokens: 3 }, 'completion')).param,
     ).toBe('min_tokens');

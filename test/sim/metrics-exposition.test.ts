@@ -18,9 +18,13 @@ describe('Registry exposition', () => {
     expect(text).toContain('# TYPE vllm:time_to_first_token_seconds histogram');
     const samples = parsePrometheusText(text);
     expect(sumSamples(samples, 'vllm:request_success_total')).toBe(3);
-    expect(samples.find((s) => s.name === 'vllm:request_success_total' && s.labels.finished_reason === 'stop')!.value).toBe(1);
+    expect(
+      samples.find((s) => s.name === 'vllm:request_success_total' && s.labels.finished_reason === 'stop')!.value,
+    ).toBe(1);
     expect(sumSamples(samples, 'vllm:num_requests_running')).toBe(3);
-    const buckets = samples.filter((s) => s.name === 'vllm:time_to_first_token_seconds_bucket').map((s) => [s.labels.le, s.value]);
+    const buckets = samples
+      .filter((s) => s.name === 'vllm:time_to_first_token_seconds_bucket')
+      .map((s) => [s.labels.le, s.value]);
     expect(buckets).toEqual([['0.1', 1], ['1', 3], ['10', 4], ['+Inf', 5]]);
     expect(sumSamples(samples, 'vllm:time_to_first_token_seconds_sum')).toBeCloseTo(56.25, 9);
     expect(sumSamples(samples, 'vllm:time_to_first_token_seconds_count')).toBe(5);

@@ -20,7 +20,9 @@ function sampleSd(xs: readonly number[]): number {
 /** Every step of one request of `prompt` tokens decoding `output` tokens alone, as the batcher plans them. */
 function soloSteps(noise: NoiseSettings | undefined, prompt = 1024, output = 4000): StepPlan[] {
   const batcher = new Batcher(A, { noise });
-  batcher.add({ id: 'r', promptTokens: prompt, outputTokens: output, finishReason: 'length', arrivalMs: 0, queuedMs: 0 });
+  batcher.add({
+    id: 'r', promptTokens: prompt, outputTokens: output, finishReason: 'length', arrivalMs: 0, queuedMs: 0,
+  });
   const plans: StepPlan[] = [];
   let now = 0;
   while (batcher.hasWork()) {
@@ -73,7 +75,8 @@ describe('StepNoise', () => {
     expect(xs.reduce((a, b) => Math.max(a, b))).toBeLessThanOrEqual(10 * (1 + (3 * 0.03) / 0.986578) + 1e-9);
   });
 
-  it('stalls after the stated share of steps, each stallSteps decode steps long, and the mean grows by p x stallSteps', () => {
+  it('stalls after the stated share of steps, each stallSteps decode steps long, ' +
+    'and the mean grows by p x stallSteps', () => {
     const xs = draw(DEFAULT_NOISE, 2);
     // Jitter stays within +-9.2%, so a step over 1.5x its time is a stalled one (3 extra steps: about 4x).
     const stalled = xs.filter((x) => x > 15);
@@ -115,7 +118,8 @@ describe('the batcher with noise', () => {
     for (const p of stalls) expect(p.stallMs).toBeCloseTo(3 * p.time.totalMs, 9);
   });
 
-  it('repeats a virtual run for one seed; another seed gives another run, slower than none by about p x stallSteps', () => {
+  it('repeats a virtual run for one seed; another seed gives another run, slower than none by about p x ' +
+    'stallSteps', () => {
     const steps = [{ users: 8, seconds: 30 }];
     const one = runVirtualClosedLoop(A, 1024, 256, steps, { noise });
     expect(runVirtualClosedLoop(A, 1024, 256, steps, { noise })).toEqual(one);
@@ -132,7 +136,8 @@ describe('the batcher with noise', () => {
 });
 
 describe('turning noise on', () => {
-  it('resolveNoise: off unless asked for (flag, seed or profile); the profile model or the defaults, fields over them', () => {
+  it('resolveNoise: off unless asked for (flag, seed or profile); the profile model or the defaults, ' +
+    'fields over them', () => {
     expect(resolveNoise(null, undefined, undefined)).toBeNull();
     expect(resolveNoise(DEFAULT_NOISE, false, 3)).toBeNull();
     expect(resolveNoise(null, true, 3)).toEqual({ model: DEFAULT_NOISE, seed: 3 });
@@ -143,16 +148,23 @@ describe('turning noise on', () => {
     const random = resolveNoise(null, true, undefined)!;
     expect(Number.isInteger(random.seed) && random.seed >= 0 && random.seed < 2 ** 32).toBe(true);
     expect(() => resolveNoise(null, true, -1)).toThrow(/noise seed/);
-    expect(() => resolveNoise(null, { stepJitterPercent: 40 }, 1)).toThrow(/stepJitterPercent: must be a number within 0..30/);
+    expect(() => resolveNoise(null, { stepJitterPercent: 40 }, 1)).toThrow(
+      /stepJitterPercent: must be a number within 0..30/,
+    );
   });
 
-  it('a custom profile opts in with `noise` (missing fields from the defaults), null turns it off; bad fields are named', () => {
+  it('a custom profile opts in with `noise` (missing fields from the defaults), null turns it off; ' +
+    'bad fields are named', () => {
     expect(parseProfile({ base: 'A', noise: {} }, 'p').noise).toEqual(DEFAULT_NOISE);
-    expect(parseProfile({ base: 'A', noise: { stallSteps: 8 } }, 'p').noise).toEqual({ ...DEFAULT_NOISE, stallSteps: 8 });
+    expect(parseProfile({ base: 'A', noise: { stallSteps: 8 } }, 'p').noise).toEqual({
+      ...DEFAULT_NOISE, stallSteps: 8,
+    });
     expect(parseProfile({ base: 'A' }, 'p').noise).toBeNull();
     expect(parseProfile({ base: 'A', noise: null }, 'p').noise).toBeNull();
     expect(() => parseProfile({ noise: { jitter: 3 } }, 'p')).toThrow(/p.noise: unknown field "jitter"/);
-    expect(() => parseProfile({ noise: { stallProbability: 2 } }, 'p')).toThrow(/p.noise.stallProbability: must be a number within 0..1/);
+    expect(() => parseProfile({ noise: { stallProbability: 2 } }, 'p')).toThrow(
+      /p.noise.stallProbability: must be a number within 0..1/,
+    );
     expect(() => parseProfile({ noise: 3 }, 'p')).toThrow(/p.noise: must be an object/);
   });
 });

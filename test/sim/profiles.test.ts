@@ -17,7 +17,9 @@ describe('profiles', () => {
   it('reads a custom profile from JSON, overriding a base field by field', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sim-profile-'));
     const file = join(dir, 'p.json');
-    writeFileSync(file, JSON.stringify({ base: 'B', name: 'mine', scheduler: { kvCapacityTokens: 4096 }, hardware: { t0Ms: 1 } }));
+    writeFileSync(
+      file, JSON.stringify({ base: 'B', name: 'mine', scheduler: { kvCapacityTokens: 4096 }, hardware: { t0Ms: 1 } }),
+    );
     const p = resolveProfile(file);
     expect(p.name).toBe('mine');
     expect(p.scheduler.kvCapacityTokens).toBe(4096);
@@ -39,9 +41,13 @@ describe('profiles', () => {
   });
 
   it('refuses a tensor-parallel profile without a link, and a fractional GPU count', () => {
-    expect(() => resolveProfile({ hardware: { tensorParallel: 2 } })).toThrow(/linkBandwidthBytesPerSecond: must be > 0/);
+    expect(() => resolveProfile({ hardware: { tensorParallel: 2 } })).toThrow(
+      /linkBandwidthBytesPerSecond: must be > 0/,
+    );
     expect(() => resolveProfile({ hardware: { tensorParallel: 1.5 } })).toThrow(/tensorParallel: must be an integer/);
-    expect(() => resolveProfile({ scheduler: { policy: 'fifo' as never } })).toThrow(/policy: must be "mixed" or "prefill-first"/);
+    expect(() => resolveProfile({ scheduler: { policy: 'fifo' as never } })).toThrow(
+      /policy: must be "mixed" or "prefill-first"/,
+    );
   });
 
   it('names what is wrong in a bad profile', () => {

@@ -21,9 +21,11 @@ const chat = (extra: Record<string, unknown> = {}) => ({
   model: MODEL_A, messages: [{ role: 'user', content: 'Say something.' }], max_tokens: 12, ignore_eos: true, ...extra,
 });
 
-describe('streaming chat completions', () => {
+describe('streaming chat completions: chunks, usage, seeds and request ids', () => {
   it('sends the role chunk, one chunk per token, finish_reason on the last, usage, then [DONE]', async () => {
-    const r = await postStream(`${sim.url}/chat/completions`, chat({ stream: true, stream_options: { include_usage: true } }));
+    const r = await postStream(
+      `${sim.url}/chat/completions`, chat({ stream: true, stream_options: { include_usage: true } }),
+    );
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toMatch(/text\/event-stream/);
     expect(r.headers['x-request-id']).toBeTruthy();
@@ -40,7 +42,8 @@ describe('streaming chat completions', () => {
     const usage = usageOf(r)!;
     const prompt = loadQwen3Tokenizer().countChat([{ role: 'user', content: 'Say something.' }]);
     expect(usage).toEqual({
-      prompt_tokens: prompt, completion_tokens: 12, total_tokens: prompt + 12, prompt_tokens_details: { cached_tokens: 0 },
+      prompt_tokens: prompt, completion_tokens: 12, total_tokens: prompt + 12,
+      prompt_tokens_details: { cached_tokens: 0 },
     });
     const usageChunk = JSON.parse(payloads.at(-2)!);
     expect(usageChunk.choices).toEqual([]);
@@ -64,7 +67,9 @@ describe('streaming chat completions', () => {
   });
 
   it('echoes a client x-request-id and records ground truth under it', async () => {
-    const r = await postStream(`${sim.url}/chat/completions`, chat({ stream: true, max_tokens: 4 }), { 'x-request-id': 'my-id-1' });
+    const r = await postStream(`${sim.url}/chat/completions`, chat({ stream: true, max_tokens: 4 }), {
+      'x-request-id': 'my-id-1',
+    });
     expect(r.headers['x-request-id']).toBe('my-id-1');
     const rec = sim.groundTruth().find((g) => g.requestId === 'my-id-1')!;
     expect(rec.tokenEpochMs).toHaveLength(4);
@@ -73,7 +78,9 @@ describe('streaming chat completions', () => {
     const body = (await res.json()) as { records: { requestId: string }[] };
     expect(body.records.some((g) => g.requestId === 'my-id-1')).toBe(true);
   });
+});
 
+describe('streaming chat completions: where the output stops', () => {
   it('ends with finish_reason stop before a stop string', async () => {
     const probe = await postStream(`${sim.url}/chat/completions`, chat({ stream: true, seed: 77, max_tokens: 30 }));
     const words = contentEvents(probe).map((c) => c.text);
@@ -135,7 +142,9 @@ describe('completions and non-streaming', () => {
   });
 
   it('answers a non-streaming completion', async () => {
-    const r = await postJson(`${sim.url}/completions`, { model: MODEL_A, prompt: ['hi'], max_tokens: 3, ignore_eos: true });
+    const r = await postJson(`${sim.url}/completions`, {
+      model: MODEL_A, prompt: ['hi'], max_tokens: 3, ignore_eos: true,
+    });
     expect(r.status).toBe(200);
     expect((r.json as { object: string }).object).toBe('text_completion');
   });
@@ -161,23 +170,32 @@ describe('the Responses and Messages APIs', () => {
       usage: { input_tokens: chatCount, output_tokens: 6, input_tokens_details: { cached_tokens: 0 } },
     });
     // A string input is one user message, as OpenAI's API has it: the same prompt tokens.
-    const same = await postJson(`${sim.url}/responses`, { model: MODEL_A, input: 'Say something.', max_output_tokens: 2 });
+    const same = await postJson(`${sim.url}/responses`, {
+      model: MODEL_A, input: 'Say something.', max_output_tokens: 2,
+    });
     expect((same.json as { usage: { input_tokens: number } }).usage.input_tokens).toBe(chatCount);
   });
 
   it('streams /v1/messages as Anthropic does: message_start, one text block, message_delta, message_stop', async () => {
-    const r = await postStream(`${sim.url}/messages`, { model: MODEL_A, messages, max_tokens: 5, ignore_eos: true, stream: true });
+    const r = await postStream(`${sim.url}/messages`, {
+      model: MODEL_A, messages, max_tokens: 5, ignore_eos: true, stream: true,
+    });
     expect(r.status).toBe(200);
     const types = r.events.map((e) => e.event);
     expect(types).toEqual([
       'message_start', 'ping', 'content_block_start', ...Array(5).fill('content_block_delta'), 'content_block_stop',
       'message_delta', 'message_stop',
     ]);
-    expect(JSON.parse(r.events[0]!.data).message.usage).toMatchObject({ input_tokens: chatCount, cache_read_input_tokens: 0 });
-    expect(JSON.parse(r.events.at(-2)!.data)).toMatchObject({ delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 5 } });
+    expect(JSON.parse(r.events[0]!.data).message.usage).toMatchObject({
+      input_tokens: chatCount, cache_read_input_tokens: 0,
+    });
+    expect(JSON.parse(r.events.at(-2)!.data)).toMatchObject({
+      delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 5 },
+    });
   });
 
-  it('counts a system text (Messages system, Responses instructions) as a system message before the conversation', async () => {
+  it('counts a system text (Messages system, Responses instructions) as a system message before the ' +
+    'conversation', async () => {
     const system = [{ role: 'system' as const, content: 'Be brief.' }, ...messages];
     const expected = loadQwen3Tokenizer().countChat(system);
     const a = await postJson(`${sim.url}/messages`, { model: MODEL_A, system: 'Be brief.', messages, max_tokens: 1 });
@@ -217,7 +235,8 @@ describe('other endpoints', () => {
   });
 });
 
-const errorOf = (j: unknown) => (j as { error: { message: string; type: string; param: string | null; code: number } }).error;
+const errorOf = (j: unknown) =>
+  (j as { error: { message: string; type: string; param: string | null; code: number } }).error;
 
 describe('input errors', () => {
 
@@ -264,9 +283,13 @@ describe('API key and queue limit', () => {
       const none = await postJson(`${s.url}/chat/completions`, chat({ max_tokens: 1 }));
       expect(none.status).toBe(401);
       expect(errorOf(none.json).code).toBe(401);
-      const wrong = await postJson(`${s.url}/chat/completions`, chat({ max_tokens: 1 }), { authorization: 'Bearer nope' });
+      const wrong = await postJson(`${s.url}/chat/completions`, chat({ max_tokens: 1 }), {
+        authorization: 'Bearer nope',
+      });
       expect(wrong.status).toBe(401);
-      const ok = await postJson(`${s.url}/chat/completions`, chat({ max_tokens: 1 }), { authorization: 'Bearer sekret' });
+      const ok = await postJson(`${s.url}/chat/completions`, chat({ max_tokens: 1 }), {
+        authorization: 'Bearer sekret',
+      });
       expect(ok.status).toBe(200);
       // /v1/tokenize is a /v1 path like the others; the root /tokenize stays open, as vLLM's is.
       const tokenize = { model: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', prompt: 'hello world' };

@@ -85,8 +85,12 @@ describe('per-request faults (x-sim-fault header)', () => {
 
 describe('server-wide faults', () => {
   it('applies a fault with probability 1 to every request and with probability 0 to none', async () => {
-    const always = await startSim({ fixed: { ttftMs: 1, itlMs: 1 }, faults: 'error-status;status=500', tokenizerWorkers: 1 });
-    const never = await startSim({ fixed: { ttftMs: 1, itlMs: 1 }, faults: 'error-status;status=500;p=0', tokenizerWorkers: 1 });
+    const always = await startSim({
+      fixed: { ttftMs: 1, itlMs: 1 }, faults: 'error-status;status=500', tokenizerWorkers: 1,
+    });
+    const never = await startSim({
+      fixed: { ttftMs: 1, itlMs: 1 }, faults: 'error-status;status=500;p=0', tokenizerWorkers: 1,
+    });
     try {
       for (let i = 0; i < 3; i++) {
         expect((await postJson(`${always.url}/chat/completions`, body)).status).toBe(500);

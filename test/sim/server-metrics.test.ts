@@ -20,7 +20,7 @@ const TINY = {
   scheduler: { kvCapacityTokens: 1024, blockSize: 16 },
 };
 
-describe('vLLM metrics', () => {
+describe('vLLM metrics: names, types and what was served', () => {
   it('exposes the model doc names and types, and counts what was served', async () => {
     const sim = await startSim({ fixed: { ttftMs: 5, itlMs: 1 }, tokenizerWorkers: 1 });
     try {
@@ -28,7 +28,9 @@ describe('vLLM metrics', () => {
         model: MODEL_A, messages: [{ role: 'user', content: 'hi' }], max_tokens: 8, ignore_eos: true, stream: true,
         stream_options: { include_usage: true },
       };
-      const rs = await Promise.all([postStream(`${sim.url}/chat/completions`, body), postStream(`${sim.url}/chat/completions`, body)]);
+      const rs = await Promise.all([
+        postStream(`${sim.url}/chat/completions`, body), postStream(`${sim.url}/chat/completions`, body),
+      ]);
       const { text, samples } = await scrape(sim.url);
       for (const [name, type] of [
         ['vllm:num_requests_running', 'gauge'], ['vllm:num_requests_waiting', 'gauge'],
@@ -51,13 +53,17 @@ describe('vLLM metrics', () => {
       expect(snap.serverTtftCount).toBe(2);
       expect(snap.running).toBe(0);
       expect(snap.powerWatts).toBeGreaterThan(0);
-      expect(samples.find((s) => s.name === 'vllm:request_success_total' && s.labels.finished_reason === 'length')!.value).toBe(2);
+      expect(
+        samples.find((s) => s.name === 'vllm:request_success_total' && s.labels.finished_reason === 'length')!.value,
+      ).toBe(2);
       expect(sumSamples(samples, 'vllm:inter_token_latency_seconds_count')).toBe(14);
     } finally {
       await sim.close();
     }
   });
+});
 
+describe('vLLM metrics under load: preemption, running and waiting requests', () => {
   it('preempts under KV pressure (small custom profile), and every stream still completes', async () => {
     const sim = await startSim({ profile: TINY, tokenizerWorkers: 1 });
     try {
@@ -81,7 +87,9 @@ describe('vLLM metrics', () => {
   });
 
   it('shows running and waiting requests and KV usage while under load', async () => {
-    const sim = await startSim({ profile: { ...TINY, scheduler: { ...TINY.scheduler, maxNumSeqs: 1 } }, tokenizerWorkers: 1 });
+    const sim = await startSim({
+      profile: { ...TINY, scheduler: { ...TINY.scheduler, maxNumSeqs: 1 } }, tokenizerWorkers: 1,
+    });
     try {
       const body = { model: MODEL_A, prompt: 'hello', max_tokens: 900, ignore_eos: true, stream: true };
       const seen = new Promise<void>((resolve) => sim.events.on('request', () => resolve()));
@@ -106,7 +114,9 @@ describe('client disconnect', () => {
   it('frees the request in the batcher and counts it as finished_reason abort', async () => {
     const sim = await startSim({ profile: TINY, tokenizerWorkers: 1 });
     try {
-      const aborted = new Promise<{ reason: string; generatedTokens: number }>((resolve) => sim.events.on('finished', (ev) => resolve(ev)));
+      const aborted = new Promise<{ reason: string; generatedTokens: number }>((resolve) =>
+        sim.events.on('finished', (ev) => resolve(ev)),
+      );
       const ctrl = new AbortController();
       const res = await fetch(`${sim.url}/completions`, {
         method: 'POST',
@@ -121,7 +131,9 @@ describe('client disconnect', () => {
       expect(ev.reason).toBe('abort');
       expect(ev.generatedTokens).toBeLessThan(900);
       const { samples } = await scrape(sim.url);
-      expect(samples.find((x) => x.name === 'vllm:request_success_total' && x.labels.finished_reason === 'abort')!.value).toBe(1);
+      expect(
+        samples.find((x) => x.name === 'vllm:request_success_total' && x.labels.finished_reason === 'abort')!.value,
+      ).toBe(1);
       const snap = readServerSnapshot(samples);
       expect(snap.running).toBe(0);
       expect(snap.kvCacheUsage).toBe(0);
@@ -133,7 +145,9 @@ describe('client disconnect', () => {
 
 describe('SGLang flavour', () => {
   it('uses sglang: metric names and sends several tokens per chunk with the stream interval', async () => {
-    const sim = await startSim({ flavour: 'sglang', streamInterval: 4, fixed: { ttftMs: 5, itlMs: 1 }, tokenizerWorkers: 1 });
+    const sim = await startSim({
+      flavour: 'sglang', streamInterval: 4, fixed: { ttftMs: 5, itlMs: 1 }, tokenizerWorkers: 1,
+    });
     try {
       const r = await postStream(`${sim.url}/chat/completions`, {
         model: MODEL_A, messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, ignore_eos: true, stream: true,
@@ -187,7 +201,9 @@ describe('DCGM power gauge', () => {
     const sim = await startSim({ profile: 'E', tokenizerWorkers: 1 });
     try {
       const idle = (await scrape(sim.url)).samples.filter((x) => x.name === 'DCGM_FI_DEV_POWER_USAGE');
-      expect(idle.map((x) => [x.labels.gpu, x.labels.device, x.value])).toEqual([['0', 'nvidia0', 60], ['1', 'nvidia1', 60]]);
+      expect(idle.map((x) => [x.labels.gpu, x.labels.device, x.value])).toEqual([
+        ['0', 'nvidia0', 60], ['1', 'nvidia1', 60],
+      ]);
       expect(idle[0]!.labels.modelName).toContain('RTX PRO 6000');
       const model = 'Qwen/Qwen3-Coder-Next-FP8';
       const r = await postStream(`${sim.url}/chat/completions`, {

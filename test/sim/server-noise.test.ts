@@ -1,5 +1,5 @@
-// The simulator with noise over real HTTP, as its own process: a stream's ITL varies, and its stalls fall on exactly the
-// steps the seed draws. Runs in Node (vitest).
+// The simulator with noise over real HTTP, as its own process: a stream's ITL varies, and its stalls fall on exactly
+// the steps the seed draws. Runs in Node (vitest).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -44,13 +44,17 @@ describe('sim --noise over HTTP', () => {
     // A stalled gap is about 1 + 6 = 7 decode steps; jitter alone stays within +-30%. A token the client reads late
     // (its own event loop busy) moves time from the next gap to its own, so each stalled gap is judged with the one
     // before it: about 8 steps where two ordinary gaps make 2.
-    for (const g of expected) expect(g.ms + (gaps[g.k - 3]?.ms ?? median), `gaps before token ${g.k}`).toBeGreaterThan(4 * median);
+    for (const g of expected)
+      expect(g.ms + (gaps[g.k - 3]?.ms ?? median), `gaps before token ${g.k}`).toBeGreaterThan(4 * median);
     expect(expected.filter((g) => g.ms > 3 * median).length).toBeGreaterThanOrEqual(expected.length - 2);
     const others = gaps.filter((g) => !stalled[g.k]);
-    // Timer lateness on a busy machine (other work on its cores) may stretch a few gaps; far fewer than the stalls make.
+    // Timer lateness on a busy machine (other work on its cores) may stretch a few gaps; far fewer than the stalls
+    // make.
     expect(others.filter((g) => g.ms > 3 * median).length).toBeLessThanOrEqual(Math.floor(expected.length / 3));
     const quiet = others.map((g) => g.ms).sort((a, b) => a - b);
     // 10% jitter: the middle 80% of the ordinary gaps spans at least +-1.28 SD x 0.8, about 20% of the median.
-    expect(quiet[Math.floor(quiet.length * 0.9)]! - quiet[Math.floor(quiet.length * 0.1)]!).toBeGreaterThan(0.15 * median);
+    expect(quiet[Math.floor(quiet.length * 0.9)]! - quiet[Math.floor(quiet.length * 0.1)]!).toBeGreaterThan(
+      0.15 * median,
+    );
   }, 60_000);
 });

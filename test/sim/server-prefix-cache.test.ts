@@ -57,10 +57,12 @@ describe('prefix cache, profile A (on by default)', () => {
     await sim.close();
   });
 
-  it('unique per-request first lines (lib/prompt-set requestPrefix) give a hit rate of zero, across VUs and within one', async () => {
+  it('unique per-request first lines (lib/prompt-set requestPrefix) give a hit rate of zero, ' +
+    'across VUs and within one', async () => {
     const before = await scrape(sim);
     let prompt = 0;
-    for (let vu = 1; vu <= 3; vu++) prompt += (await chat(sim, requestPrefix('unique', 4242, vu, 0) + body)).promptTokens;
+    for (let vu = 1; vu <= 3; vu++)
+      prompt += (await chat(sim, requestPrefix('unique', 4242, vu, 0) + body)).promptTokens;
     const mid = await scrape(sim);
     expect(mid.queries - before.queries).toBe(prompt);
     expect(mid.hits - before.hits).toBe(0);
@@ -72,7 +74,8 @@ describe('prefix cache, profile A (on by default)', () => {
     expect(after.hits - mid.hits).toBe(0);
   });
 
-  it('identical prompts (shared-prefix mode) hit on the second request, whose TTFT drops to one short step', async () => {
+  it('identical prompts (shared-prefix mode) hit on the second request, whose TTFT drops to one short ' +
+    'step', async () => {
     const content = requestPrefix('shared-prefix', 4242, 1, 0) + body;
     // Warm the tokenizer's cache so tokenizing time is out of both TTFTs (the prefix cache is untouched by /tokenize).
     await postJson(sim.url.replace(/\/v1$/, '/tokenize'), { messages: [{ role: 'user', content }] });
@@ -87,10 +90,12 @@ describe('prefix cache, profile A (on by default)', () => {
     expect(mid.hits - before.hits).toBe(0);
     expect(after.queries - mid.queries).toBe(n);
     expect(after.hits - mid.hits).toBe(hitTokensOf(n));
-    // The model's predictions: a full prefill, then o_req plus one step of the few uncached tokens over the cached context.
+    // The model's predictions: a full prefill, then o_req plus one step of the few uncached tokens over the cached
+    // context.
     const missModel = runVirtualBatch(A, n, 4, 1).requests[0]!.ttftMs;
     const cached = hitTokensOf(n);
-    const hitModel = A.hardware.requestOverheadMs + stepTime(A.hardware, [{ newTokens: n - cached, cachedTokens: cached }]).totalMs;
+    const hitModel =
+      A.hardware.requestOverheadMs + stepTime(A.hardware, [{ newTokens: n - cached, cachedTokens: cached }]).totalMs;
     expect(Math.abs(first.ttftMs / missModel - 1)).toBeLessThan(0.15);
     expect(second.ttftMs).toBeLessThan(hitModel + 25);
     expect(second.ttftMs).toBeGreaterThan(hitModel - 5);

@@ -23,7 +23,8 @@ interface Turn {
 
 async function turn(sim: SimServer, messages: readonly Message[], maxTokens: number): Promise<Turn> {
   const r = await postStream(`${sim.url}/chat/completions`, {
-    model: MODEL_A, messages, max_tokens: maxTokens, ignore_eos: true, stream: true, stream_options: { include_usage: true },
+    model: MODEL_A, messages, max_tokens: maxTokens, ignore_eos: true, stream: true,
+    stream_options: { include_usage: true },
   });
   const content = contentEvents(r);
   const usage = usageOf(r)!;
@@ -41,7 +42,9 @@ async function converse(sim: SimServer, first: string, turns: number, maxTokens:
   for (let t = 0; t < turns; t++) {
     const r = await turn(sim, messages, maxTokens);
     out.push(r);
-    messages.push({ role: 'assistant', content: r.text }, { role: 'user', content: `Turn ${t + 2}: ${fillerText(60, t)}` });
+    messages.push(
+      { role: 'assistant', content: r.text }, { role: 'user', content: `Turn ${t + 2}: ${fillerText(60, t)}` },
+    );
   }
   return out;
 }
@@ -69,7 +72,8 @@ describe('conversations on the prefix cache (profile A)', () => {
     await sim.close();
   });
 
-  it('each turn finds the whole previous turn cached, the response included, and usage says how many tokens', async () => {
+  it('each turn finds the whole previous turn cached, the response included, ' +
+    'and usage says how many tokens', async () => {
     const before = await counters(sim);
     const turns = await converse(sim, requestPrefix('unique', 7, 1, 0) + fillerText(3000, 3), 3, 40);
     expect(turns[0]!.cachedTokens).toBe(0); // vLLM 0.32 states 0 when nothing was cached
@@ -108,7 +112,9 @@ describe('conversations on the prefix cache (profile A)', () => {
     const answer = body.choices[0]!.message.content;
     const b = await postJson(url, {
       model: MODEL_A, max_tokens: 8,
-      messages: [{ role: 'user', content: first }, { role: 'assistant', content: answer }, { role: 'user', content: 'More.' }],
+      messages: [
+        { role: 'user', content: first }, { role: 'assistant', content: answer }, { role: 'user', content: 'More.' },
+      ],
     });
     const usage = (b.json as { usage: { prompt_tokens_details?: { cached_tokens: number } } }).usage;
     expect(usage.prompt_tokens_details?.cached_tokens).toBe(16 * Math.floor((body.usage.prompt_tokens + 8 - 1) / 16));

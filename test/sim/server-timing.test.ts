@@ -10,7 +10,9 @@ describe('profile A physics, one stream', () => {
   let sim: SimServer;
   beforeAll(async () => {
     // Unique-prompt physics: without this the warm-up request would make the measured one a prefix-cache hit.
-    sim = await startSim({ profile: 'qwen3-coder-30b-a3b-h200-vllm', groundTruth: true, tokenizerWorkers: 1, prefixCache: false });
+    sim = await startSim({
+      profile: 'qwen3-coder-30b-a3b-h200-vllm', groundTruth: true, tokenizerWorkers: 1, prefixCache: false,
+    });
   });
   afterAll(async () => {
     await sim.close();
@@ -18,7 +20,9 @@ describe('profile A physics, one stream', () => {
 
   it("decode speed is within 3% of the model and TTFT within 15%, as the server's record has them", async () => {
     const prompt = wordsPrompt(1000);
-    const body = { model: MODEL_A, prompt, max_tokens: 300, ignore_eos: true, stream: true, stream_options: { include_usage: true } };
+    const body = {
+      model: MODEL_A, prompt, max_tokens: 300, ignore_eos: true, stream: true, stream_options: { include_usage: true },
+    };
     // Warm the tokenizer cache so tokenizing does not count (o_req stands for it).
     await postStream(`${sim.url}/completions`, { ...body, max_tokens: 1 });
     const r = await postStream(`${sim.url}/completions`, body, { 'x-request-id': 'timing-1' });
@@ -52,7 +56,9 @@ describe('profile A, a long prompt the simulator has never tokenized', () => {
   it('has the TTFT the model predicts: counting its 64K tokens (~200 ms here) hides inside o_req', async () => {
     // Any client's prompt, not one warmed through /tokenize: its TTFT must not depend on the simulator's tokenizer.
     const prompt = `A first line of its own ${Date.now()}\n${wordsPrompt(64_000)}`;
-    const body = { model: MODEL_A, prompt, max_tokens: 2, ignore_eos: true, stream: true, stream_options: { include_usage: true } };
+    const body = {
+      model: MODEL_A, prompt, max_tokens: 2, ignore_eos: true, stream: true, stream_options: { include_usage: true },
+    };
     const r = await postStream(`${sim.url}/completions`, body, { 'x-request-id': 'cold-64k' });
     expect(contentEvents(r)).toHaveLength(2);
     // From the server's own record: arrival (headers read) to the first token written.
@@ -60,7 +66,9 @@ describe('profile A, a long prompt the simulator has never tokenized', () => {
     const ttftMs = rec.tokenEpochMs[0]! - rec.arrivalEpochMs;
     const model = runVirtualBatch(findProfile('A')!, usageOf(r)!.prompt_tokens, 2, 1).requests[0]!;
     // Before, the request queued only once counted: TTFT was the model's plus the tokenizing past o_req.
-    expect(Math.abs(ttftMs - model.ttftMs), `server ${ttftMs.toFixed(1)} ms, model ${model.ttftMs.toFixed(1)} ms`).toBeLessThan(40);
+    expect(
+      Math.abs(ttftMs - model.ttftMs), `server ${ttftMs.toFixed(1)} ms, model ${model.ttftMs.toFixed(1)} ms`,
+    ).toBeLessThan(40);
   });
 });
 
@@ -96,7 +104,9 @@ describe('fixed timing', () => {
   });
 
   it('keeps the schedule for 100 concurrent streams (no accumulated lateness)', async () => {
-    const body = { model: MODEL_A, messages: [{ role: 'user', content: 'hi' }], max_tokens: 20, ignore_eos: true, stream: true };
+    const body = {
+      model: MODEL_A, messages: [{ role: 'user', content: 'hi' }], max_tokens: 20, ignore_eos: true, stream: true,
+    };
     sim.clearGroundTruth();
     const rs = await Promise.all(Array.from({ length: 100 }, () => postStream(`${sim.url}/chat/completions`, body)));
     expect(rs.every((r) => contentEvents(r).length === 20)).toBe(true);

@@ -41,7 +41,9 @@ describe('vLLM chat chunks', () => {
       prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 0 },
     });
     expect(parse(usageChunk(chat, makeUsage(100, 5, 64)))).toMatchObject({
-      usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, prompt_tokens_details: { cached_tokens: 64 } },
+      usage: {
+        prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, prompt_tokens_details: { cached_tokens: 64 },
+      },
     });
   });
 
@@ -53,7 +55,9 @@ describe('vLLM chat chunks', () => {
 describe('completions and SGLang', () => {
   it('text_completion chunks carry text', () => {
     const c = { ...chat, id: 'cmpl-1', endpoint: 'completion' as const };
-    expect(parse(contentChunk(c, ' x'))).toMatchObject({ object: 'text_completion', choices: [{ text: ' x', finish_reason: null }] });
+    expect(parse(contentChunk(c, ' x'))).toMatchObject({
+      object: 'text_completion', choices: [{ text: ' x', finish_reason: null }],
+    });
     expect(JSON.parse(completionBody(c, { reasoning: '', content: ' x y' }, 'length', makeUsage(1, 2)))).toMatchObject({
       object: 'text_completion', choices: [{ text: ' x y', finish_reason: 'length' }], usage: { total_tokens: 3 },
     });
@@ -61,8 +65,12 @@ describe('completions and SGLang', () => {
 
   it('SGLang sends matched_stop and a separate finish chunk with an empty delta', () => {
     const s = { ...chat, flavour: 'sglang' as const };
-    expect(parse(contentChunk(s, ' a b c'))).toMatchObject({ choices: [{ delta: { content: ' a b c' }, matched_stop: null }] });
-    expect(parse(finishChunk(s, 'stop'))).toMatchObject({ choices: [{ delta: {}, finish_reason: 'stop', matched_stop: null }] });
+    expect(parse(contentChunk(s, ' a b c'))).toMatchObject({
+      choices: [{ delta: { content: ' a b c' }, matched_stop: null }],
+    });
+    expect(parse(finishChunk(s, 'stop'))).toMatchObject({
+      choices: [{ delta: {}, finish_reason: 'stop', matched_stop: null }],
+    });
   });
 
   it('the non-streaming chat body has the assistant message', () => {

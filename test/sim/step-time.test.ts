@@ -5,7 +5,9 @@ import { allReduceMs, smoothTowards, stepPowerWatts, stepTime, weightReadMs } fr
 
 // The formulas are checked on fixed parameters (profile A's first fit), so the hand-worked numbers
 // below stay true when a profile is re-fitted; the fit itself is checked in batcher.test.ts.
-const A = { ...findProfile('A')!.hardware, etaMem: 0.83, t0Ms: 4.75, lambdaUsPerToken: 9.7, alphaSecondsPerPair: 1.38e-9 };
+const A = {
+  ...findProfile('A')!.hardware, etaMem: 0.83, t0Ms: 4.75, lambdaUsPerToken: 9.7, alphaSecondsPerPair: 1.38e-9,
+};
 
 describe('weightReadMs', () => {
   it('one decode token on the MoE of profile A: dense 0.376506 ms + experts 0.888480 ms', () => {
@@ -86,7 +88,8 @@ describe('tensor parallelism', () => {
   // A's formula parameters on two GPUs joined by a 40 GB/s link with 16 us per all-reduce, 96 all-reduces
   // of 4096 bytes per token: each GPU does half of every read and every FLOP, and the step adds the all-reduces.
   const TP2 = {
-    ...A, tensorParallel: 2, allReduceBytesPerToken: 4096, allReducesPerStep: 96, linkBandwidthBytesPerSecond: 40e9, linkLatencyUs: 16,
+    ...A, tensorParallel: 2, allReduceBytesPerToken: 4096, allReducesPerStep: 96, linkBandwidthBytesPerSecond: 40e9,
+    linkLatencyUs: 16,
   };
 
   it('all-reduce: 96 x (16 us + 2(2-1)/2 x T x 4096 B / 40 GB/s); nothing on one GPU', () => {

@@ -1,4 +1,5 @@
-// Unit tests of the generated text: determinism, one token per word, output planning (max_tokens, EOS, stop, min_tokens).
+// Unit tests of the generated text: determinism, one token per word, output planning (max_tokens, EOS, stop,
+// min_tokens).
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { naturalLength, planOutput, TokenText, WORDS } from '../../sim/text';

@@ -50,14 +50,18 @@ describe('safeCut / splitPoint', () => {
   });
 });
 
-describe('TokenizePool', () => {
+describe('TokenizePool: exact counts, block hashes and the cache', () => {
   it('counts exactly as tokenizer/qwen3.ts does, for texts split at their first line and not', async () => {
     const tok = loadQwen3Tokenizer();
     for (let seed = 0; seed < 12; seed++) {
-      const firstLine = [`Request ${seed} of run abc: answer briefly.\n`, `req-${seed}  \n`, `#${seed}:\n`, `${seed}. `][seed % 4]!;
+      const firstLine = [
+        `Request ${seed} of run abc: answer briefly.\n`, `req-${seed}  \n`, `#${seed}:\n`, `${seed}. `,
+      ][seed % 4]!;
       const text = firstLine + longText(seed, 6000 + seed * 97);
       expect(await pool.countText(text), `seed ${seed}`).toBe(tok.countText(text));
-      const messages = [{ role: 'system' as const, content: 'You are helpful.' }, { role: 'user' as const, content: text }];
+      const messages = [
+        { role: 'system' as const, content: 'You are helpful.' }, { role: 'user' as const, content: text },
+      ];
       expect(await pool.countChat(messages), `chat seed ${seed}`).toBe(tok.countChat(messages));
     }
   });
@@ -65,7 +69,9 @@ describe('TokenizePool', () => {
   it('gives the block hashes of the whole prompt\'s ids, split or not, cached tail or not', async () => {
     const tok = loadQwen3Tokenizer();
     for (let seed = 0; seed < 4; seed++) {
-      const firstLine = [`Request ${seed} of run abc: answer briefly.\n`, `req-${seed}  \n`, `#${seed}:\n`, `${seed}. `][seed]!;
+      const firstLine = [
+        `Request ${seed} of run abc: answer briefly.\n`, `req-${seed}  \n`, `#${seed}:\n`, `${seed}. `,
+      ][seed]!;
       const messages = [{ role: 'user' as const, content: firstLine + longText(seed, 7000) }];
       const want = chainedBlockHashes([tok.encode(renderChatMl(messages))], 16);
       for (let round = 0; round < 2; round++) {
@@ -91,7 +97,9 @@ describe('TokenizePool', () => {
     );
     expect(warm).toBeLessThan(cold / 5);
   });
+});
 
+describe('TokenizePool: conversations, generated words and the event loop', () => {
   it('tokenizes a conversation message by message into exactly the ids of the whole, turn after turn', async () => {
     const tok = loadQwen3Tokenizer();
     const messages: { role: 'user' | 'assistant'; content: string }[] = [

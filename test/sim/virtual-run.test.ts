@@ -19,13 +19,16 @@ describe('runVirtualClosedLoop', () => {
   });
 
   it('follows the steps: users added start at the step, users removed send no new request', () => {
-    const reqs = runVirtualClosedLoop(profile, 1024, 32, [{ users: 1, seconds: 2 }, { users: 3, seconds: 2 }, { users: 1, seconds: 2 }]);
+    const reqs = runVirtualClosedLoop(profile, 1024, 32, [
+      { users: 1, seconds: 2 }, { users: 3, seconds: 2 }, { users: 1, seconds: 2 },
+    ]);
     expect(Math.min(...reqs.filter((r) => r.user === 2).map((r) => r.startMs))).toBe(2000);
     expect(reqs.filter((r) => r.user > 0 && r.startMs >= 4000)).toEqual([]);
     expect(reqs.filter((r) => r.user === 0 && r.startMs >= 4000).length).toBeGreaterThan(0);
   });
 
-  it('spreads the arrivals in steady state: after the first round, 32K prompts see far less TTFT than one burst of them', () => {
+  it('spreads the arrivals in steady state: after the first round, 32K prompts see far less TTFT than one burst of ' +
+    'them', () => {
     const burst = runVirtualBatch(profile, 32 * 1024, 64, 8);
     const burstTtft = burst.requests.reduce((s, r) => s + r.ttftMs, 0) / burst.requests.length;
     const reqs = runVirtualClosedLoop(profile, 32 * 1024, 64, [{ users: 8, seconds: 60 }]);

@@ -38,8 +38,11 @@ describe('preparePrompts with the Qwen3 tokenizer', () => {
     expect(tok.countText(requestPrefix('unique', 5, 5, 5) + set.prompts[0]!.body)).toBe(512);
   });
 
-  it("prepares follow-ups that add exactly their length to a conversation's next turn, besides the answer", async () => {
-    const set = await preparePrompts({ model: MODEL, api: 'chat', contexts: [1024], followUps: [64, 700], tokenizer: 'qwen3' });
+  it("prepares follow-ups that add exactly their length to a conversation's next turn, " +
+    "besides the answer", async () => {
+    const set = await preparePrompts({
+      model: MODEL, api: 'chat', contexts: [1024], followUps: [64, 700], tokenizer: 'qwen3',
+    });
     expect(set.exact).toBe(true);
     const tok = loadQwen3Tokenizer();
     const first = { role: 'user' as const, content: requestPrefix('unique', 3, 2, 1) + set.prompts[0]!.body };
@@ -48,7 +51,8 @@ describe('preparePrompts with the Qwen3 tokenizer', () => {
       const answer = { role: 'assistant' as const, content: new TokenText(f.contextTokens).tokens(128) };
       expect(tok.countChat([first, answer, { role: 'user', content: f.body }])).toBe(1024 + 128 + f.contextTokens);
     }
-    await expect(preparePrompts({ model: MODEL, api: 'chat', contexts: [1024], followUps: [8], tokenizer: 'qwen3' })).rejects.toThrow(
+    const tooShort = { model: MODEL, api: 'chat', contexts: [1024], followUps: [8], tokenizer: 'qwen3' } as const;
+    await expect(preparePrompts(tooShort)).rejects.toThrow(
       /follow-up of 8 tokens is shorter than its fixed part/,
     );
   });
@@ -62,7 +66,9 @@ describe('preparePrompts with the Qwen3 tokenizer', () => {
     expect(long).toMatchObject({ contextTokens: 4096, promptTokens: 4000, measuredTokens: 4000 });
     const tok = loadQwen3Tokenizer();
     expect(tok.countChat([{ role: 'user', content: requestPrefix('unique', 9, 9, 9) + long!.body }])).toBe(4000);
-    const approximate = await preparePrompts({ model: 'm', api: 'chat', contexts: [4096], fitted, tokenizer: 'approximate' });
+    const approximate = await preparePrompts({
+      model: 'm', api: 'chat', contexts: [4096], fitted, tokenizer: 'approximate',
+    });
     expect(approximate.prompts[0]).toMatchObject({ contextTokens: 4096, promptTokens: 4000 });
   });
 
@@ -83,7 +89,9 @@ describe('preparePrompts with a server /tokenize', () => {
   });
 
   it('asks the server for counts and reaches the same exact lengths', async () => {
-    const set = await preparePrompts({ model: MODEL, api: 'chat', contexts: [300, 2048], tokenizer: 'server', baseUrl: sim.url });
+    const set = await preparePrompts({
+      model: MODEL, api: 'chat', contexts: [300, 2048], tokenizer: 'server', baseUrl: sim.url,
+    });
     expect(set.tokenizer).toContain('/tokenize');
     expect(set.exact).toBe(true);
     expect(set.prompts.map((p) => p.measuredTokens)).toEqual([300, 2048]);
@@ -96,7 +104,9 @@ describe('preparePrompts with a server /tokenize', () => {
     expect(set.followUps!.map((f) => f.measuredTokens)).toEqual([100]);
     const first = { role: 'user' as const, content: requestPrefix('unique', 3, 2, 1) + set.prompts[0]!.body };
     const answer = { role: 'assistant' as const, content: new TokenText(1).tokens(50) };
-    expect(loadQwen3Tokenizer().countChat([first, answer, { role: 'user', content: set.followUps![0]!.body }])).toBe(300 + 50 + 100);
+    expect(loadQwen3Tokenizer().countChat([first, answer, { role: 'user', content: set.followUps![0]!.body }])).toBe(
+      300 + 50 + 100,
+    );
   });
 
   it('says what to do when the server has no /tokenize', async () => {
@@ -110,7 +120,9 @@ describe('model families', () => {
   it('uses the bundled tokenizer only for Qwen3 models, else approximates without a URL', async () => {
     expect(isQwen3Model('Qwen/Qwen3.5-35B-A3B-FP8')).toBe(true);
     expect(isQwen3Model('meta-llama/Llama-3.1-8B-Instruct')).toBe(false);
-    const set = await preparePrompts({ model: 'meta-llama/Llama-3.1-8B-Instruct', api: 'chat', contexts: [1024], tokenizer: 'auto' });
+    const set = await preparePrompts({
+      model: 'meta-llama/Llama-3.1-8B-Instruct', api: 'chat', contexts: [1024], tokenizer: 'auto',
+    });
     expect(set.exact).toBe(false);
     expect(set.tokenizer).toMatch(/approximate/);
   });
@@ -124,7 +136,9 @@ describe('npm run prepare-prompts with a context window', () => {
 
   it('fits contexts longer than the window less the output, and says so', () => {
     const out = path.join(tempDir('prompts-window'), 'prompts.json');
-    const r = cli(['--out', out, '--contexts', '1k,4k', '--window', '4k', '--output-tokens', '256', '--tokenizer', 'qwen3']);
+    const r = cli([
+      '--out', out, '--contexts', '1k,4k', '--window', '4k', '--output-tokens', '256', '--tokenizer', 'qwen3',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain('context 4096 fitted to 3840 tokens');
     const set = JSON.parse(readFileSync(out, 'utf8')) as { exact: boolean; prompts: object[] };
@@ -134,9 +148,13 @@ describe('npm run prepare-prompts with a context window', () => {
 
   it('refuses an output that leaves no room for the prompt, in one line', () => {
     const out = path.join(tempDir('prompts-window'), 'prompts.json');
-    const r = cli(['--out', out, '--contexts', '4k', '--window', '4k', '--output-tokens', '3000', '--tokenizer', 'qwen3']);
+    const r = cli([
+      '--out', out, '--contexts', '4k', '--window', '4k', '--output-tokens', '3000', '--tokenizer', 'qwen3',
+    ]);
     expect(r.status).not.toBe(0);
-    expect(r.stderr.trim()).toMatch(/^prepare-prompts: cells of context 4096 ask 3000 output tokens.*window is 4096 tokens/);
+    expect(r.stderr.trim()).toMatch(
+      /^prepare-prompts: cells of context 4096 ask 3000 output tokens.*window is 4096 tokens/,
+    );
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

@@ -105,7 +105,9 @@ describe('the trace script\'s plan', () => {
     expect(errorOf(() => resolvePlan({}, 'trace', read))).toMatch(/needs a trace: plan field "trace.file"/);
     expect(errorOf(() => resolvePlan({ trace: { file: '/nope.jsonl' } }, 'trace', read)))
       .toMatch(/^trace file "\/nope.jsonl" cannot be read: ENOENT/);
-    expect(() => resolvePlan({ trace: { file: '/traces/m.jsonl', useCase: 'nope' } }, 'trace', read)).toThrow(PlanError);
+    expect(() => resolvePlan({ trace: { file: '/traces/m.jsonl', useCase: 'nope' } }, 'trace', read)).toThrow(
+      PlanError,
+    );
     const bad = (): string => 'not json\n';
     expect(errorOf(() => resolvePlan({ trace: { file: '/b.jsonl', format: 'mooncake' } }, 'trace', bad)))
       .toMatch(/^\/b\.jsonl: no row of the mooncake trace is usable/);

@@ -78,6 +78,8 @@ describe('loadPredictProfile', () => {
   it('reads a plain profile file without an interval, a built-in by letter, and refuses anything else', () => {
     expect(loadPredictProfile(join(tmp, 'plain.json'))).toMatchObject({ source: 'file', fit: null, resampled: [] });
     expect(loadPredictProfile('a').profile).toBe(A);
-    expect(() => loadPredictProfile(join(tmp, 'missing.json'))).toThrow(/neither a built-in profile .* nor a profile file/);
+    expect(() => loadPredictProfile(join(tmp, 'missing.json'))).toThrow(
+      /neither a built-in profile .* nor a profile file/,
+    );
   });
 });

@@ -40,7 +40,9 @@ describe('npm run bench -- --predict A --plan quick', () => {
     expect(run.stderr).not.toMatch(/error|Error/);
     expect(run.code).toBe(0);
     expect(run.seconds).toBeLessThan(60);
-    expect(run.stdout).toMatch(/^PREDICTED capacities \(simulator profile qwen3-coder-30b-a3b-h200-vllm, not measured\)/);
+    expect(run.stdout).toMatch(
+      /^PREDICTED capacities \(simulator profile qwen3-coder-30b-a3b-h200-vllm, not measured\)/,
+    );
     expect(run.stdout).toContain(`results: ${join(tmp, 'p')}`);
   });
 
@@ -61,7 +63,9 @@ describe('npm run bench -- --predict A --plan quick', () => {
     const charts = readdirSync(join(tmp, 'p', 'charts'));
     expect(charts.length).toBeGreaterThan(5);
     for (const svg of charts) expect(read('p', 'charts', svg), svg).toContain('PREDICTED: ');
-    const rows = Papa.parse<Record<string, string>>(read('p', 'capacity.csv'), { header: true, skipEmptyLines: true }).data;
+    const rows = Papa.parse<Record<string, string>>(read('p', 'capacity.csv'), {
+      header: true, skipEmptyLines: true,
+    }).data;
     expect(rows.length).toBe(5);
     for (const row of rows) expect(row).toMatchObject({ predicted: 'true', predicted_profile: PROFILE.name });
   });
@@ -98,6 +102,8 @@ describe('npm run bench -- --predict A --plan quick', () => {
   it('refuses a script it does not predict, in one line', () => {
     const r = bench(['--predict', 'A', '--scripts', 'sessions', '--results', tmp]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('bench: --predict: the sessions script is not predicted yet (it predicts sweep, capacity, mix, burst)\n');
+    expect(r.stderr).toBe(
+      'bench: --predict: the sessions script is not predicted yet (it predicts sweep, capacity, mix, burst)\n',
+    );
   });
 });

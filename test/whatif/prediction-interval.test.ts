@@ -13,7 +13,9 @@ describe('capacityIntervals', () => {
   });
 
   it('counts only the resamples that predicted the use case', () => {
-    expect(capacityIntervals([new Map([['a', 3]]), new Map()])).toEqual([{ useCase: 'a', low: 3, high: 3, resamples: 1 }]);
+    expect(capacityIntervals([new Map([['a', 3]]), new Map()])).toEqual([
+      { useCase: 'a', low: 3, high: 3, resamples: 1 },
+    ]);
     expect(capacityIntervals([])).toEqual([]);
   });
 });

@@ -25,9 +25,13 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('driveVirtually', () => {
   it('serves a fresh step of n users as the simulator\'s own closed loop does', () => {
-    const drive = driveVirtually(profile, new FixedSteps([steady(4, true)]), { vus: 4, sharedPrompts: false, sloOf: () => null });
+    const drive = driveVirtually(profile, new FixedSteps([steady(4, true)]), {
+      vus: 4, sharedPrompts: false, sloOf: () => null,
+    });
     // Once the step has ended no user sends again, so the requests still running (transition) see less load.
-    const ours = drive.steps[0]!.requests.filter((r) => r.phase !== 'transition').map((r) => [r.startMs, r.ttftMs, r.e2eMs]);
+    const ours = drive.steps[0]!.requests.filter((r) => r.phase !== 'transition').map((r) => [
+      r.startMs, r.ttftMs, r.e2eMs,
+    ]);
     expect(ours.length).toBeGreaterThanOrEqual(16);
     const loop = runVirtualClosedLoop(profile, 8192, 64, [{ users: 4, seconds: 3600 }]).slice(0, ours.length);
     expect(ours).toEqual(loop.map((r) => [r.startMs, r.ttftMs, r.e2eMs]));
@@ -48,7 +52,9 @@ describe('driveVirtually', () => {
   });
 
   it('writes rows the report reads back as the request\'s cell, figures and phases', async () => {
-    const drive = driveVirtually(profile, new FixedSteps([steady(2, true)]), { vus: 2, sharedPrompts: false, sloOf: () => limits });
+    const drive = driveVirtually(profile, new FixedSteps([steady(2, true)]), {
+      vus: 2, sharedPrompts: false, sloOf: () => limits,
+    });
     const step = drive.steps[0]!;
     const lines = step.requests.flatMap((r) => requestRows(step, r, drive.extras.get(r.ticket)!, 1.8e12, 'run'));
     const file = join(tmp, 'samples.csv');

@@ -40,9 +40,12 @@ describe('parseWhatIf', () => {
 describe('applyWhatIf', () => {
   it('prompt=2x doubles every context, the use cases\' and the sweep\'s', () => {
     const v = variant('prompt=2x');
-    for (const u of v.useCases) expect(u.contextTokens).toBe(2 * base.useCases.find((b) => b.id === u.id)!.contextTokens);
+    for (const u of v.useCases)
+      expect(u.contextTokens).toBe(2 * base.useCases.find((b) => b.id === u.id)!.contextTokens);
     const sweep = variant('prompt=2x', 'sweep');
-    expect([...new Set(sweep.cells.map((c) => c.contextTokens))]).toEqual(QUICK_PLAN.sweep!.contexts!.map((c) => 2 * c));
+    expect([...new Set(sweep.cells.map((c) => c.contextTokens))]).toEqual(
+      QUICK_PLAN.sweep!.contexts!.map((c) => 2 * c),
+    );
   });
 
   it('output=512 reaches the capacity cells though the quick plan sets its own outputs', () => {
