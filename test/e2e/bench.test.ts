@@ -172,7 +172,9 @@ describe('npm run bench against a URL with an API key', () => {
     expect(Number(probe![2]) / served, `served ${served} tok/s`).toBeLessThan(2);
     const runDir = path.join(dir, 'key');
     // The slots were sized from the probe's speeds: the part's resolved plan (the one k6 ran) holds them.
-    const sweepPlan = readJson<{ schedule: { decodeTokensPerSecond: number } }>(path.join(runDir, 'sweep', 'plan.json'));
+    const sweepPlan = readJson<{ schedule: { decodeTokensPerSecond: number } }>(
+      path.join(runDir, 'sweep', 'plan.json'),
+    );
     expect(sweepPlan.schedule.decodeTokensPerSecond).toBe(Number(probe![2]));
     const summary = readJson<{ metrics: Record<string, { values: Record<string, number> }> }>(
       path.join(runDir, 'sweep', 'summary.json'),
