@@ -13,6 +13,7 @@ import { crossingX } from '../report/stats';
 import type { NoiseSettings } from '../sim/noise';
 import type { Profile } from '../sim/profiles';
 import { runVirtualClosedLoop, type ClosedLoopRequest } from '../sim/virtual-run';
+import { limitValue, type LimitFigures } from '../whatif/goodput';
 import type { UseCase } from '../thresholds/use-cases';
 
 /** Measured requests per user of a reference step, after the warm-up. */
@@ -20,20 +21,17 @@ export const REQUESTS_PER_USER = 40;
 /** Requests of each user left out as warm-up (the users start together, as a burst). */
 const WARMUP_PER_USER = 2;
 
-/** The per-request value of a limit's metric, as the suite measures it (lib/record.ts). */
-function valueOf(r: ClosedLoopRequest, metric: UseCase['limits'][number]['metric']): number | null {
-  switch (metric) {
-    case 'ttft':
-    case 'ttfc': // the engine does not think first: its first token is content
-      return r.ttftMs;
-    case 'e2e':
-      return r.e2eMs;
-    case 'decodeSpeed':
-      return r.outputTokens > 1 ? r.decodeTokensPerSecond : null;
-    case 'tpot':
-    case 'itl':
-      return r.outputTokens > 1 ? (r.e2eMs - r.ttftMs) / (r.outputTokens - 1) : null;
-  }
+/**
+ * A virtual request's figures as the suite measures them: its mean ITL and TPOT are one (the decode time over the
+ * tokens after the first), and the batcher does not think first, so its first token is content.
+ */
+function closedLoopFigures(r: ClosedLoopRequest): LimitFigures {
+  const decodes = r.outputTokens > 1;
+  const perToken = decodes ? (r.e2eMs - r.ttftMs) / (r.outputTokens - 1) : null;
+  return {
+    ttftMs: r.ttftMs, ttfcMs: r.ttftMs, e2eMs: r.e2eMs, tpotMs: perToken, itlMeanMs: perToken,
+    decodeTokensPerSecond: decodes ? r.decodeTokensPerSecond : null,
+  };
 }
 
 /**
@@ -57,8 +55,9 @@ export function virtualStepStats(
   const measured = [...byUser.values()].flatMap((rs) =>
     rs.sort((a, b) => a.startMs - b.startMs).slice(WARMUP_PER_USER),
   );
+  const figures = measured.map(closedLoopFigures);
   return useCase.limits.map((limit) => {
-    const values = measured.map((r) => valueOf(r, limit.metric)).filter((v): v is number => v !== null);
+    const values = figures.map((f) => limitValue(f, limit.metric)).filter((v): v is number => v !== null);
     return values.length === 0 ? null : aggregate(values, aggregationOf(limit, stat));
   });
 }

@@ -15,6 +15,17 @@ export interface RequestFigures {
   readonly itlMs: readonly number[];
 }
 
+/** The figures a limit is judged on, one number per metric (null where the request has none). */
+export interface LimitFigures {
+  readonly ttftMs: number;
+  readonly ttfcMs: number | null;
+  readonly e2eMs: number;
+  readonly tpotMs: number | null;
+  readonly decodeTokensPerSecond: number | null;
+  /** The mean of the request's inter-token latencies. */
+  readonly itlMeanMs: number | null;
+}
+
 /**
  * Whether the request met every limit on its own figures. ITL is judged on the request's mean ITL; a figure the
  * request does not have is not judged, as it gives the cell's figure no sample either.
@@ -22,13 +33,16 @@ export interface RequestFigures {
 export function judgeGoodput(
   r: RequestFigures, limits: readonly Pick<UseCaseLimit, 'metric' | 'operator' | 'value'>[],
 ): boolean {
+  const itlMeanMs = r.itlMs.length === 0 ? null : r.itlMs.reduce((s, x) => s + x, 0) / r.itlMs.length;
+  const figures = { ...r, itlMeanMs };
   return limits.every((l) => {
-    const v = valueOf(r, l.metric);
+    const v = limitValue(figures, l.metric);
     return v === null || compare(v, l.operator, l.value);
   });
 }
 
-function valueOf(r: RequestFigures, metric: UseCaseLimit['metric']): number | null {
+/** The per-request value of a limit's metric, as the suite measures it (lib/record.ts, agent/slo.go). */
+export function limitValue(r: LimitFigures, metric: UseCaseLimit['metric']): number | null {
   switch (metric) {
     case 'ttft':
       return r.ttftMs;
@@ -41,6 +55,6 @@ function valueOf(r: RequestFigures, metric: UseCaseLimit['metric']): number | nu
     case 'decodeSpeed':
       return r.decodeTokensPerSecond;
     case 'itl':
-      return r.itlMs.length === 0 ? null : r.itlMs.reduce((s, x) => s + x, 0) / r.itlMs.length;
+      return r.itlMeanMs;
   }
 }
