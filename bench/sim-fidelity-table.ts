@@ -3,6 +3,7 @@
 // Node.
 
 import type { Kind, Point } from './fidelity-points';
+import { median } from '../lib/percentile';
 
 export interface Row {
   readonly label: string;
@@ -77,12 +78,6 @@ export function renderTable(rows: readonly Row[]): string {
     );
   }
   return lines.join('\n');
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   type Point,
   type Target,
 } from './fidelity-points';
+import { median } from '../lib/percentile';
 
 export interface FitRow {
   readonly label: string;
@@ -57,12 +58,6 @@ function fitRow(profile: Profile, p: Point, t: Target, burst: ReturnType<typeof 
     errorPct: ((model - t.published) / t.published) * 100,
     bracketOnly, steady, note: [p.note, t.note].filter(Boolean).join('; '),
   };
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 /** Whether a bracketed figure lies between its burst and steady-state predictions. */

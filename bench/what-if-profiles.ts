@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { resolvePlan, type LimitStat, type PlanInput } from '../lib/plan';
+import { median } from '../lib/percentile';
 import { promptLengthsForWindow } from '../orchestrator/context-window';
 import { DEFAULT_PLANS, FULL_PLAN, QUICK_PLAN } from '../orchestrator/default-plans';
 import type { Profile } from '../sim/profiles';
@@ -14,7 +15,7 @@ import { predictCell, type CellShape } from '../whatif/virtual-cell';
 import { virtualCapacity } from './virtual-capacity';
 import { builtInProfile, fitFlags, fitRun, measureSweep } from './what-if-run';
 import {
-  capacityWithin, intervalHolds, median, pct, percentileInterval, relativeError, verdict, WHAT_IF_TARGETS, withinShare,
+  capacityWithin, intervalHolds, pct, percentileInterval, relativeError, verdict, WHAT_IF_TARGETS, withinShare,
 } from './what-if-score';
 
 export interface ProfilesOptions {

@@ -3,6 +3,7 @@
 
 import { k6Percentile } from '../lib/percentile';
 
+
 /** The targets the table holds predictions to (speed and accuracy targets live here, never in tests). */
 export const WHAT_IF_TARGETS = {
   /** A capacity within this many users of the truth, or within capacityShare of it, whichever is wider. */
@@ -48,13 +49,6 @@ export function intervalHolds(low: number, high: number, truth: number): boolean
 export function percentileInterval(values: readonly number[]): { low: number; high: number } {
   const sorted = [...values].sort((a, b) => a - b);
   return { low: k6Percentile(sorted, sorted.length, 0.05), high: k6Percentile(sorted, sorted.length, 0.95) };
-}
-
-/** The median of values (NaN for none). */
-export function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? Number.NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 /** A relative error as a signed percentage, one decimal. */

@@ -16,3 +16,10 @@ export function k6Percentile(sorted: ArrayLike<number>, count: number, p: number
   const b = sorted[hi]!;
   return a + (b - a) * (i - lo);
 }
+
+/** The median of values in any order: k6's p(50), NaN for no values (no value has no median). */
+export function median(values: ArrayLike<number>): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = Float64Array.from(values).sort();
+  return k6Percentile(sorted, sorted.length, 0.5);
+}

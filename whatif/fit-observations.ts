@@ -2,10 +2,10 @@
 // same statistics of a profile's virtual-time prediction. Runs in Node, pure.
 
 import { mulberry32 } from '../lib/random';
-import { percentile, sortValues } from '../report/stats';
 import type { Profile } from '../sim/profiles';
 import type { MeasuredCell } from './fit-cells';
 import { predictCell } from './virtual-cell';
+import { median } from '../lib/percentile';
 
 export type ObservedMetric = 'ttft_p50_ms' | 'tpot_p50_ms';
 
@@ -14,10 +14,6 @@ export interface Observation {
   readonly cell: number;
   readonly metric: ObservedMetric;
   readonly measured: number;
-}
-
-function median(values: ArrayLike<number>): number {
-  return percentile(sortValues(values), 0.5);
 }
 
 /** The medians of each cell's measured requests (TPOT only where the answers had more than one token). */

@@ -7,7 +7,7 @@ import { fullGrid, quickCapacityCases } from '../../bench/what-if-profiles';
 import { splitPoints } from '../../bench/what-if-published';
 import { fitFlags } from '../../bench/what-if-run';
 import {
-  capacityWithin, intervalHolds, median, pct, percentileInterval, relativeError, withinShare,
+  capacityWithin, intervalHolds, pct, percentileInterval, relativeError, withinShare,
 } from '../../bench/what-if-score';
 import { findProfile } from '../../sim/profiles';
 
@@ -28,12 +28,11 @@ describe('scoring', () => {
     expect(Number.isNaN(withinShare([], 0.1).share)).toBe(true);
   });
 
-  it('reads intervals, medians and relative errors', () => {
+  it('reads intervals and relative errors', () => {
     expect(intervalHolds(2, 3, 3)).toBe(true);
     expect(intervalHolds(0, 1, 2)).toBe(false);
     const values = Array.from({ length: 101 }, (_, i) => i);
     expect(percentileInterval(values)).toEqual({ low: 5, high: 95 });
-    expect(median([3, 1, 2, 10])).toBe(2.5);
     expect(relativeError(11, 10)).toBeCloseTo(0.1, 12);
     expect(Number.isNaN(relativeError(1, 0))).toBe(true);
     expect(pct(-0.125)).toBe('-12.5%');
