@@ -43,7 +43,9 @@ export function approximateVocabulary(words: readonly string[], chat: boolean): 
 }
 
 /** Words each block holds: the first less the leading fixed tokens, the last less the rest, so the total is exact. */
-export function blockWordCounts(spec: Pick<BlockPromptSpec, 'blockTokens' | 'inputTokens'>, v: BlockVocabulary): number[] {
+export function blockWordCounts(
+  spec: Pick<BlockPromptSpec, 'blockTokens' | 'inputTokens'>, v: BlockVocabulary,
+): number[] {
   const words = Math.max(1, spec.inputTokens - v.fixedTokens);
   const counts: number[] = [];
   let left = words;
@@ -105,7 +107,9 @@ export function createBlockPrompter(v: BlockVocabulary): BlockPrompter {
   return (spec) => {
     const out: string[] = [];
     blockWordCounts(spec, v).forEach((count, i) => {
-      const seed = i < spec.keys.length ? blockSeed(spec.keys[i]!, spec.salt, 0) : blockSeed(spec.uniqueId, spec.salt, i + 1);
+      const seed = i < spec.keys.length
+        ? blockSeed(spec.keys[i]!, spec.salt, 0)
+        : blockSeed(spec.uniqueId, spec.salt, i + 1);
       addBlock(out, seed, count);
     });
     return out.join('');

@@ -97,7 +97,9 @@ export function parseNextAnswer(text: string): NextAnswer {
 
 export function parseDoneAnswer(text: string): DoneAnswer {
   const v: unknown = JSON.parse(text);
-  if (!isObject(v) || !(PHASES as readonly unknown[]).includes(v.phase)) throw new Error(`control: not a phase: ${text.slice(0, 120)}`);
+  if (!isObject(v) || !(PHASES as readonly unknown[]).includes(v.phase)) {
+    throw new Error(`control: not a phase: ${text.slice(0, 120)}`);
+  }
   return { phase: v.phase as Phase };
 }
 

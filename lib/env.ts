@@ -53,7 +53,9 @@ export function parseCountList(text: string, name: string): number[] {
     const m = /^(\d+(?:\.\d+)?)(k?)$/.exec(t);
     if (!m) throw new PlanError(`${name} "${text}": "${part.trim()}" is not a whole number (1024 or 1k)`);
     const n = Number(m[1]) * (m[2] === 'k' ? 1024 : 1);
-    if (!Number.isInteger(n) || n < 1) throw new PlanError(`${name} "${text}": "${part.trim()}" must be a whole number of at least 1`);
+    if (!Number.isInteger(n) || n < 1) {
+      throw new PlanError(`${name} "${text}": "${part.trim()}" must be a whole number of at least 1`);
+    }
     return n;
   });
 }
@@ -93,7 +95,9 @@ function listOfRates(
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]): T | undefined {
   const v = env[name];
   if (v === undefined || v === '') return undefined;
-  if (!(allowed as readonly string[]).includes(v)) throw new PlanError(`${name} "${v}" is not one of: ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(v)) {
+    throw new PlanError(`${name} "${v}" is not one of: ${allowed.join(', ')}`);
+  }
   return v as T;
 }
 

@@ -76,7 +76,9 @@ const PER_CELL_TRENDS = [
 ] as const;
 
 /** A rate cell's own Trends. */
-const OPEN_LOOP_TRENDS = [ARRIVAL_METRICS.scheduleLag, ARRIVAL_METRICS.ttftIntended, ARRIVAL_METRICS.e2eIntended] as const;
+const OPEN_LOOP_TRENDS = [
+  ARRIVAL_METRICS.scheduleLag, ARRIVAL_METRICS.ttftIntended, ARRIVAL_METRICS.e2eIntended,
+] as const;
 
 /** The scenario of a bench-driven run: every VU runs one long iteration, asking the bench for each request. */
 export const DRIVEN_SCENARIO = 'driven';
@@ -140,10 +142,13 @@ export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): S
       for (const def of OPEN_LOOP_TRENDS) thresholds[cellMetricKey(def.name, cell)] = [KEEP_TREND_STATS];
     // An embed cell's latency, which the stream Trends above never see.
     if (cell.script === 'embed') thresholds[cellMetricKey(EMBED_METRICS.embedLatency.name, cell)] = [KEEP_TREND_STATS];
-    thresholds[cellMetricKey(REQUEST_METRICS.requestOk.name, cell)] = gated ? [`rate>=${plan.gate!.minSuccessRate}`] : [KEEP_RATE_STATS];
+    thresholds[cellMetricKey(REQUEST_METRICS.requestOk.name, cell)] =
+      gated ? [`rate>=${plan.gate!.minSuccessRate}`] : [KEEP_RATE_STATS];
     // The share of requests within every limit, judged per request by the agent: the SLO as users state it.
-    if (gated && useCase && plan.minGoodput !== null)
-      thresholds[cellMetricKey(REQUEST_METRICS.goodput.name, cell)] = [limitExpression({ operator: '>=', value: plan.minGoodput }, 'rate')];
+    if (gated && useCase && plan.minGoodput !== null) {
+      thresholds[cellMetricKey(REQUEST_METRICS.goodput.name, cell)] =
+        [limitExpression({ operator: '>=', value: plan.minGoodput }, 'rate')];
+    }
   }
   if (plan.monitor.enabled && plan.target.metricsUrl !== null) {
     scenarios[MONITOR_SCENARIO] = {

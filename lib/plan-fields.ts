@@ -264,7 +264,10 @@ function openLoopFields({ rounds }: ReturnType<typeof sizeFields>) {
     /** Replay without the rows that break the format (counted in the report) instead of stopping at the first. */
     skipBadRows: bool,
   };
-  /** The embed script (docs/guides/embeddings.md): non-streaming embeddings or rerank requests of exact input lengths. */
+  /**
+   * The embed script (docs/guides/embeddings.md): non-streaming embeddings or rerank requests of exact input
+   * lengths.
+   */
   const embed = {
     kind: oneOf(EMBED_KINDS),
     /** Tokens of each input (an embeddings input, a rerank document), from the prepared prompts. */

@@ -46,11 +46,13 @@ export function resolveSessions(input: Input, useCases: readonly UseCase[]): Ses
 /** The bench's search over active users: the capacity search's settings, from the sessions section. */
 export function sessionSearchConfig(input: Input, useCases: readonly UseCase[]) {
   const maxUsers = Object.fromEntries(sessionUseCases(input, useCases).map((u) => [
-    u.id, typeof input.maxUsers === 'number' ? input.maxUsers : (input.maxUsers[u.id] ?? PLAN_DEFAULTS.sessions.maxUsers),
+    u.id,
+    typeof input.maxUsers === 'number' ? input.maxUsers : (input.maxUsers[u.id] ?? PLAN_DEFAULTS.sessions.maxUsers),
   ]));
   return {
-    warmupRequests: input.warmupRequests, minRequestsPerUser: input.rounds, minMeasuredSeconds: input.minMeasuredSeconds,
-    startUsers: input.startUsers, maxUsers, exactBelow: input.exactBelow, resolutionPercent: input.resolutionPercent,
+    warmupRequests: input.warmupRequests, minRequestsPerUser: input.rounds,
+    minMeasuredSeconds: input.minMeasuredSeconds, startUsers: input.startUsers, maxUsers,
+    exactBelow: input.exactBelow, resolutionPercent: input.resolutionPercent,
     // Unclear steps are measured again as in the capacity search (plan capacity.maxRepeats' default).
     maxRepeats: PLAN_DEFAULTS.capacity.maxRepeats,
   };
@@ -93,8 +95,8 @@ export function sessionDrafts(input: Input, sessions: SessionsConfig): SessionCe
  * each in a request for r of every r + think seconds), times the safety factor.
  */
 export function sessionSlot(
-  draft: SessionCellDraft, sessions: SessionsConfig, requestSeconds: (context: number, output: number, concurrency: number) => number,
-  safetyFactor: number,
+  draft: SessionCellDraft, sessions: SessionsConfig,
+  requestSeconds: (context: number, output: number, concurrency: number) => number, safetyFactor: number,
 ): { maxDurationSeconds: number; gracefulStopSeconds: number } {
   const model = sessions.models[draft.useCase]!;
   const context = lastTurnTokens(model);

@@ -134,7 +134,9 @@ export const SERVER_METRIC_SOURCES: Readonly<Record<keyof ServerSnapshot, readon
   kvCacheUsage: ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc', 'sglang:token_usage'],
   powerWatts: ['DCGM_FI_DEV_POWER_USAGE'],
   promptTokensTotal: ['vllm:prompt_tokens_total', 'sglang:prompt_tokens_total', 'llamacpp:prompt_tokens_total'],
-  generationTokensTotal: ['vllm:generation_tokens_total', 'sglang:generation_tokens_total', 'llamacpp:tokens_predicted_total'],
+  generationTokensTotal: [
+    'vllm:generation_tokens_total', 'sglang:generation_tokens_total', 'llamacpp:tokens_predicted_total',
+  ],
   // SGLang's counter says `requests` (0.5.23, checked on the real server); `num_retracted_reqs` is its gauge.
   preemptionsTotal: ['vllm:num_preemptions_total', 'sglang:num_retracted_requests_total'],
   queueTimeSum: ['vllm:request_queue_time_seconds_sum', 'sglang:queue_time_seconds_sum'],

@@ -50,7 +50,9 @@ export interface PromptSet {
 export function readPromptSet(raw: unknown, source: string): PromptSet {
   const o = raw as Partial<PromptSet> | null;
   if (!o || o.schemaVersion !== PROMPT_SET_SCHEMA_VERSION || !Array.isArray(o.prompts)) {
-    throw new PlanError(`${source}: not a prompt set of schema version ${PROMPT_SET_SCHEMA_VERSION}; run npm run prepare-prompts`);
+    throw new PlanError(
+      `${source}: not a prompt set of schema version ${PROMPT_SET_SCHEMA_VERSION}; run npm run prepare-prompts`,
+    );
   }
   for (const p of [...o.prompts, ...(Array.isArray(o.followUps) ? o.followUps : [])]) {
     if (!p || typeof p.contextTokens !== 'number' || typeof p.body !== 'string')
@@ -65,7 +67,8 @@ export function findFollowUp(set: PromptSet, tokens: number): PreparedPrompt {
   if (!p) {
     const prepared = (set.followUps ?? []).map((x) => x.contextTokens).join(', ') || 'none';
     throw new PlanError(
-      `no prepared follow-up message of ${tokens} tokens (prepared: ${prepared}); run npm run prepare-prompts for this plan`,
+      `no prepared follow-up message of ${tokens} tokens (prepared: ${prepared}); ` +
+      'run npm run prepare-prompts for this plan',
     );
   }
   return p;
@@ -105,7 +108,9 @@ export function approximatePromptSet(
     }),
     // About ten tokens of each follow-up are the chat template around it.
     followUps: followUps.map((tokens, i) => ({
-      contextTokens: tokens, body: fillerText(Math.max(1, approximateWordsForTokens(tokens) - 10), 2000 + i), measuredTokens: tokens,
+      contextTokens: tokens,
+      body: fillerText(Math.max(1, approximateWordsForTokens(tokens) - 10), 2000 + i),
+      measuredTokens: tokens,
     })),
   };
 }

@@ -1,4 +1,5 @@
-// The per-request record the measuring agent builds (agent/record.go), and the list of error kinds. Runs in k6 and Node.
+// The per-request record the measuring agent builds (agent/record.go), and the list of error kinds.
+// Runs in k6 and Node.
 //
 // Go computes every figure (docs/reference/metrics.md); TypeScript reads records, in the scripts and in the
 // bench's driven search. The agent's GET / lists its error kinds, and a test holds ERROR_KINDS equal to them.
@@ -14,7 +15,8 @@ export const ERROR_KINDS = [
   'http_4xx', // any other client error status
   'http_5xx', // server error status
   'http_other', // a status that is neither 2xx nor an error class (1xx, 3xx)
-  'server_error', // an error object or `event: error` inside a 200 stream, a 200 JSON error body, a stream line that is not SSE
+  'server_error', // an error object or `event: error` inside a 200 stream, a 200 JSON error body, a stream line
+  //                 that is not SSE
   'malformed_chunk', // a data line that is not JSON, or a line over 1 MiB
   'truncated', // the stream ended with neither finish_reason nor [DONE] (Responses, Messages: its terminal event)
   'no_tokens', // the stream completed without a single generated token
@@ -36,8 +38,8 @@ interface RecordBase {
   /** SSE events seen, including role-only, usage and [DONE]. */
   readonly events: number;
   /**
-   * Whether the request met every limit it was sent with (params.slo of lib/k6/llm.ts stream, its own TTFT, e2e, decode speed, TPOT
-   * and mean ITL); false for a failed request; null when it was sent without limits.
+   * Whether the request met every limit it was sent with (params.slo of lib/k6/llm.ts stream, its own TTFT, e2e,
+   * decode speed, TPOT and mean ITL); false for a failed request; null when it was sent without limits.
    */
   readonly goodput: boolean | null;
 }

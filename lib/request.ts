@@ -80,7 +80,9 @@ export function buildHeaders(apiKey: string | null, api: ApiStyle = 'chat'): Rec
   return headers;
 }
 
-export function buildStreamingRequest(target: TargetConfig, request: GenerationRequest, apiKey: string | null): HttpRequestSpec {
+export function buildStreamingRequest(
+  target: TargetConfig, request: GenerationRequest, apiKey: string | null,
+): HttpRequestSpec {
   return {
     url: target.baseUrl + endpointPath(target.api),
     body: JSON.stringify(buildRequestBody(target, request)),

@@ -54,12 +54,16 @@ export function runnerLabel(info: Pick<RunnerInfo, 'runner' | 'runners' | 'segme
 /**
  * Users of a cell that runner `index` (0-based) runs: k6 splits a per-vu-iterations scenario's VUs, not its iterations.
  */
-export function cellShare(position: Pick<SegmentPosition, 'index' | 'striped'>, cell: Pick<Cell, 'concurrency'>): number {
+export function cellShare(
+  position: Pick<SegmentPosition, 'index' | 'striped'>, cell: Pick<Cell, 'concurrency'>,
+): number {
   return position.striped.share(position.index, cell.concurrency);
 }
 
 /** The cells of a plan that have fewer users than runners and none on this runner, by id. */
-export function cellsWithoutShare(position: Pick<SegmentPosition, 'index' | 'striped'>, cells: readonly Cell[]): string[] {
+export function cellsWithoutShare(
+  position: Pick<SegmentPosition, 'index' | 'striped'>, cells: readonly Cell[],
+): string[] {
   return cells.filter((cell) => cellShare(position, cell) === 0).map((cell) => cell.id);
 }
 
@@ -77,7 +81,9 @@ export function readRunnerInfo(raw: unknown, source: string): RunnerInfo {
   const info = parseOrThrow(RunnerInfoSchema, raw, (field, message) => new Error(`${source}: ${field} ${message}`));
   const position = segmentPosition(info.segment, info.sequence);
   if (position.index + 1 !== info.runner || position.count !== info.runners) {
-    throw new Error(`${source}: runner ${info.runner} of ${info.runners} does not hold segment ${info.segment} of ${info.sequence}`);
+    throw new Error(
+      `${source}: runner ${info.runner} of ${info.runners} does not hold segment ${info.segment} of ${info.sequence}`,
+    );
   }
   return info;
 }

@@ -19,7 +19,8 @@ export type DeepReadonly<T> = T extends readonly (infer Item)[]
 /** What a schema's parse returns, read-only: the type of data checked at the edge and trusted inside. */
 export type Parsed<S extends v.GenericSchema> = DeepReadonly<v.InferOutput<S>>;
 
-const got = (expected: string) => (issue: v.BaseIssue<unknown>): string => `${expected}, got ${JSON.stringify(issue.input)}`;
+const got = (expected: string) => (issue: v.BaseIssue<unknown>): string =>
+  `${expected}, got ${JSON.stringify(issue.input)}`;
 
 /** A finite number in [min, max]; an open upper end when max is absent. */
 /* @__NO_SIDE_EFFECTS__ */
@@ -45,7 +46,10 @@ export function int(min: number, max?: number) {
 
 export const bool = v.boolean('must be true or false');
 
-export const text = v.pipe(v.string('must be a non-empty string'), v.check((s) => s.trim() !== '', 'must be a non-empty string'));
+export const text = v.pipe(
+  v.string('must be a non-empty string'),
+  v.check((s) => s.trim() !== '', 'must be a non-empty string'),
+);
 
 /** A k6 scenario name and cell tag value, which k6 restricts to these characters. */
 export const name = v.pipe(
@@ -73,7 +77,8 @@ export function list<S extends v.GenericSchema>(item: S, what = 'list') {
   return v.pipe(v.array(item, message), v.minLength(1, message));
 }
 
-export const intList = /* @__NO_SIDE_EFFECTS__ */ (min: number, max: number) => list(int(min, max), 'list of whole numbers');
+export const intList = /* @__NO_SIDE_EFFECTS__ */ (min: number, max: number) =>
+  list(int(min, max), 'list of whole numbers');
 
 // valibot's object schemas take arrays for objects (their keys become fields); JSON's objects are never arrays.
 const isPlainObject = (x: unknown): boolean => typeof x === 'object' && x !== null && !Array.isArray(x);

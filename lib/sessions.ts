@@ -75,7 +75,9 @@ export function nextTurnMessages(history: readonly ChatMessage[], answer: string
  * message's growthTokens (the message and the chat template around it, prepared to that exact length). Exact where
  * the answer tokenizes in the history as it was generated, as the simulator's words do.
  */
-export function nextTurnTokens(previous: Pick<TurnOutcome, 'inputTokens' | 'outputTokens'>, growthTokens: number): number {
+export function nextTurnTokens(
+  previous: Pick<TurnOutcome, 'inputTokens' | 'outputTokens'>, growthTokens: number,
+): number {
   return previous.inputTokens + previous.outputTokens + growthTokens;
 }
 

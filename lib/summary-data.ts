@@ -36,13 +36,18 @@ export interface SummaryGroup {
 export interface SummaryData {
   readonly metrics: Readonly<Record<string, SummaryMetric>>;
   readonly root_group: SummaryGroup;
-  readonly options: { readonly summaryTrendStats: readonly string[]; readonly summaryTimeUnit: string; readonly noColor: boolean };
+  readonly options: {
+    readonly summaryTrendStats: readonly string[]; readonly summaryTimeUnit: string; readonly noColor: boolean;
+  };
   readonly state: { readonly isStdOutTTY: boolean; readonly isStdErrTTY: boolean; readonly testRunDurationMs: number };
   readonly setup_data?: unknown;
 }
 
 /** The top level only: what follows is k6's own output, read field by field where it is used. */
-const SummaryDataShape = v.pipe(plainObject, v.looseObject({ metrics: plainObject, root_group: plainObject, state: plainObject }));
+const SummaryDataShape = v.pipe(
+  plainObject,
+  v.looseObject({ metrics: plainObject, root_group: plainObject, state: plainObject }),
+);
 
 /** Checks the top-level shape of handleSummary data; throws naming what is missing. */
 export function readSummaryData(raw: unknown, source: string): SummaryData {

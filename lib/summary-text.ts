@@ -42,13 +42,19 @@ function decidingThresholds(data: SummaryData): { key: string; expr: string; ok:
  * cell: a runner of a split run has only its share (lib/runner.ts cellShare).
  */
 export function renderTextSummary(
-  data: SummaryData, plan: Plan, resultsDir: string, usersOf: (cell: Plan['cells'][number]) => number = (cell) => cell.concurrency,
+  data: SummaryData, plan: Plan, resultsDir: string,
+  usersOf: (cell: Plan['cells'][number]) => number = (cell) => cell.concurrency,
 ): string {
   const lines: string[] = [];
-  lines.push('', `k6-llm-capacity: ${plan.script} "${plan.name}" against ${plan.target.baseUrl} (model ${plan.target.model})`, '');
+  lines.push(
+    '',
+    `k6-llm-capacity: ${plan.script} "${plan.name}" against ${plan.target.baseUrl} (model ${plan.target.model})`,
+    '',
+  );
   const header = ['cell', 'ok/req', 'TTFT avg', 'TTFT p95', 'e2e avg', 'ITL avg', 'tok/s/user', 'prefill tok/s'];
   const rows: string[][] = [];
-  const reqOk = (cell: Plan['cells'][number]) => data.metrics[cellMetricKey(REQUEST_METRICS.requestOk.name, cell)]?.values;
+  const reqOk = (cell: Plan['cells'][number]) =>
+    data.metrics[cellMetricKey(REQUEST_METRICS.requestOk.name, cell)]?.values;
   let cut = 0;
   for (const cell of plan.cells) {
     const v = (metric: string) => data.metrics[cellMetricKey(metric, cell)]?.values;
@@ -82,8 +88,9 @@ export function renderTextSummary(
     ]);
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  lines.push(header.map((h, i) => (i === 0 ? padEnd(h, widths[i]!) : padStart(h, widths[i]!))).join('  '));
-  for (const r of rows) lines.push(r.map((c, i) => (i === 0 ? padEnd(c, widths[i]!) : padStart(c, widths[i]!))).join('  '));
+  const align = (c: string, i: number) => (i === 0 ? padEnd(c, widths[i]!) : padStart(c, widths[i]!));
+  lines.push(header.map(align).join('  '));
+  for (const r of rows) lines.push(r.map(align).join('  '));
   const total = data.metrics[REQUEST_METRICS.requestOk.name]?.values;
   if (total)
     lines.push(

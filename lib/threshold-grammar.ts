@@ -54,7 +54,8 @@ export function parseThreshold(source: string): ParseResult<ParsedThreshold> {
     if (!aggregation)
       return {
         ok: false,
-        error: `threshold "${source}": unknown aggregation "${left}" (use avg, min, max, med, p(N), count, rate or value)`,
+        error: `threshold "${source}": unknown aggregation "${left}" ` +
+          '(use avg, min, max, med, p(N), count, rate or value)',
       };
     if (right === '' || !/^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(right)) {
       return { ok: false, error: `threshold "${source}": "${right}" is not a number` };
@@ -94,10 +95,13 @@ export function compare(actual: number, operator: ThresholdOperator, bound: numb
  * Returns true when the threshold passes. A missing aggregation counts as 0, which is what k6 does
  * for a sub-metric that got no samples (Trend statistics all 0, Counter 0); a Rate with no samples passes.
  */
-export function evaluateThreshold(threshold: ParsedThreshold, values: Readonly<Record<string, number>>, kind: MetricKind): boolean {
+export function evaluateThreshold(
+  threshold: ParsedThreshold, values: Readonly<Record<string, number>>, kind: MetricKind,
+): boolean {
   // k6 writes an empty Rate as {rate: 0, passes: 0, fails: 0}: with counts present, they decide emptiness.
   const counted = values.passes !== undefined || values.fails !== undefined;
-  if (kind === 'rate' && (counted ? (values.passes ?? 0) + (values.fails ?? 0) === 0 : values.rate === undefined)) return true;
+  const noSamples = counted ? (values.passes ?? 0) + (values.fails ?? 0) === 0 : values.rate === undefined;
+  if (kind === 'rate' && noSamples) return true;
   const actual = values[threshold.aggregation] ?? 0;
   return compare(actual, threshold.operator, threshold.value);
 }
@@ -122,7 +126,9 @@ export function parseMetricKey(key: string): ParseResult<ParsedMetricKey> {
   for (const part of inner.split(',')) {
     if (part.trim() === '') continue;
     const colon = part.indexOf(':');
-    if (colon < 0) return { ok: false, error: `thresholds key "${key}": tag filter "${part.trim()}" must be name:value` };
+    if (colon < 0) {
+      return { ok: false, error: `thresholds key "${key}": tag filter "${part.trim()}" must be name:value` };
+    }
     const name = part.slice(0, colon).trim();
     const value = part.slice(colon + 1).trim().replace(/^["'`]|["'`]$/g, '');
     tags[name] = value;

@@ -52,18 +52,24 @@ export function lengthsOfPlan(planFile: string | undefined, scripts: readonly Sc
 
 runMain('prepare-prompts', async () => {
   const program = new Command('prepare-prompts')
-    .description('Build prompts of exact token lengths (one per context) for the k6 scripts; pass the file as PROMPTS=...')
+    .description(
+      'Build prompts of exact token lengths (one per context) for the k6 scripts; pass the file as PROMPTS=...',
+    )
     .requiredOption('--out <file>', 'where to write the prompt set (JSON)')
     .option('--contexts <list>', 'context lengths, e.g. 1k,8k,32k (default: those of --plan)')
-    .option('--follow-ups <list>', "follow-up message lengths of conversations, e.g. 64,256 (default: --plan's sessions)")
+    .option('--follow-ups <list>',
+      "follow-up message lengths of conversations, e.g. 64,256 (default: --plan's sessions)")
     .option('--plan <file>', 'a plan JSON file whose cells give the contexts')
     .option('--scripts <list>', 'entry scripts of the plan to cover (trace: the block vocabulary its replay needs)',
       'sweep,capacity')
-    .option('--model <name>', 'model name (selects the tokenizer; sent to /tokenize)', 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8')
+    .option('--model <name>', 'model name (selects the tokenizer; sent to /tokenize)',
+      'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8')
     .addOption(new Option('--api <style>', 'API style').choices([...API_STYLES]).default('chat'))
-    .addOption(new Option('--tokenizer <kind>', 'how to count tokens').choices(['auto', 'qwen3', 'server', 'approximate']).default('auto'))
+    .addOption(new Option('--tokenizer <kind>', 'how to count tokens')
+      .choices(['auto', 'qwen3', 'server', 'approximate']).default('auto'))
     .option('--url <baseUrl>', 'server base URL (/v1) whose /tokenize counts tokens')
-    .option('--window <tokens>', "the server's context window: longer prompts are fitted to it (default: --url's max_model_len)")
+    .option('--window <tokens>',
+      "the server's context window: longer prompts are fitted to it (default: --url's max_model_len)")
     .option('--output-tokens <n>', 'output tokens asked with --contexts, to fit the window', '1024')
     .exitOverride()
     .configureOutput({ writeErr: () => {} });
@@ -73,16 +79,22 @@ runMain('prepare-prompts', async () => {
     tokenizer: TokenizerChoice; url?: string; window?: string; outputTokens: string;
   }>();
   const scripts = o.scripts.split(',').map((s) => s.trim()) as ScriptName[];
-  for (const s of scripts) if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`);
+  for (const s of scripts) {
+    if (!SCRIPT_NAMES.includes(s)) throw new UserError(`--scripts: "${s}" is not one of ${SCRIPT_NAMES.join(', ')}`);
+  }
   const ofPlan = o.contexts && o.followUps && !o.plan ? null : lengthsOfPlan(o.plan, scripts);
   const contexts = o.contexts ? parseTokenList(o.contexts, '--contexts') : ofPlan!.contexts;
   const followUps = o.followUps ? parseTokenList(o.followUps, '--follow-ups') : ofPlan!.followUps;
   const apiKey = process.env.API_KEY ?? null;
   const outputTokens = parseTokens(o.outputTokens, '--output-tokens');
   const cells = o.contexts ? contexts.map((contextTokens) => ({ contextTokens, outputTokens })) : ofPlan!.cells;
-  const window = o.window ? parseTokens(o.window, '--window') : o.url ? await readContextWindow(o.url, o.model, apiKey) : null;
+  const window = o.window
+    ? parseTokens(o.window, '--window')
+    : o.url ? await readContextWindow(o.url, o.model, apiKey) : null;
   const fitted = window !== null ? promptLengthsForWindow(cells, window) : [];
-  for (const f of fitted) process.stderr.write(`prepare-prompts: context ${f.contextTokens} fitted to ${f.promptTokens} tokens\n`);
+  for (const f of fitted) {
+    process.stderr.write(`prepare-prompts: context ${f.contextTokens} fitted to ${f.promptTokens} tokens\n`);
+  }
   const set = await preparePrompts({
     model: o.model, api: o.api, contexts, followUps, tokenizer: o.tokenizer, baseUrl: o.url, apiKey,
     fitted: new Map(fitted.map((f) => [f.contextTokens, f.promptTokens])), blockVocabulary: ofPlan?.blockVocabulary,

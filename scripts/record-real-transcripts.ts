@@ -103,7 +103,9 @@ export async function recordRealServer(target: RealTarget): Promise<void> {
     }
     if (target === 'sglang') {
       const r = await multiTokenStream(server.base, model);
-      if (!r) throw new Error('none of 3 x 32 concurrent SGLang streams carried several tokens in a chunk; run it again');
+      if (!r) {
+        throw new Error('none of 3 x 32 concurrent SGLang streams carried several tokens in a chunk; run it again');
+      }
       writeTranscript('sglang-real-multi-token', [
         `${source} -- --target sglang:`,
         'one of 32 concurrent 64-token chat streams, with fewer content chunks than tokens (several in a chunk).',

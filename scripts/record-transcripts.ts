@@ -47,9 +47,11 @@ async function recordSim(): Promise<void> {
           messages: [{ role: 'user', content: 'Say hi.' }], ...c.body,
         };
         const r = await send(sim.url, completions ? '/completions' : '/chat/completions', body, c.fault);
+        const faultNote = c.fault ? `x-sim-fault: ${c.fault}` : 'no fault';
+        const endpoint = completions ? '/v1/completions' : '/v1/chat/completions';
         writeTranscript(`sim-${flavour}-${c.name}`, [
           `Recorded from the simulator (${flavour} flavour, fixed timing, 8 tokens) by npm run record-transcripts:`,
-          `${c.fault ? `x-sim-fault: ${c.fault}` : 'no fault'}, ${completions ? '/v1/completions' : '/v1/chat/completions'}.`,
+          `${faultNote}, ${endpoint}.`,
         ], r);
       }
     } finally {

@@ -85,7 +85,8 @@ async function main(argv: string[]): Promise<number> {
   );
   if (result.comparison?.gatedRegression) {
     process.stderr.write(
-      `report: ${result.comparison.regressions.length} regression(s) against the baseline: ${result.comparison.regressions[0]}\n`,
+      `report: ${result.comparison.regressions.length} regression(s) against the baseline: ` +
+      `${result.comparison.regressions[0]}\n`,
     );
     return EXIT.thresholdsFailed;
   }

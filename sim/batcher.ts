@@ -373,7 +373,9 @@ export class Batcher {
       if (seq.heldFirst) {
         // The held first token goes out now, in the same write as the second.
         seq.heldFirst = false;
-        tokens.push({ id: seq.req.id, index: 1, gapMs: null, finished: null, cachedTokens: seq.firstCachedTokens ?? 0 });
+        tokens.push({
+          id: seq.req.id, index: 1, gapMs: null, finished: null, cachedTokens: seq.firstCachedTokens ?? 0,
+        });
         seq.lastTokenMs = endMs;
       }
       const gapMs = seq.lastTokenMs === null ? null : endMs - seq.lastTokenMs;
@@ -382,7 +384,9 @@ export class Batcher {
         this.promptTokensTotal += seq.req.promptTokens;
       }
       seq.lastTokenMs = endMs;
-      const token: TokenEvent = { id: seq.req.id, index: seq.generated, gapMs, finished: isLast ? seq.req.finishReason : null };
+      const token: TokenEvent = {
+        id: seq.req.id, index: seq.generated, gapMs, finished: isLast ? seq.req.finishReason : null,
+      };
       tokens.push(seq.generated === 1 ? { ...token, cachedTokens: seq.firstCachedTokens ?? 0 } : token);
       if (isLast) {
         seq.done = true;

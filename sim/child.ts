@@ -31,7 +31,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  */
 export async function startSimChild(args: readonly string[], prefix: readonly string[] = []): Promise<SimChild> {
   const command = [...prefix, process.execPath, '--import', 'tsx', SIM_CLI, '--port', '0', ...args];
-  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true });
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true,
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   // The start-up line: `sim: serving <model> (..., noise on: ..., seed N, ...) at http://127.0.0.1:<port>/v1`.

@@ -43,10 +43,14 @@ export function parseFaultSpec(spec: string): Fault[] {
     for (const p of params) {
       const [k, v] = p.split('=').map((s) => s.trim());
       const n = Number(v);
-      if (v === undefined || v === '' || !Number.isFinite(n)) throw new Error(`fault "${kind}": parameter "${p}" must be key=number`);
+      if (v === undefined || v === '' || !Number.isFinite(n)) {
+        throw new Error(`fault "${kind}": parameter "${p}" must be key=number`);
+      }
       switch (k) {
         case 'status':
-          if (!Number.isInteger(n) || n < 400 || n > 599) throw new Error(`fault "${kind}": status must be an integer 400..599`);
+          if (!Number.isInteger(n) || n < 400 || n > 599) {
+            throw new Error(`fault "${kind}": status must be an integer 400..599`);
+          }
           status = n;
           break;
         case 'after':
@@ -73,7 +77,9 @@ export function parseFaultSpec(spec: string): Fault[] {
 /**
  * The faults that apply to one request: server-wide faults drawn by probability, plus the request's own header faults.
  */
-export function pickFaults(serverFaults: readonly Fault[], headerFaults: readonly Fault[], random: () => number): Fault[] {
+export function pickFaults(
+  serverFaults: readonly Fault[], headerFaults: readonly Fault[], random: () => number,
+): Fault[] {
   const picked = serverFaults.filter((f) => f.probability >= 1 || random() < f.probability);
   return [...picked, ...headerFaults];
 }

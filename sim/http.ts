@@ -72,7 +72,9 @@ export function parseJsonBody(text: string): Obj {
   } catch (e) {
     throw new ApiError(400, `Invalid JSON body: ${(e as Error).message}`);
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ApiError(400, 'The request body must be a JSON object.');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ApiError(400, 'The request body must be a JSON object.');
+  }
   return raw as Obj;
 }
 
@@ -108,7 +110,9 @@ function parseMessages(v: unknown): ChatMessage[] {
           // text: chat and Messages; input_text and output_text: the Responses API's parts of input and history.
           const textPart = part.type === 'text' || part.type === 'input_text' || part.type === 'output_text';
           if (typeof p !== 'object' || p === null || !textPart || typeof part.text !== 'string') {
-            throw new ApiError(400, `messages[${i}].content[${j}] must be a text part {"type":"text","text":...}.`, 'messages');
+            throw new ApiError(
+              400, `messages[${i}].content[${j}] must be a text part {"type":"text","text":...}.`, 'messages',
+            );
           }
           return part.text;
         })
@@ -149,7 +153,9 @@ function generationInput(o: Obj, endpoint: Endpoint): GenerationInput {
     case 'completion': {
       let includeUsage = false;
       if (o.stream_options !== undefined && o.stream_options !== null) {
-        if (typeof o.stream_options !== 'object') throw new ApiError(400, 'stream_options must be an object.', 'stream_options');
+        if (typeof o.stream_options !== 'object') {
+          throw new ApiError(400, 'stream_options must be an object.', 'stream_options');
+        }
         includeUsage = optBool(o.stream_options as Obj, 'include_usage', false);
       }
       const chat = endpoint === 'chat';
@@ -170,8 +176,8 @@ function generationInput(o: Obj, endpoint: Endpoint): GenerationInput {
     }
     case 'messages':
       return {
-        messages: withSystem(o, 'system', parseMessages(o.messages)), prompt: null, maxTokens: optInt(o, 'max_tokens', 1),
-        includeUsage: true, stopField: 'stop_sequences',
+        messages: withSystem(o, 'system', parseMessages(o.messages)), prompt: null,
+        maxTokens: optInt(o, 'max_tokens', 1), includeUsage: true, stopField: 'stop_sequences',
       };
   }
 }
@@ -179,13 +185,17 @@ function generationInput(o: Obj, endpoint: Endpoint): GenerationInput {
 function parseStop(v: unknown, field: string): string[] {
   if (typeof v === 'string') return [v];
   if (Array.isArray(v) && v.every((s) => typeof s === 'string')) return v as string[];
-  if (v !== undefined && v !== null) throw new ApiError(400, `${field} must be a string or an array of strings.`, field);
+  if (v !== undefined && v !== null) {
+    throw new ApiError(400, `${field} must be a string or an array of strings.`, field);
+  }
   return [];
 }
 
 /** Validates a generation body of any of the four APIs (chat/completions, completions, responses, messages). */
 export function parseGenerationRequest(o: Obj, endpoint: Endpoint): GenerationRequest {
-  if (typeof o.model !== 'string' || o.model === '') throw new ApiError(400, 'model is required and must be a string.', 'model');
+  if (typeof o.model !== 'string' || o.model === '') {
+    throw new ApiError(400, 'model is required and must be a string.', 'model');
+  }
   const stream = optBool(o, 'stream', false);
   const input = generationInput(o, endpoint);
   const maxTokens = input.maxTokens;
@@ -216,7 +226,10 @@ export function parseGenerationRequest(o: Obj, endpoint: Endpoint): GenerationRe
 export function parseTokenizeRequest(o: Obj): TokenizeRequest {
   const model = typeof o.model === 'string' ? o.model : null;
   if (o.messages !== undefined) {
-    return { model, messages: parseMessages(o.messages), prompt: null, addGenerationPrompt: optBool(o, 'add_generation_prompt', true) };
+    return {
+      model, messages: parseMessages(o.messages), prompt: null,
+      addGenerationPrompt: optBool(o, 'add_generation_prompt', true),
+    };
   }
   return { model, messages: null, prompt: parsePrompt(o.prompt), addGenerationPrompt: false };
 }
@@ -225,8 +238,10 @@ export function parseTokenizeRequest(o: Obj): TokenizeRequest {
 export function contextLengthError(maxModelLen: number, promptTokens: number, maxTokens: number): ApiError {
   return new ApiError(
     400,
-    `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${promptTokens + maxTokens} tokens ` +
-      `(${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+    `This model's maximum context length is ${maxModelLen} tokens. ` +
+      `However, you requested ${promptTokens + maxTokens} tokens ` +
+      `(${promptTokens} in the messages, ${maxTokens} in the completion). ` +
+      'Please reduce the length of the messages or completion.',
     'max_tokens',
   );
 }

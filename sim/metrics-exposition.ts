@@ -63,7 +63,9 @@ export class Counter implements Metric {
 export class Gauge implements Metric {
   private readonly values = new Map<string, number>();
 
-  constructor(readonly name: string, readonly help: string, private readonly base: Labels, private readonly read?: () => number) {}
+  constructor(
+    readonly name: string, readonly help: string, private readonly base: Labels, private readonly read?: () => number,
+  ) {}
 
   set(v: number, labels: Labels = {}): void {
     this.values.set(labelKey({ ...this.base, ...labels }), v);
@@ -83,7 +85,9 @@ export class Histogram implements Metric {
   private sum = 0;
   private count = 0;
 
-  constructor(readonly name: string, readonly help: string, private readonly base: Labels, readonly buckets: readonly number[]) {
+  constructor(
+    readonly name: string, readonly help: string, private readonly base: Labels, readonly buckets: readonly number[],
+  ) {
     this.counts = new Array<number>(buckets.length).fill(0);
   }
 
@@ -130,7 +134,9 @@ export class Registry {
 
 /** Bucket bounds, seconds / tokens, close to vLLM's. */
 export const BUCKETS = {
-  ttftSeconds: [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560],
+  ttftSeconds: [
+    0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560,
+  ],
   itlSeconds: [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80],
   requestSeconds: [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680],
   tokens: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000],

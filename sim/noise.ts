@@ -90,7 +90,9 @@ export function checkNoiseModel(m: NoiseModel, where: string): void {
     throw new Error(`${where}.${field}: must be ${what}`);
   };
   const { stepJitterPercent: j, stallProbability: p, stallSteps: s } = m;
-  if (!Number.isFinite(j) || j < 0 || j > MAX_JITTER_PERCENT) bad('stepJitterPercent', `a number within 0..${MAX_JITTER_PERCENT}`);
+  if (!Number.isFinite(j) || j < 0 || j > MAX_JITTER_PERCENT) {
+    bad('stepJitterPercent', `a number within 0..${MAX_JITTER_PERCENT}`);
+  }
   if (!Number.isFinite(p) || p < 0 || p > 1) bad('stallProbability', 'a number within 0..1');
   if (!Number.isFinite(s) || s < 0) bad('stallSteps', 'a number >= 0');
 }
@@ -98,7 +100,8 @@ export function checkNoiseModel(m: NoiseModel, where: string): void {
 /** One line for logs: `jitter 3%, stall of 3 steps after 0.5% of steps, seed 12345`. */
 export function describeNoise(n: NoiseSettings): string {
   const m = n.model;
-  return `jitter ${m.stepJitterPercent}%, stall of ${m.stallSteps} steps after ${m.stallProbability * 100}% of steps, seed ${n.seed}`;
+  return `jitter ${m.stepJitterPercent}%, stall of ${m.stallSteps} steps ` +
+    `after ${m.stallProbability * 100}% of steps, seed ${n.seed}`;
 }
 
 /** How a caller asks for noise: on with the profile's model (or the defaults), on with fields overridden, or off. */

@@ -119,7 +119,8 @@ export const PROFILES: readonly Profile[] = [
       // achieved of 4.8; lambda = 2 x 3.3e9 active FLOPs / 11.5 us = 574 TFLOP/s, 29% of the FP8 dense
       // peak (routed MoE GEMMs run far below it); alpha = 786K FLOPs per query-key pair (4 x 128 x 32
       // heads x 48 layers) / 1.35e-9 s = 582 TFLOP/s, 59% of the BF16 peak, FlashAttention territory.
-      ...COMMON, bandwidthBytesPerSecond: 4.8e12, etaMem: 0.79, denseWeightBytes: 1.5 * GB, expertWeightBytes: 29.0 * GB,
+      ...COMMON, bandwidthBytesPerSecond: 4.8e12, etaMem: 0.79,
+      denseWeightBytes: 1.5 * GB, expertWeightBytes: 29.0 * GB,
       experts: 128, topK: 8, rho: 0, kvBytesPerToken: 98_304, stateBytesPerSeq: 0, t0Ms: 4.95,
       lambdaUsPerToken: 11.5, alphaSecondsPerPair: 1.35e-9, requestOverheadMs: 58,
     },
@@ -138,7 +139,8 @@ export const PROFILES: readonly Profile[] = [
     maxModelLen: 262_144,
     flavour: 'vllm',
     hardware: {
-      ...COMMON, bandwidthBytesPerSecond: 2.0e12, etaMem: 0.83, denseWeightBytes: 1.5 * GB, expertWeightBytes: 29.0 * GB,
+      ...COMMON, bandwidthBytesPerSecond: 2.0e12, etaMem: 0.83,
+      denseWeightBytes: 1.5 * GB, expertWeightBytes: 29.0 * GB,
       experts: 128, topK: 8, rho: 0, kvBytesPerToken: 98_304, stateBytesPerSeq: 0, t0Ms: 3.4,
       lambdaUsPerToken: 14.6, alphaSecondsPerPair: 2.07e-9, requestOverheadMs: 6.5,
     },
@@ -157,7 +159,8 @@ export const PROFILES: readonly Profile[] = [
     maxModelLen: 262_144,
     flavour: 'vllm',
     hardware: {
-      ...COMMON, bandwidthBytesPerSecond: 3.35e12, etaMem: 0.8, denseWeightBytes: 2.4 * GB, expertWeightBytes: 32.2 * GB,
+      ...COMMON, bandwidthBytesPerSecond: 3.35e12, etaMem: 0.8,
+      denseWeightBytes: 2.4 * GB, expertWeightBytes: 32.2 * GB,
       experts: 256, topK: 8, rho: 0, kvBytesPerToken: 20_480, stateBytesPerSeq: 63e6, t0Ms: 4.1,
       // Fitted to the report's load tables in virtual time (docs/design/simulator-model.md, "Profiles B and C").
       lambdaUsPerToken: 11.04, alphaSecondsPerPair: 2.65e-10, requestOverheadMs: 172,
@@ -179,7 +182,8 @@ export const PROFILES: readonly Profile[] = [
     maxModelLen: 262_144,
     flavour: 'sglang',
     hardware: {
-      ...COMMON, bandwidthBytesPerSecond: 4.8e12, etaMem: 0.74, denseWeightBytes: 2.3 * GB, expertWeightBytes: 77.3 * GB,
+      ...COMMON, bandwidthBytesPerSecond: 4.8e12, etaMem: 0.74,
+      denseWeightBytes: 2.3 * GB, expertWeightBytes: 77.3 * GB,
       experts: 512, topK: 10, rho: 0, kvBytesPerToken: 24_576, stateBytesPerSeq: 151e6, t0Ms: 3.3,
       lambdaUsPerToken: 31, alphaSecondsPerPair: 3.45e-10, requestOverheadMs: 344,
     },
@@ -199,7 +203,8 @@ export const PROFILES: readonly Profile[] = [
     flavour: 'sglang',
     hardware: {
       // Per GPU: 1.792 TB/s GDDR7. The model is D's (Qwen3-Coder-Next: 48 layers, hidden 2048), split in two.
-      ...COMMON, bandwidthBytesPerSecond: 1.792e12, etaMem: 0.87, denseWeightBytes: 2.3 * GB, expertWeightBytes: 77.3 * GB,
+      ...COMMON, bandwidthBytesPerSecond: 1.792e12, etaMem: 0.87,
+      denseWeightBytes: 2.3 * GB, expertWeightBytes: 77.3 * GB,
       experts: 512, topK: 10, rho: 0.56, kvBytesPerToken: 24_576, stateBytesPerSeq: 151e6, t0Ms: 3.3,
       lambdaUsPerToken: 45.8, alphaSecondsPerPair: 6.61e-10, requestOverheadMs: 338,
       // Two all-reduces per layer of 2048 BF16 activations per token, over PCIe Gen5 x16 (no NVLink on this card).
@@ -246,7 +251,8 @@ export function findProfile(name: string): Profile | undefined {
 export function renderProfileList(): string {
   return PROFILES.map(
     (p) =>
-      `${p.name}${p.name === DEFAULT_PROFILE_NAME ? ' (default)' : ''}  [${p.letter}] ${p.description}; model ${p.model}`,
+      `${p.name}${p.name === DEFAULT_PROFILE_NAME ? ' (default)' : ''}  [${p.letter}] ` +
+      `${p.description}; model ${p.model}`,
   ).join('\n');
 }
 
@@ -271,7 +277,9 @@ export function resolveProfile(spec: string | Profile | ProfileOverrides | undef
     }
     return parseProfile(raw, spec);
   }
-  throw new Error(`profile "${spec}" is not one of: ${PROFILES.map((p) => p.name).join(', ')} (or a path to a .json profile)`);
+  throw new Error(
+    `profile "${spec}" is not one of: ${PROFILES.map((p) => p.name).join(', ')} (or a path to a .json profile)`,
+  );
 }
 
 type Obj = Record<string, unknown>;
@@ -314,7 +322,9 @@ export function parseProfile(raw: unknown, where: string): Profile {
   const num = (o: Obj, k: string, d: number, path: string, min = 0): number => {
     const v = o[k];
     if (v === undefined) return d;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw new Error(`${path}.${k}: must be a number >= ${min}`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) {
+      throw new Error(`${path}.${k}: must be a number >= ${min}`);
+    }
     return v;
   };
   const sub = (k: 'hardware' | 'scheduler'): Obj => {
@@ -368,16 +378,18 @@ export function parseProfile(raw: unknown, where: string): Profile {
 function parseNoise(v: unknown, base: NoiseModel | null, path: string): NoiseModel | null {
   if (v === undefined) return base;
   if (v === null) return null;
-  if (!isObj(v)) throw new Error(`${path}: must be an object (fields ${Object.keys(DEFAULT_NOISE).join(', ')}) or null`);
+  const fields = Object.keys(DEFAULT_NOISE).join(', ');
+  if (!isObj(v)) throw new Error(`${path}: must be an object (fields ${fields}) or null`);
   for (const k of Object.keys(v))
-    if (!(k in DEFAULT_NOISE)) throw new Error(`${path}: unknown field "${k}" (allowed: ${Object.keys(DEFAULT_NOISE).join(', ')})`);
+    if (!(k in DEFAULT_NOISE)) throw new Error(`${path}: unknown field "${k}" (allowed: ${fields})`);
   const field = (k: keyof NoiseModel): number => {
     const x = v[k] ?? DEFAULT_NOISE[k];
     if (typeof x !== 'number') throw new Error(`${path}.${k}: must be a number`);
     return x;
   };
   const model: NoiseModel = {
-    stepJitterPercent: field('stepJitterPercent'), stallProbability: field('stallProbability'), stallSteps: field('stallSteps'),
+    stepJitterPercent: field('stepJitterPercent'), stallProbability: field('stallProbability'),
+    stallSteps: field('stallSteps'),
   };
   checkNoiseModel(model, path);
   return model;

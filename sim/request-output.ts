@@ -179,7 +179,10 @@ export class RequestOutput {
           if (!this.o.stream) break;
           this.o.res.end(
             `event: error\ndata: ` +
-            `${JSON.stringify({ error: { message: 'Injected fault: error-event', type: 'InternalServerError', code: 500 } })}\n\n`,
+            JSON.stringify({
+              error: { message: 'Injected fault: error-event', type: 'InternalServerError', code: 500 },
+            }) +
+            '\n\n',
           );
           this.cut();
           return true;

@@ -202,7 +202,9 @@ export class FixedScheduler implements Scheduler {
   ) {}
 
   submit(req: BatchRequest): void {
-    const e: FixedEntry = { req, index: 0, nextMs: req.arrivalMs + this.ttftMs, prevMs: null, firstMs: null, dead: false };
+    const e: FixedEntry = {
+      req, index: 0, nextMs: req.arrivalMs + this.ttftMs, prevMs: null, firstMs: null, dead: false,
+    };
     this.live.set(req.id, e);
     this.push(e);
     this.arm();

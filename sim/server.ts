@@ -287,9 +287,9 @@ class Sim {
   }
 
   /**
-   * POST /v1/embeddings and /v1/rerank: prefill-only work on the same batcher as generation. The batch's tokens (rerank:
-   * the query beside each document) go in as one request of one output token, whose token marks the end of its
-   * prefill; then the whole answer is sent at once.
+   * POST /v1/embeddings and /v1/rerank: prefill-only work on the same batcher as generation. The batch's tokens
+   * (rerank: the query beside each document) go in as one request of one output token, whose token marks the end
+   * of its prefill; then the whole answer is sent at once.
    */
   private async handleEmbed(req: IncomingMessage, res: ServerResponse, route: EmbedRoute): Promise<void> {
     const arrivalMs = performance.now();

@@ -45,7 +45,8 @@ export function messagesWriter(s: StreamIdentity): StreamWriter {
   };
   return {
     finishOnLastToken: false,
-    open: (usage) => typedEvent('message_start', { message: messageObject(s, usage, [], null) }) + typedEvent('ping', {}),
+    open: (usage) =>
+      typedEvent('message_start', { message: messageObject(s, usage, [], null) }) + typedEvent('ping', {}),
     delta(text, kind) {
       let out = '';
       if (block?.kind !== kind) {

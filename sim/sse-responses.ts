@@ -53,7 +53,9 @@ export function responsesWriter(s: StreamIdentity): StreamWriter {
     const index = items++;
     item = { kind, index, id: `${kind === 'reasoning' ? 'rs' : 'msg'}_${s.id}_${index}` };
     const type = kind === 'reasoning' ? 'reasoning' : 'message';
-    let out = ev('response.output_item.added', { output_index: index, item: { id: item.id, type, status: 'in_progress' } });
+    let out = ev('response.output_item.added', {
+      output_index: index, item: { id: item.id, type, status: 'in_progress' },
+    });
     if (kind === 'content') {
       out += ev('response.content_part.added', {
         item_id: item.id, output_index: index, content_index: 0, part: { type: 'output_text', text: '' },

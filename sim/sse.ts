@@ -52,7 +52,8 @@ function finishJson(finish: string | null): string {
 export function roleChunk(s: StreamIdentity): string {
   const extra = s.flavour === 'sglang' ? ',"matched_stop":null' : '';
   return sseEvent(
-    `${head(s)},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null${extra}}]}`,
+    `${head(s)},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,` +
+    `"finish_reason":null${extra}}]}`,
   );
 }
 
@@ -73,7 +74,9 @@ export function contentChunk(
       `"finish_reason":${finishJson(finish)}${tail}}]}`,
     );
   }
-  return sseEvent(`${head(s)},"choices":[{"index":0,"text":${t},"logprobs":null,"finish_reason":${finishJson(finish)}${tail}}]}`);
+  return sseEvent(
+    `${head(s)},"choices":[{"index":0,"text":${t},"logprobs":null,"finish_reason":${finishJson(finish)}${tail}}]}`,
+  );
 }
 
 /**
@@ -82,7 +85,9 @@ export function contentChunk(
 export function finishChunk(s: StreamIdentity, finish: string): string {
   const tail = s.flavour === 'sglang' ? ',"matched_stop":null' : ',"stop_reason":null';
   if (s.endpoint === 'chat') {
-    return sseEvent(`${head(s)},"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"${tail}}]}`);
+    return sseEvent(
+      `${head(s)},"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"${tail}}]}`,
+    );
   }
   return sseEvent(`${head(s)},"choices":[{"index":0,"text":"","logprobs":null,"finish_reason":"${finish}"${tail}}]}`);
 }
@@ -102,7 +107,9 @@ export function streamErrorEvent(message: string, code = 500): string {
  * --enable-prompt-tokens-details (and SGLang with --enable-cache-report): on every response, 0 when nothing was
  * cached, so a client can tell a miss from a server that does not report (older vLLM left the field out at 0).
  */
-export function makeUsage(promptTokens: number, completionTokens: number, cachedTokens = 0, reasoningTokens = 0): Usage {
+export function makeUsage(
+  promptTokens: number, completionTokens: number, cachedTokens = 0, reasoningTokens = 0,
+): Usage {
   return {
     prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens,
     prompt_tokens_details: { cached_tokens: cachedTokens },
@@ -135,7 +142,9 @@ export function completionBody(
     object: 'text_completion',
     created: s.created,
     model: s.model,
-    choices: [{ index: 0, text: text.reasoning + text.content, logprobs: null, finish_reason: finish, stop_reason: null }],
+    choices: [
+      { index: 0, text: text.reasoning + text.content, logprobs: null, finish_reason: finish, stop_reason: null },
+    ],
     usage,
   });
 }

@@ -63,7 +63,10 @@ export function allReduceMs(hw: HardwareModel, tokens: number): number {
 export function stepTime(hw: HardwareModel, entries: readonly StepEntry[]): StepTime {
   const n = entries.length;
   if (n === 0) {
-    return { totalMs: 0, computeMs: 0, memoryMs: 0, weightsMs: 0, linearMs: 0, kvMs: 0, attentionMs: 0, overheadMs: 0, allReduceMs: 0 };
+    return {
+      totalMs: 0, computeMs: 0, memoryMs: 0, weightsMs: 0, linearMs: 0, kvMs: 0, attentionMs: 0, overheadMs: 0,
+      allReduceMs: 0,
+    };
   }
   const gpus = hw.tensorParallel;
   let tokens = 0;

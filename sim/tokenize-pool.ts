@@ -40,7 +40,8 @@ export function safeCut(text: string, from: number): number {
 }
 
 function isSpace(c: number): boolean {
-  return c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12 || c === 0xa0 || c === 0x3000 || (c >= 0x2000 && c <= 0x200a);
+  return c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12 || c === 0xa0 || c === 0x3000 ||
+    (c >= 0x2000 && c <= 0x200a);
 }
 
 const MESSAGE_START = '<|im_start|>';
@@ -173,7 +174,9 @@ export class TokenizePool {
   async tokenizeText(text: string, blockSize: number): Promise<PromptTokens> {
     const jobs = messagePieces(text).flatMap((piece) => {
       const cut = splitPoint(piece);
-      return cut < 0 ? [this.tokensCached(piece)] : [this.tokensRaw(piece.slice(0, cut)), this.tokensCached(piece.slice(cut))];
+      return cut < 0
+        ? [this.tokensCached(piece)]
+        : [this.tokensRaw(piece.slice(0, cut)), this.tokensCached(piece.slice(cut))];
     });
     const parts = await Promise.all(jobs);
     const count = parts.reduce((n, p) => n + p.count, 0);
@@ -187,7 +190,9 @@ export class TokenizePool {
    */
   async wordIds(words: readonly string[]): Promise<Uint32Array> {
     const ids = (await this.run(words.map((w) => ` ${w}`).join(''))).ids;
-    if (ids.length !== words.length) throw new Error(`${words.length} words tokenize to ${ids.length} tokens, not one each`);
+    if (ids.length !== words.length) {
+      throw new Error(`${words.length} words tokenize to ${ids.length} tokens, not one each`);
+    }
     return ids;
   }
 

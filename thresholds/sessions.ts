@@ -43,11 +43,21 @@ const exponential = (meanSeconds: number): ThinkTime => ({ distribution: 'expone
  * Exponential pauses: arrivals of many independent users, the usual model of think time.
  */
 export const SESSION_DEFAULTS: Readonly<Record<string, SessionModel>> = {
-  code_completion: { turns: 10, firstTurnTokens: 1024, growthTokens: 64, outputTokens: 128, thinkTime: exponential(4) },
-  short_chatbot: { turns: 6, firstTurnTokens: 8192, growthTokens: 128, outputTokens: 1024, thinkTime: exponential(20) },
-  general_chatbot: { turns: 6, firstTurnTokens: 32_768, growthTokens: 256, outputTokens: 1024, thinkTime: exponential(30) },
-  long_document: { turns: 3, firstTurnTokens: 65_536, growthTokens: 128, outputTokens: 1024, thinkTime: exponential(45) },
-  coding_assistant: { turns: 10, firstTurnTokens: 98_304, growthTokens: 1024, outputTokens: 1024, thinkTime: exponential(1) },
+  code_completion: {
+    turns: 10, firstTurnTokens: 1024, growthTokens: 64, outputTokens: 128, thinkTime: exponential(4),
+  },
+  short_chatbot: {
+    turns: 6, firstTurnTokens: 8192, growthTokens: 128, outputTokens: 1024, thinkTime: exponential(20),
+  },
+  general_chatbot: {
+    turns: 6, firstTurnTokens: 32_768, growthTokens: 256, outputTokens: 1024, thinkTime: exponential(30),
+  },
+  long_document: {
+    turns: 3, firstTurnTokens: 65_536, growthTokens: 128, outputTokens: 1024, thinkTime: exponential(45),
+  },
+  coding_assistant: {
+    turns: 10, firstTurnTokens: 98_304, growthTokens: 1024, outputTokens: 1024, thinkTime: exponential(1),
+  },
 };
 
 /** The conversation of a use case: its built-in one, else four turns on its own lengths with 10 s pauses. */

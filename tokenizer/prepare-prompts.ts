@@ -41,7 +41,8 @@ const PREFIX_SAMPLES = [
 
 function qwenCounter(api: ApiStyle): Counter {
   const tok = loadQwen3Tokenizer();
-  return async (text) => (promptForm(api) === 'chat' ? tok.countChat([{ role: 'user', content: text }]) : tok.countText(text));
+  return async (text) =>
+    (promptForm(api) === 'chat' ? tok.countChat([{ role: 'user', content: text }]) : tok.countText(text));
 }
 
 /** ChatML's special tokens split the text before anything else, so the follow-up's own tokens are exactly its count. */
@@ -140,8 +141,11 @@ async function prepareFollowUps(lengths: readonly number[], count: FollowUpCount
   const textForWords = (n: number) => `Go on, and also take this into account:\n${words.slice(0, n).join(' ')}`;
   const out: PreparedPrompt[] = [];
   for (const target of [...new Set(lengths)].sort((a, b) => a - b)) {
-    if (target < minimum + 10)
-      throw new Error(`a follow-up of ${target} tokens is shorter than its fixed part and first line (${minimum + 10} tokens)`);
+    if (target < minimum + 10) {
+      throw new Error(
+        `a follow-up of ${target} tokens is shorter than its fixed part and first line (${minimum + 10} tokens)`,
+      );
+    }
     out.push(await fitBody(target, count, textForWords, 20));
   }
   return out;
@@ -158,13 +162,19 @@ async function blockVocabulary(count: Counter, leading: number | null): Promise<
   const base = await count(' the');
   const oneToken = await Promise.all(FILLER_WORDS.map(async (w) => (await count(` the ${w}`)) - base === 1));
   const words = FILLER_WORDS.filter((_, i) => oneToken[i]);
-  if (words.length < 16)
-    throw new Error(`the tokenizer counts only ${words.length} filler words as one token; trace prompts need 16 or more`);
+  if (words.length < 16) {
+    throw new Error(
+      `the tokenizer counts only ${words.length} filler words as one token; trace prompts need 16 or more`,
+    );
+  }
   const fixedTokens = base - 1;
   const sample = Array.from({ length: 200 }, (_, i) => words[(i * 7) % words.length]!);
   const measured = await count(' ' + sample.join(' '));
-  if (measured !== fixedTokens + sample.length)
-    throw new Error(`200 one-token words counted ${measured} tokens, not ${fixedTokens + 200}: words merge in this tokenizer`);
+  if (measured !== fixedTokens + sample.length) {
+    throw new Error(
+      `200 one-token words counted ${measured} tokens, not ${fixedTokens + 200}: words merge in this tokenizer`,
+    );
+  }
   return { words, fixedTokens, leadingTokens: leading ?? fixedTokens };
 }
 
@@ -181,7 +191,9 @@ export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
     throw new Error('follow-up messages are for the conversation APIs (--api chat, responses or messages)');
   if (choice === 'approximate') {
     const set = approximatePromptSet(opts.model, opts.api, opts.contexts, followUps, fitted);
-    return opts.blockVocabulary ? { ...set, blockVocabulary: approximateVocabulary(FILLER_WORDS, promptForm(opts.api) === 'chat') } : set;
+    return opts.blockVocabulary
+      ? { ...set, blockVocabulary: approximateVocabulary(FILLER_WORDS, promptForm(opts.api) === 'chat') }
+      : set;
   }
   const tokenize = choice === 'qwen3' ? null : tokenizeCount(opts.baseUrl ?? '', opts.apiKey);
   const count = tokenize ? serverCounter(tokenize, opts.model, opts.api) : qwenCounter(opts.api);
@@ -191,7 +203,8 @@ export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
   const prefixCounts = await Promise.all(PREFIX_SAMPLES.map((p) => count(p + 'x')));
   if (new Set(prefixCounts).size !== 1)
     throw new Error(
-      `prefix lines tokenize to different lengths (${prefixCounts.join(', ')}); exact lengths are impossible with this tokenizer`,
+      `prefix lines tokenize to different lengths (${prefixCounts.join(', ')}); ` +
+      'exact lengths are impossible with this tokenizer',
     );
 
   // One long deterministic text, cut to length: the shorter prompts are prefixes of the longer ones' text.
@@ -202,7 +215,9 @@ export async function preparePrompts(opts: PrepareOptions): Promise<PromptSet> {
   for (const contextTokens of [...opts.contexts].sort((a, b) => a - b)) {
     const target = fitted.get(contextTokens) ?? contextTokens;
     const minimum = await count(PREFIX_SAMPLES[0]! + 'x');
-    if (target < minimum) throw new Error(`context ${target} is shorter than the prompt's fixed part (${minimum} tokens)`);
+    if (target < minimum) {
+      throw new Error(`context ${target} is shorter than the prompt's fixed part (${minimum} tokens)`);
+    }
     const prompt = await fitBody(target, (body) => count(PREFIX_SAMPLES[0]! + body), textForWords, 25);
     prompts.push(target === contextTokens ? prompt : { ...prompt, contextTokens, promptTokens: target });
   }

@@ -63,7 +63,8 @@ export interface Dashboard extends Omit<sdk.Dashboard, 'panels' | 'templating'> 
 /** The rows of the dashboard, top to bottom. */
 export function dashboardRows(): RowSpec[] {
   return [
-    overviewRow(), latencyRow(), speedRow(), perCellRow(), useCaseRow(), serverRow(), errorsRow(), sessionsRow(), openLoopRow(),
+    overviewRow(), latencyRow(), speedRow(), perCellRow(), useCaseRow(), serverRow(), errorsRow(), sessionsRow(),
+    openLoopRow(),
     embedRow(),
     clientRow(),
     nativeHistogramRow(),
@@ -123,7 +124,8 @@ export function buildDashboard(): Dashboard {
     )
     .variables(templateVariables());
   // The SDK types queries as its generic cog.Dataquery; every query here is a Prometheus one (Target).
-  return { ...EXPORT_FIELDS, ...(addRows(builder, dashboardRows()).build() as unknown as Omit<Dashboard, keyof typeof EXPORT_FIELDS>) };
+  const built = addRows(builder, dashboardRows()).build() as unknown as Omit<Dashboard, keyof typeof EXPORT_FIELDS>;
+  return { ...EXPORT_FIELDS, ...built };
 }
 
 /** The dashboard as the committed file holds it: two-space JSON and a final newline. */

@@ -15,7 +15,9 @@ export function limitMetric(limit: UseCaseLimit): MetricDefinition {
 export function limitValues(metric: UseCaseLimit['metric'], useCases: readonly UseCase[] = USE_CASES): number[] {
   const def = REQUEST_METRICS[metric];
   const values = new Set<number>();
-  for (const uc of useCases) for (const l of uc.limits) if (l.metric === metric) values.add(toRemoteWriteUnit(def, l.value));
+  for (const uc of useCases) {
+    for (const l of uc.limits) if (l.metric === metric) values.add(toRemoteWriteUnit(def, l.value));
+  }
   return [...values].sort((a, b) => a - b);
 }
 
@@ -51,6 +53,7 @@ export function allLimitsOf(metric: UseCaseLimit['metric']): { steps: ThresholdS
 
 /** The description sentence naming the dashed lines of allLimitsOf, or '' when there are none. */
 export function limitsNote(metric: UseCaseLimit['metric']): string {
-  const labels = USE_CASES.flatMap((u) => u.limits.filter((l) => l.metric === metric).map((l) => `${u.title}: ${l.label}`));
+  const labels = USE_CASES.flatMap((u) =>
+    u.limits.filter((l) => l.metric === metric).map((l) => `${u.title}: ${l.label}`));
   return labels.length > 0 ? ` Dashed lines: the use-case limits (${labels.join('; ')}).` : '';
 }

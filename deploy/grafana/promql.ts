@@ -42,7 +42,9 @@ export function cellMatchers(overrides: Partial<Record<CellTag, string>> = {}, m
   const out = testidMatchers();
   for (const tag of FILTER_TAGS) {
     const pinned = overrides[tag];
-    out.push(pinned === undefined ? { label: tag, op: '=~', value: `$${tag}` } : { label: tag, op: '=', value: pinned });
+    out.push(pinned === undefined
+      ? { label: tag, op: '=~', value: `$${tag}` }
+      : { label: tag, op: '=', value: pinned });
   }
   // Capacity steps' warm-up and transition requests are their own series (label phase): left out of
   // statistics, as the report leaves them out (series without the label match too). Counts of all
@@ -88,7 +90,9 @@ export function trendPercentile(
  * The mean across runners, weighted by each runner's sample count: sum(avg * count) / sum(count).
  * Exact. For time Trends k6 scales count by 1/1000 like every other stat; the factor cancels here.
  */
-export function trendMean(def: MetricDefinition, matchers: readonly Matcher[], by: readonly string[], how: Read): string {
+export function trendMean(
+  def: MetricDefinition, matchers: readonly Matcher[], by: readonly string[], how: Read,
+): string {
   const avg = read(series(trendSeries(def, 'avg'), matchers), how);
   const count = read(series(trendSeries(def, 'count'), matchers), how);
   const grouping = `by (${by.join(', ')})`;
@@ -137,6 +141,8 @@ export function orZerosLike(a: string, b: string): string {
 }
 
 /** Native histogram quantile by the given labels over the rate window. */
-export function histogramQuantile(q: number, name: string, matchers: readonly Matcher[], by: readonly string[]): string {
+export function histogramQuantile(
+  q: number, name: string, matchers: readonly Matcher[], by: readonly string[],
+): string {
   return `histogram_quantile(${q}, sum by (${by.join(', ')}) (rate(${series(name, matchers)}[${RATE_WINDOW}])))`;
 }

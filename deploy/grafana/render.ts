@@ -19,7 +19,11 @@ function refId(i: number): string {
 
 function targets(spec: PanelSpec): prometheus.DataqueryBuilder[] {
   return spec.queries.map((q, i) => {
-    const b = new prometheus.DataqueryBuilder().refId(refId(i)).datasource(DATASOURCE).expr(q.expr).legendFormat(q.legend);
+    const b = new prometheus.DataqueryBuilder()
+      .refId(refId(i))
+      .datasource(DATASOURCE)
+      .expr(q.expr)
+      .legendFormat(q.legend);
     if (q.table === true || q.instant === true) b.instant();
     else b.range();
     if (q.table) b.format(prometheus.PromQueryFormat.Table);

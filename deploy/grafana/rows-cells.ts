@@ -5,7 +5,9 @@ import { USE_CASES } from '../../thresholds/use-cases';
 import { AGENT_CALLS, K6_BUILTIN_SERIES } from './k6-builtins';
 import { limitMetric, lowerIsBetter, thresholdSteps } from './limits';
 import { FULL, MULTI_RUNNER_NOTE, TABLE_LABELS, THIRD, type PanelSpec, type RowSpec } from './panel-spec';
-import { cellMatchers, lastOverRange, series, testidMatchers, totalOverRange, trendMean, trendPercentile } from './promql';
+import {
+  cellMatchers, lastOverRange, series, testidMatchers, totalOverRange, trendMean, trendPercentile,
+} from './promql';
 import { counterSeries, gaugeSeries, grafanaUnit, toRemoteWriteUnit } from './remote-write';
 
 export function perCellRow(): RowSpec {
@@ -22,8 +24,16 @@ export function perCellRow(): RowSpec {
     { name: 'ITL p95', unit: grafanaUnit(m.itl), expr: trendPercentile(m.itl, 'p(95)', cells, TABLE_LABELS, 'final') },
     { name: 'TPOT mean', unit: grafanaUnit(m.tpot), expr: trendMean(m.tpot, cells, TABLE_LABELS, 'final') },
     { name: 'E2E p95', unit: grafanaUnit(m.e2e), expr: trendPercentile(m.e2e, 'p(95)', cells, TABLE_LABELS, 'final') },
-    { name: 'Decode mean', unit: grafanaUnit(m.decodeSpeed), expr: trendMean(m.decodeSpeed, cells, TABLE_LABELS, 'final') },
-    { name: 'Prefill mean', unit: grafanaUnit(m.prefillSpeed), expr: trendMean(m.prefillSpeed, cells, TABLE_LABELS, 'final') },
+    {
+      name: 'Decode mean',
+      unit: grafanaUnit(m.decodeSpeed),
+      expr: trendMean(m.decodeSpeed, cells, TABLE_LABELS, 'final'),
+    },
+    {
+      name: 'Prefill mean',
+      unit: grafanaUnit(m.prefillSpeed),
+      expr: trendMean(m.prefillSpeed, cells, TABLE_LABELS, 'final'),
+    },
     { name: 'Output tokens', unit: 'short', expr: totalOverRange(counterSeries(m.outputTokens), cells, TABLE_LABELS) },
     // k6's calls to the measuring agent, one per request; they carry no phase tag, so warm-up requests count too.
     { name: 'Requests', unit: 'short', expr: totalOverRange(K6_BUILTIN_SERIES.httpReqs, agentCalls, TABLE_LABELS) },
@@ -91,7 +101,8 @@ export function useCaseRow(): RowSpec {
         type: 'timeseries',
         title: `${uc.title}: ${limit.label}`,
         description: `${uc.description} Per-cell mean of ${def.name} (use_case="${uc.id}") against the limit ` +
-          `${limit.label}, drawn dashed. The plan checks the mean by default (limitStat); a cell whose line stays on the good side passes.`,
+          `${limit.label}, drawn dashed. The plan checks the mean by default (limitStat); a cell whose line stays ` +
+          'on the good side passes.',
         queries: [
           {
             expr: trendMean(def, cellMatchers({ use_case: uc.id }), ['cell', 'concurrency'], 'live'),

@@ -17,7 +17,10 @@ export function embedRow(): RowSpec {
       {
         type: 'timeseries',
         title: 'Embed latency p99',
-        description: describe(latency, ' The report judges each cell on this against the plan\'s embed.limit.p99LatencyMs.'),
+        description: describe(
+          latency,
+          ' The report judges each cell on this against the plan\'s embed.limit.p99LatencyMs.',
+        ),
         queries: [{ expr: trendPercentile(latency, 'p(99)', cells, BY_CELL, 'live'), legend: '{{cell}} p99' }],
         unit: grafanaUnit(latency),
         min: 0,

@@ -23,7 +23,10 @@ function intendedPanel(): PanelSpec {
     ),
     queries: [
       { expr: p99(ARRIVAL_METRICS.ttftIntended), legend: '{{cell}} from intended send' },
-      { expr: `${p99(REQUEST_METRICS.ttft)} and on (cell) ${p99(ARRIVAL_METRICS.ttftIntended)}`, legend: '{{cell}} from send' },
+      {
+        expr: `${p99(REQUEST_METRICS.ttft)} and on (cell) ${p99(ARRIVAL_METRICS.ttftIntended)}`,
+        legend: '{{cell}} from send',
+      },
     ],
     unit: grafanaUnit(ARRIVAL_METRICS.ttftIntended),
     min: 0,
@@ -64,7 +67,10 @@ export function openLoopRow(): RowSpec {
       {
         type: 'timeseries',
         title: 'Schedule lag p50 / p95 / p99',
-        description: describe(lag, ' Over the report\'s limit (plan rate.lagLimitMs, default 10 ms) the cell is flagged.'),
+        description: describe(
+          lag,
+          ' Over the report\'s limit (plan rate.lagLimitMs, default 10 ms) the cell is flagged.',
+        ),
         queries: percentileQueries(lag, LATENCY_STATS),
         unit: grafanaUnit(lag),
         min: 0,

@@ -39,8 +39,14 @@ const SERVER_PANELS: readonly ServerPanelSpec[] = [
   { kind: 'rate', key: 'preemptionsTotal', title: 'Preemptions/s', unit: 'short' },
   { kind: 'mean', sum: 'queueTimeSum', count: 'queueTimeCount', title: 'Server queue time (mean)' },
   { kind: 'mean', sum: 'serverTtftSum', count: 'serverTtftCount', title: 'Server-side TTFT (mean)' },
-  { kind: 'speed', tokens: 'promptTokensTotal', seconds: 'prefillSecondsTotal', title: 'Server prefill speed per request' },
-  { kind: 'speed', tokens: 'generationTokensTotal', seconds: 'decodeSecondsTotal', title: 'Server decode speed per request' },
+  {
+    kind: 'speed', tokens: 'promptTokensTotal', seconds: 'prefillSecondsTotal',
+    title: 'Server prefill speed per request',
+  },
+  {
+    kind: 'speed', tokens: 'generationTokensTotal', seconds: 'decodeSecondsTotal',
+    title: 'Server decode speed per request',
+  },
 ];
 
 function serverPanel(spec: ServerPanelSpec): PanelSpec {
@@ -93,6 +99,8 @@ function serverPanel(spec: ServerPanelSpec): PanelSpec {
   const count = SERVER_METRICS[spec.count];
   const rawSums = rawServerNames(spec.sum);
   const rawCounts = rawServerNames(spec.count);
+  const monitorSumRate = `max(rate(${series(gaugeSeries(sum), mon)}[${RATE_WINDOW}]))`;
+  const monitorCountRate = `max(rate(${series(gaugeSeries(count), mon)}[${RATE_WINDOW}]))`;
   const rawQueries: QuerySpec[] = [];
   rawSums.forEach((name, i) => {
     const countName = rawCounts[i];
@@ -104,12 +112,12 @@ function serverPanel(spec: ServerPanelSpec): PanelSpec {
   return {
     type: 'timeseries',
     title: spec.title,
-    description: describe(sum, ` Mean over the rate window: increase of the sum / increase of the count.${monitorNote}`),
+    description: describe(
+      sum,
+      ` Mean over the rate window: increase of the sum / increase of the count.${monitorNote}`,
+    ),
     queries: [
-      {
-        expr: `max(rate(${series(gaugeSeries(sum), mon)}[${RATE_WINDOW}])) / max(rate(${series(gaugeSeries(count), mon)}[${RATE_WINDOW}]))`,
-        legend: 'k6 monitor',
-      },
+      { expr: `${monitorSumRate} / ${monitorCountRate}`, legend: 'k6 monitor' },
       ...rawQueries,
     ],
     unit: 's',

@@ -32,8 +32,8 @@ function hitRatePanel(): PanelSpec {
       REQUEST_METRICS.cachedTokens,
       ' Per cell: cached / input tokens of its requests since the cell began, as the server reported them in each ' +
       "response's usage. Server: the hit share of the prompt tokens looked up, over the rate window, from vLLM's " +
-      "counters (the k6 monitor's llm_server_prefix_cache_*), and SGLang's own gauge (sglang:cache_hit_rate, scraped; " +
-      'server_job variable).',
+      "counters (the k6 monitor's llm_server_prefix_cache_*), and SGLang's own gauge " +
+      '(sglang:cache_hit_rate, scraped; server_job variable).',
     ),
     queries: [
       { expr: usageHitRate(BY_CELL), legend: '{{cell}} (usage)' },
@@ -84,7 +84,9 @@ function ttftByTurnPanel(): PanelSpec {
     title: 'TTFT by turn (mean)',
     description: describe(def, `${TURNS_NOTE} A later turn sends a longer history; a prefix cache serves most of it.` +
       MULTI_RUNNER_NOTE),
-    queries: [{ expr: trendMean(def, [...cellMatchers(), SESSION_TURNS], [SAMPLE_TAGS.turn], 'live'), legend: 'turn {{turn}}' }],
+    queries: [
+      { expr: trendMean(def, [...cellMatchers(), SESSION_TURNS], [SAMPLE_TAGS.turn], 'live'), legend: 'turn {{turn}}' },
+    ],
     unit: grafanaUnit(def),
     min: 0,
     w: THIRD,
@@ -112,7 +114,10 @@ function activeUsersPanel(): PanelSpec {
     type: 'timeseries',
     title: 'Active users',
     // Every user of a step reports the step's count (arrivals are counted over the whole plan, not a runner's share).
-    description: describe(def, ' Per sessions step (cell); several runners report the same count: the largest is shown.'),
+    description: describe(
+      def,
+      ' Per sessions step (cell); several runners report the same count: the largest is shown.',
+    ),
     queries: [
       { expr: `max by (cell) (${series(gaugeSeries(def), cellMatchers({}, false))})`, legend: '{{cell}}' },
     ],

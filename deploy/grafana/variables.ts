@@ -55,8 +55,9 @@ export function templateVariables(): cog.Builder<sdk.VariableModel>[] {
   const allValues: Partial<Record<(typeof FILTER_TAGS)[number], string>> = { cell: '.+' };
   const numeric = new Set(['context', 'concurrency']);
   for (const tag of FILTER_TAGS) {
+    const label = tag.replace('_', ' ').replace(/^./, (c) => c.toUpperCase());
     vars.push(
-      queryVariable(tag, tag.replace('_', ' ').replace(/^./, (c) => c.toUpperCase()), `label_values(${anchorInRun}, ${tag})`, {
+      queryVariable(tag, label, `label_values(${anchorInRun}, ${tag})`, {
         multi: true,
         allValue: allValues[tag] ?? '.*',
         sort: numeric.has(tag) ? sdk.VariableSort.NumericalAsc : sdk.VariableSort.AlphabeticalAsc,

@@ -77,7 +77,8 @@ export function renderRecordingRules(): string {
     '# Recording rules for k6-llm-capacity metrics arriving through k6 -o experimental-prometheus-rw. Loaded by ' +
     'prometheus.yml (rule_files).',
     '# Generated from lib/metrics.ts by deploy/grafana/build-dashboard.ts (npm run dashboard): do not edit by hand.',
-    `# Expects K6_PROMETHEUS_RW_TREND_STATS=${RW_TREND_STATS_ENV}; the *_seconds / native-histogram rules are empty unless`,
+    `# Expects K6_PROMETHEUS_RW_TREND_STATS=${RW_TREND_STATS_ENV}; ` +
+    'the *_seconds / native-histogram rules are empty unless',
     '# K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true and Prometheus accepts native histograms.',
     'groups:',
     '  - name: k6-llm-capacity',

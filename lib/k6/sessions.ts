@@ -80,7 +80,9 @@ export function sessionUser(deps: SessionDeps): SessionUser {
 
   const send = async (cell: SessionCell, runNonce: number): Promise<SentRequest> => {
     let c = conversation;
-    if (!c || c.useCase !== cell.useCase || c.turns >= c.model.turns || (c.turns > 0 && c.last === null)) c = begin(cell, runNonce);
+    if (!c || c.useCase !== cell.useCase || c.turns >= c.model.turns || (c.turns > 0 && c.last === null)) {
+      c = begin(cell, runNonce);
+    }
     conversation = c;
     let requested = c.model.firstTurnTokens;
     if (c.last) {
@@ -89,11 +91,13 @@ export function sessionUser(deps: SessionDeps): SessionUser {
       requested = nextTurnTokens(c.last.outcome, growth);
     }
     const messages = c.messages;
-    const spec = buildStreamingRequest(deps.plan.target, { prompt: '', maxTokens: c.model.outputTokens, messages }, deps.apiKey);
+    const spec = buildStreamingRequest(
+      deps.plan.target, { prompt: '', maxTokens: c.model.outputTokens, messages }, deps.apiKey,
+    );
     const tags = { [SAMPLE_TAGS.turn]: turnTag(c.turns + 1), [SAMPLE_TAGS.session]: sessionTag(c.ordinal) };
     const sent = await sendRequest(
-      spec, { requestedInputTokens: requested, requestedOutputTokens: c.model.outputTokens }, deps.plan.target, tags, true,
-      deps.slo(c.useCase), false, true,
+      spec, { requestedInputTokens: requested, requestedOutputTokens: c.model.outputTokens }, deps.plan.target,
+      tags, true, deps.slo(c.useCase), false, true,
     );
     c.turns++;
     const r = sent.record;

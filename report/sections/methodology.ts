@@ -103,8 +103,8 @@ function measurementItem(): string {
 function predictionItem(): string {
   return (
     "Prediction: no load generator and no server. The bench's own Driver and step source issued every request, as in " +
-    "a measured run, to the simulator's batcher in virtual time; each request's figures come from the batcher's token " +
-    'times, and nothing timed a client (docs/guides/what-if.md).'
+    "a measured run, to the simulator's batcher in virtual time; each request's figures come from the batcher's " +
+    'token times, and nothing timed a client (docs/guides/what-if.md).'
   );
 }
 
