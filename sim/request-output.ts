@@ -52,9 +52,7 @@ export class RequestOutput {
 
   /** The usage as it stands (the cached tokens are known from the first token on). */
   private usage(): Usage {
-    // Completions have no field for thinking: a server streams it as text and its usage does not split it out.
-    const reasoning = this.o.identity.endpoint === 'completion' ? 0 : this.thinking();
-    return makeUsage(this.o.promptTokens, this.o.contentTokens, this.cachedTokens, reasoning);
+    return makeUsage(this.o.promptTokens, this.o.contentTokens, this.cachedTokens, this.thinking());
   }
 
   /** Tokens of the answer that are thinking: the first reasoningTokens, at most all of them. */
