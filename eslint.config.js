@@ -51,6 +51,12 @@ export default tseslint.config(
     },
   },
   {
+    // report/ is where most of the suite's wording and arithmetic lives: issue 24 split it into one module per report
+    // part and long functions into named steps, and these tighter limits keep it that way.
+    files: ['report/**/*.ts'],
+    rules: { 'max-lines': ['error', { max: 400 }], 'max-lines-per-function': ['error', { max: 59 }] },
+  },
+  {
     files: K6_CODE,
     rules: {
       'no-restricted-syntax': ['error', ...sobekGaps],

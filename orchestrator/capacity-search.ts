@@ -10,7 +10,7 @@ import type { UseCase } from '../thresholds/use-cases';
 import { checkLimit, ladderLimits, limitTrend, type LadderLimit, type LimitCheck } from '../report/capacity';
 import { buildCellStats, type CellStats } from '../report/cells';
 import { extrapolateCrossing, powerLawBase } from '../report/stats';
-import { newCellAccumulator, type CellAccumulator } from '../report/read-samples';
+import { newCellAccumulator, type CellAccumulator } from '../report/cell-accumulator';
 import { DEFAULT_COST } from '../report/power';
 import { MIN_SUCCESS_RATE } from '../lib/plan-defaults';
 import type { StepMode, StepRequest, StepResult, StepSource, StepSpec } from './driver';

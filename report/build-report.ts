@@ -7,7 +7,7 @@ import { runMinGoodput, runUseCases, type PartInput, type RunInput } from './inp
 import type { SamplesData } from './read-samples';
 import { embedReport } from './embed-report';
 import { applyScalingEfficiency, buildCellStats, type CellStats } from './cells';
-import type { CellAccumulator, TrendKey } from './read-samples';
+import type { CellAccumulator, TrendKey } from './cell-accumulator';
 import {
   burstCapacity,
   checkLimit,
@@ -25,19 +25,17 @@ import { throughputFrontiers } from './frontier';
 import { activeUsersCapacities } from './active-users';
 import { rateCapacities } from './rate-capacity';
 import { traceReplayReport, traceSendsOf, type TraceSends } from './trace-replay';
-import { capacityFinding } from './judgement';
 import { judgeMergedThresholds } from './split-thresholds';
 import { splitNotes } from './split-notes';
 import {
   capacityBoundWarnings, clientBoundWarning, damagedRowsWarning, failedRequestsWarning, incompleteWarning,
   mixedLimitStatsWarning, noSamplesWarning, rankWarnings, underOfferedWarning,
 } from './warnings';
-import { maxBy, minBy } from './stats';
 import { reportTitle } from './predicted';
-import { fmtCount, fmtMs, fmtMillions, fmtPct, fmtTokS, fmtTokens, plural } from './format';
+import { buildFindings, gridCells } from './build-findings';
+import { plural } from './format';
 import {
   REPORT_SCHEMA_VERSION,
-  type Finding,
   type GateResult,
   type MixProfileSummary,
   type PartSummary,
@@ -50,94 +48,6 @@ export const DEFAULT_REPORT_OPTIONS: ReportOptions = { ...DEFAULT_COST, minSucce
 
 function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
   for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
-}
-
-function byConcurrency(a: CellStats, b: CellStats): number {
-  return a.contextTokens - b.contextTokens || a.concurrency - b.concurrency;
-}
-
-/** Sweep cells, or (when there is no sweep part) every cell: the grid the performance sections describe. */
-export function gridCells(r: Pick<Report, 'cells'>): CellStats[] {
-  const sweep = r.cells.filter((c) => c.script === 'sweep' && c.requests > 0);
-  // Bursts and sessions steps (users with pauses, not N requests) are no grid of concurrent requests.
-  // Rate cells are one sender at an offered rate, not N concurrent requests either.
-  const other = r.cells.filter((c) => c.requests > 0 && !['burst', 'sessions', 'rate', 'trace'].includes(c.script));
-  return (sweep.length > 0 ? sweep : other).slice().sort(byConcurrency);
-}
-
-/** A single-request figure at the shortest and the longest context: "a (1K context) → b (8K context)". */
-function acrossContexts(lo: CellStats, hi: CellStats, figure: (c: CellStats) => string): string {
-  const at = (c: CellStats): string => `${figure(c)} (${fmtTokens(c.contextTokens)} context)`;
-  return lo === hi ? at(lo) : `${at(lo)} → ${at(hi)}`;
-}
-
-/** How throughput grows from one request to the most at the single-request cell's context; null without a ladder. */
-function scalingFinding(grid: readonly CellStats[], single: CellStats): Finding | null {
-  const sameCtx = grid.filter((c) =>
-    c.contextTokens === single.contextTokens && c.outputTokens === single.outputTokens && c.script === single.script);
-  const top = maxBy(sameCtx, (c) => c.concurrency);
-  if (!top || top.concurrency <= 1 || top.throughput === null || !single.throughput) return null;
-  const gain = `${(top.throughput / single.throughput).toFixed(1)}× from 1 to ${top.concurrency} concurrent requests`;
-  const context = `${fmtTokens(single.contextTokens)} context, ${fmtPct(top.scalingEfficiency, 0)} scaling efficiency`;
-  return { label: 'Throughput Scaling', value: `${gain} (${context})` };
-}
-
-function buildFindings(
-  cells: readonly CellStats[], grid: readonly CellStats[], useCases: readonly UseCaseCapacity[],
-  bursts: readonly BurstCapacity[], totals: Totals,
-): { highlights: Finding[]; keyFindings: Finding[] } {
-  const highlights: Finding[] = [];
-  const key: Finding[] = [];
-  const peak = maxBy(grid, (c) => c.throughput);
-  if (peak && peak.throughput !== null) {
-    const at = plural(peak.concurrency, 'concurrent request');
-    const label = `Tok/s Peak Throughput @ ${plural(peak.concurrency, 'Concurrent Request')}`;
-    highlights.push({ label, value: peak.throughput.toFixed(1) });
-    key.push({
-      label: 'Peak System Throughput',
-      value: `${fmtTokS(peak.throughput)} @ ${at}, ${fmtTokens(peak.contextTokens)} context ` +
-        `(${fmtMillions(peak.tokensPerHour)} tokens per hour)`,
-    });
-  }
-  if (totals.requests > 0) {
-    highlights.push({ label: 'Success Rate Across All Scenarios', value: fmtPct(totals.successRate) });
-  }
-  const chat = useCases.find((u) => u.useCase.id === 'general_chatbot' && u.result.kind !== 'untested')
-    ?? useCases.find((u) => u.result.kind !== 'untested');
-  const chatLabel = chat &&
-    `Concurrent Users @ ${fmtTokens(chat.useCase.contextTokens)} Context (${chat.useCase.title})`;
-  if (chat && chatLabel) highlights.push({ label: chatLabel, value: chat.result.displayShort });
-  const singles = grid.filter((c) => c.concurrency === 1);
-  const lo = minBy(singles, (c) => c.contextTokens);
-  const hi = maxBy(singles, (c) => c.contextTokens);
-  if (lo && hi && lo.metrics.ttft && hi.metrics.ttft)
-    key.push({ label: 'TTFT Single Request', value: acrossContexts(lo, hi, (c) => fmtMs(c.metrics.ttft!.mean)) });
-  if (lo && hi && lo.metrics.decodeSpeed && hi.metrics.decodeSpeed) {
-    const value = acrossContexts(lo, hi, (c) => fmtTokS(c.metrics.decodeSpeed!.mean));
-    key.push({ label: 'Generation Speed Single Request', value });
-  }
-  if (chat) key.push({ label: `${chat.useCase.title} Capacity`, value: capacityFinding(chat) });
-  const scaling = lo ? scalingFinding(grid, lo) : null;
-  if (scaling) key.push(scaling);
-  const bestBurst = maxBy(bursts.filter((b) => b.result.kind !== 'untested'), (b) => b.result.estimate ?? 0);
-  if (bestBurst) {
-    const value = `${bestBurst.result.display} requests (${bestBurst.title}, ${bestBurst.limit.label})`;
-    key.push({ label: 'Max Safe Queue Depth', value });
-  }
-  const powered = cells.filter((c) => c.power !== null);
-  const peakPower = maxBy(powered, (c) => c.power?.peakWatts ?? null);
-  if (peakPower?.power) {
-    const where = `${fmtTokens(peakPower.contextTokens)} context, ` +
-      plural(peakPower.concurrency, 'concurrent request');
-    key.push({ label: 'Peak Power Draw', value: `${Math.round(peakPower.power.peakWatts)}W (${where})` });
-  }
-  if (totals.requests > 0) {
-    const failures = Object.entries(totals.errorsByKind).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
-    const errors = failures.length > 0 ? ` (errors: ${failures.join(', ')})` : '';
-    const across = `across ${fmtCount(totals.requests)} requests${errors}`;
-    key.push({ label: 'Success Rate', value: `${fmtPct(totals.successRate)} ${across}` });
-  }
-  return { highlights, keyFindings: key };
 }
 
 /** Builds the report object from the loaded run and each part's samples (same order as run.parts). */
@@ -165,22 +75,8 @@ export function buildReport(
     input.parts.map((part) => part.plan), cells, limitStat, options.minSuccessRate, useCases,
   );
   const rates = rateCapacities(runUseCases(input), cells, judged);
-  const warnings = rankWarnings([
-    noSamplesWarning(totals),
-    incomplete ? incompleteWarning(measured.missingCells, missingParts, incompleteCauses(input, measured, missingParts))
-      : null,
-    ...capacityBoundWarnings([
-      ...useCases.map((u) => ({ name: u.useCase.title, result: u.result })),
-      ...activeUsers.map((a) => ({ name: `${a.useCase.title} (active users)`, result: a.result })),
-      ...rates.map((r) => ({ name: `${r.useCase.title} (requests/s)`, result: r.result })),
-      ...bursts.map((b) => ({ name: `${b.title} (burst depth)`, result: b.result })),
-    ]),
-    clientBoundWarning(cells, new Set([...useCases, ...activeUsers, ...rates].flatMap((c) => c.cellIds))),
-    underOfferedWarning(cells),
-    failedRequestsWarning(totals, cells),
-    mixedLimitStatsWarning(limitStatNote(input)),
-    damagedRowsWarning(measured.damagedRows),
-  ]);
+  const capacities = { useCases, activeUsers, rates, bursts };
+  const warnings = runWarnings(input, measured, capacities, { cells, totals, missingParts, incomplete });
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generatedAt: now.toISOString(),
@@ -206,6 +102,33 @@ export function buildReport(
     missingCells: measured.missingCells,
     comparison: null,
   };
+}
+
+/** The run's warnings, ranked by how much each changes the answer (report/warnings.ts). */
+function runWarnings(
+  input: RunInput,
+  measured: MeasuredParts,
+  capacities: Pick<Report, 'useCases' | 'activeUsers' | 'rates' | 'bursts'>,
+  run: { cells: readonly CellStats[]; totals: Totals; missingParts: readonly string[]; incomplete: boolean },
+): Report['warnings'] {
+  const { useCases, activeUsers, rates, bursts } = capacities;
+  const { cells, totals, missingParts } = run;
+  const causes = run.incomplete ? incompleteCauses(input, measured, missingParts) : [];
+  return rankWarnings([
+    noSamplesWarning(totals),
+    run.incomplete ? incompleteWarning(measured.missingCells, missingParts, causes) : null,
+    ...capacityBoundWarnings([
+      ...useCases.map((u) => ({ name: u.useCase.title, result: u.result })),
+      ...activeUsers.map((a) => ({ name: `${a.useCase.title} (active users)`, result: a.result })),
+      ...rates.map((r) => ({ name: `${r.useCase.title} (requests/s)`, result: r.result })),
+      ...bursts.map((b) => ({ name: `${b.title} (burst depth)`, result: b.result })),
+    ]),
+    clientBoundWarning(cells, new Set([...useCases, ...activeUsers, ...rates].flatMap((c) => c.cellIds))),
+    underOfferedWarning(cells),
+    failedRequestsWarning(totals, cells),
+    mixedLimitStatsWarning(limitStatNote(input)),
+    damagedRowsWarning(measured.damagedRows),
+  ]);
 }
 
 /** What the parts measured: every planned cell's statistics, a summary per part, and what is missing or damaged. */

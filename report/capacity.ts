@@ -16,7 +16,7 @@ import type { CellStats } from './cells';
 import { crossingX, toK6Values, valueAt } from './stats';
 import { limitExpression } from '../lib/options';
 import { capacityInterval, passShare, sharedNoise, withCapacity, type CapacityInterval } from './capacity-interval';
-import type { TrendKey } from './read-samples';
+import type { TrendKey } from './cell-accumulator';
 
 /** A capacity cell's per-request values of the request Trends (ITL aside: one value per token, no limit here). */
 export type RequestValues = Partial<Record<TrendKey, Float64Array>>;

@@ -10,8 +10,9 @@
 import { cellRequests, type Cell } from '../lib/plan';
 import type { ServerMetricKey } from '../lib/metrics';
 import { clientBoundReason, cpuShareBetween } from './client-bound';
-import type { CellAccumulator, Series, TrendKey } from './read-samples';
-import { TREND_KEYS } from './read-samples';
+import type { Series } from './read-samples';
+import type { CellAccumulator, TrendKey } from './cell-accumulator';
+import { TREND_KEYS } from './cell-accumulator';
 import { summarize, type Distribution } from './stats';
 import { spanUnionMs, type Span } from '../lib/span-union';
 import { serverFigures, type OwnObservations, type ServerFigures } from './server-metrics';
@@ -127,6 +128,24 @@ function ownObservations(succeeded: number, metrics: Record<TrendKey, Distributi
   return { requests: succeeded, tokenGaps: metrics.itl?.count ?? 0 };
 }
 
+/** From the cell's first request's start to its last one's end; null when none ran. */
+function requestWindow(acc: CellAccumulator | undefined): { startMs: number; endMs: number } | null {
+  const hasWindow = acc !== undefined && isFinite(acc.windowStartMs) && isFinite(acc.windowEndMs) &&
+    acc.windowEndMs > acc.windowStartMs;
+  return hasWindow ? { startMs: acc.windowStartMs, endMs: acc.windowEndMs } : null;
+}
+
+/** The cell's wall time: its window, or for a step the search measured more than once, the time it had requests. */
+function cellWallSeconds(
+  cell: Cell, acc: CellAccumulator | undefined, window: { startMs: number; endMs: number } | null,
+): number | null {
+  if (!window) return null;
+  // A step measured more than once ran in separate periods: its wall time leaves out the gaps between.
+  const pooled = (cell.driven?.measurements ?? 1) > 1 && acc !== undefined;
+  if (pooled) return busyMs(acc.trends.e2e.values(), acc.requestEnds.values()) / 1000;
+  return (window.endMs - window.startMs) / 1000;
+}
+
 /**
  * Builds a cell's statistics from its plan entry and what the CSV held for it (acc may be undefined
  * when the cell never ran, e.g. an interrupted run: the cell is kept with zero requests).
@@ -142,14 +161,8 @@ export function buildCellStats(
   const requests = Math.max(ok + fail, metrics.e2e?.count ?? 0);
   const succeeded = ok + fail === 0 ? requests : ok;
   const errorsByKind = acc && Object.keys(acc.errorsByKind).length > 0 ? acc.errorsByKind : (acc?.failedByKind ?? {});
-  const hasWindow = acc !== undefined && isFinite(acc.windowStartMs) && isFinite(acc.windowEndMs) &&
-    acc.windowEndMs > acc.windowStartMs;
-  const window = hasWindow ? { startMs: acc.windowStartMs, endMs: acc.windowEndMs } : null;
-  // A step the search measured more than once ran in separate periods: its wall time leaves out the gaps between.
-  const pooled = (cell.driven?.measurements ?? 1) > 1 && acc !== undefined;
-  const wallSeconds = !window ? null
-    : pooled ? busyMs(acc.trends.e2e.values(), acc.requestEnds.values()) / 1000
-    : (window.endMs - window.startMs) / 1000;
+  const window = requestWindow(acc);
+  const wallSeconds = cellWallSeconds(cell, acc, window);
   const outputTokensTotal = acc?.outputTokens ?? 0;
   const throughput = wallSeconds && wallSeconds > 0 ? outputTokensTotal / wallSeconds : null;
   const { id, script, contextTokens, outputTokens, concurrency, rounds, useCase, profile } = cell;

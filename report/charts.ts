@@ -6,9 +6,9 @@
 
 import * as echarts from 'echarts';
 import type { CellStats } from './cells';
-import { gridCells } from './build-report';
+import { gridCells } from './build-findings';
 import type { Report } from './report-types';
-import type { TrendKey } from './read-samples';
+import type { TrendKey } from './cell-accumulator';
 import { statistic } from './stats';
 import { fmtTokens } from './format';
 

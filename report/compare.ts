@@ -13,7 +13,7 @@ import type { LadderResult } from './capacity';
 import { formatInterval, type CapacityInterval } from './capacity-interval';
 import type { CapacityComparison, CellComparison, Comparison, MetricDelta, Report } from './report-types';
 import { toK6Values } from './stats';
-import type { TrendKey } from './read-samples';
+import type { TrendKey } from './cell-accumulator';
 
 /** Relative change; null when undefined. */
 export function relativeChange(baseline: number | null, current: number | null): number | null {

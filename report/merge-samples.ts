@@ -6,8 +6,9 @@
 // the CPU share (each runner's agent on its own cores: the busiest runner's share is kept, since one
 // saturated runner is enough to distort a cell) and the monitor series (one runner scrapes).
 
-import type { CellAccumulator, SamplesData, Series } from './read-samples';
-import { MAX_MESSAGES_PER_KIND } from './read-samples';
+import type { SamplesData, Series } from './read-samples';
+import type { CellAccumulator } from './cell-accumulator';
+import { MAX_MESSAGES_PER_KIND } from './cell-accumulator';
 import { cpuShareBetween } from './client-bound';
 import type { ServerMetricKey } from '../lib/metrics';
 import { newSessionAccumulator, type RequestSpans, type SessionAccumulator } from './session-samples';

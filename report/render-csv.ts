@@ -4,7 +4,7 @@
 import Papa from 'papaparse';
 import type { Report } from './report-types';
 import type { LadderResult } from './capacity';
-import { TREND_KEYS, type TrendKey } from './read-samples';
+import { TREND_KEYS, type TrendKey } from './cell-accumulator';
 
 type Cell = string | number | boolean | null;
 

@@ -7,7 +7,7 @@
 
 import type { Block } from './document';
 import { DocBuilder } from './document';
-import { gridCells } from './build-report';
+import { gridCells } from './build-findings';
 import type { Report } from './report-types';
 import { cacheHitSection } from './sections/cache-hits';
 import { capacityAnalysisSection } from './sections/capacity-analysis';

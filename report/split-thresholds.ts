@@ -11,7 +11,7 @@ import type { Plan } from '../lib/plan';
 import { evaluateThreshold, parseMetricKey, parseThreshold } from '../lib/threshold-grammar';
 import type { CellStats } from './cells';
 import type { ThresholdOutcome } from './inputs';
-import { TREND_KEYS, type TrendKey } from './read-samples';
+import { TREND_KEYS, type TrendKey } from './cell-accumulator';
 import { toK6Values } from './stats';
 
 /**

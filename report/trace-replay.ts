@@ -9,7 +9,7 @@ import { histogram } from '../lib/trace-replay';
 import type { UseCase } from '../thresholds/use-cases';
 import { runUseCases, type RunInput } from './inputs';
 import type { CellStats } from './cells';
-import type { CellAccumulator } from './read-samples';
+import type { CellAccumulator } from './cell-accumulator';
 import { openLoopCapacity, type LadderJudgement, type RateCapacity } from './rate-capacity';
 
 /** One speed's cell, with what it sent against what the trace holds. */

@@ -3,7 +3,7 @@
 import type { CellStats } from '../cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtMs, fmtMsFine, fmtPct, fmtTokS, fmtTokS0, fmtTokens, fmtWatts } from '../format';
-import type { TrendKey } from '../read-samples';
+import type { TrendKey } from '../cell-accumulator';
 import type { Report } from '../report-types';
 import { measuredCells } from './phrases';
 

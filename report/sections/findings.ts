@@ -2,7 +2,7 @@
 
 import { DocBuilder, lit, type Block } from '../document';
 import { plural } from '../format';
-import { gridCells } from '../build-report';
+import { gridCells } from '../build-findings';
 import type { Report } from '../report-types';
 import { engineLabel, sentences } from './phrases';
 

@@ -4,7 +4,7 @@
 // report/judgement.ts.
 
 import type { CellStats } from '../cells';
-import type { TrendKey } from '../read-samples';
+import type { TrendKey } from '../cell-accumulator';
 import type { PartSummary, Report } from '../report-types';
 import { statistic } from '../stats';
 import { fmtMsFine, fmtPct, fmtSec, fmtTokS0, fmtTokens, plural, fmtInt } from '../format';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyScalingEfficiency, buildCellStats, busyMs, scalingEfficiency } from '../../report/cells';
 import { FloatList } from '../../report/stats';
-import { newCellAccumulator, TREND_KEYS, type CellAccumulator, type TrendKey } from '../../report/read-samples';
+import { newCellAccumulator, TREND_KEYS, type CellAccumulator, type TrendKey } from '../../report/cell-accumulator';
 import { DEFAULT_COST } from '../../report/power';
 import type { Cell } from '../../lib/plan';
 import { cell } from './helpers';

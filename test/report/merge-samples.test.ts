@@ -3,7 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { mergeCell, mergeSamples } from '../../report/merge-samples';
-import { MAX_MESSAGES_PER_KIND, newCellAccumulator, type SamplesData } from '../../report/read-samples';
+import { type SamplesData } from '../../report/read-samples';
+import { MAX_MESSAGES_PER_KIND, newCellAccumulator } from '../../report/cell-accumulator';
 import { newRequestSpans } from '../../report/session-samples';
 import { FloatList } from '../../report/stats';
 
