@@ -4,23 +4,16 @@
 
 import { describe, expect, it } from 'vitest';
 import { resolveAny } from './resolve-any';
+import { oneLinePlanError } from './plan-error';
 import { ENV_VARS, applyEnvToPlan } from '../../lib/env';
 import { EXIT, UserError } from '../../lib/exit-codes';
 import { parseTokenList } from '../../scripts/cli';
-import { PlanError, SCRIPT_NAMES, resolvePlan, type PlanInput } from '../../lib/plan';
+import { SCRIPT_NAMES, resolvePlan, type PlanInput } from '../../lib/plan';
 import { NAMED_USE_CASES, USE_CASES, findUseCase } from '../../thresholds/use-cases';
 import { QUICK_PLAN } from '../../orchestrator/default-plans';
 
 function envError(env: Record<string, string>): string {
-  try {
-    applyEnvToPlan({}, env);
-  } catch (e) {
-    expect(e).toBeInstanceOf(PlanError);
-    const message = (e as Error).message;
-    expect(message).not.toContain('\n');
-    return message;
-  }
-  throw new Error('applyEnvToPlan accepted the environment');
+  return oneLinePlanError(() => applyEnvToPlan({}, env), 'applyEnvToPlan accepted the environment');
 }
 
 describe('applyEnvToPlan: target, number and string lists', () => {

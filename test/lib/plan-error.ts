@@ -1,17 +1,22 @@
-// The one-line PlanError message resolvePlan throws for a plan, for the plan tests. Runs in Node (vitest).
+// The one-line PlanError message a plan or an environment gets, for the plan and env tests. Runs in Node (vitest).
 
 import { expect } from 'vitest';
 import { PlanError, resolvePlan, type ScriptName } from '../../lib/plan';
 
-/** The error resolvePlan gives for raw as the script's plan; fails the test if there is none or it spans lines. */
-export function planError(raw: unknown, script: ScriptName = 'sweep'): string {
+/** The PlanError `read` throws; fails the test if it throws none, another error, or a message that spans lines. */
+export function oneLinePlanError(read: () => unknown, accepted: string): string {
   try {
-    resolvePlan(raw, script);
+    read();
   } catch (e) {
     expect(e).toBeInstanceOf(PlanError);
     const message = (e as Error).message;
     expect(message).not.toContain('\n');
     return message;
   }
-  throw new Error('resolvePlan accepted the plan');
+  throw new Error(accepted);
+}
+
+/** The error resolvePlan gives for raw as the script's plan. */
+export function planError(raw: unknown, script: ScriptName = 'sweep'): string {
+  return oneLinePlanError(() => resolvePlan(raw, script), 'resolvePlan accepted the plan');
 }
