@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import { EXIT } from '../lib/exit-codes';
 import type { Plan } from '../lib/plan';
 import { redactSecret } from '../lib/request';
+import { spanUnionMs } from '../lib/span-union';
 import { readSummaryData } from '../lib/summary-data';
 import { renderTextSummary } from '../lib/summary-text';
 import type { PromptSet } from '../lib/prompt-set';
@@ -19,7 +20,6 @@ import { bundlePath, chooseEngine, runArguments, type Engine, type PartInvocatio
 import { startAgent, type AgentProcess } from './agent-process';
 import {
   applyRequest,
-  coveredMs,
   CsvTail,
   initialProgress,
   renderErrorMessages,
@@ -351,7 +351,8 @@ export class Bench extends EventEmitter<BenchEvents> {
     const messages = renderErrorMessages(tails.flatMap((t) => [...t.errorMessages.values()]));
     if (messages) this.emit('log', messages);
     const requests = driven ? driven.driver.totals.ended : state.cells.reduce((n, c) => n + c.done, 0);
-    return { code, requests, counts: requestCounts(state), runningMs: coveredMs(tails.flatMap((t) => t.requestSpans)) };
+    const runningMs = spanUnionMs(tails.flatMap((t) => t.requestSpans));
+    return { code, requests, counts: requestCounts(state), runningMs };
   }
 
   /**

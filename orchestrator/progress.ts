@@ -5,7 +5,6 @@ import Papa from 'papaparse';
 import { REQUEST_METRICS } from '../lib/metrics';
 import { parseErrorMessage } from '../report/k6-csv';
 import { cellRequests, type Plan } from '../lib/plan';
-import { spanUnionMs, type Span } from '../lib/span-union';
 
 export interface CellProgress {
   readonly id: string;
@@ -241,6 +240,3 @@ export function renderDrivenLine(state: ProgressState, d: DrivenProgress): strin
   if (d.etaSeconds !== null) parts.push(`ETA ~${duration(d.etaSeconds)}`);
   return parts.join(' | ');
 }
-
-/** Time covered by at least one of the spans (their union), ms: lib/span-union.ts, under the name the bench uses. */
-export const coveredMs: (spans: readonly Span[]) => number = spanUnionMs;
