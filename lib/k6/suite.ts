@@ -16,8 +16,6 @@ import { slotMode } from './slot-mode';
 import { runMonitor } from './monitor';
 import { splitRunner, type SetupData } from './run-mode';
 
-export type { SetupData } from './run-mode';
-
 export interface Suite {
   readonly plan: Plan;
   readonly options: SuiteOptions;
