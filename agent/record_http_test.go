@@ -75,6 +75,11 @@ func TestTranscriptsOverHTTP(t *testing.T) {
 				t.Fatal(err)
 			}
 			g, w := timeless(a.Record), timeless(want)
+			// The body goes out in one write, so its tokens and its end mostly share one kernel receive
+			// time, and decode speed ((tokens - 1) / (e2e - TTFT)) is then undefined: whether the bytes
+			// came in one segment or two is the machine's doing, not the transcript's.
+			delete(g, "decodeTokensPerSecond")
+			delete(w, "decodeTokensPerSecond")
 			if tr.reset {
 				// The real reset's message names the connection; the kind is what must agree.
 				delete(g, "errorMessage")

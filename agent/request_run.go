@@ -23,12 +23,14 @@ const (
 
 // outcome is what the request goroutine hands to the JS thread once the response has ended.
 type outcome struct {
-	status       int
-	headers      http.Header
-	err          string
-	code         string
-	body         []byte
-	headersAt    time.Time // zero without a response head
+	status    int
+	headers   http.Header
+	err       string
+	code      string
+	body      []byte
+	headersAt time.Time // zero without a response head
+	// end is when the body ended: the kernel's receive time of its last bytes (the chunked
+	// terminator, the last DATA frame) when the connection has them, else the read's own time.
 	end          time.Time
 	invalidLines int
 	firstInvalid string
@@ -111,7 +113,9 @@ func (r *request) run() *outcome {
 	}
 	pt := &phaseTrace{}
 	r.do(o, l, pt)
-	o.end = time.Now()
+	if o.end.IsZero() {
+		o.end = time.Now() // the request failed before its body ended
+	}
 	l.stop()
 	return o
 }
@@ -212,9 +216,13 @@ func (r *request) readBody(resp *http.Response, l *limits, o *outcome, rx *rxCon
 			}
 		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				o.code, o.err = r.classify(err, codeRead)
+			if errors.Is(err, io.EOF) {
+				// On the tokens' clock: e2e, TPOT and decode speed subtract the first token's
+				// kernel time from it, so a reader that ran late must not stretch them.
+				o.end, _ = eventTime(rx, r.base, time.Now())
+				return
 			}
+			o.code, o.err = r.classify(err, codeRead)
 			return
 		}
 	}
