@@ -125,6 +125,29 @@ func loopbackPair(t *testing.T) (client, server net.Conn) {
 	return client, server
 }
 
+// waitForStamping returns once the kernel stamps c's received bytes. It turns receive stamping on
+// a moment after the first socket asks (a deferred static key), so it probes until a byte that
+// waited 5 ms is stamped with its arrival.
+func waitForStamping(t *testing.T, c *rxConn, server net.Conn) {
+	t.Helper()
+	buf := make([]byte, 64)
+	for probe := 0; ; probe++ {
+		if _, err := server.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		if _, err := c.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(c.lastArrival()) >= 4*time.Millisecond {
+			return
+		}
+		if probe == 200 {
+			t.Fatal("the kernel never stamped a received byte")
+		}
+	}
+}
+
 // The point of rxConn: bytes that waited in the socket get the time they arrived, not the time
 // they were read.
 func TestRxConnStampsArrivalNotRead(t *testing.T) {
@@ -135,23 +158,7 @@ func TestRxConnStampsArrivalNotRead(t *testing.T) {
 		t.Fatal("a loopback TCP connection was not wrapped")
 	}
 	buf := make([]byte, 64)
-	// The kernel turns receive stamping on a moment after the first socket asks (a deferred
-	// static key), so probe until a byte that waited 5 ms is stamped with its arrival.
-	for probe := 0; ; probe++ {
-		if _, err := server.Write([]byte("x")); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(5 * time.Millisecond)
-		if _, err := c.Read(buf); err != nil {
-			t.Fatal(err)
-		}
-		if time.Since(c.lastArrival()) >= 4*time.Millisecond {
-			break
-		}
-		if probe == 200 {
-			t.Fatal("the kernel never stamped a received byte")
-		}
-	}
+	waitForStamping(t, c, server)
 	sent := time.Now()
 	if _, err := server.Write([]byte("data: a\n\n")); err != nil {
 		t.Fatal(err)
@@ -236,12 +243,14 @@ func TestPools(t *testing.T) {
 			},
 		})
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
-		resp, err := ps.get(pool, false).RoundTrip(req)
+		lane := ps.acquire(pool, false)
+		resp, err := lane.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, _ = io.ReadAll(resp.Body)
 		_ = resp.Body.Close()
+		ps.release(pool, false, lane)
 	}
 	if got := conns.Load(); got != 2 {
 		t.Errorf("%d connections for 5 requests of 2 pools, want 2", got)
@@ -249,8 +258,26 @@ func TestPools(t *testing.T) {
 	if stamped != 5 {
 		t.Errorf("%d of 5 requests went out on a stamping connection", stamped)
 	}
-	if ps.get("vu-1", false) == ps.get("vu-1", true) {
+	if ps.acquire("vu-1", false) == ps.acquire("vu-1", true) {
 		t.Error("a pool that skips TLS checks shares the transport of one that makes them")
+	}
+}
+
+// A pool's requests in flight at once each have a lane of their own, and a freed lane is the next
+// one taken, so a user's next request reuses its connection.
+func TestPoolLanes(t *testing.T) {
+	t.Parallel()
+	ps := newPools()
+	a, b := ps.acquire("vu-1", false), ps.acquire("vu-1", false)
+	if a == b {
+		t.Fatal("two requests in flight of one pool share a lane")
+	}
+	ps.release("vu-1", false, b)
+	if got := ps.acquire("vu-1", false); got != b {
+		t.Error("a freed lane was not the next one taken")
+	}
+	if got := ps.acquire("vu-2", false); got == a || got == b {
+		t.Error("another pool took this pool's lane")
 	}
 }
 

@@ -91,7 +91,9 @@ func (s *Server) stream(w http.ResponseWriter, req *http.Request) {
 	defer cancel()
 	stop := context.AfterFunc(s.ctx, cancel)
 	defer stop()
-	a := runStream(ctx, p, s.pools.get(p.pool, p.insecureSkipTLSVerify))
+	lane := s.pools.acquire(p.pool, p.insecureSkipTLSVerify)
+	a := runStream(ctx, p, lane)
+	s.pools.release(p.pool, p.insecureSkipTLSVerify, lane)
 	if req.Context().Err() != nil {
 		return // the caller is gone
 	}

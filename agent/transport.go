@@ -16,37 +16,71 @@ type poolKey struct {
 	insecure bool
 }
 
-// pools hands each pool name its own transport, so a user's connection is reused by that user's
+// pools hands each pool name its own connections, so a user's connection is reused by that user's
 // next request, as an application's HTTP client pool would: the first request pays the connect,
 // later ones do not.
+//
+// A pool is a set of lanes, and a lane carries one request at a time: a request takes a free lane
+// (or a new one) and gives it back when its response has ended. The kernel's receive time is kept
+// per connection (rxConn), so a connection must carry one stream at a time for that time to be the
+// stream's own. HTTP/1.1 does that by itself; HTTP/2 would put a user's parallel requests on one
+// connection as streams, and a token could take the receive time of another stream's bytes. With a
+// lane per request in flight, an HTTP/2 connection carries one stream at a time, as aiohttp's and
+// httpx's default HTTP/1.1 clients do (docs/design/client-clock.md).
 type pools struct {
 	mu sync.Mutex
-	m  map[poolKey]*http.Transport
+	m  map[poolKey]*lanes
+}
+
+// lanes are one pool's transports: free ones wait in free, the others carry a request each.
+type lanes struct {
+	free []*http.Transport
+	all  []*http.Transport
 }
 
 func newPools() *pools {
-	return &pools{m: map[poolKey]*http.Transport{}}
+	return &pools{m: map[poolKey]*lanes{}}
 }
 
-// get returns the transport of a pool, made on first use.
-func (ps *pools) get(name string, insecure bool) *http.Transport {
+// acquire returns a free lane of a pool, made when none is free; the caller gives it back with
+// release once the response has ended. The lane freed last is taken first, so a user's next
+// request reuses the connection its previous one used.
+func (ps *pools) acquire(name string, insecure bool) *http.Transport {
 	k := poolKey{name, insecure}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	t, ok := ps.m[k]
+	ls, ok := ps.m[k]
 	if !ok {
-		t = stampingTransport(insecure)
-		ps.m[k] = t
+		ls = &lanes{}
+		ps.m[k] = ls
 	}
+	if n := len(ls.free); n > 0 {
+		t := ls.free[n-1]
+		ls.free = ls.free[:n-1]
+		return t
+	}
+	t := stampingTransport(insecure)
+	ls.all = append(ls.all, t)
 	return t
 }
 
-// closeIdle closes every pool's idle connections (on shutdown).
+// release gives a lane back to its pool.
+func (ps *pools) release(name string, insecure bool, t *http.Transport) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ls, ok := ps.m[poolKey{name, insecure}]; ok {
+		ls.free = append(ls.free, t)
+	}
+}
+
+// closeIdle closes every lane's idle connections (on shutdown).
 func (ps *pools) closeIdle() {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	for _, t := range ps.m {
-		t.CloseIdleConnections()
+	for _, ls := range ps.m {
+		for _, t := range ls.all {
+			t.CloseIdleConnections()
+		}
 	}
 }
 
@@ -65,8 +99,8 @@ func stampingTransport(insecure bool) *http.Transport {
 			return withRxStamps(c), nil
 		},
 		ForceAttemptHTTP2:   true,
-		MaxIdleConns:        0, // no limit: a pool holds at most its one user's connections
-		MaxIdleConnsPerHost: 64,
+		MaxIdleConns:        0, // no limit: a lane holds at most its one connection per host
+		MaxIdleConnsPerHost: 1,
 		IdleConnTimeout:     90 * time.Second,
 		// A compressed stream would hide the arrival of each token behind the decompressor.
 		DisableCompression: true,
