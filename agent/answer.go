@@ -15,8 +15,8 @@ type Answer struct {
 	ErrorCode string `json:"errorCode"`
 	// Body is the first 4 KiB of a non-2xx or non-event-stream body, else "".
 	Body string `json:"body"`
-	// StartTime, HeadersTime and EndTime are ms on the caller's scale (params.timeOriginMs);
-	// HeadersTime is 0 without a response head.
+	// StartTime, HeadersTime and EndTime are ms on the caller's scale (params.timeOriginMs, plus
+	// Health.HandoffMs when known); HeadersTime is 0 without a response head.
 	StartTime        float64 `json:"startTime"`
 	HeadersTime      float64 `json:"headersTime"`
 	EndTime          float64 `json:"endTime"`
@@ -32,6 +32,9 @@ type Answer struct {
 // Health is what the agent knew of itself when the request ended: the load generator's own
 // figures, so that a report can tell a busy client from a slow server.
 type Health struct {
+	// HandoffMs is how long the call took to reach the request's start (handoff.go); null when the
+	// caller sent no wall clock (params.callEpochMs).
+	HandoffMs optional `json:"handoffMs"`
 	// ReadLagMs is the longest the request's bytes waited in the socket before the agent read them;
 	// null without kernel receive times.
 	ReadLagMs optional `json:"readLagMs"`

@@ -42,6 +42,11 @@ type params struct {
 	// timeOriginMs is the caller's clock when it made the call (k6's test-run time): every time in
 	// the answer is on that scale, so the script can place it beside its own.
 	timeOriginMs float64
+	// callEpochMs is the caller's wall clock at the call, in ms since the Unix epoch, when the caller
+	// knows it to a fraction of a ms; hasCallEpoch: it was given. The hand-off (handoff.go) is
+	// measured from it.
+	callEpochMs  float64
+	hasCallEpoch bool
 	// pool names the connection pool the request uses (the script sends one per k6 VU), so
 	// connections are reused per user, as an application's HTTP client would.
 	pool string
@@ -66,6 +71,7 @@ type wireParams struct {
 	RequestedOutputTokens json.RawMessage   `json:"requestedOutputTokens"`
 	SLO                   json.RawMessage   `json:"slo"`
 	TimeOriginMs          *float64          `json:"timeOriginMs"`
+	CallEpochMs           *float64          `json:"callEpochMs"`
 	Pool                  *string           `json:"pool"`
 	InsecureSkipTLSVerify *bool             `json:"insecureSkipTLSVerify"`
 }
@@ -116,6 +122,12 @@ func parseParams(b []byte) (*params, error) {
 			return nil, errors.New(errPrefix + "params.timeOriginMs must be a finite number of ms")
 		}
 		p.timeOriginMs = *w.TimeOriginMs
+	}
+	if w.CallEpochMs != nil {
+		if math.IsNaN(*w.CallEpochMs) || math.IsInf(*w.CallEpochMs, 0) || *w.CallEpochMs <= 0 {
+			return nil, errors.New(errPrefix + "params.callEpochMs must be a positive number of ms since the Unix epoch")
+		}
+		p.callEpochMs, p.hasCallEpoch = *w.CallEpochMs, true
 	}
 	if w.Pool != nil {
 		p.pool = *w.Pool

@@ -29,8 +29,14 @@ type request struct {
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	// base is the request start on the monotonic clock; it is p.timeOriginMs on the caller's scale.
+	// base is the request start on the monotonic clock; it is origin on the caller's scale.
 	base time.Time
+	// origin is base on the caller's scale: p.timeOriginMs, plus the hand-off when the caller gave
+	// its wall clock (handoff.go), so that the record's start is when the request really started.
+	origin float64
+	// handoff is the hand-off in ms, hasHandoff whether it is known.
+	handoff    float64
+	hasHandoff bool
 }
 
 // timedEvent is one event of the stream with the receive time of the bytes that completed it.
@@ -42,7 +48,7 @@ type timedEvent struct {
 
 // stamp converts a monotonic time to ms on the caller's scale.
 func (r *request) stamp(t time.Time) float64 {
-	return r.p.timeOriginMs + float64(t.Sub(r.base))/float64(time.Millisecond)
+	return r.origin + float64(t.Sub(r.base))/float64(time.Millisecond)
 }
 
 // runStream performs one stream request and answers with what it measured. ctx ends when the
@@ -55,6 +61,8 @@ func runStream(ctx context.Context, p *params, transport http.RoundTripper) *Ans
 		rec:       recorder{requestedInput: p.requestedInput, requestedOutput: p.requestedOutput, keepText: p.keepText},
 		base:      time.Now(),
 	}
+	r.handoff, r.hasHandoff = handoffMs(p, r.base)
+	r.origin = p.timeOriginMs + r.handoff
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	o := r.run()
 	r.cancel(nil) // release the context's resources; the outcome is already classified
@@ -100,6 +108,7 @@ func (r *request) answer(o *outcome) *Answer {
 		InvalidLines:     o.invalidLines,
 		FirstInvalidLine: redacted(o.firstInvalid, r.secrets),
 		Health: Health{
+			HandoffMs:  some(r.handoff, r.hasHandoff),
 			ReadLagMs:  some(float64(o.readLag)/float64(time.Millisecond), o.hasReadLag),
 			CPUPerCore: some(processCPUPerCore()),
 		},

@@ -160,6 +160,16 @@ export const REQUEST_METRICS = {
  * tags), so the report can tell a cell the client limited from one the server limited.
  */
 export const CLIENT_METRICS = {
+  handoff: {
+    name: 'llm_client_handoff',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description:
+      "Per request of an open-loop sender, how long the call took to reach the request's start in the measuring " +
+      'agent: k6 writing the call, the loopback, the agent reading and parsing the params. Counted in the schedule ' +
+      'lag and the latencies from the intended send.',
+  },
   readLag: {
     name: 'llm_client_read_lag',
     kind: 'trend',
@@ -195,9 +205,9 @@ export const ARRIVAL_METRICS = {
     isTime: true,
     unit: 'ms',
     description:
-      'Schedule lag: when the sender handed the request to the measuring agent minus its intended send time from the ' +
-      'seeded arrival schedule; one sample per request of a rate cell, pushed as it is sent (a request cut later ' +
-      'counts).',
+      'Schedule lag: when the measuring agent started the request (the hand-off from k6 included) minus its intended ' +
+      'send time from the seeded arrival schedule; one sample per request of a rate cell, pushed when it ends (a ' +
+      'request the cell\'s end cut has none).',
   },
   ttftIntended: {
     name: 'llm_ttft_intended',

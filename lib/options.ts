@@ -1,7 +1,7 @@
 // k6 options from a resolved plan: one scenario per cell (strictly sequential), the monitor scenario, and thresholds.
 // Runs in k6 and Node.
 
-import { ARRIVAL_METRICS, EMBED_METRICS, REQUEST_METRICS, type CellTag } from './metrics';
+import { ARRIVAL_METRICS, CLIENT_METRICS, EMBED_METRICS, REQUEST_METRICS, type CellTag } from './metrics';
 import type { Cell, Plan } from './plan';
 import { cellMetricKey } from './summary-data';
 import type { UseCase, UseCaseLimit } from '../thresholds/use-cases';
@@ -77,7 +77,7 @@ const PER_CELL_TRENDS = [
 
 /** A rate cell's own Trends. */
 const OPEN_LOOP_TRENDS = [
-  ARRIVAL_METRICS.scheduleLag, ARRIVAL_METRICS.ttftIntended, ARRIVAL_METRICS.e2eIntended,
+  ARRIVAL_METRICS.scheduleLag, ARRIVAL_METRICS.ttftIntended, ARRIVAL_METRICS.e2eIntended, CLIENT_METRICS.handoff,
 ] as const;
 
 /** The scenario of a bench-driven run: every VU runs one long iteration, asking the bench for each request. */

@@ -7,6 +7,7 @@
 
 import exec from 'k6/execution';
 import http from 'k6/http';
+import { calibrateCallClock, epochAt, nowMs } from './clock';
 import { createMetric, type K6Metric } from './metric-object';
 import {
   CLIENT_METRICS, REQUEST_METRICS, SAMPLE_METADATA, SAMPLE_TAGS, type ClientMetricKey,
@@ -62,6 +63,8 @@ export interface StreamEvent {
 
 /** The agent's own figures with each request (llm_client_*). */
 export interface AgentHealth {
+  /** How long the call took to reach the request's start, ms; null unless the VU ran calibrateCallClock. */
+  readonly handoffMs: number | null;
   readonly readLagMs: number | null;
   readonly cpuPerCore: number | null;
 }
@@ -133,12 +136,15 @@ function callTimeout(t: string | number | undefined): string {
 
 /** The request as the agent's API takes it (docs/reference/agent-api.md). */
 function agentParams(p: StreamParams): string {
+  const calledAtMs = nowMs();
   return JSON.stringify({
     url: p.url, method: p.method, headers: p.headers, body: p.body,
     timeout: p.timeout, connectTimeout: p.connectTimeout, headerTimeout: p.headerTimeout, idleTimeout: p.idleTimeout,
     requestedInputTokens: p.requestedInputTokens, requestedOutputTokens: p.requestedOutputTokens,
     keepText: p.keepText, events: p.events, slo: p.slo,
-    timeOriginMs: exec.instance.currentTestRunDuration,
+    timeOriginMs: calledAtMs,
+    // With it the agent starts the record's clock at the request's real start, the hand-off included.
+    callEpochMs: epochAt(calledAtMs),
     // One connection pool per user, as an application's HTTP client pool would have.
     pool: `vu-${exec.vu.idInTest}`,
     insecureSkipTLSVerify: exec.test.options.insecureSkipTLSVerify === true,
@@ -227,6 +233,7 @@ export function pushRecordSamples(rec: RequestRecord, health: AgentHealth, tags:
   withVuTags(tags, () => {
     if (rec.outcome === 'errored') pushFailure(rec);
     else pushFigures(rec);
+    if (health.handoffMs !== null) clientMetrics.handoff.add(health.handoffMs);
     if (health.readLagMs !== null) clientMetrics.readLag.add(health.readLagMs);
     if (health.cpuPerCore !== null) clientMetrics.cpuSeconds.add(health.cpuPerCore);
   });
@@ -266,4 +273,7 @@ function pushFigures(rec: CompletedRecord): void {
   }
 }
 
-export default { stream };
+/** Open-loop senders call it once per VU (or per cell) so the agent counts the hand-off (lib/k6/clock.ts). */
+export { calibrateCallClock } from './clock';
+
+export default { stream, calibrateCallClock };

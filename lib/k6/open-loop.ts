@@ -4,13 +4,13 @@
 // k6's arrival-rate executors space iterations evenly and drop one when no VU is free; a Poisson or gamma schedule
 // needs random gaps, a trace its recorded ones, and an open loop must never wait for the server. So the schedule
 // (lib/arrivals.ts, lib/trace-replay.ts) is kept by timers in one VU: the agent streams every request in its own
-// process and k6 holds only the pending calls. Every request's schedule lag (when it was handed to the agent minus
-// its intended time) is pushed as it goes, and TTFT and e2e from the intended time, what a user arriving on the
-// schedule saw, when it ends.
+// process and k6 holds only the pending calls. Every request's schedule lag (when the agent started it, the hand-off
+// from k6 to the agent included, minus its intended time) and its TTFT and e2e from the intended time, what a user
+// arriving on the schedule saw, are pushed when it ends.
 
 import { achievedRate } from '../arrivals';
 import { ARRIVAL_METRICS } from '../metrics';
-import { nowMs, pause } from './clock';
+import { calibrateCallClock, nowMs, pause } from './clock';
 import type { SentRequest } from './llm-request';
 import { createMetric } from './metric-object';
 
@@ -50,19 +50,22 @@ const BUILD_MARGIN_MS = 3;
 
 /**
  * Runs one open-loop cell: returns once every request of its schedule has ended (or the scenario is stopped). Each
- * request's lag is pushed as it goes (the agent stamps its start with the caller's clock at the call, so the two
- * agree) and the achieved rate after the last send: a request the slot's end cuts off still counts as sent.
+ * request's lag is pushed when it ends, from the record's start: the VU's clock is placed on the wall clock first
+ * (calibrateCallClock), so the agent starts the record when the request really started, not when k6 made the call.
+ * The achieved rate is pushed after the last send: a request the slot's end cuts off still counts as sent.
  */
 export async function runOpenLoop(schedule: OpenLoopSchedule, prepare: PrepareScheduled): Promise<void> {
+  calibrateCallClock();
   const startMs = nowMs();
   const ended: Promise<void>[] = [];
   const settled: boolean[] = [];
   let lagMs = 0;
-  const fire = (i: number, send: () => Promise<SentRequest>, intendedMs: number): Promise<void> =>
+  const fire = (i: number, send: () => Promise<SentRequest>, intendedMs: number, pushLag: boolean): Promise<void> =>
     send().then((sent) => {
       const r = sent.record;
+      // The record starts when the agent started the request (the hand-off to it included): its lateness.
+      if (pushLag) lag.add(r.startMs - intendedMs);
       if (r.outcome !== 'completed') return;
-      // From the agent's start stamp, which the record's TTFT and e2e count from (tenths of a ms after lagMs's).
       ttftIntended.add(r.ttftMs + r.startMs - intendedMs);
       e2eIntended.add(r.e2eMs + r.startMs - intendedMs);
     }).finally(() => {
@@ -79,12 +82,11 @@ export async function runOpenLoop(schedule: OpenLoopSchedule, prepare: PrepareSc
     if (waitMs > 0) await pause(waitMs);
     const before = schedule.after ? schedule.after(i) : -1;
     if (before >= 0 && settled[before] !== true) {
-      ended.push(ended[before]!.then(() => fire(i, send, nowMs())));
+      ended.push(ended[before]!.then(() => fire(i, send, nowMs(), false)));
       continue;
     }
     lagMs = nowMs() - intendedMs;
-    lag.add(lagMs);
-    ended.push(fire(i, send, intendedMs));
+    ended.push(fire(i, send, intendedMs, true));
   }
   achieved.add(achievedRate(schedule.atMs.length, schedule.durationMs, lagMs));
   await Promise.all(ended);
