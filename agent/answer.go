@@ -15,9 +15,11 @@ type Answer struct {
 	ErrorCode string `json:"errorCode"`
 	// Body is the first 4 KiB of a non-2xx or non-event-stream body, else "".
 	Body string `json:"body"`
-	// StartTime, HeadersTime and EndTime are ms on the caller's scale (params.timeOriginMs, plus
-	// Health.HandoffMs when known); HeadersTime is 0 without a response head.
+	// StartTime, SentTime, HeadersTime and EndTime are ms on the caller's scale (params.timeOriginMs,
+	// plus Health.HandoffMs when known); SentTime (the request written whole) is 0 when it was not,
+	// HeadersTime 0 without a response head.
 	StartTime        float64 `json:"startTime"`
+	SentTime         float64 `json:"sentTime"`
 	HeadersTime      float64 `json:"headersTime"`
 	EndTime          float64 `json:"endTime"`
 	InvalidLines     int     `json:"invalidLines"`

@@ -44,6 +44,9 @@ func TestStreamStartsAfterTheHandoff(t *testing.T) {
 	if a.StartTime != 1000+handoff {
 		t.Errorf("startTime = %v, want timeOriginMs + handoffMs = %v", a.StartTime, 1000+handoff)
 	}
+	if a.SentTime < a.StartTime || a.HeadersTime < a.SentTime {
+		t.Errorf("start %v, sent %v, head %v: want them in that order", a.StartTime, a.SentTime, a.HeadersTime)
+	}
 	plain := ag.stream(t, with(srv.URL, map[string]any{"timeOriginMs": 1000.0}))
 	if plain.Health["handoffMs"] != nil || plain.StartTime != 1000 {
 		t.Errorf("without callEpochMs: handoffMs %v, startTime %v; want null and 1000", plain.Health["handoffMs"],

@@ -40,6 +40,7 @@ type testAnswer struct {
 	ErrorCode        string            `json:"errorCode"`
 	Body             string            `json:"body"`
 	StartTime        float64           `json:"startTime"`
+	SentTime         float64           `json:"sentTime"`
 	HeadersTime      float64           `json:"headersTime"`
 	EndTime          float64           `json:"endTime"`
 	InvalidLines     int               `json:"invalidLines"`

@@ -113,6 +113,9 @@ func (r *request) answer(o *outcome) *Answer {
 			CPUPerCore: some(processCPUPerCore()),
 		},
 	}
+	if !o.sentAt.IsZero() {
+		a.SentTime = r.stamp(o.sentAt)
+	}
 	if !o.headersAt.IsZero() {
 		a.HeadersTime = r.stamp(o.headersAt)
 	}

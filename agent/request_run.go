@@ -29,6 +29,7 @@ type outcome struct {
 	code      string
 	body      []byte
 	headersAt time.Time // zero without a response head
+	sentAt    time.Time // when the request was written whole; zero when it was not
 	// end is when the body ended: the kernel's receive time of its last bytes (the chunked
 	// terminator, the last DATA frame) when the connection has them, else the read's own time.
 	end          time.Time
@@ -160,6 +161,7 @@ func (r *request) do(o *outcome, l *limits, pt *phaseTrace) {
 	}
 	pt.mu.Lock()
 	rx := pt.rx
+	o.sentAt = pt.wrote
 	pt.mu.Unlock()
 	// The head's receive time, like the events': the first event often arrives with it.
 	o.headersAt, _ = eventTime(rx, r.base, time.Now())

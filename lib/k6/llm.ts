@@ -80,6 +80,8 @@ export interface StreamResult {
   /** First 4 KiB of a non-2xx or non-event-stream body. */
   readonly body: string;
   readonly startTime: number;
+  /** When the request was written whole; 0 when it was not. */
+  readonly sentTime: number;
   readonly headersTime: number;
   readonly endTime: number;
   readonly invalidLines: number;
@@ -273,7 +275,10 @@ function pushFigures(rec: CompletedRecord): void {
   }
 }
 
-/** Open-loop senders call it once per VU (or per cell) so the agent counts the hand-off (lib/k6/clock.ts). */
-export { calibrateCallClock } from './clock';
+/**
+ * Open-loop senders call calibrateCallClock once per VU (or per cell) so the agent counts the hand-off; epochAt then
+ * gives a run-clock time on the wall clock (lib/k6/clock.ts).
+ */
+export { calibrateCallClock, epochAt } from './clock';
 
-export default { stream, calibrateCallClock };
+export default { stream, calibrateCallClock, epochAt };
