@@ -19,7 +19,8 @@
 //   peak RSS                 VmHWM of k6 plus VmHWM of the agent.
 // `--memory` adds peak RSS at 256 streams x 4,096 tokens on the default path.
 // Usage: npm run bench:engine-overhead [-- --levels 1,16,32,64,256,512,1024 --speeds 100,30 --tokens 300
-//        --paths default,events --rounds 3 --ttft-ms 50 --memory --no-build]
+//        --paths default,events --rounds 3 --ttft-ms 50 --k6-nice 0 --memory --no-build]
+// --k6-nice N runs k6 N nice levels below the agent, so the agent's reads preempt k6 on their shared core.
 // The sweep's own shape (issue 30): -- --levels 1,8,32,128 --speeds 66.667 --tokens 128 --rounds 4 --ttft-ms 60
 //        --paths default
 import { spawn, spawnSync } from 'node:child_process';
@@ -56,15 +57,17 @@ export interface Args {
   ttftMs: number;
   /** > 0: users start this far apart (bench/k6/staggered.js) instead of all at once (the sweep's cell). */
   staggerMs: number;
+  /** k6's nice value above the agent's: > 0 lets the agent's reads preempt k6's sample pushes on a shared core. */
+  k6Nice: number;
 }
 
 export function parseArgs(argv: readonly string[]): Args {
   const args: Args = {
     levels: [1, 16, 32, 64, 256, 512, 1024], speeds: [100, 30], tokens: 300, paths: [...PATHS], context: 1024,
-    memory: false, build: true, rounds: null, ttftMs: 50, staggerMs: 0,
+    memory: false, build: true, rounds: null, ttftMs: 50, staggerMs: 0, k6Nice: 0,
   };
   const usage = '(use --levels 1,16,64 --speeds 100,30 --tokens 300 --paths default,events --context 1024 ' +
-    '--rounds 3 --ttft-ms 50 --stagger-ms 0 --memory --no-build)';
+    '--rounds 3 --ttft-ms 50 --stagger-ms 0 --k6-nice 0 --memory --no-build)';
   const list = (s: string | undefined): number[] => (s ?? '').split(',').map(Number);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -82,6 +85,7 @@ export function parseArgs(argv: readonly string[]): Args {
     else if (a === '--rounds') args.rounds = Number(argv[++i]);
     else if (a === '--ttft-ms') args.ttftMs = Number(argv[++i]);
     else if (a === '--stagger-ms') args.staggerMs = Number(argv[++i]);
+    else if (a === '--k6-nice') args.k6Nice = Number(argv[++i]);
     else throw new Error(`unknown argument ${a} ${usage}`);
   }
   if (args.levels.some((n) => !Number.isInteger(n) || n < 1))
@@ -95,6 +99,7 @@ export function parseArgs(argv: readonly string[]): Args {
     throw new Error('--rounds: an integer >= 1');
   if (!Number.isFinite(args.ttftMs) || args.ttftMs < 1) throw new Error('--ttft-ms: a number of ms >= 1');
   if (!Number.isFinite(args.staggerMs) || args.staggerMs < 0) throw new Error('--stagger-ms: a number of ms >= 0');
+  if (!Number.isInteger(args.k6Nice) || args.k6Nice < 0 || args.k6Nice > 19) throw new Error('--k6-nice: 0 to 19');
   return args;
 }
 
@@ -161,6 +166,12 @@ const epochNow = (): number => performance.timeOrigin + performance.now();
 /** Raised priority keeps other work on the machine from preempting the two measured processes, when allowed. */
 const NICE = spawnSync('nice', ['-n', '-10', 'true'], { encoding: 'utf8' }).stderr === '' ? ['nice', '-n', '-10'] : [];
 
+/** k6's nice prefix: the agent's (NICE, or 0) plus k6Nice. */
+function k6NicePrefix(k6Nice: number): string[] {
+  const base = NICE.length > 0 ? -10 : 0;
+  return base + k6Nice === 0 ? [] : ['nice', '-n', String(base + k6Nice)];
+}
+
 /** Samples utime+stime and the peak RSS of one process until stopped. */
 function sampleProcess(pid: number): { stop: () => { samples: ProcSample[]; peakRssKb: number } } {
   const samples: ProcSample[] = [];
@@ -215,6 +226,8 @@ interface ClientRun {
 /** The client of a run: the k6 binary and the agent beside it, both on core 1. */
 interface Client {
   readonly k6: string;
+  /** The nice prefix k6 runs under. */
+  readonly k6Nice: readonly string[];
   readonly agent: AgentProcess;
   readonly ttftMs: number;
 }
@@ -258,7 +271,7 @@ function runK6(base: string, client: Client, cell: CellShape): Promise<ClientRun
     '--out', `csv=fileName=${csv},timeFormat=unix_milli`, cell.staggerMs > 0 ? STAGGERED : BUNDLE,
   ];
   return new Promise((res) => {
-    const child = spawn('taskset', ['-c', '1', ...NICE, client.k6, ...args], {
+    const child = spawn('taskset', ['-c', '1', ...client.k6Nice, client.k6, ...args], {
       stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, K6_NO_USAGE_REPORT: 'true' },
     });
     let tail = '';
@@ -315,6 +328,7 @@ export interface Row {
 interface Measured {
   readonly base: string;
   readonly k6: string;
+  readonly k6Nice: readonly string[];
   readonly speed: number;
   readonly ttftMs: number;
 }
@@ -327,7 +341,7 @@ async function measure(m: Measured, cell: Omit<CellShape, 'rounds'> & { rounds: 
   const agent = await startAgent({ prefix: ['taskset', '-c', '1', ...NICE] });
   let run: ClientRun;
   try {
-    run = await runK6(m.base, { k6: m.k6, agent, ttftMs: m.ttftMs }, { ...cell, rounds });
+    run = await runK6(m.base, { k6: m.k6, k6Nice: m.k6Nice, agent, ttftMs: m.ttftMs }, { ...cell, rounds });
   } finally {
     await agent.stop();
   }
@@ -430,7 +444,7 @@ async function main(): Promise<void> {
       ['--fixed-ttft-ms', String(args.ttftMs), '--fixed-itl-ms', String(1000 / speed), '--ground-truth'],
       ['taskset', '-c', '0', ...NICE],
     );
-    const m: Measured = { base: `${sim.base}/v1`, k6, speed, ttftMs: args.ttftMs };
+    const m: Measured = { base: `${sim.base}/v1`, k6, k6Nice: k6NicePrefix(args.k6Nice), speed, ttftMs: args.ttftMs };
     const cell = { tokens: args.tokens, context: args.context, rounds: args.rounds, staggerMs: args.staggerMs };
     try {
       for (const n of args.levels) {
