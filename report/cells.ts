@@ -19,7 +19,7 @@ import { serverFigures, type OwnRequests, type ServerFigures } from './server-me
 import { powerFigures, type CostOptions, type PowerFigures } from './power';
 import { openLoopStats, type OpenLoopStats } from './open-loop';
 import { sessionCellStats, type SessionCellStats } from './sessions';
-import type { RequestSpans, SpanIndex } from './request-spans';
+import { ownPeriods, type RequestSpans, type SpanIndex } from './request-spans';
 
 /** The plan's description of a cell (its part, lengths, concurrency, use case), plus what was measured. */
 export interface CellStats extends Pick<
@@ -125,9 +125,10 @@ function tokenSourceOf(sources: Readonly<Record<string, number>>): string | null
 
 /** The cell's measured requests as the server's histograms count them: one each, and one per token gap. */
 function ownRequests(
-  window: { startMs: number; endMs: number }, succeeded: number, metrics: Record<TrendKey, Distribution | null>,
+  window: { startMs: number; endMs: number }, succeeded: number, acc: CellAccumulator, part: PartRequests,
 ): OwnRequests {
-  return { window, requests: succeeded, tokenGaps: metrics.itl?.count ?? 0, timed: metrics.e2e?.count ?? 0 };
+  const periods = ownPeriods(acc.trends.e2e.values(), acc.requestEnds.values(), part.index);
+  return { window, requests: succeeded, tokenGaps: acc.trends.itl.length, periods };
 }
 
 /** Every request of a cell's part: when each ran (sessions' requests in flight) and an index of them. */
@@ -203,8 +204,8 @@ export function buildCellStats(
     tokensPerHour: throughput === null ? null : throughput * 3600,
     scalingEfficiency: null,
     // Gauges: the nearest sample for a cell shorter than the scrape interval; histograms: the cell's own requests.
-    server: window && part
-      ? serverFigures(monitor, ownRequests(window, succeeded, metrics), part.index, monitorIntervalMs)
+    server: window && acc && part
+      ? serverFigures(monitor, ownRequests(window, succeeded, acc, part), part.index, monitorIntervalMs)
       : null,
     power: window
       ? powerFigures(monitor.powerWatts, window, outputTokensTotal, throughput ?? 0, cost, monitorIntervalMs)

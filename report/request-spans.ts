@@ -52,3 +52,25 @@ function countBelow(sorted: Float64Array, x: number, orEqual: boolean): number {
 export function runningWithin(index: SpanIndex, t0: number, t1: number): number {
   return countBelow(index.starts, t1, false) - countBelow(index.ends, t0, true);
 }
+
+/**
+ * A cell's requests ([start, end] as `ends - e2e` and `ends`) split where another request of the part ran between
+ * two of them: the stretches a step measured again later was measured in, each with its window and request count.
+ */
+export function ownPeriods(
+  e2e: ArrayLike<number>, ends: ArrayLike<number>, index: SpanIndex,
+): { window: { startMs: number; endMs: number }; requests: number }[] {
+  const order = Array.from({ length: Math.min(e2e.length, ends.length) }, (_, i) => i)
+    .sort((a, b) => ends[a]! - e2e[a]! - (ends[b]! - e2e[b]!));
+  const periods: { window: { startMs: number; endMs: number }; requests: number }[] = [];
+  for (const i of order) {
+    const [start, end] = [ends[i]! - e2e[i]!, ends[i]!];
+    const last = periods[periods.length - 1];
+    // Between the stretch's last end and this start none of the cell's ran: any request running there is another's.
+    if (last && (start <= last.window.endMs || runningWithin(index, last.window.endMs, start) === 0)) {
+      last.window.endMs = Math.max(last.window.endMs, end);
+      last.requests++;
+    } else periods.push({ window: { startMs: start, endMs: end }, requests: 1 });
+  }
+  return periods;
+}

@@ -81,6 +81,16 @@ export function innerDeltaOver(s: Series | undefined, w: Window): number | null 
 /** How many scrapes on each side of a window are tried (the server may observe a request late). */
 const EXACT_CANDIDATES = 8;
 
+/**
+ * A stretch of a cell's measured requests with no other request among them: one, unless the step was measured again
+ * later (the capacity search's repeats), with other steps between.
+ */
+export interface Period {
+  readonly window: Window;
+  /** Its requests: their spans among the part's (their e2e samples). */
+  readonly requests: number;
+}
+
 /** A cell's measured requests: those its client statistics cover. */
 export interface OwnRequests {
   /** The first one's start to the last one's end, epoch ms. */
@@ -89,8 +99,7 @@ export interface OwnRequests {
   readonly requests: number;
   /** Their token gaps: one observation each in the inter-token histogram. */
   readonly tokenGaps: number;
-  /** Their spans among the part's (their e2e samples): all inside the window. */
-  readonly timed: number;
+  readonly periods: readonly Period[];
 }
 
 /** Two scrapes of one series, as its sample times. */
@@ -99,16 +108,23 @@ export interface ScrapePair {
   readonly t1: number;
 }
 
+/** Two scrapes a histogram was read between, and the observations the server counted there. */
+export interface ScrapesRead {
+  readonly fromMs: number;
+  readonly toMs: number;
+  readonly requests: number;
+}
+
 /**
- * Pairs of a series' scrapes around the cell's measured requests between which no other request ran (the part's
- * request spans hold only the cell's own there), tightest first: t1 from the first at or after the end on (a server
- * may observe a request some time after the client has its last byte: SGLang, by up to half a second here), t0 the
- * latest at or before the start first (or the first scrape, when none is that early).
+ * Pairs of a series' scrapes around a period's requests between which no other request ran (the part's request
+ * spans hold only the period's there), tightest first: t1 from the first at or after the end on (a server may observe
+ * a request some time after the client has its last byte: SGLang, by up to half a second here), t0 the latest at or
+ * before the start first (or the first scrape, when none is that early).
  */
-export function isolatingPairs(s: Series, own: OwnRequests, spans: SpanIndex): ScrapePair[] {
+export function isolatingPairs(s: Series, period: Period, spans: SpanIndex): ScrapePair[] {
   const times = s.times.values();
   const order = Array.from(times.keys()).sort((a, b) => times[a]! - times[b]!);
-  const w = own.window;
+  const w = period.window;
   let before = order.filter((i) => times[i]! <= w.startMs).reverse().slice(0, EXACT_CANDIDATES);
   if (before.length === 0 && order.length > 0) before = [order[0]!];
   const after = order.filter((i) => times[i]! >= w.endMs).slice(0, EXACT_CANDIDATES);
@@ -117,7 +133,7 @@ export function isolatingPairs(s: Series, own: OwnRequests, spans: SpanIndex): S
     for (const i0 of before) {
       const t0 = times[i0]!;
       const t1 = times[i1]!;
-      if (t0 < t1 && runningWithin(spans, t0, t1) === own.timed) pairs.push({ t0, t1 });
+      if (t0 < t1 && runningWithin(spans, t0, t1) === period.requests) pairs.push({ t0, t1 });
     }
   }
   return pairs;
@@ -125,42 +141,57 @@ export function isolatingPairs(s: Series, own: OwnRequests, spans: SpanIndex): S
 
 /**
  * A histogram read over a cell's requests: its mean in ms with the scrapes and the count it was read over; `shared`:
- * other requests ran between every pair of scrapes around them; `count`: between the tightest pair that held only
- * them the server counted another number of observations; `absent`: the server does not expose it.
+ * other requests ran between every pair of scrapes around them; `count`: between the pairs that held only them the
+ * server counted another number of observations; `absent`: the server does not expose it.
  */
 export type HistogramReading =
-  | { readonly kind: 'mean'; readonly ms: number; readonly scrapes: ScrapePair; readonly counted: number }
+  | { readonly kind: 'mean'; readonly ms: number; readonly scrapes: readonly ScrapesRead[]; readonly counted: number }
   | { readonly kind: 'shared' }
   | { readonly kind: 'count'; readonly counted: number; readonly observations: number }
   | { readonly kind: 'absent' };
 
+/** A cumulative series' increase between two of its scrapes (negative on a reset). */
+const increase = (s: Series, p: ScrapePair): number => valueAtOrAfter(s, p.t1)! - valueAtOrBefore(s, p.t0)!;
+
 /**
  * A Prometheus histogram's mean over exactly the cell's `observations` (one per request, or per token gap), ms:
- * delta(sum seconds) / delta(count) x 1000 between the first isolating pair of scrapes whose count grew by exactly
- * that many.
+ * delta(sum seconds) / delta(count) x 1000 added over the isolating pair of scrapes around each period, which for a
+ * per-request histogram is the first whose count grew by the period's requests, for token gaps the tightest. A mean
+ * only when the counts add up to exactly `observations`.
  */
 export function readHistogram(
   sum: Series | undefined, count: Series | undefined, own: OwnRequests, observations: number, spans: SpanIndex,
+  perRequest = true,
 ): HistogramReading {
-  if (!sum || !count || count.times.length === 0) return { kind: 'absent' };
-  const pairs = isolatingPairs(count, own, spans);
-  if (pairs.length === 0) return { kind: 'shared' };
-  const counted = (p: ScrapePair): number => valueAtOrAfter(count, p.t1)! - valueAtOrBefore(count, p.t0)!;
-  for (const p of pairs) {
-    if (observations <= 0 || counted(p) !== observations) continue;
-    const ds = valueAtOrAfter(sum, p.t1)! - valueAtOrBefore(sum, p.t0)!;
-    if (ds >= 0) return { kind: 'mean', ms: (ds / observations) * 1000, scrapes: p, counted: observations };
+  if (!sum || !count || count.times.length === 0 || own.periods.length === 0) return { kind: 'absent' };
+  let sumS = 0;
+  let counted = 0;
+  const scrapes: ScrapesRead[] = [];
+  for (const period of own.periods) {
+    const pairs = isolatingPairs(count, period, spans);
+    if (pairs.length === 0) return { kind: 'shared' };
+    const p = (perRequest ? pairs.find((x) => increase(count, x) === period.requests) : undefined) ?? pairs[0]!;
+    const [ds, dc] = [increase(sum, p), increase(count, p)];
+    if (ds < 0 || dc < 0) return { kind: 'absent' };
+    sumS += ds;
+    counted += dc;
+    scrapes.push({ fromMs: p.t0, toMs: p.t1, requests: dc });
   }
-  return { kind: 'count', counted: counted(pairs[0]!), observations };
+  if (observations <= 0 || counted !== observations) return { kind: 'count', counted, observations };
+  return { kind: 'mean', ms: (sumS / counted) * 1000, scrapes, counted };
 }
 
-/** A counter's increase over the tightest isolating pair of its scrapes; null without one, or on a reset. */
+/** A counter's increase over the tightest isolating pair around each period, added; null without one, or on a reset. */
 export function isolatedDelta(s: Series | undefined, own: OwnRequests, spans: SpanIndex): number | null {
-  if (!s) return null;
-  const p = isolatingPairs(s, own, spans)[0];
-  if (!p) return null;
-  const d = valueAtOrAfter(s, p.t1)! - valueAtOrBefore(s, p.t0)!;
-  return d < 0 ? null : d;
+  if (!s || own.periods.length === 0) return null;
+  let total = 0;
+  for (const period of own.periods) {
+    const p = isolatingPairs(s, period, spans)[0];
+    const d = p ? increase(s, p) : -1;
+    if (d < 0) return null;
+    total += d;
+  }
+  return total;
 }
 
 /** Samples of a gauge inside a window. */
@@ -229,8 +260,11 @@ export interface ServerFigures {
   readonly serverPrefillTokensPerSecond: number | null;
   /** Generated tokens per second of generation time summed over slots (llama.cpp): one request's decode speed. */
   readonly serverDecodeTokensPerSecond: number | null;
-  /** The scrapes the TTFT mean (else the e2e mean) was read between, and the requests the server counted there. */
-  readonly scrapes: { readonly fromMs: number; readonly toMs: number; readonly requests: number } | null;
+  /**
+   * The scrapes the TTFT mean (else the e2e mean) was read between, and the requests the server counted there: a pair
+   * per period of the cell's requests (a step measured again has two or more).
+   */
+  readonly scrapes: readonly ScrapesRead[] | null;
   /** Why a histogram mean the server exposes is left out, one sentence; null when none is. */
   readonly leftOut: string | null;
 }
@@ -252,9 +286,15 @@ export function prefixCacheHitRate(
   const hits = isolatedDelta(monitor.prefixCacheHitsTotal, own, spans);
   if (queries !== null && hits !== null && queries > 0) return Math.min(1, Math.max(0, hits / queries));
   const gauge = monitor.prefixCacheHitRate;
-  const p = gauge ? isolatingPairs(gauge, own, spans)[0] : undefined;
-  // A sample at t0 is of the requests before: the gauge's samples after it, to t1, are the cell's.
-  return p ? mean(samplesIn(gauge, { startMs: p.t0 + 1e-9, endMs: p.t1 })) : null;
+  if (!gauge || own.periods.length === 0) return null;
+  const rates: number[] = [];
+  for (const period of own.periods) {
+    const p = isolatingPairs(gauge, period, spans)[0];
+    if (!p) return null;
+    // A sample at t0 is of the requests before: the gauge's samples after it, to t1, are the cell's.
+    rates.push(...samplesIn(gauge, { startMs: p.t0 + 1e-9, endMs: p.t1 }));
+  }
+  return mean(rates);
 }
 
 /** The sentence that says why a reading is left out (null for a mean, or a histogram the server lacks). */
@@ -279,11 +319,11 @@ export function serverFigures(
 ): ServerFigures | null {
   const w = own.window;
   const max = (xs: number[]): number | null => (xs.length === 0 ? null : Math.max(...xs));
-  const read = (sum: Series | undefined, count: Series | undefined, n = own.requests) =>
-    readHistogram(sum, count, own, n, spans);
+  const read = (sum: Series | undefined, count: Series | undefined) =>
+    readHistogram(sum, count, own, own.requests, spans);
   const ttft = read(monitor.serverTtftSum, monitor.serverTtftCount);
   const e2e = read(monitor.serverE2eSum, monitor.serverE2eCount);
-  const itl = read(monitor.serverItlSum, monitor.serverItlCount, own.tokenGaps);
+  const itl = readHistogram(monitor.serverItlSum, monitor.serverItlCount, own, own.tokenGaps, spans, false);
   const queue = read(monitor.queueTimeSum, monitor.queueTimeCount);
   const prefill = read(monitor.prefillTimeSum, monitor.prefillTimeCount);
   const ms = (r: HistogramReading): number | null => (r.kind === 'mean' ? r.ms : null);
@@ -302,9 +342,7 @@ export function serverFigures(
     prefixCacheHitRate: prefixCacheHitRate(monitor, own, spans),
     serverPrefillTokensPerSecond: counterRatio(monitor.promptTokensTotal, monitor.prefillSecondsTotal, own, spans),
     serverDecodeTokensPerSecond: counterRatio(monitor.generationTokensTotal, monitor.decodeSecondsTotal, own, spans),
-    scrapes: timed?.kind === 'mean'
-      ? { fromMs: timed.scrapes.t0, toMs: timed.scrapes.t1, requests: timed.counted }
-      : null,
+    scrapes: timed?.kind === 'mean' ? timed.scrapes : null,
     leftOut: reasons.map(([r, what]) => leftOutReason(r, what)).find((x) => x !== null) ?? null,
   };
   return Object.values(f).every((v) => v === null) ? null : f;

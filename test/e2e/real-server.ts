@@ -198,6 +198,74 @@ export function expectClockAgreement(name: string, clocks: readonly CellClock[])
   }
 }
 
+/** A capacity step's server figures as report.json has them, beside what its samples say. */
+interface StepClock {
+  readonly id: string;
+  readonly users: number;
+  readonly measured: number;
+  readonly suiteTtft: number;
+  readonly serverTtft: number | null;
+  readonly leftOut: string | null;
+}
+
+interface ReportStep {
+  id: string; concurrency: number; metrics: { ttft: { mean: number } | null };
+  server: {
+    serverTtftMs: number | null; leftOut: string | null;
+    scrapes: { fromMs: number; toMs: number; requests: number }[] | null;
+  } | null;
+}
+
+/**
+ * Issue 46, cell by cell over a run's capacity steps, judged on the raw samples rather than the report's own reading:
+ * a step with a server TTFT was read between two scrapes that hold every measured request of the step and no other
+ * request of the part (any step's, any phase), the server's TTFT count grew there by exactly the requests the client
+ * measured, and its mean is not above the client's (to within CLOCKS_MS); a step without one says why. Every one-user
+ * step has one: the driver waits out a quiet gap at its edges. Returns a line per step.
+ */
+export function expectStepClocks(runDir: string): { lines: string[]; steps: StepClock[] } {
+  const cells = readJson<{ cells: ReportStep[] }>(path.join(runDir, 'report.json')).cells
+    .filter((c) => c.id.startsWith('capacity_'));
+  const rows = readCsv(path.join(runDir, 'capacity', 'samples.csv')).rows;
+  const counts = new Map(rows.filter((r) => r.metric_name === METRICS.serverTtftCount.name)
+    .map((r) => [Number(r.timestamp), Number(r.metric_value)]));
+  const spans = rows.filter((r) => r.metric_name === METRICS.e2e.name).map((r) => {
+    const t = extraTags(r);
+    const end = Number(r.timestamp);
+    return { cell: t.cell!, measured: t.phase === 'measured', start: end - Number(r.metric_value), end };
+  });
+  const steps = cells.map((c): StepClock => {
+    const own = spans.filter((x) => x.cell === c.id && x.measured);
+    const step: StepClock = {
+      id: c.id, users: c.concurrency, measured: own.length, suiteTtft: c.metrics.ttft!.mean,
+      serverTtft: c.server?.serverTtftMs ?? null, leftOut: c.server?.leftOut ?? null,
+    };
+    const line = `${c.id}: ${own.length} measured, TTFT ${step.suiteTtft.toFixed(1)} / ${step.serverTtft?.toFixed(1)}`;
+    if (step.serverTtft === null) {
+      expect(step.leftOut, `${line}: a step without the server's TTFT says why`).toMatch(/\w/);
+      return step;
+    }
+    // A step measured again is read over each stretch of its requests, each between scrapes of its own.
+    const pairs = c.server!.scrapes!;
+    const counted = pairs.map((p) => counts.get(p.toMs)! - counts.get(p.fromMs)!);
+    expect(counted.reduce((a, b) => a + b, 0), `${line}: the server's count between its scrapes`).toBe(own.length);
+    expect(pairs.map((p) => p.requests), line).toEqual(counted);
+    const inside = (x: { start: number; end: number }) => pairs.some((p) => x.start >= p.fromMs && x.end <= p.toMs);
+    for (const x of own) expect(inside(x), `${line}: its request inside its scrapes`).toBe(true);
+    const others = spans.filter((x) => !(x.cell === c.id && x.measured));
+    for (const x of others) {
+      const apart = pairs.every((p) => x.end <= p.fromMs || x.start >= p.toMs);
+      expect(apart, `${line}: ${x.cell} outside its scrapes`).toBe(true);
+    }
+    expect(step.suiteTtft, line).toBeGreaterThanOrEqual(step.serverTtft - CLOCKS_MS);
+    return step;
+  });
+  for (const s of steps.filter((x) => x.users === 1)) expect(s.serverTtft, `${s.id}: ${s.leftOut}`).not.toBeNull();
+  const lines = steps.map((s) => `${s.id} (${s.measured} req): TTFT ${s.suiteTtft.toFixed(1)} / ` +
+    `${s.serverTtft === null ? `left out: ${s.leftOut}` : `${s.serverTtft.toFixed(1)} ms`}`);
+  return { lines, steps };
+}
+
 /**
  * Every process of the server runs on the machine's last core only (K6_LLM_VLLM_CORES / K6_LLM_SGLANG_CORES = 1):
  * unpinned, its API server took the core k6 and the agent ran on, and every cell was flagged client-bound.

@@ -10,7 +10,7 @@ function server(ttftMs: number | null, e2eMs: number | null, scrapes = true): Se
     queueWaitMs: null, prefillTimeMs: null, serverTtftMs: ttftMs, serverItlMs: null, serverE2eMs: e2eMs,
     preemptions: null, maxWaiting: null, maxKvCacheUsage: null, prefixCacheHitRate: null,
     serverPrefillTokensPerSecond: null, serverDecodeTokensPerSecond: null,
-    scrapes: scrapes ? { fromMs: 0, toMs: 1000, requests: 12 } : null, leftOut: null,
+    scrapes: scrapes ? [{ fromMs: 0, toMs: 1000, requests: 12 }] : null, leftOut: null,
   };
 }
 

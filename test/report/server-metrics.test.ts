@@ -38,7 +38,7 @@ function spans(list: [number, number][]): SpanIndex {
 /** A cell whose measured requests ran as `own` ([start, end] ms), each with `gaps` token gaps. */
 function cellOf(own: [number, number][], gaps = 0): OwnRequests {
   const window = { startMs: Math.min(...own.map((r) => r[0])), endMs: Math.max(...own.map((r) => r[1])) };
-  return { window, requests: own.length, tokenGaps: own.length * gaps, timed: own.length };
+  return { window, requests: own.length, tokenGaps: own.length * gaps, periods: [{ window, requests: own.length }] };
 }
 
 // Queue-time histogram scraped every second: sum in seconds, count in requests.
@@ -58,9 +58,9 @@ describe('cumulative series over a window', () => {
   it("reads a histogram's mean over exactly the cell's requests: delta sum / delta count", () => {
     // Outer scrapes 1000 and 4000, nothing else ran between them: sum 10 -> 15 (5 s), count 100 -> 104, 1.25 s.
     const own = cellOf(FOUR);
-    expect(isolatingPairs(QUEUE_COUNT, own, spans(FOUR))[0]).toEqual({ t0: 1000, t1: 4000 });
+    expect(isolatingPairs(QUEUE_COUNT, own.periods[0]!, spans(FOUR))[0]).toEqual({ t0: 1000, t1: 4000 });
     expect(readHistogram(QUEUE_SUM, QUEUE_COUNT, own, 4, spans(FOUR)))
-      .toEqual({ kind: 'mean', ms: 1250, scrapes: { t0: 1000, t1: 4000 }, counted: 4 });
+      .toEqual({ kind: 'mean', ms: 1250, scrapes: [{ fromMs: 1000, toMs: 4000, requests: 4 }], counted: 4 });
     // The client measured 3 there: the server's 4 are another set of requests.
     expect(readHistogram(QUEUE_SUM, QUEUE_COUNT, cellOf(FOUR.slice(1)), 3, spans(FOUR.slice(1))))
       .toEqual({ kind: 'count', counted: 4, observations: 3 });
@@ -71,7 +71,7 @@ describe('cumulative series over a window', () => {
     // A warm-up request (1.1 s .. 1.4 s) and a transition request ending at 3.8 s: the count may even match.
     for (const other of [[1100, 1400], [3400, 3800]] as [number, number][]) {
       const all = spans([...FOUR, other]);
-      expect(isolatingPairs(QUEUE_COUNT, cellOf(FOUR), all)).toEqual([]);
+      expect(isolatingPairs(QUEUE_COUNT, cellOf(FOUR).periods[0]!, all)).toEqual([]);
       expect(readHistogram(QUEUE_SUM, QUEUE_COUNT, cellOf(FOUR), 4, all)).toEqual({ kind: 'shared' });
     }
     // One that ended at the scrape before the cell's first request, or began at the scrape after its last, did not.
@@ -86,11 +86,31 @@ describe('cumulative series over a window', () => {
     const sum = series(t.map((x) => [x, 20 + (x >= 2000 ? 2 : 0) + (x >= 3000 ? 2 : 0) + (x >= 4500 ? 2.3 : 0)]));
     const three: [number, number][] = [[1000, 2000], [1000, 3000], [2000, 4000]];
     const read = readHistogram(sum, count, cellOf(three), 3, spans(three));
-    expect(read).toMatchObject({ kind: 'mean', scrapes: { t0: 1000, t1: 4500 }, counted: 3 });
+    expect(read).toMatchObject({ kind: 'mean', scrapes: [{ fromMs: 1000, toMs: 4500, requests: 3 }], counted: 3 });
     expect(read.kind === 'mean' && read.ms).toBeCloseTo(2100, 6);
     // The next cell's first request began at 4.2 s: no later scrape holds the cell's alone.
     expect(readHistogram(sum, count, cellOf(three), 3, spans([...three, [4200, 4600]])))
       .toEqual({ kind: 'count', counted: 2, observations: 3 });
+  });
+
+  it('adds up a step measured twice, each stretch between its own scrapes, another step between them', () => {
+    // Stretch one: 2 requests (1 s and 3 s), scrapes at 0 and 5 s; another step at 6-9 s (3 requests, 10 s of TTFT);
+    // stretch two: 1 request (2 s), scrapes at 10 s and 15 s.
+    const count = series([[0, 0], [5000, 2], [10_000, 5], [15_000, 6]]);
+    const sum = series([[0, 0], [5000, 4], [10_000, 14], [15_000, 16]]);
+    const window = { startMs: 1000, endMs: 14_000 };
+    const periods = [{ window: { startMs: 1000, endMs: 4000 }, requests: 2 }, { window: { startMs: 11_000, endMs:
+      14_000 }, requests: 1 }];
+    const own: OwnRequests = { window, requests: 3, tokenGaps: 0, periods };
+    const all = spans([[1000, 2000], [2000, 4000], [6000, 9000], [6000, 9000], [6000, 9000], [11_000, 14_000]]);
+    const read = readHistogram(sum, count, own, 3, all);
+    expect(read).toMatchObject({ kind: 'mean', counted: 3, scrapes: [
+      { fromMs: 0, toMs: 5000, requests: 2 }, { fromMs: 10_000, toMs: 15_000, requests: 1 },
+    ] });
+    expect(read.kind === 'mean' && read.ms).toBeCloseTo(2000, 6);
+    // As one window it would hold the other step's requests.
+    expect(readHistogram(sum, count, cellOf([[1000, 2000], [2000, 4000], [11_000, 14_000]]), 3, all))
+      .toEqual({ kind: 'shared' });
   });
 
   it('treats a counter reset as not measured', () => {
@@ -127,7 +147,7 @@ describe("a capacity step's server figures (issue 46: server 3,361 ms, client 2,
     const aloneSum = series(t.map((x, i) => [x, 500 + (x >= 16_000 ? 2.2 : 0) + (i === 10 ? 2.4 : 0)]));
     const h = serverFigures({ serverTtftSum: aloneSum, serverTtftCount: alone }, own, gapped)!;
     expect(h.serverTtftMs).toBeCloseTo(2300, 6);
-    expect(h.scrapes).toEqual({ fromMs: 10_000, toMs: 20_000, requests: 2 });
+    expect(h.scrapes).toEqual([{ fromMs: 10_000, toMs: 20_000, requests: 2 }]);
     expect(h.leftOut).toBeNull();
   });
 });
