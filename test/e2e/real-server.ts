@@ -8,7 +8,10 @@ import { expect } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { parsePrometheusText, readServerSnapshot, type ServerSnapshot } from '../../lib/prometheus';
 import { groupMembers } from '../../orchestrator/process-group';
-import { extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, writePlan, type CliRun } from './helpers';
+import { requestPrefix } from '../../lib/prompt-text';
+import {
+  extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, testAgent, writePlan, type CliRun,
+} from './helpers';
 
 /** The part of a started vLLM or SGLang these checks use. */
 export interface RealServer {
@@ -52,7 +55,7 @@ export async function streamChat(server: RealServer, content: string, maxTokens:
 
 export interface AgentRecord {
   outcome: string; errorKind?: string; errorMessage?: string; outputTokens: number; outputTokenSource: string;
-  inputTokens: number; cachedTokens: number | null; itlMs: number[]; ttftMs: number;
+  inputTokens: number; cachedTokens: number | null; itlMs: number[]; ttftMs: number; e2eMs: number;
 }
 
 export interface AgentAnswer {
@@ -264,6 +267,53 @@ export function expectStepClocks(runDir: string): { lines: string[]; steps: Step
   const lines = steps.map((s) => `${s.id} (${s.measured} req): TTFT ${s.suiteTtft.toFixed(1)} / ` +
     `${s.serverTtft === null ? `left out: ${s.leftOut}` : `${s.serverTtft.toFixed(1)} ms`}`);
   return { lines, steps };
+}
+
+/** The capacity search's prompts and answers on a real server: prefill-bound, so a step's e2e grows with its users. */
+const SEARCH_CONTEXT = 2048;
+const SEARCH_OUTPUT = 4;
+
+/** The mean e2e of three requests alone, through the agent, with prompts as long as the search's (unique: no cache). */
+async function aloneE2eMs(server: RealServer): Promise<number> {
+  const agent = await testAgent();
+  let total = 0;
+  for (let i = 0; i < 3; i++) {
+    const prompt = requestPrefix('unique', 46, 1, i) + 'word '.repeat(SEARCH_CONTEXT - 40);
+    const { record } = await viaAgent(agent, server, prompt, SEARCH_OUTPUT);
+    expect(record.outcome).toBe('completed');
+    total += record.e2eMs;
+  }
+  return total / 3;
+}
+
+/**
+ * Issue 46 on a real server: `npm run bench -- --scripts capacity` searches a use case whose e2e limit is 2.6 times
+ * one request's alone, so the search climbs (1, 2, 4 users: a prefill-bound server's e2e grows about as its users)
+ * and drops back after the first step that breaks it; monitored every 0.5 s. Each step's server figures are then
+ * judged cell by cell on the raw samples (expectStepClocks). Returns a line per step.
+ */
+export async function expectSearchClocks(server: RealServer): Promise<string[]> {
+  const limitMs = 2.6 * (await aloneE2eMs(server));
+  const dir = tempDir('search-clock');
+  const useCase = {
+    id: 'tiny_search', title: 'Tiny search', contextTokens: SEARCH_CONTEXT, outputTokens: SEARCH_OUTPUT,
+    limits: [{ metric: 'e2e', operator: '<', value: Math.round(limitMs) }],
+  };
+  const plan = {
+    useCases: [useCase], monitor: { intervalSeconds: 0.5 },
+    capacity: { useCases: ['tiny_search'], rounds: 1, minMeasuredSeconds: 1, maxUsers: 8, maxRepeats: 1 },
+  };
+  const bench = await runBenchCli([
+    '--url', `${server.base}/v1`, '--model', server.model, '--plan', writePlan(dir, plan), '--scripts', 'capacity',
+    '--results', dir, '--run-id', 'search',
+  ]);
+  expect(bench.exitCode, bench.stderr.slice(-3000)).toBe(0);
+  // The steps in the order the search measured them: it climbed, and it dropped after a step broke the limit.
+  const users = [...bench.stderr.matchAll(/tiny_search at (\d+) users?: /g)].map((m) => Number(m[1]));
+  const moves = users.slice(1).map((n, i) => n - users[i]!);
+  expect(moves.some((d) => d > 0) && moves.some((d) => d < 0), `steps ${users.join(' ')}`).toBe(true);
+  const { lines } = expectStepClocks(path.join(dir, 'search'));
+  return [`e2e limit ${Math.round(limitMs)} ms; steps ${users.join(' ')}`, ...lines];
 }
 
 /**
