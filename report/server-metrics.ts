@@ -181,6 +181,27 @@ export function readHistogram(
   return { kind: 'mean', ms: (sumS / counted) * 1000, scrapes, counted };
 }
 
+/**
+ * A histogram's mean over the pairs of scrapes another per-request histogram was read between (they hold only the
+ * cell's requests), ms: the inter-token histogram, whose observations a server may count otherwise than the client's
+ * gaps (SGLang observes none for the tokens its first chunk carries beyond the first).
+ */
+export function readHistogramBetween(
+  sum: Series | undefined, count: Series | undefined, scrapes: readonly ScrapesRead[],
+): HistogramReading {
+  if (!sum || !count || count.times.length === 0) return { kind: 'absent' };
+  let sumS = 0;
+  let counted = 0;
+  for (const r of scrapes) {
+    const p = { t0: r.fromMs, t1: r.toMs };
+    const [ds, dc] = [increase(sum, p), increase(count, p)];
+    if (ds < 0 || dc < 0) return { kind: 'absent' };
+    sumS += ds;
+    counted += dc;
+  }
+  return counted > 0 ? { kind: 'mean', ms: (sumS / counted) * 1000, scrapes, counted } : { kind: 'absent' };
+}
+
 /** A counter's increase over the tightest isolating pair around each period, added; null without one, or on a reset. */
 export function isolatedDelta(s: Series | undefined, own: OwnRequests, spans: SpanIndex): number | null {
   if (!s || own.periods.length === 0) return null;
@@ -323,11 +344,15 @@ export function serverFigures(
     readHistogram(sum, count, own, own.requests, spans);
   const ttft = read(monitor.serverTtftSum, monitor.serverTtftCount);
   const e2e = read(monitor.serverE2eSum, monitor.serverE2eCount);
-  const itl = readHistogram(monitor.serverItlSum, monitor.serverItlCount, own, own.tokenGaps, spans, false);
   const queue = read(monitor.queueTimeSum, monitor.queueTimeCount);
   const prefill = read(monitor.prefillTimeSum, monitor.prefillTimeCount);
   const ms = (r: HistogramReading): number | null => (r.kind === 'mean' ? r.ms : null);
   const timed = [ttft, e2e].find((r) => r.kind === 'mean');
+  // Token gaps between the scrapes that held exactly the cell's requests, once they were all counted ended (e2e).
+  const ended = [e2e, ttft].find((r) => r.kind === 'mean');
+  const itl = ended?.kind === 'mean'
+    ? readHistogramBetween(monitor.serverItlSum, monitor.serverItlCount, ended.scrapes)
+    : readHistogram(monitor.serverItlSum, monitor.serverItlCount, own, own.tokenGaps, spans, false);
   const reasons = [[ttft, 'requests'], [e2e, 'requests'], [itl, 'token gaps'], [queue, 'requests'],
     [prefill, 'requests']] as const;
   const f: ServerFigures = {

@@ -164,6 +164,22 @@ describe('server figures of a cell', () => {
     expect(serverFigures({}, cellOf(FOUR), spans(FOUR))).toBeNull();
   });
 
+  it("reads token gaps between the scrapes that held exactly the cell's requests, whatever the server counted", () => {
+    // The four requests' e2e counted 100 -> 104; SGLang counted 10 token gaps where the client measured 12 (two
+    // requests' first chunks carried two tokens): still the cell's own gaps, over 0.5 s.
+    const monitor = {
+      serverE2eSum: QUEUE_SUM, serverE2eCount: QUEUE_COUNT,
+      serverItlSum: series([[1000, 3], [4000, 3.5]]), serverItlCount: series([[1000, 40], [4000, 50]]),
+    };
+    const f = serverFigures(monitor, cellOf(FOUR, 3), spans(FOUR))!;
+    expect([f.serverE2eMs, f.serverItlMs, f.leftOut]).toEqual([1250, 50, null]);
+    // Without a per-request mean to stand on, the count must be the client's: 10 gaps are not its 12.
+    const alone = { serverItlSum: monitor.serverItlSum, serverItlCount: monitor.serverItlCount };
+    expect(serverFigures(alone, cellOf(FOUR, 3), spans(FOUR))!.leftOut).toBe(
+      'the server counted 10 token gaps between the scrapes around its measured requests, the client measured 12',
+    );
+  });
+
   it('takes the nearest gauge sample for a window shorter than the scrape interval', () => {
     const g = series([[0, 100], [1000, 300]]);
     expect(samplesNear(g, { startMs: 1100, endMs: 1400 }, 1000)).toEqual([300]);
