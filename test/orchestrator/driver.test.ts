@@ -390,6 +390,31 @@ describe('Driver, quiet edges: a one-user step bracketed by scrapes of the idle 
     expect(d.next(2).kind).toBe('ticket');
   });
 
+  it('after a step down to one user: a gap once the requests of the step before have ended, then measured', () => {
+    let now = 0;
+    const specs = [steady('d2', 2, { freshUsers: true, warmupRequests: 0, quietEdges: true }),
+      steady('d1', 1, { quietEdges: true })];
+    const d = new Driver(new FixedSteps(specs), () => now, null, 500);
+    const [a, b] = [ticketOf(d.next(1)), ticketOf(d.next(2))];
+    now = 100;
+    expect(d.done(report(a))).toBe('measured');
+    const a2 = ticketOf(d.next(1));
+    now = 200;
+    // d2 has its 2 measured requests: d1 keeps user 1, whose request runs on; user 2's is a transition.
+    expect(d.done(report(b))).toBe('measured');
+    expect(d.snapshot()[1]!.spec.cell.id).toBe('d1');
+    now = 300;
+    expect(d.done(report(a2))).toBe('transition');
+    // User 2 (dropped) has nothing to do. Nothing runs, but user 1's last request ran since the last gap: a scrape
+    // must fall after it, so d1's first measured request waits out a gap.
+    expect(d.next(2)).toEqual({ kind: 'wait', forMs: null });
+    expect(d.next(1)).toEqual({ kind: 'wait', forMs: 500 });
+    now = 800;
+    const m = ticketOf(d.next(1));
+    now = 900;
+    expect(d.done(report(m))).toBe('measured');
+  });
+
   it('takes no gap where requests run (several users), nor without quietEdges or without a monitor', () => {
     for (const [quietEdges, quietMs] of [[true, 0], [false, 500]] as const) {
       let now = 0;
