@@ -3,6 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { clockFaultsOf, clockFaultWarning, clockToleranceMs } from '../../report/clock-faults';
 import type { ServerFigures } from '../../report/server-metrics';
+import type { Report } from '../../report/report-types';
+import { renderMarkdown } from '../../report/render-md';
+import { serverClockSection } from '../../report/sections/server-clock';
 import { cell, flat } from './helpers';
 
 function server(ttftMs: number | null, e2eMs: number | null, scrapes = true): ServerFigures {
@@ -35,5 +38,18 @@ describe('clock faults', () => {
     expect(clockFaultsOf(timed(server(151.2, 2001.1))).map((f) => f.metric)).toEqual(['TTFT', 'e2e']);
     expect(clockFaultsOf(timed(server(203, null, false)))).toEqual([]);
     expect(clockFaultWarning([timed(server(150, 1999))])).toBeNull();
+  });
+});
+
+describe("The Server's Own Clock section", () => {
+  it('marks a fault in the table and lists the cells whose server means are left out, with why', () => {
+    const metrics = { ttft: flat(151), e2e: flat(2000), itl: flat(10) };
+    const faulty = cell({ id: 'capacity_code_completion_n1', succeeded: 12, metrics, server: server(203, 1990) });
+    const leftOut = { ...server(null, null, false), maxKvCacheUsage: 0.5, leftOut: 'other requests ran' };
+    const shared = cell({ id: 'capacity_code_completion_n2', concurrency: 2, metrics, server: leftOut });
+    const md = renderMarkdown(serverClockSection({ cells: [faulty, shared] } as unknown as Report), []);
+    expect(md).toContain('| capacity_code_completion_n1 | 1 | 12 | 151ms / 203ms **FAULT** | 10.0ms | 2.0s / 2.0s |');
+    expect(md).toMatch(/\| capacity_code_completion_n2 \| 2 \| 10 \| 151ms \| 10\.0ms \| 2\.0s \|/);
+    expect(md).toContain('- capacity_code_completion_n2: other requests ran.');
   });
 });
