@@ -389,6 +389,7 @@ export class CapacitySearch implements StepSource {
   }
 
   private spec(s: UseCaseSearch, users: number): StepSpec {
+    const cell = this.cellOf(s, users);
     const mode: StepMode = {
       kind: 'steady',
       warmupRequests: this.cfg.warmupRequests,
@@ -396,8 +397,10 @@ export class CapacitySearch implements StepSource {
       minMeasuredSeconds: this.cfg.minMeasuredSeconds,
       freshUsers: s.points.length === 0,
       ...(users <= SOLO_USERS ? { noiseProbe: { ...NOISE_PROBE, warmupRequests: this.coldStart(s) ? 1 : 0 } } : {}),
+      // Closed loop: the server's histograms can be read over a one-user step's own requests (sessions users think).
+      ...(cell.script === 'capacity' ? { quietEdges: true } : {}),
     };
-    return { cell: this.cellOf(s, users), mode };
+    return { cell, mode };
   }
 }
 

@@ -12,6 +12,10 @@
 //           request sent while users the step dropped are still finishing theirs is a warm-up too. A step with
 //           a `noiseProbe` (a search's first step, one user) measures a few requests more, within a time cap:
 //           their spread is the noise a larger step's requests share (report/capacity-interval.ts).
+//           A step with `quietEdges` (closed-loop capacity steps) also waits out the quiet gap where the server is idle
+//           at an edge of its measured requests anyway: when it begins with no request running, and before its first
+//           measured request when only its warm-ups ran and none runs. A one-user step is then bracketed by scrapes
+//           that count its measured requests and nothing else (report/server-metrics.ts).
 // docs/design/architecture.md, "Bench-driven runs".
 
 import type { DoneReport, Phase, Ticket } from '../lib/drive';
@@ -33,6 +37,11 @@ export type StepMode =
        * none).
        */
       readonly noiseProbe?: NoiseProbe;
+      /**
+       * Closed-loop users, no think time: the server is idle only at the edges of a one-user step's measured
+       * requests, and there the step waits out the quiet gap (see the header). Not for sessions, whose users think.
+       */
+      readonly quietEdges?: boolean;
     };
 
 /** How long a step measures the requests that show the server's own noise (one user: each request alone). */
@@ -107,6 +116,10 @@ interface StepState {
   measured: number;
   /** Users this step adds to the ones carried over. */
   added: number;
+  /** When its first measured request may go, after a quiet gap at that edge (quietEdges); null: no gap taken. */
+  measureFromMs: number | null;
+  /** A measured request has been issued. */
+  measuring: boolean;
 }
 
 export class Driver {
@@ -126,6 +139,8 @@ export class Driver {
   private onStep: ((result: StepResult) => void) | null = null;
   /** The runner (0-based k6 process of a split run) each VU said it runs on. */
   private readonly runnerOfVu = new Map<number, number>();
+  /** A request was issued since the last quiet gap: a scrape in a gap taken now would fall after it. */
+  private issuedSinceQuiet = false;
 
   /**
    * `shareOf(runner, users)`: in a run split over k6 processes, the users of a step each runner may hold
@@ -232,6 +247,7 @@ export class Driver {
       if (this.tickets.size > 0) return WAIT_FOR_DONE;
       s.drain = false;
       s.startMs = now + (this.results.length > 0 ? this.quietMs : 0);
+      this.issuedSinceQuiet = false;
     }
     if (now < s.startMs) return { kind: 'wait', forMs: s.startMs - now };
     const n = s.spec.cell.concurrency;
@@ -254,7 +270,12 @@ export class Driver {
       // A step down: users the step no longer holds are finishing requests, so this one starts under more load
       // than the step's (74 users' tails loaded a one-user probe's first request to a third of its speed).
       phase = 'warmup';
+    } else {
+      const gapMs = this.measureGapMs(s, now);
+      if (gapMs > 0) return { kind: 'wait', forMs: gapMs };
+      s.measuring = true;
     }
+    this.issuedSinceQuiet = true;
     const id = this.nextTicket++;
     this.tickets.set(id, { vu, step: s.index, phase });
     if (this.busySince === null) this.busySince = now;
@@ -296,6 +317,20 @@ export class Driver {
     return phase;
   }
 
+  /**
+   * How long the step's first measured request waits (quietEdges): a quiet gap when none runs and requests went since
+   * the last gap (its warm-ups, the dropped users' last ones), so a scrape counts them before it; 0: go now.
+   */
+  private measureGapMs(s: StepState, now: number): number {
+    const mode = s.spec.mode;
+    if (mode.kind !== 'steady' || !mode.quietEdges || s.measuring || this.quietMs <= 0) return 0;
+    if (s.measureFromMs === null && this.tickets.size === 0 && this.issuedSinceQuiet) {
+      s.measureFromMs = now + this.quietMs;
+      this.issuedSinceQuiet = false;
+    }
+    return s.measureFromMs === null ? 0 : Math.max(0, s.measureFromMs - now);
+  }
+
   /** Whether a request of an earlier step runs on a VU the step does not hold (it stepped down from more users). */
   private droppedStillRunning(s: StepState): boolean {
     for (const t of this.tickets.values()) if (t.step < s.index && !s.left.has(t.vu)) return true;
@@ -325,7 +360,8 @@ export class Driver {
     const mode = s.spec.mode;
     const n = s.spec.cell.concurrency;
     if (mode.kind === 'rounds') return s.requests.length >= n * mode.rounds;
-    const elapsedMs = this.now() - s.startMs;
+    // A quiet gap before the measured requests is not measured time.
+    const elapsedMs = this.now() - Math.max(s.startMs, s.measureFromMs ?? -Infinity);
     const probe = mode.noiseProbe;
     return (
       s.members.length >= n &&
@@ -355,11 +391,15 @@ export class Driver {
       return;
     }
     const fresh = spec.mode.kind === 'steady' && spec.mode.freshUsers;
-    // A rounds step begins when the one before has ended all its requests: the server is drained already.
-    const quiet = spec.mode.kind === 'rounds' && this.results.length > 0 ? this.quietMs : 0;
+    // A rounds step begins when the one before has ended all its requests: the server is drained already. So does a
+    // step with quiet edges begun with no request running (after a one-user step).
+    const idle = spec.mode.kind === 'rounds' || (spec.mode.quietEdges === true && !fresh && this.tickets.size === 0);
+    const quiet = idle && this.results.length > 0 ? this.quietMs : 0;
+    if (quiet > 0) this.issuedSinceQuiet = false;
     const s: StepState = {
       index: this.results.length, spec, startMs: this.now() + quiet, drain: fresh,
       members: [], left: new Map(), warming: new Map(), requests: [], measured: 0, added: 0,
+      measureFromMs: null, measuring: false,
     };
     const mode = spec.mode;
     if (mode.kind === 'steady' && !mode.freshUsers) {

@@ -8,6 +8,8 @@ import type { SamplesData } from './read-samples';
 import { embedReport } from './embed-report';
 import { applyScalingEfficiency, buildCellStats, type CellStats } from './cells';
 import type { CellAccumulator, TrendKey } from './cell-accumulator';
+import { spanIndex } from './request-spans';
+import { clockFaultWarning } from './clock-faults';
 import {
   burstCapacity,
   checkLimit,
@@ -124,6 +126,7 @@ function runWarnings(
       ...bursts.map((b) => ({ name: `${b.title} (burst depth)`, result: b.result })),
     ]),
     clientBoundWarning(cells, new Set([...useCases, ...activeUsers, ...rates].flatMap((c) => c.cellIds))),
+    clockFaultWarning(cells),
     underOfferedWarning(cells),
     failedRequestsWarning(totals, cells),
     mixedLimitStatsWarning(limitStatNote(input)),
@@ -169,11 +172,12 @@ function measureParts(input: RunInput, samples: readonly SamplesData[], options:
     const data = samples[i]!;
     let withData = 0;
     const partCells: CellStats[] = [];
+    const requests = { spans: data.requestSpans, index: spanIndex(data.requestSpans) };
     for (const cell of part.plan.cells) {
       const accumulator = data.cells.get(cell.id);
       if (accumulator) withData++;
       const monitorIntervalMs = part.plan.monitor.intervalSeconds * 1000;
-      partCells.push(buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs, data.sessionSpans));
+      partCells.push(buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs, requests));
       if (accumulator && (cell.script === 'capacity' || cell.arrivals))
         measured.requestValues.set(cell.id, requestValuesOf(accumulator));
       if (accumulator && cell.script === 'trace') measured.traceSends.set(cell.id, traceSendsOf(accumulator));

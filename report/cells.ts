@@ -15,11 +15,11 @@ import type { CellAccumulator, TrendKey } from './cell-accumulator';
 import { TREND_KEYS } from './cell-accumulator';
 import { summarize, type Distribution } from './stats';
 import { spanUnionMs, type Span } from '../lib/span-union';
-import { serverFigures, type OwnObservations, type ServerFigures } from './server-metrics';
+import { serverFigures, type OwnRequests, type ServerFigures } from './server-metrics';
 import { powerFigures, type CostOptions, type PowerFigures } from './power';
 import { openLoopStats, type OpenLoopStats } from './open-loop';
 import { sessionCellStats, type SessionCellStats } from './sessions';
-import type { RequestSpans } from './session-samples';
+import { ownPeriods, type RequestSpans, type SpanIndex } from './request-spans';
 
 /** The plan's description of a cell (its part, lengths, concurrency, use case), plus what was measured. */
 export interface CellStats extends Pick<
@@ -123,9 +123,18 @@ function tokenSourceOf(sources: Readonly<Record<string, number>>): string | null
   return 'mixed';
 }
 
-/** How many observations the cell's own requests made in the server's histograms: one each, and one per token gap. */
-function ownObservations(succeeded: number, metrics: Record<TrendKey, Distribution | null>): OwnObservations {
-  return { requests: succeeded, tokenGaps: metrics.itl?.count ?? 0 };
+/** The cell's measured requests as the server's histograms count them: one each, and one per token gap. */
+function ownRequests(
+  window: { startMs: number; endMs: number }, succeeded: number, acc: CellAccumulator, part: PartRequests,
+): OwnRequests {
+  const periods = ownPeriods(acc.trends.e2e.values(), acc.requestEnds.values(), part.index);
+  return { window, requests: succeeded, tokenGaps: acc.trends.itl.length, periods };
+}
+
+/** Every request of a cell's part: when each ran (sessions' requests in flight) and an index of them. */
+export interface PartRequests {
+  readonly spans: RequestSpans;
+  readonly index: SpanIndex;
 }
 
 /** From the cell's first request's start to its last one's end; null when none ran. */
@@ -152,7 +161,7 @@ function cellWallSeconds(
  */
 export function buildCellStats(
   cell: Cell, acc: CellAccumulator | undefined, monitor: Partial<Record<ServerMetricKey, Series>>, cost: CostOptions,
-  monitorIntervalMs = 1000, sessionSpans: RequestSpans | null = null,
+  monitorIntervalMs = 1000, part: PartRequests | null = null,
 ): CellStats {
   const metrics = {} as Record<TrendKey, Distribution | null>;
   for (const k of TREND_KEYS) metrics[k] = acc ? summarize(acc.trends[k].sorted()) : null;
@@ -195,12 +204,14 @@ export function buildCellStats(
     tokensPerHour: throughput === null ? null : throughput * 3600,
     scalingEfficiency: null,
     // Gauges: the nearest sample for a cell shorter than the scrape interval; histograms: the cell's own requests.
-    server: window ? serverFigures(monitor, window, monitorIntervalMs, ownObservations(succeeded, metrics)) : null,
+    server: window && acc && part
+      ? serverFigures(monitor, ownRequests(window, succeeded, acc, part), part.index, monitorIntervalMs)
+      : null,
     power: window
       ? powerFigures(monitor.powerWatts, window, outputTokensTotal, throughput ?? 0, cost, monitorIntervalMs)
       : null,
     clientBound: clientBoundOf(acc, metrics.itl),
-    sessions: acc?.sessions ? sessionCellStats(acc.sessions, sessionSpans, window) : null,
+    sessions: acc?.sessions ? sessionCellStats(acc.sessions, part?.spans ?? null, window) : null,
     openLoop: cell.arrivals
       ? openLoopStats(cell.arrivals, metrics.scheduleLag, acc?.achievedRate ?? null, requests)
       : null,

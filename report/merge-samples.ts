@@ -11,7 +11,8 @@ import type { CellAccumulator } from './cell-accumulator';
 import { MAX_MESSAGES_PER_KIND } from './cell-accumulator';
 import { cpuShareBetween } from './client-bound';
 import type { ServerMetricKey } from '../lib/metrics';
-import { newSessionAccumulator, type RequestSpans, type SessionAccumulator } from './session-samples';
+import { newSessionAccumulator, type SessionAccumulator } from './session-samples';
+import type { RequestSpans } from './request-spans';
 import { FloatList } from './stats';
 
 function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
@@ -29,7 +30,7 @@ function busierCpu(a: CellAccumulator, b: CellAccumulator): Pick<CellAccumulator
   return share(b) > share(a) ? b : a;
 }
 
-/** Every runner's sessions requests: what was in flight during a step is the union of theirs. */
+/** Every runner's requests: what was in flight during a step is the union of theirs. */
 function mergeSpans(a: RequestSpans, b: RequestSpans): RequestSpans {
   appendAll(a.starts, b.starts);
   appendAll(a.ends, b.ends);
@@ -132,6 +133,6 @@ export function mergeSamples(into: SamplesData, from: SamplesData): SamplesData 
     skippedRows: into.skippedRows + from.skippedRows,
     partialTailBytes: 0,
     malformedRows: into.malformedRows + from.malformedRows,
-    sessionSpans: mergeSpans(into.sessionSpans, from.sessionSpans),
+    requestSpans: mergeSpans(into.requestSpans, from.requestSpans),
   };
 }

@@ -15,7 +15,8 @@ import {
 } from './cell-accumulator';
 import { ReportInputError } from './inputs';
 import { columnsOf, completeLength, detach, parseExtraTags, timestampScale, type Columns } from './k6-csv';
-import { addSessionSample, newRequestSpans, newSessionAccumulator, type RequestSpans } from './session-samples';
+import { addSessionSample, newSessionAccumulator } from './session-samples';
+import { addRequestSpan, newRequestSpans, type RequestSpans } from './request-spans';
 
 /** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
 export interface Series {
@@ -38,8 +39,11 @@ export interface SamplesData {
    * CSVs were merged, and one sentence per runner that is missing or did not finish.
    */
   readonly split?: { readonly runners: number; readonly merged: number; readonly problems: readonly string[] };
-  /** The spans of the part's sessions requests, for the requests in flight of each step. */
-  readonly sessionSpans: RequestSpans;
+  /**
+   * When every request of the part ran, any cell's, any phase: the requests in flight of each sessions step, and what
+   * ran between two scrapes of the server (report/server-metrics.ts).
+   */
+  readonly requestSpans: RequestSpans;
 }
 
 const TREND_SET: ReadonlySet<string> = new Set<string>(TREND_KEYS);
@@ -99,7 +103,7 @@ class SamplesReader {
   private readonly cells = new Map<string, CellAccumulator>();
   private readonly monitor: Partial<Record<ServerMetricKey, Series>> = {};
   private readonly tagCache = new Map<string, Record<string, string>>();
-  private readonly sessionSpans = newRequestSpans();
+  private readonly requestSpans = newRequestSpans();
   private header: readonly string[] | null = null;
   private columns: Columns | null = null;
   /** Milliseconds per timestamp unit, from the first sample; 0 until then. */
@@ -126,8 +130,8 @@ class SamplesReader {
     if (this.header === null) {
       throw new ReportInputError(`${this.path} is empty: the k6 run wrote no samples (did it start?)`);
     }
-    const { cells, monitor, rows, skippedRows, malformedRows, sessionSpans } = this;
-    return { cells, monitor, rows, skippedRows, partialTailBytes, malformedRows, sessionSpans };
+    const { cells, monitor, rows, skippedRows, malformedRows, requestSpans } = this;
+    return { cells, monitor, rows, skippedRows, partialTailBytes, malformedRows, requestSpans };
   }
 
   /** One sample: a suite metric goes to the monitor series or to its cell; k6 built-ins are counted and skipped. */
@@ -174,10 +178,10 @@ class SamplesReader {
     }
     // Warm-up and transition requests stay in the samples but out of the cell's statistics.
     const phase = tags[SAMPLE_TAGS.phase];
+    if (key === 'e2e') addRequestSpan(this.requestSpans, timestampMs, value);
     if (tags[SAMPLE_TAGS.turn] !== undefined) {
       const measured = phase !== 'warmup' && phase !== 'transition';
-      const sessions = (cell.sessions ??= newSessionAccumulator());
-      addSessionSample(sessions, this.sessionSpans, key, tags, timestampMs, value, measured);
+      addSessionSample((cell.sessions ??= newSessionAccumulator()), key, tags, value, measured);
     }
     if (phase === 'warmup' || phase === 'transition') {
       if (key === 'requestOk') cell.excluded[phase]++;

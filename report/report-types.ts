@@ -32,9 +32,11 @@ import type { ReportWarning } from './warnings';
  * `embeddings`, the embed part's capacity per input length and batch (report/embed-report.ts), null without one. 9:
  * `warnings` are objects (`kind`, a one-line `summary`, the long `details`; report/warnings.ts), one per kind, ranked
  * by how much they change the answer; `runNotes`, the notes on the suite's own workings (stray cells, a split part's
- * merge), no warnings.
+ * merge), no warnings. 10: a cell's `server` figures are over exactly its measured requests or null, with
+ * `scrapes` (the two scrapes its TTFT or e2e mean was read between, and the requests the server counted there) and
+ * `leftOut` (why a histogram mean is left out); warning kind `clock-fault`.
  */
-export const REPORT_SCHEMA_VERSION = 9;
+export const REPORT_SCHEMA_VERSION = 10;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */

@@ -9,7 +9,8 @@
 //   prefix-cache hit rate of a turn = cached / prompt tokens of its measured requests (usage.prompt_tokens_details)
 
 import { turnOfTag } from '../lib/sessions';
-import type { RequestSpans, SessionAccumulator } from './session-samples';
+import type { SessionAccumulator } from './session-samples';
+import type { RequestSpans } from './request-spans';
 import { summarize } from './stats';
 
 export interface TurnStats {

@@ -12,18 +12,19 @@ import { fmtInt, plural } from './format';
 /**
  * What a warning is about. no-samples: there is no answer; incomplete: the answer is partial; lower-bound: a
  * capacity is only "more than N" (the ladder stopped first); upper-bound: even the first step broke a limit;
- * client-bound: the load generator, not the server, set a cell's pace; under-offered: a rate cell's sender did not
+ * client-bound: the load generator, not the server, set a cell's pace; clock-fault: a server's TTFT or e2e above the
+ * client's for the same requests (report/clock-faults.ts); under-offered: a rate cell's sender did not
  * offer its load; failed-requests: requests that failed; mixed-limit-stats: parts disagree on the limit statistic;
  * damaged-rows: CSV rows dropped.
  */
 export type WarningKind =
-  | 'no-samples' | 'incomplete' | 'lower-bound' | 'upper-bound' | 'client-bound' | 'under-offered'
+  | 'no-samples' | 'incomplete' | 'lower-bound' | 'upper-bound' | 'client-bound' | 'clock-fault' | 'under-offered'
   | 'failed-requests' | 'mixed-limit-stats' | 'damaged-rows';
 
 /** Every kind, the one that changes the answer most first: the order the report lists them in. */
 export const WARNING_RANK: readonly WarningKind[] = [
-  'no-samples', 'incomplete', 'lower-bound', 'upper-bound', 'client-bound', 'under-offered', 'failed-requests',
-  'mixed-limit-stats', 'damaged-rows',
+  'no-samples', 'incomplete', 'lower-bound', 'upper-bound', 'client-bound', 'clock-fault', 'under-offered',
+  'failed-requests', 'mixed-limit-stats', 'damaged-rows',
 ];
 
 /** The heading of each kind's details (the anchor the one-line warning links to is made from it). */
@@ -33,6 +34,7 @@ export const WARNING_TITLES: Readonly<Record<WarningKind, string>> = {
   'lower-bound': 'Capacities That Are Only Lower Bounds',
   'upper-bound': 'Capacities Below the First Step',
   'client-bound': 'Client-Bound Cells',
+  'clock-fault': "Server Clock Above the Client's",
   'under-offered': 'Rate Cells Below Their Planned Load',
   'failed-requests': 'Failed Requests',
   'mixed-limit-stats': 'Mixed Limit Statistics',

@@ -117,8 +117,11 @@ function byTurnSection(a: ActiveUsersCapacity, charts: ReadonlySet<string>): Blo
       ? 'No response reported cached prompt tokens: none were cached, or the server does not say (vLLM writes them ' +
         'with --enable-prompt-tokens-details).'
       : `The prefix cache served ${fmtPct(at.hitRate)} of the prompt tokens of these turns ` +
-        `(the server's own counters: ${fmtPct(at.serverHitRate)}); later turns find the history cached unless it ` +
-        'was evicted.',
+        (at.serverHitRate === null
+          // report/server-metrics.ts: no server figure over other requests than these turns.
+          ? "(the server's own counters cannot be read over these turns alone)"
+          : `(the server's own counters: ${fmtPct(at.serverHitRate)})`) +
+        '; later turns find the history cached unless it was evicted.',
   ));
   doc.chart(`sessions_turns_${a.useCase.id}`, charts);
   doc.table(

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { readPlanFile } from '../../report/inputs';
 import { extraTags, readCsv, readJson, runBenchCli, tempDir, writePlan } from './helpers';
+import { expectStepClocks } from './real-server';
 
 /**
  * 2K prompts, 32 tokens out, on the simulator's default profile: per-user decode speed in steady
@@ -115,9 +116,10 @@ function expectMeasuredCapacityReported(runDir: string, capacity: number, breaks
   const run = readJson<{ time: { partsWallSeconds: number; requestsRunningSeconds: number } }>(
     path.join(runDir, 'run.json'),
   );
-  // Engine start-up is the only idle time; in a run this short it is still the smaller part.
+  // Engine start-up and the quiet gaps a scrape of the server needs (between sweep cells, at the edges of each
+  // one-user step: 1.25 s each) are the only idle time; in a run this short they are still well under two thirds.
   expect(run.time.requestsRunningSeconds).toBeLessThanOrEqual(run.time.partsWallSeconds);
-  expect(run.time.requestsRunningSeconds / run.time.partsWallSeconds).toBeGreaterThan(0.5);
+  expect(run.time.requestsRunningSeconds / run.time.partsWallSeconds).toBeGreaterThan(0.35);
 }
 
 describe('npm run bench drives k6', () => {
@@ -147,6 +149,9 @@ describe('npm run bench drives k6', () => {
     expectSweepBackToBack(runDir);
     expectCapacitySteps(runDir, capacity, breaks);
     expectMeasuredCapacityReported(runDir, capacity, breaks);
+    // The simulator's histograms over each step's own requests, or none (issue 46).
+    const clocks = expectStepClocks(runDir);
+    console.log(clocks.lines.join('\n'));
   }, 300_000);
 });
 

@@ -8,7 +8,10 @@ import { expect } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { parsePrometheusText, readServerSnapshot, type ServerSnapshot } from '../../lib/prometheus';
 import { groupMembers } from '../../orchestrator/process-group';
-import { extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, writePlan, type CliRun } from './helpers';
+import { requestPrefix } from '../../lib/prompt-text';
+import {
+  extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, testAgent, writePlan, type CliRun,
+} from './helpers';
 
 /** The part of a started vLLM or SGLang these checks use. */
 export interface RealServer {
@@ -52,7 +55,7 @@ export async function streamChat(server: RealServer, content: string, maxTokens:
 
 export interface AgentRecord {
   outcome: string; errorKind?: string; errorMessage?: string; outputTokens: number; outputTokenSource: string;
-  inputTokens: number; cachedTokens: number | null; itlMs: number[]; ttftMs: number;
+  inputTokens: number; cachedTokens: number | null; itlMs: number[]; ttftMs: number; e2eMs: number;
 }
 
 export interface AgentAnswer {
@@ -196,6 +199,123 @@ export function expectClockAgreement(name: string, clocks: readonly CellClock[])
     expect(c.suite.e2e, lines[i]).toBeGreaterThanOrEqual(e2e! - CLOCKS_MS);
     expect(Math.abs(c.suite.itl - itl!), lines[i]).toBeLessThanOrEqual(0.05 * itl!);
   }
+}
+
+/** A capacity step's server figures as report.json has them, beside what its samples say. */
+interface StepClock {
+  readonly id: string;
+  readonly users: number;
+  readonly measured: number;
+  readonly suiteTtft: number;
+  readonly serverTtft: number | null;
+  readonly leftOut: string | null;
+}
+
+interface ReportStep {
+  id: string; concurrency: number; metrics: { ttft: { mean: number } | null };
+  server: {
+    serverTtftMs: number | null; leftOut: string | null;
+    scrapes: { fromMs: number; toMs: number; requests: number }[] | null;
+  } | null;
+}
+
+/**
+ * Issue 46, cell by cell over a run's capacity steps, judged on the raw samples rather than the report's own reading:
+ * a step with a server TTFT was read between two scrapes that hold every measured request of the step and no other
+ * request of the part (any step's, any phase), the server's TTFT count grew there by exactly the requests the client
+ * measured, and its mean is not above the client's (to within CLOCKS_MS); a step without one says why. Every one-user
+ * step has one: the driver waits out a quiet gap at its edges. Returns a line per step.
+ */
+export function expectStepClocks(runDir: string): { lines: string[]; steps: StepClock[] } {
+  const cells = readJson<{ cells: ReportStep[] }>(path.join(runDir, 'report.json')).cells
+    .filter((c) => c.id.startsWith('capacity_'));
+  const rows = readCsv(path.join(runDir, 'capacity', 'samples.csv')).rows;
+  const counts = new Map(rows.filter((r) => r.metric_name === METRICS.serverTtftCount.name)
+    .map((r) => [Number(r.timestamp), Number(r.metric_value)]));
+  const spans = rows.filter((r) => r.metric_name === METRICS.e2e.name).map((r) => {
+    const t = extraTags(r);
+    const end = Number(r.timestamp);
+    return { cell: t.cell!, measured: t.phase === 'measured', start: end - Number(r.metric_value), end };
+  });
+  const steps = cells.map((c): StepClock => {
+    const own = spans.filter((x) => x.cell === c.id && x.measured);
+    const step: StepClock = {
+      id: c.id, users: c.concurrency, measured: own.length, suiteTtft: c.metrics.ttft!.mean,
+      serverTtft: c.server?.serverTtftMs ?? null, leftOut: c.server?.leftOut ?? null,
+    };
+    const line = `${c.id}: ${own.length} measured, TTFT ${step.suiteTtft.toFixed(1)} / ${step.serverTtft?.toFixed(1)}`;
+    if (step.serverTtft === null) {
+      expect(step.leftOut, `${line}: a step without the server's TTFT says why`).toMatch(/\w/);
+      return step;
+    }
+    // A step measured again is read over each stretch of its requests, each between scrapes of its own.
+    const pairs = c.server!.scrapes!;
+    const counted = pairs.map((p) => counts.get(p.toMs)! - counts.get(p.fromMs)!);
+    expect(counted.reduce((a, b) => a + b, 0), `${line}: the server's count between its scrapes`).toBe(own.length);
+    expect(pairs.map((p) => p.requests), line).toEqual(counted);
+    const inside = (x: { start: number; end: number }) => pairs.some((p) => x.start >= p.fromMs && x.end <= p.toMs);
+    for (const x of own) expect(inside(x), `${line}: its request inside its scrapes`).toBe(true);
+    const others = spans.filter((x) => !(x.cell === c.id && x.measured));
+    for (const x of others) {
+      const apart = pairs.every((p) => x.end <= p.fromMs || x.start >= p.toMs);
+      expect(apart, `${line}: ${x.cell} outside its scrapes`).toBe(true);
+    }
+    expect(step.suiteTtft, line).toBeGreaterThanOrEqual(step.serverTtft - CLOCKS_MS);
+    return step;
+  });
+  for (const s of steps.filter((x) => x.users === 1)) expect(s.serverTtft, `${s.id}: ${s.leftOut}`).not.toBeNull();
+  const lines = steps.map((s) => `${s.id} (${s.measured} req): TTFT ${s.suiteTtft.toFixed(1)} / ` +
+    `${s.serverTtft === null ? `left out: ${s.leftOut}` : `${s.serverTtft.toFixed(1)} ms`}`);
+  return { lines, steps };
+}
+
+/** The capacity search's prompts and answers on a real server: prefill-bound, so a step's e2e grows with its users. */
+const SEARCH_CONTEXT = 1024;
+const SEARCH_OUTPUT = 4;
+
+/** The mean e2e of three requests alone, through the agent, with prompts as long as the search's (unique: no cache). */
+async function aloneE2eMs(server: RealServer): Promise<number> {
+  const agent = await testAgent();
+  let total = 0;
+  for (let i = 0; i < 3; i++) {
+    const prompt = requestPrefix('unique', 46, 1, i) + 'word '.repeat(SEARCH_CONTEXT - 40);
+    const { record } = await viaAgent(agent, server, prompt, SEARCH_OUTPUT);
+    expect(record.outcome).toBe('completed');
+    total += record.e2eMs;
+  }
+  return total / 3;
+}
+
+/**
+ * Issue 46 on a real server: `npm run bench -- --scripts capacity` searches a use case whose e2e limit is 2.6 times
+ * one request's alone, so the search climbs (1, 2, 3 users: a prefill-bound server's e2e grows about as its users)
+ * until a step breaks it, and drops: to the one-user probe measured again (a real server's requests vary by more
+ * than the 0.5% that asks for it), or back below a step that overshot; monitored every 0.5 s. Each step's server
+ * figures are then judged cell by cell on the raw samples (expectStepClocks). vLLM, 2026-12-05, loaded machine:
+ * 25 s, steps 1 2 3 1. Returns a line per step.
+ */
+export async function expectSearchClocks(server: RealServer): Promise<string[]> {
+  const limitMs = 2.6 * (await aloneE2eMs(server));
+  const dir = tempDir('search-clock');
+  const useCase = {
+    id: 'tiny_search', title: 'Tiny search', contextTokens: SEARCH_CONTEXT, outputTokens: SEARCH_OUTPUT,
+    limits: [{ metric: 'e2e', operator: '<', value: Math.round(limitMs) }],
+  };
+  const plan = {
+    useCases: [useCase], monitor: { intervalSeconds: 0.5 },
+    capacity: { useCases: ['tiny_search'], rounds: 1, minMeasuredSeconds: 1, maxUsers: 8, maxRepeats: 0 },
+  };
+  const bench = await runBenchCli([
+    '--url', `${server.base}/v1`, '--model', server.model, '--plan', writePlan(dir, plan), '--scripts', 'capacity',
+    '--results', dir, '--run-id', 'search',
+  ]);
+  expect(bench.exitCode, bench.stderr.slice(-3000)).toBe(0);
+  // The steps in the order the search measured them: it climbed, and it dropped after a step broke the limit.
+  const users = [...bench.stderr.matchAll(/tiny_search at (\d+) users?: /g)].map((m) => Number(m[1]));
+  const moves = users.slice(1).map((n, i) => n - users[i]!);
+  expect(moves.some((d) => d > 0) && moves.some((d) => d < 0), `steps ${users.join(' ')}`).toBe(true);
+  const { lines } = expectStepClocks(path.join(dir, 'search'));
+  return [`e2e limit ${Math.round(limitMs)} ms; steps ${users.join(' ')}`, ...lines];
 }
 
 /**

@@ -69,6 +69,9 @@ function expectActiveUsersSection(runDir: string): void {
   );
   expect(md).toMatch(/### Tiny chat: Turns at 3 Active Users/);
   expect(md).toContain('charts/sessions_turns_tiny_chat.svg');
+  // Warm-up turns ran among the measured ones: no two scrapes isolate them, so no server hit rate (issue 46).
+  expect(md).toContain("(the server's own counters cannot be read over these turns alone)");
+  expect(md).toMatch(/sessions_tiny_chat_n3: other requests \(warm-ups, .*\) ran between every pair of scrapes/);
   expect(existsSync(path.join(runDir, 'charts', 'sessions_users_tiny_chat.svg'))).toBe(true);
   expect(readFileSync(path.join(runDir, 'active-users.csv'), 'utf8')).toMatch(/^kind,id,title,turn,/);
 }
@@ -143,7 +146,7 @@ describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%
     // Turn 1 is a new conversation; later turns find all but the new message cached.
     expect(at.turns[0]!.hitRate).toBe(0);
     for (const t of at.turns.slice(1)) expect(t.hitRate!, `turn ${t.turn}`).toBeGreaterThan(0.9);
-    expect(at.serverHitRate!).toBeGreaterThan(0.5);
+    expect(at.serverHitRate).toBeNull();
     expectActiveUsersSection(run.dir);
   });
 

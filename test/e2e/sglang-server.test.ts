@@ -18,8 +18,8 @@ import { ROOT, testAgent } from './helpers';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
   cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
-  expectApiSweep, expectKilledMidStream, expectOnLastCore, interruptedBench, streamChat, viaAgent, type AgentAnswer,
-  type Chunk,
+  expectApiSweep, expectKilledMidStream, expectOnLastCore, expectSearchClocks, interruptedBench, streamChat, viaAgent,
+  type AgentAnswer, type Chunk,
 } from './real-server';
 
 let artefacts: SglangArtefacts;
@@ -141,6 +141,10 @@ describe('SGLang (CPU) under the bench: its core, the gate, its own clock, its c
     expectClockAgreement('SGLang', clocks);
     expect(md).toMatch(/## The Server's Own Clock\n/);
     expect(md).toMatch(/The KV cache was at most \*\*\d+\.\d%\*\* full/);
+  }, 240_000);
+
+  it("a capacity search climbing and dropping: SGLang's clock over each step's own requests, or none", async () => {
+    console.log((await expectSearchClocks(server)).join('\n'));
   }, 240_000);
 
   it("finds the repeated prompt cached: llm_cached_tokens add up to SGLang's own cached-token counter", async () => {

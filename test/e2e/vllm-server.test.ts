@@ -12,7 +12,7 @@ import { testAgent } from './helpers';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
   cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
-  expectApiSweep, expectKilledMidStream, expectOnLastCore, interruptedBench, streamChat,
+  expectApiSweep, expectKilledMidStream, expectOnLastCore, expectSearchClocks, interruptedBench, streamChat,
 } from './real-server';
 
 let server: VllmServer;
@@ -80,6 +80,10 @@ describe('vLLM (CPU build), a real inference server', () => {
     expectClockAgreement('vLLM', clocks);
     expect(md).toMatch(/## The Server's Own Clock\n/);
     expect(md).toMatch(/The KV cache was at most \*\*\d+\.\d%\*\* full/);
+  }, 240_000);
+
+  it("a capacity search climbing and dropping: vLLM's clock over each step's own requests, or none", async () => {
+    console.log((await expectSearchClocks(server)).join('\n'));
   }, 240_000);
 
   it("finds the repeated prompt cached: llm_cached_tokens are the hits vLLM's own counter adds", async () => {

@@ -358,3 +358,81 @@ describe('Driver, the quiet gap between steps (a scrape of the server falls betw
     }
   });
 });
+
+describe('Driver, quiet edges: a one-user step bracketed by scrapes of the idle server', () => {
+  it('waits quietMs after its warm-up before the first measured request, and the next step quietMs after it', () => {
+    let now = 0;
+    const probe = { requests: 2, seconds: 60, warmupRequests: 1 };
+    const specs = [
+      steady('q1', 1, { freshUsers: true, warmupRequests: 0, noiseProbe: probe, quietEdges: true }),
+      steady('q2', 2, { quietEdges: true }),
+    ];
+    const d = new Driver(new FixedSteps(specs), () => now, null, 500);
+    const warm = ticketOf(d.next(1));
+    now = 100;
+    expect(d.done(report(warm))).toBe('warmup');
+    // Nothing runs and the warm-up went since the last gap: a gap before the measured requests.
+    expect(d.next(1)).toEqual({ kind: 'wait', forMs: 500 });
+    now = 600;
+    const m1 = ticketOf(d.next(1));
+    now = 700;
+    expect(d.done(report(m1))).toBe('measured');
+    // The second measured request goes at once: a gap only at the edge.
+    const m2 = ticketOf(d.next(1));
+    now = 800;
+    expect(d.done(report(m2))).toBe('measured');
+    // q1 ended with nothing running: q2 (one user carried, one added) waits out a gap first.
+    expect(d.snapshot()[1]!.startMs).toBe(1300);
+    expect(d.next(1)).toEqual({ kind: 'wait', forMs: 500 });
+    now = 1300;
+    expect(d.next(1).kind).toBe('ticket');
+    // A single added user has no warm-up, and with a request running no gap comes before its measured ones.
+    expect(d.next(2).kind).toBe('ticket');
+  });
+
+  it('after a step down to one user: a gap once the requests of the step before have ended, then measured', () => {
+    let now = 0;
+    const specs = [steady('d2', 2, { freshUsers: true, warmupRequests: 0, quietEdges: true }),
+      steady('d1', 1, { quietEdges: true })];
+    const d = new Driver(new FixedSteps(specs), () => now, null, 500);
+    const [a, b] = [ticketOf(d.next(1)), ticketOf(d.next(2))];
+    now = 100;
+    expect(d.done(report(a))).toBe('measured');
+    const a2 = ticketOf(d.next(1));
+    now = 200;
+    // d2 has its 2 measured requests: d1 keeps user 1, whose request runs on; user 2's is a transition.
+    expect(d.done(report(b))).toBe('measured');
+    expect(d.snapshot()[1]!.spec.cell.id).toBe('d1');
+    now = 300;
+    expect(d.done(report(a2))).toBe('transition');
+    // User 2 (dropped) has nothing to do. Nothing runs, but user 1's last request ran since the last gap: a scrape
+    // must fall after it, so d1's first measured request waits out a gap.
+    expect(d.next(2)).toEqual({ kind: 'wait', forMs: null });
+    expect(d.next(1)).toEqual({ kind: 'wait', forMs: 500 });
+    now = 800;
+    const m = ticketOf(d.next(1));
+    now = 900;
+    expect(d.done(report(m))).toBe('measured');
+  });
+
+  it('takes no gap where requests run (several users), nor without quietEdges or without a monitor', () => {
+    for (const [quietEdges, quietMs] of [[true, 0], [false, 500]] as const) {
+      let now = 0;
+      const noiseProbe = { requests: 2, seconds: 60, warmupRequests: 1 };
+      const specs = [steady('a1', 1, { freshUsers: true, warmupRequests: 0, noiseProbe, quietEdges })];
+      const d = new Driver(new FixedSteps(specs), () => now, null, quietMs);
+      const t = ticketOf(d.next(1));
+      now = 10;
+      expect(d.done(report(t))).toBe('warmup');
+      expect(d.next(1).kind).toBe('ticket');
+    }
+    let now = 0;
+    const three = new FixedSteps([steady('b3', 3, { freshUsers: true, quietEdges: true })]);
+    const d = new Driver(three, () => now, null, 500);
+    const warmups = [1, 2, 3].map((vu) => ticketOf(d.next(vu)));
+    now = 10;
+    expect(d.done(report(warmups[0]!))).toBe('warmup');
+    // Its warm-up over, user 1's measured request goes while the others' warm-ups run.
+    expect(d.next(1).kind).toBe('ticket');
+  });
+});

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { mergeCell, mergeSamples } from '../../report/merge-samples';
 import { type SamplesData } from '../../report/read-samples';
 import { MAX_MESSAGES_PER_KIND, newCellAccumulator } from '../../report/cell-accumulator';
-import { newRequestSpans } from '../../report/session-samples';
+import { newRequestSpans } from '../../report/request-spans';
 import { FloatList } from '../../report/stats';
 
 function cellOf(
@@ -65,7 +65,7 @@ describe('mergeSamples', () => {
     cells: [string, ReturnType<typeof cellOf>][], monitor: SamplesData['monitor'], rows: number,
   ): SamplesData => ({
     cells: new Map(cells), monitor, rows, skippedRows: 1, partialTailBytes: 9, malformedRows: 0,
-    sessionSpans: newRequestSpans(),
+    requestSpans: newRequestSpans(),
   });
 
   it('merges cells by id, adds rows, and puts monitor samples in time order', () => {

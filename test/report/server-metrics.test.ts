@@ -2,16 +2,18 @@
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import {
-  deltaOver,
-  exactScrapes,
-  histogramMeanMs,
   innerDeltaOver,
+  isolatedDelta,
+  isolatingPairs,
   prefixCacheHitRate,
+  readHistogram,
   samplesNear,
   serverFigures,
   valueAtOrAfter,
   valueAtOrBefore,
+  type OwnRequests,
 } from '../../report/server-metrics';
+import { addRequestSpan, newRequestSpans, spanIndex, type SpanIndex } from '../../report/request-spans';
 import { powerFigures } from '../../report/power';
 import { FloatList } from '../../report/stats';
 import type { Series } from '../../report/read-samples';
@@ -26,32 +28,55 @@ function series(points: [number, number][]): Series {
   return { times, values };
 }
 
+/** The part's requests as [start, end] ms. */
+function spans(list: [number, number][]): SpanIndex {
+  const s = newRequestSpans();
+  for (const [start, end] of list) addRequestSpan(s, end, end - start);
+  return spanIndex(s);
+}
+
+/** A cell whose measured requests ran as `own` ([start, end] ms), each with `gaps` token gaps. */
+function cellOf(own: [number, number][], gaps = 0): OwnRequests {
+  const window = { startMs: Math.min(...own.map((r) => r[0])), endMs: Math.max(...own.map((r) => r[1])) };
+  return { window, requests: own.length, tokenGaps: own.length * gaps, periods: [{ window, requests: own.length }] };
+}
+
 // Queue-time histogram scraped every second: sum in seconds, count in requests.
 const QUEUE_SUM = series([[0, 10], [1000, 10], [2000, 12], [3000, 15], [4000, 15], [5000, 20]]);
 const QUEUE_COUNT = series([[0, 100], [1000, 100], [2000, 102], [3000, 104], [4000, 104], [5000, 110]]);
+// Four requests between 1.5 s and 3.5 s: the ones the queue histogram counts between the scrapes at 1 s and 4 s.
+const FOUR: [number, number][] = [[1500, 1900], [1600, 2000], [2500, 3000], [2600, 3500]];
 
 describe('cumulative series over a window', () => {
-  const sum = QUEUE_SUM;
-  const count = QUEUE_COUNT;
-
   it('takes the sample at or before the start and at or after the end', () => {
-    expect(valueAtOrBefore(sum, 1500)).toBe(10);
-    expect(valueAtOrAfter(sum, 3500)).toBe(15);
-    expect(valueAtOrBefore(sum, -5)).toBe(10);
-    expect(valueAtOrAfter(sum, 9999)).toBe(20);
+    expect(valueAtOrBefore(QUEUE_SUM, 1500)).toBe(10);
+    expect(valueAtOrAfter(QUEUE_SUM, 3500)).toBe(15);
+    expect(valueAtOrBefore(QUEUE_SUM, -5)).toBe(10);
+    expect(valueAtOrAfter(QUEUE_SUM, 9999)).toBe(20);
   });
 
-  it('gives the mean of the histogram over the window: delta sum / delta count', () => {
-    // window 1500..3500, the cell's own 4 requests: outer scrapes 1000 and 4000, sum 10 -> 15 (5 s), count 100 -> 104:
-    // exactly the cell's count, so 5 / 4 = 1.25 s = 1250 ms.
-    expect(deltaOver(sum, { startMs: 1500, endMs: 3500 })).toBe(5);
-    expect(histogramMeanMs(sum, count, { startMs: 1500, endMs: 3500 }, 4)).toBe(1250);
-    // Count unknown: only what the scrapes inside the window saw (2000 -> 3000: 3 s over 2 requests).
-    expect(innerDeltaOver(count, { startMs: 1500, endMs: 3500 })).toBe(2);
-    expect(histogramMeanMs(sum, count, { startMs: 1500, endMs: 3500 })).toBe(1500);
-    // No request counted in the window -> not measured.
-    expect(histogramMeanMs(sum, count, { startMs: 3100, endMs: 3900 })).toBeNull();
-    expect(histogramMeanMs(undefined, count, { startMs: 0, endMs: 1 })).toBeNull();
+  it("reads a histogram's mean over exactly the cell's requests: delta sum / delta count", () => {
+    // Outer scrapes 1000 and 4000, nothing else ran between them: sum 10 -> 15 (5 s), count 100 -> 104, 1.25 s.
+    const own = cellOf(FOUR);
+    expect(isolatingPairs(QUEUE_COUNT, own.periods[0]!, spans(FOUR))[0]).toEqual({ t0: 1000, t1: 4000 });
+    expect(readHistogram(QUEUE_SUM, QUEUE_COUNT, own, 4, spans(FOUR)))
+      .toEqual({ kind: 'mean', ms: 1250, scrapes: [{ fromMs: 1000, toMs: 4000, requests: 4 }], counted: 4 });
+    // The client measured 3 there: the server's 4 are another set of requests.
+    expect(readHistogram(QUEUE_SUM, QUEUE_COUNT, cellOf(FOUR.slice(1)), 3, spans(FOUR.slice(1))))
+      .toEqual({ kind: 'count', counted: 4, observations: 3 });
+    expect(readHistogram(undefined, QUEUE_COUNT, own, 4, spans(FOUR))).toEqual({ kind: 'absent' });
+  });
+
+  it('leaves a mean out when another request ran between every pair of scrapes around the cell', () => {
+    // A warm-up request (1.1 s .. 1.4 s) and a transition request ending at 3.8 s: the count may even match.
+    for (const other of [[1100, 1400], [3400, 3800]] as [number, number][]) {
+      const all = spans([...FOUR, other]);
+      expect(isolatingPairs(QUEUE_COUNT, cellOf(FOUR).periods[0]!, all)).toEqual([]);
+      expect(readHistogram(QUEUE_SUM, QUEUE_COUNT, cellOf(FOUR), 4, all)).toEqual({ kind: 'shared' });
+    }
+    // One that ended at the scrape before the cell's first request, or began at the scrape after its last, did not.
+    const edges = spans([...FOUR, [200, 1000], [4000, 4400]]);
+    expect(readHistogram(QUEUE_SUM, QUEUE_COUNT, cellOf(FOUR), 4, edges)).toMatchObject({ kind: 'mean', ms: 1250 });
   });
 
   it('waits for a server that observes a request after the client has its last byte (SGLang, up to 0.5 s)', () => {
@@ -59,60 +84,100 @@ describe('cumulative series over a window', () => {
     const t = [500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000];
     const count = series(t.map((x) => [x, 10 + (x >= 2000 ? 1 : 0) + (x >= 3000 ? 1 : 0) + (x >= 4500 ? 1 : 0)]));
     const sum = series(t.map((x) => [x, 20 + (x >= 2000 ? 2 : 0) + (x >= 3000 ? 2 : 0) + (x >= 4500 ? 2.3 : 0)]));
-    const w = { startMs: 1000, endMs: 4000 };
-    expect(exactScrapes(count, w, 3)).toEqual({ t0: 1000, t1: 4500 });
-    expect(histogramMeanMs(sum, count, w, 3)).toBeCloseTo(2100, 6);
-    // No pair of scrapes counts 5: the scrapes inside the window serve instead.
-    expect(exactScrapes(count, w, 5)).toBeNull();
+    const three: [number, number][] = [[1000, 2000], [1000, 3000], [2000, 4000]];
+    const read = readHistogram(sum, count, cellOf(three), 3, spans(three));
+    expect(read).toMatchObject({ kind: 'mean', scrapes: [{ fromMs: 1000, toMs: 4500, requests: 3 }], counted: 3 });
+    expect(read.kind === 'mean' && read.ms).toBeCloseTo(2100, 6);
+    // The next cell's first request began at 4.2 s: no later scrape holds the cell's alone.
+    expect(readHistogram(sum, count, cellOf(three), 3, spans([...three, [4200, 4600]])))
+      .toEqual({ kind: 'count', counted: 2, observations: 3 });
   });
 
-  it("keeps a busier neighbour's TTFTs out of a 1-user step (issue 31: server 6.4 s, the client 4.4 s)", () => {
-    // Scrapes every second. A 4-user step ends at 10.2 s; its last requests' first tokens come at 10.5 s, 8 s each.
-    // The 1-user step runs 10.7 s .. 19.5 s: 2 requests at TTFT 4.4 s (first tokens at 15.1 s and 19.2 s).
-    const t = [10_000, 11_000, 12_000, 13_000, 14_000, 15_000, 16_000, 17_000, 18_000, 19_000, 20_000];
-    // The neighbour's 4 requests (32 s) land by 11 s, the cell's first (4.4 s) by 16 s, its second at the last
-    // scrape.
-    const grown = (x: number, i: number, neighbour: number, own: number): number =>
-      (x >= 11_000 ? neighbour : 0) + (x >= 16_000 ? own : 0) + (i === 10 ? own : 0);
-    const ttftCount = series(t.map((x, i) => [x, 100 + grown(x, i, 4, 1)]));
-    const ttftSum = series(t.map((x, i) => [x, 500 + grown(x, i, 32, 4.4)]));
-    const w = { startMs: 10_700, endMs: 19_500 };
-    // The old outer window: (32 + 8.8) s / 6 requests = 6.8 s, above every request the client measured.
-    expect((deltaOver(ttftSum, w)! / deltaOver(ttftCount, w)!) * 1000).toBeCloseTo(6800, 6);
-    // Told it ran 2 requests, the outer count (6) is not the cell's: the inner scrapes 11 s .. 19 s hold only the
-    // first.
-    expect(histogramMeanMs(ttftSum, ttftCount, w, 2)).toBeCloseTo(4400, 6);
-    const own = { requests: 2, tokenGaps: 0 };
-    const f = serverFigures({ serverTtftSum: ttftSum, serverTtftCount: ttftCount }, w, 1000, own);
-    expect(f!.serverTtftMs).toBeCloseTo(4400, 6);
-    // Without the neighbour, the outer scrapes count exactly the cell's 2 requests and both are used.
-    const alone = series(t.map((x, i) => [x, 100 + (x >= 16_000 ? 1 : 0) + (i === 10 ? 1 : 0)]));
-    const aloneSum = series(t.map((x, i) => [x, 500 + (x >= 16_000 ? 4.4 : 0) + (i === 10 ? 4.6 : 0)]));
-    expect(histogramMeanMs(aloneSum, alone, w, 2)).toBeCloseTo(4500, 6);
+  it('adds up a step measured twice, each stretch between its own scrapes, another step between them', () => {
+    // Stretch one: 2 requests (1 s and 3 s), scrapes at 0 and 5 s; another step at 6-9 s (3 requests, 10 s of TTFT);
+    // stretch two: 1 request (2 s), scrapes at 10 s and 15 s.
+    const count = series([[0, 0], [5000, 2], [10_000, 5], [15_000, 6]]);
+    const sum = series([[0, 0], [5000, 4], [10_000, 14], [15_000, 16]]);
+    const window = { startMs: 1000, endMs: 14_000 };
+    const periods = [{ window: { startMs: 1000, endMs: 4000 }, requests: 2 }, { window: { startMs: 11_000, endMs:
+      14_000 }, requests: 1 }];
+    const own: OwnRequests = { window, requests: 3, tokenGaps: 0, periods };
+    const all = spans([[1000, 2000], [2000, 4000], [6000, 9000], [6000, 9000], [6000, 9000], [11_000, 14_000]]);
+    const read = readHistogram(sum, count, own, 3, all);
+    expect(read).toMatchObject({ kind: 'mean', counted: 3, scrapes: [
+      { fromMs: 0, toMs: 5000, requests: 2 }, { fromMs: 10_000, toMs: 15_000, requests: 1 },
+    ] });
+    expect(read.kind === 'mean' && read.ms).toBeCloseTo(2000, 6);
+    // As one window it would hold the other step's requests.
+    expect(readHistogram(sum, count, cellOf([[1000, 2000], [2000, 4000], [11_000, 14_000]]), 3, all))
+      .toEqual({ kind: 'shared' });
   });
 
   it('treats a counter reset as not measured', () => {
     const reset = series([[0, 50], [1000, 2]]);
-    expect(deltaOver(reset, { startMs: 0, endMs: 1000 })).toBeNull();
+    expect(isolatedDelta(reset, cellOf([[100, 900]]), spans([[100, 900]]))).toBeNull();
+    expect(innerDeltaOver(reset, { startMs: 0, endMs: 1000 })).toBeNull();
   });
+});
 
+describe("a capacity step's server figures (issue 46: server 3,361 ms, client 2,262)", () => {
+  it("keeps the neighbours' requests out: a mean over the step's own requests or none", () => {
+    // Scrapes every second. A 4-user step's last requests (8 s TTFTs) ran until 10.5 s, into the 1-user step's time.
+    // The 1-user step's 2 measured requests (TTFT 2.2 s) ran 10.7 s .. 19.5 s.
+    const t = [10_000, 11_000, 12_000, 13_000, 14_000, 15_000, 16_000, 17_000, 18_000, 19_000, 20_000];
+    const grown = (x: number, i: number, neighbour: number, own: number): number =>
+      (x >= 11_000 ? neighbour : 0) + (x >= 16_000 ? own : 0) + (i === 10 ? own : 0);
+    const ttftCount = series(t.map((x, i) => [x, 100 + grown(x, i, 4, 1)]));
+    const ttftSum = series(t.map((x, i) => [x, 500 + grown(x, i, 32, 2.2)]));
+    const step: [number, number][] = [[10_700, 15_100], [15_100, 19_500]];
+    const neighbours: [number, number][] = [[2_500, 10_500], [2_600, 10_500], [2_700, 10_500], [2_800, 10_500]];
+    const own = cellOf(step);
+    const ttft = { serverTtftSum: ttftSum, serverTtftCount: ttftCount };
+    const f = serverFigures(ttft, own, spans([...neighbours, ...step]))!;
+    expect(f.serverTtftMs).toBeNull();
+    expect(f.scrapes).toBeNull();
+    expect(f.leftOut).toMatch(/^other requests .* ran between every pair of scrapes around its measured requests$/);
+    // The driver's quiet gap put the neighbours' end before a scrape (10 s): then the step's own 2 requests are read.
+    const gapped = spans([...neighbours.map(([a]): [number, number] => [a, 9_900]), ...step]);
+    const g = serverFigures(ttft, own, gapped)!;
+    expect(g.serverTtftMs).toBeNull();
+    expect(g.leftOut).toBe('the server counted 6 requests between the scrapes around its measured requests, ' +
+      'the client measured 2');
+    const alone = series(t.map((x, i) => [x, 100 + (x >= 16_000 ? 1 : 0) + (i === 10 ? 1 : 0)]));
+    const aloneSum = series(t.map((x, i) => [x, 500 + (x >= 16_000 ? 2.2 : 0) + (i === 10 ? 2.4 : 0)]));
+    const h = serverFigures({ serverTtftSum: aloneSum, serverTtftCount: alone }, own, gapped)!;
+    expect(h.serverTtftMs).toBeCloseTo(2300, 6);
+    expect(h.scrapes).toEqual([{ fromMs: 10_000, toMs: 20_000, requests: 2 }]);
+    expect(h.leftOut).toBeNull();
+  });
 });
 
 describe('server figures of a cell', () => {
   it('summarises server figures and returns null without monitor samples', () => {
-    const f = serverFigures(
-      {
-        queueTimeSum: QUEUE_SUM, queueTimeCount: QUEUE_COUNT,
-        waiting: series([
-          [2000, 3], [3000, 7],
-        ]),
-      },
-      { startMs: 1500, endMs: 3500 }, 0, { requests: 4, tokenGaps: 0 },
-    )!;
+    const monitor = { queueTimeSum: QUEUE_SUM, queueTimeCount: QUEUE_COUNT, waiting: series([[2000, 3], [3000, 7]]) };
+    const f = serverFigures(monitor, cellOf(FOUR), spans(FOUR))!;
     expect(f.queueWaitMs).toBe(1250);
     expect(f.maxWaiting).toBe(7);
     expect(f.prefillTimeMs).toBeNull();
-    expect(serverFigures({}, { startMs: 0, endMs: 1 })).toBeNull();
+    // No TTFT or e2e histogram: no scrapes to state, and nothing the server exposes is left out.
+    expect([f.scrapes, f.leftOut]).toEqual([null, null]);
+    expect(serverFigures({}, cellOf(FOUR), spans(FOUR))).toBeNull();
+  });
+
+  it("reads token gaps between the scrapes that held exactly the cell's requests, whatever the server counted", () => {
+    // The four requests' e2e counted 100 -> 104; SGLang counted 10 token gaps where the client measured 12 (two
+    // requests' first chunks carried two tokens): still the cell's own gaps, over 0.5 s.
+    const monitor = {
+      serverE2eSum: QUEUE_SUM, serverE2eCount: QUEUE_COUNT,
+      serverItlSum: series([[1000, 3], [4000, 3.5]]), serverItlCount: series([[1000, 40], [4000, 50]]),
+    };
+    const f = serverFigures(monitor, cellOf(FOUR, 3), spans(FOUR))!;
+    expect([f.serverE2eMs, f.serverItlMs, f.leftOut]).toEqual([1250, 50, null]);
+    // Without a per-request mean to stand on, the count must be the client's: 10 gaps are not its 12.
+    const alone = { serverItlSum: monitor.serverItlSum, serverItlCount: monitor.serverItlCount };
+    expect(serverFigures(alone, cellOf(FOUR, 3), spans(FOUR))!.leftOut).toBe(
+      'the server counted 10 token gaps between the scrapes around its measured requests, the client measured 12',
+    );
   });
 
   it('takes the nearest gauge sample for a window shorter than the scrape interval', () => {
@@ -123,24 +188,27 @@ describe('server figures of a cell', () => {
 });
 
 describe('prefix-cache hit rate', () => {
-  const w = { startMs: 1500, endMs: 3500 };
+  const own = cellOf(FOUR);
 
-  it('is cached / queried prompt tokens over the window from vLLM-style counters', () => {
+  it("is cached / queried prompt tokens over the cell's requests from vLLM-style counters", () => {
     const queries = series([[1000, 1000], [2000, 5000], [4000, 9000]]);
     const hits = series([[1000, 0], [2000, 1000], [4000, 6000]]);
     // 1000 -> 9000 queried, 0 -> 6000 cached: 0.75
-    expect(prefixCacheHitRate({ prefixCacheQueriesTotal: queries, prefixCacheHitsTotal: hits }, w, 1000)).toBe(0.75);
     const counters = { prefixCacheQueriesTotal: queries, prefixCacheHitsTotal: hits };
-    expect(serverFigures(counters, w)!.prefixCacheHitRate).toBe(0.75);
+    expect(prefixCacheHitRate(counters, own, spans(FOUR))).toBe(0.75);
+    // Another request ran between the scrapes: its hits are not the cell's.
+    expect(prefixCacheHitRate(counters, own, spans([...FOUR, [1200, 1300]]))).toBeNull();
   });
 
   it("falls back to the mean of the server's own rate gauge (SGLang), null when the server exposes neither", () => {
-    const gauge = { prefixCacheHitRate: series([[2000, 0.2], [3000, 0.4]]) };
-    expect(prefixCacheHitRate(gauge, w, 1000)).toBeCloseTo(0.3, 10);
+    // The sample at 1 s is of the requests before the cell's; those after it are the cell's.
+    const gauge = { prefixCacheHitRate: series([[1000, 0.9], [2000, 0.2], [3000, 0.4], [4000, 0.3]]) };
+    expect(prefixCacheHitRate(gauge, own, spans(FOUR))).toBeCloseTo(0.3, 10);
     // Counters without a query in the window say nothing: the gauge (if any) decides.
     const flat = series([[1000, 100], [4000, 100]]);
-    expect(prefixCacheHitRate({ prefixCacheQueriesTotal: flat, prefixCacheHitsTotal: flat }, w, 1000)).toBeNull();
-    expect(prefixCacheHitRate({}, w, 1000)).toBeNull();
+    expect(prefixCacheHitRate({ prefixCacheQueriesTotal: flat, prefixCacheHitsTotal: flat }, own, spans(FOUR)))
+      .toBeNull();
+    expect(prefixCacheHitRate({}, own, spans(FOUR))).toBeNull();
   });
 });
 

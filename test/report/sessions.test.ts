@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { activeUsersCapacities } from '../../report/active-users';
 import { ladderLimits, useCaseCapacity } from '../../report/capacity';
-import { addSessionSample, newRequestSpans, newSessionAccumulator } from '../../report/session-samples';
+import { addSessionSample, newSessionAccumulator } from '../../report/session-samples';
+import { addRequestSpan, newRequestSpans } from '../../report/request-spans';
 import { inFlight, sessionCellStats } from '../../report/sessions';
 import { resolvePlan } from '../../lib/plan';
 import { cell, flat } from './helpers';
@@ -27,8 +28,11 @@ describe('sessionCellStats', () => {
   it('gives TTFT and hit rate by turn from measured turns, and spans from every request', () => {
     const acc = newSessionAccumulator();
     const spans = newRequestSpans();
-    const add = (key: string, turn: string, v: number, at = 0, measured = true) =>
-      addSessionSample(acc, spans, key, { turn }, at, v, measured);
+    const add = (key: string, turn: string, v: number, at = 0, measured = true) => {
+      // read-samples.ts keeps every request's span, whatever its phase.
+      if (key === 'e2e') addRequestSpan(spans, at, v);
+      addSessionSample(acc, key, { turn }, v, measured);
+    };
     // Turn 1: two requests, nothing cached (vLLM writes no cached_tokens then). Turn 2: one, 900 of 1000 cached.
     add('ttft', '1', 100);
     add('ttft', '1', 300);
@@ -54,7 +58,7 @@ describe('sessionCellStats', () => {
     expect(s.concurrentP95).toBe(2);
     // A server that never reports cached tokens: no hit rate rather than 0.
     const silent = newSessionAccumulator();
-    addSessionSample(silent, newRequestSpans(), 'inputTokens', { turn: '1' }, 0, 500, true);
+    addSessionSample(silent, 'inputTokens', { turn: '1' }, 500, true);
     expect(sessionCellStats(silent, null, null))
       .toMatchObject({ hitRate: null, concurrentMean: null, turns: [{ hitRate: null }] });
   });
