@@ -16,6 +16,7 @@ import {
 import { ReportInputError } from './inputs';
 import { columnsOf, completeLength, detach, parseExtraTags, timestampScale, type Columns } from './k6-csv';
 import { addSessionSample, newRequestSpans, newSessionAccumulator, type RequestSpans } from './session-samples';
+import { addAgentSample, isAgentMetric, newAgentAccumulator } from './agentic-samples';
 
 /** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
 export interface Series {
@@ -182,6 +183,10 @@ class SamplesReader {
     if (phase === 'warmup' || phase === 'transition') {
       if (key === 'requestOk') cell.excluded[phase]++;
       return;
+    }
+    if (isAgentMetric(key) || tags[SAMPLE_TAGS.contextClass] !== undefined) {
+      addAgentSample((cell.agentic ??= newAgentAccumulator()), key, tags, value);
+      if (isAgentMetric(key)) return;
     }
     if (TREND_SET.has(key)) addTrendSample(cell, key as TrendKey, timestampMs, value);
     else addRequestSample(cell, key, tags, timestampMs, value, row[columns.metadata] ?? '');

@@ -15,6 +15,7 @@ import type { RateCapacity } from './rate-capacity';
 import type { TraceReplayReport } from './trace-replay';
 import type { PredictedInfo } from './predicted';
 import type { EmbedReport } from './embed-report';
+import type { AgenticReport } from './agentic-report';
 import type { ReportWarning } from './warnings';
 
 /**
@@ -32,9 +33,10 @@ import type { ReportWarning } from './warnings';
  * `embeddings`, the embed part's capacity per input length and batch (report/embed-report.ts), null without one. 9:
  * `warnings` are objects (`kind`, a one-line `summary`, the long `details`; report/warnings.ts), one per kind, ranked
  * by how much they change the answer; `runNotes`, the notes on the suite's own workings (stray cells, a split part's
- * merge), no warnings.
+ * merge), no warnings. 10: `agentic`, the agentic part's steps of agents and its capacity per SLO tier
+ * (report/agentic-report.ts), null without one.
  */
-export const REPORT_SCHEMA_VERSION = 9;
+export const REPORT_SCHEMA_VERSION = 10;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
@@ -128,6 +130,8 @@ export interface Report {
   readonly trace: TraceReplayReport | null;
   /** The embed part: embeddings or rerank capacity per input length and batch; null without one. */
   readonly embeddings: EmbedReport | null;
+  /** The agentic part's steps and SLO tiers (report/agentic-report.ts); null without one. */
+  readonly agentic: AgenticReport | null;
   readonly bursts: readonly BurstCapacity[];
   readonly mixProfiles: readonly MixProfileSummary[];
   /** Throughput per GPU against per-user speed: each measured grid's frontier (report/frontier.ts); [] without one. */
