@@ -37,17 +37,13 @@ function buildAgenticSchemas() {
   };
   const tier = object({
     id: name,
-    limits: v.pipe(
-      list(object({
-        metric: oneOf(TIER_METRICS), stat: oneOf(TIER_STATS), operator: oneOf(['<', '<=', '>', '>='] as const),
-        value: num(0),
-      })),
-      v.minLength(1, 'must hold at least one limit'),
-    ),
+    limits: list(object({
+      metric: oneOf(TIER_METRICS), stat: oneOf(TIER_STATS), operator: oneOf(['<', '<=', '>', '>='] as const),
+      value: num(0),
+    })),
   });
   const tiers = v.pipe(
     list(tier),
-    v.minLength(1, 'must hold at least one tier'),
     v.check((ts) => new Set(ts.map((t) => t.id)).size === ts.length, 'must give each tier its own id'),
   );
   const timing = {
