@@ -3,6 +3,7 @@
 
 import * as v from 'valibot';
 import { DEFAULT_TIERS, TIER_METRICS, TIER_STATS } from '../thresholds/agentic';
+import { PLAN_DEFAULTS } from './plan-defaults';
 import { orDefault } from './plan-fields';
 import { thinkTimeSchema } from './plan-sessions-schema';
 import { int, intList, list, name, num, object, oneOf } from './schema';
@@ -18,6 +19,7 @@ function rangeSchema(min: number, max: number) {
 }
 
 function buildAgenticSchemas() {
+  const D = PLAN_DEFAULTS.agentic;
   const time = thinkTimeSchema();
   const tokens = int(1, 10_000_000);
   const model = {
@@ -67,13 +69,13 @@ function buildAgenticSchemas() {
   const agenticInput = orDefault(
     object({
       model: orDefault(object(partial), {}),
-      agents: orDefault(fields.agents, [1, 2, 4, 8]),
-      seed: orDefault(fields.seed, 42),
+      agents: orDefault(fields.agents, D.agents),
+      seed: orDefault(fields.seed, D.seed),
       tiers: orDefault(tiers, DEFAULT_TIERS),
       gateTier: orDefault(fields.gateTier, null),
-      rampSeconds: orDefault(timing.rampSeconds, 5),
-      warmupSeconds: orDefault(timing.warmupSeconds, 10),
-      holdSeconds: orDefault(timing.holdSeconds, 60),
+      rampSeconds: orDefault(timing.rampSeconds, D.rampSeconds),
+      warmupSeconds: orDefault(timing.warmupSeconds, D.warmupSeconds),
+      holdSeconds: orDefault(timing.holdSeconds, D.holdSeconds),
     }),
     {},
   );

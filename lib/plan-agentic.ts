@@ -62,13 +62,15 @@ export function agenticDrafts(agents: readonly number[], cfg: AgenticConfig): Ag
 
 /**
  * A step's slot: ramp + warm-up + hold; then its agents start no call, and the calls running may end within the
- * grace: one call of the longest prompt with every agent in one, times the safety factor.
+ * grace: one call of the longest prompt alone, times the safety factor. Not one per agent: an agent's history is
+ * mostly cached, so the calls at the end prefill little, and a slot sized for the worst case idles for minutes (k6
+ * starts each cell at a fixed time). A call still running after the grace is cut, and the report counts it.
  */
 export function agenticSlot(
-  draft: Pick<AgenticCellDraft, 'concurrency'>, cfg: AgenticConfig,
+  cfg: AgenticConfig,
   requestSeconds: (context: number, output: number, concurrency: number) => number, safetyFactor: number,
 ): { maxDurationSeconds: number; gracefulStopSeconds: number } {
-  const call = requestSeconds(longestCallTokens(cfg.model), cfg.model.outputTokens, draft.concurrency);
+  const call = requestSeconds(longestCallTokens(cfg.model), cfg.model.outputTokens, 1);
   return {
     maxDurationSeconds: cfg.rampSeconds + cfg.warmupSeconds + cfg.holdSeconds,
     gracefulStopSeconds: Math.max(1, Math.ceil(call * safetyFactor)),

@@ -57,7 +57,7 @@ export function scheduleCells(
     }
     if (d.script === 'agentic' && agentic) {
       // A step of agents holds its timing too (lib/plan-agentic.ts).
-      const slot = agenticSlot(d, agentic, requestSeconds, s.safetyFactor);
+      const slot = agenticSlot(agentic, requestSeconds, s.safetyFactor);
       cells.push({ ...d, warmupRounds: 0, startSeconds: start, ...slot });
       start += slot.maxDurationSeconds + slot.gracefulStopSeconds + s.gapSeconds;
       continue;

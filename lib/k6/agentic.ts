@@ -163,26 +163,39 @@ async function compact(a: Agent, s: SessionRun, c: Conversation): Promise<string
   return summary;
 }
 
+/**
+ * A session's phase: measured when it ran every turn and ended within the hold, whenever it began (sessions last
+ * longer than a short hold, and one begun in the warm-up ran most of its time under the step's load); warm-up when it
+ * ended before the hold, else transition (cut by the hold's end, or ended by a failed call).
+ */
+function sessionPhase(completed: boolean, endMs: number, w: Window): string {
+  if (endMs < w.startMs) return 'warmup';
+  return completed && endMs <= w.endMs ? 'measured' : 'transition';
+}
+
 /** One session, drawn then run; its time, tokens and model share pushed when it ends. */
 async function runSession(a: Agent, s: SessionRun, random: () => number): Promise<void> {
   const plan = planSession(a.m, random);
   const startMs = nowMs();
   const c: Conversation = { messages: [s.system], last: null, freshTokens: 0 };
+  let completed = true;
   for (const [t, turn] of plan.turns.entries()) {
     s.turn = t + 1;
     // The words of a summary and of a message begin with a space each: joined, their tokens add up.
     const summary = needsCompaction(a.m, c.last) ? await compact(a, s, c) : '';
-    if (summary === null) break;
+    completed = summary !== null;
+    if (!completed) break;
     c.messages.push({ role: 'user', content: summary + s.text(`${s.key}.${t}:user`, a.m.userTokens) });
     if (c.last === null) c.freshTokens = (summary ? c.freshTokens : 0) + a.m.userTokens;
     const answer = await runLoop(a, s, c, turn.loop, 'main', `${s.key}.${t}`);
-    if (answer === null) break;
+    completed = answer !== null;
+    if (!completed) break;
     c.messages.push({ role: 'assistant', content: answer });
     if (t < plan.turns.length - 1) await pause(Math.min(turn.thinkMs, s.window.endMs - nowMs()));
   }
   const endMs = nowMs();
   if (s.calls === 0) return;
-  const tags = { [SAMPLE_TAGS.phase]: turnPhase(startMs, endMs, s.window) };
+  const tags = { [SAMPLE_TAGS.phase]: sessionPhase(completed, endMs, s.window) };
   metrics.sessionTime.add(endMs - startMs, tags);
   metrics.sessionTokens.add(s.tokens, tags);
   if (endMs > startMs) metrics.modelShare.add(spanUnionMs(s.spans) / (endMs - startMs), tags);
