@@ -183,13 +183,17 @@ async function runSession(a: Agent, s: SessionRun, random: () => number): Promis
     s.turn = t + 1;
     // The words of a summary and of a message begin with a space each: joined, their tokens add up.
     const summary = needsCompaction(a.m, c.last) ? await compact(a, s, c) : '';
-    completed = summary !== null;
-    if (!completed) break;
+    if (summary === null) {
+      completed = false;
+      break;
+    }
     c.messages.push({ role: 'user', content: summary + s.text(`${s.key}.${t}:user`, a.m.userTokens) });
     if (c.last === null) c.freshTokens = (summary ? c.freshTokens : 0) + a.m.userTokens;
     const answer = await runLoop(a, s, c, turn.loop, 'main', `${s.key}.${t}`);
-    completed = answer !== null;
-    if (!completed) break;
+    if (answer === null) {
+      completed = false;
+      break;
+    }
     c.messages.push({ role: 'assistant', content: answer });
     if (t < plan.turns.length - 1) await pause(Math.min(turn.thinkMs, s.window.endMs - nowMs()));
   }
