@@ -78,7 +78,9 @@ async function preparePromptFile(
     );
   }
   const fitted = new Map(fittedContexts.map((f) => [f.contextTokens, f.promptTokens]));
-  log(`preparing ${name} for ${contexts.length} context lengths (${contexts.join(', ')} tokens)`);
+  log(contexts.length > 0
+    ? `preparing ${name} for ${contexts.length} context lengths (${contexts.join(', ')} tokens)`
+    : `preparing ${name}: one-token words for prompts built in k6`);
   const { model, tokenizer, baseUrl, apiKey } = setting;
   const prompts = await preparePrompts({
     model, api, contexts, fitted, followUps, tokenizer, baseUrl, apiKey, blockVocabulary,
