@@ -269,6 +269,54 @@ export const SESSION_METRICS = {
 } as const satisfies Record<string, MetricDefinition>;
 
 /**
+ * What the agentic script says of its agents (docs/guides/agentic.md): per request the cache a perfect prefix cache
+ * would give, per agent step and per session their times and tokens; same cell tags, tag phase as its requests'.
+ */
+export const AGENT_METRICS = {
+  idealCachedTokens: {
+    name: 'llm_agent_ideal_cached_tokens',
+    kind: 'counter',
+    isTime: false,
+    unit: 'tokens',
+    description:
+      'Prompt tokens of a completed request a perfect prefix cache serves: a continued conversation\'s previous ' +
+      'prompt and answer, a new one\'s shared system prompt and tools (lib/agentic.ts idealCachedTokens).',
+  },
+  agentStepTime: {
+    name: 'llm_agent_step_time',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description:
+      'Time of one agent step: a model call\'s start to the end of the tools (or sub-agents) it called, when the ' +
+      'next call can go; a turn\'s last call is a step of its own.',
+  },
+  agentSessionTime: {
+    name: 'llm_agent_session_time',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description: 'Time of one whole agent session, from its first call to its last answer, think time included.',
+  },
+  agentSessionTokens: {
+    name: 'llm_agent_session_tokens',
+    kind: 'trend',
+    isTime: false,
+    unit: 'tokens',
+    description: 'Prompt plus output tokens of every model call of one session, its sub-agents\' included (usage).',
+  },
+  agentModelShare: {
+    name: 'llm_agent_model_share',
+    kind: 'trend',
+    isTime: false,
+    unit: 'ratio',
+    description:
+      'Share of a session\'s time in which at least one of its model calls was running (the union of their spans ' +
+      'over the session\'s time): what the agent waits on the model, against tools and thinking.',
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
+/**
  * What the embed script measures of each non-streaming embeddings or rerank request (docs/guides/embeddings.md),
  * tagged with its cell and `batch`; success and failures go to llm_request_ok and llm_errors as every request's do.
  */
@@ -302,7 +350,7 @@ export const EMBED_METRICS = {
 
 export const METRICS = {
   ...REQUEST_METRICS, ...CLIENT_METRICS, ...ARRIVAL_METRICS, ...SERVER_METRICS, ...SEARCH_METRICS, ...SESSION_METRICS,
-  ...EMBED_METRICS,
+  ...AGENT_METRICS, ...EMBED_METRICS,
 } as const;
 export type MetricKey = keyof typeof METRICS;
 /** Each metric a use-case limit may be on (thresholds/use-cases.ts), as one of the table's: a compile-time check. */
@@ -313,6 +361,7 @@ export type ClientMetricKey = keyof typeof CLIENT_METRICS;
 export type ArrivalMetricKey = keyof typeof ARRIVAL_METRICS;
 export type SessionMetricKey = keyof typeof SESSION_METRICS;
 export type EmbedMetricKey = keyof typeof EMBED_METRICS;
+export type AgentMetricKey = keyof typeof AGENT_METRICS;
 
 /** The k6 metric name for a key, e.g. metricName('ttft') === 'llm_ttft'. */
 export function metricName(key: MetricKey): string {
@@ -348,6 +397,10 @@ export const SAMPLE_TAGS = {
   turn: 'turn',
   /** On request samples of the sessions script: the user's n-th conversation, capped (lib/sessions.ts sessionTag). */
   session: 'session',
+  /** On the agentic script's request samples: main, sub (a sub-agent's) or compact (a compaction's summary). */
+  agentCall: 'agent_call',
+  /** On the agentic script's request samples: the prompt's size class, a power of two (lib/agentic.ts contextClass). */
+  contextClass: 'context_class',
   /** On the embed script's samples: inputs (rerank: documents) per request. */
   batch: 'batch',
 } as const;

@@ -126,6 +126,8 @@ export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): S
     };
     const gated = plan.script === 'gate' && plan.gate !== null;
     const useCase: UseCase | undefined = cell.useCase ? plan.useCases.find((u) => u.id === cell.useCase) : undefined;
+    // An agentic step is gated by the plan's gate tier (docs/guides/agentic.md): its limits name their statistics.
+    const tierLimits = plan.agentic?.tiers.find((t) => t.id === plan.agentic!.gateTier)?.limits ?? [];
     for (const def of PER_CELL_TRENDS) {
       const key = cellMetricKey(def.name, cell);
       const gates =
@@ -133,7 +135,8 @@ export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): S
           ? useCase.limits
               .filter((l) => REQUEST_METRICS[l.metric].name === def.name)
               .map((l) => limitExpression(l, l.stat ?? plan.limitStat))
-          : [];
+          : tierLimits.filter((l) => REQUEST_METRICS[l.metric].name === def.name)
+            .map((l) => limitExpression(l, l.stat));
       thresholds[key] = gates.length > 0 ? gates : [KEEP_TREND_STATS];
     }
     // A rate cell's sender against its schedule: kept in the summary too (k6 keeps per-cell figures of thresholds

@@ -51,6 +51,11 @@ export const PLAN_DEFAULTS = {
     rounds: 2, warmupRequests: 1, minMeasuredSeconds: 10, startUsers: 1, maxUsers: 256, exactBelow: 16,
     resolutionPercent: 5, rampSeconds: 10, warmupSeconds: 10, holdSeconds: 60,
   },
+  /**
+   * The agentic script: steps of 1 to 8 agents, each held a ramp of 5 s, 10 s of warm-up and a minute measured (the
+   * agent model and the tiers: thresholds/agentic.ts).
+   */
+  agentic: { agents: [1, 2, 4, 8], seed: 42, rampSeconds: 5, warmupSeconds: 10, holdSeconds: 60 },
   /** The plain-k6 ladder of active users of a use case the plan gives none for. */
   sessionUsers: [1, 2, 4, 8, 16, 32, 64],
   burst: { profiles: PROFILES, depths: BURST_DEPTHS, ttftLimitMs: BURST_TTFT_LIMIT_MS },

@@ -13,7 +13,7 @@ import { bool, int, intList, list, name, num, object, oneOf, record, text, url }
 import { TRACE_FORMATS } from './trace/types';
 
 export const SCRIPT_NAMES = [
-  'sweep', 'capacity', 'burst', 'mix', 'gate', 'sessions', 'rate', 'trace', 'embed',
+  'sweep', 'capacity', 'burst', 'mix', 'gate', 'sessions', 'rate', 'trace', 'embed', 'agentic',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 /**

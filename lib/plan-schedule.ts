@@ -1,6 +1,7 @@
 // The plan's time slots: each cell's start, slot and grace, sized from the expected speeds; and the cell ids' number
 // formats. Runs in k6 and Node. Only sizes slots (and a bench-driven run needs none): never a measurement.
 
+import { agenticSlot, type AgenticConfig } from './plan-agentic';
 import { sessionSlot, type SessionsConfig } from './plan-sessions';
 import type { Cell, ScheduleConfig } from './plan-types';
 
@@ -39,6 +40,7 @@ export function estimateRequestSeconds(
 /** Each cell's start, slot and grace, one after another, and the plan's total. */
 export function scheduleCells(
   drafts: readonly CellDraft[], s: ScheduleConfig, sessions: SessionsConfig | null,
+  agentic: AgenticConfig | null = null,
 ): { cells: Cell[]; totalSeconds: number } {
   let start = 0;
   const cells: Cell[] = [];
@@ -49,6 +51,13 @@ export function scheduleCells(
       // A step of active users holds its timing, whatever its requests take (lib/plan-sessions.ts).
       const step = { ...d, script: 'sessions' as const, useCase: d.useCase!, profile: null };
       const slot = sessionSlot(step, sessions, requestSeconds, s.safetyFactor);
+      cells.push({ ...d, warmupRounds: 0, startSeconds: start, ...slot });
+      start += slot.maxDurationSeconds + slot.gracefulStopSeconds + s.gapSeconds;
+      continue;
+    }
+    if (d.script === 'agentic' && agentic) {
+      // A step of agents holds its timing too (lib/plan-agentic.ts).
+      const slot = agenticSlot(agentic, requestSeconds, s.safetyFactor);
       cells.push({ ...d, warmupRounds: 0, startSeconds: start, ...slot });
       start += slot.maxDurationSeconds + slot.gracefulStopSeconds + s.gapSeconds;
       continue;

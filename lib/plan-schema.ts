@@ -10,6 +10,7 @@ import { LIMIT_STATS } from '../thresholds/use-cases';
 import { PLAN_DEFAULTS as D } from './plan-defaults';
 import { fieldSchemas, orDefault, usersOrByUseCase, type ScriptName } from './plan-fields';
 import { sessionsSchemas } from './plan-sessions-schema';
+import { agenticSchemas } from './plan-agentic-schema';
 import { bool, intList, list, name, object, oneOf, record, text } from './schema';
 
 // What lib/plan.ts reads from here, defined beside the schemas that use them.
@@ -217,6 +218,7 @@ function buildPlanInputSchema() {
     capacity: capacitySection(f),
     burst: burstSection(f),
     sessions: sessionsSchemas().sessionsInput,
+    agentic: agenticSchemas().agenticInput,
     rate: rateSection(f),
     trace: traceSection(f),
     mix: mixSection(f),

@@ -11,8 +11,8 @@ const opt = v.optional;
 const dayOfSeconds = 86_400;
 const hourOfSeconds = 3600;
 
-/** A think time: the distribution's name and its parameters, in seconds. */
-function thinkTimeSchema() {
+/** A think time: the distribution's name and its parameters, in seconds (the agentic section's tool times too). */
+export function thinkTimeSchema() {
   const seconds = num(0, hourOfSeconds);
   return v.pipe(
     plainObject,

@@ -22,6 +22,7 @@ import {
   type ScriptName,
 } from './plan-schema';
 import { parseOrThrow } from './schema';
+import { agenticDrafts, resolveAgentic, type AgenticConfig } from './plan-agentic';
 import { resolveSessions, sessionDrafts, sessionSearchConfig, type SessionsConfig } from './plan-sessions';
 import { formatRate, formatTokens, scheduleCells, type CellDraft } from './plan-schedule';
 import { loadReplay, type ReplaySummary } from './trace-replay';
@@ -63,8 +64,16 @@ export function planPromptForm(plan: Pick<Plan, 'script' | 'target'>): PromptFor
 export const PREFIX_GROUP_SCRIPTS: readonly ScriptName[] = ['sweep', 'capacity', 'burst', 'mix', 'gate', 'rate'];
 
 /** Whether a plan builds prompts of one-token words (lib/block-prompt.ts): its prompt set then needs those words. */
-export function usesBlockPrompts(plan: Pick<Plan, 'trace' | 'prompts'>): boolean {
-  return plan.trace !== null || plan.prompts.prefixGroups !== null;
+export function usesBlockPrompts(plan: Pick<Plan, 'trace' | 'prompts' | 'agentic'>): boolean {
+  return plan.trace !== null || plan.prompts.prefixGroups !== null || plan.agentic !== null;
+}
+
+/**
+ * Whether a cell sends a prepared prompt of its context length: a trace cell's prompts are built per row from the
+ * vocabulary (its context is only the longest row's), an agentic cell's from its words.
+ */
+export function takesPreparedPrompt(cell: Pick<Cell, 'script'>): boolean {
+  return cell.script !== 'trace' && cell.script !== 'agentic';
 }
 
 /** A rate cell's arrivals as lib/arrivals.ts draws them; a trace cell's times come from its trace instead. */
@@ -105,25 +114,18 @@ function searchConfig(c: ParsedPlanInput['capacity'], useCases: readonly UseCase
 function buildDrafts(
   script: ScriptName, input: ParsedPlanInput, useCases: readonly UseCase[], gate: GateConfig | null,
   search: CapacitySearchConfig | null, sessions: SessionsConfig | null, trace: TraceConfig | null,
+  agentic: AgenticConfig | null,
 ): CellDraft[] {
   const drafts: CellDraft[] = [];
   switch (script) {
+    case 'agentic':
+      return agenticDrafts(input.agentic.agents, agentic!);
     case 'trace':
       return traceDrafts(trace!, input.trace!.speeds);
     case 'sessions':
       return sessionDrafts(input.sessions, sessions!);
-    case 'sweep': {
-      const { contexts, concurrencies, rounds, outputTokens } = input.sweep;
-      for (const contextTokens of contexts) {
-        for (const concurrency of concurrencies) {
-          drafts.push({
-            id: `sweep_c${formatTokens(contextTokens)}_o${formatTokens(outputTokens)}_n${concurrency}`, script,
-            contextTokens, outputTokens, concurrency, rounds, useCase: null, profile: null,
-          });
-        }
-      }
-      break;
-    }
+    case 'sweep':
+      return sweepDrafts(input.sweep);
     case 'capacity': {
       const c = input.capacity;
       const s = search as CapacitySearchConfig;
@@ -179,6 +181,15 @@ function buildDrafts(
     }
   }
   return drafts;
+}
+
+/** The sweep's grid: every context at every concurrency. */
+function sweepDrafts(sweep: ParsedPlanInput['sweep']): CellDraft[] {
+  const { contexts, concurrencies, rounds, outputTokens } = sweep;
+  return contexts.flatMap((contextTokens) => concurrencies.map((concurrency) => ({
+    id: `sweep_c${formatTokens(contextTokens)}_o${formatTokens(outputTokens)}_n${concurrency}`,
+    script: 'sweep' as const, contextTokens, outputTokens, concurrency, rounds, useCase: null, profile: null,
+  })));
 }
 
 /** The rate script's cells: each use case at each rate, one VU sending the cell's arrival schedule. */
@@ -273,6 +284,18 @@ function resolvePrefixGroups(
   return groups;
 }
 
+/** The agentic section resolved; tool calls are the chat API's shape, and a gate tier must be one of the tiers. */
+function resolveAgenticOrThrow(input: ParsedPlanInput['agentic'], target: TargetConfig): AgenticConfig {
+  if (target.api !== 'chat')
+    throw planFieldError('target.api', 'must be chat for the agentic script: its tool calls are the chat API\'s');
+  const agentic = resolveAgentic(input);
+  if (agentic === null)
+    throw planFieldError(
+      'agentic.gateTier', `is "${input.gateTier}", not one of the tiers: ${input.tiers.map((t) => t.id).join(', ')}`,
+    );
+  return agentic;
+}
+
 function planFieldError(field: string, message: string): PlanError {
   return new PlanError(`plan field "${field}" ${message}`);
 }
@@ -295,12 +318,13 @@ export function resolvePlan(raw: unknown, script: ScriptName, readText?: (path: 
       'target.api', 'must be chat, responses or messages for the sessions script: a conversation is a list of messages',
     );
   const sessions = script === 'sessions' ? resolveSessions(input.sessions, useCases) : null;
+  const agentic = script === 'agentic' ? resolveAgenticOrThrow(input.agentic, target) : null;
   const search =
     script === 'capacity'
       ? searchConfig(input.capacity, useCases)
       : script === 'sessions' ? sessionSearchConfig(input.sessions, useCases) : null;
   const trace = resolveTrace(input, script, readText);
-  const drafts = buildDrafts(script, input, useCases, gate, search, sessions, trace);
+  const drafts = buildDrafts(script, input, useCases, gate, search, sessions, trace, agentic);
   // A cell id is a k6 scenario name: two cells with one id would silently become one scenario.
   const seen = new Set<string>();
   for (const d of drafts) {
@@ -312,7 +336,7 @@ export function resolvePlan(raw: unknown, script: ScriptName, readText?: (path: 
       );
     seen.add(d.id);
   }
-  const { cells, totalSeconds } = scheduleCells(drafts, input.schedule, sessions);
+  const { cells, totalSeconds } = scheduleCells(drafts, input.schedule, sessions, agentic);
   return {
     schemaVersion: PLAN_SCHEMA_VERSION,
     name: input.name ?? script,
@@ -326,6 +350,7 @@ export function resolvePlan(raw: unknown, script: ScriptName, readText?: (path: 
     gate,
     search,
     sessions,
+    agentic,
     trace,
     embed: script === 'embed' ? { kind: input.embed.kind, limit: input.embed.limit } : null,
     schedule: input.schedule,
@@ -362,7 +387,7 @@ export function bindTarget(
  * the cells stay those the plan resolved, only their start, slot and grace change.
  */
 export function reschedulePlan(plan: Plan, schedule: ScheduleConfig): Plan {
-  return { ...plan, schedule, ...scheduleCells(plan.cells, schedule, plan.sessions) };
+  return { ...plan, schedule, ...scheduleCells(plan.cells, schedule, plan.sessions, plan.agentic) };
 }
 
 /** Whether parsed JSON is a resolved plan of this schema version (a run's plan.json) rather than a plan input. */

@@ -2,14 +2,16 @@
 // Anthropic's /messages.
 // Runs in k6 and Node.
 
-import type { ChatMessage } from './chat-template';
+import type { ApiMessage, ToolSpec } from './chat-template';
 import type { ApiStyle, TargetConfig } from './plan';
 
 export interface GenerationRequest {
   readonly prompt: string;
   readonly maxTokens: number;
   /** A conversation's messages (chat API): sent instead of one user message of `prompt`. */
-  readonly messages?: readonly ChatMessage[];
+  readonly messages?: readonly ApiMessage[];
+  /** The tools the model may call (chat API: the agentic script's catalog). */
+  readonly tools?: readonly ToolSpec[];
 }
 
 export interface HttpRequestSpec {
@@ -46,6 +48,7 @@ export function buildRequestBody(target: TargetConfig, request: GenerationReques
   switch (target.api) {
     case 'chat':
       Object.assign(body, { stream_options: { include_usage: true }, messages });
+      if (request.tools) body.tools = request.tools;
       break;
     case 'completions':
       Object.assign(body, { stream_options: { include_usage: true }, prompt: request.prompt });

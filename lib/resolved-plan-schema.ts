@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import { ARRIVAL_PROCESSES } from './arrivals';
 import { fieldSchemas, orDefault, SCRIPT_NAMES } from './plan-fields';
 import { sessionsSchemas } from './plan-sessions-schema';
+import { agenticSchemas } from './plan-agentic-schema';
 import { bool, int, list, name, num, object, oneOf, record, text } from './schema';
 import { TRACE_FORMATS } from './trace/types';
 
@@ -64,6 +65,8 @@ export function resolvedPlanSchema() {
     ),
     /** For the sessions script: each use case's conversation and how plain k6 holds a step; null otherwise. */
     sessions: orDefault(nullable(sessionsSchemas().resolvedSessions), null),
+    /** For the agentic script: the agent model, the SLO tiers and how a step is held; null otherwise. */
+    agentic: orDefault(nullable(agenticSchemas().resolvedAgentic), null),
     /** For the trace script: the rows replayed and what they were; null otherwise. */
     trace: orDefault(
       nullable(object({

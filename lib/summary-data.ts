@@ -67,8 +67,9 @@ export function cellMetricKey(
   metricName: string, cell: string | { readonly id: string; readonly warmupRounds: number; readonly script?: string },
 ): string {
   // A steady-state cell's statistics leave its warm-up requests out (tag phase, lib/drive.ts), and a sessions step's
-  // its turns outside the measuring window (lib/sessions.ts turnPhase).
-  if (typeof cell !== 'string' && (cell.warmupRounds > 0 || cell.script === 'sessions')) {
+  // or agentic step's its calls outside the measuring window (lib/sessions.ts turnPhase).
+  const windowed = typeof cell !== 'string' && (cell.script === 'sessions' || cell.script === 'agentic');
+  if (typeof cell !== 'string' && (cell.warmupRounds > 0 || windowed)) {
     return `${metricName}{cell:${cell.id},phase:measured}`;
   }
   return `${metricName}{cell:${typeof cell === 'string' ? cell : cell.id}}`;

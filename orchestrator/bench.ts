@@ -23,6 +23,7 @@ import {
   CsvTail,
   initialProgress,
   renderErrorMessages,
+  plannedRequests,
   requestCounts,
 } from './progress';
 import { Driver, type StepResult } from './driver';
@@ -321,7 +322,8 @@ export class Bench extends EventEmitter<BenchEvents> {
     else
       this.emit(
         'log',
-        `${plan.script}: ${plan.cells.length} cells, ${state.cells.reduce((n, c) => n + c.planned, 0)} requests, ` +
+        `${plan.script}: ${plan.cells.length} cells, ` +
+        `${plannedRequests(state) === null ? '' : `${plannedRequests(state)} requests, `}` +
         `${driven ? 'back to back' : `at most ${Math.ceil(plan.totalSeconds / 60)} min`}`,
       );
     const refresh = (): void => {

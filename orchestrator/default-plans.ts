@@ -50,6 +50,15 @@ export const QUICK_PLAN: PlanInput = {
     maxUsers: { code_completion: 100, coding_assistant: 80 },
   },
   /**
+   * Agents (`--scripts agentic` only: the default run leaves the script out): the default agent (thresholds/agentic.ts)
+   * with a think time of 2 s, at 4 to 64 agents held 40 s each after 5 s of warm-up, about 4 minutes; the interactive
+   * tier breaks within the ladder on the default profile.
+   */
+  agentic: {
+    agents: [4, 16, 32, 64], rampSeconds: 2, warmupSeconds: 5, holdSeconds: 40,
+    model: { thinkTime: { distribution: 'exponential', meanSeconds: 2 } },
+  },
+  /**
    * Poisson arrivals for code completion only (its requests take about a second; a chat's take tens): 20 s per rate,
    * about 2.5 minutes, straddling its limit on the default profile.
    */

@@ -8,7 +8,13 @@ import { cellRequests, type Plan } from '../lib/plan';
 
 export interface CellProgress {
   readonly id: string;
-  readonly planned: number;
+  /**
+   * Requests the cell sends; null for a step that holds its time instead (sessions, agentic in k6's slots), whose
+   * users send as many as fit.
+   */
+  readonly planned: number | null;
+  /** When its slot and grace end, seconds from the part's start. */
+  readonly endsAtSeconds: number;
   done: number;
   failed: number;
 }
@@ -53,12 +59,22 @@ export function requestCounts(
 ): { planned: number; succeeded: number; failed: number; cut: number } {
   let planned = 0, ended = 0, failed = 0, cut = 0;
   for (const c of state.cells) {
-    planned += c.planned;
+    planned += c.planned ?? c.done;
     ended += c.done;
     failed += c.failed;
-    if (c.done > 0) cut += Math.max(0, c.planned - c.done);
+    if (c.done > 0 && c.planned !== null) cut += Math.max(0, c.planned - c.done);
   }
   return { planned, succeeded: ended - failed, failed, cut };
+}
+
+/** A cell that holds its time rather than a count of requests: a sessions or agentic step in k6's slots. */
+function holdsItsTime(c: Plan['cells'][number]): boolean {
+  return c.script === 'sessions' || c.script === 'agentic';
+}
+
+/** Requests the part's cells plan; null when one of them holds its time instead (a count is not known before). */
+export function plannedRequests(state: Pick<ProgressState, 'cells'>): number | null {
+  return state.cells.some((c) => c.planned === null) ? null : state.cells.reduce((n, c) => n + c.planned!, 0);
 }
 
 export function initialProgress(plan: Plan, partIndex: number, partCount: number): ProgressState {
@@ -66,7 +82,10 @@ export function initialProgress(plan: Plan, partIndex: number, partCount: number
     part: plan.script,
     partIndex,
     partCount,
-    cells: plan.cells.map((c) => ({ id: c.id, planned: cellRequests(c), done: 0, failed: 0 })),
+    cells: plan.cells.map((c) => ({
+      id: c.id, planned: holdsItsTime(c) ? null : cellRequests(c),
+      endsAtSeconds: c.startSeconds + c.maxDurationSeconds + c.gracefulStopSeconds, done: 0, failed: 0,
+    })),
     elapsedSeconds: 0,
     totalSeconds: plan.totalSeconds,
   };
@@ -184,9 +203,10 @@ function duration(seconds: number): string {
   return m > 0 ? `${m}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
 }
 
-/** The cell in progress: the first one not yet complete. */
+/** The cell in progress: the first one not yet complete (a held step, until its slot ends). */
 export function currentCell(state: ProgressState): { index: number; cell: CellProgress } | null {
-  const index = state.cells.findIndex((c) => c.done < c.planned);
+  const index = state.cells.findIndex((c) =>
+    (c.planned === null ? state.elapsedSeconds < c.endsAtSeconds : c.done < c.planned));
   return index < 0 ? null : { index, cell: state.cells[index]! };
 }
 
@@ -197,17 +217,18 @@ export function currentCell(state: ProgressState): { index: number; cell: CellPr
 export function renderProgressLine(state: ProgressState): string {
   if (state.driven) return renderDrivenLine(state, state.driven);
   const done = state.cells.reduce((n, c) => n + c.done, 0);
-  const planned = state.cells.reduce((n, c) => n + c.planned, 0);
+  const planned = plannedRequests(state);
   const failed = state.cells.reduce((n, c) => n + c.failed, 0);
   const current = currentCell(state);
   const where = current ? `cell ${current.index + 1}/${state.cells.length}` : `all ${state.cells.length} cells done`;
   const eta = state.totalSeconds - state.elapsedSeconds;
   const parts = [
     `[${state.part} ${state.partIndex + 1}/${state.partCount}] ${where}`,
-    `${done}/${planned} requests${failed ? `, ${failed} failed` : ''}`,
+    `${done}${planned === null ? '' : `/${planned}`} requests${failed ? `, ${failed} failed` : ''}`,
     `elapsed ${duration(state.elapsedSeconds)}`,
   ];
-  if (current) parts.push(`ETA <= ${duration(eta)}`, `${current.cell.id} ${current.cell.done}/${current.cell.planned}`);
+  const of = (c: CellProgress): string => (c.planned === null ? '' : `/${c.planned}`);
+  if (current) parts.push(`ETA <= ${duration(eta)}`, `${current.cell.id} ${current.cell.done}${of(current.cell)}`);
   return parts.join(' | ');
 }
 

@@ -3,7 +3,9 @@
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { planPromptForm, promptForm, usesBlockPrompts, type ApiStyle, type Plan } from '../lib/plan';
+import {
+  planPromptForm, promptForm, takesPreparedPrompt, usesBlockPrompts, type ApiStyle, type Plan,
+} from '../lib/plan';
 import type { PromptSet } from '../lib/prompt-set';
 import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
 import { promptLengthsForWindow, readContextWindow } from './context-window';
@@ -60,9 +62,9 @@ async function preparePromptFile(
   plans: readonly Plan[], api: ApiStyle, contextWindow: number | null, name: string, setting: PromptSetting,
 ): Promise<{ prompts: PromptSet; file: string }> {
   const { log } = setting;
-  // A trace cell builds each row's prompt from one-token words (lib/block-prompt.ts): it needs no prompt of its own.
+  // A trace or agentic cell builds its prompts from one-token words (lib/block-prompt.ts): it needs none prepared.
   // Prefix groups build theirs from the same words, to the length of their context's prompt.
-  const cells = plans.flatMap((plan) => plan.cells).filter((cell) => cell.script !== 'trace');
+  const cells = plans.flatMap((plan) => plan.cells).filter(takesPreparedPrompt);
   const blockVocabulary = plans.some(usesBlockPrompts);
   const contexts = [...new Set(cells.map((cell) => cell.contextTokens))].sort((a, b) => a - b);
   // A conversation's later turns add follow-up messages of the plan's growth lengths (the sessions script).
@@ -76,7 +78,9 @@ async function preparePromptFile(
     );
   }
   const fitted = new Map(fittedContexts.map((f) => [f.contextTokens, f.promptTokens]));
-  log(`preparing ${name} for ${contexts.length} context lengths (${contexts.join(', ')} tokens)`);
+  log(contexts.length > 0
+    ? `preparing ${name} for ${contexts.length} context lengths (${contexts.join(', ')} tokens)`
+    : `preparing ${name}: one-token words for prompts built in k6`);
   const { model, tokenizer, baseUrl, apiKey } = setting;
   const prompts = await preparePrompts({
     model, api, contexts, fitted, followUps, tokenizer, baseUrl, apiKey, blockVocabulary,

@@ -19,8 +19,8 @@ export function predictCellSeconds(plans: readonly Plan[], profile: Profile): Re
   const out: Record<string, number> = {};
   const memo = new Map<string, number>();
   for (const plan of plans) {
-    // A sessions step holds its own timing (lib/plan-sessions.ts): no batch to predict.
-    if (plan.script === 'sessions') continue;
+    // A sessions or agentic step holds its own timing (lib/plan-sessions.ts, lib/plan-agentic.ts): no batch to predict.
+    if (plan.script === 'sessions' || plan.script === 'agentic') continue;
     for (const cell of plan.cells) {
       // An open-loop cell's slot is its schedule's (lib/plan.ts rateSlot), not a batch's.
       if (cell.arrivals) continue;

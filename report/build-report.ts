@@ -26,6 +26,7 @@ import { MIN_SUCCESS_RATE } from '../lib/plan-defaults';
 import { throughputFrontiers } from './frontier';
 import { activeUsersCapacities } from './active-users';
 import { rateCapacities } from './rate-capacity';
+import { agenticReport, type AgenticSamples } from './agentic-report';
 import { traceReplayReport, traceSendsOf, type TraceSends } from './trace-replay';
 import { judgeMergedThresholds } from './split-thresholds';
 import { splitNotes } from './split-notes';
@@ -90,6 +91,7 @@ export function buildReport(
     activeUsers,
     rates,
     trace: traceReplayReport(input, cells, measured.traceSends, judged),
+    agentic: agenticReport(input.parts.map((part) => part.plan), cells, measured.agentic, minSuccessRate),
     embeddings: embedReport(input, samples),
     bursts,
     mixProfiles: mixProfiles(cells),
@@ -141,6 +143,8 @@ interface MeasuredParts {
   readonly requestValues: Map<string, RequestValues>;
   /** Each trace cell's requests as sent: their lengths and send times (report/trace-replay.ts bins them). */
   readonly traceSends: Map<string, TraceSends>;
+  /** Each agentic cell's per-request values and its agents' figures (report/agentic-report.ts). */
+  readonly agentic: Map<string, AgenticSamples>;
   readonly parts: PartSummary[];
   /** Why the run is incomplete, part by part: unfinished parts, cells without samples, missing runners. */
   readonly incompleteCauses: string[];
@@ -164,8 +168,8 @@ function requestValuesOf(accumulator: CellAccumulator): RequestValues {
 
 function measureParts(input: RunInput, samples: readonly SamplesData[], options: ReportOptions): MeasuredParts {
   const measured: MeasuredParts = {
-    cells: [], requestValues: new Map(), traceSends: new Map(), parts: [], incompleteCauses: [], damagedRows: [],
-    runNotes: [], missingCells: [], incomplete: false,
+    cells: [], requestValues: new Map(), traceSends: new Map(), agentic: new Map(), parts: [], incompleteCauses: [],
+    damagedRows: [], runNotes: [], missingCells: [], incomplete: false,
   };
   let incomplete = false;
   input.parts.forEach((part, i) => {
@@ -181,6 +185,8 @@ function measureParts(input: RunInput, samples: readonly SamplesData[], options:
       if (accumulator && (cell.script === 'capacity' || cell.arrivals))
         measured.requestValues.set(cell.id, requestValuesOf(accumulator));
       if (accumulator && cell.script === 'trace') measured.traceSends.set(cell.id, traceSendsOf(accumulator));
+      if (accumulator && cell.script === 'agentic')
+        measured.agentic.set(cell.id, { values: requestValuesOf(accumulator), agents: accumulator.agentic });
     }
     measured.cells.push(...partCells);
     const lacking = part.plan.cells.filter((cell) => !data.cells.has(cell.id)).map((cell) => cell.id);

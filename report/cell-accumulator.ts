@@ -7,6 +7,7 @@ import { FloatList } from './stats';
 import { detach, parseErrorMessage } from './k6-csv';
 import { addEmbedSample, newEmbedSamples, type EmbedSamples } from './embed-samples';
 import type { SessionAccumulator } from './session-samples';
+import type { AgentAccumulator } from './agentic-samples';
 
 /**
  * Request metrics recorded as Trends (one value per request, or per token for ITL); scheduleLag and the intended
@@ -55,6 +56,8 @@ export interface CellAccumulator {
   cpuLast: { atMs: number; seconds: number } | null;
   /** The sessions script's turns (report/session-samples.ts); absent in other cells. */
   sessions?: SessionAccumulator;
+  /** The agentic script's agents (report/agentic-samples.ts); absent in other cells. */
+  agentic?: AgentAccumulator;
   /** A rate cell's llm_achieved_rate (requests/s), pushed once its last request ended; null until then or elsewhere. */
   achievedRate: number | null;
   /** Each request's prompt and output tokens as the server counted them: a replayed trace's lengths as sent. */

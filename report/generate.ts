@@ -10,6 +10,7 @@ import { buildReport, DEFAULT_REPORT_OPTIONS } from './build-report';
 import type { Comparison, Report, ReportOptions } from './report-types';
 import { buildCharts, renderChartSvg, type ChartSpec } from './charts';
 import { sessionCharts } from './charts-sessions';
+import { agenticCharts } from './charts-agentic';
 import { rateCharts } from './charts-rate';
 import { traceCharts } from './charts-trace';
 import { embedCharts } from './charts-embed';
@@ -53,7 +54,7 @@ export interface RenderedReport {
 export function renderReport(report: Report): RenderedReport {
   const built = [
     ...buildCharts(report), ...frontierCharts(report), ...sessionCharts(report), ...rateCharts(report),
-    ...traceCharts(report), ...embedCharts(report),
+    ...traceCharts(report), ...embedCharts(report), ...agenticCharts(report),
   ];
   const charts = markPredictedCharts(built, report.predicted);
   const ids = new Set(charts.map((c) => c.id));

@@ -171,9 +171,29 @@ export function contentionSentence(scalingEfficiency: number): string | null {
 // ---------------------------------------------------------------------------------------------
 // Capacity verdicts: where a use case's limits hold and where they break.
 
+/**
+ * Below this goodput at the capacity step, the capacity is not called supported. A limit is judged on the step's
+ * statistic (by default the mean): where fewer than half of the step's requests met every limit on their own figures,
+ * the statistic held because a minority was far better than the limit, and a typical user of that step saw one
+ * broken. The quick example's 96K coding assistant: 2 users within the mean limits, 0% of its requests within them.
+ */
+export const LOW_GOODPUT = 0.5;
+
+/** Whether a capacity holds on its step's statistic while most of that step's requests broke a limit. */
+export function lowGoodput(capacity: Pick<UseCaseCapacity, 'goodputAtCapacity' | 'result'>): boolean {
+  const held = capacity.result.kind === 'within' || capacity.result.kind === 'beyond';
+  return held && capacity.goodputAtCapacity !== null && capacity.goodputAtCapacity < LOW_GOODPUT;
+}
+
 /** The use-case guidance table's analysis column. */
 export function capacityGuidance(capacity: UseCaseCapacity): string {
   const result = capacity.result;
+  if (lowGoodput(capacity))
+    return (
+      `Within the thresholds on the step's statistic at ${result.displayShort} concurrent requests, but only ` +
+      `${fmtPct(capacity.goodputAtCapacity)} of its requests met every limit on their own figures: not supported ` +
+      'for most users (plan minGoodput makes the capacity require a share).'
+    );
   switch (result.kind) {
     case 'within':
       return (
@@ -202,9 +222,15 @@ export function capacityFinding(capacity: UseCaseCapacity): string {
   const context = `@ ${fmtTokens(capacity.useCase.contextTokens)} context`;
   switch (result.kind) {
     case 'within':
-      return `${result.display} concurrent requests ${context}`;
-    case 'beyond':
-      return `more than ${result.estimate} concurrent requests ${context} (none of the tested steps broke a limit)`;
+    case 'beyond': {
+      const found = result.kind === 'within'
+        ? `${result.display} concurrent requests ${context}`
+        : `more than ${result.estimate} concurrent requests ${context} (none of the tested steps broke a limit)`;
+      return lowGoodput(capacity)
+        ? `${found}, on the step's statistic only: ${fmtPct(capacity.goodputAtCapacity)} of its requests met every ` +
+          'limit on their own figures'
+        : found;
+    }
     case 'below': {
       const requests = result.firstFail === 1 ? 'request' : 'requests';
       const broken = result.brokenBy?.label ?? 'a limit';

@@ -17,6 +17,7 @@ import { ReportInputError } from './inputs';
 import { columnsOf, completeLength, detach, parseExtraTags, timestampScale, type Columns } from './k6-csv';
 import { addSessionSample, newSessionAccumulator } from './session-samples';
 import { addRequestSpan, newRequestSpans, type RequestSpans } from './request-spans';
+import { addAgentSample, isAgentMetric, newAgentAccumulator } from './agentic-samples';
 
 /** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
 export interface Series {
@@ -186,6 +187,10 @@ class SamplesReader {
     if (phase === 'warmup' || phase === 'transition') {
       if (key === 'requestOk') cell.excluded[phase]++;
       return;
+    }
+    if (isAgentMetric(key) || tags[SAMPLE_TAGS.contextClass] !== undefined) {
+      addAgentSample((cell.agentic ??= newAgentAccumulator()), key, tags, value);
+      if (isAgentMetric(key)) return;
     }
     if (TREND_SET.has(key)) addTrendSample(cell, key as TrendKey, timestampMs, value);
     else addRequestSample(cell, key, tags, timestampMs, value, row[columns.metadata] ?? '');

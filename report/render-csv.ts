@@ -4,6 +4,7 @@
 import Papa from 'papaparse';
 import type { Report } from './report-types';
 import type { LadderResult } from './capacity';
+import { tierDisplay } from './slo-tiers';
 import { TREND_KEYS, type TrendKey } from './cell-accumulator';
 
 type Cell = string | number | boolean | null;
@@ -128,6 +129,24 @@ function ladderColumns(result: LadderResult): Record<string, Cell> {
   };
 }
 
+/** One row per SLO tier of an agentic part: its capacity in concurrent agents, read as measured. */
+function sloTierRows(report: Report): Record<string, Cell>[] {
+  const a = report.agentic;
+  if (a === null) return [];
+  const first = a.steps[0];
+  return a.tiers.map((t) => ({
+    kind: 'slo_tier', id: t.tier.id, title: `agentic, ${t.tier.id} tier`,
+    context_tokens: first ? report.cells.find((c) => c.id === first.cellId)?.contextTokens ?? null : null,
+    output_tokens: a.model.outputTokens,
+    limits: t.tier.limits.map((l) => `${l.metric}:${l.stat}${l.operator}${l.value}`).join(';'), source: 'agentic',
+    unit: 'agents', result: t.kind, capacity: tierDisplay(t), estimate: t.capacity, interpolated: false,
+    last_pass: t.capacity, first_fail: t.firstFail, broken_by: t.brokenBy.join(';') || null,
+    tested: t.steps.map((s) => `${s.agents}:${s.ok ? 'pass' : 'fail'}`).join(';'),
+    interval_level: t.interval?.level ?? null, interval_low: t.interval?.low ?? null,
+    interval_high: t.interval?.high ?? null,
+  }));
+}
+
 /**
  * One row per use case (concurrent users), rate capacity (requests/s), replayed trace (times its recorded speed) and
  * burst profile (requests at once).
@@ -170,6 +189,7 @@ export function renderCapacityCsv(report: Report): string {
       interval_high: c.interval?.high ?? null,
     });
   }
+  rows.push(...sloTierRows(report));
   for (const b of report.bursts) {
     rows.push({
       kind: 'burst', id: b.profile, title: b.title, context_tokens: b.contextTokens, output_tokens: b.outputTokens,

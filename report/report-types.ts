@@ -15,6 +15,7 @@ import type { RateCapacity } from './rate-capacity';
 import type { TraceReplayReport } from './trace-replay';
 import type { PredictedInfo } from './predicted';
 import type { EmbedReport } from './embed-report';
+import type { AgenticReport } from './agentic-report';
 import type { ReportWarning } from './warnings';
 
 /**
@@ -34,7 +35,8 @@ import type { ReportWarning } from './warnings';
  * by how much they change the answer; `runNotes`, the notes on the suite's own workings (stray cells, a split part's
  * merge), no warnings. 10: a cell's `server` figures are over exactly its measured requests or null, with
  * `scrapes` (the two scrapes its TTFT or e2e mean was read between, and the requests the server counted there) and
- * `leftOut` (why a histogram mean is left out); warning kind `clock-fault`.
+ * `leftOut` (why a histogram mean is left out); warning kind `clock-fault`; `agentic`, the agentic part's steps of
+ * agents and its capacity per SLO tier (report/agentic-report.ts), null without one.
  */
 export const REPORT_SCHEMA_VERSION = 10;
 
@@ -130,6 +132,8 @@ export interface Report {
   readonly trace: TraceReplayReport | null;
   /** The embed part: embeddings or rerank capacity per input length and batch; null without one. */
   readonly embeddings: EmbedReport | null;
+  /** The agentic part's steps and SLO tiers (report/agentic-report.ts); null without one. */
+  readonly agentic: AgenticReport | null;
   readonly bursts: readonly BurstCapacity[];
   readonly mixProfiles: readonly MixProfileSummary[];
   /** Throughput per GPU against per-user speed: each measured grid's frontier (report/frontier.ts); [] without one. */

@@ -12,6 +12,7 @@ import type { Report } from './report-types';
 import { cacheHitSection } from './sections/cache-hits';
 import { capacityAnalysisSection } from './sections/capacity-analysis';
 import { activeUsersSection } from './sections/active-users';
+import { agenticSection } from './sections/agentic';
 import { allCellsSection, latencyPercentilesSection } from './sections/cell-tables';
 import { successAndErrorsSection } from './sections/errors';
 import { frontierSection } from './sections/frontier';
@@ -51,6 +52,7 @@ export function buildDocument(report: Report, charts: ReadonlySet<string>): Bloc
     ...performanceAnalysisSection(report, charts),
     ...capacityAnalysisSection(report, charts),
     ...activeUsersSection(report, charts),
+    ...agenticSection(report, charts),
     ...openLoopSection(report, charts),
     ...traceSection(report, charts),
     ...embeddingsSection(report, charts),

@@ -3,7 +3,9 @@
 import { Command, Option } from 'commander';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { API_STYLES, SCRIPT_NAMES, resolvePlan, usesBlockPrompts, type ApiStyle, type ScriptName } from '../lib/plan';
+import {
+  API_STYLES, SCRIPT_NAMES, resolvePlan, takesPreparedPrompt, usesBlockPrompts, type ApiStyle, type ScriptName,
+} from '../lib/plan';
 import { applyEnvToPlan } from '../lib/env';
 import { preparePrompts, type TokenizerChoice } from '../tokenizer/prepare-prompts';
 import { EXIT } from '../lib/exit-codes';
@@ -40,8 +42,8 @@ export function lengthsOfPlan(planFile: string | undefined, scripts: readonly Sc
   for (const script of scripts) {
     const plan = resolvePlan(applyEnvToPlan(input as object, {}), script, (file) => readFileSync(file, 'utf8'));
     blockVocabulary ||= usesBlockPrompts(plan);
-    // A trace cell's prompts are built per row from the block vocabulary, not prepared by context.
-    const prepared = plan.cells.filter((c) => c.script !== 'trace');
+    // A trace or agentic cell's prompts are built from the block vocabulary, not prepared by context.
+    const prepared = plan.cells.filter(takesPreparedPrompt);
     for (const c of prepared) contexts.add(c.contextTokens);
     cells.push(...prepared.map(({ contextTokens, outputTokens }) => ({ contextTokens, outputTokens })));
     for (const m of Object.values(plan.sessions?.models ?? {})) followUps.add(m.growthTokens);

@@ -1,6 +1,6 @@
 // Parsing and validation of the simulator's HTTP requests, and OpenAI-style error bodies. Runs in Node, pure.
 
-import type { ChatMessage } from '../lib/chat-template';
+import { foldTools, type ApiMessage, type ChatMessage, type ToolCall, type ToolSpec } from '../lib/chat-template';
 import type { Endpoint } from './sse';
 
 /** An error answered as {"error":{"message","type","param","code"}} with this HTTP status. */
@@ -93,14 +93,15 @@ function optBool(o: Obj, key: string, d: boolean): boolean {
   return v;
 }
 
-function parseMessages(v: unknown): ChatMessage[] {
+/** Messages of any of the chat-like APIs; the chat API's tool results and calls kept for foldTools. */
+function parseMessages(v: unknown): ApiMessage[] {
   if (!Array.isArray(v) || v.length === 0) throw new ApiError(400, 'messages must be a non-empty array.', 'messages');
   return v.map((m, i) => {
     if (typeof m !== 'object' || m === null) throw new ApiError(400, `messages[${i}] must be an object.`, 'messages');
     const { role, content } = m as Obj;
     const r = role === 'developer' ? 'system' : role;
-    if (r !== 'system' && r !== 'user' && r !== 'assistant')
-      throw new ApiError(400, `messages[${i}].role must be one of system, user, assistant.`, 'messages');
+    if (r !== 'system' && r !== 'user' && r !== 'assistant' && r !== 'tool')
+      throw new ApiError(400, `messages[${i}].role must be one of system, user, assistant, tool.`, 'messages');
     let text: string;
     if (typeof content === 'string') text = content;
     else if (Array.isArray(content)) {
@@ -119,7 +120,56 @@ function parseMessages(v: unknown): ChatMessage[] {
         .join('');
     } else if (content === null && r === 'assistant') text = '';
     else throw new ApiError(400, `messages[${i}].content must be a string or an array of text parts.`, 'messages');
-    return { role: r, content: text };
+    return withTools(m as Obj, r, text, i);
+  });
+}
+
+
+/** A message's tool fields: a tool result's call id, an assistant's calls (absent: a plain message). */
+function withTools(m: Obj, role: 'system' | 'user' | 'assistant' | 'tool', content: string, at: number): ApiMessage {
+  if (role === 'tool') {
+    if (typeof m.tool_call_id !== 'string')
+      throw new ApiError(400, `messages[${at}].tool_call_id must be a string.`, 'messages');
+    return { role, tool_call_id: m.tool_call_id, content };
+  }
+  if (role === 'assistant' && m.tool_calls !== undefined && m.tool_calls !== null)
+    return { role, content, tool_calls: parseToolCalls(m.tool_calls, at) };
+  return { role, content };
+}
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A chat body's `tools`: null when absent; each {"type":"function","function":{"name",...}}. The simulator answers
+ * with text, never with calls of its own; it reads tools, calls and results into the prompt as Qwen3's template does
+ * (lib/chat-template.ts foldTools), so an agent's history costs what it would on vLLM.
+ */
+function parseTools(v: unknown): ToolSpec[] | null {
+  if (v === undefined || v === null) return null;
+  if (!Array.isArray(v)) throw new ApiError(400, 'tools must be an array.', 'tools');
+  return v.map((t, i) => {
+    const fn = isObj(t) ? t.function : undefined;
+    if (!isObj(t) || t.type !== 'function' || !isObj(fn) || typeof fn.name !== 'string')
+      throw new ApiError(400, `tools[${i}] must be {"type":"function","function":{"name":...}}.`, 'tools');
+    const description = typeof fn.description === 'string' ? fn.description : '';
+    const parameters = isObj(fn.parameters) ? fn.parameters : {};
+    return { type: 'function', function: { name: fn.name, description, parameters } };
+  });
+}
+
+/** An assistant message's `tool_calls`, each {"id","type":"function","function":{"name","arguments"}}. */
+function parseToolCalls(v: unknown, at: number): ToolCall[] {
+  const bad = () => new ApiError(
+    400, `messages[${at}].tool_calls must be calls {"id","type":"function","function":{"name","arguments"}}.`,
+    'messages',
+  );
+  if (!Array.isArray(v)) throw bad();
+  return v.map((c) => {
+    const fn = isObj(c) ? c.function : undefined;
+    if (!isObj(c) || typeof c.id !== 'string' || !isObj(fn) || typeof fn.name !== 'string' ||
+      typeof fn.arguments !== 'string')
+      throw bad();
+    return { id: c.id, type: 'function', function: { name: fn.name, arguments: fn.arguments } };
   });
 }
 
@@ -143,7 +193,7 @@ interface GenerationInput {
 function withSystem(o: Obj, field: string, messages: ChatMessage[]): ChatMessage[] {
   const v = o[field];
   if (v === undefined || v === null) return messages;
-  const system = parseMessages([{ role: 'system', content: v }])[0]!;
+  const system = foldTools(parseMessages([{ role: 'system', content: v }]), null)[0]!;
   return [system, ...messages];
 }
 
@@ -160,7 +210,8 @@ function generationInput(o: Obj, endpoint: Endpoint): GenerationInput {
       }
       const chat = endpoint === 'chat';
       return {
-        messages: chat ? parseMessages(o.messages) : null, prompt: chat ? null : parsePrompt(o.prompt),
+        messages: chat ? foldTools(parseMessages(o.messages), parseTools(o.tools)) : null,
+        prompt: chat ? null : parsePrompt(o.prompt),
         maxTokens: optInt(o, 'max_tokens', 1) ?? (chat ? optInt(o, 'max_completion_tokens', 1) : null),
         includeUsage, stopField: 'stop',
       };
@@ -170,13 +221,13 @@ function generationInput(o: Obj, endpoint: Endpoint): GenerationInput {
       if (o.input === undefined) throw new ApiError(400, 'input is required.', 'input');
       const input = typeof o.input === 'string' ? [{ role: 'user', content: o.input }] : o.input;
       return {
-        messages: withSystem(o, 'instructions', parseMessages(input)), prompt: null,
+        messages: withSystem(o, 'instructions', foldTools(parseMessages(input), null)), prompt: null,
         maxTokens: optInt(o, 'max_output_tokens', 1), includeUsage: true, stopField: 'stop',
       };
     }
     case 'messages':
       return {
-        messages: withSystem(o, 'system', parseMessages(o.messages)), prompt: null,
+        messages: withSystem(o, 'system', foldTools(parseMessages(o.messages), null)), prompt: null,
         maxTokens: optInt(o, 'max_tokens', 1), includeUsage: true, stopField: 'stop_sequences',
       };
   }
@@ -227,7 +278,7 @@ export function parseTokenizeRequest(o: Obj): TokenizeRequest {
   const model = typeof o.model === 'string' ? o.model : null;
   if (o.messages !== undefined) {
     return {
-      model, messages: parseMessages(o.messages), prompt: null,
+      model, messages: foldTools(parseMessages(o.messages), parseTools(o.tools)), prompt: null,
       addGenerationPrompt: optBool(o, 'add_generation_prompt', true),
     };
   }

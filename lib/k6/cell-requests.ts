@@ -1,5 +1,6 @@
 // What sends a cell's requests, in either way a run goes (k6's time slots or bench-driven steps): streamed LLM
-// requests through the agent, a trace's rows, embed batches, a sessions user's turns. Runs in k6 (bundled).
+// requests through the agent, a trace's rows, embed batches, a sessions user's turns, an agent's sessions. Runs in k6
+// (bundled).
 
 import exec from 'k6/execution';
 import { SharedArray } from 'k6/data';
@@ -14,6 +15,7 @@ import { sendRequest, type SentRequest } from './llm-request';
 import { runOpenLoop, type OpenLoopSchedule } from './open-loop';
 import { loadPrompts, requestPrompt, type PromptStore, type RequestIds } from './prompt-store';
 import { sessionUser, type SessionUser } from './sessions';
+import { agentUser, type AgentUser } from './agentic';
 import { sendEmbed, type EmbedResult } from './embed';
 
 /** A cell as a request needs it. */
@@ -25,6 +27,8 @@ export interface CellRequests {
   readonly prompts: PromptStore;
   /** The sessions script's user of this VU: conversations with think time (lib/k6/sessions.ts). */
   readonly sessions: SessionUser | null;
+  /** The agentic script's agent of this VU: sessions of tool loops and sub-agents (lib/k6/agentic.ts). */
+  readonly agent: AgentUser | null;
   /**
    * Builds one request of a cell and returns what sends it: an open-loop cell builds the next request (a long
    * prompt's body takes milliseconds) before its intended time comes. `phase` tags its llm_* samples, and null
@@ -73,8 +77,9 @@ export function cellRequests(plan: Plan): CellRequests {
         slo: (useCase) => sloOf.get(useCase) ?? null,
       })
     : null;
+  const agent = plan.agentic ? agentUser({ plan, apiKey, vocabulary: prompts.vocabulary! }) : null;
   const requests: CellRequests = {
-    plan, prompts, sessions,
+    plan, prompts, sessions, agent,
     prepare(cell, ids, phase) {
       const prompt = prompts.get(cell.contextTokens);
       const spec = buildStreamingRequest(

@@ -1,7 +1,9 @@
 // The prompts of a k6 process: the prepared set, shared by its VUs, and each request's prompt. Runs in k6 (bundled).
 
 import { SharedArray } from 'k6/data';
-import { planPromptForm, PlanError, promptForm, usesBlockPrompts, type Cell, type Plan } from '../plan';
+import {
+  planPromptForm, PlanError, promptForm, takesPreparedPrompt, usesBlockPrompts, type Cell, type Plan,
+} from '../plan';
 import {
   approximatePromptSet, findFollowUp, findPrompt, preparedLength, promptText, readPromptSet, requestPrefix,
   type PreparedPrompt,
@@ -25,12 +27,13 @@ export interface PromptStore {
    * open-loop cell's first request is not late by it.
    */
   readonly blockPrompt: BlockPrompter | null;
+  /** The words block prompts are made of, and the template's tokens around them; null when the plan builds none. */
+  readonly vocabulary: BlockVocabulary | null;
 }
 
 
 export function loadPrompts(plan: Plan): PromptStore {
-  // A trace cell's prompts are built per row from the vocabulary: its context is only the longest row's.
-  const contexts = Array.from(new Set(plan.cells.filter((c) => c.script !== 'trace').map((c) => c.contextTokens)));
+  const contexts = Array.from(new Set(plan.cells.filter(takesPreparedPrompt).map((c) => c.contextTokens)));
   const followUps = Array.from(new Set(Object.values(plan.sessions?.models ?? {}).map((m) => m.growthTokens)));
   const file = plan.prompts.file;
   // Element 0 describes the set; elements 1.. are the prompts in `contexts` order, then the follow-ups in
@@ -69,6 +72,7 @@ export function loadPrompts(plan: Plan): PromptStore {
     tokenizer: info.tokenizer,
     exact: info.exact,
     blockPrompt: usesBlockPrompts(plan) ? createBlockPrompter(info.vocabulary) : null,
+    vocabulary: usesBlockPrompts(plan) ? info.vocabulary : null,
     get(contextTokens: number): PreparedPrompt {
       return shared[contexts.indexOf(contextTokens) + 1] as PreparedPrompt;
     },

@@ -26,10 +26,13 @@ const SPLIT_START_AFTER_RESUME_MS = 1000;
  */
 const SPLIT_MONITOR_TAIL_MS = 5000;
 
-/** One iteration of a cell's scenario: a request, an open-loop schedule, a trace replay or a sessions step. */
+/**
+ * One iteration of a cell's scenario: a request, an open-loop schedule, a trace replay, a sessions or agentic step.
+ */
 async function slotIteration(requests: CellRequests, cell: Cell, data: SetupData): Promise<void> {
-  const { plan, sessions } = requests;
+  const { plan, sessions, agent } = requests;
   if (sessions) return sessions.runStep(cell, data.runNonce);
+  if (agent) return agent.runStep(cell, data.runNonce);
   if (plan.embed) return requests.embed(cell, plan.embed.kind, data.runNonce);
   if (cell.arrivals?.process === 'trace') return requests.replayTrace(cell, cell.arrivals.speed ?? 1, data.runNonce);
   if (cell.arrivals) {

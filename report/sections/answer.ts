@@ -2,7 +2,8 @@
 // details further down, and the run notes at the end. Runs in Node.
 
 import { DocBuilder, slug, type Block } from '../document';
-import { fmtRate, fmtTokens } from '../format';
+import { fmtPct, fmtRate, fmtTokens } from '../format';
+import { lowGoodput } from '../judgement';
 import type { LadderResult, UseCaseCapacity } from '../capacity';
 import type { CellStats } from '../cells';
 import type { ActiveUsersCapacity } from '../active-users';
@@ -63,6 +64,16 @@ function requestsPerSecond(report: Report, answer: UseCaseAnswer): string {
   return served === null ? 'n/a' : `${fmtRate(served)} at capacity`;
 }
 
+/**
+ * A concurrent capacity as the answer states it: with its interval, and marked when most requests at it broke a limit
+ * on their own figures (report/judgement.ts lowGoodput), so it never reads as plainly supported.
+ */
+function headline(c: UseCaseCapacity): string {
+  const shown = capacityWithInterval(c);
+  return lowGoodput(c) ? `${shown}, on the mean only: ${fmtPct(c.goodputAtCapacity)} of requests within every limit` :
+    shown;
+}
+
 /** The answer: each use case's capacity in users and requests/s, and the limit that set it. */
 export function answerSection(report: Report): Block[] {
   const answers = useCaseAnswers(report);
@@ -71,7 +82,7 @@ export function answerSection(report: Report): Block[] {
   const row = (a: UseCaseAnswer): string[] => [
     a.title,
     fmtTokens(a.contextTokens),
-    a.concurrent ? capacityWithInterval(a.concurrent) : 'n/a',
+    a.concurrent ? headline(a.concurrent) : 'n/a',
     ...(withActive ? [a.active?.result.displayShort ?? 'n/a'] : []),
     requestsPerSecond(report, a),
     limitedBy((a.concurrent ?? a.active ?? a.rate)!.result),
@@ -84,7 +95,8 @@ export function answerSection(report: Report): Block[] {
   );
   doc.p(
     'Concurrent users: requests in flight the server held within every limit of the use case (in brackets, the ' +
-      "capacity's 95% interval); requests/s: the rate held with open-loop arrivals where a rate part ran, else the " +
+      "capacity's 95% interval; a capacity most of whose requests broke a limit on their own figures says so); " +
+      'requests/s: the rate held with open-loop arrivals where a rate part ran, else the ' +
       'requests completed per second at that capacity; limited by: the limit that broke first. ' +
       'How each was measured: [Use Case Guidance](#use-case-guidance).',
   );

@@ -158,14 +158,15 @@ describe('applyEnvToPlan: every override together, the trace, and ENV_VARS', () 
     const plan = resolveAny(applyEnvToPlan({}, env), script);
     // capacity keeps the use case's own concurrency ladder (CONCURRENCIES is for sweep and mix); sessions its default
     // ladder of active users (SESSION_USERS), each step held its own ramp + warm-up + hold, not a slot.
-    // embed its own ladder of batches and users (docs/guides/embeddings.md): 2 batch sizes x 4 user counts.
-    const cells: Partial<Record<string, number>> = { capacity: 10, sessions: 7, embed: 8 };
+    // embed its own ladder of batches and users (docs/guides/embeddings.md): 2 batch sizes x 4 user counts; agentic
+    // its default ladder of agents (1, 2, 4, 8), each step held 5 + 10 + 60 s.
+    const cells: Partial<Record<string, number>> = { capacity: 10, sessions: 7, embed: 8, agentic: 4 };
     expect(plan.cells.length).toBe(cells[script] ?? 1);
     if (script === 'trace')
       expect(plan.cells[0]!.maxDurationSeconds).toBeGreaterThan(plan.cells[0]!.arrivals!.durationSeconds);
     // A rate cell lasts its schedule (a minute) and the time its last request takes, whatever CELL_SECONDS says; a
     // trace cell its trace and the same tail (test/trace/replay.test.ts).
-    const slot = script === 'sessions' ? 80 : script === 'rate' ? 66 : 5;
+    const slot = script === 'sessions' ? 80 : script === 'rate' ? 66 : script === 'agentic' ? 75 : 5;
     if (script !== 'trace') for (const c of plan.cells) expect(c.maxDurationSeconds).toBe(slot);
     expect(plan.target.baseUrl).toBe('http://h:1/v1');
   });

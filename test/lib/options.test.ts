@@ -173,8 +173,8 @@ describe('threshold expressions: written, parsed on every script, and deciding n
       if (!k.ok) throw new Error(k.error);
       const metricKey = metricKeyOf(k.value.metric);
       expect(metricKey, key).toBeDefined();
-      // A steady-state (capacity) cell's statistics are of its measured requests only.
-      const steady = script === 'capacity' || script === 'sessions';
+      // A steady-state (capacity) cell's statistics are of its measured requests only, a windowed step's too.
+      const steady = script === 'capacity' || script === 'sessions' || script === 'agentic';
       expect(Object.keys(k.value.tags)).toEqual(steady ? ['cell', 'phase'] : ['cell']);
       if (steady) expect(k.value.tags.phase).toBe('measured');
       expect(options.scenarios[k.value.tags.cell!], key).toBeDefined();

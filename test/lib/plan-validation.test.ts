@@ -12,7 +12,7 @@ describe('validation errors: unknown fields, types, ranges and enums, each one l
   it('unknown fields, top-level and nested', () => {
     expect(planError({ foo: 1 })).toBe(
       'plan field "foo" is not a known field (known: name, target, prompts, limitStat, minGoodput, sweep, capacity, ' +
-      'burst, sessions, rate, trace, mix, embed, gate, schedule, monitor, useCases, summaryTrendStats)',
+      'burst, sessions, agentic, rate, trace, mix, embed, gate, schedule, monitor, useCases, summaryTrendStats)',
     );
     expect(planError({ target: { url: 'http://x' } })).toBe(
       'plan field "target.url" is not a known field (known: baseUrl, model, api, ignoreEos, minTokens, ' +

@@ -73,6 +73,23 @@ describe('renderProgressLine', () => {
   });
 });
 
+describe('progress of steps that hold their time', () => {
+  it('counts an agentic step\'s requests without a plan of them, and moves on when its slot ends', () => {
+    const plan = resolvePlan({ agentic: { agents: [1, 2], rampSeconds: 0, warmupSeconds: 1, holdSeconds: 5 } },
+      'agentic');
+    const state = initialProgress(plan, 0, 1);
+    const [first, second] = plan.cells;
+    for (let i = 0; i < 7; i++) applyRequest(state, first!.id, true);
+    state.elapsedSeconds = 3;
+    expect(renderProgressLine(state))
+      .toMatch(/^\[agentic 1\/1\] cell 1\/2 \| 7 requests \| elapsed 3s \| .* agentic_n1 7$/);
+    state.elapsedSeconds = second!.startSeconds + 1;
+    expect(renderProgressLine(state)).toMatch(/cell 2\/2 \| 7 requests .* agentic_n2 0$/);
+    // None is cut: a held step sends what fits in its time.
+    expect(requestCounts(state)).toEqual({ planned: 7, succeeded: 7, failed: 0, cut: 0 });
+  });
+});
+
 describe('requestCounts', () => {
   it('counts successes, failures, and as cut only the unfinished requests of cells that started', () => {
     const plan = resolvePlan(

@@ -1,7 +1,12 @@
-// Tests report/judgement.ts: bands ascend and end open, a bound belongs to the band above it, the cut-offs' edges.
+// Tests report/judgement.ts: bands ascend and end open, a bound belongs to the band above it, the cut-offs' edges,
+// and a capacity with low goodput.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { bandOf, JUDGEMENT, prefixCacheHit, queueSaturated, severeContention } from '../../report/judgement';
+import type { UseCaseCapacity } from '../../report/capacity';
+import {
+  bandOf, capacityFinding, capacityGuidance, JUDGEMENT, LOW_GOODPUT, lowGoodput, prefixCacheHit, queueSaturated,
+  severeContention,
+} from '../../report/judgement';
 
 const GRADED = { decodeSpeedTokS: JUDGEMENT.decodeSpeedTokS, ttftMs: JUDGEMENT.ttftMs, itlMs: JUDGEMENT.itlMs };
 
@@ -35,5 +40,34 @@ describe('judgement bands', () => {
     expect((0.0005 * 100).toFixed(1)).toBe('0.1');
     expect(prefixCacheHit(0.00049)).toBe(false);
     expect((0.00049 * 100).toFixed(1)).toBe('0.0');
+  });
+});
+
+describe('a capacity whose requests mostly broke a limit', () => {
+  const ladder = (kind: 'within' | 'beyond' | 'below', goodput: number | null) => ({
+    useCase: { id: 'coding_assistant', title: 'Coding assistant', contextTokens: 98_304 },
+    goodputAtCapacity: goodput,
+    result: {
+      kind, display: '2', displayShort: '2', estimate: kind === 'below' ? null : 2, firstFail: 3, lastPass: 2,
+      brokenBy: { label: 'TTFT < 12 s' }, steps: [], interpolated: false,
+    },
+  }) as unknown as UseCaseCapacity;
+
+  it('is not supported below half its requests within every limit, and says so in the finding', () => {
+    // The quick example's 96K coding assistant: 2 users within the mean limits, 0% of its requests within them.
+    expect(lowGoodput(ladder('within', 0))).toBe(true);
+    expect(lowGoodput(ladder('within', 0.49))).toBe(true);
+    expect(lowGoodput(ladder('within', LOW_GOODPUT))).toBe(false);
+    expect(lowGoodput(ladder('beyond', 0.2))).toBe(true);
+    // No capacity to qualify, or no goodput judged (a cell without a use case's limits).
+    expect(lowGoodput(ladder('below', 0))).toBe(false);
+    expect(lowGoodput(ladder('within', null))).toBe(false);
+    expect(capacityGuidance(ladder('within', 0)))
+      .toMatch(/^Within the thresholds on the step's statistic at 2 .* only 0\.0% .*not supported/);
+    expect(capacityGuidance(ladder('within', 0.625))).toMatch(/^Supports 2 concurrent requests/);
+    expect(capacityFinding(ladder('within', 0))).toBe(
+      "2 concurrent requests @ 96K context, on the step's statistic only: 0.0% of its requests met every limit on " +
+        'their own figures',
+    );
   });
 });

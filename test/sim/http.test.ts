@@ -74,6 +74,36 @@ describe('parseGenerationRequest', () => {
   });
 });
 
+describe('parseGenerationRequest: the chat API\'s tools', () => {
+  it('folds the chat API\'s tools, tool calls and tool results into the messages it counts', () => {
+    const call = { id: 'c1', type: 'function', function: { name: 'grep', arguments: '{}' } };
+    const g = parseGenerationRequest({
+      model: 'm', tools: [{ type: 'function', function: { name: 'grep' } }],
+      messages: [
+        { role: 'user', content: 'u' }, { role: 'assistant', content: null, tool_calls: [call] },
+        { role: 'tool', tool_call_id: 'c1', content: 'r' },
+      ],
+    }, 'chat');
+    expect(g.messages!.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(g.messages![0]!.content).toContain('{"type":"function","function":{"name":"grep","description":"",');
+    expect(g.messages!.slice(2).map((m) => m.content)).toEqual([
+      '<tool_call>\n{"name": "grep", "arguments": {}}\n</tool_call>', '<tool_response>\nr\n</tool_response>',
+    ]);
+  });
+
+  it('rejects bad tool fields with a 400 naming the field', () => {
+    const user = [{ role: 'user', content: 'u' }];
+    expect(err(() => parseGenerationRequest({ model: 'm', messages: user, tools: {} }, 'chat')).param).toBe('tools');
+    expect(err(() => parseGenerationRequest({ model: 'm', messages: user, tools: [{ type: 'x' }] }, 'chat')).message)
+      .toBe('tools[0] must be {"type":"function","function":{"name":...}}.');
+    const orphan = [...user, { role: 'tool', content: 'r' }];
+    expect(err(() => parseGenerationRequest({ model: 'm', messages: orphan }, 'chat')).message)
+      .toBe('messages[1].tool_call_id must be a string.');
+    const badCall = [...user, { role: 'assistant', content: 'a', tool_calls: [{ id: 'c' }] }];
+    expect(err(() => parseGenerationRequest({ model: 'm', messages: badCall }, 'chat')).param).toBe('messages');
+  });
+});
+
 describe('parseTokenizeRequest', () => {
   it('takes a prompt or messages', () => {
     expect(parseTokenizeRequest({ prompt: 'x' })).toMatchObject({ prompt: 'x', messages: null });

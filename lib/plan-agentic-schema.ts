@@ -1,0 +1,94 @@
+// The plan's agentic section: the agent model, the ladder of concurrent agents, the SLO tiers and how each step is
+// held. Runs in k6 and Node. Field schemas of the input (every field optional) and of the resolved plan.
+
+import * as v from 'valibot';
+import { DEFAULT_TIERS, TIER_METRICS, TIER_STATS } from '../thresholds/agentic';
+import { PLAN_DEFAULTS } from './plan-defaults';
+import { orDefault } from './plan-fields';
+import { thinkTimeSchema } from './plan-sessions-schema';
+import { int, intList, list, name, num, object, oneOf } from './schema';
+
+const opt = v.optional;
+const dayOfSeconds = 86_400;
+
+function rangeSchema(min: number, max: number) {
+  return v.pipe(
+    object({ min: int(min, max), max: int(min, max) }),
+    v.check((r) => r.max >= r.min, 'must have max >= min'),
+  );
+}
+
+function buildAgenticSchemas() {
+  const D = PLAN_DEFAULTS.agentic;
+  const time = thinkTimeSchema();
+  const tokens = int(1, 10_000_000);
+  const model = {
+    turns: int(1, 1000),
+    userTokens: tokens,
+    outputTokens: int(1, 1_000_000),
+    toolLoopDepth: rangeSchema(0, 100),
+    parallelToolCalls: rangeSchema(1, 64),
+    toolResultTokens: tokens,
+    toolLatency: time,
+    thinkTime: time,
+    subAgents: object({ probability: num(0, 1), count: rangeSchema(1, 64), toolLoopDepth: rangeSchema(0, 100) }),
+    systemPromptTokens: tokens,
+    tools: int(1, 1000),
+    toolDescriptionTokens: tokens,
+    compaction: v.nullable(object({ atTokens: tokens, summaryTokens: tokens })),
+  };
+  const tier = object({
+    id: name,
+    limits: list(object({
+      metric: oneOf(TIER_METRICS), stat: oneOf(TIER_STATS), operator: oneOf(['<', '<=', '>', '>='] as const),
+      value: num(0),
+    })),
+  });
+  const tiers = v.pipe(
+    list(tier),
+    v.check((ts) => new Set(ts.map((t) => t.id)).size === ts.length, 'must give each tier its own id'),
+  );
+  const timing = {
+    /** Agents of a step arrive evenly over this many seconds. */
+    rampSeconds: num(0, dayOfSeconds),
+    /** After the ramp, calls that start within this many seconds are warm-up (tag phase=warmup). */
+    warmupSeconds: num(0, dayOfSeconds),
+    /** Then calls that start and end within this many seconds are measured; no session starts after. */
+    holdSeconds: num(1, dayOfSeconds),
+  };
+  const fields = {
+    agents: intList(1, 4096),
+    seed: int(0, 2 ** 32 - 1),
+    tiers,
+    /** The tier whose limits become the cells' k6 thresholds, so a run can gate a deploy; null: none. */
+    gateTier: v.nullable(name),
+  };
+  const partial = Object.fromEntries(Object.entries(model).map(([k, s]) => [k, opt(s)])) as {
+    [K in keyof typeof model]: v.OptionalSchema<(typeof model)[K], undefined>;
+  };
+  const agenticInput = orDefault(
+    object({
+      model: orDefault(object(partial), {}),
+      agents: orDefault(fields.agents, D.agents),
+      seed: orDefault(fields.seed, D.seed),
+      tiers: orDefault(tiers, DEFAULT_TIERS),
+      gateTier: orDefault(fields.gateTier, null),
+      rampSeconds: orDefault(timing.rampSeconds, D.rampSeconds),
+      warmupSeconds: orDefault(timing.warmupSeconds, D.warmupSeconds),
+      holdSeconds: orDefault(timing.holdSeconds, D.holdSeconds),
+    }),
+    {},
+  );
+  const resolvedAgentic = object({
+    model: object(model), seed: fields.seed, tiers, gateTier: fields.gateTier, ...timing,
+  });
+  return { agenticInput, resolvedAgentic };
+}
+
+let built: ReturnType<typeof buildAgenticSchemas> | null = null;
+
+/** The agentic section's schemas, built once per JavaScript runtime. */
+export function agenticSchemas(): ReturnType<typeof buildAgenticSchemas> {
+  if (built === null) built = buildAgenticSchemas();
+  return built;
+}

@@ -1,0 +1,97 @@
+// The "Agentic Workloads" section: concurrent agents per SLO tier, each step's agents, TTFT by turn and prompt size.
+// Runs in Node.
+
+import type { AgenticReport, AgenticStep, TtftGroup } from '../agentic-report';
+import { formatInterval } from '../capacity-interval';
+import { DocBuilder, type Block } from '../document';
+import { fmtInt, fmtMs, fmtPct, fmtTokS, plural } from '../format';
+import type { Report } from '../report-types';
+import { tierDisplay, type TierCapacity } from '../slo-tiers';
+import { thinkPhrase } from './active-users';
+import { sentences } from './phrases';
+
+/** The section; none without an agentic part. */
+export function agenticSection(report: Report, charts: ReadonlySet<string>): Block[] {
+  const a = report.agentic;
+  if (a === null) return [];
+  const doc = new DocBuilder();
+  doc.h(2, 'Agentic Workloads');
+  doc.p(sentences(
+    'How many coding agents can run on this deployment at once, per service tier?',
+    `Each agent runs sessions of ${plural(a.model.turns, 'user turn')}; a turn is a loop of ` +
+      `${a.model.toolLoopDepth.min}-${a.model.toolLoopDepth.max} model calls that ask for ` +
+      `${a.model.parallelToolCalls.min}-${a.model.parallelToolCalls.max} tools at once ` +
+      `(tool time ${thinkPhrase(a.model.toolLatency)}), or now and then for sub-agents, then a final answer; ` +
+      `between turns the user thinks (${thinkPhrase(a.model.thinkTime)}).`,
+    'Every call sends the whole conversation with its tool calls and results, after a system prompt and tool ' +
+      'catalog all agents share.',
+    'A tier holds when every limit holds on the measured calls of a step of N agents; its capacity is the last ' +
+      'step before the first that breaks one, as measured.',
+  ));
+  doc.table(
+    ['TIER', 'LIMITS', 'CONCURRENT AGENTS (95% INTERVAL)', 'FIRST LIMIT TO BREAK', 'THROUGHPUT AT CAPACITY', 'STEPS'],
+    a.tiers.map((t) => tierRow(t, a.gateTier)),
+  );
+  doc.chart('agentic_tiers', charts);
+  doc.h(3, 'Agents at each step');
+  doc.table(
+    [
+      'AGENTS', 'CALLS', 'TTFT P90', 'SPEED P25', 'THROUGHPUT', 'AGENT STEP (MEDIAN / P95)', 'SESSION (MEAN)',
+      'TOKENS PER SESSION', 'WAITING ON THE MODEL', 'PREFIX CACHE (IDEAL / SERVER)',
+    ],
+    a.steps.map(stepRow),
+  );
+  doc.p(sentences(
+    'AGENT STEP is a model call and the tools or sub-agents it waited for; WAITING ON THE MODEL is the share of a ' +
+      'session with one of its calls running.',
+    'The ideal prefix cache is what the workload lets a cache serve (every repeated token, the shared prefix from ' +
+      "the step's second call on); the server keeps whole blocks and evicts, so it serves less.",
+  ));
+  const shown = focusStep(a);
+  if (shown) byGroupTables(doc, shown);
+  return doc.blocks;
+}
+
+function tierRow(t: TierCapacity, gate: string | null): string[] {
+  const shown = t.interval && t.kind !== 'untested' ? formatInterval(t.interval) : null;
+  const interval = shown !== null && shown !== tierDisplay(t) ? ` (${shown})` : '';
+  return [
+    t.tier.id === gate ? `${t.tier.id} (gate)` : t.tier.id,
+    t.labels.join(', '),
+    `${tierDisplay(t)}${interval}`,
+    t.brokenBy.length > 0 ? `${t.brokenBy.join(', ')}, at ${t.firstFail}` : 'none',
+    fmtTokS(t.throughputAtCapacity, 0),
+    t.steps.map((s) => `${s.agents}${s.ok ? '' : '✗'}`).join(' '),
+  ];
+}
+
+function stepRow(s: AgenticStep): string[] {
+  const mean = (d: AgenticStep['sessionTime'], f: (v: number) => string) => (d ? f(d.mean) : 'n/a');
+  return [
+    fmtInt(s.agents),
+    s.failed > 0 ? `${fmtInt(s.calls)} (${fmtInt(s.failed)} failed)` : fmtInt(s.calls),
+    fmtMs(s.ttftP90Ms),
+    fmtTokS(s.speedP25),
+    fmtTokS(s.throughput, 0),
+    s.stepTime ? `${fmtMs(s.stepTime.p50)} / ${fmtMs(s.stepTime.p95)}` : 'n/a',
+    mean(s.sessionTime, fmtMs),
+    mean(s.sessionTokens, (v) => fmtInt(Math.round(v))),
+    mean(s.modelShare, (v) => fmtPct(v, 0)),
+    `${fmtPct(s.idealHitRate, 0)} / ${fmtPct(s.serverHitRate, 0)}`,
+  ];
+}
+
+/** The step the by-turn tables show: the gate tier's capacity, else the first tier's that has one, else the first. */
+function focusStep(a: AgenticReport): AgenticStep | null {
+  const tiers = [...a.tiers].sort((x, y) => Number(y.tier.id === a.gateTier) - Number(x.tier.id === a.gateTier));
+  const at = tiers.find((t) => t.capacity !== null)?.capacity;
+  return a.steps.find((s) => s.agents === at) ?? a.steps[0] ?? null;
+}
+
+function byGroupTables(doc: DocBuilder, s: AgenticStep): void {
+  const rows = (groups: readonly TtftGroup[]) =>
+    groups.map((g) => [g.group, fmtInt(g.calls), fmtMs(g.meanMs), fmtMs(g.p95Ms)]);
+  doc.h(3, `TTFT by turn and by prompt size, at ${plural(s.agents, 'agent')}`);
+  doc.table(['TURN', 'CALLS', 'TTFT (MEAN)', 'TTFT P95'], rows(s.ttftByTurn));
+  doc.table(['PROMPT SIZE (UP TO)', 'CALLS', 'TTFT (MEAN)', 'TTFT P95'], rows(s.ttftByContext));
+}
