@@ -13,29 +13,3 @@ export function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
-/** The Unix epoch time of the run clock's zero, ms; null until calibrateCallClock ran in this VU. */
-let runZeroEpochMs: number | null = null;
-
-/** Samples of the calibration: Date.now() ticks every ms, so a ms or two of them sees it tick. */
-const CALIBRATION_SAMPLES = 4000;
-
-/**
- * Places the run clock on the wall clock, to a few microseconds, so that calls to the agent carry the wall time they
- * were made at (callEpochMs) and the agent can measure the hand-off to it. Date.now() in k6 is whole ms (floored):
- * each reading minus the run clock just after it lies within 1 ms below the true offset, and the largest of a few
- * thousand readings, taken across a ms tick, lies a few microseconds below it. Costs the VU 1-3 ms: the open-loop
- * sender calls it once per cell, before its schedule starts.
- */
-export function calibrateCallClock(): void {
-  let best = -Infinity;
-  for (let i = 0; i < CALIBRATION_SAMPLES; i++) {
-    const wall = Date.now();
-    best = Math.max(best, wall - nowMs());
-  }
-  runZeroEpochMs = best;
-}
-
-/** The wall-clock time at run-clock time runMs, ms since the Unix epoch; undefined before calibrateCallClock. */
-export function epochAt(runMs: number): number | undefined {
-  return runZeroEpochMs === null ? undefined : runZeroEpochMs + runMs;
-}

@@ -7,7 +7,7 @@
 
 import exec from 'k6/execution';
 import http from 'k6/http';
-import { calibrateCallClock, epochAt, nowMs } from './clock';
+import { calibrateCallClock, epochAt } from './call-clock';
 import { createMetric, type K6Metric } from './metric-object';
 import {
   CLIENT_METRICS, REQUEST_METRICS, SAMPLE_METADATA, SAMPLE_TAGS, type ClientMetricKey,
@@ -138,7 +138,7 @@ function callTimeout(t: string | number | undefined): string {
 
 /** The request as the agent's API takes it (docs/reference/agent-api.md). */
 function agentParams(p: StreamParams): string {
-  const calledAtMs = nowMs();
+  const calledAtMs = exec.instance.currentTestRunDuration;
   return JSON.stringify({
     url: p.url, method: p.method, headers: p.headers, body: p.body,
     timeout: p.timeout, connectTimeout: p.connectTimeout, headerTimeout: p.headerTimeout, idleTimeout: p.idleTimeout,
@@ -277,8 +277,8 @@ function pushFigures(rec: CompletedRecord): void {
 
 /**
  * Open-loop senders call calibrateCallClock once per VU (or per cell) so the agent counts the hand-off; epochAt then
- * gives a run-clock time on the wall clock (lib/k6/clock.ts).
+ * gives a run-clock time on the wall clock (lib/k6/call-clock.ts).
  */
-export { calibrateCallClock, epochAt } from './clock';
+export { calibrateCallClock, epochAt } from './call-clock';
 
 export default { stream, calibrateCallClock, epochAt };

@@ -10,7 +10,8 @@
 
 import { achievedRate } from '../arrivals';
 import { ARRIVAL_METRICS } from '../metrics';
-import { calibrateCallClock, nowMs, pause } from './clock';
+import { calibrateCallClock } from './call-clock';
+import { nowMs, pause } from './clock';
 import type { SentRequest } from './llm-request';
 import { createMetric } from './metric-object';
 
