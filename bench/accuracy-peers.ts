@@ -163,6 +163,7 @@ export async function runPeer(p: Peers, client: ClientName, l: PeerLevel): Promi
       run.exit.code !== 0 ? `exit ${run.exit.code}: ${run.exit.tail}` : '',
       pairing.clientOnly > 0 ? `${pairing.clientOnly} without ground truth` : '',
       pairing.truthOnly > 0 ? `${pairing.truthOnly} ground-truth records unpaired` : '',
+      l.loop === 'open' ? 'no send lag or times from the intended send: it keeps its own schedule and saves none' : '',
     ];
     return {
       ...none, judgement: judge(pairing.pairs), peakRssMb: run.exit.use.peakRssKb / 1024,
