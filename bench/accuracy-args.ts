@@ -37,7 +37,10 @@ const FULL = {
   closed: '1x100,8x100,32x100,128x100,256x100,512x100,1024x100,1024x30', open: '5,20,50,100', tokens: 300,
   openTokens: 64, openSeconds: 30, minRequests: 16,
 };
-/** --quick: a subset that runs in two to three minutes with the suite alone. */
+/**
+ * --quick: a subset that runs in two to three minutes: the suite and vllm bench serve unless --clients says otherwise
+ * (AIPerf and GuideLLM take 30-80 s to start each run, a few minutes more).
+ */
 const QUICK = {
   closed: '1x100,32x100,256x100', open: '20', tokens: 100, openTokens: 64, openSeconds: 10, minRequests: 8,
 };
@@ -88,7 +91,8 @@ export function parseArgs(argv: readonly string[]): Args {
   const s = (k: string): string | undefined => (typeof v[k] === 'string' ? v[k] : undefined);
   const open = (s('open') ?? d.open).split(',').filter((x) => x.trim() !== '').map(Number);
   if (open.some((r) => !(r > 0 && r <= 1000))) bad('--open: requests per second above 0 and up to 1000');
-  const clients = (s('clients') ?? CLIENTS.join(',')).split(',').filter((x) => x !== '');
+  const clients = (s('clients') ?? (v.quick === true ? 'suite,vllm' : CLIENTS.join(',')))
+    .split(',').filter((x) => x !== '');
   const unknown = clients.find((c) => !(CLIENTS as readonly string[]).includes(c));
   if (unknown !== undefined) bad(`--clients: "${unknown}" is not one of ${CLIENTS.join(', ')}`);
   if (clients.length === 0) bad('--clients: at least one');

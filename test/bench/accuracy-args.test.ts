@@ -20,6 +20,10 @@ describe('parseArgs', () => {
     expect([a.open, a.clients, a.json, a.build]).toEqual([[5, 50], ['suite', 'aiperf'], 'out.json', false]);
   });
 
+  it('--quick runs the suite and vllm bench serve unless told otherwise', () => {
+    expect(parseArgs(['--quick']).clients).toEqual(['suite', 'vllm']);
+  });
+
   it('takes an empty --open for closed loop alone', () => {
     expect(parseArgs(['--open', '']).open).toEqual([]);
   });
