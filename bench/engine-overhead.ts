@@ -32,11 +32,10 @@ import { METRICS } from '../lib/metrics';
 import { startAgent, type AgentProcess } from '../orchestrator/agent-process';
 import { clearGroundTruth, fetchGroundTruth, startSimChild } from '../sim/child';
 import { prepareClient } from './client-engine';
+import { cpuAt, NICE, SAMPLE_MS, sampleProcess, type ProcSample } from './proc-sample';
 
 const REPO = resolve(import.meta.dirname, '..');
 const BUNDLE = join(REPO, 'dist/sweep.js');
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-const SAMPLE_MS = 100;
 const PATHS = ['default', 'events'] as const;
 type PathName = (typeof PATHS)[number];
 /** A read under this gap means the token was read with the one before (one read, one receive time). */
@@ -157,57 +156,10 @@ export function shareBelow(values: readonly number[], limit: number): number {
 // ---------------------------------------------------------------------------------------------
 // One k6 run
 
-interface ProcSample {
-  t: number;
-  cpuMs: number;
-}
-
-const epochNow = (): number => performance.timeOrigin + performance.now();
-/** Raised priority keeps other work on the machine from preempting the two measured processes, when allowed. */
-const NICE = spawnSync('nice', ['-n', '-10', 'true'], { encoding: 'utf8' }).stderr === '' ? ['nice', '-n', '-10'] : [];
-
 /** k6's nice prefix: the agent's (NICE, or 0) plus k6Nice. */
 function k6NicePrefix(k6Nice: number): string[] {
   const base = NICE.length > 0 ? -10 : 0;
   return base + k6Nice === 0 ? [] : ['nice', '-n', String(base + k6Nice)];
-}
-
-/** Samples utime+stime and the peak RSS of one process until stopped. */
-function sampleProcess(pid: number): { stop: () => { samples: ProcSample[]; peakRssKb: number } } {
-  const samples: ProcSample[] = [];
-  let peakRssKb = 0;
-  const tick = (): void => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // Fields 14 and 15 of stat(5); f[0] is field 3.
-      samples.push({ t: epochNow(), cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK });
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      peakRssKb = Math.max(peakRssKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
-    } catch {
-      // The process has exited: keep what was sampled.
-    }
-  };
-  tick();
-  const timer = setInterval(tick, SAMPLE_MS);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return { samples, peakRssKb };
-    },
-  };
-}
-
-/** Cumulative CPU at epoch time t, interpolated between samples. */
-function cpuAt(samples: readonly ProcSample[], t: number): number {
-  if (samples.length === 0) return NaN;
-  if (t <= samples[0]!.t) return samples[0]!.cpuMs;
-  for (let i = 1; i < samples.length; i++) {
-    const a = samples[i - 1]!;
-    const b = samples[i]!;
-    if (t <= b.t) return a.cpuMs + ((b.cpuMs - a.cpuMs) * (t - a.t)) / Math.max(1e-9, b.t - a.t);
-  }
-  return samples[samples.length - 1]!.cpuMs;
 }
 
 interface ClientRun {

@@ -47,13 +47,14 @@
 // the suite's ITL p99 within 2 ms of the truth at every level.
 // Usage: npm run bench:peer-vllm [-- --levels 1,8,32 --num-prompts 64 --context 1024 --tokens 128 --ttft-ms 50
 //        --itl-ms 10 --vllm-prompts random,suite --no-build]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs as parseCli } from 'node:util';
 import { EXIT, UserError } from '../lib/exit-codes';
 import { ensureAgent } from '../orchestrator/agent-build';
+import { runPinned, type Exit } from './accuracy-run';
 import { startAgent } from '../orchestrator/agent-process';
 import { buildBundles } from '../orchestrator/bundles';
 import { chooseEngine } from '../orchestrator/engine';
@@ -225,33 +226,6 @@ export function renderTable(rows: readonly Row[]): string {
 // ---------------------------------------------------------------------------------------------
 // Running the clients
 
-interface Exit {
-  readonly code: number | null;
-  /** The last two lines it wrote (stdout and stderr). */
-  readonly tail: string;
-}
-
-/** Runs a command pinned to the client core; SIGKILL after `timeoutMs` (taskset and nice exec: the pid is its own). */
-function runPinned(
-  command: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
-): Promise<Exit> {
-  return new Promise((res) => {
-    const child = spawn('taskset', ['-c', CLIENT_CORE, ...NICE, ...command], {
-      cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env },
-    });
-    let tail = '';
-    const keep = (d: Buffer): void => void (tail = (tail + d.toString()).slice(-4000));
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const last = tail.trim().split('\n').slice(-2).join(' ');
-      res({ code, tail: signal ? `${signal}: ${last}` : last });
-    });
-  });
-}
-
 interface Context {
   readonly args: Args;
   /** The simulator, http://127.0.0.1:<port> (no /v1). */
@@ -331,7 +305,9 @@ async function runSuite(ctx: Context, users: number, rounds: number): Promise<Ro
 }
 
 /** vllm bench serve's dataset arguments: its random prompts, or the suite's written as a ShareGPT file in `dir`. */
-function vllmDataset(args: Args, prompts: VllmPrompts, requests: number, dir: string): string[] {
+export function vllmDataset(
+  args: Pick<Args, 'context' | 'tokens'>, prompts: VllmPrompts, requests: number, dir: string,
+): string[] {
   if (prompts === 'random') {
     const lengths = ['--random-input-len', String(args.context), '--random-output-len', String(args.tokens)];
     return ['--dataset-name', 'random', ...lengths];
@@ -344,6 +320,46 @@ function vllmDataset(args: Args, prompts: VllmPrompts, requests: number, dir: st
     '--disable-shuffle'];
 }
 
+/** One run of vllm bench serve against the simulator: how it is asked, and where its saved result goes. */
+export interface VllmRun {
+  readonly vllm: string;
+  readonly tokenizerDir: string;
+  /** The simulator, http://127.0.0.1:<port> (no /v1). */
+  readonly base: string;
+  readonly dataset: readonly string[];
+  /** Closed loop: at most this many requests at once; null with a rate. */
+  readonly users: number | null;
+  /** Open loop: Poisson arrivals at this many requests/s; null for back to back. */
+  readonly rate: number | null;
+  readonly requests: number;
+  /** Its --request-id-prefix: request i goes out with x-request-id `${prefix}${i}`. */
+  readonly prefix: string;
+  readonly dir: string;
+  readonly timeoutMs: number;
+}
+
+/** Runs vllm bench serve pinned to the client core; its per-request results, or why there are none. */
+export async function vllmBenchServe(
+  r: VllmRun,
+): Promise<{ exit: Exit; result: ReturnType<typeof parseVllmResult> | null; why: string }> {
+  const load = r.rate === null
+    ? ['--max-concurrency', String(r.users)]
+    : ['--request-rate', String(r.rate), '--burstiness', '1'];
+  const exit = await runPinned([
+    r.vllm, 'bench', 'serve', '--backend', 'openai-chat', '--base-url', r.base,
+    '--endpoint', '/v1/chat/completions', '--model', MODEL, '--tokenizer', r.tokenizerDir, ...r.dataset, '--ignore-eos',
+    ...load, '--num-prompts', String(r.requests), '--request-id-prefix', r.prefix,
+    '--percentile-metrics', 'ttft,itl', '--metric-percentiles', '50,99', '--disable-tqdm',
+    '--save-result', '--save-detailed', '--result-dir', r.dir, '--result-filename', 'result.json',
+  ], { cwd: r.dir, timeoutMs: r.timeoutMs });
+  try {
+    return { exit, result: parseVllmResult(readFileSync(join(r.dir, 'result.json'), 'utf8')), why: '' };
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no result.json' : (e as Error).message;
+    return { exit, result: null, why: `exit ${exit.code}, ${why}: ${exit.tail}` };
+  }
+}
+
 /** vllm bench serve with the same users, requests and lengths; its detailed results matched to the truth by id. */
 async function runVllm(ctx: Context, users: number, requests: number, prompts: VllmPrompts): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), `${NAME}-vllm-`));
@@ -351,22 +367,17 @@ async function runVllm(ctx: Context, users: number, requests: number, prompts: V
   const client: ClientName = `vllm-${prompts}`;
   const dataset = vllmDataset(ctx.args, prompts, requests, dir);
   await clearGroundTruth(ctx.base);
-  const exit = await runPinned([
-    ctx.vllm, 'bench', 'serve', '--backend', 'openai-chat', '--base-url', ctx.base,
-    '--endpoint', '/v1/chat/completions', '--model', MODEL, '--tokenizer', ctx.tokenizerDir, ...dataset, '--ignore-eos',
-    '--max-concurrency', String(users), '--num-prompts', String(requests), '--request-id-prefix', prefix,
-    '--percentile-metrics', 'ttft,itl', '--metric-percentiles', '50,99', '--disable-tqdm',
-    '--save-result', '--save-detailed', '--result-dir', dir, '--result-filename', 'result.json',
-  ], { cwd: dir, timeoutMs: timeoutMs(ctx, requests / users) + 120_000 });
-  let result: ReturnType<typeof parseVllmResult>;
+  let run: Awaited<ReturnType<typeof vllmBenchServe>>;
   try {
-    result = parseVllmResult(readFileSync(join(dir, 'result.json'), 'utf8'));
-  } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no result.json' : (e as Error).message;
-    return { level: users, client, comparison: null, note: `exit ${exit.code}, ${why}: ${exit.tail}` };
+    run = await vllmBenchServe({
+      vllm: ctx.vllm, tokenizerDir: ctx.tokenizerDir, base: ctx.base, dataset, users, rate: null, requests, prefix, dir,
+      timeoutMs: timeoutMs(ctx, requests / users) + 120_000,
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  const { exit, result } = run;
+  if (result === null) return { level: users, client, comparison: null, note: run.why };
   const m = matchByRequestId(prefix, result.outputs, await fetchGroundTruth(ctx.base));
   const comparison = compare(m.client, m.truth);
   const failed = result.outputs.filter((o) => o.error !== '').length;
@@ -387,8 +398,8 @@ async function runVllm(ctx: Context, users: number, requests: number, prompts: V
 // Main
 
 /** The last stdout line of a shell script (the ensure-* scripts print the path they ensured last). */
-function lastLineOf(script: string): string {
-  const r = spawnSync('sh', [join(REPO, script)], {
+export function lastLineOf(script: string, ...args: string[]): string {
+  const r = spawnSync('sh', [join(REPO, script), ...args], {
     cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = r.stdout.trim().split('\n').pop() ?? '';

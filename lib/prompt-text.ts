@@ -67,6 +67,19 @@ export function requestPrefix(mode: PromptMode, runNonce: number, vu: number, it
   return `[${pad(mixed, 11)}-${pad(runNonce, 6)}] Read the text and continue it.\n`;
 }
 
+/**
+ * The user and iteration a "unique" prefix line was made for (requestPrefix's inverse, modulo its 10^5 users and 10^6
+ * iterations); null for any other line, a shared-prefix line included. The accuracy benchmark pairs a request the
+ * server recorded with the client's record of it by this.
+ */
+export function parseRequestPrefix(line: string): { vu: number; iteration: number } | null {
+  const m = /^\[(\d{11})-(\d{6})\] Read the text and continue it\.$/.exec(line.replace(/\n$/, ''));
+  if (m === null || (/^0+$/.test(m[1]!) && /^0+$/.test(m[2]!))) return null;
+  const modulus = 100_000_000_000;
+  const request = (((Number(m[1]) - Number(m[2]) * 7_654_321) % modulus) + modulus) % modulus;
+  return { vu: Math.floor(request / 1_000_000), iteration: request % 1_000_000 };
+}
+
 /** Rough word count for a token target when no tokenizer is at hand (about 1.0 token per word here). */
 export function approximateWordsForTokens(tokens: number): number {
   return Math.max(1, Math.round(tokens * 0.95));

@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Fault } from './faults';
-import type { GroundTruthRecord } from './ground-truth';
+import { promptHead, type GroundTruthRecord } from './ground-truth';
 import { ApiError, contextLengthError, type GenerationRequest } from './http';
 import type { Flavour, Profile } from './profiles';
 import type { Endpoint, StreamIdentity } from './sse';
@@ -49,6 +49,7 @@ export function admittedMaxTokens(
 export function arrivalRecord(a: Admitted): GroundTruthRecord {
   return {
     requestId: a.requestId, endpoint: a.g.endpoint, stream: a.g.stream, promptTokens: a.prompt.count,
+    promptHead: promptHead(a.g.messages, a.g.prompt),
     completionTokens: a.plan.contentTokens, arrivalEpochMs: performance.timeOrigin + a.arrivalMs, tokenEpochMs: [],
     endEpochMs: null, finishReason: null, cachedTokens: 0, outcome: 'in-flight', faults: a.faults.map((f) => f.kind),
   };

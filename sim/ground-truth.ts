@@ -8,12 +8,31 @@ export function epochMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
+/** How much of the prompt's first line a record keeps. */
+export const PROMPT_HEAD_CHARS = 64;
+
+/** The first line of a prompt's last user text (or of the completions prompt), at most PROMPT_HEAD_CHARS. */
+export function promptHead(
+  messages: readonly { readonly role: string; readonly content: string }[] | null, prompt: string | null,
+): string {
+  const user = messages === null ? undefined : [...messages].reverse().find((m) => m.role === 'user');
+  const text = user?.content ?? prompt ?? '';
+  const end = text.indexOf('\n');
+  return (end < 0 ? text : text.slice(0, end)).slice(0, PROMPT_HEAD_CHARS);
+}
+
 export interface GroundTruthRecord {
   /** The response header x-request-id. */
   readonly requestId: string;
   readonly endpoint: Endpoint;
   readonly stream: boolean;
   readonly promptTokens: number;
+  /**
+   * The prompt's first line (the last user message's, or a completions prompt's), at most PROMPT_HEAD_CHARS: a client
+   * that sends no x-request-id can still be matched by a line unique to each request (the suite's prompts start with
+   * one, lib/prompt-text.ts requestPrefix).
+   */
+  readonly promptHead: string;
   /** Content tokens the server planned to send (= usage.completion_tokens). */
   readonly completionTokens: number;
   /** When the request's headers were read, epoch ms. */

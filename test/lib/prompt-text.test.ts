@@ -1,7 +1,7 @@
 // Tests for lib/prompt-text.ts: deterministic filler and fixed-width per-request prefixes. Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
-import { approximateWordsForTokens, fillerText, requestPrefix } from '../../lib/prompt-text';
+import { approximateWordsForTokens, fillerText, parseRequestPrefix, requestPrefix } from '../../lib/prompt-text';
 
 describe('fillerText', () => {
   it('is the same text for the same seed and word count', () => {
@@ -62,6 +62,24 @@ describe('requestPrefix', () => {
     expect(a).toBe('[00000000000-000000] Read the text and continue it.\n');
     expect(requestPrefix('shared-prefix', 1, 99, 5)).toBe(a);
     expect(a.length).toBe(requestPrefix('unique', 42, 3, 7).length);
+  });
+});
+
+describe('parseRequestPrefix', () => {
+  it('gives back the user and iteration of a unique line, for any nonce', () => {
+    for (const [nonce, vu, iteration] of [[0, 1, 0], [42, 7, 3], [999_999, 99_999, 999_999], [123_456, 1024, 17]]) {
+      expect(parseRequestPrefix(requestPrefix('unique', nonce!, vu!, iteration!))).toEqual({ vu, iteration });
+    }
+  });
+
+  it('reads the line without its newline, and worked by hand: [00007654322-000001] is user 0, iteration 1', () => {
+    expect(parseRequestPrefix('[00007654322-000001] Read the text and continue it.')).toEqual({ vu: 0, iteration: 1 });
+  });
+
+  it('is null for a shared-prefix line and for any other text', () => {
+    expect(parseRequestPrefix(requestPrefix('shared-prefix', 5, 1, 1))).toBeNull();
+    expect(parseRequestPrefix('Explain continuous batching in two paragraphs.')).toBeNull();
+    expect(parseRequestPrefix('[0000000123-000001] Read the text and continue it.')).toBeNull();
   });
 });
 

@@ -78,6 +78,21 @@ describe('streaming chat completions: chunks, usage, seeds and request ids', () 
     const body = (await res.json()) as { records: { requestId: string }[] };
     expect(body.records.some((g) => g.requestId === 'my-id-1')).toBe(true);
   });
+
+  it('records the first line of the last user message, at most 64 characters', async () => {
+    const long = `[${'7'.repeat(80)}]`;
+    const messages = [
+      { role: 'user', content: 'an earlier turn' }, { role: 'assistant', content: 'its answer' },
+      { role: 'user', content: '[00000001234-000042] Read the text and continue it.\nthe body' },
+    ];
+    await postStream(`${sim.url}/chat/completions`, { model: MODEL_A, messages, max_tokens: 2, stream: true },
+      { 'x-request-id': 'head-1' });
+    await postStream(`${sim.url}/completions`, { model: MODEL_A, prompt: `${long}\nrest`, max_tokens: 2, stream: true },
+      { 'x-request-id': 'head-2' });
+    const head = (id: string) => sim.groundTruth().find((g) => g.requestId === id)!.promptHead;
+    expect(head('head-1')).toBe('[00000001234-000042] Read the text and continue it.');
+    expect(head('head-2')).toBe(long.slice(0, 64));
+  });
 });
 
 describe('streaming chat completions: where the output stops', () => {
