@@ -18,8 +18,8 @@ import { quantile } from './engine-overhead';
 
 const REPO = resolve(import.meta.dirname, '..');
 const SCRIPT = join(REPO, 'bench/k6/burst-phases.js');
-/** Run-clock time of the burst: long enough for every VU to start and calibrate its clock first. */
-const BURST_AT_MS = 4000;
+/** Run-clock time of the burst: long enough for every VU to start and calibrate its clock (<= 3 ms each) first. */
+const burstAtMs = (users: number): number => 3000 + 10 * users;
 
 interface Args {
   levels: number[];
@@ -52,7 +52,7 @@ function parseArgs(argv: readonly string[]): Args {
 function runBurst(k6: string, base: string, agentUrl: string, users: number, tokens: number): Promise<string> {
   const env = {
     BASE_URL: base, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', LLM_AGENT: agentUrl, USERS: String(users),
-    TOKENS: String(tokens), BURST_AT_MS: String(BURST_AT_MS),
+    TOKENS: String(tokens), BURST_AT_MS: String(burstAtMs(users)),
   };
   const args = ['run', '--quiet', '--no-usage-report', '--no-summary', '--log-format', 'raw',
     ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), SCRIPT];

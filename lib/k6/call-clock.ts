@@ -7,20 +7,22 @@ import exec from 'k6/execution';
 /** The Unix epoch time of the run clock's zero, ms; null until calibrateCallClock ran in this VU. */
 let runZeroEpochMs: number | null = null;
 
-/** Samples of the calibration: Date.now() ticks every ms, so a ms or two of them sees it tick. */
-const CALIBRATION_SAMPLES = 4000;
+/** Ticks of Date.now() the calibration reads across. */
+const CALIBRATION_TICKS = 3;
 
 /**
  * Places the run clock on the wall clock, to a few microseconds, so that calls to the agent carry the wall time they
- * were made at (callEpochMs) and the agent can measure the hand-off to it. Date.now() in k6 is whole ms (floored):
- * each reading minus the run clock just after it lies within 1 ms below the true offset, and the largest of a few
- * thousand readings, taken across a ms tick, lies a few microseconds below it. Costs the VU 1-3 ms: the open-loop
- * sender calls it once per cell, before its schedule starts.
+ * were made at (callEpochMs) and the agent can measure the hand-off to it. Date.now() in k6 is whole ms (floored), so
+ * a reading taken just as it ticks, minus the run clock read just after, lies microseconds below the true offset; the
+ * largest of three such readings is kept. Costs the VU up to 3 ms of spinning: the open-loop sender calls it once
+ * per cell, before its schedule starts.
  */
 export function calibrateCallClock(): void {
   let best = -Infinity;
-  for (let i = 0; i < CALIBRATION_SAMPLES; i++) {
-    const wall = Date.now();
+  for (let tick = 0; tick < CALIBRATION_TICKS; tick++) {
+    const before = Date.now();
+    let wall = Date.now();
+    while (wall === before) wall = Date.now();
     best = Math.max(best, wall - exec.instance.currentTestRunDuration);
   }
   runZeroEpochMs = best;
