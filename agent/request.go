@@ -88,8 +88,9 @@ func (r *request) answer(o *outcome) *Answer {
 	for k, v := range o.headers {
 		headers[strings.ToLower(k)] = redacted(strings.Join(v, ", "), r.secrets)
 	}
+	rec := r.record(o)
 	a := &Answer{
-		Record:           r.record(o),
+		Record:           rec,
 		Status:           o.status,
 		Headers:          headers,
 		Error:            messageForResults(o.err, r.secrets, maxBodyBytes),
@@ -103,6 +104,9 @@ func (r *request) answer(o *outcome) *Answer {
 			ReadLagMs:  some(float64(o.readLag)/float64(time.Millisecond), o.hasReadLag),
 			CPUPerCore: some(processCPUPerCore()),
 		},
+	}
+	if rec.Outcome == outcomeCompleted {
+		a.Health.TokensReadTogether, a.Health.TokensChunked = r.rec.tokenReading(rec.OutputTokens)
 	}
 	if !o.headersAt.IsZero() {
 		a.HeadersTime = r.stamp(o.headersAt)
