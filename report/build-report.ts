@@ -8,14 +8,13 @@ import type { SamplesData } from './read-samples';
 import { embedReport } from './embed-report';
 import { applyScalingEfficiency, buildCellStats, type CellStats } from './cells';
 import type { CellAccumulator, TrendKey } from './cell-accumulator';
+import { burstCapacity, type BurstCapacity } from './burst-capacity';
 import {
-  burstCapacity,
   checkLimit,
   interpolateMetric,
   ladderLimits,
   useCaseCapacity,
   withInterval,
-  type BurstCapacity,
   type RequestValues,
   type UseCaseCapacity,
 } from './capacity';
@@ -114,16 +113,17 @@ function runWarnings(
   const { useCases, activeUsers, rates, bursts } = capacities;
   const { cells, totals, missingParts } = run;
   const causes = run.incomplete ? incompleteCauses(input, measured, missingParts) : [];
+  const ladders = [
+    ...useCases.map((u) => ({ name: u.useCase.title, result: u.result })),
+    ...activeUsers.map((a) => ({ name: `${a.useCase.title} (active users)`, result: a.result })),
+    ...rates.map((r) => ({ name: `${r.useCase.title} (requests/s)`, result: r.result })),
+    ...bursts.map((b) => ({ name: `${b.title} (burst depth)`, result: b.result })),
+  ];
   return rankWarnings([
     noSamplesWarning(totals),
     run.incomplete ? incompleteWarning(measured.missingCells, missingParts, causes) : null,
-    ...capacityBoundWarnings([
-      ...useCases.map((u) => ({ name: u.useCase.title, result: u.result })),
-      ...activeUsers.map((a) => ({ name: `${a.useCase.title} (active users)`, result: a.result })),
-      ...rates.map((r) => ({ name: `${r.useCase.title} (requests/s)`, result: r.result })),
-      ...bursts.map((b) => ({ name: `${b.title} (burst depth)`, result: b.result })),
-    ]),
-    clientBoundWarning(cells, new Set([...useCases, ...activeUsers, ...rates].flatMap((c) => c.cellIds))),
+    ...capacityBoundWarnings(ladders),
+    clientBoundWarning(cells, new Set([...useCases, ...activeUsers, ...rates].flatMap((c) => c.cellIds)), ladders),
     underOfferedWarning(cells),
     failedRequestsWarning(totals, cells),
     mixedLimitStatsWarning(limitStatNote(input)),

@@ -68,3 +68,25 @@ export function cpuShareBetween(
   if (!(wallSeconds >= 1)) return null;
   return Math.max(0, (last.seconds - first.seconds) / wallSeconds);
 }
+
+/** A ladder step as decidingClientBound reads it. */
+interface LadderCell {
+  readonly concurrency: number;
+  readonly requests: number;
+  readonly clientBound: { readonly reason: string } | null;
+}
+
+/**
+ * The client-bound steps that would decide a capacity read off the clean steps: above its last pass (lastPass, null:
+ * none) and below its first fail (null: none), with no clean measurement of the same users. Rising users.
+ */
+export function decidingClientBound(
+  cells: readonly LadderCell[], lastPass: number | null, firstFail: number | null,
+): { users: number; reason: string }[] {
+  const clean = new Set(cells.filter((c) => c.requests > 0 && c.clientBound === null).map((c) => c.concurrency));
+  return cells
+    .filter((c) => c.requests > 0 && c.clientBound !== null && !clean.has(c.concurrency))
+    .filter((c) => c.concurrency > (lastPass ?? 0) && c.concurrency < (firstFail ?? Infinity))
+    .sort((a, b) => a.concurrency - b.concurrency)
+    .map((c) => ({ users: c.concurrency, reason: c.clientBound!.reason }));
+}

@@ -5,7 +5,8 @@
 // types and neither imports the other: a report holds its comparison, and a comparison reads two reports.
 
 import type { LimitStat, Plan, PromptMode } from '../lib/plan';
-import type { BurstCapacity, LimitCheck, UseCaseCapacity } from './capacity';
+import type { LimitCheck, UseCaseCapacity } from './capacity';
+import type { BurstCapacity } from './burst-capacity';
 import type { CellStats } from './cells';
 import type { RunInfo, ThresholdOutcome } from './inputs';
 import type { CostOptions } from './power';
