@@ -200,7 +200,7 @@ function addErrorSample(cell: CellAccumulator, kind: string, count: number, meta
 }
 
 /** The agent's health: read lag, CPU, tokens read together (one sample per completed request) and chunked. */
-function addClientSample(
+export function addClientSample(
   cell: CellAccumulator, key: 'readLag' | 'readTogether' | 'chunkedTokens' | 'cpuSeconds', atMs: number, value: number,
 ): void {
   if (key === 'readLag') cell.readLag.push(value);
