@@ -33,9 +33,12 @@ import type { ReportWarning } from './warnings';
  * `embeddings`, the embed part's capacity per input length and batch (report/embed-report.ts), null without one. 9:
  * `warnings` are objects (`kind`, a one-line `summary`, the long `details`; report/warnings.ts), one per kind, ranked
  * by how much they change the answer; `runNotes`, the notes on the suite's own workings (stray cells, a split part's
- * merge), no warnings.
+ * merge), no warnings. 10: cells carry `clientIntegrity` (report/client-integrity.ts: the agent's read lag, CPU,
+ * tokens read together and the server's chunked tokens, failed and cut requests, load delivered against planned, and
+ * the client-bound verdict); a capacity's result may be `undetermined` (a client-bound step would decide it), with
+ * its `clientBound` steps.
  */
-export const REPORT_SCHEMA_VERSION = 9;
+export const REPORT_SCHEMA_VERSION = 10;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
