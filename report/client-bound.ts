@@ -4,10 +4,10 @@
 // The agent (agent/, its own process beside k6) stamps every token with the kernel's receive time of its bytes, so a
 // late read costs no accuracy by itself: the bytes keep the time they arrived. It costs accuracy only when the reader
 // falls a whole inter-token gap behind, and then two chunks are read together and share one time: that is counted
-// directly (tokens read together, the server's own multi-token chunks apart), not guessed from the lag. A single
-// stream on an idle core of a virtual machine reads a few ms late (the idle vCPU halts and waits for the hypervisor
-// to wake it, docs/design/client-integrity.md) without reading a token late. The agent's CPU used up is the other
-// sign. k6's own CPU is not measured and not part of the verdict: k6 only starts requests and pushes their records'
+// directly (tokens read together, the server's own multi-token chunks apart), not guessed from the lag. One stream
+// now and then reads a few ms late when the core is taken from the agent (other processes; on a VM, the hypervisor)
+// without reading a token together (docs/design/client-integrity.md). The agent's CPU used up is the other sign.
+// k6's own CPU is not measured and not part of the verdict: k6 only starts requests and pushes their records'
 // samples, so a busy k6 delays request starts (the load delivered, shown beside the verdict), not token times.
 
 /** What the samples of one cell say about the client (null where a figure is unknown). */
