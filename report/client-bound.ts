@@ -31,6 +31,10 @@ export const CPU_SHARE_LIMIT = 0.9;
  * percentile the report gives): each such token's gap is 0 and the one before it twice the server's.
  */
 export const READ_TOGETHER_LIMIT = 0.01;
+/** Tokens read together are the client's when its read lag p99 reached this share of the median inter-token gap. */
+export const READ_LAG_GAP_SHARE = 0.5;
+/** Read lags below this are scheduling noise whatever the gap. */
+export const READ_LAG_FLOOR_MS = 1;
 
 /** Why the cell was client-bound, or null when nothing says it was. */
 export function clientBoundReason(e: ClientEvidence): string | null {
@@ -44,18 +48,23 @@ export function clientBoundReason(e: ClientEvidence): string | null {
 }
 
 /**
- * Tokens read together beyond READ_TOGETHER_LIMIT. Samples of an agent that did not count them (older runs) fall back
- * on the read lag: a p99 at or above the median gap could have read tokens together.
+ * Tokens read together beyond READ_TOGETHER_LIMIT, by a reader that was late: its read lag p99 at least
+ * READ_LAG_GAP_SHARE of the median gap. Two chunks the server wrote microseconds apart (the simulator's timers on a
+ * busy core) are read together by the fastest reader, whose lag stays small; a reader that fell a gap behind lags
+ * too (docs/design/client-integrity.md). Samples of an agent that did not count them (older runs) fall back on the
+ * read lag alone: a p99 of a whole median gap could have read tokens together.
  */
 function readingReason(e: ClientEvidence): string | null {
   const lag = e.readLagP99Ms === null ? '' : ` (read lag p99 ${e.readLagP99Ms.toFixed(1)} ms)`;
+  const lateShare = (share: number): boolean => e.readLagP99Ms === null || e.itlMedianMs === null ||
+    (e.readLagP99Ms >= READ_LAG_FLOOR_MS && e.readLagP99Ms >= share * e.itlMedianMs);
   if (e.tokensReadTogether !== null) {
     const share = e.itlSamples > 0 ? e.tokensReadTogether / e.itlSamples : 0;
-    if (share < READ_TOGETHER_LIMIT) return null;
+    if (share < READ_TOGETHER_LIMIT || !lateShare(READ_LAG_GAP_SHARE)) return null;
     return `the measuring agent read ${(share * 100).toFixed(1)}% of the tokens together with the chunk before ` +
       `them${lag}, so their inter-token gaps are the client's, not the server's`;
   }
-  if (e.readLagP99Ms === null || e.itlMedianMs === null || e.readLagP99Ms < e.itlMedianMs) return null;
+  if (e.readLagP99Ms === null || e.itlMedianMs === null || !lateShare(1)) return null;
   return `the measuring agent read its streams up to ${e.readLagP99Ms.toFixed(1)} ms late (p99) against a median ` +
     `inter-token gap of ${e.itlMedianMs.toFixed(1)} ms, so tokens may have been read together`;
 }

@@ -28,9 +28,9 @@ export function clientIntegritySection(report: Report): Block[] {
     `${invalid === 0 ? 'No cell was' : `${invalid} of ${cells.length} cells were`} limited by the client. ` +
     'Each token keeps the kernel\'s receive time of its bytes, so a late read costs nothing until the agent falls a ' +
     'whole gap behind and reads two chunks together: a cell is invalid (client-bound, no capacity stands on it) ' +
-    `when ${fmtPct(READ_TOGETHER_LIMIT, 0)} or more of its tokens were read together with the chunk before them, ` +
-    `or the agent used ${fmtPct(CPU_SHARE_LIMIT, 0)} of its cores. Tokens the server sent several to a chunk are ` +
-    'its own doing and shown apart.',
+    `when ${fmtPct(READ_TOGETHER_LIMIT, 0)} or more of its tokens were read together with the chunk before them by ` +
+    `a reader late by half a gap or more (read lag p99), or the agent used ${fmtPct(CPU_SHARE_LIMIT, 0)} of its ` +
+    'cores. Tokens the server sent several to a chunk are its own doing and shown apart.',
   );
   doc.p(
     "Not measured: k6's own CPU (it starts requests and pushes their samples: a busy k6 shows as load delivered " +

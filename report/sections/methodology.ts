@@ -93,8 +93,9 @@ function measurementItem(): string {
     'Measurement: k6 set the load; every request went through the measuring agent, a process of its own beside k6, ' +
     "which opened it, stamped each token with the kernel's receive time of its bytes (on 64-bit Linux; elsewhere the " +
     "time the agent read them) and returned the request's figures. A cell is marked client-bound, and no capacity " +
-    `stands on it, when the agent read ${fmtPct(READ_TOGETHER_LIMIT, 0)} or more of its tokens together with the ` +
-    `chunk before them (the server's own multi-token chunks apart) or used ${fmtPct(CPU_SHARE_LIMIT, 0)} of its ` +
+    `stands on it, when the agent, its read lag p99 half a gap or more, read ${fmtPct(READ_TOGETHER_LIMIT, 0)} or ` +
+    `more of its tokens together with the chunk before them (the server's own multi-token chunks apart) or used ` +
+    `${fmtPct(CPU_SHARE_LIMIT, 0)} of its ` +
     "cores; a late read alone costs nothing, as each token keeps its kernel time. k6's own CPU is not measured and " +
     'not part of that check: the agent timestamps tokens itself, so a busy k6 delays request starts (the load ' +
     'delivered, in Client Integrity), not token times.'

@@ -105,6 +105,11 @@ describe('the client-bound verdict of a cell', () => {
     const together = buildCellStats(planCell({}), twoTogether, {}, DEFAULT_COST);
     expect(together.clientBound?.reason).toBe('the measuring agent read 2.0% of the tokens together with the chunk ' +
       "before them (read lag p99 8.0 ms), so their inter-token gaps are the client's, not the server's");
+    // The same tokens read together by a reader never late (p99 0.1 ms): the server wrote those chunks together.
+    const prompt = new FloatList();
+    for (let i = 0; i < 100; i++) prompt.push(0.1);
+    const bunched = buildCellStats(planCell({}), { ...twoTogether, readLag: prompt }, {}, DEFAULT_COST);
+    expect(bunched.clientBound).toBeNull();
     // An agent that did not count them: a read lag p99 of a whole gap may have read tokens together.
     const wholeGap = new FloatList();
     for (let i = 0; i < 100; i++) wholeGap.push(i < 95 ? 0.1 : 12);
