@@ -42,6 +42,12 @@ type Health struct {
 	ReadLagMs optional `json:"readLagMs"`
 	// CPUPerCore is the agent's CPU time so far (user + system) over the cores it may use, in s.
 	CPUPerCore optional `json:"cpuPerCore"`
+	// TokensReadTogether counts the tokens of a completed request whose chunk was read with the
+	// chunk before it (read_together.go): they share its time, an ITL of 0 the server did not send.
+	TokensReadTogether int `json:"tokensReadTogether"`
+	// TokensChunked counts the tokens of a completed request that the server sent in a chunk with
+	// another token: output tokens minus token-bearing chunks.
+	TokensChunked int `json:"tokensChunked"`
 }
 
 // MarshalJSON writes an optional figure as a number or null.

@@ -96,8 +96,9 @@ func (r *request) answer(o *outcome) *Answer {
 	for k, v := range o.headers {
 		headers[strings.ToLower(k)] = redacted(strings.Join(v, ", "), r.secrets)
 	}
+	rec := r.record(o)
 	a := &Answer{
-		Record:           r.record(o),
+		Record:           rec,
 		Status:           o.status,
 		Headers:          headers,
 		Error:            messageForResults(o.err, r.secrets, maxBodyBytes),
@@ -115,6 +116,9 @@ func (r *request) answer(o *outcome) *Answer {
 	}
 	if !o.sentAt.IsZero() {
 		a.SentTime = r.stamp(o.sentAt)
+	}
+	if rec.Outcome == outcomeCompleted {
+		a.Health.TokensReadTogether, a.Health.TokensChunked = r.rec.tokenReading(rec.OutputTokens)
 	}
 	if !o.headersAt.IsZero() {
 		a.HeadersTime = r.stamp(o.headersAt)

@@ -47,6 +47,14 @@ export interface DoneReport {
   readonly itlMs: readonly number[];
   /** Whether the request met every limit of its cell's use case (record.goodput); null when none was judged. */
   readonly goodput: boolean | null;
+  /**
+   * The measuring agent's health with the request (lib/k6/llm.ts AgentHealth), so the search judges a step's client
+   * as the report does: its longest read lag (ms), CPU seconds per core so far, and tokens read together; null where
+   * the agent did not say.
+   */
+  readonly readLagMs: number | null;
+  readonly cpuPerCore: number | null;
+  readonly tokensReadTogether: number | null;
 }
 
 /** The answer to a done report: the phase the request's samples are tagged with. */
@@ -139,5 +147,8 @@ export function parseDoneReport(v: unknown): DoneReport | null {
     outputTokens: num(v.outputTokens) ?? 0,
     itlMs: Array.isArray(v.itlMs) ? v.itlMs.filter((x): x is number => typeof x === 'number' && isFinite(x)) : [],
     goodput: typeof v.goodput === 'boolean' ? v.goodput : null,
+    readLagMs: num(v.readLagMs),
+    cpuPerCore: num(v.cpuPerCore),
+    tokensReadTogether: num(v.tokensReadTogether),
   };
 }

@@ -191,6 +191,26 @@ export const CLIENT_METRICS = {
       "(GOMAXPROCS), sampled as each request ends: its rise over a cell's window divided by the window is the " +
       "share of the load generator's CPU the cell used.",
   },
+  readTogether: {
+    name: 'llm_client_read_together',
+    kind: 'counter',
+    isTime: false,
+    unit: 'tokens',
+    description:
+      'Per completed request, the tokens whose chunk the agent read in the same read as the chunk before it: they ' +
+      'share its receive time and give ITL samples of 0 that the server did not send (a reader a whole gap late, or ' +
+      'a network that merged two writes into one packet).',
+  },
+  chunkedTokens: {
+    name: 'llm_client_chunked_tokens',
+    kind: 'counter',
+    isTime: false,
+    unit: 'tokens',
+    description:
+      "Per completed request, the tokens the server sent in a chunk with another token (output tokens - token " +
+      "chunks: SGLang's stream interval, speculative decoding): the server's chunking, which the client's reading " +
+      'is judged apart from.',
+  },
 } as const satisfies Record<string, MetricDefinition>;
 
 /**

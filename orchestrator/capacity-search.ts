@@ -10,7 +10,7 @@ import type { UseCase } from '../thresholds/use-cases';
 import { checkLimit, ladderLimits, limitTrend, type LadderLimit, type LimitCheck } from '../report/capacity';
 import { buildCellStats, type CellStats } from '../report/cells';
 import { extrapolateCrossing, powerLawBase } from '../report/stats';
-import { newCellAccumulator, type CellAccumulator } from '../report/cell-accumulator';
+import { addClientSample, newCellAccumulator, type CellAccumulator } from '../report/cell-accumulator';
 import { DEFAULT_COST } from '../report/power';
 import { MIN_SUCCESS_RATE } from '../lib/plan-defaults';
 import type { StepMode, StepRequest, StepResult, StepSource, StepSpec } from './driver';
@@ -201,8 +201,16 @@ function measuredAccumulator(cellId: string, requests: readonly StepRequest[]): 
     if (r.prefillTokensPerSecond !== null) t.prefillSpeed.push(r.prefillTokensPerSecond);
     for (const x of r.itlMs) t.itl.push(x);
     acc.outputTokens += r.outputTokens;
+    addHealth(acc, r);
   }
   return acc;
+}
+
+/** The agent's health with a request, gathered as the report gathers its samples, so both judge the client alike. */
+function addHealth(acc: CellAccumulator, r: StepRequest): void {
+  if (r.readLagMs !== null) addClientSample(acc, 'readLag', r.endMs, r.readLagMs);
+  if (r.cpuPerCore !== null) addClientSample(acc, 'cpuSeconds', r.endMs, r.cpuPerCore);
+  if (r.tokensReadTogether !== null) addClientSample(acc, 'readTogether', r.endMs, r.tokensReadTogether);
 }
 
 /** A step's statistics from its measured requests, built as the report builds a cell's (report/cells.ts). */
@@ -229,9 +237,18 @@ export interface UseCaseSearch {
   /**
    * How the search ended, once it has: narrow (the capacity's interval within the resolution), budget (still wide,
    * unclear steps left, no repeats left), steps-clear (still wide, though every step's verdict is clear: the
-   * limit's statistic barely moves with users, and measuring again would not narrow it).
+   * limit's statistic barely moves with users, and measuring again would not narrow it), client-bound (a step was
+   * client-bound when measured again: the capacity is undetermined above the last clean pass).
    */
-  decision: 'narrow' | 'budget' | 'steps-clear' | null;
+  decision: 'narrow' | 'budget' | 'steps-clear' | 'client-bound' | null;
+  /**
+   * Steps whose measurement was client-bound (report/client-bound.ts): measured once more under a cell id of their own
+   * (the first measurement's samples stay apart in the report), and the reason of each that was client-bound again.
+   */
+  readonly clientRetried: Set<number>;
+  readonly clientBound: { users: number; reason: string }[];
+  /** The step to measure again now, its first measurement client-bound; null when none. */
+  retryUsers: number | null;
   /** The measured requests of each step, by users, pooled over its measurements. */
   readonly requests: Map<number, StepRequest[]>;
 }
@@ -274,6 +291,9 @@ export class CapacitySearch implements StepSource {
       lateProbe: false,
       unclear: [],
       decision: null,
+      clientRetried: new Set(),
+      clientBound: [],
+      retryUsers: null,
       requests: new Map(),
     }));
   }
@@ -283,6 +303,15 @@ export class CapacitySearch implements StepSource {
     for (; this.seen < done.length; this.seen++) this.fold(this.searches[this.at]!, done[this.seen]!);
     while (this.at < this.searches.length) {
       const s = this.searches[this.at]!;
+      if (s.retryUsers !== null) {
+        const users = s.retryUsers;
+        s.retryUsers = null;
+        return this.spec(s, users);
+      }
+      if (s.clientBound.length > 0) {
+        this.endClientBound(s);
+        continue;
+      }
       const state = nextSearchStep(s.points, this.cfg, s.maxUsers, s.limits);
       if (state.kind === 'next') return this.spec(s, state.users);
       if (this.wantsLateProbe(s)) {
@@ -349,8 +378,34 @@ export class CapacitySearch implements StepSource {
     return noise.some((cv) => cv !== null && cv >= LATE_PROBE_MIN_NOISE);
   }
 
+  /**
+   * A step whose client limited it is no measurement of the server: it is measured once more, and when it is
+   * client-bound again the search of its use case ends there, its capacity undetermined above the last clean pass
+   * (docs/design/client-integrity.md).
+   */
+  private endClientBound(s: UseCaseSearch): void {
+    const { lo, hi } = searchInterval(s.points);
+    s.outcome = { kind: 'done', lastPass: lo === 0 ? null : lo, firstFail: hi };
+    s.decision = 'client-bound';
+    this.at++;
+  }
+
+  /** Whether a step's own requests were client-bound; if so, it is set to be measured again or to end the search. */
+  private clientBoundStep(s: UseCaseSearch, result: StepResult): boolean {
+    const users = result.spec.cell.concurrency;
+    const own = measuredStats(result.spec, measuredAccumulator(result.spec.cell.id, result.requests));
+    if (own.clientBound === null) return false;
+    if (s.clientRetried.has(users)) s.clientBound.push({ users, reason: own.clientBound.reason });
+    else {
+      s.clientRetried.add(users);
+      s.retryUsers = users;
+    }
+    return true;
+  }
+
   /** Folds a measured step into its use case's points; a repeat of a step pools its requests with the earlier ones. */
-  private fold(s: UseCaseSearch, result: StepResult): SearchPoint {
+  private fold(s: UseCaseSearch, result: StepResult): void {
+    if (this.clientBoundStep(s, result)) return;
     const users = result.spec.cell.concurrency;
     const requests = [...(s.requests.get(users) ?? []), ...result.requests];
     s.requests.set(users, requests);
@@ -368,7 +423,6 @@ export class CapacitySearch implements StepSource {
     s.points.forEach((p, i) => {
       if (p.sample) s.points[i] = { ...p, passShare: passShare(p.sample, s.limits, { shared }) };
     });
-    return s.points[s.points.length - 1]!;
   }
 
   /** The use case being searched and its interval so far: [last pass, first fail). */
@@ -400,7 +454,8 @@ export class CapacitySearch implements StepSource {
       // Closed loop: the server's histograms can be read over a one-user step's own requests (sessions users think).
       ...(cell.script === 'capacity' ? { quietEdges: true } : {}),
     };
-    return { cell, mode };
+    // A step measured again after a client-bound measurement keeps a cell of its own: the report judges them apart.
+    return { cell: s.clientRetried.has(users) ? { ...cell, id: `${cell.id}_again` } : cell, mode };
   }
 }
 

@@ -53,7 +53,9 @@ export function searchCapacities(search: CapacitySearch): CapacityAnnouncement[]
     if (o === null) return [];
     const interval = searchInterval95(s);
     const fail = s.points.find((p) => p.users === o.firstFail);
-    const limit = fail?.checks.find((c) => !c.ok)?.label ?? null;
+    const bound = s.clientBound.map((b) => b.users).join(', ');
+    const limit = s.decision === 'client-bound' ? `none: client-bound at ${bound} users, undetermined`
+      : (fail?.checks.find((c) => !c.ok)?.label ?? null);
     return [{
       useCase: s.useCase.id, capacity: o.lastPass ?? 0, low: interval?.low ?? null,
       high: interval ? interval.high : null, limit,
@@ -73,6 +75,10 @@ function decision(s: CapacitySearch['searches'][number]): string {
       return `undecided: repeat budget spent (${repeats}); the verdict at ${steps} stayed unclear`;
     case 'steps-clear':
       return `interval wider than the resolution though every step's verdict is clear (${repeats})`;
+    case 'client-bound': {
+      const bound = s.clientBound.map((b) => `${b.users} users (${b.reason})`).join(', ');
+      return `undetermined: client-bound twice at ${bound}`;
+    }
     default:
       return 'not decided';
   }

@@ -2,7 +2,8 @@
 // Runs in Node, pure.
 
 import type { CellStats } from './cells';
-import type { BurstCapacity, UseCaseCapacity } from './capacity';
+import type { UseCaseCapacity } from './capacity';
+import type { BurstCapacity } from './burst-capacity';
 import { capacityFinding } from './judgement';
 import { maxBy, minBy } from './stats';
 import { fmtCount, fmtMs, fmtMillions, fmtPct, fmtTokS, fmtTokens, plural } from './format';

@@ -10,14 +10,13 @@ import { applyScalingEfficiency, buildCellStats, type CellStats } from './cells'
 import type { CellAccumulator, TrendKey } from './cell-accumulator';
 import { spanIndex } from './request-spans';
 import { clockFaultWarning } from './clock-faults';
+import { burstCapacity, type BurstCapacity } from './burst-capacity';
 import {
-  burstCapacity,
   checkLimit,
   interpolateMetric,
   ladderLimits,
   useCaseCapacity,
   withInterval,
-  type BurstCapacity,
   type RequestValues,
   type UseCaseCapacity,
 } from './capacity';
@@ -118,16 +117,17 @@ function runWarnings(
   const { useCases, activeUsers, rates, bursts } = capacities;
   const { cells, totals, missingParts } = run;
   const causes = run.incomplete ? incompleteCauses(input, measured, missingParts) : [];
+  const ladders = [
+    ...useCases.map((u) => ({ name: u.useCase.title, result: u.result })),
+    ...activeUsers.map((a) => ({ name: `${a.useCase.title} (active users)`, result: a.result })),
+    ...rates.map((r) => ({ name: `${r.useCase.title} (requests/s)`, result: r.result })),
+    ...bursts.map((b) => ({ name: `${b.title} (burst depth)`, result: b.result })),
+  ];
   return rankWarnings([
     noSamplesWarning(totals),
     run.incomplete ? incompleteWarning(measured.missingCells, missingParts, causes) : null,
-    ...capacityBoundWarnings([
-      ...useCases.map((u) => ({ name: u.useCase.title, result: u.result })),
-      ...activeUsers.map((a) => ({ name: `${a.useCase.title} (active users)`, result: a.result })),
-      ...rates.map((r) => ({ name: `${r.useCase.title} (requests/s)`, result: r.result })),
-      ...bursts.map((b) => ({ name: `${b.title} (burst depth)`, result: b.result })),
-    ]),
-    clientBoundWarning(cells, new Set([...useCases, ...activeUsers, ...rates].flatMap((c) => c.cellIds))),
+    ...capacityBoundWarnings(ladders),
+    clientBoundWarning(cells, new Set([...useCases, ...activeUsers, ...rates].flatMap((c) => c.cellIds)), ladders),
     clockFaultWarning(cells),
     underOfferedWarning(cells),
     failedRequestsWarning(totals, cells),

@@ -1,4 +1,4 @@
-// Capacity per use case and max safe burst depth. Runs in Node.
+// Capacity per use case (burst depth: report/burst-capacity.ts). Runs in Node.
 // Limits are evaluated with lib/threshold-grammar.ts; crossings are interpolated between steps.
 //
 // A ladder is a list of steps (cells) of rising concurrency. Every limit is turned into a k6
@@ -17,6 +17,7 @@ import { crossingX, toK6Values, valueAt } from './stats';
 import { limitExpression } from '../lib/options';
 import { capacityInterval, passShare, sharedNoise, withCapacity, type CapacityInterval } from './capacity-interval';
 import type { TrendKey } from './cell-accumulator';
+import { decidingClientBound } from './client-bound';
 
 /** A capacity cell's per-request values of the request Trends (ITL aside: one value per token, no limit here). */
 export type RequestValues = Partial<Record<TrendKey, Float64Array>>;
@@ -50,13 +51,15 @@ export interface LadderStep {
   readonly ok: boolean;
 }
 
-export type CapacityKind = 'untested' | 'below' | 'within' | 'beyond';
+export type CapacityKind = 'untested' | 'below' | 'within' | 'beyond' | 'undetermined';
 
 export interface LadderResult {
   readonly steps: readonly LadderStep[];
   /**
    * untested: no step ran; below: even the first step breaks a limit; within: a limit breaks between
-   * lastPass and firstFail; beyond: no tested step breaks a limit (capacity is more than the largest step).
+   * lastPass and firstFail; beyond: no tested step breaks a limit (capacity is more than the largest step);
+   * undetermined: a step that would decide it was client-bound (report/client-bound.ts) and never measured cleanly,
+   * so it is no measurement of the server: the capacity lies above lastPass (below firstFail, when one broke).
    */
   readonly kind: CapacityKind;
   readonly lastPass: number | null;
@@ -67,9 +70,14 @@ export interface LadderResult {
   readonly interpolated: boolean;
   /** The limit that broke first (lowest estimated crossing); null when none broke. */
   readonly brokenBy: LadderLimit | null;
-  /** How the result is written: "~42", "5", "more than 125" (compact "125+"), "below 1", "not measured". */
+  /**
+   * How the result is written: "~42", "5", "more than 125" (compact "125+"), "below 1", "not measured",
+   * "undetermined: ..." (compact "?").
+   */
   readonly display: string;
   readonly displayShort: string;
+  /** Undetermined only: the client-bound steps that would decide the capacity, and why each was. */
+  readonly clientBound?: readonly { readonly users: number; readonly reason: string }[];
 }
 
 const SUCCESS_METRIC = 'successRate';
@@ -172,11 +180,28 @@ function isStrict(op: LadderLimit['operator']): boolean {
 }
 
 /**
- * Evaluates a ladder of cells (any order; sorted by concurrency here) against limits.
- * Cells without requests are left out (they never ran).
+ * Evaluates a ladder of cells (any order; sorted by concurrency here) against limits. Cells without requests are left
+ * out (they never ran), and so are client-bound cells: the client, not the server, set their pace. When such a cell
+ * is the step that would decide the capacity (between the last pass and the first fail, with no clean measurement of
+ * its users), the capacity is undetermined, never read off it.
  */
 export function evaluateLadder(
   cells: readonly CellStats[], limits: readonly LadderLimit[], interpolate = true,
+): LadderResult {
+  const result = evaluateCleanLadder(cells.filter((c) => c.clientBound === null), limits, interpolate);
+  const deciding = decidingClientBound(cells, result.lastPass, result.firstFail);
+  if (deciding.length === 0) return result;
+  const above = result.lastPass === null ? '' : `; more than ${result.lastPass}`;
+  const display = `undetermined: client-bound at ${deciding.map((d) => d.users).join(', ')}${above}`;
+  return {
+    ...result, kind: 'undetermined', estimate: null, interpolated: false, brokenBy: null, display, displayShort: '?',
+    clientBound: deciding,
+  };
+}
+
+/** evaluateLadder over cells the client did not limit. */
+function evaluateCleanLadder(
+  cells: readonly CellStats[], limits: readonly LadderLimit[], interpolate: boolean,
 ): LadderResult {
   const ran = cells.filter((c) => c.requests > 0).sort((a, b) => a.concurrency - b.concurrency);
   const steps: LadderStep[] = ran.map((c) => {
@@ -346,39 +371,5 @@ export function useCaseCapacity(
   return {
     useCase: uc, source: picked.source, cellIds: picked.cells.map((c) => c.id), limits, result,
     goodputAtCapacity: result.estimate === null ? null : interpolateMetric(ran, result.estimate, (c) => c.goodput),
-  };
-}
-
-export interface BurstCapacity {
-  readonly profile: string;
-  readonly title: string;
-  readonly contextTokens: number;
-  readonly outputTokens: number;
-  readonly cellIds: readonly string[];
-  readonly limit: LadderLimit;
-  readonly result: LadderResult;
-}
-
-/**
- * Max safe queue depth of a burst profile: the deepest burst whose TTFT statistic stays <= the limit
- * (plan.burstTtftLimitMs).
- */
-export function burstCapacity(
-  profile: string, title: string, cells: readonly CellStats[], stat: LimitStat, ttftLimitMs: number,
-): BurstCapacity {
-  const mine = cells.filter((c) => c.script === 'burst' && c.profile === profile);
-  const limit: LadderLimit = {
-    metric: 'ttft', operator: '<=', value: ttftLimitMs, label: `TTFT <= ${ttftLimitMs / 1000} s`,
-    expression: limitExpression({ operator: '<=', value: ttftLimitMs }, stat),
-  };
-  const first = mine[0];
-  return {
-    profile,
-    title,
-    contextTokens: first?.contextTokens ?? 0,
-    outputTokens: first?.outputTokens ?? 0,
-    cellIds: mine.map((c) => c.id),
-    limit,
-    result: evaluateLadder(mine, [limit]),
   };
 }

@@ -51,6 +51,11 @@ export interface CellAccumulator {
   readonly excluded: { warmup: number; transition: number };
   /** Each request's longest read lag, ms (llm_client_read_lag). */
   readonly readLag: FloatList;
+  /**
+   * Tokens the agent read together with the chunk before them (llm_client_read_together), tokens the server sent
+   * several to a chunk (llm_client_chunked_tokens), and the requests that reported them (an older agent does not).
+   */
+  readonly reading: { readTogether: number; chunked: number; requests: number };
   /** The earliest and latest llm_client_cpu_seconds samples: epoch ms and per-core CPU seconds. */
   cpuFirst: { atMs: number; seconds: number } | null;
   cpuLast: { atMs: number; seconds: number } | null;
@@ -102,6 +107,7 @@ export function newCellAccumulator(id: string, tags: Record<string, string>): Ce
     requestEnds: new FloatList(),
     excluded: { warmup: 0, transition: 0 },
     readLag: new FloatList(64),
+    reading: { readTogether: 0, chunked: 0, requests: 0 },
     cpuFirst: null,
     cpuLast: null,
     achievedRate: null,
@@ -154,10 +160,10 @@ export function addRequestSample(
       return;
     }
     case 'readLag':
-      cell.readLag.push(value);
-      return;
+    case 'readTogether':
+    case 'chunkedTokens':
     case 'cpuSeconds':
-      addCpuSample(cell, { atMs: timestampMs, seconds: value });
+      addClientSample(cell, key, timestampMs, value);
       return;
     case 'requestOk':
       if (value !== 0) {
@@ -194,6 +200,19 @@ function addErrorSample(cell: CellAccumulator, kind: string, count: number, meta
   const seen = messages.get(message);
   if (seen !== undefined) messages.set(message, seen + count);
   else if (messages.size < MAX_MESSAGES_PER_KIND) messages.set(detach(message), count);
+}
+
+/** The agent's health: read lag, CPU, tokens read together (one sample per completed request) and chunked. */
+export function addClientSample(
+  cell: CellAccumulator, key: 'readLag' | 'readTogether' | 'chunkedTokens' | 'cpuSeconds', atMs: number, value: number,
+): void {
+  if (key === 'readLag') cell.readLag.push(value);
+  else if (key === 'cpuSeconds') addCpuSample(cell, { atMs, seconds: value });
+  else if (key === 'chunkedTokens') cell.reading.chunked += value;
+  else {
+    cell.reading.readTogether += value;
+    cell.reading.requests++;
+  }
 }
 
 /** Keeps the earliest and the latest llm_client_cpu_seconds sample of a cell. */

@@ -9,7 +9,7 @@
 
 import { cellRequests, type Cell } from '../lib/plan';
 import type { ServerMetricKey } from '../lib/metrics';
-import { clientBoundReason, cpuShareBetween } from './client-bound';
+import { clientIntegrity, type ClientIntegrity } from './client-integrity';
 import type { Series } from './read-samples';
 import type { CellAccumulator, TrendKey } from './cell-accumulator';
 import { TREND_KEYS } from './cell-accumulator';
@@ -87,8 +87,13 @@ export interface CellStats extends Pick<
   scalingEfficiency: number | null;
   readonly server: ServerFigures | null;
   readonly power: PowerFigures | null;
-  /** Why the client, not the server, limited this cell (report/client-bound.ts), or null. */
+  /**
+   * Why the client, not the server, limited this cell (report/client-bound.ts), or null. A client-bound cell is no
+   * measurement of the server: no capacity stands on it (report/capacity.ts).
+   */
   readonly clientBound: { readonly reason: string } | null;
+  /** What the client did and delivered in this cell (report/client-integrity.ts); null when it never ran. */
+  readonly clientIntegrity: ClientIntegrity | null;
   /** A sessions step's requests in flight and turns (report/sessions.ts); null for other cells. */
   readonly sessions: SessionCellStats | null;
   /** A rate cell's schedule against what its sender did (report/open-loop.ts); null for closed-loop cells. */
@@ -175,17 +180,16 @@ export function buildCellStats(
   const outputTokensTotal = acc?.outputTokens ?? 0;
   const throughput = wallSeconds && wallSeconds > 0 ? outputTokensTotal / wallSeconds : null;
   const { id, script, contextTokens, outputTokens, concurrency, rounds, useCase, profile } = cell;
+  const requestsCut = cutRequests(cell, requests);
+  const counts = { requests, succeeded, cut: requestsCut, wallSeconds };
+  const { openLoop, integrity } = clientFigures(cell, acc, metrics, counts);
   return {
     id, script, contextTokens, outputTokens, concurrency, rounds, useCase, profile,
     requests,
     succeeded,
     failed: requests - succeeded,
-    cut: cutRequests(cell, requests),
-    warmupRequests: acc?.excluded.warmup ?? 0,
-    transitionRequests: acc?.excluded.transition ?? 0,
-    measurement: cell.driven ? (cell.driven.search ? 'search' : cell.driven.mode)
-      : cell.warmupRounds > 0 ? 'steady' : 'rounds',
-    measurements: cell.driven?.measurements ?? 1,
+    cut: requestsCut,
+    ...measurementOf(cell, acc),
     successRate: requests > 0 ? succeeded / requests : null,
     goodput: acc && acc.goodput.judged > 0 ? acc.goodput.good / acc.goodput.judged : null,
     goodputJudged: acc?.goodput.judged ?? 0,
@@ -210,11 +214,22 @@ export function buildCellStats(
     power: window
       ? powerFigures(monitor.powerWatts, window, outputTokensTotal, throughput ?? 0, cost, monitorIntervalMs)
       : null,
-    clientBound: clientBoundOf(acc, metrics.itl),
+    clientBound: integrity?.clientBound ? { reason: integrity.clientBound } : null,
+    clientIntegrity: integrity,
     sessions: acc?.sessions ? sessionCellStats(acc.sessions, part?.spans ?? null, window) : null,
-    openLoop: cell.arrivals
-      ? openLoopStats(cell.arrivals, metrics.scheduleLag, acc?.achievedRate ?? null, requests)
-      : null,
+    openLoop,
+  };
+}
+
+/** How the cell was measured, and the requests its statistics leave out. */
+function measurementOf(cell: Cell, acc: CellAccumulator | undefined): Pick<CellStats,
+  'warmupRequests' | 'transitionRequests' | 'measurement' | 'measurements'> {
+  return {
+    warmupRequests: acc?.excluded.warmup ?? 0,
+    transitionRequests: acc?.excluded.transition ?? 0,
+    measurement: cell.driven ? (cell.driven.search ? 'search' : cell.driven.mode)
+      : cell.warmupRounds > 0 ? 'steady' : 'rounds',
+    measurements: cell.driven?.measurements ?? 1,
   };
 }
 
@@ -280,14 +295,17 @@ export function applyScalingEfficiency(cells: CellStats[]): void {
   }
 }
 
-/** The client-bound verdict of a cell from the measuring agent's health samples (report/client-bound.ts). */
-function clientBoundOf(acc: CellAccumulator | undefined, itl: Distribution | null): { readonly reason: string } | null {
-  if (!acc) return null;
-  const lag = summarize(acc.readLag.sorted());
-  const reason = clientBoundReason({
-    readLagP99Ms: lag ? lag.p99 : null,
-    cpuShare: acc.cpuFirst && acc.cpuLast ? cpuShareBetween(acc.cpuFirst, acc.cpuLast) : null,
-    itlMedianMs: itl ? itl.p50 : null,
+/** What the client did in a cell: a rate cell's sender against its schedule, and the cell's client integrity. */
+function clientFigures(
+  cell: Cell, acc: CellAccumulator | undefined, metrics: Record<TrendKey, Distribution | null>,
+  counts: { requests: number; succeeded: number; cut: number; wallSeconds: number | null },
+): { openLoop: OpenLoopStats | null; integrity: ClientIntegrity | null } {
+  const openLoop = cell.arrivals
+    ? openLoopStats(cell.arrivals, metrics.scheduleLag, acc?.achievedRate ?? null, counts.requests)
+    : null;
+  const integrity = clientIntegrity(acc, {
+    concurrency: cell.concurrency, failed: counts.requests - counts.succeeded, cut: counts.cut,
+    wallSeconds: counts.wallSeconds, itl: metrics.itl, openLoop, pooled: (cell.driven?.measurements ?? 1) > 1,
   });
-  return reason === null ? null : { reason };
+  return { openLoop, integrity };
 }

@@ -1,12 +1,14 @@
-// Whether the load generator, not the server, set a cell's pace: a pure verdict from what the measuring agent
-// reported of itself with each request (llm_client_read_lag, llm_client_cpu_seconds). Runs in Node.
+// Whether the load generator, not the server, limited a cell: a pure verdict from what the measuring agent reported
+// of itself with each request (llm_client_read_together, llm_client_cpu_seconds, llm_client_read_lag). Runs in Node.
 //
-// The agent (agent/, its own process beside k6) reads every stream and stamps its tokens with the kernel's receive
-// times, so a busy agent costs no accuracy until its reader falls a whole inter-token gap behind: then two tokens
-// are read together and share one time, and the cell's ITL distribution is wrong even though its mean stays right.
-// The agent's CPU used up is the other sign. k6's own CPU is not measured and not part of the verdict: k6 only
-// starts requests and pushes their records' samples, so a busy k6 delays request starts (the load offered), not
-// token times.
+// The agent (agent/, its own process beside k6) stamps every token with the kernel's receive time of its bytes, so a
+// late read costs no accuracy by itself: the bytes keep the time they arrived. It costs accuracy only when the reader
+// falls a whole inter-token gap behind, and then two chunks are read together and share one time: that is counted
+// directly (tokens read together, the server's own multi-token chunks apart), not guessed from the lag. One stream
+// now and then reads a few ms late when the core is taken from the agent (other processes; on a VM, the hypervisor)
+// without reading a token together (docs/design/client-integrity.md). The agent's CPU used up is the other sign.
+// k6's own CPU is not measured and not part of the verdict: k6 only starts requests and pushes their records'
+// samples, so a busy k6 delays request starts (the load delivered, shown beside the verdict), not token times.
 
 /** What the samples of one cell say about the client (null where a figure is unknown). */
 export interface ClientEvidence {
@@ -16,11 +18,20 @@ export interface ClientEvidence {
   readonly cpuShare: number | null;
   /** The cell's median inter-token latency, ms. */
   readonly itlMedianMs: number | null;
+  /** Tokens read together with the chunk before them (llm_client_read_together); null: the agent did not say. */
+  readonly tokensReadTogether: number | null;
+  /** The cell's ITL samples: one per token after a request's first. */
+  readonly itlSamples: number;
 }
 
 /** At or above this share of its cores, the measuring agent itself is the bottleneck. */
 export const CPU_SHARE_LIMIT = 0.9;
-/** A read lag p99 at or above this share of the median inter-token gap risks tokens read together. */
+/**
+ * At or above this share of the ITL samples read together, the client's reading moved the ITL p99 (the highest
+ * percentile the report gives): each such token's gap is 0 and the one before it twice the server's.
+ */
+export const READ_TOGETHER_LIMIT = 0.01;
+/** Tokens read together are the client's when its read lag p99 reached this share of the median inter-token gap. */
 export const READ_LAG_GAP_SHARE = 0.5;
 /** Read lags below this are scheduling noise whatever the gap. */
 export const READ_LAG_FLOOR_MS = 1;
@@ -31,18 +42,31 @@ export function clientBoundReason(e: ClientEvidence): string | null {
   if (e.cpuShare !== null && e.cpuShare >= CPU_SHARE_LIMIT) {
     reasons.push(`the measuring agent used ${Math.round(e.cpuShare * 100)}% of its cores`);
   }
-  if (
-    e.readLagP99Ms !== null &&
-    e.itlMedianMs !== null &&
-    e.readLagP99Ms >= READ_LAG_FLOOR_MS &&
-    e.readLagP99Ms >= READ_LAG_GAP_SHARE * e.itlMedianMs
-  ) {
-    reasons.push(
-      `the measuring agent read its streams up to ${e.readLagP99Ms.toFixed(1)} ms late (p99) ` +
-      `against a median inter-token gap of ${e.itlMedianMs.toFixed(1)} ms, so tokens were read together`,
-    );
-  }
+  const reading = readingReason(e);
+  if (reading !== null) reasons.push(reading);
   return reasons.length > 0 ? reasons.join('; ') : null;
+}
+
+/**
+ * Tokens read together beyond READ_TOGETHER_LIMIT, by a reader that was late: its read lag p99 at least
+ * READ_LAG_GAP_SHARE of the median gap. Two chunks the server wrote microseconds apart (the simulator's timers on a
+ * busy core) are read together by the fastest reader, whose lag stays small; a reader that fell a gap behind lags
+ * too (docs/design/client-integrity.md). Samples of an agent that did not count them (older runs) fall back on the
+ * read lag alone: a p99 of a whole median gap could have read tokens together.
+ */
+function readingReason(e: ClientEvidence): string | null {
+  const lag = e.readLagP99Ms === null ? '' : ` (read lag p99 ${e.readLagP99Ms.toFixed(1)} ms)`;
+  const lateShare = (share: number): boolean => e.readLagP99Ms === null || e.itlMedianMs === null ||
+    (e.readLagP99Ms >= READ_LAG_FLOOR_MS && e.readLagP99Ms >= share * e.itlMedianMs);
+  if (e.tokensReadTogether !== null) {
+    const share = e.itlSamples > 0 ? e.tokensReadTogether / e.itlSamples : 0;
+    if (share < READ_TOGETHER_LIMIT || !lateShare(READ_LAG_GAP_SHARE)) return null;
+    return `the measuring agent read ${(share * 100).toFixed(1)}% of the tokens together with the chunk before ` +
+      `them${lag}, so their inter-token gaps are the client's, not the server's`;
+  }
+  if (e.readLagP99Ms === null || e.itlMedianMs === null || !lateShare(1)) return null;
+  return `the measuring agent read its streams up to ${e.readLagP99Ms.toFixed(1)} ms late (p99) against a median ` +
+    `inter-token gap of ${e.itlMedianMs.toFixed(1)} ms, so tokens may have been read together`;
 }
 
 /** Share of the cores used between two samples of cumulative per-core CPU seconds, or null below one second apart. */
@@ -52,4 +76,26 @@ export function cpuShareBetween(
   const wallSeconds = (last.atMs - first.atMs) / 1000;
   if (!(wallSeconds >= 1)) return null;
   return Math.max(0, (last.seconds - first.seconds) / wallSeconds);
+}
+
+/** A ladder step as decidingClientBound reads it. */
+interface LadderCell {
+  readonly concurrency: number;
+  readonly requests: number;
+  readonly clientBound: { readonly reason: string } | null;
+}
+
+/**
+ * The client-bound steps that would decide a capacity read off the clean steps: above its last pass (lastPass, null:
+ * none) and below its first fail (null: none), with no clean measurement of the same users. Rising users.
+ */
+export function decidingClientBound(
+  cells: readonly LadderCell[], lastPass: number | null, firstFail: number | null,
+): { users: number; reason: string }[] {
+  const clean = new Set(cells.filter((c) => c.requests > 0 && c.clientBound === null).map((c) => c.concurrency));
+  return cells
+    .filter((c) => c.requests > 0 && c.clientBound !== null && !clean.has(c.concurrency))
+    .filter((c) => c.concurrency > (lastPass ?? 0) && c.concurrency < (firstFail ?? Infinity))
+    .sort((a, b) => a.concurrency - b.concurrency)
+    .map((c) => ({ users: c.concurrency, reason: c.clientBound!.reason }));
 }

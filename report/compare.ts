@@ -80,6 +80,7 @@ function ladderValue(r: LadderResult): number | null {
     case 'below':
       return 0;
     case 'untested':
+    case 'undetermined':
       return null;
   }
 }

@@ -213,7 +213,20 @@ export function capacityGuidance(capacity: UseCaseCapacity): string {
       );
     case 'untested':
       return 'Not measured in this run.';
+    case 'undetermined':
+      return undeterminedSentence(result);
   }
+}
+
+/**
+ * Why a capacity is undetermined: the step that would decide it was client-bound, so it measured the client; a run
+ * with the client on a core of its own (or a lighter load on it) would measure it.
+ */
+export function undeterminedSentence(result: LadderResult): string {
+  const steps = (result.clientBound ?? []).map((b) => `${plural(b.users, 'user')} (${b.reason})`).join('; ');
+  const known = result.lastPass === null ? '' : ` All the clean steps say is more than ${result.lastPass}.`;
+  return `Undetermined: the step that would decide it was client-bound at ${steps}, so it measured the client, ` +
+    `not the server.${known}`;
 }
 
 /** The key finding of a use case's capacity, with its context length. */
@@ -238,6 +251,8 @@ export function capacityFinding(capacity: UseCaseCapacity): string {
     }
     case 'untested':
       return 'not measured';
+    case 'undetermined':
+      return `undetermined ${context} (a client-bound step would decide it)`;
   }
 }
 
@@ -245,6 +260,7 @@ export function capacityFinding(capacity: UseCaseCapacity): string {
 export function capacityLimitPhrase(result: LadderResult): string {
   if (result.kind === 'beyond') return `${result.displayShort} concurrent requests`;
   if (result.kind === 'below') return `below ${plural(result.firstFail ?? 1, 'concurrent request')}`;
+  if (result.kind === 'undetermined') return result.display;
   return `${result.display} concurrent requests`;
 }
 
@@ -275,6 +291,8 @@ export function capacityVerdict(
       return 'Not measured in this run.';
     case 'within':
       return withinVerdict(useCase, result, valueAt);
+    case 'undetermined':
+      return undeterminedSentence(result);
   }
 }
 

@@ -58,6 +58,9 @@ export function mergeCell(into: CellAccumulator, from: CellAccumulator): void {
     appendAll(into.trends[key as keyof typeof from.trends], values);
   }
   appendAll(into.readLag, from.readLag);
+  into.reading.readTogether += from.reading.readTogether;
+  into.reading.chunked += from.reading.chunked;
+  into.reading.requests += from.reading.requests;
   // In the order of trends.e2e, appended just above: each request's end stays beside its e2e.
   appendAll(into.requestEnds, from.requestEnds);
   into.inputTokens += from.inputTokens;

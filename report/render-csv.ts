@@ -89,10 +89,27 @@ export function renderCellsCsv(report: Report): string {
       total_usd_per_hour: r(c.power?.totalUsdPerHour, 4),
       usd_per_million_tokens: r(c.power?.usdPerMillionTokens, 4),
       client_bound: c.clientBound !== null,
+      ...clientColumns(c),
     });
     return row;
   });
   return `${Papa.unparse(rows)}\n`;
+}
+
+/** A cell's client integrity (report/client-integrity.ts): how far its own client can be trusted. */
+function clientColumns(c: Report['cells'][number]): Record<string, Cell> {
+  const i = c.clientIntegrity;
+  return {
+    client_read_lag_p99_ms: r(i?.readLag?.p99),
+    client_read_lag_max_ms: r(i?.readLag?.max),
+    client_agent_cpu_share: r(i?.agentCpuShare, 4),
+    client_tokens_read_together: i?.tokensReadTogether ?? null,
+    client_tokens_chunked: i?.tokensChunked ?? null,
+    client_mean_in_flight: r(i?.meanInFlight),
+    client_send_lag_p99_ms: r(i?.sendLagP99Ms),
+    client_achieved_rate: r(i?.achievedRate, 4),
+    client_offered_rate: r(i?.offeredRate, 4),
+  };
 }
 
 /** capacity.csv's columns, in order; `unit` says what a capacity counts. */

@@ -5,7 +5,8 @@
 // types and neither imports the other: a report holds its comparison, and a comparison reads two reports.
 
 import type { LimitStat, Plan, PromptMode } from '../lib/plan';
-import type { BurstCapacity, LimitCheck, UseCaseCapacity } from './capacity';
+import type { LimitCheck, UseCaseCapacity } from './capacity';
+import type { BurstCapacity } from './burst-capacity';
 import type { CellStats } from './cells';
 import type { RunInfo, ThresholdOutcome } from './inputs';
 import type { CostOptions } from './power';
@@ -36,7 +37,11 @@ import type { ReportWarning } from './warnings';
  * merge), no warnings. 10: a cell's `server` figures are over exactly its measured requests or null, with
  * `scrapes` (the two scrapes its TTFT or e2e mean was read between, and the requests the server counted there) and
  * `leftOut` (why a histogram mean is left out); warning kind `clock-fault`; `agentic`, the agentic part's steps of
- * agents and its capacity per SLO tier (report/agentic-report.ts), null without one.
+ * agents and its capacity per SLO tier (report/agentic-report.ts), null without one;
+ * cells carry `clientIntegrity` (report/client-integrity.ts: the agent's read lag, CPU,
+ * tokens read together and the server's chunked tokens, failed and cut requests, load delivered against planned, and
+ * the client-bound verdict); a capacity's result may be `undetermined` (a client-bound step would decide it), with
+ * its `clientBound` steps.
  */
 export const REPORT_SCHEMA_VERSION = 10;
 

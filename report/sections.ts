@@ -15,6 +15,7 @@ import { activeUsersSection } from './sections/active-users';
 import { agenticSection } from './sections/agentic';
 import { allCellsSection, latencyPercentilesSection } from './sections/cell-tables';
 import { successAndErrorsSection } from './sections/errors';
+import { clientIntegritySection } from './sections/client-integrity';
 import { frontierSection } from './sections/frontier';
 import { highlightsSection, keyFindingsSection, titleSection } from './sections/findings';
 import { comparisonSection, deployGateSection, k6ThresholdsSection } from './sections/gates';
@@ -62,6 +63,7 @@ export function buildDocument(report: Report, charts: ReadonlySet<string>): Bloc
     ...technicalAnalysisSection(report, charts),
     ...latencyPercentilesSection(report),
     ...successAndErrorsSection(report),
+    ...clientIntegritySection(report),
     ...allCellsSection(report),
     ...serverClockSection(report),
     ...deployGateSection(report),

@@ -120,19 +120,31 @@ export function capacityBoundWarnings(ladders: readonly NamedLadder[]): (ReportW
   ];
 }
 
-/** Cells the client, not the server, limited; those a capacity stands on are counted apart. */
+/**
+ * Cells the client, not the server, limited: no capacity stands on them (report/capacity.ts). Those of a capacity's
+ * ladder are counted apart, and the capacities a client-bound step left undetermined are named.
+ */
 export function clientBoundWarning(
-  cells: readonly CellStats[], capacityCellIds: ReadonlySet<string>,
+  cells: readonly CellStats[], capacityCellIds: ReadonlySet<string>, ladders: readonly NamedLadder[] = [],
 ): ReportWarning | null {
   const bound = cells.filter((cell) => cell.clientBound !== null);
   const steps = bound.filter((cell) => capacityCellIds.has(cell.id)).length;
-  const ofThem = steps > 0 ? ` (${steps} of them ${steps === 1 ? 'a step' : 'steps'} a capacity is read from)` : '';
+  const what = steps === 1 ? 'a step' : 'steps';
+  const ofThem = steps > 0 ? ` (${steps} of them ${what} of a capacity search or ladder)` : '';
+  const undetermined = ladders.filter((l) => l.result.kind === 'undetermined');
+  const names = listed(undetermined.map((l) => l.name));
+  const left = undetermined.length === 0 ? ''
+    : ` ${names} ${undetermined.length === 1 ? 'is' : 'are'} undetermined.`;
   return warning(
     'client-bound',
     `${plural(bound.length, 'cell was', 'cells were')} client-bound${ofThem}: ` +
-      `${bound.length === 1 ? 'its' : 'their'} figures understate the server.`,
-    bound.map((cell) =>
-      `Cell ${cell.id} was client-bound (${cell.clientBound!.reason}): its figures understate the server.`),
+      `${bound.length === 1 ? 'its' : 'their'} figures are the client's, and no capacity stands on ` +
+      `${bound.length === 1 ? 'it' : 'them'}.${left}`,
+    [
+      ...bound.map((cell) =>
+        `Cell ${cell.id} was client-bound (${cell.clientBound!.reason}): it is no measurement of the server.`),
+      ...undetermined.map((l) => `${l.name}: ${l.result.display}.`),
+    ],
   );
 }
 

@@ -155,5 +155,7 @@ function doneReport(r: InFlight, f: FinishedEvent, slo: readonly UseCaseLimit[] 
     prefillTokensPerSecond: ttftMs > 0 ? (f.promptTokens * 1000) / ttftMs : null,
     outputTokens,
     goodput: slo === null ? null : judgeGoodput(figures, slo),
+    // No client in virtual time: nothing read late or together.
+    readLagMs: null, cpuPerCore: null, tokensReadTogether: null,
   };
 }

@@ -6,10 +6,11 @@ import {
   CONTROL_PATHS, parseDoneAnswer, parseNextAnswer, parseStatusAnswer, type DoneReport, type StatusAnswer, type Ticket,
 } from '../drive';
 import type { RequestRecord } from '../record';
+import type { AgentHealth } from './llm';
 import { nowMs, pause } from './clock';
 
 /** What a VU tells the bench of a request it was handed: the record's figures, none of a failed request's. */
-export function doneReport(t: Ticket, r: RequestRecord): DoneReport {
+export function doneReport(t: Ticket, r: RequestRecord, health: AgentHealth): DoneReport {
   const ok = r.outcome === 'completed';
   return {
     ticket: t.ticket,
@@ -25,6 +26,9 @@ export function doneReport(t: Ticket, r: RequestRecord): DoneReport {
     outputTokens: ok ? r.outputTokens : 0,
     itlMs: ok ? r.itlMs : [],
     goodput: r.goodput,
+    readLagMs: health.readLagMs,
+    cpuPerCore: health.cpuPerCore,
+    tokensReadTogether: ok ? (health.tokensReadTogether ?? null) : null,
   };
 }
 

@@ -43,7 +43,7 @@ async function drive(requests: CellRequests, data: SetupData, control: ControlCl
       : await requests.prepare(t.cell, { runNonce: data.runNonce, vu, iteration: n, n: t.ticket }, null)();
     requests.warnFailure(t.cell.id, sent.record);
     // The bench says which phase the request belongs to only now: a step may have ended meanwhile.
-    const phase = await control.done(doneReport(t, sent.record));
+    const phase = await control.done(doneReport(t, sent.record, sent.health));
     sent.pushMetrics(phase === null ? {} : { [SAMPLE_TAGS.phase]: phase });
     // A user thinks after each turn, its request already reported: the bench's step counts it out of flight.
     if (sessions) await sessions.think();

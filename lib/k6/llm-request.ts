@@ -1,7 +1,7 @@
 // One streaming request of the suite's scripts, through the measuring agent (lib/k6/llm.ts). Runs in k6 (bundled).
 // The agent reads, stamps and interprets the stream; lib/k6/llm.ts pushes the llm_* samples.
 
-import { stream, type StreamEvent } from './llm';
+import { stream, type AgentHealth, type StreamEvent } from './llm';
 import type { HttpRequestSpec } from '../request';
 import type { RequestRecord } from '../record';
 import type { UseCaseLimit } from '../../thresholds/use-cases';
@@ -20,6 +20,8 @@ export interface RequestLengths {
 
 export interface SentRequest {
   readonly record: RequestRecord;
+  /** The measuring agent's own figures with the request (read lag, CPU, tokens read together). */
+  readonly health: AgentHealth;
   /** The generated content, when sent with keepText (a conversation's turn); else null. */
   readonly text: string | null;
   /**
@@ -73,5 +75,5 @@ export async function sendRequest(
   });
   if (eventCallback && result.events) readEveryEvent(result.events);
   const push = result.pushMetrics;
-  return { record: result.record, text: result.text ?? null, pushMetrics: (t) => push?.(t) };
+  return { record: result.record, health: result.health, text: result.text ?? null, pushMetrics: (t) => push?.(t) };
 }

@@ -67,6 +67,9 @@ export interface AgentHealth {
   readonly handoffMs: number | null;
   readonly readLagMs: number | null;
   readonly cpuPerCore: number | null;
+  /** A completed request's tokens read with the chunk before them, and those the server sent several to a chunk. */
+  readonly tokensReadTogether?: number;
+  readonly tokensChunked?: number;
 }
 
 export interface StreamResult {
@@ -238,6 +241,11 @@ export function pushRecordSamples(rec: RequestRecord, health: AgentHealth, tags:
     if (health.handoffMs !== null) clientMetrics.handoff.add(health.handoffMs);
     if (health.readLagMs !== null) clientMetrics.readLag.add(health.readLagMs);
     if (health.cpuPerCore !== null) clientMetrics.cpuSeconds.add(health.cpuPerCore);
+    // An agent older than these counts leaves them out: no sample rather than a false 0.
+    if (rec.outcome === 'completed' && typeof health.tokensReadTogether === 'number') {
+      clientMetrics.readTogether.add(health.tokensReadTogether);
+      clientMetrics.chunkedTokens.add(health.tokensChunked ?? 0);
+    }
   });
 }
 

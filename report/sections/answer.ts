@@ -49,6 +49,8 @@ function limitedBy(result: LadderResult): string {
       return `${result.brokenBy?.label ?? 'a limit'}, at the first step`;
     case 'untested':
       return 'not measured';
+    case 'undetermined':
+      return 'none: a client-bound step would decide it';
   }
 }
 

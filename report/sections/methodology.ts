@@ -2,7 +2,7 @@
 
 import { DocBuilder, lit, type Block } from '../document';
 import { fmtInt, fmtPct, fmtSec, fmtTokens } from '../format';
-import { CPU_SHARE_LIMIT, READ_LAG_GAP_SHARE } from '../client-bound';
+import { CPU_SHARE_LIMIT, READ_TOGETHER_LIMIT } from '../client-bound';
 import type { RunInfo } from '../inputs';
 import type { PartSummary, Report } from '../report-types';
 import { engineLabel, prefixGroupsPhrase, statName } from './phrases';
@@ -92,10 +92,13 @@ function measurementItem(): string {
   return (
     'Measurement: k6 set the load; every request went through the measuring agent, a process of its own beside k6, ' +
     "which opened it, stamped each token with the kernel's receive time of its bytes (on 64-bit Linux; elsewhere the " +
-    "time the agent read them) and returned the request's figures. A cell is marked client-bound when the agent's " +
-    `read lag p99 reached ${fmtPct(READ_LAG_GAP_SHARE, 0)} of the cell's median inter-token gap or the agent used ` +
-    `${fmtPct(CPU_SHARE_LIMIT, 0)} of its cores. k6's own CPU is not measured and not part of that check: the agent ` +
-    'timestamps tokens itself, so a busy k6 delays request starts, not token times.'
+    "time the agent read them) and returned the request's figures. A cell is marked client-bound, and no capacity " +
+    `stands on it, when the agent, its read lag p99 half a gap or more, read ${fmtPct(READ_TOGETHER_LIMIT, 0)} or ` +
+    `more of its tokens together with the chunk before them (the server's own multi-token chunks apart) or used ` +
+    `${fmtPct(CPU_SHARE_LIMIT, 0)} of its ` +
+    "cores; a late read alone costs nothing, as each token keeps its kernel time. k6's own CPU is not measured and " +
+    'not part of that check: the agent timestamps tokens itself, so a busy k6 delays request starts (the load ' +
+    'delivered, in Client Integrity), not token times.'
   );
 }
 

@@ -1,6 +1,6 @@
 // How long users wait: TTFT over the grid, prompt caching, bursts of queued requests, the server's queue. Runs in Node.
 
-import type { BurstCapacity } from '../capacity';
+import type { BurstCapacity } from '../burst-capacity';
 import type { CellStats } from '../cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtMs, fmtMsFine, fmtPct, fmtSec, fmtTokens, plural } from '../format';

@@ -16,6 +16,8 @@ import { startAgent, type AgentProcess } from '../../orchestrator/agent-process'
 import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
 import type { GroundTruthRecord } from '../../sim/server';
 import { coreSplit, readJson, runScript } from './helpers';
+import { analyzeRun } from '../../report/generate';
+import type { Report } from '../../report/report-types';
 
 const TTFT_MS = 50;
 const ITL_MS = 10;
@@ -39,6 +41,8 @@ const ITL_TOLERANCE_MS = 0.3;
 let sim: SimChild | undefined;
 let agent: AgentProcess | undefined;
 let summary: SummaryData;
+/** The report of the same run, read from its samples.csv. */
+let report: Report;
 /** The truth of each cell's requests, in arrival order: the cells ran one after the other. */
 const truth: Record<string, GroundTruthRecord[]> = {};
 
@@ -60,6 +64,7 @@ beforeAll(async () => {
   const r = await runScript('sweep', plan, env, { prefix: cores.client, agentUrl: agent.url });
   if (r.exitCode !== 0) throw new Error(`k6 exited ${r.exitCode}: ${r.stderr.slice(-500)}`);
   summary = readSummaryData(readJson(path.join(r.dir, 'summary.json')), 'summary.json');
+  report = await analyzeRun(r.dir);
   const all = (await fetchGroundTruth(sim.base)).sort((a, b) => a.arrivalEpochMs - b.arrivalEpochMs);
   let at = 0;
   for (const [i, n] of USERS.entries()) {
@@ -95,6 +100,17 @@ describe('k6 against the simulator ground truth', () => {
       });
       expect(summary.metrics[cellMetricKey(METRICS.itl.name, cell)]!.values.count).toBe(requests * (OUTPUT - 1));
     }
+  });
+
+  it.each(CELLS)('%s: the report counts the server\'s chunked tokens as the truth has them', (id) => {
+    // The truth gives a multi-token chunk's tokens one time: those beyond a chunk's first are the server's chunking.
+    const serverChunked = truth[id]!.reduce(
+      (n, t) => n + t.tokenEpochMs.filter((x, i) => i > 0 && x === t.tokenEpochMs[i - 1]).length, 0);
+    const integrity = report.cells.find((c) => c.id === id)!.clientIntegrity!;
+    expect(integrity.tokensChunked).toBe(serverChunked);
+    // Every request said how many tokens it read together (how many depends on the machine's load: not judged here).
+    expect(integrity.itlSamples).toBe(USERS[CELLS.indexOf(id)]! * ROUNDS * (OUTPUT - 1));
+    expect(integrity.tokensReadTogether).not.toBeNull();
   });
 
   it.each(CELLS)('%s: TTFT median and ITL mean are the truth within the stated tolerances', (cell) => {

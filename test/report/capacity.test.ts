@@ -3,8 +3,9 @@
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import {
-  burstCapacity, evaluateLadder, interpolateMetric, ladderLimits, readLadder, useCaseCapacity,
+  evaluateLadder, interpolateMetric, ladderLimits, readLadder, useCaseCapacity,
 } from '../../report/capacity';
+import { burstCapacity } from '../../report/burst-capacity';
 import { limitExpression } from '../../lib/options';
 import { USE_CASES } from '../../thresholds/use-cases';
 import type { CellStats } from '../../report/cells';
@@ -38,6 +39,32 @@ describe('readLadder', () => {
     expect(readLadder([10, 40], holds)).toEqual({ lastHeld: null, firstBroken: 10 });
     expect(readLadder([1, 2], holds)).toEqual({ lastHeld: 2, firstBroken: null });
     expect(readLadder([], holds)).toEqual({ lastHeld: null, firstBroken: null });
+  });
+});
+
+describe('a client-bound step never decides a capacity', () => {
+  const bound = (c: CellStats): CellStats => ({ ...c, clientBound: { reason: 'the agent used 95% of its cores' } });
+  const searched = (c: CellStats): CellStats => ({ ...c, measurement: 'search' });
+
+  it('is undetermined when the deciding step was client-bound, whether it passed or failed', () => {
+    // 8 passes cleanly, 12 failed but was client-bound, 16 fails cleanly: the capacity lies in 8..15, not measured.
+    const ladder = [step(1, 1200, 140), step(8, 5756, 70), bound(step(12, 9000, 50)), step(16, 10427, 40)];
+    const r = useCaseCapacity(chat, ladder.map(searched), 'avg', null).result;
+    expect(r.kind).toBe('undetermined');
+    expect([r.lastPass, r.firstFail, r.estimate]).toEqual([8, 16, null]);
+    expect(r.display).toBe('undetermined: client-bound at 12; more than 8');
+    expect(r.clientBound).toEqual([{ users: 12, reason: 'the agent used 95% of its cores' }]);
+    // A client-bound top step that passed says no more: the capacity is not "more than 12".
+    const top = useCaseCapacity(chat, [step(8, 5756, 70), bound(step(12, 7000, 50))].map(searched), 'avg', null);
+    expect([top.result.kind, top.result.lastPass, top.result.firstFail]).toEqual(['undetermined', 8, null]);
+  });
+
+  it('stands on the clean steps when the client-bound one does not decide, or was measured again cleanly', () => {
+    const low = [bound(step(1, 1200, 140)), step(8, 5756, 70), step(16, 10427, 40)];
+    expect(useCaseCapacity(chat, low.map(searched), 'avg', null).result.display).toBe('8');
+    const again = [step(8, 5756, 70), bound(step(12, 9000, 50)), { ...step(12, 7000, 60), id: 'again' }];
+    const r = useCaseCapacity(chat, [...again, step(16, 10427, 40)].map(searched), 'avg', null).result;
+    expect([r.kind, r.display]).toEqual(['within', '12']);
   });
 });
 

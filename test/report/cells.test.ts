@@ -32,7 +32,8 @@ function accumulator(over: Partial<CellAccumulator>): CellAccumulator {
     id: 'cell', tags: {}, trends, inputTokens: 0, outputTokens: 0, tokenSources: {}, okCount: 0, failCount: 0,
     goodput: { judged: 0, good: 0 }, requestEnds: new FloatList(), errorsByKind: {}, errorMessages: {},
     excluded: { warmup: 0, transition: 0 }, failedByKind: {}, windowStartMs: Infinity, windowEndMs: -Infinity,
-    readLag: new FloatList(), inputLengths: new FloatList(), outputLengths: new FloatList(), cachedTokens: 0,
+    readLag: new FloatList(), reading: { readTogether: 0, chunked: 0, requests: 0 }, inputLengths: new FloatList(),
+    outputLengths: new FloatList(), cachedTokens: 0,
     cachedReported: 0, reasoningTokens: 0, reasoningReported: 0, cpuFirst: null, cpuLast: null, achievedRate: null,
     ...over,
   };
@@ -75,17 +76,53 @@ describe('buildCellStats', () => {
     expect(s.clientBound).toBeNull();
   });
 
-  it('says a cell was client-bound when the measuring agent read its streams late or used its cores up', () => {
+  it('keeps a planned cell without samples, with zero requests', () => {
+    const s = buildCellStats(planCell({}), undefined, {}, DEFAULT_COST);
+    expect(s.requests).toBe(0);
+    expect(s.successRate).toBeNull();
+    expect(s.throughput).toBeNull();
+    expect(s.clientBound).toBeNull();
+  });
+});
+
+describe('the client-bound verdict of a cell', () => {
+  it('says a cell was client-bound when the agent read tokens together, not for a late read alone', () => {
     const base = accumulator({ id: 'c', okCount: 1, windowStartMs: 0, windowEndMs: 1 });
     for (let i = 0; i < 100; i++) base.trends.itl.push(10);
     const readLag = new FloatList();
     for (let i = 0; i < 100; i++) readLag.push(i < 95 ? 0.1 : 8);
-    // p99 of the longest waits 8 ms against a 10 ms gap: tokens were read together.
-    const late = buildCellStats(planCell({}), { ...base, readLag, cpuFirst: null, cpuLast: null }, {}, DEFAULT_COST);
+    const cpu = { cpuFirst: null, cpuLast: null };
+    // Reads 8 ms late (p99) against 10 ms gaps, but no token read together: the kernel's times stand.
+    const lateOnly = { ...base, ...cpu, readLag, reading: { readTogether: 0, chunked: 40, requests: 4 } };
+    const late = buildCellStats(planCell({}), lateOnly, {}, DEFAULT_COST);
     expect(late.goodput, 'no request judged: no goodput').toBeNull();
-    expect(late.clientBound?.reason).toMatch(
-      /^the measuring agent read its streams up to 8\.0 ms late \(p99\) against a median inter-token gap of 10\.0 ms/,
+    expect(late.clientBound).toBeNull();
+    expect(late.clientIntegrity).toMatchObject({
+      readLag: { p99: 8 }, tokensReadTogether: 0, tokensChunked: 40, itlSamples: 100, clientBound: null,
+    });
+    // 2 of 100 tokens read together: 2%, over the 1% limit; the server's chunked tokens are not counted against it.
+    const twoTogether = { ...lateOnly, reading: { readTogether: 2, chunked: 40, requests: 4 } };
+    const together = buildCellStats(planCell({}), twoTogether, {}, DEFAULT_COST);
+    expect(together.clientBound?.reason).toBe('the measuring agent read 2.0% of the tokens together with the chunk ' +
+      "before them (read lag p99 8.0 ms), so their inter-token gaps are the client's, not the server's");
+    // The same tokens read together by a reader never late (p99 0.1 ms): the server wrote those chunks together.
+    const prompt = new FloatList();
+    for (let i = 0; i < 100; i++) prompt.push(0.1);
+    const bunched = buildCellStats(planCell({}), { ...twoTogether, readLag: prompt }, {}, DEFAULT_COST);
+    expect(bunched.clientBound).toBeNull();
+    // An agent that did not count them: a read lag p99 of a whole gap may have read tokens together.
+    const wholeGap = new FloatList();
+    for (let i = 0; i < 100; i++) wholeGap.push(i < 95 ? 0.1 : 12);
+    const old = buildCellStats(planCell({}), { ...base, ...cpu, readLag: wholeGap }, {}, DEFAULT_COST);
+    expect(old.clientBound?.reason).toMatch(
+      /^the measuring agent read its streams up to 12\.0 ms late \(p99\) against a median inter-token gap of 10\.0/,
     );
+    expect(buildCellStats(planCell({}), { ...base, ...cpu, readLag }, {}, DEFAULT_COST).clientBound).toBeNull();
+  });
+
+  it('says a cell was client-bound when the measuring agent used its cores up', () => {
+    const base = accumulator({ id: 'c', okCount: 1, windowStartMs: 0, windowEndMs: 1 });
+    for (let i = 0; i < 100; i++) base.trends.itl.push(10);
     // 1.9 per-core CPU seconds over 2 s of wall time: 95% of the cores.
     const busy = buildCellStats(
       planCell({}),
@@ -99,14 +136,6 @@ describe('buildCellStats', () => {
       {}, DEFAULT_COST,
     );
     expect(calm.clientBound).toBeNull();
-  });
-
-  it('keeps a planned cell without samples, with zero requests', () => {
-    const s = buildCellStats(planCell({}), undefined, {}, DEFAULT_COST);
-    expect(s.requests).toBe(0);
-    expect(s.successRate).toBeNull();
-    expect(s.throughput).toBeNull();
-    expect(s.clientBound).toBeNull();
   });
 });
 

@@ -53,6 +53,7 @@ export function cell(
     server: over.server ?? null,
     power: over.power ?? null,
     clientBound: over.clientBound ?? null,
+    clientIntegrity: over.clientIntegrity ?? null,
     sessions: over.sessions ?? null,
     openLoop: over.openLoop ?? null,
   };

@@ -70,7 +70,7 @@ describe('report on a synthetic run: its files, parts and sections', () => {
       '## Capacity Analysis', '## When to Scale Up', '## When Am I the Fastest?',
       '### Throughput per GPU vs Interactivity per Scenario', '### Queue Wait Times', '### Per-User Prefill Speed',
       '### Inter-Token Latency', '### Scaling Efficiency', '### Power & Efficiency', '## Latency Percentiles',
-      '## Success Rate and Errors', '## Deploy Gate', '## Methodology', '## Warnings in Detail',
+      '## Success Rate and Errors', '## Client Integrity', '## Deploy Gate', '## Methodology', '## Warnings in Detail',
     ];
     let at = -1;
     for (const h of order) {
@@ -80,7 +80,15 @@ describe('report on a synthetic run: its files, parts and sections', () => {
     }
     expect(md).toMatch(/tokens per hour/);
     // The fixture's slow reader (read lag 250 ms), named with its cause; the methodology says what the check reads.
-    expect(md).toMatch(/Client-bound: sweep_c1k_o32_n4 \(the measuring agent read its streams up to 250\.0 ms late/);
+    expect(md).toMatch(new RegExp(String.raw`Client-bound: sweep_c1k_o32_n4 \(the measuring agent read \d+\.\d% ` +
+      String.raw`of the tokens together with the chunk before them \(read lag p99 250\.0 ms\)`));
+    // Its row in Client Integrity: invalid, with the tokens it read together; a clean cell valid.
+    const lags = (ms: string): string => `${ms}ms / ${ms}ms / ${ms}ms`;
+    const slow = lags(String.raw`250\.0`);
+    expect(md).toMatch(new RegExp(String.raw`\| sweep_c1k_o32_n4 \| invalid: client-bound \| ${slow} \| ` +
+      String.raw`[^|]+ \| \d+ \(\d+\.\d%\)`));
+    expect(md).toMatch(new RegExp(String.raw`\| sweep_c1k_o32_n1 \| valid \| ${lags(String.raw`0\.1`)} \| [^|]+ \| ` +
+      String.raw`0 \(0\.0%\) \| 0 \(0\.0%\)`));
     expect(md).toMatch(/Measurement: k6 set the load; every request went through the measuring agent/);
     expect(md).toMatch(/k6's own CPU is not measured and not part of that check/);
     expect(md).not.toMatch(/undefined|NaN|\[object/);
@@ -118,6 +126,9 @@ describe('report on a synthetic run: capacities, report.json and the CSVs', () =
     }).data;
     expect(cells.length).toBe(report.cells.length);
     expect(Number(cells[0]!.ttft_ms_p99)).toBeGreaterThan(0);
+    const bound = cells.find((c) => c.cell === 'sweep_c1k_o32_n4')!;
+    expect([bound.client_bound, bound.client_read_lag_p99_ms]).toEqual(['true', '250']);
+    expect(Number(bound.client_tokens_read_together)).toBeGreaterThan(0);
     const cap = Papa.parse<Record<string, string>>(readFileSync(join(runDir, 'capacity.csv'), 'utf8'), {
       header: true, skipEmptyLines: true,
     }).data;

@@ -59,10 +59,14 @@ describe('the warnings of each kind', () => {
     const bound = { reason: 'read late' };
     const cells = [cell({ id: 'a', clientBound: bound }), cell({ id: 'b', clientBound: bound }), cell({ id: 'c' })];
     const w = clientBoundWarning(cells, new Set(['b']))!;
-    expect(w.summary).toBe('2 cells were client-bound (1 of them a step a capacity is read from): ' +
-      'their figures understate the server.');
+    expect(w.summary).toBe('2 cells were client-bound (1 of them a step of a capacity search or ladder): ' +
+      "their figures are the client's, and no capacity stands on them.");
     expect(w.details).toHaveLength(2);
     expect(w.details[1]).toMatch(/^Cell b was client-bound \(read late\)/);
+    const undetermined = { ...ladder('within', 4, 6), kind: 'undetermined' as const, display: 'undetermined: x' };
+    const named = clientBoundWarning(cells, new Set(['b']), [{ name: 'Chat', result: undetermined }])!;
+    expect(named.summary).toMatch(/no capacity stands on them\. Chat is undetermined\.$/);
+    expect(named.details.at(-1)).toBe('Chat: undetermined: x.');
   });
 
   it('names the capacities that are only bounds', () => {
