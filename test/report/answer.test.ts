@@ -52,6 +52,12 @@ describe('the opening of the report', () => {
     const capacity = report.useCases.find((u) => u.useCase.id === 'general_chatbot')!;
     expect(chat[2]).toMatch(new RegExp(`^${capacity.result.displayShort}\\b`));
     expect(chat[3]).toMatch(/^\d+\.\d\d req\/s at capacity$/);
+    // Little's law at the capacity's step: its users over their mean e2e (an exact step, no interpolation).
+    const step = report.cells.find((c) =>
+      capacity.cellIds.includes(c.id) && c.concurrency === capacity.result.estimate);
+    expect(capacity.result.kind).toBe('within');
+    const perSecond = (step!.concurrency * 1000) / step!.metrics.e2e!.mean;
+    expect(chat[3]).toBe(`${perSecond.toFixed(2)} req/s at capacity`);
     expect(chat[4]).toBe(capacity.result.brokenBy!.label);
     expect(table.rows.find((r) => r[0] === 'Code Completion')![4]).toBe('none up to 16 (a lower bound)');
   });
