@@ -12,17 +12,12 @@ package agent
 
 // tokenReading is, for a completed stream, the tokens whose chunk shared its read (its receive
 // time) with the token chunk before it, and the tokens that came in a chunk with another token.
+// It reads the chunks' times and tokens that complete worked out for the record's ITL.
 func (rc *recorder) tokenReading(outputTokens int) (readTogether, chunked int) {
 	if len(rc.chunks) == 0 {
 		return 0, 0
 	}
-	weights := make([]int, len(rc.chunks))
-	arrivals := make([]float64, len(rc.chunks))
-	for i, c := range rc.chunks {
-		arrivals[i], weights[i] = c.atMs, c.chars
-	}
-	perChunk := distributeTokens(outputTokens, weights)
-	return tokensReadTogether(arrivals, perChunk), max(0, outputTokens-len(rc.chunks))
+	return tokensReadTogether(rc.arrivals, rc.perChunk), max(0, outputTokens-len(rc.chunks))
 }
 
 // tokensReadTogether counts the tokens of every chunk that arrived at the same time as the chunk

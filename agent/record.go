@@ -200,8 +200,11 @@ type recorder struct {
 	sawEnd            bool // its terminal event came
 	// keepText: gather the generated content into text (params.keepText), for a conversation's
 	// next turn; off by default, as most requests never need it.
-	keepText   bool
-	text       strings.Builder
+	keepText bool
+	text     strings.Builder
+	// arrivals and perChunk are each token chunk's time and tokens, kept by complete for tokenReading.
+	arrivals   []float64
+	perChunk   []int
 	errKind    string // the first error seen in the stream, "" when none
 	errMessage string
 }
@@ -366,6 +369,7 @@ func (rc *recorder) complete(r *Record) {
 		arrivals[i], weights[i] = c.atMs, c.chars
 	}
 	perChunk := distributeTokens(r.OutputTokens, weights)
+	rc.arrivals, rc.perChunk = arrivals, perChunk
 	r.ITLMs = interTokenLatencies(arrivals, perChunk)
 	r.ReasoningTokens = rc.reasoningTokens(perChunk, r.OutputTokens)
 	// With usage below the chunk count (a server counting differently), keep one sample per token.
