@@ -76,6 +76,24 @@ export function renderReport(report: Report): RenderedReport {
 }
 
 /**
+ * Every file of a rendered report, by its path inside the report folder: report.md, report.html, report.json,
+ * cells.csv, capacity.csv, active-users.csv and compare.json when there are such, charts/*.svg.
+ */
+export function reportFiles(r: RenderedReport): Map<string, string> {
+  const files = new Map<string, string>([
+    ['report.md', r.markdown], ['report.html', r.html], ['report.json', r.json], ['cells.csv', r.cellsCsv],
+    ['capacity.csv', r.capacityCsv],
+  ]);
+  if (r.activeUsersCsv) files.set('active-users.csv', r.activeUsersCsv);
+  if (r.compareJson) files.set('compare.json', r.compareJson);
+  for (const [id, svg] of r.svgs) files.set(join('charts', `${id}.svg`), svg);
+  return files;
+}
+
+/** The files a report may write that are written only sometimes: a stale one would be misleading. */
+const OPTIONAL_FILES = ['active-users.csv', 'compare.json'];
+
+/**
  * Writes the rendered report into a folder (report.md, report.html, report.json, cells.csv, capacity.csv,
  * active-users.csv, charts/*.svg, compare.json).
  */
@@ -84,22 +102,10 @@ export function writeReportFiles(dir: string, r: RenderedReport): string[] {
   mkdirSync(chartsDir, { recursive: true });
   // Old charts of a previous report would be misleading: clear the folder's SVGs first.
   for (const f of readdirSync(chartsDir)) if (f.endsWith('.svg')) rmSync(join(chartsDir, f));
-  const written: string[] = [];
-  const put = (name: string, text: string): void => {
-    writeFileSync(join(dir, name), text);
-    written.push(name);
-  };
-  put('report.md', r.markdown);
-  put('report.html', r.html);
-  put('report.json', r.json);
-  put('cells.csv', r.cellsCsv);
-  put('capacity.csv', r.capacityCsv);
-  if (r.activeUsersCsv) put('active-users.csv', r.activeUsersCsv);
-  else rmSync(join(dir, 'active-users.csv'), { force: true });
-  if (r.compareJson) put('compare.json', r.compareJson);
-  else rmSync(join(dir, 'compare.json'), { force: true });
-  for (const [id, svg] of r.svgs) put(join('charts', `${id}.svg`), svg);
-  return written;
+  const files = reportFiles(r);
+  for (const name of OPTIONAL_FILES) if (!files.has(name)) rmSync(join(dir, name), { force: true });
+  for (const [name, text] of files) writeFileSync(join(dir, name), text);
+  return [...files.keys()];
 }
 
 export interface GenerateOptions extends ReportOptions {

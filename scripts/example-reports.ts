@@ -1,0 +1,150 @@
+// The committed example reports (results/examples/<name>/): import a run as one, remake one from its committed
+// samples with the current report code, and check that what is committed is what that code writes. Runs in Node.
+//
+// An example keeps what its report reads: run.json, plan-input.json, each part's plan.json and summary.json, and
+// each part's k6 CSV gzipped (samples.csv.gz, a tenth of the size). So the report code can change and every example
+// is re-rendered, not re-run; only a change to what k6 measures needs a new run (`--rerun`).
+
+import { createReadStream, createWriteStream, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync,
+  rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip, constants as zlib } from 'node:zlib';
+import { UserError } from './cli';
+import { renderReport, reportFiles } from '../report/generate';
+import { buildReport, DEFAULT_REPORT_OPTIONS } from '../report/build-report';
+import type { ReportOptions } from '../report/report-types';
+import { loadRun } from '../report/load-run';
+import { readPartSamples } from '../report/split-inputs';
+import type { SamplesData } from '../report/read-samples';
+
+export const EXAMPLES_DIR = resolve(import.meta.dirname, '..', 'results', 'examples');
+
+/** A run's files an example keeps, beside its parts' folders. */
+const RUN_FILES = ['run.json', 'plan-input.json'];
+/** A part's files an example keeps, beside its gzipped samples. */
+const PART_FILES = ['plan.json', 'summary.json'];
+const SAMPLES_GZ = 'samples.csv.gz';
+
+interface RunFile {
+  readonly parts: readonly string[];
+  readonly endedAt: string | null;
+}
+
+function readRunFile(dir: string): RunFile {
+  const path = join(dir, 'run.json');
+  if (!existsSync(path)) throw new UserError(`${dir} has no run.json: not a run folder of npm run bench`);
+  const run = JSON.parse(readFileSync(path, 'utf8')) as { parts?: unknown; endedAt?: unknown };
+  if (!Array.isArray(run.parts) || run.parts.some((p) => typeof p !== 'string')) {
+    throw new UserError(`${path} has no list of parts`);
+  }
+  return { parts: run.parts as string[], endedAt: typeof run.endedAt === 'string' ? run.endedAt : null };
+}
+
+/** The names of the committed examples, in order. */
+export function exampleNames(): string[] {
+  return readdirSync(EXAMPLES_DIR, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+}
+
+/** The parts of an example whose samples are not committed (the example cannot be remade without a new run). */
+export function partsWithoutSamples(name: string): string[] {
+  const dir = join(EXAMPLES_DIR, name);
+  return readRunFile(dir).parts.filter((part) => !existsSync(join(dir, part, SAMPLES_GZ)));
+}
+
+/** Copies a finished run (results/<run-id>) in as an example: its report inputs, the samples gzipped. */
+export async function importRun(runDir: string, name: string): Promise<void> {
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new UserError(`example name "${name}": use a-z, 0-9 and -`);
+  const run = readRunFile(runDir);
+  for (const part of run.parts) {
+    if (!existsSync(join(runDir, part, 'samples.csv'))) throw new UserError(`${runDir}/${part}/samples.csv is missing`);
+  }
+  const dir = join(EXAMPLES_DIR, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const file of RUN_FILES) if (existsSync(join(runDir, file))) cpSync(join(runDir, file), join(dir, file));
+  for (const part of run.parts) {
+    mkdirSync(join(dir, part));
+    for (const file of PART_FILES) {
+      if (existsSync(join(runDir, part, file))) cpSync(join(runDir, part, file), join(dir, part, file));
+    }
+    await pipeline(
+      createReadStream(join(runDir, part, 'samples.csv')), createGzip({ level: zlib.Z_BEST_COMPRESSION }),
+      createWriteStream(join(dir, part, SAMPLES_GZ)),
+    );
+  }
+}
+
+/** The report options an example was rendered with (from its report.json), else the defaults. */
+function exampleOptions(dir: string): ReportOptions {
+  const path = join(dir, 'report.json');
+  if (!existsSync(path)) return DEFAULT_REPORT_OPTIONS;
+  const stored = (JSON.parse(readFileSync(path, 'utf8')) as { options?: Partial<ReportOptions> }).options ?? {};
+  return { ...DEFAULT_REPORT_OPTIONS, ...stored };
+}
+
+/**
+ * Renders an example's report from its committed inputs with the current report code: every file by its path in
+ * the example's folder. The samples are unzipped into a scratch copy, removed afterwards. The report's clock is
+ * the run's end and its folder the example's path in the repository, so the same inputs render the same bytes.
+ */
+export async function renderExample(name: string): Promise<Map<string, string>> {
+  const dir = join(EXAMPLES_DIR, name);
+  const run = readRunFile(dir);
+  const missing = partsWithoutSamples(name);
+  if (missing.length > 0) throw new UserError(`${name}: no ${SAMPLES_GZ} for ${missing.join(', ')}: rerun it`);
+  const scratch = mkdtempSync(join(tmpdir(), `k6llm-example-${name}-`));
+  try {
+    for (const file of RUN_FILES) if (existsSync(join(dir, file))) cpSync(join(dir, file), join(scratch, file));
+    for (const part of run.parts) {
+      mkdirSync(join(scratch, part));
+      for (const file of PART_FILES) {
+        if (existsSync(join(dir, part, file))) cpSync(join(dir, part, file), join(scratch, part, file));
+      }
+      await pipeline(
+        createReadStream(join(dir, part, SAMPLES_GZ)), createGunzip(), createWriteStream(join(scratch, part, 'samples.csv')),
+      );
+    }
+    const options = exampleOptions(dir);
+    const input = loadRun(scratch);
+    const samples: SamplesData[] = [];
+    for (const part of input.parts) samples.push(await readPartSamples(part));
+    const now = run.endedAt ? new Date(run.endedAt) : new Date(0);
+    const report = { ...buildReport(input, samples, options, now), runDir: `results/examples/${name}` };
+    return reportFiles(renderReport(report));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Writes an example's report files from renderExample, replacing the old report and charts. */
+export async function remakeExample(name: string): Promise<number> {
+  const dir = join(EXAMPLES_DIR, name);
+  const files = await renderExample(name);
+  rmSync(join(dir, 'charts'), { recursive: true, force: true });
+  mkdirSync(join(dir, 'charts'));
+  for (const file of ['active-users.csv', 'compare.json']) rmSync(join(dir, file), { force: true });
+  for (const [path, text] of files) writeFileSync(join(dir, path), text);
+  return files.size;
+}
+
+/**
+ * What differs between an example's committed report and what the current code renders from its inputs: one line
+ * per file that differs, is missing, or is committed but no longer written (charts included).
+ */
+export async function checkExample(name: string): Promise<string[]> {
+  const dir = join(EXAMPLES_DIR, name);
+  const files = await renderExample(name);
+  const problems: string[] = [];
+  for (const [path, text] of files) {
+    const committed = join(dir, path);
+    if (!existsSync(committed)) problems.push(`${name}/${path}: not committed`);
+    else if (readFileSync(committed, 'utf8') !== text) problems.push(`${name}/${path}: differs`);
+  }
+  const charts = existsSync(join(dir, 'charts')) ? readdirSync(join(dir, 'charts')) : [];
+  for (const chart of charts) {
+    if (!files.has(join('charts', chart))) problems.push(`${name}/charts/${chart}: no longer written`);
+  }
+  return problems;
+}
