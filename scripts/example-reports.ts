@@ -103,7 +103,8 @@ export async function renderExample(name: string): Promise<Map<string, string>> 
         if (existsSync(join(dir, part, file))) cpSync(join(dir, part, file), join(scratch, part, file));
       }
       await pipeline(
-        createReadStream(join(dir, part, SAMPLES_GZ)), createGunzip(), createWriteStream(join(scratch, part, 'samples.csv')),
+        createReadStream(join(dir, part, SAMPLES_GZ)), createGunzip(),
+        createWriteStream(join(scratch, part, 'samples.csv')),
       );
     }
     const options = exampleOptions(dir);
