@@ -28,13 +28,13 @@ import { markPredictedCharts } from './predicted-charts';
  * without writing anything.
  */
 export async function analyzeRun(
-  folder: string | readonly string[], options: ReportOptions = DEFAULT_REPORT_OPTIONS,
+  folder: string | readonly string[], options: ReportOptions = DEFAULT_REPORT_OPTIONS, now = new Date(),
 ): Promise<Report> {
   const input = loadRun(folder);
   const samples: SamplesData[] = [];
   // One part at a time: memory holds one CSV's accumulators at most (plus the finished cells).
   for (const part of input.parts) samples.push(await readPartSamples(part));
-  return buildReport(input, samples, options);
+  return buildReport(input, samples, options, now);
 }
 
 export interface RenderedReport {

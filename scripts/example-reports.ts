@@ -6,18 +6,15 @@
 // is re-rendered, not re-run; only a change to what k6 measures needs a new run (`--rerun`).
 
 import { createReadStream, createWriteStream, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync,
-  rmSync, writeFileSync } from 'node:fs';
+  rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip, constants as zlib } from 'node:zlib';
 import { UserError } from './cli';
-import { renderReport, reportFiles } from '../report/generate';
-import { buildReport, DEFAULT_REPORT_OPTIONS } from '../report/build-report';
+import { analyzeRun, renderReport, reportFiles, writeReportFiles, type RenderedReport } from '../report/generate';
+import { DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import type { ReportOptions } from '../report/report-types';
-import { loadRun } from '../report/load-run';
-import { readPartSamples } from '../report/split-inputs';
-import type { SamplesData } from '../report/read-samples';
 
 export const EXAMPLES_DIR = resolve(import.meta.dirname, '..', 'results', 'examples');
 
@@ -89,7 +86,7 @@ function exampleOptions(dir: string): ReportOptions {
  * the example's folder. The samples are unzipped into a scratch copy, removed afterwards. The report's clock is
  * the run's end and its folder the example's path in the repository, so the same inputs render the same bytes.
  */
-export async function renderExample(name: string): Promise<Map<string, string>> {
+export async function renderExample(name: string): Promise<RenderedReport> {
   const dir = join(EXAMPLES_DIR, name);
   const run = readRunFile(dir);
   const missing = partsWithoutSamples(name);
@@ -107,13 +104,9 @@ export async function renderExample(name: string): Promise<Map<string, string>> 
         createWriteStream(join(scratch, part, 'samples.csv')),
       );
     }
-    const options = exampleOptions(dir);
-    const input = loadRun(scratch);
-    const samples: SamplesData[] = [];
-    for (const part of input.parts) samples.push(await readPartSamples(part));
     const now = run.endedAt ? new Date(run.endedAt) : new Date(0);
-    const report = { ...buildReport(input, samples, options, now), runDir: `results/examples/${name}` };
-    return reportFiles(renderReport(report));
+    const report = await analyzeRun(scratch, exampleOptions(dir), now);
+    return renderReport({ ...report, runDir: `results/examples/${name}` });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -121,13 +114,7 @@ export async function renderExample(name: string): Promise<Map<string, string>> 
 
 /** Writes an example's report files from renderExample, replacing the old report and charts. */
 export async function remakeExample(name: string): Promise<number> {
-  const dir = join(EXAMPLES_DIR, name);
-  const files = await renderExample(name);
-  rmSync(join(dir, 'charts'), { recursive: true, force: true });
-  mkdirSync(join(dir, 'charts'));
-  for (const file of ['active-users.csv', 'compare.json']) rmSync(join(dir, file), { force: true });
-  for (const [path, text] of files) writeFileSync(join(dir, path), text);
-  return files.size;
+  return writeReportFiles(join(EXAMPLES_DIR, name), await renderExample(name)).length;
 }
 
 /**
@@ -136,7 +123,7 @@ export async function remakeExample(name: string): Promise<number> {
  */
 export async function checkExample(name: string): Promise<string[]> {
   const dir = join(EXAMPLES_DIR, name);
-  const files = await renderExample(name);
+  const files = reportFiles(await renderExample(name));
   const problems: string[] = [];
   for (const [path, text] of files) {
     const committed = join(dir, path);
