@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 // Timing comparisons run in a group of their own, after every other test file: on two cores, a
 // client measured while other test files load the machine reads TTFT late, and the simulator's
 // token deadlines slip, because of the load, not because of the code under test.
-const ALONE = [
+export const ALONE = [
   'test/e2e/accuracy.test.ts', 'test/sim/server-timing.test.ts', 'test/e2e/split.test.ts', 'test/e2e/sessions.test.ts',
   'test/examples.test.ts',
   // The simulator's own physics against its model (prefix-cache hit TTFT, noise stalls): its timers slip under load.

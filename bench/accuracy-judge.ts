@@ -3,16 +3,17 @@
 // Pure: the benchmark runs the clients and reads their files; this only pairs and compares. Runs in Node.
 //
 // The truth's figures follow the suite's definitions (docs/design/architecture.md), on the server's clock:
-//   TTFT = first token written - request headers read; ITL = every gap between token writes, per token; e2e = end of
-//   the response - headers read; TPOT = (e2e - TTFT) / (tokens - 1); decode speed = (tokens - 1) / (e2e - TTFT);
-//   prefill speed = prompt tokens / TTFT. Open loop, against an intended send time: send lag = headers read -
-//   intended; TTFT and e2e from the intended send likewise.
+//   TTFT = first token written - request headers read; ITL = the gap between token writes, a chunk's spread over its
+//   tokens as the agent spreads it; e2e = end of the response - headers read; TPOT, decode and prefill speed by
+//   lib/request-figures.ts, the one definition the agent's are pinned to. Open loop, against an intended send time:
+//   send lag = headers read - intended; TTFT and e2e from the intended send likewise.
 // A client's figure it does not report is null and gives that figure no difference (the row says "-").
 // A difference is client - truth in ms, but for the speeds, where it is relative: (client / truth - 1) x 100, in %.
 // Each figure gives the median of its signed differences (the client's bias) and the p99 of their absolute values
 // (how far the worst 1% are off, whichever way).
 
 import { k6Percentile } from '../lib/percentile';
+import { chunksOfTokenTimes, requestFigures } from '../lib/request-figures';
 
 /** A ground-truth record as GET /debug/ground-truth gives it (sim/ground-truth.ts), the fields judged. */
 export interface TruthRecord {
@@ -46,18 +47,17 @@ export interface ClientRequest {
 /** The truth's figures of one completed record; `intendedEpochMs` is its intended send time (open loop) or null. */
 export function truthFigures(t: TruthRecord, intendedEpochMs: number | null): Figures {
   const w = t.tokenEpochMs;
-  const n = w.length;
-  const ttft = n > 0 ? w[0]! - t.arrivalEpochMs : null;
-  const e2e = t.endEpochMs === null ? null : t.endEpochMs - t.arrivalEpochMs;
-  const decodeMs = ttft !== null && e2e !== null && n > 1 ? e2e - ttft : null;
   const from = (end: number | null): number | null =>
     intendedEpochMs === null || end === null ? null : end - intendedEpochMs;
+  const own = t.endEpochMs === null ? null : requestFigures({
+    startMs: t.arrivalEpochMs, chunks: chunksOfTokenTimes(w), endMs: t.endEpochMs, inputTokens: t.promptTokens,
+  });
   return {
-    ttft, itl: w.slice(1).map((x, i) => x - w[i]!), e2e,
-    tpot: decodeMs === null ? null : decodeMs / (n - 1),
-    decodeSpeed: decodeMs === null || decodeMs <= 0 ? null : ((n - 1) * 1000) / decodeMs,
-    prefillSpeed: ttft === null || ttft <= 0 ? null : (t.promptTokens * 1000) / ttft,
-    sendLag: from(t.arrivalEpochMs), ttftIntended: from(n > 0 ? w[0]! : null), e2eIntended: from(t.endEpochMs),
+    ttft: w.length > 0 ? w[0]! - t.arrivalEpochMs : null, itl: own?.itlMs ?? [],
+    e2e: t.endEpochMs === null ? null : t.endEpochMs - t.arrivalEpochMs,
+    tpot: own?.tpotMs ?? null, decodeSpeed: own?.decodeTokensPerSecond ?? null,
+    prefillSpeed: own?.prefillTokensPerSecond ?? null,
+    sendLag: from(t.arrivalEpochMs), ttftIntended: from(w.length > 0 ? w[0]! : null), e2eIntended: from(t.endEpochMs),
   };
 }
 

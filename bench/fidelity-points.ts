@@ -6,7 +6,15 @@
 
 import type { Profile } from '../sim/profiles';
 import { USE_CASES, type UseCaseLimit } from '../thresholds/use-cases';
+import { timePerOutputTokenMs } from '../lib/request-figures';
 import { mean, runVirtualBatch, runVirtualClosedLoop, type VirtualRunResult } from '../sim/virtual-run';
+
+/** The requests' decode speeds, the one-token answers (none) left out. */
+const decodeSpeeds = (run: VirtualRunResult): number[] =>
+  run.requests.flatMap((r) => (r.decodeTokensPerSecond === null ? [] : [r.decodeTokensPerSecond]));
+/** The requests' TPOTs, the one-token answers (none) left out. */
+const tpots = (run: VirtualRunResult): number[] =>
+  run.requests.flatMap((r) => timePerOutputTokenMs(r.e2eMs, r.ttftMs, r.outputTokens) ?? []);
 
 const K = 1024;
 
@@ -191,15 +199,15 @@ export function predictFromBatch(kind: Kind, run: VirtualRunResult): number {
     case 'ttft_s':
       return mean(run.requests.map((r) => r.ttftMs)) / 1000;
     case 'decode_tps':
-      return mean(run.requests.map((r) => r.decodeTokensPerSecond));
+      return mean(decodeSpeeds(run));
     case 'system_tps':
       return run.systemTokensPerSecond;
     case 'users_x_decode_tps':
-      return run.requests.length * mean(run.requests.map((r) => r.decodeTokensPerSecond));
+      return run.requests.length * mean(decodeSpeeds(run));
     case 'e2e_ms':
       return mean(run.requests.map((r) => r.e2eMs));
     case 'itl_ms':
-      return mean(run.requests.map((r) => (r.e2eMs - r.ttftMs) / (r.outputTokens - 1)));
+      return mean(tpots(run));
     case 'power_w':
       return run.peakPowerWatts;
     case 'mean_power_w':
@@ -289,8 +297,8 @@ export function burstCapacity(profile: Profile, useCaseId: string, maxN = 160): 
     const value = (l: UseCaseLimit) =>
       l.metric === 'ttft' ? mean(run.requests.map((r) => r.ttftMs))
         : l.metric === 'e2e' ? mean(run.requests.map((r) => r.e2eMs))
-          : l.metric === 'decodeSpeed' ? mean(run.requests.map((r) => r.decodeTokensPerSecond))
-            : mean(run.requests.map((r) => (r.e2eMs - r.ttftMs) / Math.max(1, r.outputTokens - 1)));
+          : l.metric === 'decodeSpeed' ? mean(decodeSpeeds(run))
+            : mean(tpots(run));
     return uc.limits.every((l) => meets(l, value(l)));
   };
   // Capacity is monotone in N for these limits: bisect between 0 and maxN.

@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodeTokensPerSecond } from '../lib/request-figures';
 import { parsePrometheusText, readServerSnapshot } from '../lib/prometheus';
 import { findProfile, type Profile } from '../sim/profiles';
 import { fetchGroundTruth, startSimChild } from '../sim/child';
@@ -31,7 +32,8 @@ interface Measured {
   readonly ttftMs: number;
   readonly e2eMs: number;
   readonly outputTokens: number;
-  readonly decodeTps: number;
+  /** Null for a one-token answer (lib/request-figures.ts). */
+  readonly decodeTps: number | null;
   readonly startMs: number;
   readonly endMs: number;
   readonly itlMs: number[];
@@ -92,7 +94,7 @@ function streamChat(base: string, model: string, content: string, maxTokens: num
           const ttftMs = first - startMs;
           const e2eMs = endMs - startMs;
           resolve({
-            ttftMs, e2eMs, outputTokens: n, decodeTps: n > 1 ? ((n - 1) * 1000) / (e2eMs - ttftMs) : 0, startMs, endMs,
+            ttftMs, e2eMs, outputTokens: n, decodeTps: decodeTokensPerSecond(e2eMs, ttftMs, n), startMs, endMs,
             itlMs: itl,
           });
         });
@@ -242,13 +244,13 @@ async function runPoint(base: string, modelId: string, profile: Profile, p: Poin
         measured = mean(results.map((r) => r.ttftMs)) / 1000;
         break;
       case 'decode_tps':
-        measured = mean(results.map((r) => r.decodeTps));
+        measured = mean(results.flatMap((r) => r.decodeTps ?? []));
         break;
       case 'system_tps':
         measured = (total * 1000) / wallMs;
         break;
       case 'users_x_decode_tps':
-        measured = p.concurrency * mean(results.map((r) => r.decodeTps));
+        measured = p.concurrency * mean(results.flatMap((r) => r.decodeTps ?? []));
         break;
       case 'e2e_ms':
         measured = mean(results.map((r) => r.e2eMs));

@@ -13,7 +13,7 @@ import { crossingX } from '../report/stats';
 import type { NoiseSettings } from '../sim/noise';
 import type { Profile } from '../sim/profiles';
 import { runVirtualClosedLoop, type ClosedLoopRequest } from '../sim/virtual-run';
-import { limitValue, type LimitFigures } from '../whatif/goodput';
+import { limitValue, timePerOutputTokenMs, type LimitFigures } from '../lib/request-figures';
 import type { UseCase } from '../thresholds/use-cases';
 
 /** Measured requests per user of a reference step, after the warm-up. */
@@ -26,11 +26,10 @@ const WARMUP_PER_USER = 2;
  * tokens after the first), and the batcher does not think first, so its first token is content.
  */
 function closedLoopFigures(r: ClosedLoopRequest): LimitFigures {
-  const decodes = r.outputTokens > 1;
-  const perToken = decodes ? (r.e2eMs - r.ttftMs) / (r.outputTokens - 1) : null;
+  const perToken = timePerOutputTokenMs(r.e2eMs, r.ttftMs, r.outputTokens);
   return {
     ttftMs: r.ttftMs, ttfcMs: r.ttftMs, e2eMs: r.e2eMs, tpotMs: perToken, itlMeanMs: perToken,
-    decodeTokensPerSecond: decodes ? r.decodeTokensPerSecond : null,
+    decodeTokensPerSecond: r.decodeTokensPerSecond,
   };
 }
 

@@ -435,6 +435,11 @@ export const SAMPLE_METADATA = {
    * characters.
    */
   errorMessage: 'error_message',
+  /**
+   * On llm_embed_latency samples: the response's x-request-id, so a test can pair each latency with the simulator's
+   * record of the same request (metadata, never a tag: one value per request).
+   */
+  requestId: 'request_id',
 } as const;
 export const ERROR_MESSAGE_MAX = 200;
 

@@ -6,10 +6,9 @@
 // The server and the model come from scripts/ensure-llama-server.sh and scripts/ensure-llama-model.sh
 // (each prints its artefact's path as its last line); this module only runs them and the server.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../node/free-port';
-import { UserError } from '../lib/exit-codes';
+import type { ChildProcess } from 'node:child_process';
 import { runEnsureScript } from './ensure-script';
+import { launchServer, type LaunchedServer } from './server-launcher';
 
 /** The name the server answers to (`--alias`): "qwen3" in it makes the suite count prompts with Qwen3's tokenizer. */
 export const LLAMA_MODEL_ALIAS = 'qwen3-tiny-random';
@@ -47,16 +46,11 @@ export async function ensureLlamaArtefacts(log: (line: string) => void): Promise
 }
 
 
-export interface LlamaServer {
-  /** http://127.0.0.1:<port> (no /v1). */
-  readonly base: string;
+/** A running llama-server (orchestrator/server-launcher.ts): one process, the leader of its group. */
+export interface LlamaServer extends LaunchedServer {
   readonly model: string;
   readonly settings: LlamaServerSettings;
   readonly child: ChildProcess;
-  /** The last lines the server logged (its errors name the cause). */
-  logTail(): string;
-  /** SIGTERM (SIGKILL after 5 s), then resolves when the process has exited. */
-  stop(): Promise<void>;
 }
 
 /** The server's command line: loopback only, metrics on, the slots and context of `settings`. */
@@ -73,51 +67,10 @@ export function llamaServerArgs(a: LlamaArtefacts, s: LlamaServerSettings, port:
 export async function startLlamaServer(
   a: LlamaArtefacts, settings: LlamaServerSettings = LLAMA_DEFAULTS,
 ): Promise<LlamaServer> {
-  const port = await freePort();
-  // Detached, as the simulator's process: a Ctrl-C in the terminal reaches the bench, which stops the
-  // server after the engine has finished what was in flight. Killed when this process exits; only a
-  // SIGKILL of the caller can leave it running.
-  const child = spawn(a.bin, llamaServerArgs(a, settings, port), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.off('exit', killOnExit));
-  let log = '';
-  const keep = (d: Buffer) => (log = (log + d.toString()).slice(-8000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new UserError(`llama-server exited before it was ready: ${log.trim().split('\n').slice(-3).join(' | ')}`);
-    }
-    try {
-      const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) });
-      if (res.ok) break;
-    } catch {
-      // Not listening yet.
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      const lastLines = log.trim().split('\n').slice(-3).join(' | ');
-      throw new UserError(`llama-server did not become ready within 60 s: ${lastLines}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    base,
-    model: LLAMA_MODEL_ALIAS,
-    settings,
-    child,
-    logTail: () => log,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        await exited;
-        clearTimeout(timer);
-      }
-    },
-  };
+  const server = await launchServer({
+    name: 'llama-server', command: a.bin, args: (port) => llamaServerArgs(a, settings, port),
+    // The tiny model loads in well under a second; 60 s is for a machine busy with other work.
+    readyWithinMs: 60_000, pollMs: 200, stopGraceMs: 5000,
+  });
+  return { ...server, child: server.group.child, model: LLAMA_MODEL_ALIAS, settings };
 }

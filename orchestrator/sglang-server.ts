@@ -9,10 +9,8 @@
 // project's stand-in for the one function the CPU path calls (scripts/sglang-cpu/sgl_kernel), so results from this
 // server are those of the unmodified SGLang with that function in plain torch.
 
-import { freePort } from '../node/free-port';
-import { UserError } from '../lib/exit-codes';
 import { runEnsureScript } from './ensure-script';
-import { spawnGroup, type GroupChild } from './process-group';
+import { launchServer, type LaunchedServer } from './server-launcher';
 import { LLAMA_MODEL_ALIAS } from './llama-server';
 
 /** The name the server answers to, llama-server's: its "qwen3" makes the suite count prompts with Qwen3's tokenizer. */
@@ -56,17 +54,13 @@ export async function ensureSglangArtefacts(log: (line: string) => void): Promis
   return { launcher, modelDir };
 }
 
-export interface SglangServer {
-  /** http://127.0.0.1:<port> (no /v1). */
-  readonly base: string;
+/**
+ * A running SGLang: its process group is the HTTP server with its tokenizer, the scheduler and the detokenizer
+ * (orchestrator/server-launcher.ts).
+ */
+export interface SglangServer extends LaunchedServer {
   readonly model: string;
   readonly settings: SglangServerSettings;
-  /** The server's process group (the HTTP server with its tokenizer, the scheduler, the detokenizer). */
-  readonly group: GroupChild;
-  /** The last lines the server logged (its errors name the cause). */
-  logTail(): string;
-  /** SIGTERM to every process of the server (SIGKILL after 10 s); resolves when none is left. */
-  stop(): Promise<void>;
 }
 
 /** launch_server arguments: CPU, loopback only, metrics and cached-token counts on, the window and cache of `s`. */
@@ -105,46 +99,18 @@ export function sglangServerEnv(s: SglangServerSettings, base: NodeJS.ProcessEnv
 }
 
 /**
- * Waits until /health answers 200 (SGLang says so once the model is loaded and its warm-up request done).
- * About 35 s on 2 cores; a slower or busier machine gets about ten times that.
+ * Starts SGLang on a free loopback port and resolves once /health answers 200 (SGLang says so once the model is
+ * loaded and its warm-up request done).
  */
-async function waitReady(group: GroupChild, base: string): Promise<void> {
-  const lastLines = () => group.logTail().trim().split('\n').slice(-3).join(' | ');
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    if (group.exited()) {
-      await group.stop();
-      throw new UserError(`SGLang exited before it was ready: ${lastLines()}`);
-    }
-    try {
-      const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) });
-      if (res.ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    if (Date.now() > deadline) {
-      await group.stop(0);
-      throw new UserError(`SGLang did not become ready within 300 s: ${lastLines()}`);
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
-/** Starts SGLang on a free loopback port and resolves once it serves. */
 export async function startSglangServer(
   a: SglangArtefacts,
   settings: SglangServerSettings = SGLANG_DEFAULTS,
 ): Promise<SglangServer> {
-  const port = await freePort();
-  const group = spawnGroup(a.launcher, sglangServerArgs(a, settings, port), sglangServerEnv(settings));
-  const base = `http://127.0.0.1:${port}`;
-  await waitReady(group, base);
-  return {
-    base,
-    model: SGLANG_MODEL_NAME,
-    settings,
-    group,
-    logTail: () => group.logTail(),
-    stop: () => group.stop(),
-  };
+  const server = await launchServer({
+    name: 'SGLang', command: a.launcher, args: (port) => sglangServerArgs(a, settings, port),
+    env: sglangServerEnv(settings),
+    // About 35 s on 2 cores; a slower or busier machine gets about ten times that.
+    readyWithinMs: 300_000,
+  });
+  return { ...server, model: SGLANG_MODEL_NAME, settings };
 }

@@ -6,10 +6,8 @@
 // over-long prompt, and its /metrics. vLLM and the model come from scripts/ensure-vllm.sh and
 // scripts/ensure-hf-model.sh (each prints its artefact's path as its last line); this module runs them and the server.
 
-import { freePort } from '../node/free-port';
-import { UserError } from '../lib/exit-codes';
 import { runEnsureScript } from './ensure-script';
-import { spawnGroup, type GroupChild } from './process-group';
+import { launchServer, type LaunchedServer } from './server-launcher';
 import { LLAMA_MODEL_ALIAS } from './llama-server';
 
 /** The name it answers to, llama-server's: "qwen3" in it makes the suite count prompts with Qwen3's tokenizer. */
@@ -50,17 +48,10 @@ export async function ensureVllmArtefacts(log: (line: string) => void): Promise<
   return { launcher, modelDir };
 }
 
-export interface VllmServer {
-  /** http://127.0.0.1:<port> (no /v1). */
-  readonly base: string;
+/** A running vLLM (orchestrator/server-launcher.ts): its group is the API server, its engine core and worker. */
+export interface VllmServer extends LaunchedServer {
   readonly model: string;
   readonly settings: VllmServerSettings;
-  /** The server's process group (the API server, its engine core and worker). */
-  readonly group: GroupChild;
-  /** The last lines the server logged (its errors name the cause). */
-  logTail(): string;
-  /** SIGTERM to every process of the server (SIGKILL after 10 s); resolves when none is left. */
-  stop(): Promise<void>;
 }
 
 /** `vllm serve` arguments: loopback only, eager mode, usage with cached-token counts, the window of `s`. */
@@ -95,35 +86,10 @@ export function vllmServerEnv(s: VllmServerSettings, base: NodeJS.ProcessEnv = p
 export async function startVllmServer(
   a: VllmArtefacts, settings: VllmServerSettings = VLLM_DEFAULTS,
 ): Promise<VllmServer> {
-  const port = await freePort();
-  const group = spawnGroup(a.launcher, vllmServerArgs(a, settings, port), vllmServerEnv(settings));
-  const base = `http://127.0.0.1:${port}`;
-  const lastLines = () => group.logTail().trim().split('\n').slice(-3).join(' | ');
-  // About 60 s on 2 cores (imports, engine start, KV cache); a slower or busier machine gets five times that.
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    if (group.exited()) {
-      await group.stop();
-      throw new UserError(`vLLM exited before it was ready: ${lastLines()}`);
-    }
-    try {
-      const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) });
-      if (res.ok) break;
-    } catch {
-      // Not listening yet.
-    }
-    if (Date.now() > deadline) {
-      await group.stop(0);
-      throw new UserError(`vLLM did not become ready within 300 s: ${lastLines()}`);
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  return {
-    base,
-    model: VLLM_MODEL_NAME,
-    settings,
-    group,
-    logTail: () => group.logTail(),
-    stop: () => group.stop(),
-  };
+  const server = await launchServer({
+    name: 'vLLM', command: a.launcher, args: (port) => vllmServerArgs(a, settings, port), env: vllmServerEnv(settings),
+    // About 60 s on 2 cores (imports, engine start, KV cache); a slower or busier machine gets five times that.
+    readyWithinMs: 300_000,
+  });
+  return { ...server, model: VLLM_MODEL_NAME, settings };
 }

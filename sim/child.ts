@@ -9,7 +9,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { GroundTruthRecord } from './ground-truth';
+import type { EmbedTruthRecord, GroundTruthRecord } from './ground-truth';
 
 export interface SimChild {
   /** http://127.0.0.1:<port> (no /v1). */
@@ -90,6 +90,12 @@ export function corePlan(cores: number, taskset: boolean): CorePlan {
 export async function fetchGroundTruth(base: string): Promise<GroundTruthRecord[]> {
   const res = await fetch(`${base.replace(/\/v1$/, '')}/debug/ground-truth`);
   return ((await res.json()) as { records: GroundTruthRecord[] }).records;
+}
+
+/** GET /debug/ground-truth's embeddings and rerank answers (sim/ground-truth.ts EmbedTruthRecord). */
+export async function fetchEmbedTruth(base: string): Promise<EmbedTruthRecord[]> {
+  const res = await fetch(`${base.replace(/\/v1$/, '')}/debug/ground-truth`);
+  return ((await res.json()) as { embeds: EmbedTruthRecord[] }).embeds;
 }
 
 /** DELETE /debug/ground-truth: the records so far are dropped, so the next read holds only what follows. */

@@ -11,7 +11,8 @@ import type { Scheduler } from './scheduler';
 const MAX_STALL_MS = 600_000;
 
 /**
- * GET /debug/ground-truth lists the records, DELETE clears them; false for any other method, which is then not
+ * GET /debug/ground-truth lists the records (`records`: generations; `embeds`: embeddings and rerank answers),
+ * DELETE clears them; false for any other method, which is then not
  * found. `enabled`: the server records ground truth.
  */
 export function groundTruthRoute(
@@ -24,7 +25,7 @@ export function groundTruthRoute(
     return true;
   }
   if (method === 'GET') {
-    sendJson(res, 200, { records: truth.all() });
+    sendJson(res, 200, { records: truth.all(), embeds: truth.embeds() });
     return true;
   }
   return false;

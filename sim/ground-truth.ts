@@ -50,11 +50,29 @@ export interface GroundTruthRecord {
   cachedTokens: number;
 }
 
+/** An embeddings or rerank answer as the simulator served it: one JSON body, no tokens to time. */
+export interface EmbedTruthRecord {
+  /** The response header x-request-id (the client's own when it sent one). */
+  readonly requestId: string;
+  readonly route: 'embeddings' | 'rerank';
+  /** Inputs (rerank: documents) and the tokens the batcher read for them (usage.prompt_tokens). */
+  readonly items: number;
+  readonly promptTokens: number;
+  /** When the request's headers were read, and when its answer was written, epoch ms. */
+  readonly arrivalEpochMs: number;
+  readonly endEpochMs: number;
+}
+
 export class GroundTruthStore {
   private records: GroundTruthRecord[] = [];
+  private embedRecords: EmbedTruthRecord[] = [];
 
   add(r: GroundTruthRecord): void {
     this.records.push(r);
+  }
+
+  addEmbed(r: EmbedTruthRecord): void {
+    this.embedRecords.push(r);
   }
 
   /** A snapshot (copies) of every record so far. */
@@ -62,7 +80,13 @@ export class GroundTruthStore {
     return this.records.map((r) => ({ ...r, tokenEpochMs: [...r.tokenEpochMs], faults: [...r.faults] }));
   }
 
+  /** Every embeddings and rerank answer so far. */
+  embeds(): EmbedTruthRecord[] {
+    return [...this.embedRecords];
+  }
+
   clear(): void {
     this.records = [];
+    this.embedRecords = [];
   }
 }

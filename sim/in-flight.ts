@@ -20,12 +20,15 @@ export class EmbedAnswer implements InFlight {
     private readonly res: ServerResponse,
     readonly promptTokens: number,
     private readonly body: () => unknown,
+    /** Called once the answer is written (the ground truth's end of the request). */
+    private readonly onSent: () => void = () => {},
   ) {}
 
   onToken(): void {
     if (this.done) return;
     this.done = true;
     sendJson(this.res, 200, this.body());
+    this.onSent();
   }
 
   clientGone(): void {

@@ -307,7 +307,16 @@ class Sim {
     }
     this.refuseWhenQueueFull(res);
     const id = `${this.nextInternal++}`;
-    const answer = new EmbedAnswer(res, promptTokens, () => embedResponseBody(r, route, promptTokens));
+    const requestId = clientRequestId(req) ?? randomUUID();
+    res.setHeader('x-request-id', requestId);
+    const record = () => {
+      if (!this.options.groundTruth) return;
+      this.truth.addEmbed({
+        requestId, route, items: r.texts.length, promptTokens, arrivalEpochMs: performance.timeOrigin + arrivalMs,
+        endEpochMs: epochMs(),
+      });
+    };
+    const answer = new EmbedAnswer(res, promptTokens, () => embedResponseBody(r, route, promptTokens), record);
     this.outputs.set(id, answer);
     res.on('close', () => {
       if (answer.done) return;

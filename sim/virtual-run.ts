@@ -4,6 +4,7 @@
 // Used by the fidelity bench (to show the model's own prediction next to what a client measured)
 // and by unit tests; the HTTP server should reproduce these numbers within timer and network noise.
 
+import { decodeTokensPerSecond } from '../lib/request-figures';
 import { Batcher, type BatchRequest } from './batcher';
 import { chainedBlockHashes } from './kv-cache';
 import type { NoiseSettings } from './noise';
@@ -14,8 +15,8 @@ export interface VirtualRequestResult {
   readonly ttftMs: number;
   readonly e2eMs: number;
   readonly outputTokens: number;
-  /** (output - 1) / (e2e - ttft), tokens per second (docs/design/architecture.md, per-user decode speed). */
-  readonly decodeTokensPerSecond: number;
+  /** Per-user decode speed, tokens/s (lib/request-figures.ts); null for a one-token answer. */
+  readonly decodeTokensPerSecond: number | null;
 }
 
 export interface VirtualRunResult {
@@ -94,7 +95,7 @@ export function runVirtualBatch(
         ttftMs: ttft,
         e2eMs: e2e,
         outputTokens: f.generatedTokens,
-        decodeTokensPerSecond: f.generatedTokens > 1 ? ((f.generatedTokens - 1) * 1000) / (e2e - ttft) : 0,
+        decodeTokensPerSecond: decodeTokensPerSecond(e2e, ttft, f.generatedTokens),
       });
     }
   }
@@ -229,7 +230,7 @@ export function runVirtualClosedLoop(
         ttftMs: ttft,
         e2eMs: e2e,
         outputTokens: f.generatedTokens,
-        decodeTokensPerSecond: f.generatedTokens > 1 ? ((f.generatedTokens - 1) * 1000) / (e2e - ttft) : 0,
+        decodeTokensPerSecond: decodeTokensPerSecond(e2e, ttft, f.generatedTokens),
         step: a.step,
         user: a.user,
         startMs: a.startMs,

@@ -49,6 +49,10 @@ describe('README.md', () => {
     const firstScreen = readme.split('\n').slice(0, 40).join('\n');
     expect(firstScreen).toContain('npm ci && npm run bench');
     expect(firstScreen).toContain('npm ci && npm test');
+    // The quick tier beside it, and what the full one costs, before anything else.
+    expect(firstScreen).toContain('npm run test:quick');
+    expect(firstScreen).toMatch(/apt-get \(root/);
+    expect(firstScreen).toMatch(/downloads about [\d.]+ GB/);
     expect(firstScreen).toContain('results/examples/sim-default-quick/report.md');
     expect(firstScreen).toMatch(/\| Code completion[^\n]*\| 18 /);
   });

@@ -1,6 +1,7 @@
 // What a profile predicts for one measured grid cell, in virtual time: n users each sending `rounds` requests back to
 // back, all starting together, as the sweep script drives a cell. Runs in Node, pure.
 
+import { timePerOutputTokenMs } from '../lib/request-figures';
 import type { Profile } from '../sim/profiles';
 import { runVirtualClosedLoop } from '../sim/virtual-run';
 
@@ -30,6 +31,6 @@ export function predictCell(profile: Profile, cell: CellShape): PredictedRequest
   );
   return requests.map((r) => ({
     ttftMs: r.ttftMs,
-    tpotMs: r.outputTokens > 1 ? (r.e2eMs - r.ttftMs) / (r.outputTokens - 1) : null,
+    tpotMs: timePerOutputTokenMs(r.e2eMs, r.ttftMs, r.outputTokens),
   }));
 }

@@ -9,6 +9,9 @@
 // differ.
 
 import type { DoneReport, Ticket } from '../lib/drive';
+import {
+  decodeTokensPerSecond, judgeGoodput, prefillTokensPerSecond, timePerOutputTokenMs,
+} from '../lib/request-figures';
 import { Driver, type StepResult, type StepSource } from '../orchestrator/driver';
 import { Batcher, type FinishedEvent, type TokenEvent } from '../sim/batcher';
 import { chainedBlockHashes } from '../sim/kv-cache';
@@ -16,7 +19,6 @@ import type { NoiseSettings } from '../sim/noise';
 import type { Profile } from '../sim/profiles';
 import { OverheadQueue } from '../sim/virtual-run';
 import type { UseCaseLimit } from '../thresholds/use-cases';
-import { judgeGoodput } from './goodput';
 
 /** What the report's samples need of a request beyond the Driver's record of it. */
 export interface RequestExtras {
@@ -137,22 +139,27 @@ function promptHashes(profile: Profile, promptTokens: number, shared: boolean): 
   return chainedBlockHashes([new Uint32Array(promptTokens).fill(1)], profile.scheduler.blockSize);
 }
 
-/** The figures a k6 VU reports for a completed request (lib/record.ts), from its token times. */
-function doneReport(r: InFlight, f: FinishedEvent, slo: readonly UseCaseLimit[] | null): DoneReport {
+/**
+ * The figures a k6 VU reports for a completed request (lib/record.ts), from its token times, by the suite's one
+ * definition of each (lib/request-figures.ts). Exported for the test that pins it to the agent's on one fixture.
+ */
+export function doneReport(
+  r: Pick<InFlight, 'ticket' | 'arrivalMs' | 'firstMs' | 'itlMs'>,
+  f: Pick<FinishedEvent, 'endMs' | 'generatedTokens' | 'promptTokens'>, slo: readonly UseCaseLimit[] | null,
+): DoneReport {
   const { endMs, generatedTokens: outputTokens } = f;
   const ttftMs = r.firstMs! - r.arrivalMs;
   const e2eMs = endMs - r.arrivalMs;
-  const decoding = outputTokens > 1 && e2eMs > ttftMs;
   const figures = {
     // The batcher does not think first: its first token is content.
     ttftMs, ttfcMs: ttftMs, e2eMs,
-    tpotMs: decoding ? (e2eMs - ttftMs) / (outputTokens - 1) : null,
-    decodeTokensPerSecond: decoding ? ((outputTokens - 1) * 1000) / (e2eMs - ttftMs) : null,
+    tpotMs: timePerOutputTokenMs(e2eMs, ttftMs, outputTokens),
+    decodeTokensPerSecond: decodeTokensPerSecond(e2eMs, ttftMs, outputTokens),
     itlMs: r.itlMs,
   };
   return {
     ticket: r.ticket, ok: true, startMs: r.arrivalMs, endMs, ...figures,
-    prefillTokensPerSecond: ttftMs > 0 ? (f.promptTokens * 1000) / ttftMs : null,
+    prefillTokensPerSecond: prefillTokensPerSecond(f.promptTokens, ttftMs),
     outputTokens,
     goodput: slo === null ? null : judgeGoodput(figures, slo),
     // No client in virtual time: nothing read late or together.

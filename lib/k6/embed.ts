@@ -62,7 +62,11 @@ export async function sendEmbed(call: EmbedCall): Promise<EmbedResult> {
     return outcome;
   }
   requestOk.add(1, tags);
+  const metadata = exec.vu.metrics.metadata;
+  const requestId = res.headers['X-Request-Id'];
+  if (requestId) metadata[SAMPLE_METADATA.requestId] = requestId;
   embedMetrics.embedLatency.add(latencyMs, tags);
+  delete metadata[SAMPLE_METADATA.requestId];
   const counted = outcome.usageTokens !== null;
   embedMetrics.embedInputTokens.add(counted ? outcome.usageTokens! : call.requestedTokens, {
     ...tags, [SAMPLE_TAGS.tokenSource]: counted ? 'usage' : 'requested',

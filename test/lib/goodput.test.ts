@@ -1,6 +1,7 @@
-// A predicted request's goodput, judged as the agent judges a measured one (agent/slo.go). Runs in Node (vitest).
+// A request's goodput, judged as the agent judges a measured one (agent/slo.go, lib/request-figures.ts).
+// Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { judgeGoodput } from '../../whatif/goodput';
+import { judgeGoodput } from '../../lib/request-figures';
 
 const request = { ttftMs: 500, ttfcMs: 800, e2eMs: 3000, tpotMs: 20, decodeTokensPerSecond: 50, itlMs: [10, 30] };
 

@@ -1,0 +1,21 @@
+import { defineConfig } from 'vitest/config';
+import { ALONE } from './vitest.config';
+
+// `npm run test:quick`: the unit tier, in about a minute. No k6 run, no real server, no browser, no Prometheus, none
+// of the timing group: what `npm test` adds to it is every end-to-end file (test/e2e/, the Grafana stack's, the HTML
+// report's in Chromium) and the timing group that runs alone (vitest.config.ts ALONE). `npm test` still runs all.
+export const NOT_QUICK = [
+  'test/e2e/**', 'test/deploy/prometheus-e2e.test.ts', 'test/report/render-html.test.ts', ...ALONE,
+];
+
+export default defineConfig({
+  test: {
+    name: 'quick',
+    include: ['test/**/*.test.ts'],
+    exclude: NOT_QUICK,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    maxWorkers: 2,
+    minWorkers: 1,
+  },
+});
