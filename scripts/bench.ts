@@ -237,7 +237,8 @@ function chosenScripts(o: BenchFlags, program: Command): {
   const scriptsGiven = program.getOptionValueSource('scripts') !== 'default';
   const planScripts = preset?.scripts ?? (o.plan ? PLAN_SCRIPTS[o.plan] : undefined);
   const scriptList =
-    o.agentTrace && !scriptsGiven ? 'agentic' : o.trace && !scriptsGiven ? 'trace' : planScripts && !scriptsGiven ? planScripts.join(',') : o.scripts;
+    o.agentTrace && !scriptsGiven ? 'agentic'
+      : o.trace && !scriptsGiven ? 'trace' : planScripts && !scriptsGiven ? planScripts.join(',') : o.scripts;
   const scripts = scriptList.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
   for (const s of scripts)
     if (!SCRIPT_NAMES.includes(s))
@@ -286,7 +287,8 @@ function agentTraceFromFlags(o: TraceFlags, planInput: PlanInput): PlanInput {
     return { ...planInput, agentic: { ...agentic, trace } };
   }
   if (agentic.trace)
-    return { ...planInput, agentic: { ...agentic, trace: { ...agentic.trace, file: path.resolve(agentic.trace.file) } } };
+    return { ...planInput, agentic: { ...agentic, trace: { ...agentic.trace, file: path.resolve(agentic.trace.file) } },
+    };
   return planInput;
 }
 
