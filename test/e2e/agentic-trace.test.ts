@@ -89,6 +89,8 @@ describe.each(['agent-mooncake.jsonl', 'agent-otel.jsonl'])('k6 run dist/agentic
     expect(step.agents).toBe(2);
     expect(step.stepTime!.p50).toBeGreaterThan(0);
     expect(step.ttftByTurn.map((t) => t.group)).toContain('2');
-    expect(readFileSync(path.join(run.dir, 'report.md'), 'utf8')).toContain('## Agentic Workloads');
+    const md = readFileSync(path.join(run.dir, 'report.md'), 'utf8');
+    expect(md).toContain('## Agentic Workloads');
+    expect(md).toContain(`replays recorded sessions of the ${trace.summary.format} trace ${name}`);
   });
 });
