@@ -36,8 +36,10 @@ export function agenticSection(report: Report, charts: ReadonlySet<string>): Blo
     a.steps.map(stepRow),
   );
   doc.p(sentences(
-    'AGENT STEP is a model call and the tools or sub-agents it waited for; WAITING ON THE MODEL is the share of a ' +
-      'session with one of its calls running.',
+    (a.trace
+      ? 'AGENT STEP is a model call and the recorded gap after it (tools and thinking); '
+      : 'AGENT STEP is a model call and the tools or sub-agents it waited for; ') +
+      'WAITING ON THE MODEL is the share of a session with one of its calls running.',
     'The ideal prefix cache is what the workload lets a cache serve (every repeated token, the shared prefix from ' +
       "the step's second call on); the server keeps whole blocks and evicts, so it serves less.",
   ));
