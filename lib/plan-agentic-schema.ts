@@ -6,7 +6,8 @@ import { DEFAULT_TIERS, TIER_METRICS, TIER_STATS } from '../thresholds/agentic';
 import { PLAN_DEFAULTS } from './plan-defaults';
 import { orDefault } from './plan-fields';
 import { thinkTimeSchema } from './plan-sessions-schema';
-import { int, intList, list, name, num, object, oneOf } from './schema';
+import { bool, int, intList, list, name, num, object, oneOf, text } from './schema';
+import { TRACE_FORMATS } from './trace/types';
 
 const opt = v.optional;
 const dayOfSeconds = 86_400;
@@ -16,6 +17,25 @@ function rangeSchema(min: number, max: number) {
     object({ min: int(min, max), max: int(min, max) }),
     v.check((r) => r.max >= r.min, 'must have max >= min'),
   );
+}
+
+function traceSchemas() {
+  /** A recorded agent trace replayed instead of the generator's sessions (docs/guides/agentic.md). */
+  const trace = {
+    /** The trace file (k6 opens it: the bench makes the path absolute). */
+    file: text,
+    /** Mooncake (with session_id), Bailian or otel (an OpenTelemetry span export); null: detected. */
+    format: v.nullable(oneOf(TRACE_FORMATS)),
+    /** Replay without the rows that break the format (counted) instead of stopping at the first. */
+    skipBadRows: bool,
+  };
+  const count = int(0);
+  const traceSummary = object({
+    format: oneOf(TRACE_FORMATS), loadedRows: count, badRows: count, skippedRows: count, sessions: count,
+    calls: count, maxCallsPerSession: count, maxInputTokens: count, maxOutputTokens: count, inputTokensTotal: count,
+    idealCachedShare: num(0, 1), blocks: oneOf(['hash_ids', 'sessions'] as const),
+  });
+  return { trace, traceSummary };
 }
 
 function buildAgenticSchemas() {
@@ -63,6 +83,7 @@ function buildAgenticSchemas() {
     /** The tier whose limits become the cells' k6 thresholds, so a run can gate a deploy; null: none. */
     gateTier: v.nullable(name),
   };
+  const { trace, traceSummary } = traceSchemas();
   const partial = Object.fromEntries(Object.entries(model).map(([k, s]) => [k, opt(s)])) as {
     [K in keyof typeof model]: v.OptionalSchema<(typeof model)[K], undefined>;
   };
@@ -76,11 +97,16 @@ function buildAgenticSchemas() {
       rampSeconds: orDefault(timing.rampSeconds, D.rampSeconds),
       warmupSeconds: orDefault(timing.warmupSeconds, D.warmupSeconds),
       holdSeconds: orDefault(timing.holdSeconds, D.holdSeconds),
+      trace: orDefault(v.nullable(object({
+        file: trace.file, format: orDefault(trace.format, null), skipBadRows: orDefault(trace.skipBadRows, false),
+      })), null),
     }),
     {},
   );
   const resolvedAgentic = object({
     model: object(model), seed: fields.seed, tiers, gateTier: fields.gateTier, ...timing,
+    // Absent in a plan.json from before agent traces: the generator's sessions.
+    trace: orDefault(v.nullable(object({ ...trace, summary: traceSummary })), null),
   });
   return { agenticInput, resolvedAgentic };
 }

@@ -17,12 +17,24 @@ export type AgenticConfig = Parsed<ReturnType<typeof agenticSchemas>['resolvedAg
  * The defaults of thresholds/agentic.ts with the plan's fields over them; null when the gate tier is none of the
  * tiers (lib/plan.ts says so, naming the field).
  */
-export function resolveAgentic(input: ParsedPlanInput['agentic']): AgenticConfig | null {
+export function resolveAgentic(
+  input: ParsedPlanInput['agentic'], trace: AgenticConfig['trace'] = null,
+): AgenticConfig | null {
   const own = Object.fromEntries(Object.entries(input.model).filter(([, value]) => value !== undefined));
   const model = { ...DEFAULT_AGENT, ...own } as AgentModel;
   if (input.gateTier !== null && !input.tiers.some((t) => t.id === input.gateTier)) return null;
   const { tiers, gateTier, seed, rampSeconds, warmupSeconds, holdSeconds } = input;
-  return { model, tiers, gateTier, seed, rampSeconds, warmupSeconds, holdSeconds } as AgenticConfig;
+  return { model, tiers, gateTier, seed, rampSeconds, warmupSeconds, holdSeconds, trace } as AgenticConfig;
+}
+
+/**
+ * A step's call sizes, for cell ids and slots: a replayed trace's longest prompt and output, else the generator's
+ * first call, its bound on a call's prompt, and its output.
+ */
+export function agentCallSizes(cfg: AgenticConfig): { first: number; longest: number; output: number } {
+  const t = cfg.trace?.summary;
+  if (t) return { first: t.maxInputTokens, longest: t.maxInputTokens, output: t.maxOutputTokens };
+  return { first: firstCallTokens(cfg.model), longest: longestCallTokens(cfg.model), output: cfg.model.outputTokens };
 }
 
 /** Prompt tokens of a session's first call: the system prompt, the catalog and one user message (template aside). */
@@ -54,9 +66,10 @@ export interface AgenticCellDraft {
 
 /** The plan's ladder: one cell per number of concurrent agents. */
 export function agenticDrafts(agents: readonly number[], cfg: AgenticConfig): AgenticCellDraft[] {
+  const sizes = agentCallSizes(cfg);
   return [...new Set(agents)].sort((a, b) => a - b).map((n) => ({
-    id: `agentic_n${n}`, script: 'agentic', contextTokens: firstCallTokens(cfg.model),
-    outputTokens: cfg.model.outputTokens, concurrency: n, rounds: 1, useCase: null, profile: null,
+    id: `agentic_n${n}`, script: 'agentic', contextTokens: sizes.first,
+    outputTokens: sizes.output, concurrency: n, rounds: 1, useCase: null, profile: null,
   }));
 }
 
@@ -70,7 +83,8 @@ export function agenticSlot(
   cfg: AgenticConfig,
   requestSeconds: (context: number, output: number, concurrency: number) => number, safetyFactor: number,
 ): { maxDurationSeconds: number; gracefulStopSeconds: number } {
-  const call = requestSeconds(longestCallTokens(cfg.model), cfg.model.outputTokens, 1);
+  const sizes = agentCallSizes(cfg);
+  const call = requestSeconds(sizes.longest, sizes.output, 1);
   return {
     maxDurationSeconds: cfg.rampSeconds + cfg.warmupSeconds + cfg.holdSeconds,
     gracefulStopSeconds: Math.max(1, Math.ceil(call * safetyFactor)),

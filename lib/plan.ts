@@ -26,6 +26,7 @@ import { agenticDrafts, resolveAgentic, type AgenticConfig } from './plan-agenti
 import { resolveSessions, sessionDrafts, sessionSearchConfig, type SessionsConfig } from './plan-sessions';
 import { formatRate, formatTokens, scheduleCells, type CellDraft } from './plan-schedule';
 import { loadReplay, type ReplaySummary } from './trace-replay';
+import { loadAgentTrace } from './agent-trace';
 import { embedDrafts } from './plan-embed';
 import { TraceError } from './trace/types';
 
@@ -284,16 +285,43 @@ function resolvePrefixGroups(
   return groups;
 }
 
-/** The agentic section resolved; tool calls are the chat API's shape, and a gate tier must be one of the tiers. */
-function resolveAgenticOrThrow(input: ParsedPlanInput['agentic'], target: TargetConfig): AgenticConfig {
+/**
+ * The agentic section resolved, its trace loaded (`readText` opens it); tool calls are the chat API's shape, and a
+ * gate tier must be one of the tiers.
+ */
+function resolveAgenticOrThrow(
+  input: ParsedPlanInput['agentic'], target: TargetConfig, readText: ((path: string) => string) | undefined,
+): AgenticConfig {
   if (target.api !== 'chat')
     throw planFieldError('target.api', 'must be chat for the agentic script: its tool calls are the chat API\'s');
-  const agentic = resolveAgentic(input);
+  const agentic = resolveAgentic(input, agentTraceOf(input.trace, readText));
   if (agentic === null)
     throw planFieldError(
       'agentic.gateTier', `is "${input.gateTier}", not one of the tiers: ${input.tiers.map((t) => t.id).join(', ')}`,
     );
   return agentic;
+}
+
+/** The agent trace a plan replays, with what it holds; its faults one-line PlanErrors. */
+function agentTraceOf(
+  t: ParsedPlanInput['agentic']['trace'], readText: ((path: string) => string) | undefined,
+): AgenticConfig['trace'] {
+  if (t === null) return null;
+  if (!readText) throw new PlanError('the agentic replay needs its trace file read where the plan is resolved');
+  let text: string;
+  try {
+    text = readText(t.file);
+  } catch (e) {
+    const why = String(e instanceof Error ? e.message : e);
+    throw planFieldError('agentic.trace.file', `"${t.file}" cannot be read: ${why}`);
+  }
+  try {
+    const summary = loadAgentTrace(text, t).summary;
+    return { ...t, format: summary.format, summary };
+  } catch (e) {
+    if (e instanceof TraceError) throw new PlanError(e.message);
+    throw e;
+  }
 }
 
 function planFieldError(field: string, message: string): PlanError {
@@ -318,7 +346,7 @@ export function resolvePlan(raw: unknown, script: ScriptName, readText?: (path: 
       'target.api', 'must be chat, responses or messages for the sessions script: a conversation is a list of messages',
     );
   const sessions = script === 'sessions' ? resolveSessions(input.sessions, useCases) : null;
-  const agentic = script === 'agentic' ? resolveAgenticOrThrow(input.agentic, target) : null;
+  const agentic = script === 'agentic' ? resolveAgenticOrThrow(input.agentic, target, readText) : null;
   const search =
     script === 'capacity'
       ? searchConfig(input.capacity, useCases)

@@ -48,7 +48,9 @@ export function buildRequestBody(target: TargetConfig, request: GenerationReques
   switch (target.api) {
     case 'chat':
       Object.assign(body, { stream_options: { include_usage: true }, messages });
-      if (request.tools) body.tools = request.tools;
+      // The calls are the script's choice, not the model's (docs/guides/agentic.md). "none" keeps the catalog in the
+      // prompt and spares the server a tool parser: vLLM refuses "auto", the default with tools, without one.
+      if (request.tools) Object.assign(body, { tools: request.tools, tool_choice: 'none' });
       break;
     case 'completions':
       Object.assign(body, { stream_options: { include_usage: true }, prompt: request.prompt });

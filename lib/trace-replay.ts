@@ -108,8 +108,14 @@ export function histogram(values: Iterable<number>, edges: readonly number[]): n
   return counts;
 }
 
-/** Loads and selects a trace's text; throws TraceError with one line (the first bad row kind, unless skipped). */
-export function loadReplay(text: string, source: ReplaySource): Replay {
+/** What of a trace file to load: its path (for messages), its format (null: detected) and the bad-row policy. */
+export type TraceFileSource = Pick<ReplaySource, 'file' | 'format' | 'skipBadRows'>;
+
+/**
+ * Loads a trace's text; throws TraceError with one line naming the file: the loader's own, or the first bad row kind
+ * unless bad rows are skipped (then counted). The trace and the agentic replay load through this one function.
+ */
+export function loadTraceFile(text: string, source: TraceFileSource): ReturnType<typeof loadTrace> {
   let load: ReturnType<typeof loadTrace>;
   try {
     load = loadTrace(text, source.format ? { format: source.format } : {});
@@ -125,6 +131,13 @@ export function loadReplay(text: string, source: ReplaySource): Replay {
       `${load.badRows.length > 1 ? ` (and ${load.badRows.length - 1} more kinds)` : ''}; ` +
       'npm run trace:check lists them, skipBadRows replays without them',
     );
+  return load;
+}
+
+/** Loads and selects a trace's text; throws TraceError with one line (the first bad row kind, unless skipped). */
+export function loadReplay(text: string, source: ReplaySource): Replay {
+  const load = loadTraceFile(text, source);
+  const badRows = load.badRows.reduce((n, i) => n + i.count, 0);
   const selection = selectRows(load.rows, {
     startSeconds: source.startSeconds,
     ...(source.durationSeconds !== null ? { durationSeconds: source.durationSeconds } : {}),

@@ -44,6 +44,8 @@ export interface AgenticStep {
 
 export interface AgenticReport {
   readonly model: AgentModel;
+  /** The recorded agent trace replayed instead of the generator's sessions, and what it held; null: none. */
+  readonly trace: NonNullable<Plan['agentic']>['trace'];
   /** The tier whose limits were the run's k6 thresholds; null: none. */
   readonly gateTier: string | null;
   readonly steps: readonly AgenticStep[];
@@ -99,7 +101,7 @@ export function agenticReport(
   }));
   const cfg = plan.agentic!;
   return {
-    model: cfg.model as AgentModel, gateTier: cfg.gateTier, steps,
+    model: cfg.model as AgentModel, trace: cfg.trace ?? null, gateTier: cfg.gateTier, steps,
     tiers: cfg.tiers.map((t) => tierCapacity(t, tierSteps, minSuccessRate ?? 0)),
   };
 }

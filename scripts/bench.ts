@@ -172,7 +172,9 @@ function addTraceFlags(program: Command): void {
     .option('--trace-max-requests <n>', 'replay at most this many rows, the earliest',
       numberArg('--trace-max-requests', (n) => Number.isInteger(n) && n >= 1, 'a whole number >= 1'))
     .option('--trace-use-case <id>', "the use case whose limits judge the replay (default short_chatbot)")
-    .option('--trace-skip-bad-rows', 'replay without rows that break the format instead of stopping at the first');
+    .option('--trace-skip-bad-rows', 'replay without rows that break the format instead of stopping at the first')
+    .option('--agent-trace <file>', 'replay recorded agent sessions (Mooncake with session_id, Bailian, an '
+      + 'OpenTelemetry span export) as the agentic script; --trace-format and --trace-skip-bad-rows apply');
 }
 
 /** Predicting in the simulator's virtual time instead of measuring, with what-if variants and a verification. */
@@ -235,7 +237,8 @@ function chosenScripts(o: BenchFlags, program: Command): {
   const scriptsGiven = program.getOptionValueSource('scripts') !== 'default';
   const planScripts = preset?.scripts ?? (o.plan ? PLAN_SCRIPTS[o.plan] : undefined);
   const scriptList =
-    o.trace && !scriptsGiven ? 'trace' : planScripts && !scriptsGiven ? planScripts.join(',') : o.scripts;
+    o.agentTrace && !scriptsGiven ? 'agentic'
+      : o.trace && !scriptsGiven ? 'trace' : planScripts && !scriptsGiven ? planScripts.join(',') : o.scripts;
   const scripts = scriptList.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
   for (const s of scripts)
     if (!SCRIPT_NAMES.includes(s))
@@ -270,6 +273,22 @@ function planFromFlags(o: BenchFlags, plan: PlanInput, url: string | null, scrip
     planInput = { ...planInput, trace: { ...planInput.trace, file: path.resolve(planInput.trace.file) } };
   else if (scripts.includes('trace') && !planInput.trace)
     throw new UserError('--scripts trace replays a trace: give it with --trace FILE', EXIT.usage);
+  return agentTraceFromFlags(o, planInput);
+}
+
+/** The plan's agentic.trace from --agent-trace, or a plan's own with its path made absolute (k6 opens it). */
+function agentTraceFromFlags(o: TraceFlags, planInput: PlanInput): PlanInput {
+  const agentic = planInput.agentic ?? {};
+  if (o.agentTrace) {
+    const file = path.resolve(o.agentTrace);
+    if (!existsSync(file)) throw new UserError(`--agent-trace ${o.agentTrace}: no such file`, EXIT.usage);
+    const trace = { file, ...(o.traceFormat ? { format: o.traceFormat } : {}),
+      ...(o.traceSkipBadRows ? { skipBadRows: true } : {}) };
+    return { ...planInput, agentic: { ...agentic, trace } };
+  }
+  if (agentic.trace)
+    return { ...planInput, agentic: { ...agentic, trace: { ...agentic.trace, file: path.resolve(agentic.trace.file) } },
+    };
   return planInput;
 }
 
@@ -338,6 +357,7 @@ async function measure(bench: Bench): Promise<BenchOutcome> {
 interface TraceFlags {
   trace?: string; traceFormat?: (typeof TRACE_FORMATS)[number]; traceSpeed: number[]; traceStart?: number;
   traceDuration?: number; traceMaxRequests?: number; traceUseCase?: string; traceSkipBadRows?: boolean;
+  agentTrace?: string;
 }
 
 /** The plan's trace section from the --trace flags; the file's path made absolute, as k6 opens it from dist/. */

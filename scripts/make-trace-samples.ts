@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { EXIT } from '../lib/exit-codes';
 import { mulberry32 } from '../lib/random';
 import { runMain, UserError } from './cli';
+import { agentMooncake, agentOtel } from './agent-trace-samples';
 import { between, expGap, idCounter, syntheticMooncake } from './synthetic-trace';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'traces');
@@ -113,6 +114,7 @@ function bailian(): string {
 
 const SAMPLES: Readonly<Record<string, () => string>> = {
   'mooncake.jsonl': mooncake, 'azure.csv': azure, 'burstgpt.csv': burstGpt, 'bailian.jsonl': bailian,
+  'agent-mooncake.jsonl': agentMooncake, 'agent-otel.jsonl': agentOtel,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -28,8 +28,8 @@ import { nowMs, pause } from './clock';
 import { sendRequest } from './llm-request';
 import { createMetric } from './metric-object';
 
-/** Created in the init context, as k6 requires. */
-const metrics = {
+/** Created in the init context, as k6 requires; the trace replay (lib/k6/agentic-replay.ts) pushes them too. */
+export const agentMetrics = {
   ideal: createMetric(AGENT_METRICS.idealCachedTokens),
   step: createMetric(AGENT_METRICS.agentStepTime),
   sessionTime: createMetric(AGENT_METRICS.agentSessionTime),
@@ -100,7 +100,7 @@ async function call(a: Agent, s: SessionRun, c: Conversation, kind: CallKind): P
   if (r.outcome !== 'completed') return null;
   const fresh = { freshTokens: c.freshTokens, messageTokens: deps.vocabulary.fixedTokens, cold: a.cold };
   a.cold = false;
-  metrics.ideal.add(idealCachedTokens(r.inputTokens, c.last, fresh), { [SAMPLE_TAGS.phase]: phase });
+  agentMetrics.ideal.add(idealCachedTokens(r.inputTokens, c.last, fresh), { [SAMPLE_TAGS.phase]: phase });
   s.tokens += r.inputTokens + r.outputTokens;
   c.last = { inputTokens: r.inputTokens, outputTokens: r.outputTokens };
   return sent.text ?? '';
@@ -113,7 +113,7 @@ function openTask(s: SessionRun, key: string, tokens: number): Conversation {
 
 /** An agent step's time, from its call's start to when the next call can go. */
 function addStep(s: SessionRun, startMs: number): void {
-  metrics.step.add(nowMs() - startMs, { [SAMPLE_TAGS.phase]: turnPhase(startMs, nowMs(), s.window) });
+  agentMetrics.step.add(nowMs() - startMs, { [SAMPLE_TAGS.phase]: turnPhase(startMs, nowMs(), s.window) });
 }
 
 /** The results of one step's calls: each tool's after the slowest ends, or each sub-agent's answer once all end. */
@@ -168,7 +168,7 @@ async function compact(a: Agent, s: SessionRun, c: Conversation): Promise<string
  * longer than a short hold, and one begun in the warm-up ran most of its time under the step's load); warm-up when it
  * ended before the hold, else transition (cut by the hold's end, or ended by a failed call).
  */
-function sessionPhase(completed: boolean, endMs: number, w: Window): string {
+export function sessionPhase(completed: boolean, endMs: number, w: Window): string {
   if (endMs < w.startMs) return 'warmup';
   return completed && endMs <= w.endMs ? 'measured' : 'transition';
 }
@@ -197,17 +197,33 @@ async function runSession(a: Agent, s: SessionRun, random: () => number): Promis
     c.messages.push({ role: 'assistant', content: answer });
     if (t < plan.turns.length - 1) await pause(Math.min(turn.thinkMs, s.window.endMs - nowMs()));
   }
-  const endMs = nowMs();
-  if (s.calls === 0) return;
-  const tags = { [SAMPLE_TAGS.phase]: sessionPhase(completed, endMs, s.window) };
-  metrics.sessionTime.add(endMs - startMs, tags);
-  metrics.sessionTokens.add(s.tokens, tags);
-  if (endMs > startMs) metrics.modelShare.add(spanUnionMs(s.spans) / (endMs - startMs), tags);
+  pushSession(startMs, nowMs(), s, completed);
 }
 
 export interface AgentUser {
   /** This VU's agent for the whole of its step, arriving at its place on the ramp. */
   runStep(cell: Cell, runNonce: number): Promise<void>;
+}
+
+/** A step's timing: when its slot starts, its ramp, and its measured window (ms on k6's clock). */
+export function stepTiming(
+  cell: Cell, cfg: NonNullable<Plan['agentic']>,
+): { startMs: number; rampMs: number; window: Window } {
+  const startMs = cell.startSeconds * 1000;
+  const rampMs = cfg.rampSeconds * 1000;
+  const windowStart = startMs + rampMs + cfg.warmupSeconds * 1000;
+  return { startMs, rampMs, window: { startMs: windowStart, endMs: windowStart + cfg.holdSeconds * 1000 } };
+}
+
+/** Pushes a session's time, tokens and model share, when it made a call. */
+export function pushSession(
+  startMs: number, endMs: number, s: Pick<SessionRun, 'spans' | 'tokens' | 'calls' | 'window'>, completed: boolean,
+): void {
+  if (s.calls === 0) return;
+  const tags = { [SAMPLE_TAGS.phase]: sessionPhase(completed, endMs, s.window) };
+  agentMetrics.sessionTime.add(endMs - startMs, tags);
+  agentMetrics.sessionTokens.add(s.tokens, tags);
+  if (endMs > startMs) agentMetrics.modelShare.add(spanUnionMs(s.spans) / (endMs - startMs), tags);
 }
 
 export function agentUser(deps: AgentDeps): AgentUser {
@@ -217,10 +233,7 @@ export function agentUser(deps: AgentDeps): AgentUser {
     async runStep(cell, runNonce) {
       const n = cell.concurrency;
       const place = exec.scenario.iterationInTest;
-      const startMs = cell.startSeconds * 1000;
-      const rampMs = cfg.rampSeconds * 1000;
-      const windowStart = startMs + rampMs + cfg.warmupSeconds * 1000;
-      const window = { startMs: windowStart, endMs: windowStart + cfg.holdSeconds * 1000 };
+      const { startMs, rampMs, window } = stepTiming(cell, cfg);
       const text = agentText(createBlockPrompter, deps.vocabulary, cellSalt(runNonce, cell.id));
       const shared = { cell, text, tools: toolCatalog(m, text), system: systemMessage(m, text), window };
       // Seeded by the plan and the agent's place in the step, so a rerun draws the same sessions.

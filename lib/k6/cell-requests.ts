@@ -16,6 +16,7 @@ import { runOpenLoop, type OpenLoopSchedule } from './open-loop';
 import { loadPrompts, requestPrompt, type PromptStore, type RequestIds } from './prompt-store';
 import { sessionUser, type SessionUser } from './sessions';
 import { agentUser, type AgentUser } from './agentic';
+import { replayAgentUser } from './agentic-replay';
 import { sendEmbed, type EmbedResult } from './embed';
 
 /** A cell as a request needs it. */
@@ -77,7 +78,8 @@ export function cellRequests(plan: Plan): CellRequests {
         slo: (useCase) => sloOf.get(useCase) ?? null,
       })
     : null;
-  const agent = plan.agentic ? agentUser({ plan, apiKey, vocabulary: prompts.vocabulary! }) : null;
+  const agentDeps = { plan, apiKey, vocabulary: prompts.vocabulary! };
+  const agent = plan.agentic ? (plan.agentic.trace ? replayAgentUser(agentDeps) : agentUser(agentDeps)) : null;
   const requests: CellRequests = {
     plan, prompts, sessions, agent,
     prepare(cell, ids, phase) {

@@ -17,14 +17,15 @@ export function firstLineOf(text: string): string | null {
   return null;
 }
 
-const JSON_HINT = 'a Mooncake row has timestamp, input_length, output_length; a Bailian row also chat_id, '
-  + 'parent_chat_id';
+const JSON_HINT = 'a Mooncake row has timestamp (or session_id), input_length, output_length; a Bailian row also '
+  + 'chat_id, parent_chat_id; an OpenTelemetry export line resourceSpans';
 const CSV_HINT = 'Azure has TIMESTAMP,ContextTokens,GeneratedTokens; BurstGPT has Timestamp,Model,Request tokens,'
   + 'Response tokens';
 
 /**
  * The format of a trace, from its first non-blank line: a JSON object with chat_id and parent_chat_id is Bailian, one
- * with timestamp, input_length and output_length Mooncake; a CSV header with ContextTokens and GeneratedTokens is
+ * with resourceSpans an OpenTelemetry (OTLP JSON) export, one with timestamp or session_id, input_length and
+ * output_length Mooncake; a CSV header with ContextTokens and GeneratedTokens is
  * Azure, one with Request tokens and Response tokens BurstGPT. Throws TraceError (one line) for anything else.
  */
 export function detectTraceFormat(text: string): TraceFormat {
@@ -49,7 +50,9 @@ function jsonFormat(line: string): TraceFormat {
   }
   const keys = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value) : [];
   if (keys.includes('chat_id') && keys.includes('parent_chat_id')) return 'bailian';
-  if (['timestamp', 'input_length', 'output_length'].every((k) => keys.includes(k))) return 'mooncake';
+  if (keys.includes('resourceSpans')) return 'otel';
+  const mooncake = keys.includes('timestamp') || keys.includes('session_id');
+  if (mooncake && ['input_length', 'output_length'].every((k) => keys.includes(k))) return 'mooncake';
   const shown = keys.slice(0, 8).join(', ') + (keys.length > 8 ? ', ...' : '');
   throw new TraceError(`unknown trace format: the first JSON row has keys ${shown || '(none)'} (${JSON_HINT})`);
 }

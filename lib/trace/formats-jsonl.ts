@@ -1,6 +1,8 @@
 // Line parsers of the JSON Lines traces: Mooncake and Qwen Bailian. Runs in k6 and Node (pure).
 //
-// Mooncake (FAST'25): {timestamp (ms from start), input_length, output_length, hash_ids (512-token blocks)}.
+// Mooncake (FAST'25): {timestamp (ms from start), input_length, output_length, hash_ids (512-token blocks)}, and as
+// AIPerf reads agent sessions: session_id, and on a session's later rows delay (ms after the previous answer), which
+// may stand in for timestamp.
 // Bailian: {chat_id, parent_chat_id (-1 for a first turn), timestamp (s), input_length, output_length, type, turn,
 // hash_ids (16-token blocks)}. Other keys are ignored. hash_ids may be absent (some converted traces drop it): the
 // row then has no prefix information, which is not an error.
@@ -47,6 +49,8 @@ function commonFields(o: Fields, msPerUnit: number, blockTokens: number): Common
 
 export function mooncakeParser(): FormatParser {
   const block = BLOCK_TOKENS.mooncake!;
+  // A session's last send time, for a follow-up row that gives only its delay (AIPerf writes them so).
+  const lastMsOf = new Map<string, number>();
   return {
     categoryField: null,
     hasHeader: false,
@@ -54,12 +58,35 @@ export function mooncakeParser(): FormatParser {
     line(line) {
       const o = objectOf(line);
       if (typeof o === 'string') return bad(o);
-      const common = commonFields(o, 1, block);
+      const agent = agentFields(o);
+      if (typeof agent === 'string') return bad(agent);
+      const { sessionId, delayMs } = agent;
+      // A session's follow-up may give its delay alone: it went that long after the one before (at the earliest).
+      const withTime = !('timestamp' in o) && sessionId !== null && delayMs !== null
+        ? { ...o, timestamp: (lastMsOf.get(sessionId) ?? 0) + delayMs } : o;
+      const common = commonFields(withTime, 1, block);
       if (typeof common === 'string') return bad(common);
-      const row = newRow(common.timeMs, common.inputTokens, common.outputTokens, common.hashIds, block);
+      if (sessionId !== null) lastMsOf.set(sessionId, common.timeMs);
+      const row = newRow(common.timeMs, common.inputTokens, common.outputTokens, common.hashIds, block, null, null,
+        null, { sessionId, delayMs, durationMs: null });
       return { kind: 'row', row, category: null };
     },
   };
+}
+
+/** AIPerf's agent fields of a Mooncake row: session_id and delay (ms after the previous answer), both optional. */
+function agentFields(o: Fields): { sessionId: string | null; delayMs: number | null } | string {
+  let sessionId: string | null = null;
+  if ('session_id' in o && o.session_id !== null) {
+    sessionId = idOf(o.session_id);
+    if (sessionId === null) return 'session_id is not a whole number or a text';
+  }
+  let delayMs: number | null = null;
+  if ('delay' in o && o.delay !== null) {
+    if (!isFiniteNumber(o.delay) || o.delay < 0) return 'delay is not a number of ms >= 0';
+    delayMs = o.delay;
+  }
+  return { sessionId, delayMs };
 }
 
 export function bailianParser(): FormatParser {

@@ -5,12 +5,17 @@ import { detectTraceFormat } from './detect';
 import { azureParser, burstGptParser } from './formats-csv';
 import { bailianParser, mooncakeParser } from './formats-jsonl';
 import { IssueTally } from './issue-tally';
-import type { FormatParser, ParsedRow } from './row';
+import { otelParser } from './formats-otel';
+import type { FormatParser, LineOutcome, ParsedRow } from './row';
 import { TraceError, describeRowIssue, type RowsBy, type TraceFormat, type TraceLoad } from './types';
 
 const PARSERS: Readonly<Record<TraceFormat, () => FormatParser>> = {
-  mooncake: mooncakeParser, azure: azureParser, burstgpt: burstGptParser, bailian: bailianParser,
+  mooncake: mooncakeParser, azure: azureParser, burstgpt: burstGptParser, bailian: bailianParser, otel: otelParser,
 };
+
+function isList(outcome: LineOutcome | readonly LineOutcome[]): outcome is readonly LineOutcome[] {
+  return Array.isArray(outcome);
+}
 
 /** Takes a file line by line (for files too big to hold as one string), then gives the same result as loadTrace. */
 export interface TraceLoader {
@@ -43,15 +48,17 @@ export function createTraceLoader(format: TraceFormat): TraceLoader {
         headerSeen = true;
         return;
       }
-      const out = parser.line(line);
-      if (out.kind === 'bad') badRows.add(out.message, lineNo);
-      else if (out.kind === 'skipped') skippedRows.add(out.message, lineNo);
-      else {
-        const last = parsed[parsed.length - 1];
-        if (last !== undefined && out.row.timestampMs < last.timestampMs) outOfOrderRows++;
-        parsed.push(out.row);
-        lineOf.push(lineNo);
-        if (parser.categoryField !== null) categories.push(out.category);
+      const outcome = parser.line(line);
+      for (const out of isList(outcome) ? outcome : [outcome]) {
+        if (out.kind === 'bad') badRows.add(out.message, lineNo);
+        else if (out.kind === 'skipped') skippedRows.add(out.message, lineNo);
+        else {
+          const last = parsed[parsed.length - 1];
+          if (last !== undefined && out.row.timestampMs < last.timestampMs) outOfOrderRows++;
+          parsed.push(out.row);
+          lineOf.push(lineNo);
+          if (parser.categoryField !== null) categories.push(out.category);
+        }
       }
     },
     finish() {

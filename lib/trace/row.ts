@@ -13,13 +13,17 @@ export type ParsedRow = { -readonly [K in keyof TraceRow]: TraceRow[K] };
 export function newRow(
   timeMs: number, inputTokens: number, outputTokens: number, hashIds: readonly number[] | null,
   blockTokens: number | null, chatId: string | null = null, parentChatId: string | null = null,
-  turn: number | null = null,
+  turn: number | null = null, agent: AgentFields = NO_AGENT,
 ): ParsedRow {
   return {
     index: -1, timestampMs: timeMs, inputTokens, outputTokens, hashIds,
-    blockTokens: hashIds === null ? null : blockTokens, chatId, parentChatId, turn,
+    blockTokens: hashIds === null ? null : blockTokens, chatId, parentChatId, turn, ...agent,
   };
 }
+
+/** The fields of an agent trace's row (lib/trace/types.ts TraceRow). */
+export type AgentFields = Pick<TraceRow, 'sessionId' | 'delayMs' | 'durationMs'>;
+const NO_AGENT: AgentFields = { sessionId: null, delayMs: null, durationMs: null };
 
 /**
  * One line's outcome: a row, a bad row (the message names the field and says what is wrong, the same words for every
@@ -37,7 +41,8 @@ export interface FormatParser {
   readonly categoryField: string | null;
   readonly hasHeader: boolean;
   header(line: string): void;
-  line(line: string): LineOutcome;
+  /** One outcome per row; a line of a format that batches rows (an OpenTelemetry export) gives a list. */
+  line(line: string): LineOutcome | readonly LineOutcome[];
 }
 
 export function bad(message: string): LineOutcome {

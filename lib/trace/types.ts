@@ -2,12 +2,12 @@
 // (pure, types and constants only).
 
 /** The production trace formats the loader reads (docs/design/traces.md). */
-export const TRACE_FORMATS = ['mooncake', 'azure', 'burstgpt', 'bailian'] as const;
+export const TRACE_FORMATS = ['mooncake', 'azure', 'burstgpt', 'bailian', 'otel'] as const;
 export type TraceFormat = (typeof TRACE_FORMATS)[number];
 
 /** Tokens per hash id where a format's rows carry hash_ids: Mooncake hashes 512-token blocks, Bailian 16-token ones. */
 export const BLOCK_TOKENS: Readonly<Record<TraceFormat, number | null>> = {
-  mooncake: 512, azure: null, burstgpt: null, bailian: 16,
+  mooncake: 512, azure: null, burstgpt: null, bailian: 16, otel: null,
 };
 
 /**
@@ -28,6 +28,15 @@ export interface TraceRow {
   readonly chatId: string | null;
   readonly parentChatId: string | null;
   readonly turn: number | null;
+  /**
+   * Agent traces: the session (agent run) the call belongs to (Mooncake's session_id as AIPerf writes it, an
+   * OpenTelemetry trace's gen_ai.conversation.id or trace id); null where the format has none.
+   */
+  readonly sessionId: string | null;
+  /** Mooncake's `delay`: ms the session waited after its previous call's answer before this call; null if absent. */
+  readonly delayMs: number | null;
+  /** A span's recorded duration (end - start), ms: where the previous call ended, for the gap after it. */
+  readonly durationMs: number | null;
 }
 
 /** Rows skipped for one reason: how many, and the first file line (1-based) that had it. */

@@ -18,13 +18,7 @@ export function agenticSection(report: Report, charts: ReadonlySet<string>): Blo
   doc.h(2, 'Agentic Workloads');
   doc.p(sentences(
     'How many coding agents can run on this deployment at once, per service tier?',
-    `Each agent runs sessions of ${plural(a.model.turns, 'user turn')}; a turn is a loop of ` +
-      `${a.model.toolLoopDepth.min}-${a.model.toolLoopDepth.max} model calls that ask for ` +
-      `${a.model.parallelToolCalls.min}-${a.model.parallelToolCalls.max} tools at once ` +
-      `(tool time ${thinkPhrase(a.model.toolLatency)}), or now and then for sub-agents, then a final answer; ` +
-      `between turns the user thinks (${thinkPhrase(a.model.thinkTime)}).`,
-    'Every call sends the whole conversation with its tool calls and results, after a system prompt and tool ' +
-      'catalog all agents share.',
+    ...(a.trace ? replayWords(a.trace) : generatorWords(a.model)),
     'A tier holds when every limit holds on the measured calls of a step of N agents; its capacity is the last ' +
       'step before the first that breaks one, as measured.',
   ));
@@ -42,14 +36,47 @@ export function agenticSection(report: Report, charts: ReadonlySet<string>): Blo
     a.steps.map(stepRow),
   );
   doc.p(sentences(
-    'AGENT STEP is a model call and the tools or sub-agents it waited for; WAITING ON THE MODEL is the share of a ' +
-      'session with one of its calls running.',
+    (a.trace
+      ? 'AGENT STEP is a model call and the recorded gap after it (tools and thinking); '
+      : 'AGENT STEP is a model call and the tools or sub-agents it waited for; ') +
+      'WAITING ON THE MODEL is the share of a session with one of its calls running.',
     'The ideal prefix cache is what the workload lets a cache serve (every repeated token, the shared prefix from ' +
       "the step's second call on); the server keeps whole blocks and evicts, so it serves less.",
   ));
   const shown = focusStep(a);
   if (shown) byGroupTables(doc, shown);
   return doc.blocks;
+}
+
+/** What the generator's agents do. */
+function generatorWords(m: AgenticReport['model']): string[] {
+  return [
+    `Each agent runs sessions of ${plural(m.turns, 'user turn')}; a turn is a loop of ` +
+      `${m.toolLoopDepth.min}-${m.toolLoopDepth.max} model calls that ask for ` +
+      `${m.parallelToolCalls.min}-${m.parallelToolCalls.max} tools at once ` +
+      `(tool time ${thinkPhrase(m.toolLatency)}), or now and then for sub-agents, then a final answer; ` +
+      `between turns the user thinks (${thinkPhrase(m.thinkTime)}).`,
+    'Every call sends the whole conversation with its tool calls and results, after a system prompt and tool ' +
+      'catalog all agents share.',
+  ];
+}
+
+/** What a replay's agents do: the recorded sessions, whole and in order. */
+function replayWords(t: NonNullable<AgenticReport['trace']>): string[] {
+  const s = t.summary;
+  const dropped = s.badRows > 0 ? ` (${plural(s.badRows, 'bad row')} left out)` : '';
+  return [
+    `Each agent replays recorded sessions of the ${s.format} trace ${basename(t.file)}: ` +
+      `${plural(s.sessions, 'session')} of ${plural(s.calls, 'model call')}${dropped}, one after another, ` +
+      'each call of its recorded prompt and output lengths after the tool and think time the recording left before it.',
+    s.blocks === 'hash_ids'
+      ? `Prompts share blocks as the trace's hash_ids say (ideal prefix cache: ${fmtPct(s.idealCachedShare)}).`
+      : "The trace has no hash_ids: a session's calls share their prompts' leading blocks.",
+  ];
+}
+
+function basename(file: string): string {
+  return file.slice(file.lastIndexOf('/') + 1);
 }
 
 function tierRow(t: TierCapacity, gate: string | null): string[] {

@@ -1,10 +1,11 @@
 // The plan's agentic section: defaults, overrides, the ladder and its slots, the gate tier as k6 thresholds, and
 // one-line errors naming the field. Runs in Node (vitest).
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { resolvePlan } from '../../lib/plan';
 import { buildOptions } from '../../lib/options';
 import { DEFAULT_AGENT, DEFAULT_TIERS } from '../../thresholds/agentic';
-import { planError } from './plan-error';
+import { oneLinePlanError, planError } from './plan-error';
 
 describe('agentic plan', () => {
   it('takes the defaults, a field of the model over them, and a cell per number of agents', () => {
@@ -49,5 +50,23 @@ describe('agentic plan', () => {
       'plan field "agentic.tiers[0].limits[0].stat" is "p(33)", not one of: ' +
         'avg, med, p(25), p(75), p(90), p(95), p(99)',
     );
+  });
+
+  it('replays an agent trace: its summary in the plan, its sizes in the cells, its faults in one line', () => {
+    const file = 'examples/traces/agent-otel.jsonl';
+    const read = (path: string) => readFileSync(path, 'utf8');
+    const plan = resolvePlan({ agentic: { agents: [2], trace: { file } } }, 'agentic', read);
+    const t = plan.agentic!.trace!;
+    expect([t.format, t.skipBadRows, t.summary.sessions, t.summary.calls, t.summary.blocks])
+      .toEqual(['otel', false, 4, 15, 'sessions']);
+    expect(plan.cells[0]!.contextTokens).toBe(t.summary.maxInputTokens);
+    expect(plan.cells[0]!.outputTokens).toBe(t.summary.maxOutputTokens);
+    const missing = { agentic: { trace: { file: 'nope.jsonl' } } };
+    expect(oneLinePlanError(() => resolvePlan(missing, 'agentic', read), 'no file'))
+      .toMatch(/^plan field "agentic\.trace\.file" "nope\.jsonl" cannot be read: /);
+    const azure = 'examples/traces/azure.csv';
+    expect(oneLinePlanError(() => resolvePlan({ agentic: { trace: { file: azure } } }, 'agentic', read), 'azure'))
+      .toBe(`${azure}: no row names a session; an agent trace needs Mooncake rows with session_id, Bailian ` +
+        'conversations or an OpenTelemetry span export');
   });
 });

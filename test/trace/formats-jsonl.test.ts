@@ -30,10 +30,10 @@ describe('Mooncake rows', () => {
     expect(load.format).toBe('mooncake');
     expect(load.rows).toEqual([
       { index: 0, timestampMs: 0, inputTokens: 1100, outputTokens: 9, hashIds: [4, 5, 6], blockTokens: 512,
-        chatId: null, parentChatId: null, turn: null },
+        chatId: null, parentChatId: null, turn: null, sessionId: null, delayMs: null, durationMs: null },
       // No hash_ids: no prefix information, not an error.
       { index: 1, timestampMs: 1000.5, inputTokens: 10, outputTokens: 1, hashIds: null, blockTokens: null,
-        chatId: null, parentChatId: null, turn: null },
+        chatId: null, parentChatId: null, turn: null, sessionId: null, delayMs: null, durationMs: null },
     ]);
     expect(load.badRows).toEqual([]);
   });

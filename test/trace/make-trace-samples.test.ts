@@ -7,7 +7,7 @@ describe('scripts/make-trace-samples.ts --check', () => {
   it('finds the samples current', () => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/make-trace-samples.ts', '--check'],
       { cwd: resolve(__dirname, '../..'), encoding: 'utf8' });
-    expect(r.stderr).toBe('make-trace-samples: 4 samples current\n');
+    expect(r.stderr).toBe('make-trace-samples: 6 samples current\n');
     expect(r.status).toBe(0);
   });
 });

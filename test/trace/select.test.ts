@@ -6,7 +6,8 @@ import { selectRows, TraceError, type TraceRow } from '../../lib/trace/index';
 function row(index: number, seconds: number, chat: { id: string; parent: string | null } | null = null): TraceRow {
   return {
     index, timestampMs: seconds * 1000, inputTokens: 10, outputTokens: 5, hashIds: null, blockTokens: null,
-    chatId: chat?.id ?? null, parentChatId: chat?.parent ?? null, turn: null,
+    chatId: chat?.id ?? null, parentChatId: chat?.parent ?? null, turn: null, sessionId: null, delayMs: null,
+    durationMs: null,
   };
 }
 

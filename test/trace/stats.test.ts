@@ -6,7 +6,7 @@ import { traceStats, type TraceRow } from '../../lib/trace/index';
 function row(seconds: number, input: number, extra: Partial<TraceRow> = {}): TraceRow {
   return {
     index: 0, timestampMs: seconds * 1000, inputTokens: input, outputTokens: 1, hashIds: null, blockTokens: null,
-    chatId: null, parentChatId: null, turn: null, ...extra,
+    chatId: null, parentChatId: null, turn: null, sessionId: null, delayMs: null, durationMs: null, ...extra,
   };
 }
 
