@@ -14,6 +14,7 @@ import {
 } from './capacity';
 import { measuredLadderInterval, type CapacityInterval, type IntervalStep } from './capacity-interval';
 import type { CellStats } from './cells';
+import { ACHIEVED_SHORTFALL, type OpenLoopStats } from './open-loop';
 import type { TrendKey } from './cell-accumulator';
 
 export interface RateCapacity {
@@ -93,6 +94,18 @@ export function rateCapacities(
   return out;
 }
 
+/**
+ * Whether a cell measured the load planned: its sender achieved the offered rate, and, where its limits read latency
+ * from the send, kept its lag limit. Judged from the intended send, a late request's lag is in its latency already
+ * (the figure can only read worse for it), so lag alone leaves no cell out: on a loaded client the cell just past the
+ * limit, where lag is likeliest, is the one that would be lost.
+ */
+function offeredItsLoad(o: OpenLoopStats, from: LatencyFrom): boolean {
+  const short = o.achievedRate !== null && o.achievedRate < o.offeredRate * (1 - ACHIEVED_SHORTFALL);
+  const late = o.lag !== null && o.lag.p99 > o.lagLimitMs;
+  return !short && (from === 'intended' || !late);
+}
+
 /** How a ladder's cells are judged: the plan's statistic and shares, and each cell's per-request values. */
 export interface LadderJudgement {
   readonly limitStat: LimitStat;
@@ -112,9 +125,9 @@ export function openLoopCapacity(
 ): RateCapacity | null {
   if (cells.every((c) => c.requests === 0)) return null;
   const mine = [...cells].sort((a, b) => axis(a) - axis(b));
-  const kept = mine.filter((c) => c.openLoop!.problems.length === 0);
-  const limits = ladderLimits(useCase.limits, j.limitStat, j.minSuccessRate, j.minGoodput);
   const from = j.latencyFrom ?? 'intended';
+  const kept = mine.filter((c) => offeredItsLoad(c.openLoop!, from));
+  const limits = ladderLimits(useCase.limits, j.limitStat, j.minSuccessRate, j.minGoodput);
   const steps = kept.filter((c) => j.requestValues.has(c.id))
     .map((c) => intervalStep(c, axis, limits, j.requestValues.get(c.id), from));
   return {

@@ -34,9 +34,10 @@ export function openLoopSection(report: Report, charts: ReadonlySet<string>): Bl
       `${plural(first.durationSeconds, 'second')}, never waiting for a response.`,
     "Latency is stated from each request's actual send and from its intended time in the schedule: the second is " +
       'what a user arriving on time saw, so a late sender cannot hide a slow server (coordinated omission).',
-    `A cell whose achieved rate fell more than ${fmtPct(ACHIEVED_SHORTFALL, 0)} short of the offered one, or whose ` +
-      'schedule lag p99 passed its limit, measured another load than planned: it is marked and left out of the ' +
-      'capacity.',
+    `A cell whose achieved rate fell more than ${fmtPct(ACHIEVED_SHORTFALL, 0)} short of the offered one ` +
+      'measured another load than planned: it is marked and left out of the capacity. A cell whose schedule lag ' +
+      'p99 passed its limit is marked; it is left out only where limits read latency from the send, as judged ' +
+      'from the intended send its lag is in its latency already.',
   ));
   if (report.rates.length > 0) {
     // MLPerf's limits name their own statistic (p99), which the ladder judges them on (report/capacity.ts).

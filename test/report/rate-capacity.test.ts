@@ -110,6 +110,16 @@ describe('rate capacity judged on latency from the intended send', () => {
   });
 });
 
+describe('a late sender', () => {
+  it('leaves its cell in when latency is read from the intended send, out when from the send', () => {
+    const cells = [rateCell(2, 100), rateCell(4, 100, { lagP99: 40 }), rateCell(8, 900)];
+    const intended = rateCapacities([USE_CASE], cells, JUDGED)[0]!;
+    expect([intended.excluded, intended.result.display]).toEqual([[], '4']);
+    const sent = rateCapacities([USE_CASE], cells, { ...JUDGED, latencyFrom: 'sent' })[0]!;
+    expect([sent.excluded, sent.result.display]).toEqual([['rate_u_r4'], '2']);
+  });
+});
+
 describe('queueGrowth', () => {
   it('says a queue grew when later requests wait longer than earlier ones, past the fill and the noise', () => {
     // Steady: the same 2 s, a little noise, after a fill of short requests.
