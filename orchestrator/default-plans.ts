@@ -60,7 +60,7 @@ export const QUICK_PLAN: PlanInput = {
   },
   /**
    * Poisson arrivals for code completion only (its requests take about a second; a chat's take tens): 20 s per rate,
-   * about 2.5 minutes, in steps of 1 request/s around its limit on the default profile (10 req/s; e2e 2 s breaks at
+   * about 2.5 minutes, in steps of 1 request/s around its limit on the default profile (11 req/s; e2e 2 s breaks at
    * 12): a capacity read off a ladder is as coarse as its rungs (docs/guides/open-loop.md).
    */
   rate: { useCases: ['code_completion'], rates: { code_completion: [8, 9, 10, 11, 12, 14] }, durationSeconds: 20 },
