@@ -5,7 +5,8 @@
 // Every sample of a request carries its k6 user and iteration when k6 runs with `vu` and `iter` among its system
 // tags (they land in the CSV's metadata column), and the suite's prompts start with a line made of the same two
 // (lib/prompt-text.ts requestPrefix), which the simulator keeps (promptHead): a sweep's request is paired exactly.
-// A rate cell is one VU whose iteration sends the whole schedule, request i with the prompt line of iteration i; the
+// A rate cell is one VU whose iteration sends the whole schedule, request i with the prompt line of iteration i (the
+// VU's count of open-loop requests, which is i in a run of one rate cell: lib/k6/slot-mode.ts); the
 // CSV gives no i, so its requests are ranked by their intended send time as the client saw it (the push's time less
 // the e2e from the intended send) and the k-th is paired with the k-th completed request of the schedule. Two
 // requests swap only when their intended times are closer than the spread of k6's push delays (ms at these rates).

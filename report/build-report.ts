@@ -25,6 +25,7 @@ import { MIN_SUCCESS_RATE } from '../lib/plan-defaults';
 import { throughputFrontiers } from './frontier';
 import { activeUsersCapacities } from './active-users';
 import { rateCapacities } from './rate-capacity';
+import { reconcileCapacities } from './capacity-reconciliation';
 import { agenticReport, type AgenticSamples } from './agentic-report';
 import { traceReplayReport, traceSendsOf, type TraceSends } from './trace-replay';
 import { judgeMergedThresholds } from './split-thresholds';
@@ -71,7 +72,10 @@ export function buildReport(
   const model = input.run?.target.model || firstPlan.target.model;
   const predicted = input.run?.predicted ?? null;
   const { minSuccessRate } = options;
-  const judged = { limitStat, minSuccessRate, minGoodput: runMinGoodput(input), requestValues: measured.requestValues };
+  const judged = {
+    limitStat, minSuccessRate, minGoodput: runMinGoodput(input), requestValues: measured.requestValues,
+    latencyFrom: options.rateLatencyFrom ?? 'intended',
+  };
   const { highlights, keyFindings } = buildFindings(cells, gridCells({ cells }), useCases, bursts, totals);
   const activeUsers = activeUsersCapacities(
     input.parts.map((part) => part.plan), cells, limitStat, options.minSuccessRate, useCases,
@@ -89,6 +93,7 @@ export function buildReport(
     cells, useCases,
     activeUsers,
     rates,
+    reconciliation: reconcileCapacities(useCases, rates, cells),
     trace: traceReplayReport(input, cells, measured.traceSends, judged),
     agentic: agenticReport(input.parts.map((part) => part.plan), cells, measured.agentic, minSuccessRate),
     embeddings: embedReport(input, samples),

@@ -17,7 +17,7 @@ import { summarize, type Distribution } from './stats';
 import { spanUnionMs, type Span } from '../lib/span-union';
 import { serverFigures, type OwnRequests, type ServerFigures } from './server-metrics';
 import { powerFigures, type CostOptions, type PowerFigures } from './power';
-import { openLoopStats, type OpenLoopStats } from './open-loop';
+import { openLoopStats, queueGrowth, type OpenLoopStats } from './open-loop';
 import { sessionCellStats, type SessionCellStats } from './sessions';
 import { ownPeriods, type RequestSpans, type SpanIndex } from './request-spans';
 
@@ -301,7 +301,10 @@ function clientFigures(
   counts: { requests: number; succeeded: number; cut: number; wallSeconds: number | null },
 ): { openLoop: OpenLoopStats | null; integrity: ClientIntegrity | null } {
   const openLoop = cell.arrivals
-    ? openLoopStats(cell.arrivals, metrics.scheduleLag, acc?.achievedRate ?? null, counts.requests)
+    ? openLoopStats(
+      cell.arrivals, metrics.scheduleLag, acc?.achievedRate ?? null, counts.requests,
+      acc ? queueGrowth(acc.trends.e2eIntended.values()) : null,
+    )
     : null;
   const integrity = clientIntegrity(acc, {
     concurrency: cell.concurrency, failed: counts.requests - counts.succeeded, cut: counts.cut,

@@ -14,12 +14,16 @@ import {
 } from './capacity';
 import { measuredLadderInterval, type CapacityInterval, type IntervalStep } from './capacity-interval';
 import type { CellStats } from './cells';
+import { ACHIEVED_SHORTFALL, type OpenLoopStats } from './open-loop';
+import type { TrendKey } from './cell-accumulator';
 
 export interface RateCapacity {
   readonly useCase: UseCase;
   /** The use case's rate cells, by offered rate. */
   readonly cellIds: readonly string[];
   readonly limits: readonly LadderLimit[];
+  /** Which TTFT and e2e its limits were judged on. */
+  readonly latencyFrom: LatencyFrom;
   /** The ladder over offered rates (requests/s) of the cells whose sender kept its schedule. */
   readonly result: LadderResult;
   /** Cells left out: their sender did not offer the planned load. */
@@ -36,19 +40,42 @@ function failedWithCut(c: CellStats): number {
 /** Where an open-loop cell stands on its ladder: its offered rate (rate cells) or its replay speed (trace cells). */
 export type LadderAxis = (c: CellStats) => number;
 
-/** An open-loop cell as a ladder step: its axis value in place of users, and its cut requests counted as failed. */
-function rateStep(c: CellStats, axis: LadderAxis): CellStats {
+/**
+ * Which latency an open-loop cell's TTFT and e2e limits are judged on: `intended`, from each request's intended send
+ * (what a user arriving on the schedule saw: a late sender cannot hide a slow server), or `sent`, from its actual
+ * send (as a closed loop's are).
+ */
+export type LatencyFrom = 'intended' | 'sent';
+export const LATENCY_FROM: readonly LatencyFrom[] = ['intended', 'sent'];
+
+/** The figure a limit on `metric` reads on an open-loop cell: TTFT and e2e from the intended send when asked. */
+function judgedTrend(metric: TrendKey, from: LatencyFrom): TrendKey {
+  if (from === 'sent') return metric;
+  return metric === 'ttft' ? 'ttftIntended' : metric === 'e2e' ? 'e2eIntended' : metric;
+}
+
+/**
+ * An open-loop cell as a ladder step: its axis value in place of users, its cut requests counted as failed, and its
+ * TTFT and e2e those the limits are judged on (a cell without intended-send figures keeps its own).
+ */
+function rateStep(c: CellStats, axis: LadderAxis, from: LatencyFrom): CellStats {
   const successRate = c.requests > 0 ? c.succeeded / (c.succeeded + failedWithCut(c)) : c.successRate;
-  return { ...c, concurrency: axis(c), successRate };
+  const m = c.metrics;
+  const metrics = {
+    ...m, ttft: m[judgedTrend('ttft', from)] ?? m.ttft, e2e: m[judgedTrend('e2e', from)] ?? m.e2e,
+  };
+  return { ...c, concurrency: axis(c), successRate, metrics };
 }
 
 /** An open-loop cell's requests as a bootstrap step: its axis value, each limit's values, cut requests failed. */
 function intervalStep(
   c: CellStats, axis: LadderAxis, limits: readonly LadderLimit[], values: RequestValues | undefined,
+  from: LatencyFrom,
 ): IntervalStep {
+  const valuesOf = (trend: TrendKey) => values?.[judgedTrend(trend, from)] ?? values?.[trend] ?? null;
   return {
     users: axis(c),
-    values: limits.map((l) => (isShareLimit(l) ? shareCounts(c, l) : values?.[limitTrend(l)!] ?? null)),
+    values: limits.map((l) => (isShareLimit(l) ? shareCounts(c, l) : valuesOf(limitTrend(l)!))),
     succeeded: c.succeeded,
     failed: failedWithCut(c),
   };
@@ -67,12 +94,26 @@ export function rateCapacities(
   return out;
 }
 
+/**
+ * Whether a cell measured the load planned: its sender achieved the offered rate, and, where its limits read latency
+ * from the send, kept its lag limit. Judged from the intended send, a late request's lag is in its latency already
+ * (the figure can only read worse for it), so lag alone leaves no cell out: on a loaded client the cell just past the
+ * limit, where lag is likeliest, is the one that would be lost.
+ */
+function offeredItsLoad(o: OpenLoopStats, from: LatencyFrom): boolean {
+  const short = o.achievedRate !== null && o.achievedRate < o.offeredRate * (1 - ACHIEVED_SHORTFALL);
+  const late = o.lag !== null && o.lag.p99 > o.lagLimitMs;
+  return !short && (from === 'intended' || !late);
+}
+
 /** How a ladder's cells are judged: the plan's statistic and shares, and each cell's per-request values. */
 export interface LadderJudgement {
   readonly limitStat: LimitStat;
   readonly minSuccessRate: number | null;
   readonly minGoodput: number | null;
   readonly requestValues: ReadonlyMap<string, RequestValues>;
+  /** Which TTFT and e2e an open-loop cell's limits read (default: from the intended send). */
+  readonly latencyFrom?: LatencyFrom;
 }
 
 /**
@@ -84,13 +125,14 @@ export function openLoopCapacity(
 ): RateCapacity | null {
   if (cells.every((c) => c.requests === 0)) return null;
   const mine = [...cells].sort((a, b) => axis(a) - axis(b));
-  const kept = mine.filter((c) => c.openLoop!.problems.length === 0);
+  const from = j.latencyFrom ?? 'intended';
+  const kept = mine.filter((c) => offeredItsLoad(c.openLoop!, from));
   const limits = ladderLimits(useCase.limits, j.limitStat, j.minSuccessRate, j.minGoodput);
   const steps = kept.filter((c) => j.requestValues.has(c.id))
-    .map((c) => intervalStep(c, axis, limits, j.requestValues.get(c.id)));
+    .map((c) => intervalStep(c, axis, limits, j.requestValues.get(c.id), from));
   return {
-    useCase, cellIds: mine.map((c) => c.id), limits,
-    result: evaluateLadder(kept.map((c) => rateStep(c, axis)), limits, false),
+    useCase, cellIds: mine.map((c) => c.id), limits, latencyFrom: from,
+    result: evaluateLadder(kept.map((c) => rateStep(c, axis, from)), limits, false),
     excluded: mine.filter((c) => !kept.includes(c) && c.requests > 0).map((c) => c.id),
     interval: steps.length === kept.length ? measuredLadderInterval(steps, limits) : null,
   };

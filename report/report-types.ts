@@ -12,7 +12,8 @@ import type { RunInfo, ThresholdOutcome } from './inputs';
 import type { CostOptions } from './power';
 import type { ThroughputFrontier } from './frontier';
 import type { ActiveUsersCapacity } from './active-users';
-import type { RateCapacity } from './rate-capacity';
+import type { LatencyFrom, RateCapacity } from './rate-capacity';
+import type { CapacityReconciliation } from './capacity-reconciliation';
 import type { TraceReplayReport } from './trace-replay';
 import type { PredictedInfo } from './predicted';
 import type { EmbedReport } from './embed-report';
@@ -41,13 +42,18 @@ import type { ReportWarning } from './warnings';
  * cells carry `clientIntegrity` (report/client-integrity.ts: the agent's read lag, CPU,
  * tokens read together and the server's chunked tokens, failed and cut requests, load delivered against planned, and
  * the client-bound verdict); a capacity's result may be `undetermined` (a client-bound step would decide it), with
- * its `clientBound` steps.
+ * its `clientBound` steps. 11: `reconciliation`, each use case's capacity in users beside its capacity in
+ * requests/s by Little's law (report/capacity-reconciliation.ts); `rates` carry `latencyFrom` (which TTFT and e2e
+ * their limits read: from the intended send by default); `openLoop.queue`, whether the queue grew through a cell;
+ * `options.rateLatencyFrom`.
  */
-export const REPORT_SCHEMA_VERSION = 10;
+export const REPORT_SCHEMA_VERSION = 11;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
   readonly minSuccessRate: number | null;
+  /** Which TTFT and e2e an open-loop cell's limits read (report/rate-capacity.ts); absent: from the intended send. */
+  readonly rateLatencyFrom?: LatencyFrom;
 }
 
 export interface PartSummary {
@@ -133,6 +139,8 @@ export interface Report {
   readonly activeUsers: readonly ActiveUsersCapacity[];
   /** Capacity in requests per second per use case, from the rate part (open-loop arrivals). */
   readonly rates: readonly RateCapacity[];
+  /** Each use case with a capacity in users and one in requests/s, the two side by side. */
+  readonly reconciliation: readonly CapacityReconciliation[];
   /** The trace part: the trace beside what each speed sent, and the fastest speed it held; null without one. */
   readonly trace: TraceReplayReport | null;
   /** The embed part: embeddings or rerank capacity per input length and batch; null without one. */

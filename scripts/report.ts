@@ -4,12 +4,13 @@
 // Thin by design: parse flags into typed options, call report/generate.ts, print one line per
 // outcome. Errors are one line on stderr with an exit code from lib/exit-codes.ts, never a stack trace.
 
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { EXIT } from '../lib/exit-codes';
 import { runMain } from './cli';
 import { generateReport } from '../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import { gateFailures } from '../report/gate-verdict';
+import { LATENCY_FROM, type LatencyFrom } from '../report/rate-capacity';
 
 function number(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -18,6 +19,14 @@ function number(name: string, min: number, max: number) {
       throw new InvalidArgumentError(`${name} must be a number between ${min} and ${max}, got "${value}"`);
     return n;
   };
+}
+
+/** Which TTFT and e2e an open-loop cell's limits read (report/rate-capacity.ts). */
+function rateLatencyOption(): Option {
+  return new Option(
+    '--rate-latency-from <from>',
+    "which TTFT and e2e a rate or trace cell's limits read: intended (from the schedule's send time) or sent",
+  ).choices(LATENCY_FROM).default('intended');
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -50,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
       '--min-success-rate <percent>', 'success rate a capacity step needs, in percent (0 to disable)',
       number('--min-success-rate', 0, 100), (DEFAULT_REPORT_OPTIONS.minSuccessRate ?? 0) * 100,
     )
+    .addOption(rateLatencyOption())
     .option('--out <dir>', 'write the report here instead of into the run folder')
     .option(
       '--gate',
@@ -67,13 +77,14 @@ async function main(argv: string[]): Promise<number> {
   }
   const o = program.opts<{
     baseline?: string; tolerance: number; usdPerKwh: number; usdPerGpuHour: number; gpus: number;
-    minSuccessRate: number; out?: string; gate?: boolean;
+    minSuccessRate: number; out?: string; gate?: boolean; rateLatencyFrom: LatencyFrom;
   }>();
   const result = await generateReport(program.args, {
     usdPerKwh: o.usdPerKwh,
     usdPerGpuHour: o.usdPerGpuHour,
     gpuCount: Math.round(o.gpus),
     minSuccessRate: o.minSuccessRate > 0 ? o.minSuccessRate / 100 : null,
+    rateLatencyFrom: o.rateLatencyFrom,
     baseline: o.baseline ?? null,
     tolerance: o.tolerance / 100,
     outDir: o.out ?? null,

@@ -27,6 +27,14 @@ const SPLIT_START_AFTER_RESUME_MS = 1000;
 const SPLIT_MONITOR_TAIL_MS = 5000;
 
 /**
+ * Open-loop requests this VU has built, over every cell it sent: a request's prompt line. k6 runs a part's rate cells
+ * one after another on the same VU, and a line numbered by the request's place in its own cell repeated the previous
+ * cells' prompts: the quick plan's later cells had 98% of each prompt served from the prefix cache, and the rate
+ * capacity read high (docs/guides/open-loop.md, "Requests per second and users").
+ */
+let openLoopPrompts = 0;
+
+/**
  * One iteration of a cell's scenario: a request, an open-loop schedule, a trace replay, a sessions or agentic step.
  */
 async function slotIteration(requests: CellRequests, cell: Cell, data: SetupData): Promise<void> {
@@ -38,7 +46,7 @@ async function slotIteration(requests: CellRequests, cell: Cell, data: SetupData
   if (cell.arrivals) {
     const atMs = arrivalTimesMs(drawnArrivals(cell.arrivals));
     return runOpenLoop({ atMs, durationMs: cell.arrivals.durationSeconds * 1000 }, (i) => {
-      const ids = { runNonce: data.runNonce, vu: exec.vu.idInTest, iteration: i, n: i };
+      const ids = { runNonce: data.runNonce, vu: exec.vu.idInTest, iteration: openLoopPrompts++, n: i };
       const fire = requests.prepare(cell, ids, undefined);
       return () => fire().then((sent) => {
         requests.warnFailure(cell.id, sent.record);

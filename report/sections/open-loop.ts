@@ -34,9 +34,10 @@ export function openLoopSection(report: Report, charts: ReadonlySet<string>): Bl
       `${plural(first.durationSeconds, 'second')}, never waiting for a response.`,
     "Latency is stated from each request's actual send and from its intended time in the schedule: the second is " +
       'what a user arriving on time saw, so a late sender cannot hide a slow server (coordinated omission).',
-    `A cell whose achieved rate fell more than ${fmtPct(ACHIEVED_SHORTFALL, 0)} short of the offered one, or whose ` +
-      'schedule lag p99 passed its limit, measured another load than planned: it is marked and left out of the ' +
-      'capacity.',
+    `A cell whose achieved rate fell more than ${fmtPct(ACHIEVED_SHORTFALL, 0)} short of the offered one ` +
+      'measured another load than planned: it is marked and left out of the capacity. A cell whose schedule lag ' +
+      'p99 passed its limit is marked; it is left out only where limits read latency from the send, as judged ' +
+      'from the intended send its lag is in its latency already.',
   ));
   if (report.rates.length > 0) {
     // MLPerf's limits name their own statistic (p99), which the ladder judges them on (report/capacity.ts).
@@ -51,15 +52,24 @@ export function openLoopSection(report: Report, charts: ReadonlySet<string>): Bl
     ));
     const head = ['USE CASE', 'CAPACITY', '95% INTERVAL', 'LIMIT THAT BROKE', 'RATES MEASURED'];
     doc.table(head, report.rates.map(capacityRow));
+    const knees = report.rates.flatMap((r) => {
+      const k = knee(report, r);
+      return k === null ? [] : [`${r.useCase.title}: from ${fmtRate(k)}`];
+    });
+    if (knees.length > 0)
+      doc.p(`Over-saturated (the queue grew through the step, so no mean over it is a steady state): ${
+        knees.join('; ')}.`);
     for (const r of report.rates) {
       doc.chart(`rate_latency_${r.useCase.id}`, charts);
       doc.chart(`rate_achieved_${r.useCase.id}`, charts);
     }
   }
+  doc.blocks.push(...reconciliationBlocks(report));
   doc.table(
     [
       'CELL', 'OFFERED', 'ACHIEVED', 'ENDED / SCHEDULED', 'LAG P50 / P99 / MAX', 'TTFT P50 / P99 (SENT)',
-      'TTFT P50 / P99 (INTENDED)', 'E2E P50 / P99 (INTENDED)', 'TPOT P50 / P99', 'GOODPUT', 'LOAD AS PLANNED',
+      'TTFT P50 / P99 (INTENDED)', 'E2E P50 / P99 (INTENDED)', 'TPOT P50 / P99', 'GOODPUT', 'QUEUE',
+      'LOAD AS PLANNED',
     ],
     cells.map(cellRow),
   );
@@ -85,6 +95,49 @@ export function cellRow(c: CellStats): string[] {
     c.id, fmtRate(o.offeredRate), fmtRate(o.achievedRate), `${o.ended} / ${o.scheduled}`, lag,
     pair(c.metrics.ttft, fmtMs), pair(c.metrics.ttftIntended, fmtMs), pair(c.metrics.e2eIntended, fmtMs),
     pair(c.metrics.tpot, fmtMsFine),
-    fmtPct(c.goodput), o.problems.length === 0 ? 'yes' : `no: ${o.problems.join('; ')}`,
+    fmtPct(c.goodput), queuePhrase(o), o.problems.length === 0 ? 'yes' : `no: ${o.problems.join('; ')}`,
   ];
+}
+
+/** Whether the queue grew through a cell: "grew (1.9 s to 2.4 s)", "steady", or "n/a" with too few requests. */
+function queuePhrase(o: OpenLoopStats): string {
+  if (o.queue === null) return 'n/a';
+  const span = `${fmtMs(o.queue.earlyMs)} to ${fmtMs(o.queue.lateMs)}`;
+  return o.queue.growing ? `grew (${span})` : `steady (${span})`;
+}
+
+/**
+ * Where over-saturation starts (the knee): the lowest offered rate from which every measured rate's queue grew through
+ * its cell; null when the highest rate's did not. One growing cell below a steady one is a disturbance, not a knee.
+ */
+function knee(report: Report, r: RateCapacity): number | null {
+  const cells = report.cells.filter((c) => r.cellIds.includes(c.id) && c.openLoop?.queue)
+    .sort((a, b) => a.openLoop!.offeredRate - b.openLoop!.offeredRate);
+  let at: number | null = null;
+  for (let i = cells.length - 1; i >= 0 && cells[i]!.openLoop!.queue!.growing; i--)
+    at = cells[i]!.openLoop!.offeredRate;
+  return at;
+}
+
+/** The capacity in users beside the capacity in requests/s, by Little's law on each one's measured latency. */
+function reconciliationBlocks(report: Report): Block[] {
+  if (report.reconciliation.length === 0) return [];
+  const doc = new DocBuilder();
+  doc.h(3, 'Users and Requests per Second');
+  doc.p(sentences(
+    'N users who send back to back keep N requests in flight, so they send N / mean e2e requests per second; an ' +
+      'open loop at R requests per second whose requests take W on average keeps R x W in flight (Little\'s law).',
+    'The two capacities agree when the users\' requests per second lie between the last rate that held and the first ' +
+      'that broke.',
+  ));
+  doc.table(
+    ['USE CASE', 'USERS', 'E2E (MEAN)', 'REQ/S (USERS / E2E)', 'RATE', 'E2E (MEAN)', 'IN FLIGHT (RATE x E2E)',
+      'FIRST RATE BROKEN', 'AGREE', 'WHY'],
+    report.reconciliation.map((x) => [
+      x.useCase.title, String(x.users.capacity), fmtMs(x.users.e2eMs), fmtRate(x.users.littles),
+      fmtRate(x.rate.capacity), fmtMs(x.rate.e2eMs), x.rate.littles.toFixed(1),
+      x.rateFirstFail === null ? 'none' : fmtRate(x.rateFirstFail), x.agree ? 'yes' : 'no', x.reasons.join(' '),
+    ]),
+  );
+  return doc.blocks;
 }

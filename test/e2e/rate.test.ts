@@ -42,6 +42,24 @@ function cv(gaps: readonly number[]): number {
 
 const gapsOf = (times: readonly number[]): number[] => times.slice(1).map((t, i) => t - times[i]!);
 
+/**
+ * Every request of the schedule sent and completed once, each with a prompt of its own by the simulator's record of
+ * each prompt's first line, and nothing served from the prefix cache: the second cell once repeated the first's lines
+ * (issue 43).
+ */
+function expectEachOnce(truth: readonly GroundTruthRecord[], requests: number): void {
+  expect(truth).toHaveLength(requests);
+  expect(truth.every((t) => t.outcome === 'completed')).toBe(true);
+  expect(new Set(truth.map((t) => t.promptHead)).size).toBe(truth.length);
+  expect(truth.filter((t) => t.cachedTokens > 0)).toHaveLength(0);
+}
+
+/** The rate capacity judged from the intended send; a fixed-timing server keeps up, so no cell's queue grew. */
+function expectIntendedSteady(report: Report): void {
+  expect(report.rates[0]!.latencyFrom).toBe('intended');
+  for (const c of report.cells) expect(c.openLoop?.queue?.growing, c.id).toBe(false);
+}
+
 describe('npm run bench --scripts rate: open-loop arrivals on k6', () => {
   let sim: Awaited<ReturnType<typeof startSim>>;
   let dir: string;
@@ -74,8 +92,7 @@ describe('npm run bench --scripts rate: open-loop arrivals on k6', () => {
   });
 
   it('sends every request of the schedule once, and the simulator sees the schedule\'s gaps', () => {
-    expect(truth).toHaveLength(800);
-    expect(truth.every((t) => t.outcome === 'completed')).toBe(true);
+    expectEachOnce(truth, 800);
     const first = truth.slice(0, 200).map((t) => t.arrivalEpochMs);
     const schedule = arrivalTimesMs({
       process: 'poisson', ratePerSecond: 20, rampFromPerSecond: null, durationSeconds: 10, burstiness: 1, seed: SEED,
@@ -119,6 +136,7 @@ describe('npm run bench --scripts rate: open-loop arrivals on k6', () => {
     const md = readFileSync(path.join(dir, 'report.md'), 'utf8');
     expect(md).toContain('## Open-Loop Load');
     expect(rate!.result.display).toBe('more than 60');
+    expectIntendedSteady(report);
     expect(md).toContain('| tiny | more than 60 req/s | more than 60 | none | 20, 60 |');
   });
 });

@@ -25,7 +25,7 @@ function text(useCase: UseCase): string {
     openLoop: openLoopStats(ARRIVALS, lag, 2, 20),
   });
   const rates = rateCapacities([useCase], [rate], JUDGED);
-  const report = { cells: [rate], rates, limitStat: 'avg' } as unknown as Report;
+  const report = { cells: [rate], rates, limitStat: 'avg', reconciliation: [] } as unknown as Report;
   return openLoopSection(report, new Set()).map((b) => ('text' in b ? b.text : '')).join('\n');
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CellArrivals } from '../../lib/plan';
 import { formatInterval, measuredLadderInterval } from '../../report/capacity-interval';
-import { ACHIEVED_SHORTFALL, openLoopStats } from '../../report/open-loop';
+import { ACHIEVED_SHORTFALL, openLoopStats, queueGrowth } from '../../report/open-loop';
 import { rateCapacities } from '../../report/rate-capacity';
 import type { UseCase } from '../../thresholds/use-cases';
 import { cell, flat } from './helpers';
@@ -91,5 +91,45 @@ describe('a limit on its own statistic', () => {
     const [p99] = rateCapacities([p99Case], [rateCell(2, 100), slow], JUDGED);
     expect(mean!.result.display).toBe('more than 4');
     expect([p99!.result.display, p99!.limits[0]!.expression]).toEqual(['2', 'p(99)<500']);
+  });
+});
+
+describe('rate capacity judged on latency from the intended send', () => {
+  /** A cell whose TTFT from the send is 100 ms and from the intended send `intendedMs` (a late sender). */
+  const lateCell = (rate: number, intendedMs: number) => {
+    const c = rateCell(rate, 100);
+    return { ...c, metrics: { ...c.metrics, ttftIntended: flat(intendedMs, c.requests) } };
+  };
+
+  it('reads TTFT from the intended send by default, and from the send when asked', () => {
+    const cells = [lateCell(2, 150), lateCell(4, 700)];
+    const intended = rateCapacities([USE_CASE], cells, JUDGED)[0]!;
+    expect([intended.latencyFrom, intended.result.display]).toEqual(['intended', '2']);
+    const sent = rateCapacities([USE_CASE], cells, { ...JUDGED, latencyFrom: 'sent' })[0]!;
+    expect([sent.latencyFrom, sent.result.display]).toEqual(['sent', 'more than 4']);
+  });
+});
+
+describe('a late sender', () => {
+  it('leaves its cell in when latency is read from the intended send, out when from the send', () => {
+    const cells = [rateCell(2, 100), rateCell(4, 100, { lagP99: 40 }), rateCell(8, 900)];
+    const intended = rateCapacities([USE_CASE], cells, JUDGED)[0]!;
+    expect([intended.excluded, intended.result.display]).toEqual([[], '4']);
+    const sent = rateCapacities([USE_CASE], cells, { ...JUDGED, latencyFrom: 'sent' })[0]!;
+    expect([sent.excluded, sent.result.display]).toEqual([['rate_u_r4'], '2']);
+  });
+});
+
+describe('queueGrowth', () => {
+  it('says a queue grew when later requests wait longer than earlier ones, past the fill and the noise', () => {
+    // Steady: the same 2 s, a little noise, after a fill of short requests.
+    const steady = [...Array(20).fill(500), ...Array.from({ length: 80 }, (_, i) => 2000 + (i % 5) * 10)];
+    expect(queueGrowth(steady)!.growing).toBe(false);
+    // Growing: each request waits 20 ms longer than the one before.
+    const growing = Array.from({ length: 100 }, (_, i) => 2000 + 20 * i);
+    const g = queueGrowth(growing)!;
+    expect(g.growing).toBe(true);
+    expect(g.lateMs).toBeGreaterThan(g.earlyMs * 1.05);
+    expect(queueGrowth([2000, 2100, 2200])).toBeNull();
   });
 });
