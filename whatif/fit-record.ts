@@ -5,6 +5,7 @@ import { percentile, sortValues } from '../report/stats';
 import type { Profile, SchedulerConfig } from '../sim/profiles';
 import type { FitInput } from './fit-cells';
 import type { FitOutcome } from './fit';
+import type { ArchitectureChoice } from './fit-architecture';
 import { FIT_PARAMETER_MEANING, hardwareOverrides } from './fit-parameters';
 import type { FitInfo, FittedParameter, FittedProfileFile, FitResidual } from './fitted-profile';
 
@@ -22,6 +23,7 @@ export interface FitRecordContext {
   readonly name: string;
   readonly schedulerSources: SchedulerSources;
   readonly fittedAt: string;
+  readonly architecture: ArchitectureChoice;
 }
 
 export function fittedProfileFile(outcome: FitOutcome, ctx: FitRecordContext): FittedProfileFile {
@@ -50,6 +52,7 @@ function fitInfo(outcome: FitOutcome, ctx: FitRecordContext): FitInfo {
     cells: ctx.input.cells.length,
     requests: ctx.input.cells.reduce((s, c) => s + c.ttftMs.length, 0),
     parameters: [...parametersOf(outcome), ...schedulerParameters(outcome.profile, ctx.schedulerSources)],
+    architecture: ctx.architecture,
     residuals,
     medianErrorPct: round(percentile(errors, 0.5), 2),
     maxErrorPct: round(errors[errors.length - 1] ?? 0, 2),

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { parseProfile, type HardwareModel, type Profile, type ProfileOverrides } from '../sim/profiles';
 import { UserError } from '../lib/exit-codes';
+import type { ArchitectureChoice } from './fit-architecture';
 
 /** How far one measured statistic of one cell is from what the fitted profile predicts for that cell. */
 export interface FitResidual {
@@ -45,6 +46,8 @@ export interface FitInfo {
   readonly cells: number;
   readonly requests: number;
   readonly parameters: readonly FittedParameter[];
+  /** The architecture kept: stated by the user, or chosen by the fit among candidates (missing in older files). */
+  readonly architecture?: ArchitectureChoice;
   readonly residuals: readonly FitResidual[];
   /** Median and largest |errorPct| over the residuals. */
   readonly medianErrorPct: number;
