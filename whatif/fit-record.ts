@@ -7,7 +7,7 @@ import type { FitInput } from './fit-cells';
 import type { FitOutcome } from './fit';
 import type { ArchitectureChoice } from './fit-architecture';
 import { FIT_PARAMETER_MEANING, hardwareOverrides } from './fit-parameters';
-import type { FitInfo, FittedParameter, FittedProfileFile, FitResidual } from './fitted-profile';
+import type { FitInfo, FitRange, FittedParameter, FittedProfileFile, FitResidual } from './fitted-profile';
 
 /** A refit spread wider than this factor (95th over 5th percentile) means the run did not pin the parameter. */
 const PINNED_SPREAD = 2;
@@ -53,6 +53,7 @@ function fitInfo(outcome: FitOutcome, ctx: FitRecordContext): FitInfo {
     requests: ctx.input.cells.reduce((s, c) => s + c.ttftMs.length, 0),
     parameters: [...parametersOf(outcome), ...schedulerParameters(outcome.profile, ctx.schedulerSources)],
     architecture: ctx.architecture,
+    range: rangeOf(ctx.input),
     residuals,
     medianErrorPct: round(percentile(errors, 0.5), 2),
     maxErrorPct: round(errors[errors.length - 1] ?? 0, 2),
@@ -63,11 +64,22 @@ function fitInfo(outcome: FitOutcome, ctx: FitRecordContext): FitInfo {
 function residualsOf(outcome: FitOutcome, input: FitInput): FitResidual[] {
   return outcome.observations.map((o, i) => {
     const predicted = outcome.predicted[i]!;
+    const cell = input.cells[o.cell]!;
     return {
-      cell: input.cells[o.cell]!.id, metric: o.metric, measured: round(o.measured, 3), predicted: round(predicted, 3),
+      promptTokens: cell.promptTokens, concurrency: cell.concurrency,
+      cell: cell.id, metric: o.metric, measured: round(o.measured, 3), predicted: round(predicted, 3),
       errorPct: round(((predicted - o.measured) / o.measured) * 100, 2),
     };
   });
+}
+
+function rangeOf(input: FitInput): FitRange {
+  const span = (xs: number[]): [number, number] => [Math.min(...xs), Math.max(...xs)];
+  return {
+    promptTokens: span(input.cells.map((c) => c.promptTokens)),
+    concurrency: span(input.cells.map((c) => c.concurrency)),
+    outputTokens: span(input.cells.map((c) => c.outputTokens)),
+  };
 }
 
 function parametersOf(outcome: FitOutcome): FittedParameter[] {
