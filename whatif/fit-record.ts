@@ -4,15 +4,13 @@
 import { percentile, sortValues } from '../report/stats';
 import type { Profile, SchedulerConfig } from '../sim/profiles';
 import type { FitInput } from './fit-cells';
-import type { FitOutcome } from './fit';
+import { BLIND_FACTOR, MIN_SENSITIVITY, type FitOutcome } from './fit';
 import type { ArchitectureChoice } from './fit-architecture';
 import { FIT_PARAMETER_MEANING, hardwareOverrides } from './fit-parameters';
 import type { FitInfo, FitRange, FittedParameter, FittedProfileFile, FitResidual } from './fitted-profile';
 
 /** A refit spread wider than this factor (95th over 5th percentile) means the run did not pin the parameter. */
 const PINNED_SPREAD = 2;
-/** Below this, the run's predictions barely move with the parameter: any value fits (column norm of the Jacobian). */
-const MIN_SENSITIVITY = 0.02;
 
 /** Where each scheduler limit came from: a flag (the server's stated config) or the base profile. */
 export type SchedulerSources = Readonly<Record<keyof SchedulerConfig, string | null>>;
@@ -91,7 +89,7 @@ function parametersOf(outcome: FitOutcome): FittedParameter[] {
     const wide = low <= 0 || high / low > PINNED_SPREAD;
     const factor = low > 0 ? (high / low).toFixed(1) : 'of more than 100';
     const note = blind
-      ? 'the run barely depends on it: kept near its starting value'
+      ? `the run barely depends on it: refits draw it within a factor ${BLIND_FACTOR} of its start`
       : wide ? `refits spread over a factor ${factor}` : FIT_PARAMETER_MEANING[name];
     return { name, value: sig(outcome.values[j]!), low: sig(low), high: sig(high), pinned: !blind && !wide, note };
   });

@@ -154,6 +154,20 @@ function resampledIntervals(
   return capacityIntervals(predictions);
 }
 
+/** Which parameters the run did not pin down: the refits carry their spread, or, for scheduler limits, none. */
+function unpinnedNote(fit: PredictProfile['fit']): string {
+  const loose = (fit?.parameters ?? []).filter((x) => !x.pinned);
+  const timing = loose.filter((x) => !x.name.startsWith('scheduler.')).map((x) => x.name);
+  const limits = loose.filter((x) => x.name.startsWith('scheduler.')).map((x) => x.name.slice('scheduler.'.length));
+  const parts = [
+    timing.length > 0 ? ` The refits carry the spread of the timing parameters the run did not pin down ` +
+      `(${timing.join(', ')}).` : ' The run pinned every timing parameter down.',
+    limits.length > 0 ? ` Scheduler limits taken from the base profile, not stated, carry no spread ` +
+      `(${limits.join(', ')}): a capacity that reaches them is only as good as that guess.` : '',
+  ];
+  return parts.join('');
+}
+
 /** How the interval was made, or why there is none: what the report says beside the capacities. */
 function intervalNote(p: PredictProfile, capacity: boolean): string {
   if (!capacity) return 'No capacity part was predicted, so no capacity interval.';
@@ -161,7 +175,8 @@ function intervalNote(p: PredictProfile, capacity: boolean): string {
     return 'No prediction interval: the fitted profile\'s fit record holds no refits on resampled requests.';
   if (p.source === 'fitted')
     return `Each capacity's interval is the 5th-95th percentile of the same prediction made with each of the ` +
-      `${intervalRefits(p.resampled).length} refits of the fitted profile on resampled requests (its fit record).`;
+      `${intervalRefits(p.resampled).length} refits of the fitted profile on resampled requests (its fit record).` +
+      unpinnedNote(p.fit);
   return `No prediction interval: the ${p.source} profile has no fit record, so nothing says how far its ` +
     'parameters could be off; a profile fitted to a measured run (npm run fit) gives one.';
 }
