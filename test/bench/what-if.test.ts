@@ -75,5 +75,7 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['--parts', 'nope'])).toThrow(/--parts/);
     expect(() => parseArgs(['--profiles', 'F'])).toThrow(/--profiles/);
     expect(() => parseArgs(['--keep', 'x', '--from', 'y'])).toThrow(/give one/);
+    expect(parseArgs(['--repeats', '5']).repeats).toBe(5);
+    expect(() => parseArgs(['--repeats', '0'])).toThrow(/--repeats/);
   });
 });
