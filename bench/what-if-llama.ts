@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { PlanInput } from '../lib/plan';
 import { LLAMA_PLAN } from '../orchestrator/default-plans';
 import { LLAMA_DEFAULTS } from '../orchestrator/llama-server';
-import { fitRun, measureSweep, runScript } from './what-if-run';
+import { fitFlags, fitRun, measureSweep, runScript } from './what-if-run';
 import { capacityWithin, verdict, WHAT_IF_TARGETS } from './what-if-score';
 
 /** Contexts that fit a 12K slot with their output, 1 to twice the slots: the server's queue shows in the fit. */
@@ -40,9 +40,13 @@ export async function llamaResult(dir: string, reuse: boolean, log: (line: strin
   writeFileSync(planFile, JSON.stringify(LLAMA_FIT_PLAN, null, 2));
   log('llama: measuring the fit plan on --target llama');
   const measure = await measureSweep(planFile, ['--target', 'llama'], dir, 'llama-fit', reuse);
-  // A dense model: no --base. The limits are the server's own start-up settings (-np slots, -c their total).
+  // A dense model, stated as its config.json states it. The limits are the server's own start-up settings (-np
+  // slots, -c their total).
   const s = LLAMA_DEFAULTS;
-  const flags = ['--max-num-seqs', String(s.slots), '--kv-capacity-tokens', String(s.slots * s.contextPerSlot)];
+  const flags = [
+    ...fitFlags(null, null), '--max-num-seqs', String(s.slots),
+    '--kv-capacity-tokens', String(s.slots * s.contextPerSlot),
+  ];
   const fitted = join(dir, 'llama-fit.fitted.json');
   const fit = await fitRun(dir, 'llama-fit', flags, fitted);
   log('llama: predicting the llama plan\'s capacities, then measuring them');

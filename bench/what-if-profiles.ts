@@ -49,6 +49,8 @@ export interface GridRow {
 
 export interface ProfileResult {
   readonly letter: string;
+  /** Which of the profile's independent fit runs (1 ..), each measured, fitted and predicted on its own. */
+  readonly run: number;
   readonly measureSeconds: number | null;
   readonly fitSeconds: number;
   readonly fitMedianErrorPct: number;
@@ -125,9 +127,10 @@ function gridRows(truth: Profile, fitted: Profile, maxContext: number | null): G
 }
 
 /** One profile: measured, fitted, predicted, scored. */
-export async function profileResult(letter: string, o: ProfilesOptions): Promise<ProfileResult> {
+export async function profileResult(letter: string, o: ProfilesOptions, run = 1): Promise<ProfileResult> {
   const truth = builtInProfile(letter);
-  const runId = `fit-${truth.letter}`;
+  // The first run keeps the name earlier --keep folders hold, so --from still finds it.
+  const runId = run === 1 ? `fit-${truth.letter}` : `fit-${truth.letter}-${run}`;
   o.log(`profiles ${truth.letter}: measuring the ${o.fitPlan} plan over HTTP`);
   const measureSeconds = await measureSweep(o.fitPlan, ['--profile', truth.letter], o.dir, runId, o.reuse);
   const out = join(o.dir, `${runId}.fitted.json`);
@@ -141,7 +144,7 @@ export async function profileResult(letter: string, o: ProfilesOptions): Promise
   const grid = gridRows(truth, fitted.profile, o.maxGridContext);
   const gridContexts = [...new Set(fullGrid(truth, o.maxGridContext).map((c) => c.promptTokens))];
   return {
-    letter: truth.letter, measureSeconds, fitSeconds, fitMedianErrorPct: fitted.fit.medianErrorPct,
+    letter: truth.letter, run, measureSeconds, fitSeconds, fitMedianErrorPct: fitted.fit.medianErrorPct,
     predictSeconds: (performance.now() - started) / 1000, capacities, grid, gridContexts,
     fitMaxContext: planMaxContext(o.fitPlan),
   };
@@ -153,10 +156,11 @@ export function renderProfiles(results: readonly ProfileResult[]): string {
     '| profile | use case | truth | predicted | 5%-95% interval | within 1 user or 10% | interval holds truth |',
     '|---|---|---:|---:|---|---|---|',
   ];
+  const name = (r: ProfileResult) => (r.run === 1 ? r.letter : `${r.letter}#${r.run}`);
   for (const r of results) for (const c of r.capacities) {
     const interval = Number.isNaN(c.low) ? 'none' : `${c.low.toFixed(1)}-${c.high.toFixed(1)}`;
     const holds = Number.isNaN(c.low) ? 'n/a' : intervalHolds(c.low, c.high, c.truth) ? 'yes' : 'NO';
-    lines.push(`| ${r.letter} | ${c.useCase} | ${c.truth} | ${c.predicted} | ${interval} | ` +
+    lines.push(`| ${name(r)} | ${c.useCase} | ${c.truth} | ${c.predicted} | ${interval} | ` +
       `${verdict(capacityWithin(c.predicted, c.truth))} | ${holds} |`);
   }
   lines.push('', '| profile | grid cells | TTFT within 10% | worst TTFT | decode within 10% | worst decode | ' +
@@ -167,13 +171,39 @@ export function renderProfiles(results: readonly ProfileResult[]): string {
     const t = withinShare(r.grid.map((g) => g.ttftError), tol);
     const d = withinShare(r.grid.map((g) => g.decodeError), tol);
     const worstCell = (key: 'ttftError' | 'decodeError', w: number) => r.grid.find((g) => g[key] === w)?.cell ?? '';
-    lines.push(`| ${r.letter} | ${r.grid.length} | ${(t.share * 100).toFixed(0)}% | ${pct(t.worst)} ` +
+    lines.push(`| ${name(r)} | ${r.grid.length} | ${(t.share * 100).toFixed(0)}% | ${pct(t.worst)} ` +
       `${worstCell('ttftError', t.worst)} | ${(d.share * 100).toFixed(0)}% | ${pct(d.worst)} ` +
       `${worstCell('decodeError', d.worst)} | ${insideFitRange(r)} | ` +
       `${r.measureSeconds === null ? 'kept' : r.measureSeconds.toFixed(0)} | ` +
       `${r.fitSeconds.toFixed(0)} | ${r.fitMedianErrorPct}% | ${r.predictSeconds.toFixed(0)} |`);
   }
-  return [...lines, '', profilesVerdict(results)].join('\n');
+  return [...lines, '', ...spreadLines(results), profilesVerdict(results)].join('\n');
+}
+
+/**
+ * With several independent fit runs of a profile: each use case's predicted capacity over the runs (least to most),
+ * and in how many runs it was within the target and its interval held the truth. What one fit run cannot say.
+ */
+function spreadLines(results: readonly ProfileResult[]): string[] {
+  const letters = [...new Set(results.map((r) => r.letter))];
+  if (!letters.some((l) => results.filter((r) => r.letter === l).length > 1)) return [];
+  const lines = [
+    '| profile | use case | truth | predicted over the fit runs | runs within 1 user or 10% | ' +
+      'runs whose interval holds |',
+    '|---|---|---:|---|---:|---:|',
+  ];
+  for (const letter of letters) {
+    const runs = results.filter((r) => r.letter === letter);
+    for (const c of runs[0]!.capacities) {
+      const rows = runs.map((r) => r.capacities.find((x) => x.useCase === c.useCase)!);
+      const values = rows.map((x) => x.predicted);
+      const within = rows.filter((x) => capacityWithin(x.predicted, x.truth)).length;
+      const held = rows.filter((x) => !Number.isNaN(x.low) && intervalHolds(x.low, x.high, x.truth)).length;
+      lines.push(`| ${letter} | ${c.useCase} | ${c.truth} | ${Math.min(...values)}-${Math.max(...values)} ` +
+        `(${values.join(', ')}) | ${within}/${rows.length} | ${held}/${rows.length} |`);
+    }
+  }
+  return [...lines, ''];
 }
 
 /** "k/n (<= 16384)": the grid cells within the fit run's contexts whose TTFT and decode speed are both within 10%. */

@@ -56,10 +56,11 @@ export function builtInProfile(name: string): Profile {
 
 /**
  * `npm run fit`'s flags for a model with this built-in profile's architecture and scheduler: what a user states from
- * their model's config.json and their server's start-up log. Null base: a dense model, whose limits come from flags.
+ * their model's config.json and their server's start-up log. Null base: a dense model (--dense), whose limits come
+ * from flags.
  */
 export function fitFlags(base: Profile | null, limits: Profile['scheduler'] | null): string[] {
-  const arch = base === null ? [] : ['--base', base.letter];
+  const arch = base === null ? ['--dense'] : ['--base', base.letter];
   const sched = limits ?? base?.scheduler ?? null;
   if (sched === null) return arch;
   return [

@@ -10,7 +10,7 @@
 //              predicted: median and worst error, no target (bench/what-if-published.ts);
 //   llama      opt-in: llama.cpp's server fitted, the llama plan's capacities predicted and measured.
 // Usage: npm run bench:what-if [-- --parts profiles,published --profiles A,B --fit-plan FILE --interval-resamples 40
-//        --max-grid-context N --keep DIR | --from DIR --json FILE]
+//        --max-grid-context N --repeats N --keep DIR | --from DIR --json FILE]
 // Prints the tables at the end; the targets are in bench/what-if-score.ts.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +35,8 @@ export interface Args {
   readonly intervalResamples: number;
   readonly maxGridContext: number | null;
   readonly verify: number;
+  /** Independent fit runs per profile of the profiles part. */
+  readonly repeats: number;
   readonly keep?: string;
   readonly from?: string;
   readonly json?: string;
@@ -50,6 +52,7 @@ export function parseArgs(argv: readonly string[]): Args {
     .option('--interval-resamples <n>', "refits whose capacities make each interval (of the fit's 200)", '40')
     .option('--max-grid-context <n>', "leave the full grid's contexts above this out")
     .option('--verify <n>', 'predicted capacities the loop part verifies', '3')
+    .option('--repeats <n>', 'independent fit runs per profile (each measured, fitted, predicted)', '1')
     .option('--keep <dir>', 'keep the runs in this folder (default: a temporary one, removed)')
     .option('--from <dir>', 'measure nothing a kept folder holds: reuse its fit runs')
     .option('--json <file>', 'also write the results as JSON')
@@ -69,7 +72,8 @@ export function parseArgs(argv: readonly string[]): Args {
   return {
     parts, profiles, fitPlan: o.fitPlan!, intervalResamples: whole('--interval-resamples', o.intervalResamples!, 0),
     maxGridContext: o.maxGridContext === undefined ? null : whole('--max-grid-context', o.maxGridContext, 1),
-    verify: whole('--verify', o.verify!, 1), keep: o.keep, from: o.from, json: o.json,
+    verify: whole('--verify', o.verify!, 1), repeats: whole('--repeats', o.repeats!, 1),
+    keep: o.keep, from: o.from, json: o.json,
   };
 }
 
@@ -99,7 +103,9 @@ async function main(): Promise<void> {
     const opts = { letters: args.profiles, fitPlan, dir, reuse, intervalResamples: args.intervalResamples,
       maxGridContext: args.maxGridContext, log };
     const results = [];
-    for (const letter of args.profiles) results.push(await profileResult(letter, opts));
+    for (const letter of args.profiles) {
+      for (let run = 1; run <= args.repeats; run++) results.push(await profileResult(letter, opts, run));
+    }
     json.profiles = results;
     out.push(`## profiles (fit plan ${args.fitPlan}; interval from ${args.intervalResamples} refits)`, '',
       renderProfiles(results), '');

@@ -27,6 +27,14 @@ export interface PredictedInfo {
   readonly baseRun: string | null;
   /** Virtual time the parts took, seconds. */
   readonly virtualSeconds: number;
+  /**
+   * Per predicted use case, whether it lies inside what the fit run measured (prompt length, users, answer length)
+   * or is extrapolated, and the fit's own miss where its limit lives (whatif/prediction-reach.ts); null: no capacity.
+   */
+  readonly reach: readonly {
+    readonly useCase: string; readonly range: 'inside' | 'extrapolated' | 'unknown';
+    readonly beyond: readonly string[]; readonly fitCheck: string | null;
+  }[] | null;
 }
 
 const nullableString = v.fallback(v.nullable(v.string()), null);
@@ -45,6 +53,10 @@ export const PredictedSchema = v.fallback(
     variant: nullableString,
     baseRun: nullableString,
     virtualSeconds: v.fallback(v.number(), 0),
+    reach: v.fallback(v.nullable(v.array(v.object({
+      useCase: v.string(), range: v.picklist(['inside', 'extrapolated', 'unknown']),
+      beyond: v.array(v.string()), fitCheck: v.nullable(v.string()),
+    }))), null),
   })),
   null,
 );
@@ -59,7 +71,14 @@ export function reportTitle(model: string, predicted: PredictedInfo | null): str
 /** The words every table of a predicted report carries, so no table can be read, copied or cropped as measured. */
 export function predictedCaption(predicted: PredictedInfo): string {
   const fitted = predicted.fittedFrom ? `, fitted to run ${lit(predicted.fittedFrom)}` : '';
-  return `PREDICTED, not measured: simulator profile ${lit(predicted.profile)}${fitted}, virtual time`;
+  const out = extrapolatedUseCases(predicted);
+  const beyond = out.length > 0 ? `; extrapolated beyond the fit run: ${out.map(lit).join(', ')}` : '';
+  return `PREDICTED, not measured: simulator profile ${lit(predicted.profile)}${fitted}, virtual time${beyond}`;
+}
+
+/** The use cases whose prediction lies beyond what the fit run measured. */
+export function extrapolatedUseCases(predicted: PredictedInfo): string[] {
+  return (predicted.reach ?? []).filter((r) => r.range === 'extrapolated').map((r) => r.useCase);
 }
 
 /**
@@ -74,4 +93,11 @@ export function markPredictedTables(blocks: readonly Block[], predicted: Predict
     if (b.kind === 'kpis') return { ...b, items: b.items.map((k) => ({ ...k, label: `${k.label} (predicted)` })) };
     return b;
   });
+}
+
+/** One phrase for a use case's reach: what the Prediction table and capacity.csv's prediction_note say. */
+export function reachPhrase(r: NonNullable<PredictedInfo['reach']>[number]): string {
+  const range = r.range === 'inside' ? 'inside the fit run'
+    : r.range === 'unknown' ? 'range unknown (no fit record)' : `extrapolated: ${r.beyond.join('; ')}`;
+  return r.fitCheck ? `${range}; ${r.fitCheck}` : range;
 }

@@ -5,6 +5,7 @@ import Papa from 'papaparse';
 import type { Report } from './report-types';
 import type { LadderResult } from './capacity';
 import { tierDisplay } from './slo-tiers';
+import { reachPhrase } from './predicted';
 import { TREND_KEYS, type TrendKey } from './cell-accumulator';
 
 type Cell = string | number | boolean | null;
@@ -117,6 +118,7 @@ const CAPACITY_COLUMNS = [
   'kind', 'id', 'title', 'context_tokens', 'output_tokens', 'limits', 'source', 'result', 'capacity', 'unit',
   'goodput_at_capacity', 'estimate', 'interpolated', 'last_pass', 'first_fail', 'broken_by', 'interval_level',
   'interval_low', 'interval_high', 'tested', 'predicted', 'predicted_profile', 'prediction_low', 'prediction_high',
+  'prediction_range', 'prediction_note',
 ] as const;
 
 /**
@@ -126,9 +128,11 @@ const CAPACITY_COLUMNS = [
 function predictedColumns(report: Report, useCase: string | null): Record<string, Cell> {
   const p = report.predicted;
   const interval = p?.intervals?.find((i) => i.useCase === useCase) ?? null;
+  const reach = p?.reach?.find((r) => r.useCase === useCase) ?? null;
   return {
     predicted: p !== null, predicted_profile: p?.profile ?? null,
     prediction_low: interval?.low ?? null, prediction_high: interval?.high ?? null,
+    prediction_range: reach?.range ?? null, prediction_note: reach ? reachPhrase(reach) : null,
   };
 }
 

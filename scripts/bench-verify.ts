@@ -1,5 +1,5 @@
-// `npm run bench -- --predict <profile> --verify [n]`: measures the steps either side of the first n predicted
-// capacities on the target and states predicted against measured. Runs in Node.
+// `npm run bench -- --predict <profile> --verify [n]`: measures the steps either side of the n predicted capacities
+// the prediction is least sure of (whatif/verify.ts) on the target and states predicted against measured. Runs in Node.
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -195,7 +195,8 @@ function addPredictFlags(program: Command): void {
     )
     .option(
       '--verify [n]',
-      'with --predict: then measure the steps either side of the first n predicted capacities (default 3) on the ' +
+      'with --predict: then measure the steps either side of the n predicted capacities it is least sure of ' +
+      '(beyond the fit run, widest interval, longest context; default 3) on the ' +
       'target (--url, --target, or the simulator with --profile) and print predicted against measured',
     );
 }

@@ -1,4 +1,5 @@
-// CLI: npm run fit -- results/<run> [--out profile.json] [--base NAME] [--experts E --top-k K] [--kv-capacity-tokens N]
+// CLI: npm run fit -- results/<run> [--out profile.json] [--base NAME | --experts E --top-k K | --dense]
+// [--kv-capacity-tokens N]
 // [--max-num-seqs N] [--chunk-tokens N] [--policy mixed|prefill-first] [--resamples N] [--seed N]
 // — fits a simulator profile to a measured sweep (npm run bench -- --plan fit) and writes it with its fit record.
 // Runs in Node.
@@ -12,6 +13,7 @@ import { EXIT } from '../lib/exit-codes';
 import { findProfile, PROFILES, type Profile, type SchedulerConfig } from '../sim/profiles';
 import { readFitInput } from '../whatif/fit-cells';
 import { fitProfile } from '../whatif/fit';
+import { architectureCandidates, fitChoosingArchitecture, statedArchitecture } from '../whatif/fit-architecture';
 import { fitBaseHardware } from '../whatif/fit-parameters';
 import { fittedProfileFile, type SchedulerSources } from '../whatif/fit-record';
 import { renderFitSummary } from '../whatif/fit-summary';
@@ -22,6 +24,7 @@ interface Flags {
   base?: string;
   experts?: number;
   topK?: number;
+  dense?: boolean;
   kvCapacityTokens?: number;
   maxNumSeqs?: number;
   chunkTokens?: number;
@@ -44,6 +47,8 @@ function program(): Command {
       `(${PROFILES.map((p) => p.letter).join(', ')} or its name); default a dense model`)
     .option('--experts <n>', 'experts of a mixture-of-experts model (its config.json num_experts)', count('--experts'))
     .option('--top-k <n>', 'experts per token (num_experts_per_tok)', count('--top-k'))
+    .option('--dense', 'a dense model (no experts); without --base, --experts or --dense the fit tries each ' +
+      'built-in architecture and keeps the one that misses the run least')
     .option('--kv-capacity-tokens <n>', "the server's KV cache size in tokens (vLLM logs it at start)",
       count('--kv-capacity-tokens'))
     .option('--max-num-seqs <n>', "the server's limit on sequences in a batch", count('--max-num-seqs'))
@@ -59,7 +64,7 @@ function program(): Command {
 }
 
 /** The base profile with the architecture and scheduler limits the flags state, and where each limit came from. */
-function baseOf(flags: Flags): { base: Profile; baseName: string; sources: SchedulerSources } {
+function baseOf(flags: Flags): { base: Profile; baseName: string; sources: SchedulerSources; stated: boolean } {
   const found = flags.base === undefined ? PROFILES[0]! : findProfile(flags.base);
   if (!found) {
     throw new UserError(`--base: "${flags.base}" is not one of ${PROFILES.map((p) => p.name).join(', ')}`, EXIT.usage);
@@ -70,15 +75,19 @@ function baseOf(flags: Flags): { base: Profile; baseName: string; sources: Sched
   if (flags.experts !== undefined && flags.topK! > flags.experts) {
     throw new UserError('--top-k must not exceed --experts', EXIT.usage);
   }
+  if (flags.dense && (flags.base !== undefined || flags.experts !== undefined)) {
+    throw new UserError('--dense states the architecture: leave out --base and --experts', EXIT.usage);
+  }
   const dense = flags.base === undefined && flags.experts === undefined;
+  const stated = flags.dense === true || !dense;
   const shape = flags.experts === undefined ? {} : { experts: flags.experts, topK: flags.topK! };
-  const stated = (flag: string, v: number | string | undefined) => (v === undefined ? null : `stated with ${flag}`);
+  const statedBy = (flag: string, v: number | string | undefined) => (v === undefined ? null : `stated with ${flag}`);
   const sources: SchedulerSources = {
-    kvCapacityTokens: stated('--kv-capacity-tokens', flags.kvCapacityTokens),
-    maxNumSeqs: stated('--max-num-seqs', flags.maxNumSeqs),
-    chunkTokens: stated('--chunk-tokens', flags.chunkTokens),
+    kvCapacityTokens: statedBy('--kv-capacity-tokens', flags.kvCapacityTokens),
+    maxNumSeqs: statedBy('--max-num-seqs', flags.maxNumSeqs),
+    chunkTokens: statedBy('--chunk-tokens', flags.chunkTokens),
     blockSize: null,
-    policy: stated('--policy', flags.policy),
+    policy: statedBy('--policy', flags.policy),
   };
   const scheduler: SchedulerConfig = {
     ...found.scheduler,
@@ -88,7 +97,7 @@ function baseOf(flags: Flags): { base: Profile; baseName: string; sources: Sched
     ...(flags.policy ? { policy: flags.policy } : {}),
   };
   const hardware = { ...fitBaseHardware(found.hardware, dense), ...shape };
-  return { base: { ...found, hardware, scheduler }, baseName: found.name, sources };
+  return { base: { ...found, hardware, scheduler }, baseName: found.name, sources, stated };
 }
 
 async function main(): Promise<void> {
@@ -96,14 +105,18 @@ async function main(): Promise<void> {
   if (!parseCommandLine(cli)) return;
   const flags = cli.opts<Flags>();
   const folder = cli.args[0]!;
-  const { base, baseName, sources } = baseOf(flags);
+  const { base, baseName, sources, stated } = baseOf(flags);
   const input = await readFitInput(folder);
   process.stderr.write(`fit: ${input.cells.length} cells of ${folder}, ${flags.resamples} resamples...\n`);
-  const outcome = fitProfile(input.cells, { base, resamples: flags.resamples, seed: flags.seed });
+  const options = { base, resamples: flags.resamples, seed: flags.seed };
+  const { outcome, choice } = stated
+    ? { outcome: fitProfile(input.cells, options), choice: statedArchitecture(base.hardware) }
+    : fitChoosingArchitecture(input.cells, options, architectureCandidates(base),
+      (l) => process.stderr.write(`${l}\n`));
   const runId = input.dir.split(/[\\/]/).pop()!;
   const file = fittedProfileFile(outcome, {
     input, baseName, name: flags.name ?? `fitted-${runId}`, schedulerSources: sources,
-    fittedAt: new Date().toISOString(),
+    fittedAt: new Date().toISOString(), architecture: choice,
   });
   const out = flags.out ?? join(input.dir, 'fitted-profile.json');
   writeFileSync(out, JSON.stringify(file, null, 2) + '\n');

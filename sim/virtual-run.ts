@@ -157,6 +157,16 @@ export interface ClosedLoopRequest extends VirtualRequestResult {
   readonly endMs: number;
 }
 
+export interface ClosedLoopOptions {
+  readonly noise?: NoiseSettings;
+  readonly requestsPerUser?: number;
+  /**
+   * Per user, how long after its step's start it sends its first request (missing: at the start). A measured cell's
+   * users do not start at one instant: the client hands their first requests on over tens to hundreds of ms.
+   */
+  readonly userStartMs?: readonly number[];
+}
+
 /**
  * Closed-loop users in virtual time: each user sends its next request the moment the previous one
  * ends (no think time). The user count follows `steps` back to back: users added at a step start at
@@ -167,7 +177,7 @@ export interface ClosedLoopRequest extends VirtualRequestResult {
  */
 export function runVirtualClosedLoop(
   profile: Profile, promptTokens: number, outputTokens: number, steps: readonly ClosedLoopStep[],
-  options: { readonly noise?: NoiseSettings; readonly requestsPerUser?: number } = {},
+  options: ClosedLoopOptions = {},
 ): ClosedLoopRequest[] {
   const batcher = new Batcher(profile, { prefixCaching: false, noise: options.noise });
   const overhead = profile.hardware.requestOverheadMs;
@@ -204,7 +214,8 @@ export function runVirtualClosedLoop(
     // Start users added at boundaries that have been reached.
     while (nextBoundary < boundaries.length && boundaries[nextBoundary]! <= now) {
       const users = steps[nextBoundary]!.users;
-      for (let u = 0; u < users; u++) if (!busy.has(u)) submit(u, boundaries[nextBoundary]!);
+      const at = (u: number) => boundaries[nextBoundary]! + (options.userStartMs?.[u] ?? 0);
+      for (let u = 0; u < users; u++) if (!busy.has(u)) submit(u, at(u));
       nextBoundary++;
     }
     queue.release(now);

@@ -3,6 +3,7 @@
 import { UserError } from '../lib/exit-codes';
 import { loadRun } from '../report/load-run';
 import { readPartSamples } from '../report/split-inputs';
+import type { CellAccumulator } from '../report/cell-accumulator';
 import type { CellShape } from './virtual-cell';
 
 /** One measured cell: its shape as sent and each request's TTFT and time per output token, ms. */
@@ -45,6 +46,7 @@ export async function readFitInput(folder: string): Promise<FitInput> {
       outputTokens: planned.outputTokens,
       concurrency: planned.concurrency,
       rounds: planned.rounds + (planned.warmupRounds ?? 0),
+      userStartMs: firstRoundStarts(acc, planned.concurrency),
       ttftMs: Float64Array.from(acc.trends.ttft.values()),
       tpotMs: Float64Array.from(acc.trends.tpot.values()),
     });
@@ -58,4 +60,19 @@ export async function readFitInput(folder: string): Promise<FitInput> {
     );
   }
   return { dir: run.dir, cells, model: run.run?.target.model ?? null, contextWindow: run.run?.contextWindow ?? null };
+}
+
+/**
+ * When each user's first request started after the cell's first, ms: the n earliest request starts (each request's
+ * end less its e2e). A user's second request waits for its first to end, seconds later, so the n earliest starts are
+ * the first round's. What the fit must model: the client hands a burst on over tens to hundreds of ms (k6's dispatch,
+ * the hand-off to the agent, the writes; docs/design/client-clock.md), and a model that sent it at one instant
+ * batches the whole burst into the first prefill and overstates its TTFT, which the fit then pays for with a smaller
+ * prefill cost per token.
+ */
+export function firstRoundStarts(acc: CellAccumulator, users: number): number[] {
+  const e2e = [...acc.trends.e2e.values()];
+  const starts = [...acc.requestEnds.values()].map((end, i) => end - (e2e[i] ?? 0)).sort((a, b) => a - b);
+  if (starts.length === 0) return [];
+  return starts.slice(0, users).map((s) => s - starts[0]!);
 }

@@ -4,14 +4,13 @@
 import { percentile, sortValues } from '../report/stats';
 import type { Profile, SchedulerConfig } from '../sim/profiles';
 import type { FitInput } from './fit-cells';
-import type { FitOutcome } from './fit';
+import { BLIND_FACTOR, MIN_SENSITIVITY, type FitOutcome } from './fit';
+import type { ArchitectureChoice } from './fit-architecture';
 import { FIT_PARAMETER_MEANING, hardwareOverrides } from './fit-parameters';
-import type { FitInfo, FittedParameter, FittedProfileFile, FitResidual } from './fitted-profile';
+import type { FitInfo, FitRange, FittedParameter, FittedProfileFile, FitResidual } from './fitted-profile';
 
 /** A refit spread wider than this factor (95th over 5th percentile) means the run did not pin the parameter. */
 const PINNED_SPREAD = 2;
-/** Below this, the run's predictions barely move with the parameter: any value fits (column norm of the Jacobian). */
-const MIN_SENSITIVITY = 0.02;
 
 /** Where each scheduler limit came from: a flag (the server's stated config) or the base profile. */
 export type SchedulerSources = Readonly<Record<keyof SchedulerConfig, string | null>>;
@@ -22,6 +21,7 @@ export interface FitRecordContext {
   readonly name: string;
   readonly schedulerSources: SchedulerSources;
   readonly fittedAt: string;
+  readonly architecture: ArchitectureChoice;
 }
 
 export function fittedProfileFile(outcome: FitOutcome, ctx: FitRecordContext): FittedProfileFile {
@@ -50,6 +50,8 @@ function fitInfo(outcome: FitOutcome, ctx: FitRecordContext): FitInfo {
     cells: ctx.input.cells.length,
     requests: ctx.input.cells.reduce((s, c) => s + c.ttftMs.length, 0),
     parameters: [...parametersOf(outcome), ...schedulerParameters(outcome.profile, ctx.schedulerSources)],
+    architecture: ctx.architecture,
+    range: rangeOf(ctx.input),
     residuals,
     medianErrorPct: round(percentile(errors, 0.5), 2),
     maxErrorPct: round(errors[errors.length - 1] ?? 0, 2),
@@ -60,11 +62,22 @@ function fitInfo(outcome: FitOutcome, ctx: FitRecordContext): FitInfo {
 function residualsOf(outcome: FitOutcome, input: FitInput): FitResidual[] {
   return outcome.observations.map((o, i) => {
     const predicted = outcome.predicted[i]!;
+    const cell = input.cells[o.cell]!;
     return {
-      cell: input.cells[o.cell]!.id, metric: o.metric, measured: round(o.measured, 3), predicted: round(predicted, 3),
+      promptTokens: cell.promptTokens, concurrency: cell.concurrency,
+      cell: cell.id, metric: o.metric, measured: round(o.measured, 3), predicted: round(predicted, 3),
       errorPct: round(((predicted - o.measured) / o.measured) * 100, 2),
     };
   });
+}
+
+function rangeOf(input: FitInput): FitRange {
+  const span = (xs: number[]): [number, number] => [Math.min(...xs), Math.max(...xs)];
+  return {
+    promptTokens: span(input.cells.map((c) => c.promptTokens)),
+    concurrency: span(input.cells.map((c) => c.concurrency)),
+    outputTokens: span(input.cells.map((c) => c.outputTokens)),
+  };
 }
 
 function parametersOf(outcome: FitOutcome): FittedParameter[] {
@@ -76,7 +89,7 @@ function parametersOf(outcome: FitOutcome): FittedParameter[] {
     const wide = low <= 0 || high / low > PINNED_SPREAD;
     const factor = low > 0 ? (high / low).toFixed(1) : 'of more than 100';
     const note = blind
-      ? 'the run barely depends on it: kept near its starting value'
+      ? `the run barely depends on it: refits draw it within a factor ${BLIND_FACTOR} of its start`
       : wide ? `refits spread over a factor ${factor}` : FIT_PARAMETER_MEANING[name];
     return { name, value: sig(outcome.values[j]!), low: sig(low), high: sig(high), pinned: !blind && !wide, note };
   });

@@ -23,6 +23,16 @@ export function renderFitSummary(file: FittedProfileFile): string {
     `predicted against measured, median TTFT and time per output token of each cell: median error ` +
       `${fit.medianErrorPct}%, largest ${fit.maxErrorPct}%` +
       (worst.length > 0 ? ` (${worst.map((w) => `${w.cell} ${w.metric} ${w.errorPct}%`).join(', ')})` : ''),
+    architectureLine(fit),
     `unpinned: ${fit.parameters.filter((p) => !p.pinned).map((p) => p.name).join(', ') || 'none'}`,
   ].join('\n');
+}
+
+function architectureLine(fit: FittedProfileFile['fit']): string {
+  const a = fit.architecture;
+  if (!a) return 'architecture: not recorded';
+  if (a.how === 'stated') return `architecture: ${a.label} (stated)`;
+  const others = a.candidates.map((c) => `${c.label} ${(c.rmsLogError * 100).toFixed(1)}%`).join(', ');
+  return `architecture: ${a.label}, chosen by the fit as the one that misses the run least (rms error: ${others}); ` +
+    'state it with --base, --experts/--top-k or --dense';
 }

@@ -21,6 +21,14 @@ const PRIOR_WEIGHT = 0.05;
 /** How far from its start a parameter may go: a factor e^8 (about 3000) either way. */
 const BOUND = 8;
 const JACOBIAN_STEP = 0.05;
+/** Below this, the run's predictions barely move with the parameter: any value fits (column norm of the Jacobian). */
+export const MIN_SENSITIVITY = 0.02;
+/**
+ * How far either way a refit draws a parameter the run cannot see (log-uniform): the refits would otherwise leave it
+ * at its start, and an interval would show no doubt about a figure nothing measured. A factor 3: the spread of such
+ * terms between the built-in profiles of one serving stack.
+ */
+export const BLIND_FACTOR = 3;
 
 export interface FitOptions {
   /** The base profile with the architecture to keep (fit-parameters.ts fitBaseHardware) and the scheduler's limits. */
@@ -56,12 +64,14 @@ export function fitProfile(cells: readonly MeasuredCell[], options: FitOptions):
   const x = fitted.values;
   const residuals = logPredictions(x).map((p, i) => p - Math.log(observations[i]!.measured));
   const jacobian = jacobianAt(x, logPredictions);
-  const refits = refitDeltas(cells, observations, residuals, jacobian, x, options);
+  const sensitivity = names.map((_, j) => Math.hypot(...jacobian.map((row) => row[j]!)));
+  const blind = sensitivity.map((s) => s < MIN_SENSITIVITY);
+  const refits = withBlindDraws(refitDeltas(cells, observations, residuals, jacobian, x, options), blind, options.seed);
   return {
     names, values: valuesAt(x), profile: profileAt(x), observations,
     predicted: logPredictions(x).map(Math.exp),
     resampled: refits.map(valuesAt),
-    sensitivity: names.map((_, j) => Math.hypot(...jacobian.map((row) => row[j]!))),
+    sensitivity,
     iterations: fitted.iterations,
   };
 }
@@ -126,6 +136,14 @@ function refitDeltas(
     out.push(x.map((v, i) => Math.min(BOUND, Math.max(-BOUND, v - step[i]!))));
   }
   return out;
+}
+
+/** Each refit with every blind parameter drawn log-uniformly within BLIND_FACTOR of its fitted value. */
+function withBlindDraws(refits: number[][], blind: readonly boolean[], seed: number): number[][] {
+  if (!blind.some(Boolean)) return refits;
+  const random = mulberry32(seed ^ 0xb11d);
+  const width = Math.log(BLIND_FACTOR);
+  return refits.map((x) => x.map((v, i) => (blind[i] ? v + (2 * random() - 1) * width : v)));
 }
 
 /** f remembered for the last arguments it was called with by value: the optimiser asks the same point many times. */

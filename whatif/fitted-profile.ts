@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { parseProfile, type HardwareModel, type Profile, type ProfileOverrides } from '../sim/profiles';
 import { UserError } from '../lib/exit-codes';
+import type { ArchitectureChoice } from './fit-architecture';
 
 /** How far one measured statistic of one cell is from what the fitted profile predicts for that cell. */
 export interface FitResidual {
@@ -19,6 +20,16 @@ export interface FitResidual {
   readonly predicted: number;
   /** (predicted - measured) / measured x 100. */
   readonly errorPct: number;
+  /** The cell's prompt length as the server counted it, and its users (missing in older files). */
+  readonly promptTokens?: number;
+  readonly concurrency?: number;
+}
+
+/** What the fit run measured, [least, most]: a prediction beyond it is extrapolated. */
+export interface FitRange {
+  readonly promptTokens: readonly [number, number];
+  readonly concurrency: readonly [number, number];
+  readonly outputTokens: readonly [number, number];
 }
 
 /** A fitted parameter: its value and the spread of its refits on resampled requests. */
@@ -45,6 +56,10 @@ export interface FitInfo {
   readonly cells: number;
   readonly requests: number;
   readonly parameters: readonly FittedParameter[];
+  /** The architecture kept: stated by the user, or chosen by the fit among candidates (missing in older files). */
+  readonly architecture?: ArchitectureChoice;
+  /** The prompt lengths, users and answer lengths the fit run measured (missing in older files). */
+  readonly range?: FitRange;
   readonly residuals: readonly FitResidual[];
   /** Median and largest |errorPct| over the residuals. */
   readonly medianErrorPct: number;

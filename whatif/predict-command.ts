@@ -5,7 +5,7 @@ import { UserError } from '../lib/exit-codes';
 import { PlanError, type PlanInput, type ScriptName } from '../lib/plan';
 import { loadPredictProfile } from './predict-profile';
 import { predictedPlans, predictRun, type PredictOutcome } from './predict-run';
-import { renderWhatIfTable } from './what-if-table';
+import { renderReachNotes, renderWhatIfTable } from './what-if-table';
 import { applyWhatIf, variantSlug, type WhatIf } from './what-if-variants';
 
 export interface PredictCommand {
@@ -53,9 +53,10 @@ export async function runPredictCommand(c: PredictCommand): Promise<PredictComma
     const runId = `${c.runId}-what-if-${variantSlug(w)}`;
     variants.push({ ...(await predictRun({ ...common, planInput, runId, variant })), whatIf: w });
   }
+  const notes = renderReachNotes(base.report);
   const table = renderWhatIfTable([
     { label: 'base', report: base.report },
     ...variants.map((v) => ({ label: v.whatIf.label, report: v.report })),
-  ]);
+  ]) + (notes ? `\n${notes}` : '');
   return { base, variants, table };
 }

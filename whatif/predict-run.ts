@@ -11,7 +11,9 @@ import { applyEnvToPlan } from '../lib/env';
 import { EXIT, UserError } from '../lib/exit-codes';
 import { resolvePlan, type Plan, type PlanInput, type ScriptName } from '../lib/plan';
 import { promptLengthsForWindow, type FittedContext } from '../orchestrator/context-window';
+import type { CapacityAnnouncement } from '../lib/drive';
 import { searchCapacities } from '../orchestrator/driven-results';
+import { predictionReach, type PredictedUseCase } from './prediction-reach';
 import { generateReport } from '../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import type { Report } from '../report/report-types';
@@ -85,8 +87,10 @@ export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
   const promptOf = new Map(fitted.map((f) => [f.contextTokens, f.promptTokens]));
   for (const f of fitted) o.log(`context ${f.contextTokens}: prompts of ${f.promptTokens} tokens, to fit the window`);
   let virtualMs = 0;
+  let capacities: CapacityAnnouncement[] = [];
   for (const plan of plans) {
-    const { drive } = drivePart(profile, plan, promptOf);
+    const { drive, search } = drivePart(profile, plan, promptOf);
+    if (search) capacities = searchCapacities(search);
     requests[plan.script] = writePredictedPart(runDir, plan, drive, startedAt.getTime() + virtualMs, o.runId);
     virtualMs += drive.wallMs;
     const virtualSeconds = (drive.wallMs / 1000).toFixed(0);
@@ -105,6 +109,8 @@ export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
     variant: o.variant?.label ?? null,
     baseRun: o.variant ? path.basename(o.variant.baseRunDir) : null,
     virtualSeconds: Math.round(virtualMs) / 1000,
+    reach: capacityPlan === null ? null
+      : predictionReach(predictedUseCases(capacityPlan, capacities, intervals, promptOf), o.profile.fit ?? null),
   };
   const command = ['npm', 'run', 'bench', '--', ...process.argv.slice(2)];
   const runInfo = predictedRunInfo({
@@ -116,6 +122,23 @@ export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
     ...DEFAULT_REPORT_OPTIONS, baseline: o.variant?.baseRunDir ?? null, tolerance: 0.1, outDir: null,
   });
   return { runDir, report, intervals, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Each capacity use case as predicted: its prompt as sent, answer length, limits, capacity and interval. */
+function predictedUseCases(
+  plan: Plan, capacities: readonly CapacityAnnouncement[], intervals: readonly CapacityInterval[] | null,
+  promptOf: ReadonlyMap<number, number>,
+): PredictedUseCase[] {
+  return plan.useCases.flatMap((u) => {
+    const cell = plan.cells.find((c) => c.useCase === u.id);
+    if (!cell) return [];
+    return [{
+      useCase: u.id, promptTokens: promptOf.get(cell.contextTokens) ?? cell.contextTokens,
+      outputTokens: cell.outputTokens, metrics: u.limits.map((l) => l.metric),
+      capacity: capacities.find((c) => c.useCase === u.id)?.capacity ?? null,
+      high: intervals?.find((i) => i.useCase === u.id)?.high ?? null,
+    }];
+  });
 }
 
 /** The capacity part's search run again with each resampled profile: the capacities the fit's uncertainty allows. */
@@ -131,6 +154,20 @@ function resampledIntervals(
   return capacityIntervals(predictions);
 }
 
+/** Which parameters the run did not pin down: the refits carry their spread, or, for scheduler limits, none. */
+function unpinnedNote(fit: PredictProfile['fit']): string {
+  const loose = (fit?.parameters ?? []).filter((x) => !x.pinned);
+  const timing = loose.filter((x) => !x.name.startsWith('scheduler.')).map((x) => x.name);
+  const limits = loose.filter((x) => x.name.startsWith('scheduler.')).map((x) => x.name.slice('scheduler.'.length));
+  const parts = [
+    timing.length > 0 ? ` The refits carry the spread of the timing parameters the run did not pin down ` +
+      `(${timing.join(', ')}).` : ' The run pinned every timing parameter down.',
+    limits.length > 0 ? ` Scheduler limits taken from the base profile, not stated, carry no spread ` +
+      `(${limits.join(', ')}): a capacity that reaches them is only as good as that guess.` : '',
+  ];
+  return parts.join('');
+}
+
 /** How the interval was made, or why there is none: what the report says beside the capacities. */
 function intervalNote(p: PredictProfile, capacity: boolean): string {
   if (!capacity) return 'No capacity part was predicted, so no capacity interval.';
@@ -138,7 +175,8 @@ function intervalNote(p: PredictProfile, capacity: boolean): string {
     return 'No prediction interval: the fitted profile\'s fit record holds no refits on resampled requests.';
   if (p.source === 'fitted')
     return `Each capacity's interval is the 5th-95th percentile of the same prediction made with each of the ` +
-      `${intervalRefits(p.resampled).length} refits of the fitted profile on resampled requests (its fit record).`;
+      `${intervalRefits(p.resampled).length} refits of the fitted profile on resampled requests (its fit record).` +
+      unpinnedNote(p.fit);
   return `No prediction interval: the ${p.source} profile has no fit record, so nothing says how far its ` +
     'parameters could be off; a profile fitted to a measured run (npm run fit) gives one.';
 }

@@ -2,7 +2,7 @@
 // capacity), the plan that measures exactly those, and predicted against measured for each. Runs in Node, pure.
 
 import type { PlanInput } from '../lib/plan';
-import type { LadderStep } from '../report/capacity';
+import type { LadderStep, UseCaseCapacity } from '../report/capacity';
 import type { Report } from '../report/report-types';
 import { percentile, sortValues } from '../report/stats';
 
@@ -15,12 +15,39 @@ export interface VerifyStep {
 }
 
 /**
- * The steps either side of each predicted capacity (the last that held, the first that broke), for the first `count`
- * use cases that have a capacity between two steps: the cells the prediction's figures depend on most.
+ * How little the prediction knows of a use case, for ordering: figures beyond the fit run first (more of them, less
+ * known), then a fit that missed where its limit lives, then the interval's width relative to the capacity, then the
+ * longest context. Each is a key compared in turn, larger first.
+ */
+function uncertaintyKeys(predicted: Report, u: UseCaseCapacity): number[] {
+  const reach = predicted.predicted?.reach?.find((r) => r.useCase === u.useCase.id);
+  const interval = predicted.predicted?.intervals?.find((i) => i.useCase === u.useCase.id);
+  const capacity = Math.max(1, u.result.lastPass ?? 1);
+  return [
+    reach?.range === 'extrapolated' ? reach.beyond.length : 0, reach?.fitCheck ? 1 : 0,
+    interval ? (interval.high - interval.low) / capacity : 0, u.useCase.contextTokens ?? 0,
+  ];
+}
+
+function byUncertainty(keys: (u: UseCaseCapacity) => number[]) {
+  return (a: UseCaseCapacity, b: UseCaseCapacity): number => {
+    const ka = keys(a);
+    const kb = keys(b);
+    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return kb[i]! - ka[i]!;
+    return 0;
+  };
+}
+
+/**
+ * The steps either side of each predicted capacity (the last that held, the first that broke), for the `count` use
+ * cases with a capacity between two steps where the prediction is least certain: extrapolated beyond the fit run,
+ * resting on cells the fit missed, with the widest interval, with the longest context (the report's order breaks
+ * ties). Those are where a measurement tells most.
  */
 export function verifySteps(predicted: Report, count: number): VerifyStep[] {
   return predicted.useCases
     .filter((u) => u.source === 'capacity' && u.result.kind === 'within')
+    .sort(byUncertainty((u) => uncertaintyKeys(predicted, u)))
     .slice(0, count)
     .flatMap((u) => {
       const { lastPass, firstFail } = u.result;

@@ -11,6 +11,11 @@ export interface CellShape {
   readonly outputTokens: number;
   readonly concurrency: number;
   readonly rounds: number;
+  /**
+   * Per user, when its first request started after the cell's first (ms), as measured: the client hands a cell's
+   * first requests on over tens to hundreds of ms, so the server never sees them as one burst. Missing: all at once.
+   */
+  readonly userStartMs?: readonly number[];
 }
 
 /** One predicted request as a client measures it: TTFT from send, time per output token after the first. */
@@ -22,12 +27,13 @@ export interface PredictedRequest {
 
 /**
  * The requests of one cell in virtual time. Prompts are unique (the suite's prompts differ in their first line), so
- * the prefix cache finds nothing; the client's own time on loopback is left out (well under a millisecond).
+ * the prefix cache finds nothing. Each user starts when the measured cell's did (userStartMs); the client's time
+ * between a user's requests is left out (a few ms).
  */
 export function predictCell(profile: Profile, cell: CellShape): PredictedRequest[] {
   const requests = runVirtualClosedLoop(
     profile, cell.promptTokens, cell.outputTokens, [{ users: cell.concurrency, seconds: Infinity }],
-    { requestsPerUser: cell.rounds },
+    { requestsPerUser: cell.rounds, userStartMs: cell.userStartMs },
   );
   return requests.map((r) => ({
     ttftMs: r.ttftMs,

@@ -41,5 +41,18 @@ function useCaseText(report: Report, useCase: string): string {
   if (!u) return '-';
   const interval = report.predicted?.intervals?.find((i) => i.useCase === useCase);
   const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
-  return interval ? `${u.result.display} (${fmt(interval.low)}-${fmt(interval.high)})` : u.result.display;
+  const text = interval ? `${u.result.display} (${fmt(interval.low)}-${fmt(interval.high)})` : u.result.display;
+  const reach = report.predicted?.reach?.find((r) => r.useCase === useCase);
+  // A figure beyond the fit run (x), or one resting on cells the fit missed (!), says so in the table itself.
+  const marks = `${reach?.range === 'extrapolated' ? ' x' : ''}${reach?.fitCheck ? ' !' : ''}`;
+  return text + marks;
+}
+
+/** The notes under the printed table: what the marks x and ! stand for, use case by use case (the base's). */
+export function renderReachNotes(report: Report): string {
+  const lines = (report.predicted?.reach ?? []).flatMap((r) => [
+    ...(r.range === 'extrapolated' ? [`x ${r.useCase}: extrapolated: ${r.beyond.join('; ')}`] : []),
+    ...(r.fitCheck ? [`! ${r.useCase}: ${r.fitCheck}`] : []),
+  ]);
+  return lines.join('\n');
 }

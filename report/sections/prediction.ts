@@ -3,6 +3,7 @@
 
 import { DocBuilder, lit, type Block } from '../document';
 import type { Report } from '../report-types';
+import { extrapolatedUseCases, reachPhrase } from '../predicted';
 
 /** The prediction's source and interval, right after the title; nothing for a measured run. */
 export function predictionSection(report: Report): Block[] {
@@ -21,12 +22,28 @@ export function predictionSection(report: Report): Block[] {
   if (p.variant)
     doc.p(`This is the what-if variant **${lit(p.variant)}** of the base prediction ${lit(p.baseRun ?? '')}` +
       ' (the comparison below sets them side by side).');
+  const out = extrapolatedUseCases(p);
+  const checked = (p.reach ?? []).filter((r) => r.fitCheck !== null).map((r) => r.useCase);
+  if (p.reach && p.reach.length > 0)
+    doc.p(out.length === 0
+      ? '**Inside the measured range:** every use case\'s prompt, users and answers lie within what the fit run ' +
+        'measured.'
+      : `**Extrapolated:** ${out.map(lit).join(', ')} ${out.length === 1 ? 'lies' : 'lie'} beyond what the fit ` +
+        'run measured (see the table); the model carries them there, no measurement does.');
+  if (checked.length > 0)
+    doc.p(`**The fit missed where the limit lives** for ${checked.map(lit).join(', ')}: a capacity there rests on ` +
+      'cells the fitted model did not match within 10%.');
   doc.p(p.intervalNote);
-  const rows = (p.intervals ?? []).map((i) => {
-    const capacity = report.useCases.find((u) => u.useCase.id === i.useCase)?.result.display ?? '';
-    return [i.useCase, capacity, `${fmtUsers(i.low)}-${fmtUsers(i.high)}`, String(i.resamples)];
+  const ids = [...new Set([...(p.intervals ?? []).map((i) => i.useCase), ...(p.reach ?? []).map((r) => r.useCase)])];
+  const rows = ids.map((id) => {
+    const i = p.intervals?.find((x) => x.useCase === id);
+    const r = p.reach?.find((x) => x.useCase === id);
+    const capacity = report.useCases.find((u) => u.useCase.id === id)?.result.display ?? '';
+    return [id, capacity, i ? `${fmtUsers(i.low)}-${fmtUsers(i.high)}` : 'none', i ? String(i.resamples) : '',
+      r ? lit(reachPhrase(r)) : ''];
   });
-  doc.table(['USE CASE', 'PREDICTED CAPACITY', 'PREDICTION INTERVAL (5TH-95TH PCT)', 'RESAMPLED PROFILES'], rows);
+  doc.table(['USE CASE', 'PREDICTED CAPACITY', 'PREDICTION INTERVAL (5TH-95TH PCT)', 'RESAMPLED PROFILES',
+    'MEASURED RANGE AND FIT'], rows);
   return doc.blocks;
 }
 

@@ -52,11 +52,11 @@ describe('splitPoints', () => {
 });
 
 describe('the loop and the fit run', () => {
-  it("states the base architecture and the scheduler's limits as npm run fit's flags; none for a dense model", () => {
+  it("states the architecture and the scheduler's limits as npm run fit's flags (--dense for a dense model)", () => {
     const a = findProfile('A')!;
     expect(fitFlags(a, null)).toEqual(['--base', 'A', '--kv-capacity-tokens', String(a.scheduler.kvCapacityTokens),
       '--max-num-seqs', String(a.scheduler.maxNumSeqs), '--policy', a.scheduler.policy]);
-    expect(fitFlags(null, null)).toEqual([]);
+    expect(fitFlags(null, null)).toEqual(['--dense']);
   });
 
   it("predicts the quick plan's five use cases and the full grid, long prompts fitted to the window", () => {
@@ -75,5 +75,7 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['--parts', 'nope'])).toThrow(/--parts/);
     expect(() => parseArgs(['--profiles', 'F'])).toThrow(/--profiles/);
     expect(() => parseArgs(['--keep', 'x', '--from', 'y'])).toThrow(/give one/);
+    expect(parseArgs(['--repeats', '5']).repeats).toBe(5);
+    expect(() => parseArgs(['--repeats', '0'])).toThrow(/--repeats/);
   });
 });

@@ -49,3 +49,17 @@ describe('per-request overhead in virtual time', () => {
     expect(batch).toBeGreaterThan(d.hardware.requestOverheadMs);
   });
 });
+
+describe('users started as a client starts them', () => {
+  it('sends each user its first request at its own start, and a spread burst waits less than one at an instant', () => {
+    const users = 64;
+    const together = runVirtualClosedLoop(profile, 256, 32, [{ users, seconds: Infinity }], { requestsPerUser: 1 });
+    const userStartMs = Array.from({ length: users }, (_, u) => 5 * u);
+    const spread = runVirtualClosedLoop(profile, 256, 32, [{ users, seconds: Infinity }],
+      { requestsPerUser: 1, userStartMs });
+    for (const r of spread) expect(r.startMs).toBe(5 * r.user);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    // 64 prompts of 256 tokens at one instant share two 8K-token prefill steps; 5 ms apart, a few at a time.
+    expect(median(spread.map((r) => r.ttftMs))).toBeLessThan(median(together.map((r) => r.ttftMs)));
+  });
+});

@@ -25,6 +25,7 @@ const fitted: FittedProfileFile = {
   fit: {
     run: 'results/measured-a', fittedAt: '2026-11-28T00:00:00.000Z', cells: 12, requests: 400, parameters: [],
     residuals: [], medianErrorPct: 0, maxErrorPct: 0,
+    range: { promptTokens: [256, 4096], concurrency: [1, 64], outputTokens: [128, 128] },
     resamples: SCALES.map((s) => ({ lambdaUsPerToken: A.hardware.lambdaUsPerToken * s })),
   },
 };
@@ -71,6 +72,23 @@ describe('--predict fitted.json', () => {
       expect([Number(row.prediction_low), Number(row.prediction_high)]).toEqual([i.low, i.high]);
     }
     expect(outcome.table).toMatch(/code_completion \(users\)\s+\d+ \(\d+(\.\d)?-\d+(\.\d)?\)/);
+  });
+
+  it("marks a use case beyond the fit run's prompts extrapolated, in report.json, capacity.csv and the report", () => {
+    const reach = outcome.base.report.predicted!.reach!;
+    expect(reach.find((r) => r.useCase === 'code_completion')!.range).toBe('inside');
+    const general = reach.find((r) => r.useCase === 'general_chatbot')!;
+    expect(general.range).toBe('extrapolated');
+    expect(general.beyond[0]).toMatch(/^prompt \d+ tokens > the fit's longest 4096$/);
+    const csv = readFileSync(join(outcome.base.runDir, 'capacity.csv'), 'utf8');
+    const rows = Papa.parse<Record<string, string>>(csv, { header: true, skipEmptyLines: true }).data;
+    expect(rows.find((r) => r.id === 'general_chatbot')!.prediction_range).toBe('extrapolated');
+    expect(rows.find((r) => r.id === 'code_completion')!.prediction_range).toBe('inside');
+    const md = readFileSync(join(outcome.base.runDir, 'report.md'), 'utf8');
+    expect(md).toContain('**Extrapolated:** general\\_chatbot lies beyond what the fit run measured');
+    expect(md).toContain('extrapolated beyond the fit run: general\\_chatbot');
+    const html = readFileSync(join(outcome.base.runDir, 'report.html'), 'utf8');
+    expect(html).toContain('extrapolated beyond the fit run: general_chatbot');
   });
 });
 

@@ -43,6 +43,24 @@ describe('verification of a prediction', () => {
     expect(verifySteps(predicted, 5).map((s) => s.useCase)).toEqual(['chat', 'chat', 'code', 'code']);
   });
 
+  it('measures first where the prediction is least certain: beyond the fit run, then the widest interval', () => {
+    const uncertain = {
+      ...predicted,
+      predicted: {
+        reach: [
+          { useCase: 'chat', range: 'inside', beyond: [], fitCheck: null },
+          { useCase: 'code', range: 'extrapolated', beyond: ["prompt 65536 tokens > the fit's longest 16384"],
+            fitCheck: null },
+        ],
+        intervals: [{ useCase: 'chat', low: 6, high: 9, resamples: 20 }],
+      },
+    } as unknown as Report;
+    expect(verifySteps(uncertain, 1).map((s) => s.useCase)).toEqual(['code', 'code']);
+    const inside = { ...uncertain, predicted: { ...uncertain.predicted!, reach: [] } } as unknown as Report;
+    // Neither extrapolated: chat's interval is wider than code's (none).
+    expect(verifySteps(inside, 1).map((s) => s.useCase)).toEqual(['chat', 'chat']);
+  });
+
   it("searches one use case between its two steps, keeping the plan's settings for it and dropping the others'", () => {
     const plan: PlanInput = {
       name: 'quick', sweep: { contexts: [1024] },
