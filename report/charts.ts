@@ -347,8 +347,23 @@ export function renderChartSvg(spec: ChartSpec, width = CHART_WIDTH, height = CH
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
   try {
     chart.setOption(spec.option as echarts.EChartsCoreOption);
-    return chart.renderToSVGString();
+    return processIndependentIds(chart.renderToSVGString());
   } finally {
     chart.dispose();
   }
+}
+
+/**
+ * An SVG's ids as if it were the process's first chart. zrender numbers its painters and CSS classes with counters
+ * global to the process, so the same chart drawn after others (another example, a concurrent report) would carry
+ * other ids and other bytes; each SVG file stands alone, so renumbering within it keeps every id distinct.
+ */
+function processIndependentIds(svg: string): string {
+  const classes = new Map<string, number>();
+  return svg
+    .replace(/\bzr\d+-cls-(\d+)\b/g, (_match, n: string) => {
+      if (!classes.has(n)) classes.set(n, classes.size);
+      return `zr0-cls-${classes.get(n)}`;
+    })
+    .replace(/\bzr\d+-/g, 'zr0-');
 }

@@ -67,7 +67,9 @@ async function main(): Promise<number> {
   }
   for (const name of names) if (!exampleNames().includes(name)) throw new UserError(`no example "${name}"`);
   if (o.check) {
-    const problems = (await Promise.all(names.map(checkExample))).flat();
+    // One at a time: each render holds a whole run's samples in memory (sim-report-d's is 200 MB of CSV).
+    const problems: string[] = [];
+    for (const name of names) problems.push(...(await checkExample(name)));
     for (const line of problems) process.stderr.write(`examples: ${line}\n`);
     process.stderr.write(`examples: ${names.length} checked, ${problems.length} file(s) out of date\n`);
     return problems.length === 0 ? EXIT.ok : EXIT.badInput;
