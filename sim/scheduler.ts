@@ -149,9 +149,10 @@ export class BatcherScheduler implements Scheduler {
   private fire(): void {
     this.timer = null;
     if (this.closed) return;
-    if (this.clock() < this.stallEndMs) {
-      // A timer a fraction of a millisecond early: nothing is written before the stall's end.
-      const due = Math.max(this.stepDueMs, this.stallEndMs);
+    const due = Math.max(this.stepDueMs, this.stallEndMs);
+    if (this.clock() < due) {
+      // A timer a fraction of a millisecond early (Node counts whole milliseconds from a cached loop time), or a
+      // stall: nothing is written before the step's end the metrics record for it, nor before the stall's end.
       this.timer = setTimeout(() => this.fire(), Math.max(0, due - this.clock()));
       return;
     }
@@ -269,8 +270,9 @@ export class FixedScheduler implements Scheduler {
     }
     const tokens: TokenEvent[] = [];
     const finished: FinishedEvent[] = [];
-    // Everything due now (or within a fraction of a millisecond: timers have 1 ms resolution).
-    while (this.heap.length > 0 && this.heap[0]!.nextMs <= now + 0.5) {
+    // Everything due by now; a token due a fraction of a millisecond later waits for the next timer (the timer fired
+    // early), as writing it now would put it before the time the metrics record for it.
+    while (this.heap.length > 0 && this.heap[0]!.nextMs <= now) {
       const e = this.pop()!;
       if (e.dead) continue;
       e.index++;
