@@ -51,6 +51,14 @@ export function systemMessage(m: Pick<AgentModel, 'systemPromptTokens'>, text: A
 }
 
 /**
+ * The id of call i of the step `id`: unique within the run, of the characters every API takes in one (Anthropic's
+ * tool_use ids are letters, digits, _ and -), so the step's dots become dashes.
+ */
+export function toolCallId(id: string, i: number): string {
+  return `call_${id.replace(/\./g, '-')}_${i}`;
+}
+
+/**
  * The assistant message of a call that asked for tools: the answer as the server returned it, then the calls. `id`
  * names the call uniquely within the run (agent, session, step), so tool results answer the right call.
  */
@@ -58,7 +66,7 @@ export function toolCallMessage(
   m: Pick<AgentModel, 'tools'>, answer: string, calls: readonly ToolCallPlan[], id: string,
 ): ApiMessage {
   const toolCalls: ToolCall[] = calls.map((c, i) => ({
-    id: `call_${id}_${i}`,
+    id: toolCallId(id, i),
     type: 'function',
     function: { name: toolName(m, c.tool), arguments: JSON.stringify({ input: `${id}.${i}` }) },
   }));
@@ -67,5 +75,5 @@ export function toolCallMessage(
 
 /** A tool's result as the message answering call i of the step `id`. */
 export function toolResultMessage(id: string, i: number, content: string): ApiMessage {
-  return { role: 'tool', tool_call_id: `call_${id}_${i}`, content };
+  return { role: 'tool', tool_call_id: toolCallId(id, i), content };
 }
