@@ -32,6 +32,29 @@ const SAMPLE = path.resolve('examples/traces/agent-mooncake.jsonl');
 const metricRows = (rows: readonly CsvRow[], name: string): CsvRow[] =>
   rows.filter((r) => r.metric_name === name && extraTags(r).cell !== undefined);
 
+/**
+ * The generator's tool-call sessions on another API of messages (Responses, Messages): every call accepted with the
+ * history in that API's items and blocks, and each call's prompt (the server's count) above the one before it in its
+ * conversation, as a history that kept the calls and results grows.
+ */
+export async function expectToolSessionsOnApi(v1: string, model: string, api: 'responses' | 'messages'): Promise<void> {
+  await buildBundles();
+  const prompts = path.join(tempDir(`agentic-real-${api}-prompts`), 'prompts.json');
+  writeFileSync(prompts, JSON.stringify(await preparePrompts({
+    model, api, contexts: [], tokenizer: 'auto', baseUrl: v1, apiKey: null, blockVocabulary: true,
+  })));
+  const run = await runScript('agentic', GENERATOR_PLAN, { BASE_URL: v1, MODEL: model, PROMPTS: prompts, API: api });
+  expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+  const rows = readCsv(path.join(run.dir, 'samples.csv')).rows;
+  const ok = metricRows(rows, METRICS.requestOk.name);
+  expect(ok.length).toBeGreaterThan(3);
+  expect(ok.every((r) => Number(r.metric_value) === 1), run.stderr.slice(-2000)).toBe(true);
+  // A tool step's call resends the system prompt, catalog, user message, calls and results: far above the first call.
+  const input = metricRows(rows, METRICS.inputTokens.name).map((r) => Number(r.metric_value));
+  const plan = GENERATOR_PLAN.agentic.model;
+  expect(Math.max(...input) - Math.min(...input)).toBeGreaterThan(plan.toolResultTokens + plan.outputTokens);
+}
+
 /** Prepares the server's one-token words, then runs both checks against it. */
 export async function expectAgenticOnServer(v1: string, model: string): Promise<void> {
   await buildBundles();
