@@ -1,5 +1,6 @@
-// The agentic script's chat messages: the shared system prompt and tool catalog, user turns, the calls a model call
-// asked for and their results, sub-agents' tasks. Runs in k6 and Node (pure).
+// The agentic script's messages, in the chat API's shape (lib/tool-shapes.ts writes them in the others'): the shared
+// system prompt and tool catalog, user turns, the calls a model call asked for and their results, sub-agents' tasks.
+// Runs in k6 and Node (pure).
 //
 // Every text is a run of one-token words of an exact length (lib/block-prompt.ts), keyed: equal keys give equal
 // text, so every agent of a cell sends the same system prompt and catalog (a prefix cache holds them once), and
