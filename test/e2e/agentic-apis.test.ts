@@ -6,15 +6,12 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planSession } from '../../lib/agentic';
 import type { ApiStyle } from '../../lib/plan';
-import { resolvePlan } from '../../lib/plan';
 import { METRICS } from '../../lib/metrics';
-import { mulberry32 } from '../../lib/random';
 import { buildBundles } from '../../orchestrator/bundles';
 import { startSim, type GroundTruthRecord } from '../../sim/server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
-import type { AgentModel } from '../../thresholds/agentic';
+import { plannedToolTurns } from './agentic-planned';
 import { extraTags, readCsv, runScript, tempDir } from './helpers';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
@@ -35,28 +32,6 @@ const AGENTIC = {
     systemPromptTokens: 128, tools: 3, toolDescriptionTokens: 8, compaction: null,
   },
 };
-
-/**
- * The tool calls and results each call of the first agent carries, in order, as lib/k6/agentic.ts draws its sessions
- * (seeded by the plan and the agent's place): a session opens with none, and each tool step adds its calls and, before
- * the next call, their results.
- */
-function plannedToolTurns(count: number): [number, number][] {
-  const m = resolvePlan({ agentic: AGENTIC }, 'agentic').agentic!.model as AgentModel;
-  const random = mulberry32((SEED ^ Math.imul(1, 0x9e3779b1)) >>> 0);
-  const out: [number, number][] = [];
-  while (out.length < count) {
-    let carried = 0;
-    for (const turn of planSession(m, random).turns) {
-      for (const step of turn.loop.steps) {
-        out.push([carried, carried]);
-        carried += step.length;
-      }
-      out.push([carried, carried]);
-    }
-  }
-  return out.slice(0, count);
-}
 
 interface ApiRun {
   readonly exitCode: number;
@@ -104,7 +79,7 @@ describe('k6 run dist/agentic.js on the Responses and Messages APIs', () => {
     it('sends each call with the tool calls and results the generator planned by then', () => {
       const truth = runs.get(api)!.truth;
       const served = truth.map((t): [number, number] => [t.toolCalls, t.toolResults]);
-      expect(served).toEqual(plannedToolTurns(served.length));
+      expect(served).toEqual(plannedToolTurns(AGENTIC, served.length));
       expect(Math.max(...served.map(([calls]) => calls))).toBeGreaterThan(0);
     });
 
