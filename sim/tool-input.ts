@@ -85,12 +85,17 @@ export function messagesAsChat(messages: unknown): unknown {
 
 /**
  * A Responses (flat {type:"function", name, description, parameters}) or Messages ({name, description,
- * input_schema}) catalog as the chat API's; anything else is left for the chat reading to refuse.
+ * input_schema}) catalog as the chat API's; a tool of another kind (a built-in one) is a 400 in the API's own terms.
  */
 export function toolsAsChat(v: unknown, api: 'responses' | 'messages'): unknown {
   if (!Array.isArray(v)) return v;
-  return v.map((t) => {
-    if (!isObj(t) || typeof t.name !== 'string') return t;
+  return v.map((t, i) => {
+    const fn = isObj(t) && typeof t.name === 'string' && (api === 'messages' || t.type === 'function');
+    if (!fn) {
+      const shape = api === 'responses' ? '{"type":"function","name":...}' : '{"name":...,"input_schema":...}';
+      throw new ApiError(400, `tools[${i}] must be a function ${shape}: the simulator serves no built-in tools.`,
+        'tools');
+    }
     const parameters = api === 'responses' ? t.parameters : t.input_schema;
     return { type: 'function', function: { name: t.name, description: t.description, parameters } };
   });

@@ -80,6 +80,10 @@ describe('tool calls on the Responses and Messages APIs', () => {
     const useBlock = [{ role: 'assistant', content: [{ type: 'tool_use', id: 'c', name: 'f', input: 'x' }] }];
     expect(bad({ messages: useBlock }, 'messages').message)
       .toBe('messages[0].content[0] must be a tool_use {"id","name","input":{...}}.');
+    expect(bad({ input: 'hi', tools: [{ type: 'web_search' }] }, 'responses').message)
+      .toBe('tools[0] must be a function {"type":"function","name":...}: the simulator serves no built-in tools.');
+    expect(bad({ messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'bash_20250124' }] }, 'messages').param)
+      .toBe('tools');
     const resultBlock = [{ role: 'user', content: [{ type: 'tool_result', content: 'r' }] }];
     expect(bad({ messages: resultBlock }, 'messages').message)
       .toBe('messages[0].content[0].tool_use_id must be a string.');
