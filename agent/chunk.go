@@ -41,6 +41,11 @@ type chunkFacts struct {
 	// terminal event (response.completed, response.incomplete, message_stop) instead of [DONE].
 	typed    bool
 	terminal bool
+	// functionCall: a Responses event shows a function call in the output (its item, or its
+	// arguments streaming). Its response still completes with status "completed", which the record
+	// puts in the chat word a tool call has elsewhere: "tool_calls" (chat's finish_reason, and
+	// Messages' stop_reason "tool_use").
+	functionCall bool
 	// content is the generated content text of the chunk (delta.content, or a completions choice's
 	// text), for a conversation's next turn; reasoning and tool calls are not part of it.
 	content string

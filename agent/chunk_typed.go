@@ -28,10 +28,18 @@ func readTypedEvent(t string, o map[string]any, f *chunkFacts) {
 		"response.reasoning_summary_text.delta", "response.function_call_arguments.delta":
 		s, _ := o["delta"].(string)
 		f.addTypedDelta(t, s)
+		f.functionCall = t == "response.function_call_arguments.delta"
+	case "response.output_item.added", "response.output_item.done":
+		f.functionCall = isFunctionCall(o["item"])
 	case "response.completed", "response.incomplete":
 		resp := asObject(o["response"])
 		f.terminal = true
 		f.finishReason = responsesFinishReason(t, resp)
+		if output, ok := resp["output"].([]any); ok {
+			for _, item := range output {
+				f.functionCall = f.functionCall || isFunctionCall(item)
+			}
+		}
 		readResponsesUsage(asObject(resp["usage"]), f)
 	case "response.failed":
 		if !f.hasErr {
@@ -106,6 +114,21 @@ func responsesFinishReason(t string, resp map[string]any) string {
 		return "incomplete"
 	}
 	return reason // content_filter is already the chat word
+}
+
+// isFunctionCall reports whether a Responses output item is a function call.
+func isFunctionCall(item any) bool {
+	t, _ := asObject(item)["type"].(string)
+	return t == "function_call"
+}
+
+// toolCallsFinish is the finish reason of a Responses stream that made a function call: its
+// response completes as any other ("stop"), and the record says what chat and Messages say.
+func toolCallsFinish(reason string, functionCall bool) string {
+	if functionCall && reason == "stop" {
+		return "tool_calls"
+	}
+	return reason
 }
 
 func messagesFinishReason(reason string) string {

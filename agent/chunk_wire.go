@@ -195,6 +195,7 @@ func readWireTyped(t string, delta json.RawMessage) (chunkFacts, bool) {
 		if s != nil {
 			f.addTypedDelta(t, *s)
 		}
+		f.functionCall = t == "response.function_call_arguments.delta"
 		return f, true
 	case "content_block_delta":
 		var d *wireMessagesDelta

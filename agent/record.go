@@ -198,6 +198,7 @@ type recorder struct {
 	messagesUsage     bool // the prompt count excludes cache reads and writes
 	typed             bool // a Responses or Messages stream: it ends with a terminal event, not [DONE]
 	sawEnd            bool // its terminal event came
+	functionCall      bool // a Responses stream showed a function call (chunk.go)
 	// keepText: gather the generated content into text (params.keepText), for a conversation's
 	// next turn; off by default, as most requests never need it.
 	keepText bool
@@ -256,6 +257,7 @@ func (rc *recorder) event(name string, data []byte, atMs float64) {
 	}
 	rc.typed = rc.typed || f.typed
 	rc.sawEnd = rc.sawEnd || f.terminal
+	rc.functionCall = rc.functionCall || f.functionCall
 	rc.messagesUsage = rc.messagesUsage || f.messagesUsage
 	if f.hasReasoningTokens {
 		rc.reasoningUsage, rc.hasReasoningUsage = f.reasoningTokens, true
@@ -395,7 +397,7 @@ func (rc *recorder) complete(r *Record) {
 	r.TPOTMs = some(timePerOutputToken(r.E2EMs, r.TTFTMs, r.OutputTokens))
 	r.DecodeSpeed = some(decodeSpeed(r.E2EMs, r.TTFTMs, r.OutputTokens))
 	r.PrefillSpeed = some(prefillSpeed(r.InputTokens, r.TTFTMs))
-	r.FinishReason = rc.finishReason
+	r.FinishReason = toolCallsFinish(rc.finishReason, rc.functionCall)
 	r.SawDone = rc.sawDone
 }
 

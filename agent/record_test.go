@@ -184,3 +184,43 @@ func TestRecordTypedEdges(t *testing.T) {
 		t.Errorf("no reasoning arrived, none in usage: reasoningTokens must be absent, got %+v", r.ReasoningTokens)
 	}
 }
+
+// A Responses function call completes as any response does (status "completed"); the record says
+// "tool_calls", as chat's finish_reason and Messages' stop_reason tool_use do, however the stream
+// shows the call: its item, its arguments, or the final response's output alone.
+func TestRecordResponsesFunctionCallFinish(t *testing.T) {
+	const (
+		text      = `{"type":"response.output_text.delta","delta":"a"}`
+		completed = `{"type":"response.completed","response":{"status":"completed","output":%s,` +
+			`"usage":{"input_tokens":5,"output_tokens":1}}}`
+		fcItem = `{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}`
+	)
+	final := func(output string) string { return strings.Replace(completed, "%s", output, 1) }
+	cases := []struct {
+		name   string
+		events []string
+		want   string
+	}{
+		{"text only", []string{text, final(`[{"type":"message"}]`)}, "stop"},
+		{"item added, no arguments streamed", []string{
+			`{"type":"response.output_item.added","item":` + fcItem + `}`, text, final(`[]`)}, "tool_calls"},
+		{"arguments streamed", []string{
+			`{"type":"response.function_call_arguments.delta","delta":"{}"}`, final(`[]`)}, "tool_calls"},
+		{"in the final output only", []string{text, final(`[{"type":"message"},` + fcItem + `]`)}, "tool_calls"},
+		{"incomplete keeps its reason", []string{
+			`{"type":"response.function_call_arguments.delta","delta":"{"}`,
+			`{"type":"response.incomplete","response":{"incomplete_details":{"reason":"max_output_tokens"}}}`,
+		}, "length"},
+	}
+	for _, c := range cases {
+		rc := recorder{}
+		times := make([]float64, len(c.events))
+		for i := range times {
+			times[i] = float64(10 * (i + 1))
+		}
+		feed(&rc, times, c.events...)
+		if r := rc.finish(streamEnd{status: 200, endMs: 100}); r.FinishReason != c.want {
+			t.Errorf("%s: finishReason %q, want %q", c.name, r.FinishReason, c.want)
+		}
+	}
+}

@@ -1,5 +1,6 @@
-// The agentic script's chat messages: the shared system prompt and tool catalog, user turns, the calls a model call
-// asked for and their results, sub-agents' tasks. Runs in k6 and Node (pure).
+// The agentic script's messages, in the chat API's shape (lib/tool-shapes.ts writes them in the others'): the shared
+// system prompt and tool catalog, user turns, the calls a model call asked for and their results, sub-agents' tasks.
+// Runs in k6 and Node (pure).
 //
 // Every text is a run of one-token words of an exact length (lib/block-prompt.ts), keyed: equal keys give equal
 // text, so every agent of a cell sends the same system prompt and catalog (a prefix cache holds them once), and
@@ -51,6 +52,14 @@ export function systemMessage(m: Pick<AgentModel, 'systemPromptTokens'>, text: A
 }
 
 /**
+ * The id of call i of the step `id`: unique within the run, of the characters every API takes in one (Anthropic's
+ * tool_use ids are letters, digits, _ and -), so the step's dots become dashes.
+ */
+export function toolCallId(id: string, i: number): string {
+  return `call_${id.replace(/\./g, '-')}_${i}`;
+}
+
+/**
  * The assistant message of a call that asked for tools: the answer as the server returned it, then the calls. `id`
  * names the call uniquely within the run (agent, session, step), so tool results answer the right call.
  */
@@ -58,7 +67,7 @@ export function toolCallMessage(
   m: Pick<AgentModel, 'tools'>, answer: string, calls: readonly ToolCallPlan[], id: string,
 ): ApiMessage {
   const toolCalls: ToolCall[] = calls.map((c, i) => ({
-    id: `call_${id}_${i}`,
+    id: toolCallId(id, i),
     type: 'function',
     function: { name: toolName(m, c.tool), arguments: JSON.stringify({ input: `${id}.${i}` }) },
   }));
@@ -67,5 +76,5 @@ export function toolCallMessage(
 
 /** A tool's result as the message answering call i of the step `id`. */
 export function toolResultMessage(id: string, i: number, content: string): ApiMessage {
-  return { role: 'tool', tool_call_id: `call_${id}_${i}`, content };
+  return { role: 'tool', tool_call_id: toolCallId(id, i), content };
 }

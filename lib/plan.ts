@@ -286,14 +286,16 @@ function resolvePrefixGroups(
 }
 
 /**
- * The agentic section resolved, its trace loaded (`readText` opens it); tool calls are the chat API's shape, and a
- * gate tier must be one of the tiers.
+ * The agentic section resolved, its trace loaded (`readText` opens it); its conversations need an API of messages
+ * (chat, Responses, Messages: each carries tool calls in its own shape), and a gate tier must be one of the tiers.
  */
 function resolveAgenticOrThrow(
   input: ParsedPlanInput['agentic'], target: TargetConfig, readText: ((path: string) => string) | undefined,
 ): AgenticConfig {
-  if (target.api !== 'chat')
-    throw planFieldError('target.api', 'must be chat for the agentic script: its tool calls are the chat API\'s');
+  if (promptForm(target.api) !== 'chat')
+    throw planFieldError(
+      'target.api', `must be chat, responses or messages for the agentic script (tool calls), got ${target.api}`,
+    );
   const agentic = resolveAgentic(input, agentTraceOf(input.trace, readText));
   if (agentic === null)
     throw planFieldError(

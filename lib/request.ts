@@ -4,13 +4,17 @@
 
 import type { ApiMessage, ToolSpec } from './chat-template';
 import type { ApiStyle, TargetConfig } from './plan';
+import { messagesConversation, messagesTools, responsesInput, responsesTools } from './tool-shapes';
 
 export interface GenerationRequest {
   readonly prompt: string;
   readonly maxTokens: number;
-  /** A conversation's messages (chat API): sent instead of one user message of `prompt`. */
+  /**
+   * A conversation's messages, in the chat API's shape: sent instead of one user message of `prompt`, in the target
+   * API's own shape (lib/tool-shapes.ts) on Responses and Messages.
+   */
   readonly messages?: readonly ApiMessage[];
-  /** The tools the model may call (chat API: the agentic script's catalog). */
+  /** The tools the model may call (the agentic script's catalog), in the chat API's shape. */
   readonly tools?: readonly ToolSpec[];
 }
 
@@ -56,12 +60,17 @@ export function buildRequestBody(target: TargetConfig, request: GenerationReques
       Object.assign(body, { stream_options: { include_usage: true }, prompt: request.prompt });
       break;
     case 'responses':
-      // A list of messages, not the input string: the conversation's history goes the same way.
-      body.input = messages;
+      // A list of items, not the input string: the conversation's history goes the same way.
+      body.input = responsesInput(messages);
+      if (request.tools) Object.assign(body, { tools: responsesTools(request.tools), tool_choice: 'none' });
       break;
-    case 'messages':
-      body.messages = messages;
+    case 'messages': {
+      const { system, messages: conversation } = messagesConversation(messages);
+      if (system !== null) body.system = system;
+      body.messages = conversation;
+      if (request.tools) Object.assign(body, { tools: messagesTools(request.tools), tool_choice: { type: 'none' } });
       break;
+    }
   }
   body[maxTokensField(target.api)] = request.maxTokens;
   body.temperature = target.temperature;

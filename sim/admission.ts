@@ -52,6 +52,7 @@ export function arrivalRecord(a: Admitted): GroundTruthRecord {
     promptHead: promptHead(a.g.messages, a.g.prompt),
     completionTokens: a.plan.contentTokens, arrivalEpochMs: performance.timeOrigin + a.arrivalMs, tokenEpochMs: [],
     endEpochMs: null, finishReason: null, cachedTokens: 0, outcome: 'in-flight', faults: a.faults.map((f) => f.kind),
+    toolCalls: a.g.toolCalls, toolResults: a.g.toolResults,
   };
 }
 

@@ -48,6 +48,12 @@ export interface GroundTruthRecord {
   readonly faults: string[];
   /** Prompt tokens the prefix cache served, as usage states them: set when the prompt is first scheduled (0 before). */
   cachedTokens: number;
+  /**
+   * The tool calls and tool results the request's conversation carried, whichever API's shape they came in (chat
+   * tool_calls and tool messages, Responses function_call items, Messages tool_use and tool_result blocks).
+   */
+  readonly toolCalls: number;
+  readonly toolResults: number;
 }
 
 /** An embeddings or rerank answer as the simulator served it: one JSON body, no tokens to time. */

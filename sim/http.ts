@@ -2,6 +2,7 @@
 
 import { foldTools, type ApiMessage, type ChatMessage, type ToolCall, type ToolSpec } from '../lib/chat-template';
 import type { Endpoint } from './sse';
+import { messagesAsChat, responsesItemsAsChat, toolsAsChat } from './tool-input';
 
 /** An error answered as {"error":{"message","type","param","code"}} with this HTTP status. */
 export class ApiError extends Error {
@@ -53,6 +54,9 @@ export interface GenerationRequest {
   readonly messages: readonly ChatMessage[] | null;
   /** Completions requests. */
   readonly prompt: string | null;
+  /** Tool calls and tool results in the conversation, in whichever API's shape they came (the ground truth's). */
+  readonly toolCalls: number;
+  readonly toolResults: number;
 }
 
 export interface TokenizeRequest {
@@ -187,14 +191,30 @@ interface GenerationInput {
   readonly maxTokens: number | null;
   readonly includeUsage: boolean;
   readonly stopField: string;
+  readonly toolCalls: number;
+  readonly toolResults: number;
 }
 
-/** A system text (Responses' instructions, Messages' system) before the conversation. */
-function withSystem(o: Obj, field: string, messages: ChatMessage[]): ChatMessage[] {
+/**
+ * A system text (Responses' instructions, Messages' system) as the conversation's first message, before the folding,
+ * so that a catalog joins it as it joins a chat request's system message.
+ */
+function withSystem(o: Obj, field: string, messages: unknown): unknown {
   const v = o[field];
-  if (v === undefined || v === null) return messages;
-  const system = foldTools(parseMessages([{ role: 'system', content: v }]), null)[0]!;
-  return [system, ...messages];
+  if (v === undefined || v === null || !Array.isArray(messages)) return messages;
+  return [{ role: 'system', content: v }, ...(messages as unknown[])];
+}
+
+/** A conversation folded into the template's messages, with its tool calls and results counted. */
+function conversation(raw: unknown, tools: unknown): Pick<GenerationInput, 'messages' | 'toolCalls' | 'toolResults'> {
+  const parsed = parseMessages(raw);
+  let toolCalls = 0;
+  let toolResults = 0;
+  for (const m of parsed) {
+    if (m.role === 'tool') toolResults++;
+    else if ('tool_calls' in m) toolCalls += m.tool_calls.length;
+  }
+  return { messages: foldTools(parsed, parseTools(tools)), toolCalls, toolResults };
 }
 
 function generationInput(o: Obj, endpoint: Endpoint): GenerationInput {
@@ -210,26 +230,31 @@ function generationInput(o: Obj, endpoint: Endpoint): GenerationInput {
       }
       const chat = endpoint === 'chat';
       return {
-        messages: chat ? foldTools(parseMessages(o.messages), parseTools(o.tools)) : null,
+        ...(chat ? conversation(o.messages, o.tools) : { messages: null, toolCalls: 0, toolResults: 0 }),
         prompt: chat ? null : parsePrompt(o.prompt),
         maxTokens: optInt(o, 'max_tokens', 1) ?? (chat ? optInt(o, 'max_completion_tokens', 1) : null),
         includeUsage, stopField: 'stop',
       };
     }
     case 'responses': {
-      // A string input is one user message (OpenAI's Responses API); a list is the conversation.
+      // A string input is one user message (OpenAI's Responses API); a list is the conversation, its function_call
+      // and function_call_output items read as the chat API's calls and results (sim/tool-input.ts).
       if (o.input === undefined) throw new ApiError(400, 'input is required.', 'input');
-      const input = typeof o.input === 'string' ? [{ role: 'user', content: o.input }] : o.input;
+      const input = typeof o.input === 'string' ? [{ role: 'user', content: o.input }]
+        : Array.isArray(o.input) ? responsesItemsAsChat(o.input) : o.input;
       return {
-        messages: withSystem(o, 'instructions', foldTools(parseMessages(input), null)), prompt: null,
+        ...conversation(withSystem(o, 'instructions', input), toolsAsChat(o.tools, 'responses')), prompt: null,
         maxTokens: optInt(o, 'max_output_tokens', 1), includeUsage: true, stopField: 'stop',
       };
     }
-    case 'messages':
+    case 'messages': {
+      // tool_use and tool_result blocks read as the chat API's calls and results (sim/tool-input.ts).
+      const messages = withSystem(o, 'system', messagesAsChat(o.messages));
       return {
-        messages: withSystem(o, 'system', foldTools(parseMessages(o.messages), null)), prompt: null,
+        ...conversation(messages, toolsAsChat(o.tools, 'messages')), prompt: null,
         maxTokens: optInt(o, 'max_tokens', 1), includeUsage: true, stopField: 'stop_sequences',
       };
+    }
   }
 }
 
@@ -270,6 +295,8 @@ export function parseGenerationRequest(o: Obj, endpoint: Endpoint): GenerationRe
     seed: typeof seedRaw === 'number' ? seedRaw : null,
     messages: input.messages,
     prompt: input.prompt,
+    toolCalls: input.toolCalls,
+    toolResults: input.toolResults,
   };
 }
 

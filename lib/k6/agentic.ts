@@ -1,5 +1,5 @@
-// The agentic script's agents: sessions of tool loops, parallel tools and sub-agents over the chat API. Runs in k6
-// (bundled).
+// The agentic script's agents: sessions of tool loops, parallel tools and sub-agents over the chat, Responses or
+// Messages API (the history kept in the chat shape, sent in the target's: lib/tool-shapes.ts). Runs in k6 (bundled).
 //
 // Each VU is one agent for the whole of its step (one iteration, held as a sessions step is: ramp, warm-up, hold).
 // A session is drawn whole from the VU's seeded draws (lib/agentic.ts planSession), then run: each call sends the

@@ -9,6 +9,7 @@ import { loadAgentTrace } from '../../lib/agent-trace';
 import { METRICS } from '../../lib/metrics';
 import { buildBundles } from '../../orchestrator/bundles';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
+import { plannedToolTurns } from './agentic-planned';
 import { extraTags, readCsv, runScript, tempDir, type CsvRow } from './helpers';
 
 /** One step of 2 agents for 5 s: one tool round per turn, sub-agents half the time; tiny outputs. */
@@ -31,6 +32,48 @@ const SAMPLE = path.resolve('examples/traces/agent-mooncake.jsonl');
 
 const metricRows = (rows: readonly CsvRow[], name: string): CsvRow[] =>
   rows.filter((r) => r.metric_name === name && extraTags(r).cell !== undefined);
+
+/** One agent for 5 s, no sub-agents, so its calls go one at a time in the order the generator planned them. */
+const ONE_AGENT = {
+  ...GENERATOR_PLAN.agentic, agents: [1],
+  model: {
+    ...GENERATOR_PLAN.agentic.model, toolLoopDepth: { min: 1, max: 2 },
+    subAgents: { ...GENERATOR_PLAN.agentic.model.subAgents, probability: 0 },
+  },
+};
+
+/**
+ * The generator's tool-call sessions on another API of messages (Responses, Messages): every call accepted with the
+ * history in that API's items and blocks, and each call's prompt, as the server counted it, above the one before by
+ * at least the tool results the plan added between them (toolResultTokens each): the server read every result.
+ */
+export async function expectToolSessionsOnApi(v1: string, model: string, api: 'responses' | 'messages'): Promise<void> {
+  await buildBundles();
+  const prompts = path.join(tempDir(`agentic-real-${api}-prompts`), 'prompts.json');
+  writeFileSync(prompts, JSON.stringify(await preparePrompts({
+    model, api, contexts: [], tokenizer: 'auto', baseUrl: v1, apiKey: null, blockVocabulary: true,
+  })));
+  const plan = { ...GENERATOR_PLAN, agentic: ONE_AGENT };
+  const run = await runScript('agentic', plan, { BASE_URL: v1, MODEL: model, PROMPTS: prompts, API: api });
+  expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+  const rows = readCsv(path.join(run.dir, 'samples.csv')).rows;
+  const ok = metricRows(rows, METRICS.requestOk.name);
+  expect(ok.length).toBeGreaterThan(3);
+  expect(ok.every((r) => Number(r.metric_value) === 1), run.stderr.slice(-2000)).toBe(true);
+  const input = metricRows(rows, METRICS.inputTokens.name)
+    .sort((a, b) => Number(a.timestamp) - Number(b.timestamp)).map((r) => Number(r.metric_value));
+  const planned = plannedToolTurns(ONE_AGENT, input.length);
+  let judged = 0;
+  for (let k = 1; k < input.length; k++) {
+    const added = planned[k]![1] - planned[k - 1]![1];
+    if (added <= 0) continue;
+    expect(input[k]! - input[k - 1]!, `call ${k}: ${added} results`).toBeGreaterThanOrEqual(
+      added * ONE_AGENT.model.toolResultTokens,
+    );
+    judged++;
+  }
+  expect(judged).toBeGreaterThan(0);
+}
 
 /** Prepares the server's one-token words, then runs both checks against it. */
 export async function expectAgenticOnServer(v1: string, model: string): Promise<void> {

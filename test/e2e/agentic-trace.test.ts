@@ -29,7 +29,10 @@ const values = (rows: readonly CsvRow[], name: string): number[] =>
   rows.filter((r) => r.metric_name === name && extraTags(r).cell !== undefined).map((r) => Number(r.metric_value));
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
-describe.each(['agent-mooncake.jsonl', 'agent-otel.jsonl'])('k6 run dist/agentic.js replaying %s', (name) => {
+// The Mooncake sample on the Messages API too: a replay's calls are user messages, in any API of messages.
+describe.each([
+  ['agent-mooncake.jsonl', 'chat'], ['agent-otel.jsonl', 'chat'], ['agent-mooncake.jsonl', 'messages'],
+] as const)('k6 run dist/agentic.js replaying %s on %s', (name, api) => {
   const file = path.resolve('examples/traces', name);
   const trace = loadAgentTrace(readFileSync(file, 'utf8'), { file, format: null, skipBadRows: false });
   let sim: Awaited<ReturnType<typeof startSim>>;
@@ -41,11 +44,11 @@ describe.each(['agent-mooncake.jsonl', 'agent-otel.jsonl'])('k6 run dist/agentic
     sim = await startSim({ port: 0, tokenizerWorkers: 1, groundTruth: true });
     const prompts = path.join(tempDir('agentic-trace-prompts'), 'prompts.json');
     writeFileSync(prompts, JSON.stringify(await preparePrompts({
-      model: MODEL, api: 'chat', contexts: [], tokenizer: 'qwen3', blockVocabulary: true,
+      model: MODEL, api, contexts: [], tokenizer: 'qwen3', blockVocabulary: true,
     })));
-    run = await runScript('agentic', plan(file), { BASE_URL: sim.url, MODEL, PROMPTS: prompts });
+    run = await runScript('agentic', plan(file), { BASE_URL: sim.url, MODEL, PROMPTS: prompts, API: api });
     rows = readCsv(path.join(run.dir, 'samples.csv')).rows;
-    truth = sim.groundTruth().filter((t) => t.outcome === 'completed');
+    truth = sim.groundTruth().filter((t) => t.outcome === 'completed' && t.endpoint === api);
   }, 120_000);
   afterAll(async () => {
     await sim?.close();

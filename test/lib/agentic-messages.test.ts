@@ -40,10 +40,10 @@ describe('the catalog and the calls', () => {
     const calls = [{ tool: 1, latencyMs: 5, subAgent: null }, { tool: 2, latencyMs: 0, subAgent: { steps: [] } }];
     expect(toolCallMessage(model, 'the answer', calls, '0.1.0')).toEqual({
       role: 'assistant', content: 'the answer', tool_calls: [
-        { id: 'call_0.1.0_0', type: 'function', function: { name: 'tool_1', arguments: '{"input":"0.1.0.0"}' } },
-        { id: 'call_0.1.0_1', type: 'function', function: { name: 'task', arguments: '{"input":"0.1.0.1"}' } },
+        { id: 'call_0-1-0_0', type: 'function', function: { name: 'tool_1', arguments: '{"input":"0.1.0.0"}' } },
+        { id: 'call_0-1-0_1', type: 'function', function: { name: 'task', arguments: '{"input":"0.1.0.1"}' } },
       ],
     });
-    expect(toolResultMessage('0.1.0', 1, 'r')).toEqual({ role: 'tool', tool_call_id: 'call_0.1.0_1', content: 'r' });
+    expect(toolResultMessage('0.1.0', 1, 'r')).toEqual({ role: 'tool', tool_call_id: 'call_0-1-0_1', content: 'r' });
   });
 });

@@ -35,8 +35,11 @@ describe('agentic plan', () => {
       'plan field "agentic.gateTier" is "gold", not one of the tiers: interactive, standard, batch',
     );
     expect(planError({ target: { api: 'completions' } }, 'agentic')).toBe(
-      'plan field "target.api" must be chat for the agentic script: its tool calls are the chat API\'s',
+      'plan field "target.api" must be chat, responses or messages for the agentic script (tool calls), ' +
+      'got completions',
     );
+    for (const api of ['responses', 'messages'] as const)
+      expect(resolvePlan({ target: { api }, agentic: { agents: [2] } }, 'agentic').target.api).toBe(api);
     expect(planError({ agentic: { model: { toolLoopDepth: { min: 3, max: 2 } } } }, 'agentic'))
       .toMatch(/^plan field "agentic\.model\.toolLoopDepth" must have max >= min/);
     expect(planError({ agentic: { tiers: [{ id: 'a', limits: [] }] } }, 'agentic'))
