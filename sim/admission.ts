@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Fault } from './faults';
 import { promptHead, type GroundTruthRecord } from './ground-truth';
-import { ApiError, contextLengthError, type GenerationRequest } from './http';
+import { ApiError } from './api-error';
+import { contextLengthError, type GenerationRequest } from './http';
 import type { Flavour, Profile } from './profiles';
 import type { Endpoint, StreamIdentity } from './sse';
 import type { OutputPlan } from './text';

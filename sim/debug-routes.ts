@@ -3,7 +3,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GroundTruthStore } from './ground-truth';
-import { ApiError } from './http';
+import { ApiError } from './api-error';
 import { sendJson } from './http-exchange';
 import type { Scheduler } from './scheduler';
 

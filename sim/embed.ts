@@ -6,7 +6,7 @@
 // batcher's (sim/server.ts): the batch's tokens as one request's prefill.
 
 import { fnv1a, mulberry32 } from '../lib/random';
-import { ApiError } from './http';
+import { ApiError } from './api-error';
 
 /** Dimension of the simulator's embeddings (sim/README.md). */
 export const EMBEDDING_DIMENSIONS = 64;

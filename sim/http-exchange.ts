@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readRequestBody } from '../node/request-body';
 import { FAULT_HEADER, parseFaultSpec, type Fault } from './faults';
-import { ApiError } from './http';
+import { ApiError } from './api-error';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 

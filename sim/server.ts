@@ -9,8 +9,8 @@ import type { BatchRequest, FinishedEvent } from './batcher';
 import { embedResponseBody, engineTexts, parseEmbedRequest, type EmbedRoute } from './embed';
 import { parseFaultSpec, pickFaults, type Fault } from './faults';
 import { GroundTruthStore, epochMs, type GroundTruthRecord } from './ground-truth';
+import { ApiError } from './api-error';
 import {
-  ApiError,
   contextLengthError,
   parseGenerationRequest,
   parseJsonBody,

@@ -2,7 +2,7 @@
 // reading (sim/http.ts) and one template (lib/chat-template.ts foldTools) serve all three: the same conversation
 // costs the same prompt whichever API carried it. Runs in Node, pure.
 
-import { ApiError } from './http';
+import { ApiError } from './api-error';
 
 type Obj = Record<string, unknown>;
 

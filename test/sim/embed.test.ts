@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMBEDDING_DIMENSIONS, embeddingVector, parseEmbedRequest, rerankResults } from '../../sim/embed';
-import { ApiError } from '../../sim/http';
+import { ApiError } from '../../sim/api-error';
 import { startSim, type SimServer } from '../../sim/server';
 import { MODEL_A, postJson } from './helpers';
 

@@ -1,7 +1,8 @@
 // Unit tests of request validation and error bodies. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../sim/api-error';
 import {
-  ApiError, contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest,
+  contextLengthError, parseGenerationRequest, parseJsonBody, parseTokenizeRequest,
 } from '../../sim/http';
 
 const err = (f: () => unknown): ApiError => {

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { ApiMessage, ToolSpec } from '../../lib/chat-template';
 import { resolvePlan } from '../../lib/plan';
 import { buildRequestBody } from '../../lib/request';
-import { ApiError, parseGenerationRequest } from '../../sim/http';
+import { ApiError } from '../../sim/api-error';
+import { parseGenerationRequest } from '../../sim/http';
 import type { Endpoint } from '../../sim/sse';
 
 const call = (id: string, name: string, input: string) => ({
