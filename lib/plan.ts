@@ -199,7 +199,9 @@ function rateDrafts(input: ParsedPlanInput, useCases: readonly UseCase[]): CellD
   const drafts: CellDraft[] = [];
   for (const id of r.useCases ?? useCases.map((u) => u.id)) {
     const uc = useCases.find((u) => u.id === id)!;
-    const rates = Array.isArray(r.rates) ? r.rates : (r.rates[id] ?? PLAN_DEFAULTS.rate.rates);
+    const ladder = Array.isArray(r.rates) ? r.rates : (r.rates[id] ?? PLAN_DEFAULTS.rate.rates);
+    // A searched rate: the search's first step, whose cell the bench re-rates step by step (rateStepPlan).
+    const rates = r.search ? [r.search.startRate] : ladder;
     for (const rate of rates) {
       // Each cell its own draws (the plan's seed plus its place), so no two cells replay one sequence rescaled.
       const spec = {
@@ -377,6 +379,7 @@ export function resolvePlan(raw: unknown, script: ScriptName, readText?: (path: 
     burstTtftLimitMs: input.burst.ttftLimitMs,
     gate,
     search,
+    rateSearch: script === 'rate' ? input.rate.search : null,
     sessions,
     agentic,
     trace,

@@ -9,10 +9,13 @@
 // (report/capacity-interval.ts measuredLadderInterval): between two rates the queue either keeps up or grows without
 // bound, and no line between them says where that turns.
 //
-// A step whose sender fell behind its schedule measured another rate than its own: it is kept and shown, never
-// dropped, and the search stops there (rates above it would fall behind further), its capacity undetermined above
-// the last clean pass, as a users' step that the client bound twice ends its search.
+// A step the client limited (its sender fell behind its schedule, or the measuring agent was too busy to read the
+// streams on time: report/client-bound.ts) measured the client, not the server. It is kept and shown, never dropped,
+// and measured once more (a neighbour's load passes); limited again, the search stops there (rates above it would be
+// limited further), its capacity undetermined above the last clean pass, as a users' step that the client bound twice
+// ends its search.
 
+import { resolutionAt } from '../lib/plan';
 import { nextSearchStep, type SearchPoint } from './capacity-search';
 import { measuredLadderInterval, withCapacity } from '../report/capacity-interval';
 import type { CapacityInterval, IntervalStep } from '../report/capacity-interval';
@@ -37,20 +40,25 @@ export interface RateStep {
   readonly checks: readonly LimitCheck[];
   /** Its requests' values per limit, `users` holding its rate; null when not kept. */
   readonly sample: IntervalStep | null;
-  /** Why its sender measured another rate than its own (achieved short of offered); null when it kept up. */
-  readonly senderBehind: string | null;
+  /** Why the client limited it (the sender fell behind, the agent was client-bound); null when it did not. */
+  readonly clientLimited: string | null;
 }
 
 export type RateSearchState =
-  | { readonly kind: 'next'; readonly rate: number }
+  | {
+      readonly kind: 'next';
+      readonly rate: number;
+      /** A client-limited step measured again. */
+      readonly again: boolean;
+    }
   | {
       readonly kind: 'done';
       /** The highest rate that met every limit; null when none did. */
       readonly lastPass: number | null;
       /** The lowest rate above it that broke a limit, as measured; null when none did (maxRate held). */
       readonly firstFail: number | null;
-      /** The step whose sender fell behind, ending the search; null when none did. */
-      readonly senderBehind: RateStep | null;
+      /** The step the client limited twice, ending the search; null when none did. */
+      readonly clientLimited: RateStep | null;
     };
 
 /** A rate in grid units (a whole number), and back. */
@@ -80,29 +88,48 @@ function asPoint(s: RateStep): SearchPoint {
 }
 
 /**
- * The search's next rate from the steps measured so far, in the order measured, or its outcome. A step whose sender
- * fell behind ends it (see the header); otherwise the users' search decides on the grid.
+ * The search's next rate from the steps measured so far, in the order measured, or its outcome. A client-limited step
+ * is measured again, and ends the search when limited again (see the header); otherwise the users' search decides on
+ * the grid, climbing at least one resolution step at a time (a limit that nears its value slowly would otherwise
+ * creep up a grid step at a time).
  */
 export function nextRateStep(
   steps: readonly RateStep[], cfg: RateSearchConfig, limits: readonly LadderLimit[],
 ): RateSearchState {
-  const behind = steps.find((s) => s.senderBehind !== null) ?? null;
-  const clean = steps.filter((s) => s.senderBehind === null);
-  if (behind !== null) {
-    const below = clean.filter((s) => s.rate < behind.rate);
-    const lastPass = Math.max(0, ...below.filter((s) => s.ok).map((s) => s.rate));
-    const fails = below.filter((s) => !s.ok && s.rate > lastPass).map((s) => s.rate);
-    return {
-      kind: 'done', lastPass: lastPass === 0 ? null : lastPass,
-      firstFail: fails.length > 0 ? Math.min(...fails) : null, senderBehind: behind,
-    };
+  const limited = steps.filter((s) => s.clientLimited !== null);
+  const twice = limited.find((s) => limited.filter((o) => o.rate === s.rate).length >= 2) ?? null;
+  const clean = steps.filter((s) => s.clientLimited === null);
+  if (twice !== null) return { ...outcomeBelow(clean, twice.rate), clientLimited: twice };
+  const last = steps.at(-1);
+  if (last?.clientLimited) return { kind: 'next', rate: last.rate, again: true };
+  const grid = gridConfig(cfg);
+  const state = nextSearchStep(clean.map(asPoint), grid, toGrid(cfg.maxRate), limits);
+  if (state.kind === 'next') {
+    const passes = clean.filter((s) => s.ok).map((s) => toGrid(s.rate));
+    const climbing = clean.every((s) => s.ok) && passes.length > 0;
+    const lo = Math.max(0, ...passes);
+    const least = Math.min(toGrid(cfg.maxRate), lo + resolutionAt(lo, grid));
+    const units = climbing ? Math.max(state.users, least) : state.users;
+    return { kind: 'next', rate: fromGrid(units), again: false };
   }
-  const state = nextSearchStep(clean.map(asPoint), gridConfig(cfg), toGrid(cfg.maxRate), limits);
-  if (state.kind === 'next') return { kind: 'next', rate: fromGrid(state.users) };
   return {
     kind: 'done', lastPass: state.lastPass === null ? null : fromGrid(state.lastPass),
-    firstFail: state.firstFail === null ? null : fromGrid(state.firstFail), senderBehind: null,
+    firstFail: state.firstFail === null ? null : fromGrid(state.firstFail), clientLimited: null,
   };
+}
+
+/** The last clean pass below `ceiling` and the first clean fail above it: where a client-limited search ends. */
+function outcomeBelow(clean: readonly RateStep[], ceiling: number) {
+  const below = clean.filter((s) => s.rate < ceiling);
+  const lastPass = Math.max(0, ...below.filter((s) => s.ok).map((s) => s.rate));
+  const fails = below.filter((s) => !s.ok && s.rate > lastPass).map((s) => s.rate);
+  const firstFail = fails.length > 0 ? Math.min(...fails) : null;
+  return { kind: 'done' as const, lastPass: lastPass === 0 ? null : lastPass, firstFail };
+}
+
+/** A rate as written in progress lines and tables: 12.5, 13. */
+export function formatRatePerSecond(rate: number): string {
+  return String(Math.round(rate * 1000) / 1000);
 }
 
 /**
@@ -112,7 +139,7 @@ export function nextRateStep(
 export function rateSearchInterval(
   steps: readonly RateStep[], limits: readonly LadderLimit[], lastPass: number | null,
 ): CapacityInterval | null {
-  const clean = steps.filter((s) => s.senderBehind === null);
+  const clean = steps.filter((s) => s.clientLimited === null);
   if (clean.some((s) => s.sample === null)) return null;
   const samples = clean.map((s) => ({ ...s.sample!, users: s.rate }));
   return withCapacity(measuredLadderInterval(samples, limits), lastPass);

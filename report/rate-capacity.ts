@@ -144,8 +144,11 @@ export interface JudgedRateCell {
   readonly ok: boolean;
   readonly checks: readonly LimitCheck[];
   readonly sample: IntervalStep | null;
-  /** Why its sender did not offer its load (report/open-loop.ts); null when it did. */
-  readonly senderBehind: string | null;
+  /**
+   * Why the client limited it: its sender did not offer its load (report/open-loop.ts), or the measuring agent was
+   * client-bound (report/client-bound.ts), which the ladder leaves out too; null when neither.
+   */
+  readonly clientLimited: string | null;
 }
 
 /**
@@ -164,8 +167,9 @@ export function judgeRateCell(
   return {
     rate: o.offeredRate, ok: checks.every((k) => k.ok), checks,
     sample: values ? intervalStep(cell, axis, limits, values, from) : null,
-    senderBehind: offeredItsLoad(o, from) ? null
-      : `sender achieved ${o.achievedRate?.toFixed(2)} of ${o.offeredRate} requests/s` +
-        (from === 'sent' && o.lag !== null ? `, lag p99 ${o.lag.p99.toFixed(1)} ms` : ''),
+    clientLimited: !offeredItsLoad(o, from)
+      ? `sender achieved ${o.achievedRate?.toFixed(2)} of ${o.offeredRate} requests/s` +
+        (from === 'sent' && o.lag !== null ? `, lag p99 ${o.lag.p99.toFixed(1)} ms` : '')
+      : cell.clientBound ? `client-bound: ${cell.clientBound.reason}` : null,
   };
 }

@@ -1,5 +1,6 @@
 // Tests orchestrator/rate-search.ts: the search over offered rate lands on any monotone system's capacity within its
-// resolution, keeps a step whose sender fell behind, and states an interval holding its capacity. Runs in Node.
+// resolution, measures a step the client limited again and ends there when limited twice, and states an interval
+// holding its capacity. Runs in Node.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
@@ -17,24 +18,26 @@ function queueE2e(base: number, saturation: number): (rate: number) => number {
   return (rate) => (rate >= saturation ? 1e6 : base / (1 - rate / saturation));
 }
 
-function step(rate: number, e2e: (r: number) => number, senderBehind: string | null = null): RateStep {
+function step(rate: number, e2e: (r: number) => number, clientLimited: string | null = null): RateStep {
   const actual = e2e(rate);
   const ok = actual < e2eLimit.value;
   const check = { metric: 'e2e' as const, label: e2eLimit.label, expression: e2eLimit.expression, actual, ok };
   // Twenty requests spread 2% around the mean: the interval's bootstrap resamples these.
   const values = Float64Array.from({ length: 20 }, (_, i) => actual * (0.98 + (0.04 * i) / 19));
   const sample = { users: rate, values: [values], succeeded: 20, failed: 0 };
-  return { rate, ok, checks: [check], sample, senderBehind };
+  return { rate, ok, checks: [check], sample, clientLimited };
 }
 
 /** Runs the search against `e2e` to its end; the rates tried and the outcome. */
-function search(e2e: (r: number) => number, c = cfg, behindFrom = Infinity) {
+function search(
+  e2e: (r: number) => number, c = cfg, limitedAt: (rate: number, again: boolean) => boolean = () => false,
+) {
   const steps: RateStep[] = [];
   for (let i = 0; i < 60; i++) {
     const s = nextRateStep(steps, c, [e2eLimit]);
     if (s.kind === 'done') return { steps, outcome: s };
-    expect(steps.some((p) => p.rate === s.rate), `retries ${s.rate}`).toBe(false);
-    steps.push(step(s.rate, e2e, s.rate >= behindFrom ? `sender achieved less than ${s.rate}` : null));
+    expect(steps.some((p) => p.rate === s.rate), `retries ${s.rate}`).toBe(s.again);
+    steps.push(step(s.rate, e2e, limitedAt(s.rate, s.again) ? `sender achieved less than ${s.rate}` : null));
   }
   throw new Error('the rate search did not end in 60 steps');
 }
@@ -82,16 +85,35 @@ describe('nextRateStep', () => {
 
   it('ends with no break when the highest rate holds', () => {
     const { outcome } = search(() => 500, { ...cfg, maxRate: 8 });
-    expect(outcome).toEqual({ kind: 'done', lastPass: 8, firstFail: null, senderBehind: null });
+    expect(outcome).toEqual({ kind: 'done', lastPass: 8, firstFail: null, clientLimited: null });
   });
 
-  it('keeps a step whose sender fell behind and stops there', () => {
-    const { steps, outcome } = search(queueE2e(900, 20), cfg, 8);
+  it('measures a client-limited step again, and stops there when it is limited again', () => {
+    const { steps, outcome } = search(queueE2e(900, 20), cfg, (rate) => rate >= 8);
     if (outcome.kind !== 'done') throw new Error('not done');
-    expect(outcome.senderBehind?.rate).toBe(8);
-    expect(steps.at(-1)!.rate).toBe(8);
+    expect(outcome.clientLimited?.rate).toBe(8);
+    expect(steps.map((s) => s.rate)).toEqual([1, 2, 4, 8, 8]);
     expect(outcome.lastPass).toBe(4);
     expect(outcome.firstFail).toBeNull();
+  });
+
+  it('goes on from a step the client limited once, as if measured clean', () => {
+    const e2e = queueE2e(900, 20);
+    const { steps, outcome } = search(e2e, cfg, (rate, again) => rate === 8 && !again);
+    const clean = search(e2e);
+    expect(steps.filter((s) => s.rate === 8)).toHaveLength(2);
+    expect(outcome).toEqual(clean.outcome);
+  });
+
+  it('climbs at least one resolution step when a limit nears its value slowly', () => {
+    const { steps } = search((rate) => (rate < 12.5 ? 1900 + rate : 2100));
+    // The climb: the steps before the first that broke the limit.
+    const climbs = steps.slice(0, steps.findIndex((s) => !s.ok)).map((s) => s.rate);
+    expect(climbs.length).toBeGreaterThan(1);
+    for (let i = 1; i < climbs.length; i++) {
+      const resolution = fromGrid(Math.max(1, Math.floor((toGrid(climbs[i - 1]!) * 5) / 100)));
+      expect(climbs[i]! - climbs[i - 1]!).toBeGreaterThanOrEqual(resolution - 1e-9);
+    }
   });
 });
 
