@@ -1,0 +1,54 @@
+// Tests orchestrator/rate-search-part.ts: a searched rate plan's steps, each one rate cell sized for its rate, and the
+// plan syntax that asks for the search. Runs in Node (vitest).
+import { describe, expect, it } from 'vitest';
+import { resolvePlan } from '../../lib/plan';
+import { RateSearchRun, rateStepPlan, stepPartName } from '../../orchestrator/rate-search-part';
+
+const INPUT = { rate: { useCases: ['code_completion'], durationSeconds: 20, search: { startRate: 6 } } };
+
+describe('rate.search in a plan', () => {
+  it('resolves to the search settings and one cell per use case at the start rate', () => {
+    const plan = resolvePlan(INPUT, 'rate');
+    expect(plan.rateSearch).toEqual({ startRate: 6, maxRate: 1000, resolutionPercent: 5 });
+    expect(plan.cells.map((c) => c.id)).toEqual(['rate_code_completion_r6']);
+  });
+
+  it('is null for a ladder and for other scripts', () => {
+    expect(resolvePlan({ rate: { rates: [1, 2] } }, 'rate').rateSearch).toBeNull();
+    expect(resolvePlan(INPUT, 'capacity').rateSearch).toBeNull();
+  });
+
+  it('rejects a resolution out of range with the field named', () => {
+    expect(() => resolvePlan({ rate: { search: { resolutionPercent: 80 } } }, 'rate')).toThrow(/resolutionPercent/);
+  });
+});
+
+describe('rateStepPlan', () => {
+  it('holds one cell at the rate, its request count and slot sized for it', () => {
+    const plan = resolvePlan(INPUT, 'rate');
+    const step = rateStepPlan(plan, 'code_completion', 12.5);
+    expect(step.cells).toHaveLength(1);
+    const cell = step.cells[0]!;
+    expect(cell.id).toBe('rate_code_completion_r12_5');
+    expect(cell.arrivals?.ratePerSecond).toBe(12.5);
+    expect(cell.arrivals?.requests).toBe(250);
+    expect(cell.arrivals?.seed).toBe(plan.cells[0]!.arrivals?.seed);
+    expect(step.totalSeconds).toBeGreaterThanOrEqual(20);
+    expect(rateStepPlan(plan, 'code_completion', 12.5, true).cells[0]!.id).toBe('rate_code_completion_r12_5_again');
+  });
+
+  it('names step folders in the order run', () => {
+    expect(stepPartName(3)).toBe('rate-search-03');
+  });
+});
+
+describe('RateSearchRun', () => {
+  it('starts at the plan start rate and ends once every use case has an outcome', () => {
+    const run = new RateSearchRun(resolvePlan(INPUT, 'rate'), { startRate: 6, maxRate: 6, resolutionPercent: 5 });
+    const first = run.next()!;
+    expect(first.rate).toBe(6);
+    first.search.steps.push({ rate: 6, ok: true, checks: [], sample: null, clientLimited: null });
+    expect(run.next()).toBeNull();
+    expect(run.summary()[0]).toMatch(/^code_completion: 6 req\/s, no rate broke a limit; steps 6\+$/);
+  });
+});
