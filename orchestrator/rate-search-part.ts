@@ -92,8 +92,10 @@ export class RateSearchRun {
       const interval = rateSearchInterval(s.steps, s.limits, o.lastPass);
       const high = interval?.high == null ? 'open' : f(interval.high);
       const ci = interval ? ` (95% ${f(interval.low)}-${high})` : '';
-      const capacity = o.lastPass === null ? 'below the first rate' : `${f(o.lastPass)} req/s${ci}`;
-      const broke = o.firstFail === null ? 'no rate broke a limit' : `breaks at ${f(o.firstFail)} req/s`;
+      const capacity = o.lastPass !== null ? `${f(o.lastPass)} req/s${ci}`
+        : o.clientLimited ? 'undetermined (no clean step passed)' : 'below the first rate';
+      const broke = o.firstFail !== null ? `breaks at ${f(o.firstFail)} req/s`
+        : o.clientLimited ? 'no clean step broke a limit' : 'no rate broke a limit';
       const behind = o.clientLimited
         ? `; the client limited ${f(o.clientLimited.rate)} req/s twice (${o.clientLimited.clientLimited})` : '';
       return `${s.useCase.id}: ${capacity}, ${broke}${behind}; steps ${tried}`;

@@ -52,3 +52,16 @@ describe('RateSearchRun', () => {
     expect(run.summary()[0]).toMatch(/^code_completion: 6 req\/s, no rate broke a limit; steps 6\+$/);
   });
 });
+
+describe('RateSearchRun summary', () => {
+  it('says a search the client ended is undetermined, not below its first rate', () => {
+    const run = new RateSearchRun(resolvePlan(INPUT, 'rate'), { startRate: 6, maxRate: 100, resolutionPercent: 5 });
+    for (let i = 0; i < 2; i++) {
+      const step = run.next()!;
+      step.search.steps.push({ rate: step.rate, ok: true, checks: [], sample: null, clientLimited: 'client-bound' });
+    }
+    expect(run.next()).toBeNull();
+    expect(run.summary()[0]).toMatch(/^code_completion: undetermined \(no clean step passed\), no clean step broke/);
+    expect(run.summary()[0]).toMatch(/the client limited 6 req\/s twice \(client-bound\); steps 6! 6!$/);
+  });
+});
