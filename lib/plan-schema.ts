@@ -160,6 +160,12 @@ function traceSection({ arrivals, traceSource }: Fields) {
       /** The use case whose limits judge each speed (and find the fastest the trace holds). */
       useCase: orDefault(text, D.trace.useCase),
       lagLimitMs: orDefault(arrivals.lagLimitMs, D.rate.lagLimitMs),
+      /** In place of the ladder of `speeds`: the bench searches the fastest speed within the use case's limits. */
+      search: orDefault(nullable(object({
+        startSpeed: orDefault(arrivals.speed, D.traceSearch.startSpeed),
+        maxSpeed: orDefault(arrivals.speed, D.traceSearch.maxSpeed),
+        resolutionPercent: orDefault(arrivals.resolutionPercent, D.traceSearch.resolutionPercent),
+      })), null),
     }),
   );
 }

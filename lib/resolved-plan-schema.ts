@@ -63,7 +63,10 @@ export function resolvedPlanSchema() {
     search: orDefault(
       nullable(object({ ...search, maxRepeats: orDefault(search.maxRepeats, 0), ...searchLimits })), null,
     ),
-    /** For the rate script: how the bench searches each use case's rate (orchestrator/rate-search.ts); else null. */
+    /**
+     * For the rate script: how the bench searches each use case's rate (orchestrator/rate-search.ts); for the trace
+     * script, its replay speed (startRate and maxRate are speeds); else null.
+     */
     // Absent in a plan.json from before the rate search.
     rateSearch: orDefault(nullable(object({
       startRate: arrivals.rate, maxRate: arrivals.rate, resolutionPercent: arrivals.resolutionPercent,

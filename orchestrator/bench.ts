@@ -43,7 +43,7 @@ import {
   plansForServer, plansForSpeeds, resolveRunPlans, slotsGiven, writePartPlan, writePlanInput,
 } from './run-plans';
 import { prepareRunPrompts } from './run-prompts';
-import { judgeStepFolder, RateSearchRun, stepPartName } from './rate-search-part';
+import { judgeStepFolder, RateSearchRun, searchAxis, stepPartName } from './rate-search-part';
 import { formatRatePerSecond } from './rate-search';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -208,7 +208,8 @@ export class Bench extends EventEmitter<BenchEvents> {
     for (const [i, plan] of plans.entries()) {
       if (this.stopping) break;
       const at = { index: i, count: plans.length, run, runInfo, time };
-      const searched = plan.script === 'rate' && plan.rateSearch !== null && this.runners === 1 &&
+      const searched = (plan.script === 'rate' || plan.script === 'trace') && plan.rateSearch !== null &&
+        this.runners === 1 &&
         options.fixedSlots !== true;
       const r = searched
         ? await this.runRateSearch(engine, plan, at)
@@ -257,14 +258,17 @@ export class Bench extends EventEmitter<BenchEvents> {
    */
   private async runRateSearch(engine: Engine, plan: Plan, at: PartPlace): Promise<PartOutcome> {
     const search = new RateSearchRun(plan, plan.rateSearch!);
-    this.emit('log', `rate: searching the capacity in requests/s of ${search.searches.length} use cases, ` +
-      `${plan.cells[0]?.arrivals?.durationSeconds ?? 0} s per step`);
+    const { unit } = searchAxis(plan);
+    const what = plan.script === 'trace' ? 'the fastest replay speed within the limits'
+      : `the capacity in requests/s of ${search.searches.length} use cases`;
+    this.emit('log', `${plan.script}: searching ${what}, one k6 process per step`);
     let worst = 0;
     let requests = 0;
     for (let n = 1; !this.stopping; n++) {
       const step = search.next();
       if (step === null) break;
-      const r = await this.runOnePart(engine, step.plan, stepPartName(n), at);
+      const name = stepPartName(n, plan.script === 'trace' ? 'trace' : 'rate');
+      const r = await this.runOnePart(engine, step.plan, name, at);
       worst = Math.max(worst, r.code === EXIT.interrupted ? 0 : r.code);
       requests += r.requests;
       if (this.stopping || (r.code !== EXIT.ok && r.code !== EXIT.thresholdsFailed)) break;
@@ -273,14 +277,15 @@ export class Bench extends EventEmitter<BenchEvents> {
         step.search.steps.push(judged);
         const verdict = judged.clientLimited ? `limited by the client (${judged.clientLimited})`
           : judged.ok ? 'within limits' : `limit broken (${judged.checks.filter((k) => !k.ok).map((k) => k.label)})`;
-        const where = `${step.search.useCase.id} at ${formatRatePerSecond(step.rate)} req/s`;
-        this.emit('log', `rate search ${where}: ${verdict}`);
+        const where = `${step.search.useCase.id} at ${formatRatePerSecond(step.rate)}${unit}`;
+        this.emit('log', `${plan.script} search ${where}: ${verdict}`);
       } catch (e) {
-        this.emit('log', `rate search: step ${n} could not be judged (${(e as Error).message}); the search ends`);
+        const why = (e as Error).message;
+        this.emit('log', `${plan.script} search: step ${n} could not be judged (${why}); the search ends`);
         break;
       }
     }
-    for (const line of search.summary()) this.emit('log', `rate search: ${line}`);
+    for (const line of search.summary()) this.emit('log', `${plan.script} search: ${line}`);
     return { code: worst, requests, partDir: at.run.runDir };
   }
 

@@ -1,6 +1,7 @@
 // How `npm run bench` runs a rate part that searches (plan `rate.search`): one k6 process per step, each a part
 // folder of its own holding one rate cell, the next rate chosen from the steps so far (orchestrator/rate-search.ts).
-// Runs in Node.
+// A trace part that searches (plan `trace.search`) runs the same way on the replay speed: its steps are the trace at
+// one speed each, and the search finds the fastest the trace holds within its use case's limits. Runs in Node.
 //
 // One process per step: an open-loop cell's schedule is drawn before it starts, so the next rate cannot be handed to a
 // running one. Each process draws its own run nonce, so no step repeats an earlier step's prompts (the prefix cache
@@ -8,13 +9,13 @@
 // the report reads the step folders together as the run's rate ladder, so the two cannot disagree.
 
 import { arrivalCount } from '../lib/arrivals';
-import { reschedulePlan, type Plan } from '../lib/plan';
+import { reschedulePlan, traceDrafts, type Plan } from '../lib/plan';
 import { MIN_SUCCESS_RATE } from '../lib/plan-defaults';
 import { formatRate } from '../lib/plan-schedule';
 import { ladderLimits, type LadderLimit } from '../report/capacity';
 import { measureParts, DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import { loadRun } from '../report/load-run';
-import { judgeRateCell, type LatencyFrom } from '../report/rate-capacity';
+import { judgeRateCell, type LadderAxis, type LatencyFrom } from '../report/rate-capacity';
 import { readPartSamples } from '../report/split-inputs';
 import type { UseCase } from '../thresholds/use-cases';
 import {
@@ -30,9 +31,16 @@ export interface UseCaseRateSearch {
   outcome: Extract<RateSearchState, { kind: 'done' }> | null;
 }
 
-/** The step folder of the n-th step (from 1): a part of the run, beside the run's other parts. */
-export function stepPartName(n: number): string {
-  return `rate-search-${String(n).padStart(2, '0')}`;
+/** The step folder of the n-th step (from 1) of a rate or trace search: a part of the run, beside its other parts. */
+export function stepPartName(n: number, script: 'rate' | 'trace' = 'rate'): string {
+  return `${script}-search-${String(n).padStart(2, '0')}`;
+}
+
+/** What a search's axis is: requests/s for a rate part, the replay speed for a trace part. */
+export function searchAxis(plan: Plan): { readonly unit: string; readonly of: LadderAxis } {
+  return plan.script === 'trace'
+    ? { unit: 'x', of: (c) => c.openLoop!.speed ?? 1 }
+    : { unit: ' req/s', of: (c) => c.openLoop!.offeredRate };
 }
 
 /**
@@ -40,6 +48,11 @@ export function stepPartName(n: number): string {
  * request count and slot sized for it, alone in the plan.
  */
 export function rateStepPlan(plan: Plan, useCaseId: string, rate: number, again = false): Plan {
+  if (plan.script === 'trace') {
+    // The trace at this speed, drafted as the plan drafts its speeds, slot sized by the plan's schedule.
+    const drafts = traceDrafts(plan.trace!, [rate]).map((d) => ({ ...d, id: again ? `${d.id}_again` : d.id }));
+    return reschedulePlan({ ...plan, cells: drafts as unknown as Plan['cells'] }, plan.schedule);
+  }
   const start = plan.cells.find((c) => c.useCase === useCaseId && c.arrivals);
   const arrivals = start?.arrivals;
   if (!start || !arrivals || arrivals.process === 'trace')
@@ -87,17 +100,18 @@ export class RateSearchRun {
   summary(): string[] {
     return this.searches.map((s) => {
       const o = s.outcome;
+      const u = searchAxis(this.plan).unit;
       const tried = s.steps.map((p) => `${f(p.rate)}${p.clientLimited ? '!' : p.ok ? '+' : 'x'}`).join(' ');
       if (!o) return `${s.useCase.id}: not searched to its end (steps ${tried || 'none'})`;
       const interval = rateSearchInterval(s.steps, s.limits, o.lastPass);
       const high = interval?.high == null ? 'open' : f(interval.high);
       const ci = interval ? ` (95% ${f(interval.low)}-${high})` : '';
-      const capacity = o.lastPass !== null ? `${f(o.lastPass)} req/s${ci}`
+      const capacity = o.lastPass !== null ? `${f(o.lastPass)}${u}${ci}`
         : o.clientLimited ? 'undetermined (no clean step passed)' : 'below the first rate';
-      const broke = o.firstFail !== null ? `breaks at ${f(o.firstFail)} req/s`
+      const broke = o.firstFail !== null ? `breaks at ${f(o.firstFail)}${u}`
         : o.clientLimited ? 'no clean step broke a limit' : 'no rate broke a limit';
       const behind = o.clientLimited
-        ? `; the client limited ${f(o.clientLimited.rate)} req/s twice (${o.clientLimited.clientLimited})` : '';
+        ? `; the client limited ${f(o.clientLimited.rate)}${u} twice (${o.clientLimited.clientLimited})` : '';
       return `${s.useCase.id}: ${capacity}, ${broke}${behind}; steps ${tried}`;
     });
   }
@@ -116,7 +130,7 @@ export async function judgeStepFolder(
   const measured = measureParts(input, samples, DEFAULT_REPORT_OPTIONS);
   const cell = measured.cells.find((c) => c.id === cellId);
   if (!cell?.openLoop) throw new Error(`step ${stepDir}: no measured rate cell ${cellId}`);
-  return judgeRateCell(cell, limits, {
+  return judgeRateCell(cell, limits, searchAxis(plan).of, {
     limitStat: plan.limitStat, minSuccessRate: MIN_SUCCESS_RATE, minGoodput: plan.minGoodput,
     requestValues: measured.requestValues, latencyFrom,
   });

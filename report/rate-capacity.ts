@@ -138,7 +138,10 @@ export function openLoopCapacity(
   };
 }
 
-/** One open-loop cell judged as a step of a searched ladder (orchestrator/rate-search.ts), as the ladder judges it. */
+/**
+ * One open-loop cell judged as a step of a searched ladder (orchestrator/rate-search.ts), as the ladder judges it;
+ * `rate` is its place on the axis (offered rate, or a trace's speed).
+ */
 export interface JudgedRateCell {
   readonly rate: number;
   readonly ok: boolean;
@@ -156,16 +159,15 @@ export interface JudgedRateCell {
  * judgement reads, its cut requests failed, and whether its sender offered its load.
  */
 export function judgeRateCell(
-  cell: CellStats, limits: readonly LadderLimit[], j: LadderJudgement,
+  cell: CellStats, limits: readonly LadderLimit[], axis: LadderAxis, j: LadderJudgement,
 ): JudgedRateCell {
   const from = j.latencyFrom ?? 'intended';
-  const axis: LadderAxis = (c) => c.openLoop!.offeredRate;
   const step = rateStep(cell, axis, from);
   const checks = limits.map((l) => checkLimit(step, l));
   const o = cell.openLoop!;
   const values = j.requestValues.get(cell.id);
   return {
-    rate: o.offeredRate, ok: checks.every((k) => k.ok), checks,
+    rate: axis(cell), ok: checks.every((k) => k.ok), checks,
     sample: values ? intervalStep(cell, axis, limits, values, from) : null,
     clientLimited: !offeredItsLoad(o, from)
       ? `sender achieved ${o.achievedRate?.toFixed(2)} of ${o.offeredRate} requests/s` +

@@ -7,7 +7,7 @@
 // server than the limit must fail (the client's figure from the intended send can only be longer), and one well within
 // it at the server must pass.
 
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundles } from '../../orchestrator/bundles';
@@ -55,6 +55,8 @@ beforeAll(async () => {
   run = await runBenchCli([
     '--plan', writePlan(dir, PLAN), '--scripts', 'rate', '--results', dir, '--run-id', 'r', '--url', `${sim.base}/v1`,
   ]);
+  // Kept beside the run: the search's lines say what it measured.
+  writeFileSync(path.join(dir, 'bench-stderr.txt'), run.stderr);
   if (run.exitCode !== 0) throw new Error(`bench exited ${run.exitCode}: ${run.stderr.slice(-800)}`);
   const runDir = path.join(dir, 'r');
   report = readJson<Report>(path.join(runDir, 'report.json'));
