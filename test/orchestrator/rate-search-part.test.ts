@@ -1,8 +1,10 @@
 // Tests orchestrator/rate-search-part.ts: a searched rate plan's steps, each one rate cell sized for its rate, and the
 // plan syntax that asks for the search. Runs in Node (vitest).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolvePlan } from '../../lib/plan';
-import { RateSearchRun, rateStepPlan, stepPartName } from '../../orchestrator/rate-search-part';
+import { RateSearchRun, rateStepPlan, searchAxis, stepPartName } from '../../orchestrator/rate-search-part';
 
 const INPUT = { rate: { useCases: ['code_completion'], durationSeconds: 20, search: { startRate: 6 } } };
 
@@ -63,5 +65,26 @@ describe('RateSearchRun summary', () => {
     expect(run.next()).toBeNull();
     expect(run.summary()[0]).toMatch(/^code_completion: undetermined \(no clean step passed\), no clean step broke/);
     expect(run.summary()[0]).toMatch(/the client limited 6 req\/s twice \(client-bound\); steps 6! 6!$/);
+  });
+});
+
+describe('a searched trace', () => {
+  const file = path.join(import.meta.dirname, '..', '..', 'examples', 'traces', 'mooncake.jsonl');
+  const input = { trace: { file, search: { startSpeed: 1.5 } } };
+
+  it('resolves to one cell at the start speed and the speed search', () => {
+    const plan = resolvePlan(input, 'trace', (f) => readFileSync(f, 'utf8'));
+    expect(plan.rateSearch).toEqual({ startRate: 1.5, maxRate: 100, resolutionPercent: 5 });
+    expect(plan.cells.map((c) => c.id)).toEqual(['trace_s1_5']);
+    expect(searchAxis(plan).unit).toBe('x');
+  });
+
+  it('drafts each step as the plan drafts a speed, its slot sized for it', () => {
+    const plan = resolvePlan(input, 'trace', (f) => readFileSync(f, 'utf8'));
+    const ladder = resolvePlan({ trace: { file, speeds: [3] } }, 'trace', (f) => readFileSync(f, 'utf8'));
+    const step = rateStepPlan(plan, plan.cells[0]!.useCase!, 3);
+    expect(step.cells).toEqual(ladder.cells);
+    expect(step.totalSeconds).toBe(ladder.totalSeconds);
+    expect(stepPartName(2, 'trace')).toBe('trace-search-02');
   });
 });
