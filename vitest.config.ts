@@ -13,6 +13,8 @@ export const ALONE = [
   // Its capacity in requests/s stands on steps that are not client-bound: a cell read while other files load the
   // client core can be, and then rightly decides nothing (CI, 2026-12-05: the 20 req/s step left out).
   'test/e2e/rate.test.ts',
+  'test/e2e/rate-search.test.ts',
+  'test/e2e/trace-search.test.ts',
   // The real vLLM and SGLang servers each take a core and about 4.5 GB: never two at once, nor beside a timing test.
   'test/e2e/vllm-server.test.ts', 'test/e2e/sglang-server.test.ts', 'test/e2e/agentic-vllm.test.ts',
   'test/e2e/agentic-sglang.test.ts', 'test/e2e/agentic-vllm-apis.test.ts',

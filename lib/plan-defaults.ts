@@ -65,6 +65,10 @@ export const PLAN_DEFAULTS = {
    * schedule worse than the open-loop benchmark's target (5 ms p99 at 50 requests/s) with room for a shared machine.
    */
   rate: { rates: [0.5, 1, 2, 4], durationSeconds: 60, arrival: 'poisson', burstiness: 1, seed: 42, lagLimitMs: 10 },
+  /** The rate search (`rate.search`): from 1 request/s, climbing at most x2 a step, to 5%. */
+  rateSearch: { startRate: 1, maxRate: 1000, resolutionPercent: 5 },
+  /** The trace's speed search (`trace.search`): from its recorded speed, to 5%. */
+  traceSearch: { startSpeed: 1, maxSpeed: 100, resolutionPercent: 5 },
   /**
    * The trace script: the trace at its recorded speed, judged by a chat use case's limits (TTFT and streaming speed
    * are what a trace's mixed requests share).

@@ -250,6 +250,8 @@ function openLoopFields({ rounds }: ReturnType<typeof sizeFields>) {
     lagLimitMs: num(0),
     /** Replay speed of a trace: 2 sends every row at half its recorded time. */
     speed: num(0.001, 1000),
+    /** The search's resolution: it ends once the first failing rate is within this percentage of the last pass. */
+    resolutionPercent: num(0.5, 50),
   };
   /** Which rows of a trace file the trace script replays (lib/trace-replay.ts, docs/design/traces.md). */
   const traceSource = {

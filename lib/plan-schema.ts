@@ -127,9 +127,23 @@ function rateSection({ arrivals }: Fields) {
       rampFromRate: orDefault(nullable(arrivals.rate), null),
       seed: orDefault(arrivals.seed, D.rate.seed),
       lagLimitMs: orDefault(arrivals.lagLimitMs, D.rate.lagLimitMs),
+      /**
+       * In place of the ladder of `rates`: the bench searches each use case's capacity in requests per second
+       * (orchestrator/rate-search.ts), one step of durationSeconds per rate; null runs the ladder.
+       */
+      search: orDefault(nullable(rateSearchFields(arrivals)), null),
     }),
     {},
   );
+}
+
+/** The rate search's fields: where it starts, where it stops climbing, how narrow it ends. */
+function rateSearchFields(arrivals: Fields['arrivals']) {
+  return object({
+    startRate: orDefault(arrivals.rate, D.rateSearch.startRate),
+    maxRate: orDefault(arrivals.rate, D.rateSearch.maxRate),
+    resolutionPercent: orDefault(arrivals.resolutionPercent, D.rateSearch.resolutionPercent),
+  });
 }
 
 /** The trace section: a production trace replayed at each speed, its rows' own times, lengths and prefixes. */
@@ -146,6 +160,12 @@ function traceSection({ arrivals, traceSource }: Fields) {
       /** The use case whose limits judge each speed (and find the fastest the trace holds). */
       useCase: orDefault(text, D.trace.useCase),
       lagLimitMs: orDefault(arrivals.lagLimitMs, D.rate.lagLimitMs),
+      /** In place of the ladder of `speeds`: the bench searches the fastest speed within the use case's limits. */
+      search: orDefault(nullable(object({
+        startSpeed: orDefault(arrivals.speed, D.traceSearch.startSpeed),
+        maxSpeed: orDefault(arrivals.speed, D.traceSearch.maxSpeed),
+        resolutionPercent: orDefault(arrivals.resolutionPercent, D.traceSearch.resolutionPercent),
+      })), null),
     }),
   );
 }

@@ -84,6 +84,12 @@ export function drawnArrivals(a: CellArrivals): ArrivalSpec {
   return { ...a, process };
 }
 
+/** A trace's speed search as the resolved plan holds it: its axis is the replay speed in place of the rate. */
+function traceSearchOf(input: ParsedPlanInput): Plan['rateSearch'] {
+  const s = input.trace?.search;
+  return s ? { startRate: s.startSpeed, maxRate: s.maxSpeed, resolutionPercent: s.resolutionPercent } : null;
+}
+
 /** The search's step width that counts as exact at n users: 1 below exactBelow, else resolutionPercent of n. */
 export function resolutionAt(n: number, cfg: Pick<CapacitySearchConfig, 'exactBelow' | 'resolutionPercent'>): number {
   return n < cfg.exactBelow ? 1 : Math.max(1, Math.floor((n * cfg.resolutionPercent) / 100));
@@ -122,7 +128,8 @@ function buildDrafts(
     case 'agentic':
       return agenticDrafts(input.agentic.agents, agentic!);
     case 'trace':
-      return traceDrafts(trace!, input.trace!.speeds);
+      // A searched trace: the search's first speed, whose cell the bench re-speeds step by step.
+      return traceDrafts(trace!, input.trace!.search ? [input.trace!.search.startSpeed] : input.trace!.speeds);
     case 'sessions':
       return sessionDrafts(input.sessions, sessions!);
     case 'sweep':
@@ -199,7 +206,9 @@ function rateDrafts(input: ParsedPlanInput, useCases: readonly UseCase[]): CellD
   const drafts: CellDraft[] = [];
   for (const id of r.useCases ?? useCases.map((u) => u.id)) {
     const uc = useCases.find((u) => u.id === id)!;
-    const rates = Array.isArray(r.rates) ? r.rates : (r.rates[id] ?? PLAN_DEFAULTS.rate.rates);
+    const ladder = Array.isArray(r.rates) ? r.rates : (r.rates[id] ?? PLAN_DEFAULTS.rate.rates);
+    // A searched rate: the search's first step, whose cell the bench re-rates step by step (rateStepPlan).
+    const rates = r.search ? [r.search.startRate] : ladder;
     for (const rate of rates) {
       // Each cell its own draws (the plan's seed plus its place), so no two cells replay one sequence rescaled.
       const spec = {
@@ -220,7 +229,7 @@ function rateDrafts(input: ParsedPlanInput, useCases: readonly UseCase[]): CellD
  * The trace script's cells: the trace at each speed, one VU sending its rows at their times divided by the speed.
  * Sized by the trace's longest request, so the slot holds the slowest row's tail.
  */
-function traceDrafts(trace: TraceConfig, speeds: readonly number[]): CellDraft[] {
+export function traceDrafts(trace: TraceConfig, speeds: readonly number[]): CellDraft[] {
   const s = trace.summary;
   return speeds.map((speed) => {
     const seconds = s.stats.durationMs / 1000 / speed;
@@ -254,7 +263,7 @@ function resolveTrace(
   } catch (e) {
     throw new PlanError(`trace file "${t.file}" cannot be read: ${String(e instanceof Error ? e.message : e)}`);
   }
-  const { speeds: _speeds, ...source } = t;
+  const { speeds: _speeds, search: _search, ...source } = t;
   let summary: ReplaySummary;
   try {
     summary = loadReplay(text, source).summary;
@@ -379,6 +388,7 @@ export function resolvePlan(raw: unknown, script: ScriptName, readText?: (path: 
     burstTtftLimitMs: input.burst.ttftLimitMs,
     gate,
     search,
+    rateSearch: script === 'rate' ? input.rate.search : script === 'trace' ? traceSearchOf(input) : null,
     sessions,
     agentic,
     trace,

@@ -63,6 +63,14 @@ export function resolvedPlanSchema() {
     search: orDefault(
       nullable(object({ ...search, maxRepeats: orDefault(search.maxRepeats, 0), ...searchLimits })), null,
     ),
+    /**
+     * For the rate script: how the bench searches each use case's rate (orchestrator/rate-search.ts); for the trace
+     * script, its replay speed (startRate and maxRate are speeds); else null.
+     */
+    // Absent in a plan.json from before the rate search.
+    rateSearch: orDefault(nullable(object({
+      startRate: arrivals.rate, maxRate: arrivals.rate, resolutionPercent: arrivals.resolutionPercent,
+    })), null),
     /** For the sessions script: each use case's conversation and how plain k6 holds a step; null otherwise. */
     sessions: orDefault(nullable(sessionsSchemas().resolvedSessions), null),
     /** For the agentic script: the agent model, the SLO tiers and how a step is held; null otherwise. */

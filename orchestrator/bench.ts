@@ -43,10 +43,27 @@ import {
   plansForServer, plansForSpeeds, resolveRunPlans, slotsGiven, writePartPlan, writePlanInput,
 } from './run-plans';
 import { prepareRunPrompts } from './run-prompts';
+import { judgeStepFolder, RateSearchRun, searchAxis, stepPartName } from './rate-search-part';
+import { formatRatePerSecond } from './rate-search';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** What every part's k6 is handed beside its plan: the run folder and the measuring agents. */
+/** Where a part runs in the bench: its place among the parts and the run's records it adds to. */
+interface PartPlace {
+  readonly index: number;
+  readonly count: number;
+  readonly run: RunPlace;
+  readonly runInfo: RunInfoRecord;
+  readonly time: TimeSpent;
+}
+
+interface PartOutcome {
+  readonly code: number;
+  readonly requests: number;
+  readonly partDir: string;
+}
+
 interface RunPlace {
   readonly runDir: string;
   /** The measuring agents' URLs, one per k6 runner (runner i uses agents[i - 1]). */
@@ -190,26 +207,15 @@ export class Bench extends EventEmitter<BenchEvents> {
     const benchStart = performance.now();
     for (const [i, plan] of plans.entries()) {
       if (this.stopping) break;
-      const partDir = path.join(run.runDir, plan.script);
-      mkdirSync(partDir, { recursive: true });
-      // The part's k6 reads its plan from here, as resolved for the run; a part killed hard still leaves it.
-      const env = { PLAN: writePartPlan(partDir, plan), RESULTS_DIR: partDir, LLM_AGENT: run.agents[0]! };
-      const invocation = { bundle: bundlePath(plan.script), partDir, env, tags: { testid: options.runId } };
-      const drive = drivesPart(plan, this.runners, options.fixedSlots === true) ? partDrive(plan) : null;
-      const partRun = await this.runPart(engine, plan, i, plans.length, invocation, drive);
-      const { requests: measured, counts, running } = partRun;
-      const code = this.runners > 1 ? await this.splitVerdict(partDir, partRun.code) : partRun.code;
-      time.parts.push({ part: plan.script, ...running });
-      runInfo.parts.push(plan.script);
-      runInfo.exitCodes[plan.script] = code;
-      runInfo.requests[plan.script] = counts;
-      writeRunInfo(run.runDir, runInfo);
-      requests += measured;
-      if (code === EXIT.interrupted) this.stopping = true;
-      else if (code !== EXIT.ok && code !== EXIT.thresholdsFailed) {
-        this.emit('log', `${plan.script}: k6 exited with code ${code}; see ${path.join(partDir, 'engine-stderr.txt')}`);
-      }
-      worstCode = Math.max(worstCode, code === EXIT.interrupted ? 0 : code);
+      const at = { index: i, count: plans.length, run, runInfo, time };
+      const searched = (plan.script === 'rate' || plan.script === 'trace') && plan.rateSearch !== null &&
+        this.runners === 1 &&
+        options.fixedSlots !== true;
+      const r = searched
+        ? await this.runRateSearch(engine, plan, at)
+        : await this.runOnePart(engine, plan, plan.script, at);
+      requests += r.requests;
+      worstCode = Math.max(worstCode, r.code === EXIT.interrupted ? 0 : r.code);
     }
     time.wallMs = performance.now() - benchStart;
     time.runningMs = time.parts.reduce((sum, part) => sum + part.runningMs, 0);
@@ -217,6 +223,70 @@ export class Bench extends EventEmitter<BenchEvents> {
     writeRunInfo(run.runDir, runInfo);
     this.emit('log', renderTimeSpent(time));
     return { worstCode, requests };
+  }
+
+  /**
+   * Runs one part's k6 in the part folder `name` and records it in run.json; resolves to its exit code and the
+   * requests it measured. An interrupt stops the bench after it.
+   */
+  private async runOnePart(engine: Engine, plan: Plan, name: string, at: PartPlace): Promise<PartOutcome> {
+    const options = this.options;
+    const partDir = path.join(at.run.runDir, name);
+    mkdirSync(partDir, { recursive: true });
+    // The part's k6 reads its plan from here, as resolved for the run; a part killed hard still leaves it.
+    const env = { PLAN: writePartPlan(partDir, plan), RESULTS_DIR: partDir, LLM_AGENT: at.run.agents[0]! };
+    const invocation = { bundle: bundlePath(plan.script), partDir, env, tags: { testid: options.runId } };
+    const drive = drivesPart(plan, this.runners, options.fixedSlots === true) ? partDrive(plan) : null;
+    const partRun = await this.runPart(engine, plan, at.index, at.count, invocation, drive);
+    const { requests, counts, running } = partRun;
+    const code = this.runners > 1 ? await this.splitVerdict(partDir, partRun.code) : partRun.code;
+    at.time.parts.push({ part: name, ...running });
+    at.runInfo.parts.push(name);
+    at.runInfo.exitCodes[name] = code;
+    at.runInfo.requests[name] = counts;
+    writeRunInfo(at.run.runDir, at.runInfo);
+    if (code === EXIT.interrupted) this.stopping = true;
+    else if (code !== EXIT.ok && code !== EXIT.thresholdsFailed) {
+      this.emit('log', `${name}: k6 exited with code ${code}; see ${path.join(partDir, 'engine-stderr.txt')}`);
+    }
+    return { code, requests, partDir };
+  }
+
+  /**
+   * A rate part that searches (plan rate.search): one part folder per step, the next rate chosen from the steps
+   * judged so far (orchestrator/rate-search-part.ts). A step k6 could not finish ends the search there.
+   */
+  private async runRateSearch(engine: Engine, plan: Plan, at: PartPlace): Promise<PartOutcome> {
+    const search = new RateSearchRun(plan, plan.rateSearch!);
+    const { unit } = searchAxis(plan);
+    const what = plan.script === 'trace' ? 'the fastest replay speed within the limits'
+      : `the capacity in requests/s of ${search.searches.length} use cases`;
+    this.emit('log', `${plan.script}: searching ${what}, one k6 process per step`);
+    let worst = 0;
+    let requests = 0;
+    for (let n = 1; !this.stopping; n++) {
+      const step = search.next();
+      if (step === null) break;
+      const name = stepPartName(n, plan.script === 'trace' ? 'trace' : 'rate');
+      const r = await this.runOnePart(engine, step.plan, name, at);
+      worst = Math.max(worst, r.code === EXIT.interrupted ? 0 : r.code);
+      requests += r.requests;
+      if (this.stopping || (r.code !== EXIT.ok && r.code !== EXIT.thresholdsFailed)) break;
+      try {
+        const judged = await judgeStepFolder(r.partDir, step.plan.cells[0]!.id, step.search.limits, step.plan);
+        step.search.steps.push(judged);
+        const verdict = judged.clientLimited ? `limited by the client (${judged.clientLimited})`
+          : judged.ok ? 'within limits' : `limit broken (${judged.checks.filter((k) => !k.ok).map((k) => k.label)})`;
+        const where = `${step.search.useCase.id} at ${formatRatePerSecond(step.rate)}${unit}`;
+        this.emit('log', `${plan.script} search ${where}: ${verdict}`);
+      } catch (e) {
+        const why = (e as Error).message;
+        this.emit('log', `${plan.script} search: step ${n} could not be judged (${why}); the search ends`);
+        break;
+      }
+    }
+    for (const line of search.summary()) this.emit('log', `${plan.script} search: ${line}`);
+    return { code: worst, requests, partDir: at.run.runDir };
   }
 
   /** The report of what was measured, when asked for and when at least one part wrote its summary. */

@@ -171,7 +171,7 @@ function requestValuesOf(accumulator: CellAccumulator): RequestValues {
   return out;
 }
 
-function measureParts(input: RunInput, samples: readonly SamplesData[], options: ReportOptions): MeasuredParts {
+export function measureParts(input: RunInput, samples: readonly SamplesData[], options: ReportOptions): MeasuredParts {
   const measured: MeasuredParts = {
     cells: [], requestValues: new Map(), traceSends: new Map(), agentic: new Map(), parts: [], incompleteCauses: [],
     damagedRows: [], runNotes: [], missingCells: [], incomplete: false,

@@ -9,8 +9,8 @@
 import type { LimitStat } from '../lib/plan';
 import type { UseCase } from '../thresholds/use-cases';
 import {
-  evaluateLadder, isShareLimit, ladderLimits, limitTrend, shareCounts, type LadderLimit, type LadderResult,
-  type RequestValues,
+  checkLimit, evaluateLadder, isShareLimit, ladderLimits, limitTrend, shareCounts, type LadderLimit, type LadderResult,
+  type LimitCheck, type RequestValues,
 } from './capacity';
 import { measuredLadderInterval, type CapacityInterval, type IntervalStep } from './capacity-interval';
 import type { CellStats } from './cells';
@@ -135,5 +135,43 @@ export function openLoopCapacity(
     result: evaluateLadder(kept.map((c) => rateStep(c, axis, from)), limits, false),
     excluded: mine.filter((c) => !kept.includes(c) && c.requests > 0).map((c) => c.id),
     interval: steps.length === kept.length ? measuredLadderInterval(steps, limits) : null,
+  };
+}
+
+/**
+ * One open-loop cell judged as a step of a searched ladder (orchestrator/rate-search.ts), as the ladder judges it;
+ * `rate` is its place on the axis (offered rate, or a trace's speed).
+ */
+export interface JudgedRateCell {
+  readonly rate: number;
+  readonly ok: boolean;
+  readonly checks: readonly LimitCheck[];
+  readonly sample: IntervalStep | null;
+  /**
+   * Why the client limited it: its sender did not offer its load (report/open-loop.ts), or the measuring agent was
+   * client-bound (report/client-bound.ts), which the ladder leaves out too; null when neither.
+   */
+  readonly clientLimited: string | null;
+}
+
+/**
+ * A rate cell judged on its own, by the rules openLoopCapacity applies to a ladder: its limits on the latency the
+ * judgement reads, its cut requests failed, and whether its sender offered its load.
+ */
+export function judgeRateCell(
+  cell: CellStats, limits: readonly LadderLimit[], axis: LadderAxis, j: LadderJudgement,
+): JudgedRateCell {
+  const from = j.latencyFrom ?? 'intended';
+  const step = rateStep(cell, axis, from);
+  const checks = limits.map((l) => checkLimit(step, l));
+  const o = cell.openLoop!;
+  const values = j.requestValues.get(cell.id);
+  return {
+    rate: axis(cell), ok: checks.every((k) => k.ok), checks,
+    sample: values ? intervalStep(cell, axis, limits, values, from) : null,
+    clientLimited: !offeredItsLoad(o, from)
+      ? `sender achieved ${o.achievedRate?.toFixed(2)} of ${o.offeredRate} requests/s` +
+        (from === 'sent' && o.lag !== null ? `, lag p99 ${o.lag.p99.toFixed(1)} ms` : '')
+      : cell.clientBound ? `client-bound: ${cell.clientBound.reason}` : null,
   };
 }

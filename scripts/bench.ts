@@ -172,6 +172,8 @@ function addTraceFlags(program: Command): void {
     .option('--trace-max-requests <n>', 'replay at most this many rows, the earliest',
       numberArg('--trace-max-requests', (n) => Number.isInteger(n) && n >= 1, 'a whole number >= 1'))
     .option('--trace-use-case <id>', "the use case whose limits judge the replay (default short_chatbot)")
+    .option('--trace-search', 'search the fastest speed within the limits instead of --trace-speed\'s list '
+      + '(from its first speed, to 5%; plan trace.search)')
     .option('--trace-skip-bad-rows', 'replay without rows that break the format instead of stopping at the first')
     .option('--agent-trace <file>', 'replay recorded agent sessions (Mooncake with session_id, Bailian, an '
       + 'OpenTelemetry span export) as the agentic script; --trace-format and --trace-skip-bad-rows apply');
@@ -357,6 +359,7 @@ async function measure(bench: Bench): Promise<BenchOutcome> {
 
 interface TraceFlags {
   trace?: string; traceFormat?: (typeof TRACE_FORMATS)[number]; traceSpeed: number[]; traceStart?: number;
+  traceSearch?: boolean;
   traceDuration?: number; traceMaxRequests?: number; traceUseCase?: string; traceSkipBadRows?: boolean;
   agentTrace?: string;
 }
@@ -367,6 +370,7 @@ function traceSection(o: TraceFlags): NonNullable<PlanInput['trace']> {
   if (!existsSync(file)) throw new UserError(`--trace ${o.trace}: no such file`, EXIT.usage);
   return {
     file, speeds: o.traceSpeed,
+    ...(o.traceSearch ? { search: { startSpeed: o.traceSpeed[0] ?? 1 } } : {}),
     ...(o.traceFormat ? { format: o.traceFormat } : {}),
     ...(o.traceStart !== undefined ? { startSeconds: o.traceStart } : {}),
     ...(o.traceDuration !== undefined ? { durationSeconds: o.traceDuration } : {}),

@@ -60,6 +60,28 @@ function expectIntendedSteady(report: Report): void {
   for (const c of report.cells) expect(c.openLoop?.queue?.growing, c.id).toBe(false);
 }
 
+/**
+ * The rate capacity more than 60 requests/s, both cells within the limit. On a loaded machine the agent can read a
+ * cell's tokens late (report/client-bound.ts): that cell is the client's figure, left out of the ladder, and a capacity
+ * it would decide is undetermined. The test once failed so here (60 requests/s, 600 streams in 10 s, on a shared
+ * 2-core machine); the clean cells are still judged.
+ */
+function expectRateCapacity(report: Report, md: string): void {
+  const [rate] = report.rates;
+  expect(rate!.useCase.id).toBe('tiny');
+  expect(md).toContain('## Open-Loop Load');
+  expectIntendedSteady(report);
+  const bound = report.cells.filter((c) => c.openLoop && c.clientBound !== null).map((c) => c.openLoop!.offeredRate);
+  expect(rate!.result.steps.map((s) => s.concurrency)).toEqual([20, 60].filter((r) => !bound.includes(r)));
+  if (bound.length > 0) {
+    const stated = bound.includes(60) ? /^undetermined: client-bound at (20, )?60/ : /^more than 60$/;
+    expect(rate!.result.display).toMatch(stated);
+    return;
+  }
+  expect(rate!.result.display).toBe('more than 60');
+  expect(md).toContain('| tiny | more than 60 req/s | more than 60 | none | 20, 60 |');
+}
+
 describe('npm run bench --scripts rate: open-loop arrivals on k6', () => {
   let sim: Awaited<ReturnType<typeof startSim>>;
   let dir: string;
@@ -130,13 +152,6 @@ describe('npm run bench --scripts rate: open-loop arrivals on k6', () => {
       ['rate_tiny_r20', 20, 200], ['rate_tiny_r60', 60, 600],
     ]);
     for (const c of cells) expect(c.openLoop!.achievedRate! / c.openLoop!.offeredRate).toBeGreaterThan(0.98);
-    const [rate] = report.rates;
-    expect(rate!.useCase.id).toBe('tiny');
-    expect(rate!.result.steps.map((s) => s.concurrency)).toEqual([20, 60]);
-    const md = readFileSync(path.join(dir, 'report.md'), 'utf8');
-    expect(md).toContain('## Open-Loop Load');
-    expect(rate!.result.display).toBe('more than 60');
-    expectIntendedSteady(report);
-    expect(md).toContain('| tiny | more than 60 req/s | more than 60 | none | 20, 60 |');
+    expectRateCapacity(report, readFileSync(path.join(dir, 'report.md'), 'utf8'));
   });
 });
