@@ -48,7 +48,6 @@ import { formatRatePerSecond } from './rate-search';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** What every part's k6 is handed beside its plan: the run folder and the measuring agents. */
 /** Where a part runs in the bench: its place among the parts and the run's records it adds to. */
 interface PartPlace {
   readonly index: number;
@@ -64,6 +63,7 @@ interface PartOutcome {
   readonly partDir: string;
 }
 
+/** What every part's k6 is handed beside its plan: the run folder and the measuring agents. */
 interface RunPlace {
   readonly runDir: string;
   /** The measuring agents' URLs, one per k6 runner (runner i uses agents[i - 1]). */
