@@ -13,7 +13,11 @@ import type { ApiMessage, ToolSpec } from './chat-template';
 
 /** One item of a Responses request's `input`. */
 export type ResponsesInputItem =
-  | { readonly role: 'system' | 'user' | 'assistant'; readonly content: string }
+  | { readonly role: 'system' | 'user'; readonly content: string }
+  | {
+    readonly type: 'message'; readonly role: 'assistant';
+    readonly content: readonly { readonly type: 'output_text'; readonly text: string }[];
+  }
   | {
     readonly type: 'function_call'; readonly call_id: string; readonly name: string; readonly arguments: string;
   }
@@ -43,12 +47,20 @@ export function responsesInput(messages: readonly ApiMessage[]): ResponsesInputI
     if (m.role === 'tool') {
       items.push({ type: 'function_call_output', call_id: m.tool_call_id, output: m.content });
     } else if (m.role === 'assistant' && 'tool_calls' in m) {
-      if (m.content !== '') items.push({ role: 'assistant', content: m.content });
+      if (m.content !== '') items.push(assistantItem(m.content));
       for (const c of m.tool_calls)
         items.push({ type: 'function_call', call_id: c.id, name: c.function.name, arguments: c.function.arguments });
-    } else items.push({ role: m.role, content: m.content });
+    } else items.push(m.role === 'assistant' ? assistantItem(m.content) : { role: m.role, content: m.content });
   }
   return items;
+}
+
+/**
+ * An assistant's text as the output message item a Responses history holds: typed, its text an output_text part.
+ * llama.cpp's server refuses an untyped assistant message once function_call items are in the list.
+ */
+function assistantItem(text: string): ResponsesInputItem {
+  return { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] };
 }
 
 /** The catalog as the Responses API lists functions. */

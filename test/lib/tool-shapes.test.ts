@@ -36,9 +36,9 @@ describe('responsesInput', () => {
       { type: 'function_call', call_id: 'c2', name: 'read', arguments: '{"input":"a"}' },
       { type: 'function_call_output', call_id: 'c1', output: 'hits' },
       { type: 'function_call_output', call_id: 'c2', output: 'file' },
-      { role: 'assistant', content: 'done' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done' }] },
       { role: 'user', content: 'more' },
-      { role: 'assistant', content: 'let me look' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'let me look' }] },
       { type: 'function_call', call_id: 'c3', name: 'read', arguments: '{"input":"a"}' },
       { type: 'function_call_output', call_id: 'c3', output: 'file 2' },
     ]);
