@@ -17,8 +17,7 @@ export const ALONE = [
   'test/e2e/trace-search.test.ts',
   // The real vLLM and SGLang servers each take a core and about 4.5 GB: never two at once, nor beside a timing test.
   'test/e2e/vllm-server.test.ts', 'test/e2e/sglang-server.test.ts', 'test/e2e/agentic-vllm.test.ts',
-  'test/e2e/agentic-sglang.test.ts', 'test/e2e/agentic-vllm-apis.test.ts', 'test/e2e/agentic-sglang-apis.test.ts',
-  'test/e2e/agentic-llama-apis.test.ts',
+  'test/e2e/agentic-sglang.test.ts',
 ];
 
 export default defineConfig({

@@ -9,6 +9,7 @@ import { METRICS } from '../../lib/metrics';
 import { buildBundles } from '../../orchestrator/bundles';
 import { ensureLlamaArtefacts, startLlamaServer, type LlamaServer } from '../../orchestrator/llama-server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
+import { expectToolSessionsOnApi } from './agentic-real';
 import { extraTags, readCsv, runScript, tempDir, type CsvRow } from './helpers';
 
 /** One step of 2 agents for 6 s: one tool round per turn, sub-agents half the time, compaction past 600 tokens. */
@@ -68,5 +69,12 @@ describe('k6 run dist/agentic.js against llama-server', () => {
     // (93% when written), never more than the ideal, whose shared prefix is counted with the server's own template.
     expect(sum(cached)).toBeLessThanOrEqual(sum(ideal));
     expect(sum(cached)).toBeGreaterThan(0.5 * sum(ideal));
+  });
+
+  // The Responses and Messages shapes on the same server: every call accepted, each tool result read by its prompts.
+  describe.each(['responses', 'messages'] as const)('on %s', (api) => {
+    it('runs tool-call sessions in the API\'s own shape, every call accepted', async () => {
+      await expectToolSessionsOnApi(`${server.base}/v1`, server.model, api);
+    }, 600_000);
   });
 });

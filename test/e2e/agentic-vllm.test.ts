@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ensureVllmArtefacts, startVllmServer, type VllmServer } from '../../orchestrator/vllm-server';
-import { expectAgenticOnServer } from './agentic-real';
+import { expectAgenticOnServer, expectToolSessionsOnApi } from './agentic-real';
 
 let server: VllmServer;
 
@@ -18,5 +18,13 @@ afterAll(async () => {
 describe('k6 run dist/agentic.js against vLLM', () => {
   it('runs tool-call sessions, and replays an agent trace at its exact prompt lengths', async () => {
     await expectAgenticOnServer(`${server.base}/v1`, server.model);
+  }, 600_000);
+});
+
+// The Responses and Messages shapes on the same server: function_call / function_call_output items and tool_use /
+// tool_result blocks all accepted, every tool result read by the server's own prompt count.
+describe.each(['responses', 'messages'] as const)('k6 run dist/agentic.js against vLLM on %s', (api) => {
+  it('runs tool-call sessions in the API\'s own shape, every call accepted', async () => {
+    await expectToolSessionsOnApi(`${server.base}/v1`, server.model, api);
   }, 600_000);
 });
