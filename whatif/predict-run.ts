@@ -14,6 +14,7 @@ import { promptLengthsForWindow, type FittedContext } from '../orchestrator/cont
 import type { CapacityAnnouncement } from '../lib/drive';
 import { searchCapacities } from '../orchestrator/driven-results';
 import { predictionReach, type PredictedUseCase } from './prediction-reach';
+import { DRAWN_LIMITS, SCHEDULER_FACTOR } from './scheduler-draws';
 import { generateReport } from '../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import type { Report } from '../report/report-types';
@@ -162,10 +163,18 @@ function unpinnedNote(fit: PredictProfile['fit']): string {
   const parts = [
     timing.length > 0 ? ` The refits carry the spread of the timing parameters the run did not pin down ` +
       `(${timing.join(', ')}).` : ' The run pinned every timing parameter down.',
-    limits.length > 0 ? ` Scheduler limits taken from the base profile, not stated, carry no spread ` +
-      `(${limits.join(', ')}): a capacity that reaches them is only as good as that guess.` : '',
+    limits.length > 0 ? ` Scheduler limits taken from the base profile, not stated (${limits.join(', ')}): ` +
+      `${drawnNote(fit)}; a capacity that reaches them is only as good as that guess.` : '',
   ];
   return parts.join('');
+}
+
+/** Whether the refits drew the unstated scheduler limits (fit records since issue 44.3) or carry none. */
+function drawnNote(fit: PredictProfile['fit']): string {
+  const drawn = (fit?.schedulerResamples ?? []).some((d) => Object.keys(d).length > 0);
+  return drawn
+    ? `the refits draw ${DRAWN_LIMITS.join(', ')} among them within a factor ${SCHEDULER_FACTOR} of the guess`
+    : 'they carry no spread';
 }
 
 /** How the interval was made, or why there is none: what the report says beside the capacities. */
