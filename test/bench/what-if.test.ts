@@ -77,5 +77,10 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['--keep', 'x', '--from', 'y'])).toThrow(/give one/);
     expect(parseArgs(['--repeats', '5']).repeats).toBe(5);
     expect(() => parseArgs(['--repeats', '0'])).toThrow(/--repeats/);
+    expect(parseArgs([]).sizing).toEqual([]);
+    expect(parseArgs(['--fit-for', 'quick', '--fit-budget', '5']).sizing)
+      .toEqual(['--fit-for', 'quick', '--fit-budget', '5']);
+    expect(() => parseArgs(['--fit-for', 'quick', '--fit-plan', 'x.json'])).toThrow(/--fit-for/);
+    expect(() => parseArgs(['--fit-budget', '5'])).toThrow(/--fit-budget/);
   });
 });
