@@ -92,33 +92,52 @@ export function estimatedSeconds(plan: PlanInput, profile: Profile): number {
 }
 
 /**
- * The fit plan for a target: its reach covered, cells over the token cap left out, the cap halved (to no less than
- * two users of the longest prompt) until the estimate on `costProfile` fits `budgetMinutes`.
+ * The plans tried, largest first: the token cap halved down to two users of the longest prompt; then, if still over
+ * the budget, users no further than the fixed plan's 64; then without the contexts between 16K and the longest.
+ */
+function candidates(contexts: number[], users: number[]): { plan: PlanInput; cap: number; trim: string }[] {
+  const floor = 2 * contexts.at(-1)!;
+  const out: { plan: PlanInput; cap: number; trim: string }[] = [];
+  for (let cap = Math.max(START_TOKENS_IN_FLIGHT, floor); cap >= floor; cap /= 2)
+    out.push({ plan: sweepPlan(contexts, users, cap), cap, trim: '' });
+  const fewer = users.filter((n) => n <= BASE_USERS.at(-1)!);
+  if (fewer.length < users.length)
+    out.push({ plan: sweepPlan(contexts, fewer, floor), cap: floor, trim: `users up to ${fewer.at(-1)} only` });
+  const ends = contexts.filter((c) => c <= BASE_CONTEXTS.at(-1)! || c === contexts.at(-1));
+  if (ends.length < contexts.length) {
+    out.push({ plan: sweepPlan(ends, fewer, floor), cap: floor,
+      trim: `users up to ${fewer.at(-1)}, no contexts between ${BASE_CONTEXTS.at(-1)} and the longest` });
+  }
+  return out;
+}
+
+/**
+ * The fit plan for a target: its reach covered, then trimmed (candidates above) until the estimate on
+ * `costProfile` fits `budgetMinutes`; the smallest when none does.
  */
 export function fitPlanFor(
   target: PlanInput, scripts: readonly ScriptName[], budgetMinutes: number, costProfile: Profile,
 ): SizedFitPlan {
   const reach = targetReach(target, scripts);
-  const contexts = contextsFor(reach.longestPrompt);
-  const users = usersFor(reach.mostUsers);
-  const floor = 2 * contexts.at(-1)!;
-  let cap = Math.max(START_TOKENS_IN_FLIGHT, floor);
-  let plan = sweepPlan(contexts, users, cap);
-  let seconds = estimatedSeconds(plan, costProfile);
-  while (seconds > budgetMinutes * 60 && cap / 2 >= floor) {
-    cap /= 2;
-    plan = sweepPlan(contexts, users, cap);
-    seconds = estimatedSeconds(plan, costProfile);
+  const tried = candidates(contextsFor(reach.longestPrompt), usersFor(reach.mostUsers));
+  let chosen = tried[0]!;
+  let seconds = estimatedSeconds(chosen.plan, costProfile);
+  for (const next of tried.slice(1)) {
+    if (seconds <= budgetMinutes * 60) break;
+    chosen = next;
+    seconds = estimatedSeconds(next.plan, costProfile);
   }
-  const cells = resolvePlan(plan, 'sweep').cells.length;
+  const sweep = chosen.plan.sweep!;
+  const cells = resolvePlan(chosen.plan, 'sweep').cells.length;
   const notes = [
     `fit plan sized to a longest prompt of ${reach.longestPrompt} tokens and ${reach.mostUsers} users: ` +
-      `contexts ${contexts.join(', ')}, users ${users.join(', ')}, cells up to ${cap} prompt tokens in flight ` +
-      `(${cells} cells), about ${(seconds / 60).toFixed(1)} min on simulator profile ${costProfile.letter}`,
+      `contexts ${sweep.contexts!.join(', ')}, users ${sweep.concurrencies!.join(', ')}, cells up to ${chosen.cap} ` +
+      `prompt tokens in flight${chosen.trim ? ` (${chosen.trim}, for the budget)` : ''} (${cells} cells), about ` +
+      `${(seconds / 60).toFixed(1)} min on simulator profile ${costProfile.letter}`,
   ];
   if (seconds > budgetMinutes * 60) {
-    notes.push(`over the ${budgetMinutes}-minute budget even with two users of the longest prompt: ` +
-      'give a larger --fit-budget, or accept the longer run');
+    notes.push(`over the ${budgetMinutes}-minute budget even trimmed: give a larger --fit-budget, or accept the ` +
+      'longer run');
   }
-  return { plan, reach, estimatedMinutes: seconds / 60, maxTokensInFlight: cap, notes };
+  return { plan: chosen.plan, reach, estimatedMinutes: seconds / 60, maxTokensInFlight: chosen.cap, notes };
 }

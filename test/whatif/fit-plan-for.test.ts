@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolvePlan, type PlanInput } from '../../lib/plan';
-import { FIT_PLAN, QUICK_PLAN } from '../../orchestrator/default-plans';
+import { FIT_PLAN, FULL_PLAN, QUICK_PLAN } from '../../orchestrator/default-plans';
 import { mulberry32, standardNormal } from '../../lib/random';
 import { findProfile, type Profile } from '../../sim/profiles';
 import { fitProfile } from '../../whatif/fit';
@@ -50,13 +50,17 @@ describe('the fit plan sized to a target plan', () => {
     expect(sized.estimatedMinutes).toBeLessThanOrEqual(10);
   });
 
-  it('halves the prompt tokens in flight to meet a tighter budget, and says when it cannot', () => {
+  it('trims the plan to meet a tighter budget, and says when it cannot', () => {
     const roomy = fitPlanFor(QUICK_PLAN, ['sweep', 'capacity'], 60, truth);
     const tight = fitPlanFor(QUICK_PLAN, ['sweep', 'capacity'], 4, truth);
     expect(tight.maxTokensInFlight).toBeLessThan(roomy.maxTokensInFlight);
     expect(estimatedSeconds(tight.plan, truth)).toBeLessThan(estimatedSeconds(roomy.plan, truth));
     const impossible = fitPlanFor(QUICK_PLAN, ['sweep', 'capacity'], 0.5, truth);
     expect(impossible.notes.join(' ')).toMatch(/over the 0.5-minute budget/);
+    // Past the cap: no more users than the fixed plan's, and only the longest context beyond 16K.
+    const trimmed = resolvePlan(fitPlanFor(FULL_PLAN, ['sweep', 'capacity'], 1, truth).plan, 'sweep').cells;
+    expect(Math.max(...trimmed.map((c) => c.concurrency))).toBe(64);
+    expect([...new Set(trimmed.map((c) => c.contextTokens))]).toEqual([256, 1024, 4096, 16_384, 262_144]);
   });
 
   it('recovers the attention term and the KV read when the target has 128K prompts', () => {
