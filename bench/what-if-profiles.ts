@@ -109,7 +109,7 @@ export function measuredMaxContext(runDir: string): number | null {
 }
 
 /** A cell's median TTFT and median decode speed (tokens/s after the first), in virtual time. */
-function cellFigures(profile: Profile, cell: CellShape): { ttft: number; decode: number } {
+export function cellFigures(profile: Profile, cell: CellShape): { ttft: number; decode: number } {
   const requests = predictCell(profile, cell);
   const speeds = requests.flatMap((r) => (r.tpotMs === null || r.tpotMs <= 0 ? [] : [1000 / r.tpotMs]));
   return { ttft: median(requests.map((r) => r.ttftMs)), decode: median(speeds) };

@@ -6,6 +6,8 @@
 //              the profile's own virtual-time figures: the quick plan's five capacities (with the interval from the
 //              fit's refits) and the full plan's grid, median TTFT and decode speed per cell;
 //   loop       the whole loop on the simulator, each stage timed, against the 15-minute target;
+//   sizing     the fixed fit plan against the one sized to the full plan (--fit-for full), in virtual time: the full
+//              grid predicted after a fit to each plan's cells made noisy (bench/what-if-sizing.ts);
 //   published  each seed report fitted from its single-request points and one load point, its other load points
 //              predicted: median and worst error, no target (bench/what-if-published.ts);
 //   llama      opt-in: llama.cpp's server fitted, the llama plan's capacities predicted and measured.
@@ -21,11 +23,13 @@ import { llamaResult, renderLlama } from './what-if-llama';
 import { loopResult, renderLoop } from './what-if-loop';
 import { profileResult, renderProfiles } from './what-if-profiles';
 import { publishedResult, renderPublished } from './what-if-published';
+import { renderSizing, sizingRows } from './what-if-sizing';
+import { DEFAULT_FIT_BUDGET_MINUTES } from '../whatif/fit-plan-for';
 import { POINTS } from './fidelity-points';
 
-const PARTS = ['profiles', 'loop', 'published', 'llama'] as const;
+const PARTS = ['profiles', 'loop', 'sizing', 'published', 'llama'] as const;
 type Part = (typeof PARTS)[number];
-const DEFAULT_PARTS: readonly Part[] = ['profiles', 'loop', 'published'];
+const DEFAULT_PARTS: readonly Part[] = ['profiles', 'loop', 'sizing', 'published'];
 const LETTERS = ['A', 'B', 'C', 'D', 'E'];
 
 export interface Args {
@@ -89,7 +93,7 @@ export function parseArgs(argv: readonly string[]): Args {
 
 function coresLine(start: number[], parts: readonly Part[]): string {
   const la = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
-  const measured = parts.filter((p) => p !== 'published');
+  const measured = parts.filter((p) => p !== 'published' && p !== 'sizing');
   const where = measured.length > 0
     ? `each measured run (${measured.join(', ')}) is an npm run bench whose simulator and k6 the OS placed, ` +
       'unpinned, as the bench runs them; fits and virtual-time predictions ran in this process between measured ' +
@@ -126,6 +130,16 @@ async function main(): Promise<void> {
     const r = await loopResult({ profile: 'A', fitPlan, sizing: args.sizing, dir, reuse, verify: args.verify, log });
     json.loop = r;
     out.push('## loop (profile A)', '', renderLoop(r), '');
+  }
+  if (args.parts.includes('sizing')) {
+    const at = args.sizing.indexOf('--fit-budget');
+    const budget = at >= 0 ? Number(args.sizing[at + 1]) : DEFAULT_FIT_BUDGET_MINUTES;
+    const rows = args.profiles.flatMap((letter) => {
+      log(`sizing ${letter}: fixed and sized fit plans, in virtual time`);
+      return sizingRows(letter, budget, [1, 2]);
+    });
+    json.sizing = rows;
+    out.push('## sizing (virtual time: fixed fit plan against --fit-for full; no target)', '', renderSizing(rows), '');
   }
   if (args.parts.includes('published')) {
     const results = Object.keys(POINTS).map((letter) => {

@@ -6,7 +6,7 @@ import { EXIT } from '../lib/exit-codes';
 import type { PlanInput, ScriptName } from '../lib/plan';
 import { DEFAULT_PLANS, PLAN_SCRIPTS, REPORT_PRESETS } from '../orchestrator/default-plans';
 import { findProfile } from '../sim/profiles';
-import { fitPlanFor } from '../whatif/fit-plan-for';
+import { DEFAULT_FIT_BUDGET_MINUTES, fitPlanFor } from '../whatif/fit-plan-for';
 import { UserError } from './cli';
 
 export interface FitForFlags {
@@ -14,9 +14,6 @@ export interface FitForFlags {
   readonly fitBudget?: string;
   readonly profile?: string;
 }
-
-/** The default time budget of a sized fit run, minutes: the whole loop is 15. */
-export const DEFAULT_FIT_BUDGET_MINUTES = 10;
 
 /** The scripts a plan runs when no --scripts is given, as the bench picks them. */
 function planScripts(name: string): readonly ScriptName[] {

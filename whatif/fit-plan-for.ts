@@ -12,6 +12,8 @@ import { FIT_PLAN } from '../orchestrator/default-plans';
 import type { Profile } from '../sim/profiles';
 import { runVirtualClosedLoop } from '../sim/virtual-run';
 
+/** The default time budget of a sized fit run, minutes: the whole loop's target is 15. */
+export const DEFAULT_FIT_BUDGET_MINUTES = 10;
 /** The fixed plan's grid: the least a sized plan measures. */
 const BASE_CONTEXTS = [256, 1024, 4096, 16_384];
 const BASE_USERS = [1, 2, 4, 8, 16, 32, 64];

@@ -70,7 +70,7 @@ describe('the loop and the fit run', () => {
 
 describe('parseArgs', () => {
   it('runs all but llama by default and refuses unknown parts and profiles', () => {
-    expect(parseArgs([]).parts).toEqual(['profiles', 'loop', 'published']);
+    expect(parseArgs([]).parts).toEqual(['profiles', 'loop', 'sizing', 'published']);
     expect(parseArgs(['--profiles', 'a,b']).profiles).toEqual(['A', 'B']);
     expect(() => parseArgs(['--parts', 'nope'])).toThrow(/--parts/);
     expect(() => parseArgs(['--profiles', 'F'])).toThrow(/--profiles/);
