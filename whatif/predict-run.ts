@@ -14,7 +14,7 @@ import { promptLengthsForWindow, type FittedContext } from '../orchestrator/cont
 import type { CapacityAnnouncement } from '../lib/drive';
 import { searchCapacities } from '../orchestrator/driven-results';
 import { predictionReach, type PredictedUseCase } from './prediction-reach';
-import { DRAWN_LIMITS, SCHEDULER_FACTOR } from './scheduler-draws';
+import { SCHEDULER_FACTOR } from './scheduler-draws';
 import { generateReport } from '../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import type { Report } from '../report/report-types';
@@ -169,11 +169,11 @@ function unpinnedNote(fit: PredictProfile['fit']): string {
   return parts.join('');
 }
 
-/** Whether the refits drew the unstated scheduler limits (fit records since issue 44.3) or carry none. */
+/** Which unstated scheduler limits the refits drew (fit records since issue 44.3), or that they carry none. */
 function drawnNote(fit: PredictProfile['fit']): string {
-  const drawn = (fit?.schedulerResamples ?? []).some((d) => Object.keys(d).length > 0);
-  return drawn
-    ? `the refits draw ${DRAWN_LIMITS.join(', ')} among them within a factor ${SCHEDULER_FACTOR} of the guess`
+  const drawn = [...new Set((fit?.schedulerResamples ?? []).flatMap((d) => Object.keys(d)))];
+  return drawn.length > 0
+    ? `the refits draw ${drawn.join(', ')} within a factor ${SCHEDULER_FACTOR} of the guess, the others carry no spread`
     : 'they carry no spread';
 }
 
