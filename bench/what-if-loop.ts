@@ -11,6 +11,8 @@ import { verdict, WHAT_IF_TARGETS } from './what-if-score';
 export interface LoopOptions {
   readonly profile: string;
   readonly fitPlan: string;
+  /** --fit-for and --fit-budget for the fit run, or none. */
+  readonly sizing: readonly string[];
   readonly dir: string;
   readonly reuse: boolean;
   /** How many predicted capacities to verify. */
@@ -34,7 +36,7 @@ export async function loopResult(o: LoopOptions): Promise<LoopResult> {
   const truth = builtInProfile(o.profile);
   const runId = `loop-fit-${truth.letter}`;
   o.log(`loop: measuring the ${o.fitPlan} plan on profile ${truth.letter}`);
-  const measure = await measureSweep(o.fitPlan, ['--profile', truth.letter], o.dir, runId, o.reuse);
+  const measure = await measureSweep(o.fitPlan, ['--profile', truth.letter, ...o.sizing], o.dir, runId, o.reuse);
   const fitted = join(o.dir, `${runId}.fitted.json`);
   o.log('loop: fitting');
   const fit = await fitRun(o.dir, runId, fitFlags(truth, null), fitted);

@@ -3,7 +3,7 @@
 // figures (its true capacities, its grid cells). Runs in Node.
 
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolvePlan, type LimitStat, type PlanInput } from '../lib/plan';
 import { median } from '../lib/percentile';
 import { promptLengthsForWindow } from '../orchestrator/context-window';
@@ -22,6 +22,8 @@ export interface ProfilesOptions {
   readonly letters: readonly string[];
   /** The plan the fit run measures: `fit`, or a JSON file of a smaller one. */
   readonly fitPlan: string;
+  /** --fit-for and --fit-budget for the fit run, or none: the fixed plan. */
+  readonly sizing: readonly string[];
   readonly dir: string;
   /** Keep a fit run an earlier --keep left in `dir` instead of measuring it again. */
   readonly reuse: boolean;
@@ -98,8 +100,16 @@ export function planMaxContext(plan: string): number {
   return Math.max(...resolvePlan(input, 'sweep').cells.map((c) => c.contextTokens));
 }
 
+/** The longest context the fit run's sweep measured (its plan.json), or null for a run without one. */
+export function measuredMaxContext(runDir: string): number | null {
+  const file = join(runDir, 'sweep', 'plan.json');
+  if (!existsSync(file)) return null;
+  const plan = JSON.parse(readFileSync(file, 'utf8')) as { cells: { contextTokens: number }[] };
+  return Math.max(...plan.cells.map((c) => c.contextTokens));
+}
+
 /** A cell's median TTFT and median decode speed (tokens/s after the first), in virtual time. */
-function cellFigures(profile: Profile, cell: CellShape): { ttft: number; decode: number } {
+export function cellFigures(profile: Profile, cell: CellShape): { ttft: number; decode: number } {
   const requests = predictCell(profile, cell);
   const speeds = requests.flatMap((r) => (r.tpotMs === null || r.tpotMs <= 0 ? [] : [1000 / r.tpotMs]));
   return { ttft: median(requests.map((r) => r.ttftMs)), decode: median(speeds) };
@@ -132,7 +142,8 @@ export async function profileResult(letter: string, o: ProfilesOptions, run = 1)
   // The first run keeps the name earlier --keep folders hold, so --from still finds it.
   const runId = run === 1 ? `fit-${truth.letter}` : `fit-${truth.letter}-${run}`;
   o.log(`profiles ${truth.letter}: measuring the ${o.fitPlan} plan over HTTP`);
-  const measureSeconds = await measureSweep(o.fitPlan, ['--profile', truth.letter], o.dir, runId, o.reuse);
+  const measureSeconds = await measureSweep(o.fitPlan, ['--profile', truth.letter, ...o.sizing], o.dir, runId,
+    o.reuse);
   const out = join(o.dir, `${runId}.fitted.json`);
   o.log(`profiles ${truth.letter}: fitting (--base ${truth.letter}, the scheduler limits its start-up log states)`);
   const fitSeconds = await fitRun(o.dir, runId, fitFlags(truth, null), out);
@@ -146,7 +157,7 @@ export async function profileResult(letter: string, o: ProfilesOptions, run = 1)
   return {
     letter: truth.letter, run, measureSeconds, fitSeconds, fitMedianErrorPct: fitted.fit.medianErrorPct,
     predictSeconds: (performance.now() - started) / 1000, capacities, grid, gridContexts,
-    fitMaxContext: planMaxContext(o.fitPlan),
+    fitMaxContext: measuredMaxContext(join(o.dir, runId)) ?? planMaxContext(o.fitPlan),
   };
 }
 

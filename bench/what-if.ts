@@ -6,11 +6,13 @@
 //              the profile's own virtual-time figures: the quick plan's five capacities (with the interval from the
 //              fit's refits) and the full plan's grid, median TTFT and decode speed per cell;
 //   loop       the whole loop on the simulator, each stage timed, against the 15-minute target;
+//   sizing     the fixed fit plan against the one sized to the full plan (--fit-for full), in virtual time: the full
+//              grid predicted after a fit to each plan's cells made noisy (bench/what-if-sizing.ts);
 //   published  each seed report fitted from its single-request points and one load point, its other load points
 //              predicted: median and worst error, no target (bench/what-if-published.ts);
 //   llama      opt-in: llama.cpp's server fitted, the llama plan's capacities predicted and measured.
 // Usage: npm run bench:what-if [-- --parts profiles,published --profiles A,B --fit-plan FILE --interval-resamples 40
-//        --max-grid-context N --repeats N --keep DIR | --from DIR --json FILE]
+//        --fit-for PLAN --fit-budget MIN --max-grid-context N --repeats N --keep DIR | --from DIR --json FILE]
 // Prints the tables at the end; the targets are in bench/what-if-score.ts.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,17 +23,21 @@ import { llamaResult, renderLlama } from './what-if-llama';
 import { loopResult, renderLoop } from './what-if-loop';
 import { profileResult, renderProfiles } from './what-if-profiles';
 import { publishedResult, renderPublished } from './what-if-published';
+import { renderSizing, sizingRows } from './what-if-sizing';
+import { DEFAULT_FIT_BUDGET_MINUTES } from '../whatif/fit-plan-for';
 import { POINTS } from './fidelity-points';
 
-const PARTS = ['profiles', 'loop', 'published', 'llama'] as const;
+const PARTS = ['profiles', 'loop', 'sizing', 'published', 'llama'] as const;
 type Part = (typeof PARTS)[number];
-const DEFAULT_PARTS: readonly Part[] = ['profiles', 'loop', 'published'];
+const DEFAULT_PARTS: readonly Part[] = ['profiles', 'loop', 'sizing', 'published'];
 const LETTERS = ['A', 'B', 'C', 'D', 'E'];
 
 export interface Args {
   readonly parts: Part[];
   readonly profiles: string[];
   readonly fitPlan: string;
+  /** `npm run bench`'s flags that size the fit plan to a target (--fit-for, --fit-budget); empty: the fixed plan. */
+  readonly sizing: string[];
   readonly intervalResamples: number;
   readonly maxGridContext: number | null;
   readonly verify: number;
@@ -49,6 +55,8 @@ export function parseArgs(argv: readonly string[]): Args {
     .option('--parts <list>', `any of ${PARTS.join(', ')} (llama is slow: opt-in)`, DEFAULT_PARTS.join(','))
     .option('--profiles <list>', 'simulator profiles of the profiles part', LETTERS.join(','))
     .option('--fit-plan <name|file>', 'the plan the fit runs measure (a smaller JSON plan for a quick check)', 'fit')
+    .option('--fit-for <plan>', 'measure the fit plan sized to this plan (npm run bench -- --plan fit --fit-for)')
+    .option('--fit-budget <minutes>', "with --fit-for: the sized fit run's budget")
     .option('--interval-resamples <n>', "refits whose capacities make each interval (of the fit's 200)", '40')
     .option('--max-grid-context <n>', "leave the full grid's contexts above this out")
     .option('--verify <n>', 'predicted capacities the loop part verifies', '3')
@@ -69,8 +77,14 @@ export function parseArgs(argv: readonly string[]): Args {
     return n;
   };
   if (o.keep && o.from) throw new Error('--keep and --from: give one');
+  if (o.fitFor !== undefined && o.fitPlan !== 'fit')
+    throw new Error('--fit-for sizes the fit plan: leave out --fit-plan');
+  if (o.fitBudget !== undefined && o.fitFor === undefined) throw new Error('--fit-budget: give --fit-for too');
+  const sizing = o.fitFor === undefined ? []
+    : ['--fit-for', o.fitFor, ...(o.fitBudget === undefined ? [] : ['--fit-budget', o.fitBudget])];
   return {
-    parts, profiles, fitPlan: o.fitPlan!, intervalResamples: whole('--interval-resamples', o.intervalResamples!, 0),
+    parts, profiles, fitPlan: o.fitPlan!, sizing,
+    intervalResamples: whole('--interval-resamples', o.intervalResamples!, 0),
     maxGridContext: o.maxGridContext === undefined ? null : whole('--max-grid-context', o.maxGridContext, 1),
     verify: whole('--verify', o.verify!, 1), repeats: whole('--repeats', o.repeats!, 1),
     keep: o.keep, from: o.from, json: o.json,
@@ -79,7 +93,7 @@ export function parseArgs(argv: readonly string[]): Args {
 
 function coresLine(start: number[], parts: readonly Part[]): string {
   const la = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
-  const measured = parts.filter((p) => p !== 'published');
+  const measured = parts.filter((p) => p !== 'published' && p !== 'sizing');
   const where = measured.length > 0
     ? `each measured run (${measured.join(', ')}) is an npm run bench whose simulator and k6 the OS placed, ` +
       'unpinned, as the bench runs them; fits and virtual-time predictions ran in this process between measured ' +
@@ -100,20 +114,32 @@ async function main(): Promise<void> {
   const out: string[] = [];
   const json: Record<string, unknown> = {};
   if (args.parts.includes('profiles')) {
-    const opts = { letters: args.profiles, fitPlan, dir, reuse, intervalResamples: args.intervalResamples,
+    const opts = { letters: args.profiles, fitPlan, sizing: args.sizing, dir, reuse,
+      intervalResamples: args.intervalResamples,
       maxGridContext: args.maxGridContext, log };
     const results = [];
     for (const letter of args.profiles) {
       for (let run = 1; run <= args.repeats; run++) results.push(await profileResult(letter, opts, run));
     }
     json.profiles = results;
-    out.push(`## profiles (fit plan ${args.fitPlan}; interval from ${args.intervalResamples} refits)`, '',
+    const sized = args.sizing.length > 0 ? ` ${args.sizing.join(' ')}` : '';
+    out.push(`## profiles (fit plan ${args.fitPlan}${sized}; interval from ${args.intervalResamples} refits)`, '',
       renderProfiles(results), '');
   }
   if (args.parts.includes('loop')) {
-    const r = await loopResult({ profile: 'A', fitPlan, dir, reuse, verify: args.verify, log });
+    const r = await loopResult({ profile: 'A', fitPlan, sizing: args.sizing, dir, reuse, verify: args.verify, log });
     json.loop = r;
     out.push('## loop (profile A)', '', renderLoop(r), '');
+  }
+  if (args.parts.includes('sizing')) {
+    const at = args.sizing.indexOf('--fit-budget');
+    const budget = at >= 0 ? Number(args.sizing[at + 1]) : DEFAULT_FIT_BUDGET_MINUTES;
+    const rows = args.profiles.flatMap((letter) => {
+      log(`sizing ${letter}: fixed and sized fit plans, in virtual time`);
+      return sizingRows(letter, budget, [1, 2]);
+    });
+    json.sizing = rows;
+    out.push('## sizing (virtual time: fixed fit plan against --fit-for full; no target)', '', renderSizing(rows), '');
   }
   if (args.parts.includes('published')) {
     const results = Object.keys(POINTS).map((letter) => {

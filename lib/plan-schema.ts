@@ -11,7 +11,7 @@ import { PLAN_DEFAULTS as D } from './plan-defaults';
 import { fieldSchemas, orDefault, usersOrByUseCase, type ScriptName } from './plan-fields';
 import { sessionsSchemas } from './plan-sessions-schema';
 import { agenticSchemas } from './plan-agentic-schema';
-import { bool, intList, list, name, object, oneOf, record, text } from './schema';
+import { bool, int, intList, list, name, object, oneOf, record, text } from './schema';
 
 // What lib/plan.ts reads from here, defined beside the schemas that use them.
 export { API_STYLES, EMBED_KINDS, PROMPT_MODES, SCRIPT_NAMES, type ScriptName } from './plan-fields';
@@ -68,6 +68,9 @@ function sweepSection({ rounds, outputTokens }: Fields) {
       concurrencies: orDefault(intList(1, 4096), D.sweep.concurrencies),
       rounds: orDefault(rounds, D.sweep.rounds),
       outputTokens: orDefault(outputTokens, D.sweep.outputTokens),
+      // A grid sized to long prompts would send 64 users of 256K tokens: cells whose users' prompts together
+      // exceed this are left out (a context's single user is always kept).
+      maxTokensInFlight: opt(int(1, 1_000_000_000)),
     }),
     {},
   );

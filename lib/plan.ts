@@ -191,13 +191,18 @@ function buildDrafts(
   return drafts;
 }
 
-/** The sweep's grid: every context at every concurrency. */
+/** The sweep's grid: every context at every concurrency, but those over maxTokensInFlight beyond one user. */
 function sweepDrafts(sweep: ParsedPlanInput['sweep']): CellDraft[] {
-  const { contexts, concurrencies, rounds, outputTokens } = sweep;
-  return contexts.flatMap((contextTokens) => concurrencies.map((concurrency) => ({
+  const { contexts, concurrencies, rounds, outputTokens, maxTokensInFlight } = sweep;
+  const kept = (context: number, users: number) =>
+    users === 1 || maxTokensInFlight === undefined || context * users <= maxTokensInFlight;
+  const cells = contexts.flatMap((contextTokens) => concurrencies
+    .filter((concurrency) => kept(contextTokens, concurrency))
+    .map((concurrency) => ({ contextTokens, concurrency })));
+  return cells.map(({ contextTokens, concurrency }) => ({
     id: `sweep_c${formatTokens(contextTokens)}_o${formatTokens(outputTokens)}_n${concurrency}`,
     script: 'sweep' as const, contextTokens, outputTokens, concurrency, rounds, useCase: null, profile: null,
-  })));
+  }));
 }
 
 /** The rate script's cells: each use case at each rate, one VU sending the cell's arrival schedule. */

@@ -17,6 +17,7 @@ import { DEFAULT_PLANS, PLAN_SCRIPTS, REPORT_PRESETS } from '../orchestrator/def
 import { renderProgressLine } from '../orchestrator/progress';
 import { numberArg, numberListArg, parseCommandLine, positive, runMain, UserError } from './cli';
 import { predictFromCommandLine, type PredictFlags } from './bench-predict';
+import { fitForPlan, type FitForFlags } from './bench-fit-for';
 import { verifyPrediction } from './bench-verify';
 
 runMain('bench', async () => {
@@ -32,8 +33,9 @@ runMain('bench', async () => {
   // The llama plan is sized for the tiny model on one server thread, which every real built-in target runs.
   const planName = o.plan ?? (target !== 'sim' ? 'llama' : 'quick');
   const builtIn = DEFAULT_PLANS[planName];
-  const planLabel = builtIn ? `built-in "${planName}"` : planName;
-  const planInput = planFromFlags(o, builtIn ?? readPlanFile(planName), url, scripts);
+  const sized = fitForPlan(o, planName);
+  const planLabel = sized?.label ?? (builtIn ? `built-in "${planName}"` : planName);
+  const planInput = planFromFlags(o, sized?.plan ?? builtIn ?? readPlanFile(planName), url, scripts);
   const verifying = o.verify !== undefined;
   let predicted: Report | null = null;
   if (o.predict !== undefined || o.whatIf.length > 0) {
@@ -120,7 +122,11 @@ function addPlanFlags(program: Command): void {
       '--min-goodput <share>',
       'judge capacity and gates also on goodput: at least this share (0.01-1) of requests within every limit ' +
       '(plan minGoodput)',
-    );
+    )
+    .option('--fit-for <plan>', 'with --plan fit: size the fit run to this plan (its longest prompt, its most users; '
+      + 'docs/guides/what-if.md)')
+    .option('--fit-budget <minutes>', 'with --fit-for: the fit run\'s time budget, estimated on the simulator (default '
+      + '10)');
 }
 
 /** Where the results go: the run folder, the tokenizer that makes prompts exact, live metrics. */
@@ -208,7 +214,7 @@ type BenchFlags = {
   profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string;
   fixedSlots?: boolean; simNoise?: boolean; simNoiseSeed?: string; minGoodput?: string; runners: string;
   generators?: string;
-} & TraceFlags & PredictFlags;
+} & TraceFlags & PredictFlags & FitForFlags;
 
 /** The parsed flags, the deprecated --generators read as --runners. */
 function readFlags(program: Command): BenchFlags {

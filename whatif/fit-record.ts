@@ -8,6 +8,7 @@ import { BLIND_FACTOR, MIN_SENSITIVITY, type FitOutcome } from './fit';
 import type { ArchitectureChoice } from './fit-architecture';
 import { FIT_PARAMETER_MEANING, hardwareOverrides } from './fit-parameters';
 import type { FitInfo, FitRange, FittedParameter, FittedProfileFile, FitResidual } from './fitted-profile';
+import { DRAWN_LIMITS, SCHEDULER_FACTOR, schedulerDraws, type DrawnLimit } from './scheduler-draws';
 
 /** A refit spread wider than this factor (95th over 5th percentile) means the run did not pin the parameter. */
 const PINNED_SPREAD = 2;
@@ -44,18 +45,21 @@ export function fittedProfileFile(outcome: FitOutcome, ctx: FitRecordContext): F
 function fitInfo(outcome: FitOutcome, ctx: FitRecordContext): FitInfo {
   const residuals = residualsOf(outcome, ctx.input);
   const errors = sortValues(residuals.map((r) => Math.abs(r.errorPct)));
+  const draws = schedulerDraws(outcome.profile.scheduler, (k) => ctx.schedulerSources[k] !== null,
+    outcome.resampled.length, 1);
   return {
     run: ctx.input.dir,
     fittedAt: ctx.fittedAt,
     cells: ctx.input.cells.length,
     requests: ctx.input.cells.reduce((s, c) => s + c.ttftMs.length, 0),
-    parameters: [...parametersOf(outcome), ...schedulerParameters(outcome.profile, ctx.schedulerSources)],
+    parameters: [...parametersOf(outcome), ...schedulerParameters(outcome.profile, ctx.schedulerSources, draws)],
     architecture: ctx.architecture,
     range: rangeOf(ctx.input),
     residuals,
     medianErrorPct: round(percentile(errors, 0.5), 2),
     maxErrorPct: round(errors[errors.length - 1] ?? 0, 2),
     resamples: outcome.resampled.map((values) => hardwareOverrides(outcome.names, values)),
+    schedulerResamples: draws,
   };
 }
 
@@ -95,16 +99,25 @@ function parametersOf(outcome: FitOutcome): FittedParameter[] {
   });
 }
 
-/** The scheduler's limits are stated, not fitted: pinned when the server's config gave them, else the base's guess. */
-function schedulerParameters(profile: Profile, sources: SchedulerSources): FittedParameter[] {
+/**
+ * The scheduler's limits are stated, not fitted: pinned when the server's config gave them, else the base's guess,
+ * which the refits draw within a factor (the 5th-95th percentile of the draws as its spread).
+ */
+function schedulerParameters(
+  profile: Profile, sources: SchedulerSources, draws: readonly Partial<Record<DrawnLimit, number>>[],
+): FittedParameter[] {
   return (Object.keys(sources) as (keyof SchedulerConfig)[])
     .filter((k) => typeof profile.scheduler[k] === 'number')
     .map((k) => {
       const value = profile.scheduler[k] as number;
       const source = sources[k];
+      const drawn = source === null && (DRAWN_LIMITS as readonly string[]).includes(k) && draws.length > 0;
+      const spread = drawn ? sortValues(draws.map((d) => d[k as DrawnLimit]!)) : null;
+      const guess = "the base profile's value: the fit run does not reach this limit; state it with a flag";
       return {
-        name: `scheduler.${k}`, value, low: value, high: value, pinned: source !== null,
-        note: source ?? "the base profile's value: the fit run does not reach this limit; state it with a flag",
+        name: `scheduler.${k}`, value, pinned: source !== null,
+        low: spread ? sig(percentile(spread, 0.05)) : value, high: spread ? sig(percentile(spread, 0.95)) : value,
+        note: source ?? (drawn ? `${guess} (refits draw it within a factor ${SCHEDULER_FACTOR})` : guess),
       };
     });
 }

@@ -6,7 +6,9 @@
 // `npm run bench -- --predict fitted.json` reads the `fit` field for its prediction intervals.
 
 import { readFileSync } from 'node:fs';
-import { parseProfile, type HardwareModel, type Profile, type ProfileOverrides } from '../sim/profiles';
+import {
+  parseProfile, type HardwareModel, type Profile, type ProfileOverrides, type SchedulerConfig,
+} from '../sim/profiles';
 import { UserError } from '../lib/exit-codes';
 import type { ArchitectureChoice } from './fit-architecture';
 
@@ -69,6 +71,11 @@ export interface FitInfo {
    * gives the spread that the fit's uncertainty allows (the prediction interval).
    */
   readonly resamples: readonly Partial<HardwareModel>[];
+  /**
+   * Beside each resample, its draw of the scheduler limits neither stated nor reached by the run
+   * (whatif/scheduler-draws.ts); missing in older files: those limits then carry no spread.
+   */
+  readonly schedulerResamples?: readonly Partial<SchedulerConfig>[];
 }
 
 /** A fitted profile file: the profile overrides the simulator reads, and the fit's record. */
@@ -109,7 +116,8 @@ export function parseFittedProfile(raw: unknown, where: string): FittedProfile {
   const resampled = info.resamples.map((hw, i) => {
     try {
       const hardware = { ...profile.hardware, ...hw };
-      return parseProfile({ ...(raw as object), hardware }, `${where}.fit.resamples[${i}]`);
+      const scheduler = { ...profile.scheduler, ...info.schedulerResamples?.[i] };
+      return parseProfile({ ...(raw as object), hardware, scheduler }, `${where}.fit.resamples[${i}]`);
     } catch (e) {
       throw new UserError((e as Error).message);
     }

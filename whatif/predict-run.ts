@@ -14,6 +14,7 @@ import { promptLengthsForWindow, type FittedContext } from '../orchestrator/cont
 import type { CapacityAnnouncement } from '../lib/drive';
 import { searchCapacities } from '../orchestrator/driven-results';
 import { predictionReach, type PredictedUseCase } from './prediction-reach';
+import { SCHEDULER_FACTOR } from './scheduler-draws';
 import { generateReport } from '../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import type { Report } from '../report/report-types';
@@ -162,10 +163,18 @@ function unpinnedNote(fit: PredictProfile['fit']): string {
   const parts = [
     timing.length > 0 ? ` The refits carry the spread of the timing parameters the run did not pin down ` +
       `(${timing.join(', ')}).` : ' The run pinned every timing parameter down.',
-    limits.length > 0 ? ` Scheduler limits taken from the base profile, not stated, carry no spread ` +
-      `(${limits.join(', ')}): a capacity that reaches them is only as good as that guess.` : '',
+    limits.length > 0 ? ` Scheduler limits taken from the base profile, not stated (${limits.join(', ')}): ` +
+      `${drawnNote(fit)}; a capacity that reaches them is only as good as that guess.` : '',
   ];
   return parts.join('');
+}
+
+/** Which unstated scheduler limits the refits drew (fit records since issue 44.3), or that they carry none. */
+function drawnNote(fit: PredictProfile['fit']): string {
+  const drawn = [...new Set((fit?.schedulerResamples ?? []).flatMap((d) => Object.keys(d)))];
+  return drawn.length > 0
+    ? `the refits draw ${drawn.join(', ')} within a factor ${SCHEDULER_FACTOR} of the guess, the others carry no spread`
+    : 'they carry no spread';
 }
 
 /** How the interval was made, or why there is none: what the report says beside the capacities. */

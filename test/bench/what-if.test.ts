@@ -70,12 +70,17 @@ describe('the loop and the fit run', () => {
 
 describe('parseArgs', () => {
   it('runs all but llama by default and refuses unknown parts and profiles', () => {
-    expect(parseArgs([]).parts).toEqual(['profiles', 'loop', 'published']);
+    expect(parseArgs([]).parts).toEqual(['profiles', 'loop', 'sizing', 'published']);
     expect(parseArgs(['--profiles', 'a,b']).profiles).toEqual(['A', 'B']);
     expect(() => parseArgs(['--parts', 'nope'])).toThrow(/--parts/);
     expect(() => parseArgs(['--profiles', 'F'])).toThrow(/--profiles/);
     expect(() => parseArgs(['--keep', 'x', '--from', 'y'])).toThrow(/give one/);
     expect(parseArgs(['--repeats', '5']).repeats).toBe(5);
     expect(() => parseArgs(['--repeats', '0'])).toThrow(/--repeats/);
+    expect(parseArgs([]).sizing).toEqual([]);
+    expect(parseArgs(['--fit-for', 'quick', '--fit-budget', '5']).sizing)
+      .toEqual(['--fit-for', 'quick', '--fit-budget', '5']);
+    expect(() => parseArgs(['--fit-for', 'quick', '--fit-plan', 'x.json'])).toThrow(/--fit-for/);
+    expect(() => parseArgs(['--fit-budget', '5'])).toThrow(/--fit-budget/);
   });
 });
