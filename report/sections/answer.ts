@@ -78,8 +78,8 @@ function requestsPerSecond(report: Report, answer: UseCaseAnswer): string {
  */
 function headline(c: UseCaseCapacity): string {
   const shown = capacityWithInterval(c);
-  return lowGoodput(c) ? `${shown}, on the mean only: ${fmtPct(c.goodputAtCapacity)} of requests within every limit` :
-    shown;
+  if (!lowGoodput(c)) return shown;
+  return `${shown}, on the step's statistic only: ${fmtPct(c.goodputAtCapacity)} of requests within every limit`;
 }
 
 /** The answer: each use case's capacity in users and requests/s, and the limit that set it. */
