@@ -106,7 +106,11 @@ function byTurnSection(a: ActiveUsersCapacity, charts: ReadonlySet<string>): Blo
   doc.h(3, `${a.useCase.title}: Turns at ${atUsers}`);
   const at = a.atCapacity;
   if (!at) {
-    doc.p(`Even the first step (${a.result.display} active users) broke a limit: no step to describe by turn.`);
+    // A client-bound step is no measurement of the server: it neither passed nor broke a limit.
+    doc.p(a.result.kind === 'undetermined'
+      ? `The capacity is ${a.result.display} active users: the client, not the server, set the pace of the step ` +
+        'that would decide it, so no step is described by turn.'
+      : `Even the first step (${a.result.display} active users) broke a limit: no step to describe by turn.`);
     return doc.blocks;
   }
   doc.p(sentences(

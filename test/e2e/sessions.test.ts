@@ -76,6 +76,31 @@ function expectActiveUsersSection(runDir: string): void {
   expect(readFileSync(path.join(runDir, 'active-users.csv'), 'utf8')).toMatch(/^kind,id,title,turn,/);
 }
 
+/** The figures of the step at 3 users: requests in flight, and TTFT and cache hits by turn. */
+function expectStepFigures(at: NonNullable<ActiveUsersCapacity['atCapacity']>): void {
+  expect(at.users).toBe(3);
+  expect(at.concurrentMean!).toBeGreaterThan(0);
+  expect(at.concurrentMean!).toBeLessThanOrEqual(3);
+  expect(at.concurrentP95!).toBeLessThanOrEqual(3);
+  expect(at.turns.map((t) => t.turn)).toEqual(['1', '2', '3']);
+  // Turn 1 is a new conversation; later turns find all but the new message cached.
+  expect(at.turns[0]!.hitRate).toBe(0);
+  for (const t of at.turns.slice(1)) expect(t.hitRate!, `turn ${t.turn}`).toBeGreaterThan(0.9);
+  expect(at.serverHitRate).toBeNull();
+}
+
+/**
+ * On a loaded machine the agent can fall a token gap behind (report/client-bound.ts): then the step is no
+ * measurement of the server, and the report must say so rather than describe it.
+ */
+function expectClientBoundStep(a: ActiveUsersCapacity, runDir: string): void {
+  expect(a.result.display).toBe('undetermined: client-bound at 3');
+  expect(a.atCapacity).toBeNull();
+  expect(readFileSync(path.join(runDir, 'report.md'), 'utf8')).toContain(
+    'The capacity is undetermined: client-bound at 3 active users: the client, not the server, set the pace',
+  );
+}
+
 // A conversation goes as a list of messages on every conversation API: each must send the same history.
 describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%s', (api) => {
   let sim: Awaited<ReturnType<typeof startSim>>;
@@ -137,16 +162,11 @@ describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%
     });
     const [a] = report.activeUsers;
     expect(a!.useCase.id).toBe('tiny_chat');
-    const at = a!.atCapacity!;
-    expect(at.users).toBe(3);
-    expect(at.concurrentMean!).toBeGreaterThan(0);
-    expect(at.concurrentMean!).toBeLessThanOrEqual(3);
-    expect(at.concurrentP95!).toBeLessThanOrEqual(3);
-    expect(at.turns.map((t) => t.turn)).toEqual(['1', '2', '3']);
-    // Turn 1 is a new conversation; later turns find all but the new message cached.
-    expect(at.turns[0]!.hitRate).toBe(0);
-    for (const t of at.turns.slice(1)) expect(t.hitRate!, `turn ${t.turn}`).toBeGreaterThan(0.9);
-    expect(at.serverHitRate).toBeNull();
+    if (report.cells.find((c) => c.id === 'sessions_tiny_chat_n3')!.clientBound !== null) {
+      expectClientBoundStep(a!, run.dir);
+      return;
+    }
+    expectStepFigures(a!.atCapacity!);
     expectActiveUsersSection(run.dir);
   });
 

@@ -7,6 +7,8 @@ import { addSessionSample, newSessionAccumulator } from '../../report/session-sa
 import { addRequestSpan, newRequestSpans } from '../../report/request-spans';
 import { inFlight, sessionCellStats } from '../../report/sessions';
 import { resolvePlan } from '../../lib/plan';
+import type { Report } from '../../report/report-types';
+import { activeUsersSection } from '../../report/sections/active-users';
 import { cell, flat } from './helpers';
 
 describe('inFlight', () => {
@@ -94,5 +96,24 @@ describe('activeUsersCapacities', () => {
     // Think 3 s over requests of 1 s: k = 3, so (3 + 1) x 4 concurrent = 16 users by Little's law; 12 measured.
     expect(a).toMatchObject({ concurrentCapacity: 4, ratioToConcurrent: 3, thinkToRequest: 3, littleLawUsers: 16 });
     expect(activeUsersCapacities([resolvePlan({}, 'capacity')], cells, 'avg', 0.99, concurrent)).toEqual([]);
+  });
+
+  it('describes no step by turn when the client set the pace of the deciding one, and says so', () => {
+    const limits = [{ metric: 'e2e', operator: '<', value: 5000 }];
+    const useCases = [{ id: 'tiny', title: 'Tiny', contextTokens: 2000, outputTokens: 50, limits }];
+    const plan = resolvePlan({
+      useCases, sessions: { models: { tiny: { turns: 2, thinkTime: { distribution: 'constant', seconds: 1 } } } },
+    }, 'sessions');
+    const bound = cell({
+      id: 'sessions_tiny_n3', script: 'sessions', useCase: 'tiny', concurrency: 3, clientBound: { reason: 'late' },
+      metrics: { e2e: flat(1000) }, sessions: { concurrentMean: 2, concurrentP95: 3, hitRate: 0.5, turns: [] },
+    });
+    const [a] = activeUsersCapacities([plan], [bound], 'avg', 0.99, []);
+    expect(a!.result.display).toBe('undetermined: client-bound at 3');
+    expect(a!.atCapacity).toBeNull();
+    const report = { activeUsers: [a!], limitStat: 'avg' } as unknown as Report;
+    const text = JSON.stringify(activeUsersSection(report, new Set()));
+    expect(text).toContain('the client, not the server, set the pace of the step that would decide it');
+    expect(text).not.toContain('broke a limit');
   });
 });
