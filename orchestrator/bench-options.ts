@@ -1,5 +1,6 @@
 // What a bench run is given and what it gives back: its options, events and outcome. Runs in Node.
 
+import type { AgentPriority } from './agent-priority';
 import type { ApiStyle, PlanInput, ScriptName } from '../lib/plan';
 import type { TokenizerChoice } from '../tokenizer/prepare-prompts';
 import type { ProgressState } from './progress';
@@ -35,6 +36,11 @@ export interface BenchOptions {
    * k6-operator does (orchestrator/runners.ts), in k6's fixed time slots; the report merges them.
    */
   readonly runners?: number;
+  /**
+   * The measuring agents' scheduling priority (default normal): realtime or auto run them at SCHED_FIFO, so that a
+   * busy machine does not make them read late (orchestrator/agent-priority.ts).
+   */
+  readonly agentPriority?: AgentPriority;
 }
 
 /**

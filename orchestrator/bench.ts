@@ -17,6 +17,7 @@ import type { PromptSet } from '../lib/prompt-set';
 import { buildBundles } from './bundles';
 import { probeSpeeds } from './probe';
 import { bundlePath, chooseEngine, runArguments, type Engine, type PartInvocation } from './engine';
+import { agentPriorityPrefix } from './agent-priority';
 import { startAgent, type AgentProcess } from './agent-process';
 import {
   applyRequest,
@@ -105,6 +106,7 @@ export class Bench extends EventEmitter<BenchEvents> {
     const options = this.options;
     // The one resolution of the plan, before anything starts: a bad field costs no simulator start-up.
     const resolved = resolveRunPlans(options.planInput, options.scripts, options);
+    const agentPriority = agentPriorityPrefix(options.agentPriority ?? 'normal');
     const rwUrl = options.prometheusRw ? prometheusWriteUrl(options.prometheusRw) : null;
     const runDir = path.resolve(options.resultsRoot, options.runId);
     mkdirSync(runDir, { recursive: true });
@@ -121,11 +123,12 @@ export class Bench extends EventEmitter<BenchEvents> {
       });
       const plans = await this.sizeSlotsForTarget(target, prompts.plans, prompts.prompts);
       const engine = await this.prepareEngine(rwUrl);
-      const runInfo = newRunInfo(
-        options, { startedAt, engine, target, model, prompts: prompts.prompts, contextWindow: prompts.contextWindow },
-      );
+      const runInfo = newRunInfo(options, {
+        startedAt, engine, target, model, prompts: prompts.prompts, contextWindow: prompts.contextWindow,
+        agentPriority: agentPriority.realtime ? 'realtime' : 'normal',
+      });
       writeRunInfo(runDir, runInfo);
-      const agents = await this.startAgents(this.runners);
+      const agents = await this.startAgents(this.runners, agentPriority);
       try {
         this.agentUrls = agents.map((a) => a.url);
         const outcome = await this.runParts(engine, plans, { runDir, agents: this.agentUrls }, runInfo);
@@ -141,17 +144,21 @@ export class Bench extends EventEmitter<BenchEvents> {
     }
   }
 
-  /** One measuring agent per k6 runner, each in its own process (built on first use). */
-  private async startAgents(count: number): Promise<AgentProcess[]> {
+  /** One measuring agent per k6 runner, each in its own process (built on first use), at the priority asked. */
+  private async startAgents(
+    count: number, priority: ReturnType<typeof agentPriorityPrefix>,
+  ): Promise<AgentProcess[]> {
     const agents: AgentProcess[] = [];
     try {
-      for (let i = 0; i < count; i++) agents.push(await startAgent({ log: (line) => this.emit('log', line) }));
+      for (let i = 0; i < count; i++) {
+        agents.push(await startAgent({ log: (line) => this.emit('log', line), prefix: priority.prefix }));
+      }
     } catch (e) {
       await Promise.all(agents.map((a) => a.stop()));
       throw e;
     }
-    this.emit('log', `measuring agent${count > 1 ? 's' : ''} (own process${count > 1 ? 'es' : ''}) listening at ` +
-      agents.map((a) => a.url).join(', '));
+    this.emit('log', `measuring agent${count > 1 ? 's' : ''} (own process${count > 1 ? 'es' : ''}` +
+      `${priority.realtime ? ', real-time priority' : ''}) listening at ${agents.map((a) => a.url).join(', ')}`);
     return agents;
   }
 

@@ -24,6 +24,8 @@ export function newRunInfo(
   options: RunInfoOptions,
   run: {
     startedAt: string; engine: Engine; target: Target; model: string; prompts: PromptSet; contextWindow: number | null;
+    /** The measuring agents' scheduling priority (orchestrator/agent-priority.ts). */
+    agentPriority: 'normal' | 'realtime';
   },
 ) {
   const { target, engine, prompts } = run;
@@ -35,6 +37,7 @@ export function newRunInfo(
     engineVersion: engine.version,
     engineSource: engine.source,
     transport: 'agent',
+    agentPriority: run.agentPriority,
     startedAt: run.startedAt,
     endedAt: null as string | null,
     interrupted: false,

@@ -9,6 +9,7 @@ import { API_STYLES, SCRIPT_NAMES, type ApiStyle, type PlanInput, type ScriptNam
 import { EXIT } from '../lib/exit-codes';
 import { applyEnvToPlan } from '../lib/env';
 import { Bench } from '../orchestrator/bench';
+import { parseAgentPriority } from '../orchestrator/agent-priority';
 import {
   BUILT_IN_TARGETS, benchPlanEnv, newRunId, type BenchOptions, type BenchOutcome, type BuiltInTarget,
 } from '../orchestrator/bench-options';
@@ -36,6 +37,10 @@ runMain('bench', async () => {
   const sized = fitForPlan(o, planName);
   const planLabel = sized?.label ?? (builtIn ? `built-in "${planName}"` : planName);
   const planInput = planFromFlags(o, sized?.plan ?? builtIn ?? readPlanFile(planName), url, scripts);
+  const agentPriority = parseAgentPriority(
+    o.agentPriority ?? process.env.LLM_AGENT_PRIORITY ?? 'normal',
+    o.agentPriority !== undefined ? '--agent-priority' : 'LLM_AGENT_PRIORITY',
+  );
   const verifying = o.verify !== undefined;
   let predicted: Report | null = null;
   if (o.predict !== undefined || o.whatIf.length > 0) {
@@ -62,6 +67,7 @@ runMain('bench', async () => {
     prometheusRw: o.prometheusRw ?? null,
     fixedSlots: o.fixedSlots === true,
     runners,
+    agentPriority,
   };
   if (verifying) return verifyOnTarget(predicted!, benchOptions, o.verify);
   const outcome = await measure(new Bench(benchOptions));
@@ -161,7 +167,13 @@ function addExecutionFlags(program: Command): void {
       'slots and the report merges the runners',
       '1',
     )
-    .addOption(new Option('--generators <n>', 'the former name of --runners').hideHelp());
+    .addOption(new Option('--generators <n>', 'the former name of --runners').hideHelp())
+    .option(
+      '--agent-priority <p>',
+      'the measuring agent\'s scheduling priority: normal, realtime (SCHED_FIFO via chrt; needs root) or auto ' +
+      '(realtime where allowed). On a shared machine realtime keeps it reading on time, so fewer cells are ' +
+      'client-bound (default: LLM_AGENT_PRIORITY, else normal)',
+    );
 }
 
 /** Replaying a production trace instead of the plan's synthetic load. */
@@ -213,7 +225,7 @@ type BenchFlags = {
   url?: string; model?: string; apiKey?: string; api: ApiStyle; plan?: string; target: string; scripts: string;
   profile?: string; results: string; runId?: string; tokenizer: 'auto'; report: boolean; prometheusRw?: string;
   fixedSlots?: boolean; simNoise?: boolean; simNoiseSeed?: string; minGoodput?: string; runners: string;
-  generators?: string;
+  generators?: string; agentPriority?: string;
 } & TraceFlags & PredictFlags & FitForFlags;
 
 /** The parsed flags, the deprecated --generators read as --runners. */

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
+import { agentPriorityPrefix, type AgentPriority } from '../../orchestrator/agent-priority';
 import { startAgent, type AgentProcess } from '../../orchestrator/agent-process';
 import { bundlePath, k6Engine, runArguments, type Engine } from '../../orchestrator/engine';
 import { cachedUpstreamK6, findOnPath } from '../../orchestrator/k6-install';
@@ -38,17 +39,25 @@ export function testEngine(): Engine {
   return k6Engine(cached, 'cached upstream build');
 }
 
+/**
+ * The tests' agents run at real-time priority where the machine allows, as `--agent-priority auto` does: CI's 2-core
+ * machines are shared by two test files and their servers, and an agent at normal priority there read tokens
+ * together often enough to make steps client-bound (CI, 2026-12-05), so they decided no capacity.
+ */
+const TEST_AGENT_PRIORITY: AgentPriority = 'auto';
+const testAgentPrefix = (): readonly string[] => agentPriorityPrefix(TEST_AGENT_PRIORITY).prefix;
+
 let sharedAgent: Promise<AgentProcess> | null = null;
 
 /** The measuring agent of this test file, started on first use (killed when the file's process exits). */
 export async function testAgent(): Promise<string> {
-  sharedAgent ??= startAgent();
+  sharedAgent ??= startAgent({ prefix: testAgentPrefix() });
   return (await sharedAgent).url;
 }
 
 /** A measuring agent of the caller's own (one per k6 runner in split tests); stop it when done. */
 export function startTestAgent(env?: NodeJS.ProcessEnv): Promise<AgentProcess> {
-  return startAgent({ env });
+  return startAgent({ env, prefix: testAgentPrefix() });
 }
 
 export interface RunOptions {
@@ -133,7 +142,8 @@ export function runBenchCli(
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), ...args], {
-      cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT, env: { LLM_AGENT_PRIORITY: TEST_AGENT_PRIORITY, ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
