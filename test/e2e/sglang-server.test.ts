@@ -14,6 +14,7 @@ import {
   ensureSglangArtefacts, startSglangServer, type SglangArtefacts, type SglangServer,
 } from '../../orchestrator/sglang-server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
+import { expectAgenticOnServer, expectToolSessionsOnApi } from './agentic-real';
 import { ROOT, testAgent } from './helpers';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
@@ -51,6 +52,20 @@ describe("SGLang's Responses and Messages APIs", () => {
       // to_sampling_params in sglang/srt/entrypoints/openai/protocol.py, 0.5.23); its Messages API does not.
       await expectApiSweep(server, api, api === 'responses' ? 2 : 0);
     }, 180_000);
+  }
+});
+
+// The agentic script on the same server (test/e2e/agentic-real.ts): tool-call sessions accepted, a replayed agent
+// trace at its exact prompt lengths by SGLang's count, and the Responses and Messages shapes (function_call /
+// function_call_output items, tool_use / tool_result blocks) with every tool result read by SGLang's prompt count.
+describe('k6 run dist/agentic.js against SGLang', () => {
+  it('runs tool-call sessions, and replays an agent trace at its exact prompt lengths', async () => {
+    await expectAgenticOnServer(v1, server.model);
+  }, 600_000);
+  for (const api of ['responses', 'messages'] as const) {
+    it(`runs tool-call sessions on ${api} in the API's own shape, every call accepted`, async () => {
+      await expectToolSessionsOnApi(v1, server.model, api);
+    }, 600_000);
   }
 });
 

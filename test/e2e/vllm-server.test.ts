@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestPrefix } from '../../lib/prompt-text';
 import { ensureVllmArtefacts, startVllmServer, type VllmServer } from '../../orchestrator/vllm-server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
+import { expectAgenticOnServer, expectToolSessionsOnApi } from './agentic-real';
 import { testAgent } from './helpers';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
@@ -33,6 +34,20 @@ describe("vLLM's Responses and Messages APIs", () => {
     it(`npm run bench --api ${api}: every request completes with its planned lengths by vLLM's usage`, async () => {
       await expectApiSweep(server, api);
     }, 180_000);
+  }
+});
+
+// The agentic script on the same server (test/e2e/agentic-real.ts): tool-call sessions accepted, a replayed agent
+// trace at its exact prompt lengths by vLLM's count, and the Responses and Messages shapes (function_call /
+// function_call_output items, tool_use / tool_result blocks) with every tool result read by vLLM's prompt count.
+describe('k6 run dist/agentic.js against vLLM', () => {
+  it('runs tool-call sessions, and replays an agent trace at its exact prompt lengths', async () => {
+    await expectAgenticOnServer(v1, server.model);
+  }, 600_000);
+  for (const api of ['responses', 'messages'] as const) {
+    it(`runs tool-call sessions on ${api} in the API's own shape, every call accepted`, async () => {
+      await expectToolSessionsOnApi(v1, server.model, api);
+    }, 600_000);
   }
 });
 
