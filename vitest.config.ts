@@ -1,24 +1,45 @@
 import { defineConfig } from 'vitest/config';
 
-// Timing comparisons run in a group of their own, after every other test file: on two cores, a
-// client measured while other test files load the machine reads TTFT late, and the simulator's
-// token deadlines slip, because of the load, not because of the code under test.
+// Timing comparisons run after every other test file, in lanes. On two cores a client measured while other test files
+// load the machine reads TTFT late, and the simulator's token deadlines slip, because of the load, not because of the
+// code under test; a real vLLM or SGLang takes a core and about 4.5 GB. So, after the main group:
+// - REAL_SERVERS, one file at a time, and beside them BESIDE_A_SERVER, one file at a time: simulator runs judged
+//   against the simulator's own record, whose agents run at real-time priority (test/e2e/helpers.ts), so a core
+//   taken by the server slows them but does not make them wrong;
+// - then ALONE, one file at a time with nothing beside it: figures compared with the simulator's model or with
+//   another run's client figures, which load moves.
+
+/** Real inference servers: never two at once. Each file starts its server once (a start costs 25-35 s). */
+export const REAL_SERVERS = ['test/e2e/vllm-server.test.ts', 'test/e2e/sglang-server.test.ts'];
+
+/** Simulator end-to-end runs judged against its record (steps, searches, merges), run beside REAL_SERVERS. */
+export const BESIDE_A_SERVER = [
+  'test/e2e/split.test.ts', 'test/e2e/sessions.test.ts',
+  // Its capacity in requests/s stands on steps that are not client-bound: a cell read while other files load the
+  // client core can be, and then rightly decides nothing (CI, 2026-12-05: the 20 req/s step left out).
+  'test/e2e/rate.test.ts', 'test/e2e/rate-search.test.ts', 'test/e2e/trace-search.test.ts',
+];
+
+/** Alone: nothing else runs beside these files. */
 export const ALONE = [
-  'test/e2e/accuracy.test.ts', 'test/sim/server-timing.test.ts', 'test/e2e/split.test.ts', 'test/e2e/sessions.test.ts',
-  'test/examples.test.ts',
+  'test/e2e/accuracy.test.ts', 'test/sim/server-timing.test.ts', 'test/examples.test.ts',
   // The simulator's own physics against its model (prefix-cache hit TTFT, noise stalls): its timers slip under load.
   'test/sim/server-prefix-cache.test.ts', 'test/sim/server-noise.test.ts',
   // Two runs' client TTFTs compared within the simulator's noise: load from other files moved one 2.8% (CI).
   'test/e2e/noise-gate.test.ts',
-  // Its capacity in requests/s stands on steps that are not client-bound: a cell read while other files load the
-  // client core can be, and then rightly decides nothing (CI, 2026-12-05: the 20 req/s step left out).
-  'test/e2e/rate.test.ts',
-  'test/e2e/rate-search.test.ts',
-  'test/e2e/trace-search.test.ts',
-  // The real vLLM and SGLang servers each take a core and about 4.5 GB: never two at once, nor beside a timing test.
-  'test/e2e/vllm-server.test.ts', 'test/e2e/sglang-server.test.ts', 'test/e2e/agentic-vllm.test.ts',
-  'test/e2e/agentic-sglang.test.ts',
 ];
+
+/** Every file outside the main group. */
+export const TIMING = [...REAL_SERVERS, ...BESIDE_A_SERVER, ...ALONE];
+
+/** A project of its own files run one at a time, in the given group (vitest runs a group's projects side by side). */
+function oneAtATime(name: string, include: string[], groupOrder: number) {
+  // vitest 3.2 ignores fileParallelism and maxWorkers in a project; a single fork is honoured.
+  return {
+    extends: true as const,
+    test: { name, include, sequence: { groupOrder }, poolOptions: { forks: { singleFork: true } } },
+  };
+}
 
 export default defineConfig({
   test: {
@@ -30,17 +51,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: ALONE, sequence: { groupOrder: 0 } },
+        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 } },
       },
-      // One file at a time as well: the accuracy test's k6 loads the client core,
-      // and the simulator's timing test measured beside them read a TTFT 28% late in one CI run.
-      // (vitest 3.2 ignores fileParallelism and maxWorkers in a project; a single fork is honoured.)
-      {
-        extends: true,
-        test: {
-          name: 'timing', include: ALONE, sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true } },
-        },
-      },
+      oneAtATime('servers', REAL_SERVERS, 1),
+      oneAtATime('timing', BESIDE_A_SERVER, 1),
+      oneAtATime('alone', ALONE, 2),
     ],
   },
 });

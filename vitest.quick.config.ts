@@ -1,11 +1,11 @@
 import { defineConfig } from 'vitest/config';
-import { ALONE } from './vitest.config';
+import { TIMING } from './vitest.config';
 
 // `npm run test:quick`: the unit tier, in about a minute. No k6 run, no real server, no browser, no Prometheus, none
 // of the timing group: what `npm test` adds to it is every end-to-end file (test/e2e/, the Grafana stack's, the HTML
-// report's in Chromium) and the timing group that runs alone (vitest.config.ts ALONE). `npm test` still runs all.
+// report's in Chromium) and the timing lanes that run after it (vitest.config.ts TIMING). `npm test` still runs all.
 export const NOT_QUICK = [
-  'test/e2e/**', 'test/deploy/prometheus-e2e.test.ts', 'test/report/render-html.test.ts', ...ALONE,
+  'test/e2e/**', 'test/deploy/prometheus-e2e.test.ts', 'test/report/render-html.test.ts', ...TIMING,
 ];
 
 export default defineConfig({
