@@ -26,6 +26,10 @@ runMain('bench', async () => {
   if (!parseCommandLine(program)) return EXIT.ok;
   const o = readFlags(program);
   const runners = runnerCount(o.runners);
+  const agentPriority = parseAgentPriority(
+    o.agentPriority ?? process.env.LLM_AGENT_PRIORITY ?? 'normal',
+    o.agentPriority !== undefined ? '--agent-priority' : 'LLM_AGENT_PRIORITY',
+  );
   const { scripts, preset } = chosenScripts(o, program);
   const target = o.target as BuiltInTarget;
   const url = o.url ?? process.env.LLM_BASE_URL ?? null;
@@ -37,10 +41,6 @@ runMain('bench', async () => {
   const sized = fitForPlan(o, planName);
   const planLabel = sized?.label ?? (builtIn ? `built-in "${planName}"` : planName);
   const planInput = planFromFlags(o, sized?.plan ?? builtIn ?? readPlanFile(planName), url, scripts);
-  const agentPriority = parseAgentPriority(
-    o.agentPriority ?? process.env.LLM_AGENT_PRIORITY ?? 'normal',
-    o.agentPriority !== undefined ? '--agent-priority' : 'LLM_AGENT_PRIORITY',
-  );
   const verifying = o.verify !== undefined;
   let predicted: Report | null = null;
   if (o.predict !== undefined || o.whatIf.length > 0) {

@@ -39,15 +39,18 @@ describe('npm run bench against the built-in simulator: the run folder, the repo
     const engine = testEngine();
     expect(r.stderr).toContain(`engine: ${engine.version} (${engine.source}: ${engine.command[0]!})`);
     expect(r.stderr).toMatch(/simulator .* listening at http:\/\/127\.0\.0\.1:\d+\/v1/);
-    const agent = /measuring agent \(own process\) listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(r.stderr);
+    // The tests' benches run the agent at LLM_AGENT_PRIORITY=auto (test/e2e/helpers.ts): the line says which it got.
+    const agent = /measuring agent \(own process(, real-time priority)?\) listening at (http:\/\/127\.0\.0\.1:\d+)/
+      .exec(r.stderr);
     expect(agent, r.stderr).not.toBeNull();
     const run = readJson<{
-      engine: string; transport: string; target: { simulated: boolean }; parts: string[]; interrupted: boolean;
+      engine: string; transport: string; agentPriority: string; target: { simulated: boolean }; parts: string[];
+      interrupted: boolean;
       promptsExact: boolean;
     }>(path.join(runDir, 'run.json'));
     expect(run).toMatchObject({
       engine: 'k6', engineVersion: engine.version, engineSource: engine.source, transport: 'agent',
-      target: { simulated: true },
+      agentPriority: agent![1] ? 'realtime' : 'normal', target: { simulated: true },
       parts: ['sweep'], interrupted: false, promptsExact: true,
       requests: { sweep: { planned: 3, succeeded: 3, failed: 0, cut: 0 } },
     });
@@ -287,6 +290,15 @@ describe('npm run bench with bad input', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('--generators is deprecated: it is now --runners');
     expect(r.stderr).toContain('--runners must be a whole number from 1 to 64, got "0"');
+  }, 60_000);
+
+  it('refuses an agent priority it does not know, from the flag or the environment, in one line, exit 2', async () => {
+    const flag = await bench(['--agent-priority', 'high']);
+    expect(flag.exitCode).toBe(2);
+    expect(flag.stderr.trim()).toBe('bench: --agent-priority must be one of normal, realtime, auto, got "high"');
+    const env = await runBenchCli(['--plan', '/nonexistent/plan.json'], { LLM_AGENT_PRIORITY: 'fast' });
+    expect(env.exitCode).toBe(2);
+    expect(env.stderr.trim()).toBe('bench: LLM_AGENT_PRIORITY must be one of normal, realtime, auto, got "fast"');
   }, 60_000);
 
   it('names the bad field of an invalid plan', async () => {
