@@ -222,7 +222,8 @@ describe('npm run bench -- --runners 2', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('sweep: runners merged; gates and thresholds passed');
     // One measuring agent per k6 process.
-    const agents = /measuring agents \(own processes\) listening at (\S+), (\S+)$/m.exec(r.stderr);
+    const agents = /measuring agents \(own processes(?:, real-time priority)?\) listening at (\S+), (\S+)$/m
+      .exec(r.stderr);
     expect(agents, r.stderr).not.toBeNull();
     expect(agents![1]).not.toBe(agents![2]);
     const part = path.join(dir, 'g2', 'sweep');
