@@ -35,6 +35,7 @@ function accumulator(over: Partial<CellAccumulator>): CellAccumulator {
     readLag: new FloatList(), reading: { readTogether: 0, chunked: 0, requests: 0 }, inputLengths: new FloatList(),
     outputLengths: new FloatList(), cachedTokens: 0,
     cachedReported: 0, reasoningTokens: 0, reasoningReported: 0, cpuFirst: null, cpuLast: null, achievedRate: null,
+    achievedSenders: 0,
     ...over,
   };
 }

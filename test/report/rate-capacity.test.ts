@@ -10,7 +10,7 @@ const JUDGED = { limitStat: 'avg', minSuccessRate: 0.99, minGoodput: null, reque
 
 const ARRIVALS: CellArrivals = {
   process: 'poisson', ratePerSecond: 4, rampFromPerSecond: null, durationSeconds: 10, burstiness: 1, seed: 1,
-  requests: 40, lagLimitMs: 10,
+  requests: 40, lagLimitMs: 10, senders: 1, warmupSeconds: 0,
 };
 const USE_CASE: UseCase = {
   id: 'u', title: 'U', description: '', contextTokens: 1024, outputTokens: 64, concurrencies: [1],
