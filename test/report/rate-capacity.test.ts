@@ -61,6 +61,17 @@ describe('rateCapacities', () => {
     expect(cut.result.display).toBe('2');
     expect(cut.result.brokenBy?.metric).toBe('successRate');
   });
+
+  it("counts a cell's warm-up requests neither measured nor failed", () => {
+    // 8 of the 40 went in the warm-up and ended; the 32 measured all succeeded: 100%, within the limits.
+    const warm = (ended: number) => {
+      const c = rateCell(4, 100);
+      return { ...c, requests: ended, succeeded: ended, warmupRequests: 8 };
+    };
+    expect(rateCapacities([USE_CASE], [warm(32)], JUDGED)[0]!.result.display).toBe('more than 4');
+    // One measured request cut: 31 of 32.
+    expect(rateCapacities([USE_CASE], [warm(31)], JUDGED)[0]!.result.brokenBy?.metric).toBe('successRate');
+  });
 });
 
 describe('measuredLadderInterval', () => {
