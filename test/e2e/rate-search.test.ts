@@ -34,7 +34,8 @@ const PLAN = {
     id: 'short_code', contextTokens: 1024, outputTokens: 128,
     limits: [{ metric: 'e2e', operator: '<', value: LIMIT_MS }],
   }],
-  rate: { useCases: ['short_code'], durationSeconds: 8, search: { startRate: 3 } },
+  // Steps of 6 s, the first 2 s warm-up: a split step costs about 2 s more than one process's, which this pays back.
+  rate: { useCases: ['short_code'], durationSeconds: 6, search: { startRate: 3 } },
 };
 /** Within this share below the limit at the server, a step may still break it from the intended send (client lag). */
 const CLIENT_MARGIN = 0.05;
@@ -105,11 +106,12 @@ const lateness: string[] = [];
 
 /**
  * A runner's cell start on the server's clock (its requests' arrivals less their places in the schedule, the earliest),
- * once its requests are checked: all at one place modulo the runners, and their lateness after their intended times
- * at the server (from the earliest) no more at p50 and p99 than the lag the client measured (from its least), with
- * room for the server's own stamps. The latest is stated, not judged: one late stamp is the simulator's event loop.
+ * once its requests are checked: all at one place modulo the runners, and, unless the report calls the step
+ * client-bound, their lateness after their intended times at the server (from the earliest) no more at p50 and p99
+ * than the lag the client measured (from its least), with room for the server's own stamps. The latest is stated, not
+ * judged: one late stamp is the simulator's event loop.
  */
-function runnerStart(s: StepTruth, r: RunnerTruth, what: string): number {
+function runnerStart(s: StepTruth, r: RunnerTruth, what: string, clientBound: boolean): number {
   expect(new Set(r.records.map((x) => x.index % RUNNERS)).size, what).toBe(1);
   const offsets = r.records.map((x) => x.record.arrivalEpochMs - s.atMs[x.index]!);
   const start = Math.min(...offsets);
@@ -119,7 +121,9 @@ function runnerStart(s: StepTruth, r: RunnerTruth, what: string): number {
   const f = (values: readonly number[]) =>
     [0.5, 0.99].map((q) => quantile(values, q).toFixed(1)).join(' / ') + ` / ${Math.max(...values).toFixed(1)}`;
   lateness.push(`${what}: ${r.records.length} requests, late at the server p50/p99/max ${f(late)} ms, ` +
-    `client lag ${f(lag)} ms`);
+    `client lag ${f(lag)} ms${clientBound ? ' (client-bound: not judged)' : ''}`);
+  // A client-bound step's agent started its requests late on its own core, after the stamp its lag is read from.
+  if (clientBound) return start;
   for (const q of [0.5, 0.99]) {
     expect(quantile(late, q), `${what}: lateness p${q * 100} at the server`)
       .toBeLessThanOrEqual(quantile(lag, q) + SERVER_STAMP_MARGIN_MS);
@@ -176,7 +180,8 @@ describe('npm run bench --scripts rate --runners 2 with rate.search: the split',
   it("gave each runner every second request of the schedule, each at its intended time within the client's lag",
     () => {
       const skews = steps.map((s) => {
-        const starts = s.runners.map((r, k) => runnerStart(s, r, `${s.part} runner ${k + 1}`));
+        const bound = report.cells.find((c) => c.id === s.cellId)!.clientBound !== null;
+        const starts = s.runners.map((r, k) => runnerStart(s, r, `${s.part} runner ${k + 1}`, bound));
         expect(new Set(s.runners.map((r) => r.records[0]!.index % RUNNERS)).size, s.part).toBe(RUNNERS);
         return Math.max(...starts) - Math.min(...starts);
       });
