@@ -83,9 +83,12 @@ function warnIdleCells(split: SplitRunner, cells: readonly Cell[]): void {
   const idle = cellsWithoutShare(split.position, cells);
   if (idle.length === 0) return;
   const listed = `${idle.slice(0, 6).join(', ')}${idle.length > 6 ? `, … (${idle.length - 6} more)` : ''}`;
+  // A rate cell's users here are its senders: with fewer than runners, this runner sends none of its schedule.
+  const rate = cells.some((c) => c.arrivals && idle.includes(c.id))
+    ? '; a rate cell\'s users are its senders (plan rate.senders: one per runner sends every runner its share)' : '';
   console.warn(
     `${runnerLabel(split.info)} has no users in ${idle.length} cell(s) with fewer users than runners ` +
-    `(k6 gives a cell's users to the first runners): ${listed}`,
+    `(k6 gives a cell's users to the first runners): ${listed}${rate}`,
   );
 }
 
