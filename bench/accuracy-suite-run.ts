@@ -108,7 +108,8 @@ export function suiteOpen(ctx: SuiteContext, rate: number, seconds: number, toke
       id: 'u', contextTokens: ctx.context, outputTokens: tokens,
       limits: [{ metric: 'ttft', operator: '<', value: 2000 }],
     }],
-    rate: { useCases: ['u'], rates: [rate], durationSeconds: seconds, arrival: 'poisson', seed: 1 },
+    // Every request is judged against the server's record: no warm-up left out.
+    rate: { useCases: ['u'], rates: [rate], durationSeconds: seconds, arrival: 'poisson', seed: 1, warmupSeconds: 0 },
   };
   const atMs = arrivalTimesMs(drawnArrivals(resolvePlan(plan, 'rate').cells[0]!.arrivals!));
   const indexOf = (t: TruthRecord): number | null => parseRequestPrefix(t.promptHead)?.iteration ?? null;

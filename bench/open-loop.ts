@@ -154,7 +154,8 @@ function planInput(rate: number, seconds: number, seed: number): PlanInput {
       id: 'u', contextTokens: CONTEXT_TOKENS, outputTokens: OUTPUT_TOKENS,
       limits: [{ metric: 'ttft', operator: '<', value: 2000 }],
     }],
-    rate: { useCases: ['u'], rates: [rate], durationSeconds: seconds, arrival: 'poisson', seed },
+    // The sender is measured, every request of its schedule: no warm-up left out.
+    rate: { useCases: ['u'], rates: [rate], durationSeconds: seconds, arrival: 'poisson', seed, warmupSeconds: 0 },
   };
 }
 

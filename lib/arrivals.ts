@@ -94,3 +94,15 @@ export function arrivalTimesMs(s: ArrivalSpec): number[] {
 export function achievedRate(n: number, durationMs: number, lastLagMs: number): number {
   return n / ((durationMs + Math.max(0, lastLagMs)) / 1000);
 }
+
+/**
+ * The requests of a schedule of `count` that sender `index` of `senders` sends: every senders-th, from its index. The
+ * senders' shares are disjoint and together the whole schedule, each request sent once (docs/guides/split-runs.md).
+ */
+export function senderShare(count: number, index: number, senders: number): number[] {
+  if (!(Number.isInteger(senders) && senders >= 1 && Number.isInteger(index) && index >= 0 && index < senders))
+    throw new Error(`sender ${index} of ${senders}: need whole numbers with 0 <= sender < senders`);
+  const own: number[] = [];
+  for (let i = index; i < count; i += senders) own.push(i);
+  return own;
+}

@@ -3,6 +3,7 @@
 
 import { ARRIVAL_METRICS, CLIENT_METRICS, EMBED_METRICS, REQUEST_METRICS, type CellTag } from './metrics';
 import type { Cell, Plan } from './plan';
+import { cellVus } from './plan-schedule';
 import { cellMetricKey } from './summary-data';
 import type { UseCase, UseCaseLimit } from '../thresholds/use-cases';
 
@@ -116,7 +117,7 @@ export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): S
   for (const cell of driven && !driven.cellThresholds ? [] : plan.cells) {
     if (!driven) scenarios[cell.id] = {
       executor: 'per-vu-iterations',
-      vus: cell.concurrency,
+      vus: cellVus(cell),
       iterations: cell.rounds,
       startTime: seconds(cell.startSeconds),
       maxDuration: seconds(cell.maxDurationSeconds),
@@ -175,9 +176,9 @@ export function buildOptions(plan: Plan, driven: DrivenOptions | null = null): S
 }
 
 /**
- * Requests the plan's cells will send in total, or one runner's share of them (`usersOf` gives its users
- * of a cell, lib/runner.ts): the monitor stops once this many iterations ended.
+ * Iterations the plan's cells will run in total, or one runner's share of them (`usersOf` gives its VUs of a cell,
+ * lib/runner.ts): the monitor stops once this many iterations ended.
  */
-export function plannedRequests(plan: Plan, usersOf: (cell: Cell) => number = (cell) => cell.concurrency): number {
+export function plannedRequests(plan: Plan, usersOf: (cell: Cell) => number = cellVus): number {
   return plan.cells.reduce((n, c) => n + usersOf(c) * c.rounds, 0);
 }

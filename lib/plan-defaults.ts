@@ -63,8 +63,13 @@ export const PLAN_DEFAULTS = {
   /**
    * The rate script: Poisson arrivals at each rate for a minute per cell. The lag limit flags a sender that kept its
    * schedule worse than the open-loop benchmark's target (5 ms p99 at 50 requests/s) with room for a shared machine.
+   * One VU sends a cell. Its first 2 s are warm-up: a server filling from empty holds its steady number of requests in
+   * flight only after about one request's time, and the quick plan's code completion takes about 2 s at its capacity.
    */
-  rate: { rates: [0.5, 1, 2, 4], durationSeconds: 60, arrival: 'poisson', burstiness: 1, seed: 42, lagLimitMs: 10 },
+  rate: {
+    rates: [0.5, 1, 2, 4], durationSeconds: 60, arrival: 'poisson', burstiness: 1, seed: 42, lagLimitMs: 10,
+    senders: 1, warmupSeconds: 2,
+  },
   /** The rate search (`rate.search`): from 1 request/s, climbing at most x2 a step, to 5%. */
   rateSearch: { startRate: 1, maxRate: 1000, resolutionPercent: 5 },
   /** The trace's speed search (`trace.search`): from its recorded speed, to 5%. */

@@ -248,6 +248,13 @@ function openLoopFields({ rounds }: ReturnType<typeof sizeFields>) {
     seed: int(0, 2 ** 32 - 1),
     /** A cell whose schedule lag p99 exceeds this many ms is flagged: its sender did not keep the schedule. */
     lagLimitMs: num(0),
+    /**
+     * VUs that send a rate cell's one schedule between them, each every `senders`-th request; a split run gives each
+     * runner k6's share of them (docs/guides/split-runs.md).
+     */
+    senders: int(1, 1000),
+    /** A rate cell's requests meant to go in its first this many seconds: sent, tagged warm-up, left out of figures. */
+    warmupSeconds: num(0, dayOfSeconds),
     /** Replay speed of a trace: 2 sends every row at half its recorded time. */
     speed: num(0.001, 1000),
     /** The search's resolution: it ends once the first failing rate is within this percentage of the last pass. */

@@ -103,6 +103,14 @@ export function cellRequests(cell: Pick<Cell, 'concurrency' | 'rounds' | 'arriva
   return cell.arrivals ? cell.arrivals.requests : cell.concurrency * cell.rounds;
 }
 
+/**
+ * VUs of a cell's k6 scenario, each running `rounds` iterations: its users, or a rate cell's senders, each of which
+ * sends its share of the cell's one schedule in one iteration (lib/k6/open-loop.ts).
+ */
+export function cellVus(cell: Pick<Cell, 'concurrency' | 'arrivals'>): number {
+  return cell.arrivals ? cell.arrivals.senders : cell.concurrency;
+}
+
 /** "2", "0_5": a rate in requests per second as a cell id has it. */
 export function formatRate(rate: number): string {
   return String(rate).replace('.', '_');

@@ -130,6 +130,10 @@ function rateSection({ arrivals }: Fields) {
       rampFromRate: orDefault(nullable(arrivals.rate), null),
       seed: orDefault(arrivals.seed, D.rate.seed),
       lagLimitMs: orDefault(arrivals.lagLimitMs, D.rate.lagLimitMs),
+      /** VUs sending each cell's schedule between them; `npm run bench --runners n` raises it to n. */
+      senders: orDefault(arrivals.senders, D.rate.senders),
+      /** Each cell's first seconds, at most half its duration: sent as scheduled, left out of its figures. */
+      warmupSeconds: orDefault(arrivals.warmupSeconds, D.rate.warmupSeconds),
       /**
        * In place of the ladder of `rates`: the bench searches each use case's capacity in requests per second
        * (orchestrator/rate-search.ts), one step of durationSeconds per rate; null runs the ladder.

@@ -205,7 +205,15 @@ function sweepDrafts(sweep: ParsedPlanInput['sweep']): CellDraft[] {
   }));
 }
 
-/** The rate script's cells: each use case at each rate, one VU sending the cell's arrival schedule. */
+/**
+ * A rate cell's warm-up: the plan's, at most half the cell, so that a short cell keeps most of its requests measured.
+ * It is carved out of the cell, not added to it: the schedule stays exactly rate x duration requests.
+ */
+export function rateWarmupSeconds(warmupSeconds: number, durationSeconds: number): number {
+  return Math.min(warmupSeconds, durationSeconds / 2);
+}
+
+/** The rate script's cells: each use case at each rate, `senders` VUs sending the cell's one arrival schedule. */
 function rateDrafts(input: ParsedPlanInput, useCases: readonly UseCase[]): CellDraft[] {
   const r = input.rate;
   const drafts: CellDraft[] = [];
@@ -223,7 +231,10 @@ function rateDrafts(input: ParsedPlanInput, useCases: readonly UseCase[]): CellD
       drafts.push({
         id: `rate_${id}_r${formatRate(rate)}`, script: 'rate', contextTokens: uc.contextTokens,
         outputTokens: uc.outputTokens, concurrency: 1, rounds: 1, useCase: id, profile: null,
-        arrivals: { ...spec, requests: arrivalCount(spec), lagLimitMs: r.lagLimitMs },
+        arrivals: {
+          ...spec, requests: arrivalCount(spec), lagLimitMs: r.lagLimitMs, senders: r.senders,
+          warmupSeconds: rateWarmupSeconds(r.warmupSeconds, r.durationSeconds),
+        },
       });
     }
   }
@@ -244,7 +255,7 @@ export function traceDrafts(trace: TraceConfig, speeds: readonly number[]): Cell
       arrivals: {
         process: 'trace', speed, ratePerSecond: seconds > 0 ? s.stats.rows / seconds : s.stats.rows,
         rampFromPerSecond: null, durationSeconds: Math.max(1, Math.ceil(seconds)), burstiness: 1, seed: 0,
-        requests: s.stats.rows, lagLimitMs: trace.lagLimitMs,
+        requests: s.stats.rows, lagLimitMs: trace.lagLimitMs, senders: 1, warmupSeconds: 0,
       },
     };
   });

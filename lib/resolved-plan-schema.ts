@@ -151,6 +151,10 @@ function cellSchema(
         /** How many requests the schedule holds: round(mean rate x duration). */
         requests: int(1),
         lagLimitMs: arrivals.lagLimitMs,
+        /** VUs sending the schedule between them, each every senders-th request; 1 in older runs and for a trace. */
+        senders: orDefault(arrivals.senders, 1),
+        /** Requests meant to go before this many seconds are warm-up (tag phase); 0 in older runs and for a trace. */
+        warmupSeconds: orDefault(arrivals.warmupSeconds, 0),
       }),
     ),
   });

@@ -6,6 +6,7 @@
 
 import * as v from 'valibot';
 import type { Cell } from './plan';
+import { cellVus } from './plan-schedule';
 import { int, parseOrThrow, text } from './schema';
 import { segmentPosition, type SegmentPosition } from './segments';
 
@@ -52,12 +53,13 @@ export function runnerLabel(info: Pick<RunnerInfo, 'runner' | 'runners' | 'segme
 }
 
 /**
- * Users of a cell that runner `index` (0-based) runs: k6 splits a per-vu-iterations scenario's VUs, not its iterations.
+ * VUs of a cell that runner `index` (0-based) runs (users, or a rate cell's senders): k6 splits a per-vu-iterations
+ * scenario's VUs, not its iterations.
  */
 export function cellShare(
-  position: Pick<SegmentPosition, 'index' | 'striped'>, cell: Pick<Cell, 'concurrency'>,
+  position: Pick<SegmentPosition, 'index' | 'striped'>, cell: Pick<Cell, 'concurrency' | 'arrivals'>,
 ): number {
-  return position.striped.share(position.index, cell.concurrency);
+  return position.striped.share(position.index, cellVus(cell));
 }
 
 /** The cells of a plan that have fewer users than runners and none on this runner, by id. */

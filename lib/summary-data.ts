@@ -64,12 +64,18 @@ export function readSummaryData(raw: unknown, source: string): SummaryData {
 
 /** The sub-metric key k6 uses for a metric filtered by cell. */
 export function cellMetricKey(
-  metricName: string, cell: string | { readonly id: string; readonly warmupRounds: number; readonly script?: string },
+  metricName: string,
+  cell: string | {
+    readonly id: string; readonly warmupRounds: number; readonly script?: string;
+    readonly arrivals?: { readonly warmupSeconds?: number } | null;
+  },
 ): string {
-  // A steady-state cell's statistics leave its warm-up requests out (tag phase, lib/drive.ts), and a sessions step's
-  // or agentic step's its calls outside the measuring window (lib/sessions.ts turnPhase).
+  // A steady-state cell's statistics leave its warm-up requests out (tag phase, lib/drive.ts), a rate cell's its first
+  // seconds' (lib/k6/open-loop.ts), and a sessions step's or agentic step's its calls outside the measuring window
+  // (lib/sessions.ts turnPhase).
   const windowed = typeof cell !== 'string' && (cell.script === 'sessions' || cell.script === 'agentic');
-  if (typeof cell !== 'string' && (cell.warmupRounds > 0 || windowed)) {
+  const rateWarmup = typeof cell !== 'string' && (cell.arrivals?.warmupSeconds ?? 0) > 0;
+  if (typeof cell !== 'string' && (cell.warmupRounds > 0 || windowed || rateWarmup)) {
     return `${metricName}{cell:${cell.id},phase:measured}`;
   }
   return `${metricName}{cell:${typeof cell === 'string' ? cell : cell.id}}`;

@@ -33,7 +33,7 @@ import { startControlServer } from './control-server';
 import { drivenCells, renderSearchTable, renderTimeSpent, searchCapacities, type TimeSpent } from './driven-results';
 import { drivenProgress, renderSearchStepLine } from './driven-progress';
 import { prometheusRwEnv, prometheusWriteUrl, withPrometheusRw } from './remote-write-env';
-import { launchEngine, runnerDirName, runnerShares, splitLaunch } from './runners';
+import { launchEngine, runnerDirName, runnerShares, splitLaunch, withSplitSenders } from './runners';
 import { analyzeRun } from '../report/generate';
 import { finishRunInfo, newRunInfo, writeRunInfo, type RunInfoRecord } from './run-info';
 import { discoverModel, startTarget, stopTarget, type Target } from './target';
@@ -212,11 +212,12 @@ export class Bench extends EventEmitter<BenchEvents> {
     let requests = 0;
     const time: TimeSpent = { wallMs: 0, runningMs: 0, parts: [] };
     const benchStart = performance.now();
-    for (const [i, plan] of plans.entries()) {
+    for (const [i, given] of plans.entries()) {
       if (this.stopping) break;
+      const plan = withSplitSenders(given, this.runners);
       const at = { index: i, count: plans.length, run, runInfo, time };
+      // A split search runs every step on all the runners; --fixed-slots runs the plan as a plain k6 run would.
       const searched = (plan.script === 'rate' || plan.script === 'trace') && plan.rateSearch !== null &&
-        this.runners === 1 &&
         options.fixedSlots !== true;
       const r = searched
         ? await this.runRateSearch(engine, plan, at)

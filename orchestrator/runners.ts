@@ -15,6 +15,7 @@ import { operatorSegmentFlags, parseSequence, StripedSequence } from '../lib/seg
 import { RUNNER_FILE, runnerOf } from '../lib/runner';
 import { freePort } from '../node/free-port';
 import { runArguments, type PartInvocation } from './engine';
+import type { Plan } from '../lib/plan';
 
 /** A runner's folder inside its part's folder. */
 export function runnerDirName(runner: number): string {
@@ -186,4 +187,18 @@ export function runnerShares(n: number): (runner: number, users: number) => numb
   const [, sequence] = operatorSegmentFlags(1, n).map((flag) => flag.slice(flag.indexOf('=') + 1));
   const striped = new StripedSequence(parseSequence(sequence!));
   return (runner, users) => striped.share(runner, users);
+}
+
+/**
+ * A plan as a run split `n` ways sends it: each rate cell with at least one sender per runner (plan rate.senders), so
+ * every runner sends its share of the cell's one schedule. A trace cell keeps its one sender: a conversation's turn
+ * waits for the turn before it, which another runner could not see end.
+ */
+export function withSplitSenders(plan: Plan, n: number): Plan {
+  if (n <= 1 || plan.script !== 'rate') return plan;
+  const cells = plan.cells.map((cell) => {
+    const a = cell.arrivals;
+    return a && a.process !== 'trace' && a.senders < n ? { ...cell, arrivals: { ...a, senders: n } } : cell;
+  });
+  return { ...plan, cells };
 }

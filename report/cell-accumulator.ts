@@ -63,8 +63,13 @@ export interface CellAccumulator {
   sessions?: SessionAccumulator;
   /** The agentic script's agents (report/agentic-samples.ts); absent in other cells. */
   agentic?: AgentAccumulator;
-  /** A rate cell's llm_achieved_rate (requests/s), pushed once its last request ended; null until then or elsewhere. */
+  /**
+   * A rate cell's llm_achieved_rate (requests/s), the sum of its senders' (each pushes its share's once its last
+   * request went); null until one did or elsewhere.
+   */
   achievedRate: number | null;
+  /** How many senders pushed an achieved rate: the sum is the cell's once every sender of the plan has. */
+  achievedSenders: number;
   /** Each request's prompt and output tokens as the server counted them: a replayed trace's lengths as sent. */
   readonly inputLengths: FloatList;
   readonly outputLengths: FloatList;
@@ -111,6 +116,7 @@ export function newCellAccumulator(id: string, tags: Record<string, string>): Ce
     cpuFirst: null,
     cpuLast: null,
     achievedRate: null,
+    achievedSenders: 0,
     inputLengths: new FloatList(64),
     outputLengths: new FloatList(64),
     cachedTokens: 0,
@@ -152,6 +158,10 @@ export function addRequestSample(
       cell.reasoningTokens += value;
       cell.reasoningReported++;
       return;
+    case 'achievedRate':
+      cell.achievedRate = (cell.achievedRate ?? 0) + value;
+      cell.achievedSenders++;
+      return;
     case 'outputTokens': {
       cell.outputTokens += value;
       cell.outputLengths.push(value);
@@ -166,12 +176,8 @@ export function addRequestSample(
       addClientSample(cell, key, timestampMs, value);
       return;
     case 'requestOk':
-      if (value !== 0) {
-        cell.okCount++;
-        return;
-      }
-      cell.failCount++;
-      addCount(cell.failedByKind, tags[SAMPLE_TAGS.errorKind] ?? 'unknown', 1);
+      if (value !== 0) cell.okCount++;
+      else addFailure(cell, tags[SAMPLE_TAGS.errorKind] ?? 'unknown');
       return;
     case 'errors':
       addErrorSample(cell, tags[SAMPLE_TAGS.errorKind] ?? 'unknown', value, metadata);
@@ -180,15 +186,18 @@ export function addRequestSample(
       cell.goodput.judged++;
       if (value !== 0) cell.goodput.good++;
       return;
-    case 'achievedRate':
-      cell.achievedRate = value;
-      return;
     case 'embedLatency':
     case 'embedItems':
     case 'embedInputTokens':
       addEmbedSample((cell.embed ??= newEmbedSamples()), key, tags[SAMPLE_TAGS.tokenSource], timestampMs, value);
       return;
   }
+}
+
+/** A failed request, counted by kind. */
+function addFailure(cell: CellAccumulator, kind: string): void {
+  cell.failCount++;
+  addCount(cell.failedByKind, kind, 1);
 }
 
 /** An llm_errors sample: counted by kind; its message (metadata column) kept, up to MAX_MESSAGES_PER_KIND a kind. */

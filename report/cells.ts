@@ -180,7 +180,7 @@ export function buildCellStats(
   const outputTokensTotal = acc?.outputTokens ?? 0;
   const throughput = wallSeconds && wallSeconds > 0 ? outputTokensTotal / wallSeconds : null;
   const { id, script, contextTokens, outputTokens, concurrency, rounds, useCase, profile } = cell;
-  const requestsCut = cutRequests(cell, requests);
+  const requestsCut = cutRequests(cell, requests, acc?.excluded.warmup ?? 0);
   const counts = { requests, succeeded, cut: requestsCut, wallSeconds };
   const { openLoop, integrity } = clientFigures(cell, acc, metrics, counts);
   return {
@@ -257,10 +257,20 @@ function sentTokens(
   };
 }
 
-/** Planned requests of a cell that ran but never ended (see CellStats.cut). */
-function cutRequests(cell: Cell, requests: number): number {
+/**
+ * Planned requests of a cell that ran but never ended (see CellStats.cut). A rate cell's warm-up is the requests
+ * that ended in it (its schedule's first seconds), a closed loop's its users' first rounds.
+ */
+function cutRequests(cell: Cell, requests: number, warmupEnded: number): number {
   if (cell.driven) return cell.driven.requests.cut;
-  return requests > 0 ? Math.max(0, cellRequests(cell) - cell.concurrency * cell.warmupRounds - requests) : 0;
+  const warmup = cell.arrivals ? warmupEnded : cell.concurrency * cell.warmupRounds;
+  return requests > 0 ? Math.max(0, cellRequests(cell) - warmup - requests) : 0;
+}
+
+/** A rate cell's achieved rate: its senders' summed, once every sender pushed its share's; null before. */
+function cellAchievedRate(cell: Cell, acc: CellAccumulator | undefined): number | null {
+  if (!acc || acc.achievedRate === null) return null;
+  return acc.achievedSenders >= (cell.arrivals?.senders ?? 1) ? acc.achievedRate : null;
 }
 
 /** The group a cell's efficiency is measured within: same part, context, output length and profile. */
@@ -302,7 +312,8 @@ function clientFigures(
 ): { openLoop: OpenLoopStats | null; integrity: ClientIntegrity | null } {
   const openLoop = cell.arrivals
     ? openLoopStats(
-      cell.arrivals, metrics.scheduleLag, acc?.achievedRate ?? null, counts.requests,
+      // Ended: the measured requests and the warm-up's, of the one schedule.
+      cell.arrivals, metrics.scheduleLag, cellAchievedRate(cell, acc), counts.requests + (acc?.excluded.warmup ?? 0),
       acc ? queueGrowth(acc.trends.e2eIntended.values()) : null,
     )
     : null;

@@ -88,6 +88,9 @@ export function mergeCell(into: CellAccumulator, from: CellAccumulator): void {
   }
   into.windowStartMs = Math.min(into.windowStartMs, from.windowStartMs);
   into.windowEndMs = Math.max(into.windowEndMs, from.windowEndMs);
+  // Each runner's senders pushed their shares' achieved rates: the cell's is their sum.
+  if (from.achievedRate !== null) into.achievedRate = (into.achievedRate ?? 0) + from.achievedRate;
+  into.achievedSenders += from.achievedSenders;
   into.excluded.warmup += from.excluded.warmup;
   into.excluded.transition += from.excluded.transition;
   const cpu = busierCpu(into, from);

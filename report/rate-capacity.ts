@@ -32,9 +32,12 @@ export interface RateCapacity {
   readonly interval: CapacityInterval | null;
 }
 
-/** A rate cell's failed requests, those its slot cut off included (its schedule's requests that never ended). */
+/**
+ * A rate cell's failed requests, those its slot cut off included (its schedule's requests that never ended); the
+ * warm-up's requests ended, and are neither measured nor failed.
+ */
 function failedWithCut(c: CellStats): number {
-  return Math.max(c.requests, c.openLoop!.scheduled) - c.succeeded;
+  return Math.max(c.requests, c.openLoop!.scheduled - c.warmupRequests) - c.succeeded;
 }
 
 /** Where an open-loop cell stands on its ladder: its offered rate (rate cells) or its replay speed (trace cells). */

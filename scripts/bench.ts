@@ -164,7 +164,7 @@ function addExecutionFlags(program: Command): void {
       '--runners <n>',
       "split every part over n k6 processes on this machine, exactly as the k6-operator splits a TestRun " +
       "(execution segments, started paused and resumed together over k6's REST API); cells run in k6's time " +
-      'slots and the report merges the runners',
+      "slots, each runner sends its share of a rate cell's schedule, and the report merges the runners",
       '1',
     )
     .addOption(new Option('--generators <n>', 'the former name of --runners').hideHelp())

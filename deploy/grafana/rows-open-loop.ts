@@ -46,7 +46,8 @@ function achievedPanel(): PanelSpec {
         'flagged in the report.',
     ),
     queries: [
-      { expr: `max by (cell) (${series(gaugeSeries(def), cellMatchers())})`, legend: '{{cell}} achieved req/s' },
+      // Each runner's sender sets its share's rate (its own series, tag instance_id): the cell's is their sum.
+      { expr: `sum by (cell) (${series(gaugeSeries(def), cellMatchers())})`, legend: '{{cell}} achieved req/s' },
     ],
     unit: grafanaUnit(def),
     min: 0,

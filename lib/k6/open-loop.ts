@@ -1,5 +1,9 @@
-// The rate and trace scripts' sender: one VU sends a cell's whole schedule, each request at its intended time, without
-// waiting for earlier ones to end (open loop). Runs in k6 (bundled).
+// The rate and trace scripts' sender: a VU sends a cell's schedule (or its share of it), each request at its intended
+// time, without waiting for earlier ones to end (open loop). Runs in k6 (bundled).
+//
+// A rate cell may have several senders (plan rate.senders, one per runner of a split run): sender s of n sends requests
+// s, s + n, s + 2n ... of the one seeded schedule, each at its own intended time from the cell's start, so the senders'
+// requests together are the schedule exactly, and each request's lag is from its own intended time.
 //
 // k6's arrival-rate executors space iterations evenly and drop one when no VU is free; a Poisson or gamma schedule
 // needs random gaps, a trace its recorded ones, and an open loop must never wait for the server. So the schedule
@@ -8,8 +12,8 @@
 // from k6 to the agent included, minus its intended time) and its TTFT and e2e from the intended time, what a user
 // arriving on the schedule saw, are pushed when it ends.
 
-import { achievedRate } from '../arrivals';
-import { ARRIVAL_METRICS } from '../metrics';
+import { achievedRate, senderShare } from '../arrivals';
+import { ARRIVAL_METRICS, SAMPLE_TAGS } from '../metrics';
 import { calibrateCallClock } from './call-clock';
 import { nowMs, pause } from './clock';
 import type { SentRequest } from './llm-request';
@@ -32,13 +36,27 @@ export interface OpenLoopSchedule {
    * and its wait is the server's doing, not the sender's, so it pushes no schedule lag.
    */
   readonly after?: (index: number) => number;
+  /** This VU's share: requests i with i % of === index; absent: the whole schedule. */
+  readonly share?: { readonly index: number; readonly of: number };
+  /** Requests meant to go before this many ms from the start are warm-up (tag phase): 0 or absent, none. */
+  readonly warmupMs?: number;
 }
 
+/** The phase tag of request i: warm-up or measured when the schedule has a warm-up; undefined when it has none. */
+export type SchedulePhase = 'warmup' | 'measured' | undefined;
+
 /**
- * Builds request i of the schedule and returns what sends it; the send pushes its llm_* samples when the request
- * ends. Built ahead, so the body's cost is not schedule lag.
+ * Builds request i of the schedule and returns what sends it; the send pushes its llm_* samples (tagged `phase`) when
+ * the request ends. Built ahead, so the body's cost is not schedule lag.
  */
-export type PrepareScheduled = (index: number) => () => Promise<SentRequest>;
+export type PrepareScheduled = (index: number, phase: SchedulePhase) => () => Promise<SentRequest>;
+
+/** Request i's phase: warm-up when meant to go before the warm-up ends. */
+function phaseOf(schedule: OpenLoopSchedule, i: number): SchedulePhase {
+  const warmupMs = schedule.warmupMs ?? 0;
+  if (warmupMs <= 0) return undefined;
+  return schedule.atMs[i]! < warmupMs ? 'warmup' : 'measured';
+}
 
 /**
  * Requests built ahead of their time, at most. A long prompt takes the VU milliseconds to build, and a Poisson gap is
@@ -50,45 +68,56 @@ const BUILT_AHEAD = 8;
 const BUILD_MARGIN_MS = 3;
 
 /**
- * Runs one open-loop cell: returns once every request of its schedule has ended (or the scenario is stopped). Each
- * request's lag is pushed when it ends, from the record's start: the VU's clock is placed on the wall clock first
- * (calibrateCallClock), so the agent starts the record when the request really started, not when k6 made the call.
- * The achieved rate is pushed after the last send: a request the slot's end cuts off still counts as sent.
+ * Runs one open-loop cell (this VU's share of it): returns once every request it sends has ended (or the scenario is
+ * stopped). Each request's lag is pushed when it ends, from the record's start: the VU's clock is placed on the wall
+ * clock first (calibrateCallClock), so the agent starts the record when the request really started, not when k6 made
+ * the call. The achieved rate of this sender's share is pushed after its last send (a request the slot's end cuts off
+ * still counts as sent); the report adds the senders' rates up.
  */
 export async function runOpenLoop(schedule: OpenLoopSchedule, prepare: PrepareScheduled): Promise<void> {
   calibrateCallClock();
   const startMs = nowMs();
+  const own = senderShare(schedule.atMs.length, schedule.share?.index ?? 0, schedule.share?.of ?? 1);
   const ended: Promise<void>[] = [];
   const settled: boolean[] = [];
   let lagMs = 0;
-  const fire = (i: number, send: () => Promise<SentRequest>, intendedMs: number, pushLag: boolean): Promise<void> =>
-    send().then((sent) => {
+  const fire = (
+    i: number, send: () => Promise<SentRequest>, intendedMs: number, pushLag: boolean,
+  ): Promise<void> => {
+    const phase = phaseOf(schedule, i);
+    const tags = phase ? { [SAMPLE_TAGS.phase]: phase } : undefined;
+    return send().then((sent) => {
       const r = sent.record;
       // The record starts when the agent started the request (the hand-off to it included): its lateness.
-      if (pushLag) lag.add(r.startMs - intendedMs);
+      if (pushLag) lag.add(r.startMs - intendedMs, tags);
       if (r.outcome !== 'completed') return;
-      ttftIntended.add(r.ttftMs + r.startMs - intendedMs);
-      e2eIntended.add(r.e2eMs + r.startMs - intendedMs);
+      ttftIntended.add(r.ttftMs + r.startMs - intendedMs, tags);
+      e2eIntended.add(r.e2eMs + r.startMs - intendedMs, tags);
     }).finally(() => {
       settled[i] = true;
     });
+  };
   const built: (() => Promise<SentRequest>)[] = [];
   let next = 0;
-  for (let i = 0; i < schedule.atMs.length; i++) {
+  for (let k = 0; k < own.length; k++) {
+    const i = own[k]!;
     const intendedMs = startMs + schedule.atMs[i]!;
-    while (next < schedule.atMs.length && built.length < BUILT_AHEAD &&
-      (built.length === 0 || nowMs() < intendedMs - BUILD_MARGIN_MS)) built.push(prepare(next++));
+    while (next < own.length && built.length < BUILT_AHEAD &&
+      (built.length === 0 || nowMs() < intendedMs - BUILD_MARGIN_MS)) {
+      const j = own[next++]!;
+      built.push(prepare(j, phaseOf(schedule, j)));
+    }
     const send = built.shift()!;
     const waitMs = intendedMs - nowMs();
     if (waitMs > 0) await pause(waitMs);
     const before = schedule.after ? schedule.after(i) : -1;
     if (before >= 0 && settled[before] !== true) {
-      ended.push(ended[before]!.then(() => fire(i, send, nowMs(), false)));
+      ended[i] = ended[before]!.then(() => fire(i, send, nowMs(), false));
       continue;
     }
     lagMs = nowMs() - intendedMs;
-    ended.push(fire(i, send, intendedMs, true));
+    ended[i] = fire(i, send, intendedMs, true);
   }
-  achieved.add(achievedRate(schedule.atMs.length, schedule.durationMs, lagMs));
-  await Promise.all(ended);
+  achieved.add(achievedRate(own.length, schedule.durationMs, lagMs));
+  await Promise.all(ended.filter((p) => p !== undefined));
 }

@@ -27,12 +27,37 @@ const SPLIT_START_AFTER_RESUME_MS = 1000;
 const SPLIT_MONITOR_TAIL_MS = 5000;
 
 /**
- * Open-loop requests this VU has built, over every cell it sent: a request's prompt line. k6 runs a part's rate cells
- * one after another on the same VU, and a line numbered by the request's place in its own cell repeated the previous
- * cells' prompts: the quick plan's later cells had 98% of each prompt served from the prefix cache, and the rate
- * capacity read high (docs/guides/open-loop.md, "Requests per second and users").
+ * Where this VU's next rate cell numbers its requests' prompt lines from: the schedules of the cells it sent before,
+ * in all. k6 runs a part's rate cells one after another on the same VU, and a line numbered by the request's place in
+ * its own cell repeated the previous cells' prompts: the quick plan's later cells had 98% of each prompt served from
+ * the prefix cache, and the rate capacity read high (docs/guides/open-loop.md, "Requests per second and users").
+ * Within a cell the line carries the request's place in the schedule, so each sender's lines are its own.
  */
-let openLoopPrompts = 0;
+let openLoopBase = 0;
+
+/**
+ * A rate cell's requests this VU sends: every senders-th of the one schedule, from its place among the cell's
+ * senders. A per-vu-iterations scenario of one iteration per VU numbers its iterations 0 to senders - 1 across all the
+ * runners of a split run (k6's exec.scenario.iterationInTest is unique over execution segments), so the senders' shares
+ * are the schedule exactly, wherever k6 put each sender.
+ */
+async function sendRateCell(requests: CellRequests, cell: Cell, data: SetupData): Promise<void> {
+  const arrivals = cell.arrivals!;
+  const atMs = arrivalTimesMs(drawnArrivals(arrivals));
+  const base = openLoopBase;
+  openLoopBase += atMs.length;
+  const share = { index: exec.scenario.iterationInTest % arrivals.senders, of: arrivals.senders };
+  const warmupMs = arrivals.warmupSeconds * 1000;
+  const schedule = { atMs, durationMs: arrivals.durationSeconds * 1000, share, warmupMs };
+  return runOpenLoop(schedule, (i, phase) => {
+    const ids = { runNonce: data.runNonce, vu: exec.vu.idInTest, iteration: base + i, n: i };
+    const fire = requests.prepare(cell, ids, phase);
+    return () => fire().then((sent) => {
+      requests.warnFailure(cell.id, sent.record);
+      return sent;
+    });
+  });
+}
 
 /**
  * One iteration of a cell's scenario: a request, an open-loop schedule, a trace replay, a sessions or agentic step.
@@ -43,17 +68,7 @@ async function slotIteration(requests: CellRequests, cell: Cell, data: SetupData
   if (agent) return agent.runStep(cell, data.runNonce);
   if (plan.embed) return requests.embed(cell, plan.embed.kind, data.runNonce);
   if (cell.arrivals?.process === 'trace') return requests.replayTrace(cell, cell.arrivals.speed ?? 1, data.runNonce);
-  if (cell.arrivals) {
-    const atMs = arrivalTimesMs(drawnArrivals(cell.arrivals));
-    return runOpenLoop({ atMs, durationMs: cell.arrivals.durationSeconds * 1000 }, (i) => {
-      const ids = { runNonce: data.runNonce, vu: exec.vu.idInTest, iteration: openLoopPrompts++, n: i };
-      const fire = requests.prepare(cell, ids, undefined);
-      return () => fire().then((sent) => {
-        requests.warnFailure(cell.id, sent.record);
-        return sent;
-      });
-    });
-  }
+  if (cell.arrivals) return sendRateCell(requests, cell, data);
   // A steady-state cell's first requests per user are its warm-up: kept, tagged, left out of its statistics.
   const warm = exec.vu.iterationInScenario < cell.warmupRounds ? 'warmup' : 'measured';
   const phase = cell.warmupRounds > 0 ? warm : undefined;
@@ -68,9 +83,12 @@ function warnIdleCells(split: SplitRunner, cells: readonly Cell[]): void {
   const idle = cellsWithoutShare(split.position, cells);
   if (idle.length === 0) return;
   const listed = `${idle.slice(0, 6).join(', ')}${idle.length > 6 ? `, … (${idle.length - 6} more)` : ''}`;
+  // A rate cell's users here are its senders: with fewer than runners, this runner sends none of its schedule.
+  const rate = cells.some((c) => c.arrivals && idle.includes(c.id))
+    ? '; a rate cell\'s users are its senders (plan rate.senders: one per runner sends every runner its share)' : '';
   console.warn(
     `${runnerLabel(split.info)} has no users in ${idle.length} cell(s) with fewer users than runners ` +
-    `(k6 gives a cell's users to the first runners): ${listed}`,
+    `(k6 gives a cell's users to the first runners): ${listed}${rate}`,
   );
 }
 

@@ -12,6 +12,7 @@ import { requestPrefix } from '../../lib/prompt-text';
 import {
   extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, testAgent, writePlan, type CliRun,
 } from './helpers';
+import { expectRateSearch, shortRateSearch } from './real-server-rate';
 
 /** The part of a started vLLM or SGLang these checks use. */
 export interface RealServer {
@@ -287,12 +288,13 @@ async function aloneE2eMs(server: RealServer): Promise<number> {
 }
 
 /**
- * Issue 46 on a real server: `npm run bench -- --scripts capacity` searches a use case whose e2e limit is 2.6 times
- * one request's alone, so the search climbs (1, 2, 3 users: a prefill-bound server's e2e grows about as its users)
- * until a step breaks it, and drops: to the one-user probe measured again (a real server's requests vary by more
+ * Issue 46 on a real server: `npm run bench -- --scripts capacity,rate` searches a use case whose e2e limit is 2.6
+ * times one request's alone, so the search climbs (1, 2, 3 users: a prefill-bound server's e2e grows about as its
+ * users) until a step breaks it, and drops: to the one-user probe measured again (a real server's requests vary by more
  * than the 0.5% that asks for it), or back below a step that overshot; monitored every 0.5 s. Each step's server
  * figures are then judged cell by cell on the raw samples (expectStepClocks). vLLM, 2026-12-05, loaded machine:
- * 25 s, steps 1 2 3 1. Returns a line per step.
+ * 25 s, steps 1 2 3 1. The same bench run then searches the use case's capacity in requests per second (issue 43,
+ * test/e2e/real-server-rate.ts). Returns a line per step.
  */
 export async function expectSearchClocks(server: RealServer): Promise<string[]> {
   const limitMs = 2.6 * (await aloneE2eMs(server));
@@ -304,9 +306,11 @@ export async function expectSearchClocks(server: RealServer): Promise<string[]> 
   const plan = {
     useCases: [useCase], monitor: { intervalSeconds: 0.5 },
     capacity: { useCases: ['tiny_search'], rounds: 1, minMeasuredSeconds: 1, maxUsers: 8, maxRepeats: 0 },
+    // The same use case in requests per second (issue 43), from one request's alone time each: one in flight.
+    rate: shortRateSearch('tiny_search', 1000 / (limitMs / 2.6)),
   };
   const bench = await runBenchCli([
-    '--url', `${server.base}/v1`, '--model', server.model, '--plan', writePlan(dir, plan), '--scripts', 'capacity',
+    '--url', `${server.base}/v1`, '--model', server.model, '--plan', writePlan(dir, plan), '--scripts', 'capacity,rate',
     '--results', dir, '--run-id', 'search',
   ]);
   expect(bench.exitCode, bench.stderr.slice(-3000)).toBe(0);
@@ -315,7 +319,8 @@ export async function expectSearchClocks(server: RealServer): Promise<string[]> 
   const moves = users.slice(1).map((n, i) => n - users[i]!);
   expect(moves.some((d) => d > 0) && moves.some((d) => d < 0), `steps ${users.join(' ')}`).toBe(true);
   const { lines } = expectStepClocks(path.join(dir, 'search'));
-  return [`e2e limit ${Math.round(limitMs)} ms; steps ${users.join(' ')}`, ...lines];
+  const rate = expectRateSearch(path.join(dir, 'search'), bench.stderr, 'tiny_search', limitMs);
+  return [`e2e limit ${Math.round(limitMs)} ms; steps ${users.join(' ')}`, ...lines, ...rate];
 }
 
 /**

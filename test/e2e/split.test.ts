@@ -269,10 +269,15 @@ describe('the capacity search spread over 2 k6 processes', () => {
       return out;
     };
     const [one, two] = [measured(1), measured(2)];
-    const steps = Object.keys(one).filter((cell) => Number(/_n(\d+)$/.exec(cell)![1]) >= 2);
+    const steps = Object.keys(one).filter((cell) => Number(/_n(\d+)(?:_again)?$/.exec(cell)![1]) >= 2);
     expect(steps.length).toBeGreaterThan(2);
     for (const cell of steps) expect(two[cell] ?? 0, cell).toBeGreaterThan(0);
-    const report = readJson<{ useCases: { result: { estimate: number } }[] }>(path.join(dir, 's', 'report.json'));
-    expect(report.useCases[0]!.result.estimate).toBe(capacity);
+    const report = readJson<{ useCases: { result: { estimate: number | null; kind: string } }[] }>(
+      path.join(dir, 's', 'report.json'),
+    );
+    // A loaded machine: a step the client bound twice leaves the capacity undetermined, and the report says so too.
+    if (/tiny_chat: .*undetermined: client-bound twice/.test(r.stderr))
+      expect(report.useCases[0]!.result.kind).toBe('undetermined');
+    else expect(report.useCases[0]!.result.estimate).toBe(capacity);
   }, 300_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { arrivalCount, arrivalTimesMs, gammaDraw, type ArrivalSpec } from '../../lib/arrivals';
+import { arrivalCount, arrivalTimesMs, gammaDraw, senderShare, type ArrivalSpec } from '../../lib/arrivals';
 import { mulberry32 } from '../../lib/random';
 
 const BASE: ArrivalSpec = {
@@ -76,5 +76,23 @@ describe('arrival schedules', () => {
       expect(variance / shape, `shape ${shape}`).toBeGreaterThan(0.93);
       expect(variance / shape, `shape ${shape}`).toBeLessThan(1.07);
     }
+  });
+});
+
+describe('senderShare', () => {
+  it("splits a schedule among senders, each request once, each sender every n-th from its place", () => {
+    expect(senderShare(7, 0, 1)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(senderShare(7, 1, 3)).toEqual([1, 4]);
+    for (const senders of [1, 2, 3, 5]) {
+      const all = Array.from({ length: senders }, (_, s) => senderShare(23, s, senders)).flat().sort((a, b) => a - b);
+      expect(all, `${senders} senders`).toEqual(Array.from({ length: 23 }, (_, i) => i));
+    }
+    // More senders than requests: the last ones send nothing.
+    expect(senderShare(2, 3, 4)).toEqual([]);
+  });
+
+  it('refuses a sender outside its senders', () => {
+    expect(() => senderShare(10, 2, 2)).toThrow('sender 2 of 2');
+    expect(() => senderShare(10, 0, 0)).toThrow('sender 0 of 0');
   });
 });

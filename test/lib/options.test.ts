@@ -173,8 +173,9 @@ describe('threshold expressions: written, parsed on every script, and deciding n
       if (!k.ok) throw new Error(k.error);
       const metricKey = metricKeyOf(k.value.metric);
       expect(metricKey, key).toBeDefined();
-      // A steady-state (capacity) cell's statistics are of its measured requests only, a windowed step's too.
-      const steady = script === 'capacity' || script === 'sessions' || script === 'agentic';
+      // A steady-state (capacity) cell's statistics are of its measured requests only, a windowed step's and a rate
+      // cell's after its warm-up too.
+      const steady = script === 'capacity' || script === 'sessions' || script === 'agentic' || script === 'rate';
       expect(Object.keys(k.value.tags)).toEqual(steady ? ['cell', 'phase'] : ['cell']);
       if (steady) expect(k.value.tags.phase).toBe('measured');
       expect(options.scenarios[k.value.tags.cell!], key).toBeDefined();
@@ -206,5 +207,30 @@ describe('plannedRequests', () => {
     expect(plannedRequests(resolvePlan({}, 'gate'))).toBe(8); // 4 users x 2 rounds
     expect(plannedRequests(resolvePlan({}, 'sweep'))).toBe(7 * (1 + 2 + 4 + 6) * 3);
     expect(plannedRequests(resolvePlan({ burst: { profiles: ['rag'], depths: [1, 64] } }, 'burst'))).toBe(65);
+  });
+});
+
+describe('a rate cell as k6 runs it', () => {
+  const rate = (extra: object) => resolvePlan(
+    { rate: { useCases: ['code_completion'], rates: [4], durationSeconds: 10, ...extra } }, 'rate',
+  );
+
+  it('has one VU per sender, one iteration each, and its warm-up left out of its per-cell thresholds', () => {
+    const plan = rate({ senders: 3 });
+    const cell = plan.cells[0]!;
+    expect(cell.arrivals).toMatchObject({ senders: 3, warmupSeconds: 2, requests: 40 });
+    const options = buildOptions(plan);
+    expect(options.scenarios[cell.id]).toMatchObject({ vus: 3, iterations: 1 });
+    expect(plannedRequests(plan)).toBe(3);
+    expect(options.thresholds[`llm_schedule_lag{cell:${cell.id},phase:measured}`]).toEqual(['max>=0']);
+    expect(options.thresholds[`llm_ttft{cell:${cell.id},phase:measured}`]).toEqual(['max>=0']);
+  });
+
+  it('keeps its warm-up to half the cell, and without one reads its figures whole', () => {
+    expect(rate({ durationSeconds: 3 }).cells[0]!.arrivals!.warmupSeconds).toBe(1.5);
+    const cold = rate({ warmupSeconds: 0 });
+    const cell = cold.cells[0]!;
+    expect(buildOptions(cold).thresholds[`llm_schedule_lag{cell:${cell.id}}`]).toEqual(['max>=0']);
+    expect(cell.arrivals!.senders).toBe(1);
   });
 });

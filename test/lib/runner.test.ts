@@ -54,6 +54,14 @@ describe("a runner's share of a plan", () => {
     }
   });
 
+  it("gives a rate cell's senders to the runners as k6 gives users: one sender each when there are as many", () => {
+    const rate = resolvePlan({ rate: { useCases: ['code_completion'], rates: [4], senders: 3 } }, 'rate');
+    const three = shares(3);
+    expect(three.map((p) => cellShare(p, rate.cells[0]!))).toEqual([1, 1, 1]);
+    expect(shares(2).map((p) => cellShare(p, rate.cells[0]!))).toEqual([2, 1]);
+    expect(shares(4).map((p) => cellShare(p, rate.cells[0]!))).toEqual([1, 1, 1, 0]);
+  });
+
   it('lists the cells a runner has no users in', () => {
     const four = shares(4);
     expect(cellsWithoutShare(four[0]!, plan.cells)).toEqual([]);

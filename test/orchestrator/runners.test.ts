@@ -3,7 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../lib/exit-codes';
 import { runArguments } from '../../orchestrator/engine';
-import { combineExitCodes, runnerArguments, RESUME_BODY, runnerInvocation } from '../../orchestrator/runners';
+import { resolvePlan } from '../../lib/plan';
+import {
+  combineExitCodes, runnerArguments, RESUME_BODY, runnerInvocation, withSplitSenders,
+} from '../../orchestrator/runners';
 
 const part = {
   bundle: 'dist/sweep.js', partDir: '/r/run/sweep', env: { PLAN: '/r/plan.json', RESULTS_DIR: '/r/run/sweep' },
@@ -36,5 +39,18 @@ describe('combineExitCodes', () => {
   it('lets any other code win, an interrupt first', () => {
     expect(combineExitCodes([99, 107])).toBe(EXIT.scriptError);
     expect(combineExitCodes([107, 105, 0])).toBe(EXIT.interrupted);
+  });
+});
+
+describe('withSplitSenders', () => {
+  const rate = resolvePlan({ rate: { useCases: ['code_completion'], rates: [2, 4] } }, 'rate');
+
+  it("gives a split rate part's cells a sender per runner at least, and leaves one process's plan as it was", () => {
+    expect(withSplitSenders(rate, 1)).toBe(rate);
+    expect(withSplitSenders(rate, 3).cells.map((c) => c.arrivals!.senders)).toEqual([3, 3]);
+    const more = resolvePlan({ rate: { useCases: ['code_completion'], rates: [2], senders: 4 } }, 'rate');
+    expect(withSplitSenders(more, 2).cells[0]!.arrivals!.senders).toBe(4);
+    const sweep = resolvePlan({}, 'sweep');
+    expect(withSplitSenders(sweep, 2)).toBe(sweep);
   });
 });

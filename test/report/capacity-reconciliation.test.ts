@@ -16,7 +16,7 @@ const USE_CASE: UseCase = {
 const JUDGED = { limitStat: 'avg', minSuccessRate: 0.99, minGoodput: null, requestValues: new Map() } as const;
 const ARRIVALS: CellArrivals = {
   process: 'poisson', ratePerSecond: 1, rampFromPerSecond: null, durationSeconds: 30, burstiness: 1, seed: 1,
-  requests: 30, lagLimitMs: 10,
+  requests: 30, lagLimitMs: 10, senders: 1, warmupSeconds: 0,
 };
 
 /** A closed-loop step of `users` users, every request `e2eMs` long with TTFT `ttftMs`. */

@@ -35,9 +35,30 @@ function accumulator(over: Partial<CellAccumulator>): CellAccumulator {
     readLag: new FloatList(), reading: { readTogether: 0, chunked: 0, requests: 0 }, inputLengths: new FloatList(),
     outputLengths: new FloatList(), cachedTokens: 0,
     cachedReported: 0, reasoningTokens: 0, reasoningReported: 0, cpuFirst: null, cpuLast: null, achievedRate: null,
+    achievedSenders: 0,
     ...over,
   };
 }
+
+describe('buildCellStats of a rate cell', () => {
+  const arrivals = {
+    process: 'poisson' as const, ratePerSecond: 4, rampFromPerSecond: null, durationSeconds: 10, burstiness: 1,
+    seed: 1, requests: 40, lagLimitMs: 10, senders: 2, warmupSeconds: 2,
+  };
+  const rate = planCell({ id: 'rate_u_r4', script: 'rate', concurrency: 1, arrivals });
+
+  it("states the senders' achieved rates summed once every sender pushed its own, and the warm-up as ended", () => {
+    const acc = accumulator({ id: 'rate_u_r4', okCount: 32, achievedRate: 2, achievedSenders: 1 });
+    acc.excluded.warmup = 8;
+    const one = buildCellStats(rate, acc, {}, DEFAULT_COST);
+    expect(one.openLoop!.achievedRate).toBeNull();
+    expect([one.openLoop!.ended, one.warmupRequests, one.cut]).toEqual([40, 8, 0]);
+    const both = buildCellStats(rate, { ...acc, achievedRate: 3.98, achievedSenders: 2 }, {}, DEFAULT_COST);
+    expect(both.openLoop!.achievedRate).toBe(3.98);
+    // A measured request that never ended is cut; the warm-up's are not.
+    expect(buildCellStats(rate, { ...acc, okCount: 31 }, {}, DEFAULT_COST).cut).toBe(1);
+  });
+});
 
 describe('buildCellStats', () => {
   it('computes requests, success, errors, throughput and the window', () => {

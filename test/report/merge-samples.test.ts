@@ -35,6 +35,17 @@ describe('mergeCell', () => {
     expect([a.windowStartMs, a.windowEndMs]).toEqual([900, 5000]);
   });
 
+  it("adds the runners' senders' achieved rates up, and counts the senders that pushed one", () => {
+    const a = cellOf([1]);
+    const b = cellOf([1]);
+    const none = cellOf([1]);
+    [a.achievedRate, a.achievedSenders] = [4.9, 1];
+    [b.achievedRate, b.achievedSenders] = [5, 1];
+    mergeCell(a, b);
+    mergeCell(a, none);
+    expect([a.achievedRate, a.achievedSenders]).toEqual([9.9, 2]);
+  });
+
   it("keeps the busier runner's CPU samples: each k6 process has its own cores", () => {
     const a = cellOf([1], { cpu: [0, 1, 10_000, 3] }); // 0.2 of its cores
     const b = cellOf([1], { cpu: [0, 5, 10_000, 14] }); // 0.9 of its cores

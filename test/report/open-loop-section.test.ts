@@ -13,7 +13,7 @@ const JUDGED = { limitStat: 'avg', minSuccessRate: 0.99, minGoodput: null, reque
 
 const ARRIVALS: CellArrivals = {
   process: 'poisson', ratePerSecond: 2, rampFromPerSecond: null, durationSeconds: 10, burstiness: 1, seed: 1,
-  requests: 20, lagLimitMs: 10,
+  requests: 20, lagLimitMs: 10, senders: 1, warmupSeconds: 0,
 };
 
 /** The section's text for one use case measured at 2 req/s, every TTFT and TPOT as given. */

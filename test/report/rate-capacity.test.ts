@@ -10,7 +10,7 @@ const JUDGED = { limitStat: 'avg', minSuccessRate: 0.99, minGoodput: null, reque
 
 const ARRIVALS: CellArrivals = {
   process: 'poisson', ratePerSecond: 4, rampFromPerSecond: null, durationSeconds: 10, burstiness: 1, seed: 1,
-  requests: 40, lagLimitMs: 10,
+  requests: 40, lagLimitMs: 10, senders: 1, warmupSeconds: 0,
 };
 const USE_CASE: UseCase = {
   id: 'u', title: 'U', description: '', contextTokens: 1024, outputTokens: 64, concurrencies: [1],
@@ -60,6 +60,17 @@ describe('rateCapacities', () => {
     const cut = rateCapacities([USE_CASE], [rateCell(2, 100), rateCell(4, 100, { ended: 35 })], JUDGED)[0]!;
     expect(cut.result.display).toBe('2');
     expect(cut.result.brokenBy?.metric).toBe('successRate');
+  });
+
+  it("counts a cell's warm-up requests neither measured nor failed", () => {
+    // 8 of the 40 went in the warm-up and ended; the 32 measured all succeeded: 100%, within the limits.
+    const warm = (ended: number) => {
+      const c = rateCell(4, 100);
+      return { ...c, requests: ended, succeeded: ended, warmupRequests: 8 };
+    };
+    expect(rateCapacities([USE_CASE], [warm(32)], JUDGED)[0]!.result.display).toBe('more than 4');
+    // One measured request cut: 31 of 32.
+    expect(rateCapacities([USE_CASE], [warm(31)], JUDGED)[0]!.result.brokenBy?.metric).toBe('successRate');
   });
 });
 
