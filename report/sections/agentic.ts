@@ -21,6 +21,7 @@ export function agenticSection(report: Report, charts: ReadonlySet<string>): Blo
     ...(a.trace ? replayWords(a.trace) : generatorWords(a.model)),
     'A tier holds when every limit holds on the measured calls of a step of N agents; its capacity is the last ' +
       'step before the first that breaks one, as measured.',
+    ...(a.search ? searchWords(a.search, a.tiers) : []),
   ));
   doc.table(
     ['TIER', 'LIMITS', 'CONCURRENT AGENTS (95% INTERVAL)', 'FIRST LIMIT TO BREAK', 'THROUGHPUT AT CAPACITY', 'STEPS'],
@@ -46,6 +47,21 @@ export function agenticSection(report: Report, charts: ReadonlySet<string>): Blo
   const shown = focusStep(a);
   if (shown) byGroupTables(doc, shown);
   return doc.blocks;
+}
+
+/** How the bench searched the steps (plan agentic.search), and the steps the client limited. */
+function searchWords(search: NonNullable<AgenticReport['search']>, tiers: readonly TierCapacity[]): string[] {
+  const limited = [...new Set(tiers.flatMap((t) => t.clientBound))];
+  return [
+    `The steps were searched, not a fixed ladder: from ${plural(search.startAgents, 'agent')}, climbing until a ` +
+      'tier broke, then narrowing every tier between its last passing and first failing step to one agent below ' +
+      `${search.exactBelow} and to ${search.resolutionPercent}% above, up to ${plural(search.maxAgents, 'agent')}; ` +
+      'each step, a k6 run of its own, judged every tier at once.',
+    ...(limited.length > 0
+      ? [`The client limited the steps of ${limited.join(', ')} agents (shown, judging no tier; each measured ` +
+        'again, and a search limited twice ends there, the tiers it left open undetermined).']
+      : []),
+  ];
 }
 
 /** What the generator's agents do. */
