@@ -22,7 +22,7 @@ import { extraTags, readCsv, readJson, runBenchCli, tempDir, writePlan, type Cli
 
 const BLOCK = 16;
 /** The paced tier's floor on the p25 of output speed: on the default profile it breaks between 2 and 8 agents. */
-const PACED_TOK_S = 150;
+const PACED_TOK_S = 110;
 /** Within this share of the floor at the server, a step may read either way at the client (its reads, its clock). */
 const CLIENT_MARGIN = 0.05;
 
