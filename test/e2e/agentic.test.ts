@@ -22,9 +22,9 @@ import { extraTags, readCsv, readJson, runBenchCli, tempDir, writePlan, type Cli
 
 const BLOCK = 16;
 /** The paced tier's floor on the p25 of output speed: on the default profile it breaks between 2 and 8 agents. */
-const PACED_TOK_S = 110;
+const PACED_TOK_S = 112;
 /** Within this share of the floor at the server, a step may read either way at the client (its reads, its clock). */
-const CLIENT_MARGIN = 0.05;
+const CLIENT_MARGIN = 0.03;
 
 /**
  * Steps of 1 to 8 agents, 5 s measured each: sessions of two turns (about 3 s), two tool-calling calls per turn, half
@@ -143,6 +143,9 @@ describe('npm run bench -- --scripts agentic with agentic.search, on the simulat
     expect(sum(ideal) / sum(values(rows, METRICS.inputTokens.name))).toBeGreaterThan(0.6);
   });
 
+});
+
+describe('the agents search on the simulator', () => {
   it('searched from startAgents, one k6 process per step, each step judged as the server served it', () => {
     expect(steps[0]!.agents).toBe(2);
     expect(steps.length).toBeGreaterThanOrEqual(3);
@@ -152,7 +155,9 @@ describe('npm run bench -- --scripts agentic with agentic.search, on the simulat
       const judged = paced.steps.find((k) => k.agents === s.agents);
       if (cell.clientBound !== null || !judged) continue;
       const server = serverSpeedP25(s.truth);
-      const why = `${s.cellId}: server speed p25 ${server.toFixed(1)} tok/s over ${s.truth.length} calls`;
+      const client = judged.checks[0]!.actual!;
+      const why = `${s.cellId}: speed p25 ${server.toFixed(1)} tok/s at the server over ${s.truth.length} calls, ` +
+        `${client.toFixed(1)} at the client`;
       expect(s.truth.length, why).toBeGreaterThan(10);
       if (server >= PACED_TOK_S * (1 + CLIENT_MARGIN)) expect(judged.ok, why).toBe(true);
       if (server < PACED_TOK_S * (1 - CLIENT_MARGIN)) expect(judged.ok, why).toBe(false);
@@ -191,7 +196,11 @@ describe('npm run bench -- --scripts agentic with agentic.search, on the simulat
     for (const s of report.agentic!.steps) {
       if (s.modelShare) expect([s.modelShare.min > 0, s.modelShare.max <= 1]).toEqual([true, true]);
       expect(s.stepTime!.p50).toBeGreaterThan(0);
-      expect(s.serverHitRate!).toBeLessThanOrEqual(s.idealHitRate!);
+      // The ideal cannot see two things the simulator's cache can: a compaction summary is the simulator's same words
+      // for every agent, so a later agent's summary after the shared prefix is cached; and the step's "cold" first
+      // call may reach the server after the other agents' first calls cached the prefix. At 8 agents that put the
+      // server 0.12 points above the ideal (five calls of 132); a history resent in other words puts it far below.
+      expect(s.serverHitRate!, s.cellId).toBeLessThanOrEqual(s.idealHitRate! + 0.01);
     }
   });
 });
