@@ -105,7 +105,8 @@ export class AgenticSearchRun {
         : t.kind === 'undetermined' ? 'no clean step broke a limit' : 'no step broke a limit';
       const o = this.outcome?.tiers[i];
       const end = !this.outcome ? '; not searched to its end' : o?.limited ? '; the client ended its search' : '';
-      return `${tier.id}: ${tierDisplay(t)} agents${interval}, ${broke}${end}`;
+      const n = t.kind === 'below' ? t.firstFail : t.capacity;
+      return `${tier.id}: ${tierDisplay(t)} agent${n === 1 ? '' : 's'}${interval}, ${broke}${end}`;
     });
     const limited = this.outcome?.clientLimited;
     if (limited) lines.push(`the client limited ${limited.agents} agents twice (${limited.clientLimited})`);
