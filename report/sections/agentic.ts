@@ -102,7 +102,8 @@ function tierRow(t: TierCapacity, gate: string | null): string[] {
     t.tier.id === gate ? `${t.tier.id} (gate)` : t.tier.id,
     t.labels.join(', '),
     `${tierDisplay(t)}${interval}`,
-    t.brokenBy.length > 0 ? `${t.brokenBy.join(', ')}, at ${t.firstFail}` : 'none',
+    t.brokenBy.length > 0 ? `${t.brokenBy.join(', ')}, at ${t.firstFail}`
+      : t.kind === 'undetermined' ? `none measured (the client limited ${t.clientBound.join(', ')})` : 'none',
     fmtTokS(t.throughputAtCapacity, 0),
     t.steps.map((s) => `${s.agents}${s.ok ? '' : '✗'}`).join(' '),
   ];
