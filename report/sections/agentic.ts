@@ -103,7 +103,8 @@ function tierRow(t: TierCapacity, gate: string | null): string[] {
     t.labels.join(', '),
     `${tierDisplay(t)}${interval}`,
     t.brokenBy.length > 0 ? `${t.brokenBy.join(', ')}, at ${t.firstFail}`
-      : t.kind === 'undetermined' ? `none measured (the client limited ${t.clientBound.join(', ')})` : 'none',
+      : t.kind === 'undetermined' ? `none measured (the client limited ${[...new Set(t.clientBound)].join(', ')})`
+        : 'none',
     fmtTokS(t.throughputAtCapacity, 0),
     t.steps.map((s) => `${s.agents}${s.ok ? '' : '✗'}`).join(' '),
   ];
