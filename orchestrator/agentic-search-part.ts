@@ -80,7 +80,7 @@ export class AgenticSearchRun {
     const measured = measureParts(input, samples, DEFAULT_REPORT_OPTIONS);
     const cell = measured.cells.find((c) => c.id === cellId);
     if (!cell || cell.succeeded + cell.failed === 0) throw new Error(`step ${stepDir}: no measured calls in ${cellId}`);
-    const tierStep = tierStepOf(cell, measured.agentic.get(cellId), true);
+    const tierStep = tierStepOf(cell, measured.agentic.get(cellId));
     const tiers = this.tiers.map((t, i) => {
       const checks = checkTierStep(tierStep, t, this.minSuccessRate).map((c, k) => ({
         metric: this.limits[i]![k]!.metric, expression: this.limits[i]![k]!.expression, ...c,

@@ -101,7 +101,7 @@ export function agenticReport(
   const steps = mine.map((c) => stepOf(c, samples.get(c.id)));
   const cfg = plan.agentic!;
   const search = cfg.search ?? null;
-  const tierSteps = mine.map((c) => tierStepOf(c, samples.get(c.id), search !== null));
+  const tierSteps = mine.map((c) => tierStepOf(c, samples.get(c.id)));
   return {
     model: cfg.model as AgentModel, trace: cfg.trace ?? null, gateTier: cfg.gateTier, steps,
     tiers: cfg.tiers.map((t) => tierCapacity(t, tierSteps, minSuccessRate ?? 0)), search,
@@ -109,13 +109,13 @@ export function agenticReport(
 }
 
 /**
- * A step as the tiers judge it. A searched step the client limited is marked so (the search measured it again and
- * judged no tier by it); a ladder's steps are judged as measured.
+ * A step as the tiers judge it. A step the client limited is marked so: it judges no tier, on a ladder as in a search
+ * (which measures it again), as a rate ladder leaves such a cell out (report/rate-capacity.ts).
  */
-export function tierStepOf(cell: CellStats, samples: AgenticSamples | undefined, searched: boolean): TierStep {
+export function tierStepOf(cell: CellStats, samples: AgenticSamples | undefined): TierStep {
   return {
     cellId: cell.id, agents: cell.concurrency, values: samples?.values ?? {}, succeeded: cell.succeeded,
     failed: cell.failed, throughput: cell.throughput,
-    clientBound: searched && cell.clientBound ? cell.clientBound.reason : null,
+    clientBound: cell.clientBound ? cell.clientBound.reason : null,
   };
 }

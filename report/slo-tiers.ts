@@ -6,9 +6,10 @@
 // interpolated between them, since agents with tool and think time load the server in bursts a straight line does
 // not describe. Its 95% interval is the bootstrap of report/capacity-interval.ts over the steps' calls.
 //
-// Steps the bench's search chose (orchestrator/agentic-search.ts) are read the same way; a searched step the client
-// limited is shown but judges no tier (it measured the client), and a tier whose search ended on one is undetermined
-// above its last clean pass.
+// Steps the bench's search chose (orchestrator/agentic-search.ts) are read the same way. A step the client limited
+// (report/client-bound.ts) is shown but judges no tier, on a ladder as in a search (it measured the client, as a rate
+// ladder's cell the client limited does), and a tier that no clean step broke below it is undetermined above its last
+// clean pass.
 
 import { tierLimitLabel, type SloTier, type TierLimit } from '../thresholds/agentic';
 import {
@@ -26,7 +27,7 @@ export interface TierStep {
   readonly failed: number;
   /** Output tokens per second of the whole step; null without a window. */
   readonly throughput: number | null;
-  /** Why the client limited the step (report/client-bound.ts); null when it did not, or the ladder ignores it. */
+  /** Why the client limited the step (report/client-bound.ts); null (or absent) when it did not. */
   readonly clientBound?: string | null;
 }
 
@@ -43,7 +44,7 @@ export interface TierCapacity {
   /**
    * untested: no step ran; below: the first step already breaks a limit; within: the capacity lies between two
    * measured steps; beyond: no step breaks one (more than the largest); undetermined: no clean step broke one, and a
-   * larger step was the client's (a searched step the client limited).
+   * larger step was the client's.
    */
   readonly kind: 'untested' | 'below' | 'within' | 'beyond' | 'undetermined';
   /** Agents of the last step before the first broken one; null for untested and below. */

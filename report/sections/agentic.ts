@@ -21,7 +21,8 @@ export function agenticSection(report: Report, charts: ReadonlySet<string>): Blo
     ...(a.trace ? replayWords(a.trace) : generatorWords(a.model)),
     'A tier holds when every limit holds on the measured calls of a step of N agents; its capacity is the last ' +
       'step before the first that breaks one, as measured.',
-    ...(a.search ? searchWords(a.search, a.tiers) : []),
+    ...(a.search ? searchWords(a.search) : []),
+    ...clientWords(a.tiers, a.search !== null),
   ));
   doc.table(
     ['TIER', 'LIMITS', 'CONCURRENT AGENTS (95% INTERVAL)', 'FIRST LIMIT TO BREAK', 'THROUGHPUT AT CAPACITY', 'STEPS'],
@@ -49,18 +50,24 @@ export function agenticSection(report: Report, charts: ReadonlySet<string>): Blo
   return doc.blocks;
 }
 
-/** How the bench searched the steps (plan agentic.search), and the steps the client limited. */
-function searchWords(search: NonNullable<AgenticReport['search']>, tiers: readonly TierCapacity[]): string[] {
-  const limited = [...new Set(tiers.flatMap((t) => t.clientBound))];
+/** How the bench searched the steps (plan agentic.search). */
+function searchWords(search: NonNullable<AgenticReport['search']>): string[] {
   return [
     `The steps were searched, not a fixed ladder: from ${plural(search.startAgents, 'agent')}, climbing until a ` +
       'tier broke, then narrowing every tier between its last passing and first failing step to one agent below ' +
       `${search.exactBelow} and to ${search.resolutionPercent}% above, up to ${plural(search.maxAgents, 'agent')}; ` +
       'each step, a k6 run of its own, judged every tier at once.',
-    ...(limited.length > 0
-      ? [`The client limited the steps of ${limited.join(', ')} agents (shown, judging no tier; each measured ` +
-        'again, and a search limited twice ends there, the tiers it left open undetermined).']
-      : []),
+  ];
+}
+
+/** The steps the client limited: shown, judging no tier (a search measured each again). */
+function clientWords(tiers: readonly TierCapacity[], searched: boolean): string[] {
+  const limited = [...new Set(tiers.flatMap((t) => t.clientBound))];
+  if (limited.length === 0) return [];
+  return [
+    `The client limited the steps of ${limited.join(', ')} agents: they are shown but judge no tier` +
+      (searched ? ' (the search measured each again, and ended where one was limited twice)' : '') +
+      ', and a tier no clean step broke below them is undetermined above its last clean step.',
   ];
 }
 
