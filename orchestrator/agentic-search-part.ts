@@ -142,7 +142,8 @@ export async function runAgenticSearch(plan: Plan, io: AgenticSearchIo): Promise
       const { step: judged } = await search.judge(r.partDir, step.plan.cells[0]!.id);
       const verdict = judged.clientLimited ? `limited by the client (${judged.clientLimited})`
         : search.tiers.map((t, i) => `${t.id} ${judged.tiers[i]!.ok ? 'held' : 'broke'}`).join(', ');
-      io.log(`agentic search at ${step.agents} agents${step.again ? ' (again)' : ''}: ${verdict}`);
+      const agents = `${step.agents} agent${step.agents === 1 ? '' : 's'}`;
+      io.log(`agentic search at ${agents}${step.again ? ' (again)' : ''}: ${verdict}`);
     } catch (e) {
       io.log(`agentic search: step ${n} could not be judged (${(e as Error).message}); the search ends`);
       break;
