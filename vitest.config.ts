@@ -18,6 +18,8 @@ export const BESIDE_A_SERVER = [
   // Its capacity in requests/s stands on steps that are not client-bound: a cell read while other files load the
   // client core can be, and then rightly decides nothing (CI, 2026-12-05: the 20 req/s step left out).
   'test/e2e/rate.test.ts', 'test/e2e/rate-search.test.ts', 'test/e2e/trace-search.test.ts',
+  // Each searched step of agents judged against the server's own token times; a client-bound step decides nothing.
+  'test/e2e/agentic.test.ts',
 ];
 
 /** Alone: nothing else runs beside these files. */

@@ -38,6 +38,34 @@ function traceSchemas() {
   return { trace, traceSummary };
 }
 
+/**
+ * In place of the `agents` ladder: the bench searches the number of concurrent agents, one k6 process per step, until
+ * every tier's last passing and first failing steps are within the resolution (orchestrator/agentic-search.ts).
+ */
+function searchSchema() {
+  const S = PLAN_DEFAULTS.agenticSearch;
+  const fields = {
+    /** The first step's agents. */
+    startAgents: int(1, 4096),
+    /** The most agents a step holds: a tier that passes it is "more than" that. */
+    maxAgents: int(1, 4096),
+    /** Below this many agents a tier is resolved to one agent, above it to resolutionPercent. */
+    exactBelow: int(1, 4096),
+    resolutionPercent: num(1, 50),
+  };
+  const checked = <S extends v.GenericSchema<unknown, { startAgents: number; maxAgents: number }>>(s: S) =>
+    v.pipe(s, v.check((x) => x.maxAgents >= x.startAgents, 'must have maxAgents >= startAgents'));
+  return {
+    input: checked(object({
+      startAgents: orDefault(fields.startAgents, S.startAgents),
+      maxAgents: orDefault(fields.maxAgents, S.maxAgents),
+      exactBelow: orDefault(fields.exactBelow, S.exactBelow),
+      resolutionPercent: orDefault(fields.resolutionPercent, S.resolutionPercent),
+    })),
+    resolved: checked(object(fields)),
+  };
+}
+
 function buildAgenticSchemas() {
   const D = PLAN_DEFAULTS.agentic;
   const time = thinkTimeSchema();
@@ -84,6 +112,7 @@ function buildAgenticSchemas() {
     gateTier: v.nullable(name),
   };
   const { trace, traceSummary } = traceSchemas();
+  const search = searchSchema();
   const partial = Object.fromEntries(Object.entries(model).map(([k, s]) => [k, opt(s)])) as {
     [K in keyof typeof model]: v.OptionalSchema<(typeof model)[K], undefined>;
   };
@@ -100,6 +129,7 @@ function buildAgenticSchemas() {
       trace: orDefault(v.nullable(object({
         file: trace.file, format: orDefault(trace.format, null), skipBadRows: orDefault(trace.skipBadRows, false),
       })), null),
+      search: orDefault(v.nullable(search.input), null),
     }),
     {},
   );
@@ -107,6 +137,8 @@ function buildAgenticSchemas() {
     model: object(model), seed: fields.seed, tiers, gateTier: fields.gateTier, ...timing,
     // Absent in a plan.json from before agent traces: the generator's sessions.
     trace: orDefault(v.nullable(object({ ...trace, summary: traceSummary })), null),
+    // Absent in a plan.json from before the agents' search: the ladder.
+    search: orDefault(v.nullable(search.resolved), null),
   });
   return { agenticInput, resolvedAgentic };
 }

@@ -23,8 +23,8 @@ export function resolveAgentic(
   const own = Object.fromEntries(Object.entries(input.model).filter(([, value]) => value !== undefined));
   const model = { ...DEFAULT_AGENT, ...own } as AgentModel;
   if (input.gateTier !== null && !input.tiers.some((t) => t.id === input.gateTier)) return null;
-  const { tiers, gateTier, seed, rampSeconds, warmupSeconds, holdSeconds } = input;
-  return { model, tiers, gateTier, seed, rampSeconds, warmupSeconds, holdSeconds, trace } as AgenticConfig;
+  const { tiers, gateTier, seed, rampSeconds, warmupSeconds, holdSeconds, search } = input;
+  return { model, tiers, gateTier, seed, rampSeconds, warmupSeconds, holdSeconds, trace, search } as AgenticConfig;
 }
 
 /**

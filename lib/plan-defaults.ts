@@ -56,6 +56,11 @@ export const PLAN_DEFAULTS = {
    * agent model and the tiers: thresholds/agentic.ts).
    */
   agentic: { agents: [1, 2, 4, 8], seed: 42, rampSeconds: 5, warmupSeconds: 10, holdSeconds: 60 },
+  /**
+   * The agents' search (`agentic.search`): from 4 agents, climbing at most x2 a step, each tier to one agent below 8
+   * and to 10% above (a step of agents is held a ramp, a warm-up and a hold: tens of seconds each).
+   */
+  agenticSearch: { startAgents: 4, maxAgents: 256, exactBelow: 8, resolutionPercent: 10 },
   /** The plain-k6 ladder of active users of a use case the plan gives none for. */
   sessionUsers: [1, 2, 4, 8, 16, 32, 64],
   burst: { profiles: PROFILES, depths: BURST_DEPTHS, ttftLimitMs: BURST_TTFT_LIMIT_MS },

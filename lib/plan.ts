@@ -126,7 +126,8 @@ function buildDrafts(
   const drafts: CellDraft[] = [];
   switch (script) {
     case 'agentic':
-      return agenticDrafts(input.agentic.agents, agentic!);
+      // A search: its first step, whose cell the bench re-sizes step by step (orchestrator/agentic-search-part.ts).
+      return agenticDrafts(input.agentic.search ? [input.agentic.search.startAgents] : input.agentic.agents, agentic!);
     case 'trace':
       // A searched trace: the search's first speed, whose cell the bench re-speeds step by step.
       return traceDrafts(trace!, input.trace!.search ? [input.trace!.search.startSpeed] : input.trace!.speeds);

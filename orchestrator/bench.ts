@@ -46,6 +46,7 @@ import {
 import { prepareRunPrompts } from './run-prompts';
 import { judgeStepFolder, RateSearchRun, searchAxis, stepPartName } from './rate-search-part';
 import { formatRatePerSecond } from './rate-search';
+import { runAgenticSearch } from './agentic-search-part';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -219,9 +220,11 @@ export class Bench extends EventEmitter<BenchEvents> {
       // A split search runs every step on all the runners; --fixed-slots runs the plan as a plain k6 run would.
       const searched = (plan.script === 'rate' || plan.script === 'trace') && plan.rateSearch !== null &&
         options.fixedSlots !== true;
-      const r = searched
-        ? await this.runRateSearch(engine, plan, at)
-        : await this.runOnePart(engine, plan, plan.script, at);
+      const agentsSearched = plan.script === 'agentic' && (plan.agentic?.search ?? null) !== null &&
+        this.runners === 1 && options.fixedSlots !== true;
+      const r = searched ? await this.runRateSearch(engine, plan, at)
+        : agentsSearched ? await this.runAgenticSearch(engine, plan, at)
+          : await this.runOnePart(engine, plan, plan.script, at);
       requests += r.requests;
       worstCode = Math.max(worstCode, r.code === EXIT.interrupted ? 0 : r.code);
     }
@@ -295,6 +298,20 @@ export class Bench extends EventEmitter<BenchEvents> {
     }
     for (const line of search.summary()) this.emit('log', `${plan.script} search: ${line}`);
     return { code: worst, requests, partDir: at.run.runDir };
+  }
+
+  /**
+   * An agentic part that searches (plan agentic.search): one part folder per step of N agents, each judged for every
+   * tier, the next N chosen from the steps so far (orchestrator/agentic-search-part.ts). A step k6 could not finish
+   * ends the search there.
+   */
+  private async runAgenticSearch(engine: Engine, plan: Plan, at: PartPlace): Promise<PartOutcome> {
+    const r = await runAgenticSearch(plan, {
+      runStep: (stepPlan, name) => this.runOnePart(engine, stepPlan, name, at),
+      log: (line) => this.emit('log', line),
+      stopped: () => this.stopping,
+    });
+    return { ...r, partDir: at.run.runDir };
   }
 
   /** The report of what was measured, when asked for and when at least one part wrote its summary. */

@@ -50,6 +50,10 @@ export interface AgenticReport {
   readonly gateTier: string | null;
   readonly steps: readonly AgenticStep[];
   readonly tiers: readonly TierCapacity[];
+  /**
+   * The bench's search over agents (plan agentic.search) when it chose the steps: its settings; null for a ladder.
+   */
+  readonly search: NonNullable<Plan['agentic']>['search'];
 }
 
 /** What an agentic cell's samples held beside its statistics: its calls' values and its agents' figures. */
@@ -95,13 +99,23 @@ export function agenticReport(
   if (!plan) return null;
   const mine = cells.filter((c) => c.script === 'agentic').sort((x, y) => x.concurrency - y.concurrency);
   const steps = mine.map((c) => stepOf(c, samples.get(c.id)));
-  const tierSteps: TierStep[] = mine.map((c) => ({
-    cellId: c.id, agents: c.concurrency, values: samples.get(c.id)?.values ?? {}, succeeded: c.succeeded,
-    failed: c.failed, throughput: c.throughput,
-  }));
   const cfg = plan.agentic!;
+  const search = cfg.search ?? null;
+  const tierSteps = mine.map((c) => tierStepOf(c, samples.get(c.id)));
   return {
     model: cfg.model as AgentModel, trace: cfg.trace ?? null, gateTier: cfg.gateTier, steps,
-    tiers: cfg.tiers.map((t) => tierCapacity(t, tierSteps, minSuccessRate ?? 0)),
+    tiers: cfg.tiers.map((t) => tierCapacity(t, tierSteps, minSuccessRate ?? 0)), search,
+  };
+}
+
+/**
+ * A step as the tiers judge it. A step the client limited is marked so: it judges no tier, on a ladder as in a search
+ * (which measures it again), as a rate ladder leaves such a cell out (report/rate-capacity.ts).
+ */
+export function tierStepOf(cell: CellStats, samples: AgenticSamples | undefined): TierStep {
+  return {
+    cellId: cell.id, agents: cell.concurrency, values: samples?.values ?? {}, succeeded: cell.succeeded,
+    failed: cell.failed, throughput: cell.throughput,
+    clientBound: cell.clientBound ? cell.clientBound.reason : null,
   };
 }

@@ -18,7 +18,7 @@ export function agenticCharts(report: Report): ChartSpec[] {
     id: 'agentic_tiers',
     title: 'Concurrent Agents per SLO Tier',
     caption: "TTFT p90 and output speed p25 of each step's measured calls, with each tier's limits (dashed) and the " +
-      'agents it holds at (grey).',
+      `agents it holds at (grey)${a.search ? '; the steps were searched around each tier\'s boundary' : ''}.`,
     xName: 'Concurrent agents',
     xType: 'value',
     categories: a.steps.map((s) => String(s.agents)),

@@ -159,7 +159,9 @@ function sloTierRows(report: Report): Record<string, Cell>[] {
     kind: 'slo_tier', id: t.tier.id, title: `agentic, ${t.tier.id} tier`,
     context_tokens: first ? report.cells.find((c) => c.id === first.cellId)?.contextTokens ?? null : null,
     output_tokens: a.model.outputTokens,
-    limits: t.tier.limits.map((l) => `${l.metric}:${l.stat}${l.operator}${l.value}`).join(';'), source: 'agentic',
+    limits: t.tier.limits.map((l) => `${l.metric}:${l.stat}${l.operator}${l.value}`).join(';'),
+    // A searched tier says so: its steps were chosen around its boundary, not a fixed ladder.
+    source: a.search ? 'agentic-search' : 'agentic',
     unit: 'agents', result: t.kind, capacity: tierDisplay(t), estimate: t.capacity, interpolated: false,
     last_pass: t.capacity, first_fail: t.firstFail, broken_by: t.brokenBy.join(';') || null,
     tested: t.steps.map((s) => `${s.agents}:${s.ok ? 'pass' : 'fail'}`).join(';'),

@@ -194,7 +194,9 @@ function addTraceFlags(program: Command): void {
       + '(from its first speed, to 5%; plan trace.search)')
     .option('--trace-skip-bad-rows', 'replay without rows that break the format instead of stopping at the first')
     .option('--agent-trace <file>', 'replay recorded agent sessions (Mooncake with session_id, Bailian, an '
-      + 'OpenTelemetry span export) as the agentic script; --trace-format and --trace-skip-bad-rows apply');
+      + 'OpenTelemetry span export) as the agentic script; --trace-format and --trace-skip-bad-rows apply')
+    .option('--agentic-search', "search each SLO tier's concurrent agents instead of the agentic plan's ladder "
+      + '(plan agentic.search, its defaults unless the plan gives them)');
 }
 
 /** Predicting in the simulator's virtual time instead of measuring, with what-if variants and a verification. */
@@ -258,7 +260,7 @@ function chosenScripts(o: BenchFlags, program: Command): {
   const scriptsGiven = program.getOptionValueSource('scripts') !== 'default';
   const planScripts = preset?.scripts ?? (o.plan ? PLAN_SCRIPTS[o.plan] : undefined);
   const scriptList =
-    o.agentTrace && !scriptsGiven ? 'agentic'
+    (o.agentTrace || o.agenticSearch) && !scriptsGiven ? 'agentic'
       : o.trace && !scriptsGiven ? 'trace' : planScripts && !scriptsGiven ? planScripts.join(',') : o.scripts;
   const scripts = scriptList.split(',').map((s) => s.trim()).filter(Boolean) as ScriptName[];
   for (const s of scripts)
@@ -297,8 +299,14 @@ function planFromFlags(o: BenchFlags, plan: PlanInput, url: string | null, scrip
   return agentTraceFromFlags(o, planInput);
 }
 
-/** The plan's agentic.trace from --agent-trace, or a plan's own with its path made absolute (k6 opens it). */
-function agentTraceFromFlags(o: TraceFlags, planInput: PlanInput): PlanInput {
+/**
+ * The plan's agentic.search from --agentic-search, and its agentic.trace from --agent-trace, or a plan's own with its
+ * path made absolute (k6 opens it).
+ */
+function agentTraceFromFlags(o: TraceFlags, plan: PlanInput): PlanInput {
+  // --agentic-search: the plan's own search settings, else the defaults.
+  const planInput = o.agenticSearch
+    ? { ...plan, agentic: { ...plan.agentic, search: plan.agentic?.search ?? {} } } : plan;
   const agentic = planInput.agentic ?? {};
   if (o.agentTrace) {
     const file = path.resolve(o.agentTrace);
@@ -379,7 +387,7 @@ interface TraceFlags {
   trace?: string; traceFormat?: (typeof TRACE_FORMATS)[number]; traceSpeed: number[]; traceStart?: number;
   traceSearch?: boolean;
   traceDuration?: number; traceMaxRequests?: number; traceUseCase?: string; traceSkipBadRows?: boolean;
-  agentTrace?: string;
+  agentTrace?: string; agenticSearch?: boolean;
 }
 
 /** The plan's trace section from the --trace flags; the file's path made absolute, as k6 opens it from dist/. */

@@ -21,6 +21,8 @@ export function agenticSection(report: Report, charts: ReadonlySet<string>): Blo
     ...(a.trace ? replayWords(a.trace) : generatorWords(a.model)),
     'A tier holds when every limit holds on the measured calls of a step of N agents; its capacity is the last ' +
       'step before the first that breaks one, as measured.',
+    ...(a.search ? searchWords(a.search) : []),
+    ...clientWords(a.tiers, a.search !== null),
   ));
   doc.table(
     ['TIER', 'LIMITS', 'CONCURRENT AGENTS (95% INTERVAL)', 'FIRST LIMIT TO BREAK', 'THROUGHPUT AT CAPACITY', 'STEPS'],
@@ -46,6 +48,27 @@ export function agenticSection(report: Report, charts: ReadonlySet<string>): Blo
   const shown = focusStep(a);
   if (shown) byGroupTables(doc, shown);
   return doc.blocks;
+}
+
+/** How the bench searched the steps (plan agentic.search). */
+function searchWords(search: NonNullable<AgenticReport['search']>): string[] {
+  return [
+    `The steps were searched, not a fixed ladder: from ${plural(search.startAgents, 'agent')}, climbing until a ` +
+      'tier broke, then narrowing every tier between its last passing and first failing step to one agent below ' +
+      `${search.exactBelow} and to ${search.resolutionPercent}% above, up to ${plural(search.maxAgents, 'agent')}; ` +
+      'each step, a k6 run of its own, judged every tier at once.',
+  ];
+}
+
+/** The steps the client limited: shown, judging no tier (a search measured each again). */
+function clientWords(tiers: readonly TierCapacity[], searched: boolean): string[] {
+  const limited = [...new Set(tiers.flatMap((t) => t.clientBound))];
+  if (limited.length === 0) return [];
+  return [
+    `The client limited the steps of ${limited.join(', ')} agents: they are shown but judge no tier` +
+      (searched ? ' (the search measured each again, and ended where one was limited twice)' : '') +
+      ', and a tier no clean step broke below them is undetermined above its last clean step.',
+  ];
 }
 
 /** What the generator's agents do. */
@@ -86,7 +109,9 @@ function tierRow(t: TierCapacity, gate: string | null): string[] {
     t.tier.id === gate ? `${t.tier.id} (gate)` : t.tier.id,
     t.labels.join(', '),
     `${tierDisplay(t)}${interval}`,
-    t.brokenBy.length > 0 ? `${t.brokenBy.join(', ')}, at ${t.firstFail}` : 'none',
+    t.brokenBy.length > 0 ? `${t.brokenBy.join(', ')}, at ${t.firstFail}`
+      : t.kind === 'undetermined' ? `none measured (the client limited ${[...new Set(t.clientBound)].join(', ')})`
+        : 'none',
     fmtTokS(t.throughputAtCapacity, 0),
     t.steps.map((s) => `${s.agents}${s.ok ? '' : '✗'}`).join(' '),
   ];

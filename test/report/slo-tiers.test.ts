@@ -53,4 +53,23 @@ describe('tierCapacity', () => {
     const t = tierCapacity(tier, [one, step(2, [30, 40, 50, 60, 70], [100, 200, 300, 400, 500], 1)], 0.99);
     expect([t.capacity, t.brokenBy]).toEqual([1, ['success >= 99%']]);
   });
+
+  it('leaves out a searched step the client limited: the tier is undetermined above it, not more than it', () => {
+    const loose: SloTier = { id: 'batch', limits: [{ metric: 'ttft', stat: 'p(90)', operator: '<=', value: 5000 }] };
+    const limited = { ...four, cellId: 'agentic_n4_again', clientBound: 'the measuring agent used 95% of its cores' };
+    const t = tierCapacity(loose, [one, two, limited], 0.99);
+    expect([t.kind, t.capacity, t.clientBound, tierDisplay(t)])
+      .toEqual(['undetermined', 2, [4], 'undetermined above 2']);
+    expect(t.steps.map((s) => s.agents)).toEqual([1, 2]);
+    // A clean break below the limited step still decides the tier.
+    const broken = tierCapacity(tier, [one, two, limited], 0.99);
+    expect([broken.kind, broken.capacity, broken.firstFail]).toEqual(['within', 1, 2]);
+    expect(tierCapacity(loose, [limited], 0.99).kind).toBe('undetermined');
+  });
+
+  it('states an interval that holds the capacity it states', () => {
+    const t = tierCapacity(tier, [one, two, four], 0.99);
+    expect(t.interval!.low).toBeLessThanOrEqual(t.capacity!);
+    expect(t.interval!.high === null || t.interval!.high >= t.capacity!).toBe(true);
+  });
 });
