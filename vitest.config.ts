@@ -34,13 +34,15 @@ export const ALONE = [
 /** Every file outside the main group. */
 export const TIMING = [...REAL_SERVERS, ...BESIDE_A_SERVER, ...ALONE];
 
-/** A project of its own files run one at a time, in the given group (vitest runs a group's projects side by side). */
-function oneAtATime(name: string, include: string[], groupOrder: number) {
-  // vitest 3.2 ignores fileParallelism and maxWorkers in a project; a single fork is honoured.
-  return {
-    extends: true as const,
-    test: { name, include, sequence: { groupOrder }, poolOptions: { forks: { singleFork: true } } },
-  };
+/**
+ * A project of its own files run one at a time, in the given group. vitest runs a group's projects side by side only
+ * when their pools differ (one forks pool serves every project that asks for forks, and a single fork runs their files
+ * one after another): so one lane runs in a worker thread, the other in a forked process.
+ */
+function oneAtATime(name: string, include: string[], groupOrder: number, pool: 'forks' | 'threads' = 'forks') {
+  const poolOptions = pool === 'forks' ? { forks: { singleFork: true } } : { threads: { singleThread: true } };
+  // vitest 3.2 ignores fileParallelism and maxWorkers in a project; a single fork or thread is honoured.
+  return { extends: true as const, test: { name, include, sequence: { groupOrder }, pool, poolOptions } };
 }
 
 export default defineConfig({
@@ -55,7 +57,7 @@ export default defineConfig({
         extends: true,
         test: { name: 'main', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 } },
       },
-      oneAtATime('servers', REAL_SERVERS, 1),
+      oneAtATime('servers', REAL_SERVERS, 1, 'threads'),
       oneAtATime('timing', BESIDE_A_SERVER, 1),
       oneAtATime('alone', ALONE, 2),
     ],
