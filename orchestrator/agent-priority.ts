@@ -20,9 +20,12 @@ export const AGENT_PRIORITIES: readonly AgentPriority[] = ['normal', 'realtime',
 const FIFO_PRIORITY = '10';
 const CHRT = ['chrt', '-f', FIFO_PRIORITY];
 
-/** Whether this process may start another at SCHED_FIFO: chrt is there and the kernel lets it. */
+let allowedHere: boolean | null = null;
+
+/** Whether this process may start another at SCHED_FIFO: chrt is there and the kernel lets it (asked once). */
 export function realtimeAllowed(): boolean {
-  return spawnSync(CHRT[0]!, [...CHRT.slice(1), 'true'], { stdio: 'ignore' }).status === 0;
+  allowedHere ??= spawnSync(CHRT[0]!, [...CHRT.slice(1), 'true'], { stdio: 'ignore' }).status === 0;
+  return allowedHere;
 }
 
 /** The prefix that starts the agent at `priority`, and whether it is real-time; a UserError when it cannot be. */

@@ -12,12 +12,11 @@ import type { Plan } from '../lib/plan';
 import { reschedulePlan } from '../lib/plan';
 import { agenticDrafts } from '../lib/plan-agentic';
 import { tierStepOf } from '../report/agentic-report';
-import { DEFAULT_REPORT_OPTIONS, measureParts } from '../report/build-report';
+import { DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import { formatInterval } from '../report/capacity-interval';
 import type { LadderLimit } from '../report/capacity';
-import { loadRun } from '../report/load-run';
 import { checkTierStep, tierCapacity, tierDisplay, type TierStep } from '../report/slo-tiers';
-import { readPartSamples } from '../report/split-inputs';
+import { measureStepFolder, stepPartName } from './rate-search-part';
 import type { SloTier } from '../thresholds/agentic';
 import {
   checkAgenticSearchConfig, nextAgentsStep, tierSearchLimits, type AgenticSearchConfig, type AgentsSearchState,
@@ -26,7 +25,7 @@ import {
 
 /** The step folder of the n-th step (from 1) of an agents' search. */
 export function agenticStepPartName(n: number): string {
-  return `agentic-search-${String(n).padStart(2, '0')}`;
+  return stepPartName(n, 'agentic');
 }
 
 /** The plan of one step: the searched plan with one step of `agents`, its slot sized as a ladder's step. */
@@ -74,10 +73,7 @@ export class AgenticSearchRun {
 
   /** A step judged from its own folder: each tier's verdict as the report gives it. */
   async judge(stepDir: string, cellId: string): Promise<JudgedAgentsStep> {
-    const input = loadRun(stepDir);
-    const samples = [];
-    for (const part of input.parts) samples.push(await readPartSamples(part));
-    const measured = measureParts(input, samples, DEFAULT_REPORT_OPTIONS);
+    const measured = await measureStepFolder(stepDir);
     const cell = measured.cells.find((c) => c.id === cellId);
     if (!cell || cell.succeeded + cell.failed === 0) throw new Error(`step ${stepDir}: no measured calls in ${cellId}`);
     const tierStep = tierStepOf(cell, measured.agentic.get(cellId));

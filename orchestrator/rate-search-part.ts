@@ -32,7 +32,7 @@ export interface UseCaseRateSearch {
 }
 
 /** The step folder of the n-th step (from 1) of a rate or trace search: a part of the run, beside its other parts. */
-export function stepPartName(n: number, script: 'rate' | 'trace' = 'rate'): string {
+export function stepPartName(n: number, script: 'rate' | 'trace' | 'agentic' = 'rate'): string {
   return `${script}-search-${String(n).padStart(2, '0')}`;
 }
 
@@ -117,6 +117,14 @@ export class RateSearchRun {
   }
 }
 
+/** A searched step's folder measured as the report measures a run: its cells and their per-request values. */
+export async function measureStepFolder(stepDir: string): Promise<ReturnType<typeof measureParts>> {
+  const input = loadRun(stepDir);
+  const samples = [];
+  for (const part of input.parts) samples.push(await readPartSamples(part));
+  return measureParts(input, samples, DEFAULT_REPORT_OPTIONS);
+}
+
 /**
  * A step judged from its own folder: its cell's statistics and per-request values as the report builds them, judged
  * as the report's rate ladder judges a cell (report/rate-capacity.ts judgeRateCell).
@@ -124,10 +132,7 @@ export class RateSearchRun {
 export async function judgeStepFolder(
   stepDir: string, cellId: string, limits: readonly LadderLimit[], plan: Plan, latencyFrom: LatencyFrom = 'intended',
 ): Promise<RateStep> {
-  const input = loadRun(stepDir);
-  const samples = [];
-  for (const part of input.parts) samples.push(await readPartSamples(part));
-  const measured = measureParts(input, samples, DEFAULT_REPORT_OPTIONS);
+  const measured = await measureStepFolder(stepDir);
   const cell = measured.cells.find((c) => c.id === cellId);
   if (!cell?.openLoop) throw new Error(`step ${stepDir}: no measured rate cell ${cellId}`);
   return judgeRateCell(cell, limits, searchAxis(plan).of, {
