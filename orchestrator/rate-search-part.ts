@@ -12,10 +12,10 @@ import { arrivalCount } from '../lib/arrivals';
 import { reschedulePlan, traceDrafts, type Plan } from '../lib/plan';
 import { MIN_SUCCESS_RATE } from '../lib/plan-defaults';
 import { formatRate } from '../lib/plan-schedule';
-import { ladderLimits, type LadderLimit } from '../report/capacity';
+import { ladderLimits, type LadderLimit } from '../analysis/capacity';
 import { measureParts, DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import { loadRun } from '../report/load-run';
-import { judgeRateCell, type LadderAxis, type LatencyFrom } from '../report/rate-capacity';
+import { judgeRateCell, type LadderAxis, type LatencyFrom } from '../analysis/rate-capacity';
 import { readPartSamples } from '../report/split-inputs';
 import type { UseCase } from '../thresholds/use-cases';
 import {
@@ -127,7 +127,7 @@ export async function measureStepFolder(stepDir: string): Promise<ReturnType<typ
 
 /**
  * A step judged from its own folder: its cell's statistics and per-request values as the report builds them, judged
- * as the report's rate ladder judges a cell (report/rate-capacity.ts judgeRateCell).
+ * as the report's rate ladder judges a cell (analysis/rate-capacity.ts judgeRateCell).
  */
 export async function judgeStepFolder(
   stepDir: string, cellId: string, limits: readonly LadderLimit[], plan: Plan, latencyFrom: LatencyFrom = 'intended',

@@ -1,16 +1,16 @@
 // The report object (with schemaVersion) built from a run's inputs and samples; every renderer reads only this.
 // Runs in Node.
 
-import type { LimitStat } from '../lib/plan';
+import type { LimitStat, TraceConfig } from '../lib/plan';
 import { MIX_PROFILES } from '../thresholds/use-cases';
 import { runMinGoodput, runUseCases, type PartInput, type RunInput } from './inputs';
 import type { SamplesData } from './read-samples';
 import { embedReport } from './embed-report';
-import { applyScalingEfficiency, buildCellStats, type CellStats } from './cells';
-import type { CellAccumulator, TrendKey } from './cell-accumulator';
-import { spanIndex } from './request-spans';
+import { applyScalingEfficiency, buildCellStats, type CellStats } from '../analysis/cells';
+import type { CellAccumulator, TrendKey } from '../analysis/cell-accumulator';
+import { spanIndex } from '../analysis/request-spans';
 import { clockFaultWarning } from './clock-faults';
-import { burstCapacity, type BurstCapacity } from './burst-capacity';
+import { burstCapacity, type BurstCapacity } from '../analysis/burst-capacity';
 import {
   checkLimit,
   interpolateMetric,
@@ -19,15 +19,15 @@ import {
   withInterval,
   type RequestValues,
   type UseCaseCapacity,
-} from './capacity';
-import { DEFAULT_COST } from './power';
+} from '../analysis/capacity';
+import { DEFAULT_COST } from '../analysis/power';
 import { MIN_SUCCESS_RATE } from '../lib/plan-defaults';
-import { throughputFrontiers } from './frontier';
-import { activeUsersCapacities } from './active-users';
-import { rateCapacities } from './rate-capacity';
-import { reconcileCapacities } from './capacity-reconciliation';
-import { agenticReport, type AgenticSamples } from './agentic-report';
-import { traceReplayReport, traceSendsOf, type TraceSends } from './trace-replay';
+import { throughputFrontiers } from '../analysis/frontier';
+import { activeUsersCapacities } from '../analysis/active-users';
+import { rateCapacities } from '../analysis/rate-capacity';
+import { reconcileCapacities } from '../analysis/capacity-reconciliation';
+import { agenticReport, type AgenticSamples } from '../analysis/agentic-report';
+import { traceReplayReport, traceSendsOf, type TraceSends } from '../analysis/trace-replay';
 import { judgeMergedThresholds } from './split-thresholds';
 import { splitNotes } from './split-notes';
 import {
@@ -94,7 +94,7 @@ export function buildReport(
     activeUsers,
     rates,
     reconciliation: reconcileCapacities(useCases, rates, cells),
-    trace: traceReplayReport(input, cells, measured.traceSends, judged),
+    trace: traceReplayReport(runTrace(input), runUseCases(input), cells, measured.traceSends, judged),
     agentic: agenticReport(input.parts.map((part) => part.plan), cells, measured.agentic, minSuccessRate),
     embeddings: embedReport(input, samples),
     bursts,
@@ -146,9 +146,9 @@ interface MeasuredParts {
   readonly cells: CellStats[];
   /** Each capacity and rate cell's per-request values of the request Trends (ITL aside), for capacity intervals. */
   readonly requestValues: Map<string, RequestValues>;
-  /** Each trace cell's requests as sent: their lengths and send times (report/trace-replay.ts bins them). */
+  /** Each trace cell's requests as sent: their lengths and send times (analysis/trace-replay.ts bins them). */
   readonly traceSends: Map<string, TraceSends>;
-  /** Each agentic cell's per-request values and its agents' figures (report/agentic-report.ts). */
+  /** Each agentic cell's per-request values and its agents' figures (analysis/agentic-report.ts). */
   readonly agentic: Map<string, AgenticSamples>;
   readonly parts: PartSummary[];
   /** Why the run is incomplete, part by part: unfinished parts, cells without samples, missing runners. */
@@ -329,6 +329,11 @@ function gateResults(input: RunInput, cells: readonly CellStats[]): GateResult[]
     }
   }
   return gates;
+}
+
+/** The trace the run replayed, from the part that replayed one; null when none did. */
+function runTrace(input: RunInput): TraceConfig | null {
+  return input.parts.find((part) => part.plan.trace !== null)?.plan.trace ?? null;
 }
 
 function runTotals(cells: readonly CellStats[]): Totals {

@@ -2,14 +2,14 @@
 // (pure).
 //
 // The server starts its clock once a request has reached it and stops it before the last token leaves; the client
-// starts before it sends and stops when the last byte arrives. Over the same requests (report/server-metrics.ts
+// starts before it sends and stops when the last byte arrives. Over the same requests (analysis/server-metrics.ts
 // reads the histograms over exactly the cell's measured requests or not at all) the server's mean TTFT and e2e can
 // therefore not be above the client's by more than the readings allow: the histogram sums as k6's CSV keeps them (6
 // decimals of a second: 1 us for the difference of two), and the two clocks' rates (NTP slews a clock by at most
 // 500 ppm). Beyond that, one of the two clocks is wrong, or the two figures are not over the same requests: neither
 // is to be trusted until that is explained, so the report says so rather than show the pair as if they agreed.
 
-import type { CellStats } from './cells';
+import type { CellStats } from '../analysis/cells';
 import { fmtMs, plural } from './format';
 import type { ReportWarning } from './warnings';
 

@@ -8,12 +8,13 @@
 // of the two capacities' 95% bootstrap intervals. Gated regressions (capacity, burst depth, success
 // rate, and the use-case limit metrics of the cells a capacity is computed from) make the CLI exit 99.
 
-import type { CellStats } from './cells';
-import type { LadderResult } from './capacity';
-import { formatInterval, type CapacityInterval } from './capacity-interval';
+import type { CellStats } from '../analysis/cells';
+import type { LadderResult } from '../analysis/capacity';
+import { type CapacityInterval } from '../analysis/capacity-interval';
 import type { CapacityComparison, CellComparison, Comparison, MetricDelta, Report } from './report-types';
-import { toK6Values } from './stats';
-import type { TrendKey } from './cell-accumulator';
+import { toK6Values } from '../analysis/stats';
+import type { TrendKey } from '../analysis/cell-accumulator';
+import { formatInterval } from './capacity-words';
 
 /** Relative change; null when undefined. */
 export function relativeChange(baseline: number | null, current: number | null): number | null {

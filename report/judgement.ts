@@ -4,7 +4,7 @@
 // disagree; to move a cut-off or reword a verdict ("within", "breaks", "slow"), change it here only.
 // The report sections (report/sections/) describe; they take their verdicts from this module.
 
-import type { LadderResult, LadderStep, UseCaseCapacity } from './capacity';
+import type { LadderResult, LadderStep, UseCaseCapacity } from '../analysis/capacity';
 import { fmtLimitValue, fmtPct, fmtTokens, plural } from './format';
 import type { Comparison, MetricDelta } from './report-types';
 import { fmtMetric, labelInSentence, metricLabel, sentences, type MaybeNumber } from './sections/phrases';

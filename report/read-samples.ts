@@ -1,4 +1,4 @@
-// Streams k6's CSV output (papaparse) into per-cell accumulators (report/cell-accumulator.ts) and monitor time
+// Streams k6's CSV output (papaparse) into per-cell accumulators (analysis/cell-accumulator.ts) and monitor time
 // series, keeping memory bounded. Runs in Node.
 //
 // Only the suite's own metrics (lib/metrics.ts) are kept; k6 built-ins (http_req_*, sse_event, data_*,
@@ -9,21 +9,18 @@ import { createReadStream } from 'node:fs';
 import Papa from 'papaparse';
 import { SAMPLE_TAGS, SEARCH_METRICS, metricKeyOf, type ServerMetricKey } from '../lib/metrics';
 import { SERVER_METRICS } from '../lib/server-metrics';
-import { FloatList } from './stats';
+import { FloatList } from '../analysis/stats';
+import type { Series } from '../analysis/server-metrics';
 import {
   addRequestSample, addTrendSample, newCellAccumulator, TREND_KEYS, type CellAccumulator, type TrendKey,
-} from './cell-accumulator';
+} from '../analysis/cell-accumulator';
 import { ReportInputError } from './inputs';
 import { columnsOf, completeLength, detach, parseExtraTags, timestampScale, type Columns } from './k6-csv';
-import { addSessionSample, newSessionAccumulator } from './session-samples';
-import { addRequestSpan, newRequestSpans, type RequestSpans } from './request-spans';
-import { addAgentSample, isAgentMetric, newAgentAccumulator } from './agentic-samples';
+import { addSessionSample, newSessionAccumulator } from '../analysis/session-samples';
+import { addRequestSpan, newRequestSpans, type RequestSpans } from '../analysis/request-spans';
+import { addAgentSample, isAgentMetric, newAgentAccumulator } from '../analysis/agentic-samples';
 
-/** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
-export interface Series {
-  readonly times: FloatList;
-  readonly values: FloatList;
-}
+export type { Series } from '../analysis/server-metrics';
 
 export interface SamplesData {
   readonly cells: ReadonlyMap<string, CellAccumulator>;
@@ -42,7 +39,7 @@ export interface SamplesData {
   readonly split?: { readonly runners: number; readonly merged: number; readonly problems: readonly string[] };
   /**
    * When every request of the part ran, any cell's, any phase: the requests in flight of each sessions step, and what
-   * ran between two scrapes of the server (report/server-metrics.ts).
+   * ran between two scrapes of the server (analysis/server-metrics.ts).
    */
   readonly requestSpans: RequestSpans;
 }

@@ -5,8 +5,8 @@
 // Notes about the suite's own plumbing (stray tags, how a split part was merged) are no warnings: they are run
 // notes, at the end of the report.
 
-import type { LadderResult } from './capacity';
-import type { CellStats } from './cells';
+import type { LadderResult } from '../analysis/capacity';
+import type { CellStats } from '../analysis/cells';
 import { fmtInt, plural } from './format';
 
 /**
@@ -121,7 +121,7 @@ export function capacityBoundWarnings(ladders: readonly NamedLadder[]): (ReportW
 }
 
 /**
- * Cells the client, not the server, limited: no capacity stands on them (report/capacity.ts). Those of a capacity's
+ * Cells the client, not the server, limited: no capacity stands on them (analysis/capacity.ts). Those of a capacity's
  * ladder are counted apart, and the capacities a client-bound step left undetermined are named.
  */
 export function clientBoundWarning(

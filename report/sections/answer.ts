@@ -4,10 +4,10 @@
 import { DocBuilder, slug, type Block } from '../document';
 import { fmtPct, fmtRate, fmtTokens } from '../format';
 import { lowGoodput } from '../judgement';
-import type { LadderResult, UseCaseCapacity } from '../capacity';
-import type { CellStats } from '../cells';
-import type { ActiveUsersCapacity } from '../active-users';
-import type { RateCapacity } from '../rate-capacity';
+import type { LadderResult, UseCaseCapacity } from '../../analysis/capacity';
+import type { CellStats } from '../../analysis/cells';
+import type { ActiveUsersCapacity } from '../../analysis/active-users';
+import type { RateCapacity } from '../../analysis/rate-capacity';
 import { valueAtCapacity } from '../build-report';
 import type { Report } from '../report-types';
 import { WARNING_TITLES, type ReportWarning } from '../warnings';

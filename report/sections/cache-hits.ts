@@ -1,6 +1,6 @@
 // TTFT with and without a prefix-cache hit, per cell, from what each response's usage said. Runs in Node.
 
-import type { CellStats } from '../cells';
+import type { CellStats } from '../../analysis/cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtMs, fmtPct, fmtTokens, plural } from '../format';
 import type { Report } from '../report-types';

@@ -1,7 +1,7 @@
 // The capacity analysis: per use case, its metrics at the tested steps and where its limits break. Runs in Node.
 
-import type { LadderResult, UseCaseCapacity } from '../capacity';
-import type { CellStats } from '../cells';
+import type { LadderResult, UseCaseCapacity } from '../../analysis/capacity';
+import type { CellStats } from '../../analysis/cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtTokens, plural } from '../format';
 import { capacityLimitPhrase, capacityVerdict, stepVerdict, THRESHOLD_EXCEEDED } from '../judgement';

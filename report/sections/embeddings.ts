@@ -3,7 +3,7 @@
 
 import { embedChartId } from '../charts-embed';
 import { DocBuilder, type Block } from '../document';
-import type { EmbedCapacity, EmbedCellFigures } from '../embed-capacity';
+import type { EmbedCapacity, EmbedCellFigures } from '../../analysis/embed-capacity';
 import type { EmbedReport } from '../embed-report';
 import { fmtMs, fmtRate, plural } from '../format';
 import type { Report } from '../report-types';

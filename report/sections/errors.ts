@@ -1,6 +1,6 @@
 // Success rate and errors: requests that succeeded, failures by kind per cell, the servers' messages. Runs in Node.
 
-import { ERROR_MESSAGES_SHOWN, type CellStats } from '../cells';
+import { ERROR_MESSAGES_SHOWN, type CellStats } from '../../analysis/cells';
 import { DocBuilder, lit, type Block } from '../document';
 import { fmtCount, fmtPct } from '../format';
 import type { Report } from '../report-types';

@@ -4,7 +4,7 @@
 import { frontierChartId } from '../charts-frontier';
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtJoules, fmtTokS, fmtTokens, fmtUsd, plural } from '../format';
-import { speedFloors, type FrontierGrid, type FrontierPoint, type ThroughputFrontier } from '../frontier';
+import { speedFloors, type FrontierGrid, type FrontierPoint, type ThroughputFrontier } from '../../analysis/frontier';
 import type { Report } from '../report-types';
 import { sentences } from './phrases';
 

@@ -3,10 +3,10 @@
 // Only description lives here; the words that judge a figure (within, breaks, slow) are in
 // report/judgement.ts.
 
-import type { CellStats } from '../cells';
-import type { TrendKey } from '../cell-accumulator';
+import type { CellStats } from '../../analysis/cells';
+import type { TrendKey } from '../../analysis/cell-accumulator';
 import type { PartSummary, Report } from '../report-types';
-import { statistic } from '../stats';
+import { statistic } from '../../analysis/stats';
 import { fmtMsFine, fmtPct, fmtSec, fmtTokS0, fmtTokens, plural, fmtInt } from '../format';
 
 export type MaybeNumber = number | null;

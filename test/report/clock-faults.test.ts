@@ -2,7 +2,7 @@
 // readings' resolution it is not. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { clockFaultsOf, clockFaultWarning, clockToleranceMs } from '../../report/clock-faults';
-import type { ServerFigures } from '../../report/server-metrics';
+import type { ServerFigures } from '../../analysis/server-metrics';
 import type { Report } from '../../report/report-types';
 import { renderMarkdown } from '../../report/render-md';
 import { serverClockSection } from '../../report/sections/server-clock';

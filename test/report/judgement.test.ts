@@ -2,7 +2,7 @@
 // and a capacity with low goodput.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import type { UseCaseCapacity } from '../../report/capacity';
+import type { UseCaseCapacity } from '../../analysis/capacity';
 import {
   bandOf, capacityFinding, capacityGuidance, JUDGEMENT, LOW_GOODPUT, lowGoodput, prefixCacheHit, queueSaturated,
   severeContention,

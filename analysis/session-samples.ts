@@ -1,5 +1,5 @@
 // What the samples of the sessions script add: a cell's measured turns by turn. Runs in Node. read-samples.ts hands
-// it each request sample tagged with a turn; every request's span it keeps for all cells (report/request-spans.ts).
+// it each request sample tagged with a turn; every request's span it keeps for all cells (analysis/request-spans.ts).
 
 import { SAMPLE_TAGS } from '../lib/metrics';
 import { FloatList } from './stats';

@@ -2,12 +2,12 @@
 //
 // A tier is a few limits, each on a per-request statistic of a step's measured calls (p25 of output speed, p90 of
 // TTFT, ...), and the share of calls that succeeded. The steps are read as measured, as a rate ladder is
-// (report/rate-capacity.ts): the capacity is the last step below the first that breaks a limit, never a point
+// (analysis/rate-capacity.ts): the capacity is the last step below the first that breaks a limit, never a point
 // interpolated between them, since agents with tool and think time load the server in bursts a straight line does
-// not describe. Its 95% interval is the bootstrap of report/capacity-interval.ts over the steps' calls.
+// not describe. Its 95% interval is the bootstrap of analysis/capacity-interval.ts over the steps' calls.
 //
 // Steps the bench's search chose (orchestrator/agentic-search.ts) are read the same way. A step the client limited
-// (report/client-bound.ts) is shown but judges no tier, on a ladder as in a search (it measured the client, as a rate
+// (analysis/client-bound.ts) is shown but judges no tier, on a ladder as in a search (it measured the client, as a rate
 // ladder's cell the client limited does), and a tier that no clean step broke below it is undetermined above its last
 // clean pass.
 
@@ -27,7 +27,7 @@ export interface TierStep {
   readonly failed: number;
   /** Output tokens per second of the whole step; null without a window. */
   readonly throughput: number | null;
-  /** Why the client limited the step (report/client-bound.ts); null (or absent) when it did not. */
+  /** Why the client limited the step (analysis/client-bound.ts); null (or absent) when it did not. */
   readonly clientBound?: string | null;
 }
 
@@ -109,7 +109,7 @@ export function tierCapacity(tier: SloTier, steps: readonly TierStep[], minSucce
     users: s.agents, succeeded: s.succeeded, failed: s.failed,
     values: [...tier.limits.map((l) => s.values[l.metric] ?? null), null],
   })), limits);
-  // Widened to hold the capacity stated, as the searches' intervals are (report/capacity-interval.ts withCapacity).
+  // Widened to hold the capacity stated, as the searches' intervals are (analysis/capacity-interval.ts withCapacity).
   const interval = withCapacity(measuredInterval, at >= 0 ? ran[at]!.agents : null);
   return {
     tier, labels, kind, interval, steps: judged,
@@ -119,13 +119,4 @@ export function tierCapacity(tier: SloTier, steps: readonly TierStep[], minSucce
     throughputAtCapacity: at >= 0 ? ran[at]!.throughput : null,
     clientBound,
   };
-}
-
-/** How a tier's capacity is written: "4", "more than 8", "below 1", "undetermined above 4", "not measured". */
-export function tierDisplay(t: Pick<TierCapacity, 'kind' | 'capacity' | 'firstFail' | 'steps'>): string {
-  if (t.kind === 'untested') return 'not measured';
-  if (t.kind === 'undetermined') return t.capacity === null ? 'undetermined' : `undetermined above ${t.capacity}`;
-  if (t.kind === 'below') return `below ${t.firstFail}`;
-  if (t.kind === 'beyond') return `more than ${t.capacity}`;
-  return String(t.capacity);
 }

@@ -4,7 +4,7 @@
 
 import { CELL_TAGS, SAMPLE_TAGS, type ArrivalMetricKey, type RequestMetricKey } from '../lib/metrics';
 import { FloatList } from './stats';
-import { detach, parseErrorMessage } from './k6-csv';
+import { detach, parseErrorMessage } from './sample-text';
 import { addEmbedSample, newEmbedSamples, type EmbedSamples } from './embed-samples';
 import type { SessionAccumulator } from './session-samples';
 import type { AgentAccumulator } from './agentic-samples';
@@ -59,9 +59,9 @@ export interface CellAccumulator {
   /** The earliest and latest llm_client_cpu_seconds samples: epoch ms and per-core CPU seconds. */
   cpuFirst: { atMs: number; seconds: number } | null;
   cpuLast: { atMs: number; seconds: number } | null;
-  /** The sessions script's turns (report/session-samples.ts); absent in other cells. */
+  /** The sessions script's turns (analysis/session-samples.ts); absent in other cells. */
   sessions?: SessionAccumulator;
-  /** The agentic script's agents (report/agentic-samples.ts); absent in other cells. */
+  /** The agentic script's agents (analysis/agentic-samples.ts); absent in other cells. */
   agentic?: AgentAccumulator;
   /**
    * A rate cell's llm_achieved_rate (requests/s), the sum of its senders' (each pushes its share's once its last

@@ -1,4 +1,4 @@
-// Tests report/server-metrics.ts and report/power.ts: histogram deltas over a cell window, gauges, energy and cost.
+// Tests analysis/server-metrics.ts and analysis/power.ts: histogram deltas over a cell window, gauges, energy and cost.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,11 +12,11 @@ import {
   valueAtOrAfter,
   valueAtOrBefore,
   type OwnRequests,
-} from '../../report/server-metrics';
-import { addRequestSpan, newRequestSpans, spanIndex, type SpanIndex } from '../../report/request-spans';
-import { powerFigures } from '../../report/power';
-import { FloatList } from '../../report/stats';
-import type { Series } from '../../report/read-samples';
+} from '../../analysis/server-metrics';
+import { addRequestSpan, newRequestSpans, spanIndex, type SpanIndex } from '../../analysis/request-spans';
+import { powerFigures } from '../../analysis/power';
+import { FloatList } from '../../analysis/stats';
+import type { Series } from '../../analysis/server-metrics';
 
 function series(points: [number, number][]): Series {
   const times = new FloatList();

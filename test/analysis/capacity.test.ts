@@ -1,15 +1,15 @@
-// Tests report/capacity.ts: capacity per use case with "~N", "more than N", "below", which limit broke first, burst
+// Tests analysis/capacity.ts: capacity per use case with "~N", "more than N", "below", which limit broke first, burst
 // depth.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import {
   evaluateLadder, interpolateMetric, ladderLimits, readLadder, useCaseCapacity,
-} from '../../report/capacity';
-import { burstCapacity } from '../../report/burst-capacity';
+} from '../../analysis/capacity';
+import { burstCapacity } from '../../analysis/burst-capacity';
 import { limitExpression } from '../../lib/options';
 import { USE_CASES } from '../../thresholds/use-cases';
-import type { CellStats } from '../../report/cells';
-import { cell, flat } from './helpers';
+import type { CellStats } from '../../analysis/cells';
+import { cell, flat } from '../report/helpers';
 
 const chat = USE_CASES.find((u) => u.id === 'general_chatbot')!; // TTFT < 8000 ms, speed > 15 tok/s
 const code = USE_CASES.find((u) => u.id === 'code_completion')!; // e2e < 2000 ms

@@ -1,13 +1,13 @@
-// Tests report/capacity-reconciliation.ts: a use case's capacity in users beside its capacity in requests/s, each
+// Tests analysis/capacity-reconciliation.ts: a use case's capacity in users beside its capacity in requests/s, each
 // turned into the other's unit by Little's law, and the reasons given when they differ. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import type { CellArrivals } from '../../lib/plan';
-import { evaluateLadder, ladderLimits, type UseCaseCapacity } from '../../report/capacity';
-import { reconcileCapacities } from '../../report/capacity-reconciliation';
-import { openLoopStats } from '../../report/open-loop';
-import { rateCapacities } from '../../report/rate-capacity';
+import { evaluateLadder, ladderLimits, type UseCaseCapacity } from '../../analysis/capacity';
+import { reconcileCapacities } from '../../analysis/capacity-reconciliation';
+import { openLoopStats } from '../../analysis/open-loop';
+import { rateCapacities } from '../../analysis/rate-capacity';
 import type { UseCase } from '../../thresholds/use-cases';
-import { cell, flat } from './helpers';
+import { cell, flat } from '../report/helpers';
 
 const USE_CASE: UseCase = {
   id: 'u', title: 'U', description: '', contextTokens: 1024, outputTokens: 128, concurrencies: [1],

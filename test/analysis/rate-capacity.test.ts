@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { CellArrivals } from '../../lib/plan';
-import { formatInterval, measuredLadderInterval } from '../../report/capacity-interval';
-import { ACHIEVED_SHORTFALL, openLoopStats, queueGrowth } from '../../report/open-loop';
-import { rateCapacities } from '../../report/rate-capacity';
+import { measuredLadderInterval } from '../../analysis/capacity-interval';
+import { ACHIEVED_SHORTFALL, openLoopStats, queueGrowth } from '../../analysis/open-loop';
+import { rateCapacities } from '../../analysis/rate-capacity';
 import type { UseCase } from '../../thresholds/use-cases';
-import { cell, flat } from './helpers';
+import { cell, flat } from '../report/helpers';
+import { formatInterval } from '../../report/capacity-words';
 
 const JUDGED = { limitStat: 'avg', minSuccessRate: 0.99, minGoodput: null, requestValues: new Map() } as const;
 

@@ -1,7 +1,7 @@
 // Capacity in active users per use case, from the sessions part's steps, beside the concurrent-request capacity. Node.
 //
 // A step of N active users passes when its measured turns meet the use case's limits, checked as a capacity step is
-// (report/capacity.ts). At the capacity step the report states the requests those users kept in flight (mean, p95),
+// (analysis/capacity.ts). At the capacity step the report states the requests those users kept in flight (mean, p95),
 // users per slot = N / mean concurrent requests, and by Little's law the users a pure time-share would allow:
 //   k = mean think time / mean request time (e2e of the measured turns),
 //   expected users = (k + 1) x concurrent capacity.

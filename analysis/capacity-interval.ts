@@ -21,7 +21,7 @@ import { mulberry32, standardNormal } from '../lib/random';
 import { compare, parseThreshold } from '../lib/threshold-grammar';
 import { crossingX, extrapolateCrossing, percentile, powerLawBase, sortValues } from './stats';
 
-/** A limit as a ladder checks it (report/capacity.ts IntervalLimit): its k6 expression names the aggregation. */
+/** A limit as a ladder checks it (analysis/capacity.ts IntervalLimit): its k6 expression names the aggregation. */
 export interface IntervalLimit {
   readonly metric: string;
   readonly operator: '<' | '<=' | '>' | '>=';
@@ -192,7 +192,7 @@ export interface IntervalOptions {
 
 /**
  * Where the limits would break above a ladder none of whose steps breaks one: each limit's power law through the
- * largest step and its base (report/stats.ts powerLawBase), up to twice the largest step, as far as the search
+ * largest step and its base (analysis/stats.ts powerLawBase), up to twice the largest step, as far as the search
  * climbs at once; Infinity beyond, or when no limit approaches its value.
  */
 function extrapolatedCapacity(
@@ -244,7 +244,7 @@ export function capacityInterval(
 }
 
 /**
- * The bootstrap interval of a ladder read as measured, a rate ladder (report/rate-capacity.ts): each replicate's
+ * The bootstrap interval of a ladder read as measured, a rate ladder (analysis/rate-capacity.ts): each replicate's
  * capacity is its last passing step before the first failing one (0 when the first fails), never interpolated;
  * open above when some replicates break no limit. `users` of each step is then its offered rate.
  */
@@ -299,11 +299,4 @@ export function passShare(
     if (stats.every((v, i) => v !== null && holds(v, limits[i]!))) passed++;
   }
   return passed / replicates;
-}
-
-/** "69-76", "70-more than 74", for the interval of a capacity. */
-export function formatInterval(i: CapacityInterval): string {
-  if (i.high === null && i.low >= i.largestStep) return `more than ${i.largestStep}`;
-  const high = i.high === null ? `more than ${i.largestStep}` : String(i.high);
-  return i.low === i.high ? `${i.low}` : `${i.low}-${high}`;
 }

@@ -10,7 +10,7 @@
 import { cellRequests, type Cell } from '../lib/plan';
 import type { ServerMetricKey } from '../lib/metrics';
 import { clientIntegrity, type ClientIntegrity } from './client-integrity';
-import type { Series } from './read-samples';
+import type { Series } from './server-metrics';
 import type { CellAccumulator, TrendKey } from './cell-accumulator';
 import { TREND_KEYS } from './cell-accumulator';
 import { summarize, type Distribution } from './stats';
@@ -88,15 +88,15 @@ export interface CellStats extends Pick<
   readonly server: ServerFigures | null;
   readonly power: PowerFigures | null;
   /**
-   * Why the client, not the server, limited this cell (report/client-bound.ts), or null. A client-bound cell is no
-   * measurement of the server: no capacity stands on it (report/capacity.ts).
+   * Why the client, not the server, limited this cell (analysis/client-bound.ts), or null. A client-bound cell is no
+   * measurement of the server: no capacity stands on it (analysis/capacity.ts).
    */
   readonly clientBound: { readonly reason: string } | null;
-  /** What the client did and delivered in this cell (report/client-integrity.ts); null when it never ran. */
+  /** What the client did and delivered in this cell (analysis/client-integrity.ts); null when it never ran. */
   readonly clientIntegrity: ClientIntegrity | null;
-  /** A sessions step's requests in flight and turns (report/sessions.ts); null for other cells. */
+  /** A sessions step's requests in flight and turns (analysis/sessions.ts); null for other cells. */
   readonly sessions: SessionCellStats | null;
-  /** A rate cell's schedule against what its sender did (report/open-loop.ts); null for closed-loop cells. */
+  /** A rate cell's schedule against what its sender did (analysis/open-loop.ts); null for closed-loop cells. */
   readonly openLoop: OpenLoopStats | null;
 }
 

@@ -1,10 +1,10 @@
-// Tests report/frontier.ts: which cells make the throughput-per-GPU against per-user-speed frontier, and each
+// Tests analysis/frontier.ts: which cells make the throughput-per-GPU against per-user-speed frontier, and each
 // point's figures. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { frontierPoint, gridFrontier, paretoFrontier, speedFloors, type FrontierXY } from '../../report/frontier';
+import { frontierPoint, gridFrontier, paretoFrontier, speedFloors, type FrontierXY } from '../../analysis/frontier';
 import { USE_CASES } from '../../thresholds/use-cases';
-import type { PowerFigures } from '../../report/power';
-import { cell, flat } from './helpers';
+import type { PowerFigures } from '../../analysis/power';
+import { cell, flat } from '../report/helpers';
 
 /** A point by its two figures, named so a failure says which. */
 const xy = (name: string, perUser: number, perGpu: number): FrontierXY & { name: string } =>

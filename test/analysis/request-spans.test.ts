@@ -1,6 +1,6 @@
-// Tests report/request-spans.ts: how many of a part's requests ran between two times. Runs in Node (vitest).
+// Tests analysis/request-spans.ts: how many of a part's requests ran between two times. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { addRequestSpan, newRequestSpans, ownPeriods, runningWithin, spanIndex } from '../../report/request-spans';
+import { addRequestSpan, newRequestSpans, ownPeriods, runningWithin, spanIndex } from '../../analysis/request-spans';
 
 describe('runningWithin', () => {
   it('counts the requests that ran at some time strictly between t0 and t1', () => {

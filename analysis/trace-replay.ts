@@ -1,13 +1,12 @@
 // What a trace replay measured: the trace as recorded beside what each speed sent, and the fastest speed the trace
 // held within its use case's limits ("holds up to 1.5x its recorded speed"). Pure; runs in Node.
 //
-// The speed ladder is read as measured, like a rate ladder (report/rate-capacity.ts): between two speeds the queue
+// The speed ladder is read as measured, like a rate ladder (analysis/rate-capacity.ts): between two speeds the queue
 // either keeps up or grows, so nothing is interpolated.
 
 import type { TraceConfig } from '../lib/plan';
 import { histogram } from '../lib/trace-replay';
 import type { UseCase } from '../thresholds/use-cases';
-import { runUseCases, type RunInput } from './inputs';
 import type { CellStats } from './cells';
 import type { CellAccumulator } from './cell-accumulator';
 import { openLoopCapacity, type LadderJudgement, type RateCapacity } from './rate-capacity';
@@ -56,11 +55,10 @@ export interface TraceReplayReport {
 
 /** The replay's report, or null when the run replayed no trace. */
 export function traceReplayReport(
-  input: RunInput, cells: readonly CellStats[], sends: ReadonlyMap<string, TraceSends>, judged: LadderJudgement,
+  trace: TraceConfig | null, useCases: readonly UseCase[], cells: readonly CellStats[],
+  sends: ReadonlyMap<string, TraceSends>, judged: LadderJudgement,
 ): TraceReplayReport | null {
-  const trace = input.parts.find((part) => part.plan.trace !== null)?.plan.trace ?? null;
   if (trace === null) return null;
-  const useCases = runUseCases(input);
   const useCase = useCases.find((u) => u.id === trace.useCase);
   const mine = cells.filter((c) => c.script === 'trace' && c.openLoop?.speed != null);
   if (!useCase || mine.length === 0) return null;

@@ -4,7 +4,7 @@
 // A rate ladder is read as measured, never interpolated: between two rates the queue either keeps up or grows without
 // bound, and a straight line between them says nothing about where that turns. A request a cell's slot cut off
 // counts as failed here: in an open loop it is a user who waited past the slot, the surest sign of overload. A cell
-// whose sender did not offer its load (report/open-loop.ts) measured another rate than its own and is left out.
+// whose sender did not offer its load (analysis/open-loop.ts) measured another rate than its own and is left out.
 
 import type { LimitStat } from '../lib/plan';
 import type { UseCase } from '../thresholds/use-cases';
@@ -151,8 +151,8 @@ export interface JudgedRateCell {
   readonly checks: readonly LimitCheck[];
   readonly sample: IntervalStep | null;
   /**
-   * Why the client limited it: its sender did not offer its load (report/open-loop.ts), or the measuring agent was
-   * client-bound (report/client-bound.ts), which the ladder leaves out too; null when neither.
+   * Why the client limited it: its sender did not offer its load (analysis/open-loop.ts), or the measuring agent was
+   * client-bound (analysis/client-bound.ts), which the ladder leaves out too; null when neither.
    */
   readonly clientLimited: string | null;
 }

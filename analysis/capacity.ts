@@ -1,4 +1,4 @@
-// Capacity per use case (burst depth: report/burst-capacity.ts). Runs in Node.
+// Capacity per use case (burst depth: analysis/burst-capacity.ts). Runs in Node.
 // Limits are evaluated with lib/threshold-grammar.ts; crossings are interpolated between steps.
 //
 // A ladder is a list of steps (cells) of rising concurrency. Every limit is turned into a k6
@@ -58,7 +58,7 @@ export interface LadderResult {
   /**
    * untested: no step ran; below: even the first step breaks a limit; within: a limit breaks between
    * lastPass and firstFail; beyond: no tested step breaks a limit (capacity is more than the largest step);
-   * undetermined: a step that would decide it was client-bound (report/client-bound.ts) and never measured cleanly,
+   * undetermined: a step that would decide it was client-bound (analysis/client-bound.ts) and never measured cleanly,
    * so it is no measurement of the server: the capacity lies above lastPass (below firstFail, when one broke).
    */
   readonly kind: CapacityKind;
@@ -289,12 +289,12 @@ export interface UseCaseCapacity {
   readonly limits: readonly LadderLimit[];
   readonly result: LadderResult;
   /**
-   * The capacity's 95% interval from a bootstrap over each step's requests (report/capacity-interval.ts); null
+   * The capacity's 95% interval from a bootstrap over each step's requests (analysis/capacity-interval.ts); null
    * without a ladder.
    */
   readonly interval?: CapacityInterval | null;
   /**
-   * Goodput at the capacity (report/cells.ts: the share of requests within every limit, judged per request): the
+   * Goodput at the capacity (analysis/cells.ts: the share of requests within every limit, judged per request): the
    * capacity step's, interpolated between steps like every figure at "~N"; null when no capacity or no goodput.
    */
   readonly goodputAtCapacity: number | null;
@@ -309,7 +309,7 @@ export interface UseCaseCapacity {
 export interface StepVerdict {
   readonly users: number;
   readonly ok: boolean;
-  /** The share of bootstrap resamples of its requests in which every limit holds (report/capacity-interval.ts). */
+  /** The share of bootstrap resamples of its requests in which every limit holds (analysis/capacity-interval.ts). */
   readonly passShare: number;
   /** How many times it was measured, its requests pooled. */
   readonly measurements: number;

@@ -1,6 +1,6 @@
 // Power, energy per output token and cost of a cell from the monitor's GPU power gauge. Runs in Node.
 
-import type { Series } from './read-samples';
+import type { Series } from './server-metrics';
 import { samplesNear, type Window } from './server-metrics';
 
 /** Prices used for cost figures (CLI flags --usd-per-kwh, --usd-per-gpu-hour, --gpus). */

@@ -2,9 +2,9 @@
 // that a cell the client limited is not a measurement of the server. Pure; runs in Node.
 //
 // Each figure is the client's own record of itself: the measuring agent's read lag, CPU and tokens read together
-// (report/client-bound.ts judges them), the requests that failed or were cut, and the load delivered against the load
+// (analysis/client-bound.ts judges them), the requests that failed or were cut, and the load delivered against the load
 // planned: for a closed-loop cell the mean requests in flight against its users, for a rate cell the achieved rate
-// against the offered one and its send lag (report/open-loop.ts judges those).
+// against the offered one and its send lag (analysis/open-loop.ts judges those).
 
 import type { CellAccumulator } from './cell-accumulator';
 import { clientBoundReason, cpuShareBetween } from './client-bound';
@@ -32,7 +32,7 @@ export interface ClientIntegrity {
   readonly sendLagP99Ms: number | null;
   readonly offeredRate: number | null;
   readonly achievedRate: number | null;
-  /** Why the client limited the cell (report/client-bound.ts), null when nothing says it did: then it is valid. */
+  /** Why the client limited the cell (analysis/client-bound.ts), null when nothing says it did: then it is valid. */
   readonly clientBound: string | null;
 }
 

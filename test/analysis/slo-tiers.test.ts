@@ -1,7 +1,8 @@
 // Capacity per SLO tier, judged on hand-worked steps of agents. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { tierCapacity, tierDisplay, type TierStep } from '../../report/slo-tiers';
+import { tierCapacity, type TierStep } from '../../analysis/slo-tiers';
 import type { SloTier } from '../../thresholds/agentic';
+import { tierDisplay } from '../../report/capacity-words';
 
 const tier: SloTier = {
   id: 'standard',

@@ -5,11 +5,10 @@
 // offered less (vLLM issue #21104: 183 of 200 requests/s, unreported), and a late send hides the wait a user arriving
 // on time would have had (coordinated omission). So a cell whose achieved rate falls short of the offered one by more
 // than ACHIEVED_SHORTFALL, or whose schedule lag p99 exceeds the plan's limit, is flagged, and the rate capacity
-// (report/rate-capacity.ts) does not stand on it.
+// (analysis/rate-capacity.ts) does not stand on it.
 
 import { meanRate } from '../lib/arrivals';
 import type { CellArrivals } from '../lib/plan';
-import { fmtRate } from './format';
 import type { Distribution } from './stats';
 
 /** The share of the offered rate an achieved rate may fall short by before the cell is flagged. */
@@ -95,7 +94,7 @@ export function openLoopStats(
   if (achievedRate !== null && achievedRate < offeredRate * (1 - ACHIEVED_SHORTFALL)) {
     const short = (1 - achievedRate / offeredRate) * 100;
     problems.push(
-      `its sender achieved ${fmtRate(achievedRate)} of the ${fmtRate(offeredRate)} offered ` +
+      `its sender achieved ${reqPerS(achievedRate)} of the ${reqPerS(offeredRate)} offered ` +
         `(${short.toFixed(1)}% short)`,
     );
   }
@@ -114,3 +113,7 @@ export function openLoopStats(
   };
 }
 
+/** A rate as the report writes one (report/format.ts fmtRate), for the problem lines above that report.json keeps. */
+function reqPerS(rate: number): string {
+  return `${rate >= 100 ? rate.toFixed(0) : rate.toFixed(2)} req/s`;
+}

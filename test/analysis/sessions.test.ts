@@ -1,15 +1,15 @@
 // The sessions figures of a cell and of a use case: requests in flight, turns, capacity in active users.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { activeUsersCapacities } from '../../report/active-users';
-import { ladderLimits, useCaseCapacity } from '../../report/capacity';
-import { addSessionSample, newSessionAccumulator } from '../../report/session-samples';
-import { addRequestSpan, newRequestSpans } from '../../report/request-spans';
-import { inFlight, sessionCellStats } from '../../report/sessions';
+import { activeUsersCapacities } from '../../analysis/active-users';
+import { ladderLimits, useCaseCapacity } from '../../analysis/capacity';
+import { addSessionSample, newSessionAccumulator } from '../../analysis/session-samples';
+import { addRequestSpan, newRequestSpans } from '../../analysis/request-spans';
+import { inFlight, sessionCellStats } from '../../analysis/sessions';
 import { resolvePlan } from '../../lib/plan';
 import type { Report } from '../../report/report-types';
 import { activeUsersSection } from '../../report/sections/active-users';
-import { cell, flat } from './helpers';
+import { cell, flat } from '../report/helpers';
 
 describe('inFlight', () => {
   it('is the time-weighted mean and 95th percentile of the requests running, worked by hand', () => {

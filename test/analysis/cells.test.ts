@@ -1,12 +1,12 @@
-// Tests report/cells.ts: throughput, scaling efficiency, success and error counts from accumulators.
+// Tests analysis/cells.ts: throughput, scaling efficiency, success and error counts from accumulators.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { applyScalingEfficiency, buildCellStats, busyMs, scalingEfficiency } from '../../report/cells';
-import { FloatList } from '../../report/stats';
-import { newCellAccumulator, TREND_KEYS, type CellAccumulator, type TrendKey } from '../../report/cell-accumulator';
-import { DEFAULT_COST } from '../../report/power';
+import { applyScalingEfficiency, buildCellStats, busyMs, scalingEfficiency } from '../../analysis/cells';
+import { FloatList } from '../../analysis/stats';
+import { newCellAccumulator, TREND_KEYS, type CellAccumulator, type TrendKey } from '../../analysis/cell-accumulator';
+import { DEFAULT_COST } from '../../analysis/power';
 import type { Cell } from '../../lib/plan';
-import { cell } from './helpers';
+import { cell } from '../report/helpers';
 
 function planCell(over: Partial<Cell>): Cell {
   return {

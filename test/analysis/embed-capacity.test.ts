@@ -1,8 +1,8 @@
-// Tests for report/embed-capacity.ts: each embed cell's throughput and p99, and the capacity of each ladder.
+// Tests for analysis/embed-capacity.ts: each embed cell's throughput and p99, and the capacity of each ladder.
 // Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
-import { embedCapacities, embedCellFigures, type EmbedCellInput } from '../../report/embed-capacity';
+import { embedCapacities, embedCellFigures, type EmbedCellInput } from '../../analysis/embed-capacity';
 
 const cell = (concurrency: number, latency: number, extra: Partial<EmbedCellInput> = {}): EmbedCellInput => ({
   cellId: `c${concurrency}`, inputTokens: 512, batch: 4, concurrency,

@@ -1,12 +1,12 @@
-// Tests for report/capacity-interval.ts: the bootstrap interval of a capacity, against hand-worked ladders.
+// Tests for analysis/capacity-interval.ts: the bootstrap interval of a capacity, against hand-worked ladders.
 // Runs in Node (vitest).
 
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../lib/random';
 import {
-  aggregate, capacityInterval, formatInterval, ladderCapacity, sharedNoise, withCapacity, type IntervalLimit,
-  type IntervalStep,
-} from '../../report/capacity-interval';
+  aggregate, capacityInterval, ladderCapacity, sharedNoise, withCapacity, type IntervalLimit, type IntervalStep,
+} from '../../analysis/capacity-interval';
+import { formatInterval } from '../../report/capacity-words';
 
 const TTFT_BELOW_300: IntervalLimit = { metric: 'ttft', operator: '<', value: 300, expression: 'avg<300' };
 const SPEED_ABOVE_10: IntervalLimit = { metric: 'decodeSpeed', operator: '>', value: 10, expression: 'p(95)>10' };

@@ -1,5 +1,5 @@
 // The agentic part's figures: per step of agents, the calls' speed and TTFT, the prefix cache against its ideal, the
-// agents' steps and sessions; per SLO tier, the capacity in concurrent agents (report/slo-tiers.ts). Runs in Node.
+// agents' steps and sessions; per SLO tier, the capacity in concurrent agents (analysis/slo-tiers.ts). Runs in Node.
 //
 // Formulas, over each step's measured calls and sessions (those wholly inside its hold):
 //   ideal hit rate = sum of llm_agent_ideal_cached_tokens / prompt tokens (what the workload lets a cache serve)
@@ -110,7 +110,7 @@ export function agenticReport(
 
 /**
  * A step as the tiers judge it. A step the client limited is marked so: it judges no tier, on a ladder as in a search
- * (which measures it again), as a rate ladder leaves such a cell out (report/rate-capacity.ts).
+ * (which measures it again), as a rate ladder leaves such a cell out (analysis/rate-capacity.ts).
  */
 export function tierStepOf(cell: CellStats, samples: AgenticSamples | undefined): TierStep {
   return {

@@ -1,10 +1,10 @@
-// Tests report/stats.ts: k6's percentile method on hand-worked numbers and on the golden k6 run. Runs in Node (vitest).
+// Tests analysis/stats.ts: k6's percentile method on hand-worked numbers and on the golden k6 run. Node (vitest).
 import { readFileSync } from 'node:fs';
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
 import {
   crossingX, FloatList, maxBy, minBy, percentile, sortValues, statistic, summarize, toK6Values, valueAt,
-} from '../../report/stats';
+} from '../../analysis/stats';
 import { metricName } from '../../lib/metrics';
 import { GOLDEN_DIR } from '../fixtures/golden';
 

@@ -13,9 +13,14 @@
 // step keep requests running across every scrape, so its histograms are left out.
 
 import type { ServerMetricKey } from '../lib/metrics';
-import type { Series } from './read-samples';
-import { mean } from './stats';
+import { mean, type FloatList } from './stats';
 import { runningWithin, type SpanIndex } from './request-spans';
+
+/** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
+export interface Series {
+  readonly times: FloatList;
+  readonly values: FloatList;
+}
 
 /** A time window in epoch milliseconds. */
 export interface Window {

@@ -1,6 +1,6 @@
 // An agentic cell's own samples: agent metrics to their lists, TTFT by prompt size class. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { addAgentSample, isAgentMetric, newAgentAccumulator } from '../../report/agentic-samples';
+import { addAgentSample, isAgentMetric, newAgentAccumulator } from '../../analysis/agentic-samples';
 
 describe('addAgentSample', () => {
   it('files each agent metric, sums the ideal cache, and keeps TTFT by size class', () => {
