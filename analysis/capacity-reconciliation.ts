@@ -5,7 +5,8 @@
 // at R requests per second whose requests take W on average keeps R x W in flight. The two capacities agree when the
 // users' requests per second lie between the last rate that held and the first that broke. Where they do not, the
 // figures that differ are named: a closed loop's users who send together prefill together (its TTFT above the open
-// loop's), prompts the prefix cache served in one and not the other, an open-loop step whose queue grew.
+// loop's), prompts the prefix cache served in one and not the other, an open-loop step whose queue grew. Those causes
+// are codes here; the report words them (report/reconciliation-words.ts).
 
 import type { UseCaseCapacity } from './capacity';
 import type { CellStats } from './cells';
@@ -33,9 +34,16 @@ export interface CapacityReconciliation {
   readonly rateFirstFail: number | null;
   /** Whether the users' requests/s lie within the rate capacity's bracket [last pass, first fail]. */
   readonly agree: boolean;
-  /** Why they differ, or what the difference is within, a sentence each. */
-  readonly reasons: readonly string[];
+  /** What the figures show beside Little's law, in this order when present. */
+  readonly causes: readonly ReconciliationCause[];
 }
+
+/**
+ * `prefixCache`: the rate cell's prompts were served from the prefix cache much more than the users step's;
+ * `lockstep`: the users' TTFT well above the open loop's (users who send together prefill together);
+ * `queueGrew`: the rate cell's queue grew through its step, so its mean is no steady state.
+ */
+export type ReconciliationCause = 'prefixCache' | 'lockstep' | 'queueGrew';
 
 /** A closed loop's TTFT this many times the open loop's says its users' prefills collided. */
 const LOCKSTEP_TTFT_RATIO = 1.3;
@@ -48,29 +56,12 @@ function side(c: CellStats, capacity: number, e2eMs: number, littles: number): R
   };
 }
 
-const round1 = (x: number): string => (Math.round(x * 10) / 10).toString();
-const ms = (x: number): string => `${Math.round(x)} ms`;
-
-/** The sentences that say why the two capacities differ, or that they do not. */
-function reasonsFor(u: ReconciledSide, r: ReconciledSide, rateCell: CellStats, agree: boolean): string[] {
-  const out: string[] = [
-    `${u.capacity} users at ${ms(u.e2eMs)} send ${round1(u.littles)} req/s; ${r.capacity} req/s at ` +
-      `${ms(r.e2eMs)} keep ${round1(r.littles)} requests in flight (Little's law).`,
-  ];
-  if ((r.cacheHitShare ?? 0) - (u.cacheHitShare ?? 0) > CACHE_SHARE_GAP)
-    out.push(
-      `The rate cell's prompts were ${Math.round((r.cacheHitShare ?? 0) * 100)}% served from the prefix cache, ` +
-        `the users step's ${Math.round((u.cacheHitShare ?? 0) * 100)}%: the server did less work per request.`,
-    );
-  if (u.ttftMs !== null && r.ttftMs !== null && u.ttftMs > LOCKSTEP_TTFT_RATIO * r.ttftMs)
-    out.push(
-      `The users' TTFT was ${ms(u.ttftMs)} against ${ms(r.ttftMs)} in the open loop: users who send back to back ` +
-        'with answers of one length start, prefill and end together, so the same server holds fewer of them in ' +
-        'flight within the limit than requests that arrive at random.',
-    );
-  if (rateCell.openLoop?.queue?.growing)
-    out.push('The rate cell\'s queue grew through its step: its mean is no steady state.');
-  if (agree) out.push('The users\' requests/s lie between the last rate that held and the first that broke.');
+/** What differs between the two sides beyond Little's law. */
+function causesOf(u: ReconciledSide, r: ReconciledSide, rateCell: CellStats): ReconciliationCause[] {
+  const out: ReconciliationCause[] = [];
+  if ((r.cacheHitShare ?? 0) - (u.cacheHitShare ?? 0) > CACHE_SHARE_GAP) out.push('prefixCache');
+  if (u.ttftMs !== null && r.ttftMs !== null && u.ttftMs > LOCKSTEP_TTFT_RATIO * r.ttftMs) out.push('lockstep');
+  if (rateCell.openLoop?.queue?.growing) out.push('queueGrew');
   return out;
 }
 
@@ -99,7 +90,7 @@ export function reconcileCapacities(
     const agree = u.littles >= Math.min(rPass, rate.interval?.low ?? rPass) && u.littles <= high;
     out.push({
       useCase: rate.useCase, users: u, rate: r, rateFirstFail: rate.result.firstFail, agree,
-      reasons: reasonsFor(u, r, rc, agree),
+      causes: causesOf(u, r, rc),
     });
   }
   return out;

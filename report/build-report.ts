@@ -26,6 +26,7 @@ import { throughputFrontiers } from '../analysis/frontier';
 import { activeUsersCapacities } from '../analysis/active-users';
 import { rateCapacities } from '../analysis/rate-capacity';
 import { reconcileCapacities } from '../analysis/capacity-reconciliation';
+import { wordReconciliation } from './reconciliation-words';
 import { agenticReport, type AgenticSamples } from '../analysis/agentic-report';
 import { traceReplayReport, traceSendsOf, type TraceSends } from '../analysis/trace-replay';
 import { judgeMergedThresholds } from './split-thresholds';
@@ -93,7 +94,7 @@ export function buildReport(
     cells, useCases,
     activeUsers,
     rates,
-    reconciliation: reconcileCapacities(useCases, rates, cells),
+    reconciliation: reconcileCapacities(useCases, rates, cells).map(wordReconciliation),
     trace: traceReplayReport(runTrace(input), runUseCases(input), cells, measured.traceSends, judged),
     agentic: agenticReport(input.parts.map((part) => part.plan), cells, measured.agentic, minSuccessRate),
     embeddings: embedReport(input, samples),

@@ -13,7 +13,7 @@ import type { CostOptions } from '../analysis/power';
 import type { ThroughputFrontier } from '../analysis/frontier';
 import type { ActiveUsersCapacity } from '../analysis/active-users';
 import type { LatencyFrom, RateCapacity } from '../analysis/rate-capacity';
-import type { CapacityReconciliation } from '../analysis/capacity-reconciliation';
+import type { WordedReconciliation } from './reconciliation-words';
 import type { TraceReplayReport } from '../analysis/trace-replay';
 import type { PredictedInfo } from './predicted';
 import type { EmbedReport } from './embed-report';
@@ -140,7 +140,7 @@ export interface Report {
   /** Capacity in requests per second per use case, from the rate part (open-loop arrivals). */
   readonly rates: readonly RateCapacity[];
   /** Each use case with a capacity in users and one in requests/s, the two side by side. */
-  readonly reconciliation: readonly CapacityReconciliation[];
+  readonly reconciliation: readonly WordedReconciliation[];
   /** The trace part: the trace beside what each speed sent, and the fastest speed it held; null without one. */
   readonly trace: TraceReplayReport | null;
   /** The embed part: embeddings or rerank capacity per input length and batch; null without one. */

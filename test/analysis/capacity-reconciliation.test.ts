@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { CellArrivals } from '../../lib/plan';
 import { evaluateLadder, ladderLimits, type UseCaseCapacity } from '../../analysis/capacity';
 import { reconcileCapacities } from '../../analysis/capacity-reconciliation';
+import { wordReconciliation } from '../../report/reconciliation-words';
 import { openLoopStats } from '../../analysis/open-loop';
 import { rateCapacities } from '../../analysis/rate-capacity';
 import type { UseCase } from '../../thresholds/use-cases';
@@ -56,7 +57,10 @@ describe('reconcileCapacities', () => {
     expect(x!.users.littles).toBeCloseTo(18 / 1.98, 6);
     expect(x!.rate.littles).toBeCloseTo(14.4, 6);
     expect(x!.agree).toBe(true);
-    expect(x!.reasons.join(' ')).toContain('lie between the last rate that held and the first that broke');
+    expect(x!.causes).toEqual([]);
+    expect(wordReconciliation(x!).reasons.join(' ')).toContain(
+      'lie between the last rate that held and the first that broke',
+    );
   });
 
   it('names the lockstep of a closed loop and a prefix cache that served one side only', () => {
@@ -65,7 +69,8 @@ describe('reconcileCapacities', () => {
     const [x] = reconcileCapacities([usersCapacity(users)], rateCapacities([USE_CASE], rates, JUDGED),
       [...users, ...rates]);
     expect(x!.agree).toBe(false);
-    const why = x!.reasons.join(' ');
+    expect(x!.causes).toEqual(['prefixCache', 'lockstep']);
+    const why = wordReconciliation(x!).reasons.join(' ');
     expect(why).toContain('18 users at 1980 ms send 9.1 req/s; 10 req/s at 1910 ms keep 19.1 requests in flight');
     expect(why).toContain("The users' TTFT was 150 ms against 86 ms in the open loop");
     expect(why).toContain('70% served from the prefix cache');
