@@ -9,7 +9,7 @@ import { embedReport } from './embed-report';
 import { applyScalingEfficiency, buildCellStats, type CellStats } from '../analysis/cells';
 import type { CellAccumulator, TrendKey } from '../analysis/cell-accumulator';
 import { spanIndex } from '../analysis/request-spans';
-import { clockFaultWarning } from './clock-faults';
+import { clockFaultWarning } from './clock-fault-warning';
 import { burstCapacity, type BurstCapacity } from '../analysis/burst-capacity';
 import {
   checkLimit,

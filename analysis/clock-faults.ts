@@ -1,5 +1,5 @@
-// A server's clock above the client's for the same requests: a measurement fault, flagged in the report. Runs in Node
-// (pure).
+// A server's clock above the client's for the same requests: a measurement fault, judged here, worded by the report.
+// Runs in Node (pure).
 //
 // The server starts its clock once a request has reached it and stops it before the last token leaves; the client
 // starts before it sends and stops when the last byte arrives. Over the same requests (analysis/server-metrics.ts
@@ -7,11 +7,10 @@
 // therefore not be above the client's by more than the readings allow: the histogram sums as k6's CSV keeps them (6
 // decimals of a second: 1 us for the difference of two), and the two clocks' rates (NTP slews a clock by at most
 // 500 ppm). Beyond that, one of the two clocks is wrong, or the two figures are not over the same requests: neither
-// is to be trusted until that is explained, so the report says so rather than show the pair as if they agreed.
+// is to be trusted until that is explained, so the report says so rather than show the pair as if they agreed
+// (report/clock-fault-warning.ts).
 
-import type { CellStats } from '../analysis/cells';
-import { fmtMs, plural } from './format';
-import type { ReportWarning } from './warnings';
+import type { CellStats } from './cells';
 
 /** The resolution of a difference of two histogram sums in k6's CSV, seconds. */
 export const SUM_RESOLUTION_S = 1e-6;
@@ -51,24 +50,4 @@ export function clockFaultsOf(cell: CellStats): ClockFault[] {
     }
   }
   return faults;
-}
-
-/** One sentence per fault. */
-export function describeClockFault(f: ClockFault): string {
-  return `Cell ${f.cellId}: the server's mean ${f.metric} (${fmtMs(f.serverMs)}) is above the client's ` +
-    `(${fmtMs(f.suiteMs)}) over the same ${f.requests} requests, beyond the ${f.toleranceMs.toFixed(3)} ms the ` +
-    'readings allow: a measurement fault.';
-}
-
-/** The report's warning: every cell whose server clock read above the client's, one sentence each. */
-export function clockFaultWarning(cells: readonly CellStats[]): ReportWarning | null {
-  const faults = cells.flatMap(clockFaultsOf);
-  if (faults.length === 0) return null;
-  const cellCount = new Set(faults.map((f) => f.cellId)).size;
-  return {
-    kind: 'clock-fault',
-    summary: `The server's own TTFT or e2e read above the client's for the same requests in ` +
-      `${plural(cellCount, 'cell')}: a measurement fault, so those cells' timings are not to be trusted as they stand.`,
-    details: faults.map(describeClockFault),
-  };
 }
