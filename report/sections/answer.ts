@@ -3,7 +3,7 @@
 
 import { DocBuilder, slug, type Block } from '../document';
 import { fmtPct, fmtRate, fmtTokens } from '../format';
-import { lowGoodput } from '../judgement';
+import { lowGoodput } from '../../analysis/figure-grades';
 import type { LadderResult, UseCaseCapacity } from '../../analysis/capacity';
 import type { CellStats } from '../../analysis/cells';
 import type { ActiveUsersCapacity } from '../../analysis/active-users';
@@ -74,7 +74,7 @@ function requestsPerSecond(report: Report, answer: UseCaseAnswer): string {
 
 /**
  * A concurrent capacity as the answer states it: with its interval, and marked when most requests at it broke a limit
- * on their own figures (report/judgement.ts lowGoodput), so it never reads as plainly supported.
+ * on their own figures (analysis/figure-grades.ts lowGoodput), so it never reads as plainly supported.
  */
 function headline(c: UseCaseCapacity): string {
   const shown = capacityWithInterval(c);
