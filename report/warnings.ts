@@ -13,7 +13,7 @@ import { fmtInt, plural } from './format';
  * What a warning is about. no-samples: there is no answer; incomplete: the answer is partial; lower-bound: a
  * capacity is only "more than N" (the ladder stopped first); upper-bound: even the first step broke a limit;
  * client-bound: the load generator, not the server, set a cell's pace; clock-fault: a server's TTFT or e2e above the
- * client's for the same requests (report/clock-faults.ts); under-offered: a rate cell's sender did not
+ * client's for the same requests (analysis/clock-faults.ts); under-offered: a rate cell's sender did not
  * offer its load; failed-requests: requests that failed; mixed-limit-stats: parts disagree on the limit statistic;
  * damaged-rows: CSV rows dropped.
  */

@@ -26,7 +26,7 @@ const hasServerClock = (cell: CellStats): boolean =>
  * Per cell, the suite's means beside the server's (vLLM, SGLang: their TTFT, inter-token and e2e histograms over
  * exactly the cell's measured requests, or none: analysis/server-metrics.ts). The suite's TTFT and e2e cannot be below
  * the server's: it starts its clock before the request reaches the server and stops it after the last token leaves;
- * a server mean above the suite's is marked a fault (report/clock-faults.ts).
+ * a server mean above the suite's is marked a fault (analysis/clock-faults.ts).
  */
 export function serverClockSection(report: Report): Block[] {
   const cells = measuredCells(report).filter(hasServerClock);
