@@ -150,12 +150,21 @@ export interface JudgedRateCell {
   readonly ok: boolean;
   readonly checks: readonly LimitCheck[];
   readonly sample: IntervalStep | null;
-  /**
-   * Why the client limited it: its sender did not offer its load (analysis/open-loop.ts), or the measuring agent was
-   * client-bound (analysis/client-bound.ts), which the ladder leaves out too; null when neither.
-   */
-  readonly clientLimited: string | null;
+  /** Why the client limited it (the ladder leaves such a cell out too); null when it did not. */
+  readonly clientLimited: ClientLimit | null;
 }
+
+/**
+ * `underOffered`: its sender did not offer its load (analysis/open-loop.ts): the rate it achieved, and the lateness
+ * p99 of its sends when latency is read from the actual send; `clientBound`: the measuring agent was
+ * (analysis/client-bound.ts). report/capacity-words.ts writes it.
+ */
+export type ClientLimit =
+  | {
+    readonly kind: 'underOffered'; readonly achievedRate: number | null; readonly offeredRate: number;
+    readonly lagP99Ms: number | null;
+  }
+  | { readonly kind: 'clientBound'; readonly reason: string };
 
 /**
  * A rate cell judged on its own, by the rules openLoopCapacity applies to a ladder: its limits on the latency the
@@ -173,8 +182,10 @@ export function judgeRateCell(
     rate: axis(cell), ok: checks.every((k) => k.ok), checks,
     sample: values ? intervalStep(cell, axis, limits, values, from) : null,
     clientLimited: !offeredItsLoad(o, from)
-      ? `sender achieved ${o.achievedRate?.toFixed(2)} of ${o.offeredRate} requests/s` +
-        (from === 'sent' && o.lag !== null ? `, lag p99 ${o.lag.p99.toFixed(1)} ms` : '')
-      : cell.clientBound ? `client-bound: ${cell.clientBound.reason}` : null,
+      ? {
+        kind: 'underOffered', achievedRate: o.achievedRate, offeredRate: o.offeredRate,
+        lagP99Ms: from === 'sent' && o.lag !== null ? o.lag.p99 : null,
+      }
+      : cell.clientBound ? { kind: 'clientBound', reason: cell.clientBound.reason } : null,
   };
 }

@@ -16,6 +16,7 @@ import { ladderLimits, type LadderLimit } from '../analysis/capacity';
 import { measureParts, DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import { loadRun } from '../report/load-run';
 import { judgeRateCell, type LadderAxis, type LatencyFrom } from '../analysis/rate-capacity';
+import { clientLimitWords } from '../report/capacity-words';
 import { readPartSamples } from '../report/split-inputs';
 import type { UseCase } from '../thresholds/use-cases';
 import {
@@ -135,8 +136,9 @@ export async function judgeStepFolder(
   const measured = await measureStepFolder(stepDir);
   const cell = measured.cells.find((c) => c.id === cellId);
   if (!cell?.openLoop) throw new Error(`step ${stepDir}: no measured rate cell ${cellId}`);
-  return judgeRateCell(cell, limits, searchAxis(plan).of, {
+  const judged = judgeRateCell(cell, limits, searchAxis(plan).of, {
     limitStat: plan.limitStat, minSuccessRate: MIN_SUCCESS_RATE, minGoodput: plan.minGoodput,
     requestValues: measured.requestValues, latencyFrom,
   });
+  return { ...judged, clientLimited: judged.clientLimited && clientLimitWords(judged.clientLimited) };
 }

@@ -1,8 +1,10 @@
-// How a capacity's interval and an SLO tier's capacity are written, in the report and in the bench's progress lines
-// alike, so both say the same thing. The judgement (analysis/capacity-interval.ts, analysis/slo-tiers.ts) holds the
-// numbers and kinds; this module only words them. Runs in Node (pure).
+// How a capacity's interval, an SLO tier's capacity and a step the client limited are written, in the report and in
+// the bench's progress lines alike, so both say the same thing. The judgement (analysis/capacity-interval.ts,
+// analysis/slo-tiers.ts, analysis/rate-capacity.ts) holds the numbers and kinds; this module only words them. Runs in
+// Node (pure).
 
 import type { CapacityInterval } from '../analysis/capacity-interval';
+import type { ClientLimit } from '../analysis/rate-capacity';
 import type { TierCapacity } from '../analysis/slo-tiers';
 
 /** "69-76", "70-more than 74", for the interval of a capacity. */
@@ -19,4 +21,11 @@ export function tierDisplay(t: Pick<TierCapacity, 'kind' | 'capacity' | 'firstFa
   if (t.kind === 'below') return `below ${t.firstFail}`;
   if (t.kind === 'beyond') return `more than ${t.capacity}`;
   return String(t.capacity);
+}
+
+/** Why the client limited a rate step: "sender achieved 3.80 of 4 requests/s", "client-bound: <its reason>". */
+export function clientLimitWords(limit: ClientLimit): string {
+  if (limit.kind === 'clientBound') return `client-bound: ${limit.reason}`;
+  return `sender achieved ${limit.achievedRate?.toFixed(2)} of ${limit.offeredRate} requests/s` +
+    (limit.lagP99Ms !== null ? `, lag p99 ${limit.lagP99Ms.toFixed(1)} ms` : '');
 }

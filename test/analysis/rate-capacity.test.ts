@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { CellArrivals } from '../../lib/plan';
 import { measuredLadderInterval } from '../../analysis/capacity-interval';
 import { ACHIEVED_SHORTFALL, openLoopStats, queueGrowth } from '../../analysis/open-loop';
-import { rateCapacities } from '../../analysis/rate-capacity';
+import { judgeRateCell, rateCapacities } from '../../analysis/rate-capacity';
+import { ladderLimits } from '../../analysis/capacity';
 import type { UseCase } from '../../thresholds/use-cases';
 import { cell, flat } from '../report/helpers';
-import { formatInterval } from '../../report/capacity-words';
+import { clientLimitWords, formatInterval } from '../../report/capacity-words';
 
 const JUDGED = { limitStat: 'avg', minSuccessRate: 0.99, minGoodput: null, requestValues: new Map() } as const;
 
@@ -129,6 +130,23 @@ describe('a late sender', () => {
     expect([intended.excluded, intended.result.display]).toEqual([[], '4']);
     const sent = rateCapacities([USE_CASE], cells, { ...JUDGED, latencyFrom: 'sent' })[0]!;
     expect([sent.excluded, sent.result.display]).toEqual([['rate_u_r4'], '2']);
+  });
+});
+
+describe('judgeRateCell', () => {
+  const limits = ladderLimits(USE_CASE.limits, 'avg', 0.99);
+  const offered = (c: { openLoop: { offeredRate: number } | null }): number => c.openLoop!.offeredRate;
+
+  it('says how the client limited a step in figures, and the search words them as the report does', () => {
+    const short = judgeRateCell(rateCell(4, 100, { achieved: 3.8 }), limits, offered, JUDGED);
+    expect(short.clientLimited).toEqual({ kind: 'underOffered', achievedRate: 3.8, offeredRate: 4, lagP99Ms: null });
+    expect(clientLimitWords(short.clientLimited!)).toBe('sender achieved 3.80 of 4 requests/s');
+    const late = judgeRateCell(rateCell(4, 100, { lagP99: 40 }), limits, offered, { ...JUDGED, latencyFrom: 'sent' });
+    expect(clientLimitWords(late.clientLimited!)).toBe('sender achieved 4.00 of 4 requests/s, lag p99 40.0 ms');
+    const clean = judgeRateCell(rateCell(4, 100), limits, offered, JUDGED);
+    expect([clean.clientLimited, clean.ok]).toEqual([null, true]);
+    expect(clientLimitWords({ kind: 'clientBound', reason: 'the measuring agent used 95% of its cores' }))
+      .toBe('client-bound: the measuring agent used 95% of its cores');
   });
 });
 
