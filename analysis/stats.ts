@@ -1,4 +1,4 @@
-// Pure statistics for the report: k6-compatible percentiles, distributions, linear interpolation. Runs in Node.
+// Pure statistics for every judgement: k6-compatible percentiles, distributions, linear interpolation. Runs in Node.
 //
 // Percentiles follow k6's Trend sink (metrics/sink.go, TrendSink.P): sort the values, take the
 // fractional rank i = p x (count - 1) and interpolate linearly between the values at floor(i) and
