@@ -1,7 +1,8 @@
 // Tests report/compare.ts: relative changes, regression direction, gated metrics and capacity regressions.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { compareReports, isRegression, relativeChange } from '../../report/compare';
+import { isRegression, relativeChange } from '../../analysis/regression';
+import { compareReports } from '../../report/compare';
 import { useCaseCapacity } from '../../analysis/capacity';
 import type { Comparison, MetricDelta, Report } from '../../report/report-types';
 import { USE_CASES } from '../../thresholds/use-cases';
