@@ -12,9 +12,7 @@ import { spanIndex } from '../analysis/request-spans';
 import { clockFaultWarning } from './clock-fault-warning';
 import { burstCapacity, type BurstCapacity } from '../analysis/burst-capacity';
 import {
-  checkLimit,
   interpolateMetric,
-  ladderLimits,
   useCaseCapacity,
   withInterval,
   type RequestValues,
@@ -26,6 +24,7 @@ import { throughputFrontiers } from '../analysis/frontier';
 import { activeUsersCapacities } from '../analysis/active-users';
 import { rateCapacities } from '../analysis/rate-capacity';
 import { reconcileCapacities } from '../analysis/capacity-reconciliation';
+import { gateResults } from '../analysis/gates';
 import { wordReconciliation } from './reconciliation-words';
 import { agenticReport, type AgenticSamples } from '../analysis/agentic-report';
 import { traceReplayReport, traceSendsOf, type TraceSends } from '../analysis/trace-replay';
@@ -40,7 +39,6 @@ import { buildFindings, gridCells } from './build-findings';
 import { plural } from './format';
 import {
   REPORT_SCHEMA_VERSION,
-  type GateResult,
   type MixProfileSummary,
   type PartSummary,
   type Report,
@@ -101,7 +99,7 @@ export function buildReport(
     bursts,
     mixProfiles: mixProfiles(cells),
     frontiers: throughputFrontiers(cells, options),
-    gates: gateResults(input, cells),
+    gates: gateResults(input.parts.map((part) => part.plan), cells),
     totals,
     highlights,
     keyFindings,
@@ -310,26 +308,6 @@ function mixProfiles(cells: readonly CellStats[]): MixProfileSummary[] {
     const { contextTokens, outputTokens } = mine[0]!;
     return { profile, title: profileTitle(profile), contextTokens, outputTokens, cellIds: mine.map((cell) => cell.id) };
   });
-}
-
-/** Each gate cell checked against its use case's limits, the gate's minimum success rate and the plan's goodput. */
-function gateResults(input: RunInput, cells: readonly CellStats[]): GateResult[] {
-  const gates: GateResult[] = [];
-  for (const part of input.parts) {
-    const gate = part.plan.gate;
-    if (part.plan.script !== 'gate' || !gate) continue;
-    const useCase = part.plan.useCases.find((candidate) => candidate.id === gate.useCase);
-    if (!useCase) continue;
-    for (const cell of cells.filter((candidate) => candidate.script === 'gate' && candidate.useCase === useCase.id)) {
-      const measured = cell.requests > 0;
-      const limits = ladderLimits(useCase.limits, part.plan.limitStat, gate.minSuccessRate, part.plan.minGoodput);
-      const checks = measured ? limits.map((limit) => checkLimit(cell, limit)) : [];
-      const ok = measured && checks.every((check) => check.ok);
-      const { id: cellId, concurrency } = cell;
-      gates.push({ useCaseId: useCase.id, title: useCase.title, cellId, concurrency, measured, checks, ok });
-    }
-  }
-  return gates;
 }
 
 /** The trace the run replayed, from the part that replayed one; null when none did. */

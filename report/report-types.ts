@@ -5,7 +5,8 @@
 // types and neither imports the other: a report holds its comparison, and a comparison reads two reports.
 
 import type { LimitStat, Plan, PromptMode } from '../lib/plan';
-import type { LimitCheck, UseCaseCapacity } from '../analysis/capacity';
+import type { UseCaseCapacity } from '../analysis/capacity';
+import type { GateResult } from '../analysis/gates';
 import type { BurstCapacity } from '../analysis/burst-capacity';
 import type { CellStats } from '../analysis/cells';
 import type { RunInfo, ThresholdOutcome } from './inputs';
@@ -108,15 +109,7 @@ export interface MixProfileSummary {
  * The verdict of a gate part: the gate cell checked against its use case's limits and the gate's minimum success
  * rate.
  */
-export interface GateResult {
-  readonly useCaseId: string;
-  readonly title: string;
-  readonly cellId: string;
-  readonly concurrency: number;
-  readonly measured: boolean;
-  readonly checks: readonly LimitCheck[];
-  readonly ok: boolean;
-}
+export type { GateResult } from '../analysis/gates';
 
 export interface Report {
   readonly schemaVersion: typeof REPORT_SCHEMA_VERSION;
