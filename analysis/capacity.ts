@@ -373,3 +373,12 @@ export function useCaseCapacity(
     goodputAtCapacity: result.estimate === null ? null : interpolateMetric(ran, result.estimate, (c) => c.goodput),
   };
 }
+
+/** Value of a metric on a use case's ladder at its capacity estimate (interpolated between steps). */
+export function valueAtCapacity(
+  cells: readonly CellStats[], u: UseCaseCapacity, get: (c: CellStats) => number | null,
+): number | null {
+  if (u.result.estimate === null) return null;
+  const ladder = cells.filter((c) => u.cellIds.includes(c.id) && c.requests > 0);
+  return interpolateMetric(ladder, u.result.estimate, get);
+}

@@ -12,7 +12,6 @@ import { spanIndex } from '../analysis/request-spans';
 import { clockFaultWarning } from './clock-fault-warning';
 import { burstCapacity, type BurstCapacity } from '../analysis/burst-capacity';
 import {
-  interpolateMetric,
   useCaseCapacity,
   withInterval,
   type RequestValues,
@@ -347,13 +346,4 @@ function limitStatNote(input: RunInput): string | null {
   if (limitStats.size <= 1) return null;
   const used = `capacity uses "${input.parts[0]!.plan.limitStat}" from ${input.parts[0]!.name}`;
   return `Parts use different limit statistics (${[...limitStats].join(', ')}); ${used}.`;
-}
-
-/** Value of a metric on a use case's ladder at its capacity estimate (interpolated between steps). */
-export function valueAtCapacity(
-  report: Pick<Report, 'cells'>, u: UseCaseCapacity, get: (c: CellStats) => number | null,
-): number | null {
-  if (u.result.estimate === null) return null;
-  const ladder = report.cells.filter((c) => u.cellIds.includes(c.id) && c.requests > 0);
-  return interpolateMetric(ladder, u.result.estimate, get);
 }

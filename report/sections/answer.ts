@@ -8,7 +8,7 @@ import type { LadderResult, UseCaseCapacity } from '../../analysis/capacity';
 import type { CellStats } from '../../analysis/cells';
 import type { ActiveUsersCapacity } from '../../analysis/active-users';
 import type { RateCapacity } from '../../analysis/rate-capacity';
-import { valueAtCapacity } from '../build-report';
+import { valueAtCapacity } from '../../analysis/capacity';
 import type { Report } from '../report-types';
 import { WARNING_TITLES, type ReportWarning } from '../warnings';
 import { capacityWithInterval } from './use-case-guidance';
@@ -68,7 +68,7 @@ function requestsPerSecond(report: Report, answer: UseCaseAnswer): string {
     const e2eMs = c.metrics.e2e?.mean;
     return c.concurrency > 0 && e2eMs && e2eMs > 0 ? (c.concurrency * 1000) / e2eMs : null;
   };
-  const served = valueAtCapacity(report, answer.concurrent, perSecond);
+  const served = valueAtCapacity(report.cells, answer.concurrent, perSecond);
   return served === null ? 'n/a' : `${fmtRate(served)} at capacity`;
 }
 
