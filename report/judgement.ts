@@ -9,7 +9,7 @@
 import type { LadderResult, LadderStep, UseCaseCapacity } from '../analysis/capacity';
 import { fmtLimitValue, fmtPct, fmtTokens, plural } from './format';
 import type { Comparison, MetricDelta } from './report-types';
-import { fmtMetric, labelInSentence, metricLabel, sentences, type MaybeNumber } from './sections/phrases';
+import { fmtMetric, labelInSentence, metricLabel, sentences, type MaybeNumber } from './phrases';
 import type { UseCase } from '../thresholds/use-cases';
 import {
   DECODE_SPEED_BOUNDS_TOKS, ITL_BOUNDS_MS, lowGoodput, PREFIX_CACHE_HIT_FROM, QUEUE_SATURATED_ABOVE_MS,

@@ -9,7 +9,7 @@ import type { Report } from '../report-types';
 import { lastTurnTokens } from '../../lib/plan-sessions';
 import { thinkMeanSeconds } from '../../lib/sessions';
 import type { ThinkTime } from '../../thresholds/sessions';
-import { sentences, statName } from './phrases';
+import { sentences, statName } from '../phrases';
 
 const fixed = (v: number | null, digits = 1): string => (v === null || !isFinite(v) ? 'n/a' : v.toFixed(digits));
 

@@ -7,7 +7,7 @@ import { fmtInt, fmtMs, fmtPct, fmtTokS, plural } from '../format';
 import type { Report } from '../report-types';
 import { type TierCapacity } from '../../analysis/slo-tiers';
 import { thinkPhrase } from './active-users';
-import { sentences } from './phrases';
+import { sentences } from '../phrases';
 import { formatInterval, tierDisplay } from '../capacity-words';
 
 /** The section; none without an agentic part. */

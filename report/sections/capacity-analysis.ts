@@ -8,7 +8,9 @@ import { capacityLimitPhrase, capacityVerdict, stepVerdict, THRESHOLD_EXCEEDED }
 import { valueAtCapacity } from '../../analysis/capacity';
 import type { Report } from '../report-types';
 import { compare } from '../../lib/threshold-grammar';
-import { clientBoundNote, fmtMetric, metricLabel, metricValue, sentences, statName, type MaybeNumber } from './phrases';
+import {
+  clientBoundNote, fmtMetric, metricLabel, metricValue, sentences, statName, type MaybeNumber,
+} from '../phrases';
 
 /** One subsection per use case, after a paragraph on how its capacity limit is found. */
 export function capacityAnalysisSection(report: Report, charts: ReadonlySet<string>): Block[] {

@@ -10,7 +10,7 @@ import { CPU_SHARE_LIMIT, READ_TOGETHER_LIMIT } from '../../analysis/client-boun
 import { DocBuilder, type Block } from '../document';
 import { fmtMsFine, fmtPct, fmtRate } from '../format';
 import type { Report } from '../report-types';
-import { measuredCells } from './phrases';
+import { measuredCells } from '../phrases';
 
 const HEAD = [
   'CELL', 'VERDICT', 'READ LAG P50 / P99 / MAX', 'AGENT CPU', 'READ TOGETHER', 'SERVER-CHUNKED', 'FAILED / CUT',

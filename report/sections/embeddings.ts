@@ -7,7 +7,7 @@ import type { EmbedCapacity, EmbedCellFigures } from '../../analysis/embed-capac
 import type { EmbedReport } from '../embed-report';
 import { fmtMs, fmtRate, plural } from '../format';
 import type { Report } from '../report-types';
-import { sentences } from './phrases';
+import { sentences } from '../phrases';
 
 const num = (v: number | null, digits = 1): string => (v === null ? 'n/a' : v.toFixed(digits));
 

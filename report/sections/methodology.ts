@@ -5,7 +5,7 @@ import { fmtInt, fmtPct, fmtSec, fmtTokens } from '../format';
 import { CPU_SHARE_LIMIT, READ_TOGETHER_LIMIT } from '../../analysis/client-bound';
 import type { RunInfo } from '../inputs';
 import type { PartSummary, Report } from '../report-types';
-import { engineLabel, prefixGroupsPhrase, statName } from './phrases';
+import { engineLabel, prefixGroupsPhrase, statName } from '../phrases';
 import { capacityMethod } from './use-case-guidance';
 import { endpointPath, maxTokensField } from '../../lib/request';
 

@@ -9,7 +9,7 @@ import { ACHIEVED_SHORTFALL } from '../../analysis/open-loop';
 import type { RateCapacity } from '../../analysis/rate-capacity';
 import type { Report } from '../report-types';
 import type { Distribution } from '../../analysis/stats';
-import { sentences, statName } from './phrases';
+import { sentences, statName } from '../phrases';
 import { formatInterval } from '../capacity-words';
 
 /** "Poisson", "gamma (burstiness 0.5)", "constant", with a ramp when there is one. */

@@ -6,7 +6,7 @@ import { DocBuilder, type Block } from '../document';
 import { fmtMs, fmtMsFine, fmtPct } from '../format';
 import type { Report } from '../report-types';
 import { maxBy } from '../../analysis/stats';
-import { measuredCells, where } from './phrases';
+import { measuredCells, where } from '../phrases';
 import { clockFaultsOf } from '../../analysis/clock-faults';
 
 /** "4.4s / 4.1s": the suite's figure, then the server's; "n/a" where either is missing; a fault marked. */

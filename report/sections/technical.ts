@@ -6,7 +6,7 @@ import { fmtInt, fmtJoules, fmtMs, fmtMsFine, fmtPct, fmtTokens, fmtUsd, fmtWatt
 import { contentionSentence, highestItlVerdict } from '../judgement';
 import type { Report } from '../report-types';
 import { maxBy, minBy } from '../../analysis/stats';
-import { meanOf, sentences, serverSpeedSentence, where } from './phrases';
+import { meanOf, sentences, serverSpeedSentence, where } from '../phrases';
 
 /** Input tokens per second of TTFT, with the context length at which each concurrency peaks. */
 export function prefillSpeedSection(grid: readonly CellStats[], charts: ReadonlySet<string>): Block[] {

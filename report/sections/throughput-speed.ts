@@ -6,7 +6,7 @@ import { fmtInt, fmtMillions, fmtMsFine, fmtPct, fmtTokS, fmtTokens, plural } fr
 import { decodeSpeedGuideRows, slowestSpeedVerdict } from '../judgement';
 import type { MixProfileSummary, Report } from '../report-types';
 import { maxBy, minBy } from '../../analysis/stats';
-import { clientBoundNote, meanOf, sentences, serverSpeedSentence, where } from './phrases';
+import { clientBoundNote, meanOf, sentences, serverSpeedSentence, where } from '../phrases';
 
 /** Output tokens per second of the whole system at its peak and at the highest concurrency of each context. */
 export function systemThroughputSection(grid: readonly CellStats[], charts: ReadonlySet<string>): Block[] {

@@ -8,7 +8,7 @@ import type { Report } from '../report-types';
 import type { Distribution } from '../../analysis/stats';
 import type { TraceReplayReport } from '../../analysis/trace-replay';
 import { cellRow } from './open-loop';
-import { sentences, statName } from './phrases';
+import { sentences, statName } from '../phrases';
 import { formatInterval } from '../capacity-words';
 
 type LengthStats = NonNullable<TraceReplayReport['trace']['summary']['stats']['inputTokens']>;

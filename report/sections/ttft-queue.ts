@@ -8,7 +8,7 @@ import { prefixCacheHit } from '../../analysis/figure-grades';
 import { queueSaturationSentence, ttftGuideRows } from '../judgement';
 import type { Report } from '../report-types';
 import { maxBy, minBy } from '../../analysis/stats';
-import { clientBoundNote, meanOf, promptKind, sentences, statName, where, type MaybeNumber } from './phrases';
+import { clientBoundNote, meanOf, promptKind, sentences, statName, where, type MaybeNumber } from '../phrases';
 
 /** TTFT over the grid: what it is made of, how it feels, its best and worst cell, and whether it saw a warm cache. */
 export function ttftSection(report: Report, grid: readonly CellStats[], charts: ReadonlySet<string>): Block[] {

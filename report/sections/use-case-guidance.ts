@@ -9,7 +9,7 @@ import { capacityGuidance } from '../judgement';
 import type { UseCaseCapacity } from '../../analysis/capacity';
 import type { CellStats } from '../../analysis/cells';
 import type { Report } from '../report-types';
-import { sentences, statName } from './phrases';
+import { sentences, statName } from '../phrases';
 import { formatInterval } from '../capacity-words';
 
 const GOODPUT_NOTE =

@@ -1,13 +1,14 @@
-// The phrases report sections share: where a cell sits, a metric's name and value, a statistic's name. Runs in Node.
+// The phrases the report sections and its verdicts (judgement.ts) share: where a cell sits, a metric's name and value,
+// a statistic's name. Runs in Node.
 //
 // Only description lives here; the words that judge a figure (within, breaks, slow) are in
 // report/judgement.ts.
 
-import type { CellStats } from '../../analysis/cells';
-import type { TrendKey } from '../../analysis/cell-accumulator';
-import type { PartSummary, Report } from '../report-types';
-import { statistic } from '../../analysis/stats';
-import { fmtMsFine, fmtPct, fmtSec, fmtTokS0, fmtTokens, plural, fmtInt } from '../format';
+import type { CellStats } from '../analysis/cells';
+import type { TrendKey } from '../analysis/cell-accumulator';
+import type { PartSummary, Report } from './report-types';
+import { statistic } from '../analysis/stats';
+import { fmtMsFine, fmtPct, fmtSec, fmtTokS0, fmtTokens, plural, fmtInt } from './format';
 
 export type MaybeNumber = number | null;
 
