@@ -64,7 +64,7 @@ export function writePredictedPart(runDir: string, plan: Plan, drive: VirtualDri
     for (const step of drive.steps) {
       const lines: string[] = [];
       for (const request of step.requests) {
-        const record = predictedRequest(step, request, drive.extras.get(request.ticket)!, originMs);
+        const record = predictedRequest(step.spec.cell, request, drive.extras.get(request.ticket)!, originMs);
         rows += addPredictedRequest(collector, record);
         lines.push(JSON.stringify(record));
         requests++;

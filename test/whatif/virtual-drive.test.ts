@@ -51,7 +51,7 @@ describe('driveVirtually', () => {
       vus: 2, sharedPrompts: false, sloOf: () => limits,
     });
     const step = drive.steps[0]!;
-    const records = step.requests.map((r) => predictedRequest(step, r, drive.extras.get(r.ticket)!, 1.8e12));
+    const records = step.requests.map((r) => predictedRequest(step.spec.cell, r, drive.extras.get(r.ticket)!, 1.8e12));
     const data = predictedSamples(records);
     const acc = data.cells.get('capacity_x_n2')!;
     const measured = step.requests.filter((r) => r.phase === 'measured');
