@@ -3,7 +3,7 @@
 // requests' records in predicted-samples.jsonl, summary.json) so `npm run report` and --baseline can read it again.
 // k6's CSV is never written: it is the format of measured runs. Runs in Node.
 
-import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Plan } from '../lib/plan';
 import { partDrive } from '../orchestrator/part-drive';
@@ -55,6 +55,9 @@ export function writePredictedPart(runDir: string, plan: Plan, drive: VirtualDri
   const totalSeconds = Math.round(drive.wallMs) / 1000;
   const ran = { ...plan, cells, totalSeconds } satisfies Plan;
   writeFileSync(path.join(partDir, 'plan.json'), JSON.stringify(ran, null, 1));
+  // A samples.csv left in the folder (a run id used before, or a prediction written before issue 45.2) would be read
+  // instead of these records by a later `npm run report`.
+  rmSync(path.join(partDir, 'samples.csv'), { force: true });
   const collector = new SamplesCollector();
   const fd = openSync(path.join(partDir, PREDICTED_SAMPLES_FILE), 'w');
   let requests = 0;

@@ -1,7 +1,7 @@
 // A predicted part's samples: handed to the report in memory, stored as predicted-samples.jsonl and read back, the
 // report is the same; and the cells are the ones the k6-CSV path gave the same drive before the prediction stopped
 // writing k6's CSV (fixtures/predicted-drive.json). Runs in Node (vitest).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,9 @@ function expectClose(actual: unknown, expected: unknown, where: string, toleranc
 
 describe('a predicted part\'s samples', () => {
   it('give the same report in memory as stored in predicted-samples.jsonl and read back', async () => {
+    // A k6 CSV left by an earlier run under the same id is removed, else `npm run report` would read it instead.
+    mkdirSync(join(tmp, 'both', 'capacity'), { recursive: true });
+    writeFileSync(join(tmp, 'both', 'capacity', 'samples.csv'), 'metric_name,timestamp,metric_value\n');
     const { dir, part } = predictedFolder('both');
     expect(readdirSync(join(dir, 'capacity')).sort()).toEqual(['plan.json', 'predicted-samples.jsonl', 'summary.json']);
     const inMemory = await analyzeRun(dir, DEFAULT_REPORT_OPTIONS, now, () => Promise.resolve(part.samples));
