@@ -44,7 +44,7 @@ const numbers = v.custom<number[]>(
 );
 
 const RecordSchema = v.object({
-  tags: v.record(v.string(), v.string()),
+  tags: v.pipe(v.record(v.string(), v.string()), v.check((t) => (t.cell ?? '') !== '', 'tags must name the cell')),
   phase: v.picklist(['measured', 'warmup', 'transition']),
   endMs: v.number(),
   ttftMs: nullableNumber, ttfcMs: nullableNumber, e2eMs: nullableNumber, tpotMs: nullableNumber,

@@ -84,7 +84,8 @@ describe('a predicted part\'s samples', () => {
     writeFileSync(file, [...lines.slice(0, 2), '{"tags":{}}', ''].join('\n'));
     const error = await readPredictedSamples(file).then(() => null, (e: unknown) => e);
     expect(error).toBeInstanceOf(ReportInputError);
-    expect((error as Error).message).toMatch(new RegExp(`^${file}:3: .*predict the run again\\)$`));
+    const line3 = new RegExp(`^${file}:3: tags must name the cell: .*predict the run again\\)$`);
+    expect((error as Error).message).toMatch(line3);
     writeFileSync(file, 'metric_name,timestamp,metric_value\n');
     await expect(readPredictedSamples(file)).rejects.toThrow(`${file}:1: not JSON`);
   });
