@@ -27,10 +27,12 @@ const ANALYSIS_IMPORTS = {
 };
 
 // What other rooms may take from report/: making a report (generate, build-report), reading a run (load-run,
-// split-inputs, predicted), the report's shape (report-types) and its words for a verdict (gate-verdict,
+// split-inputs, predicted), the samples interface a prediction fills (samples-collector, predicted-samples), the
+// report's shape (report-types) and its words for a verdict (gate-verdict,
 // capacity-words). Every judgement (statistics, capacities, intervals, verdicts) comes from analysis/.
 const REPORT_ENTRY_POINTS = [
   'generate', 'build-report', 'load-run', 'split-inputs', 'predicted', 'report-types', 'gate-verdict', 'capacity-words',
+  'samples-collector', 'predicted-samples',
 ];
 const REPORT_INTERNALS = {
   group: ['../report/*', '../../report/*', ...REPORT_ENTRY_POINTS.flatMap((name) => [

@@ -48,6 +48,7 @@ function oneAtATime(name: string, include: string[], groupOrder: number, pool: '
 export default defineConfig({
   test: {
     testTimeout: 60_000,
+    globalSetup: ['test/run-tmpdir.ts'],
     hookTimeout: 60_000,
     // Tests start real servers and streams; two cores, so keep file parallelism modest.
     maxWorkers: 2,

@@ -14,6 +14,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: NOT_QUICK,
     testTimeout: 60_000,
+    globalSetup: ['test/run-tmpdir.ts'],
     hookTimeout: 60_000,
     maxWorkers: 2,
     minWorkers: 1,

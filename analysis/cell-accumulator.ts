@@ -1,6 +1,7 @@
 // A cell's figures as its samples stream in: the Trends' values, counts, tokens, errors and its time window, kept in
-// float64 lists so that memory stays bounded. Runs in Node. Filled by report/read-samples.ts from k6's CSV, and by
-// the bench's capacity search from its own records.
+// float64 lists so that memory stays bounded. Runs in Node. Filled through report/samples-collector.ts (from k6's CSV
+// by report/read-samples.ts, from a prediction's records by report/predicted-samples.ts), and by the bench's capacity
+// search from its own records.
 
 import { CELL_TAGS, SAMPLE_TAGS, type ArrivalMetricKey, type RequestMetricKey } from '../lib/metrics';
 import { FloatList } from './stats';

@@ -4,6 +4,7 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadRun } from './load-run';
+import type { PartInput } from './inputs';
 import type { SamplesData } from './read-samples';
 import { readPartSamples } from './split-inputs';
 import { buildReport, DEFAULT_REPORT_OPTIONS } from './build-report';
@@ -29,13 +30,20 @@ import { markPredictedCharts } from './predicted-charts';
  */
 export async function analyzeRun(
   folder: string | readonly string[], options: ReportOptions = DEFAULT_REPORT_OPTIONS, now = new Date(),
+  samplesOf: PartSamples = readPartSamples,
 ): Promise<Report> {
   const input = loadRun(folder);
   const samples: SamplesData[] = [];
   // One part at a time: memory holds one CSV's accumulators at most (plus the finished cells).
-  for (const part of input.parts) samples.push(await readPartSamples(part));
+  for (const part of input.parts) samples.push(await samplesOf(part));
   return buildReport(input, samples, options, now);
 }
+
+/**
+ * Where a part's samples come from: by default its files (k6's CSV, or a predicted part's stored records); a
+ * prediction hands over the ones it holds in memory (whatif/predict-run.ts).
+ */
+export type PartSamples = (part: PartInput) => Promise<SamplesData>;
 
 export interface RenderedReport {
   readonly markdown: string;
@@ -125,9 +133,9 @@ export interface GenerateResult {
 
 /** The whole command: analyse, compare with a baseline when given, render, write. */
 export async function generateReport(
-  folder: string | readonly string[], options: GenerateOptions,
+  folder: string | readonly string[], options: GenerateOptions, samplesOf: PartSamples = readPartSamples,
 ): Promise<GenerateResult> {
-  const report = await analyzeRun(folder, options);
+  const report = await analyzeRun(folder, options, new Date(), samplesOf);
   if (options.baseline) {
     const baseline = await analyzeRun(options.baseline, options);
     report.comparison = compareReports(report, baseline, options.tolerance);

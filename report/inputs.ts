@@ -11,7 +11,7 @@ import { UserError } from '../lib/exit-codes';
 import { PlanError, readResolvedPlan, type Plan } from '../lib/plan';
 import type { RunnerInfo } from '../lib/runner';
 import { parseOrThrow, record } from '../lib/schema';
-import { PredictedSchema, type PredictedInfo } from './predicted';
+import { PREDICTED_SAMPLES_FILE, PredictedSchema, type PredictedInfo } from './predicted';
 import type { UseCase } from '../thresholds/use-cases';
 
 /** Bad input to the report (exit EXIT.badInput through the CLI). */
@@ -61,7 +61,10 @@ export interface PartInput {
   readonly name: string;
   readonly dir: string;
   readonly plan: Plan;
-  /** The part's samples.csv; for a split part, its first runner's (the runners' are in `split`). */
+  /**
+   * The part's samples.csv; for a predicted part its predicted-samples.jsonl; for a split part, its first runner's
+   * samples.csv (the runners' are in `split`).
+   */
   readonly samplesPath: string;
   /** k6's summary; null for a split part, whose runners each have their own. */
   readonly summary: SummaryInfo | null;
@@ -194,7 +197,10 @@ export function readPlanFile(path: string): Plan {
 
 export function readPart(dir: string, name: string): PartInput {
   const plan = readPlanFile(join(dir, 'plan.json'));
-  const samplesPath = join(dir, 'samples.csv');
+  // A measured part's samples are k6's CSV; a predicted part's, the prediction's own records (predicted.ts).
+  const predictedPath = join(dir, PREDICTED_SAMPLES_FILE);
+  const csvPath = join(dir, 'samples.csv');
+  const samplesPath = !existsSync(csvPath) && existsSync(predictedPath) ? predictedPath : csvPath;
   if (!existsSync(samplesPath)) {
     throw new ReportInputError(
       `${samplesPath} is missing: run k6 with --out csv=fileName=${samplesPath},timeFormat=unix_milli`,

@@ -5,6 +5,12 @@ import * as v from 'valibot';
 import type { Block } from './document';
 import { lit } from './document';
 
+/**
+ * A predicted part's samples, in its folder beside plan.json where a measured part has k6's samples.csv: the
+ * prediction's own records (report/predicted-samples.ts), never k6's format.
+ */
+export const PREDICTED_SAMPLES_FILE = 'predicted-samples.jsonl';
+
 /** run.json's `predicted` record, copied to report.json's top level. docs/guides/what-if.md. */
 export interface PredictedInfo {
   /** The simulator profile that made the prediction. */

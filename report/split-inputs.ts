@@ -15,6 +15,7 @@ import {
 } from './inputs';
 import { mergeSamples } from './merge-samples';
 import { readSamples, type SamplesData } from './read-samples';
+import { isPredictedSamplesFile, readPredictedSamples } from './predicted-samples';
 
 const isDir = (path: string): boolean => existsSync(path) && statSync(path).isDirectory();
 
@@ -138,11 +139,15 @@ export function runnerProblems(split: SplitPart, cutBytes: ReadonlyMap<string, n
 }
 
 /**
- * A part's samples: its CSV, or its runners' CSVs merged, one at a time (memory holds the merged cells and
- * one CSV's reading), with what is wrong with each runner in `split.problems`.
+ * A part's samples: its CSV (a predicted part's: its own records, predicted-samples.ts), or its runners' CSVs merged,
+ * one at a time (memory holds the merged cells and one CSV's reading), with what is wrong with each runner in
+ * `split.problems`.
  */
 export async function readPartSamples(part: PartInput): Promise<SamplesData> {
-  if (!part.split) return readSamples(part.samplesPath);
+  if (!part.split) {
+    return isPredictedSamplesFile(part.samplesPath) ? readPredictedSamples(part.samplesPath)
+      : readSamples(part.samplesPath);
+  }
   const cutBytes = new Map<string, number>();
   let merged: SamplesData | null = null;
   for (const runner of part.split.runners) {

@@ -2,7 +2,8 @@
 // samples with the current report code, and check that what is committed is what that code writes. Runs in Node.
 //
 // An example keeps what its report reads: run.json, plan-input.json, each part's plan.json and summary.json, and
-// each part's k6 CSV gzipped (samples.csv.gz, a tenth of the size). So the report code can change and every example
+// each part's samples gzipped (k6's samples.csv.gz, a tenth of the size; a predicted run's predicted-samples.jsonl.gz).
+// So the report code can change and every example
 // is re-rendered, not re-run; only a change to what k6 measures needs a new run (`--rerun`).
 
 import { createReadStream, createWriteStream, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync,
@@ -14,6 +15,7 @@ import { createGunzip, createGzip, constants as zlib } from 'node:zlib';
 import { UserError } from './cli';
 import { analyzeRun, renderReport, reportFiles, writeReportFiles, type RenderedReport } from '../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../report/build-report';
+import { PREDICTED_SAMPLES_FILE } from '../report/predicted';
 import type { ReportOptions } from '../report/report-types';
 
 export const EXAMPLES_DIR = resolve(import.meta.dirname, '..', 'results', 'examples');
@@ -22,7 +24,14 @@ export const EXAMPLES_DIR = resolve(import.meta.dirname, '..', 'results', 'examp
 const RUN_FILES = ['run.json', 'plan-input.json'];
 /** A part's files an example keeps, beside its gzipped samples. */
 const PART_FILES = ['plan.json', 'summary.json'];
-const SAMPLES_GZ = 'samples.csv.gz';
+/** A part's samples: a measured part's k6 CSV, or a predicted part's own records (report/predicted-samples.ts). */
+const SAMPLES_FILES = ['samples.csv', PREDICTED_SAMPLES_FILE];
+const gz = (file: string) => `${file}.gz`;
+
+/** The samples file a part folder holds (`zipped`: its gzipped copy, as an example keeps it), or null. */
+function samplesFileIn(partDir: string, zipped: boolean): string | null {
+  return SAMPLES_FILES.find((file) => existsSync(join(partDir, zipped ? gz(file) : file))) ?? null;
+}
 
 interface RunFile {
   readonly parts: readonly string[];
@@ -47,7 +56,7 @@ export function exampleNames(): string[] {
 /** The parts of an example whose samples are not committed (the example cannot be remade without a new run). */
 export function partsWithoutSamples(name: string): string[] {
   const dir = join(EXAMPLES_DIR, name);
-  return readRunFile(dir).parts.filter((part) => !existsSync(join(dir, part, SAMPLES_GZ)));
+  return readRunFile(dir).parts.filter((part) => samplesFileIn(join(dir, part), true) === null);
 }
 
 /** Copies a finished run (results/<run-id>) in as an example: its report inputs, the samples gzipped. */
@@ -55,7 +64,7 @@ export async function importRun(runDir: string, name: string): Promise<void> {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new UserError(`example name "${name}": use a-z, 0-9 and -`);
   const run = readRunFile(runDir);
   for (const part of run.parts) {
-    if (!existsSync(join(runDir, part, 'samples.csv'))) throw new UserError(`${runDir}/${part}/samples.csv is missing`);
+    if (!samplesFileIn(join(runDir, part), false)) throw new UserError(`${runDir}/${part}/samples.csv is missing`);
   }
   const dir = join(EXAMPLES_DIR, name);
   rmSync(dir, { recursive: true, force: true });
@@ -66,9 +75,10 @@ export async function importRun(runDir: string, name: string): Promise<void> {
     for (const file of PART_FILES) {
       if (existsSync(join(runDir, part, file))) cpSync(join(runDir, part, file), join(dir, part, file));
     }
+    const samples = samplesFileIn(join(runDir, part), false)!;
     await pipeline(
-      createReadStream(join(runDir, part, 'samples.csv')), createGzip({ level: zlib.Z_BEST_COMPRESSION }),
-      createWriteStream(join(dir, part, SAMPLES_GZ)),
+      createReadStream(join(runDir, part, samples)), createGzip({ level: zlib.Z_BEST_COMPRESSION }),
+      createWriteStream(join(dir, part, gz(samples))),
     );
   }
 }
@@ -90,7 +100,7 @@ export async function renderExample(name: string): Promise<RenderedReport> {
   const dir = join(EXAMPLES_DIR, name);
   const run = readRunFile(dir);
   const missing = partsWithoutSamples(name);
-  if (missing.length > 0) throw new UserError(`${name}: no ${SAMPLES_GZ} for ${missing.join(', ')}: rerun it`);
+  if (missing.length > 0) throw new UserError(`${name}: no ${gz('samples.csv')} for ${missing.join(', ')}: rerun it`);
   const scratch = mkdtempSync(join(tmpdir(), `k6llm-example-${name}-`));
   try {
     for (const file of RUN_FILES) if (existsSync(join(dir, file))) cpSync(join(dir, file), join(scratch, file));
@@ -99,9 +109,9 @@ export async function renderExample(name: string): Promise<RenderedReport> {
       for (const file of PART_FILES) {
         if (existsSync(join(dir, part, file))) cpSync(join(dir, part, file), join(scratch, part, file));
       }
+      const samples = samplesFileIn(join(dir, part), true)!;
       await pipeline(
-        createReadStream(join(dir, part, SAMPLES_GZ)), createGunzip(),
-        createWriteStream(join(scratch, part, 'samples.csv')),
+        createReadStream(join(dir, part, gz(samples))), createGunzip(), createWriteStream(join(scratch, part, samples)),
       );
     }
     const now = run.endedAt ? new Date(run.endedAt) : new Date(0);

@@ -1,5 +1,6 @@
 // `npm run bench -- --predict <profile>`: a plan's parts run in the simulator's virtual time and written as a run
-// folder marked predicted, then the one report generator reads it. Runs in Node.
+// folder marked predicted; the one report generator reports it from the parts' samples held in memory (the folder
+// keeps them as predicted-samples.jsonl, for `npm run report` later). Runs in Node.
 //
 // The parts are the bench's own: the same resolved plans, the same Driver and step sources (fixed cells, the adaptive
 // capacity search), with sim/batcher.ts serving the requests in virtual time (whatif/virtual-drive.ts). So the
@@ -15,7 +16,9 @@ import type { CapacityAnnouncement } from '../lib/drive';
 import { searchCapacities } from '../orchestrator/driven-results';
 import { predictionReach, type PredictedUseCase } from './prediction-reach';
 import { SCHEDULER_FACTOR } from './scheduler-draws';
-import { generateReport } from '../report/generate';
+import { generateReport, type PartSamples } from '../report/generate';
+import type { SamplesData } from '../report/samples-collector';
+import { readPartSamples } from '../report/split-inputs';
 import { DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import type { Report } from '../report/report-types';
 import type { Profile } from '../sim/profiles';
@@ -89,10 +92,14 @@ export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
   for (const f of fitted) o.log(`context ${f.contextTokens}: prompts of ${f.promptTokens} tokens, to fit the window`);
   let virtualMs = 0;
   let capacities: CapacityAnnouncement[] = [];
+  // Each part's samples as the report reads them, handed over in memory: no file is parsed back.
+  const samples = new Map<string, SamplesData>();
   for (const plan of plans) {
     const { drive, search } = drivePart(profile, plan, promptOf);
     if (search) capacities = searchCapacities(search);
-    requests[plan.script] = writePredictedPart(runDir, plan, drive, startedAt.getTime() + virtualMs, o.runId);
+    const part = writePredictedPart(runDir, plan, drive, startedAt.getTime() + virtualMs);
+    requests[plan.script] = part.requests;
+    samples.set(plan.script, part.samples);
     virtualMs += drive.wallMs;
     const virtualSeconds = (drive.wallMs / 1000).toFixed(0);
     o.log(`${plan.script}: predicted ${requests[plan.script]} requests, ${virtualSeconds} s of virtual time`);
@@ -121,8 +128,16 @@ export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
   writeFileSync(path.join(runDir, 'run.json'), JSON.stringify(runInfo, null, 2));
   const { report } = await generateReport(runDir, {
     ...DEFAULT_REPORT_OPTIONS, baseline: o.variant?.baseRunDir ?? null, tolerance: 0.1, outDir: null,
-  });
+  }, inMemory(samples));
   return { runDir, report, intervals, seconds: (performance.now() - started) / 1000 };
+}
+
+/** The report's samples of each part from memory; a part not predicted here is read from its folder. */
+function inMemory(samples: ReadonlyMap<string, SamplesData>): PartSamples {
+  return (part) => {
+    const held = samples.get(part.name);
+    return held ? Promise.resolve(held) : readPartSamples(part);
+  };
 }
 
 /** Each capacity use case as predicted: its prompt as sent, answer length, limits, capacity and interval. */

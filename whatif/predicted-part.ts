@@ -1,7 +1,9 @@
-// One predicted part: its steps driven in virtual time, written as a measured part's folder (plan.json with the
-// steps as cells, samples.csv in k6's format, summary.json) so the one report generator reads it. Runs in Node.
+// One predicted part: its steps driven in virtual time, gathered in memory through the report's samples interface
+// (report/samples-collector.ts) for the report, and written as a part folder (plan.json with the steps as cells, the
+// requests' records in predicted-samples.jsonl, summary.json) so `npm run report` and --baseline can read it again.
+// k6's CSV is never written: it is the format of measured runs. Runs in Node.
 
-import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Plan } from '../lib/plan';
 import { partDrive } from '../orchestrator/part-drive';
@@ -9,7 +11,10 @@ import { drivenCells } from '../orchestrator/driven-results';
 import type { CapacitySearch } from '../orchestrator/capacity-search';
 import type { Profile } from '../sim/profiles';
 import { driveVirtually, type VirtualDrive } from './virtual-drive';
-import { K6_CSV_HEADER, requestRows } from './virtual-samples';
+import { predictedRequest } from './virtual-samples';
+import { addPredictedRequest, predictedSamplesHeader } from '../report/predicted-samples';
+import { PREDICTED_SAMPLES_FILE } from '../report/predicted';
+import { SamplesCollector, type SamplesData } from '../report/samples-collector';
 
 /** The scripts a prediction runs: those the bench drives with fixed cells or the capacity search. */
 export const PREDICTED_SCRIPTS = ['sweep', 'capacity', 'mix', 'burst'] as const;
@@ -31,28 +36,40 @@ export function drivePart(
   return { drive, search: part.search };
 }
 
+/** What a predicted part wrote, and its samples as the report reads them. */
+export interface PredictedPart {
+  readonly requests: number;
+  readonly samples: SamplesData;
+}
+
 /**
  * Writes the part's folder under runDir: plan.json with the steps that ran as its cells (as the bench rewrites a driven
- * part's), samples.csv stamped from `originMs` (the epoch time the virtual clock's 0 stands for), and summary.json
- * with the part's virtual duration and no k6 thresholds (no k6 ran). Returns the requests written.
+ * part's), predicted-samples.jsonl with one record per request stamped from `originMs` (the epoch time the virtual
+ * clock's 0 stands for), and summary.json with the part's virtual duration and no k6 thresholds (no k6 ran). Returns
+ * the requests written and the same records gathered in memory.
  */
-export function writePredictedPart(
-  runDir: string, plan: Plan, drive: VirtualDrive, originMs: number, testid: string,
-): number {
+export function writePredictedPart(runDir: string, plan: Plan, drive: VirtualDrive, originMs: number): PredictedPart {
   const partDir = path.join(runDir, plan.script);
   mkdirSync(partDir, { recursive: true });
   const cells = drivenCells(drive.steps, drive.unfinished, 0);
   const totalSeconds = Math.round(drive.wallMs) / 1000;
   const ran = { ...plan, cells, totalSeconds } satisfies Plan;
   writeFileSync(path.join(partDir, 'plan.json'), JSON.stringify(ran, null, 1));
-  const fd = openSync(path.join(partDir, 'samples.csv'), 'w');
+  // A samples.csv left in the folder (a run id used before, or a prediction written before issue 45.2) would be read
+  // instead of these records by a later `npm run report`.
+  rmSync(path.join(partDir, 'samples.csv'), { force: true });
+  const collector = new SamplesCollector();
+  const fd = openSync(path.join(partDir, PREDICTED_SAMPLES_FILE), 'w');
   let requests = 0;
+  let rows = 0;
   try {
-    writeSync(fd, `${K6_CSV_HEADER}\n`);
+    writeSync(fd, `${predictedSamplesHeader()}\n`);
     for (const step of drive.steps) {
       const lines: string[] = [];
       for (const request of step.requests) {
-        lines.push(...requestRows(step, request, drive.extras.get(request.ticket)!, originMs, testid));
+        const record = predictedRequest(step.spec.cell, request, drive.extras.get(request.ticket)!, originMs);
+        rows += addPredictedRequest(collector, record);
+        lines.push(JSON.stringify(record));
         requests++;
       }
       if (lines.length > 0) writeSync(fd, `${lines.join('\n')}\n`);
@@ -62,5 +79,6 @@ export function writePredictedPart(
   }
   const summary = { metrics: {}, state: { testRunDurationMs: drive.wallMs }, predicted: true };
   writeFileSync(path.join(partDir, 'summary.json'), JSON.stringify(summary, null, 1));
-  return requests;
+  const samples = collector.finish({ rows, skippedRows: 0, partialTailBytes: 0, malformedRows: 0 });
+  return { requests, samples };
 }

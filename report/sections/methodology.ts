@@ -18,7 +18,7 @@ export function methodologySection(report: Report): Block[] {
     ...requestItems(report),
     report.predicted ? predictionItem() : measurementItem(),
     ...limitItems(report),
-    ...report.parts.map(partItem),
+    ...report.parts.map((part) => partItem(part, report.predicted !== null)),
     `Definitions: ${DEFINITIONS.join('; ')}.`,
   ]);
   const version = `report.json schema version ${report.schemaVersion}`;
@@ -142,8 +142,8 @@ function limitItems(report: Report): string[] {
   return items;
 }
 
-/** One part: cells measured, how they were scheduled, how long it ran, its CSV and monitor. */
-function partItem(part: PartSummary): string {
+/** One part: cells measured, how they were scheduled, how long it ran, its samples and monitor. */
+function partItem(part: PartSummary, predicted: boolean): string {
   const seconds = Math.round(part.plannedSeconds);
   const schedule = part.driven
     ? `back to back as the bench handed out each request, ${seconds}s`
@@ -152,7 +152,8 @@ function partItem(part: PartSummary): string {
   const monitor = part.monitorEnabled ? `every ${part.monitorIntervalSeconds}s` : 'off';
   const files = part.hasSummary ? '' : '; no summary.json';
   const measured = `${part.cellsWithData} of ${part.cells} cells measured, ${schedule}${ran}`;
-  const rows = `${fmtInt(part.csvRows)} CSV rows`;
+  // A predicted part's samples never were a CSV (report/predicted-samples.ts).
+  const rows = `${fmtInt(part.csvRows)} ${predicted ? 'predicted samples' : 'CSV rows'}`;
   const plan = `${part.script}, plan "${part.planName}"`;
   return `Part ${part.name} (${plan}): ${measured}; ${rows}; server monitor ${monitor}${files}.`;
 }

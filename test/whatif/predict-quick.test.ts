@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { virtualCapacity } from '../../bench/virtual-capacity';
 import { resolvePlan } from '../../lib/plan';
 import { QUICK_PLAN } from '../../orchestrator/default-plans';
+import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
+import { analyzeRun } from '../../report/generate';
 import type { Report } from '../../report/report-types';
 import { buildDocument } from '../../report/sections';
 import { findProfile } from '../../sim/profiles';
@@ -105,5 +107,19 @@ describe('npm run bench -- --predict A --plan quick', () => {
     expect(r.stderr).toBe(
       'bench: --predict: the sessions script is not predicted yet (it predicts sweep, capacity, mix, burst)\n',
     );
+  });
+});
+
+describe('a predicted run folder', () => {
+  it('keeps its samples in its own format, not k6\'s, and reports the same from them later', async () => {
+    for (const part of ['sweep', 'capacity']) {
+      const files = readdirSync(join(tmp, 'p', part)).sort();
+      expect(files).toEqual(['plan.json', 'predicted-samples.jsonl', 'summary.json']);
+    }
+    // The prediction reported from the samples it held in memory; npm run report reads the stored ones.
+    const report = reportOf('p');
+    const again = await analyzeRun(join(tmp, 'p'), DEFAULT_REPORT_OPTIONS, new Date(report.generatedAt));
+    expect(JSON.stringify(again.cells)).toBe(JSON.stringify(report.cells));
+    expect(JSON.stringify(again.useCases)).toBe(JSON.stringify(report.useCases));
   });
 });

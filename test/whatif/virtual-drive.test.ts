@@ -1,15 +1,12 @@
-// The virtual drive: the bench's Driver against the batcher in virtual time, and its requests as k6 CSV rows the
-// report reads back. Runs in Node (vitest).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+// The virtual drive: the bench's Driver against the batcher in virtual time, and its requests as the samples the
+// report reads (report/samples-collector.ts). Runs in Node (vitest).
+import { describe, expect, it } from 'vitest';
 import { FixedSteps, type StepSpec } from '../../orchestrator/driver';
-import { readSamples } from '../../report/read-samples';
+import { predictedSamples } from '../../report/predicted-samples';
 import { findProfile } from '../../sim/profiles';
 import { runVirtualClosedLoop } from '../../sim/virtual-run';
 import { driveVirtually } from '../../whatif/virtual-drive';
-import { K6_CSV_HEADER, requestRows } from '../../whatif/virtual-samples';
+import { predictedRequest } from '../../whatif/virtual-samples';
 
 const profile = findProfile('A')!;
 const cell = (n: number) => ({
@@ -20,8 +17,6 @@ const steady = (n: number, freshUsers: boolean): StepSpec => ({
   cell: cell(n), mode: { kind: 'steady', warmupRequests: 1, minRequestsPerUser: 3, minMeasuredSeconds: 0, freshUsers },
 });
 const limits = [{ metric: 'ttft' as const, operator: '<' as const, value: 1000, label: 'TTFT < 1 s' }];
-const tmp = mkdtempSync(join(tmpdir(), 'virtual-drive-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('driveVirtually', () => {
   it('serves a fresh step of n users as the simulator\'s own closed loop does', () => {
@@ -51,22 +46,21 @@ describe('driveVirtually', () => {
     for (const r of drive.steps.flatMap((s) => s.requests)) expect(r.goodput).toBe(r.ttftMs! < 1000);
   });
 
-  it('writes rows the report reads back as the request\'s cell, figures and phases', async () => {
+  it('gives the report each request as its cell, figures and phases', () => {
     const drive = driveVirtually(profile, new FixedSteps([steady(2, true)]), {
       vus: 2, sharedPrompts: false, sloOf: () => limits,
     });
     const step = drive.steps[0]!;
-    const lines = step.requests.flatMap((r) => requestRows(step, r, drive.extras.get(r.ticket)!, 1.8e12, 'run'));
-    const file = join(tmp, 'samples.csv');
-    writeFileSync(file, `${K6_CSV_HEADER}\n${lines.join('\n')}\n`);
-    const data = await readSamples(file);
+    const records = step.requests.map((r) => predictedRequest(step.spec.cell, r, drive.extras.get(r.ticket)!, 1.8e12));
+    const data = predictedSamples(records);
     const acc = data.cells.get('capacity_x_n2')!;
     const measured = step.requests.filter((r) => r.phase === 'measured');
     expect(data.malformedRows).toBe(0);
     expect(acc.tags).toMatchObject({ cell: 'capacity_x_n2', use_case: 'x', concurrency: '2', context: '8192' });
     expect(acc.okCount).toBe(measured.length);
     expect(acc.excluded.warmup).toBe(2);
-    expect([...acc.trends.ttft.values()]).toEqual(measured.map((r) => Number(r.ttftMs!.toFixed(6))));
+    expect([...acc.trends.ttft.values()]).toEqual(measured.map((r) => r.ttftMs));
+    expect(acc.excluded.transition).toBe(step.requests.filter((r) => r.phase === 'transition').length);
     expect(acc.trends.itl.values().length).toBe(measured.length * 63);
     expect(acc.goodput.judged).toBe(measured.length);
     expect(acc.inputTokens).toBe(8192 * measured.length);
