@@ -7,8 +7,39 @@ import tseslint from 'typescript-eslint';
 const K6_CODE = ['lib/**/*.ts', 'thresholds/**/*.ts', 'scenarios/**/*.ts'];
 const NODE_CODE = [
   'scripts/**/*.ts', 'orchestrator/**/*.ts', 'report/**/*.ts', 'sim/**/*.ts', 'tokenizer/**/*.ts', 'bench/**/*.ts',
-  'node/**/*.ts', 'whatif/**/*.ts',
+  'node/**/*.ts', 'whatif/**/*.ts', 'analysis/**/*.ts',
 ];
+
+// Node code never imports what runs in k6.
+const NOT_K6 = {
+  group: ['**/lib/k6/**', '**/lib/k6', '**/scenarios/**'],
+  message: 'Node code never imports lib/k6/ or scenarios/ (they run in k6).',
+};
+
+// analysis/ judges (docs/design/architecture.md): it stands on lib/ and thresholds/ only, so the report, the capacity
+// search and the prediction can all call it, and no wording of a renderer can reach a verdict.
+const ANALYSIS_IMPORTS = {
+  group: [
+    '../report', '../report/**', '../orchestrator/**', '../whatif/**', '../sim/**', '../scripts/**', '../bench/**',
+    '../tokenizer/**', '../deploy/**', '../node/**',
+  ],
+  message: 'analysis/ imports only analysis/, lib/ and thresholds/: a judgement has no wording and no renderer.',
+};
+
+// What other rooms may take from report/: making a report (generate, build-report), reading a run (load-run,
+// split-inputs, predicted), the samples interface a prediction fills (samples-collector, predicted-samples), the
+// report's shape (report-types) and its words for a verdict (gate-verdict,
+// capacity-words). Every judgement (statistics, capacities, intervals, verdicts) comes from analysis/.
+const REPORT_ENTRY_POINTS = [
+  'generate', 'build-report', 'load-run', 'split-inputs', 'predicted', 'report-types', 'gate-verdict', 'capacity-words',
+  'samples-collector', 'predicted-samples',
+];
+const REPORT_INTERNALS = {
+  group: ['../report/*', '../../report/*', ...REPORT_ENTRY_POINTS.flatMap((name) => [
+    `!../report/${name}`, `!../../report/${name}`,
+  ])],
+  message: 'Take judgement from analysis/; report/ offers others only its entry points (eslint.config.js).',
+};
 
 const NODE_BUILTINS = [
   'fs', 'path', 'http', 'https', 'os', 'child_process', 'worker_threads', 'url', 'crypto', 'stream', 'events', 'util',
@@ -53,7 +84,7 @@ export default tseslint.config(
   {
     // report/ is where most of the suite's wording and arithmetic lives: issue 24 split it into one module per report
     // part and long functions into named steps, and these tighter limits keep it that way.
-    files: ['report/**/*.ts'],
+    files: ['report/**/*.ts', 'analysis/**/*.ts'],
     rules: { 'max-lines': ['error', { max: 400 }], 'max-lines-per-function': ['error', { max: 59 }] },
   },
   {
@@ -123,15 +154,14 @@ export default tseslint.config(
   },
   {
     files: NODE_CODE,
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          {
-            group: ['**/lib/k6/**', '**/lib/k6', '**/scenarios/**'],
-            message: 'Node code never imports lib/k6/ or scenarios/ (they run in k6).',
-          },
-        ],
-      }],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_K6] }] },
+  },
+  {
+    files: ['analysis/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_K6, ANALYSIS_IMPORTS] }] },
+  },
+  {
+    files: ['orchestrator/**/*.ts', 'whatif/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_K6, REPORT_INTERNALS] }] },
   },
 );

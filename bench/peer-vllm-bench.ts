@@ -34,7 +34,7 @@
 //           messages with `choices`: per chunk, not per token (one gap for a k-token chunk); with the role chunk
 //           counted, a 128-token stream gives 128 gaps, the first the role-to-first-token gap (about 0 ms).
 //           serve.py pools every request's gaps and takes numpy's linear percentile, as k6's Trend and
-//           report/stats.ts do, so the p99s compare like for like. The request id (--request-id-prefix + index) goes
+//           analysis/stats.ts do, so the p99s compare like for like. The request id (--request-id-prefix + index) goes
 //           out as x-request-id, which the simulator keeps as the ground truth's requestId: its requests are matched
 //           one by one. The simulator's vLLM flavour writes one token per chunk, so per-chunk and per-token ITL agree
 //           but for the role chunk.

@@ -4,7 +4,7 @@
 
 import Papa from 'papaparse';
 import { METRICS } from '../lib/metrics';
-import { percentile, sortValues } from '../report/stats';
+import { percentile, sortValues } from '../analysis/stats';
 
 /** Under this gap, a value means "read together" (one read, one time). */
 const TOGETHER_MS = 1;

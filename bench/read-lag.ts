@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { startAgent } from '../orchestrator/agent-process';
 import { startSimChild } from '../sim/child';
-import { percentile, sortValues } from '../report/stats';
+import { percentile, sortValues } from '../analysis/stats';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { Bench } from '../orchestrator/bench';
 import { analyzeRun } from '../report/generate';
-import type { CellStats } from '../report/cells';
-import type { Distribution } from '../report/stats';
+import type { CellStats } from '../analysis/cells';
+import type { Distribution } from '../analysis/stats';
 
 const METRICS = ['ttft', 'itl', 'decodeSpeed'] as const;
 /**

@@ -8,8 +8,8 @@
 import { compare, parseThreshold } from '../lib/threshold-grammar';
 import { limitExpression } from '../lib/options';
 import type { LimitStat } from '../lib/plan';
-import { aggregate } from '../report/capacity-interval';
-import { crossingX } from '../report/stats';
+import { aggregate } from '../analysis/capacity-interval';
+import { crossingX } from '../analysis/stats';
 import type { NoiseSettings } from '../sim/noise';
 import type { Profile } from '../sim/profiles';
 import { runVirtualClosedLoop, type ClosedLoopRequest } from '../sim/virtual-run';

@@ -8,7 +8,7 @@
 // a user states them; where the points cannot tell a parameter (one prompt length), it starts, as in `npm run fit`,
 // from the base profile's value, which was fitted by hand to every point: say so beside the figure.
 
-import { percentile, sortValues } from '../report/stats';
+import { percentile, sortValues } from '../analysis/stats';
 import type { Profile } from '../sim/profiles';
 import { fitLogLeastSquares, memoised } from '../whatif/fit';
 import type { MeasuredCell } from '../whatif/fit-cells';

@@ -12,7 +12,7 @@ const PROFILES = ['chatbot', 'rag', 'agentic', 'tool_calling'];
 
 /**
  * The share of a cell's requests that must succeed for its figures to count against a use case's limits: the report's
- * capacity and the bench's search judge a step alike with it (report/capacity.ts ladderLimits).
+ * capacity and the bench's search judge a step alike with it (analysis/capacity.ts ladderLimits).
  */
 export const MIN_SUCCESS_RATE = 0.99;
 

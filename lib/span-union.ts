@@ -1,7 +1,7 @@
 // The length of a union of time spans: the time at least one span covers. Runs in k6 and Node (pure).
 //
 // One algorithm for the bench's "time with requests running" (orchestrator/progress.ts) and the report's busy
-// time of a pooled cell (report/cells.ts): sort by start, merge each span into the run it overlaps or touches,
+// time of a pooled cell (analysis/cells.ts): sort by start, merge each span into the run it overlaps or touches,
 // and add up the runs, so overlaps count once and gaps not at all.
 
 /** A span of time, [start, end], in ms; a span whose end is not after its start covers nothing. */

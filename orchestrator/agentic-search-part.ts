@@ -11,17 +11,17 @@ import { EXIT } from '../lib/exit-codes';
 import type { Plan } from '../lib/plan';
 import { reschedulePlan } from '../lib/plan';
 import { agenticDrafts } from '../lib/plan-agentic';
-import { tierStepOf } from '../report/agentic-report';
+import { tierStepOf } from '../analysis/agentic-report';
 import { DEFAULT_REPORT_OPTIONS } from '../report/build-report';
-import { formatInterval } from '../report/capacity-interval';
-import type { LadderLimit } from '../report/capacity';
-import { checkTierStep, tierCapacity, tierDisplay, type TierStep } from '../report/slo-tiers';
+import type { LadderLimit } from '../analysis/capacity';
+import { checkTierStep, tierCapacity, type TierStep } from '../analysis/slo-tiers';
 import { measureStepFolder, stepPartName } from './rate-search-part';
 import type { SloTier } from '../thresholds/agentic';
 import {
   checkAgenticSearchConfig, nextAgentsStep, tierSearchLimits, type AgenticSearchConfig, type AgentsSearchState,
   type AgentsStep,
 } from './agentic-search';
+import { formatInterval, tierDisplay } from '../report/capacity-words';
 
 /** The step folder of the n-th step (from 1) of an agents' search. */
 export function agenticStepPartName(n: number): string {

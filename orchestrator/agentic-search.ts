@@ -6,16 +6,16 @@
 // (a power law through the passing steps, at most x2), the same interpolation, the same bisection when a try does not
 // halve the interval. Every tier that is not yet resolved names the step it wants next, and the smallest is measured:
 // the strictest tier is narrowed first, and each of its steps is a passing step of the looser tiers, which then climb
-// from it. Each step's verdicts are the report's own (report/slo-tiers.ts checkTierStep), so the search and the
+// from it. Each step's verdicts are the report's own (analysis/slo-tiers.ts checkTierStep), so the search and the
 // report's tier table cannot disagree.
 //
-// A step the client limited (the measuring agent was too busy to read the streams on time: report/client-bound.ts)
+// A step the client limited (the measuring agent was too busy to read the streams on time: analysis/client-bound.ts)
 // measured the client, not the server: it is measured once more, as the rate search does; limited again, the search
 // ends there (steps of more agents would be limited further), and every tier not yet resolved is undetermined above
 // its last clean pass.
 
 import { resolutionAt } from '../lib/plan';
-import type { LadderLimit, LimitCheck } from '../report/capacity';
+import type { LadderLimit, LimitCheck } from '../analysis/capacity';
 import { tierLimitLabel, type SloTier } from '../thresholds/agentic';
 import { nextSearchStep, type SearchPoint } from './capacity-search';
 

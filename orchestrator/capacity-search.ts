@@ -2,26 +2,26 @@
 // Pure. Runs in Node.
 //
 // Each step's verdict comes from its measured requests, evaluated with the report's own limit checks
-// (report/capacity.ts on report/cells.ts statistics), so the bench's decision and the report's table
+// (analysis/capacity.ts on analysis/cells.ts statistics), so the bench's decision and the report's table
 // cannot disagree.
 
 import { resolutionAt, type CapacitySearchConfig, type LimitStat } from '../lib/plan';
 import type { UseCase } from '../thresholds/use-cases';
-import { checkLimit, ladderLimits, limitTrend, type LadderLimit, type LimitCheck } from '../report/capacity';
-import { buildCellStats, type CellStats } from '../report/cells';
-import { extrapolateCrossing, powerLawBase } from '../report/stats';
-import { addClientSample, newCellAccumulator, type CellAccumulator } from '../report/cell-accumulator';
-import { DEFAULT_COST } from '../report/power';
+import { checkLimit, ladderLimits, limitTrend, type LadderLimit, type LimitCheck } from '../analysis/capacity';
+import { buildCellStats, type CellStats } from '../analysis/cells';
+import { extrapolateCrossing, powerLawBase } from '../analysis/stats';
+import { addClientSample, newCellAccumulator, type CellAccumulator } from '../analysis/cell-accumulator';
+import { DEFAULT_COST } from '../analysis/power';
 import { MIN_SUCCESS_RATE } from '../lib/plan-defaults';
 import type { StepMode, StepRequest, StepResult, StepSource, StepSpec } from './driver';
 import {
   capacityInterval, isUnclear, passShare, sharedNoise, SOLO_USERS, withCapacity, type CapacityInterval,
   type IntervalStep,
-} from '../report/capacity-interval';
+} from '../analysis/capacity-interval';
 
 /**
  * A one-user step measures at least 6 requests, or 6 s of them: the requests a bootstrap reads the server's shared
- * noise from (report/capacity-interval.ts). Short requests (the use cases whose large steps need it) get 6 in a few
+ * noise from (analysis/capacity-interval.ts). Short requests (the use cases whose large steps need it) get 6 in a few
  * seconds; a long-context step stops at the cap. Fewer left the estimate too often far below the noise (4 requests:
  * 3 degrees of freedom, one run in five stated an exact capacity on the noisy simulator). The part's first request
  * warms the connections and code up.
@@ -85,7 +85,7 @@ export function interpolateCrossing(
 /**
  * The search's next move from the points measured so far, in the order measured.
  * Climbing: the largest passing step grows to the crossing a power law through it and its base predicts (the
- * largest passing step at most half of it: report/stats.ts powerLawBase), at least +1 and at most x2 (an overshoot
+ * largest passing step at most half of it: analysis/stats.ts powerLawBase), at least +1 and at most x2 (an overshoot
  * is the dearest step: the most users, the slowest requests), capped at maxUsers. Once a step fails: the
  * crossing interpolated between the last pass and the first fail is tried, then the step one
  * resolution beyond it on the other side, so a good prediction ends the search in two steps; when
@@ -213,7 +213,7 @@ function addHealth(acc: CellAccumulator, r: StepRequest): void {
   if (r.tokensReadTogether !== null) addClientSample(acc, 'readTogether', r.endMs, r.tokensReadTogether);
 }
 
-/** A step's statistics from its measured requests, built as the report builds a cell's (report/cells.ts). */
+/** A step's statistics from its measured requests, built as the report builds a cell's (analysis/cells.ts). */
 function measuredStats(spec: StepSpec, acc: CellAccumulator): CellStats {
   const cell = {
     ...spec.cell, rounds: 0, warmupRounds: 0, startSeconds: 0, maxDurationSeconds: 0, gracefulStopSeconds: 0,
@@ -242,7 +242,7 @@ export interface UseCaseSearch {
    */
   decision: 'narrow' | 'budget' | 'steps-clear' | 'client-bound' | null;
   /**
-   * Steps whose measurement was client-bound (report/client-bound.ts): measured once more under a cell id of their own
+   * Steps whose measurement was client-bound (analysis/client-bound.ts): run once more under a cell id of their own
    * (the first measurement's samples stay apart in the report), and the reason of each that was client-bound again.
    */
   readonly clientRetried: Set<number>;

@@ -1,13 +1,13 @@
 // The bench-driven part's progress: a line per finished search step, and the step, interval and ETA it shows.
 // Runs in Node.
 
-import { isUnclear } from '../report/capacity-interval';
+import { isUnclear } from '../analysis/capacity-interval';
 import type { CapacitySearch } from './capacity-search';
-import { isShareLimit } from '../report/capacity';
+import { isShareLimit } from '../analysis/capacity';
 import type { Driver, StepResult } from './driver';
 import type { DrivenProgress, ProgressState } from './progress';
 import { requestSecondsWithinLimits, searchEtaSeconds } from './search-eta';
-import { mean } from '../report/stats';
+import { mean } from '../analysis/stats';
 
 /** One line per finished search step: its verdict and the figures its limits were checked on. */
 export function renderSearchStepLine(r: StepResult, search: CapacitySearch): string {

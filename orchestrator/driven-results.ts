@@ -3,16 +3,16 @@
 
 import type { Cell } from '../lib/plan';
 import { searchInterval95, type CapacitySearch } from './capacity-search';
-import { formatInterval } from '../report/capacity-interval';
 import type { StepResult } from './driver';
 import type { CapacityAnnouncement } from '../lib/drive';
+import { formatInterval } from '../report/capacity-words';
 
 /**
  * The steps that ran, as the cells of the part's plan.json, so the report reads a driven part like
  * any other: one cell per step, its samples found by the cell tag. `rounds` is the measured requests
  * per user (rounded); `driven` says how the step was measured. A step the search measured again (an
  * unclear verdict) ran under the same cell id each time: its measurements are one cell, which lasted the sum
- * of their times (the report leaves out the gaps between them: report/cells.ts busyMs).
+ * of their times (the report leaves out the gaps between them: analysis/cells.ts busyMs).
  */
 export function drivenCells(
   steps: readonly StepResult[], unfinished: ReadonlyMap<number, number>, originMs: number,

@@ -11,11 +11,11 @@
 //           they ran partly under the next step's load, so neither step counts them. After a step down, a
 //           request sent while users the step dropped are still finishing theirs is a warm-up too. A step with
 //           a `noiseProbe` (a search's first step, one user) measures a few requests more, within a time cap:
-//           their spread is the noise a larger step's requests share (report/capacity-interval.ts).
+//           their spread is the noise a larger step's requests share (analysis/capacity-interval.ts).
 //           A step with `quietEdges` (closed-loop capacity steps) also waits out the quiet gap where the server is idle
 //           at an edge of its measured requests anyway: when it begins with no request running, and before its first
 //           measured request when only its warm-ups ran and none runs. A one-user step is then bracketed by scrapes
-//           that count its measured requests and nothing else (report/server-metrics.ts).
+//           that count its measured requests and nothing else (analysis/server-metrics.ts).
 // docs/design/architecture.md, "Bench-driven runs".
 
 import type { DoneReport, Phase, Ticket } from '../lib/drive';
@@ -150,7 +150,7 @@ export class Driver {
   /**
    * `quietMs`: a step that starts on a drained server (rounds, fresh steady) sends nothing for this long after the
    * server drained, so a scrape of the server's metrics falls between it and the step before and the server's
-   * histograms can be read per step (report/server-metrics.ts); 0 when nothing scrapes them.
+   * histograms can be read per step (analysis/server-metrics.ts); 0 when nothing scrapes them.
    */
   constructor(
     private readonly source: StepSource,

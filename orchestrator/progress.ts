@@ -3,7 +3,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import Papa from 'papaparse';
 import { REQUEST_METRICS } from '../lib/metrics';
-import { parseErrorMessage } from '../report/k6-csv';
+import { parseErrorMessage } from '../analysis/sample-text';
 import { cellRequests, type Plan } from '../lib/plan';
 
 export interface CellProgress {

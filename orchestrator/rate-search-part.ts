@@ -12,10 +12,11 @@ import { arrivalCount } from '../lib/arrivals';
 import { reschedulePlan, traceDrafts, type Plan } from '../lib/plan';
 import { MIN_SUCCESS_RATE } from '../lib/plan-defaults';
 import { formatRate } from '../lib/plan-schedule';
-import { ladderLimits, type LadderLimit } from '../report/capacity';
+import { ladderLimits, type LadderLimit } from '../analysis/capacity';
 import { measureParts, DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import { loadRun } from '../report/load-run';
-import { judgeRateCell, type LadderAxis, type LatencyFrom } from '../report/rate-capacity';
+import { judgeRateCell, type LadderAxis, type LatencyFrom } from '../analysis/rate-capacity';
+import { clientLimitWords } from '../report/capacity-words';
 import { readPartSamples } from '../report/split-inputs';
 import type { UseCase } from '../thresholds/use-cases';
 import {
@@ -127,7 +128,7 @@ export async function measureStepFolder(stepDir: string): Promise<ReturnType<typ
 
 /**
  * A step judged from its own folder: its cell's statistics and per-request values as the report builds them, judged
- * as the report's rate ladder judges a cell (report/rate-capacity.ts judgeRateCell).
+ * as the report's rate ladder judges a cell (analysis/rate-capacity.ts judgeRateCell).
  */
 export async function judgeStepFolder(
   stepDir: string, cellId: string, limits: readonly LadderLimit[], plan: Plan, latencyFrom: LatencyFrom = 'intended',
@@ -135,8 +136,9 @@ export async function judgeStepFolder(
   const measured = await measureStepFolder(stepDir);
   const cell = measured.cells.find((c) => c.id === cellId);
   if (!cell?.openLoop) throw new Error(`step ${stepDir}: no measured rate cell ${cellId}`);
-  return judgeRateCell(cell, limits, searchAxis(plan).of, {
+  const judged = judgeRateCell(cell, limits, searchAxis(plan).of, {
     limitStat: plan.limitStat, minSuccessRate: MIN_SUCCESS_RATE, minGoodput: plan.minGoodput,
     requestValues: measured.requestValues, latencyFrom,
   });
+  return { ...judged, clientLimited: judged.clientLimited && clientLimitWords(judged.clientLimited) };
 }

@@ -4,22 +4,22 @@
 // It is the users' search (orchestrator/capacity-search.ts nextSearchStep) on a grid of RATE_GRID_PER_SECOND steps per
 // request/s, so both capacities are found by one rule: the same climb (a power law through the passing steps, at most
 // x2), the same interpolation between pass and fail, the same bisection when a guess does not halve the interval.
-// Each step's verdict is the report's own (report/rate-capacity.ts judgeRateCell), so the search and the report's
+// Each step's verdict is the report's own (analysis/rate-capacity.ts judgeRateCell), so the search and the report's
 // rate table cannot disagree. Its interval is the report's ladder interval read as measured
-// (report/capacity-interval.ts measuredLadderInterval): between two rates the queue either keeps up or grows without
+// (analysis/capacity-interval.ts measuredLadderInterval): between two rates the queue either keeps up or grows without
 // bound, and no line between them says where that turns.
 //
 // A step the client limited (its sender fell behind its schedule, or the measuring agent was too busy to read the
-// streams on time: report/client-bound.ts) measured the client, not the server. It is kept and shown, never dropped,
+// streams on time: analysis/client-bound.ts) measured the client, not the server. It is kept and shown, never dropped,
 // and measured once more (a neighbour's load passes); limited again, the search stops there (rates above it would be
 // limited further), its capacity undetermined above the last clean pass, as a users' step that the client bound twice
 // ends its search.
 
 import { resolutionAt } from '../lib/plan';
 import { nextSearchStep, type SearchPoint } from './capacity-search';
-import { measuredLadderInterval, withCapacity } from '../report/capacity-interval';
-import type { CapacityInterval, IntervalStep } from '../report/capacity-interval';
-import type { LadderLimit, LimitCheck } from '../report/capacity';
+import { measuredLadderInterval, withCapacity } from '../analysis/capacity-interval';
+import type { CapacityInterval, IntervalStep } from '../analysis/capacity-interval';
+import type { LadderLimit, LimitCheck } from '../analysis/capacity';
 
 /** Grid of the search: 0.1 request/s, below any resolution a plan would ask for at rates above 2 requests/s. */
 export const RATE_GRID_PER_SECOND = 10;

@@ -8,7 +8,7 @@
 // on the default simulator, each use case's search took 0.8-1.4 x 4 of these request times (code
 // completion, whose short steps are mostly its climb, 3 x).
 
-import { mean } from '../report/stats';
+import { mean } from '../analysis/stats';
 import type { UseCase } from '../thresholds/use-cases';
 
 /** Request times a use case's search is expected to cost (see above). */

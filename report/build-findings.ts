@@ -1,11 +1,11 @@
 // The report's highlights and key findings: the few figures a reader takes away, read off the cells and capacities.
 // Runs in Node, pure.
 
-import type { CellStats } from './cells';
-import type { UseCaseCapacity } from './capacity';
-import type { BurstCapacity } from './burst-capacity';
+import type { CellStats } from '../analysis/cells';
+import type { UseCaseCapacity } from '../analysis/capacity';
+import type { BurstCapacity } from '../analysis/burst-capacity';
 import { capacityFinding } from './judgement';
-import { maxBy, minBy } from './stats';
+import { maxBy, minBy } from '../analysis/stats';
 import { fmtCount, fmtMs, fmtMillions, fmtPct, fmtTokS, fmtTokens, plural } from './format';
 import type { Finding, Report, Totals } from './report-types';
 

@@ -1,33 +1,32 @@
 // The report object (with schemaVersion) built from a run's inputs and samples; every renderer reads only this.
 // Runs in Node.
 
-import type { LimitStat } from '../lib/plan';
+import type { LimitStat, TraceConfig } from '../lib/plan';
 import { MIX_PROFILES } from '../thresholds/use-cases';
 import { runMinGoodput, runUseCases, type PartInput, type RunInput } from './inputs';
 import type { SamplesData } from './read-samples';
 import { embedReport } from './embed-report';
-import { applyScalingEfficiency, buildCellStats, type CellStats } from './cells';
-import type { CellAccumulator, TrendKey } from './cell-accumulator';
-import { spanIndex } from './request-spans';
-import { clockFaultWarning } from './clock-faults';
-import { burstCapacity, type BurstCapacity } from './burst-capacity';
+import { applyScalingEfficiency, buildCellStats, type CellStats } from '../analysis/cells';
+import type { CellAccumulator, TrendKey } from '../analysis/cell-accumulator';
+import { spanIndex } from '../analysis/request-spans';
+import { clockFaultWarning } from './clock-fault-warning';
+import { burstCapacity, type BurstCapacity } from '../analysis/burst-capacity';
 import {
-  checkLimit,
-  interpolateMetric,
-  ladderLimits,
   useCaseCapacity,
   withInterval,
   type RequestValues,
   type UseCaseCapacity,
-} from './capacity';
-import { DEFAULT_COST } from './power';
+} from '../analysis/capacity';
+import { DEFAULT_COST } from '../analysis/power';
 import { MIN_SUCCESS_RATE } from '../lib/plan-defaults';
-import { throughputFrontiers } from './frontier';
-import { activeUsersCapacities } from './active-users';
-import { rateCapacities } from './rate-capacity';
-import { reconcileCapacities } from './capacity-reconciliation';
-import { agenticReport, type AgenticSamples } from './agentic-report';
-import { traceReplayReport, traceSendsOf, type TraceSends } from './trace-replay';
+import { throughputFrontiers } from '../analysis/frontier';
+import { activeUsersCapacities } from '../analysis/active-users';
+import { rateCapacities } from '../analysis/rate-capacity';
+import { reconcileCapacities } from '../analysis/capacity-reconciliation';
+import { gateResults } from '../analysis/gates';
+import { wordReconciliation } from './reconciliation-words';
+import { agenticReport, type AgenticSamples } from '../analysis/agentic-report';
+import { traceReplayReport, traceSendsOf, type TraceSends } from '../analysis/trace-replay';
 import { judgeMergedThresholds } from './split-thresholds';
 import { splitNotes } from './split-notes';
 import {
@@ -39,7 +38,6 @@ import { buildFindings, gridCells } from './build-findings';
 import { plural } from './format';
 import {
   REPORT_SCHEMA_VERSION,
-  type GateResult,
   type MixProfileSummary,
   type PartSummary,
   type Report,
@@ -93,14 +91,14 @@ export function buildReport(
     cells, useCases,
     activeUsers,
     rates,
-    reconciliation: reconcileCapacities(useCases, rates, cells),
-    trace: traceReplayReport(input, cells, measured.traceSends, judged),
+    reconciliation: reconcileCapacities(useCases, rates, cells).map(wordReconciliation),
+    trace: traceReplayReport(runTrace(input), runUseCases(input), cells, measured.traceSends, judged),
     agentic: agenticReport(input.parts.map((part) => part.plan), cells, measured.agentic, minSuccessRate),
     embeddings: embedReport(input, samples),
     bursts,
     mixProfiles: mixProfiles(cells),
     frontiers: throughputFrontiers(cells, options),
-    gates: gateResults(input, cells),
+    gates: gateResults(input.parts.map((part) => part.plan), cells),
     totals,
     highlights,
     keyFindings,
@@ -146,9 +144,9 @@ interface MeasuredParts {
   readonly cells: CellStats[];
   /** Each capacity and rate cell's per-request values of the request Trends (ITL aside), for capacity intervals. */
   readonly requestValues: Map<string, RequestValues>;
-  /** Each trace cell's requests as sent: their lengths and send times (report/trace-replay.ts bins them). */
+  /** Each trace cell's requests as sent: their lengths and send times (analysis/trace-replay.ts bins them). */
   readonly traceSends: Map<string, TraceSends>;
-  /** Each agentic cell's per-request values and its agents' figures (report/agentic-report.ts). */
+  /** Each agentic cell's per-request values and its agents' figures (analysis/agentic-report.ts). */
   readonly agentic: Map<string, AgenticSamples>;
   readonly parts: PartSummary[];
   /** Why the run is incomplete, part by part: unfinished parts, cells without samples, missing runners. */
@@ -311,24 +309,9 @@ function mixProfiles(cells: readonly CellStats[]): MixProfileSummary[] {
   });
 }
 
-/** Each gate cell checked against its use case's limits, the gate's minimum success rate and the plan's goodput. */
-function gateResults(input: RunInput, cells: readonly CellStats[]): GateResult[] {
-  const gates: GateResult[] = [];
-  for (const part of input.parts) {
-    const gate = part.plan.gate;
-    if (part.plan.script !== 'gate' || !gate) continue;
-    const useCase = part.plan.useCases.find((candidate) => candidate.id === gate.useCase);
-    if (!useCase) continue;
-    for (const cell of cells.filter((candidate) => candidate.script === 'gate' && candidate.useCase === useCase.id)) {
-      const measured = cell.requests > 0;
-      const limits = ladderLimits(useCase.limits, part.plan.limitStat, gate.minSuccessRate, part.plan.minGoodput);
-      const checks = measured ? limits.map((limit) => checkLimit(cell, limit)) : [];
-      const ok = measured && checks.every((check) => check.ok);
-      const { id: cellId, concurrency } = cell;
-      gates.push({ useCaseId: useCase.id, title: useCase.title, cellId, concurrency, measured, checks, ok });
-    }
-  }
-  return gates;
+/** The trace the run replayed, from the part that replayed one; null when none did. */
+function runTrace(input: RunInput): TraceConfig | null {
+  return input.parts.find((part) => part.plan.trace !== null)?.plan.trace ?? null;
 }
 
 function runTotals(cells: readonly CellStats[]): Totals {
@@ -363,13 +346,4 @@ function limitStatNote(input: RunInput): string | null {
   if (limitStats.size <= 1) return null;
   const used = `capacity uses "${input.parts[0]!.plan.limitStat}" from ${input.parts[0]!.name}`;
   return `Parts use different limit statistics (${[...limitStats].join(', ')}); ${used}.`;
-}
-
-/** Value of a metric on a use case's ladder at its capacity estimate (interpolated between steps). */
-export function valueAtCapacity(
-  report: Pick<Report, 'cells'>, u: UseCaseCapacity, get: (c: CellStats) => number | null,
-): number | null {
-  if (u.result.estimate === null) return null;
-  const ladder = report.cells.filter((c) => u.cellIds.includes(c.id) && c.requests > 0);
-  return interpolateMetric(ladder, u.result.estimate, get);
 }

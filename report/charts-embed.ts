@@ -2,7 +2,7 @@
 // and items per second on the second axis. Runs in Node.
 
 import { lineChart, type ChartSpec } from './charts';
-import type { EmbedCapacity } from './embed-capacity';
+import type { EmbedCapacity } from '../analysis/embed-capacity';
 import type { Report } from './report-types';
 
 /** The chart id of one (input, batch) ladder; the section places it by this id. */

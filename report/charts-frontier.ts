@@ -10,7 +10,7 @@ import { LIMIT_COLOR, PALETTE, type ChartSpec } from './charts';
 import { fmtTokens, plural } from './format';
 import {
   frontierGrids, gridFrontier, speedFloors, type FrontierGrid, type FrontierPoint, type SpeedFloor,
-} from './frontier';
+} from '../analysis/frontier';
 import type { Report } from './report-types';
 
 // Amber, wide and pale behind the lines: it marks the cells on the frontier without hiding the line they lie on.

@@ -2,9 +2,9 @@
 // p99 from the intended send, TPOT p50 and p99) with the use case's limits, and the achieved against the offered rate.
 // Runs in Node.
 
-import type { CellStats } from './cells';
+import type { CellStats } from '../analysis/cells';
 import { lineChart, type ChartSpec, type SeriesIn } from './charts';
-import type { RateCapacity } from './rate-capacity';
+import type { RateCapacity } from '../analysis/rate-capacity';
 import type { Report } from './report-types';
 
 /** Two charts per use case of the rate part; none without one. */

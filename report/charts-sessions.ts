@@ -1,7 +1,7 @@
 // The Active Users section's charts: TTFT and cache hits by turn, and the requests in flight against active users.
 // Runs in Node.
 
-import type { ActiveUsersCapacity } from './active-users';
+import type { ActiveUsersCapacity } from '../analysis/active-users';
 import { lineChart, type ChartSpec } from './charts';
 import type { Report } from './report-types';
 

@@ -4,7 +4,7 @@
 
 import { lineChart, type ChartSpec } from './charts';
 import type { Report } from './report-types';
-import type { TraceReplayReport } from './trace-replay';
+import type { TraceReplayReport } from '../analysis/trace-replay';
 
 type Which = 'inputTokens' | 'outputTokens' | 'arrivalsMs';
 

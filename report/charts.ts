@@ -5,11 +5,11 @@
 // lines are dashed markLines. SVG is rendered server-side with echarts' SSR renderer.
 
 import * as echarts from 'echarts';
-import type { CellStats } from './cells';
+import type { CellStats } from '../analysis/cells';
 import { gridCells } from './build-findings';
 import type { Report } from './report-types';
-import type { TrendKey } from './cell-accumulator';
-import { statistic } from './stats';
+import type { TrendKey } from '../analysis/cell-accumulator';
+import { statistic } from '../analysis/stats';
 import { fmtTokens } from './format';
 
 export interface ChartSpec {

@@ -1,5 +1,6 @@
 // Baseline comparison: two reports cell by cell and per use case, with regressions beyond a tolerance marked and gated.
-// Runs in Node.
+// The arithmetic of a regression and of a measurement's noise is analysis/regression.ts; this module pairs the two
+// reports' cells and capacities and words what moved. Runs in Node.
 //
 // A metric regresses when it moves in its bad direction by more than the tolerance, relative to the
 // baseline: (baseline - current) / baseline > tol for higher-is-better metrics, (current - baseline)
@@ -8,24 +9,14 @@
 // of the two capacities' 95% bootstrap intervals. Gated regressions (capacity, burst depth, success
 // rate, and the use-case limit metrics of the cells a capacity is computed from) make the CLI exit 99.
 
-import type { CellStats } from './cells';
-import type { LadderResult } from './capacity';
-import { formatInterval, type CapacityInterval } from './capacity-interval';
+import type { CellStats } from '../analysis/cells';
+import { type CapacityInterval } from '../analysis/capacity-interval';
 import type { CapacityComparison, CellComparison, Comparison, MetricDelta, Report } from './report-types';
-import { toK6Values } from './stats';
-import type { TrendKey } from './cell-accumulator';
-
-/** Relative change; null when undefined. */
-export function relativeChange(baseline: number | null, current: number | null): number | null {
-  if (baseline === null || current === null || baseline === 0) return null;
-  return (current - baseline) / Math.abs(baseline);
-}
-
-/** Whether a change is a regression beyond the tolerance (0.1 = 10%). */
-export function isRegression(change: number | null, better: 'higher' | 'lower', tolerance: number): boolean {
-  if (change === null) return false;
-  return better === 'higher' ? change < -tolerance : change > tolerance;
-}
+import type { LadderResult } from '../analysis/capacity';
+import { toK6Values } from '../analysis/stats';
+import { isRegression, ladderValue, meanNoise, relativeChange } from '../analysis/regression';
+import type { TrendKey } from '../analysis/cell-accumulator';
+import { formatInterval } from './capacity-words';
 
 export interface MetricSpec {
   readonly metric: string;
@@ -40,26 +31,6 @@ const trend = (k: TrendKey) => (c: CellStats, stat: string): number | null => {
   return d === null ? null : (toK6Values(d)[stat] ?? null);
 };
 
-/**
- * What noise alone moves a cell's mean by, in its unit: 1.96 standard errors of the difference of two
- * independent means; null for other statistics, other metrics, or a side without a spread.
- *
- * Requests that run together are not independent: a server hiccup (a stall, a slow step) slows every request in
- * flight at once, so a cell of N users measures about one independent value per round of its users. The
- * standard error of a per-request mean counts requests / N samples (at least 2); with one user, every request.
- * ITL, one sample per token, keeps its own count: its spread is mostly within a request.
- */
-export function meanNoise(before: CellStats, after: CellStats, spec: MetricSpec, stat: string): number | null {
-  if (stat !== 'avg' || !spec.limitMetric) return null;
-  const a = before.metrics[spec.limitMetric];
-  const b = after.metrics[spec.limitMetric];
-  if (!a || !b || a.stdDev === undefined || b.stdDev === undefined) return null;
-  const perToken = spec.limitMetric === 'itl';
-  const effective = (d: { count: number }, cell: CellStats) =>
-    perToken ? d.count : Math.min(d.count, Math.max(2, d.count / Math.max(1, cell.concurrency)));
-  return 1.96 * Math.sqrt(a.stdDev ** 2 / effective(a, before) + b.stdDev ** 2 / effective(b, after));
-}
-
 const SPECS: readonly MetricSpec[] = [
   { metric: 'throughput', label: 'System throughput (tok/s)', better: 'higher', get: (c) => c.throughput },
   { metric: 'ttft', label: 'TTFT (ms)', better: 'lower', get: trend('ttft'), limitMetric: 'ttft' },
@@ -71,19 +42,6 @@ const SPECS: readonly MetricSpec[] = [
   },
   { metric: 'successRate', label: 'Success rate', better: 'higher', get: (c) => c.successRate },
 ];
-
-function ladderValue(r: LadderResult): number | null {
-  switch (r.kind) {
-    case 'within':
-    case 'beyond':
-      return r.estimate;
-    case 'below':
-      return 0;
-    case 'untested':
-    case 'undetermined':
-      return null;
-  }
-}
 
 /**
  * Compares a report with its baseline. Both must have been built with the same limit statistic to compare like with
@@ -139,7 +97,7 @@ function compareCells(
       const baselineValue = spec.get(before, current.limitStat);
       const currentValue = spec.get(cell, current.limitStat);
       const change = relativeChange(baselineValue, currentValue);
-      const noise = meanNoise(before, cell, spec, current.limitStat);
+      const noise = meanNoise(before, cell, spec.limitMetric, current.limitStat);
       const beyondNoise = noise === null || baselineValue === null || currentValue === null
         || Math.abs(currentValue - baselineValue) > noise;
       const regression = isRegression(change, spec.better, tolerance) && beyondNoise;

@@ -4,7 +4,7 @@
 import type { Plan } from '../lib/plan';
 import type { RunInput } from './inputs';
 import type { SamplesData } from './read-samples';
-import { embedCapacities, type EmbedCapacity, type EmbedCellInput } from './embed-capacity';
+import { embedCapacities, type EmbedCapacity, type EmbedCellInput } from '../analysis/embed-capacity';
 
 /** report.json's `embeddings`: what the embed part sent, its limit, and each (input, batch) ladder's capacity. */
 export interface EmbedReport {

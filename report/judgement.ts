@@ -1,22 +1,20 @@
-// How the report judges: cut-offs for measured figures and every sentence or mark that gives a verdict. Runs in Node.
+// How the report words its verdicts: the experience of each band of a graded figure and every sentence or mark that
+// gives a verdict. Runs in Node.
 //
-// A sentence and a table that judge the same figure read the same band here, so they cannot
-// disagree; to move a cut-off or reword a verdict ("within", "breaks", "slow"), change it here only.
-// The report sections (report/sections/) describe; they take their verdicts from this module.
+// The cut-offs themselves are judgement (analysis/figure-grades.ts): a sentence and a table that judge the same
+// figure read the same band, so they cannot disagree; to move a cut-off, change it there; to reword a verdict
+// ("within", "breaks", "slow"), here only. The report sections (report/sections/) describe; they take their verdicts
+// from this module.
 
-import type { LadderResult, LadderStep, UseCaseCapacity } from './capacity';
+import type { LadderResult, LadderStep, UseCaseCapacity } from '../analysis/capacity';
 import { fmtLimitValue, fmtPct, fmtTokens, plural } from './format';
 import type { Comparison, MetricDelta } from './report-types';
-import { fmtMetric, labelInSentence, metricLabel, sentences, type MaybeNumber } from './sections/phrases';
+import { fmtMetric, labelInSentence, metricLabel, sentences, type MaybeNumber } from './phrases';
 import type { UseCase } from '../thresholds/use-cases';
-
-/**
- * One band of a graded figure: values at or above the previous band's `below` and under its own (null: no upper
- * end).
- */
-export interface Band {
-  readonly below: number | null;
-}
+import {
+  DECODE_SPEED_BOUNDS_TOKS, ITL_BOUNDS_MS, lowGoodput, PREFIX_CACHE_HIT_FROM, QUEUE_SATURATED_ABOVE_MS,
+  bandOf, queueSaturated, SEVERE_CONTENTION_BELOW, severeContention, TTFT_BOUNDS_MS, withBounds, type Band,
+} from '../analysis/figure-grades';
 
 /** Per-user generation speed (tok/s) against reading speed. */
 export interface SpeedBand extends Band {
@@ -54,54 +52,34 @@ export interface Judgement {
 }
 
 export const JUDGEMENT: Judgement = {
-  decodeSpeedTokS: [
+  decodeSpeedTokS: withBounds(DECODE_SPEED_BOUNDS_TOKS, [
     {
-      below: 15, experience: 'Slow; may be slower than reading speed',
+      experience: 'Slow; may be slower than reading speed',
       atSlowest: 'slows below reading speed in the most demanding scenarios',
     },
     {
-      below: 25, experience: 'Acceptable; keeps pace with reading',
+      experience: 'Acceptable; keeps pace with reading',
       atSlowest: 'keeps pace with reading even in the most demanding scenario',
     },
-    { below: 50, experience: 'Fast; exceeds reading speed', atSlowest: 'remains fast across all tested scenarios' },
-    {
-      below: null, experience: 'Very fast; text appears nearly instantly',
-      atSlowest: 'is very fast, even under maximum load',
-    },
-  ],
-  ttftMs: [
-    { below: 500, experience: 'Feels instant' },
-    { below: 2000, experience: 'Feels responsive' },
-    { below: 5000, experience: 'Noticeable but still acceptable' },
-    { below: 10000, experience: 'Feels slow; generally acceptable at higher context lengths' },
-    { below: null, experience: 'Can be frustrating; users may retry or abandon' },
-  ],
-  itlMs: [
-    { below: 20, atHighest: 'still imperceptible to users' },
-    { below: 70, atHighest: 'noticeable but acceptable' },
-    { below: null, atHighest: 'where individual tokens become visible as they stream' },
-  ],
-  queueSaturatedAboveMs: 1000,
-  severeContentionBelow: 0.5,
-  prefixCacheHitFrom: 0.0005,
+    { experience: 'Fast; exceeds reading speed', atSlowest: 'remains fast across all tested scenarios' },
+    { experience: 'Very fast; text appears nearly instantly', atSlowest: 'is very fast, even under maximum load' },
+  ]),
+  ttftMs: withBounds(TTFT_BOUNDS_MS, [
+    { experience: 'Feels instant' },
+    { experience: 'Feels responsive' },
+    { experience: 'Noticeable but still acceptable' },
+    { experience: 'Feels slow; generally acceptable at higher context lengths' },
+    { experience: 'Can be frustrating; users may retry or abandon' },
+  ]),
+  itlMs: withBounds(ITL_BOUNDS_MS, [
+    { atHighest: 'still imperceptible to users' },
+    { atHighest: 'noticeable but acceptable' },
+    { atHighest: 'where individual tokens become visible as they stream' },
+  ]),
+  queueSaturatedAboveMs: QUEUE_SATURATED_ABOVE_MS,
+  severeContentionBelow: SEVERE_CONTENTION_BELOW,
+  prefixCacheHitFrom: PREFIX_CACHE_HIT_FROM,
 };
-
-/** The band a value falls in; past the last bound (or NaN), the open top band. */
-export function bandOf<B extends Band>(bands: readonly B[], v: number): B {
-  return bands.find((b) => b.below !== null && v < b.below) ?? bands[bands.length - 1]!;
-}
-
-export function queueSaturated(queueWaitMs: number): boolean {
-  return queueWaitMs > JUDGEMENT.queueSaturatedAboveMs;
-}
-
-export function severeContention(scalingEfficiency: number): boolean {
-  return scalingEfficiency < JUDGEMENT.severeContentionBelow;
-}
-
-export function prefixCacheHit(hitRate: number): boolean {
-  return hitRate >= JUDGEMENT.prefixCacheHitFrom;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Guide tables and band verdicts.
@@ -170,20 +148,6 @@ export function contentionSentence(scalingEfficiency: number): string | null {
 
 // ---------------------------------------------------------------------------------------------
 // Capacity verdicts: where a use case's limits hold and where they break.
-
-/**
- * Below this goodput at the capacity step, the capacity is not called supported. A limit is judged on the step's
- * statistic (by default the mean): where fewer than half of the step's requests met every limit on their own figures,
- * the statistic held because a minority was far better than the limit, and a typical user of that step saw one
- * broken. The quick example's 96K coding assistant: 2 users within the mean limits, 0% of its requests within them.
- */
-export const LOW_GOODPUT = 0.5;
-
-/** Whether a capacity holds on its step's statistic while most of that step's requests broke a limit. */
-export function lowGoodput(capacity: Pick<UseCaseCapacity, 'goodputAtCapacity' | 'result'>): boolean {
-  const held = capacity.result.kind === 'within' || capacity.result.kind === 'beyond';
-  return held && capacity.goodputAtCapacity !== null && capacity.goodputAtCapacity < LOW_GOODPUT;
-}
 
 /** The use-case guidance table's analysis column. */
 export function capacityGuidance(capacity: UseCaseCapacity): string {

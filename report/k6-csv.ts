@@ -5,8 +5,9 @@
 // metric_name,timestamp,metric_value,...,scenario,...,extra_tags,metadata).
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { SAMPLE_METADATA } from '../lib/metrics';
 import { ReportInputError } from './inputs';
+
+export { detach, parseErrorMessage } from '../analysis/sample-text';
 
 /**
  * Length of the file up to and including its last line end. A file cut by SIGKILL ends inside a
@@ -31,19 +32,6 @@ export function completeLength(path: string): { size: number; complete: number }
   }
 }
 
-const MESSAGE_PREFIX = `${SAMPLE_METADATA.errorMessage}=`;
-
-/**
- * The error message in k6's metadata column ("k=v&k=v", values unescaped, in no stable order). The
- * suite sets error_message as the only key, so everything after "error_message=" is the message (it
- * may itself contain "&" and "="); null when absent.
- */
-export function parseErrorMessage(metadata: string): string | null {
-  if (metadata.startsWith(MESSAGE_PREFIX)) return metadata.slice(MESSAGE_PREFIX.length);
-  const at = metadata.indexOf(`&${MESSAGE_PREFIX}`);
-  return at < 0 ? null : metadata.slice(at + 1 + MESSAGE_PREFIX.length);
-}
-
 /** Parses k6's extra_tags column ("k=v&k=v", in no stable order). Values are URL-decoded only when they contain "%". */
 export function parseExtraTags(text: string): Record<string, string> {
   const tags: Record<string, string> = {};
@@ -56,15 +44,6 @@ export function parseExtraTags(text: string): Record<string, string> {
     tags[key] = value.includes('%') ? safeDecode(value) : value;
   }
   return tags;
-}
-
-/**
- * A standalone copy of a string. Fields from papaparse are slices of the 64 KB chunk they came
- * from; keeping a slice (in a cache or a map key) would keep the whole chunk alive, so memory
- * would grow with the file instead of staying bounded.
- */
-export function detach(text: string): string {
-  return Buffer.from(text, 'utf8').toString('utf8');
 }
 
 function safeDecode(value: string): string {

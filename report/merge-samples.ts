@@ -7,13 +7,13 @@
 // saturated runner is enough to distort a cell) and the monitor series (one runner scrapes).
 
 import type { SamplesData, Series } from './read-samples';
-import type { CellAccumulator } from './cell-accumulator';
-import { MAX_MESSAGES_PER_KIND } from './cell-accumulator';
-import { cpuShareBetween } from './client-bound';
+import type { CellAccumulator } from '../analysis/cell-accumulator';
+import { MAX_MESSAGES_PER_KIND } from '../analysis/cell-accumulator';
+import { cpuShareBetween } from '../analysis/client-bound';
 import type { ServerMetricKey } from '../lib/metrics';
-import { newSessionAccumulator, type SessionAccumulator } from './session-samples';
-import type { RequestSpans } from './request-spans';
-import { FloatList } from './stats';
+import { newSessionAccumulator, type SessionAccumulator } from '../analysis/session-samples';
+import type { RequestSpans } from '../analysis/request-spans';
+import { FloatList } from '../analysis/stats';
 
 function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
   for (const [key, n] of Object.entries(from)) into[key] = (into[key] ?? 0) + n;

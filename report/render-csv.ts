@@ -3,10 +3,10 @@
 
 import Papa from 'papaparse';
 import type { Report } from './report-types';
-import type { LadderResult } from './capacity';
-import { tierDisplay } from './slo-tiers';
+import type { LadderResult } from '../analysis/capacity';
 import { reachPhrase } from './predicted';
-import { TREND_KEYS, type TrendKey } from './cell-accumulator';
+import { TREND_KEYS, type TrendKey } from '../analysis/cell-accumulator';
+import { tierDisplay } from './capacity-words';
 
 type Cell = string | number | boolean | null;
 
@@ -97,7 +97,7 @@ export function renderCellsCsv(report: Report): string {
   return `${Papa.unparse(rows)}\n`;
 }
 
-/** A cell's client integrity (report/client-integrity.ts): how far its own client can be trusted. */
+/** A cell's client integrity (analysis/client-integrity.ts): how far its own client can be trusted. */
 function clientColumns(c: Report['cells'][number]): Record<string, Cell> {
   const i = c.clientIntegrity;
   return {

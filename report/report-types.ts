@@ -5,19 +5,20 @@
 // types and neither imports the other: a report holds its comparison, and a comparison reads two reports.
 
 import type { LimitStat, Plan, PromptMode } from '../lib/plan';
-import type { LimitCheck, UseCaseCapacity } from './capacity';
-import type { BurstCapacity } from './burst-capacity';
-import type { CellStats } from './cells';
+import type { UseCaseCapacity } from '../analysis/capacity';
+import type { GateResult } from '../analysis/gates';
+import type { BurstCapacity } from '../analysis/burst-capacity';
+import type { CellStats } from '../analysis/cells';
 import type { RunInfo, ThresholdOutcome } from './inputs';
-import type { CostOptions } from './power';
-import type { ThroughputFrontier } from './frontier';
-import type { ActiveUsersCapacity } from './active-users';
-import type { LatencyFrom, RateCapacity } from './rate-capacity';
-import type { CapacityReconciliation } from './capacity-reconciliation';
-import type { TraceReplayReport } from './trace-replay';
+import type { CostOptions } from '../analysis/power';
+import type { ThroughputFrontier } from '../analysis/frontier';
+import type { ActiveUsersCapacity } from '../analysis/active-users';
+import type { LatencyFrom, RateCapacity } from '../analysis/rate-capacity';
+import type { WordedReconciliation } from './reconciliation-words';
+import type { TraceReplayReport } from '../analysis/trace-replay';
 import type { PredictedInfo } from './predicted';
 import type { EmbedReport } from './embed-report';
-import type { AgenticReport } from './agentic-report';
+import type { AgenticReport } from '../analysis/agentic-report';
 import type { ReportWarning } from './warnings';
 
 /**
@@ -38,12 +39,12 @@ import type { ReportWarning } from './warnings';
  * merge), no warnings. 10: a cell's `server` figures are over exactly its measured requests or null, with
  * `scrapes` (the two scrapes its TTFT or e2e mean was read between, and the requests the server counted there) and
  * `leftOut` (why a histogram mean is left out); warning kind `clock-fault`; `agentic`, the agentic part's steps of
- * agents and its capacity per SLO tier (report/agentic-report.ts), null without one;
- * cells carry `clientIntegrity` (report/client-integrity.ts: the agent's read lag, CPU,
+ * agents and its capacity per SLO tier (analysis/agentic-report.ts), null without one;
+ * cells carry `clientIntegrity` (analysis/client-integrity.ts: the agent's read lag, CPU,
  * tokens read together and the server's chunked tokens, failed and cut requests, load delivered against planned, and
  * the client-bound verdict); a capacity's result may be `undetermined` (a client-bound step would decide it), with
  * its `clientBound` steps. 11: `reconciliation`, each use case's capacity in users beside its capacity in
- * requests/s by Little's law (report/capacity-reconciliation.ts); `rates` carry `latencyFrom` (which TTFT and e2e
+ * requests/s by Little's law (analysis/capacity-reconciliation.ts); `rates` carry `latencyFrom` (which TTFT and e2e
  * their limits read: from the intended send by default); `openLoop.queue`, whether the queue grew through a cell;
  * `options.rateLatencyFrom`.
  */
@@ -52,7 +53,7 @@ export const REPORT_SCHEMA_VERSION = 11;
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */
   readonly minSuccessRate: number | null;
-  /** Which TTFT and e2e an open-loop cell's limits read (report/rate-capacity.ts); absent: from the intended send. */
+  /** Which TTFT and e2e an open-loop cell's limits read (analysis/rate-capacity.ts); absent: from the intended send. */
   readonly rateLatencyFrom?: LatencyFrom;
 }
 
@@ -108,15 +109,7 @@ export interface MixProfileSummary {
  * The verdict of a gate part: the gate cell checked against its use case's limits and the gate's minimum success
  * rate.
  */
-export interface GateResult {
-  readonly useCaseId: string;
-  readonly title: string;
-  readonly cellId: string;
-  readonly concurrency: number;
-  readonly measured: boolean;
-  readonly checks: readonly LimitCheck[];
-  readonly ok: boolean;
-}
+export type { GateResult } from '../analysis/gates';
 
 export interface Report {
   readonly schemaVersion: typeof REPORT_SCHEMA_VERSION;
@@ -135,21 +128,21 @@ export interface Report {
   readonly options: ReportOptions;
   readonly cells: readonly CellStats[];
   readonly useCases: readonly UseCaseCapacity[];
-  /** The sessions part's capacities in active users (report/active-users.ts); [] without one. */
+  /** The sessions part's capacities in active users (analysis/active-users.ts); [] without one. */
   readonly activeUsers: readonly ActiveUsersCapacity[];
   /** Capacity in requests per second per use case, from the rate part (open-loop arrivals). */
   readonly rates: readonly RateCapacity[];
   /** Each use case with a capacity in users and one in requests/s, the two side by side. */
-  readonly reconciliation: readonly CapacityReconciliation[];
+  readonly reconciliation: readonly WordedReconciliation[];
   /** The trace part: the trace beside what each speed sent, and the fastest speed it held; null without one. */
   readonly trace: TraceReplayReport | null;
   /** The embed part: embeddings or rerank capacity per input length and batch; null without one. */
   readonly embeddings: EmbedReport | null;
-  /** The agentic part's steps and SLO tiers (report/agentic-report.ts); null without one. */
+  /** The agentic part's steps and SLO tiers (analysis/agentic-report.ts); null without one. */
   readonly agentic: AgenticReport | null;
   readonly bursts: readonly BurstCapacity[];
   readonly mixProfiles: readonly MixProfileSummary[];
-  /** Throughput per GPU against per-user speed: each measured grid's frontier (report/frontier.ts); [] without one. */
+  /** Throughput per GPU against per-user speed: each measured grid's frontier (analysis/frontier.ts), or []. */
   readonly frontiers: readonly ThroughputFrontier[];
   readonly gates: readonly GateResult[];
   readonly totals: Totals;

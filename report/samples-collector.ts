@@ -6,20 +6,17 @@
 
 import { SAMPLE_TAGS, SEARCH_METRICS, type ServerMetricKey } from '../lib/metrics';
 import { SERVER_METRICS } from '../lib/server-metrics';
-import { FloatList } from './stats';
+import { FloatList } from '../analysis/stats';
+import type { Series } from '../analysis/server-metrics';
 import {
   addRequestSample, addTrendSample, newCellAccumulator, TREND_KEYS, type CellAccumulator, type TrendKey,
-} from './cell-accumulator';
-import { detach } from './k6-csv';
-import { addSessionSample, newSessionAccumulator } from './session-samples';
-import { addRequestSpan, newRequestSpans, type RequestSpans } from './request-spans';
-import { addAgentSample, isAgentMetric, newAgentAccumulator } from './agentic-samples';
+} from '../analysis/cell-accumulator';
+import { detach } from '../analysis/sample-text';
+import { addSessionSample, newSessionAccumulator } from '../analysis/session-samples';
+import { addRequestSpan, newRequestSpans, type RequestSpans } from '../analysis/request-spans';
+import { addAgentSample, isAgentMetric, newAgentAccumulator } from '../analysis/agentic-samples';
 
-/** A monitor time series (cumulative counters and gauges): sample times (epoch ms) and values, in file order. */
-export interface Series {
-  readonly times: FloatList;
-  readonly values: FloatList;
-}
+export type { Series } from '../analysis/server-metrics';
 
 /** A part's samples, gathered: what the report's builders read, whichever source filled it. */
 export interface SamplesData {

@@ -9,10 +9,10 @@ import { metricKeyOf } from '../lib/metrics';
 import { buildOptions } from '../lib/options';
 import type { Plan } from '../lib/plan';
 import { evaluateThreshold, parseMetricKey, parseThreshold } from '../lib/threshold-grammar';
-import type { CellStats } from './cells';
+import type { CellStats } from '../analysis/cells';
 import type { ThresholdOutcome } from './inputs';
-import { TREND_KEYS, type TrendKey } from './cell-accumulator';
-import { toK6Values } from './stats';
+import { TREND_KEYS, type TrendKey } from '../analysis/cell-accumulator';
+import { toK6Values } from '../analysis/stats';
 
 /**
  * k6's summary values of one per-cell sub-metric, from the merged cell; null for a metric the report has no figure

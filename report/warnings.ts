@@ -5,15 +5,15 @@
 // Notes about the suite's own plumbing (stray tags, how a split part was merged) are no warnings: they are run
 // notes, at the end of the report.
 
-import type { LadderResult } from './capacity';
-import type { CellStats } from './cells';
+import type { LadderResult } from '../analysis/capacity';
+import type { CellStats } from '../analysis/cells';
 import { fmtInt, plural } from './format';
 
 /**
  * What a warning is about. no-samples: there is no answer; incomplete: the answer is partial; lower-bound: a
  * capacity is only "more than N" (the ladder stopped first); upper-bound: even the first step broke a limit;
  * client-bound: the load generator, not the server, set a cell's pace; clock-fault: a server's TTFT or e2e above the
- * client's for the same requests (report/clock-faults.ts); under-offered: a rate cell's sender did not
+ * client's for the same requests (analysis/clock-faults.ts); under-offered: a rate cell's sender did not
  * offer its load; failed-requests: requests that failed; mixed-limit-stats: parts disagree on the limit statistic;
  * damaged-rows: CSV rows dropped.
  */
@@ -121,7 +121,7 @@ export function capacityBoundWarnings(ladders: readonly NamedLadder[]): (ReportW
 }
 
 /**
- * Cells the client, not the server, limited: no capacity stands on them (report/capacity.ts). Those of a capacity's
+ * Cells the client, not the server, limited: no capacity stands on them (analysis/capacity.ts). Those of a capacity's
  * ladder are counted apart, and the capacities a client-bound step left undetermined are named.
  */
 export function clientBoundWarning(

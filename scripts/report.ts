@@ -10,7 +10,7 @@ import { runMain } from './cli';
 import { generateReport } from '../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../report/build-report';
 import { gateFailures } from '../report/gate-verdict';
-import { LATENCY_FROM, type LatencyFrom } from '../report/rate-capacity';
+import { LATENCY_FROM, type LatencyFrom } from '../analysis/rate-capacity';
 
 function number(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -21,7 +21,7 @@ function number(name: string, min: number, max: number) {
   };
 }
 
-/** Which TTFT and e2e an open-loop cell's limits read (report/rate-capacity.ts). */
+/** Which TTFT and e2e an open-loop cell's limits read (analysis/rate-capacity.ts). */
 function rateLatencyOption(): Option {
   return new Option(
     '--rate-latency-from <from>',

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { percentile, sortValues } from '../report/stats';
+import { percentile, sortValues } from '../analysis/stats';
 import { startAgent, type AgentProcess } from '../orchestrator/agent-process';
 import { clearGroundTruth, fetchGroundTruth, startSimChild, type SimChild } from '../sim/child';
 import type { GroundTruthRecord } from '../sim/server';

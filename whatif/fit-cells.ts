@@ -3,7 +3,7 @@
 import { UserError } from '../lib/exit-codes';
 import { loadRun } from '../report/load-run';
 import { readPartSamples } from '../report/split-inputs';
-import type { CellAccumulator } from '../report/cell-accumulator';
+import type { CellAccumulator } from '../analysis/cell-accumulator';
 import type { CellShape } from './virtual-cell';
 
 /** One measured cell: its shape as sent and each request's TTFT and time per output token, ms. */

@@ -1,7 +1,7 @@
 // Turns a fit's outcome into the fitted profile file: the simulator's profile JSON and the fit's own record of how far
 // to trust it. Runs in Node, pure.
 
-import { percentile, sortValues } from '../report/stats';
+import { percentile, sortValues } from '../analysis/stats';
 import type { Profile, SchedulerConfig } from '../sim/profiles';
 import type { FitInput } from './fit-cells';
 import { BLIND_FACTOR, MIN_SENSITIVITY, type FitOutcome } from './fit';

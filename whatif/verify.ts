@@ -2,9 +2,9 @@
 // capacity), the plan that measures exactly those, and predicted against measured for each. Runs in Node, pure.
 
 import type { PlanInput } from '../lib/plan';
-import type { LadderStep, UseCaseCapacity } from '../report/capacity';
+import type { LadderStep, UseCaseCapacity } from '../analysis/capacity';
 import type { Report } from '../report/report-types';
-import { percentile, sortValues } from '../report/stats';
+import { percentile, sortValues } from '../analysis/stats';
 
 /** A step to measure: a use case at a number of users, and what the prediction said of it. */
 export interface VerifyStep {

@@ -1,6 +1,6 @@
 // The dashboard's Open-loop row as panel specs: the rate and trace scripts' schedules against what their sender did.
 // Runs in Node. Latency from the intended send beside latency from the send shows what a late sender would hide; the
-// achieved rate beside the plan's says whether the load offered was the load planned (report/open-loop.ts judges the
+// achieved rate beside the plan's says whether the load offered was the load planned (analysis/open-loop.ts judges the
 // same).
 
 import { ARRIVAL_METRICS, REQUEST_METRICS } from '../../lib/metrics';

@@ -2,14 +2,14 @@
 // Per use case: active users at capacity, the requests they kept in flight, users per slot, TTFT and cache hits by
 // turn.
 
-import type { ActiveUsersCapacity } from '../active-users';
+import type { ActiveUsersCapacity } from '../../analysis/active-users';
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtMs, fmtPct, fmtTokens, plural } from '../format';
 import type { Report } from '../report-types';
 import { lastTurnTokens } from '../../lib/plan-sessions';
 import { thinkMeanSeconds } from '../../lib/sessions';
 import type { ThinkTime } from '../../thresholds/sessions';
-import { sentences, statName } from './phrases';
+import { sentences, statName } from '../phrases';
 
 const fixed = (v: number | null, digits = 1): string => (v === null || !isFinite(v) ? 'n/a' : v.toFixed(digits));
 
@@ -122,7 +122,7 @@ function byTurnSection(a: ActiveUsersCapacity, charts: ReadonlySet<string>): Blo
         'with --enable-prompt-tokens-details).'
       : `The prefix cache served ${fmtPct(at.hitRate)} of the prompt tokens of these turns ` +
         (at.serverHitRate === null
-          // report/server-metrics.ts: no server figure over other requests than these turns.
+          // analysis/server-metrics.ts: no server figure over other requests than these turns.
           ? "(the server's own counters cannot be read over these turns alone)"
           : `(the server's own counters: ${fmtPct(at.serverHitRate)})`) +
         '; later turns find the history cached unless it was evicted.',

@@ -1,14 +1,14 @@
 // The "Agentic Workloads" section: concurrent agents per SLO tier, each step's agents, TTFT by turn and prompt size.
 // Runs in Node.
 
-import type { AgenticReport, AgenticStep, TtftGroup } from '../agentic-report';
-import { formatInterval } from '../capacity-interval';
+import type { AgenticReport, AgenticStep, TtftGroup } from '../../analysis/agentic-report';
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtMs, fmtPct, fmtTokS, plural } from '../format';
 import type { Report } from '../report-types';
-import { tierDisplay, type TierCapacity } from '../slo-tiers';
+import { type TierCapacity } from '../../analysis/slo-tiers';
 import { thinkPhrase } from './active-users';
-import { sentences } from './phrases';
+import { sentences } from '../phrases';
+import { formatInterval, tierDisplay } from '../capacity-words';
 
 /** The section; none without an agentic part. */
 export function agenticSection(report: Report, charts: ReadonlySet<string>): Block[] {

@@ -3,12 +3,12 @@
 
 import { DocBuilder, slug, type Block } from '../document';
 import { fmtPct, fmtRate, fmtTokens } from '../format';
-import { lowGoodput } from '../judgement';
-import type { LadderResult, UseCaseCapacity } from '../capacity';
-import type { CellStats } from '../cells';
-import type { ActiveUsersCapacity } from '../active-users';
-import type { RateCapacity } from '../rate-capacity';
-import { valueAtCapacity } from '../build-report';
+import { lowGoodput } from '../../analysis/figure-grades';
+import type { LadderResult, UseCaseCapacity } from '../../analysis/capacity';
+import type { CellStats } from '../../analysis/cells';
+import type { ActiveUsersCapacity } from '../../analysis/active-users';
+import type { RateCapacity } from '../../analysis/rate-capacity';
+import { valueAtCapacity } from '../../analysis/capacity';
 import type { Report } from '../report-types';
 import { WARNING_TITLES, type ReportWarning } from '../warnings';
 import { capacityWithInterval } from './use-case-guidance';
@@ -68,13 +68,13 @@ function requestsPerSecond(report: Report, answer: UseCaseAnswer): string {
     const e2eMs = c.metrics.e2e?.mean;
     return c.concurrency > 0 && e2eMs && e2eMs > 0 ? (c.concurrency * 1000) / e2eMs : null;
   };
-  const served = valueAtCapacity(report, answer.concurrent, perSecond);
+  const served = valueAtCapacity(report.cells, answer.concurrent, perSecond);
   return served === null ? 'n/a' : `${fmtRate(served)} at capacity`;
 }
 
 /**
  * A concurrent capacity as the answer states it: with its interval, and marked when most requests at it broke a limit
- * on their own figures (report/judgement.ts lowGoodput), so it never reads as plainly supported.
+ * on their own figures (analysis/figure-grades.ts lowGoodput), so it never reads as plainly supported.
  */
 function headline(c: UseCaseCapacity): string {
   const shown = capacityWithInterval(c);

@@ -1,10 +1,10 @@
 // TTFT with and without a prefix-cache hit, per cell, from what each response's usage said. Runs in Node.
 
-import type { CellStats } from '../cells';
+import type { CellStats } from '../../analysis/cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtMs, fmtPct, fmtTokens, plural } from '../format';
 import type { Report } from '../report-types';
-import { prefixGroupsPhrase, sentences } from './phrases';
+import { prefixGroupsPhrase, sentences } from '../phrases';
 
 /** Rows the table shows at most: the cells the report lists first. */
 const MAX_ROWS = 24;

@@ -1,14 +1,16 @@
 // The capacity analysis: per use case, its metrics at the tested steps and where its limits break. Runs in Node.
 
-import type { LadderResult, UseCaseCapacity } from '../capacity';
-import type { CellStats } from '../cells';
+import type { LadderResult, UseCaseCapacity } from '../../analysis/capacity';
+import type { CellStats } from '../../analysis/cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtTokens, plural } from '../format';
 import { capacityLimitPhrase, capacityVerdict, stepVerdict, THRESHOLD_EXCEEDED } from '../judgement';
-import { valueAtCapacity } from '../build-report';
+import { valueAtCapacity } from '../../analysis/capacity';
 import type { Report } from '../report-types';
 import { compare } from '../../lib/threshold-grammar';
-import { clientBoundNote, fmtMetric, metricLabel, metricValue, sentences, statName, type MaybeNumber } from './phrases';
+import {
+  clientBoundNote, fmtMetric, metricLabel, metricValue, sentences, statName, type MaybeNumber,
+} from '../phrases';
 
 /** One subsection per use case, after a paragraph on how its capacity limit is found. */
 export function capacityAnalysisSection(report: Report, charts: ReadonlySet<string>): Block[] {
@@ -49,7 +51,7 @@ function useCaseCapacitySection(report: Report, capacity: UseCaseCapacity, chart
   doc.p(`Tested steps (concurrency: verdict): ${verdicts.join('; ')}.`);
   doc.p(`**Capacity limit: ${capacityLimitPhrase(result)}**`);
   const valueAt = (metric: string): MaybeNumber =>
-    valueAtCapacity(report, capacity, (cell) => metricValue(cell, metric, statOf(report, capacity, metric)));
+    valueAtCapacity(report.cells, capacity, (cell) => metricValue(cell, metric, statOf(report, capacity, metric)));
   doc.p(capacityVerdict(useCase, result, valueAt));
   doc.note(clientBoundNote(ladder) ?? '');
   return doc.blocks;
@@ -124,7 +126,7 @@ function capacityRows(
     const tableCell = (column: CapacityColumn): string => {
       const tested = ladder.find((cell) => cell.concurrency === column.concurrency);
       // A column between tested steps is the capacity estimate: its values are interpolated.
-      const value = tested ? valueOf(tested) : valueAtCapacity(report, capacity, valueOf);
+      const value = tested ? valueOf(tested) : valueAtCapacity(report.cells, capacity, valueOf);
       const exceeded = limitExceededAt(report, capacity, column.concurrency, metric) ? THRESHOLD_EXCEEDED : '';
       return `${tested ? '' : '~'}${fmtMetric(metric, value)}${exceeded}`;
     };
@@ -140,7 +142,7 @@ function limitExceededAt(report: Report, capacity: UseCaseCapacity, concurrency:
   const limit = capacity.limits.find((candidate) => candidate.metric === metric);
   if (!limit) return false;
   const stat = statOf(report, capacity, metric);
-  const value = valueAtCapacity(report, capacity, (cell) => metricValue(cell, metric, stat));
+  const value = valueAtCapacity(report.cells, capacity, (cell) => metricValue(cell, metric, stat));
   return value !== null && !compare(value, limit.operator, limit.value);
 }
 

@@ -1,11 +1,11 @@
 // The per-cell tables: latency percentiles of every measured cell, and every cell's figures in one table. Runs in Node.
 
-import type { CellStats } from '../cells';
+import type { CellStats } from '../../analysis/cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtMs, fmtMsFine, fmtPct, fmtTokS, fmtTokS0, fmtTokens, fmtWatts } from '../format';
-import type { TrendKey } from '../cell-accumulator';
+import type { TrendKey } from '../../analysis/cell-accumulator';
 import type { Report } from '../report-types';
-import { measuredCells } from './phrases';
+import { measuredCells } from '../phrases';
 
 /** P50 to P99 (and mean and max) of TTFT, ITL, TPOT and e2e for every measured cell. */
 export function latencyPercentilesSection(report: Report): Block[] {

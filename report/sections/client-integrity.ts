@@ -1,16 +1,16 @@
 // Client Integrity: how far each cell's own client can be trusted, and which cells it limited. Runs in Node.
 //
-// One row per measured cell from report/client-integrity.ts: the agent's read lag and CPU, tokens read together
+// One row per measured cell from analysis/client-integrity.ts: the agent's read lag and CPU, tokens read together
 // against the server's own multi-token chunks, failed and cut requests, and the load delivered against the load
-// planned. A client-bound cell is marked invalid: no capacity stands on it (report/capacity.ts).
+// planned. A client-bound cell is marked invalid: no capacity stands on it (analysis/capacity.ts).
 
-import type { CellStats } from '../cells';
-import type { ClientIntegrity } from '../client-integrity';
-import { CPU_SHARE_LIMIT, READ_TOGETHER_LIMIT } from '../client-bound';
+import type { CellStats } from '../../analysis/cells';
+import type { ClientIntegrity } from '../../analysis/client-integrity';
+import { CPU_SHARE_LIMIT, READ_TOGETHER_LIMIT } from '../../analysis/client-bound';
 import { DocBuilder, type Block } from '../document';
 import { fmtMsFine, fmtPct, fmtRate } from '../format';
 import type { Report } from '../report-types';
-import { measuredCells } from './phrases';
+import { measuredCells } from '../phrases';
 
 const HEAD = [
   'CELL', 'VERDICT', 'READ LAG P50 / P99 / MAX', 'AGENT CPU', 'READ TOGETHER', 'SERVER-CHUNKED', 'FAILED / CUT',

@@ -3,11 +3,11 @@
 
 import { embedChartId } from '../charts-embed';
 import { DocBuilder, type Block } from '../document';
-import type { EmbedCapacity, EmbedCellFigures } from '../embed-capacity';
+import type { EmbedCapacity, EmbedCellFigures } from '../../analysis/embed-capacity';
 import type { EmbedReport } from '../embed-report';
 import { fmtMs, fmtRate, plural } from '../format';
 import type { Report } from '../report-types';
-import { sentences } from './phrases';
+import { sentences } from '../phrases';
 
 const num = (v: number | null, digits = 1): string => (v === null ? 'n/a' : v.toFixed(digits));
 

@@ -1,10 +1,10 @@
 // Success rate and errors: requests that succeeded, failures by kind per cell, the servers' messages. Runs in Node.
 
-import { ERROR_MESSAGES_SHOWN, type CellStats } from '../cells';
+import { ERROR_MESSAGES_SHOWN, type CellStats } from '../../analysis/cells';
 import { DocBuilder, lit, type Block } from '../document';
 import { fmtCount, fmtPct } from '../format';
 import type { Report } from '../report-types';
-import { measuredCells, sentences } from './phrases';
+import { measuredCells, sentences } from '../phrases';
 
 /** The run's success rate and failures by kind, then one row per cell and its most frequent error messages. */
 export function successAndErrorsSection(report: Report): Block[] {

@@ -4,7 +4,7 @@ import { DocBuilder, lit, type Block } from '../document';
 import { plural } from '../format';
 import { gridCells } from '../build-findings';
 import type { Report } from '../report-types';
-import { engineLabel, sentences } from './phrases';
+import { engineLabel, sentences } from '../phrases';
 
 /** The title, and what was measured where and with what. */
 export function titleSection(report: Report): Block[] {

@@ -4,9 +4,9 @@
 import { frontierChartId } from '../charts-frontier';
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtJoules, fmtTokS, fmtTokens, fmtUsd, plural } from '../format';
-import { speedFloors, type FrontierGrid, type FrontierPoint, type ThroughputFrontier } from '../frontier';
+import { speedFloors, type FrontierGrid, type FrontierPoint, type ThroughputFrontier } from '../../analysis/frontier';
 import type { Report } from '../report-types';
-import { sentences } from './phrases';
+import { sentences } from '../phrases';
 
 /** The section of one grid (sweep or mix); none when the grid has no frontier. */
 export function frontierSection(report: Report, grid: FrontierGrid, charts: ReadonlySet<string>): Block[] {

@@ -4,7 +4,7 @@ import { DocBuilder, type Block } from '../document';
 import { plural } from '../format';
 import { capacityChangeVerdict, checkVerdict, comparisonVerdict, deltaVerdict, gateVerdict } from '../judgement';
 import type { Comparison, Report } from '../report-types';
-import { fmtMetric, sentences } from './phrases';
+import { fmtMetric, sentences } from '../phrases';
 
 /** Each gate cell against its use case's limits. */
 export function deployGateSection(report: Report): Block[] {

@@ -2,10 +2,10 @@
 
 import { DocBuilder, lit, type Block } from '../document';
 import { fmtInt, fmtPct, fmtSec, fmtTokens } from '../format';
-import { CPU_SHARE_LIMIT, READ_TOGETHER_LIMIT } from '../client-bound';
+import { CPU_SHARE_LIMIT, READ_TOGETHER_LIMIT } from '../../analysis/client-bound';
 import type { RunInfo } from '../inputs';
 import type { PartSummary, Report } from '../report-types';
-import { engineLabel, prefixGroupsPhrase, statName } from './phrases';
+import { engineLabel, prefixGroupsPhrase, statName } from '../phrases';
 import { capacityMethod } from './use-case-guidance';
 import { endpointPath, maxTokensField } from '../../lib/request';
 
@@ -87,7 +87,7 @@ function requestItems(report: Report): string[] {
   ];
 }
 
-/** Who timed the tokens, and what the client-bound check looks at (report/client-bound.ts). */
+/** Who timed the tokens, and what the client-bound check looks at (analysis/client-bound.ts). */
 function measurementItem(): string {
   return (
     'Measurement: k6 set the load; every request went through the measuring agent, a process of its own beside k6, ' +

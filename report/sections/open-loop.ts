@@ -1,16 +1,16 @@
 // The "Open-Loop Load" section: capacity in requests per second per use case, and what each rate cell's sender did
 // against its schedule. Runs in Node.
 
-import type { CellStats } from '../cells';
+import type { CellStats } from '../../analysis/cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtMs, fmtMsFine, fmtPct, fmtRate, plural } from '../format';
-import { formatInterval } from '../capacity-interval';
-import type { OpenLoopStats } from '../open-loop';
-import { ACHIEVED_SHORTFALL } from '../open-loop';
-import type { RateCapacity } from '../rate-capacity';
+import type { OpenLoopStats } from '../../analysis/open-loop';
+import { ACHIEVED_SHORTFALL } from '../../analysis/open-loop';
+import type { RateCapacity } from '../../analysis/rate-capacity';
 import type { Report } from '../report-types';
-import type { Distribution } from '../stats';
-import { sentences, statName } from './phrases';
+import type { Distribution } from '../../analysis/stats';
+import { sentences, statName } from '../phrases';
+import { formatInterval } from '../capacity-words';
 
 /** "Poisson", "gamma (burstiness 0.5)", "constant", with a ramp when there is one. */
 export function arrivalPhrase(o: Pick<OpenLoopStats, 'process' | 'burstiness' | 'rampFromRate'>): string {
@@ -40,7 +40,7 @@ export function openLoopSection(report: Report, charts: ReadonlySet<string>): Bl
       'from the intended send its lag is in its latency already.',
   ));
   if (report.rates.length > 0) {
-    // MLPerf's limits name their own statistic (p99), which the ladder judges them on (report/capacity.ts).
+    // MLPerf's limits name their own statistic (p99), which the ladder judges them on (analysis/capacity.ts).
     const ownStat = report.rates.some((r) => r.useCase.limits.some((limit) => limit.stat !== undefined));
     doc.p(sentences(
       "A use case's capacity is the highest offered rate whose cell met every limit " +

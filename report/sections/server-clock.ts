@@ -1,13 +1,13 @@
 // The server's own clock beside the suite's, per cell: TTFT, ITL and request latency from the server's histograms,
 // its queue and prefill time, and how full its KV cache got. Runs in Node.
 
-import type { CellStats } from '../cells';
+import type { CellStats } from '../../analysis/cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtMs, fmtMsFine, fmtPct } from '../format';
 import type { Report } from '../report-types';
-import { maxBy } from '../stats';
-import { measuredCells, where } from './phrases';
-import { clockFaultsOf } from '../clock-faults';
+import { maxBy } from '../../analysis/stats';
+import { measuredCells, where } from '../phrases';
+import { clockFaultsOf } from '../../analysis/clock-faults';
 
 /** "4.4s / 4.1s": the suite's figure, then the server's; "n/a" where either is missing; a fault marked. */
 function pair(
@@ -24,9 +24,9 @@ const hasServerClock = (cell: CellStats): boolean =>
 
 /**
  * Per cell, the suite's means beside the server's (vLLM, SGLang: their TTFT, inter-token and e2e histograms over
- * exactly the cell's measured requests, or none: report/server-metrics.ts). The suite's TTFT and e2e cannot be below
+ * exactly the cell's measured requests, or none: analysis/server-metrics.ts). The suite's TTFT and e2e cannot be below
  * the server's: it starts its clock before the request reaches the server and stops it after the last token leaves;
- * a server mean above the suite's is marked a fault (report/clock-faults.ts).
+ * a server mean above the suite's is marked a fault (analysis/clock-faults.ts).
  */
 export function serverClockSection(report: Report): Block[] {
   const cells = measuredCells(report).filter(hasServerClock);

@@ -1,12 +1,12 @@
 // The technical analysis: prefill speed, ITL, scaling efficiency and power across the sweep grid. Runs in Node.
 
-import type { CellStats } from '../cells';
+import type { CellStats } from '../../analysis/cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtJoules, fmtMs, fmtMsFine, fmtPct, fmtTokens, fmtUsd, fmtWatts, plural } from '../format';
 import { contentionSentence, highestItlVerdict } from '../judgement';
 import type { Report } from '../report-types';
-import { maxBy, minBy } from '../stats';
-import { meanOf, sentences, serverSpeedSentence, where } from './phrases';
+import { maxBy, minBy } from '../../analysis/stats';
+import { meanOf, sentences, serverSpeedSentence, where } from '../phrases';
 
 /** Input tokens per second of TTFT, with the context length at which each concurrency peaks. */
 export function prefillSpeedSection(grid: readonly CellStats[], charts: ReadonlySet<string>): Block[] {

@@ -1,12 +1,12 @@
 // What the system and each user get: throughput and per-user speed over the grid, and the mix profiles. Runs in Node.
 
-import type { CellStats } from '../cells';
+import type { CellStats } from '../../analysis/cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtMillions, fmtMsFine, fmtPct, fmtTokS, fmtTokens, plural } from '../format';
 import { decodeSpeedGuideRows, slowestSpeedVerdict } from '../judgement';
 import type { MixProfileSummary, Report } from '../report-types';
-import { maxBy, minBy } from '../stats';
-import { clientBoundNote, meanOf, sentences, serverSpeedSentence, where } from './phrases';
+import { maxBy, minBy } from '../../analysis/stats';
+import { clientBoundNote, meanOf, sentences, serverSpeedSentence, where } from '../phrases';
 
 /** Output tokens per second of the whole system at its peak and at the highest concurrency of each context. */
 export function systemThroughputSection(grid: readonly CellStats[], charts: ReadonlySet<string>): Block[] {

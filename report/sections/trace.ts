@@ -1,15 +1,15 @@
 // The "Trace Replay" section: the trace as recorded beside what each speed sent, and the fastest speed the trace held
 // within its use case's limits. Runs in Node.
 
-import type { CellStats } from '../cells';
+import type { CellStats } from '../../analysis/cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtPct, fmtRate, fmtSec, plural } from '../format';
-import { formatInterval } from '../capacity-interval';
 import type { Report } from '../report-types';
-import type { Distribution } from '../stats';
-import type { TraceReplayReport } from '../trace-replay';
+import type { Distribution } from '../../analysis/stats';
+import type { TraceReplayReport } from '../../analysis/trace-replay';
 import { cellRow } from './open-loop';
-import { sentences, statName } from './phrases';
+import { sentences, statName } from '../phrases';
+import { formatInterval } from '../capacity-words';
 
 type LengthStats = NonNullable<TraceReplayReport['trace']['summary']['stats']['inputTokens']>;
 

@@ -1,13 +1,14 @@
 // How long users wait: TTFT over the grid, prompt caching, bursts of queued requests, the server's queue. Runs in Node.
 
-import type { BurstCapacity } from '../burst-capacity';
-import type { CellStats } from '../cells';
+import type { BurstCapacity } from '../../analysis/burst-capacity';
+import type { CellStats } from '../../analysis/cells';
 import { DocBuilder, type Block } from '../document';
 import { fmtMs, fmtMsFine, fmtPct, fmtSec, fmtTokens, plural } from '../format';
-import { prefixCacheHit, queueSaturationSentence, ttftGuideRows } from '../judgement';
+import { prefixCacheHit } from '../../analysis/figure-grades';
+import { queueSaturationSentence, ttftGuideRows } from '../judgement';
 import type { Report } from '../report-types';
-import { maxBy, minBy } from '../stats';
-import { clientBoundNote, meanOf, promptKind, sentences, statName, where, type MaybeNumber } from './phrases';
+import { maxBy, minBy } from '../../analysis/stats';
+import { clientBoundNote, meanOf, promptKind, sentences, statName, where, type MaybeNumber } from '../phrases';
 
 /** TTFT over the grid: what it is made of, how it feels, its best and worst cell, and whether it saw a warm cache. */
 export function ttftSection(report: Report, grid: readonly CellStats[], charts: ReadonlySet<string>): Block[] {

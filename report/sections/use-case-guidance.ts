@@ -2,14 +2,15 @@
 
 import { DocBuilder, type Block } from '../document';
 import { fmtInt, fmtLimitValue, fmtPct, fmtTokens, plural } from '../format';
-import { formatInterval, isUnclear } from '../capacity-interval';
+import { isUnclear } from '../../analysis/capacity-interval';
 import { resolutionAt } from '../../lib/plan';
 import { PLAN_DEFAULTS } from '../../lib/plan-defaults';
 import { capacityGuidance } from '../judgement';
-import type { UseCaseCapacity } from '../capacity';
-import type { CellStats } from '../cells';
+import type { UseCaseCapacity } from '../../analysis/capacity';
+import type { CellStats } from '../../analysis/cells';
 import type { Report } from '../report-types';
-import { sentences, statName } from './phrases';
+import { sentences, statName } from '../phrases';
+import { formatInterval } from '../capacity-words';
 
 const GOODPUT_NOTE =
   'GOODPUT is the share of requests at the capacity step that met every limit of the use case on their own figures ' +

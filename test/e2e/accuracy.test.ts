@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { cellMetricKey, readSummaryData, type SummaryData } from '../../lib/summary-data';
 import { buildBundles } from '../../orchestrator/bundles';
-import { percentile, sortValues } from '../../report/stats';
+import { percentile, sortValues } from '../../analysis/stats';
 import { startAgent, type AgentProcess } from '../../orchestrator/agent-process';
 import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
 import type { GroundTruthRecord } from '../../sim/server';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { decodeTokensPerSecond } from '../../lib/request-figures';
 import { buildBundles } from '../../orchestrator/bundles';
-import { aggregate } from '../../report/capacity-interval';
+import { aggregate } from '../../analysis/capacity-interval';
 import type { Report } from '../../report/report-types';
 import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
 import type { GroundTruthRecord } from '../../sim/ground-truth';

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_METADATA } from '../../lib/metrics';
-import { embedCapacities, type EmbedCellInput } from '../../report/embed-capacity';
+import { embedCapacities, type EmbedCellInput } from '../../analysis/embed-capacity';
 import type { Report } from '../../report/report-types';
 import { fetchEmbedTruth } from '../../sim/child';
 import type { EmbedTruthRecord } from '../../sim/ground-truth';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundles } from '../../orchestrator/bundles';
 import { startAgent, type AgentProcess } from '../../orchestrator/agent-process';
-import type { CellStats } from '../../report/cells';
+import type { CellStats } from '../../analysis/cells';
 import { generateReport } from '../../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';

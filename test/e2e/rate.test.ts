@@ -63,9 +63,9 @@ function expectIntendedSteady(report: Report): void {
 
 /**
  * The rate capacity more than 60 requests/s, both cells within the limit. On a loaded machine the agent can read a
- * cell's tokens late (report/client-bound.ts): that cell is the client's figure, left out of the ladder, and a capacity
- * it would decide is undetermined. The test once failed so here (60 requests/s, 600 streams in 10 s, on a shared
- * 2-core machine); the clean cells are still judged.
+ * cell's tokens late (analysis/client-bound.ts): that cell is the client's figure, left out of the ladder, and a
+ * capacity it would decide is undetermined. The test once failed so here (60 requests/s, 600 streams in 10 s, on a
+ * shared 2-core machine); the clean cells are still judged.
  */
 function expectRateCapacity(report: Report, md: string): void {
   const [rate] = report.rates;

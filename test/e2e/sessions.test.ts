@@ -11,7 +11,7 @@ import { buildBundles } from '../../orchestrator/bundles';
 import { readPlanFile } from '../../report/inputs';
 import { generateReport } from '../../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
-import type { ActiveUsersCapacity } from '../../report/active-users';
+import type { ActiveUsersCapacity } from '../../analysis/active-users';
 import { startSim } from '../../sim/server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, writePlan, type CsvRow } from './helpers';
@@ -90,7 +90,7 @@ function expectStepFigures(at: NonNullable<ActiveUsersCapacity['atCapacity']>): 
 }
 
 /**
- * On a loaded machine the agent can fall a token gap behind (report/client-bound.ts): then the step is no
+ * On a loaded machine the agent can fall a token gap behind (analysis/client-bound.ts): then the step is no
  * measurement of the server, and the report must say so rather than describe it.
  */
 function expectClientBoundStep(a: ActiveUsersCapacity, runDir: string): void {

@@ -17,7 +17,7 @@ import { freePort } from '../../node/free-port';
 import { buildBundles } from '../../orchestrator/bundles';
 import { bundlePath } from '../../orchestrator/engine';
 import { analyzeRun } from '../../report/generate';
-import type { CellStats } from '../../report/cells';
+import type { CellStats } from '../../analysis/cells';
 import { startSim } from '../../sim/server';
 import {
   extraTags, readCsv, readJson, resumeWhenPaused, ROOT, runBenchCli, runK6, runScript, startTestAgent, tempDir,

@@ -1,4 +1,4 @@
-// Tests orchestrator/capacity-search.ts CapacitySearch: a step whose client limited it (report/client-bound.ts) is no
+// Tests orchestrator/capacity-search.ts CapacitySearch: a step whose client limited it (analysis/client-bound.ts) is no
 // measurement of the server, so it never decides a capacity: it is measured again under a cell id of its own, and a
 // step client-bound twice ends the search with the capacity undetermined. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';

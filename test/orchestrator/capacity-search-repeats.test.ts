@@ -2,7 +2,7 @@
 // are measured again, pooled, until clear or the plan's repeat budget is spent. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { CapacitySearch, searchInterval95 } from '../../orchestrator/capacity-search';
-import { isUnclear } from '../../report/capacity-interval';
+import { isUnclear } from '../../analysis/capacity-interval';
 import { drivenCells, renderSearchTable } from '../../orchestrator/driven-results';
 import type { StepRequest, StepResult, StepSpec } from '../../orchestrator/driver';
 import { mulberry32, standardNormal } from '../../lib/random';

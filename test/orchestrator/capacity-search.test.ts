@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { nextSearchStep, type SearchPoint } from '../../orchestrator/capacity-search';
-import { extrapolateCrossing, powerLawBase } from '../../report/stats';
+import { extrapolateCrossing, powerLawBase } from '../../analysis/stats';
 import { resolutionAt } from '../../lib/plan';
-import type { LadderLimit } from '../../report/capacity';
+import type { LadderLimit } from '../../analysis/capacity';
 
 const cfg = { startUsers: 1, exactBelow: 16, resolutionPercent: 5 };
 const speedLimit: LadderLimit = {

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import {
   checkRateSearchConfig, fromGrid, nextRateStep, rateSearchInterval, toGrid, type RateSearchConfig, type RateStep,
 } from '../../orchestrator/rate-search';
-import type { LadderLimit } from '../../report/capacity';
+import type { LadderLimit } from '../../analysis/capacity';
 
 const e2eLimit: LadderLimit = {
   metric: 'e2e', operator: '<', value: 2000, label: 'e2e < 2000 ms', expression: 'avg<2000',

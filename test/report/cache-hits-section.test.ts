@@ -1,10 +1,10 @@
 // Tests report/sections/cache-hits.ts: TTFT with and without a prefix-cache hit per cell, and when it is shown.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import type { CellStats } from '../../report/cells';
+import type { CellStats } from '../../analysis/cells';
 import type { Block } from '../../report/document';
 import type { PartSummary, Report } from '../../report/report-types';
-import type { Distribution } from '../../report/stats';
+import type { Distribution } from '../../analysis/stats';
 import { cacheHitSection } from '../../report/sections/cache-hits';
 import { cell, flat } from './helpers';
 

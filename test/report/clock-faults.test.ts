@@ -1,8 +1,9 @@
-// Tests report/clock-faults.ts: a server mean above the client's for the same requests is flagged, within the
-// readings' resolution it is not. Runs in Node (vitest).
+// Tests analysis/clock-faults.ts and report/clock-fault-warning.ts: a server mean above the client's for the same
+// requests is flagged, within the readings' resolution it is not. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { clockFaultsOf, clockFaultWarning, clockToleranceMs } from '../../report/clock-faults';
-import type { ServerFigures } from '../../report/server-metrics';
+import { clockFaultsOf, clockToleranceMs } from '../../analysis/clock-faults';
+import { clockFaultWarning } from '../../report/clock-fault-warning';
+import type { ServerFigures } from '../../analysis/server-metrics';
 import type { Report } from '../../report/report-types';
 import { renderMarkdown } from '../../report/render-md';
 import { serverClockSection } from '../../report/sections/server-clock';

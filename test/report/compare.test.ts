@@ -1,11 +1,12 @@
 // Tests report/compare.ts: relative changes, regression direction, gated metrics and capacity regressions.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import { compareReports, isRegression, relativeChange } from '../../report/compare';
-import { useCaseCapacity } from '../../report/capacity';
+import { isRegression, relativeChange } from '../../analysis/regression';
+import { compareReports } from '../../report/compare';
+import { useCaseCapacity } from '../../analysis/capacity';
 import type { Comparison, MetricDelta, Report } from '../../report/report-types';
 import { USE_CASES } from '../../thresholds/use-cases';
-import type { CellStats } from '../../report/cells';
+import type { CellStats } from '../../analysis/cells';
 import { cell, flat } from './helpers';
 
 const chat = USE_CASES.find((u) => u.id === 'general_chatbot')!;

@@ -2,11 +2,11 @@
 // energy and cost columns with and without power, and the chart's lines, frontier and speed floors.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import type { CellStats } from '../../report/cells';
+import type { CellStats } from '../../analysis/cells';
 import { renderChartSvg } from '../../report/charts';
 import { frontierCharts } from '../../report/charts-frontier';
-import { throughputFrontiers } from '../../report/frontier';
-import type { PowerFigures } from '../../report/power';
+import { throughputFrontiers } from '../../analysis/frontier';
+import type { PowerFigures } from '../../analysis/power';
 import type { Report } from '../../report/report-types';
 import { frontierSection } from '../../report/sections/frontier';
 import { USE_CASES } from '../../thresholds/use-cases';

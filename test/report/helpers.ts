@@ -1,7 +1,7 @@
 // Test helpers: hand-made CellStats with known figures. Runs in Node (vitest).
-import type { CellStats } from '../../report/cells';
-import type { Distribution } from '../../report/stats';
-import { TREND_KEYS, type TrendKey } from '../../report/cell-accumulator';
+import type { CellStats } from '../../analysis/cells';
+import type { Distribution } from '../../analysis/stats';
+import { TREND_KEYS, type TrendKey } from '../../analysis/cell-accumulator';
 
 /** A distribution whose every statistic equals v (so avg, med and p(95) all read v). */
 export function flat(v: number, count = 10): Distribution {

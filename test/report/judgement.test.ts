@@ -1,12 +1,12 @@
-// Tests report/judgement.ts: bands ascend and end open, a bound belongs to the band above it, the cut-offs' edges,
-// and a capacity with low goodput.
+// Tests analysis/figure-grades.ts and report/judgement.ts: bands ascend and end open, a bound belongs to the band
+// above it, the cut-offs' edges, and a capacity with low goodput.
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import type { UseCaseCapacity } from '../../report/capacity';
+import type { UseCaseCapacity } from '../../analysis/capacity';
 import {
-  bandOf, capacityFinding, capacityGuidance, JUDGEMENT, LOW_GOODPUT, lowGoodput, prefixCacheHit, queueSaturated,
-  severeContention,
-} from '../../report/judgement';
+  bandOf, LOW_GOODPUT, lowGoodput, prefixCacheHit, queueSaturated, severeContention, withBounds,
+} from '../../analysis/figure-grades';
+import { capacityFinding, capacityGuidance, JUDGEMENT } from '../../report/judgement';
 
 const GRADED = { decodeSpeedTokS: JUDGEMENT.decodeSpeedTokS, ttftMs: JUDGEMENT.ttftMs, itlMs: JUDGEMENT.itlMs };
 
@@ -28,6 +28,13 @@ describe('judgement bands', () => {
     expect(bandOf(speed, NaN)).toBe(speed[3]);
     expect(bandOf(JUDGEMENT.itlMs, 19.9).atHighest).toBe('still imperceptible to users');
     expect(bandOf(JUDGEMENT.itlMs, 70).atHighest).toMatch(/individual tokens become visible/);
+  });
+
+  it('gives every bound its words and refuses a band without them', () => {
+    expect(withBounds([10, null], [{ word: 'low' }, { word: 'high' }])).toEqual([
+      { below: 10, word: 'low' }, { below: null, word: 'high' },
+    ]);
+    expect(() => withBounds([10, null], [{ word: 'low' }])).toThrow('2 bounds for 1 bands');
   });
 
   it('judges queue wait, scaling efficiency and prefix-cache hits at their edges', () => {

@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { mergeCell, mergeSamples } from '../../report/merge-samples';
 import { type SamplesData } from '../../report/read-samples';
-import { MAX_MESSAGES_PER_KIND, newCellAccumulator } from '../../report/cell-accumulator';
-import { newRequestSpans } from '../../report/request-spans';
-import { FloatList } from '../../report/stats';
+import { MAX_MESSAGES_PER_KIND, newCellAccumulator } from '../../analysis/cell-accumulator';
+import { newRequestSpans } from '../../analysis/request-spans';
+import { FloatList } from '../../analysis/stats';
 
 function cellOf(
   ttfts: number[], over: { ok?: number; cpu?: [number, number, number, number]; windowMs?: [number, number] } = {},

@@ -2,8 +2,8 @@
 // Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import type { CellArrivals } from '../../lib/plan';
-import { openLoopStats } from '../../report/open-loop';
-import { rateCapacities } from '../../report/rate-capacity';
+import { openLoopStats } from '../../analysis/open-loop';
+import { rateCapacities } from '../../analysis/rate-capacity';
 import type { Report } from '../../report/report-types';
 import { openLoopSection } from '../../report/sections/open-loop';
 import { USE_CASES, findUseCase, type UseCase } from '../../thresholds/use-cases';

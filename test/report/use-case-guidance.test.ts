@@ -2,7 +2,7 @@
 // measured again and verdicts left unclear. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
 import { useCaseGuidanceSection } from '../../report/sections/use-case-guidance';
-import { useCaseCapacity, type StepVerdict, type UseCaseCapacity } from '../../report/capacity';
+import { useCaseCapacity, type StepVerdict, type UseCaseCapacity } from '../../analysis/capacity';
 import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import type { Report } from '../../report/report-types';
 import type { Block } from '../../report/document';

@@ -1,6 +1,6 @@
 // The report's warnings: one per kind, ranked by how much they change the answer. Runs in Node (vitest).
 import { describe, expect, it } from 'vitest';
-import type { LadderResult } from '../../report/capacity';
+import type { LadderResult } from '../../analysis/capacity';
 import { slug } from '../../report/document';
 import {
   WARNING_RANK, WARNING_TITLES, capacityBoundWarnings, clientBoundWarning, failedRequestsWarning, incompleteWarning,

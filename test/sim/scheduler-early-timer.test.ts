@@ -1,7 +1,7 @@
 // A timer that fires a fraction of a millisecond before its deadline (Node's timers count whole milliseconds from a
 // cached loop time) must not let the simulator write a token before the time its own metrics record for it: vLLM's
 // TTFT and e2e end before the client reads the bytes, so a server figure above the client's is a measurement fault
-// (report/clock-faults.ts). Fake timers truncate each delay to whole milliseconds, as Node's may, so a deadline at a
+// (analysis/clock-faults.ts). Fake timers truncate each delay to whole milliseconds, as Node's may, so a deadline at a
 // fractional time fires early on every step. Runs in Node.
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

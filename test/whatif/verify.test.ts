@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PlanInput } from '../../lib/plan';
-import type { LadderStep, UseCaseCapacity } from '../../report/capacity';
+import type { LadderStep, UseCaseCapacity } from '../../analysis/capacity';
 import type { Report } from '../../report/report-types';
 import { verify, verifyPlanInput, verifySteps } from '../../whatif/verify';
 

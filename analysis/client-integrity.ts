@@ -1,0 +1,88 @@
+// How far a cell's own client can be trusted: what the load generator did and delivered, per cell, and the verdict
+// that a cell the client limited is not a measurement of the server. Pure; runs in Node.
+//
+// Each figure is the client's own record of itself: the measuring agent's read lag, CPU and tokens read together
+// (analysis/client-bound.ts judges them), the requests that failed or were cut, and the load delivered against the load
+// planned: for a closed-loop cell the mean requests in flight against its users, for a rate cell the achieved rate
+// against the offered one and its send lag (analysis/open-loop.ts judges those).
+
+import type { CellAccumulator } from './cell-accumulator';
+import { clientBoundReason, cpuShareBetween } from './client-bound';
+import type { OpenLoopStats } from './open-loop';
+import { summarize, type Distribution } from './stats';
+
+export interface ClientIntegrity {
+  /** The agent's longest read lag per request (llm_client_read_lag), ms: median, p99 and max over requests. */
+  readonly readLag: Pick<Distribution, 'p50' | 'p99' | 'max'> | null;
+  /** Share of its cores the measuring agent used over the cell (llm_client_cpu_seconds); k6's CPU is not measured. */
+  readonly agentCpuShare: number | null;
+  /** Tokens the agent read together with the chunk before them; null when the agent did not count them. */
+  readonly tokensReadTogether: number | null;
+  /** Tokens the server sent several to a chunk (its own chunking); null when the agent did not count them. */
+  readonly tokensChunked: number | null;
+  /** ITL samples of the cell: the denominator of both shares. */
+  readonly itlSamples: number;
+  /** Requests that failed, and planned requests cut unfinished. */
+  readonly failed: number;
+  readonly cut: number;
+  /** Closed loop: users planned, and the mean requests in flight over the cell (sum of e2e / wall time). */
+  readonly usersPlanned: number | null;
+  readonly meanInFlight: number | null;
+  /** Open loop: send lag p99 (ms), the offered and the achieved rate (requests/s); null for a closed-loop cell. */
+  readonly sendLagP99Ms: number | null;
+  readonly offeredRate: number | null;
+  readonly achievedRate: number | null;
+  /** Why the client limited the cell (analysis/client-bound.ts), null when nothing says it did: then it is valid. */
+  readonly clientBound: string | null;
+}
+
+/** What a cell's statistics hold that its client integrity reads. */
+export interface IntegrityInputs {
+  readonly concurrency: number;
+  readonly failed: number;
+  readonly cut: number;
+  readonly wallSeconds: number | null;
+  readonly itl: Distribution | null;
+  readonly openLoop: OpenLoopStats | null;
+  /** A step the search measured more than once: its wall time is its busy time, so no mean in flight is given. */
+  readonly pooled: boolean;
+}
+
+/** The cell's client integrity from its accumulated samples; null when the cell never ran. */
+export function clientIntegrity(acc: CellAccumulator | undefined, cell: IntegrityInputs): ClientIntegrity | null {
+  if (acc === undefined) return null;
+  const lag = summarize(acc.readLag.sorted());
+  const counted = acc.reading.requests > 0;
+  const itlSamples = cell.itl?.count ?? 0;
+  const agentCpuShare = acc.cpuFirst && acc.cpuLast ? cpuShareBetween(acc.cpuFirst, acc.cpuLast) : null;
+  const tokensReadTogether = counted ? acc.reading.readTogether : null;
+  const open = cell.openLoop;
+  return {
+    readLag: lag && { p50: lag.p50, p99: lag.p99, max: lag.max },
+    agentCpuShare,
+    tokensReadTogether,
+    tokensChunked: counted ? acc.reading.chunked : null,
+    itlSamples,
+    failed: cell.failed,
+    cut: cell.cut,
+    usersPlanned: open ? null : cell.concurrency,
+    meanInFlight: open || cell.pooled ? null : meanInFlight(acc, cell.wallSeconds),
+    sendLagP99Ms: open?.lag?.p99 ?? null,
+    offeredRate: open?.offeredRate ?? null,
+    achievedRate: open?.achievedRate ?? null,
+    clientBound: clientBoundReason({
+      readLagP99Ms: lag ? lag.p99 : null, cpuShare: agentCpuShare, itlMedianMs: cell.itl ? cell.itl.p50 : null,
+      tokensReadTogether, itlSamples,
+    }),
+  };
+}
+
+/** Little's law over the cell: the measured requests' time in service / its wall time; null without either. */
+function meanInFlight(acc: CellAccumulator, wallSeconds: number | null): number | null {
+  if (wallSeconds === null || wallSeconds <= 0) return null;
+  // Summed in sorted order, so that a split run's merged cell gives the same figure to the last bit.
+  const e2e = acc.trends.e2e.sorted();
+  let sum = 0;
+  for (let i = 0; i < e2e.length; i++) sum += e2e[i]!;
+  return e2e.length > 0 ? sum / 1000 / wallSeconds : null;
+}

@@ -1,0 +1,31 @@
+// How a capacity's interval, an SLO tier's capacity and a step the client limited are written, in the report and in
+// the bench's progress lines alike, so both say the same thing. The judgement (analysis/capacity-interval.ts,
+// analysis/slo-tiers.ts, analysis/rate-capacity.ts) holds the numbers and kinds; this module only words them. Runs in
+// Node (pure).
+
+import type { CapacityInterval } from '../analysis/capacity-interval';
+import type { ClientLimit } from '../analysis/rate-capacity';
+import type { TierCapacity } from '../analysis/slo-tiers';
+
+/** "69-76", "70-more than 74", for the interval of a capacity. */
+export function formatInterval(i: CapacityInterval): string {
+  if (i.high === null && i.low >= i.largestStep) return `more than ${i.largestStep}`;
+  const high = i.high === null ? `more than ${i.largestStep}` : String(i.high);
+  return i.low === i.high ? `${i.low}` : `${i.low}-${high}`;
+}
+
+/** How a tier's capacity is written: "4", "more than 8", "below 1", "undetermined above 4", "not measured". */
+export function tierDisplay(t: Pick<TierCapacity, 'kind' | 'capacity' | 'firstFail' | 'steps'>): string {
+  if (t.kind === 'untested') return 'not measured';
+  if (t.kind === 'undetermined') return t.capacity === null ? 'undetermined' : `undetermined above ${t.capacity}`;
+  if (t.kind === 'below') return `below ${t.firstFail}`;
+  if (t.kind === 'beyond') return `more than ${t.capacity}`;
+  return String(t.capacity);
+}
+
+/** Why the client limited a rate step: "sender achieved 3.80 of 4 requests/s", "client-bound: <its reason>". */
+export function clientLimitWords(limit: ClientLimit): string {
+  if (limit.kind === 'clientBound') return `client-bound: ${limit.reason}`;
+  return `sender achieved ${limit.achievedRate?.toFixed(2)} of ${limit.offeredRate} requests/s` +
+    (limit.lagP99Ms !== null ? `, lag p99 ${limit.lagP99Ms.toFixed(1)} ms` : '');
+}
