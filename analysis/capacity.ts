@@ -70,12 +70,6 @@ export interface LadderResult {
   readonly interpolated: boolean;
   /** The limit that broke first (lowest estimated crossing); null when none broke. */
   readonly brokenBy: LadderLimit | null;
-  /**
-   * How the result is written: "~42", "5", "more than 125" (compact "125+"), "below 1", "not measured",
-   * "undetermined: ..." (compact "?").
-   */
-  readonly display: string;
-  readonly displayShort: string;
   /** Undetermined only: the client-bound steps that would decide the capacity, and why each was. */
   readonly clientBound?: readonly { readonly users: number; readonly reason: string }[];
 }
@@ -191,12 +185,8 @@ export function evaluateLadder(
   const result = evaluateCleanLadder(cells.filter((c) => c.clientBound === null), limits, interpolate);
   const deciding = decidingClientBound(cells, result.lastPass, result.firstFail);
   if (deciding.length === 0) return result;
-  const above = result.lastPass === null ? '' : `; more than ${result.lastPass}`;
-  const display = `undetermined: client-bound at ${deciding.map((d) => d.users).join(', ')}${above}`;
-  return {
-    ...result, kind: 'undetermined', estimate: null, interpolated: false, brokenBy: null, display, displayShort: '?',
-    clientBound: deciding,
-  };
+  const undetermined = { kind: 'undetermined', estimate: null, interpolated: false, brokenBy: null } as const;
+  return { ...result, ...undetermined, clientBound: deciding };
 }
 
 /** evaluateLadder over cells the client did not limit. */
@@ -208,19 +198,19 @@ function evaluateCleanLadder(
     const checks = limits.map((l) => checkLimit(c, l));
     return { cellId: c.id, concurrency: c.concurrency, checks, ok: checks.every((k) => k.ok) };
   });
-  if (steps.length === 0) return measured(steps, 'untested', null, null, null, null, 'not measured', 'n/a');
+  if (steps.length === 0) return measured(steps, 'untested', null, null, null, null);
   const { lastHeld: pass, firstBroken: fail } = readLadder(steps, (s) => s.ok);
   if (fail === null) {
     const top = pass!.concurrency;
-    return measured(steps, 'beyond', top, null, top, null, `more than ${top}`, `${top}+`);
+    return measured(steps, 'beyond', top, null, top, null);
   }
   const broken = limits.filter((_, i) => !fail.checks[i]!.ok);
   const f = fail.concurrency;
-  if (pass === null) return measured(steps, 'below', null, f, null, broken[0] ?? null, `below ${f}`, `<${f}`);
+  if (pass === null) return measured(steps, 'below', null, f, null, broken[0] ?? null);
   const n0 = pass.concurrency;
   const n1 = fail.concurrency;
   // A search measured both sides to its resolution: the capacity is the last passing step, as measured.
-  if (!interpolate) return measured(steps, 'within', n0, n1, n0, broken[0] ?? null, `${n0}`, `${n0}`);
+  if (!interpolate) return measured(steps, 'within', n0, n1, n0, broken[0] ?? null);
   let best = n1;
   let brokenBy: LadderLimit | null = broken[0] ?? null;
   for (const l of broken) {
@@ -242,19 +232,15 @@ function evaluateCleanLadder(
     }
   }
   const interpolated = best > n0;
-  const display = interpolated ? `~${best}` : `${best}`;
-  return {
-    steps, kind: 'within', lastPass: n0, firstFail: n1, estimate: best, interpolated, brokenBy, display,
-    displayShort: display,
-  };
+  return { steps, kind: 'within', lastPass: n0, firstFail: n1, estimate: best, interpolated, brokenBy };
 }
 
 /** A ladder result read straight off the measured steps, with nothing interpolated. */
 function measured(
   steps: LadderStep[], kind: LadderResult['kind'], lastPass: number | null, firstFail: number | null,
-  estimate: number | null, brokenBy: LadderLimit | null, display: string, displayShort: string,
+  estimate: number | null, brokenBy: LadderLimit | null,
 ): LadderResult {
-  return { steps, kind, lastPass, firstFail, estimate, interpolated: false, brokenBy, display, displayShort };
+  return { steps, kind, lastPass, firstFail, estimate, interpolated: false, brokenBy };
 }
 
 /**

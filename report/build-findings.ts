@@ -8,6 +8,7 @@ import { capacityFinding } from './judgement';
 import { maxBy, minBy } from '../analysis/stats';
 import { fmtCount, fmtMs, fmtMillions, fmtPct, fmtTokS, fmtTokens, plural } from './format';
 import type { Finding, Report, Totals } from './report-types';
+import { ladderDisplay, ladderDisplayShort } from './capacity-words';
 
 function byConcurrency(a: CellStats, b: CellStats): number {
   return a.contextTokens - b.contextTokens || a.concurrency - b.concurrency;
@@ -63,7 +64,7 @@ export function buildFindings(
     ?? useCases.find((u) => u.result.kind !== 'untested');
   const chatLabel = chat &&
     `Concurrent Users @ ${fmtTokens(chat.useCase.contextTokens)} Context (${chat.useCase.title})`;
-  if (chat && chatLabel) highlights.push({ label: chatLabel, value: chat.result.displayShort });
+  if (chat && chatLabel) highlights.push({ label: chatLabel, value: ladderDisplayShort(chat.result) });
   const singles = grid.filter((c) => c.concurrency === 1);
   const lo = minBy(singles, (c) => c.contextTokens);
   const hi = maxBy(singles, (c) => c.contextTokens);
@@ -78,7 +79,7 @@ export function buildFindings(
   if (scaling) key.push(scaling);
   const bestBurst = maxBy(bursts.filter((b) => b.result.kind !== 'untested'), (b) => b.result.estimate ?? 0);
   if (bestBurst) {
-    const value = `${bestBurst.result.display} requests (${bestBurst.title}, ${bestBurst.limit.label})`;
+    const value = `${ladderDisplay(bestBurst.result)} requests (${bestBurst.title}, ${bestBurst.limit.label})`;
     key.push({ label: 'Max Safe Queue Depth', value });
   }
   const powered = cells.filter((c) => c.power !== null);

@@ -26,7 +26,8 @@ import { reconcileCapacities } from '../analysis/capacity-reconciliation';
 import { gateResults } from '../analysis/gates';
 import { wordReconciliation } from './reconciliation-words';
 import { agenticReport, type AgenticSamples } from '../analysis/agentic-report';
-import { traceReplayReport, traceSendsOf, type TraceSends } from '../analysis/trace-replay';
+import { traceReplayReport, traceSendsOf, type TraceReplayReport, type TraceSends } from '../analysis/trace-replay';
+import { wordResult } from './capacity-words';
 import { judgeMergedThresholds } from './split-thresholds';
 import { splitNotes } from './split-notes';
 import {
@@ -43,6 +44,7 @@ import {
   type Report,
   type ReportOptions,
   type Totals,
+  type WordedTraceReplay,
 } from './report-types';
 
 export const DEFAULT_REPORT_OPTIONS: ReportOptions = { ...DEFAULT_COST, minSuccessRate: MIN_SUCCESS_RATE };
@@ -79,7 +81,10 @@ export function buildReport(
     input.parts.map((part) => part.plan), cells, limitStat, options.minSuccessRate, useCases,
   );
   const rates = rateCapacities(runUseCases(input), cells, judged);
-  const capacities = { useCases, activeUsers, rates, bursts };
+  const capacities = {
+    useCases: useCases.map(wordResult), activeUsers: activeUsers.map(wordResult), rates: rates.map(wordResult),
+    bursts: bursts.map(wordResult),
+  };
   const warnings = runWarnings(input, measured, capacities, { cells, totals, missingParts, incomplete });
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
@@ -88,14 +93,12 @@ export function buildReport(
     model, runDir: input.dir, run: input.run, predicted, parts: measured.parts, missingParts, limitStat,
     burstTtftLimitMs,
     options,
-    cells, useCases,
-    activeUsers,
-    rates,
+    cells, useCases: capacities.useCases, activeUsers: capacities.activeUsers, rates: capacities.rates,
     reconciliation: reconcileCapacities(useCases, rates, cells).map(wordReconciliation),
-    trace: traceReplayReport(runTrace(input), runUseCases(input), cells, measured.traceSends, judged),
+    trace: wordTrace(traceReplayReport(runTrace(input), runUseCases(input), cells, measured.traceSends, judged)),
     agentic: agenticReport(input.parts.map((part) => part.plan), cells, measured.agentic, minSuccessRate),
     embeddings: embedReport(input, samples),
-    bursts,
+    bursts: capacities.bursts,
     mixProfiles: mixProfiles(cells),
     frontiers: throughputFrontiers(cells, options),
     gates: gateResults(input.parts.map((part) => part.plan), cells),
@@ -108,6 +111,11 @@ export function buildReport(
     missingCells: measured.missingCells,
     comparison: null,
   };
+}
+
+/** The trace replay with its speed ladder worded, as report.json holds it. */
+function wordTrace(trace: TraceReplayReport | null): WordedTraceReplay | null {
+  return trace === null ? null : { ...trace, capacity: trace.capacity === null ? null : wordResult(trace.capacity) };
 }
 
 /** The run's warnings, ranked by how much each changes the answer (report/warnings.ts). */

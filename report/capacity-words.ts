@@ -3,6 +3,7 @@
 // analysis/slo-tiers.ts, analysis/rate-capacity.ts) holds the numbers and kinds; this module only words them. Runs in
 // Node (pure).
 
+import type { LadderResult } from '../analysis/capacity';
 import type { CapacityInterval } from '../analysis/capacity-interval';
 import type { ClientLimit } from '../analysis/rate-capacity';
 import type { TierCapacity } from '../analysis/slo-tiers';
@@ -28,4 +29,46 @@ export function clientLimitWords(limit: ClientLimit): string {
   if (limit.kind === 'clientBound') return `client-bound: ${limit.reason}`;
   return `sender achieved ${limit.achievedRate?.toFixed(2)} of ${limit.offeredRate} requests/s` +
     (limit.lagP99Ms !== null ? `, lag p99 ${limit.lagP99Ms.toFixed(1)} ms` : '');
+}
+
+type LadderFigures =
+  Pick<LadderResult, 'kind' | 'lastPass' | 'firstFail' | 'estimate' | 'interpolated' | 'clientBound'>;
+
+/** How a ladder's result is written: "~42", "5", "more than 125", "below 1", "not measured", "undetermined: ...". */
+export function ladderDisplay(r: LadderFigures): string {
+  if (r.kind === 'untested') return 'not measured';
+  if (r.kind === 'beyond') return `more than ${r.lastPass}`;
+  if (r.kind === 'below') return `below ${r.firstFail}`;
+  if (r.kind === 'undetermined') {
+    const above = r.lastPass === null ? '' : `; more than ${r.lastPass}`;
+    return `undetermined: client-bound at ${(r.clientBound ?? []).map((d) => d.users).join(', ')}${above}`;
+  }
+  return r.interpolated ? `~${r.estimate}` : `${r.estimate}`;
+}
+
+/** The compact form, for tables: "~42", "5", "125+", "<1", "n/a", "?". */
+export function ladderDisplayShort(r: LadderFigures): string {
+  if (r.kind === 'untested') return 'n/a';
+  if (r.kind === 'beyond') return `${r.lastPass}+`;
+  if (r.kind === 'below') return `<${r.firstFail}`;
+  if (r.kind === 'undetermined') return '?';
+  return ladderDisplay(r);
+}
+
+/** A ladder result as report.json holds it: its figures with both written forms (after brokenBy, as always). */
+export type WordedLadder = LadderResult & { readonly display: string; readonly displayShort: string };
+
+export function wordLadder(r: LadderResult): WordedLadder {
+  const { clientBound, ...figures } = r;
+  return {
+    ...figures, display: ladderDisplay(r), displayShort: ladderDisplayShort(r),
+    ...(clientBound === undefined ? {} : { clientBound }),
+  };
+}
+
+/** A judged capacity whose ladder result is worded. */
+export type Worded<T extends { readonly result: LadderResult }> = Omit<T, 'result'> & { readonly result: WordedLadder };
+
+export function wordResult<T extends { readonly result: LadderResult }>(x: T): Worded<T> {
+  return { ...x, result: wordLadder(x.result) };
 }

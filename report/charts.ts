@@ -11,6 +11,7 @@ import type { Report } from './report-types';
 import type { TrendKey } from '../analysis/cell-accumulator';
 import { statistic } from '../analysis/stats';
 import { fmtTokens } from './format';
+import { ladderDisplay } from './capacity-words';
 
 export interface ChartSpec {
   readonly id: string;
@@ -264,7 +265,7 @@ function useCaseChart(report: Report, u: Report['useCases'][number]): ChartSpec 
   }
   const est = u.result.estimate;
   if (est !== null && series[0] && u.result.kind === 'within')
-    series[0] = { ...series[0], xMarks: [{ value: est, label: `capacity ${u.result.display}` }] };
+    series[0] = { ...series[0], xMarks: [{ value: est, label: `capacity ${ladderDisplay(u.result)}` }] };
   return lineChart({
     xType: 'value', id: `usecase_${u.useCase.id}`,
     title: `${u.useCase.title} (${fmtTokens(u.useCase.contextTokens)} Context)`,

@@ -16,7 +16,7 @@ import type { LadderResult } from '../analysis/capacity';
 import { toK6Values } from '../analysis/stats';
 import { isRegression, ladderValue, meanNoise, relativeChange } from '../analysis/regression';
 import type { TrendKey } from '../analysis/cell-accumulator';
-import { formatInterval } from './capacity-words';
+import { formatInterval, ladderDisplay } from './capacity-words';
 
 export interface MetricSpec {
   readonly metric: string;
@@ -141,7 +141,7 @@ function compareCapacities(
     );
     if (compared.regression) {
       const side = (result: LadderResult, interval: string | null): string =>
-        interval ? `${result.display} (95% interval ${interval})` : result.display;
+        interval ? `${ladderDisplay(result)} (95% interval ${interval})` : ladderDisplay(result);
       const fell = `from ${side(before.result, compared.baselineInterval)} ` +
         `to ${side(capacity.result, compared.currentInterval)}`;
       regressions.push(`${capacity.useCase.title}: capacity fell ${fell} concurrent requests.`);
@@ -153,7 +153,7 @@ function compareCapacities(
     if (!before) continue;
     const compared = withIntervals(compareLadders(before.result, burst.result, tolerance), null, null);
     if (compared.regression) {
-      const fell = `from ${before.result.display} to ${burst.result.display}`;
+      const fell = `from ${ladderDisplay(before.result)} to ${ladderDisplay(burst.result)}`;
       regressions.push(`${burst.title} burst: max safe queue depth fell ${fell}.`);
     }
     capacities.push({ kind: 'burst', id: burst.profile, title: `${burst.title} (burst)`, ...compared });
@@ -192,7 +192,9 @@ function compareLadders(before: LadderResult, after: LadderResult, tolerance: nu
   // "more than N" on both sides with the same N is no regression; a drop from any value to "below" is.
   const fellToBelow = baselineValue !== null && currentValue !== null && baselineValue > 0 && currentValue === 0;
   const regression = fellToBelow || isRegression(change, 'higher', tolerance);
-  return { baseline: before.display, current: after.display, baselineValue, currentValue, change, regression };
+  return {
+    baseline: ladderDisplay(before), current: ladderDisplay(after), baselineValue, currentValue, change, regression,
+  };
 }
 
 function fmt(v: number | null, metric: string): string {

@@ -15,6 +15,7 @@ import {
   DECODE_SPEED_BOUNDS_TOKS, ITL_BOUNDS_MS, lowGoodput, PREFIX_CACHE_HIT_FROM, QUEUE_SATURATED_ABOVE_MS,
   bandOf, queueSaturated, SEVERE_CONTENTION_BELOW, severeContention, TTFT_BOUNDS_MS, withBounds, type Band,
 } from '../analysis/figure-grades';
+import { ladderDisplay, ladderDisplayShort } from './capacity-words';
 
 /** Per-user generation speed (tok/s) against reading speed. */
 export interface SpeedBand extends Band {
@@ -154,19 +155,19 @@ export function capacityGuidance(capacity: UseCaseCapacity): string {
   const result = capacity.result;
   if (lowGoodput(capacity))
     return (
-      `Within the thresholds on the step's statistic at ${result.displayShort} concurrent requests, but only ` +
+      `Within the thresholds on the step's statistic at ${ladderDisplayShort(result)} concurrent requests, but only ` +
       `${fmtPct(capacity.goodputAtCapacity)} of its requests met every limit on their own figures: not supported ` +
       'for most users (plan minGoodput makes the capacity require a share).'
     );
   switch (result.kind) {
     case 'within':
       return (
-        `Supports ${result.display} concurrent requests within accepted thresholds; ` +
+        `Supports ${ladderDisplay(result)} concurrent requests within accepted thresholds; ` +
         `${result.brokenBy?.label ?? 'a limit'} is the first limit to break (at ${result.firstFail} requests).`
       );
     case 'beyond':
       return (
-        `Supports ${result.displayShort} concurrent requests: ` +
+        `Supports ${ladderDisplayShort(result)} concurrent requests: ` +
         `no tested step (up to ${result.estimate}) broke a limit. ` +
         'Additional capacity likely available.'
       );
@@ -201,7 +202,7 @@ export function capacityFinding(capacity: UseCaseCapacity): string {
     case 'within':
     case 'beyond': {
       const found = result.kind === 'within'
-        ? `${result.display} concurrent requests ${context}`
+        ? `${ladderDisplay(result)} concurrent requests ${context}`
         : `more than ${result.estimate} concurrent requests ${context} (none of the tested steps broke a limit)`;
       return lowGoodput(capacity)
         ? `${found}, on the step's statistic only: ${fmtPct(capacity.goodputAtCapacity)} of its requests met every ` +
@@ -222,10 +223,10 @@ export function capacityFinding(capacity: UseCaseCapacity): string {
 
 /** "Capacity limit: …" of a use case's subsection. */
 export function capacityLimitPhrase(result: LadderResult): string {
-  if (result.kind === 'beyond') return `${result.displayShort} concurrent requests`;
+  if (result.kind === 'beyond') return `${ladderDisplayShort(result)} concurrent requests`;
   if (result.kind === 'below') return `below ${plural(result.firstFail ?? 1, 'concurrent request')}`;
-  if (result.kind === 'undetermined') return result.display;
-  return `${result.display} concurrent requests`;
+  if (result.kind === 'undetermined') return ladderDisplay(result);
+  return `${ladderDisplay(result)} concurrent requests`;
 }
 
 /** One tested step's verdict: "pass", or "fail" with the limits it broke. */

@@ -3,6 +3,7 @@
 import Papa from 'papaparse';
 import { thinkMeanSeconds } from '../lib/sessions';
 import type { Report } from './report-types';
+import { ladderDisplay } from './capacity-words';
 
 const r = (v: number | null | undefined, digits = 3): number | null =>
   v === null || v === undefined || !isFinite(v) ? null : Math.round(v * 10 ** digits) / 10 ** digits;
@@ -16,7 +17,7 @@ export function renderActiveUsersCsv(report: Report): string | null {
     const useCase = {
       kind: 'use_case', ...base, turn: null, turns: a.session.turns, first_turn_tokens: a.session.firstTurnTokens,
       growth_tokens: a.session.growthTokens, output_tokens: a.session.outputTokens,
-      think_mean_s: r(thinkMeanSeconds(a.session.thinkTime)), active_users: a.result.display,
+      think_mean_s: r(thinkMeanSeconds(a.session.thinkTime)), active_users: ladderDisplay(a.result),
       estimate: a.result.estimate, concurrent_mean: r(at?.concurrentMean), concurrent_p95: at?.concurrentP95 ?? null,
       users_per_slot: r(at?.usersPerSlot), request_s: r(at?.requestSeconds), concurrent_capacity: a.concurrentCapacity,
       ratio_to_concurrent: r(a.ratioToConcurrent),

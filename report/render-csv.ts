@@ -6,7 +6,7 @@ import type { Report } from './report-types';
 import type { LadderResult } from '../analysis/capacity';
 import { reachPhrase } from './predicted';
 import { TREND_KEYS, type TrendKey } from '../analysis/cell-accumulator';
-import { tierDisplay } from './capacity-words';
+import { tierDisplay, ladderDisplay } from './capacity-words';
 
 type Cell = string | number | boolean | null;
 
@@ -140,7 +140,7 @@ function predictedColumns(report: Report, useCase: string | null): Record<string
 function ladderColumns(result: LadderResult): Record<string, Cell> {
   return {
     result: result.kind,
-    capacity: result.display,
+    capacity: ladderDisplay(result),
     estimate: result.estimate,
     interpolated: result.interpolated,
     last_pass: result.lastPass,

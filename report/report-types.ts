@@ -20,6 +20,7 @@ import type { PredictedInfo } from './predicted';
 import type { EmbedReport } from './embed-report';
 import type { AgenticReport } from '../analysis/agentic-report';
 import type { ReportWarning } from './warnings';
+import type { Worded } from './capacity-words';
 
 /**
  * Bumped whenever report.json changes shape. 2: each use case's capacity carries its bootstrap `interval` and its
@@ -111,6 +112,10 @@ export interface MixProfileSummary {
  */
 export type { GateResult } from '../analysis/gates';
 
+/** The trace replay as report.json holds it: its speed ladder worded. */
+export type WordedTraceReplay =
+  Omit<TraceReplayReport, 'capacity'> & { readonly capacity: Worded<RateCapacity> | null };
+
 export interface Report {
   readonly schemaVersion: typeof REPORT_SCHEMA_VERSION;
   readonly generatedAt: string;
@@ -127,20 +132,20 @@ export interface Report {
   readonly burstTtftLimitMs: number;
   readonly options: ReportOptions;
   readonly cells: readonly CellStats[];
-  readonly useCases: readonly UseCaseCapacity[];
+  readonly useCases: readonly Worded<UseCaseCapacity>[];
   /** The sessions part's capacities in active users (analysis/active-users.ts); [] without one. */
-  readonly activeUsers: readonly ActiveUsersCapacity[];
+  readonly activeUsers: readonly Worded<ActiveUsersCapacity>[];
   /** Capacity in requests per second per use case, from the rate part (open-loop arrivals). */
-  readonly rates: readonly RateCapacity[];
+  readonly rates: readonly Worded<RateCapacity>[];
   /** Each use case with a capacity in users and one in requests/s, the two side by side. */
   readonly reconciliation: readonly WordedReconciliation[];
   /** The trace part: the trace beside what each speed sent, and the fastest speed it held; null without one. */
-  readonly trace: TraceReplayReport | null;
+  readonly trace: WordedTraceReplay | null;
   /** The embed part: embeddings or rerank capacity per input length and batch; null without one. */
   readonly embeddings: EmbedReport | null;
   /** The agentic part's steps and SLO tiers (analysis/agentic-report.ts); null without one. */
   readonly agentic: AgenticReport | null;
-  readonly bursts: readonly BurstCapacity[];
+  readonly bursts: readonly Worded<BurstCapacity>[];
   readonly mixProfiles: readonly MixProfileSummary[];
   /** Throughput per GPU against per-user speed: each measured grid's frontier (analysis/frontier.ts), or []. */
   readonly frontiers: readonly ThroughputFrontier[];

@@ -8,6 +8,7 @@
 import type { LadderResult } from '../analysis/capacity';
 import type { CellStats } from '../analysis/cells';
 import { fmtInt, plural } from './format';
+import { ladderDisplay, ladderDisplayShort } from './capacity-words';
 
 /**
  * What a warning is about. no-samples: there is no answer; incomplete: the answer is partial; lower-bound: a
@@ -100,7 +101,8 @@ function listed(items: readonly string[]): string {
 export function capacityBoundWarnings(ladders: readonly NamedLadder[]): (ReportWarning | null)[] {
   const beyond = ladders.filter((l) => l.result.kind === 'beyond');
   const below = ladders.filter((l) => l.result.kind === 'below');
-  const named = (ls: readonly NamedLadder[]): string => listed(ls.map((l) => `${l.name} ${l.result.displayShort}`));
+  const named = (ls: readonly NamedLadder[]): string =>
+    listed(ls.map((l) => `${l.name} ${ladderDisplayShort(l.result)}`));
   return [
     warning(
       'lower-bound',
@@ -143,7 +145,7 @@ export function clientBoundWarning(
     [
       ...bound.map((cell) =>
         `Cell ${cell.id} was client-bound (${cell.clientBound!.reason}): it is no measurement of the server.`),
-      ...undetermined.map((l) => `${l.name}: ${l.result.display}.`),
+      ...undetermined.map((l) => `${l.name}: ${ladderDisplay(l.result)}.`),
     ],
   );
 }

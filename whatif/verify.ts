@@ -5,6 +5,7 @@ import type { PlanInput } from '../lib/plan';
 import type { LadderStep, UseCaseCapacity } from '../analysis/capacity';
 import type { Report } from '../report/report-types';
 import { percentile, sortValues } from '../analysis/stats';
+import { ladderDisplay } from '../report/capacity-words';
 
 /** A step to measure: a use case at a number of users, and what the prediction said of it. */
 export interface VerifyStep {
@@ -125,7 +126,7 @@ function ladderStep(reports: readonly Report[], useCase: string, users: number):
 function capacityOf(reports: readonly Report[], useCase: string): string | undefined {
   for (const report of reports) {
     const u = report.useCases.find((x) => x.useCase.id === useCase);
-    if (u && u.result.kind !== 'untested') return u.result.display;
+    if (u && u.result.kind !== 'untested') return ladderDisplay(u.result);
   }
   return undefined;
 }

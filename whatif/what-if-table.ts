@@ -3,6 +3,7 @@
 
 import type { Report } from '../report/report-types';
 import { renderTextTable } from './text-table';
+import { ladderDisplay } from '../report/capacity-words';
 
 export interface PredictedColumn {
   /** "base" or the variant's label ("prompt=2x"). */
@@ -28,7 +29,10 @@ export function renderWhatIfTable(columns: readonly PredictedColumn[]): string {
     ...useCases.map((id) => ({ name: `${id} (users)`, text: (r: Report) => useCaseText(r, id) })),
     ...bursts.map((id) => ({
       name: `burst ${id} (requests)`,
-      text: (r: Report) => r.bursts.find((b) => b.profile === id)?.result.display ?? '-',
+      text: (r: Report) => {
+        const burst = r.bursts.find((b) => b.profile === id);
+        return burst ? ladderDisplay(burst.result) : '-';
+      },
     })),
   ];
   if (rows.length === 0) return 'no capacity in these parts: the reports hold the predicted cells';
@@ -41,7 +45,8 @@ function useCaseText(report: Report, useCase: string): string {
   if (!u) return '-';
   const interval = report.predicted?.intervals?.find((i) => i.useCase === useCase);
   const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
-  const text = interval ? `${u.result.display} (${fmt(interval.low)}-${fmt(interval.high)})` : u.result.display;
+  const display = ladderDisplay(u.result);
+  const text = interval ? `${display} (${fmt(interval.low)}-${fmt(interval.high)})` : display;
   const reach = report.predicted?.reach?.find((r) => r.useCase === useCase);
   // A figure beyond the fit run (x), or one resting on cells the fit missed (!), says so in the table itself.
   const marks = `${reach?.range === 'extrapolated' ? ' x' : ''}${reach?.fitCheck ? ' !' : ''}`;

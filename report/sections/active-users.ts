@@ -10,6 +10,7 @@ import { lastTurnTokens } from '../../lib/plan-sessions';
 import { thinkMeanSeconds } from '../../lib/sessions';
 import type { ThinkTime } from '../../thresholds/sessions';
 import { sentences, statName } from '../phrases';
+import { ladderDisplay, ladderDisplayShort } from '../capacity-words';
 
 const fixed = (v: number | null, digits = 1): string => (v === null || !isFinite(v) ? 'n/a' : v.toFixed(digits));
 
@@ -60,7 +61,7 @@ function row(a: ActiveUsersCapacity): string[] {
     `${plural(s.turns, 'turn')}, ${fmtTokens(s.firstTurnTokens)} → ${fmtTokens(lastTurnTokens(s))}, ` +
       `${fmtInt(s.outputTokens)} out`,
     thinkPhrase(s.thinkTime),
-    a.result.displayShort,
+    ladderDisplayShort(a.result),
     at ? `${fixed(at.concurrentMean)} / ${fmtInt(at.concurrentP95)}` : 'n/a',
     fixed(at?.usersPerSlot ?? null),
     a.concurrentCapacity === null ? 'not measured' : fmtInt(a.concurrentCapacity),
@@ -80,7 +81,7 @@ function littleLawNote(all: readonly ActiveUsersCapacity[]): string {
   const share = (a: ActiveUsersCapacity): number => a.result.estimate! / a.littleLawUsers!;
   const figures = compared.map((a) =>
     `${a.useCase.title}: k = ${fixed(a.thinkToRequest, 2)}, (k + 1) x ${fmtInt(a.concurrentCapacity)} = ` +
-    `${fixed(a.littleLawUsers)} users expected, ${a.result.displayShort} measured (${fmtPct(share(a), 0)})`);
+    `${fixed(a.littleLawUsers)} users expected, ${ladderDisplayShort(a.result)} measured (${fmtPct(share(a), 0)})`);
   return sentences(
     'A user in a request for R seconds of every R + Z (Z the mean think time) holds a request slot R / (R + Z) of ' +
       "the time, so by Little's law N users keep N x R / (R + Z) requests in flight, and a server with C concurrent " +
@@ -108,9 +109,10 @@ function byTurnSection(a: ActiveUsersCapacity, charts: ReadonlySet<string>): Blo
   if (!at) {
     // A client-bound step is no measurement of the server: it neither passed nor broke a limit.
     doc.p(a.result.kind === 'undetermined'
-      ? `The capacity is ${a.result.display} active users: the client, not the server, set the pace of the step ` +
+      ? `The capacity is ${ladderDisplay(a.result)} active users: ` +
+        'the client, not the server, set the pace of the step ' +
         'that would decide it, so no step is described by turn.'
-      : `Even the first step (${a.result.display} active users) broke a limit: no step to describe by turn.`);
+      : `Even the first step (${ladderDisplay(a.result)} active users) broke a limit: no step to describe by turn.`);
     return doc.blocks;
   }
   doc.p(sentences(

@@ -12,6 +12,7 @@ import { valueAtCapacity } from '../../analysis/capacity';
 import type { Report } from '../report-types';
 import { WARNING_TITLES, type ReportWarning } from '../warnings';
 import { capacityWithInterval } from './use-case-guidance';
+import { ladderDisplay, ladderDisplayShort } from '../capacity-words';
 
 /** Everything the report knows of one use case's capacity: in concurrent users, active users, requests/s. */
 interface UseCaseAnswer {
@@ -62,7 +63,8 @@ function limitedBy(result: LadderResult): string {
  * read 4.52 req/s at 18 users of 2.0 s each, where they sent 9.0).
  */
 function requestsPerSecond(report: Report, answer: UseCaseAnswer): string {
-  if (answer.rate && answer.rate.result.kind !== 'untested') return `${answer.rate.result.display} req/s (open loop)`;
+  const rate = answer.rate?.result;
+  if (rate && rate.kind !== 'untested') return `${ladderDisplay(rate)} req/s (open loop)`;
   if (!answer.concurrent) return 'n/a';
   const perSecond = (c: CellStats): number | null => {
     const e2eMs = c.metrics.e2e?.mean;
@@ -91,7 +93,7 @@ export function answerSection(report: Report): Block[] {
     a.title,
     fmtTokens(a.contextTokens),
     a.concurrent ? headline(a.concurrent) : 'n/a',
-    ...(withActive ? [a.active?.result.displayShort ?? 'n/a'] : []),
+    ...(withActive ? [a.active ? ladderDisplayShort(a.active.result) : 'n/a'] : []),
     requestsPerSecond(report, a),
     limitedBy((a.concurrent ?? a.active ?? a.rate)!.result),
   ];

@@ -10,7 +10,7 @@ import type { RateCapacity } from '../../analysis/rate-capacity';
 import type { Report } from '../report-types';
 import type { Distribution } from '../../analysis/stats';
 import { sentences, statName } from '../phrases';
-import { formatInterval } from '../capacity-words';
+import { formatInterval, ladderDisplay } from '../capacity-words';
 
 /** "Poisson", "gamma (burstiness 0.5)", "constant", with a ramp when there is one. */
 export function arrivalPhrase(o: Pick<OpenLoopStats, 'process' | 'burstiness' | 'rampFromRate'>): string {
@@ -82,7 +82,7 @@ export function capacityRow(r: RateCapacity): string[] {
   const rates = r.result.steps.map((s) => String(s.concurrency)).join(', ');
   const interval = r.interval ? formatInterval(r.interval) : 'n/a';
   const broke = r.result.brokenBy?.label ?? 'none';
-  return [r.useCase.title, `${r.result.display}${unit}`, interval, broke, `${rates}${excluded}`];
+  return [r.useCase.title, `${ladderDisplay(r.result)}${unit}`, interval, broke, `${rates}${excluded}`];
 }
 
 const pair = (d: Distribution | null, fmt: (v: number) => string): string =>

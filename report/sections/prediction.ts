@@ -4,6 +4,7 @@
 import { DocBuilder, lit, type Block } from '../document';
 import type { Report } from '../report-types';
 import { extrapolatedUseCases, reachPhrase } from '../predicted';
+import { ladderDisplay } from '../capacity-words';
 
 /** The prediction's source and interval, right after the title; nothing for a measured run. */
 export function predictionSection(report: Report): Block[] {
@@ -38,7 +39,8 @@ export function predictionSection(report: Report): Block[] {
   const rows = ids.map((id) => {
     const i = p.intervals?.find((x) => x.useCase === id);
     const r = p.reach?.find((x) => x.useCase === id);
-    const capacity = report.useCases.find((u) => u.useCase.id === id)?.result.display ?? '';
+    const found = report.useCases.find((u) => u.useCase.id === id);
+    const capacity = found ? ladderDisplay(found.result) : '';
     return [id, capacity, i ? `${fmtUsers(i.low)}-${fmtUsers(i.high)}` : 'none', i ? String(i.resamples) : '',
       r ? lit(reachPhrase(r)) : ''];
   });

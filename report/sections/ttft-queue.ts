@@ -9,6 +9,7 @@ import { queueSaturationSentence, ttftGuideRows } from '../judgement';
 import type { Report } from '../report-types';
 import { maxBy, minBy } from '../../analysis/stats';
 import { clientBoundNote, meanOf, promptKind, sentences, statName, where, type MaybeNumber } from '../phrases';
+import { ladderDisplayShort } from '../capacity-words';
 
 /** TTFT over the grid: what it is made of, how it feels, its best and worst cell, and whether it saw a warm cache. */
 export function ttftSection(report: Report, grid: readonly CellStats[], charts: ReadonlySet<string>): Block[] {
@@ -73,7 +74,7 @@ export function scaleUpSection(report: Report, charts: ReadonlySet<string>): Blo
   ));
   doc.chart('burst_ttft', charts);
   const safeDepth = (burst: BurstCapacity): string =>
-    burst.result.kind === 'below' ? `below ${burst.result.firstFail}` : `${burst.result.displayShort} reqs`;
+    burst.result.kind === 'below' ? `below ${burst.result.firstFail}` : `${ladderDisplayShort(burst.result)} reqs`;
   const rows = report.bursts.map((burst) => [
     burst.title,
     `${fmtTokens(burst.contextTokens)} / ${fmtTokens(burst.outputTokens)}`,

@@ -10,7 +10,7 @@ import type { UseCaseCapacity } from '../../analysis/capacity';
 import type { CellStats } from '../../analysis/cells';
 import type { Report } from '../report-types';
 import { sentences, statName } from '../phrases';
-import { formatInterval } from '../capacity-words';
+import { formatInterval, ladderDisplayShort } from '../capacity-words';
 
 const GOODPUT_NOTE =
   'GOODPUT is the share of requests at the capacity step that met every limit of the use case on their own figures ' +
@@ -60,8 +60,8 @@ export function useCaseGuidanceSection(report: Report): Block[] {
 /** "73 (69-76)": the capacity and, in brackets, its 95% interval when one was estimated and is not a single value. */
 export function capacityWithInterval(capacity: UseCaseCapacity): string {
   const interval = capacity.interval;
-  if (!interval || interval.low === interval.high) return capacity.result.displayShort;
-  return `${capacity.result.displayShort} (${formatInterval(interval)})`;
+  if (!interval || interval.low === interval.high) return ladderDisplayShort(capacity.result);
+  return `${ladderDisplayShort(capacity.result)} (${formatInterval(interval)})`;
 }
 
 /** What the brackets mean, and which intervals are wider than the search's resolution. */

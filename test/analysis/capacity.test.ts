@@ -10,6 +10,7 @@ import { limitExpression } from '../../lib/options';
 import { USE_CASES } from '../../thresholds/use-cases';
 import type { CellStats } from '../../analysis/cells';
 import { cell, flat } from '../report/helpers';
+import { ladderDisplay, ladderDisplayShort } from '../../report/capacity-words';
 
 const chat = USE_CASES.find((u) => u.id === 'general_chatbot')!; // TTFT < 8000 ms, speed > 15 tok/s
 const code = USE_CASES.find((u) => u.id === 'code_completion')!; // e2e < 2000 ms
@@ -52,7 +53,7 @@ describe('a client-bound step never decides a capacity', () => {
     const r = useCaseCapacity(chat, ladder.map(searched), 'avg', null).result;
     expect(r.kind).toBe('undetermined');
     expect([r.lastPass, r.firstFail, r.estimate]).toEqual([8, 16, null]);
-    expect(r.display).toBe('undetermined: client-bound at 12; more than 8');
+    expect(ladderDisplay(r)).toBe('undetermined: client-bound at 12; more than 8');
     expect(r.clientBound).toEqual([{ users: 12, reason: 'the agent used 95% of its cores' }]);
     // A client-bound top step that passed says no more: the capacity is not "more than 12".
     const top = useCaseCapacity(chat, [step(8, 5756, 70), bound(step(12, 7000, 50))].map(searched), 'avg', null);
@@ -61,10 +62,10 @@ describe('a client-bound step never decides a capacity', () => {
 
   it('stands on the clean steps when the client-bound one does not decide, or was measured again cleanly', () => {
     const low = [bound(step(1, 1200, 140)), step(8, 5756, 70), step(16, 10427, 40)];
-    expect(useCaseCapacity(chat, low.map(searched), 'avg', null).result.display).toBe('8');
+    expect(ladderDisplay(useCaseCapacity(chat, low.map(searched), 'avg', null).result)).toBe('8');
     const again = [step(8, 5756, 70), bound(step(12, 9000, 50)), { ...step(12, 7000, 60), id: 'again' }];
     const r = useCaseCapacity(chat, [...again, step(16, 10427, 40)].map(searched), 'avg', null).result;
-    expect([r.kind, r.display]).toEqual(['within', '12']);
+    expect([r.kind, ladderDisplay(r)]).toEqual(['within', '12']);
   });
 });
 
@@ -78,22 +79,22 @@ describe('evaluateLadder', () => {
     expect(r.firstFail).toBe(16);
     expect(r.estimate).toBe(11);
     expect(r.interpolated).toBe(true);
-    expect(r.display).toBe('~11');
+    expect(ladderDisplay(r)).toBe('~11');
     expect(r.brokenBy?.metric).toBe('ttft');
   });
 
   it('reports "more than N" when no step breaks a limit', () => {
     const r = useCaseCapacity(chat, [step(1, 1000, 150), step(2, 1500, 120)], 'avg', 0.99).result;
     expect(r.kind).toBe('beyond');
-    expect(r.display).toBe('more than 2');
-    expect(r.displayShort).toBe('2+');
+    expect(ladderDisplay(r)).toBe('more than 2');
+    expect(ladderDisplayShort(r)).toBe('2+');
     expect(r.brokenBy).toBeNull();
   });
 
   it('reports "below N" when the first step already fails', () => {
     const r = useCaseCapacity(chat, [step(1, 9000, 150), step(2, 12000, 120)], 'avg', null).result;
     expect(r.kind).toBe('below');
-    expect(r.display).toBe('below 1');
+    expect(ladderDisplay(r)).toBe('below 1');
     expect(r.estimate).toBeNull();
   });
 
@@ -117,7 +118,7 @@ describe('evaluateLadder', () => {
     // 2000 is crossed at 2 + 10 x 2 / 2010 = 2.01 -> 2 (tested)
     expect(r.estimate).toBe(2);
     expect(r.interpolated).toBe(false);
-    expect(r.display).toBe('2');
+    expect(ladderDisplay(r)).toBe('2');
   });
 
   it('fails a step on the success-rate limit and one with no samples of the metric', () => {
@@ -158,7 +159,7 @@ describe('burst and interpolation helpers', () => {
     );
     const b = burstCapacity('chatbot', 'Chatbot', cells, 'avg', 3000);
     // 3000 between (128, 2900) and (256, 8250): 128 + 100 x 128 / 5350 = 130.4 -> ~130
-    expect(b.result.display).toBe('~130');
+    expect(ladderDisplay(b.result)).toBe('~130');
     expect(b.limit.expression).toBe('avg<=3000');
   });
 
@@ -167,7 +168,7 @@ describe('burst and interpolation helpers', () => {
     // TTFT 8000 crossed at 8 + 2000 x 8 / 4000 = 12 -> ~11 (strict);
     // goodput 0.9 -> 0.5 over 8..16: 0.9 - 0.4 x 3/8 = 0.75.
     const within = useCaseCapacity(chat, [judged(8, 6000, 0.9), judged(16, 10_000, 0.5)], 'avg', null);
-    expect(within.result.display).toBe('~11');
+    expect(ladderDisplay(within.result)).toBe('~11');
     expect(within.goodputAtCapacity).toBeCloseTo(0.75, 10);
     // No step breaks a limit: the largest step's goodput.
     const goodputAt = (ladder: CellStats[]): number | null =>
@@ -189,7 +190,7 @@ describe('burst and interpolation helpers', () => {
     expect(useCaseCapacity(chat, ladder, 'avg', null).result.kind).toBe('beyond');
     const r = useCaseCapacity(chat, ladder, 'avg', null, 0.95).result;
     // Goodput 0.99 -> 0.85 over 8..16 crosses 0.95 at 8 + 0.04 x 8 / 0.14 = 10.3 -> ~10.
-    expect([r.display, r.brokenBy?.label]).toEqual(['~10', 'goodput >= 95%']);
+    expect([ladderDisplay(r), r.brokenBy?.label]).toEqual(['~10', 'goodput >= 95%']);
     // A cell nobody judged (a run from before goodput) cannot meet a goodput limit.
     const unjudged = { ...step(8, 5000, 100), goodput: null };
     expect(useCaseCapacity(chat, [unjudged], 'avg', null, 0.95).result.kind).toBe('below');

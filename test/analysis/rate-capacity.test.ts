@@ -7,6 +7,7 @@ import { ladderLimits } from '../../analysis/capacity';
 import type { UseCase } from '../../thresholds/use-cases';
 import { cell, flat } from '../report/helpers';
 import { clientLimitWords, formatInterval } from '../../report/capacity-words';
+import { ladderDisplay } from '../../report/capacity-words';
 
 const JUDGED = { limitStat: 'avg', minSuccessRate: 0.99, minGoodput: null, requestValues: new Map() } as const;
 
@@ -49,7 +50,7 @@ describe('rateCapacities', () => {
   it('is the highest offered rate within every limit, as measured, never interpolated', () => {
     const cells = [rateCell(2, 100), rateCell(4, 300), rateCell(8, 900)];
     const [r] = rateCapacities([USE_CASE], cells, JUDGED);
-    expect([r!.result.kind, r!.result.estimate, r!.result.display, r!.result.brokenBy?.label]).toEqual([
+    expect([r!.result.kind, r!.result.estimate, ladderDisplay(r!.result), r!.result.brokenBy?.label]).toEqual([
       'within', 4, '4', 'TTFT < 500 ms',
     ]);
   });
@@ -57,10 +58,10 @@ describe('rateCapacities', () => {
   it('leaves out a cell whose sender did not offer its load, and counts a cut request as failed', () => {
     const short = rateCapacities([USE_CASE], [rateCell(2, 100), rateCell(4, 100, { achieved: 3 })], JUDGED)[0]!;
     expect(short.excluded).toEqual(['rate_u_r4']);
-    expect(short.result.display).toBe('more than 2');
+    expect(ladderDisplay(short.result)).toBe('more than 2');
     // 35 of 40 requests ended: the other 5 waited past the slot, 87.5% success, below 99%.
     const cut = rateCapacities([USE_CASE], [rateCell(2, 100), rateCell(4, 100, { ended: 35 })], JUDGED)[0]!;
-    expect(cut.result.display).toBe('2');
+    expect(ladderDisplay(cut.result)).toBe('2');
     expect(cut.result.brokenBy?.metric).toBe('successRate');
   });
 
@@ -70,7 +71,7 @@ describe('rateCapacities', () => {
       const c = rateCell(4, 100);
       return { ...c, requests: ended, succeeded: ended, warmupRequests: 8 };
     };
-    expect(rateCapacities([USE_CASE], [warm(32)], JUDGED)[0]!.result.display).toBe('more than 4');
+    expect(ladderDisplay(rateCapacities([USE_CASE], [warm(32)], JUDGED)[0]!.result)).toBe('more than 4');
     // One measured request cut: 31 of 32.
     expect(rateCapacities([USE_CASE], [warm(31)], JUDGED)[0]!.result.brokenBy?.metric).toBe('successRate');
   });
@@ -102,8 +103,8 @@ describe('a limit on its own statistic', () => {
     const slow = { ...tail, metrics: { ...tail.metrics, ttft: { ...flat(100, 40), p99: 800 } } };
     const [mean] = rateCapacities([USE_CASE], [rateCell(2, 100), slow], JUDGED);
     const [p99] = rateCapacities([p99Case], [rateCell(2, 100), slow], JUDGED);
-    expect(mean!.result.display).toBe('more than 4');
-    expect([p99!.result.display, p99!.limits[0]!.expression]).toEqual(['2', 'p(99)<500']);
+    expect(ladderDisplay(mean!.result)).toBe('more than 4');
+    expect([ladderDisplay(p99!.result), p99!.limits[0]!.expression]).toEqual(['2', 'p(99)<500']);
   });
 });
 
@@ -117,9 +118,9 @@ describe('rate capacity judged on latency from the intended send', () => {
   it('reads TTFT from the intended send by default, and from the send when asked', () => {
     const cells = [lateCell(2, 150), lateCell(4, 700)];
     const intended = rateCapacities([USE_CASE], cells, JUDGED)[0]!;
-    expect([intended.latencyFrom, intended.result.display]).toEqual(['intended', '2']);
+    expect([intended.latencyFrom, ladderDisplay(intended.result)]).toEqual(['intended', '2']);
     const sent = rateCapacities([USE_CASE], cells, { ...JUDGED, latencyFrom: 'sent' })[0]!;
-    expect([sent.latencyFrom, sent.result.display]).toEqual(['sent', 'more than 4']);
+    expect([sent.latencyFrom, ladderDisplay(sent.result)]).toEqual(['sent', 'more than 4']);
   });
 });
 
@@ -127,9 +128,9 @@ describe('a late sender', () => {
   it('leaves its cell in when latency is read from the intended send, out when from the send', () => {
     const cells = [rateCell(2, 100), rateCell(4, 100, { lagP99: 40 }), rateCell(8, 900)];
     const intended = rateCapacities([USE_CASE], cells, JUDGED)[0]!;
-    expect([intended.excluded, intended.result.display]).toEqual([[], '4']);
+    expect([intended.excluded, ladderDisplay(intended.result)]).toEqual([[], '4']);
     const sent = rateCapacities([USE_CASE], cells, { ...JUDGED, latencyFrom: 'sent' })[0]!;
-    expect([sent.excluded, sent.result.display]).toEqual([['rate_u_r4'], '2']);
+    expect([sent.excluded, ladderDisplay(sent.result)]).toEqual([['rate_u_r4'], '2']);
   });
 });
 

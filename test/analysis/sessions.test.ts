@@ -10,6 +10,7 @@ import { resolvePlan } from '../../lib/plan';
 import type { Report } from '../../report/report-types';
 import { activeUsersSection } from '../../report/sections/active-users';
 import { cell, flat } from '../report/helpers';
+import { ladderDisplay } from '../../report/capacity-words';
 
 describe('inFlight', () => {
   it('is the time-weighted mean and 95th percentile of the requests running, worked by hand', () => {
@@ -109,7 +110,7 @@ describe('activeUsersCapacities', () => {
       metrics: { e2e: flat(1000) }, sessions: { concurrentMean: 2, concurrentP95: 3, hitRate: 0.5, turns: [] },
     });
     const [a] = activeUsersCapacities([plan], [bound], 'avg', 0.99, []);
-    expect(a!.result.display).toBe('undetermined: client-bound at 3');
+    expect(ladderDisplay(a!.result)).toBe('undetermined: client-bound at 3');
     expect(a!.atCapacity).toBeNull();
     const report = { activeUsers: [a!], limitStat: 'avg' } as unknown as Report;
     const text = JSON.stringify(activeUsersSection(report, new Set()));

@@ -15,6 +15,7 @@ import type { ActiveUsersCapacity } from '../../analysis/active-users';
 import { startSim } from '../../sim/server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, writePlan, type CsvRow } from './helpers';
+import { ladderDisplay } from '../../report/capacity-words';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 /**
@@ -94,7 +95,7 @@ function expectStepFigures(at: NonNullable<ActiveUsersCapacity['atCapacity']>): 
  * measurement of the server, and the report must say so rather than describe it.
  */
 function expectClientBoundStep(a: ActiveUsersCapacity, runDir: string): void {
-  expect(a.result.display).toBe('undetermined: client-bound at 3');
+  expect(ladderDisplay(a.result)).toBe('undetermined: client-bound at 3');
   expect(a.atCapacity).toBeNull();
   expect(readFileSync(path.join(runDir, 'report.md'), 'utf8')).toContain(
     'The capacity is undetermined: client-bound at 3 active users: the client, not the server, set the pace',

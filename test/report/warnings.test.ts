@@ -12,8 +12,6 @@ const stub = (kind: WarningKind): ReportWarning => ({ kind, summary: kind, detai
 
 const ladder = (kind: LadderResult['kind'], estimate: number | null, firstFail: number | null): LadderResult => ({
   steps: [], kind, lastPass: estimate, firstFail, estimate, interpolated: false, brokenBy: null,
-  display: kind === 'beyond' ? `more than ${estimate}` : `below ${firstFail}`,
-  displayShort: kind === 'beyond' ? `${estimate}+` : `<${firstFail}`,
 });
 
 describe('rankWarnings', () => {
@@ -63,10 +61,11 @@ describe('the warnings of each kind', () => {
       "their figures are the client's, and no capacity stands on them.");
     expect(w.details).toHaveLength(2);
     expect(w.details[1]).toMatch(/^Cell b was client-bound \(read late\)/);
-    const undetermined = { ...ladder('within', 4, 6), kind: 'undetermined' as const, display: 'undetermined: x' };
+    const undetermined = { ...ladder('within', 4, 6), kind: 'undetermined' as const,
+      clientBound: [{ users: 6, reason: 'read late' }] };
     const named = clientBoundWarning(cells, new Set(['b']), [{ name: 'Chat', result: undetermined }])!;
     expect(named.summary).toMatch(/no capacity stands on them\. Chat is undetermined\.$/);
-    expect(named.details.at(-1)).toBe('Chat: undetermined: x.');
+    expect(named.details.at(-1)).toBe('Chat: undetermined: client-bound at 6; more than 4.');
   });
 
   it('names the capacities that are only bounds', () => {
