@@ -155,8 +155,8 @@ export function renderPublished(results: readonly PublishedResult[]): string {
       `${errorSummary(r.rows, 'predicted')} | ${intervalSummary(r.rows)} | ` +
       `${errorSummary(r.rows, 'handFitted')} | ${r.seconds.toFixed(0)} |`);
   }
-  lines.push('', `target: median error under ${PUBLISHED_TARGET * 100}% where the fit saw two prompt lengths or more; ` +
-    'with one, the interval says how little it tells', '', publishedVerdict(results), '',
+  lines.push('', `target: median error under ${PUBLISHED_TARGET * 100}% where the fit saw two prompt lengths or ` +
+    'more; with one, the interval says how little it tells', '', publishedVerdict(results), '',
   'held out, per figure: published, predicted by the fit to singles + one load point, error, 5-95% interval', '');
   for (const r of results) for (const row of r.rows) {
     const interval = Number.isNaN(row.low) ? '' : ` [${fmt(row.low)}-${fmt(row.high)}]`;
