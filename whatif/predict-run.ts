@@ -90,7 +90,7 @@ export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
   let virtualMs = 0;
   let capacities: CapacityAnnouncement[] = [];
   for (const plan of plans) {
-    const { drive, search } = drivePart(profile, plan, promptOf);
+    const { drive, search } = drivePart(profile, plan, promptOf, o.profile.fit?.clientGapMs ?? 0);
     if (search) capacities = searchCapacities(search);
     requests[plan.script] = writePredictedPart(runDir, plan, drive, startedAt.getTime() + virtualMs, o.runId);
     virtualMs += drive.wallMs;
@@ -149,7 +149,7 @@ function resampledIntervals(
   const refits = intervalRefits(p.resampled);
   log(`prediction interval: the capacity search with each of ${refits.length} resampled profiles`);
   const predictions = refits.map((profile) => {
-    const { search } = drivePart(profile, plan, promptOf);
+    const { search } = drivePart(profile, plan, promptOf, p.fit?.clientGapMs ?? 0);
     return new Map(searchCapacities(search!).map((c) => [c.useCase, c.capacity]));
   });
   return capacityIntervals(predictions);
