@@ -82,15 +82,21 @@ export function quickCapacityCases(input: PlanInput = QUICK_PLAN): { cases: Capa
   return { cases, stat: plan.limitStat };
 }
 
-/** The full plan's sweep grid as cell shapes, prompts fitted to the profile's window as the bench fits them. */
-export function fullGrid(profile: Profile, maxContext: number | null): (CellShape & { id: string })[] {
+/**
+ * The full plan's sweep grid as cell shapes, prompts fitted to the profile's window as the bench fits them, each
+ * user's next request sent `requestGapMs` after its last ended: the client that measured the fit run, for the truth
+ * and the prediction alike (what a measured run of either would see).
+ */
+export function fullGrid(
+  profile: Profile, maxContext: number | null, requestGapMs = 0,
+): (CellShape & { id: string })[] {
   const plan = resolvePlan(FULL_PLAN, 'sweep');
   const cells = plan.cells.filter((c) => maxContext === null || c.contextTokens <= maxContext);
   const window = promptLengthsForWindow(cells, profile.maxModelLen);
   const fitted = new Map(window.map((f) => [f.contextTokens, f.promptTokens]));
   return cells.map((c) => ({
     id: c.id, promptTokens: fitted.get(c.contextTokens) ?? c.contextTokens, outputTokens: c.outputTokens,
-    concurrency: c.concurrency, rounds: c.rounds + (c.warmupRounds ?? 0),
+    concurrency: c.concurrency, rounds: c.rounds + (c.warmupRounds ?? 0), requestGapMs,
   }));
 }
 
@@ -108,9 +114,15 @@ export function measuredMaxContext(runDir: string): number | null {
   return Math.max(...plan.cells.map((c) => c.contextTokens));
 }
 
+/**
+ * Runs of a grid cell pooled for its figures, each with other draws of the client's gaps (whatif/virtual-cell.ts): a
+ * cell of two users turns on a millisecond, and what a client measures over many runs is the pool's median.
+ */
+export const GRID_DRAWS = 8;
+
 /** A cell's median TTFT and median decode speed (tokens/s after the first), in virtual time. */
 export function cellFigures(profile: Profile, cell: CellShape): { ttft: number; decode: number } {
-  const requests = predictCell(profile, cell);
+  const requests = predictCell(profile, cell, cell.requestGapMs ? GRID_DRAWS : 1);
   const speeds = requests.flatMap((r) => (r.tpotMs === null || r.tpotMs <= 0 ? [] : [1000 / r.tpotMs]));
   return { ttft: median(requests.map((r) => r.ttftMs)), decode: median(speeds) };
 }
@@ -125,10 +137,10 @@ function capacityRows(truth: Profile, fitted: FittedProfile, o: ProfilesOptions)
   });
 }
 
-function gridRows(truth: Profile, fitted: Profile, maxContext: number | null): GridRow[] {
-  return fullGrid(truth, maxContext).map((cell) => {
+function gridRows(truth: Profile, fitted: FittedProfile, maxContext: number | null): GridRow[] {
+  return fullGrid(truth, maxContext, fitted.fit.clientGapMs ?? 0).map((cell) => {
     const t = cellFigures(truth, cell);
-    const p = cellFigures(fitted, cell);
+    const p = cellFigures(fitted.profile, cell);
     return {
       cell: cell.id, promptTokens: cell.promptTokens,
       ttftError: relativeError(p.ttft, t.ttft), decodeError: relativeError(p.decode, t.decode),
@@ -152,7 +164,7 @@ export async function profileResult(letter: string, o: ProfilesOptions, run = 1)
   o.log(`profiles ${truth.letter}: capacities with the fit and ${Math.min(o.intervalResamples,
     fitted.resampled.length)} of its refits, and the full grid, in virtual time`);
   const capacities = capacityRows(truth, fitted, o);
-  const grid = gridRows(truth, fitted.profile, o.maxGridContext);
+  const grid = gridRows(truth, fitted, o.maxGridContext);
   const gridContexts = [...new Set(fullGrid(truth, o.maxGridContext).map((c) => c.promptTokens))];
   return {
     letter: truth.letter, run, measureSeconds, fitSeconds, fitMedianErrorPct: fitted.fit.medianErrorPct,

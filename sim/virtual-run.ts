@@ -142,6 +142,12 @@ export function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((s, x) => s + x, 0) / xs.length;
 }
 
+/** A user's time from its request's end to its next request, ms. */
+function gapOf(options: ClosedLoopOptions, user: number): number {
+  const gap = options.requestGapMs ?? 0;
+  return typeof gap === 'function' ? gap(user) : gap;
+}
+
 export interface ClosedLoopStep {
   /** Users in service during this step. */
   readonly users: number;
@@ -165,6 +171,12 @@ export interface ClosedLoopOptions {
    * users do not start at one instant: the client hands their first requests on over tens to hundreds of ms.
    */
   readonly userStartMs?: readonly number[];
+  /**
+   * How long after a request ends its user sends the next (default 0): a measured client's turnaround (reading the
+   * last chunk, handing the record on, starting the next request) is milliseconds to a hundred, and where a schedule
+   * turns on a millisecond (two users' prompts meeting in one step or not) it decides what is measured.
+   */
+  readonly requestGapMs?: number | ((user: number) => number);
 }
 
 /**
@@ -248,7 +260,8 @@ export function runVirtualClosedLoop(
         endMs: f.endMs,
       });
       const s = stepAt(f.endMs);
-      if (f.endMs < endAll && a.user < steps[s]!.users && sentBy.get(a.user)! < perUser) submit(a.user, f.endMs);
+      const more = f.endMs < endAll && a.user < steps[s]!.users && sentBy.get(a.user)! < perUser;
+      if (more) submit(a.user, f.endMs + gapOf(options, a.user));
     }
   }
   return out;

@@ -5,6 +5,7 @@ import { loadRun } from '../report/load-run';
 import { readPartSamples } from '../report/split-inputs';
 import type { CellAccumulator } from '../analysis/cell-accumulator';
 import type { CellShape } from './virtual-cell';
+import { median } from '../lib/percentile';
 
 /** One measured cell: its shape as sent and each request's TTFT and time per output token, ms. */
 export interface MeasuredCell extends CellShape {
@@ -47,6 +48,7 @@ export async function readFitInput(folder: string): Promise<FitInput> {
       concurrency: planned.concurrency,
       rounds: planned.rounds + (planned.warmupRounds ?? 0),
       userStartMs: firstRoundStarts(acc, planned.concurrency),
+      requestGapMs: laterRequestGapMs(acc, planned.concurrency),
       ttftMs: Float64Array.from(acc.trends.ttft.values()),
       tpotMs: Float64Array.from(acc.trends.tpot.values()),
     });
@@ -71,8 +73,26 @@ export async function readFitInput(folder: string): Promise<FitInput> {
  * prefill cost per token.
  */
 export function firstRoundStarts(acc: CellAccumulator, users: number): number[] {
-  const e2e = [...acc.trends.e2e.values()];
-  const starts = [...acc.requestEnds.values()].map((end, i) => end - (e2e[i] ?? 0)).sort((a, b) => a - b);
+  const starts = requestStarts(acc);
   if (starts.length === 0) return [];
   return starts.slice(0, users).map((s) => s - starts[0]!);
+}
+
+/**
+ * The median time from a request's end to its user's next request's start, ms (0 for a cell of one round): the
+ * client's turnaround, 5 to 100+ ms over HTTP (reading the last chunk, handing the record on, the next request's
+ * start). The records do not name their user; each user's next request follows its last, so the k-th request after
+ * the first round is paired with the k-th request to end.
+ */
+export function laterRequestGapMs(acc: CellAccumulator, users: number): number {
+  const starts = requestStarts(acc).slice(users);
+  const ends = [...acc.requestEnds.values()].sort((a, b) => a - b);
+  const gaps = starts.map((s, k) => Math.max(0, s - ends[k]!)).filter(Number.isFinite);
+  return gaps.length === 0 ? 0 : median(gaps);
+}
+
+/** Each request's start (its end less its e2e), earliest first. */
+function requestStarts(acc: CellAccumulator): number[] {
+  const e2e = [...acc.trends.e2e.values()];
+  return [...acc.requestEnds.values()].map((end, i) => end - (e2e[i] ?? 0)).sort((a, b) => a - b);
 }

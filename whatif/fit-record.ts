@@ -55,6 +55,7 @@ function fitInfo(outcome: FitOutcome, ctx: FitRecordContext): FitInfo {
     parameters: [...parametersOf(outcome), ...schedulerParameters(outcome.profile, ctx.schedulerSources, draws)],
     architecture: ctx.architecture,
     range: rangeOf(ctx.input),
+    clientGapMs: clientGapOf(ctx.input),
     residuals,
     medianErrorPct: round(percentile(errors, 0.5), 2),
     maxErrorPct: round(errors[errors.length - 1] ?? 0, 2),
@@ -82,6 +83,12 @@ function rangeOf(input: FitInput): FitRange {
     concurrency: span(input.cells.map((c) => c.concurrency)),
     outputTokens: span(input.cells.map((c) => c.outputTokens)),
   };
+}
+
+/** The median of the cells' measured gaps between a user's requests (cells of one round have none). */
+function clientGapOf(input: FitInput): number {
+  const gaps = input.cells.filter((c) => c.rounds > 1).map((c) => c.requestGapMs ?? 0);
+  return gaps.length === 0 ? 0 : round(percentile(sortValues(gaps), 0.5), 1);
 }
 
 function parametersOf(outcome: FitOutcome): FittedParameter[] {

@@ -8,8 +8,8 @@
 // plus the fit's own residuals with random signs, so both the measurement's noise and the model's misfit widen it.
 
 import { levenbergMarquardt } from 'ml-levenberg-marquardt';
-import { Matrix, solve } from 'ml-matrix';
-import { mulberry32 } from '../lib/random';
+import { CholeskyDecomposition, inverse, Matrix, solve } from 'ml-matrix';
+import { mulberry32, standardNormal } from '../lib/random';
 import type { Profile } from '../sim/profiles';
 import type { MeasuredCell } from './fit-cells';
 import { predictObservations, resampleObservations, observe, type Observation } from './fit-observations';
@@ -100,7 +100,7 @@ export function fitLogLeastSquares(
 }
 
 /** Central-difference Jacobian of the log predictions at x: rows observations, columns parameters. */
-function jacobianAt(x: readonly number[], f: (x: readonly number[]) => number[]): number[][] {
+export function jacobianAt(x: readonly number[], f: (x: readonly number[]) => number[]): number[][] {
   const columns = x.map((_, j) => {
     const up = f(x.map((v, i) => (i === j ? v + JACOBIAN_STEP : v)));
     const down = f(x.map((v, i) => (i === j ? v - JACOBIAN_STEP : v)));
@@ -136,6 +136,31 @@ function refitDeltas(
     out.push(x.map((v, i) => Math.min(BOUND, Math.max(-BOUND, v - step[i]!))));
   }
   return out;
+}
+
+/**
+ * Parameter sets (ln offsets) drawn around a fit that has no requests to resample, only figures (a published report's
+ * points): from the fit's curvature, a normal with covariance s^2 (J'J + w^2 I)^-1, s the fit's root-mean-square log
+ * residual (at least `floor`), w the pull towards the start. A parameter the figures cannot tell from another (one
+ * prompt length: prefill's compute and attention) spreads as far as the pull allows: what so few figures leave open.
+ */
+export function curvatureDraws(
+  x: readonly number[], jacobian: readonly number[][], residuals: readonly number[], n: number, seed: number,
+  floor = 0.05,
+): number[][] {
+  const j = new Matrix(jacobian.map((r) => [...r]));
+  const s = Math.max(floor, Math.sqrt(residuals.reduce((t, r) => t + r * r, 0) / Math.max(1, residuals.length)));
+  const precision = j.transpose().mmul(j).add(Matrix.eye(x.length).mul(PRIOR_WEIGHT ** 2));
+  const covariance = inverse(precision).mul(s * s);
+  // Symmetric in exact arithmetic; the inverse leaves rounding that Cholesky refuses.
+  const chol = new CholeskyDecomposition(covariance.add(covariance.transpose()).mul(0.5));
+  const lower = chol.lowerTriangularMatrix;
+  const random = mulberry32(seed ^ 0xc0de);
+  return Array.from({ length: n }, () => {
+    const z = Matrix.columnVector(x.map(() => standardNormal(random)));
+    const step = lower.mmul(z).to1DArray();
+    return x.map((v, i) => Math.min(BOUND, Math.max(-BOUND, v + step[i]!)));
+  });
 }
 
 /** Each refit with every blind parameter drawn log-uniformly within BLIND_FACTOR of its fitted value. */

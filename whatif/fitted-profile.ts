@@ -62,6 +62,11 @@ export interface FitInfo {
   readonly architecture?: ArchitectureChoice;
   /** The prompt lengths, users and answer lengths the fit run measured (missing in older files). */
   readonly range?: FitRange;
+  /**
+   * The client's median time from a request's end to its user's next request, ms, over the fit run's cells (missing
+   * in older files): a prediction of a cell measured by the same client sends each user's next request this late.
+   */
+  readonly clientGapMs?: number;
   readonly residuals: readonly FitResidual[];
   /** Median and largest |errorPct| over the residuals. */
   readonly medianErrorPct: number;

@@ -95,7 +95,7 @@ export async function predictRun(o: PredictOptions): Promise<PredictOutcome> {
   // Each part's samples as the report reads them, handed over in memory: no file is parsed back.
   const samples = new Map<string, SamplesData>();
   for (const plan of plans) {
-    const { drive, search } = drivePart(profile, plan, promptOf);
+    const { drive, search } = drivePart(profile, plan, promptOf, o.profile.fit?.clientGapMs ?? 0);
     if (search) capacities = searchCapacities(search);
     const part = writePredictedPart(runDir, plan, drive, startedAt.getTime() + virtualMs);
     requests[plan.script] = part.requests;
@@ -164,7 +164,7 @@ function resampledIntervals(
   const refits = intervalRefits(p.resampled);
   log(`prediction interval: the capacity search with each of ${refits.length} resampled profiles`);
   const predictions = refits.map((profile) => {
-    const { search } = drivePart(profile, plan, promptOf);
+    const { search } = drivePart(profile, plan, promptOf, p.fit?.clientGapMs ?? 0);
     return new Map(searchCapacities(search!).map((c) => [c.useCase, c.capacity]));
   });
   return capacityIntervals(predictions);

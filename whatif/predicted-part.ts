@@ -21,14 +21,15 @@ export const PREDICTED_SCRIPTS = ['sweep', 'capacity', 'mix', 'burst'] as const;
 
 /**
  * A part's steps driven in virtual time, and the capacity search when the part is one; `fitted`: the prompt length
- * of each context the profile's window cannot hold with its output (orchestrator/context-window.ts).
+ * of each context the profile's window cannot hold with its output (orchestrator/context-window.ts); `requestGapMs`:
+ * the client's time between a user's requests (a fitted profile's `fit.clientGapMs`).
  */
 export function drivePart(
-  profile: Profile, plan: Plan, fitted: ReadonlyMap<number, number> = new Map(),
+  profile: Profile, plan: Plan, fitted: ReadonlyMap<number, number> = new Map(), requestGapMs = 0,
 ): { drive: VirtualDrive; search: CapacitySearch | null } {
   const part = partDrive(plan);
   const drive = driveVirtually(profile, part.source, {
-    vus: part.vus,
+    vus: part.vus, requestGapMs,
     promptTokensOf: (context) => fitted.get(context) ?? context,
     sharedPrompts: plan.prompts.mode === 'shared-prefix',
     sloOf: (cell) => plan.useCases.find((u) => u.id === cell.useCase)?.limits ?? null,

@@ -51,6 +51,11 @@ export interface VirtualDriveOptions {
    */
   readonly promptTokensOf?: (contextTokens: number) => number;
   readonly noise?: NoiseSettings;
+  /**
+   * How long after a request ends its user sends the next, ms (default 0): the client's turnaround a fitted profile's
+   * run measured (its `fit.clientGapMs`), as sim/virtual-run.ts's closed loop sends it.
+   */
+  readonly requestGapMs?: number;
 }
 
 interface InFlight {
@@ -71,25 +76,41 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
   const queue = new OverheadQueue(batcher);
   const overhead = profile.hardware.requestOverheadMs;
   const idle = new Set(Array.from({ length: options.vus }, (_, vu) => vu));
+  const gapMs = options.requestGapMs ?? 0;
+  /** Users whose request ended, with when they send again (the end plus the client's gap). */
+  const returning = new Map<number, number>();
+  /** When a user back from its gap would have sent: its request's arrival, even if dispatched at a later step end. */
+  const sendAt = new Map<number, number>();
   const inFlight = new Map<string, InFlight>();
   const extras = new Map<number, RequestExtras>();
   /** Hands every idle VU its work; returns how long until the clock alone frees more (null: only a request ending). */
   const dispatch = (): number | null => {
     let quietMs: number | null = null;
+    for (const [vu, at] of returning) {
+      if (at > now) continue;
+      returning.delete(vu);
+      sendAt.set(vu, at);
+      idle.add(vu);
+    }
     for (const vu of [...idle]) {
       const d = driver.next(vu);
+      // A user back from its gap during a step sends when the gap ends, not at the step's end (the batcher sees its
+      // request at the next step either way); one the Driver holds back sends when it is let go.
+      const back = sendAt.get(vu);
+      sendAt.delete(vu);
       if (d.kind === 'wait' && d.forMs !== null) quietMs = Math.min(quietMs ?? d.forMs, d.forMs);
       if (d.kind !== 'ticket') continue;
       idle.delete(vu);
+      const arrivalMs = Math.min(now, back ?? now);
       const req: InFlight = {
-        ticket: d.ticket.ticket, vu, cell: d.ticket.cell, arrivalMs: now, firstMs: null, itlMs: [], cachedTokens: 0,
+        ticket: d.ticket.ticket, vu, cell: d.ticket.cell, arrivalMs, firstMs: null, itlMs: [], cachedTokens: 0,
       };
       const id = `t${req.ticket}`;
       inFlight.set(id, req);
       const promptTokens = options.promptTokensOf?.(req.cell.contextTokens) ?? req.cell.contextTokens;
       queue.add({
-        id, promptTokens, outputTokens: req.cell.outputTokens, finishReason: 'length', arrivalMs: now,
-        queuedMs: now + overhead, blockHashes: promptHashes(profile, promptTokens, options.sharedPrompts),
+        id, promptTokens, outputTokens: req.cell.outputTokens, finishReason: 'length', arrivalMs,
+        queuedMs: arrivalMs + overhead, blockHashes: promptHashes(profile, promptTokens, options.sharedPrompts),
       });
     }
     return quietMs;
@@ -99,10 +120,13 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
     queue.release(now);
     if (!batcher.hasWork()) {
       const queued = queue.nextQueuedMs();
-      if (queued === null && driver.finished) break;
-      if (queued === null && quiet === null) throw new Error('virtual drive: the driver waits with no request running');
-      // On to whichever comes first: a request out of its overhead, or the driver's next send.
-      now = Math.min(queued ?? Infinity, quiet === null ? Infinity : now + quiet);
+      const back = returning.size === 0 ? null : Math.min(...returning.values());
+      if (queued === null && back === null && driver.finished) break;
+      if (queued === null && back === null && quiet === null) {
+        throw new Error('virtual drive: the driver waits with no request running');
+      }
+      // On to whichever comes first: a request out of its overhead, a user back from its gap, or the driver's send.
+      now = Math.min(queued ?? Infinity, back ?? Infinity, quiet === null ? Infinity : now + quiet);
       continue;
     }
     if (!batcher.beginStep(now)) throw new Error('virtual drive: the batcher stalled with work pending');
@@ -114,7 +138,8 @@ export function driveVirtually(profile: Profile, source: StepSource, options: Vi
       inFlight.delete(f.id);
       extras.set(r.ticket, { inputTokens: f.promptTokens, cachedTokens: r.cachedTokens });
       driver.done(doneReport(r, f, options.sloOf(r.cell)));
-      idle.add(r.vu);
+      if (gapMs > 0) returning.set(r.vu, res.endMs + gapMs);
+      else idle.add(r.vu);
     }
   }
   const busy = driver.busy();

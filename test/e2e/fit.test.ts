@@ -40,6 +40,9 @@ describe('npm run fit', () => {
     expect(source('scheduler.maxNumSeqs')).toMatchObject({ pinned: true, note: 'stated with --max-num-seqs' });
     expect(source('scheduler.kvCapacityTokens').pinned).toBe(false);
     expect(source('requestOverheadMs').value).toBeGreaterThan(0);
+    // The client's turnaround between a user's requests, measured: never nothing over HTTP, never a second here.
+    expect(record.clientGapMs).toBeGreaterThan(0);
+    expect(record.clientGapMs).toBeLessThan(1000);
     // The fit explains what was measured: 7% median error here on a quiet machine. A loaded one (CI runs test files
     // side by side) delays the simulator's timers and the client's reads unevenly from cell to cell, which no
     // parameter absorbs, so the bound leaves room for that.

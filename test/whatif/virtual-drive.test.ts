@@ -32,6 +32,21 @@ describe('driveVirtually', () => {
     expect(ours).toEqual(loop.map((r) => [r.startMs, r.ttftMs, r.e2eMs]));
   });
 
+  it("sends each user's next request the client's gap after its last, as the closed loop does", () => {
+    const drive = driveVirtually(profile, new FixedSteps([steady(4, true)]), {
+      vus: 4, sharedPrompts: false, sloOf: () => null, requestGapMs: 20,
+    });
+    const ours = drive.steps[0]!.requests.filter((r) => r.phase !== 'transition').map((r) => [
+      r.startMs, r.ttftMs, r.e2eMs,
+    ]);
+    expect(ours.length).toBeGreaterThanOrEqual(16);
+    const loop = runVirtualClosedLoop(profile, 8192, 64, [{ users: 4, seconds: 3600 }], { requestGapMs: 20 });
+    expect(ours).toEqual(loop.slice(0, ours.length).map((r) => [r.startMs, r.ttftMs, r.e2eMs]));
+    // Not the schedule without the gap.
+    const atOnce = runVirtualClosedLoop(profile, 8192, 64, [{ users: 4, seconds: 3600 }]).slice(0, ours.length);
+    expect(ours).not.toEqual(atOnce.map((r) => [r.startMs, r.ttftMs, r.e2eMs]));
+  });
+
   it('runs the steps back to back with the Driver\'s phases, users carried over', () => {
     const source = new FixedSteps([steady(2, true), steady(3, false)]);
     const drive = driveVirtually(profile, source, { vus: 3, sharedPrompts: false, sloOf: () => limits });
