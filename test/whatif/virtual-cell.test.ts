@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { median } from '../../lib/percentile';
-import { addTrendSample, newCellAccumulator } from '../../report/cell-accumulator';
+import { addTrendSample, newCellAccumulator } from '../../analysis/cell-accumulator';
 import { findProfile, type Profile } from '../../sim/profiles';
 import { laterRequestGapMs } from '../../whatif/fit-cells';
 import { predictCell, type CellShape } from '../../whatif/virtual-cell';
