@@ -16,6 +16,8 @@ export interface PredictFlags {
   report: boolean;
   /** --verify [n]: true without a count. */
   verify?: string | true;
+  /** --verify-budget <minutes>. */
+  verifyBudget?: number;
 }
 
 /** Flags of a measured run that a prediction has no use for: each would silently do nothing. */

@@ -8,11 +8,13 @@ import type { PlanInput } from '../lib/plan';
 import type { BenchOutcome } from '../orchestrator/bench-options';
 import { analyzeRun } from '../report/generate';
 import type { Report } from '../report/report-types';
-import { verify, verifyPlanInput, verifySteps } from '../whatif/verify';
+import { verify, verifyPlanInput, verifySelection } from '../whatif/verify';
 import { renderVerification } from '../whatif/verify-table';
 
 /** Use cases verified when --verify gives no count. */
 const DEFAULT_VERIFIED = 3;
+/** Minutes the verification may take when --verify-budget gives none: the loop's measure-fit-predict-verify in 15. */
+export const DEFAULT_VERIFY_BUDGET_MINUTES = 5;
 
 function countOf(arg: string | true | undefined): number {
   if (arg === undefined || arg === true) return DEFAULT_VERIFIED;
@@ -29,16 +31,18 @@ function countOf(arg: string | true | undefined): number {
  * folders; an interrupt keeps what was measured and compares that.
  */
 export async function verifyPrediction(
-  predicted: Report, planInput: PlanInput, arg: string | true | undefined,
+  predicted: Report, planInput: PlanInput, arg: string | true | undefined, budgetMinutes: number,
   measure: (plan: PlanInput, useCase: string) => Promise<BenchOutcome>,
 ): Promise<string[]> {
-  const steps = verifySteps(predicted, countOf(arg));
+  const { steps, seconds, leftOut } = verifySelection(predicted, countOf(arg), budgetMinutes * 60);
+  const passedOver = leftOut.map((u) => `${u.useCase} (about ${Math.ceil(u.seconds / 60)} min)`).join(', ');
   if (steps.length === 0) {
-    throw new UserError('--verify: the prediction has no capacity between two steps to measure (a capacity part ' +
-      'whose limits break within its search)', EXIT.badInput);
+    throw new UserError('--verify: the prediction has no capacity between two steps to measure within ' +
+      `--verify-budget ${budgetMinutes} min` + (passedOver ? ` (over it: ${passedOver})` : ''), EXIT.badInput);
   }
-  process.stderr.write(`verifying ${steps.length} predicted steps on the target: ` +
-    `${steps.map((s) => `${s.useCase} at ${s.users}`).join(', ')}\n`);
+  process.stderr.write(`verifying ${steps.length} predicted steps on the target, about ${Math.ceil(seconds / 60)} ` +
+    `min: ${steps.map((s) => `${s.useCase} at ${s.users}`).join(', ')}` +
+    (passedOver ? `; passed over for --verify-budget ${budgetMinutes} min: ${passedOver}` : '') + '\n');
   const runs: { useCase: string; runDir: string; report: Report }[] = [];
   for (const useCase of [...new Set(steps.map((s) => s.useCase))]) {
     const outcome = await measure(verifyPlanInput(planInput, useCase, steps), useCase);

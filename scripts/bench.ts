@@ -19,7 +19,7 @@ import { renderProgressLine } from '../orchestrator/progress';
 import { numberArg, numberListArg, parseCommandLine, positive, runMain, UserError } from './cli';
 import { predictFromCommandLine, type PredictFlags } from './bench-predict';
 import { fitForPlan, type FitForFlags } from './bench-fit-for';
-import { verifyPrediction } from './bench-verify';
+import { DEFAULT_VERIFY_BUDGET_MINUTES, verifyPrediction } from './bench-verify';
 
 runMain('bench', async () => {
   const program = benchCommand();
@@ -42,6 +42,9 @@ runMain('bench', async () => {
   const planLabel = sized?.label ?? (builtIn ? `built-in "${planName}"` : planName);
   const planInput = planFromFlags(o, sized?.plan ?? builtIn ?? readPlanFile(planName), url, scripts);
   const verifying = o.verify !== undefined;
+  if (o.verifyBudget !== undefined && !verifying) {
+    throw new UserError('--verify-budget limits --verify: give --verify too', EXIT.usage);
+  }
   let predicted: Report | null = null;
   if (o.predict !== undefined || o.whatIf.length > 0) {
     const given = (name: string) => program.getOptionValueSource(name) === 'cli';
@@ -69,7 +72,7 @@ runMain('bench', async () => {
     runners,
     agentPriority,
   };
-  if (verifying) return verifyOnTarget(predicted!, benchOptions, o.verify);
+  if (verifying) return verifyOnTarget(predicted!, benchOptions, o.verify, o.verifyBudget);
   const outcome = await measure(new Bench(benchOptions));
   process.stdout.write(`results: ${outcome.runDir}\n`);
   return outcome.exitCode;
@@ -220,6 +223,12 @@ function addPredictFlags(program: Command): void {
       'with --predict: then measure the steps either side of the n predicted capacities it is least sure of ' +
       '(beyond the fit run, widest interval, longest context; default 3) on the ' +
       'target (--url, --target, or the simulator with --profile) and print predicted against measured',
+    )
+    .option(
+      '--verify-budget <minutes>',
+      `with --verify: the minutes its measurements may take, estimated from the prediction; a use case that would ` +
+      `overrun is passed over for the next (default ${DEFAULT_VERIFY_BUDGET_MINUTES})`,
+      numberArg('--verify-budget', positive, 'a number of minutes > 0'),
     );
 }
 
@@ -334,12 +343,14 @@ function simNoiseFromFlags(o: BenchFlags, url: string | null, target: BuiltInTar
 
 /** --verify: measures the steps around the predicted capacities on the target and says where the runs are. */
 async function verifyOnTarget(
-  predicted: Report, benchOptions: BenchOptions, count: string | true | undefined,
+  predicted: Report, benchOptions: BenchOptions, count: string | true | undefined, budgetMinutes?: number,
 ): Promise<number> {
-  const dirs = await verifyPrediction(predicted, benchOptions.planInput, count, (plan, useCase) => measure(new Bench({
+  const budget = budgetMinutes ?? DEFAULT_VERIFY_BUDGET_MINUTES;
+  const measureUseCase = (plan: PlanInput, useCase: string) => measure(new Bench({
     ...benchOptions, planInput: plan, planLabel: `${benchOptions.planLabel}, verified`, scripts: ['capacity'],
     runId: `${path.basename(predicted.runDir)}-verify-${useCase}`,
-  })));
+  }));
+  const dirs = await verifyPrediction(predicted, benchOptions.planInput, count, budget, measureUseCase);
   process.stdout.write(`verification: ${dirs.join(', ')}\n`);
   return EXIT.ok;
 }

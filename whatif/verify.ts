@@ -40,23 +40,69 @@ function byUncertainty(keys: (u: UseCaseCapacity) => number[]) {
 }
 
 /**
+ * What measuring a use case's two steps costs on the target, estimated from the prediction itself: each step's
+ * predicted cell window (the same plan, run in virtual time), plus a bench run's start and report and each step's
+ * warm-up and settling. A prediction that is right about the figures is right about the time they take.
+ */
+export const VERIFY_RUN_OVERHEAD_SECONDS = 30;
+export const VERIFY_STEP_OVERHEAD_SECONDS = 15;
+
+export function verifySeconds(predicted: Report, u: UseCaseCapacity): number {
+  const stepSeconds = [u.result.lastPass, u.result.firstFail].map((users) => {
+    const step = u.result.steps.find((s) => s.concurrency === users);
+    const cell = step && predicted.cells?.find((c) => c.id === step.cellId);
+    const window = cell && cell.windowStartMs !== null && cell.windowEndMs !== null
+      ? (cell.windowEndMs - cell.windowStartMs) / 1000 : 0;
+    return window + VERIFY_STEP_OVERHEAD_SECONDS;
+  });
+  return VERIFY_RUN_OVERHEAD_SECONDS + stepSeconds.reduce((a, b) => a + b, 0);
+}
+
+/** The steps to measure, and the use cases passed over because measuring them would overrun the time budget. */
+export interface VerifySelection {
+  readonly steps: VerifyStep[];
+  /** Estimated seconds of the chosen use cases' runs together. */
+  readonly seconds: number;
+  readonly leftOut: readonly { readonly useCase: string; readonly seconds: number }[];
+}
+
+/**
  * The steps either side of each predicted capacity (the last that held, the first that broke), for the `count` use
  * cases with a capacity between two steps where the prediction is least certain: extrapolated beyond the fit run,
  * resting on cells the fit missed, with the widest interval, with the longest context (the report's order breaks
- * ties). Those are where a measurement tells most.
+ * ties). Those are where a measurement tells most. Within `budgetSeconds`: a use case whose measurement would overrun
+ * what is left is passed over for the next most uncertain (the many-user steps of a short use case can take minutes).
  */
-export function verifySteps(predicted: Report, count: number): VerifyStep[] {
-  return predicted.useCases
+export function verifySelection(predicted: Report, count: number, budgetSeconds = Infinity): VerifySelection {
+  const candidates = predicted.useCases
     .filter((u) => u.source === 'capacity' && u.result.kind === 'within')
-    .sort(byUncertainty((u) => uncertaintyKeys(predicted, u)))
-    .slice(0, count)
-    .flatMap((u) => {
-      const { lastPass, firstFail } = u.result;
-      return [
-        { useCase: u.useCase.id, users: lastPass!, predictedOk: true },
-        { useCase: u.useCase.id, users: firstFail!, predictedOk: false },
-      ];
-    });
+    .sort(byUncertainty((u) => uncertaintyKeys(predicted, u)));
+  const chosen: UseCaseCapacity[] = [];
+  const leftOut: { useCase: string; seconds: number }[] = [];
+  let seconds = 0;
+  for (const u of candidates) {
+    if (chosen.length === count) break;
+    const cost = verifySeconds(predicted, u);
+    if (seconds + cost > budgetSeconds) {
+      leftOut.push({ useCase: u.useCase.id, seconds: Math.round(cost) });
+      continue;
+    }
+    chosen.push(u);
+    seconds += cost;
+  }
+  const steps = chosen.flatMap((u) => {
+    const { lastPass, firstFail } = u.result;
+    return [
+      { useCase: u.useCase.id, users: lastPass!, predictedOk: true },
+      { useCase: u.useCase.id, users: firstFail!, predictedOk: false },
+    ];
+  });
+  return { steps, seconds: Math.round(seconds), leftOut };
+}
+
+/** verifySelection's steps with no time budget. */
+export function verifySteps(predicted: Report, count: number): VerifyStep[] {
+  return verifySelection(predicted, count).steps;
 }
 
 /**
