@@ -63,28 +63,6 @@ describe('verification of a prediction', () => {
     expect(verifySteps(inside, 1).map((s) => s.useCase)).toEqual(['chat', 'chat']);
   });
 
-  it('passes over a use case whose steps would overrun the time budget, estimated from the predicted cells', () => {
-    const cell = (id: string, seconds: number) => ({ id, windowStartMs: 1_000, windowEndMs: 1_000 + seconds * 1000 });
-    const timed = {
-      ...predicted,
-      cells: [
-        cell('capacity_chat_n8', 200), cell('capacity_chat_n9', 220), cell('capacity_code_n4', 20),
-        cell('capacity_code_n5', 25),
-      ],
-    } as unknown as Report;
-    const chat = VERIFY_RUN_OVERHEAD_SECONDS + 200 + 220 + 2 * VERIFY_STEP_OVERHEAD_SECONDS;
-    const code = VERIFY_RUN_OVERHEAD_SECONDS + 20 + 25 + 2 * VERIFY_STEP_OVERHEAD_SECONDS;
-    // Unbounded, the most uncertain first (the report's order here): chat, then code.
-    expect(verifySelection(timed, 2)).toEqual({ steps: verifySteps(timed, 2), seconds: chat + code, leftOut: [] });
-    // A budget chat would overrun: code is measured, chat named as passed over with its estimate.
-    const bounded = verifySelection(timed, 2, chat - 1);
-    expect(bounded.steps.map((s) => [s.useCase, s.users])).toEqual([['code', 4], ['code', 5]]);
-    expect(bounded.seconds).toBe(code);
-    expect(bounded.leftOut).toEqual([{ useCase: 'chat', seconds: chat }]);
-    // A budget nothing fits: no step.
-    expect(verifySelection(timed, 2, code - 1).steps).toEqual([]);
-  });
-
   it("searches one use case between its two steps, keeping the plan's settings for it and dropping the others'", () => {
     const plan: PlanInput = {
       name: 'quick', sweep: { contexts: [1024] },
@@ -116,5 +94,34 @@ describe('verification of a prediction', () => {
     expect(v.capacities).toEqual([
       { useCase: 'chat', predicted: '8', measured: '8' }, { useCase: 'code', predicted: '4', measured: '3' },
     ]);
+  });
+});
+
+describe('verification within a time budget', () => {
+  const budgetPredicted = report([
+    useCase('chat', [[1, 100, true], [8, 800, true], [9, 1100, false]]),
+    useCase('code', [[1, 50, true], [4, 900, true], [5, 1200, false]]),
+  ]);
+
+  it('passes over a use case whose steps would overrun the time budget, estimated from the predicted cells', () => {
+    const cell = (id: string, seconds: number) => ({ id, windowStartMs: 1_000, windowEndMs: 1_000 + seconds * 1000 });
+    const timed = {
+      ...budgetPredicted,
+      cells: [
+        cell('capacity_chat_n8', 200), cell('capacity_chat_n9', 220), cell('capacity_code_n4', 20),
+        cell('capacity_code_n5', 25),
+      ],
+    } as unknown as Report;
+    const chat = VERIFY_RUN_OVERHEAD_SECONDS + 200 + 220 + 2 * VERIFY_STEP_OVERHEAD_SECONDS;
+    const code = VERIFY_RUN_OVERHEAD_SECONDS + 20 + 25 + 2 * VERIFY_STEP_OVERHEAD_SECONDS;
+    // Unbounded, the most uncertain first (the report's order here): chat, then code.
+    expect(verifySelection(timed, 2)).toEqual({ steps: verifySteps(timed, 2), seconds: chat + code, leftOut: [] });
+    // A budget chat would overrun: code is measured, chat named as passed over with its estimate.
+    const bounded = verifySelection(timed, 2, chat - 1);
+    expect(bounded.steps.map((s) => [s.useCase, s.users])).toEqual([['code', 4], ['code', 5]]);
+    expect(bounded.seconds).toBe(code);
+    expect(bounded.leftOut).toEqual([{ useCase: 'chat', seconds: chat }]);
+    // A budget nothing fits: no step.
+    expect(verifySelection(timed, 2, code - 1).steps).toEqual([]);
   });
 });
