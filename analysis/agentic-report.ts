@@ -116,6 +116,6 @@ export function tierStepOf(cell: CellStats, samples: AgenticSamples | undefined)
   return {
     cellId: cell.id, agents: cell.concurrency, values: samples?.values ?? {}, succeeded: cell.succeeded,
     failed: cell.failed, throughput: cell.throughput,
-    clientBound: cell.clientBound ? cell.clientBound.reason : null,
+    clientBound: cell.clientBound !== null,
   };
 }

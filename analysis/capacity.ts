@@ -17,7 +17,7 @@ import { crossingX, toK6Values, valueAt } from './stats';
 import { limitExpression } from '../lib/options';
 import { capacityInterval, passShare, sharedNoise, withCapacity, type CapacityInterval } from './capacity-interval';
 import type { TrendKey } from './cell-accumulator';
-import { decidingClientBound } from './client-bound';
+import { decidingClientBound, type ClientBoundCause } from './client-bound';
 
 /** A capacity cell's per-request values of the request Trends (ITL aside: one value per token, no limit here). */
 export type RequestValues = Partial<Record<TrendKey, Float64Array>>;
@@ -71,7 +71,7 @@ export interface LadderResult {
   /** The limit that broke first (lowest estimated crossing); null when none broke. */
   readonly brokenBy: LadderLimit | null;
   /** Undetermined only: the client-bound steps that would decide the capacity, and why each was. */
-  readonly clientBound?: readonly { readonly users: number; readonly reason: string }[];
+  readonly clientBound?: readonly { readonly users: number; readonly cause: ClientBoundCause }[];
 }
 
 const SUCCESS_METRIC = 'successRate';

@@ -10,6 +10,7 @@
 import { cellRequests, type Cell } from '../lib/plan';
 import type { ServerMetricKey } from '../lib/metrics';
 import { clientIntegrity, type ClientIntegrity } from './client-integrity';
+import type { ClientBoundCause } from './client-bound';
 import type { Series } from './server-metrics';
 import type { CellAccumulator, TrendKey } from './cell-accumulator';
 import { TREND_KEYS } from './cell-accumulator';
@@ -91,7 +92,7 @@ export interface CellStats extends Pick<
    * Why the client, not the server, limited this cell (analysis/client-bound.ts), or null. A client-bound cell is no
    * measurement of the server: no capacity stands on it (analysis/capacity.ts).
    */
-  readonly clientBound: { readonly reason: string } | null;
+  readonly clientBound: ClientBoundCause | null;
   /** What the client did and delivered in this cell (analysis/client-integrity.ts); null when it never ran. */
   readonly clientIntegrity: ClientIntegrity | null;
   /** A sessions step's requests in flight and turns (analysis/sessions.ts); null for other cells. */
@@ -214,7 +215,7 @@ export function buildCellStats(
     power: window
       ? powerFigures(monitor.powerWatts, window, outputTokensTotal, throughput ?? 0, cost, monitorIntervalMs)
       : null,
-    clientBound: integrity?.clientBound ? { reason: integrity.clientBound } : null,
+    clientBound: integrity?.clientBound ?? null,
     clientIntegrity: integrity,
     sessions: acc?.sessions ? sessionCellStats(acc.sessions, part?.spans ?? null, window) : null,
     openLoop,

@@ -36,15 +36,24 @@ export const READ_LAG_GAP_SHARE = 0.5;
 /** Read lags below this are scheduling noise whatever the gap. */
 export const READ_LAG_FLOOR_MS = 1;
 
+/** How the agent's reading made a cell's inter-token gaps the client's rather than the server's. */
+export type ClientReading =
+  /** It read this share of the ITL samples together with the chunk before them, late (read lag p99, ms). */
+  | { readonly kind: 'readTogether'; readonly share: number; readonly readLagP99Ms: number | null }
+  /** It did not count tokens read together (older runs), and read up to a whole median gap late. */
+  | { readonly kind: 'readLate'; readonly readLagP99Ms: number; readonly itlMedianMs: number };
+
+/** Why a cell was client-bound: the agent's CPU share (null: under the limit), its reading, or both. */
+export interface ClientBoundCause {
+  readonly agentCpuShare: number | null;
+  readonly reading: ClientReading | null;
+}
+
 /** Why the cell was client-bound, or null when nothing says it was. */
-export function clientBoundReason(e: ClientEvidence): string | null {
-  const reasons: string[] = [];
-  if (e.cpuShare !== null && e.cpuShare >= CPU_SHARE_LIMIT) {
-    reasons.push(`the measuring agent used ${Math.round(e.cpuShare * 100)}% of its cores`);
-  }
-  const reading = readingReason(e);
-  if (reading !== null) reasons.push(reading);
-  return reasons.length > 0 ? reasons.join('; ') : null;
+export function clientBoundCause(e: ClientEvidence): ClientBoundCause | null {
+  const agentCpuShare = e.cpuShare !== null && e.cpuShare >= CPU_SHARE_LIMIT ? e.cpuShare : null;
+  const reading = clientReading(e);
+  return agentCpuShare === null && reading === null ? null : { agentCpuShare, reading };
 }
 
 /**
@@ -54,19 +63,16 @@ export function clientBoundReason(e: ClientEvidence): string | null {
  * too (docs/design/client-integrity.md). Samples of an agent that did not count them (older runs) fall back on the
  * read lag alone: a p99 of a whole median gap could have read tokens together.
  */
-function readingReason(e: ClientEvidence): string | null {
-  const lag = e.readLagP99Ms === null ? '' : ` (read lag p99 ${e.readLagP99Ms.toFixed(1)} ms)`;
+function clientReading(e: ClientEvidence): ClientReading | null {
   const lateShare = (share: number): boolean => e.readLagP99Ms === null || e.itlMedianMs === null ||
     (e.readLagP99Ms >= READ_LAG_FLOOR_MS && e.readLagP99Ms >= share * e.itlMedianMs);
   if (e.tokensReadTogether !== null) {
     const share = e.itlSamples > 0 ? e.tokensReadTogether / e.itlSamples : 0;
     if (share < READ_TOGETHER_LIMIT || !lateShare(READ_LAG_GAP_SHARE)) return null;
-    return `the measuring agent read ${(share * 100).toFixed(1)}% of the tokens together with the chunk before ` +
-      `them${lag}, so their inter-token gaps are the client's, not the server's`;
+    return { kind: 'readTogether', share, readLagP99Ms: e.readLagP99Ms };
   }
   if (e.readLagP99Ms === null || e.itlMedianMs === null || !lateShare(1)) return null;
-  return `the measuring agent read its streams up to ${e.readLagP99Ms.toFixed(1)} ms late (p99) against a median ` +
-    `inter-token gap of ${e.itlMedianMs.toFixed(1)} ms, so tokens may have been read together`;
+  return { kind: 'readLate', readLagP99Ms: e.readLagP99Ms, itlMedianMs: e.itlMedianMs };
 }
 
 /** Share of the cores used between two samples of cumulative per-core CPU seconds, or null below one second apart. */
@@ -82,7 +88,7 @@ export function cpuShareBetween(
 interface LadderCell {
   readonly concurrency: number;
   readonly requests: number;
-  readonly clientBound: { readonly reason: string } | null;
+  readonly clientBound: ClientBoundCause | null;
 }
 
 /**
@@ -91,11 +97,11 @@ interface LadderCell {
  */
 export function decidingClientBound(
   cells: readonly LadderCell[], lastPass: number | null, firstFail: number | null,
-): { users: number; reason: string }[] {
+): { users: number; cause: ClientBoundCause }[] {
   const clean = new Set(cells.filter((c) => c.requests > 0 && c.clientBound === null).map((c) => c.concurrency));
   return cells
     .filter((c) => c.requests > 0 && c.clientBound !== null && !clean.has(c.concurrency))
     .filter((c) => c.concurrency > (lastPass ?? 0) && c.concurrency < (firstFail ?? Infinity))
     .sort((a, b) => a.concurrency - b.concurrency)
-    .map((c) => ({ users: c.concurrency, reason: c.clientBound!.reason }));
+    .map((c) => ({ users: c.concurrency, cause: c.clientBound! }));
 }

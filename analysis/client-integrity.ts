@@ -7,7 +7,7 @@
 // against the offered one and its send lag (analysis/open-loop.ts judges those).
 
 import type { CellAccumulator } from './cell-accumulator';
-import { clientBoundReason, cpuShareBetween } from './client-bound';
+import { clientBoundCause, cpuShareBetween, type ClientBoundCause } from './client-bound';
 import type { OpenLoopStats } from './open-loop';
 import { summarize, type Distribution } from './stats';
 
@@ -33,7 +33,7 @@ export interface ClientIntegrity {
   readonly offeredRate: number | null;
   readonly achievedRate: number | null;
   /** Why the client limited the cell (analysis/client-bound.ts), null when nothing says it did: then it is valid. */
-  readonly clientBound: string | null;
+  readonly clientBound: ClientBoundCause | null;
 }
 
 /** What a cell's statistics hold that its client integrity reads. */
@@ -70,7 +70,7 @@ export function clientIntegrity(acc: CellAccumulator | undefined, cell: Integrit
     sendLagP99Ms: open?.lag?.p99 ?? null,
     offeredRate: open?.offeredRate ?? null,
     achievedRate: open?.achievedRate ?? null,
-    clientBound: clientBoundReason({
+    clientBound: clientBoundCause({
       readLagP99Ms: lag ? lag.p99 : null, cpuShare: agentCpuShare, itlMedianMs: cell.itl ? cell.itl.p50 : null,
       tokensReadTogether, itlSamples,
     }),

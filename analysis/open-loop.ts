@@ -78,11 +78,16 @@ export interface OpenLoopStats {
   /** Schedule lag (actual minus intended send), ms; null without samples. */
   readonly lag: Pick<Distribution, 'p50' | 'p99' | 'max'> | null;
   readonly lagLimitMs: number;
-  /** Why the sender did not offer the planned load, a sentence each; empty when it did. */
-  readonly problems: readonly string[];
+  /** Why the sender did not offer the planned load; empty when it did. report/capacity-words.ts words them. */
+  readonly problems: readonly OpenLoopProblem[];
   /** Whether the server's queue grew through the cell (over-saturated); null without enough requests. */
   readonly queue: QueueGrowth | null;
 }
+
+/** How a sender failed to offer its planned load: short of the offered rate, or its sends' lag p99 over the limit. */
+export type OpenLoopProblem =
+  | { readonly kind: 'underOffered'; readonly achievedRate: number; readonly offeredRate: number }
+  | { readonly kind: 'late'; readonly lagP99Ms: number; readonly lagLimitMs: number };
 
 /** The cell's open-loop figures and problems; `ended` counts its requests with an outcome. */
 export function openLoopStats(
@@ -90,19 +95,12 @@ export function openLoopStats(
   queue: QueueGrowth | null = null,
 ): OpenLoopStats {
   const offeredRate = meanRate(arrivals);
-  const problems: string[] = [];
+  const problems: OpenLoopProblem[] = [];
   if (achievedRate !== null && achievedRate < offeredRate * (1 - ACHIEVED_SHORTFALL)) {
-    const short = (1 - achievedRate / offeredRate) * 100;
-    problems.push(
-      `its sender achieved ${reqPerS(achievedRate)} of the ${reqPerS(offeredRate)} offered ` +
-        `(${short.toFixed(1)}% short)`,
-    );
+    problems.push({ kind: 'underOffered', achievedRate, offeredRate });
   }
   if (lag !== null && lag.p99 > arrivals.lagLimitMs) {
-    problems.push(
-      `its requests went up to ${lag.p99.toFixed(1)} ms after their intended times ` +
-        `(p99; limit ${arrivals.lagLimitMs} ms)`,
-    );
+    problems.push({ kind: 'late', lagP99Ms: lag.p99, lagLimitMs: arrivals.lagLimitMs });
   }
   return {
     process: arrivals.process, speed: arrivals.speed ?? null, burstiness: arrivals.burstiness,
@@ -111,9 +109,4 @@ export function openLoopStats(
     lag: lag && { p50: lag.p50, p99: lag.p99, max: lag.max }, lagLimitMs: arrivals.lagLimitMs, problems,
     queue,
   };
-}
-
-/** A rate as the report writes one (report/format.ts fmtRate), for the problem lines above that report.json keeps. */
-function reqPerS(rate: number): string {
-  return `${rate >= 100 ? rate.toFixed(0) : rate.toFixed(2)} req/s`;
 }

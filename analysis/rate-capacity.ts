@@ -14,6 +14,7 @@ import {
 } from './capacity';
 import { measuredLadderInterval, type CapacityInterval, type IntervalStep } from './capacity-interval';
 import type { CellStats } from './cells';
+import type { ClientBoundCause } from './client-bound';
 import { ACHIEVED_SHORTFALL, type OpenLoopStats } from './open-loop';
 import type { TrendKey } from './cell-accumulator';
 
@@ -164,7 +165,7 @@ export type ClientLimit =
     readonly kind: 'underOffered'; readonly achievedRate: number | null; readonly offeredRate: number;
     readonly lagP99Ms: number | null;
   }
-  | { readonly kind: 'clientBound'; readonly reason: string };
+  | { readonly kind: 'clientBound'; readonly cause: ClientBoundCause };
 
 /**
  * A rate cell judged on its own, by the rules openLoopCapacity applies to a ladder: its limits on the latency the
@@ -186,6 +187,6 @@ export function judgeRateCell(
         kind: 'underOffered', achievedRate: o.achievedRate, offeredRate: o.offeredRate,
         lagP99Ms: from === 'sent' && o.lag !== null ? o.lag.p99 : null,
       }
-      : cell.clientBound ? { kind: 'clientBound', reason: cell.clientBound.reason } : null,
+      : cell.clientBound ? { kind: 'clientBound', cause: cell.clientBound } : null,
   };
 }

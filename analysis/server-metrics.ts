@@ -291,8 +291,8 @@ export interface ServerFigures {
    * per period of the cell's requests (a step measured again has two or more).
    */
   readonly scrapes: readonly ScrapesRead[] | null;
-  /** Why a histogram mean the server exposes is left out, one sentence; null when none is. */
-  readonly leftOut: string | null;
+  /** Why the first histogram mean the server exposes but this cell lacks is left out; null when none is. */
+  readonly leftOut: LeftOut | null;
 }
 
 /** Tokens over seconds from two cumulative counters over the cell's requests; null without both or time spent. */
@@ -323,16 +323,22 @@ export function prefixCacheHitRate(
   return mean(rates);
 }
 
-/** The sentence that says why a reading is left out (null for a mean, or a histogram the server lacks). */
-function leftOutReason(r: HistogramReading, what: string): string | null {
-  if (r.kind === 'shared') {
-    return 'other requests (warm-ups, requests across a step change or another cell\'s) ran between every pair of ' +
-      'scrapes around its measured requests';
-  }
-  if (r.kind === 'count') {
-    return `the server counted ${r.counted} ${what} between the scrapes around its measured requests, the client ` +
-      `measured ${r.observations}`;
-  }
+/**
+ * Why a server histogram's mean is left out: other requests (warm-ups, requests across a step change, another cell's)
+ * ran between every pair of scrapes around the measured ones, or the server counted another number of observations
+ * (requests, or token gaps) there than the client measured.
+ */
+export type LeftOut =
+  | { readonly kind: 'shared' }
+  | {
+    readonly kind: 'count'; readonly of: 'requests' | 'tokenGaps'; readonly counted: number;
+    readonly observations: number;
+  };
+
+/** Why a reading is left out (null for a mean, or a histogram the server lacks). */
+function leftOutOf(r: HistogramReading, of: 'requests' | 'tokenGaps'): LeftOut | null {
+  if (r.kind === 'shared') return { kind: 'shared' };
+  if (r.kind === 'count') return { kind: 'count', of, counted: r.counted, observations: r.observations };
   return null;
 }
 
@@ -358,7 +364,7 @@ export function serverFigures(
   const itl = ended?.kind === 'mean'
     ? readHistogramBetween(monitor.serverItlSum, monitor.serverItlCount, ended.scrapes)
     : readHistogram(monitor.serverItlSum, monitor.serverItlCount, own, own.tokenGaps, spans, false);
-  const reasons = [[ttft, 'requests'], [e2e, 'requests'], [itl, 'token gaps'], [queue, 'requests'],
+  const readings = [[ttft, 'requests'], [e2e, 'requests'], [itl, 'tokenGaps'], [queue, 'requests'],
     [prefill, 'requests']] as const;
   const f: ServerFigures = {
     queueWaitMs: ms(queue),
@@ -373,7 +379,7 @@ export function serverFigures(
     serverPrefillTokensPerSecond: counterRatio(monitor.promptTokensTotal, monitor.prefillSecondsTotal, own, spans),
     serverDecodeTokensPerSecond: counterRatio(monitor.generationTokensTotal, monitor.decodeSecondsTotal, own, spans),
     scrapes: timed?.kind === 'mean' ? timed.scrapes : null,
-    leftOut: reasons.map(([r, what]) => leftOutReason(r, what)).find((x) => x !== null) ?? null,
+    leftOut: readings.map(([r, of]) => leftOutOf(r, of)).find((x) => x !== null) ?? null,
   };
   return Object.values(f).every((v) => v === null) ? null : f;
 }

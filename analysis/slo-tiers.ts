@@ -27,8 +27,8 @@ export interface TierStep {
   readonly failed: number;
   /** Output tokens per second of the whole step; null without a window. */
   readonly throughput: number | null;
-  /** Why the client limited the step (analysis/client-bound.ts); null (or absent) when it did not. */
-  readonly clientBound?: string | null;
+  /** Whether the client limited the step (analysis/client-bound.ts); absent: it did not. */
+  readonly clientBound?: boolean;
 }
 
 export interface TierCheck {

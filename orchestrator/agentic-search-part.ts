@@ -21,7 +21,7 @@ import {
   checkAgenticSearchConfig, nextAgentsStep, tierSearchLimits, type AgenticSearchConfig, type AgentsSearchState,
   type AgentsStep,
 } from './agentic-search';
-import { formatInterval, tierDisplay } from '../report/capacity-words';
+import { clientBoundWords, formatInterval, tierDisplay } from '../report/capacity-words';
 
 /** The step folder of the n-th step (from 1) of an agents' search. */
 export function agenticStepPartName(n: number): string {
@@ -83,7 +83,8 @@ export class AgenticSearchRun {
       }));
       return { ok: checks.every((c) => c.ok), checks };
     });
-    const step = { agents: cell.concurrency, cellId, tiers, clientLimited: tierStep.clientBound ?? null };
+    const clientLimited = cell.clientBound && clientBoundWords(cell.clientBound);
+    const step = { agents: cell.concurrency, cellId, tiers, clientLimited };
     const judged = { step, tierStep };
     this.steps.push(judged);
     return judged;

@@ -9,6 +9,7 @@ import { resolutionAt, type CapacitySearchConfig, type LimitStat } from '../lib/
 import type { UseCase } from '../thresholds/use-cases';
 import { checkLimit, ladderLimits, limitTrend, type LadderLimit, type LimitCheck } from '../analysis/capacity';
 import { buildCellStats, type CellStats } from '../analysis/cells';
+import type { ClientBoundCause } from '../analysis/client-bound';
 import { extrapolateCrossing, powerLawBase } from '../analysis/stats';
 import { addClientSample, newCellAccumulator, type CellAccumulator } from '../analysis/cell-accumulator';
 import { DEFAULT_COST } from '../analysis/power';
@@ -246,7 +247,7 @@ export interface UseCaseSearch {
    * (the first measurement's samples stay apart in the report), and the reason of each that was client-bound again.
    */
   readonly clientRetried: Set<number>;
-  readonly clientBound: { users: number; reason: string }[];
+  readonly clientBound: { users: number; cause: ClientBoundCause }[];
   /** The step to measure again now, its first measurement client-bound; null when none. */
   retryUsers: number | null;
   /** The measured requests of each step, by users, pooled over its measurements. */
@@ -395,7 +396,7 @@ export class CapacitySearch implements StepSource {
     const users = result.spec.cell.concurrency;
     const own = measuredStats(result.spec, measuredAccumulator(result.spec.cell.id, result.requests));
     if (own.clientBound === null) return false;
-    if (s.clientRetried.has(users)) s.clientBound.push({ users, reason: own.clientBound.reason });
+    if (s.clientRetried.has(users)) s.clientBound.push({ users, cause: own.clientBound });
     else {
       s.clientRetried.add(users);
       s.retryUsers = users;

@@ -5,7 +5,7 @@ import type { Cell } from '../lib/plan';
 import { searchInterval95, type CapacitySearch } from './capacity-search';
 import type { StepResult } from './driver';
 import type { CapacityAnnouncement } from '../lib/drive';
-import { formatInterval } from '../report/capacity-words';
+import { clientBoundWords, formatInterval } from '../report/capacity-words';
 
 /**
  * The steps that ran, as the cells of the part's plan.json, so the report reads a driven part like
@@ -76,7 +76,7 @@ function decision(s: CapacitySearch['searches'][number]): string {
     case 'steps-clear':
       return `interval wider than the resolution though every step's verdict is clear (${repeats})`;
     case 'client-bound': {
-      const bound = s.clientBound.map((b) => `${b.users} users (${b.reason})`).join(', ');
+      const bound = s.clientBound.map((b) => `${b.users} users (${clientBoundWords(b.cause)})`).join(', ');
       return `undetermined: client-bound twice at ${bound}`;
     }
     default:

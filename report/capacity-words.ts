@@ -5,7 +5,10 @@
 
 import type { LadderResult } from '../analysis/capacity';
 import type { CapacityInterval } from '../analysis/capacity-interval';
+import type { ClientBoundCause } from '../analysis/client-bound';
 import type { ClientLimit } from '../analysis/rate-capacity';
+import type { OpenLoopProblem } from '../analysis/open-loop';
+import { fmtRate } from './format';
 import type { TierCapacity } from '../analysis/slo-tiers';
 
 /** "69-76", "70-more than 74", for the interval of a capacity. */
@@ -24,9 +27,38 @@ export function tierDisplay(t: Pick<TierCapacity, 'kind' | 'capacity' | 'firstFa
   return String(t.capacity);
 }
 
+/** Why a cell was client-bound: "the measuring agent used 93% of its cores; ...". */
+export function clientBoundWords(cause: ClientBoundCause): string {
+  const reasons: string[] = [];
+  if (cause.agentCpuShare !== null) {
+    reasons.push(`the measuring agent used ${Math.round(cause.agentCpuShare * 100)}% of its cores`);
+  }
+  const r = cause.reading;
+  if (r?.kind === 'readTogether') {
+    const lag = r.readLagP99Ms === null ? '' : ` (read lag p99 ${r.readLagP99Ms.toFixed(1)} ms)`;
+    reasons.push(`the measuring agent read ${(r.share * 100).toFixed(1)}% of the tokens together with the chunk ` +
+      `before them${lag}, so their inter-token gaps are the client's, not the server's`);
+  } else if (r?.kind === 'readLate') {
+    reasons.push(`the measuring agent read its streams up to ${r.readLagP99Ms.toFixed(1)} ms late (p99) against a ` +
+      `median inter-token gap of ${r.itlMedianMs.toFixed(1)} ms, so tokens may have been read together`);
+  }
+  return reasons.join('; ');
+}
+
+/** Why a rate cell's sender did not offer its load: "its sender achieved 3.80 req/s of the 4.00 req/s offered ...". */
+export function openLoopProblemWords(p: OpenLoopProblem): string {
+  if (p.kind === 'underOffered') {
+    const short = (1 - p.achievedRate / p.offeredRate) * 100;
+    return `its sender achieved ${fmtRate(p.achievedRate)} of the ${fmtRate(p.offeredRate)} offered ` +
+      `(${short.toFixed(1)}% short)`;
+  }
+  return `its requests went up to ${p.lagP99Ms.toFixed(1)} ms after their intended times ` +
+    `(p99; limit ${p.lagLimitMs} ms)`;
+}
+
 /** Why the client limited a rate step: "sender achieved 3.80 of 4 requests/s", "client-bound: <its reason>". */
 export function clientLimitWords(limit: ClientLimit): string {
-  if (limit.kind === 'clientBound') return `client-bound: ${limit.reason}`;
+  if (limit.kind === 'clientBound') return `client-bound: ${clientBoundWords(limit.cause)}`;
   return `sender achieved ${limit.achievedRate?.toFixed(2)} of ${limit.offeredRate} requests/s` +
     (limit.lagP99Ms !== null ? `, lag p99 ${limit.lagP99Ms.toFixed(1)} ms` : '');
 }

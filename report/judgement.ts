@@ -15,7 +15,7 @@ import {
   DECODE_SPEED_BOUNDS_TOKS, ITL_BOUNDS_MS, lowGoodput, PREFIX_CACHE_HIT_FROM, QUEUE_SATURATED_ABOVE_MS,
   bandOf, queueSaturated, SEVERE_CONTENTION_BELOW, severeContention, TTFT_BOUNDS_MS, withBounds, type Band,
 } from '../analysis/figure-grades';
-import { ladderDisplay, ladderDisplayShort } from './capacity-words';
+import { clientBoundWords, ladderDisplay, ladderDisplayShort } from './capacity-words';
 
 /** Per-user generation speed (tok/s) against reading speed. */
 export interface SpeedBand extends Band {
@@ -188,7 +188,8 @@ export function capacityGuidance(capacity: UseCaseCapacity): string {
  * with the client on a core of its own (or a lighter load on it) would measure it.
  */
 export function undeterminedSentence(result: LadderResult): string {
-  const steps = (result.clientBound ?? []).map((b) => `${plural(b.users, 'user')} (${b.reason})`).join('; ');
+  const steps = (result.clientBound ?? [])
+    .map((b) => `${plural(b.users, 'user')} (${clientBoundWords(b.cause)})`).join('; ');
   const known = result.lastPass === null ? '' : ` All the clean steps say is more than ${result.lastPass}.`;
   return `Undetermined: the step that would decide it was client-bound at ${steps}, so it measured the client, ` +
     `not the server.${known}`;

@@ -9,6 +9,7 @@ import type { TrendKey } from '../analysis/cell-accumulator';
 import type { PartSummary, Report } from './report-types';
 import { statistic } from '../analysis/stats';
 import { fmtMsFine, fmtPct, fmtSec, fmtTokS0, fmtTokens, plural, fmtInt } from './format';
+import { clientBoundWords } from './capacity-words';
 
 export type MaybeNumber = number | null;
 
@@ -113,7 +114,7 @@ export function clientBoundNote(cells: readonly CellStats[]): string | null {
   const bound = cells.filter((cell) => cell.clientBound);
   if (bound.length === 0) return null;
   return sentences(
-    `⚠ Client-bound: ${bound.map((cell) => `${cell.id} (${cell.clientBound!.reason})`).join('; ')}.`,
+    `⚠ Client-bound: ${bound.map((cell) => `${cell.id} (${clientBoundWords(cell.clientBound!)})`).join('; ')}.`,
     'The load generator limited these cells, so their figures understate what the server can do.',
   );
 }

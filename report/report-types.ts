@@ -47,9 +47,12 @@ import type { Worded } from './capacity-words';
  * its `clientBound` steps. 11: `reconciliation`, each use case's capacity in users beside its capacity in
  * requests/s by Little's law (analysis/capacity-reconciliation.ts); `rates` carry `latencyFrom` (which TTFT and e2e
  * their limits read: from the intended send by default); `openLoop.queue`, whether the queue grew through a cell;
- * `options.rateLatencyFrom`.
+ * `options.rateLatencyFrom`. 12: figures, not sentences, for why a cell was client-bound (`clientBound` and a
+ * ladder's `clientBound[].cause`: the agent's CPU share and how it read, analysis/client-bound.ts), why a rate cell
+ * under-offered (`openLoop.problems`: kind `underOffered` or `late`) and why a server mean is left out
+ * (`server.leftOut`: kind `shared` or `count`); the report words them.
  */
-export const REPORT_SCHEMA_VERSION = 11;
+export const REPORT_SCHEMA_VERSION = 12;
 
 export interface ReportOptions extends CostOptions {
   /** Minimum success rate a capacity step needs, 0..1 (null: not checked). */

@@ -8,7 +8,7 @@
 import type { LadderResult } from '../analysis/capacity';
 import type { CellStats } from '../analysis/cells';
 import { fmtInt, plural } from './format';
-import { ladderDisplay, ladderDisplayShort } from './capacity-words';
+import { clientBoundWords, openLoopProblemWords, ladderDisplay, ladderDisplayShort } from './capacity-words';
 
 /**
  * What a warning is about. no-samples: there is no answer; incomplete: the answer is partial; lower-bound: a
@@ -143,8 +143,8 @@ export function clientBoundWarning(
       `${bound.length === 1 ? 'its' : 'their'} figures are the client's, and no capacity stands on ` +
       `${bound.length === 1 ? 'it' : 'them'}.${left}`,
     [
-      ...bound.map((cell) =>
-        `Cell ${cell.id} was client-bound (${cell.clientBound!.reason}): it is no measurement of the server.`),
+      ...bound.map((cell) => `Cell ${cell.id} was client-bound (${clientBoundWords(cell.clientBound!)}): ` +
+        'it is no measurement of the server.'),
       ...undetermined.map((l) => `${l.name}: ${ladderDisplay(l.result)}.`),
     ],
   );
@@ -158,8 +158,8 @@ export function underOfferedWarning(cells: readonly CellStats[]): ReportWarning 
     `${plural(short.length, 'rate cell', 'rate cells')} did not offer ${short.length === 1 ? 'its' : 'their'} ` +
       'planned load: the rate capacity does not stand on them.',
     short.map((cell) =>
-      `Cell ${cell.id} did not offer its planned load (${cell.openLoop!.problems.join('; ')}): ` +
-      'its rate capacity does not stand on it.'),
+      `Cell ${cell.id} did not offer its planned load ` +
+      `(${cell.openLoop!.problems.map(openLoopProblemWords).join('; ')}): its rate capacity does not stand on it.`),
   );
 }
 

@@ -10,7 +10,7 @@ import type { RateCapacity } from '../../analysis/rate-capacity';
 import type { Report } from '../report-types';
 import type { Distribution } from '../../analysis/stats';
 import { sentences, statName } from '../phrases';
-import { formatInterval, ladderDisplay } from '../capacity-words';
+import { formatInterval, ladderDisplay, openLoopProblemWords } from '../capacity-words';
 
 /** "Poisson", "gamma (burstiness 0.5)", "constant", with a ramp when there is one. */
 export function arrivalPhrase(o: Pick<OpenLoopStats, 'process' | 'burstiness' | 'rampFromRate'>): string {
@@ -95,7 +95,8 @@ export function cellRow(c: CellStats): string[] {
     c.id, fmtRate(o.offeredRate), fmtRate(o.achievedRate), `${o.ended} / ${o.scheduled}`, lag,
     pair(c.metrics.ttft, fmtMs), pair(c.metrics.ttftIntended, fmtMs), pair(c.metrics.e2eIntended, fmtMs),
     pair(c.metrics.tpot, fmtMsFine),
-    fmtPct(c.goodput), queuePhrase(o), o.problems.length === 0 ? 'yes' : `no: ${o.problems.join('; ')}`,
+    fmtPct(c.goodput), queuePhrase(o),
+    o.problems.length === 0 ? 'yes' : `no: ${o.problems.map(openLoopProblemWords).join('; ')}`,
   ];
 }
 

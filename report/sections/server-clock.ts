@@ -8,6 +8,7 @@ import type { Report } from '../report-types';
 import { maxBy } from '../../analysis/stats';
 import { measuredCells, where } from '../phrases';
 import { clockFaultsOf } from '../../analysis/clock-faults';
+import type { LeftOut } from '../../analysis/server-metrics';
 
 /** "4.4s / 4.1s": the suite's figure, then the server's; "n/a" where either is missing; a fault marked. */
 function pair(
@@ -67,11 +68,21 @@ export function serverClockSection(report: Report): Block[] {
   return doc.blocks;
 }
 
+/** Why a server histogram's mean is left out, as a clause of the note below. */
+function leftOutWords(l: LeftOut): string {
+  if (l.kind === 'shared') {
+    return 'other requests (warm-ups, requests across a step change or another cell\'s) ran between every pair of ' +
+      'scrapes around its measured requests';
+  }
+  return `the server counted ${l.counted} ${l.of === 'requests' ? 'requests' : 'token gaps'} between the scrapes ` +
+    `around its measured requests, the client measured ${l.observations}`;
+}
+
 /** Why the server's means of some cells are left out, cells of one reason together. */
 function leftOutNote(doc: DocBuilder, cells: readonly CellStats[]): void {
   const byReason = new Map<string, string[]>();
   for (const c of cells) {
-    const reason = c.server!.leftOut;
+    const reason = c.server!.leftOut && leftOutWords(c.server!.leftOut);
     if (reason !== null) byReason.set(reason, [...(byReason.get(reason) ?? []), c.id]);
   }
   if (byReason.size === 0) return;

@@ -124,8 +124,9 @@ describe('the client-bound verdict of a cell', () => {
     // 2 of 100 tokens read together: 2%, over the 1% limit; the server's chunked tokens are not counted against it.
     const twoTogether = { ...lateOnly, reading: { readTogether: 2, chunked: 40, requests: 4 } };
     const together = buildCellStats(planCell({}), twoTogether, {}, DEFAULT_COST);
-    expect(together.clientBound?.reason).toBe('the measuring agent read 2.0% of the tokens together with the chunk ' +
-      "before them (read lag p99 8.0 ms), so their inter-token gaps are the client's, not the server's");
+    expect(together.clientBound).toEqual({
+      agentCpuShare: null, reading: { kind: 'readTogether', share: 0.02, readLagP99Ms: 8 },
+    });
     // The same tokens read together by a reader never late (p99 0.1 ms): the server wrote those chunks together.
     const prompt = new FloatList();
     for (let i = 0; i < 100; i++) prompt.push(0.1);
@@ -135,9 +136,9 @@ describe('the client-bound verdict of a cell', () => {
     const wholeGap = new FloatList();
     for (let i = 0; i < 100; i++) wholeGap.push(i < 95 ? 0.1 : 12);
     const old = buildCellStats(planCell({}), { ...base, ...cpu, readLag: wholeGap }, {}, DEFAULT_COST);
-    expect(old.clientBound?.reason).toMatch(
-      /^the measuring agent read its streams up to 12\.0 ms late \(p99\) against a median inter-token gap of 10\.0/,
-    );
+    expect(old.clientBound).toEqual({
+      agentCpuShare: null, reading: { kind: 'readLate', readLagP99Ms: 12, itlMedianMs: 10 },
+    });
     expect(buildCellStats(planCell({}), { ...base, ...cpu, readLag }, {}, DEFAULT_COST).clientBound).toBeNull();
   });
 
@@ -150,7 +151,8 @@ describe('the client-bound verdict of a cell', () => {
       { ...base, readLag: new FloatList(), cpuFirst: { atMs: 0, seconds: 1 }, cpuLast: { atMs: 2000, seconds: 2.9 } },
       {}, DEFAULT_COST,
     );
-    expect(busy.clientBound?.reason).toBe('the measuring agent used 95% of its cores');
+    expect(busy.clientBound?.agentCpuShare).toBeCloseTo(0.95, 9);
+    expect(busy.clientBound?.reading).toBeNull();
     const calm = buildCellStats(
       planCell({}),
       { ...base, readLag: new FloatList(), cpuFirst: { atMs: 0, seconds: 1 }, cpuLast: { atMs: 2000, seconds: 1.4 } },

@@ -6,7 +6,7 @@ import { judgeRateCell, rateCapacities } from '../../analysis/rate-capacity';
 import { ladderLimits } from '../../analysis/capacity';
 import type { UseCase } from '../../thresholds/use-cases';
 import { cell, flat } from '../report/helpers';
-import { clientLimitWords, formatInterval } from '../../report/capacity-words';
+import { clientLimitWords, formatInterval, openLoopProblemWords } from '../../report/capacity-words';
 import { ladderDisplay } from '../../report/capacity-words';
 
 const JUDGED = { limitStat: 'avg', minSuccessRate: 0.99, minGoodput: null, requestValues: new Map() } as const;
@@ -35,12 +35,14 @@ function rateCell(rate: number, ttftMs: number, over: { achieved?: number; lagP9
 describe('openLoopStats', () => {
   it('flags a sender more than 2% short of its rate or over its lag limit, and nothing else', () => {
     expect(openLoopStats(ARRIVALS, flat(1), 4 * (1 - ACHIEVED_SHORTFALL) + 1e-9, 40).problems).toEqual([]);
-    expect(openLoopStats(ARRIVALS, flat(1), 3.8, 40).problems).toEqual([
-      'its sender achieved 3.80 req/s of the 4.00 req/s offered (5.0% short)',
-    ]);
-    expect(openLoopStats(ARRIVALS, { ...flat(1), p99: 12 }, 4, 40).problems).toEqual([
-      'its requests went up to 12.0 ms after their intended times (p99; limit 10 ms)',
-    ]);
+    const short = openLoopStats(ARRIVALS, flat(1), 3.8, 40).problems;
+    expect(short).toEqual([{ kind: 'underOffered', achievedRate: 3.8, offeredRate: 4 }]);
+    expect(openLoopProblemWords(short[0]!))
+      .toBe('its sender achieved 3.80 req/s of the 4.00 req/s offered (5.0% short)');
+    const late = openLoopStats(ARRIVALS, { ...flat(1), p99: 12 }, 4, 40).problems;
+    expect(late).toEqual([{ kind: 'late', lagP99Ms: 12, lagLimitMs: 10 }]);
+    expect(openLoopProblemWords(late[0]!))
+      .toBe('its requests went up to 12.0 ms after their intended times (p99; limit 10 ms)');
     // A ramp from 2 to 4 per second offers 3 on average.
     expect(openLoopStats({ ...ARRIVALS, rampFromPerSecond: 2 }, null, null, 0).offeredRate).toBe(3);
   });
@@ -146,7 +148,7 @@ describe('judgeRateCell', () => {
     expect(clientLimitWords(late.clientLimited!)).toBe('sender achieved 4.00 of 4 requests/s, lag p99 40.0 ms');
     const clean = judgeRateCell(rateCell(4, 100), limits, offered, JUDGED);
     expect([clean.clientLimited, clean.ok]).toEqual([null, true]);
-    expect(clientLimitWords({ kind: 'clientBound', reason: 'the measuring agent used 95% of its cores' }))
+    expect(clientLimitWords({ kind: 'clientBound', cause: { agentCpuShare: 0.95, reading: null } }))
       .toBe('client-bound: the measuring agent used 95% of its cores');
   });
 });

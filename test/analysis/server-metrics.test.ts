@@ -136,13 +136,12 @@ describe("a capacity step's server figures (issue 46: server 3,361 ms, client 2,
     const f = serverFigures(ttft, own, spans([...neighbours, ...step]))!;
     expect(f.serverTtftMs).toBeNull();
     expect(f.scrapes).toBeNull();
-    expect(f.leftOut).toMatch(/^other requests .* ran between every pair of scrapes around its measured requests$/);
+    expect(f.leftOut).toEqual({ kind: 'shared' });
     // The driver's quiet gap put the neighbours' end before a scrape (10 s): then the step's own 2 requests are read.
     const gapped = spans([...neighbours.map(([a]): [number, number] => [a, 9_900]), ...step]);
     const g = serverFigures(ttft, own, gapped)!;
     expect(g.serverTtftMs).toBeNull();
-    expect(g.leftOut).toBe('the server counted 6 requests between the scrapes around its measured requests, ' +
-      'the client measured 2');
+    expect(g.leftOut).toEqual({ kind: 'count', of: 'requests', counted: 6, observations: 2 });
     const alone = series(t.map((x, i) => [x, 100 + (x >= 16_000 ? 1 : 0) + (i === 10 ? 1 : 0)]));
     const aloneSum = series(t.map((x, i) => [x, 500 + (x >= 16_000 ? 2.2 : 0) + (i === 10 ? 2.4 : 0)]));
     const h = serverFigures({ serverTtftSum: aloneSum, serverTtftCount: alone }, own, gapped)!;
@@ -175,9 +174,8 @@ describe('server figures of a cell', () => {
     expect([f.serverE2eMs, f.serverItlMs, f.leftOut]).toEqual([1250, 50, null]);
     // Without a per-request mean to stand on, the count must be the client's: 10 gaps are not its 12.
     const alone = { serverItlSum: monitor.serverItlSum, serverItlCount: monitor.serverItlCount };
-    expect(serverFigures(alone, cellOf(FOUR, 3), spans(FOUR))!.leftOut).toBe(
-      'the server counted 10 token gaps between the scrapes around its measured requests, the client measured 12',
-    );
+    expect(serverFigures(alone, cellOf(FOUR, 3), spans(FOUR))!.leftOut)
+      .toEqual({ kind: 'count', of: 'tokenGaps', counted: 10, observations: 12 });
   });
 
   it('takes the nearest gauge sample for a window shorter than the scrape interval', () => {

@@ -106,7 +106,8 @@ describe('activeUsersCapacities', () => {
       useCases, sessions: { models: { tiny: { turns: 2, thinkTime: { distribution: 'constant', seconds: 1 } } } },
     }, 'sessions');
     const bound = cell({
-      id: 'sessions_tiny_n3', script: 'sessions', useCase: 'tiny', concurrency: 3, clientBound: { reason: 'late' },
+      id: 'sessions_tiny_n3', script: 'sessions', useCase: 'tiny', concurrency: 3,
+      clientBound: { agentCpuShare: 0.95, reading: null },
       metrics: { e2e: flat(1000) }, sessions: { concurrentMean: 2, concurrentP95: 3, hitRate: 0.5, turns: [] },
     });
     const [a] = activeUsersCapacities([plan], [bound], 'avg', 0.99, []);

@@ -57,7 +57,7 @@ describe('tierCapacity', () => {
 
   it('leaves out a searched step the client limited: the tier is undetermined above it, not more than it', () => {
     const loose: SloTier = { id: 'batch', limits: [{ metric: 'ttft', stat: 'p(90)', operator: '<=', value: 5000 }] };
-    const limited = { ...four, cellId: 'agentic_n4_again', clientBound: 'the measuring agent used 95% of its cores' };
+    const limited = { ...four, cellId: 'agentic_n4_again', clientBound: true };
     const t = tierCapacity(loose, [one, two, limited], 0.99);
     expect([t.kind, t.capacity, t.clientBound, tierDisplay(t)])
       .toEqual(['undetermined', 2, [4], 'undetermined above 2']);

@@ -23,7 +23,7 @@ export function shortRateSearch(useCaseId: string, startRate: number) {
 interface ReportRateCell {
   id: string; useCase: string | null; requests: number; succeeded: number; clientBound: unknown;
   openLoop: { offeredRate: number; scheduled: number; ended: number } | null;
-  server: { serverE2eMs: number | null; leftOut: string | null } | null;
+  server: { serverE2eMs: number | null; leftOut: unknown } | null;
 }
 
 interface ReportRate {
@@ -56,7 +56,7 @@ export function expectRateSearch(runDir: string, stderr: string, useCaseId: stri
     const server = c.server?.serverE2eMs ?? null;
     const said = `${c.id}: ${o.scheduled} requests at ${o.offeredRate} req/s, ` +
       `${verdict ? (verdict.ok ? 'within limits' : 'broke a limit') : 'left out'}, server e2e ` +
-      `${server === null ? `not read (${c.server?.leftOut ?? 'no figure'})` : `${server.toFixed(0)} ms`}`;
+      (server === null ? `not read (${JSON.stringify(c.server?.leftOut ?? 'no figure')})` : `${server.toFixed(0)} ms`);
     if (verdict && server !== null && c.clientBound === null) {
       if (server >= limitMs + CLOCKS_MS) expect(verdict.ok, said).toBe(false);
       if (verdict.ok) expect(server, said).toBeLessThan(limitMs + CLOCKS_MS);

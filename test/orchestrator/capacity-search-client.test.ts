@@ -64,7 +64,7 @@ describe('a client-bound step in the capacity search', () => {
     const s = search.searches[0]!;
     expect(s.decision).toBe('client-bound');
     expect(s.outcome).toEqual({ kind: 'done', lastPass: 8, firstFail: null });
-    expect(s.clientBound).toEqual([{ users: 16, reason: expect.stringMatching(/read 10\.0% of the tokens together/) }]);
+    expect(s.clientBound).toMatchObject([{ users: 16, cause: { reading: { kind: 'readTogether', share: 0.1 } } }]);
     expect(steps.map((r) => r.spec.cell.concurrency)).toEqual([1, 2, 4, 8, 16, 16]);
   });
 });

@@ -46,11 +46,12 @@ describe("The Server's Own Clock section", () => {
   it('marks a fault in the table and lists the cells whose server means are left out, with why', () => {
     const metrics = { ttft: flat(151), e2e: flat(2000), itl: flat(10) };
     const faulty = cell({ id: 'capacity_code_completion_n1', succeeded: 12, metrics, server: server(203, 1990) });
-    const leftOut = { ...server(null, null, false), maxKvCacheUsage: 0.5, leftOut: 'other requests ran' };
+    const leftOut = { ...server(null, null, false), maxKvCacheUsage: 0.5, leftOut: { kind: 'shared' as const } };
     const shared = cell({ id: 'capacity_code_completion_n2', concurrency: 2, metrics, server: leftOut });
     const md = renderMarkdown(serverClockSection({ cells: [faulty, shared] } as unknown as Report), []);
     expect(md).toContain('| capacity_code_completion_n1 | 1 | 12 | 151ms / 203ms **FAULT** | 10.0ms | 2.0s / 2.0s |');
     expect(md).toMatch(/\| capacity_code_completion_n2 \| 2 \| 10 \| 151ms \| 10\.0ms \| 2\.0s \|/);
-    expect(md).toContain('- capacity_code_completion_n2: other requests ran.');
+    expect(md).toContain("- capacity_code_completion_n2: other requests (warm-ups, requests across a step change or " +
+      "another cell's) ran between every pair of scrapes around its measured requests.");
   });
 });

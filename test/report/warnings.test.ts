@@ -54,15 +54,15 @@ describe('the warnings of each kind', () => {
   });
 
   it('puts one line per kind up top and every cell in the details', () => {
-    const bound = { reason: 'read late' };
+    const bound = { agentCpuShare: null, reading: { kind: 'readLate' as const, readLagP99Ms: 12, itlMedianMs: 10 } };
     const cells = [cell({ id: 'a', clientBound: bound }), cell({ id: 'b', clientBound: bound }), cell({ id: 'c' })];
     const w = clientBoundWarning(cells, new Set(['b']))!;
     expect(w.summary).toBe('2 cells were client-bound (1 of them a step of a capacity search or ladder): ' +
       "their figures are the client's, and no capacity stands on them.");
     expect(w.details).toHaveLength(2);
-    expect(w.details[1]).toMatch(/^Cell b was client-bound \(read late\)/);
+    expect(w.details[1]).toMatch(/^Cell b was client-bound \(the measuring agent read its streams up to 12\.0 ms late/);
     const undetermined = { ...ladder('within', 4, 6), kind: 'undetermined' as const,
-      clientBound: [{ users: 6, reason: 'read late' }] };
+      clientBound: [{ users: 6, cause: bound }] };
     const named = clientBoundWarning(cells, new Set(['b']), [{ name: 'Chat', result: undetermined }])!;
     expect(named.summary).toMatch(/no capacity stands on them\. Chat is undetermined\.$/);
     expect(named.details.at(-1)).toBe('Chat: undetermined: client-bound at 6; more than 4.');
