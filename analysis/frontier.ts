@@ -126,8 +126,10 @@ export interface SpeedFloor {
   readonly tokensPerSecond: number;
   /** The use cases with this floor, in their order. */
   readonly useCases: readonly string[];
-  /** The limit as the use case states it ("speed > 15 tok/s", "TPOT p99 < 40 ms (25 tok/s)"). */
+  /** The limit's label as the use case states it ("speed > 15 tok/s", "TPOT p99 < 40 ms"). */
   readonly limit: string;
+  /** Whether the floor is a maximum TPOT's (tokensPerSecond = 1000 / TPOT), not a minimum decode speed. */
+  readonly fromTpot: boolean;
 }
 
 /**
@@ -137,7 +139,7 @@ export interface SpeedFloor {
  * mean or p99 can break at a point the line shows as clear.
  */
 export function speedFloors(useCases: readonly Pick<UseCase, 'title' | 'limits'>[]): SpeedFloor[] {
-  const floors = new Map<string, { tokensPerSecond: number; useCases: string[]; limit: string }>();
+  const floors = new Map<string, { tokensPerSecond: number; useCases: string[]; limit: string; fromTpot: boolean }>();
   for (const useCase of useCases) {
     for (const limit of useCase.limits) {
       const floor = floorOf(limit);
@@ -151,12 +153,13 @@ export function speedFloors(useCases: readonly Pick<UseCase, 'title' | 'limits'>
   return [...floors.values()].sort((a, b) => a.tokensPerSecond - b.tokensPerSecond);
 }
 
-function floorOf(limit: UseCase['limits'][number]): { tokensPerSecond: number; limit: string } | null {
+function floorOf(limit: UseCase['limits'][number]): Omit<SpeedFloor, 'useCases'> | null {
   const below = limit.operator === '<' || limit.operator === '<=';
-  if (limit.metric === 'decodeSpeed' && !below) return { tokensPerSecond: limit.value, limit: limit.label };
+  if (limit.metric === 'decodeSpeed' && !below) {
+    return { tokensPerSecond: limit.value, limit: limit.label, fromTpot: false };
+  }
   if (limit.metric === 'tpot' && below && limit.value > 0) {
-    const tokensPerSecond = 1000 / limit.value;
-    return { tokensPerSecond, limit: `${limit.label} (${+tokensPerSecond.toFixed(1)} tok/s)` };
+    return { tokensPerSecond: 1000 / limit.value, limit: limit.label, fromTpot: true };
   }
   return null;
 }

@@ -116,8 +116,10 @@ function frontierSeries(frontier: readonly FrontierPoint[], floors: readonly Spe
   };
 }
 
-function floorLabel(floor: SpeedFloor): string {
-  return `${floor.useCases.join(', ')}: ${floor.limit}`;
+/** "Chat: speed > 15 tok/s", "Interactive: TPOT p99 < 40 ms (25 tok/s)". */
+export function floorLabel(floor: SpeedFloor): string {
+  const speed = floor.fromTpot ? ` (${+floor.tokensPerSecond.toFixed(1)} tok/s)` : '';
+  return `${floor.useCases.join(', ')}: ${floor.limit}${speed}`;
 }
 
 /**

@@ -5,6 +5,7 @@ import { frontierPoint, gridFrontier, paretoFrontier, speedFloors, type Frontier
 import { USE_CASES } from '../../thresholds/use-cases';
 import type { PowerFigures } from '../../analysis/power';
 import { cell, flat } from '../report/helpers';
+import { floorLabel } from '../../report/charts-frontier';
 
 /** A point by its two figures, named so a failure says which. */
 const xy = (name: string, perUser: number, perGpu: number): FrontierXY & { name: string } =>
@@ -104,10 +105,13 @@ describe('speedFloors', () => {
       { title: 'Odd', limits: [{ metric: 'decodeSpeed', operator: '<', value: 500, label: 'speed < 500 tok/s' }] },
     ]);
     expect(floors).toEqual([
-      { tokensPerSecond: 15, useCases: ['Chat', 'Docs'], limit: 'speed > 15 tok/s' },
-      { tokensPerSecond: 20, useCases: ['Coding'], limit: 'speed >= 20 tok/s' },
+      { tokensPerSecond: 15, useCases: ['Chat', 'Docs'], limit: 'speed > 15 tok/s', fromTpot: false },
+      { tokensPerSecond: 20, useCases: ['Coding'], limit: 'speed >= 20 tok/s', fromTpot: false },
       // 40 ms per token is 25 tokens per second.
-      { tokensPerSecond: 25, useCases: ['Interactive'], limit: 'TPOT p99 < 40 ms (25 tok/s)' },
+      { tokensPerSecond: 25, useCases: ['Interactive'], limit: 'TPOT p99 < 40 ms', fromTpot: true },
+    ]);
+    expect(floors.map(floorLabel)).toEqual([
+      'Chat, Docs: speed > 15 tok/s', 'Coding: speed >= 20 tok/s', 'Interactive: TPOT p99 < 40 ms (25 tok/s)',
     ]);
   });
 
