@@ -6,6 +6,7 @@ import type { LadderStep, UseCaseCapacity } from '../analysis/capacity';
 import type { Report } from '../report/report-types';
 import { percentile, sortValues } from '../analysis/stats';
 import { ladderDisplay } from '../report/capacity-words';
+import { PLAN_DEFAULTS } from '../lib/plan-defaults';
 
 /** A step to measure: a use case at a number of users, and what the prediction said of it. */
 export interface VerifyStep {
@@ -41,19 +42,30 @@ function byUncertainty(keys: (u: UseCaseCapacity) => number[]) {
 
 /**
  * What measuring a use case's two steps costs on the target, estimated from the prediction itself: each step's
- * predicted cell window (the same plan, run in virtual time), plus a bench run's start and report and each step's
- * warm-up and settling. A prediction that is right about the figures is right about the time they take.
+ * predicted cell window (the same plan, run in virtual time) and its warm-up (each user's warm-up requests beside its
+ * measured ones: half the window again by default, a whole request per user, which for a 1024-token answer near a
+ * 15 tok/s limit is over a minute), plus a bench run's start and report and each step's settling. A prediction that is
+ * right about the figures is right about the time they take.
  */
 export const VERIFY_RUN_OVERHEAD_SECONDS = 30;
 export const VERIFY_STEP_OVERHEAD_SECONDS = 15;
 
+/** A step's warm-up against its measured window: each user's warm-up requests over its measured ones. */
+function warmupShare(predicted: Report): number {
+  const search = predicted.parts?.find((p) => p.search)?.search;
+  const warmup = search?.warmupRequests ?? PLAN_DEFAULTS.capacity.warmupRequests;
+  const measured = search?.minRequestsPerUser ?? PLAN_DEFAULTS.capacity.rounds;
+  return warmup / Math.max(1, measured);
+}
+
 export function verifySeconds(predicted: Report, u: UseCaseCapacity): number {
+  const warmup = warmupShare(predicted);
   const stepSeconds = [u.result.lastPass, u.result.firstFail].map((users) => {
     const step = u.result.steps.find((s) => s.concurrency === users);
     const cell = step && predicted.cells?.find((c) => c.id === step.cellId);
     const window = cell && cell.windowStartMs !== null && cell.windowEndMs !== null
       ? (cell.windowEndMs - cell.windowStartMs) / 1000 : 0;
-    return window + VERIFY_STEP_OVERHEAD_SECONDS;
+    return window * (1 + warmup) + VERIFY_STEP_OVERHEAD_SECONDS;
   });
   return VERIFY_RUN_OVERHEAD_SECONDS + stepSeconds.reduce((a, b) => a + b, 0);
 }

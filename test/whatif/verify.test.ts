@@ -104,6 +104,7 @@ describe('verification within a time budget', () => {
   ]);
 
   it('passes over a use case whose steps would overrun the time budget, estimated from the predicted cells', () => {
+    // (Without the capacity part's search settings in the report, the plan's defaults: 1 warm-up, 2 measured.)
     const cell = (id: string, seconds: number) => ({ id, windowStartMs: 1_000, windowEndMs: 1_000 + seconds * 1000 });
     const timed = {
       ...budgetPredicted,
@@ -112,15 +113,17 @@ describe('verification within a time budget', () => {
         cell('capacity_code_n5', 25),
       ],
     } as unknown as Report;
-    const chat = VERIFY_RUN_OVERHEAD_SECONDS + 200 + 220 + 2 * VERIFY_STEP_OVERHEAD_SECONDS;
-    const code = VERIFY_RUN_OVERHEAD_SECONDS + 20 + 25 + 2 * VERIFY_STEP_OVERHEAD_SECONDS;
+    // Each window with its warm-up, one request per user beside the default two measured: half the window again.
+    const chat = VERIFY_RUN_OVERHEAD_SECONDS + (200 + 220) * 1.5 + 2 * VERIFY_STEP_OVERHEAD_SECONDS;
+    const code = VERIFY_RUN_OVERHEAD_SECONDS + (20 + 25) * 1.5 + 2 * VERIFY_STEP_OVERHEAD_SECONDS;
     // Unbounded, the most uncertain first (the report's order here): chat, then code.
-    expect(verifySelection(timed, 2)).toEqual({ steps: verifySteps(timed, 2), seconds: chat + code, leftOut: [] });
+    expect(verifySelection(timed, 2))
+      .toEqual({ steps: verifySteps(timed, 2), seconds: Math.round(chat + code), leftOut: [] });
     // A budget chat would overrun: code is measured, chat named as passed over with its estimate.
     const bounded = verifySelection(timed, 2, chat - 1);
     expect(bounded.steps.map((s) => [s.useCase, s.users])).toEqual([['code', 4], ['code', 5]]);
-    expect(bounded.seconds).toBe(code);
-    expect(bounded.leftOut).toEqual([{ useCase: 'chat', seconds: chat }]);
+    expect(bounded.seconds).toBe(Math.round(code));
+    expect(bounded.leftOut).toEqual([{ useCase: 'chat', seconds: Math.round(chat) }]);
     // A budget nothing fits: no step.
     expect(verifySelection(timed, 2, code - 1).steps).toEqual([]);
   });
