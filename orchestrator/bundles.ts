@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { bundlesCurrent, inputsOf, writeBuildInputs, type BuildInputs } from '../node/build-inputs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -57,20 +58,34 @@ export const STREAM_MODULE = { entry: path.join(root, 'lib', 'k6', 'llm.ts'), bu
  * build writes into a folder of its own beside dist/ and renames its files into place, so a k6 started by another
  * process (two test files, a bench beside a test) never reads a bundle half written.
  */
+/** The bundles' file names, dist/<name>.js per entry script and the stream module. */
+function bundleNames(): string[] {
+  return [...entryScripts().map((e) => path.basename(e).replace(/\.ts$/, '.js')), STREAM_MODULE.bundle];
+}
+
+/** Whether every bundle in `distDir` is newer than every source it was built from (node/build-inputs.ts). */
+export function bundlesUpToDate(distDir = path.join(root, 'dist')): boolean {
+  return bundlesCurrent(distDir, bundleNames(), root);
+}
+
 export async function buildBundles(distDir = path.join(root, 'dist')): Promise<string[]> {
   mkdirSync(distDir, { recursive: true });
   const staging = mkdtempSync(path.join(distDir, '.build-'));
   try {
     const entries = entryScripts();
-    await build({ ...K6_BUILD_OPTIONS, entryPoints: entries, outdir: staging, plugins: [minifiedValibot()] });
+    const options = { ...K6_BUILD_OPTIONS, absWorkingDir: root, metafile: true };
+    const scripts = await build({ ...options, entryPoints: entries, outdir: staging, plugins: [minifiedValibot()] });
     const module = path.join(staging, STREAM_MODULE.bundle);
-    await build({ ...K6_BUILD_OPTIONS, entryPoints: [STREAM_MODULE.entry], outfile: module });
+    const stream = await build({ ...options, entryPoints: [STREAM_MODULE.entry], outfile: module });
     // Source maps first: a bundle never points at a map that is not there yet.
     const files = readdirSync(staging).sort((a, b) => Number(b.endsWith('.map')) - Number(a.endsWith('.map')));
     for (const f of files) renameSync(path.join(staging, f), path.join(distDir, f));
+    const inputs: BuildInputs = {
+      ...inputsOf(scripts.metafile!, staging, root), ...inputsOf(stream.metafile!, staging, root),
+    };
+    writeBuildInputs(distDir, inputs);
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
-  const names = [...entryScripts().map((e) => path.basename(e).replace(/\.ts$/, '.js')), STREAM_MODULE.bundle];
-  return names.map((n) => path.join(distDir, n));
+  return bundleNames().map((n) => path.join(distDir, n));
 }

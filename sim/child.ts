@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { EmbedTruthRecord, GroundTruthRecord } from './ground-truth';
+import { nodeProgram } from '../node/node-programs';
 
 export interface SimChild {
   /** http://127.0.0.1:<port> (no /v1). */
@@ -21,7 +22,6 @@ export interface SimChild {
   stop(): Promise<void>;
 }
 
-const SIM_CLI = fileURLToPath(new URL('../scripts/sim.ts', import.meta.url));
 // `--import tsx` resolves from the working directory: the repository's, wherever the caller runs.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -30,7 +30,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * `prefix` runs it under another command, e.g. ['taskset', '-c', '0'] to pin it to a core.
  */
 export async function startSimChild(args: readonly string[], prefix: readonly string[] = []): Promise<SimChild> {
-  const command = [...prefix, process.execPath, '--import', 'tsx', SIM_CLI, '--port', '0', ...args];
+  const command = [...prefix, ...nodeProgram('sim'), '--port', '0', ...args];
   const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true,
   });

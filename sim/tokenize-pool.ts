@@ -12,8 +12,16 @@ import { Worker } from 'node:worker_threads';
 import { renderChatMl, type ChatMessage } from '../lib/chat-template';
 import { chainedBlockHashes } from './kv-cache';
 import type { CountJob, CountReply } from './tokenize-worker';
+import { currentBundle } from '../node/node-programs';
 
 const EMPTY: Tokens = { count: 0, ids: new Uint32Array(0) };
+
+/**
+ * Queued characters on the least-loaded worker past which the pool starts another (up to its size): about a second
+ * of tokenizing, what a new worker takes to load the tokenizer (1.1 CPU-seconds here). Most runs never queue that
+ * much, and a simulator started for a short run should not pay for a worker it never uses.
+ */
+const GROW_AT_CHARS = 1_000_000;
 
 /** Texts shorter than this are counted whole (splitting buys nothing). */
 const SPLIT_MIN_CHARS = 4096;
@@ -106,12 +114,19 @@ export class TokenizePool {
   private nextJob = 1;
   private closed = false;
 
+  private readonly size: number;
+
+  /** Starts one worker; more, up to `size`, as the queue grows (GROW_AT_CHARS). */
   constructor(size: number) {
-    for (let i = 0; i < Math.max(1, size); i++) this.workers.push(this.spawn());
+    this.size = Math.max(1, size);
+    this.workers.push(this.spawn());
   }
 
   private spawn(): PoolWorker {
-    const worker = new Worker(new URL('./tokenize-worker.mjs', import.meta.url));
+    // The bundled worker when current (node/node-programs.ts), else its TypeScript through tsx; the path from the
+    // repository, as this module also runs bundled, from dist-node/.
+    const source = currentBundle('tokenize-worker') ?? new URL('../sim/tokenize-worker.mjs', import.meta.url);
+    const worker = new Worker(source);
     worker.unref();
     let markReady!: () => void;
     let markFailed!: (e: Error) => void;
@@ -144,7 +159,7 @@ export class TokenizePool {
     return pw;
   }
 
-  /** Resolves once every worker has loaded the tokenizer. */
+  /** Resolves once every worker started so far has loaded the tokenizer. */
   async ready(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.ready));
   }
@@ -245,9 +260,13 @@ export class TokenizePool {
 
   private run(text: string): Promise<Tokens> {
     if (this.closed) return Promise.reject(new Error('tokenizer pool is closed'));
-    // Least-loaded worker by characters queued.
+    // Least-loaded worker by characters queued; a new one when even that one has a second's work queued.
     let w = this.workers[0]!;
     for (const c of this.workers) if (c.load < w.load) w = c;
+    if (w.load >= GROW_AT_CHARS && this.workers.length < this.size) {
+      w = this.spawn();
+      this.workers.push(w);
+    }
     const job = this.nextJob++;
     w.load += text.length;
     return new Promise((resolve, reject) => {

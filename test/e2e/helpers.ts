@@ -12,6 +12,7 @@ import { startAgent, type AgentProcess } from '../../orchestrator/agent-process'
 import { bundlePath, k6Engine, runArguments, type Engine } from '../../orchestrator/engine';
 import { cachedUpstreamK6, findOnPath } from '../../orchestrator/k6-install';
 import { corePlan, type CorePlan } from '../../sim/child';
+import { nodeProgram } from '../../node/node-programs';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -141,7 +142,8 @@ export function runBenchCli(
   args: readonly string[], env: Record<string, string> = {}, onStart?: (pid: number) => void,
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench.ts'), ...args], {
+    const [program, ...lead] = nodeProgram('bench');
+    const child = spawn(program!, [...lead, ...args], {
       cwd: ROOT, env: { LLM_AGENT_PRIORITY: TEST_AGENT_PRIORITY, ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findProfile } from '../../sim/profiles';
 import { ROOT, runBenchCli, tempDir, writePlan } from './helpers';
+import { nodeProgram } from '../../node/node-programs';
 
 /** One use case read off the sweep's cells (same context and output): its limits are gated cell by cell. */
 const PLAN = {
@@ -34,9 +35,9 @@ function slowerProfile(dir: string): string {
 
 /** The report against the baseline with no tolerance at all: any move in the bad direction must clear the noise. */
 function report(runDir: string, baseline: string): { status: number; out: string } {
-  const script = path.join(ROOT, 'scripts', 'report.ts');
-  const args = ['--import', 'tsx', script, runDir, '--baseline', baseline, '--tolerance', '0'];
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
+  const [program, ...lead] = nodeProgram('report');
+  const args = [...lead, runDir, '--baseline', baseline, '--tolerance', '0'];
+  const r = spawnSync(program!, args, { cwd: ROOT, encoding: 'utf8' });
   return { status: r.status ?? -1, out: r.stdout + r.stderr };
 }
 

@@ -22,6 +22,7 @@ import { bundlePath } from '../../orchestrator/engine';
 import { analyzeRun } from '../../report/generate';
 import { startSim } from '../../sim/server';
 import { resumeWhenPaused, ROOT, runK6, startTestAgent, tempDir } from './helpers';
+import { nodeProgram } from '../../node/node-programs';
 
 type Obj = Record<string, unknown>;
 const TESTID = 'capacity-e2e';
@@ -150,9 +151,9 @@ describe('the split capacity manifest, run as the k6-operator runs it', () => {
     ]);
     expect(report.useCases.map((u) => [u.useCase.id, u.result.displayShort])).toEqual([['tiny_chat', '6+']]);
     expect(report.runNotes[0]).toContain(`${TESTID} ran split across ${m.parallelism} k6 processes`);
-    const cli = ['--import', 'tsx', path.join(ROOT, 'scripts', 'report.ts'), path.join(claim, TESTID), '--gate'];
+    const [program, ...lead] = nodeProgram('report');
     // Exits 0 (execFileSync throws otherwise); the report goes next to the runners' folders.
-    execFileSync(process.execPath, cli, { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(program!, [...lead, path.join(claim, TESTID), '--gate'], { cwd: ROOT, stdio: 'pipe' });
     expect(readFileSync(path.join(claim, TESTID, 'report.md'), 'utf8')).toContain('tiny_chat');
   }, 180_000);
 });

@@ -23,6 +23,7 @@ import {
   extraTags, readCsv, readJson, resumeWhenPaused, ROOT, runBenchCli, runK6, runScript, startTestAgent, tempDir,
   writePlan,
 } from './helpers';
+import { nodeProgram } from '../../node/node-programs';
 
 /** The operator's flags for runner 1 and 2 of 2 (k6-operator pkg/segmentation), written out as a user would. */
 const OPERATOR_SEGMENTS = [
@@ -190,8 +191,8 @@ describe('a gate split 2 ways: the verdict is the merged samples', () => {
   });
   const reportGate = (dir: string): number => {
     try {
-      const report = path.join(ROOT, 'scripts', 'report.ts');
-      execFileSync(process.execPath, ['--import', 'tsx', report, dir, '--gate'], { cwd: ROOT, stdio: 'pipe' });
+      const [program, ...lead] = nodeProgram('report');
+      execFileSync(program!, [...lead, dir, '--gate'], { cwd: ROOT, stdio: 'pipe' });
       return 0;
     } catch (e) {
       return (e as { status: number }).status;

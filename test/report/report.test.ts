@@ -11,6 +11,7 @@ import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import { REPORT_SCHEMA_VERSION, type Report } from '../../report/report-types';
 import { EXIT } from '../../lib/exit-codes';
 import { smallRunParts, writeRunFixture } from './fixtures/make-run';
+import { nodeProgram } from '../../node/node-programs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let tmp: string;
@@ -18,9 +19,8 @@ let runDir: string;
 let report: Report;
 
 function cli(args: string[]): { code: number | null; stderr: string; stdout: string } {
-  const r = spawnSync(
-    process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'report.ts'), ...args], { cwd: ROOT, encoding: 'utf8' },
-  );
+  const [program, ...lead] = nodeProgram('report');
+  const r = spawnSync(program!, [...lead, ...args], { cwd: ROOT, encoding: 'utf8' });
   return { code: r.status, stderr: r.stderr, stdout: r.stdout };
 }
 

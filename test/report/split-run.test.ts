@@ -16,6 +16,7 @@ import { analyzeRun } from '../../report/generate';
 import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import type { Report } from '../../report/report-types';
 import { smallRunParts, writeRunFixture } from './fixtures/make-run';
+import { nodeProgram } from '../../node/node-programs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -145,8 +146,8 @@ describe('missing and unfinished runners', () => {
 describe('npm run report -- --gate', () => {
   const report = (args: string[]): { code: number; stderr: string } => {
     try {
-      const cli = ['--import', 'tsx', join(ROOT, 'scripts', 'report.ts'), ...args];
-      execFileSync(process.execPath, cli, { cwd: ROOT, stdio: 'pipe' });
+      const [program, ...lead] = nodeProgram('report');
+      execFileSync(program!, [...lead, ...args], { cwd: ROOT, stdio: 'pipe' });
       return { code: 0, stderr: '' };
     } catch (e) {
       const err = e as { status: number; stderr: Buffer };

@@ -14,6 +14,7 @@ import { analyzeRun } from '../../report/generate';
 import type { Report } from '../../report/report-types';
 import { buildDocument } from '../../report/sections';
 import { findProfile } from '../../sim/profiles';
+import { nodeProgram } from '../../node/node-programs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PROFILE = findProfile('A')!;
@@ -22,7 +23,8 @@ let run: { code: number | null; stdout: string; stderr: string; seconds: number 
 
 function bench(args: string[]) {
   const started = performance.now();
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'bench.ts'), ...args], {
+  const [program, ...lead] = nodeProgram('bench');
+  const r = spawnSync(program!, [...lead, ...args], {
     cwd: ROOT, encoding: 'utf8', env: { ...process.env, USE_CASES: '', CONTEXTS: '' },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, seconds: (performance.now() - started) / 1000 };
