@@ -159,6 +159,11 @@ export class TokenizePool {
     return pw;
   }
 
+  /** Worker threads started so far. */
+  get workerCount(): number {
+    return this.workers.length;
+  }
+
   /** Resolves once every worker started so far has loaded the tokenizer. */
   async ready(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.ready));

@@ -138,3 +138,24 @@ describe('TokenizePool: conversations, generated words and the event loop', () =
     expect(ticks).toBeGreaterThan(elapsed / 5 / 2);
   });
 });
+
+describe('TokenizePool: workers as the queue needs them', () => {
+  it('starts one worker, and another only once a second of work is queued on it', async () => {
+    const grown = new TokenizePool(2);
+    try {
+      await grown.ready();
+      expect(grown.workerCount).toBe(1);
+      await grown.countText(longText(0, 20_000));
+      expect(grown.workerCount).toBe(1);
+      // Two texts of 1.2M characters at once: the second finds the first queued, over 1M characters.
+      const [a, b] = await Promise.all([grown.encode(longText(1, 1_200_000)), grown.encode(longText(2, 1_200_000))]);
+      expect(grown.workerCount).toBe(2);
+      const one = loadQwen3Tokenizer();
+      expect([a.length, b.length]).toEqual([
+        one.encode(longText(1, 1_200_000)).length, one.encode(longText(2, 1_200_000)).length,
+      ]);
+    } finally {
+      await grown.close();
+    }
+  }, 60_000);
+});
