@@ -274,9 +274,9 @@ export function expectStepClocks(runDir: string): { lines: string[]; steps: Step
     expect(step.suiteTtft, line).toBeGreaterThanOrEqual(step.serverTtft - CLOCKS_MS);
     return step;
   });
-  for (const s of steps.filter((x) => x.users === 1)) expect(s.serverTtft, `${s.id}: ${s.leftOut}`).not.toBeNull();
+  for (const s of steps.filter((x) => x.users === 1)) expect(s.serverTtft, JSON.stringify(s)).not.toBeNull();
   const lines = steps.map((s) => `${s.id} (${s.measured} req): TTFT ${s.suiteTtft.toFixed(1)} / ` +
-    `${s.serverTtft === null ? `left out: ${s.leftOut}` : `${s.serverTtft.toFixed(1)} ms`}`);
+    `${s.serverTtft === null ? `left out: ${JSON.stringify(s.leftOut)}` : `${s.serverTtft.toFixed(1)} ms`}`);
   return { lines, steps };
 }
 
