@@ -56,7 +56,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 } },
+        test: {
+          name: 'main', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 },
+          // As in the quick tier (vitest.quick.config.ts): modules kept from one file to the next in a worker.
+          pool: 'forks', poolOptions: { forks: { isolate: false } },
+        },
       },
       oneAtATime('servers', REAL_SERVERS, 1, 'threads'),
       oneAtATime('timing', BESIDE_A_SERVER, 1),
