@@ -63,7 +63,7 @@ const sobekGaps = [
 export default tseslint.config(
   {
     ignores: [
-      'dist/**', 'node_modules/**', 'results/**', 'coverage/**', '.cache/**', 'test-output/**',
+      'dist/**', 'dist-node/**', 'node_modules/**', 'results/**', 'coverage/**', '.cache/**', 'test-output/**',
       'test/fixtures/k6-golden/**',
     ],
   },
