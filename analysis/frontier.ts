@@ -139,7 +139,7 @@ export interface SpeedFloor {
  * mean or p99 can break at a point the line shows as clear.
  */
 export function speedFloors(useCases: readonly Pick<UseCase, 'title' | 'limits'>[]): SpeedFloor[] {
-  const floors = new Map<string, { tokensPerSecond: number; useCases: string[]; limit: string; fromTpot: boolean }>();
+  const floors = new Map<string, Omit<SpeedFloor, 'useCases'> & { useCases: string[] }>();
   for (const useCase of useCases) {
     for (const limit of useCase.limits) {
       const floor = floorOf(limit);

@@ -6,18 +6,23 @@
 // its TypeScript (node/node-programs.ts), and fall back safely the moment a source is edited: an edited file is newer.
 // A file added to or removed from the import graph changes a file that imports it, which is then newer too.
 
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 
 /** Bundle (relative to its folder) -> the source files it was built from (relative to the repository). */
 export type BuildInputs = Readonly<Record<string, readonly string[]>>;
 
+/** What esbuild's metafile says of its outputs (BuildResult.metafile). */
+export interface Metafile {
+  readonly outputs: Record<string, { readonly inputs: Record<string, unknown> }>;
+}
+
 const INPUTS_FILE = 'inputs.json';
 
 /** The inputs of each output of an esbuild metafile, keyed by the output's path relative to `outDir`. */
-export function inputsOf(
-  metafile: { outputs: Record<string, { inputs: Record<string, unknown> }> }, outDir: string, root: string,
-): BuildInputs {
+export function inputsOf(metafile: Metafile, outDir: string, root: string): BuildInputs {
   const byBundle: Record<string, string[]> = {};
   for (const [out, o] of Object.entries(metafile.outputs)) {
     if (out.endsWith('.map')) continue;
@@ -33,6 +38,26 @@ export function writeBuildInputs(dir: string, inputs: BuildInputs): void {
   const staging = `${file}.${process.pid}`;
   writeFileSync(staging, `${JSON.stringify(inputs, null, 1)}\n`);
   renameSync(staging, file);
+}
+
+/**
+ * Runs `build` into a folder of its own inside `dir`, then renames what it wrote into `dir` (source maps first, so no
+ * bundle points at a map that is not there yet) and records each bundle's sources: a reader started meanwhile (a k6,
+ * a program of the suite's) never sees a bundle half written. `build` returns its builds' metafiles.
+ */
+export async function buildInPlace(
+  dir: string, root: string, build: (staging: string) => Promise<readonly Metafile[]>,
+): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const staging = mkdtempSync(path.join(dir, '.build-'));
+  try {
+    const metafiles = await build(staging);
+    const files = readdirSync(staging).sort((a, b) => Number(b.endsWith('.map')) - Number(a.endsWith('.map')));
+    for (const f of files) renameSync(path.join(staging, f), path.join(dir, f));
+    writeBuildInputs(dir, Object.assign({}, ...metafiles.map((m) => inputsOf(m, staging, root))) as BuildInputs);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 function mtimeMs(file: string): number | null {

@@ -7,11 +7,10 @@
 // the bench about 60 times, each with a simulator and a report. An edited source is newer than the bundle, so the
 // TypeScript runs until the next build: a bundle never runs code older than the working tree.
 
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { bundlesCurrent, inputsOf, writeBuildInputs } from './build-inputs';
+import { buildInPlace, bundlesCurrent } from './build-inputs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /**
@@ -53,24 +52,18 @@ export function nodeBundlesCurrent(): boolean {
 }
 
 /**
- * Bundles every program (its npm packages stay imports, loaded by Node as they are) into a folder of its own beside
- * dist-node/, then renames the files into place with their inputs, so a program started meanwhile never reads a
- * bundle half written. Returns the bundles' paths.
+ * Bundles every program (its npm packages stay imports, loaded by Node as they are) into dist-node/, renamed into
+ * place whole with their inputs (node/build-inputs.ts buildInPlace). Returns the bundles' paths.
  */
 export async function buildNodeBundles(): Promise<string[]> {
-  mkdirSync(NODE_BUNDLE_DIR, { recursive: true });
-  const staging = mkdtempSync(path.join(NODE_BUNDLE_DIR, '.build-'));
-  try {
+  await buildInPlace(NODE_BUNDLE_DIR, ROOT, async (staging) => {
     const result = await build({
       entryPoints: ENTRIES.map((name) => ({ in: path.join(ROOT, SOURCES[name]), out: name })),
       outdir: staging, outExtension: { '.js': '.mjs' }, absWorkingDir: ROOT,
       bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external',
       metafile: true, logLevel: 'warning', legalComments: 'none',
     });
-    for (const f of readdirSync(staging)) renameSync(path.join(staging, f), path.join(NODE_BUNDLE_DIR, f));
-    writeBuildInputs(NODE_BUNDLE_DIR, inputsOf(result.metafile, staging, ROOT));
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
+    return [result.metafile];
+  });
   return ENTRIES.map((name) => path.join(NODE_BUNDLE_DIR, bundleName(name)));
 }

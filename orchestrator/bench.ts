@@ -14,7 +14,7 @@ import { spanUnionMs } from '../lib/span-union';
 import { readSummaryData } from '../lib/summary-data';
 import { renderTextSummary } from '../lib/summary-text';
 import type { PromptSet } from '../lib/prompt-set';
-import { buildBundles, bundlesUpToDate } from './bundles';
+import { buildBundles, k6BundlesCurrent } from './bundles';
 import { buildNodeBundles, nodeBundlesCurrent, nodeProgram } from '../node/node-programs';
 import { probeSpeeds } from './probe';
 import { bundlePath, chooseEngine, runArguments, type Engine, type PartInvocation } from './engine';
@@ -195,7 +195,7 @@ export class Bench extends EventEmitter<BenchEvents> {
     const engine = await chooseEngine((line) => this.emit('log', line));
     if (rwUrl) this.emit('log', `remote write: k6 sends the metrics live to ${rwUrl} (testid=${this.options.runId})`);
     // Built only when a source is newer: the tests start the bench some 60 times on the same sources.
-    if (!bundlesUpToDate()) await buildBundles();
+    if (!k6BundlesCurrent()) await buildBundles();
     // The simulator and the report this run starts load one bundled file each instead of their TypeScript.
     if (!nodeBundlesCurrent()) await buildNodeBundles();
     this.emit('log', `engine: ${engine.version} (${engine.source}: ${engine.command[0]})`);

@@ -4,11 +4,11 @@
 // The library half of `npm run build` (scripts/build.ts), which the bench and the tests call too.
 
 import { build, type BuildOptions, type Plugin } from 'esbuild';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { bundlesCurrent, inputsOf, writeBuildInputs, type BuildInputs } from '../node/build-inputs';
+import { buildInPlace, bundlesCurrent } from '../node/build-inputs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -53,39 +53,29 @@ function minifiedValibot(): Plugin {
 /** The stream module as a k6 user imports it: `import llm from './llm.js'` (examples/). */
 export const STREAM_MODULE = { entry: path.join(root, 'lib', 'k6', 'llm.ts'), bundle: 'llm.js' } as const;
 
-/**
- * Builds every entry script and the stream module; returns the bundle paths (dist/<name>.js, dist/llm.js). Each
- * build writes into a folder of its own beside dist/ and renames its files into place, so a k6 started by another
- * process (two test files, a bench beside a test) never reads a bundle half written.
- */
 /** The bundles' file names, dist/<name>.js per entry script and the stream module. */
 function bundleNames(): string[] {
   return [...entryScripts().map((e) => path.basename(e).replace(/\.ts$/, '.js')), STREAM_MODULE.bundle];
 }
 
 /** Whether every bundle in `distDir` is newer than every source it was built from (node/build-inputs.ts). */
-export function bundlesUpToDate(distDir = path.join(root, 'dist')): boolean {
+export function k6BundlesCurrent(distDir = path.join(root, 'dist')): boolean {
   return bundlesCurrent(distDir, bundleNames(), root);
 }
 
+/**
+ * Builds every entry script and the stream module; returns the bundle paths (dist/<name>.js, dist/llm.js). The build
+ * is renamed into place whole (node/build-inputs.ts buildInPlace), so a k6 started by another process (two test
+ * files, a bench beside a test) never reads a bundle half written.
+ */
 export async function buildBundles(distDir = path.join(root, 'dist')): Promise<string[]> {
-  mkdirSync(distDir, { recursive: true });
-  const staging = mkdtempSync(path.join(distDir, '.build-'));
-  try {
-    const entries = entryScripts();
+  await buildInPlace(distDir, root, async (staging) => {
     const options = { ...K6_BUILD_OPTIONS, absWorkingDir: root, metafile: true };
-    const scripts = await build({ ...options, entryPoints: entries, outdir: staging, plugins: [minifiedValibot()] });
+    const entryPoints = entryScripts();
+    const scripts = await build({ ...options, entryPoints, outdir: staging, plugins: [minifiedValibot()] });
     const module = path.join(staging, STREAM_MODULE.bundle);
     const stream = await build({ ...options, entryPoints: [STREAM_MODULE.entry], outfile: module });
-    // Source maps first: a bundle never points at a map that is not there yet.
-    const files = readdirSync(staging).sort((a, b) => Number(b.endsWith('.map')) - Number(a.endsWith('.map')));
-    for (const f of files) renameSync(path.join(staging, f), path.join(distDir, f));
-    const inputs: BuildInputs = {
-      ...inputsOf(scripts.metafile!, staging, root), ...inputsOf(stream.metafile!, staging, root),
-    };
-    writeBuildInputs(distDir, inputs);
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
+    return [scripts.metafile!, stream.metafile!];
+  });
   return bundleNames().map((n) => path.join(distDir, n));
 }

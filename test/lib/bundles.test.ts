@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, type Node } from 'acorn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBundles } from '../../orchestrator/bundles';
+import { buildBundles, k6BundlesCurrent } from '../../orchestrator/bundles';
 
 const SCENARIOS = readdirSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../scenarios'))
   .filter((f) => f.endsWith('.ts'))
@@ -139,6 +139,11 @@ describe('k6 bundles (orchestrator/bundles.ts buildBundles)', () => {
 
   afterAll(() => {
     if (outdir) rmSync(outdir, { recursive: true, force: true });
+  });
+
+  it('records what each bundle was built from, and leaves no staging folder behind', () => {
+    expect(k6BundlesCurrent(outdir)).toBe(true);
+    expect(readdirSync(outdir).filter((f) => f.startsWith('.build-'))).toEqual([]);
   });
 
   it('builds one bundle per entry script, dist/<name>.js, and the stream module alone, dist/llm.js', () => {
