@@ -80,6 +80,8 @@ async function runEmbed(kind: 'embeddings' | 'rerank'): Promise<{ dir: string; o
       kind, inputTokens: [INPUT_TOKENS], batchSizes: BATCHES, concurrencies: USERS, rounds: ROUNDS,
       limit: { p99LatencyMs: 10_000 },
     },
+    // Slots sized to these few small batches: the defaults' 10-second floor and 2-second gaps idled 11 s a cell.
+    schedule: { minCellSeconds: 1, gapSeconds: 0.2 },
   };
   const r = await runBenchCli([
     '--url', sim.url, '--plan', writePlan(dir, plan), '--scripts', 'embed', '--results', dir, '--run-id', 'e',

@@ -300,6 +300,9 @@ describe('embeddings on llama.cpp (--embeddings, mean pooling)', () => {
         kind: 'embeddings', inputTokens: [inputTokens], batchSizes: batches, concurrencies: users, rounds,
         limit: { p99LatencyMs: 30_000 },
       },
+      // Slots sized to this embedder on one thread (a batch of 4 x 64 tokens took 0.8 s alone, 1.6 s beside another)
+      // rather than the defaults' 10-second floor and 2-second gaps, which idled most of this test's 47 s.
+      schedule: { prefillTokensPerSecond: 300, minCellSeconds: 2, gapSeconds: 0.5 },
     };
     const bench = await runBenchCli([
       '--url', `${embedder.base}/v1`, '--model', embedder.model, '--plan', writePlan(dir, plan), '--scripts', 'embed',
