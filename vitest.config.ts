@@ -1,19 +1,22 @@
 import { defineConfig } from 'vitest/config';
 
-// Timing comparisons run after every other test file, in lanes. On two cores a client measured while other test files
-// load the machine reads TTFT late, and the simulator's token deadlines slip, because of the load, not because of the
-// code under test; a real vLLM or SGLang takes a core and about 4.5 GB. So, after the main group:
-// - REAL_SERVERS, one file at a time, and beside them BESIDE_A_SERVER, one file at a time: simulator runs judged
-//   against the simulator's own record, whose agents run at real-time priority (test/e2e/helpers.ts), so a core
-//   taken by the server slows them but does not make them wrong;
-// - then ALONE, one file at a time with nothing beside it: figures compared with the simulator's model or with
+// Timing comparisons run in lanes of their own. On two cores a client measured while other test files load the
+// machine reads TTFT late, and the simulator's token deadlines slip, because of the load, not because of the code under
+// test; a real vLLM or SGLang takes a core and about 4.5 GB. So:
+// - REAL_SERVERS, one file at a time, beside the main group: each judges the client against the server's own clock
+//   (its histograms, its usage), and the server runs on the machine's last core, so load slows both alike;
+// - after the main group, JUDGED_BY_RECORD, two files at a time: simulator runs judged against the simulator's own
+//   record, whose agents run at real-time priority (test/e2e/helpers.ts), so a busy core slows them but does not make
+//   them wrong; beside each other they load the machine as one of them beside a real server did;
+// - last, ALONE, one file at a time with nothing beside it: figures compared with the simulator's model or with
 //   another run's client figures, which load moves.
 
-/** Real inference servers: never two at once. Each file starts its server once (a start costs 25-35 s). */
+/** Real inference servers: never two at once. Each file starts its server once (a start took 37 s for vLLM, 46 s for
+ * SGLang on 2 quiet cores, 2026-12-06). */
 export const REAL_SERVERS = ['test/e2e/vllm-server.test.ts', 'test/e2e/sglang-server.test.ts'];
 
-/** Simulator end-to-end runs judged against its record (steps, searches, merges), run beside REAL_SERVERS. */
-export const BESIDE_A_SERVER = [
+/** Simulator end-to-end runs judged against its record (steps, searches, merges), two at a time. */
+export const JUDGED_BY_RECORD = [
   'test/e2e/split.test.ts', 'test/e2e/sessions.test.ts',
   // Its capacity in requests/s stands on steps that are not client-bound: a cell read while other files load the
   // client core can be, and then rightly decides nothing (CI, 2026-12-05: the 20 req/s step left out).
@@ -32,7 +35,7 @@ export const ALONE = [
 ];
 
 /** Every file outside the main group. */
-export const TIMING = [...REAL_SERVERS, ...BESIDE_A_SERVER, ...ALONE];
+export const TIMING = [...REAL_SERVERS, ...JUDGED_BY_RECORD, ...ALONE];
 
 /**
  * A project of its own files run one at a time, in the given group. vitest runs a group's projects side by side only
@@ -60,8 +63,9 @@ export default defineConfig({
         // CI (613 s against 596), and its forks pool is the one the timing lanes share.
         test: { name: 'main', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 } },
       },
-      oneAtATime('servers', REAL_SERVERS, 1, 'threads'),
-      oneAtATime('timing', BESIDE_A_SERVER, 1),
+      // A worker thread: the main group's forks pool would otherwise take these files among its own.
+      oneAtATime('servers', REAL_SERVERS, 0, 'threads'),
+      { extends: true, test: { name: 'timing', include: JUDGED_BY_RECORD, sequence: { groupOrder: 1 } } },
       oneAtATime('alone', ALONE, 2),
     ],
   },
