@@ -16,6 +16,7 @@ import {
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { expectAgenticOnServer, expectToolSessionsOnApi } from './agentic-real';
 import { ROOT, testAgent } from './helpers';
+import { raiseLanePriority } from './lane-priority';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
   cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
@@ -28,6 +29,7 @@ let server: SglangServer;
 let v1: string;
 
 beforeAll(async () => {
+  raiseLanePriority();
   artefacts = await ensureSglangArtefacts(() => {});
   server = await startSglangServer(artefacts);
   v1 = `${server.base}/v1`;
