@@ -130,6 +130,9 @@ export class RequestOutput {
       }
       const text = this.queue.splice(0, take).join('');
       const last = final && this.queue.length === 0;
+      // Stamped before the write: a client cannot read a token before the server's record of it, however long this
+      // process is kept from running between the write and the next line (a busy machine kept it for milliseconds).
+      const writtenEpochMs = epochMs();
       if (this.o.stream) {
         const finishHere = last && this.writer.finishOnLastToken ? this.finish : null;
         res.write(this.writer.delta(text, kind, finishHere));
@@ -137,10 +140,7 @@ export class RequestOutput {
         this.body[kind] += text;
       }
       this.sent += take;
-      if (this.o.record) {
-        const t = epochMs();
-        for (let i = 0; i < take; i++) this.o.record.tokenEpochMs.push(t);
-      }
+      if (this.o.record) for (let i = 0; i < take; i++) this.o.record.tokenEpochMs.push(writtenEpochMs);
       if (last) {
         this.end(this.writer.finishOnLastToken);
         return;
@@ -228,6 +228,8 @@ export class RequestOutput {
     if (this.o.record) {
       this.o.record.finishReason = finish;
       this.o.record.outcome = this.o.faults.length > 0 ? 'faulted' : 'completed';
+      // Before the last write, as each token's (drain): the client reads the end after the server's record of it.
+      this.o.record.endEpochMs = epochMs();
     }
     if (this.o.stream) {
       res.end(this.writer.close({
@@ -238,6 +240,5 @@ export class RequestOutput {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(this.writer.body(this.body, finish, usage));
     }
-    if (this.o.record) this.o.record.endEpochMs = epochMs();
   }
 }
