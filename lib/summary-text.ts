@@ -1,7 +1,7 @@
 // The end-of-test text summary of a suite run: one line per cell and the thresholds that decide pass or fail.
 // Runs in k6 and Node (pure renderer).
 
-import { REQUEST_METRICS } from './metrics';
+import { EMBED_METRICS, REQUEST_METRICS } from './metrics';
 import { INFORMATIONAL_THRESHOLDS } from './options';
 import type { Plan } from './plan';
 import { cellMetricKey, type SummaryData } from './summary-data';
@@ -37,6 +37,36 @@ function decidingThresholds(data: SummaryData): { key: string; expr: string; ok:
   return out;
 }
 
+type MetricValues = SummaryData['metrics'][string]['values'] | undefined;
+
+/**
+ * A row's figures after its cell and counts: a streamed request's timing and speeds, or an embed request's latency
+ * (it streams nothing, so it has no TTFT, ITL or decode speed). `count` names the metric with one value per request.
+ */
+const FIGURES = {
+  stream: {
+    header: ['TTFT avg', 'TTFT p95', 'e2e avg', 'ITL avg', 'tok/s/user', 'prefill tok/s'],
+    count: REQUEST_METRICS.ttft.name,
+    row: (v: (metric: string) => MetricValues) => [
+      fmtMs(v(REQUEST_METRICS.ttft.name)?.avg),
+      fmtMs(v(REQUEST_METRICS.ttft.name)?.['p(95)']),
+      fmtMs(v(REQUEST_METRICS.e2e.name)?.avg),
+      fmtMs(v(REQUEST_METRICS.itl.name)?.avg),
+      fmtNum(v(REQUEST_METRICS.decodeSpeed.name)?.avg),
+      fmtNum(v(REQUEST_METRICS.prefillSpeed.name)?.avg, 0),
+    ],
+  },
+  embed: {
+    header: ['latency avg', 'latency p95', 'latency p99'],
+    count: EMBED_METRICS.embedLatency.name,
+    row: (v: (metric: string) => MetricValues) => [
+      fmtMs(v(EMBED_METRICS.embedLatency.name)?.avg),
+      fmtMs(v(EMBED_METRICS.embedLatency.name)?.['p(95)']),
+      fmtMs(v(EMBED_METRICS.embedLatency.name)?.['p(99)']),
+    ],
+  },
+} as const;
+
 /**
  * Renders the per-cell summary as plain text (no colour codes). `usersOf` gives this process's users of a
  * cell: a runner of a split run has only its share (lib/runner.ts cellShare).
@@ -51,25 +81,26 @@ export function renderTextSummary(
     `k6-llm-capacity: ${plan.script} "${plan.name}" against ${plan.target.baseUrl} (model ${plan.target.model})`,
     '',
   );
-  const header = ['cell', 'ok/req', 'TTFT avg', 'TTFT p95', 'e2e avg', 'ITL avg', 'tok/s/user', 'prefill tok/s'];
+  const figures = plan.embed ? FIGURES.embed : FIGURES.stream;
+  const header = ['cell', 'ok/req', ...figures.header];
+  const dashes = figures.header.slice(1).map(() => '-');
   const rows: string[][] = [];
   const reqOk = (cell: Plan['cells'][number]) =>
     data.metrics[cellMetricKey(REQUEST_METRICS.requestOk.name, cell)]?.values;
   let cut = 0;
   for (const cell of plan.cells) {
     const v = (metric: string) => data.metrics[cellMetricKey(metric, cell)]?.values;
-    const ttft = v(REQUEST_METRICS.ttft.name);
     const ok = reqOk(cell);
-    const count = ttft?.count ?? 0;
+    const count = v(figures.count)?.count ?? 0;
     const requested = usersOf(cell) * (cell.rounds - cell.warmupRounds);
     const attempted = ok ? (ok.passes ?? 0) + (ok.fails ?? 0) : count;
     if (attempted === 0 && requested === 0) {
-      rows.push([cell.id, '0/0', 'no share', '-', '-', '-', '-', '-']);
+      rows.push([cell.id, '0/0', 'no share', ...dashes]);
       continue;
     }
     if (attempted === 0) {
       // k6 reports an empty sub-metric as zeros; a cell that sent nothing says so instead.
-      rows.push([cell.id, `0/${requested}`, 'not run', '-', '-', '-', '-', '-']);
+      rows.push([cell.id, `0/${requested}`, 'not run', ...dashes]);
       continue;
     }
     // Requests of a cell that ran but never ended: cut by the end of its slot or by Ctrl-C.
@@ -79,12 +110,7 @@ export function renderTextSummary(
     rows.push([
       cell.id,
       (ok ? `${ok.passes ?? 0}/${attempted}` : `${count}/${requested}`) + (cellCut > 0 ? ` +${cellCut} cut` : ''),
-      fmtMs(ttft?.avg),
-      fmtMs(ttft?.['p(95)']),
-      fmtMs(v(REQUEST_METRICS.e2e.name)?.avg),
-      fmtMs(v(REQUEST_METRICS.itl.name)?.avg),
-      fmtNum(v(REQUEST_METRICS.decodeSpeed.name)?.avg),
-      fmtNum(v(REQUEST_METRICS.prefillSpeed.name)?.avg, 0),
+      ...figures.row(v),
     ]);
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

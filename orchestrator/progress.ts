@@ -2,7 +2,7 @@
 
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import Papa from 'papaparse';
-import { REQUEST_METRICS } from '../lib/metrics';
+import { EMBED_METRICS, REQUEST_METRICS } from '../lib/metrics';
 import { parseErrorMessage } from '../analysis/sample-text';
 import { cellRequests, type Plan } from '../lib/plan';
 
@@ -139,7 +139,8 @@ export class CsvTail {
           continue;
         }
         if (line.startsWith(REQUEST_METRICS.errors.name + ',')) this.noteError(line);
-        if (line.startsWith(REQUEST_METRICS.e2e.name + ',')) {
+        // A request's whole time: a stream's e2e, an embed request's latency (it streams nothing).
+        if (line.startsWith(REQUEST_METRICS.e2e.name + ',') || line.startsWith(EMBED_METRICS.embedLatency.name + ',')) {
           const f = line.split(',', 3);
           const end = Number(f[1]);
           const e2e = Number(f[2]);

@@ -124,3 +124,26 @@ describe('renderTextSummary', () => {
     expect(lines.join('\n')).not.toContain('cut');
   });
 });
+
+describe('renderTextSummary of an embed run', () => {
+  it("gives each cell its latency, which is all an embed request has: no TTFT, ITL or speeds", () => {
+    const embedPlan = resolvePlan({
+      name: 'emb', target: { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm' },
+      embed: { kind: 'embeddings', inputTokens: [64], batchSizes: [4], concurrencies: [1, 2], rounds: 2 },
+    }, 'embed');
+    const [one, two] = embedPlan.cells.map((c) => c.id);
+    const ok = (passes: number): SummaryMetric => ({
+      type: 'rate', contains: 'default', values: { rate: 1, passes, fails: 0 },
+    });
+    const metrics: SummaryData['metrics'] = {
+      [`llm_embed_latency{cell:${one}}`]: trend({ avg: 40, 'p(95)': 45, 'p(99)': 46, count: 2 }),
+      [`llm_request_ok{cell:${one}}`]: ok(2),
+      // k6 also reports the stream metrics' empty sub-metrics of every cell, as zeros: not figures of this run.
+      [`llm_ttft{cell:${one}}`]: trend({ avg: 0, 'p(95)': 0, count: 0 }),
+    };
+    const lines = renderTextSummary({ ...data, metrics }, embedPlan, 'out').split('\n');
+    expect(lines[3]).toBe(`${'cell'.padEnd(one!.length)}  ok/req  latency avg  latency p95  latency p99`);
+    expect(lines[4]).toBe(`${one}     2/2         40ms         45ms         46ms`);
+    expect(lines[5]).toBe(`${two}     0/4      not run            -            -`);
+  });
+});
