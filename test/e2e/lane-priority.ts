@@ -1,16 +1,15 @@
-// The real servers' test lane's CPU priority, raised above the test files beside it. Runs in Node (vitest).
+// The CPU priority of vLLM's test lane, raised above the main group beside it. Runs in Node (vitest).
 
 import { getPriority, setPriority } from 'node:os';
 
-/** How many nice levels the real servers' lane runs above the test files beside it. */
+/** How many nice levels the lane runs above the test files beside it. */
 const LANE_PRIORITY_RAISE = 5;
 
 /**
- * The real servers' files run beside the main group of test files (vitest.config.ts), in a worker thread of their own.
- * Raised above the rest, this thread and what it starts (the server, the bench, k6, the agent) take their core when
- * they need it, as they did when only one other file ran beside them: in the first CI run beside the main group, an
- * SGLang rate step, loaded by it, ended none of its 28 requests within its time slot. Linux keeps a nice value per
- * thread, and a child takes its starting thread's. Where raising is not permitted (not root), the lane runs as given.
+ * vLLM's file runs beside the main group of test files (vitest.config.ts), in a worker thread of its own. Raised above
+ * the rest, this thread and what it starts (the server, the bench, k6, the agent) take their core when they need it,
+ * as they did when only one other file ran beside them. Linux keeps a nice value per thread, and a child takes its
+ * starting thread's. Where raising is not permitted (not root), the lane runs as given.
  */
 export function raiseLanePriority(): void {
   const target = getPriority(process.pid) - LANE_PRIORITY_RAISE;

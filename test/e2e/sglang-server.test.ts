@@ -16,7 +16,6 @@ import {
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { expectAgenticOnServer, expectToolSessionsOnApi } from './agentic-real';
 import { ROOT, testAgent } from './helpers';
-import { raiseLanePriority } from './lane-priority';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
   cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
@@ -29,7 +28,6 @@ let server: SglangServer;
 let v1: string;
 
 beforeAll(async () => {
-  raiseLanePriority();
   artefacts = await ensureSglangArtefacts(() => {});
   server = await startSglangServer(artefacts);
   v1 = `${server.base}/v1`;
