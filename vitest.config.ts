@@ -11,7 +11,8 @@ import { defineConfig } from 'vitest/config';
 //   priority (test/e2e/helpers.ts), so a core taken by the server slows them but does not make them wrong;
 // - last, ALONE, one file at a time with nothing beside it: figures compared with the simulator's model or with
 //   another run's client figures, which load moves.
-// Never two real servers at once. A start took 37 s for vLLM and 46 s for SGLang on 2 quiet cores (2026-12-06).
+// Never vLLM and SGLang at once (llama-server, about 0.3 GB, is in the main group). A start took 37 s for vLLM and 46 s
+// for SGLang on 2 quiet cores (2026-12-06).
 
 /** vLLM: its clock checks, rate search included, held beside the main group in three CI runs out of three. */
 export const BESIDE_THE_MAIN_GROUP = ['test/e2e/vllm-server.test.ts'];
