@@ -10,7 +10,6 @@ import { ensureVllmArtefacts, startVllmServer, type VllmServer } from '../../orc
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { expectAgenticOnServer, expectToolSessionsOnApi } from './agentic-real';
 import { testAgent } from './helpers';
-import { raiseLanePriority } from './lane-priority';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
   cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
@@ -21,7 +20,6 @@ let server: VllmServer;
 let v1: string;
 
 beforeAll(async () => {
-  raiseLanePriority();
   server = await startVllmServer(await ensureVllmArtefacts(() => {}));
   v1 = `${server.base}/v1`;
 }, 1_800_000);
