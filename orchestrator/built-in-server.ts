@@ -2,9 +2,9 @@
 // build and SGLang, each with the project's tiny Qwen3 model, built or installed into the user's cache on first use.
 // Runs in Node.
 
-import { ensureLlamaArtefacts, startLlamaServer } from './llama-server';
-import { ensureSglangArtefacts, startSglangServer } from './sglang-server';
-import { ensureVllmArtefacts, startVllmServer } from './vllm-server';
+import { ensureLlamaArtefacts, startLlamaServer, type LlamaServer } from './llama-server';
+import { ensureSglangArtefacts, startSglangServer, type SglangServer } from './sglang-server';
+import { ensureVllmArtefacts, startVllmServer, type VllmServer } from './vllm-server';
 
 export type RealServerTarget = 'llama' | 'vllm' | 'sglang';
 export const REAL_SERVER_TARGETS: readonly RealServerTarget[] = ['llama', 'vllm', 'sglang'];
@@ -28,24 +28,31 @@ export interface BuiltInServer {
 export async function startBuiltInServer(
   target: RealServerTarget, log: (line: string) => void,
 ): Promise<BuiltInServer> {
-  if (target === 'llama') {
-    const llama = await startLlamaServer(await ensureLlamaArtefacts(log));
-    const { slots, contextPerSlot, threads } = llama.settings;
-    const description = `llama-server (${slots} slots of ${contextPerSlot} tokens, ${threads} thread)`;
-    const { base, settings, stop } = llama;
-    return { name: 'llama-server', base, settings, contextWindow: contextPerSlot, description, stop };
-  }
-  if (target === 'vllm') {
-    const vllm = await startVllmServer(await ensureVllmArtefacts(log));
-    const { maxModelLen, kvCacheGiB, threads, cores } = vllm.settings;
-    const where = cores > 0 ? ` on ${cores} core${cores > 1 ? 's' : ''}` : '';
-    const description =
-      `vLLM, CPU build (max-model-len ${maxModelLen}, ${kvCacheGiB} GiB KV cache, ${threads} thread${where})`;
-    const { base, settings, stop } = vllm;
-    return { name: 'vllm', base, settings, contextWindow: maxModelLen, description, stop };
-  }
-  const sglang = await startSglangServer(await ensureSglangArtefacts(log));
+  if (target === 'llama') return builtInLlama(await startLlamaServer(await ensureLlamaArtefacts(log)));
+  if (target === 'vllm') return builtInVllm(await startVllmServer(await ensureVllmArtefacts(log)));
+  return builtInSglang(await startSglangServer(await ensureSglangArtefacts(log)));
+}
+
+/** llama-server as `--target llama` names and describes it; its window is its slot. */
+export function builtInLlama(llama: LlamaServer): BuiltInServer {
+  const { slots, contextPerSlot, threads } = llama.settings;
+  const description = `llama-server (${slots} slots of ${contextPerSlot} tokens, ${threads} thread)`;
+  const { base, settings, stop } = llama;
+  return { name: 'llama-server', base, settings, contextWindow: contextPerSlot, description, stop };
+}
+
+/** vLLM as `--target vllm` names and describes it; its window is its max-model-len. */
+export function builtInVllm(vllm: VllmServer): BuiltInServer {
+  const { maxModelLen, kvCacheGiB, threads, cores } = vllm.settings;
+  const where = cores > 0 ? ` on ${cores} core${cores > 1 ? 's' : ''}` : '';
+  const description =
+    `vLLM, CPU build (max-model-len ${maxModelLen}, ${kvCacheGiB} GiB KV cache, ${threads} thread${where})`;
+  const { base, settings, stop } = vllm;
+  return { name: 'vllm', base, settings, contextWindow: maxModelLen, description, stop };
+}
+
+/** SGLang as `--target sglang` names it; its window is what its /models states (max_model_len), as for any URL. */
+export function builtInSglang(sglang: SglangServer): BuiltInServer {
   const { base, settings, stop } = sglang;
-  // Its window is what its /models states (max_model_len), as for any endpoint.
   return { name: 'sglang', base, settings, contextWindow: null, description: 'SGLang', stop };
 }

@@ -1,7 +1,7 @@
 // What the real-server e2e tests (vLLM, SGLang) check alike: streams, the gate, the suite against the server's own
 // clock, the prefix cache, abandoned and killed requests, and the bench interrupted. Runs in Node (vitest).
 
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
@@ -13,7 +13,7 @@ import { parsePrometheusText, readServerSnapshot, type ServerSnapshot } from '..
 import { groupMembers } from '../../orchestrator/process-group';
 import { requestPrefix } from '../../lib/prompt-text';
 import {
-  extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, testAgent, writePlan, type CliRun,
+  extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, testAgent, writePlan,
 } from './helpers';
 import { expectRateSearch, shortRateSearch } from './real-server-rate';
 
@@ -398,67 +398,6 @@ export async function expectKilledMidStream(agent: string, server: RealServer, m
   await server.stop();
   expect(groupMembers(pgid)).toEqual([]);
   await expect(fetch(`${server.base}/health`)).rejects.toThrow();
-}
-
-/** The plan of the bench run through --target: the sweep (6 exact requests), a capacity search, then a burst. */
-export const BENCH_PLAN = {
-  sweep: { contexts: [1024, 4096], concurrencies: [1, 2], rounds: 1, outputTokens: 32 },
-  capacity: {
-    useCases: ['code_completion'], outputTokens: { code_completion: 16 }, rounds: 1, minMeasuredSeconds: 1, maxUsers: 4,
-  },
-  burst: { profiles: ['chatbot'], depths: [1, 4] },
-};
-
-/**
- * `npm run bench -- --target <server>` over sweep, capacity and burst, with Ctrl-C (SIGINT) once the burst has a
- * request done: the run keeps what it measured (exit 105, run.json interrupted), writes the report and stops the
- * server it started. Returns the run's folder and the bench's output.
- */
-export async function interruptedBench(target: 'vllm' | 'sglang') {
-  const dir = tempDir(`${target}-bench`);
-  const runDir = path.join(dir, target);
-  const burstCsv = path.join(runDir, 'burst', 'samples.csv');
-  let interruptedAt = 0;
-  const bench = await runBenchCli(
-    [
-      '--target', target, '--plan', writePlan(dir, BENCH_PLAN), '--scripts', 'sweep,capacity,burst', '--results', dir,
-      '--run-id', target,
-    ],
-    {},
-    (pid) => {
-      const poll = setInterval(() => {
-        if (existsSync(burstCsv) && readFileSync(burstCsv, 'utf8').includes(`\n${METRICS.requestOk.name},`)) {
-          clearInterval(poll);
-          interruptedAt = Date.now();
-          process.kill(pid, 'SIGINT');
-        }
-      }, 100);
-    },
-  );
-  return { bench, runDir, interrupted: interruptedAt > 0 };
-}
-
-/** After interruptedBench: what it kept, and that its server is gone. */
-export async function expectKeptAndStopped(bench: CliRun, runDir: string, serverName: string): Promise<void> {
-  expect(bench.exitCode, bench.stderr.slice(-3000)).toBe(105);
-  const run = readJson<{
-    interrupted: boolean; target: { simulated: boolean; server: { name: string } }; promptsExact: boolean;
-    requests: Record<string, { succeeded: number; failed: number }>;
-  }>(path.join(runDir, 'run.json'));
-  expect(run.interrupted).toBe(true);
-  expect(run.target).toMatchObject({ simulated: false, server: { name: serverName } });
-  expect(run.promptsExact).toBe(true);
-  expect(run.requests.sweep).toMatchObject({ succeeded: 6, failed: 0 });
-  expect(run.requests.capacity!.succeeded).toBeGreaterThan(0);
-  expect(run.requests.burst!.succeeded).toBeGreaterThan(0);
-  for (const part of ['sweep', 'capacity', 'burst']) expect(run.requests[part]!.failed, part).toBe(0);
-  for (const f of ['report.md', 'report.html', 'report.json', 'cells.csv']) {
-    expect(existsSync(path.join(runDir, f)), f).toBe(true);
-  }
-  expectExactLengths(runDir, ['sweep', 'capacity']);
-  const port = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(bench.stderr)?.[1];
-  expect(port, 'the bench names the server it started').toBeDefined();
-  await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
 }
 
 /**

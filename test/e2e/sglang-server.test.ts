@@ -1,6 +1,10 @@
 // End to end against SGLang on the CPU with the tiny Qwen3 model (Hugging Face format): its streams and errors, the
 // gate, the suite against SGLang's own histograms, its prefix cache, several tokens per chunk, abandoned and killed
-// requests, and `npm run bench -- --target sglang` interrupted. Runs in Node (vitest).
+// requests. Runs in Node (vitest).
+//
+// The server is the one `npm run bench -- --target sglang` starts (orchestrator/built-in-server.ts). What the bench
+// does around a server it starts (keep what it measured on Ctrl-C, stop the server) is the same code for every target,
+// and is tested on llama-server (test/e2e/llama-server.test.ts), which starts in a second, not in 40.
 //
 // The install (scripts/ensure-sglang.sh, about 3.2 GB, minutes) happens here when `npm run sglang:build` has not
 // run. SGLang's sgl_kernel is the project's CPU stand-in (scripts/sglang-cpu/sgl_kernel): see ensure-sglang.sh.
@@ -10,6 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText, readServerSnapshot } from '../../lib/prometheus';
 import { requestPrefix } from '../../lib/prompt-text';
+import { builtInSglang } from '../../orchestrator/built-in-server';
 import {
   ensureSglangArtefacts, startSglangServer, type SglangArtefacts, type SglangServer,
 } from '../../orchestrator/sglang-server';
@@ -18,8 +23,8 @@ import { expectAgenticOnServer, expectToolSessionsOnApi } from './agentic-real';
 import { ROOT, testAgent } from './helpers';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
-  cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
-  expectApiSweep, expectKilledMidStream, expectOnLastCore, expectSearchClocks, interruptedBench, streamChat, viaAgent,
+  cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectApiSweep,
+  expectKilledMidStream, expectOnLastCore, expectSearchClocks, streamChat, viaAgent,
   type AgentAnswer, type Chunk,
 } from './real-server';
 
@@ -103,9 +108,10 @@ describe('SGLang (CPU), a real inference server: its kernel, tokens, window, met
     expect(body).toMatch(/context|length|tokens/i);
   }, 60_000);
 
-  it('states its window in /v1/models, as the bench reads it', async () => {
+  it('states its window in /v1/models, where `npm run bench -- --target sglang` reads it', async () => {
     const models = (await (await fetch(`${v1}/models`)).json()) as { data: { id: string; max_model_len?: number }[] };
     expect(models.data[0]).toMatchObject({ id: server.model, max_model_len: server.settings.contextLength });
+    expect(builtInSglang(server)).toMatchObject({ name: 'sglang', base: server.base, contextWindow: null });
   });
 
   // Not preemptions: SGLang's sglang:num_retracted_requests_total appears with the first retraction.
@@ -180,12 +186,4 @@ describe('SGLang (CPU) under the bench: its core, the gate, its own clock, its c
   it('killed mid-stream: a stream failure, and stopping SGLang leaves none of its processes', async () => {
     await expectKilledMidStream(await testAgent(), server, 3);
   }, 120_000);
-});
-
-describe('npm run bench -- --target sglang, interrupted in its burst', () => {
-  it('starts SGLang, runs the sweep and capacity search exactly, keeps all on Ctrl-C and stops SGLang', async () => {
-    const { bench, runDir, interrupted } = await interruptedBench('sglang');
-    expect(interrupted, bench.stderr.slice(-3000)).toBe(true);
-    await expectKeptAndStopped(bench, runDir, 'sglang');
-  }, 900_000);
 });

@@ -1,19 +1,24 @@
 // End to end against vLLM's CPU build with the tiny Qwen3 model (Hugging Face format): its streams and errors, the
-// gate, the suite against vLLM's own histograms, its prefix cache, abandoned and killed requests, and
-// `npm run bench -- --target vllm` interrupted. Runs in Node (vitest).
+// gate, the suite against vLLM's own histograms, its prefix cache, abandoned and killed requests. Runs in Node
+// (vitest).
+//
+// The server is the one `npm run bench -- --target vllm` starts (orchestrator/built-in-server.ts). What the bench does
+// around a server it starts (keep what it measured on Ctrl-C, stop the server) is the same code for every target, and
+// is tested on llama-server (test/e2e/llama-server.test.ts), which starts in a second, not in half a minute.
 //
 // The install (scripts/ensure-vllm.sh, about 3 GB, minutes) happens here when `npm run vllm:build` has not run.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestPrefix } from '../../lib/prompt-text';
+import { builtInVllm } from '../../orchestrator/built-in-server';
 import { ensureVllmArtefacts, startVllmServer, type VllmServer } from '../../orchestrator/vllm-server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { expectAgenticOnServer, expectToolSessionsOnApi } from './agentic-real';
 import { testAgent } from './helpers';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
-  cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectKeptAndStopped,
-  expectApiSweep, expectKilledMidStream, expectOnLastCore, expectSearchClocks, interruptedBench, streamChat,
+  cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectApiSweep,
+  expectKilledMidStream, expectOnLastCore, expectSearchClocks, streamChat,
 } from './real-server';
 
 let server: VllmServer;
@@ -75,6 +80,12 @@ describe('vLLM (CPU build), a real inference server', () => {
     expect(body).toMatch(/context|length|tokens/i);
   }, 60_000);
 
+  it('is named and described as `npm run bench -- --target vllm` logs it and run.json records it', () => {
+    const target = builtInVllm(server);
+    expect(target).toMatchObject({ name: 'vllm', base: server.base, contextWindow: server.settings.maxModelLen });
+    expect(target.description).toBe('vLLM, CPU build (max-model-len 16384, 1 GiB KV cache, 1 thread on 1 core)');
+  });
+
   it("keeps every process of vLLM on the machine's last core, away from k6 and the agent", () => {
     expectOnLastCore(server);
   });
@@ -120,13 +131,4 @@ describe('vLLM (CPU build), a real inference server', () => {
   it('killed mid-stream: a stream failure, and stopping vLLM leaves none of its processes', async () => {
     await expectKilledMidStream(await testAgent(), server, 2);
   }, 120_000);
-});
-
-describe('npm run bench -- --target vllm, interrupted in its burst', () => {
-  it('starts vLLM, runs the sweep and capacity search exactly, keeps all on Ctrl-C and stops vLLM', async () => {
-    const { bench, runDir, interrupted } = await interruptedBench('vllm');
-    expect(interrupted, bench.stderr.slice(-3000)).toBe(true);
-    expect(bench.stderr).toMatch(/vLLM, CPU build \(max-model-len 16384, .*\) listening at http:\/\/127\.0\.0\.1:\d+/);
-    await expectKeptAndStopped(bench, runDir, 'vllm');
-  }, 900_000);
 });
