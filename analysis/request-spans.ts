@@ -4,9 +4,10 @@
 import { FloatList } from './stats';
 
 /**
- * Every request of a part with an e2e sample, in any phase and of any cell, as [start, end] epoch ms: a step's
- * warm-ups and transition requests (those its users started in the step before included) and every other cell's. A
- * failed request has no e2e sample and is left out.
+ * Every request of a part with a sample of its whole time (e2e, or an embed request's latency: lib/metrics.ts
+ * REQUEST_SPAN_KEYS), in any phase and of any cell, as [start, end] epoch ms: a step's warm-ups and transition requests
+ * (those its users started in the step before included) and every other cell's. A failed request has no such sample
+ * and is left out.
  */
 export interface RequestSpans {
   readonly starts: FloatList;
@@ -17,7 +18,7 @@ export function newRequestSpans(): RequestSpans {
   return { starts: new FloatList(256), ends: new FloatList(256) };
 }
 
-/** A request that ended at `endMs` after `e2eMs` (its llm_e2e sample). */
+/** A request that ended at `endMs` after `e2eMs` (its llm_e2e or llm_embed_latency sample). */
 export function addRequestSpan(spans: RequestSpans, endMs: number, e2eMs: number): void {
   spans.starts.push(endMs - e2eMs);
   spans.ends.push(endMs);

@@ -368,6 +368,12 @@ export const EMBED_METRICS = {
   },
 } as const satisfies Record<string, MetricDefinition>;
 
+/**
+ * The metrics whose sample is a request's whole time, start to end, at its end: a stream's e2e, an embed request's
+ * latency (it streams nothing). What ran when (the bench's time line, the spans that window the server's metrics).
+ */
+export const REQUEST_SPAN_KEYS = ['e2e', 'embedLatency'] as const;
+
 export const METRICS = {
   ...REQUEST_METRICS, ...CLIENT_METRICS, ...ARRIVAL_METRICS, ...SERVER_METRICS, ...SEARCH_METRICS, ...SESSION_METRICS,
   ...AGENT_METRICS, ...EMBED_METRICS,

@@ -2,9 +2,12 @@
 
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import Papa from 'papaparse';
-import { EMBED_METRICS, REQUEST_METRICS } from '../lib/metrics';
+import { METRICS, REQUEST_METRICS, REQUEST_SPAN_KEYS } from '../lib/metrics';
 import { parseErrorMessage } from '../analysis/sample-text';
 import { cellRequests, type Plan } from '../lib/plan';
+
+/** How a CSV row of a request's whole time begins (lib/metrics.ts REQUEST_SPAN_KEYS). */
+const SPAN_ROW_STARTS = REQUEST_SPAN_KEYS.map((key) => `${METRICS[key].name},`);
 
 export interface CellProgress {
   readonly id: string;
@@ -139,8 +142,7 @@ export class CsvTail {
           continue;
         }
         if (line.startsWith(REQUEST_METRICS.errors.name + ',')) this.noteError(line);
-        // A request's whole time: a stream's e2e, an embed request's latency (it streams nothing).
-        if (line.startsWith(REQUEST_METRICS.e2e.name + ',') || line.startsWith(EMBED_METRICS.embedLatency.name + ',')) {
+        if (SPAN_ROW_STARTS.some((start) => line.startsWith(start))) {
           const f = line.split(',', 3);
           const end = Number(f[1]);
           const e2e = Number(f[2]);

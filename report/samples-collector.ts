@@ -4,7 +4,7 @@
 // back through it (report/predicted-samples.ts). So a cell's figures never depend on which of them gave the samples.
 // Runs in Node.
 
-import { SAMPLE_TAGS, SEARCH_METRICS, type ServerMetricKey } from '../lib/metrics';
+import { REQUEST_SPAN_KEYS, SAMPLE_TAGS, SEARCH_METRICS, type ServerMetricKey } from '../lib/metrics';
 import { SERVER_METRICS } from '../lib/server-metrics';
 import { FloatList } from '../analysis/stats';
 import type { Series } from '../analysis/server-metrics';
@@ -15,6 +15,8 @@ import { detach } from '../analysis/sample-text';
 import { addSessionSample, newSessionAccumulator } from '../analysis/session-samples';
 import { addRequestSpan, newRequestSpans, type RequestSpans } from '../analysis/request-spans';
 import { addAgentSample, isAgentMetric, newAgentAccumulator } from '../analysis/agentic-samples';
+
+const SPAN_KEYS: ReadonlySet<string> = new Set(REQUEST_SPAN_KEYS);
 
 export type { Series } from '../analysis/server-metrics';
 
@@ -88,7 +90,7 @@ export class SamplesCollector {
     }
     // Warm-up and transition requests stay in the samples but out of the cell's statistics.
     const phase = tags[SAMPLE_TAGS.phase];
-    if (key === 'e2e') addRequestSpan(this.requestSpans, timestampMs, value);
+    if (SPAN_KEYS.has(key)) addRequestSpan(this.requestSpans, timestampMs, value);
     if (tags[SAMPLE_TAGS.turn] !== undefined) {
       const measured = phase !== 'warmup' && phase !== 'transition';
       addSessionSample((cell.sessions ??= newSessionAccumulator()), key, tags, value, measured);
