@@ -12,8 +12,8 @@ import { defineConfig } from 'vitest/config';
 // sessions step beside SGLang read 1.30 users per request slot where 1.2 is the most (2026-12-06): not kept until
 // that is understood. Both real servers beside the main group failed SGLang's rate search in two runs of three.
 
-/** Real inference servers: never two at once. Each file starts its server once (a start took 37 s for vLLM, 46 s for
- * SGLang on 2 quiet cores, 2026-12-06). */
+/** Real inference servers: never two files at once. test/e2e/real-servers-setup.ts starts their servers as the run
+ * begins (a start took 37 s for vLLM, 46 s for SGLang on 2 quiet cores, 2026-12-06); the files take them over. */
 export const REAL_SERVERS = ['test/e2e/vllm-server.test.ts', 'test/e2e/sglang-server.test.ts'];
 
 /** Simulator end-to-end runs judged against its record (steps, searches, merges), run beside REAL_SERVERS. */
@@ -43,10 +43,13 @@ export const TIMING = [...REAL_SERVERS, ...JUDGED_BY_RECORD, ...ALONE];
  * when their pools differ (one forks pool serves every project that asks for forks, and a single fork runs their files
  * one after another): so one lane runs in a worker thread, the other in a forked process.
  */
-function oneAtATime(name: string, include: string[], groupOrder: number, pool: 'forks' | 'threads' = 'forks') {
+function oneAtATime(
+  name: string, include: string[], groupOrder: number, pool: 'forks' | 'threads' = 'forks', globalSetup: string[] = [],
+) {
   const poolOptions = pool === 'forks' ? { forks: { singleFork: true } } : { threads: { singleThread: true } };
   // vitest 3.2 ignores fileParallelism and maxWorkers in a project; a single fork or thread is honoured.
-  return { extends: true as const, test: { name, include, sequence: { groupOrder }, pool, poolOptions } };
+  const test = { name, include, sequence: { groupOrder }, pool, poolOptions, globalSetup };
+  return { extends: true as const, test };
 }
 
 export default defineConfig({
@@ -65,7 +68,8 @@ export default defineConfig({
         // CI (613 s against 596), and its forks pool is the one the timing lanes share.
         test: { name: 'main', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 } },
       },
-      oneAtATime('servers', REAL_SERVERS, 1, 'threads'),
+      // vLLM and SGLang start as the run begins (their setup), so their starts overlap the main group.
+      oneAtATime('servers', REAL_SERVERS, 1, 'threads', ['test/e2e/real-servers-setup.ts']),
       oneAtATime('timing', JUDGED_BY_RECORD, 1),
       oneAtATime('alone', ALONE, 2),
     ],

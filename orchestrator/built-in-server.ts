@@ -34,7 +34,7 @@ export async function startBuiltInServer(
 }
 
 /** llama-server as `--target llama` names and describes it; its window is its slot. */
-export function builtInLlama(llama: LlamaServer): BuiltInServer {
+export function builtInLlama(llama: Pick<LlamaServer, 'base' | 'settings' | 'stop'>): BuiltInServer {
   const { slots, contextPerSlot, threads } = llama.settings;
   const description = `llama-server (${slots} slots of ${contextPerSlot} tokens, ${threads} thread)`;
   const { base, settings, stop } = llama;
@@ -42,7 +42,7 @@ export function builtInLlama(llama: LlamaServer): BuiltInServer {
 }
 
 /** vLLM as `--target vllm` names and describes it; its window is its max-model-len. */
-export function builtInVllm(vllm: VllmServer): BuiltInServer {
+export function builtInVllm(vllm: Pick<VllmServer, 'base' | 'settings' | 'stop'>): BuiltInServer {
   const { maxModelLen, kvCacheGiB, threads, cores } = vllm.settings;
   const where = cores > 0 ? ` on ${cores} core${cores > 1 ? 's' : ''}` : '';
   const description =
@@ -52,7 +52,7 @@ export function builtInVllm(vllm: VllmServer): BuiltInServer {
 }
 
 /** SGLang as `--target sglang` names it; its window is what its /models states (max_model_len), as for any URL. */
-export function builtInSglang(sglang: SglangServer): BuiltInServer {
+export function builtInSglang(sglang: Pick<SglangServer, 'base' | 'settings' | 'stop'>): BuiltInServer {
   const { base, settings, stop } = sglang;
   return { name: 'sglang', base, settings, contextWindow: null, description: 'SGLang', stop };
 }

@@ -65,15 +65,24 @@ export function spawnGroup(command: string, args: readonly string[], env: NodeJS
   const leaderExited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const exited = () => child.exitCode !== null || child.signalCode !== null;
   const stop = async (graceMs = 10_000) => {
-    signalGroup(pgid, 'SIGTERM');
-    const deadline = Date.now() + graceMs;
-    while (Date.now() < deadline && (!exited() || groupMembers(pgid).length > 0)) await sleep(100);
-    if (!exited() || groupMembers(pgid).length > 0) signalGroup(pgid, 'SIGKILL');
+    await stopGroup(pgid, graceMs, () => !exited());
     await leaderExited;
-    for (let i = 0; i < 50 && groupMembers(pgid).length > 0; i++) await sleep(100);
     process.off('exit', killOnExit);
   };
   return { child, pgid, logTail: () => log, exited, stop };
+}
+
+/**
+ * SIGTERM to group `pgid`, SIGKILL to it once `graceMs` have passed with a process of it left (or `running` true);
+ * resolves when none is left, or 5 s after the SIGKILL. Stops a group this process did not start, by its id alone.
+ */
+export async function stopGroup(pgid: number, graceMs = 10_000, running: () => boolean = () => false): Promise<void> {
+  const alive = () => running() || groupMembers(pgid).length > 0;
+  signalGroup(pgid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && alive()) await sleep(100);
+  if (alive()) signalGroup(pgid, 'SIGKILL');
+  for (let i = 0; i < 50 && groupMembers(pgid).length > 0; i++) await sleep(100);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -9,6 +9,13 @@ ensure_init() {
   ROOT="$(cd "$(dirname "$0")/.." && pwd)"
   CACHE="${K6_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/k6-llm-capacity}"
   ENSURE_START=$(date +%s)
+  # One run at a time per artefact: a second caller (another terminal, a test file beside the run's setup) waits for
+  # the first, then takes the fast path. The lock is released when the script exits.
+  mkdir -p "$CACHE"
+  if command -v flock >/dev/null 2>&1; then
+    exec 9>"$CACHE/.$ENSURE_NAME.lock"
+    flock 9
+  fi
 }
 log() { echo "$ENSURE_NAME: $*" >&2; }
 die() { log "$*"; exit 1; }

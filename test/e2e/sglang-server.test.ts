@@ -1,6 +1,7 @@
 // End to end against SGLang on the CPU with the tiny Qwen3 model (Hugging Face format): its streams and errors, the
 // gate, the suite against SGLang's own histograms, its prefix cache, several tokens per chunk, abandoned and killed
-// requests. Runs in Node (vitest).
+// requests. Runs in Node (vitest). The sgl_kernel stand-in is checked against SGLang's kernel in
+// test/e2e/sglang-standin.test.ts, which needs no server.
 //
 // The server is the one `npm run bench -- --target sglang` starts (orchestrator/built-in-server.ts). What the bench
 // does around a server it starts (keep what it measured on Ctrl-C, stop the server) is the same code for every target,
@@ -9,32 +10,31 @@
 // The install (scripts/ensure-sglang.sh, about 3.2 GB, minutes) happens here when `npm run sglang:build` has not
 // run. SGLang's sgl_kernel is the project's CPU stand-in (scripts/sglang-cpu/sgl_kernel): see ensure-sglang.sh.
 
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText, readServerSnapshot } from '../../lib/prometheus';
 import { requestPrefix } from '../../lib/prompt-text';
 import { builtInSglang } from '../../orchestrator/built-in-server';
 import {
-  ensureSglangArtefacts, startSglangServer, type SglangArtefacts, type SglangServer,
+  ensureSglangArtefacts, startSglangServer, type SglangServerSettings,
 } from '../../orchestrator/sglang-server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { expectAgenticOnServer, expectToolSessionsOnApi } from './agentic-real';
-import { ROOT, testAgent } from './helpers';
+import { testAgent } from './helpers';
 import { expectServerRowsLive } from './real-server-grafana';
 import {
   cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectApiSweep,
   expectKilledMidStream, expectOnLastCore, expectSearchClocks, streamChat, viaAgent,
   type AgentAnswer, type Chunk,
 } from './real-server';
+import { takeStartedServer, type StartedServer } from './started-server';
 
-let artefacts: SglangArtefacts;
-let server: SglangServer;
+let server: StartedServer<SglangServerSettings>;
 let v1: string;
 
 beforeAll(async () => {
-  artefacts = await ensureSglangArtefacts(() => {});
-  server = await startSglangServer(artefacts);
+  // Started as the run began (test/e2e/real-servers-setup.ts), unless this run did not.
+  server = await takeStartedServer<SglangServerSettings>('sglang', 1_200_000) ??
+    await startSglangServer(await ensureSglangArtefacts(() => {}));
   v1 = `${server.base}/v1`;
 }, 1_800_000);
 
@@ -74,15 +74,7 @@ describe('k6 run dist/agentic.js against SGLang', () => {
   }
 });
 
-describe('SGLang (CPU), a real inference server: its kernel, tokens, window, metrics and chunks', () => {
-  it("runs on the project's sgl_kernel stand-in, which does what SGLang's own kernel does", () => {
-    const python = path.join(path.dirname(artefacts.launcher), 'venv', 'bin', 'python');
-    const script = path.join(ROOT, 'scripts', 'sglang-cpu', 'check_standin.py');
-    const check = spawnSync(python, [script], { encoding: 'utf8' });
-    expect(check.status, check.stderr.slice(-2000)).toBe(0);
-    expect(check.stdout.trim()).toBe('ok');
-  }, 120_000);
-
+describe('SGLang (CPU), a real inference server: its tokens, window, metrics and chunks', () => {
   it('counts prompt tokens as the suite does, the chat template included, and streams usage last', async () => {
     const prompts = await preparePrompts({
       model: server.model, api: 'chat', contexts: [1024, 4096], tokenizer: 'auto', baseUrl: v1, apiKey: null,

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestPrefix } from '../../lib/prompt-text';
 import { builtInVllm } from '../../orchestrator/built-in-server';
-import { ensureVllmArtefacts, startVllmServer, type VllmServer } from '../../orchestrator/vllm-server';
+import { ensureVllmArtefacts, startVllmServer, type VllmServerSettings } from '../../orchestrator/vllm-server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { expectAgenticOnServer, expectToolSessionsOnApi } from './agentic-real';
 import { testAgent } from './helpers';
@@ -20,12 +20,15 @@ import {
   cachedTokensRun, clockSweep, expectAbandonedFreed, expectClockAgreement, expectGate, expectApiSweep,
   expectKilledMidStream, expectOnLastCore, expectSearchClocks, streamChat,
 } from './real-server';
+import { takeStartedServer, type StartedServer } from './started-server';
 
-let server: VllmServer;
+let server: StartedServer<VllmServerSettings>;
 let v1: string;
 
 beforeAll(async () => {
-  server = await startVllmServer(await ensureVllmArtefacts(() => {}));
+  // Started as the run began (test/e2e/real-servers-setup.ts), unless this run did not.
+  server = await takeStartedServer<VllmServerSettings>('vllm', 1_200_000) ??
+    await startVllmServer(await ensureVllmArtefacts(() => {}));
   v1 = `${server.base}/v1`;
 }, 1_800_000);
 
