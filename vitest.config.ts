@@ -3,9 +3,9 @@ import { defineConfig } from 'vitest/config';
 // Timing comparisons run after every other test file, in lanes. On two cores a client measured while other test files
 // load the machine reads TTFT late, and the simulator's token deadlines slip, because of the load, not because of the
 // code under test; a real vLLM or SGLang takes a core and about 4.5 GB. So, after the main group:
-// - REAL_SERVERS, one file at a time, and beside them JUDGED_BY_RECORD, one file at a time: simulator runs judged
-//   against the simulator's own record, whose agents run at real-time priority (test/e2e/helpers.ts), so a core
-//   taken by the server slows them but does not make them wrong;
+// - REAL_SERVERS, one file at a time, and beside them JUDGED_BY_RECORD and JUDGED_BY_RECORD_2, each one file at a
+//   time: simulator runs judged against the simulator's own record, whose agents run at real-time priority
+//   (test/e2e/helpers.ts), so a core taken by the server slows them but does not make them wrong;
 // - then ALONE, one file at a time with nothing beside it: figures compared with the simulator's model or with
 //   another run's client figures, which load moves.
 // vLLM's file beside the main group (5 nice levels above it) took CI from about 1,200 s to 986, but in the next run a
@@ -16,12 +16,18 @@ import { defineConfig } from 'vitest/config';
  * begins (a start took 37 s for vLLM, 46 s for SGLang on 2 quiet cores, 2026-12-06); the files take them over. */
 export const REAL_SERVERS = ['test/e2e/vllm-server.test.ts', 'test/e2e/sglang-server.test.ts'];
 
-/** Simulator end-to-end runs judged against its record (steps, searches, merges), run beside REAL_SERVERS. */
+/**
+ * Simulator end-to-end runs judged against its record (steps, searches, merges), in two lanes beside REAL_SERVERS: in
+ * one they took about 290 s, the real servers' lane about 230 (CI, 2026-12-07).
+ */
 export const JUDGED_BY_RECORD = [
-  'test/e2e/split.test.ts', 'test/e2e/sessions.test.ts',
+  'test/e2e/sessions.test.ts', 'test/e2e/trace-search.test.ts',
   // Its capacity in requests/s stands on steps that are not client-bound: a cell read while other files load the
   // client core can be, and then rightly decides nothing (CI, 2026-12-05: the 20 req/s step left out).
-  'test/e2e/rate.test.ts', 'test/e2e/rate-search.test.ts', 'test/e2e/trace-search.test.ts',
+  'test/e2e/rate.test.ts',
+];
+export const JUDGED_BY_RECORD_2 = [
+  'test/e2e/split.test.ts', 'test/e2e/rate-search.test.ts',
   // Each searched step of agents judged against the server's own token times; a client-bound step decides nothing.
   'test/e2e/agentic.test.ts',
 ];
@@ -36,7 +42,7 @@ export const ALONE = [
 ];
 
 /** Every file outside the main group. */
-export const TIMING = [...REAL_SERVERS, ...JUDGED_BY_RECORD, ...ALONE];
+export const TIMING = [...REAL_SERVERS, ...JUDGED_BY_RECORD, ...JUDGED_BY_RECORD_2, ...ALONE];
 
 /**
  * A project of its own files run one at a time, in the given group. vitest runs a group's projects side by side only
@@ -44,9 +50,13 @@ export const TIMING = [...REAL_SERVERS, ...JUDGED_BY_RECORD, ...ALONE];
  * one after another): so one lane runs in a worker thread, the other in a forked process.
  */
 function oneAtATime(
-  name: string, include: string[], groupOrder: number, pool: 'forks' | 'threads' = 'forks', globalSetup: string[] = [],
+  name: string, include: string[], groupOrder: number, pool: 'forks' | 'threads' | 'vmForks' = 'forks',
+  globalSetup: string[] = [],
 ) {
-  const poolOptions = pool === 'forks' ? { forks: { singleFork: true } } : { threads: { singleThread: true } };
+  const poolOptions = {
+    forks: { forks: { singleFork: true } }, threads: { threads: { singleThread: true } },
+    vmForks: { vmForks: { singleFork: true } },
+  }[pool];
   // vitest 3.2 ignores fileParallelism and maxWorkers in a project; a single fork or thread is honoured.
   const test = { name, include, sequence: { groupOrder }, pool, poolOptions, globalSetup };
   return { extends: true as const, test };
@@ -71,6 +81,8 @@ export default defineConfig({
       // vLLM and SGLang start as the run begins (their setup), so their starts overlap the main group.
       oneAtATime('servers', REAL_SERVERS, 1, 'threads', ['test/e2e/real-servers-setup.ts']),
       oneAtATime('timing', JUDGED_BY_RECORD, 1),
+      // A third pool, so a third lane: its files run in a VM context inside a forked process (they passed there).
+      oneAtATime('timing-2', JUDGED_BY_RECORD_2, 1, 'vmForks'),
       oneAtATime('alone', ALONE, 2),
     ],
   },
