@@ -11,7 +11,7 @@ import { agentPriorityPrefix, type AgentPriority } from '../../orchestrator/agen
 import { startAgent, type AgentProcess } from '../../orchestrator/agent-process';
 import { bundlePath, k6Engine, runArguments, type Engine } from '../../orchestrator/engine';
 import { cachedUpstreamK6, findOnPath } from '../../orchestrator/k6-install';
-import { corePlan, type CorePlan } from '../../sim/child';
+import { corePlan, startSimChild, type CorePlan, type SimChild } from '../../sim/child';
 import { nodeProgram } from '../../node/node-programs';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -47,6 +47,16 @@ export function testEngine(): Engine {
  */
 const TEST_AGENT_PRIORITY: AgentPriority = 'auto';
 const testAgentPrefix = (): readonly string[] => agentPriorityPrefix(TEST_AGENT_PRIORITY).prefix;
+
+/**
+ * A simulator whose record (--ground-truth) judges a client to the millisecond, at the tests' agents' priority: with
+ * three files and a real server beside it, its event loop stamped a rate search's arrivals late (CI, 2026-12-07: a
+ * runner's p99 lateness at the server 59 ms against a client lag of 42), so the record faulted a client that had sent
+ * on time. Ahead of the load, its stamps stay the bound the client is held to.
+ */
+export function startRecordingSim(args: readonly string[]): Promise<SimChild> {
+  return startSimChild(args, testAgentPrefix());
+}
 
 let sharedAgent: Promise<AgentProcess> | null = null;
 

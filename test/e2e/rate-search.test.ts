@@ -21,10 +21,12 @@ import { arrivalTimesMs } from '../../lib/arrivals';
 import { drawnArrivals, type Plan } from '../../lib/plan';
 import { parseRequestPrefix } from '../../lib/prompt-text';
 import { buildBundles } from '../../orchestrator/bundles';
-import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
+import { fetchGroundTruth, type SimChild } from '../../sim/child';
 import type { GroundTruthRecord } from '../../sim/ground-truth';
 import type { Report } from '../../report/report-types';
-import { extraTags, readCsv, readJson, runBenchCli, tempDir, writePlan, type CliRun } from './helpers';
+import {
+  extraTags, readCsv, readJson, runBenchCli, startRecordingSim, tempDir, writePlan, type CliRun,
+} from './helpers';
 
 const LIMIT_MS = 1800;
 const RUNNERS = 2;
@@ -140,7 +142,7 @@ let truth: GroundTruthRecord[];
 
 beforeAll(async () => {
   await buildBundles();
-  sim = await startSimChild(['--ground-truth']);
+  sim = await startRecordingSim(['--ground-truth']);
   dir = tempDir('rate-search-');
   run = await runBenchCli([
     '--plan', writePlan(dir, PLAN), '--scripts', 'rate', '--results', dir, '--run-id', 'r', '--url', `${sim.base}/v1`,
