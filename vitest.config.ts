@@ -74,9 +74,14 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // Isolated, unlike the quick tier (vitest.quick.config.ts): without isolation the main group ran no faster in
-        // CI (613 s against 596), and its forks pool is the one the timing lanes share.
-        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 } },
+        // Each worker keeps its modules from one file to the next, as in the quick tier (vitest.quick.config.ts): at
+        // four files at once the main group keeps the cores 85-89% busy (CI, 2026-12-07), and a fresh process per file
+        // re-imported its modules each time (vitest's fork workers: about 165 CPU-seconds of a run). With two files at
+        // once, when the cores had time to spare, it ran no faster without isolation (613 s against 596).
+        test: {
+          name: 'main', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 },
+          poolOptions: { forks: { isolate: false } },
+        },
       },
       // vLLM and SGLang start as the run begins (their setup), so their starts overlap the main group.
       oneAtATime('servers', REAL_SERVERS, 1, 'threads', ['test/e2e/real-servers-setup.ts']),
