@@ -47,7 +47,7 @@ export const TIMING = [...REAL_SERVERS, ...JUDGED_BY_RECORD, ...JUDGED_BY_RECORD
 /**
  * A project of its own files run one at a time, in the given group. vitest runs a group's projects side by side only
  * when their pools differ (one forks pool serves every project that asks for forks, and a single fork runs their files
- * one after another): so one lane runs in a worker thread, the other in a forked process.
+ * one after another): so the lanes of a group run in a worker thread, a forked process and a vmForks process.
  */
 function oneAtATime(
   name: string, include: string[], groupOrder: number, pool: 'forks' | 'threads' | 'vmForks' = 'forks',
@@ -74,10 +74,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // Each worker keeps its modules from one file to the next, as in the quick tier (vitest.quick.config.ts): at
-        // four files at once the main group keeps the cores 85-89% busy (CI, 2026-12-07), and a fresh process per file
-        // re-imported its modules each time (vitest's fork workers: about 165 CPU-seconds of a run). With two files at
-        // once, when the cores had time to spare, it ran no faster without isolation (613 s against 596).
+        // Each worker keeps its modules from one file to the next, as in the quick tier (vitest.quick.config.ts): no
+        // file mocks a module. At four files at once the cores are 85-89% busy through the main group, so a module
+        // imported once per worker instead of once per file is CPU the other files get. Measured (CI, 2026-12-07):
+        // 708 s without isolation against 691 and 739 with it, vitest's workers 168 CPU-seconds against 163: within
+        // the runs' spread, not shown faster. With two files at once it was no faster either (613 s against 596).
         test: {
           name: 'main', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 },
           poolOptions: { forks: { isolate: false } },
