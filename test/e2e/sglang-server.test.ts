@@ -50,9 +50,7 @@ function contentChunks(answer: AgentAnswer): number {
 }
 
 // Before the tests that kill and stop the server.
-// At once: each checks lengths by the server's usage and every request's success, nothing timed, and one after another
-// they were about 15 s of the real servers' lane, the lane that ends last (CI, 2026-12-07).
-describe.concurrent("SGLang's Responses and Messages APIs", () => {
+describe("SGLang's Responses and Messages APIs", () => {
   for (const api of ['responses', 'messages'] as const) {
     it(`npm run bench --api ${api}: every request completes with its planned lengths by SGLang's usage`, async () => {
       // SGLang's Responses API generates max_output_tokens - 2 ("headroom for BOS/EOS", ResponsesRequest.
@@ -65,8 +63,7 @@ describe.concurrent("SGLang's Responses and Messages APIs", () => {
 // The agentic script on the same server (test/e2e/agentic-real.ts): tool-call sessions accepted, a replayed agent
 // trace at its exact prompt lengths by SGLang's count, and the Responses and Messages shapes (function_call /
 // function_call_output items, tool_use / tool_result blocks) with every tool result read by SGLang's prompt count.
-// At once, as the APIs' sweeps above: lengths and acceptance, nothing timed.
-describe.concurrent('k6 run dist/agentic.js against SGLang', () => {
+describe('k6 run dist/agentic.js against SGLang', () => {
   it('runs tool-call sessions, and replays an agent trace at its exact prompt lengths', async () => {
     await expectAgenticOnServer(v1, server.model);
   }, 600_000);

@@ -37,9 +37,7 @@ afterAll(async () => {
 });
 
 // Before the tests that kill and stop the server.
-// At once: each checks lengths by the server's usage and every request's success, nothing timed, and one after another
-// they were about 15 s of the real servers' lane, the lane that ends last (CI, 2026-12-07).
-describe.concurrent("vLLM's Responses and Messages APIs", () => {
+describe("vLLM's Responses and Messages APIs", () => {
   for (const api of ['responses', 'messages'] as const) {
     it(`npm run bench --api ${api}: every request completes with its planned lengths by vLLM's usage`, async () => {
       await expectApiSweep(server, api);
@@ -50,8 +48,7 @@ describe.concurrent("vLLM's Responses and Messages APIs", () => {
 // The agentic script on the same server (test/e2e/agentic-real.ts): tool-call sessions accepted, a replayed agent
 // trace at its exact prompt lengths by vLLM's count, and the Responses and Messages shapes (function_call /
 // function_call_output items, tool_use / tool_result blocks) with every tool result read by vLLM's prompt count.
-// At once, as the APIs' sweeps above: lengths and acceptance, nothing timed.
-describe.concurrent('k6 run dist/agentic.js against vLLM', () => {
+describe('k6 run dist/agentic.js against vLLM', () => {
   it('runs tool-call sessions, and replays an agent trace at its exact prompt lengths', async () => {
     await expectAgenticOnServer(v1, server.model);
   }, 600_000);
