@@ -20,15 +20,18 @@ export class EmbedAnswer implements InFlight {
     private readonly res: ServerResponse,
     readonly promptTokens: number,
     private readonly body: () => unknown,
-    /** Called once the answer is written (the ground truth's end of the request). */
+    /** Called as the answer is written, its body built (the ground truth's end of the request). */
     private readonly onSent: () => void = () => {},
   ) {}
 
   onToken(): void {
     if (this.done) return;
     this.done = true;
-    sendJson(this.res, 200, this.body());
+    const body = this.body();
+    // Stamped before the write, as a stream's tokens are (sim/request-output.ts): after it, a loaded machine could run
+    // the client's read first, and the record showed an end 20 ms after the client had the answer (CI, 2026-12-07).
     this.onSent();
+    sendJson(this.res, 200, body);
   }
 
   clientGone(): void {
