@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import type { RealServer } from './real-server';
 import { ensureSglangArtefacts, startSglangServer } from '../../orchestrator/sglang-server';
 import { ensureVllmArtefacts, startVllmServer } from '../../orchestrator/vllm-server';
 
@@ -30,12 +31,8 @@ export interface StartedServerFile {
   readonly pgid: number;
 }
 
-interface Running {
-  readonly model: string;
-  readonly base: string;
+interface Running extends RealServer {
   readonly settings: object;
-  readonly group: { readonly pgid: number };
-  stop(): Promise<void>;
 }
 
 const STARTS: Record<string, () => Promise<Running>> = {

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { stopGroup } from '../../orchestrator/process-group';
+import type { RealServer } from './real-server';
 import { STARTED_SERVERS_KEY, STARTING_FILE, type StartedServerFile } from './real-servers-setup';
 
 declare module 'vitest' {
@@ -13,14 +14,9 @@ declare module 'vitest' {
   }
 }
 
-/** A server started in vitest's main process, as its test file holds it. */
-export interface StartedServer<S> {
-  readonly base: string;
-  readonly model: string;
+/** A server started in vitest's main process, as its test file holds it; stop() stops its whole process group. */
+export interface StartedServer<S> extends RealServer {
   readonly settings: S;
-  readonly group: { readonly pgid: number };
-  /** SIGTERM to every process of the server, SIGKILL after 10 s; resolves when none is left. */
-  stop(): Promise<void>;
 }
 
 /**
