@@ -90,9 +90,9 @@ export async function startVllmServer(
     name: 'vLLM', command: a.launcher, args: (port) => vllmServerArgs(a, settings, port), env: vllmServerEnv(settings),
     // About 60 s on 2 cores (imports, engine start, KV cache); a slower or busier machine gets five times that.
     readyWithinMs: 300_000,
-    // A stop takes under a second (2026-12-07); with its API server gone, its engine and worker outlast a SIGTERM,
-    // and waited the default 10 s for the SIGKILL. Nothing of it is kept that a SIGKILL would lose.
-    stopGraceMs: 5_000,
+    // A stop takes under a second (2026-12-07); with its API server gone, its engine and worker outlast a SIGTERM
+    // and wait out the grace for the SIGKILL. Nothing of it is kept that a SIGKILL would lose.
+    stopGraceMs: 2_000,
   });
   return { ...server, model: VLLM_MODEL_NAME, settings };
 }
