@@ -230,7 +230,7 @@ export class Batcher {
         continue;
       }
       const need = Math.min(seqLength(seq) - seq.computed, budget);
-      let ok = this.kv.tryAllocate(seq.req.id, seq.computed + need);
+      let ok = this.kv.tryAllocate(seq.req.id, seq.computed + need, hashCount(seq));
       let selfPreempted = false;
       while (!ok) {
         const victim = this.running.pop()!;
@@ -240,7 +240,7 @@ export class Batcher {
           selfPreempted = true;
           break;
         }
-        ok = this.kv.tryAllocate(seq.req.id, seq.computed + need);
+        ok = this.kv.tryAllocate(seq.req.id, seq.computed + need, hashCount(seq));
       }
       if (selfPreempted) break;
       this.kv.commit(seq.req.id, seq.req.blockHashes, seq.computed + need);
@@ -264,8 +264,8 @@ export class Batcher {
         if (!this.kv.fits(length, hit)) break;
         const cached = hit.blocks.length * bs;
         const need = Math.min(length - cached, budget);
-        this.kv.acquire(seq.req.id, hit);
-        this.kv.tryAllocate(seq.req.id, cached + need);
+        this.kv.acquire(seq.req.id, hit, hashCount(seq));
+        this.kv.tryAllocate(seq.req.id, cached + need, hashCount(seq));
         this.kv.commit(seq.req.id, seq.req.blockHashes, cached + need);
         seq.computed = cached;
         seq.cachedTokens = cached;
@@ -303,13 +303,13 @@ export class Batcher {
     for (let i = 0; i < this.running.length && budget > 0; i++) {
       const seq = this.running[i]!;
       if (inPrefill(seq)) continue;
-      let ok = this.kv.tryAllocate(seq.req.id, seq.computed + 1);
+      let ok = this.kv.tryAllocate(seq.req.id, seq.computed + 1, hashCount(seq));
       while (!ok) {
         const victim = this.running.pop()!;
         this.preempt(victim);
         preempted++;
         if (victim === seq) break;
-        ok = this.kv.tryAllocate(seq.req.id, seq.computed + 1);
+        ok = this.kv.tryAllocate(seq.req.id, seq.computed + 1, hashCount(seq));
       }
       if (!ok) break;
       this.kv.commit(seq.req.id, seq.req.blockHashes, seq.computed + 1);
@@ -434,6 +434,11 @@ function decodeEntries(entries: readonly StepEntry[]): StepEntry[] {
 /** Still computing its prompt (or, after preemption, recomputing): more than the one decode token to go. */
 function inPrefill(seq: Seq): boolean {
   return seq.req.promptTokens + seq.generated - seq.computed > 1 || seq.generated === 0;
+}
+
+/** How many of the sequence's blocks a hash of its prompt names: the KV cache keeps only those as objects. */
+function hashCount(seq: Seq): number {
+  return seq.req.blockHashes?.length ?? 0;
 }
 
 /** Tokens of a sequence's current length: prompt plus tokens sampled so far. */

@@ -11,19 +11,31 @@
 // keeps its hash until allocation takes it from the head of the queue: least recently freed first,
 // never-used blocks before any. "Resident" = referenced, or in the free queue and not yet reused.
 
+// Only a block that can be found by its hash needs to be an object: one of a sequence's leading blocks, which its
+// prompt's hashes cover. The others (the rest of a prompt, the answer, the recurrent state, and every block without
+// prefix caching) are counted: a 128K-token prompt holds 8K blocks, and objects for each made the virtual engine
+// spend most of its time allocating and collecting them. The free queue keeps the hashed blocks in order, each with
+// the count of unhashed blocks queued just before it, so "least recently freed first" stays exact.
+
 interface Block {
   /** Chained hash it is registered under, or -1. */
   hash: number;
   ref: number;
+  /** While it waits in the free queue: unhashed free blocks queued just ahead of it. */
+  unhashedBefore: number;
   prev: Block | null;
   next: Block | null;
 }
 
 interface SeqBlocks {
-  /** Token blocks in sequence order. */
+  /** Leading token blocks, in sequence order, that a hash of the prompt can name: objects. */
   readonly blocks: Block[];
-  /** Recurrent-state blocks (hybrid models), never cached. */
-  readonly state: Block[];
+  /** How many leading token blocks may be objects: the prompt's hashes (0 without prefix caching). */
+  readonly hashable: number;
+  /** Token blocks after them: counted. */
+  unhashed: number;
+  /** Recurrent-state blocks (hybrid models), never cached: counted. */
+  state: number;
   /** Leading token blocks already registered (or found) in the cache. */
   registered: number;
 }
@@ -38,14 +50,19 @@ export interface PrefixHit {
 
 const NO_HIT: PrefixHit = { blocks: [], shared: 0 };
 
+const newBlock = (): Block => ({ hash: -1, ref: 1, unhashedBefore: 0, prev: null, next: null });
+
 export class KvCache {
   private readonly seqs = new Map<string, SeqBlocks>();
   /** Blocks referenced by at least one sequence. */
   private used = 0;
   /** Blocks never allocated yet: they sit at the head of the free queue. */
   private pristine: number;
+  /** The free queue's hashed blocks, oldest first. */
   private head: Block | null = null;
   private tail: Block | null = null;
+  /** Unhashed free blocks queued after the last hashed one. */
+  private unhashedAtTail = 0;
   private readonly index = new Map<number, Block>();
   /** Cached blocks dropped from the index to be reused (evictions). */
   evictedBlocks = 0;
@@ -88,7 +105,7 @@ export class KvCache {
 
   blocksOf(id: string): number {
     const s = this.seqs.get(id);
-    return s ? s.blocks.length + s.state.length : 0;
+    return s ? s.blocks.length + s.unhashed + s.state : 0;
   }
 
   /** True when a new sequence of this many tokens would fit in the free blocks now. */
@@ -116,12 +133,13 @@ export class KvCache {
 
   /**
    * Starts a sequence on the blocks of a prefix hit (taken out of the free queue if unreferenced). Call before
-   * tryAllocate.
+   * tryAllocate. `hashable`: how many block hashes its prompt has.
    */
-  acquire(id: string, hit: PrefixHit): void {
+  acquire(id: string, hit: PrefixHit, hashable = Infinity): void {
     if (hit.blocks.length === 0) return;
     if (this.seqs.has(id)) throw new Error(`sequence ${id} already holds blocks`);
-    const s: SeqBlocks = { blocks: [], state: [], registered: hit.blocks.length };
+    const s = this.newSeq(hashable);
+    s.registered = hit.blocks.length;
     for (const x of hit.blocks) {
       const b = x as Block;
       if (b.ref === 0) {
@@ -134,19 +152,27 @@ export class KvCache {
     this.seqs.set(id, s);
   }
 
-  /** Grows the sequence's allocation to cover `tokens`; returns false (and changes nothing) when blocks run out. */
-  tryAllocate(id: string, tokens: number): boolean {
+  /**
+   * Grows the sequence's allocation to cover `tokens`; returns false (and changes nothing) when blocks run out.
+   * `hashable`, read when the sequence starts: how many block hashes its prompt has (commit registers no more).
+   */
+  tryAllocate(id: string, tokens: number, hashable = Infinity): boolean {
     const s = this.seqs.get(id);
-    const haveTokenBlocks = s ? s.blocks.length : 0;
+    const haveTokenBlocks = s ? s.blocks.length + s.unhashed : 0;
     const needTokenBlocks = Math.ceil(tokens / this.blockSize);
-    const needState = s && s.state.length > 0 ? 0 : this.stateBlocksPerSeq;
+    const needState = s && s.state > 0 ? 0 : this.stateBlocksPerSeq;
     const more = Math.max(0, needTokenBlocks - haveTokenBlocks) + needState;
     if (s && more === 0) return true;
     if (more > this.freeBlocks) return false;
-    const seq = s ?? { blocks: [], state: [], registered: 0 };
+    const seq = s ?? this.newSeq(hashable);
     if (!s) this.seqs.set(id, seq);
-    if (seq.state.length === 0) for (let i = 0; i < needState; i++) seq.state.push(this.take());
-    for (let i = haveTokenBlocks; i < needTokenBlocks; i++) seq.blocks.push(this.take());
+    this.takeUnhashed(needState);
+    seq.state += needState;
+    const objects = Math.max(0, Math.min(needTokenBlocks, seq.hashable) - haveTokenBlocks);
+    for (let i = 0; i < objects; i++) seq.blocks.push(this.takeObject());
+    const counted = Math.max(0, needTokenBlocks - haveTokenBlocks - objects);
+    this.takeUnhashed(counted);
+    seq.unhashed += counted;
     return true;
   }
 
@@ -171,23 +197,32 @@ export class KvCache {
     if (upTo > s.registered) s.registered = upTo;
   }
 
-  /** Releases every block of the sequence (finish, abort or preemption); cached blocks stay resident until evicted. */
+  /**
+   * Releases every block of the sequence (finish, abort or preemption), its last blocks first, so they are the
+   * first evicted; cached blocks stay resident until evicted.
+   */
   free(id: string): void {
     const s = this.seqs.get(id);
     if (!s) return;
     this.seqs.delete(id);
+    this.releaseUnhashed(s.unhashed);
     for (let i = s.blocks.length - 1; i >= 0; i--) this.release(s.blocks[i]!);
-    for (let i = s.state.length - 1; i >= 0; i--) this.release(s.state[i]!);
+    this.releaseUnhashed(s.state);
+  }
+
+  private newSeq(hashable: number): SeqBlocks {
+    return { blocks: [], hashable: this.prefixCaching ? hashable : 0, unhashed: 0, state: 0, registered: 0 };
   }
 
   private release(b: Block): void {
     if (--b.ref > 0) return;
-    this.used--;
-    if (b.hash === -1 && !this.prefixCaching) {
-      // Without prefix caching blocks carry no identity: count them as never used (no queue to keep).
-      this.pristine++;
+    if (b.hash === -1) {
+      this.releaseUnhashed(1); // nothing can find it again: counted from now on
       return;
     }
+    this.used--;
+    b.unhashedBefore = this.unhashedAtTail;
+    this.unhashedAtTail = 0;
     b.prev = this.tail;
     b.next = null;
     if (this.tail) this.tail.next = b;
@@ -195,25 +230,67 @@ export class KvCache {
     this.tail = b;
   }
 
-  /** A block from the head of the free queue, evicting its cache entry if it had one. */
-  private take(): Block {
+  /** n blocks without a hash back to the free queue's tail; without prefix caching, back among the never used. */
+  private releaseUnhashed(n: number): void {
+    this.used -= n;
+    if (this.prefixCaching) this.unhashedAtTail += n;
+    else this.pristine += n;
+  }
+
+  /** n blocks from the head of the free queue, counted, evicting the cached blocks among them. */
+  private takeUnhashed(n: number): void {
+    this.used += n;
+    while (n > 0) {
+      const k = Math.min(n, this.takeableAtHead());
+      if (k > 0) {
+        this.takeCounted(k);
+        n -= k;
+      } else {
+        this.evict(this.head!);
+        n--;
+      }
+    }
+  }
+
+  /** A block object from the head of the free queue (an evicted one is reused). */
+  private takeObject(): Block {
     this.used++;
-    if (this.pristine > 0) {
-      this.pristine--;
-      return { hash: -1, ref: 1, prev: null, next: null };
+    if (this.takeableAtHead() > 0) {
+      this.takeCounted(1);
+      return newBlock();
     }
     const b = this.head!;
-    this.unlink(b);
-    if (b.hash !== -1) {
-      if (this.index.get(b.hash) === b) this.index.delete(b.hash);
-      b.hash = -1;
-      this.evictedBlocks++;
-    }
+    this.evict(b);
     b.ref = 1;
     return b;
   }
 
+  /** Blocks at the head of the free queue that carry nothing to evict: never used, or unhashed. */
+  private takeableAtHead(): number {
+    if (this.pristine > 0) return this.pristine;
+    return this.head ? this.head.unhashedBefore : this.unhashedAtTail;
+  }
+
+  /** Takes k of takeableAtHead(). */
+  private takeCounted(k: number): void {
+    if (this.pristine > 0) this.pristine -= k;
+    else if (this.head) this.head.unhashedBefore -= k;
+    else this.unhashedAtTail -= k;
+  }
+
+  /** The head block out of the queue and out of the index. */
+  private evict(b: Block): void {
+    this.unlink(b);
+    if (this.index.get(b.hash) === b) this.index.delete(b.hash);
+    b.hash = -1;
+    this.evictedBlocks++;
+  }
+
+  /** Out of the free queue; the unhashed blocks queued before it keep their place, before the next one. */
   private unlink(b: Block): void {
+    if (b.next) b.next.unhashedBefore += b.unhashedBefore;
+    else this.unhashedAtTail += b.unhashedBefore;
+    b.unhashedBefore = 0;
     if (b.prev) b.prev.next = b.next;
     else this.head = b.next;
     if (b.next) b.next.prev = b.prev;
