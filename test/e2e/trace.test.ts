@@ -102,7 +102,13 @@ describe('npm run bench -- --trace: a production trace replayed on k6', () => {
     const md = readFileSync(path.join(dir, 'report.md'), 'utf8');
     expect(md).toContain('## Trace Replay');
     expect(md).toContain('![Trace Replay: Prompt Lengths](charts/trace_input_lengths.svg)');
-    expect(md).toContain('This trace held at every speed measured, up to **2x its recorded speed**');
+    // A speed whose sender fell short of its schedule is left out, rightly (k6 on a loaded machine sent 48.5 of the
+    // 51.4 requests/s planned at 2x, CI 2026-12-07): the sentence states the fastest speed left in and says so.
+    const left = t.capacity!.excluded;
+    for (const id of left) expect(report.cells.find((c) => c.id === id)!.openLoop!.problems).not.toEqual([]);
+    const fastest = Math.max(...t.cells.filter((c) => !left.includes(c.cellId)).map((c) => c.speed));
+    expect(md).toContain(`This trace held at every speed measured, up to **${fastest}x its recorded speed**`);
+    if (left.length > 0) expect(md).toContain('left out: the sender missed the schedule');
     expect(readFileSync(path.join(dir, 'capacity.csv'), 'utf8')).toMatch(/\ntrace,replay,.*x recorded speed/);
   });
 });
