@@ -39,6 +39,9 @@ export function groupMembers(pgid: number): number[] {
   return members;
 }
 
+/** How long a stop waits after the SIGTERM before the SIGKILL, unless told otherwise. */
+export const DEFAULT_STOP_GRACE_MS = 10_000;
+
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
@@ -64,7 +67,7 @@ export function spawnGroup(command: string, args: readonly string[], env: NodeJS
   child.stderr!.on('data', keep);
   const leaderExited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const exited = () => child.exitCode !== null || child.signalCode !== null;
-  const stop = async (graceMs = 10_000) => {
+  const stop = async (graceMs = DEFAULT_STOP_GRACE_MS) => {
     await stopGroup(pgid, graceMs, () => !exited());
     await leaderExited;
     process.off('exit', killOnExit);
@@ -76,7 +79,9 @@ export function spawnGroup(command: string, args: readonly string[], env: NodeJS
  * SIGTERM to group `pgid`, SIGKILL to it once `graceMs` have passed with a process of it left (or `running` true);
  * resolves when none is left, or 5 s after the SIGKILL. Stops a group this process did not start, by its id alone.
  */
-export async function stopGroup(pgid: number, graceMs = 10_000, running: () => boolean = () => false): Promise<void> {
+export async function stopGroup(
+  pgid: number, graceMs = DEFAULT_STOP_GRACE_MS, running: () => boolean = () => false,
+): Promise<void> {
   const alive = () => running() || groupMembers(pgid).length > 0;
   signalGroup(pgid, 'SIGTERM');
   const deadline = Date.now() + graceMs;

@@ -5,7 +5,7 @@
 
 import { freePort } from '../node/free-port';
 import { UserError } from '../lib/exit-codes';
-import { spawnGroup, type GroupChild } from './process-group';
+import { DEFAULT_STOP_GRACE_MS, spawnGroup, type GroupChild } from './process-group';
 
 export interface LaunchSpec {
   /** The server's name in messages: "vLLM exited before it was ready: ...". */
@@ -18,7 +18,7 @@ export interface LaunchSpec {
   readonly readyWithinMs: number;
   /** How often /health is asked; default 500 ms. */
   readonly pollMs?: number;
-  /** SIGTERM to SIGKILL on stop; default 10 s. */
+  /** SIGTERM to SIGKILL on stop; default DEFAULT_STOP_GRACE_MS. */
   readonly stopGraceMs?: number;
 }
 
@@ -29,6 +29,8 @@ export interface LaunchedServer {
   readonly group: GroupChild;
   /** The last lines the server logged (its errors name the cause). */
   logTail(): string;
+  /** SIGTERM to SIGKILL on stop, as its spec says: whoever stops its group by id waits as long. */
+  readonly stopGraceMs: number;
   /** SIGTERM to every process of the server (SIGKILL after the grace); resolves when none is left. */
   stop(): Promise<void>;
 }
@@ -38,7 +40,8 @@ export async function launchServer(spec: LaunchSpec): Promise<LaunchedServer> {
   const port = await freePort();
   const group = spawnGroup(spec.command, spec.args(port), spec.env ?? process.env);
   const base = `http://127.0.0.1:${port}`;
-  const stop = () => group.stop(spec.stopGraceMs);
+  const stopGraceMs = spec.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
+  const stop = () => group.stop(stopGraceMs);
   const lastLines = () => group.logTail().trim().split('\n').slice(-3).join(' | ');
   const deadline = Date.now() + spec.readyWithinMs;
   for (;;) {
@@ -53,7 +56,7 @@ export async function launchServer(spec: LaunchSpec): Promise<LaunchedServer> {
     }
     await new Promise((r) => setTimeout(r, spec.pollMs ?? 500));
   }
-  return { base, group, logTail: () => group.logTail(), stop };
+  return { base, group, logTail: () => group.logTail(), stopGraceMs, stop };
 }
 
 async function healthy(base: string): Promise<boolean> {

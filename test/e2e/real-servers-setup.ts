@@ -29,10 +29,13 @@ export interface StartedServerFile {
   readonly settings: object;
   /** Its process group: the API server leads it. */
   readonly pgid: number;
+  /** SIGTERM to SIGKILL when its file stops it (its launch spec's). */
+  readonly stopGraceMs: number;
 }
 
 interface Running extends RealServer {
   readonly settings: object;
+  readonly stopGraceMs: number;
 }
 
 const STARTS: Record<string, () => Promise<Running>> = {
@@ -58,6 +61,7 @@ export default function setup(project: TestProject): () => Promise<void> {
       (server) => {
         const file: StartedServerFile = {
           base: server.base, model: server.model, settings: server.settings, pgid: server.group.pgid,
+          stopGraceMs: server.stopGraceMs,
         };
         writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(file));
         return server;

@@ -44,6 +44,6 @@ export async function takeStartedServer<S>(name: string, timeoutMs: number): Pro
   const file = JSON.parse(readFileSync(ready, 'utf8')) as StartedServerFile;
   return {
     base: file.base, model: file.model, settings: file.settings as S, group: { pgid: file.pgid },
-    stop: () => stopGroup(file.pgid),
+    stop: () => stopGroup(file.pgid, file.stopGraceMs),
   };
 }
