@@ -1,13 +1,16 @@
 # Sourced by every scripts/ensure-*.sh that installs into the cache outside the clone: the one shape they share.
 # Each script: `. ensure-lib.sh`, ensure_init, its checks, a fast path that prints the cached artefact's path and
 # exits 0, else the install, then that path as the last stdout line (orchestrator/ensure-script.ts reads it).
-# Runs in the shell (POSIX sh). K6_LLM_CACHE overrides the cache root.
+# Runs in the shell (POSIX sh). K6_LLM_CACHE overrides the cache root; scripts/check-cache.sh takes it from here too.
+
+# cache_root: prints the cache outside the clone (K6_LLM_CACHE, else the XDG cache's k6-llm-capacity folder).
+cache_root() { echo "${K6_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/k6-llm-capacity}"; }
 
 # ensure_init NAME: sets ROOT (the clone), CACHE, and log/die that prefix their line with NAME, on stderr.
 ensure_init() {
   ENSURE_NAME="$1"
   ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-  CACHE="${K6_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/k6-llm-capacity}"
+  CACHE="$(cache_root)"
   ENSURE_START=$(date +%s)
   # One run at a time per artefact: a second caller (another terminal, a test file beside the run's setup) waits for
   # the first, then takes the fast path. The lock is released when the script exits.
