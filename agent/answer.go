@@ -40,6 +40,9 @@ type Health struct {
 	// ReadLagMs is the longest the request's bytes waited in the socket before the agent read them;
 	// null without kernel receive times.
 	ReadLagMs optional `json:"readLagMs"`
+	// StallMs is the longest the machine did not run the agent while the request ran, though the agent was not
+	// waiting for a core (stall.go): a paused VM, a stopped process; 0 below 2 ms; null when the meter is not running.
+	StallMs optional `json:"stallMs"`
 	// CPUPerCore is the agent's CPU time so far (user + system) over the cores it may use, in s.
 	CPUPerCore optional `json:"cpuPerCore"`
 	// TokensReadTogether counts the tokens of a completed request whose chunk was read with the

@@ -97,6 +97,7 @@ func (r *request) answer(o *outcome) *Answer {
 		headers[strings.ToLower(k)] = redacted(strings.Join(v, ", "), r.secrets)
 	}
 	rec := r.record(o)
+	stalled, metered := meter.longest(r.base, o.end)
 	a := &Answer{
 		Record:           rec,
 		Status:           o.status,
@@ -111,6 +112,7 @@ func (r *request) answer(o *outcome) *Answer {
 		Health: Health{
 			HandoffMs:  some(r.handoff, r.hasHandoff),
 			ReadLagMs:  some(float64(o.readLag)/float64(time.Millisecond), o.hasReadLag),
+			StallMs:    some(float64(stalled)/float64(time.Millisecond), metered),
 			CPUPerCore: some(processCPUPerCore()),
 		},
 	}

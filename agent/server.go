@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"strconv"
+	"time"
 )
 
 // maxParamsBytes bounds a stream request's JSON: a 256K-token prompt is about 1 MB of text.
@@ -23,6 +25,7 @@ type Server struct {
 
 // NewServer returns a server whose requests end when ctx does.
 func NewServer(ctx context.Context) *Server {
+	startStallMeter()
 	return &Server{pools: newPools(), ctx: ctx}
 }
 
@@ -34,6 +37,7 @@ func (s *Server) Handler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "ok\n")
 	})
+	mux.HandleFunc("GET /stalls", stalls)
 	mux.HandleFunc("GET /{$}", s.about)
 	return mux
 }
@@ -66,6 +70,28 @@ func (s *Server) about(w http.ResponseWriter, _ *http.Request) {
 		KernelTimestamps: kernelTimestamps,
 		GoVersion:        runtime.Version(),
 	})
+}
+
+// Stalls is the answer of GET /stalls: the longest stall of the machine under the agent within a window.
+type Stalls struct {
+	// LongestMs is in ms; null when the meter is not running.
+	LongestMs optional `json:"longestMs"`
+}
+
+// stalls answers the longest stall between the query's fromEpochMs and toEpochMs (wall clock, ms): a caller that
+// ran a part of a load test asks it afterwards, so a stall that only requests cut unanswered ran across still counts.
+func stalls(w http.ResponseWriter, req *http.Request) {
+	var bounds [2]time.Time
+	for i, key := range []string{"fromEpochMs", "toEpochMs"} {
+		ms, err := strconv.ParseInt(req.URL.Query().Get(key), 10, 64)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, errPrefix+key+" must be an integer (ms since the epoch)")
+			return
+		}
+		bounds[i] = time.UnixMilli(ms)
+	}
+	longest, metered := meter.longest(bounds[0], bounds[1])
+	writeJSON(w, http.StatusOK, Stalls{LongestMs: some(float64(longest)/float64(time.Millisecond), metered)})
 }
 
 // stream runs one request. Its context ends when the caller drops the call (k6 ending a scenario,
