@@ -52,6 +52,8 @@ export interface CellAccumulator {
   readonly excluded: { warmup: number; transition: number };
   /** Each request's longest read lag, ms (llm_client_read_lag). */
   readonly readLag: FloatList;
+  /** Each request's longest stall of the machine under the agent, ms (llm_client_stall). */
+  readonly stall: FloatList;
   /**
    * Tokens the agent read together with the chunk before them (llm_client_read_together), tokens the server sent
    * several to a chunk (llm_client_chunked_tokens), and the requests that reported them (an older agent does not).
@@ -113,6 +115,7 @@ export function newCellAccumulator(id: string, tags: Record<string, string>): Ce
     requestEnds: new FloatList(),
     excluded: { warmup: 0, transition: 0 },
     readLag: new FloatList(64),
+    stall: new FloatList(64),
     reading: { readTogether: 0, chunked: 0, requests: 0 },
     cpuFirst: null,
     cpuLast: null,
@@ -171,6 +174,7 @@ export function addRequestSample(
       return;
     }
     case 'readLag':
+    case 'stall':
     case 'readTogether':
     case 'chunkedTokens':
     case 'cpuSeconds':
@@ -212,11 +216,13 @@ function addErrorSample(cell: CellAccumulator, kind: string, count: number, meta
   else if (messages.size < MAX_MESSAGES_PER_KIND) messages.set(detach(message), count);
 }
 
-/** The agent's health: read lag, CPU, tokens read together (one sample per completed request) and chunked. */
+/** The agent's health: read lag, stalls, CPU, tokens read together (one sample per completed request) and chunked. */
 export function addClientSample(
-  cell: CellAccumulator, key: 'readLag' | 'readTogether' | 'chunkedTokens' | 'cpuSeconds', atMs: number, value: number,
+  cell: CellAccumulator, key: 'readLag' | 'stall' | 'readTogether' | 'chunkedTokens' | 'cpuSeconds', atMs: number,
+  value: number,
 ): void {
   if (key === 'readLag') cell.readLag.push(value);
+  else if (key === 'stall') cell.stall.push(value);
   else if (key === 'cpuSeconds') addCpuSample(cell, { atMs, seconds: value });
   else if (key === 'chunkedTokens') cell.reading.chunked += value;
   else {

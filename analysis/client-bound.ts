@@ -1,5 +1,6 @@
 // Whether the load generator, not the server, limited a cell: a pure verdict from what the measuring agent reported
-// of itself with each request (llm_client_read_together, llm_client_cpu_seconds, llm_client_read_lag). Runs in Node.
+// of itself with each request (llm_client_read_together, llm_client_cpu_seconds, llm_client_read_lag,
+// llm_client_stall). Runs in Node.
 //
 // The agent (agent/, its own process beside k6) stamps every token with the kernel's receive time of its bytes, so a
 // late read costs no accuracy by itself: the bytes keep the time they arrived. It costs accuracy only when the reader
@@ -7,6 +8,8 @@
 // directly (tokens read together, the server's own multi-token chunks apart), not guessed from the lag. One stream
 // now and then reads a few ms late when the core is taken from the agent (other processes; on a VM, the hypervisor)
 // without reading a token together (docs/design/client-integrity.md). The agent's CPU used up is the other sign.
+// A stall is the one thing kernel receive times do not survive: the machine itself not running (a paused or starved
+// VM), so the kernel stamps late too; the agent's stall meter sees it as time it neither ran nor waited for a core.
 // k6's own CPU is not measured and not part of the verdict: k6 only starts requests and pushes their records'
 // samples, so a busy k6 delays request starts (the load delivered, shown beside the verdict), not token times.
 
@@ -22,6 +25,8 @@ export interface ClientEvidence {
   readonly tokensReadTogether: number | null;
   /** The cell's ITL samples: one per token after a request's first. */
   readonly itlSamples: number;
+  /** Requests whose agent said (llm_client_stall), those across a stall of STALL_LIMIT_MS or more, the longest. */
+  readonly stalls: { readonly requests: number; readonly over: number; readonly longestMs: number };
 }
 
 /** At or above this share of its cores, the measuring agent itself is the bottleneck. */
@@ -35,6 +40,13 @@ export const READ_TOGETHER_LIMIT = 0.01;
 export const READ_LAG_GAP_SHARE = 0.5;
 /** Read lags below this are scheduling noise whatever the gap. */
 export const READ_LAG_FLOOR_MS = 1;
+/**
+ * A stall this long moves a request's figures beyond what the report is read for: a TTFT limit's tenth at 500 ms,
+ * more than a token gap at 20 tokens/s. Shorter ones, a host's brief preemption of the VM, are left to the margins.
+ */
+export const STALL_LIMIT_MS = 50;
+/** At or above this share of the requests running across a stall, the cell's p99 can be the stall's. */
+export const STALL_SHARE_LIMIT = 0.01;
 
 /** How the agent's reading made a cell's inter-token gaps the client's rather than the server's. */
 export type ClientReading =
@@ -43,17 +55,46 @@ export type ClientReading =
   /** It did not count tokens read together (older runs), and read up to a whole median gap late. */
   | { readonly kind: 'readLate'; readonly readLagP99Ms: number; readonly itlMedianMs: number };
 
-/** Why a cell was client-bound: the agent's CPU share (null: under the limit), its reading, or both. */
+/**
+ * The machine stopped running the agent: this share of the requests ran across a stall, the longest this long; share
+ * null: the stall was seen over the cell's part (its requests cut unanswered may have carried it).
+ */
+export interface ClientStall {
+  readonly share: number | null;
+  readonly longestMs: number;
+}
+
+/** Why a cell was client-bound: the agent's CPU share (null: under the limit), its reading, the machine's stalls. */
 export interface ClientBoundCause {
   readonly agentCpuShare: number | null;
   readonly reading: ClientReading | null;
+  readonly stall: ClientStall | null;
 }
 
 /** Why the cell was client-bound, or null when nothing says it was. */
 export function clientBoundCause(e: ClientEvidence): ClientBoundCause | null {
   const agentCpuShare = e.cpuShare !== null && e.cpuShare >= CPU_SHARE_LIMIT ? e.cpuShare : null;
   const reading = clientReading(e);
-  return agentCpuShare === null && reading === null ? null : { agentCpuShare, reading };
+  const stall = clientStall(e.stalls);
+  return agentCpuShare === null && reading === null && stall === null ? null : { agentCpuShare, reading, stall };
+}
+
+/**
+ * A cell whose part the machine stalled in for STALL_LIMIT_MS or more (run.json stallsMs, asked of the agents after the
+ * part): client-bound by that stall unless its own requests already said so.
+ */
+export function withPartStall<C extends { readonly clientBound: ClientBoundCause | null }>(
+  cell: C, partStallMs: number | undefined,
+): C {
+  if (partStallMs === undefined || partStallMs < STALL_LIMIT_MS || cell.clientBound?.stall) return cell;
+  const stall = { share: null, longestMs: partStallMs };
+  return { ...cell, clientBound: { agentCpuShare: null, reading: null, ...cell.clientBound, stall } };
+}
+
+/** Stalls of STALL_LIMIT_MS or more under STALL_SHARE_LIMIT of the requests or beyond; null below it or unsaid. */
+function clientStall(s: ClientEvidence['stalls']): ClientStall | null {
+  if (s.requests === 0 || s.over / s.requests < STALL_SHARE_LIMIT) return null;
+  return { share: s.over / s.requests, longestMs: s.longestMs };
 }
 
 /**

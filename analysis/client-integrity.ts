@@ -7,13 +7,18 @@
 // against the offered one and its send lag (analysis/open-loop.ts judges those).
 
 import type { CellAccumulator } from './cell-accumulator';
-import { clientBoundCause, cpuShareBetween, type ClientBoundCause } from './client-bound';
+import { clientBoundCause, cpuShareBetween, STALL_LIMIT_MS, type ClientBoundCause } from './client-bound';
 import type { OpenLoopStats } from './open-loop';
 import { summarize, type Distribution } from './stats';
 
 export interface ClientIntegrity {
   /** The agent's longest read lag per request (llm_client_read_lag), ms: median, p99 and max over requests. */
   readonly readLag: Pick<Distribution, 'p50' | 'p99' | 'max'> | null;
+  /**
+   * The machine's stalls under the agent (llm_client_stall): the longest within any request, ms, and the requests that
+   * ran across one of STALL_LIMIT_MS or more; null when the agent did not say.
+   */
+  readonly stall: { readonly maxMs: number; readonly requestsOver: number } | null;
   /** Share of its cores the measuring agent used over the cell (llm_client_cpu_seconds); k6's CPU is not measured. */
   readonly agentCpuShare: number | null;
   /** Tokens the agent read together with the chunk before them; null when the agent did not count them. */
@@ -57,8 +62,10 @@ export function clientIntegrity(acc: CellAccumulator | undefined, cell: Integrit
   const agentCpuShare = acc.cpuFirst && acc.cpuLast ? cpuShareBetween(acc.cpuFirst, acc.cpuLast) : null;
   const tokensReadTogether = counted ? acc.reading.readTogether : null;
   const open = cell.openLoop;
+  const stalls = stallsOf(acc);
   return {
     readLag: lag && { p50: lag.p50, p99: lag.p99, max: lag.max },
+    stall: stalls.requests > 0 ? { maxMs: stalls.longestMs, requestsOver: stalls.over } : null,
     agentCpuShare,
     tokensReadTogether,
     tokensChunked: counted ? acc.reading.chunked : null,
@@ -72,9 +79,20 @@ export function clientIntegrity(acc: CellAccumulator | undefined, cell: Integrit
     achievedRate: open?.achievedRate ?? null,
     clientBound: clientBoundCause({
       readLagP99Ms: lag ? lag.p99 : null, cpuShare: agentCpuShare, itlMedianMs: cell.itl ? cell.itl.p50 : null,
-      tokensReadTogether, itlSamples,
+      tokensReadTogether, itlSamples, stalls,
     }),
   };
+}
+
+/** The cell's requests that reported their stalls, those across one of STALL_LIMIT_MS or more, and the longest. */
+function stallsOf(acc: CellAccumulator): { requests: number; over: number; longestMs: number } {
+  let over = 0;
+  let longestMs = 0;
+  for (const ms of acc.stall.values()) {
+    if (ms >= STALL_LIMIT_MS) over++;
+    if (ms > longestMs) longestMs = ms;
+  }
+  return { requests: acc.stall.length, over, longestMs };
 }
 
 /** Little's law over the cell: the measured requests' time in service / its wall time; null without either. */

@@ -53,6 +53,7 @@ export interface DoneReport {
    * the agent did not say.
    */
   readonly readLagMs: number | null;
+  readonly stallMs: number | null;
   readonly cpuPerCore: number | null;
   readonly tokensReadTogether: number | null;
 }
@@ -148,6 +149,7 @@ export function parseDoneReport(v: unknown): DoneReport | null {
     itlMs: Array.isArray(v.itlMs) ? v.itlMs.filter((x): x is number => typeof x === 'number' && isFinite(x)) : [],
     goodput: typeof v.goodput === 'boolean' ? v.goodput : null,
     readLagMs: num(v.readLagMs),
+    stallMs: num(v.stallMs),
     cpuPerCore: num(v.cpuPerCore),
     tokensReadTogether: num(v.tokensReadTogether),
   };

@@ -181,6 +181,16 @@ export const CLIENT_METRICS = {
       "receive time). Event times are the receive times, so lag costs no accuracy until it reaches the inter-token " +
       "gap: then tokens are read together and share one time.",
   },
+  stall: {
+    name: 'llm_client_stall',
+    kind: 'trend',
+    isTime: true,
+    unit: 'ms',
+    description:
+      'Per request, the longest the machine did not run the measuring agent while the request ran, though the ' +
+      "agent was not waiting for a core: a paused or starved VM, a stopped process (0 below 2 ms). The kernel's " +
+      'receive times stall with it, so a stall moves every time the request measured across it.',
+  },
   cpuSeconds: {
     name: 'llm_client_cpu_seconds',
     kind: 'gauge',

@@ -22,6 +22,7 @@ import {
   type AgentsStep,
 } from './agentic-search';
 import { clientBoundWords, formatInterval, tierDisplay } from '../report/capacity-words';
+import { stepClientLimit } from './machine-stall';
 
 /** The step folder of the n-th step (from 1) of an agents' search. */
 export function agenticStepPartName(n: number): string {
@@ -72,7 +73,7 @@ export class AgenticSearchRun {
   }
 
   /** A step judged from its own folder: each tier's verdict as the report gives it. */
-  async judge(stepDir: string, cellId: string): Promise<JudgedAgentsStep> {
+  async judge(stepDir: string, cellId: string, stallMs: number | null = null): Promise<JudgedAgentsStep> {
     const measured = await measureStepFolder(stepDir);
     const cell = measured.cells.find((c) => c.id === cellId);
     if (!cell || cell.succeeded + cell.failed === 0) throw new Error(`step ${stepDir}: no measured calls in ${cellId}`);
@@ -83,7 +84,7 @@ export class AgenticSearchRun {
       }));
       return { ok: checks.every((c) => c.ok), checks };
     });
-    const clientLimited = cell.clientBound && clientBoundWords(cell.clientBound);
+    const clientLimited = stepClientLimit(cell.clientBound && clientBoundWords(cell.clientBound), stallMs);
     const step = { agents: cell.concurrency, cellId, tiers, clientLimited };
     const judged = { step, tierStep };
     this.steps.push(judged);
@@ -113,7 +114,9 @@ export class AgenticSearchRun {
 
 /** What the search needs of the bench: run a step's k6 in a part folder, log a line, say whether it was stopped. */
 export interface AgenticSearchIo {
-  runStep(plan: Plan, partName: string): Promise<{ code: number; requests: number; partDir: string }>;
+  runStep(plan: Plan, partName: string): Promise<{
+    code: number; requests: number; partDir: string; stallMs?: number | null;
+  }>;
   log(line: string): void;
   stopped(): boolean;
 }
@@ -136,7 +139,7 @@ export async function runAgenticSearch(plan: Plan, io: AgenticSearchIo): Promise
     requests += r.requests;
     if (io.stopped() || (r.code !== EXIT.ok && r.code !== EXIT.thresholdsFailed)) break;
     try {
-      const { step: judged } = await search.judge(r.partDir, step.plan.cells[0]!.id);
+      const { step: judged } = await search.judge(r.partDir, step.plan.cells[0]!.id, r.stallMs ?? null);
       const verdict = judged.clientLimited ? `limited by the client (${judged.clientLimited})`
         : search.tiers.map((t, i) => `${t.id} ${judged.tiers[i]!.ok ? 'held' : 'broke'}`).join(', ');
       const agents = `${step.agents} agent${step.agents === 1 ? '' : 's'}`;

@@ -38,6 +38,7 @@ import { launchEngine, runnerDirName, runnerShares, splitLaunch, withSplitSender
 import { analyzeRun } from '../report/generate';
 import { finishRunInfo, newRunInfo, writeRunInfo, type RunInfoRecord } from './run-info';
 import { discoverModel, startTarget, stopTarget, type Target } from './target';
+import { partStallMs } from './machine-stall';
 import { gateFailures } from '../report/gate-verdict';
 import type { BenchEvents, BenchOptions, BenchOutcome } from './bench-options';
 import { drivesPart, partDrive, QUIET_MARGIN_MS, type PartDrive } from './part-drive';
@@ -45,7 +46,7 @@ import {
   plansForServer, plansForSpeeds, resolveRunPlans, slotsGiven, writePartPlan, writePlanInput,
 } from './run-plans';
 import { prepareRunPrompts } from './run-prompts';
-import { judgeStepFolder, RateSearchRun, searchAxis, stepPartName } from './rate-search-part';
+import { judgeStepFolder, RateSearchRun, rateStepVerdict, searchAxis, stepPartName } from './rate-search-part';
 import { formatRatePerSecond } from './rate-search';
 import { runAgenticSearch } from './agentic-search-part';
 
@@ -64,6 +65,8 @@ interface PartOutcome {
   readonly code: number;
   readonly requests: number;
   readonly partDir: string;
+  /** The machine's longest stall under the agents in the part, ms; null: none said (orchestrator/machine-stall.ts). */
+  readonly stallMs?: number | null;
 }
 
 /** What every part's k6 is handed beside its plan: the run folder and the measuring agents. */
@@ -241,8 +244,8 @@ export class Bench extends EventEmitter<BenchEvents> {
   }
 
   /**
-   * Runs one part's k6 in the part folder `name` and records it in run.json; resolves to its exit code and the
-   * requests it measured. An interrupt stops the bench after it.
+   * Runs one part's k6 in the part folder `name` and records it in run.json; resolves to its exit code, the requests
+   * it measured and the machine's longest stall under the agents. An interrupt stops the bench after it.
    */
   private async runOnePart(engine: Engine, plan: Plan, name: string, at: PartPlace): Promise<PartOutcome> {
     const options = this.options;
@@ -252,9 +255,12 @@ export class Bench extends EventEmitter<BenchEvents> {
     const env = { PLAN: writePartPlan(partDir, plan), RESULTS_DIR: partDir, LLM_AGENT: at.run.agents[0]! };
     const invocation = { bundle: bundlePath(plan.script), partDir, env, tags: { testid: options.runId } };
     const drive = drivesPart(plan, this.runners, options.fixedSlots === true) ? partDrive(plan) : null;
-    const partRun = await this.runPart(engine, plan, at.index, at.count, invocation, drive);
-    const { requests, counts, running } = partRun;
-    const code = this.runners > 1 ? await this.splitVerdict(partDir, partRun.code) : partRun.code;
+    const startedMs = Date.now();
+    const { code: engineCode, requests, counts, running } = await this.runPart(engine, plan, at.index, at.count,
+      invocation, drive);
+    const stallMs = await partStallMs(this.agentUrls, startedMs, (line) => this.emit('log', `${name}: ${line}`));
+    if (stallMs !== null) at.runInfo.stallsMs[name] = stallMs;
+    const code = this.runners > 1 ? await this.splitVerdict(partDir, engineCode) : engineCode;
     at.time.parts.push({ part: name, ...running });
     at.runInfo.parts.push(name);
     at.runInfo.exitCodes[name] = code;
@@ -264,7 +270,7 @@ export class Bench extends EventEmitter<BenchEvents> {
     else if (code !== EXIT.ok && code !== EXIT.thresholdsFailed) {
       this.emit('log', `${name}: k6 exited with code ${code}; see ${path.join(partDir, 'engine-stderr.txt')}`);
     }
-    return { code, requests, partDir };
+    return { code, requests, partDir, stallMs };
   }
 
   /**
@@ -288,12 +294,11 @@ export class Bench extends EventEmitter<BenchEvents> {
       requests += r.requests;
       if (this.stopping || (r.code !== EXIT.ok && r.code !== EXIT.thresholdsFailed)) break;
       try {
-        const judged = await judgeStepFolder(r.partDir, step.plan.cells[0]!.id, step.search.limits, step.plan);
+        const stall = { stallMs: r.stallMs ?? null };
+        const judged = await judgeStepFolder(r.partDir, step.plan.cells[0]!.id, step.search.limits, step.plan, stall);
         step.search.steps.push(judged);
-        const verdict = judged.clientLimited ? `limited by the client (${judged.clientLimited})`
-          : judged.ok ? 'within limits' : `limit broken (${judged.checks.filter((k) => !k.ok).map((k) => k.label)})`;
         const where = `${step.search.useCase.id} at ${formatRatePerSecond(step.rate)}${unit}`;
-        this.emit('log', `${plan.script} search ${where}: ${verdict}`);
+        this.emit('log', `${plan.script} search ${where}: ${rateStepVerdict(judged)}`);
       } catch (e) {
         const why = (e as Error).message;
         this.emit('log', `${plan.script} search: step ${n} could not be judged (${why}); the search ends`);
@@ -311,8 +316,7 @@ export class Bench extends EventEmitter<BenchEvents> {
    */
   private async runAgenticSearch(engine: Engine, plan: Plan, at: PartPlace): Promise<PartOutcome> {
     const r = await runAgenticSearch(plan, {
-      runStep: (stepPlan, name) => this.runOnePart(engine, stepPlan, name, at),
-      log: (line) => this.emit('log', line),
+      runStep: (stepPlan, name) => this.runOnePart(engine, stepPlan, name, at), log: (line) => this.emit('log', line),
       stopped: () => this.stopping,
     });
     return { ...r, partDir: at.run.runDir };
@@ -404,8 +408,7 @@ export class Bench extends EventEmitter<BenchEvents> {
     const launch = this.runners > 1
       ? await splitLaunch(part, this.runners, this.options.runId, withRw, this.agentUrls)
       : { runs: [{ args: withRw(runArguments(part)), dir: part.partDir }], addresses: null };
-    let env: NodeJS.ProcessEnv = { ...process.env };
-    if (rwUrl) env = prometheusRwEnv(rwUrl, env);
+    const env: NodeJS.ProcessEnv = rwUrl ? prometheusRwEnv(rwUrl, { ...process.env }) : { ...process.env };
     // The key reaches the script through the environment (k6 run copies it into __ENV), never the command line.
     if (this.options.apiKey) env.API_KEY = this.options.apiKey;
     else delete env.API_KEY;

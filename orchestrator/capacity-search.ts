@@ -210,6 +210,7 @@ function measuredAccumulator(cellId: string, requests: readonly StepRequest[]): 
 /** The agent's health with a request, gathered as the report gathers its samples, so both judge the client alike. */
 function addHealth(acc: CellAccumulator, r: StepRequest): void {
   if (r.readLagMs !== null) addClientSample(acc, 'readLag', r.endMs, r.readLagMs);
+  if (r.stallMs !== null) addClientSample(acc, 'stall', r.endMs, r.stallMs);
   if (r.cpuPerCore !== null) addClientSample(acc, 'cpuSeconds', r.endMs, r.cpuPerCore);
   if (r.tokensReadTogether !== null) addClientSample(acc, 'readTogether', r.endMs, r.tokensReadTogether);
 }

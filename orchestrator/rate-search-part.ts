@@ -19,6 +19,7 @@ import { judgeRateCell, type LadderAxis, type LatencyFrom } from '../analysis/ra
 import { clientLimitWords } from '../report/capacity-words';
 import { readPartSamples } from '../report/split-inputs';
 import type { UseCase } from '../thresholds/use-cases';
+import { stepClientLimit } from './machine-stall';
 import {
   checkRateSearchConfig, formatRatePerSecond as f, nextRateStep, rateSearchInterval, type RateSearchConfig,
   type RateSearchState, type RateStep,
@@ -131,7 +132,8 @@ export async function measureStepFolder(stepDir: string): Promise<ReturnType<typ
  * as the report's rate ladder judges a cell (analysis/rate-capacity.ts judgeRateCell).
  */
 export async function judgeStepFolder(
-  stepDir: string, cellId: string, limits: readonly LadderLimit[], plan: Plan, latencyFrom: LatencyFrom = 'intended',
+  stepDir: string, cellId: string, limits: readonly LadderLimit[], plan: Plan,
+  { latencyFrom = 'intended', stallMs = null }: { latencyFrom?: LatencyFrom; stallMs?: number | null } = {},
 ): Promise<RateStep> {
   const measured = await measureStepFolder(stepDir);
   const cell = measured.cells.find((c) => c.id === cellId);
@@ -140,5 +142,12 @@ export async function judgeStepFolder(
     limitStat: plan.limitStat, minSuccessRate: MIN_SUCCESS_RATE, minGoodput: plan.minGoodput,
     requestValues: measured.requestValues, latencyFrom,
   });
-  return { ...judged, clientLimited: judged.clientLimited && clientLimitWords(judged.clientLimited) };
+  const own = judged.clientLimited && clientLimitWords(judged.clientLimited);
+  return { ...judged, clientLimited: stepClientLimit(own, stallMs) };
+}
+
+/** A judged step as the bench's log says it: "within limits", "limit broken (e2e < 1.8 s)", "limited by the client". */
+export function rateStepVerdict(judged: RateStep): string {
+  if (judged.clientLimited) return `limited by the client (${judged.clientLimited})`;
+  return judged.ok ? 'within limits' : `limit broken (${judged.checks.filter((k) => !k.ok).map((k) => k.label)})`;
 }

@@ -63,6 +63,8 @@ export function newRunInfo(
     exitCodes: {} as Record<string, number>,
     /** Per part, from the CSV as it grew: cut = requests of started cells that never ended. */
     requests: {} as Record<string, ReturnType<typeof requestCounts>>,
+    /** Per part, the machine's longest stall under the measuring agents while it ran, ms (agent/stall.go). */
+    stallsMs: {} as Record<string, number>,
     /** Where the parts' time went: wall time and the time with at least one request running. */
     time: null as null | {
       partsWallSeconds: number;

@@ -37,6 +37,7 @@ import {
 import { reportTitle } from './predicted';
 import { buildFindings, gridCells } from './build-findings';
 import { plural } from './format';
+import { withPartStall } from '../analysis/client-bound';
 import {
   REPORT_SCHEMA_VERSION,
   type MixProfileSummary,
@@ -192,7 +193,8 @@ export function measureParts(input: RunInput, samples: readonly SamplesData[], o
       const accumulator = data.cells.get(cell.id);
       if (accumulator) withData++;
       const monitorIntervalMs = part.plan.monitor.intervalSeconds * 1000;
-      partCells.push(buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs, requests));
+      const stats = buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs, requests);
+      partCells.push(withPartStall(stats, input.run?.stallsMs[part.name]));
       if (accumulator && (cell.script === 'capacity' || cell.arrivals))
         measured.requestValues.set(cell.id, requestValuesOf(accumulator));
       if (accumulator && cell.script === 'trace') measured.traceSends.set(cell.id, traceSendsOf(accumulator));

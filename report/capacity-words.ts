@@ -42,7 +42,24 @@ export function clientBoundWords(cause: ClientBoundCause): string {
     reasons.push(`the measuring agent read its streams up to ${r.readLagP99Ms.toFixed(1)} ms late (p99) against a ` +
       `median inter-token gap of ${r.itlMedianMs.toFixed(1)} ms, so tokens may have been read together`);
   }
+  if (cause.stall !== null) {
+    const { share, longestMs } = cause.stall;
+    const during = share === null ? 'during its part' : `while ${(share * 100).toFixed(1)}% of the requests ran`;
+    reasons.push(`the machine stopped running the measuring agent for up to ${fmtStall(longestMs)} ${during} ` +
+      '(a paused or starved VM, a stopped process), so their times hold the pause');
+  }
   return reasons.join('; ');
+}
+
+/** A stall's length: "80 ms", "6.2 s". */
+function fmtStall(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** A stall of the machine during a searched step: "the machine stopped running the measuring agent for 6.0 s ...". */
+export function stallWords(ms: number): string {
+  return `the machine stopped running the measuring agent for ${fmtStall(ms)} during the step (a paused or starved ` +
+    'VM, a stopped process)';
 }
 
 /** Why a rate cell's sender did not offer its load: "its sender achieved 3.80 req/s of the 4.00 req/s offered ...". */

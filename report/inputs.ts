@@ -39,6 +39,8 @@ export interface RunInfo {
   readonly fittedPrompts: readonly { readonly contextTokens: number; readonly promptTokens: number }[];
   readonly command: readonly string[];
   readonly parts: readonly string[];
+  /** Per part, the machine's longest stall under the measuring agents, ms; {} before the field. */
+  readonly stallsMs: Readonly<Record<string, number>>;
   /** A predicted run's record (report/predicted.ts); null for a measured one. */
   readonly predicted: PredictedInfo | null;
 }
@@ -140,6 +142,7 @@ const RunInfoSchema = v.object({
   fittedPrompts: v.fallback(v.array(v.object({ contextTokens: v.number(), promptTokens: v.number() })), []),
   command: strings,
   parts: strings,
+  stallsMs: v.fallback(v.record(v.string(), v.number()), {}),
   predicted: PredictedSchema,
 });
 

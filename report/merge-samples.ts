@@ -58,6 +58,7 @@ export function mergeCell(into: CellAccumulator, from: CellAccumulator): void {
     appendAll(into.trends[key as keyof typeof from.trends], values);
   }
   appendAll(into.readLag, from.readLag);
+  appendAll(into.stall, from.stall);
   into.reading.readTogether += from.reading.readTogether;
   into.reading.chunked += from.reading.chunked;
   into.reading.requests += from.reading.requests;

@@ -103,6 +103,8 @@ function clientColumns(c: Report['cells'][number]): Record<string, Cell> {
   return {
     client_read_lag_p99_ms: r(i?.readLag?.p99),
     client_read_lag_max_ms: r(i?.readLag?.max),
+    client_stall_max_ms: r(i?.stall?.maxMs),
+    client_stall_requests: i?.stall?.requestsOver ?? null,
     client_agent_cpu_share: r(i?.agentCpuShare, 4),
     client_tokens_read_together: i?.tokensReadTogether ?? null,
     client_tokens_chunked: i?.tokensChunked ?? null,

@@ -188,6 +188,6 @@ export function doneReport(
     outputTokens,
     goodput: slo === null ? null : judgeGoodput(figures, slo),
     // No client in virtual time: nothing read late or together.
-    readLagMs: null, cpuPerCore: null, tokensReadTogether: null,
+    readLagMs: null, stallMs: null, cpuPerCore: null, tokensReadTogether: null,
   };
 }

@@ -214,6 +214,7 @@ export function latencyRow(): RowSpec {
  */
 export function clientRow(): RowSpec {
   const lag = CLIENT_METRICS.readLag;
+  const stall = CLIENT_METRICS.stall;
   return {
     title: 'Load generator',
     collapsed: false,
@@ -230,6 +231,21 @@ export function clientRow(): RowSpec {
         ),
         queries: percentileQueries(lag, LATENCY_STATS),
         unit: grafanaUnit(lag),
+        min: 0,
+        w: HALF,
+        h: 8,
+      },
+      {
+        type: 'timeseries',
+        title: 'Machine stalls under the agent p99 / max (longest per request)',
+        description: describe(
+          stall,
+          ' 50 ms or more in 1% of a cell\'s requests makes it client-bound: the machine did not run (a paused ' +
+          'VM), so the kernel stamped its bytes late too. Each part\'s stall over all its requests, cut ones too, is ' +
+          'in run.json and the bench\'s log.' + MULTI_RUNNER_NOTE,
+        ),
+        queries: percentileQueries(stall, ['p(99)', 'max']),
+        unit: grafanaUnit(stall),
         min: 0,
         w: HALF,
         h: 8,

@@ -27,6 +27,7 @@ export function doneReport(t: Ticket, r: RequestRecord, health: AgentHealth): Do
     itlMs: ok ? r.itlMs : [],
     goodput: r.goodput,
     readLagMs: health.readLagMs,
+    stallMs: health.stallMs ?? null,
     cpuPerCore: health.cpuPerCore,
     tokensReadTogether: ok ? (health.tokensReadTogether ?? null) : null,
   };

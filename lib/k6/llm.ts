@@ -66,6 +66,8 @@ export interface AgentHealth {
   /** How long the call took to reach the request's start, ms; null unless the VU ran calibrateCallClock. */
   readonly handoffMs: number | null;
   readonly readLagMs: number | null;
+  /** The longest the machine did not run the agent in the request (agent/stall.go), ms; absent from older agents. */
+  readonly stallMs?: number | null;
   readonly cpuPerCore: number | null;
   /** A completed request's tokens read with the chunk before them, and those the server sent several to a chunk. */
   readonly tokensReadTogether?: number;
@@ -240,6 +242,7 @@ export function pushRecordSamples(rec: RequestRecord, health: AgentHealth, tags:
     else pushFigures(rec);
     if (health.handoffMs !== null) clientMetrics.handoff.add(health.handoffMs);
     if (health.readLagMs !== null) clientMetrics.readLag.add(health.readLagMs);
+    if (typeof health.stallMs === 'number') clientMetrics.stall.add(health.stallMs);
     if (health.cpuPerCore !== null) clientMetrics.cpuSeconds.add(health.cpuPerCore);
     // An agent older than these counts leaves them out: no sample rather than a false 0.
     if (rec.outcome === 'completed' && typeof health.tokensReadTogether === 'number') {

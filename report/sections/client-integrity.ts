@@ -1,20 +1,23 @@
 // Client Integrity: how far each cell's own client can be trusted, and which cells it limited. Runs in Node.
 //
-// One row per measured cell from analysis/client-integrity.ts: the agent's read lag and CPU, tokens read together
-// against the server's own multi-token chunks, failed and cut requests, and the load delivered against the load
-// planned. A client-bound cell is marked invalid: no capacity stands on it (analysis/capacity.ts).
+// One row per measured cell from analysis/client-integrity.ts: the agent's read lag and CPU, the machine's
+// stalls, tokens read together against the server's own multi-token chunks, failed and cut requests, and the load
+// delivered against the load planned. A client-bound cell is marked invalid: no capacity stands on it
+// (analysis/capacity.ts).
 
 import type { CellStats } from '../../analysis/cells';
 import type { ClientIntegrity } from '../../analysis/client-integrity';
-import { CPU_SHARE_LIMIT, READ_TOGETHER_LIMIT } from '../../analysis/client-bound';
+import {
+  CPU_SHARE_LIMIT, READ_TOGETHER_LIMIT, STALL_LIMIT_MS, STALL_SHARE_LIMIT,
+} from '../../analysis/client-bound';
 import { DocBuilder, type Block } from '../document';
 import { fmtMsFine, fmtPct, fmtRate } from '../format';
 import type { Report } from '../report-types';
 import { measuredCells } from '../phrases';
 
 const HEAD = [
-  'CELL', 'VERDICT', 'READ LAG P50 / P99 / MAX', 'AGENT CPU', 'READ TOGETHER', 'SERVER-CHUNKED', 'FAILED / CUT',
-  'DELIVERED / PLANNED', 'SEND LAG P99',
+  'CELL', 'VERDICT', 'READ LAG P50 / P99 / MAX', 'STALL MAX (REQUESTS)', 'AGENT CPU', 'READ TOGETHER',
+  'SERVER-CHUNKED', 'FAILED / CUT', 'DELIVERED / PLANNED', 'SEND LAG P99',
 ];
 
 /** The section: what the figures mean and what is not measured, then one row per cell. */
@@ -30,7 +33,9 @@ export function clientIntegritySection(report: Report): Block[] {
     'whole gap behind and reads two chunks together: a cell is invalid (client-bound, no capacity stands on it) ' +
     `when ${fmtPct(READ_TOGETHER_LIMIT, 0)} or more of its tokens were read together with the chunk before them by ` +
     `a reader late by half a gap or more (read lag p99), or the agent used ${fmtPct(CPU_SHARE_LIMIT, 0)} of its ` +
-    'cores. Tokens the server sent several to a chunk are its own doing and shown apart.',
+    `cores, or ${fmtPct(STALL_SHARE_LIMIT, 0)} or more of its requests ran across a stall of the machine of ` +
+    `${STALL_LIMIT_MS} ms or more (the agent neither ran nor waited for a core: a paused VM, whose kernel stamps ` +
+    'late too). Tokens the server sent several to a chunk are its own doing and shown apart.',
   );
   doc.p(
     "Not measured: k6's own CPU (it starts requests and pushes their samples: a busy k6 shows as load delivered " +
@@ -49,6 +54,7 @@ function row(cell: CellStats): string[] {
     cell.id,
     cell.clientBound ? 'invalid: client-bound' : 'valid',
     lag,
+    c.stall === null ? 'n/a' : `${fmtMsFine(c.stall.maxMs)} (${c.stall.requestsOver})`,
     fmtPct(c.agentCpuShare, 0),
     share(c.tokensReadTogether, c.itlSamples),
     share(c.tokensChunked, c.itlSamples),

@@ -44,7 +44,8 @@ describe('readLadder', () => {
 });
 
 describe('a client-bound step never decides a capacity', () => {
-  const bound = (c: CellStats): CellStats => ({ ...c, clientBound: { agentCpuShare: 0.95, reading: null } });
+  const cause = { agentCpuShare: 0.95, reading: null, stall: null };
+  const bound = (c: CellStats): CellStats => ({ ...c, clientBound: cause });
   const searched = (c: CellStats): CellStats => ({ ...c, measurement: 'search' });
 
   it('is undetermined when the deciding step was client-bound, whether it passed or failed', () => {
@@ -54,7 +55,7 @@ describe('a client-bound step never decides a capacity', () => {
     expect(r.kind).toBe('undetermined');
     expect([r.lastPass, r.firstFail, r.estimate]).toEqual([8, 16, null]);
     expect(ladderDisplay(r)).toBe('undetermined: client-bound at 12; more than 8');
-    expect(r.clientBound).toEqual([{ users: 12, cause: { agentCpuShare: 0.95, reading: null } }]);
+    expect(r.clientBound).toEqual([{ users: 12, cause: { agentCpuShare: 0.95, reading: null, stall: null } }]);
     // A client-bound top step that passed says no more: the capacity is not "more than 12".
     const top = useCaseCapacity(chat, [step(8, 5756, 70), bound(step(12, 7000, 50))].map(searched), 'avg', null);
     expect([top.result.kind, top.result.lastPass, top.result.firstFail]).toEqual(['undetermined', 8, null]);

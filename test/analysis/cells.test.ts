@@ -32,8 +32,8 @@ function accumulator(over: Partial<CellAccumulator>): CellAccumulator {
     id: 'cell', tags: {}, trends, inputTokens: 0, outputTokens: 0, tokenSources: {}, okCount: 0, failCount: 0,
     goodput: { judged: 0, good: 0 }, requestEnds: new FloatList(), errorsByKind: {}, errorMessages: {},
     excluded: { warmup: 0, transition: 0 }, failedByKind: {}, windowStartMs: Infinity, windowEndMs: -Infinity,
-    readLag: new FloatList(), reading: { readTogether: 0, chunked: 0, requests: 0 }, inputLengths: new FloatList(),
-    outputLengths: new FloatList(), cachedTokens: 0,
+    readLag: new FloatList(), stall: new FloatList(), reading: { readTogether: 0, chunked: 0, requests: 0 },
+    inputLengths: new FloatList(), outputLengths: new FloatList(), cachedTokens: 0,
     cachedReported: 0, reasoningTokens: 0, reasoningReported: 0, cpuFirst: null, cpuLast: null, achievedRate: null,
     achievedSenders: 0,
     ...over,
@@ -125,7 +125,7 @@ describe('the client-bound verdict of a cell', () => {
     const twoTogether = { ...lateOnly, reading: { readTogether: 2, chunked: 40, requests: 4 } };
     const together = buildCellStats(planCell({}), twoTogether, {}, DEFAULT_COST);
     expect(together.clientBound).toEqual({
-      agentCpuShare: null, reading: { kind: 'readTogether', share: 0.02, readLagP99Ms: 8 },
+      agentCpuShare: null, reading: { kind: 'readTogether', share: 0.02, readLagP99Ms: 8 }, stall: null,
     });
     // The same tokens read together by a reader never late (p99 0.1 ms): the server wrote those chunks together.
     const prompt = new FloatList();
@@ -137,7 +137,7 @@ describe('the client-bound verdict of a cell', () => {
     for (let i = 0; i < 100; i++) wholeGap.push(i < 95 ? 0.1 : 12);
     const old = buildCellStats(planCell({}), { ...base, ...cpu, readLag: wholeGap }, {}, DEFAULT_COST);
     expect(old.clientBound).toEqual({
-      agentCpuShare: null, reading: { kind: 'readLate', readLagP99Ms: 12, itlMedianMs: 10 },
+      agentCpuShare: null, reading: { kind: 'readLate', readLagP99Ms: 12, itlMedianMs: 10 }, stall: null,
     });
     expect(buildCellStats(planCell({}), { ...base, ...cpu, readLag }, {}, DEFAULT_COST).clientBound).toBeNull();
   });
@@ -159,6 +159,28 @@ describe('the client-bound verdict of a cell', () => {
       {}, DEFAULT_COST,
     );
     expect(calm.clientBound).toBeNull();
+  });
+
+  it("says a cell was client-bound when 1% of its requests ran across a stall of the machine of 50 ms or more", () => {
+    const base = accumulator({ id: 'c', okCount: 1, windowStartMs: 0, windowEndMs: 1 });
+    const stalls = (values: number[]): FloatList => {
+      const list = new FloatList();
+      for (const v of values) list.push(v);
+      return list;
+    };
+    const quiet = Array<number>(199).fill(0);
+    // One request of 200 (0.5%) across a 6 s pause, and one more just under the limit: the margins hold them.
+    const one = buildCellStats(planCell({}), { ...base, stall: stalls([...quiet.slice(1), 6000, 49.9]) }, {},
+      DEFAULT_COST);
+    expect(one.clientBound).toBeNull();
+    expect(one.clientIntegrity?.stall).toEqual({ maxMs: 6000, requestsOver: 1 });
+    // Two of 200 at 50 ms and over: 1%, the cell's p99 can be the pause's.
+    const two = buildCellStats(planCell({}), { ...base, stall: stalls([...quiet.slice(1), 6000, 50]) }, {},
+      DEFAULT_COST);
+    expect(two.clientBound).toEqual({ agentCpuShare: null, reading: null, stall: { share: 0.01, longestMs: 6000 } });
+    // An agent that did not say: no figure, no verdict.
+    const unsaid = buildCellStats(planCell({}), base, {}, DEFAULT_COST);
+    expect([unsaid.clientBound, unsaid.clientIntegrity?.stall]).toEqual([null, null]);
   });
 });
 

@@ -20,7 +20,7 @@ function step(n: number, ttft: number, bound = false): CellStats {
     id: `capacity_general_chatbot_n${n}`, useCase: 'general_chatbot', concurrency: n,
     metrics: { ttft: flat(ttft), decodeSpeed: flat(40) },
   });
-  return bound ? { ...c, clientBound: { agentCpuShare: 0.95, reading: null } } : c;
+  return bound ? { ...c, clientBound: { agentCpuShare: 0.95, reading: null, stall: null } } : c;
 }
 
 /** The keys a string may sit under in a judged ladder: ids, codes, expressions, and the listed leftovers. */
@@ -59,6 +59,7 @@ describe("a cell's findings hold figures and kinds", () => {
   it('client-bound causes, open-loop problems and left-out server means', () => {
     const cause = clientBoundCause({
       readLagP99Ms: 12, cpuShare: 0.95, itlMedianMs: 10, tokensReadTogether: 5, itlSamples: 100,
+      stalls: { requests: 10, over: 0, longestMs: 3 },
     });
     expect(cause).not.toBeNull();
     const arrivals: CellArrivals = {

@@ -148,7 +148,7 @@ describe('judgeRateCell', () => {
     expect(clientLimitWords(late.clientLimited!)).toBe('sender achieved 4.00 of 4 requests/s, lag p99 40.0 ms');
     const clean = judgeRateCell(rateCell(4, 100), limits, offered, JUDGED);
     expect([clean.clientLimited, clean.ok]).toEqual([null, true]);
-    expect(clientLimitWords({ kind: 'clientBound', cause: { agentCpuShare: 0.95, reading: null } }))
+    expect(clientLimitWords({ kind: 'clientBound', cause: { agentCpuShare: 0.95, reading: null, stall: null } }))
       .toBe('client-bound: the measuring agent used 95% of its cores');
   });
 });

@@ -107,7 +107,7 @@ describe('activeUsersCapacities', () => {
     }, 'sessions');
     const bound = cell({
       id: 'sessions_tiny_n3', script: 'sessions', useCase: 'tiny', concurrency: 3,
-      clientBound: { agentCpuShare: 0.95, reading: null },
+      clientBound: { agentCpuShare: 0.95, reading: null, stall: null },
       metrics: { e2e: flat(1000) }, sessions: { concurrentMean: 2, concurrentP95: 3, hitRate: 0.5, turns: [] },
     });
     const [a] = activeUsersCapacities([plan], [bound], 'avg', 0.99, []);

@@ -26,7 +26,7 @@ function measure(spec: StepSpec, index: number, together: number): StepResult {
     ticket: i, ok: true, startMs: index * 1000, endMs: index * 1000 + 900, ttftMs: 500, ttfcMs: 500, e2eMs: 1000,
     tpotMs: 1000 / speed, decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 11,
     itlMs: Array.from({ length: 10 }, () => 1000 / speed), goodput: true, phase: 'measured', vu: i % n,
-    readLagMs: together > 0 ? 80 : 0.2, cpuPerCore: null, tokensReadTogether: together,
+    readLagMs: together > 0 ? 80 : 0.2, stallMs: 0, cpuPerCore: null, tokensReadTogether: together,
   }));
   return { index, spec, startMs: index * 1000, endMs: index * 1000 + 900, requests };
 }

@@ -28,7 +28,7 @@ function measure(spec: StepSpec, index: number, spread: number, seed: number): S
     return {
       ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, ttfcMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
       decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
-      readLagMs: null, cpuPerCore: null, tokensReadTogether: null,
+      readLagMs: null, stallMs: null, cpuPerCore: null, tokensReadTogether: null,
       phase: 'measured', vu: i % n,
     };
   });
@@ -66,7 +66,7 @@ function runScripted(
       return {
         ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, ttfcMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
         decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
-      readLagMs: null, cpuPerCore: null, tokensReadTogether: null,
+      readLagMs: null, stallMs: null, cpuPerCore: null, tokensReadTogether: null,
         phase: 'measured', vu: i % n,
       };
     });
@@ -163,7 +163,7 @@ function measureShared(
     return {
       ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, ttfcMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
       decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
-      readLagMs: null, cpuPerCore: null, tokensReadTogether: null,
+      readLagMs: null, stallMs: null, cpuPerCore: null, tokensReadTogether: null,
       phase: 'measured', vu: i % n,
     };
   });

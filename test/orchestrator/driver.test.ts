@@ -23,7 +23,8 @@ function steady(id: string, n: number, over: Partial<Extract<StepSpec['mode'], {
 function report(ticket: number, ok = true): DoneReport {
   return {
     ticket, ok, startMs: 0, endMs: 1, ttftMs: 10, ttfcMs: 10, e2eMs: 100, tpotMs: 6, decodeTokensPerSecond: 160,
-    prefillTokensPerSecond: 1e5, outputTokens: 16, itlMs: [6, 6], goodput: null, readLagMs: null, cpuPerCore: null,
+    prefillTokensPerSecond: 1e5, outputTokens: 16, itlMs: [6, 6], goodput: null, readLagMs: null, stallMs: null,
+    cpuPerCore: null,
     tokensReadTogether: null,
   };
 }

@@ -54,7 +54,9 @@ describe('the warnings of each kind', () => {
   });
 
   it('puts one line per kind up top and every cell in the details', () => {
-    const bound = { agentCpuShare: null, reading: { kind: 'readLate' as const, readLagP99Ms: 12, itlMedianMs: 10 } };
+    const bound = {
+      agentCpuShare: null, reading: { kind: 'readLate' as const, readLagP99Ms: 12, itlMedianMs: 10 }, stall: null,
+    };
     const cells = [cell({ id: 'a', clientBound: bound }), cell({ id: 'b', clientBound: bound }), cell({ id: 'c' })];
     const w = clientBoundWarning(cells, new Set(['b']))!;
     expect(w.summary).toBe('2 cells were client-bound (1 of them a step of a capacity search or ladder): ' +
