@@ -80,8 +80,9 @@ export function clientBoundCause(e: ClientEvidence): ClientBoundCause | null {
 }
 
 /**
- * A cell whose part the machine stalled in for STALL_LIMIT_MS or more (run.json stallsMs, asked of the agents after the
- * part): client-bound by that stall unless its own requests already said so.
+ * The one cell of a part (a searched step) the machine stalled in for STALL_LIMIT_MS or more (run.json stallsMs, asked
+ * of the agents after the part): client-bound by that stall unless its own requests already said so. In a part of
+ * several cells the stall's cell is not known; there the requests' own stalls judge.
  */
 export function withPartStall<C extends { readonly clientBound: ClientBoundCause | null }>(
   cell: C, partStallMs: number | undefined,

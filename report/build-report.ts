@@ -194,7 +194,7 @@ export function measureParts(input: RunInput, samples: readonly SamplesData[], o
       if (accumulator) withData++;
       const monitorIntervalMs = part.plan.monitor.intervalSeconds * 1000;
       const stats = buildCellStats(cell, accumulator, data.monitor, options, monitorIntervalMs, requests);
-      partCells.push(withPartStall(stats, input.run?.stallsMs[part.name]));
+      partCells.push(part.plan.cells.length === 1 ? withPartStall(stats, input.run?.stallsMs[part.name]) : stats);
       if (accumulator && (cell.script === 'capacity' || cell.arrivals))
         measured.requestValues.set(cell.id, requestValuesOf(accumulator));
       if (accumulator && cell.script === 'trace') measured.traceSends.set(cell.id, traceSendsOf(accumulator));
