@@ -195,7 +195,10 @@ describe('the agents search on the simulator', () => {
   it('reports the per-agent figures of every step', () => {
     for (const s of report.agentic!.steps) {
       if (s.modelShare) expect([s.modelShare.min > 0, s.modelShare.max <= 1]).toEqual([true, true]);
-      expect(s.stepTime!.p50).toBeGreaterThan(0);
+      // A step the machine paused in (client-bound by a stall) may have had no agent's step end within it.
+      const stalled = report.cells.find((c) => c.id === s.cellId)!.clientBound?.stall;
+      if (stalled && s.stepTime === null) continue;
+      expect(s.stepTime!.p50, s.cellId).toBeGreaterThan(0);
       // The ideal cannot see two things the simulator's cache can: a compaction summary is the simulator's same words
       // for every agent, so a later agent's summary after the shared prefix is cached; and the step's "cold" first
       // call may reach the server after the other agents' first calls cached the prefix. At 8 agents that put the

@@ -14,7 +14,9 @@ import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import type { ActiveUsersCapacity } from '../../analysis/active-users';
 import { startSim } from '../../sim/server';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
-import { extraTags, readCsv, readJson, runBenchCli, runScript, tempDir, writePlan, type CsvRow } from './helpers';
+import {
+  extraTags, readCsv, readJson, runBenchCli, runScriptUnstalled, tempDir, writePlan, type CsvRow,
+} from './helpers';
 import { ladderDisplay } from '../../report/capacity-words';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
@@ -105,13 +107,13 @@ function expectClientBoundStep(a: ActiveUsersCapacity, runDir: string): void {
 // A conversation goes as a list of messages on every conversation API: each must send the same history.
 describe.each(['chat', 'responses', 'messages'])('k6 run dist/sessions.js, API=%s', (api) => {
   let sim: Awaited<ReturnType<typeof startSim>>;
-  let run: Awaited<ReturnType<typeof runScript>>;
+  let run: Awaited<ReturnType<typeof runScriptUnstalled>>;
   let rows: CsvRow[];
   beforeAll(async () => {
     await buildBundles();
     sim = await startSim({ port: 0, tokenizerWorkers: 1 });
     const prompts = await writeSessionPrompts();
-    run = await runScript('sessions', SESSIONS_PLAN, { BASE_URL: sim.url, MODEL, PROMPTS: prompts, API: api });
+    run = await runScriptUnstalled('sessions', SESSIONS_PLAN, { BASE_URL: sim.url, MODEL, PROMPTS: prompts, API: api });
     rows = readCsv(path.join(run.dir, 'samples.csv')).rows;
   }, 120_000);
   afterAll(async () => {
