@@ -4,8 +4,8 @@
 // Each runner is a stock k6 with the operator's command line (segment flags, --address, --paused,
 // instance_id and testrun_name tags) and its own measuring agent (-e LLM_AGENT, as the operator's runner pod has
 // its sidecar), resumed with the operator's PATCH /v1/status, against the real simulator (fixed timing: 50 ms
-// TTFT, 10 ms ITL). The merged report is checked against the same plan
-// run by one process, and the merged gate verdict against the runners' own exit codes.
+// TTFT, 10 ms ITL). The merged report is checked against the same plan run by one process (equal counts) and both
+// against the simulator's record of their requests, and the merged gate verdict against the runners' own exit codes.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { buildBundles } from '../../orchestrator/bundles';
 import { bundlePath } from '../../orchestrator/engine';
 import { analyzeRun } from '../../report/generate';
 import type { CellStats } from '../../analysis/cells';
-import { startSim } from '../../sim/server';
+import { startSim, type GroundTruthRecord } from '../../sim/server';
 import {
   extraTags, readCsv, readJson, resumeWhenPaused, ROOT, runBenchCli, runK6, runScript, startTestAgent, tempDir,
   writePlan,
@@ -39,7 +39,7 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   await buildBundles();
-  sim = await startSim({ port: 0, fixed: { ttftMs: 50, itlMs: 10 } });
+  sim = await startSim({ port: 0, fixed: { ttftMs: 50, itlMs: 10 }, groundTruth: true });
   env = { BASE_URL: sim.url, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' };
 }, 120_000);
 
@@ -120,6 +120,26 @@ function monitorRows(runnerDir: string): number {
   ).length;
 }
 
+/**
+ * Each cell's TTFT and ITL means within a few ms of the server's record of its requests. The cells ran one after the
+ * other, so the records in arrival order are the cells' in order. TTFT: the client's adds connect, request write and
+ * the first chunk's trip on loopback (and an in-process simulator's own lag before it stamps the arrival); never below.
+ */
+function expectTrueToServer(cells: readonly CellStats[], records: GroundTruthRecord[], run: string): void {
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  expect(records.length, run).toBe(cells.reduce((n, c) => n + c.requests, 0));
+  let next = 0;
+  for (const cell of [...cells].sort((a, b) => a.concurrency - b.concurrency)) {
+    const own = records.slice(next, next += cell.requests);
+    const ttft = mean(own.map((r) => r.tokenEpochMs[0]! - r.arrivalEpochMs));
+    const itl = mean(own.flatMap((r) => r.tokenEpochMs.slice(1).map((t, i) => t - r.tokenEpochMs[i]!)));
+    const where = `${run} ${cell.id}: client ${cell.metrics.ttft?.mean} ms, server ${ttft} ms`;
+    expect(cell.metrics.ttft!.mean - ttft, where).toBeGreaterThan(-1);
+    expect(cell.metrics.ttft!.mean - ttft, where).toBeLessThan(15);
+    expect(Math.abs(cell.metrics.itl!.mean - itl), `${run} ${cell.id} ITL`).toBeLessThan(1);
+  }
+}
+
 describe('a sweep split 2 ways as the k6-operator runs it', () => {
   const plan = {
     sweep: { contexts: [256], concurrencies: [1, 3, 4], rounds: 2, outputTokens: 20 }, schedule: FAST_SCHEDULE,
@@ -127,10 +147,17 @@ describe('a sweep split 2 ways as the k6-operator runs it', () => {
   };
   let split: SplitRun;
   let single: Awaited<ReturnType<typeof runScript>>;
+  /** The simulator's record of each run's requests, in arrival order. */
+  const truth: { split: GroundTruthRecord[]; single: GroundTruthRecord[] } = { split: [], single: [] };
+  const byArrival = (records: GroundTruthRecord[]) => records.sort((a, b) => a.arrivalEpochMs - b.arrivalEpochMs);
 
   beforeAll(async () => {
+    sim.clearGroundTruth();
     split = await runSplit('sweep', plan);
+    truth.split = byArrival(sim.groundTruth());
+    sim.clearGroundTruth();
     single = await runScript('sweep', plan, env);
+    truth.single = byArrival(sim.groundTruth());
   }, 240_000);
 
   it('uses the flags lib/segments.ts writes for the operator, and sends nothing before the resume', () => {
@@ -156,7 +183,7 @@ describe('a sweep split 2 ways as the k6-operator runs it', () => {
     );
   });
 
-  it('merges into the report of the same plan run by one process: equal counts, close latencies', async () => {
+  it('merges into the report of the same plan run by one process: equal counts, each true to the server', async () => {
     const merged = await analyzeRun(split.dir);
     const whole = await analyzeRun(single.dir);
     expect(merged.incomplete).toBe(false);
@@ -167,13 +194,11 @@ describe('a sweep split 2 ways as the k6-operator runs it', () => {
         other.requests, other.succeeded, other.outputTokensTotal,
       ]);
       expect(cell.requests).toBe(cell.concurrency * 2);
-      // Fixed timing: 50 ms TTFT and 10 ms ITL on both; a shared 2-core machine adds a few ms either way.
-      const close = (get: (c: CellStats) => number | undefined, within: number) =>
-        expect(Math.abs(get(cell)! - get(other)!), `${cell.id}`).toBeLessThan(within);
-      close((c) => c.metrics.ttft?.mean, 25);
-      close((c) => c.metrics.itl?.mean, 2);
-      close((c) => c.metrics.decodeSpeed?.mean, 15);
     }
+    // Judged against the simulator's record of the same requests, not against each other: two runs on a shared
+    // 2-core machine differ by what it did to each (a 2-request cell's TTFT means 48 ms apart, CI 2026-12-07).
+    expectTrueToServer(merged.cells, truth.split, 'split');
+    expectTrueToServer(whole.cells, truth.single, 'single');
   });
 });
 
