@@ -44,8 +44,7 @@ export function stallRoute(
   const ms = Number(new URL(req.url ?? '/', 'http://sim').searchParams.get('ms') ?? NaN);
   if (!(ms > 0 && ms <= MAX_STALL_MS))
     throw new ApiError(400, `ms must be a number of milliseconds above 0 and at most ${MAX_STALL_MS}.`, 'ms');
-  const startMs = performance.now();
-  const endMs = scheduler.stall(ms);
+  const { startMs, endMs } = scheduler.stall(ms);
   sendJson(res, 200, { startEpochMs: performance.timeOrigin + startMs, endEpochMs: performance.timeOrigin + endMs });
   return true;
 }

@@ -19,6 +19,12 @@ export interface TokenSink {
   onPrefixCache?(queryTokens: number, hitTokens: number): void;
 }
 
+/** A server-wide stall's window, ms on the scheduler's clock. */
+export interface StallWindow {
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
 export interface Scheduler {
   /** Adds a request; for the batcher it enters the waiting queue at req.queuedMs (the caller waits until then). */
   submit(req: BatchRequest): void;
@@ -30,9 +36,10 @@ export interface Scheduler {
   powerWatts(): number;
   /**
    * A server-wide stall from now for ms: no token is handed to the sink and no step runs until it ends (stalls that
-   * overlap extend it). Returns its end, ms on the scheduler's clock.
+   * overlap extend it). Returns its window, ms on the scheduler's clock: from the one reading its end is counted
+   * from, so the window is ms long (or the rest of the one it extends) however late the caller was scheduled.
    */
-  stall(ms: number): number;
+  stall(ms: number): StallWindow;
   close(): void;
 }
 
@@ -79,13 +86,14 @@ export class BatcherScheduler implements Scheduler {
     this.startStep(Math.max(this.lastEndMs, start, this.stallEndMs));
   }
 
-  stall(ms: number): number {
+  stall(ms: number): StallWindow {
     const now = this.clock();
     const end = Math.max(this.stallEndMs, now + ms);
     // The pause this call adds to one already under way (all of ms when none is).
     const addedMs = end - Math.max(this.stallEndMs, now);
     this.stallEndMs = end;
-    if (addedMs <= 0 || this.closed || !this.timer) return end;
+    const window = { startMs: now, endMs: end };
+    if (addedMs <= 0 || this.closed || !this.timer) return window;
     clearTimeout(this.timer);
     if (this.batcher.stepInFlight) {
       // The GPU pauses mid-step: the rest of the step runs after the stall (a step already due ends at its end).
@@ -94,7 +102,7 @@ export class BatcherScheduler implements Scheduler {
     } else {
       this.timer = this.resumeTimer(now);
     }
-    return end;
+    return window;
   }
 
   abort(id: string): void {
@@ -235,10 +243,11 @@ export class FixedScheduler implements Scheduler {
     return this.idleWatts;
   }
 
-  stall(ms: number): number {
+  stall(ms: number): StallWindow {
     // The armed timer, if any, fires as planned and re-arms for the stall's end (fire()).
-    this.stallEndMs = Math.max(this.stallEndMs, this.clock() + ms);
-    return this.stallEndMs;
+    const now = this.clock();
+    this.stallEndMs = Math.max(this.stallEndMs, now + ms);
+    return { startMs: now, endMs: this.stallEndMs };
   }
 
   close(): void {
