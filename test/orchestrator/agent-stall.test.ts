@@ -11,6 +11,17 @@ import { startSimChild, type SimChild } from '../../sim/child';
 const STOP_MS = 300;
 /** The stop can read this much shorter at the agent: its meter wakes at most a tick late into it. */
 const TICK_MS = 5;
+/**
+ * And this share shorter: after SIGCONT the meter's thread may wait for a core, which the meter counts as a busy
+ * machine, not a stopped one (a 303 ms stop read 295.1 ms on a loaded 2-core CI machine, 2026-12-07).
+ */
+const RUN_QUEUE_SHARE = 0.05;
+
+/** A stall the agent reported is the stop the test made: not longer, and shorter only by a tick and a core's wait. */
+function expectTheStop(stallMs: number | null | undefined, stoppedMs: number): void {
+  expect(stallMs).toBeGreaterThanOrEqual(stoppedMs * (1 - RUN_QUEUE_SHARE) - TICK_MS);
+  expect(stallMs).toBeLessThanOrEqual(stoppedMs + TICK_MS);
+}
 
 let sim: SimChild;
 let agent: AgentProcess;
@@ -64,13 +75,13 @@ describe("the agent's stall meter", () => {
     });
     expect([quiet.record.outcome, stopped.record.outcome], JSON.stringify(quiet.record))
       .toEqual(['completed', 'completed']);
-    expect(stopped.health.stallMs!).toBeGreaterThanOrEqual(stoppedMs - TICK_MS - 2);
+    expectTheStop(stopped.health.stallMs, stoppedMs);
     expect(quiet.health.stallMs!).toBeGreaterThanOrEqual(0);
     expect(quiet.health.stallMs!).toBeLessThan(stoppedMs / 2);
     // Asked afterwards, as the bench asks after a part: the same stop, whether or not a record carried it; an agent
     // that cannot answer says nothing rather than failing the run.
     const asked = await agentsStallMs([agent.url, 'http://127.0.0.1:9'], fromMs, Date.now());
-    expect(asked!).toBeGreaterThanOrEqual(stoppedMs - TICK_MS - 2);
+    expectTheStop(asked, stoppedMs);
     expect(await agentsStallMs(['http://127.0.0.1:9'], fromMs, Date.now())).toBeNull();
     expect(stepClientLimit(null, asked)).toMatch(/^the machine stopped running the measuring agent for \d+ ms during/);
   }, 30_000);
