@@ -18,6 +18,8 @@ import { buildBundles } from '../../orchestrator/bundles';
 import { bundlePath } from '../../orchestrator/engine';
 import { analyzeRun } from '../../report/generate';
 import type { CellStats } from '../../analysis/cells';
+import { mean } from '../../analysis/stats';
+import { chunksOfTokenTimes, requestFigures } from '../../lib/request-figures';
 import { startSim, type GroundTruthRecord } from '../../sim/server';
 import {
   extraTags, readCsv, readJson, resumeWhenPaused, ROOT, runBenchCli, runK6, runScript, startTestAgent, tempDir,
@@ -130,13 +132,15 @@ const TTFT_ABOVE_MS = 30;
  * stamps the arrival (a 2-request cell 15.3 ms above in a loaded CI, 2026-12-07); never below.
  */
 function expectTrueToServer(cells: readonly CellStats[], records: GroundTruthRecord[], run: string): void {
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   expect(records.length, run).toBe(cells.reduce((n, c) => n + c.requests, 0));
   let next = 0;
   for (const cell of [...cells].sort((a, b) => a.concurrency - b.concurrency)) {
-    const own = records.slice(next, next += cell.requests);
-    const ttft = mean(own.map((r) => r.tokenEpochMs[0]! - r.arrivalEpochMs));
-    const itl = mean(own.flatMap((r) => r.tokenEpochMs.slice(1).map((t, i) => t - r.tokenEpochMs[i]!)));
+    const own = records.slice(next, next += cell.requests).map((r) => requestFigures({
+      startMs: r.arrivalEpochMs, chunks: chunksOfTokenTimes(r.tokenEpochMs), endMs: r.endEpochMs!,
+      inputTokens: r.promptTokens,
+    })!);
+    const ttft = mean(own.map((f) => f.ttftMs))!;
+    const itl = mean(own.flatMap((f) => f.itlMs))!;
     const where = `${run} ${cell.id}: client ${cell.metrics.ttft?.mean} ms, server ${ttft} ms`;
     expect(cell.metrics.ttft!.mean - ttft, where).toBeGreaterThan(-1);
     expect(cell.metrics.ttft!.mean - ttft, where).toBeLessThan(TTFT_ABOVE_MS);
