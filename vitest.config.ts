@@ -30,6 +30,8 @@ export const JUDGED_BY_RECORD_2 = [
   'test/e2e/split.test.ts', 'test/e2e/rate-search.test.ts',
   // Each searched step of agents judged against the server's own token times; a client-bound step decides nothing.
   'test/e2e/agentic.test.ts',
+  // Two runs' capacities (a search, a ladder) on one simulator, each step judged by the server's record of it.
+  'test/e2e/capacity-ladder.test.ts',
 ];
 
 /** Alone: nothing else runs beside these files. */

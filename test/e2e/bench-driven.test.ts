@@ -1,36 +1,15 @@
 // End to end: bench-driven runs (lib/drive.ts) on a stock k6 with the measuring agent. Runs in Node (vitest).
-// Cells back to back, the capacity search in steady state, and its agreement with a dense fixed ladder.
+// Cells back to back, and the capacity search in steady state (its agreement with a dense ladder:
+// capacity-ladder.test.ts).
 
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
 import { readPlanFile } from '../../report/inputs';
+import type { Report } from '../../report/report-types';
 import { extraTags, readCsv, readJson, runBenchCli, tempDir, writePlan } from './helpers';
 import { expectStepClocks } from './real-server';
-
-/**
- * 2K prompts, 32 tokens out, on the simulator's default profile: per-user decode speed in steady
- * state falls about 10% per added user around 100 tok/s (measured: 137 at 2 users, 105 at 5, 94 at
- * 6), so a limit of 100 tok/s puts the capacity near 5, with a clear step on either side.
- */
-const USE_CASE = {
-  id: 'tiny_chat', title: 'Tiny chat', contextTokens: 2048, outputTokens: 32, concurrencies: [1, 2, 3, 4, 5, 6, 7, 8],
-  limits: [{ metric: 'decodeSpeed', operator: '>', value: 100, label: 'speed > 100 tok/s' }],
-};
-const PLAN = {
-  useCases: [USE_CASE],
-  sweep: { contexts: [512], concurrencies: [1, 2, 4], rounds: 2, outputTokens: 16 },
-  capacity: { rounds: 2, minMeasuredSeconds: 1, maxUsers: 16 },
-};
-
-interface ReportJson {
-  useCases: {
-    useCase: { id: string };
-    result: {
-      kind: string; lastPass: number | null; firstFail: number | null; estimate: number | null; display: string;
-    };
-  }[];
-}
+import { TINY_CHAT_PLAN as PLAN } from './tiny-chat-plan';
 
 /** The sweep's cells ran as planned, each user its rounds, all measured, back to back but for a quiet gap. */
 function expectSweepBackToBack(runDir: string): void {
@@ -111,7 +90,7 @@ function expectCapacitySteps(runDir: string, capacity: number, breaks: number): 
 /** The report states the measured capacity, and the run's time went mostly to requests. */
 function expectMeasuredCapacityReported(runDir: string, capacity: number, breaks: number): void {
   // The report reads the steps as a ladder and states the measured capacity, not an interpolation.
-  const report = readJson<ReportJson>(path.join(runDir, 'report.json'));
+  const report = readJson<Report>(path.join(runDir, 'report.json'));
   const tiny = report.useCases.find((u) => u.useCase.id === 'tiny_chat')!;
   expect(tiny.result).toMatchObject({
     kind: 'within', lastPass: capacity, firstFail: breaks, estimate: capacity, display: String(capacity),
@@ -155,35 +134,5 @@ describe('npm run bench drives k6', () => {
     // The simulator's histograms over each step's own requests, or none (issue 46).
     const clocks = expectStepClocks(runDir);
     console.log(clocks.lines.join('\n'));
-  }, 300_000);
-});
-
-describe('the capacity search against a dense fixed ladder', () => {
-  it('agrees within its resolution (1 user) with every step from 1 to 8 run in k6 time slots, ' +
-    'on the same simulator', async () => {
-    const dir = tempDir('ladder');
-    const search = await runBenchCli([
-      '--plan', writePlan(dir, PLAN), '--scripts', 'capacity', '--results', dir, '--run-id', 's',
-    ]);
-    expect(search.exitCode, search.stderr).toBe(0);
-    const r = await runBenchCli([
-      '--plan', writePlan(dir, { ...PLAN, schedule: { safetyFactor: 1.5, minCellSeconds: 1, gapSeconds: 0.2 } }),
-      '--scripts', 'capacity', '--results', dir, '--run-id', 'l', '--fixed-slots',
-    ]);
-    expect(r.exitCode, r.stderr).toBe(0);
-    const capacityOf = (run: string) =>
-      readJson<ReportJson>(path.join(dir, run, 'report.json')).useCases.find((u) => u.useCase.id === 'tiny_chat')!
-        .result;
-    const searched = capacityOf('s');
-    const ladder = capacityOf('l');
-    expect(searched.kind).toBe('within');
-    expect(ladder.kind).toBe('within');
-    expect(
-      Math.abs(searched.lastPass! - ladder.lastPass!), `search ${searched.display}, ladder ${ladder.display}`,
-    ).toBeLessThanOrEqual(1);
-    // The ladder's steps start all users at once; their first round is warm-up, the second and third measured.
-    const plan = readPlanFile(path.join(dir, 'l', 'capacity', 'plan.json'));
-    expect(plan.cells.map((c) => c.concurrency)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(plan.cells.every((c) => c.warmupRounds === 1 && c.rounds === 3 && c.driven === undefined)).toBe(true);
   }, 300_000);
 });

@@ -270,7 +270,7 @@ describe('npm run bench -- --runners 2', () => {
 });
 
 describe('the capacity search spread over 2 k6 processes', () => {
-  /** As test/e2e/bench-driven.test.ts: on the simulator's default profile the capacity lies near 5 users. */
+  /** As test/e2e/tiny-chat-plan.ts: on the simulator's default profile the capacity lies near 5 users. */
   const plan = {
     useCases: [{
       id: 'tiny_chat', title: 'Tiny chat', contextTokens: 2048, outputTokens: 32,
