@@ -30,6 +30,7 @@ import {
   PREFIX_PLAN, SESSIONS_PLAN, RATE_PLAN, EMBED_PLAN, NATIVE_PLAN, NATIVE_PUSH_INTERVAL,
 } from './prometheus-e2e-plans';
 import { runK6, type K6Run } from './prometheus-e2e-k6';
+import { SYNC_CHILD_LIMIT } from '../sync-child';
 
 // ---------------------------------------------------------------------------------------------
 // Processes and helpers.
@@ -412,7 +413,7 @@ describe("the dashboard's Sessions, error and server panels", () => {
 describe('the recording rules: promtool accepts them and every rule produces series', () => {
   it('promtool accepts the recording rules, and every rule produces series', async () => {
     const check = spawnSync('promtool', ['check', 'rules', path.join(ROOT, 'deploy/prometheus/recording-rules.yml')], {
-      encoding: 'utf8',
+      encoding: 'utf8', ...SYNC_CHILD_LIMIT,
     });
     expect(check.status, check.stdout + check.stderr).toBe(0);
     const records = [...readFileSync(rulesFile, 'utf8').matchAll(/record:\s*(\S+)/g)].map((m) => m[1]!);

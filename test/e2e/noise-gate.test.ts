@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { findProfile } from '../../sim/profiles';
 import { ROOT, runBenchCli, tempDir, writePlan } from './helpers';
 import { nodeProgram } from '../../node/node-programs';
+import { SYNC_CHILD_LIMIT } from '../sync-child';
 
 /** One use case read off the sweep's cells (same context and output): its limits are gated cell by cell. */
 const PLAN = {
@@ -37,7 +38,7 @@ function slowerProfile(dir: string): string {
 function report(runDir: string, baseline: string): { status: number; out: string } {
   const [program, ...lead] = nodeProgram('report');
   const args = [...lead, runDir, '--baseline', baseline, '--tolerance', '0'];
-  const r = spawnSync(program!, args, { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(program!, args, { cwd: ROOT, encoding: 'utf8', ...SYNC_CHILD_LIMIT });
   return { status: r.status ?? -1, out: r.stdout + r.stderr };
 }
 

@@ -23,6 +23,7 @@ import { analyzeRun } from '../../report/generate';
 import { startSim } from '../../sim/server';
 import { resumeWhenPaused, ROOT, runK6, startTestAgent, tempDir } from './helpers';
 import { nodeProgram } from '../../node/node-programs';
+import { SYNC_CHILD_LIMIT } from '../sync-child';
 
 type Obj = Record<string, unknown>;
 const TESTID = 'capacity-e2e';
@@ -153,7 +154,9 @@ describe('the split capacity manifest, run as the k6-operator runs it', () => {
     expect(report.runNotes[0]).toContain(`${TESTID} ran split across ${m.parallelism} k6 processes`);
     const [program, ...lead] = nodeProgram('report');
     // Exits 0 (execFileSync throws otherwise); the report goes next to the runners' folders.
-    execFileSync(program!, [...lead, path.join(claim, TESTID), '--gate'], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(program!, [...lead, path.join(claim, TESTID), '--gate'], {
+      cwd: ROOT, stdio: 'pipe', ...SYNC_CHILD_LIMIT,
+    });
     expect(readFileSync(path.join(claim, TESTID, 'report.md'), 'utf8')).toContain('tiny_chat');
   }, 180_000);
 });

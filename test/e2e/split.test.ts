@@ -26,6 +26,7 @@ import {
   writePlan,
 } from './helpers';
 import { nodeProgram } from '../../node/node-programs';
+import { SYNC_CHILD_LIMIT } from '../sync-child';
 
 /** The operator's flags for runner 1 and 2 of 2 (k6-operator pkg/segmentation), written out as a user would. */
 const OPERATOR_SEGMENTS = [
@@ -225,7 +226,7 @@ describe('a gate split 2 ways: the verdict is the merged samples', () => {
   const reportGate = (dir: string): number => {
     try {
       const [program, ...lead] = nodeProgram('report');
-      execFileSync(program!, [...lead, dir, '--gate'], { cwd: ROOT, stdio: 'pipe' });
+      execFileSync(program!, [...lead, dir, '--gate'], { cwd: ROOT, stdio: 'pipe', ...SYNC_CHILD_LIMIT });
       return 0;
     } catch (e) {
       return (e as { status: number }).status;

@@ -13,6 +13,7 @@ import { cellMetricKey, readSummaryData } from '../../lib/summary-data';
 import { buildBundles } from '../../orchestrator/bundles';
 import { startSim, type SimServer } from '../../sim/server';
 import { extraTags, readCsv, readJson, runScript, startTestAgent, tempDir, type RunResult } from './helpers';
+import { SYNC_CHILD_LIMIT } from '../sync-child';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 const CELL = 'sweep_c256_o8_n2';
@@ -25,7 +26,7 @@ const SCHEDULE = {
 function makeCertificates(dir: string): { caFile: string; key: string; cert: string } {
   const f = (name: string): string => path.join(dir, name);
   const openssl = (...args: string[]): void => {
-    execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], ...SYNC_CHILD_LIMIT });
   };
   openssl(
     'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj',

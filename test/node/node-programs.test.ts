@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildNodeBundles, currentBundle, NODE_BUNDLE_DIR, nodeProgram } from '../../node/node-programs';
 import { startSimChild } from '../../sim/child';
+import { SYNC_CHILD_LIMIT } from '../sync-child';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RUN = path.join(ROOT, 'test', 'report', 'fixtures', 'suite-run');
@@ -20,7 +21,9 @@ beforeAll(async () => {
 /** report.json and report.md as a command writes them for the fixture run, without when and where it wrote them. */
 function reportOf(command: readonly string[]): { json: unknown; md: string } {
   const out = mkdtempSync(path.join(tmpdir(), 'node-program-'));
-  const r = spawnSync(command[0]!, [...command.slice(1), RUN, '--out', out], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(command[0]!, [...command.slice(1), RUN, '--out', out], {
+    cwd: ROOT, encoding: 'utf8', ...SYNC_CHILD_LIMIT,
+  });
   expect(r.status, r.stderr).toBe(0);
   const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as Record<string, unknown>;
   const options = { ...(report.options as object), outDir: null };

@@ -12,6 +12,7 @@ import { REPORT_SCHEMA_VERSION, type Report } from '../../report/report-types';
 import { EXIT } from '../../lib/exit-codes';
 import { smallRunParts, writeRunFixture } from './fixtures/make-run';
 import { nodeProgram } from '../../node/node-programs';
+import { SYNC_CHILD_LIMIT } from '../sync-child';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let tmp: string;
@@ -20,7 +21,7 @@ let report: Report;
 
 function cli(args: string[]): { code: number | null; stderr: string; stdout: string } {
   const [program, ...lead] = nodeProgram('report');
-  const r = spawnSync(program!, [...lead, ...args], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(program!, [...lead, ...args], { cwd: ROOT, encoding: 'utf8', ...SYNC_CHILD_LIMIT });
   return { code: r.status, stderr: r.stderr, stdout: r.stdout };
 }
 

@@ -17,6 +17,7 @@ import { DEFAULT_REPORT_OPTIONS } from '../../report/build-report';
 import type { Report } from '../../report/report-types';
 import { smallRunParts, writeRunFixture } from './fixtures/make-run';
 import { nodeProgram } from '../../node/node-programs';
+import { SYNC_CHILD_LIMIT } from '../sync-child';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -147,7 +148,7 @@ describe('npm run report -- --gate', () => {
   const report = (args: string[]): { code: number; stderr: string } => {
     try {
       const [program, ...lead] = nodeProgram('report');
-      execFileSync(program!, [...lead, ...args], { cwd: ROOT, stdio: 'pipe' });
+      execFileSync(program!, [...lead, ...args], { cwd: ROOT, stdio: 'pipe', ...SYNC_CHILD_LIMIT });
       return { code: 0, stderr: '' };
     } catch (e) {
       const err = e as { status: number; stderr: Buffer };

@@ -4,12 +4,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { PROFILES } from '../../sim/profiles';
+import { SYNC_CHILD_LIMIT } from '../sync-child';
 
 const TSX = ['--import', 'tsx', 'scripts/sim.ts'];
 
 describe('scripts/sim.ts: profiles, bad flags, start and stop', () => {
   it('--list-profiles prints every profile, A marked default', () => {
-    const r = spawnSync(process.execPath, [...TSX, '--list-profiles'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [...TSX, '--list-profiles'], { encoding: 'utf8', ...SYNC_CHILD_LIMIT });
     expect(r.status).toBe(0);
     for (const p of PROFILES) expect(r.stdout).toContain(p.name);
     expect(r.stdout).toMatch(/qwen3-coder-30b-a3b-h200-vllm \(default\)/);
@@ -22,7 +23,7 @@ describe('scripts/sim.ts: profiles, bad flags, start and stop', () => {
       ['--noise-seed', '-1'], ['--noise-seed', '4294967296'],
     ];
     for (const args of badFlags) {
-      const r = spawnSync(process.execPath, [...TSX, ...args], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [...TSX, ...args], { encoding: 'utf8', ...SYNC_CHILD_LIMIT });
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
       expect(r.stderr).not.toMatch(/\n\s+at /);

@@ -15,6 +15,7 @@ import type { Report } from '../../report/report-types';
 import { buildDocument } from '../../report/sections';
 import { findProfile } from '../../sim/profiles';
 import { nodeProgram } from '../../node/node-programs';
+import { SYNC_CHILD_LIMIT } from '../sync-child';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PROFILE = findProfile('A')!;
@@ -25,7 +26,7 @@ function bench(args: string[]) {
   const started = performance.now();
   const [program, ...lead] = nodeProgram('bench');
   const r = spawnSync(program!, [...lead, ...args], {
-    cwd: ROOT, encoding: 'utf8', env: { ...process.env, USE_CASES: '', CONTEXTS: '' },
+    cwd: ROOT, encoding: 'utf8', env: { ...process.env, USE_CASES: '', CONTEXTS: '' }, ...SYNC_CHILD_LIMIT,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, seconds: (performance.now() - started) / 1000 };
 }
