@@ -76,14 +76,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // Each worker keeps its modules from one file to the next, as in the quick tier (vitest.quick.config.ts): no
-        // file mocks a module. At four files at once the cores are 85-89% busy through the main group, so a module
-        // imported once per worker instead of once per file is CPU the other files get. Measured (CI, 2026-12-07):
-        // 708 s without isolation against 691 and 739 with it, vitest's workers 168 CPU-seconds against 163: within
-        // the runs' spread, not shown faster. With two files at once it was no faster either (613 s against 596).
+        // Worker threads, not forks: one CI run hung when a fresh fork never started its file (2026-12-07): its read of
+        // vitest's worker module stayed pending, Node's thread pool idle, and tinypool waits for a starting worker
+        // without a time limit. Forks are one per file here (the pool reads isolate at the root only, and isolate:
+        // false there crashed the run where the lanes begin, tinypool rejecting with "Terminating worker thread");
+        // threads start inside this process, whose thread pool is long up: the main group starts no process of its own.
         test: {
-          name: 'main', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 },
-          poolOptions: { forks: { isolate: false } },
+          name: 'main', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 }, pool: 'threads',
         },
       },
       // vLLM and SGLang start as the run begins (their setup), so their starts overlap the main group.
