@@ -71,40 +71,17 @@ function stretches(spans: readonly { from: number; to: number }[]): { from: numb
 }
 
 /**
- * How far a request's e2e at the client may differ from the server's (arrival to end): connecting, sending and the
- * last read on one side, the simulator's stamps on the other (under 5 ms here, 2026-12-07).
+ * The most a request's sample may lag its end: k6 times a sample when the script adds it, after the agent's record of
+ * the request reached it (up to 86 ms here under load, 2026-12-07). Each request lies within its sample's time less
+ * its e2e, and that span moved back by at most this.
  */
-const E2E_APART_MS = 20;
-
-/** A measured request as its sample has it: k6 times a sample when the script adds it, after the request ended. */
-interface Measured {
-  readonly sampledAt: number;
-  readonly e2eMs: number;
-}
+const SAMPLE_LAG_MS = 200;
 
 /**
- * The server's record of each measured request: the latest to end before the request's sample whose e2e is the
- * client's within E2E_APART_MS, none taken twice. A sample's time lags its request's end by what k6 and the script
- * took to add it (up to 86 ms here under load, 2026-12-07), so a window on sample times would miss or add requests;
- * two requests of one step that swap records leave the step's figures as they are.
- */
-function recordsOf(measured: readonly Measured[], truth: readonly GroundTruthRecord[]): GroundTruthRecord[] {
-  const taken = new Set<GroundTruthRecord>();
-  for (const m of [...measured].sort((a, b) => a.sampledAt - b.sampledAt)) {
-    let best: GroundTruthRecord | null = null;
-    for (const t of truth) {
-      if (t.endEpochMs === null || t.endEpochMs > m.sampledAt + 1 || taken.has(t)) continue;
-      if (Math.abs(t.endEpochMs - t.arrivalEpochMs - m.e2eMs) > E2E_APART_MS) continue;
-      if (best === null || t.endEpochMs > best.endEpochMs!) best = t;
-    }
-    if (best !== null) taken.add(best);
-  }
-  return [...taken];
-}
-
-/**
- * Each step's measured requests as the server served them, and the requests it held in flight over the stretches
- * of those records (on its own clock: a step measured again later is two stretches, another step between).
+ * Each step's requests as the server served them: its records whose midpoint lies in a stretch of the step's measured
+ * requests (or up to SAMPLE_LAG_MS before it), so every measured request and at most a request a user either side;
+ * and the requests the server held in flight over each stretch less its last SAMPLE_LAG_MS, inside the measured span.
+ * Pairing each request with its record by e2e and sample time mismatched steps under load (CI, 2026-12-07).
  */
 function servedSteps(runDir: string, truth: readonly GroundTruthRecord[]): ServedStep[] {
   const plan = readPlanFile(path.join(runDir, 'capacity', 'plan.json'));
@@ -112,13 +89,16 @@ function servedSteps(runDir: string, truth: readonly GroundTruthRecord[]): Serve
     .filter((r) => r.metric_name === METRICS.e2e.name && extraTags(r).phase === 'measured');
   return plan.cells.map((c) => {
     const own = e2e.filter((r) => extraTags(r).cell === c.id)
-      .map((r) => ({ sampledAt: Number(r.timestamp), e2eMs: Number(r.metric_value) }));
-    const records = recordsOf(own, truth);
-    const parts = stretches(records.map((t) => ({ from: t.arrivalEpochMs, to: t.endEpochMs! })));
-    const held = parts.reduce((a, p) => a + inFlight(truth, p.from, p.to) * (p.to - p.from), 0);
+      .map((r) => ({ from: Number(r.timestamp) - Number(r.metric_value), to: Number(r.timestamp) }));
+    const parts = stretches(own);
+    const middle = (t: GroundTruthRecord) => (t.arrivalEpochMs + t.endEpochMs!) / 2;
+    const records = truth.filter((t) => t.endEpochMs !== null &&
+      parts.some((p) => middle(t) >= p.from - SAMPLE_LAG_MS && middle(t) <= p.to));
+    const inner = parts.map((p) => ({ from: p.from, to: p.to - SAMPLE_LAG_MS })).filter((p) => p.to > p.from);
+    const held = inner.reduce((a, p) => a + inFlight(truth, p.from, p.to) * (p.to - p.from), 0);
     return {
       cellId: c.id, users: c.concurrency, measured: own.length, records: records.length,
-      serverSpeed: serverSpeed(records), inFlight: held / parts.reduce((a, p) => a + p.to - p.from, 0),
+      serverSpeed: serverSpeed(records), inFlight: held / inner.reduce((a, p) => a + p.to - p.from, 0),
     };
   });
 }
@@ -174,7 +154,8 @@ describe('the capacity search against a dense fixed ladder, on one recording sim
       for (const s of run.served) {
         const step = run.result.steps.find((k) => k.cellId === s.cellId);
         if (run.clientBound.has(s.cellId) || !step) continue;
-        expect(s.records, describeStep(s)).toBe(s.measured);
+        expect(s.records, describeStep(s)).toBeGreaterThanOrEqual(s.measured);
+        expect(s.records, describeStep(s)).toBeLessThanOrEqual(s.measured + 2 * s.users);
         if (s.serverSpeed > SPEED_LIMIT_TOK_S * (1 + CLIENT_MARGIN)) expect(step.ok, describeStep(s)).toBe(true);
         if (s.serverSpeed < SPEED_LIMIT_TOK_S * (1 - CLIENT_MARGIN)) expect(step.ok, describeStep(s)).toBe(false);
       }
