@@ -20,7 +20,8 @@ import { analyzeRun } from '../../report/generate';
 import type { CellStats } from '../../analysis/cells';
 import { mean } from '../../analysis/stats';
 import { chunksOfTokenTimes, requestFigures } from '../../lib/request-figures';
-import { startSim, type GroundTruthRecord } from '../../sim/server';
+import { clearGroundTruth, fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
+import type { GroundTruthRecord } from '../../sim/ground-truth';
 import {
   extraTags, readCsv, readJson, resumeWhenPaused, ROOT, runBenchCli, runK6, runScript, startTestAgent, tempDir,
   writePlan,
@@ -37,17 +38,18 @@ const FAST_SCHEDULE = {
   prefillTokensPerSecond: 100_000, decodeTokensPerSecond: 100, safetyFactor: 2, minCellSeconds: 1, gapSeconds: 0.2,
 };
 
-let sim: Awaited<ReturnType<typeof startSim>>;
+let sim: SimChild;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   await buildBundles();
-  sim = await startSim({ port: 0, fixed: { ttftMs: 50, itlMs: 10 }, groundTruth: true });
-  env = { BASE_URL: sim.url, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' };
+  // A process of its own: in vitest's, its arrival stamps waited on the test's event loop (40 ms once in a CI).
+  sim = await startSimChild(['--fixed-ttft-ms', '50', '--fixed-itl-ms', '10', '--ground-truth']);
+  env = { BASE_URL: `${sim.base}/v1`, MODEL: 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8' };
 }, 120_000);
 
 afterAll(async () => {
-  await sim?.close();
+  await sim?.stop();
 });
 
 interface SplitRun {
@@ -72,7 +74,7 @@ function startRunner(
   const runnerDir = path.join(dir, `runner-${i}`);
   mkdirSync(runnerDir);
   const e = {
-    ...env, PLAN: planFile, RESULTS_DIR: runnerDir, METRICS_URL: sim.url.replace(/\/v1$/, '/metrics'), LLM_AGENT: agent,
+    ...env, PLAN: planFile, RESULTS_DIR: runnerDir, METRICS_URL: `${sim.base}/metrics`, LLM_AGENT: agent,
   };
   const args = [
     'run', '--quiet', ...OPERATOR_SEGMENTS[i - 1]!, ...Object.entries(e).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
@@ -129,8 +131,9 @@ const TTFT_ABOVE_MS = 30;
 /**
  * Each cell's TTFT and ITL means within a few ms of the server's record of its requests. The cells ran one after the
  * other, so the records in arrival order are the cells' in order. TTFT: the client's adds connect, request write and
- * the first chunk's trip on loopback, and this in-process simulator's lag before its event loop, shared with vitest,
- * stamps the arrival (a 2-request cell 15.3 ms above in a loaded CI, 2026-12-07); never below.
+ * the first chunk's trip on loopback, and the simulator's lag before its event loop stamps the arrival: 15.3 and 40 ms
+ * above in loaded CIs (2026-12-07) while it ran in vitest's process, sharing the test's event loop; now a process of
+ * its own. Never below.
  */
 function expectTrueToServer(cells: readonly CellStats[], records: GroundTruthRecord[], run: string): void {
   expect(records.length, run).toBe(cells.reduce((n, c) => n + c.requests, 0));
@@ -161,12 +164,12 @@ describe('a sweep split 2 ways as the k6-operator runs it', () => {
   const byArrival = (records: GroundTruthRecord[]) => records.sort((a, b) => a.arrivalEpochMs - b.arrivalEpochMs);
 
   beforeAll(async () => {
-    sim.clearGroundTruth();
+    await clearGroundTruth(sim.base);
     split = await runSplit('sweep', plan);
-    truth.split = byArrival(sim.groundTruth());
-    sim.clearGroundTruth();
+    truth.split = byArrival(await fetchGroundTruth(sim.base));
+    await clearGroundTruth(sim.base);
     single = await runScript('sweep', plan, env);
-    truth.single = byArrival(sim.groundTruth());
+    truth.single = byArrival(await fetchGroundTruth(sim.base));
   }, 240_000);
 
   it('uses the flags lib/segments.ts writes for the operator, and sends nothing before the resume', () => {
