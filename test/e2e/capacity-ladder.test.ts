@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mean } from '../../analysis/stats';
 import { METRICS } from '../../lib/metrics';
 import { decodeTokensPerSecond } from '../../lib/request-figures';
+import { spanUnion, type Span } from '../../lib/span-union';
 import { readPlanFile } from '../../report/inputs';
 import type { Report } from '../../report/report-types';
 import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
@@ -61,17 +62,6 @@ function inFlight(truth: readonly GroundTruthRecord[], from: number, to: number)
   return held / (to - from);
 }
 
-/** Spans of requests that overlap, in time order: a step measured again later is two stretches, a step between. */
-function stretches(spans: readonly { from: number; to: number }[]): { from: number; to: number }[] {
-  const out: { from: number; to: number }[] = [];
-  for (const x of [...spans].sort((a, b) => a.from - b.from)) {
-    const last = out[out.length - 1];
-    if (last && x.from <= last.to) last.to = Math.max(last.to, x.to);
-    else out.push({ ...x });
-  }
-  return out;
-}
-
 /**
  * The most a request's sample may lag its end: k6 times a sample when the script adds it, after the agent's record of
  * the request reached it (up to 86 ms here under load, 2026-12-07). Each request lies within its sample's time less
@@ -92,8 +82,9 @@ function servedSteps(runDir: string, truth: readonly GroundTruthRecord[]): Serve
     .filter((r) => r.metric_name === METRICS.e2e.name && extraTags(r).phase === 'measured');
   return plan.cells.map((c) => {
     const own = e2e.filter((r) => extraTags(r).cell === c.id)
-      .map((r) => ({ from: Number(r.timestamp) - Number(r.metric_value), to: Number(r.timestamp) }));
-    const parts = stretches(own);
+      .map((r): Span => [Number(r.timestamp) - Number(r.metric_value), Number(r.timestamp)]);
+    // A step measured again later is two stretches of overlapping requests, another step between.
+    const parts = spanUnion(own).map(([from, to]) => ({ from, to }));
     const middle = (t: GroundTruthRecord) => (t.arrivalEpochMs + t.endEpochMs!) / 2;
     const records = truth.filter((t) => t.endEpochMs !== null &&
       parts.some((p) => middle(t) >= p.from - SAMPLE_LAG_MS && middle(t) <= p.to));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spanUnionMs } from '../../lib/span-union';
+import { spanUnion, spanUnionMs } from '../../lib/span-union';
 
 describe('spanUnionMs', () => {
   it('is 0 without spans', () => {
@@ -23,5 +23,14 @@ describe('spanUnionMs', () => {
   it('counts an empty or reversed span as nothing', () => {
     expect(spanUnionMs([[5, 5]])).toBe(0);
     expect(spanUnionMs([[10, 4], [20, 30]])).toBe(10);
+  });
+});
+
+describe('spanUnion', () => {
+  it('gives the runs in time order: overlapping or touching spans merged, empty ones left out', () => {
+    expect(spanUnion([[400, 500], [50, 150], [420, 480], [0, 100], [150, 160], [300, 300], [700, 650]])).toEqual([
+      [0, 160], [400, 500],
+    ]);
+    expect(spanUnion([])).toEqual([]);
   });
 });
