@@ -12,13 +12,13 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lib/metrics';
-import { decodeTokensPerSecond } from '../../lib/request-figures';
 import { buildBundles } from '../../orchestrator/bundles';
 import { aggregate } from '../../analysis/capacity-interval';
 import type { Report } from '../../report/report-types';
 import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
 import type { GroundTruthRecord } from '../../sim/ground-truth';
 import { extraTags, readCsv, readJson, runBenchCli, tempDir, writePlan, type CliRun, type CsvRow } from './helpers';
+import { serverDecodeSpeeds } from './server-speed';
 
 const BLOCK = 16;
 /** The paced tier's floor on the p25 of output speed: on the default profile it breaks between 2 and 8 agents. */
@@ -78,13 +78,7 @@ function measuredTruth(rows: readonly CsvRow[], truth: readonly GroundTruthRecor
 
 /** The p25 of output speed over a step's calls as the server served them (its own token times). */
 function serverSpeedP25(truth: readonly GroundTruthRecord[]): number {
-  const speeds = truth.flatMap((t) => {
-    const first = t.tokenEpochMs[0];
-    if (first === undefined || t.endEpochMs === null) return [];
-    const s = decodeTokensPerSecond(t.endEpochMs - t.arrivalEpochMs, first - t.arrivalEpochMs, t.completionTokens);
-    return s === null ? [] : [s];
-  });
-  return aggregate(speeds, 'p(25)');
+  return aggregate(serverDecodeSpeeds(truth), 'p(25)');
 }
 
 let sim: SimChild;

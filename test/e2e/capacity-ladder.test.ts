@@ -12,13 +12,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mean } from '../../analysis/stats';
 import { METRICS } from '../../lib/metrics';
-import { decodeTokensPerSecond } from '../../lib/request-figures';
 import { spanUnion, type Span } from '../../lib/span-union';
 import { readPlanFile } from '../../report/inputs';
 import type { Report } from '../../report/report-types';
 import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
 import type { GroundTruthRecord } from '../../sim/ground-truth';
 import { extraTags, readCsv, readJson, runBenchCli, tempDir, writePlan } from './helpers';
+import { serverDecodeSpeeds } from './server-speed';
 import { SPEED_LIMIT_TOK_S, TINY_CHAT_PLAN } from './tiny-chat-plan';
 
 /** Within this share of the limit at the server, a step may read either way at the client (its reads, its clock). */
@@ -47,12 +47,7 @@ interface LadderRun {
 
 /** The server's mean decode speed over the records: each request's own, from its token times. */
 function serverSpeed(records: readonly GroundTruthRecord[]): number {
-  return mean(records.flatMap((t) => {
-    const first = t.tokenEpochMs[0];
-    if (first === undefined || t.endEpochMs === null) return [];
-    const s = decodeTokensPerSecond(t.endEpochMs - t.arrivalEpochMs, first - t.arrivalEpochMs, t.completionTokens);
-    return s === null ? [] : [s];
-  })) ?? NaN;
+  return mean(serverDecodeSpeeds(records)) ?? NaN;
 }
 
 /** The server's mean requests in flight over [from, to]: each record's time inside it, summed, over its length. */
