@@ -301,8 +301,10 @@ describe('embeddings on llama.cpp (--embeddings, mean pooling)', () => {
         limit: { p99LatencyMs: 30_000 },
       },
       // Slots sized to this embedder on one thread (a batch of 4 x 64 tokens took 0.8 s alone, 1.6 s beside another)
-      // rather than the defaults' 10-second floor and 2-second gaps, which idled most of this test's 47 s.
-      schedule: { prefillTokensPerSecond: 300, minCellSeconds: 2, gapSeconds: 0.5 },
+      // rather than the defaults' 10-second floor and 2-second gaps, which idled most of this test's 47 s. A safety
+      // factor of 4, not 2: with vLLM and SGLang starting beside the main group, the slots of 2 cut 3 of its 12
+      // requests in CI (2026-12-07), which takes the embedder more than 3 times slower than alone.
+      schedule: { prefillTokensPerSecond: 300, minCellSeconds: 2, gapSeconds: 0.5, safetyFactor: 4 },
     };
     const bench = await runBenchCli([
       '--url', `${embedder.base}/v1`, '--model', embedder.model, '--plan', writePlan(dir, plan), '--scripts', 'embed',
