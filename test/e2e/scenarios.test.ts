@@ -9,6 +9,7 @@ import { readSummaryData, cellMetricKey, type SummaryData } from '../../lib/summ
 import { buildBundles } from '../../orchestrator/bundles';
 import { startSim } from '../../sim/server';
 import { extraTags, readCsv, readJson, runScript, tempDir } from './helpers';
+import { serverDecodeSpeeds } from './server-speed';
 import { preparePrompts } from '../../tokenizer/prepare-prompts';
 import { readPlanFile } from '../../report/inputs';
 
@@ -86,8 +87,12 @@ describe('on k6: sweep', () => {
       expect(ttft.avg! - servedTtft, `served ${servedTtft} ms`).toBeLessThan(40);
       expect(itl.count).toBe(requests * (OUTPUT - 1));
       expect(Math.abs(itl.avg! - servedItl), `served ${servedItl} ms`).toBeLessThan(0.5 + 0.05 * servedItl);
-      expect(speed.avg! * servedItl / 1000, `served ${servedItl} ms`).toBeGreaterThan(0.9);
-      expect(speed.avg! * servedItl / 1000, `served ${servedItl} ms`).toBeLessThan(1.1);
+      // A mean of per-request speeds against the server's mean of the same, not against 1000 / its mean ITL: under load
+      // one request's tokens can come late and bunched, and a mean of reciprocals then exceeds the reciprocal of the
+      // mean (1.16 times it here once, four busy loops beside the main group, with a client exact to the record).
+      const servedSpeed = mean(serverDecodeSpeeds(served));
+      expect(speed.avg! / servedSpeed, `served ${servedSpeed} tok/s`).toBeGreaterThan(0.9);
+      expect(speed.avg! / servedSpeed, `served ${servedSpeed} tok/s`).toBeLessThan(1.1);
     }
     expect(data.metrics[METRICS.outputTokens.name]!.values.count).toBe(6 * OUTPUT);
     expect(data.metrics[METRICS.requestOk.name]!.values.rate).toBe(1);
