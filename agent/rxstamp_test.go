@@ -60,6 +60,21 @@ func TestKernelStamp(t *testing.T) {
 	}
 }
 
+func TestNotBefore(t *testing.T) {
+	t.Parallel()
+	earlier := time.Now()
+	later := earlier.Add(time.Microsecond)
+	if got := notBefore(earlier, later); !got.Equal(later) {
+		t.Errorf("an arrival before the previous one: %v, want the previous", got.Sub(earlier))
+	}
+	if got := notBefore(later, earlier); !got.Equal(later) {
+		t.Errorf("an arrival after the previous one: %v, want itself", got.Sub(later))
+	}
+	if got := notBefore(earlier, time.Time{}); !got.Equal(earlier) {
+		t.Error("the first arrival (no previous) was moved")
+	}
+}
+
 func TestArrivalOnMonotonic(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
