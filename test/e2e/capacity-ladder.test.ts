@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mean } from '../../analysis/stats';
 import { METRICS } from '../../lib/metrics';
-import { spanUnion, type Span } from '../../lib/span-union';
+import { spanUnion, spanUnionMs, type Span } from '../../lib/span-union';
 import { readPlanFile } from '../../report/inputs';
 import type { Report } from '../../report/report-types';
 import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
@@ -50,11 +50,11 @@ function serverSpeed(records: readonly GroundTruthRecord[]): number {
   return mean(serverDecodeSpeeds(records)) ?? NaN;
 }
 
-/** The server's mean requests in flight over [from, to]: each record's time inside it, summed, over its length. */
-function inFlight(truth: readonly GroundTruthRecord[], from: number, to: number): number {
+/** The time the server held requests in flight inside [from, to]: each record's time inside it, summed, ms. */
+function heldMs(truth: readonly GroundTruthRecord[], [from, to]: Span): number {
   let held = 0;
   for (const t of truth) held += Math.max(0, Math.min(to, t.endEpochMs ?? to) - Math.max(from, t.arrivalEpochMs));
-  return held / (to - from);
+  return held;
 }
 
 /**
@@ -79,16 +79,15 @@ function servedSteps(runDir: string, truth: readonly GroundTruthRecord[]): Serve
     const own = e2e.filter((r) => extraTags(r).cell === c.id)
       .map((r): Span => [Number(r.timestamp) - Number(r.metric_value), Number(r.timestamp)]);
     // A step measured again later is two stretches of overlapping requests, another step between.
-    const parts = spanUnion(own).map(([from, to]) => ({ from, to }));
+    const parts = spanUnion(own);
     const middle = (t: GroundTruthRecord) => (t.arrivalEpochMs + t.endEpochMs!) / 2;
     const records = truth.filter((t) => t.endEpochMs !== null &&
-      parts.some((p) => middle(t) >= p.from - SAMPLE_LAG_MS && middle(t) <= p.to));
-    const inner = parts.map((p) => ({ from: p.from, to: p.to - SAMPLE_LAG_MS })).filter((p) => p.to > p.from);
-    const held = inner.reduce((a, p) => a + inFlight(truth, p.from, p.to) * (p.to - p.from), 0);
+      parts.some(([from, to]) => middle(t) >= from - SAMPLE_LAG_MS && middle(t) <= to));
+    const inner = parts.map(([from, to]): Span => [from, to - SAMPLE_LAG_MS]).filter(([from, to]) => to > from);
+    const held = inner.reduce((a, p) => a + heldMs(truth, p), 0);
     return {
       cellId: c.id, users: c.concurrency, measured: own.length, measurements: c.driven?.measurements ?? 1,
-      records: records.length,
-      serverSpeed: serverSpeed(records), inFlight: held / inner.reduce((a, p) => a + p.to - p.from, 0),
+      records: records.length, serverSpeed: serverSpeed(records), inFlight: held / spanUnionMs(inner),
     };
   });
 }
