@@ -7,8 +7,8 @@ const MESSAGE_PREFIX = `${SAMPLE_METADATA.errorMessage}=`;
 
 /**
  * The error message in k6's metadata column ("k=v&k=v", values unescaped, in no stable order). The
- * suite sets error_message as the only key, so everything after "error_message=" is the message (it
- * may itself contain "&" and "="); null when absent.
+ * suite sets error_message as the only key of an llm_errors sample, so everything after "error_message=" is the
+ * message (it may itself contain "&" and "="); null when absent.
  */
 export function parseErrorMessage(metadata: string): string | null {
   if (metadata.startsWith(MESSAGE_PREFIX)) return metadata.slice(MESSAGE_PREFIX.length);

@@ -452,8 +452,9 @@ export const SAMPLE_METADATA = {
    */
   errorMessage: 'error_message',
   /**
-   * On llm_embed_latency samples: the response's x-request-id, so a test can pair each latency with the simulator's
-   * record of the same request (metadata, never a tag: one value per request).
+   * The response's x-request-id, when it had one: on llm_embed_latency, and on a stream request's samples but llm_itl
+   * and llm_errors. A user finds the request in the server's log by it, a test pairs it with the simulator's record
+   * (metadata, never a tag: one value per request).
    */
   requestId: 'request_id',
 } as const;

@@ -4,7 +4,6 @@
 // These answers are one JSON body, not a stream, so the measuring agent (made for streams) has nothing to time: k6's
 // HTTP client sends them, and the latency is the VU's own clock around the call.
 
-import exec from 'k6/execution';
 import http from 'k6/http';
 import { EMBED_METRICS, REQUEST_METRICS, SAMPLE_METADATA, SAMPLE_TAGS, type EmbedMetricKey } from '../metrics';
 import { EMBED_PATHS, embedRequestBody, readEmbedResponse, type EmbedKind } from '../embed-request';
@@ -12,6 +11,7 @@ import type { TargetConfig } from '../plan';
 import { buildHeaders } from '../request';
 import { createMetric, type K6Metric } from './metric-object';
 import { nowMs } from './clock';
+import { withSampleMetadata } from './sample-metadata';
 
 // Created in the init context, as k6 requires. llm_request_ok and llm_errors are the stream requests' own metrics:
 // k6 hands back the registered metric for a name it already has of the same kind.
@@ -55,18 +55,15 @@ export async function sendEmbed(call: EmbedCall): Promise<EmbedResult> {
   if (!outcome.ok) {
     requestOk.add(0, tags);
     // As the stream requests' failures: the message as metadata, never a tag (so never a Prometheus label).
-    const metadata = exec.vu.metrics.metadata;
-    metadata[SAMPLE_METADATA.errorMessage] = outcome.message;
-    errors.add(1, { ...tags, [SAMPLE_TAGS.errorKind]: outcome.errorKind });
-    delete metadata[SAMPLE_METADATA.errorMessage];
+    withSampleMetadata(SAMPLE_METADATA.errorMessage, outcome.message, () => {
+      errors.add(1, { ...tags, [SAMPLE_TAGS.errorKind]: outcome.errorKind });
+    });
     return outcome;
   }
   requestOk.add(1, tags);
-  const metadata = exec.vu.metrics.metadata;
-  const requestId = res.headers['X-Request-Id'];
-  if (requestId) metadata[SAMPLE_METADATA.requestId] = requestId;
-  embedMetrics.embedLatency.add(latencyMs, tags);
-  delete metadata[SAMPLE_METADATA.requestId];
+  withSampleMetadata(SAMPLE_METADATA.requestId, res.headers['X-Request-Id'], () => {
+    embedMetrics.embedLatency.add(latencyMs, tags);
+  });
   const counted = outcome.usageTokens !== null;
   embedMetrics.embedInputTokens.add(counted ? outcome.usageTokens! : call.requestedTokens, {
     ...tags, [SAMPLE_TAGS.tokenSource]: counted ? 'usage' : 'requested',

@@ -9,6 +9,7 @@ import exec from 'k6/execution';
 import http from 'k6/http';
 import { calibrateCallClock, epochAt } from './call-clock';
 import { createMetric, type K6Metric } from './metric-object';
+import { withSampleMetadata } from './sample-metadata';
 import {
   CLIENT_METRICS, REQUEST_METRICS, SAMPLE_METADATA, SAMPLE_TAGS, type ClientMetricKey,
   type RequestMetricKey,
@@ -191,8 +192,9 @@ export async function stream(params: StreamParams): Promise<StreamResult> {
   const tags = stringTags(params.tags);
   // Cut, not failed: the agent shut down under it (the run is stopping). Neither a failure nor a measurement.
   if (answer.errorCode === CANCELLED) return { ...answer, pushMetrics: () => {} };
+  const requestId = answer.headers?.['x-request-id'] ?? null;
   if (!params.deferMetrics) {
-    pushRecordSamples(answer.record, answer.health, tags);
+    pushRecordSamples(answer.record, answer.health, tags, requestId);
     return answer;
   }
   let pushed = false;
@@ -201,7 +203,7 @@ export async function stream(params: StreamParams): Promise<StreamResult> {
     pushMetrics: (extra?: Record<string, string>) => {
       if (pushed) throw new Error('llm: pushMetrics: this request\'s metrics were already pushed');
       pushed = true;
-      pushRecordSamples(answer.record, answer.health, extra ? { ...tags, ...extra } : tags);
+      pushRecordSamples(answer.record, answer.health, extra ? { ...tags, ...extra } : tags, requestId);
     },
   };
 }
@@ -234,33 +236,41 @@ function withVuTags(tags: Record<string, string>, push: () => void): void {
  * error_kind, with the message as sample metadata (never a tag, so never a Prometheus label). Failures never enter
  * latency Trends. A request judged against params.slo adds llm_goodput; one whose usage said how many prompt tokens
  * were cached, llm_cached_tokens and its TTFT as llm_ttft_cache_hit (some) or llm_ttft_cache_miss (none). Then the
- * agent's health.
+ * agent's health. The server's x-request-id (`requestId`) goes on every sample but llm_itl and llm_errors as metadata
+ * request_id, so a request can be found in the server's own log and record.
  */
-export function pushRecordSamples(rec: RequestRecord, health: AgentHealth, tags: Record<string, string>): void {
+export function pushRecordSamples(
+  rec: RequestRecord, health: AgentHealth, tags: Record<string, string>, requestId: string | null = null,
+): void {
   withVuTags(tags, () => {
-    if (rec.outcome === 'errored') pushFailure(rec);
-    else pushFigures(rec);
-    if (health.handoffMs !== null) clientMetrics.handoff.add(health.handoffMs);
-    if (health.readLagMs !== null) clientMetrics.readLag.add(health.readLagMs);
-    if (typeof health.stallMs === 'number') clientMetrics.stall.add(health.stallMs);
-    if (health.cpuPerCore !== null) clientMetrics.cpuSeconds.add(health.cpuPerCore);
-    // An agent older than these counts leaves them out: no sample rather than a false 0.
-    if (rec.outcome === 'completed' && typeof health.tokensReadTogether === 'number') {
-      clientMetrics.readTogether.add(health.tokensReadTogether);
-      clientMetrics.chunkedTokens.add(health.tokensChunked ?? 0);
-    }
+    // Before the id is set: one sample per token, each of which it would lengthen; and the failure's message, which
+    // must be its sample's only metadata (analysis/sample-text.ts).
+    if (rec.outcome === 'errored') pushErrorKind(rec);
+    else pushTokenGaps(rec);
+    withSampleMetadata(SAMPLE_METADATA.requestId, requestId, () => {
+      if (rec.outcome === 'errored') pushFailure(rec);
+      else pushFigures(rec);
+      pushHealth(rec, health);
+    });
+  });
+}
+
+function pushErrorKind(rec: ErroredRecord): void {
+  // error_kind goes on llm_errors only: on the Rate it would split each cell's success ratio by kind.
+  withSampleMetadata(SAMPLE_METADATA.errorMessage, rec.errorMessage, () => {
+    requestMetrics.errors.add(1, { [SAMPLE_TAGS.errorKind]: rec.errorKind });
   });
 }
 
 function pushFailure(rec: ErroredRecord): void {
-  const m = requestMetrics;
-  m.requestOk.add(0);
-  // error_kind goes on llm_errors only: on the Rate it would split each cell's success ratio by kind.
-  const metadata = exec.vu.metrics.metadata;
-  if (rec.errorMessage !== '') metadata[SAMPLE_METADATA.errorMessage] = rec.errorMessage;
-  m.errors.add(1, { [SAMPLE_TAGS.errorKind]: rec.errorKind });
-  delete metadata[SAMPLE_METADATA.errorMessage];
-  if (rec.goodput !== null) m.goodput.add(0);
+  requestMetrics.requestOk.add(0);
+  if (rec.goodput !== null) requestMetrics.goodput.add(0);
+}
+
+function pushTokenGaps(rec: CompletedRecord): void {
+  const itl = rec.itlMs;
+  const itlMetric = requestMetrics.itl;
+  for (let i = 0; i < itl.length; i++) itlMetric.add(itl[i]!);
 }
 
 function pushFigures(rec: CompletedRecord): void {
@@ -270,9 +280,6 @@ function pushFigures(rec: CompletedRecord): void {
   m.ttft.add(rec.ttftMs);
   if (rec.ttfcMs !== null) m.ttfc.add(rec.ttfcMs);
   m.e2e.add(rec.e2eMs);
-  const itl = rec.itlMs;
-  const itlMetric = m.itl;
-  for (let i = 0; i < itl.length; i++) itlMetric.add(itl[i]!);
   if (rec.tpotMs !== null) m.tpot.add(rec.tpotMs);
   if (rec.decodeTokensPerSecond !== null) m.decodeSpeed.add(rec.decodeTokensPerSecond);
   if (rec.prefillTokensPerSecond !== null) m.prefillSpeed.add(rec.prefillTokensPerSecond);
@@ -283,6 +290,18 @@ function pushFigures(rec: CompletedRecord): void {
   if (rec.cachedTokens !== null) {
     m.cachedTokens.add(rec.cachedTokens);
     (rec.cachedTokens > 0 ? m.ttftCacheHit : m.ttftCacheMiss).add(rec.ttftMs);
+  }
+}
+
+function pushHealth(rec: RequestRecord, health: AgentHealth): void {
+  if (health.handoffMs !== null) clientMetrics.handoff.add(health.handoffMs);
+  if (health.readLagMs !== null) clientMetrics.readLag.add(health.readLagMs);
+  if (typeof health.stallMs === 'number') clientMetrics.stall.add(health.stallMs);
+  if (health.cpuPerCore !== null) clientMetrics.cpuSeconds.add(health.cpuPerCore);
+  // An agent older than these counts leaves them out: no sample rather than a false 0.
+  if (rec.outcome === 'completed' && typeof health.tokensReadTogether === 'number') {
+    clientMetrics.readTogether.add(health.tokensReadTogether);
+    clientMetrics.chunkedTokens.add(health.tokensChunked ?? 0);
   }
 }
 

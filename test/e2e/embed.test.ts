@@ -6,13 +6,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE_METADATA } from '../../lib/metrics';
 import { embedCapacities, type EmbedCellInput } from '../../analysis/embed-capacity';
 import type { Report } from '../../report/report-types';
 import { fetchEmbedTruth } from '../../sim/child';
 import type { EmbedTruthRecord } from '../../sim/ground-truth';
 import { startSim, type SimServer } from '../../sim/server';
-import { extraTags, readCsv, readJson, runBenchCli, tempDir, writePlan, type CsvRow } from './helpers';
+import { extraTags, readCsv, readJson, runBenchCli, sampleRequestId, tempDir, writePlan, type CsvRow } from './helpers';
 
 const INPUT_TOKENS = 64;
 const BATCHES = [1, 4];
@@ -27,17 +26,11 @@ afterAll(async () => {
   await sim?.close();
 });
 
-/** The request id k6 kept in a sample's metadata column ("k=v&k=v"). */
-function requestIdOf(row: CsvRow): string | null {
-  const pair = (row.metadata ?? '').split('&').find((p) => p.startsWith(`${SAMPLE_METADATA.requestId}=`));
-  return pair === undefined ? null : pair.slice(SAMPLE_METADATA.requestId.length + 1);
-}
-
 /** Each latency sample beside the server's record of its request: client ms, server ms (headers read to answer). */
 function pairWithTruth(latency: readonly CsvRow[], truth: readonly EmbedTruthRecord[]) {
   const byId = new Map(truth.map((t) => [t.requestId, t]));
   return latency.map((row) => {
-    const t = byId.get(requestIdOf(row) ?? '');
+    const t = byId.get(sampleRequestId(row) ?? '');
     expect(t, `no server record for ${row.metadata}`).toBeDefined();
     return { row, truth: t!, clientMs: Number(row.metric_value), serverMs: t!.endEpochMs - t!.arrivalEpochMs };
   });

@@ -3,11 +3,11 @@
 
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRICS } from '../../lib/metrics';
+import { CLIENT_METRICS, METRICS, REQUEST_METRICS, SAMPLE_METADATA } from '../../lib/metrics';
 import { cellMetricKey, readSummaryData } from '../../lib/summary-data';
 import { buildBundles } from '../../orchestrator/bundles';
 import { startSim } from '../../sim/server';
-import { extraTags, readCsv, readJson, runScript, type RunResult } from './helpers';
+import { extraTags, readCsv, readJson, runScript, sampleRequestId, type RunResult } from './helpers';
 
 const MODEL = 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8';
 const MIXED_FAULTS =
@@ -60,7 +60,18 @@ describe('a run against a faulty server', () => {
       expect(extraTags(x)).not.toHaveProperty('error_message');
     }
     const all = readCsv(path.join(r.dir, 'samples.csv')).rows;
-    expect(all.filter((x) => x.metadata !== '').length).toBe(errors.length);
+    expect(all.filter((x) => (x.metadata ?? '').includes(SAMPLE_METADATA.errorMessage)).length).toBe(errors.length);
+    // A request's other samples name it by the server's x-request-id, where its answer had one (the simulator's 5xx
+    // faults have none); its tokens' llm_itl do not.
+    const named = new Set<string>([...Object.values(REQUEST_METRICS), ...Object.values(CLIENT_METRICS)]
+      .map((m) => m.name));
+    for (const m of [METRICS.itl, METRICS.errors]) named.delete(m.name);
+    const perRequest = all.filter((x) => named.has(x.metric_name ?? ''));
+    for (const x of perRequest) expect(x.metadata, x.metric_name).toMatch(/^(request_id=[0-9a-f-]{36})?$/);
+    const completed = all.filter((x) => x.metric_name === METRICS.requestOk.name && Number(x.metric_value) === 1);
+    expect(new Set(completed.map((x) => sampleRequestId(x) ?? '')).size).toBe(ok.passes);
+    for (const x of all.filter((y) => y.metric_name === METRICS.ttft.name)) expect(sampleRequestId(x)).not.toBeNull();
+    expect(all.filter((x) => x.metric_name === METRICS.itl.name).every((x) => x.metadata === '')).toBe(true);
   }, 120_000);
 });
 

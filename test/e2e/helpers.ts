@@ -15,6 +15,7 @@ import { corePlan, startSimChild, type CorePlan, type SimChild } from '../../sim
 import { nodeProgram } from '../../node/node-programs';
 import { STALL_LIMIT_MS } from '../../analysis/client-bound';
 import { agentsStallMs } from '../../orchestrator/machine-stall';
+import { SAMPLE_METADATA } from '../../lib/metrics';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -159,6 +160,13 @@ export function extraTags(row: CsvRow): Record<string, string> {
     out[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return out;
+}
+
+/** The server's x-request-id a sample names in k6's metadata column ("k=v&k=v"); null when it names none. */
+export function sampleRequestId(row: CsvRow): string | null {
+  const key = `${SAMPLE_METADATA.requestId}=`;
+  const pair = (row.metadata ?? '').split('&').find((p) => p.startsWith(key));
+  return pair === undefined ? null : pair.slice(key.length);
 }
 
 export interface CliRun {
