@@ -17,7 +17,9 @@ import { aggregate } from '../../analysis/capacity-interval';
 import type { Report } from '../../report/report-types';
 import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
 import type { GroundTruthRecord } from '../../sim/ground-truth';
-import { extraTags, readCsv, readJson, runBenchCli, tempDir, writePlan, type CliRun, type CsvRow } from './helpers';
+import {
+  extraTags, readCsv, readJson, runBenchCli, sampleRequestId, tempDir, writePlan, type CliRun, type CsvRow,
+} from './helpers';
 import { serverDecodeSpeeds } from './server-speed';
 
 const BLOCK = 16;
@@ -65,15 +67,15 @@ const values = (rows: readonly CsvRow[], name: string): number[] =>
   rows.filter((r) => r.metric_name === name && extraTags(r).cell !== undefined).map((r) => Number(r.metric_value));
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
-/**
- * The server's records of a step's measured calls: those it received and answered within the span of the calls the
- * client measured (each call's end, less its e2e, to the last end), a few ms either side for the two clocks' reads.
- */
+/** The server's records of a step's measured calls, each paired by the x-request-id its samples name. */
 function measuredTruth(rows: readonly CsvRow[], truth: readonly GroundTruthRecord[]): GroundTruthRecord[] {
-  const e2e = rows.filter((r) => r.metric_name === METRICS.e2e.name && extraTags(r).phase === 'measured');
-  const start = Math.min(...e2e.map((r) => Number(r.timestamp) - Number(r.metric_value))) - 5;
-  const end = Math.max(...e2e.map((r) => Number(r.timestamp))) + 5;
-  return truth.filter((t) => t.arrivalEpochMs >= start && t.endEpochMs !== null && t.endEpochMs <= end);
+  const byId = new Map(truth.map((t) => [t.requestId, t]));
+  return rows.filter((r) => r.metric_name === METRICS.e2e.name && extraTags(r).phase === 'measured')
+    .map((r) => {
+      const record = byId.get(sampleRequestId(r) ?? '');
+      expect(record, `no server record for ${r.metadata}`).toBeDefined();
+      return record!;
+    });
 }
 
 /** The p25 of output speed over a step's calls as the server served them (its own token times). */
