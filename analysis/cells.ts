@@ -321,6 +321,7 @@ function clientFigures(
   const integrity = clientIntegrity(acc, {
     concurrency: cell.concurrency, failed: counts.requests - counts.succeeded, cut: counts.cut,
     wallSeconds: counts.wallSeconds, itl: metrics.itl, openLoop, pooled: (cell.driven?.measurements ?? 1) > 1,
+    drivenInFlight: cell.driven?.inFlight ?? null,
   });
   return { openLoop, integrity };
 }

@@ -30,9 +30,18 @@ export interface ClientIntegrity {
   /** Requests that failed, and planned requests cut unfinished. */
   readonly failed: number;
   readonly cut: number;
-  /** Closed loop: users planned, and the mean requests in flight over the cell (sum of e2e / wall time). */
+  /**
+   * Closed loop: users planned, and the mean requests in flight: for a bench-driven step, every request over the time
+   * its measured ones ran (orchestrator/step-in-flight.ts); else the measured requests' e2e over the wall time.
+   */
   readonly usersPlanned: number | null;
   readonly meanInFlight: number | null;
+  /**
+   * What meanInFlight counts: 'every request' the client held over the measured requests' time (a bench-driven step),
+   * or the 'measured requests' alone over the wall time (a k6 time slot, a driven run from before 2026-12-07); null
+   * without the figure.
+   */
+  readonly inFlightCounted: 'every request' | 'measured requests' | null;
   /** Open loop: send lag p99 (ms), the offered and the achieved rate (requests/s); null for a closed-loop cell. */
   readonly sendLagP99Ms: number | null;
   readonly offeredRate: number | null;
@@ -51,6 +60,8 @@ export interface IntegrityInputs {
   readonly openLoop: OpenLoopStats | null;
   /** A step the search measured more than once: its wall time is its busy time, so no mean in flight is given. */
   readonly pooled: boolean;
+  /** A bench-driven step: the mean in flight the bench counted from each request's start and end; null otherwise. */
+  readonly drivenInFlight: number | null;
 }
 
 /** The cell's client integrity from its accumulated samples; null when the cell never ran. */
@@ -73,7 +84,7 @@ export function clientIntegrity(acc: CellAccumulator | undefined, cell: Integrit
     failed: cell.failed,
     cut: cell.cut,
     usersPlanned: open ? null : cell.concurrency,
-    meanInFlight: open || cell.pooled ? null : meanInFlight(acc, cell.wallSeconds),
+    ...inFlightOf(acc, cell),
     sendLagP99Ms: open?.lag?.p99 ?? null,
     offeredRate: open?.offeredRate ?? null,
     achievedRate: open?.achievedRate ?? null,
@@ -93,6 +104,16 @@ function stallsOf(acc: CellAccumulator): { requests: number; over: number; longe
     if (ms > longestMs) longestMs = ms;
   }
   return { requests: acc.stall.length, over, longestMs };
+}
+
+/** A closed-loop cell's mean in flight, and what it counts (ClientIntegrity.inFlightCounted). */
+function inFlightOf(
+  acc: CellAccumulator, cell: IntegrityInputs,
+): Pick<ClientIntegrity, 'meanInFlight' | 'inFlightCounted'> {
+  if (cell.openLoop) return { meanInFlight: null, inFlightCounted: null };
+  if (cell.drivenInFlight !== null) return { meanInFlight: cell.drivenInFlight, inFlightCounted: 'every request' };
+  const measured = cell.pooled ? null : meanInFlight(acc, cell.wallSeconds);
+  return { meanInFlight: measured, inFlightCounted: measured === null ? null : 'measured requests' };
 }
 
 /** Little's law over the cell: the measured requests' time in service / its wall time; null without either. */

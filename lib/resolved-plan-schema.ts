@@ -110,6 +110,11 @@ function cellSchema(
     requests: object({ measured: count, warmup: count, transition: count, cut: count }),
     /** How many times the search measured the step (an unclear verdict is measured again); 1 in older runs. */
     measurements: orDefault(int(1, 1000), 1),
+    /**
+     * The mean requests the client held in flight while the step's measured requests ran, every request counted
+     * (orchestrator/step-in-flight.ts); absent in older runs and for a step with no measured request.
+     */
+    inFlight: opt(num(0)),
   });
   return object({
     /** Scenario name and `cell` tag; matches ^[0-9a-zA-Z_-]+$. */

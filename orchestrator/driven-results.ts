@@ -4,6 +4,7 @@
 import type { Cell } from '../lib/plan';
 import { searchInterval95, type CapacitySearch } from './capacity-search';
 import type { StepResult } from './driver';
+import { stepInFlight } from './step-in-flight';
 import type { CapacityAnnouncement } from '../lib/drive';
 import { clientBoundWords, formatInterval } from '../report/capacity-words';
 
@@ -27,6 +28,7 @@ export function drivenCells(
     const measured = count('measured');
     const seconds = Math.round(group.reduce((ms, r) => ms + r.endMs - r.startMs, 0)) / 1000;
     const cut = group.reduce((n, r) => n + (unfinished.get(r.index) ?? 0), 0);
+    const inFlight = stepInFlight(group, steps);
     return {
       ...c,
       rounds: first.spec.mode.kind === 'rounds' ? first.spec.mode.rounds : Math.round(measured / c.concurrency),
@@ -41,6 +43,7 @@ export function drivenCells(
         seconds,
         requests: { measured, warmup: count('warmup'), transition: count('transition'), cut },
         measurements: group.length,
+        ...(inFlight === null ? {} : { inFlight: Math.round(inFlight * 1000) / 1000 }),
       },
     };
   });

@@ -60,6 +60,8 @@ export interface StepSpec {
 export interface StepRequest extends DoneReport {
   readonly phase: Phase;
   readonly vu: number;
+  /** The k6 process (0-based) of a split run the request ran on, whose run clock its startMs and endMs are on. */
+  readonly runner: number;
 }
 
 export interface StepResult {
@@ -299,7 +301,7 @@ export class Driver {
     const s = this.step;
     const current = s !== null && s.index === t.step;
     const phase: Phase = current ? t.phase : 'transition';
-    const request: StepRequest = { ...report, phase, vu: t.vu };
+    const request: StepRequest = { ...report, phase, vu: t.vu, runner: this.runnerOfVu.get(t.vu) ?? 0 };
     if (current) {
       s.requests.push(request);
       if (phase === 'measured') s.measured++;

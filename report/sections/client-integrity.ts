@@ -40,8 +40,11 @@ export function clientIntegritySection(report: Report): Block[] {
   doc.p(
     "Not measured: k6's own CPU (it starts requests and pushes their samples: a busy k6 shows as load delivered " +
     "short of the plan, not in token times); in a split run, the agent CPU is the busiest runner's agent's. " +
-    'Delivered load is the mean requests in flight over the cell (its measured requests\' time in service / its ' +
-    'wall time; warm-up and transition requests left out) for closed-loop users, the achieved rate for a rate cell.',
+    'Delivered load, for closed-loop users, is the mean requests in flight: in a step the bench drove, every ' +
+    'request the client held (warm-up and transition ones too: they hold users, though the statistics leave them ' +
+    'out) over the time the step\'s measured requests ran; marked "measured only" (a cell run in a k6 time slot, ' +
+    'or a run before the bench counted it), its measured requests\' time in service over its wall time, which ' +
+    'reads under its users at its edges. For a rate cell, the achieved rate.',
   );
   doc.table(HEAD, cells.map(row), 'Shares are of the cell\'s ITL samples (one per token after a request\'s first).');
   return doc.blocks;
@@ -74,5 +77,5 @@ function delivered(c: ClientIntegrity): string {
   if (c.offeredRate !== null) return `${fmtRate(c.achievedRate)} / ${fmtRate(c.offeredRate)}`;
   if (c.usersPlanned === null) return 'n/a';
   const inFlight = c.meanInFlight === null ? 'n/a' : c.meanInFlight.toFixed(1);
-  return `${inFlight} / ${c.usersPlanned} users`;
+  return `${inFlight} / ${c.usersPlanned} users${c.inFlightCounted === 'measured requests' ? ' (measured only)' : ''}`;
 }

@@ -95,6 +95,13 @@ describe('buildCellStats', () => {
     const pooled = buildCellStats(planCell({ driven }), widened, {}, DEFAULT_COST);
     expect([pooled.wallSeconds, pooled.throughput, pooled.measurements]).toEqual([3, 128 / 3, 2]);
     expect(s.clientBound).toBeNull();
+    // Delivered load: a slot's measured requests over its wall time; none for a pooled step the bench did not count;
+    // the bench's own count of every request in flight where plan.json has it.
+    const inFlight = (c: typeof s) => [c.clientIntegrity?.meanInFlight, c.clientIntegrity?.inFlightCounted];
+    expect(inFlight(s)).toEqual([(1000 + 2000) / 1000 / 2, 'measured requests']);
+    expect(inFlight(pooled)).toEqual([null, null]);
+    const counted = buildCellStats(planCell({ driven: { ...driven, inFlight: 1.96 } }), widened, {}, DEFAULT_COST);
+    expect(inFlight(counted)).toEqual([1.96, 'every request']);
   });
 
   it('keeps a planned cell without samples, with zero requests', () => {

@@ -25,7 +25,7 @@ function measure(spec: StepSpec, index: number, together: number): StepResult {
   const requests: StepRequest[] = Array.from({ length: 2 * n + 4 }, (_, i) => ({
     ticket: i, ok: true, startMs: index * 1000, endMs: index * 1000 + 900, ttftMs: 500, ttfcMs: 500, e2eMs: 1000,
     tpotMs: 1000 / speed, decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 11,
-    itlMs: Array.from({ length: 10 }, () => 1000 / speed), goodput: true, phase: 'measured', vu: i % n,
+    itlMs: Array.from({ length: 10 }, () => 1000 / speed), goodput: true, phase: 'measured', vu: i % n, runner: 0,
     readLagMs: together > 0 ? 80 : 0.2, stallMs: 0, cpuPerCore: null, tokensReadTogether: together,
   }));
   return { index, spec, startMs: index * 1000, endMs: index * 1000 + 900, requests };

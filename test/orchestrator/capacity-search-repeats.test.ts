@@ -29,7 +29,7 @@ function measure(spec: StepSpec, index: number, spread: number, seed: number): S
       ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, ttfcMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
       decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
       readLagMs: null, stallMs: null, cpuPerCore: null, tokensReadTogether: null,
-      phase: 'measured', vu: i % n,
+      phase: 'measured', vu: i % n, runner: 0,
     };
   });
   return { index, spec, startMs: index * 1000, endMs: index * 1000 + 900, requests };
@@ -67,7 +67,7 @@ function runScripted(
         ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, ttfcMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
         decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
       readLagMs: null, stallMs: null, cpuPerCore: null, tokensReadTogether: null,
-        phase: 'measured', vu: i % n,
+        phase: 'measured', vu: i % n, runner: 0,
       };
     });
     steps.push({ index: steps.length, spec, startMs: 0, endMs: 1, requests });
@@ -164,7 +164,7 @@ function measureShared(
       ticket: i, ok: true, startMs: 0, endMs: 1000, ttftMs: 500, ttfcMs: 500, e2eMs: 1000, tpotMs: 1000 / speed,
       decodeTokensPerSecond: speed, prefillTokensPerSecond: 1e4, outputTokens: 100, itlMs: [], goodput: true,
       readLagMs: null, stallMs: null, cpuPerCore: null, tokensReadTogether: null,
-      phase: 'measured', vu: i % n,
+      phase: 'measured', vu: i % n, runner: 0,
     };
   });
   return { index, spec, startMs: index * 1000, endMs: index * 1000 + 900, requests };
