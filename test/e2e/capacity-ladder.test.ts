@@ -36,6 +36,8 @@ interface ServedStep {
   readonly records: number;
   readonly serverSpeed: number;
   readonly inFlight: number;
+  /** The mean in flight the bench counted on the client's clock (plan.json driven.inFlight); null for the ladder. */
+  readonly clientInFlight: number | null;
 }
 
 /** One run: its capacity as the report states it, its steps' verdicts, and each step as the server served it. */
@@ -77,6 +79,7 @@ function servedSteps(runDir: string, truth: readonly GroundTruthRecord[]): Serve
     return {
       cellId: c.id, users: c.concurrency, measured: own.length, measurements: c.driven?.measurements ?? 1,
       records: records.length, serverSpeed: serverSpeed(records), inFlight: held / spanUnionMs(parts),
+      clientInFlight: c.driven?.inFlight ?? null,
     };
   });
 }
@@ -100,7 +103,8 @@ async function capacityRun(dir: string, runId: string, plan: object, extra: read
 }
 
 const describeStep = (s: ServedStep) => `${s.cellId}: server ${s.serverSpeed.toFixed(1)} tok/s over ${s.records} ` +
-  `of ${s.measured} measured (x${s.measurements}), ${s.inFlight.toFixed(2)} in flight`;
+  `of ${s.measured} measured (x${s.measurements}), ${s.inFlight.toFixed(2)} in flight` +
+  (s.clientInFlight === null ? '' : ` (${s.clientInFlight.toFixed(2)} at the client)`);
 
 let sim: SimChild;
 let dir: string;
@@ -144,6 +148,15 @@ describe('the capacity search against a dense fixed ladder, on one recording sim
     for (const s of [...searched.served, ...ladder.served]) {
       expect(s.inFlight, describeStep(s)).toBeLessThanOrEqual(s.users + 0.01);
       expect(s.inFlight, describeStep(s)).toBeGreaterThanOrEqual(s.users - IN_FLIGHT_SLACK * s.users);
+    }
+  });
+
+  it("states each searched step's delivered load as the server saw it, or more: sent but not yet read there", () => {
+    // Each request's time at the server lies inside its time at the client, so the client can only count more.
+    for (const s of searched.served) {
+      expect(s.clientInFlight, describeStep(s)).not.toBeNull();
+      expect(s.clientInFlight!, describeStep(s)).toBeLessThanOrEqual(s.users + 0.01);
+      expect(s.clientInFlight!, describeStep(s)).toBeGreaterThanOrEqual(s.inFlight - 0.02 * s.users);
     }
   });
 
