@@ -20,6 +20,8 @@ export function drivenCells(
 ): Cell[] {
   const groups = new Map<string, StepResult[]>();
   for (const r of steps) groups.set(r.spec.cell.id, [...(groups.get(r.spec.cell.id) ?? []), r]);
+  // Every request of the part, once: each step counts them all for its time in flight.
+  const runRequests = steps.flatMap((r) => r.requests);
   return [...groups.values()].map((group) => {
     const first = group[0]!;
     const c = first.spec.cell;
@@ -28,7 +30,7 @@ export function drivenCells(
     const measured = count('measured');
     const seconds = Math.round(group.reduce((ms, r) => ms + r.endMs - r.startMs, 0)) / 1000;
     const cut = group.reduce((n, r) => n + (unfinished.get(r.index) ?? 0), 0);
-    const inFlight = stepInFlight(group, steps);
+    const inFlight = stepInFlight(group, runRequests);
     return {
       ...c,
       rounds: first.spec.mode.kind === 'rounds' ? first.spec.mode.rounds : Math.round(measured / c.concurrency),

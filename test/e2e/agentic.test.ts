@@ -18,7 +18,7 @@ import type { Report } from '../../report/report-types';
 import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
 import type { GroundTruthRecord } from '../../sim/ground-truth';
 import {
-  extraTags, readCsv, readJson, runBenchCli, sampleRequestId, tempDir, writePlan, type CliRun, type CsvRow,
+  extraTags, readCsv, readJson, recordOfSample, runBenchCli, tempDir, writePlan, type CliRun, type CsvRow,
 } from './helpers';
 import { serverDecodeSpeeds } from './server-speed';
 
@@ -69,10 +69,10 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** The server's records of a step's measured calls, each paired by the x-request-id its samples name. */
 function measuredTruth(rows: readonly CsvRow[], truth: readonly GroundTruthRecord[]): GroundTruthRecord[] {
-  const byId = new Map(truth.map((t) => [t.requestId, t]));
+  const recordOf = recordOfSample(truth);
   return rows.filter((r) => r.metric_name === METRICS.e2e.name && extraTags(r).phase === 'measured')
     .map((r) => {
-      const record = byId.get(sampleRequestId(r) ?? '');
+      const record = recordOf(r);
       expect(record, `no server record for ${r.metadata}`).toBeDefined();
       return record!;
     });

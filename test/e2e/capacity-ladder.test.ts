@@ -12,12 +12,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mean } from '../../analysis/stats';
 import { METRICS } from '../../lib/metrics';
-import { spanUnion, spanUnionMs, type Span } from '../../lib/span-union';
+import { spanUnion, spanUnionMs, timeInside, type Span } from '../../lib/span-union';
 import { readPlanFile } from '../../report/inputs';
 import type { Report } from '../../report/report-types';
 import { fetchGroundTruth, startSimChild, type SimChild } from '../../sim/child';
 import type { GroundTruthRecord } from '../../sim/ground-truth';
-import { extraTags, readCsv, readJson, runBenchCli, sampleRequestId, tempDir, writePlan } from './helpers';
+import { extraTags, readCsv, readJson, recordOfSample, runBenchCli, tempDir, writePlan } from './helpers';
 import { serverDecodeSpeeds } from './server-speed';
 import { SPEED_LIMIT_TOK_S, TINY_CHAT_PLAN } from './tiny-chat-plan';
 
@@ -53,10 +53,8 @@ function serverSpeed(records: readonly GroundTruthRecord[]): number {
 }
 
 /** The time the server held requests in flight inside [from, to]: each record's time inside it, summed, ms. */
-function heldMs(truth: readonly GroundTruthRecord[], [from, to]: Span): number {
-  let held = 0;
-  for (const t of truth) held += Math.max(0, Math.min(to, t.endEpochMs ?? to) - Math.max(from, t.arrivalEpochMs));
-  return held;
+function heldMs(truth: readonly GroundTruthRecord[], part: Span): number {
+  return truth.reduce((held, t) => held + timeInside([t.arrivalEpochMs, t.endEpochMs ?? part[1]], [part]), 0);
 }
 
 /**
@@ -67,12 +65,12 @@ function heldMs(truth: readonly GroundTruthRecord[], [from, to]: Span): number {
  */
 function servedSteps(runDir: string, truth: readonly GroundTruthRecord[]): ServedStep[] {
   const plan = readPlanFile(path.join(runDir, 'capacity', 'plan.json'));
-  const byId = new Map(truth.map((t) => [t.requestId, t]));
+  const recordOf = recordOfSample(truth);
   const e2e = readCsv(path.join(runDir, 'capacity', 'samples.csv')).rows
     .filter((r) => r.metric_name === METRICS.e2e.name && extraTags(r).phase === 'measured');
   return plan.cells.map((c) => {
     const own = e2e.filter((r) => extraTags(r).cell === c.id);
-    const records = own.flatMap((r) => byId.get(sampleRequestId(r) ?? '') ?? []);
+    const records = own.flatMap((r) => recordOf(r) ?? []);
     // A step measured again later is two stretches of overlapping requests, another step between.
     const parts = spanUnion(records.map((t): Span => [t.arrivalEpochMs, t.endEpochMs ?? t.arrivalEpochMs]));
     const held = parts.reduce((a, p) => a + heldMs(truth, p), 0);

@@ -11,7 +11,7 @@ import type { Report } from '../../report/report-types';
 import { fetchEmbedTruth } from '../../sim/child';
 import type { EmbedTruthRecord } from '../../sim/ground-truth';
 import { startSim, type SimServer } from '../../sim/server';
-import { extraTags, readCsv, readJson, runBenchCli, sampleRequestId, tempDir, writePlan, type CsvRow } from './helpers';
+import { extraTags, readCsv, readJson, recordOfSample, runBenchCli, tempDir, writePlan, type CsvRow } from './helpers';
 
 const INPUT_TOKENS = 64;
 const BATCHES = [1, 4];
@@ -28,9 +28,9 @@ afterAll(async () => {
 
 /** Each latency sample beside the server's record of its request: client ms, server ms (headers read to answer). */
 function pairWithTruth(latency: readonly CsvRow[], truth: readonly EmbedTruthRecord[]) {
-  const byId = new Map(truth.map((t) => [t.requestId, t]));
+  const recordOf = recordOfSample(truth);
   return latency.map((row) => {
-    const t = byId.get(sampleRequestId(row) ?? '');
+    const t = recordOf(row);
     expect(t, `no server record for ${row.metadata}`).toBeDefined();
     return { row, truth: t!, clientMs: Number(row.metric_value), serverMs: t!.endEpochMs - t!.arrivalEpochMs };
   });

@@ -169,6 +169,14 @@ export function sampleRequestId(row: CsvRow): string | null {
   return pair === undefined ? null : pair.slice(key.length);
 }
 
+/** A lookup of the server's record of the request a sample names (sampleRequestId); undefined where it has none. */
+export function recordOfSample<T extends { readonly requestId: string }>(
+  truth: readonly T[],
+): (row: CsvRow) => T | undefined {
+  const byId = new Map(truth.map((t) => [t.requestId, t]));
+  return (row) => byId.get(sampleRequestId(row) ?? '');
+}
+
 export interface CliRun {
   readonly exitCode: number;
   readonly stdout: string;

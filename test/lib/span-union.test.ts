@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spanUnion, spanUnionMs } from '../../lib/span-union';
+import { spanUnion, spanUnionMs, timeInside } from '../../lib/span-union';
 
 describe('spanUnionMs', () => {
   it('is 0 without spans', () => {
@@ -32,5 +32,16 @@ describe('spanUnion', () => {
       [0, 160], [400, 500],
     ]);
     expect(spanUnion([])).toEqual([]);
+  });
+});
+
+describe('timeInside', () => {
+  it('is the time of a span inside the runs: each overlap, nothing in the gaps or past the last run', () => {
+    const runs = spanUnion([[0, 100], [200, 300]]);
+    expect(timeInside([50, 250], runs)).toBe(50 + 50);
+    expect(timeInside([100, 200], runs)).toBe(0);
+    expect(timeInside([-50, 400], runs)).toBe(200);
+    expect(timeInside([250, 260], runs)).toBe(10);
+    expect(timeInside([10, 20], [])).toBe(0);
   });
 });
