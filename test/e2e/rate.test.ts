@@ -9,7 +9,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arrivalTimesMs } from '../../lib/arrivals';
 import { METRICS } from '../../lib/metrics';
-import { drawnArrivals } from '../../lib/plan';
+import { drawnArrivals, type Plan } from '../../lib/plan';
+import { parseRequestPrefix } from '../../lib/prompt-text';
+import { queueGrowth, type QueueGrowth } from '../../analysis/open-loop';
 import { readSummaryData, type SummaryData } from '../../lib/summary-data';
 import { buildBundles } from '../../orchestrator/bundles';
 import { generateReport } from '../../report/generate';
@@ -55,10 +57,45 @@ function expectEachOnce(truth: readonly GroundTruthRecord[], requests: number): 
   expect(truth.filter((t) => t.cachedTokens > 0)).toHaveLength(0);
 }
 
-/** The rate capacity judged from the intended send; a fixed-timing server keeps up, so no cell's queue grew. */
-function expectIntendedSteady(report: Report): void {
+/**
+ * A cell's queue as the simulator's record has it: each measured request's end less its intended send, in end order,
+ * through the report's own queueGrowth. The intended sends are the schedule's offsets (by each prompt's line) from the
+ * cell's start, taken where the least late request arrived.
+ */
+function recordQueue(plan: Plan, cellId: string, truth: readonly GroundTruthRecord[]): QueueGrowth {
+  const arrivals = plan.cells.find((c) => c.id === cellId)!.arrivals!;
+  const atMs = arrivalTimesMs(drawnArrivals(arrivals));
+  const iterations = truth.map((t) => parseRequestPrefix(t.promptHead)!.iteration);
+  const first = Math.min(...iterations);
+  const sent = truth.map((t, k) => ({ t, atMs: atMs[iterations[k]! - first]! }));
+  const startMs = Math.min(...sent.map((s) => s.t.arrivalEpochMs - s.atMs));
+  const measured = sent.filter((s) => s.atMs >= arrivals.warmupSeconds * 1000)
+    .sort((a, b) => a.t.endEpochMs! - b.t.endEpochMs!);
+  return queueGrowth(measured.map((s) => s.t.endEpochMs! - startMs - s.atMs))!;
+}
+
+/**
+ * The rate capacity judged from the intended send, and each cell's queue growth (its later half's mean e2e from the
+ * intended send less its earlier half's) read as the record has it: the fixed-timing server keeps up on a quiet
+ * machine, but a busy one can make its timers or the sender late (CI, 2026-12-07: the 60/s cell's queue read as
+ * growing), and then the record shows the same growth. The rise, not the levels: on a busy machine the record's ends
+ * read tens of ms after the client's (45 ms here beside four busy loops: the simulator runs in this test's process),
+ * which moves both halves alike; the rises agreed to 0.1 ms.
+ */
+function expectIntendedAsRecorded(report: Report, plan: Plan, truth: readonly GroundTruthRecord[]): void {
   expect(report.rates[0]!.latencyFrom).toBe('intended');
-  for (const c of report.cells) expect(c.openLoop?.queue?.growing, c.id).toBe(false);
+  const cells: [string, GroundTruthRecord[]][] = [['rate_tiny_r20', truth.slice(0, 200)], ['rate_tiny_r60',
+    truth.slice(200)]];
+  for (const [id, records] of cells) {
+    const read = report.cells.find((c) => c.id === id)!.openLoop!.queue!;
+    const served = recordQueue(plan, id, records);
+    const why = `${id}: early ${read.earlyMs.toFixed(1)} / ${served.earlyMs.toFixed(1)} ms, late ` +
+      `${read.lateMs.toFixed(1)} / ${served.lateMs.toFixed(1)} ms (client / record); growing: ${read.growing} / ` +
+      `${served.growing}`;
+    console.log(why);
+    const rise = (q: QueueGrowth) => q.lateMs - q.earlyMs;
+    expect(Math.abs(rise(read) - rise(served)), why).toBeLessThan(2 + 0.02 * served.earlyMs);
+  }
 }
 
 /**
@@ -71,7 +108,6 @@ function expectRateCapacity(report: Report, md: string): void {
   const [rate] = report.rates;
   expect(rate!.useCase.id).toBe('tiny');
   expect(md).toContain('## Open-Loop Load');
-  expectIntendedSteady(report);
   const bound = report.cells.filter((c) => c.openLoop && c.clientBound !== null).map((c) => c.openLoop!.offeredRate);
   expect(rate!.result.steps.map((s) => s.concurrency)).toEqual([20, 60].filter((r) => !bound.includes(r)));
   if (bound.length > 0) {
@@ -168,6 +204,7 @@ describe('npm run bench --scripts rate: open-loop arrivals on k6', () => {
       ['rate_tiny_r20', 20, 200], ['rate_tiny_r60', 60, 600],
     ]);
     for (const c of cells) expect(c.openLoop!.achievedRate! / c.openLoop!.offeredRate).toBeGreaterThan(0.98);
+    expectIntendedAsRecorded(report, readPlanFile(path.join(dir, 'plan.json')), truth);
     expectRateCapacity(report, readFileSync(path.join(dir, 'report.md'), 'utf8'));
   });
 });
